@@ -1,0 +1,531 @@
+//! Workspace-level files: `workspace.yaml`, `client.yaml`, `CATEGORY.md`, `variables.json`,
+//! `vars.json` (SPEC 2.4–2.6).
+
+use std::collections::BTreeMap;
+
+use serde_yaml::Value;
+
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::fields::Fields;
+use crate::model::{BodyMode, Category, Client, Consumer, Tier, Toggle, WorkspaceConfig};
+use crate::names;
+use crate::yaml::{scalar_string, value_kind};
+
+const WORKSPACE_FIELDS: &[&str] = &[
+    "name",
+    "locales",
+    "default_locale",
+    "tiers",
+    "consumers",
+    "max_active_skills",
+    "pipeline_max_depth",
+    "catalog",
+    "roots",
+    "trusted",
+];
+
+/// Reads `workspace.yaml`.
+pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
+    f.unknown_keys(
+        WORKSPACE_FIELDS,
+        codes::UNKNOWN_CONFIG_FIELD,
+        "workspace.yaml",
+    );
+    let mut c = WorkspaceConfig {
+        name: f.string("name"),
+        ..WorkspaceConfig::default()
+    };
+    if f.doc.get("locales").is_some() {
+        let locales = f.string_list("locales");
+        if locales.is_empty() {
+            let d = f.diag(
+                codes::INVALID_VALUE,
+                f.doc.key_pos("locales"),
+                "`locales` cannot be empty",
+            );
+            f.report(d);
+        } else {
+            c.locales = locales;
+        }
+    }
+    c.default_locale = match f.string("default_locale") {
+        Some(l) => {
+            if !c.locales.contains(&l) {
+                let d = f
+                    .diag(
+                        codes::UNKNOWN_NAME,
+                        f.doc.value_pos("default_locale", &l),
+                        format!("default locale `{l}` is not in `locales`"),
+                    )
+                    .with_help(format!("declared locales: {}", c.locales.join(", ")));
+                f.report(d);
+            }
+            l
+        }
+        None => c.locales[0].clone(),
+    };
+    if let Some(tiers) = tiers(f) {
+        c.tiers = tiers;
+    }
+    c.consumers = consumers(f);
+    c.max_active_skills = f
+        .int("max_active_skills")
+        .and_then(|n| positive(f, "max_active_skills", n));
+    if let Some(d) = f
+        .int("pipeline_max_depth")
+        .and_then(|n| positive(f, "pipeline_max_depth", n))
+    {
+        c.pipeline_max_depth = d;
+    }
+    if let Some(Value::Mapping(m)) = f.doc.get("catalog").cloned() {
+        for (k, v) in &m {
+            match (scalar_string(k).as_deref(), v.as_u64()) {
+                (Some("max_triggers"), Some(n)) => c.max_triggers = n as usize,
+                (k, _) => {
+                    let k = k.unwrap_or("?").to_string();
+                    let d = f.diag(
+                        codes::UNKNOWN_CONFIG_FIELD,
+                        f.doc.path_pos(&["catalog", &k]),
+                        format!("unknown or invalid `catalog.{k}` (known: max_triggers: number)"),
+                    );
+                    f.report(d);
+                }
+            }
+        }
+    }
+    if let Some(Value::Mapping(m)) = f.doc.get("roots").cloned() {
+        for (k, v) in &m {
+            let (Some(k), Some(path)) = (scalar_string(k), scalar_string(v)) else {
+                continue;
+            };
+            if k != "custom" {
+                let d = f.diag(
+                    codes::UNKNOWN_CONFIG_FIELD,
+                    f.doc.path_pos(&["roots", &k]),
+                    format!("unknown root `{k}`: extra roots hold the `custom` namespace"),
+                );
+                f.report(d);
+                continue;
+            }
+            c.roots.insert(k, path);
+        }
+    }
+    c.trusted = f.string_list("trusted");
+    c
+}
+
+fn positive(f: &mut Fields<'_>, key: &str, n: i64) -> Option<u32> {
+    if n >= 1 && n <= u32::MAX as i64 {
+        return Some(n as u32);
+    }
+    let d = f.diag(
+        codes::INVALID_VALUE,
+        f.doc.key_pos(key),
+        format!("`{key}` must be at least 1"),
+    );
+    f.report(d);
+    None
+}
+
+fn tiers(f: &mut Fields<'_>) -> Option<Vec<Tier>> {
+    let v = f.doc.get("tiers").cloned()?;
+    let Value::Sequence(items) = v else {
+        let d = f.diag(
+            codes::INVALID_VALUE,
+            f.doc.key_pos("tiers"),
+            "`tiers` must be a list",
+        );
+        f.report(d);
+        return None;
+    };
+    let mut out: Vec<Tier> = Vec::new();
+    for item in &items {
+        let tier = match item {
+            Value::Mapping(m) => {
+                let name = m.get("name").and_then(scalar_string);
+                let body = match m.get("body").and_then(scalar_string).as_deref() {
+                    None | Some("full") => Some(BodyMode::Full),
+                    Some("compact") => Some(BodyMode::Compact),
+                    Some(_) => None,
+                };
+                let budget = m.get("catalog_token_budget").map(Value::as_u64);
+                let unknown = m
+                    .keys()
+                    .filter_map(scalar_string)
+                    .find(|k| !matches!(k.as_str(), "name" | "body" | "catalog_token_budget"));
+                match (name, body, budget, unknown) {
+                    (Some(name), Some(body), None | Some(Some(_)), None) => Some(Tier {
+                        name,
+                        body,
+                        catalog_token_budget: budget.flatten(),
+                    }),
+                    _ => None,
+                }
+            }
+            other => scalar_string(other).map(|name| Tier {
+                name,
+                body: BodyMode::Full,
+                catalog_token_budget: None,
+            }),
+        };
+        match tier {
+            Some(t) if out.iter().any(|o| o.name == t.name) => {
+                let d = f.diag(
+                    codes::INVALID_VALUE,
+                    f.doc.value_pos("tiers", &t.name),
+                    format!("tier `{}` is declared twice", t.name),
+                );
+                f.report(d);
+            }
+            Some(t) => out.push(t),
+            None => {
+                let d = f
+                    .diag(
+                        codes::INVALID_VALUE,
+                        f.doc.key_pos("tiers"),
+                        "a tier is malformed",
+                    )
+                    .with_help("write `{ name: fast, body: compact, catalog_token_budget: 1500 }`");
+                f.report(d);
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn consumers(f: &mut Fields<'_>) -> BTreeMap<String, Consumer> {
+    let mut out = BTreeMap::new();
+    let Some(Value::Mapping(m)) = f.doc.get("consumers").cloned() else {
+        return out;
+    };
+    for (k, v) in &m {
+        let Some(name) = scalar_string(k) else {
+            continue;
+        };
+        let mut c = Consumer::default();
+        if let Value::Mapping(spec) = v {
+            for (sk, sv) in spec {
+                match scalar_string(sk).as_deref() {
+                    Some("enabled") => c.enabled = f.list_of_strings("consumers", sv),
+                    Some("disabled") => c.disabled = f.list_of_strings("consumers", sv),
+                    other => {
+                        let key = other.unwrap_or("?").to_string();
+                        let d = f.diag(
+                            codes::UNKNOWN_CONFIG_FIELD,
+                            f.doc.path_pos(&["consumers", &name, &key]),
+                            format!("unknown key `{key}` for consumer `{name}` (known: enabled, disabled)"),
+                        );
+                        f.report(d);
+                    }
+                }
+            }
+        } else if !v.is_null() {
+            let d = f.diag(
+                codes::INVALID_VALUE,
+                f.doc.path_pos(&["consumers", &name]),
+                format!("consumer `{name}` must be a map with `enabled` or `disabled` lists"),
+            );
+            f.report(d);
+        }
+        out.insert(name, c);
+    }
+    out
+}
+
+const CLIENT_FIELDS: &[&str] = &["locales", "tiers", "toggles", "flags", "vars"];
+
+/// Reads `clients/<id>/client.yaml`.
+pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
+    f.unknown_keys(CLIENT_FIELDS, codes::UNKNOWN_CONFIG_FIELD, "client.yaml");
+    let mut c = Client {
+        id: id.to_string(),
+        file: f.file.to_string(),
+        flags: serde_json::Value::Object(Default::default()),
+        ..Client::default()
+    };
+    if f.doc.get("locales").is_some() {
+        let locales = f.string_list("locales");
+        for l in &locales {
+            if !ws.locales.contains(l) {
+                let d = f
+                    .diag(
+                        codes::UNKNOWN_NAME,
+                        f.doc.value_pos("locales", l),
+                        format!("locale `{l}` is not declared in workspace.yaml"),
+                    )
+                    .with_help(format!("declared locales: {}", ws.locales.join(", ")));
+                f.report(d);
+            }
+        }
+        c.locales = Some(locales);
+    }
+    if f.doc.get("tiers").is_some() {
+        let tiers = f.string_list("tiers");
+        for t in &tiers {
+            if !ws.tiers.iter().any(|w| &w.name == t) {
+                let names: Vec<&str> = ws.tiers.iter().map(|t| t.name.as_str()).collect();
+                let d = f
+                    .diag(
+                        codes::UNKNOWN_NAME,
+                        f.doc.value_pos("tiers", t),
+                        format!("tier `{t}` is not declared in workspace.yaml"),
+                    )
+                    .with_help(format!("declared tiers: {}", names.join(", ")));
+                f.report(d);
+            }
+        }
+        c.tiers = Some(tiers);
+    }
+    if let Some(v) = f.doc.get("toggles").cloned() {
+        match v {
+            Value::Mapping(m) => {
+                for (k, v) in &m {
+                    let Some(name) = scalar_string(k) else {
+                        continue;
+                    };
+                    let pos = f.doc.path_pos(&["toggles", &name]);
+                    let enabled = match v {
+                        Value::Bool(b) => Some(*b),
+                        Value::Mapping(t) => match t.get("enabled") {
+                            Some(Value::Bool(b)) if t.len() == 1 => Some(*b),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match enabled {
+                        Some(enabled) => {
+                            c.toggles
+                                .insert(names::normalize(&name), Toggle { enabled, pos });
+                        }
+                        None => {
+                            let d = f
+                                .diag(codes::INVALID_VALUE, pos, format!("toggle `{name}` must be `true`, `false` or `{{ enabled: bool }}`"));
+                            f.report(d);
+                        }
+                    }
+                }
+            }
+            Value::Null => {}
+            other => {
+                let d = f.diag(
+                    codes::INVALID_VALUE,
+                    f.doc.key_pos("toggles"),
+                    format!(
+                        "`toggles` must be a map of skill names, found {}",
+                        value_kind(&other)
+                    ),
+                );
+                f.report(d);
+            }
+        }
+    }
+    match f.doc.get("flags").cloned() {
+        None | Some(Value::Null) => {}
+        Some(v @ Value::Mapping(_)) => match serde_json::to_value(&v) {
+            Ok(j) => c.flags = j,
+            Err(e) => {
+                let d = f.diag(
+                    codes::INVALID_VALUE,
+                    f.doc.key_pos("flags"),
+                    format!("`flags` cannot be read: {e}"),
+                );
+                f.report(d);
+            }
+        },
+        Some(other) => {
+            let d = f.diag(
+                codes::INVALID_VALUE,
+                f.doc.key_pos("flags"),
+                format!("`flags` must be a map, found {}", value_kind(&other)),
+            );
+            f.report(d);
+        }
+    }
+    if let Some(v) = f.doc.get("vars").cloned() {
+        let pos = f.doc.key_pos("vars");
+        c.vars = var_sections(&v).unwrap_or_else(|why| {
+            f.report(Diagnostic::new(
+                codes::INVALID_VALUE,
+                f.file,
+                pos,
+                format!("`vars` {why}"),
+            ));
+            BTreeMap::new()
+        });
+    }
+    c
+}
+
+/// `{section: {VAR: value}}`, where a section is `_global` or a skill name.
+fn var_sections(v: &Value) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
+    let Value::Mapping(m) = v else {
+        return Err("must map `_global` or skill names to variables".to_string());
+    };
+    let mut out = BTreeMap::new();
+    for (k, v) in m {
+        let section = scalar_string(k).ok_or("has a key that is not a string")?;
+        let Value::Mapping(vars) = v else {
+            return Err(format!("section `{section}` must be a map of variables"));
+        };
+        let mut values = BTreeMap::new();
+        for (vk, vv) in vars {
+            let (Some(name), Some(value)) = (scalar_string(vk), scalar_string(vv)) else {
+                return Err(format!(
+                    "section `{section}`: variable values must be strings"
+                ));
+            };
+            values.insert(name, value);
+        }
+        out.insert(section, values);
+    }
+    Ok(out)
+}
+
+const CATEGORY_FIELDS: &[&str] = &[
+    "name",
+    "display_name",
+    "answer_instructions",
+    "uncertainty_guidance",
+    "selector_description",
+    "selector_guidance",
+    "order",
+    "hidden_from_llm",
+];
+
+/// Reads a `CATEGORY.md`'s frontmatter.
+pub fn category(f: &mut Fields<'_>, id: &str) -> Category {
+    f.unknown_keys(CATEGORY_FIELDS, codes::UNKNOWN_CONFIG_FIELD, "CATEGORY.md");
+    if let Some(name) = f.string("name") {
+        if name != id {
+            let d = f
+                .diag(
+                    codes::INVALID_VALUE,
+                    f.doc.value_pos("name", &name),
+                    format!("category `name` is `{name}` but its folder is `{id}`"),
+                )
+                .with_help("a category is named by its folder; remove `name` or rename the folder");
+            f.report(d);
+        }
+    }
+    Category {
+        id: id.to_string(),
+        file: f.file.to_string(),
+        display_name: f.string("display_name"),
+        answer_instructions: f.string("answer_instructions"),
+        uncertainty_guidance: f.string("uncertainty_guidance"),
+        selector_description: f.string("selector_description"),
+        selector_guidance: f.string("selector_guidance"),
+        order: f.int("order").unwrap_or(i64::MAX),
+        hidden_from_llm: f.bool("hidden_from_llm").unwrap_or(false),
+    }
+}
+
+fn json_error(file: &str, text: &str, e: &serde_json::Error) -> Diagnostic {
+    Diagnostic::new(
+        codes::BAD_JSON,
+        file,
+        Pos {
+            line: e.line().max(1),
+            column: e.column().max(1),
+            len: 1,
+        },
+        format!("invalid JSON: {e}"),
+    )
+    .with_source(text)
+}
+
+fn json_scalar(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn flat_vars(
+    file: &str,
+    text: &str,
+    obj: &serde_json::Map<String, serde_json::Value>,
+    out: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, String> {
+    let mut vars = BTreeMap::new();
+    for (k, v) in obj {
+        match json_scalar(v) {
+            Some(s) => {
+                vars.insert(k.clone(), s);
+            }
+            None => out.push(Diagnostic::new(
+                codes::BAD_JSON,
+                file,
+                locate_json_key(text, k),
+                format!("variable `{k}` must be a string, number or boolean"),
+            )),
+        }
+    }
+    vars
+}
+
+/// Where `"key"` is first written in a JSON text.
+fn locate_json_key(text: &str, key: &str) -> Pos {
+    let needle = format!("\"{key}\"");
+    match text.find(&needle) {
+        Some(at) => crate::sources::pos_of(text, at, 1, needle.len()),
+        None => Pos::start(),
+    }
+}
+
+/// Reads a skill's `vars.json`: `{"VAR": "value"}`.
+pub fn vars_json(file: &str, text: &str, out: &mut Vec<Diagnostic>) -> BTreeMap<String, String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(obj)) => flat_vars(file, text, &obj, out),
+        Ok(_) => {
+            out.push(Diagnostic::new(
+                codes::BAD_JSON,
+                file,
+                Pos::start(),
+                "vars.json must hold a JSON object of variables",
+            ));
+            BTreeMap::new()
+        }
+        Err(e) => {
+            out.push(json_error(file, text, &e));
+            BTreeMap::new()
+        }
+    }
+}
+
+/// Reads `variables.json`: `{"<skill>": {...}, "_global": {...}}`.
+pub fn variables_json(
+    file: &str,
+    text: &str,
+    out: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut sections = BTreeMap::new();
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(obj)) => {
+            for (section, v) in &obj {
+                match v {
+                    serde_json::Value::Object(vars) => {
+                        sections
+                            .insert(names::normalize(section), flat_vars(file, text, vars, out));
+                    }
+                    _ => out.push(Diagnostic::new(
+                        codes::BAD_JSON,
+                        file,
+                        locate_json_key(text, section),
+                        format!("section `{section}` must be an object of variables"),
+                    )),
+                }
+            }
+        }
+        Ok(_) => out.push(Diagnostic::new(
+            codes::BAD_JSON,
+            file,
+            Pos::start(),
+            "variables.json must hold a JSON object: {\"_global\": {...}, \"<skill>\": {...}}",
+        )),
+        Err(e) => out.push(json_error(file, text, &e)),
+    }
+    sections
+}

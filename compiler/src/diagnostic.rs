@@ -1,0 +1,294 @@
+//! Diagnostics: problems in the user's files, as plain data.
+//!
+//! Every check produces [`Diagnostic`] values; they are collected from all files, sorted, and
+//! handed to an emitter ([`render_text`] for people, [`render_json`] for machines and the studio).
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The workspace cannot be built as it is.
+    Error,
+    /// The workspace builds, but something is likely wrong or not portable.
+    Warning,
+}
+
+impl Severity {
+    /// The lowercase word used in text and JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A position in a file: 1-based line and column (columns count characters), and the length
+/// in characters of the span to underline (0 when there is nothing to underline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Pos {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// Characters to underline from `column`.
+    pub len: usize,
+}
+
+impl Pos {
+    /// A position at the start of `line` with nothing underlined.
+    pub fn line(line: usize) -> Pos {
+        Pos {
+            line: line.max(1),
+            column: 1,
+            len: 0,
+        }
+    }
+
+    /// The start of a file.
+    pub fn start() -> Pos {
+        Pos::line(1)
+    }
+}
+
+/// One problem found in a workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Error or warning (after the profile is applied).
+    pub severity: Severity,
+    /// Stable code, e.g. `E012`; see [`codes`].
+    pub code: &'static str,
+    /// Path of the file, relative to the workspace, with `/` separators.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// Characters underlined in the snippet.
+    #[serde(skip)]
+    pub span_len: usize,
+    /// How to fix it, where a hint helps.
+    #[serde(skip)]
+    pub help: Option<String>,
+    /// The text of the line, for the snippet.
+    #[serde(skip)]
+    pub source_line: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `code` at `pos` in `file`; its severity comes from the code.
+    pub fn new(code: &'static str, file: &str, pos: Pos, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: codes::default_severity(code),
+            code,
+            file: file.to_string(),
+            line: pos.line.max(1),
+            column: pos.column.max(1),
+            message: message.into(),
+            span_len: pos.len,
+            help: None,
+            source_line: None,
+        }
+    }
+
+    /// Adds a `help:` line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Attaches the text of the diagnostic's line from `text` (the whole file).
+    pub fn with_source(mut self, text: &str) -> Self {
+        self.source_line = text
+            .lines()
+            .nth(self.line - 1)
+            .map(|l| l.trim_end_matches('\r').to_string());
+        self
+    }
+
+    fn sort_key(&self) -> (&str, usize, usize, Severity, &str, &str) {
+        (
+            &self.file,
+            self.line,
+            self.column,
+            self.severity,
+            self.code,
+            &self.message,
+        )
+    }
+}
+
+/// Sorts diagnostics by file, line, column, severity, code and message, and drops exact
+/// duplicates, so output never depends on walk or thread order.
+pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    diagnostics.dedup();
+}
+
+/// Stable diagnostic codes. `E…` are always errors, `W…` always warnings, `P…` portability
+/// issues: warnings by default, errors under `--strict-spec`.
+pub mod codes {
+    use super::Severity;
+
+    /// A file could not be read.
+    pub const UNREADABLE: &str = "E001";
+    /// A text file is not valid UTF-8.
+    pub const INVALID_UTF8: &str = "E002";
+    /// A file is larger than the size limit.
+    pub const TOO_LARGE: &str = "E003";
+    /// A SKILL.md or CATEGORY.md has no frontmatter.
+    pub const MISSING_FRONTMATTER: &str = "E004";
+    /// The frontmatter's closing `---` line is missing.
+    pub const UNCLOSED_FRONTMATTER: &str = "E005";
+    /// YAML syntax error.
+    pub const YAML_SYNTAX: &str = "E006";
+    /// The YAML document is not a mapping.
+    pub const NOT_A_MAPPING: &str = "E007";
+    /// A mapping repeats a key.
+    pub const DUPLICATE_KEY: &str = "E008";
+    /// YAML aliases or nesting exceed the safety limits.
+    pub const YAML_TOO_COMPLEX: &str = "E009";
+    /// A field has the wrong type or an invalid value.
+    pub const INVALID_VALUE: &str = "E010";
+    /// A required field is missing.
+    pub const MISSING_FIELD: &str = "E011";
+    /// A reference names a skill that does not exist.
+    pub const UNKNOWN_SKILL: &str = "E012";
+    /// Two skills share a name in one scope.
+    pub const DUPLICATE_SKILL: &str = "E013";
+    /// A regular expression does not compile.
+    pub const BAD_REGEX: &str = "E014";
+    /// A citation token names a source the skill does not define.
+    pub const UNDEFINED_SOURCE: &str = "E015";
+    /// A symbolic link points outside the workspace.
+    pub const SYMLINK_ESCAPE: &str = "E016";
+    /// A symbolic link loops back on itself.
+    pub const SYMLINK_LOOP: &str = "E017";
+    /// A JSON file does not parse or has the wrong shape.
+    pub const BAD_JSON: &str = "E018";
+    /// A configuration file has a field it does not know.
+    pub const UNKNOWN_CONFIG_FIELD: &str = "E019";
+    /// A locale, tier, client or consumer that the workspace does not declare.
+    pub const UNKNOWN_NAME: &str = "E020";
+    /// A condition has an unknown key or a malformed value.
+    pub const BAD_CONDITION: &str = "E021";
+    /// A variant declaration is malformed.
+    pub const BAD_VARIANT: &str = "E022";
+    /// A source is defined twice or is malformed.
+    pub const BAD_SOURCE: &str = "E023";
+
+    /// A byte-order mark was stripped.
+    pub const BOM: &str = "W101";
+    /// CRLF line endings were normalised.
+    pub const CRLF: &str = "W102";
+    /// A frontmatter field that no part of the format knows (probably a typo).
+    pub const UNKNOWN_FIELD: &str = "W103";
+    /// Skills import each other in a cycle (handled: each is included once).
+    pub const IMPORT_CYCLE: &str = "W104";
+    /// Pipeline transitions form a cycle (handled by the depth limit).
+    pub const PIPELINE_CYCLE: &str = "W105";
+    /// A BAD instruction example has no "Why bad" line.
+    pub const BAD_EXAMPLE_WITHOUT_WHY: &str = "W106";
+    /// More trigger examples than catalogs show.
+    pub const TOO_MANY_TRIGGERS: &str = "W107";
+    /// `allowed-tools` given as a YAML list rather than a space-separated string.
+    pub const ALLOWED_TOOLS_LIST: &str = "W108";
+    /// A client configuration names a skill that does not exist.
+    pub const UNKNOWN_TOGGLE: &str = "W109";
+    /// A required variable has no value: the skill will be unavailable.
+    pub const UNRESOLVED_VARIABLE: &str = "W110";
+    /// A localized file carries something it cannot override, or an undeclared locale.
+    pub const LOCALIZED_FILE: &str = "W111";
+    /// A body over 500 lines or about 5,000 tokens.
+    pub const LONG_BODY: &str = "W112";
+    /// Both SKILL.md and skill.md exist in one folder.
+    pub const TWO_SKILL_FILES: &str = "W113";
+
+    /// A name outside the portable rules (length, case, characters, hyphens).
+    pub const NAME_NOT_PORTABLE: &str = "P201";
+    /// A name that differs from its folder name.
+    pub const NAME_FOLDER_MISMATCH: &str = "P202";
+    /// A description longer than 1,024 characters (or empty).
+    pub const DESCRIPTION_LENGTH: &str = "P203";
+    /// A compatibility string longer than 500 characters (or empty).
+    pub const COMPATIBILITY_LENGTH: &str = "P204";
+    /// A metadata value that is not a string.
+    pub const METADATA_NOT_STRING: &str = "P205";
+    /// A field outside the portable core (reported only under `--strict-spec`).
+    pub const NOT_IN_SPEC: &str = "P206";
+    /// No `name` in the frontmatter (reported only under `--strict-spec`).
+    pub const NAME_MISSING: &str = "P207";
+
+    /// The severity a code has in the default profile.
+    pub fn default_severity(code: &str) -> Severity {
+        if code.starts_with('E') {
+            Severity::Error
+        } else {
+            Severity::Warning
+        }
+    }
+
+    /// Whether `--strict-spec` turns this code into an error.
+    pub fn is_portability(code: &str) -> bool {
+        code.starts_with('P')
+    }
+}
+
+/// Renders diagnostics in the rustc style, with `display_root` joined to each file path.
+pub fn render_text(diagnostics: &[Diagnostic], display_root: &str) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let path = if display_root.is_empty() || display_root == "." {
+            d.file.clone()
+        } else {
+            format!("{}/{}", display_root.trim_end_matches('/'), d.file)
+        };
+        let _ = writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.code, d.message);
+        let gutter = d.line.to_string().len();
+        let pad = " ".repeat(gutter);
+        let _ = writeln!(out, "{pad}--> {path}:{}:{}", d.line, d.column);
+        if let Some(src) = &d.source_line {
+            let _ = writeln!(out, "{pad} |");
+            let _ = writeln!(out, "{} | {}", d.line, src);
+            if d.span_len > 0 {
+                let indent: String = src
+                    .chars()
+                    .take(d.column - 1)
+                    .map(|c| if c == '\t' { '\t' } else { ' ' })
+                    .collect();
+                let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(d.span_len));
+            }
+        }
+        if let Some(help) = &d.help {
+            let _ = writeln!(out, "{pad} = help: {help}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The JSON form of a check (SPEC 7): `{"errors", "warnings", "diagnostics": [...]}`.
+pub fn render_json(diagnostics: &[Diagnostic]) -> String {
+    #[derive(Serialize)]
+    struct Report<'a> {
+        errors: usize,
+        warnings: usize,
+        diagnostics: &'a [Diagnostic],
+    }
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let report = Report {
+        errors,
+        warnings: diagnostics.len() - errors,
+        diagnostics,
+    };
+    serde_json::to_string_pretty(&report).expect("diagnostics serialise")
+}

@@ -1,0 +1,172 @@
+//! Reading typed values out of a YAML mapping, with a diagnostic for every value of the wrong
+//! shape (the reader keeps going, so one run reports every bad field).
+
+use serde_yaml::Value;
+
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::model::SkillRef;
+use crate::yaml::{scalar_string, value_kind, YamlDoc};
+
+/// A cursor over one file's top-level mapping that collects diagnostics.
+pub struct Fields<'a> {
+    /// Workspace-relative file path.
+    pub file: &'a str,
+    /// The parsed document.
+    pub doc: &'a YamlDoc,
+    /// Where diagnostics go.
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl<'a> Fields<'a> {
+    /// Records a diagnostic.
+    pub fn report(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+
+    /// A diagnostic at `pos` in this file.
+    pub fn diag(&self, code: &'static str, pos: Pos, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(code, self.file, pos, message)
+    }
+
+    fn wrong_type(&mut self, key: &str, expected: &str, found: &Value) {
+        let d = self.diag(
+            codes::INVALID_VALUE,
+            self.doc.key_pos(key),
+            format!("`{key}` must be {expected}, found {}", value_kind(found)),
+        );
+        self.report(d);
+    }
+
+    /// A scalar as a string (numbers and booleans in their YAML spelling).
+    pub fn string(&mut self, key: &str) -> Option<String> {
+        let v = self.doc.get(key)?;
+        if v.is_null() {
+            return None;
+        }
+        match scalar_string(v) {
+            Some(s) => Some(s),
+            None => {
+                let v = v.clone();
+                self.wrong_type(key, "a string", &v);
+                None
+            }
+        }
+    }
+
+    /// A boolean.
+    pub fn bool(&mut self, key: &str) -> Option<bool> {
+        match self.doc.get(key)? {
+            Value::Bool(b) => Some(*b),
+            Value::Null => None,
+            other => {
+                let other = other.clone();
+                self.wrong_type(key, "`true` or `false`", &other);
+                None
+            }
+        }
+    }
+
+    /// An integer.
+    pub fn int(&mut self, key: &str) -> Option<i64> {
+        match self.doc.get(key)? {
+            Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
+            Value::Null => None,
+            other => {
+                let other = other.clone();
+                self.wrong_type(key, "a whole number", &other);
+                None
+            }
+        }
+    }
+
+    /// A list of scalars; a single scalar is read as a one-item list.
+    pub fn string_list(&mut self, key: &str) -> Vec<String> {
+        let Some(v) = self.doc.get(key) else {
+            return Vec::new();
+        };
+        let v = v.clone();
+        self.list_of_strings(key, &v)
+    }
+
+    /// Like [`Fields::string_list`] over a value already taken out of the mapping.
+    pub fn list_of_strings(&mut self, key: &str, v: &Value) -> Vec<String> {
+        match v {
+            Value::Null => Vec::new(),
+            Value::Sequence(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match scalar_string(item) {
+                        Some(s) => out.push(s),
+                        None => {
+                            let d = self.diag(
+                                codes::INVALID_VALUE,
+                                self.doc.key_pos(key),
+                                format!(
+                                    "every item of `{key}` must be a string, found {}",
+                                    value_kind(item)
+                                ),
+                            );
+                            self.report(d);
+                        }
+                    }
+                }
+                out
+            }
+            other => match scalar_string(other) {
+                Some(s) => vec![s],
+                None => {
+                    self.wrong_type(key, "a list of strings", other);
+                    Vec::new()
+                }
+            },
+        }
+    }
+
+    /// Skill references with their positions.
+    pub fn refs(&mut self, key: &str) -> Vec<SkillRef> {
+        let names = self.string_list(key);
+        self.positioned(key, names)
+    }
+
+    /// Positions each name inside `key`'s block (repeated names get successive positions).
+    pub fn positioned(&self, key: &str, names: Vec<String>) -> Vec<SkillRef> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut out = Vec::new();
+        for name in &names {
+            let nth = seen.iter().filter(|s| **s == name.as_str()).count();
+            seen.push(name);
+            out.push(SkillRef {
+                text: name.clone(),
+                pos: self.doc.value_pos_nth(key, name, nth),
+            });
+        }
+        out
+    }
+
+    /// A single skill reference.
+    pub fn one_ref(&mut self, key: &str) -> Option<SkillRef> {
+        let text = self.string(key)?;
+        Some(SkillRef {
+            pos: self.doc.value_pos(key, &text),
+            text,
+        })
+    }
+
+    /// Reports every top-level key not in `known`, with a suggestion.
+    pub fn unknown_keys(&mut self, known: &[&str], code: &'static str, what: &str) {
+        for key in self.doc.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let mut d = self.diag(
+                code,
+                self.doc.key_pos(&key),
+                format!("unknown field `{key}` in {what}"),
+            );
+            if let Some(s) = crate::names::did_you_mean(&key, known.iter().copied()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.report(d);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Classifying a workspace's files by path alone (SPEC 2): skills, categories, clients,
+//! templates and workspace files. Pure: the walk order of the input never matters.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::fsio::RawFile;
+use crate::model::Scope;
+
+/// The files of one skill folder.
+#[derive(Debug)]
+pub struct SkillDir<'a> {
+    /// Global or a client's.
+    pub scope: Scope,
+    /// Workspace-relative folder, no trailing slash.
+    pub dir: String,
+    /// The prefix of the scope's root (`""`, `clients/<id>/` or a custom root's prefix).
+    pub scope_base: String,
+    /// Namespace when neither frontmatter nor path gives one.
+    pub default_namespace: &'static str,
+    /// `SKILL.md` (or `skill.md`).
+    pub main: &'a RawFile,
+    /// `skill.md` when `SKILL.md` also exists.
+    pub shadowed: Option<&'a RawFile>,
+    /// Every other file, with its path inside the skill folder.
+    pub files: Vec<(String, &'a RawFile)>,
+}
+
+/// A workspace's files by role.
+#[derive(Debug, Default)]
+pub struct Layout<'a> {
+    /// `workspace.yaml`.
+    pub workspace_yaml: Option<&'a RawFile>,
+    /// `variables.json`.
+    pub variables_json: Option<&'a RawFile>,
+    /// `templates/*`.
+    pub templates: Vec<&'a RawFile>,
+    /// Client ids (folders under `clients/`) and their `client.yaml` if any.
+    pub clients: BTreeMap<String, Option<&'a RawFile>>,
+    /// `CATEGORY.md` files: scope, folder.
+    pub categories: Vec<(Scope, String, &'a RawFile)>,
+    /// Skill folders.
+    pub skills: Vec<SkillDir<'a>>,
+}
+
+fn parent(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(p, _)| p)
+}
+
+fn file_name(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or(rel, |(_, n)| n)
+}
+
+fn is_skill_file(name: &str) -> bool {
+    name == "SKILL.md" || name == "skill.md"
+}
+
+/// Ancestors of a folder, outermost first, the folder itself last.
+fn ancestors(dir: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = dir.match_indices('/').map(|(i, _)| &dir[..i]).collect();
+    out.push(dir);
+    out
+}
+
+/// The scope of `rel` and its scope root's prefix.
+fn scope_of(rel: &str, base: &str) -> (Scope, String) {
+    let inner = &rel[base.len()..];
+    if base.is_empty() {
+        if let Some(rest) = inner.strip_prefix("clients/") {
+            if let Some((id, _)) = rest.split_once('/') {
+                return (Scope::Client(id.to_string()), format!("clients/{id}/"));
+            }
+        }
+    }
+    (Scope::Global, base.to_string())
+}
+
+/// Classifies `files` found below a root whose paths all start with `base` (`""` for the
+/// workspace itself; a custom root's prefix otherwise, where every skill is `custom`).
+pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
+    let custom = !base.is_empty();
+    let mut layout = Layout::default();
+    let in_templates = |rel: &str| !custom && rel.starts_with("templates/");
+
+    // Skill folders: any folder with SKILL.md, except inside another skill folder.
+    let mut candidates: BTreeSet<&str> = BTreeSet::new();
+    for f in files {
+        if is_skill_file(file_name(&f.rel)) && !in_templates(&f.rel) {
+            let dir = parent(&f.rel);
+            // A SKILL.md at a root describes the root itself, which holds the whole workspace.
+            if dir.len() > base.trim_end_matches('/').len() && (custom || dir != "clients") {
+                candidates.insert(dir);
+            }
+        }
+    }
+    let skill_dirs: BTreeSet<&str> = candidates
+        .iter()
+        .copied()
+        .filter(|d| {
+            !ancestors(d)
+                .iter()
+                .rev()
+                .skip(1)
+                .any(|a| candidates.contains(a))
+        })
+        .collect();
+    let mut by_dir: BTreeMap<&str, Vec<&'a RawFile>> = BTreeMap::new();
+
+    for f in files {
+        let rel = f.rel.as_str();
+        let dir = parent(rel);
+        if let Some(owner) = ancestors(dir).into_iter().find(|a| skill_dirs.contains(a)) {
+            by_dir.entry(owner).or_default().push(f);
+            continue;
+        }
+        if in_templates(rel) {
+            layout.templates.push(f);
+            continue;
+        }
+        let (scope, scope_base) = scope_of(rel, base);
+        if let Scope::Client(id) = &scope {
+            let entry = layout.clients.entry(id.clone()).or_default();
+            if rel == format!("{scope_base}client.yaml") {
+                *entry = Some(f);
+                continue;
+            }
+        }
+        match file_name(rel) {
+            "CATEGORY.md" => layout.categories.push((scope, dir.to_string(), f)),
+            "workspace.yaml" if !custom && rel == "workspace.yaml" => {
+                layout.workspace_yaml = Some(f)
+            }
+            "variables.json" if !custom && rel == "variables.json" => {
+                layout.variables_json = Some(f)
+            }
+            _ => {}
+        }
+    }
+
+    for (dir, dir_files) in by_dir {
+        let (scope, scope_base) = scope_of(dir, base);
+        if let Scope::Client(id) = &scope {
+            layout.clients.entry(id.clone()).or_default();
+        }
+        let upper = dir_files
+            .iter()
+            .find(|f| f.rel == format!("{dir}/SKILL.md"))
+            .copied();
+        let lower = dir_files
+            .iter()
+            .find(|f| f.rel == format!("{dir}/skill.md"))
+            .copied();
+        let (main, shadowed) = match (upper, lower) {
+            (Some(u), l) => (u, l),
+            (None, Some(l)) => (l, None),
+            (None, None) => continue,
+        };
+        let files = dir_files
+            .into_iter()
+            .filter(|f| !std::ptr::eq(*f, main))
+            .map(|f| (f.rel[dir.len() + 1..].to_string(), f))
+            .collect();
+        layout.skills.push(SkillDir {
+            scope,
+            dir: dir.to_string(),
+            scope_base,
+            default_namespace: if custom { "custom" } else { "public" },
+            main,
+            shadowed,
+            files,
+        });
+    }
+    layout
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(paths: &[&str]) -> Vec<RawFile> {
+        paths.iter().map(|p| RawFile::new(*p, "x")).collect()
+    }
+
+    #[test]
+    fn finds_skills_at_any_depth_but_not_inside_other_skills() {
+        let fs = files(&[
+            "a/SKILL.md",
+            "a/nested/SKILL.md",
+            "deep/er/b/SKILL.md",
+            "clients/acme/client.yaml",
+            "clients/acme/x/c/SKILL.md",
+            "templates/t/SKILL.md",
+            "cat/CATEGORY.md",
+        ]);
+        let l = classify(&fs, "");
+        let dirs: Vec<(&Scope, &str)> = l
+            .skills
+            .iter()
+            .map(|s| (&s.scope, s.dir.as_str()))
+            .collect();
+        assert_eq!(
+            dirs,
+            vec![
+                (&Scope::Global, "a"),
+                (&Scope::Client("acme".into()), "clients/acme/x/c"),
+                (&Scope::Global, "deep/er/b"),
+            ]
+        );
+        assert_eq!(l.skills[0].files[0].0, "nested/SKILL.md");
+        assert!(l.clients["acme"].is_some());
+        assert_eq!(l.categories.len(), 1);
+        assert_eq!(l.templates.len(), 1);
+    }
+}

@@ -1,0 +1,97 @@
+//! skillc: the build-time compiler for AI-agent skills workspaces.
+//!
+//! Phases are functions over plain data: [`fsio`] reads the files, [`load`] parses them into
+//! the [`model`], [`validate`] checks across files, and [`check`] ties them together and applies
+//! the profile. Problems in the user's files are [`Diagnostic`] values; failures of the
+//! environment are [`fsio::Error`].
+
+mod body;
+mod config;
+pub mod diagnostic;
+mod fields;
+mod frontmatter;
+pub mod fsio;
+mod layout;
+pub mod load;
+pub mod model;
+pub mod names;
+pub mod refs;
+pub mod sources;
+mod text;
+mod validate;
+pub mod yaml;
+
+use std::path::Path;
+
+pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity};
+pub use model::Workspace;
+
+/// How to check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Apply exactly the agentskills.io rules: portability issues become errors.
+    pub strict_spec: bool,
+}
+
+/// The result of checking a workspace.
+#[derive(Debug, Default)]
+pub struct CheckReport {
+    /// The loaded model (skills that failed to parse are absent).
+    pub workspace: Workspace,
+    /// Every diagnostic, sorted, with the profile applied.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl CheckReport {
+    /// Number of errors.
+    pub fn error_count(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
+
+    /// Number of warnings.
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+
+    /// Whether the workspace has no errors.
+    pub fn is_ok(&self) -> bool {
+        self.error_count() == 0
+    }
+}
+
+/// Applies the profile, attaches source lines and sorts.
+fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
+    let mut diagnostics = loaded.diagnostics;
+    diagnostics.extend(validate::validate(&loaded.workspace));
+    diagnostics.retain(|d| {
+        options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
+    });
+    for d in &mut diagnostics {
+        if options.strict_spec && codes::is_portability(d.code) {
+            d.severity = Severity::Error;
+        }
+        if d.source_line.is_none() {
+            if let Some(text) = loaded.texts.get(&d.file) {
+                *d = d.clone().with_source(text);
+            }
+        }
+    }
+    diagnostic::sort(&mut diagnostics);
+    CheckReport {
+        workspace: loaded.workspace,
+        diagnostics,
+    }
+}
+
+/// Checks the workspace folder at `root`.
+pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
+    Ok(finish(load::load_dir(root)?, options))
+}
+
+/// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
+pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
+    finish(load::load_files(files, &[]), options)
+}

@@ -1,0 +1,709 @@
+//! Loading a workspace: files → typed model, collecting every diagnostic on the way.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path};
+
+use crate::config;
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::fields::Fields;
+use crate::frontmatter;
+use crate::fsio::{self, RawFile};
+use crate::layout::{self, SkillDir};
+use crate::model::{Asset, Localized, Scope, Skill, Workspace, WorkspaceConfig};
+use crate::names;
+use crate::sources;
+use crate::text;
+use crate::yaml::{self, YamlDoc};
+
+/// A loaded workspace: the model, its diagnostics (unsorted, profile not applied) and the
+/// decoded text of every file, for snippets.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The model.
+    pub workspace: Workspace,
+    /// Problems found while loading.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Decoded text files by workspace-relative path.
+    pub texts: BTreeMap<String, String>,
+}
+
+/// Reads and loads the workspace folder `root`, including custom roots it declares.
+pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
+    let boundary = root
+        .canonicalize()
+        .map_err(|source| fsio::Error::Workspace {
+            path: root.to_path_buf(),
+            source,
+        })?;
+    let (files, mut walk_diags) = fsio::read_tree(root, "", &boundary)?;
+    let config = peek_config(&files);
+    let mut extra = Vec::new();
+    for path in config.roots.values() {
+        let prefix = root_prefix(path);
+        if !prefix.starts_with("../") {
+            // Inside the workspace: already read; `load_files` sets these files apart.
+            continue;
+        }
+        let dir = root.join(path);
+        match dir.canonicalize() {
+            Ok(canonical) => {
+                let (more, diags) = fsio::read_tree(&dir, &prefix, &canonical)?;
+                extra.extend(more);
+                walk_diags.extend(diags);
+            }
+            Err(e) => walk_diags.push(Diagnostic::new(
+                codes::UNREADABLE,
+                "workspace.yaml",
+                Pos::start(),
+                format!("custom root `{path}` cannot be read: {e}"),
+            )),
+        }
+    }
+    let mut loaded = load_files(&files, &extra);
+    loaded.diagnostics.extend(walk_diags);
+    Ok(loaded)
+}
+
+/// The path prefix under which a declared root's files are named (`../custom-skills/`).
+pub fn root_prefix(path: &str) -> String {
+    let clean: Vec<String> = Path::new(path)
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+            Component::ParentDir => Some("..".to_string()),
+            _ => None,
+        })
+        .collect();
+    format!("{}/", clean.join("/"))
+}
+
+/// The workspace configuration as far as it can be read, before anything else is loaded.
+fn peek_config(files: &[RawFile]) -> WorkspaceConfig {
+    let mut ignored = Vec::new();
+    files
+        .iter()
+        .find(|f| f.rel == "workspace.yaml")
+        .and_then(|f| yaml_file(f, &mut ignored, &mut BTreeMap::new()))
+        .map(|doc| {
+            let mut sink = Vec::new();
+            config::workspace(&mut Fields {
+                file: "workspace.yaml",
+                doc: &doc,
+                diagnostics: &mut sink,
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// Decodes a text file, recording its text and any diagnostics.
+fn text_of(
+    file: &RawFile,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Option<String> {
+    let bytes = match fsio::bytes_of(file) {
+        Ok(b) => b,
+        Err(d) => {
+            out.push(d);
+            return None;
+        }
+    };
+    match text::decode(&file.rel, bytes) {
+        Ok((text, warnings)) => {
+            out.extend(warnings);
+            texts.insert(file.rel.clone(), text.clone());
+            Some(text)
+        }
+        Err(d) => {
+            out.push(d);
+            None
+        }
+    }
+}
+
+fn yaml_file(
+    file: &RawFile,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Option<YamlDoc> {
+    let text = text_of(file, out, texts)?;
+    match yaml::parse_mapping(&file.rel, &text, 1) {
+        Ok(doc) => Some(doc),
+        Err(d) => {
+            out.push(d);
+            None
+        }
+    }
+}
+
+/// A markdown file with frontmatter: its parsed frontmatter, body and body's first line.
+fn markdown_file(
+    file: &RawFile,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Option<(YamlDoc, String, usize)> {
+    let text = text_of(file, out, texts)?;
+    let split = match yaml::split_frontmatter(&file.rel, &text) {
+        Ok(s) => s,
+        Err(d) => {
+            out.push(d);
+            return None;
+        }
+    };
+    match yaml::parse_mapping(&file.rel, split.yaml, split.yaml_first_line) {
+        Ok(doc) => Some((doc, split.body.to_string(), split.body_first_line)),
+        Err(d) => {
+            out.push(d);
+            None
+        }
+    }
+}
+
+/// Loads a workspace from files already in memory (`extra`: files of declared roots).
+pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
+    let mut out = Vec::new();
+    let mut texts = BTreeMap::new();
+    // Declared roots inside the workspace hold `custom` skills, not global ones.
+    let inner_roots: Vec<String> = peek_config(files)
+        .roots
+        .values()
+        .map(|p| root_prefix(p))
+        .filter(|p| !p.starts_with("../") && p != "/")
+        .collect();
+    let (rooted, main_files): (Vec<RawFile>, Vec<RawFile>) = files
+        .iter()
+        .cloned()
+        .partition(|f| inner_roots.iter().any(|p| f.rel.starts_with(p.as_str())));
+    let extra: Vec<RawFile> = extra.iter().cloned().chain(rooted).collect();
+    let main = layout::classify(&main_files, "");
+
+    let config = match main
+        .workspace_yaml
+        .and_then(|f| yaml_file(f, &mut out, &mut texts))
+    {
+        Some(doc) => config::workspace(&mut Fields {
+            file: "workspace.yaml",
+            doc: &doc,
+            diagnostics: &mut out,
+        }),
+        None => WorkspaceConfig::default(),
+    };
+    let mut ws = Workspace {
+        config,
+        ..Workspace::default()
+    };
+
+    if let Some(f) = main.variables_json {
+        if let Some(text) = text_of(f, &mut out, &mut texts) {
+            ws.variables = config::variables_json(&f.rel, &text, &mut out);
+        }
+    }
+    for f in &main.templates {
+        if let Some(text) = text_of(f, &mut out, &mut texts) {
+            ws.templates
+                .insert(f.rel["templates/".len()..].to_string(), text);
+        }
+    }
+    for (id, file) in &main.clients {
+        let client = match file.and_then(|f| yaml_file(f, &mut out, &mut texts)) {
+            Some(doc) => config::client(
+                &mut Fields {
+                    file: &format!("clients/{id}/client.yaml"),
+                    doc: &doc,
+                    diagnostics: &mut out,
+                },
+                id,
+                &ws.config,
+            ),
+            None => crate::model::Client {
+                id: id.clone(),
+                file: format!("clients/{id}/client.yaml"),
+                flags: serde_json::Value::Object(Default::default()),
+                ..Default::default()
+            },
+        };
+        ws.clients.insert(id.clone(), client);
+    }
+
+    let customs: Vec<(String, Vec<RawFile>)> = ws
+        .config
+        .roots
+        .values()
+        .map(|p| {
+            let prefix = root_prefix(p);
+            let mine = extra
+                .iter()
+                .filter(|f| f.rel.starts_with(&prefix))
+                .cloned()
+                .collect();
+            (prefix, mine)
+        })
+        .collect();
+    let custom_layouts: Vec<layout::Layout<'_>> = customs
+        .iter()
+        .map(|(prefix, fs)| layout::classify(fs, prefix))
+        .collect();
+
+    // Categories first: skills find theirs by folder.
+    let mut category_dirs: BTreeMap<String, String> = BTreeMap::new();
+    let all_categories = main
+        .categories
+        .iter()
+        .chain(custom_layouts.iter().flat_map(|l| l.categories.iter()));
+    for (_, dir, file) in all_categories {
+        let id = dir.rsplit('/').next().unwrap_or(dir).to_string();
+        let Some((doc, _, _)) = markdown_file(file, &mut out, &mut texts) else {
+            category_dirs.insert(dir.clone(), id);
+            continue;
+        };
+        let cat = config::category(
+            &mut Fields {
+                file: &file.rel,
+                doc: &doc,
+                diagnostics: &mut out,
+            },
+            &id,
+        );
+        if let Some(existing) = ws.categories.get(&id) {
+            out.push(
+                Diagnostic::new(
+                    codes::DUPLICATE_SKILL,
+                    &file.rel,
+                    Pos::start(),
+                    format!("category `{id}` is already defined by {}", existing.file),
+                )
+                .with_help("category folders are named once across the workspace"),
+            );
+        } else {
+            ws.categories.insert(id.clone(), cat);
+        }
+        category_dirs.insert(dir.clone(), id);
+    }
+
+    let skill_dirs = main
+        .skills
+        .iter()
+        .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()));
+    for dir in skill_dirs {
+        if let Some(skill) = load_skill(dir, &ws, &category_dirs, &mut out, &mut texts) {
+            ws.skills.push(skill);
+        }
+    }
+    ws.skills
+        .sort_by(|a, b| (&a.scope, &a.file).cmp(&(&b.scope, &b.file)));
+    Loaded {
+        workspace: ws,
+        diagnostics: out,
+        texts,
+    }
+}
+
+fn folder_name(dir: &str) -> &str {
+    dir.rsplit('/').next().unwrap_or(dir)
+}
+
+/// The category of a skill folder: the nearest ancestor holding CATEGORY.md inside its scope;
+/// for client skills, else the nearest ancestor named like a defined category.
+fn category_of(
+    dir: &SkillDir<'_>,
+    ws: &Workspace,
+    category_dirs: &BTreeMap<String, String>,
+) -> Option<String> {
+    let base = dir.scope_base.trim_end_matches('/');
+    let mut by_name = None;
+    let mut current = dir.dir.as_str();
+    while let Some((up, _)) = current.rsplit_once('/') {
+        if up.len() < base.len() {
+            break;
+        }
+        if let Some(id) = category_dirs.get(up) {
+            return Some(id.clone());
+        }
+        if by_name.is_none() && up.len() > base.len() && ws.categories.contains_key(folder_name(up))
+        {
+            by_name = Some(folder_name(up).to_string());
+        }
+        current = up;
+    }
+    match dir.scope {
+        Scope::Client(_) => by_name,
+        Scope::Global => None,
+    }
+}
+
+fn load_skill(
+    dir: &SkillDir<'_>,
+    ws: &Workspace,
+    category_dirs: &BTreeMap<String, String>,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Option<Skill> {
+    let file = dir.main.rel.as_str();
+    if let Some(other) = dir.shadowed {
+        out.push(
+            Diagnostic::new(
+                codes::TWO_SKILL_FILES,
+                &other.rel,
+                Pos::start(),
+                "both SKILL.md and skill.md exist; skill.md is ignored",
+            )
+            .with_help("keep one of the two files"),
+        );
+    }
+    let (doc, body, body_first_line) = markdown_file(dir.main, out, texts)?;
+    let mut f = Fields {
+        file,
+        doc: &doc,
+        diagnostics: out,
+    };
+    let fm = frontmatter::parse(&mut f);
+    frontmatter::field_diagnostics(&mut f);
+
+    let folder = names::normalize(folder_name(&dir.dir));
+    let name = match &fm.name {
+        Some(n) if n.is_empty() => {
+            let d = f.diag(codes::INVALID_VALUE, doc.key_pos("name"), "`name` is empty");
+            f.report(d.with_help(format!("remove it to use the folder name `{folder}`")));
+            folder.clone()
+        }
+        Some(n) => n.clone(),
+        None => {
+            let d = f
+                .diag(
+                    codes::NAME_MISSING,
+                    Pos::line(1),
+                    format!("`name` is missing (the folder name `{folder}` is used)"),
+                )
+                .with_help(format!("add `name: {folder}`"));
+            f.report(d);
+            folder.clone()
+        }
+    };
+    portability(&mut f, &doc, &fm, &name, &folder);
+    let name_pos = match &fm.name {
+        Some(n) => doc.value_pos("name", n.trim()),
+        None => Pos::line(1),
+    };
+
+    let namespace = fm.namespace.clone().unwrap_or_else(|| {
+        let inner = &dir.dir[dir.scope_base.len().min(dir.dir.len())..];
+        let first = inner.split('/').next().unwrap_or("");
+        if frontmatter::NAMESPACES.contains(&first) && inner.contains('/') {
+            first.to_string()
+        } else {
+            dir.default_namespace.to_string()
+        }
+    });
+    let category = fm
+        .category
+        .clone()
+        .or_else(|| category_of(dir, ws, category_dirs));
+
+    let mut skill = Skill {
+        scope: dir.scope.clone(),
+        file: file.to_string(),
+        dir: dir.dir.clone(),
+        folder_name: folder_name(&dir.dir).to_string(),
+        name,
+        name_pos,
+        namespace,
+        category,
+        frontmatter: fm,
+        body,
+        body_first_line,
+        compact: None,
+        localized: BTreeMap::new(),
+        tool_notes: Vec::new(),
+        sources: Vec::new(),
+        vars_json: BTreeMap::new(),
+        assets: Vec::new(),
+    };
+
+    for (inner, raw) in &dir.files {
+        match inner.as_str() {
+            "compact.md" => skill.compact = text_of(raw, out, texts),
+            "tools.yaml" => {
+                if let Some(doc) = yaml_file(raw, out, texts) {
+                    let mut f = Fields {
+                        file: &raw.rel,
+                        doc: &doc,
+                        diagnostics: out,
+                    };
+                    f.unknown_keys(&["tools"], codes::UNKNOWN_CONFIG_FIELD, "tools.yaml");
+                    skill.tool_notes = frontmatter::tool_list(&mut f, "tools");
+                }
+            }
+            "sources.yaml" => {
+                if let Some(doc) = yaml_file(raw, out, texts) {
+                    skill.sources = sources::parse_sources(&mut Fields {
+                        file: &raw.rel,
+                        doc: &doc,
+                        diagnostics: out,
+                    });
+                }
+            }
+            "vars.json" => {
+                if let Some(text) = text_of(raw, out, texts) {
+                    skill.vars_json = config::vars_json(&raw.rel, &text, out);
+                }
+            }
+            other => match localized_locale(other) {
+                Some(locale) => {
+                    if let Some(l) = load_localized(raw, locale, &ws.config, out, texts) {
+                        skill.localized.insert(l.locale.clone(), l);
+                    }
+                }
+                None => skill.assets.push(Asset {
+                    path: other.to_string(),
+                    size: match &raw.content {
+                        fsio::FileContent::Bytes(b) => b.len() as u64,
+                        fsio::FileContent::TooLarge(n) => {
+                            out.push(fsio::bytes_of(raw).err()?);
+                            *n
+                        }
+                        fsio::FileContent::Unreadable(_) => {
+                            if let Err(d) = fsio::bytes_of(raw) {
+                                out.push(d);
+                            }
+                            0
+                        }
+                    },
+                }),
+            },
+        }
+    }
+    single_skill_checks(&skill, &doc, &ws.config, out);
+    Some(skill)
+}
+
+/// Checks that need only one skill: tiers, trigger count, examples, length, citations.
+fn single_skill_checks(
+    skill: &Skill,
+    doc: &YamlDoc,
+    config: &WorkspaceConfig,
+    out: &mut Vec<Diagnostic>,
+) {
+    let file = skill.file.as_str();
+    let fm = &skill.frontmatter;
+    for t in fm.tiers.iter().flatten() {
+        if !config.tiers.iter().any(|w| &w.name == t) {
+            let names: Vec<&str> = config.tiers.iter().map(|t| t.name.as_str()).collect();
+            out.push(
+                Diagnostic::new(
+                    codes::UNKNOWN_NAME,
+                    file,
+                    doc.value_pos("tiers", t),
+                    format!("tier `{t}` is not declared in workspace.yaml"),
+                )
+                .with_help(format!("declared tiers: {}", names.join(", "))),
+            );
+        }
+    }
+    if fm.trigger_examples.len() > config.max_triggers {
+        out.push(
+            Diagnostic::new(
+                codes::TOO_MANY_TRIGGERS,
+                file,
+                doc.key_pos("trigger_examples"),
+                format!(
+                    "{} trigger examples, but catalogs show only the first {}",
+                    fm.trigger_examples.len(),
+                    config.max_triggers
+                ),
+            )
+            .with_help("put the most important triggers first, or raise `catalog.max_triggers`"),
+        );
+    }
+    crate::body::check(file, &skill.body, skill.body_first_line, out);
+    let defined: Vec<u32> = skill.sources.iter().map(|s| s.sid).collect();
+    sources::check_tokens(file, &skill.body, skill.body_first_line, &defined, out);
+    if let Some(compact) = &skill.compact {
+        sources::check_tokens(
+            &format!("{}/compact.md", skill.dir),
+            compact,
+            1,
+            &defined,
+            out,
+        );
+    }
+    for l in skill.localized.values() {
+        let first = l.body_first_line();
+        sources::check_tokens(&l.file, &l.body, first, &defined, out);
+    }
+}
+
+/// `SKILL.fr-ca.md` → `fr-ca`.
+fn localized_locale(inner: &str) -> Option<&str> {
+    let rest = inner
+        .strip_prefix("SKILL.")
+        .or_else(|| inner.strip_prefix("skill."))?;
+    let locale = rest.strip_suffix(".md")?;
+    let ok = !locale.is_empty()
+        && locale
+            .split('-')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+        && locale
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic());
+    ok.then_some(locale)
+}
+
+fn load_localized(
+    raw: &RawFile,
+    locale: &str,
+    config: &WorkspaceConfig,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Option<Localized> {
+    let text = text_of(raw, out, texts)?;
+    let mut l = Localized {
+        locale: locale.to_string(),
+        file: raw.rel.clone(),
+        description: None,
+        trigger_examples: None,
+        when_to_use: None,
+        body: text.clone(),
+        body_line: 1,
+    };
+    if !config
+        .locales
+        .iter()
+        .any(|d| d == locale || d.starts_with(&format!("{locale}-")))
+    {
+        out.push(
+            Diagnostic::new(
+                codes::LOCALIZED_FILE,
+                &raw.rel,
+                Pos::start(),
+                format!(
+                    "locale `{locale}` is not declared in workspace.yaml; this file is never used"
+                ),
+            )
+            .with_help(format!("declared locales: {}", config.locales.join(", "))),
+        );
+    }
+    if text.starts_with("---") {
+        let split = match yaml::split_frontmatter(&raw.rel, &text) {
+            Ok(s) => s,
+            Err(d) => {
+                out.push(d);
+                return None;
+            }
+        };
+        let doc = match yaml::parse_mapping(&raw.rel, split.yaml, split.yaml_first_line) {
+            Ok(doc) => doc,
+            Err(d) => {
+                out.push(d);
+                return None;
+            }
+        };
+        let mut f = Fields {
+            file: &raw.rel,
+            doc: &doc,
+            diagnostics: out,
+        };
+        l.description = f.string("description");
+        l.trigger_examples = doc
+            .get("trigger_examples")
+            .map(|_| f.string_list("trigger_examples"));
+        l.when_to_use = doc.get("when_to_use").map(|_| f.string_list("when_to_use"));
+        for key in doc.keys() {
+            if !matches!(
+                key.as_str(),
+                "description" | "trigger_examples" | "when_to_use" | "name"
+            ) {
+                let d = f
+                    .diag(
+                        codes::LOCALIZED_FILE,
+                        doc.key_pos(&key),
+                        format!("`{key}` cannot be localized and is ignored here"),
+                    )
+                    .with_help("a localized file may set description, trigger_examples, when_to_use and the body");
+                f.report(d);
+            }
+        }
+        l.body = split.body.to_string();
+        l.body_line = split.body_first_line;
+    }
+    Some(l)
+}
+
+fn portability(
+    f: &mut Fields<'_>,
+    doc: &YamlDoc,
+    fm: &crate::model::Frontmatter,
+    name: &str,
+    folder: &str,
+) {
+    let name_pos = match &fm.name {
+        Some(n) => doc.value_pos("name", n.trim()),
+        None => Pos::line(1),
+    };
+    let problems = names::portability_problems(name);
+    if !problems.is_empty() {
+        let d = f
+            .diag(
+                codes::NAME_NOT_PORTABLE,
+                name_pos,
+                format!(
+                    "skill name `{name}` is not portable: {}",
+                    problems.join("; ")
+                ),
+            )
+            .with_help(format!(
+                "agentskills.io names use lowercase letters, digits and single hyphens, e.g. `{}`",
+                names::portable_suggestion(name)
+            ));
+        f.report(d);
+    }
+    if name != folder {
+        let d = f
+            .diag(
+                codes::NAME_FOLDER_MISMATCH,
+                name_pos,
+                format!("skill name `{name}` differs from its folder name `{folder}`"),
+            )
+            .with_help("portable skills are named like their folder");
+        f.report(d);
+    }
+    match &fm.description {
+        None => {
+            let d = f
+                .diag(codes::MISSING_FIELD, Pos::line(1), "`description` is missing")
+                .with_help("selectors choose skills by their description; say what it does and when to use it");
+            f.report(d);
+        }
+        Some(desc) if desc.trim().is_empty() => {
+            let d = f.diag(
+                codes::MISSING_FIELD,
+                doc.key_pos("description"),
+                "`description` is empty",
+            );
+            f.report(d);
+        }
+        Some(desc) if desc.chars().count() > 1024 => {
+            let d = f.diag(
+                codes::DESCRIPTION_LENGTH,
+                doc.key_pos("description"),
+                format!(
+                    "description has {} characters, over the 1024 character limit",
+                    desc.chars().count()
+                ),
+            );
+            f.report(d);
+        }
+        Some(_) => {}
+    }
+    if let Some(c) = &fm.compatibility {
+        let n = c.chars().count();
+        if n == 0 || n > 500 {
+            let d = f.diag(
+                codes::COMPATIBILITY_LENGTH,
+                doc.key_pos("compatibility"),
+                format!("compatibility has {n} characters; it must have 1 to 500"),
+            );
+            f.report(d);
+        }
+    }
+}

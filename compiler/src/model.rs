@@ -1,0 +1,474 @@
+//! The typed source model of a skills workspace (SPEC 2): plain data, no I/O.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::diagnostic::Pos;
+
+/// A reference to another skill as written (`name`, `ns.name`, `skills.ns.name`), with where
+/// it was written for diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillRef {
+    /// The text as written.
+    pub text: String,
+    /// Where it was written.
+    #[serde(skip)]
+    pub pos: Pos,
+}
+
+/// Where a skill comes from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(tag = "kind", content = "id", rename_all = "lowercase")]
+pub enum Scope {
+    /// The workspace's global skills (including `custom` roots).
+    Global,
+    /// Skills under `clients/<id>/`.
+    Client(String),
+}
+
+/// One hard-gate predicate of `conditions` (SPEC 2.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// The page URL starts with one of these prefixes at a `/` boundary.
+    StartsWithAny(Vec<String>),
+    /// The page URL starts with none of these prefixes.
+    DoesNotStartWithAny(Vec<String>),
+    /// A regex search over the page URL hits (checked to compile at build time).
+    PageUrlMatches(String),
+    /// A regex search over the page URL misses.
+    PageUrlNotMatches(String),
+    /// The bundle's locale equals this tag (decided at build time).
+    ConversationLanguage(String),
+    /// The runtime availability value of a skill equals this value.
+    Availability {
+        /// The skill whose availability is read (`<skill>_availability`).
+        skill: String,
+        /// The value required, e.g. `allowed`.
+        value: String,
+    },
+    /// The conversation turn is at least this.
+    TurnAtLeast(i64),
+    /// The runtime context has a non-empty value for this key.
+    ContextHas(String),
+}
+
+/// A `when` predicate of a variant (SPEC 2.4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Predicate {
+    /// A dotted path into the client's `flags` is (or is not) non-empty.
+    FlagNonEmpty {
+        /// Dotted path.
+        flag: String,
+        /// Whether it must be non-empty (`true`) or empty (`false`).
+        non_empty: bool,
+    },
+    /// A dotted path into the client's `flags` equals a value.
+    FlagEquals {
+        /// Dotted path.
+        flag: String,
+        /// The value, as JSON.
+        equals: serde_json::Value,
+    },
+    /// The bundle's tier is one of these.
+    Tier(Vec<String>),
+    /// The bundle's locale is one of these.
+    Locale(Vec<String>),
+}
+
+/// A declared variable (SPEC 2.6; full, shorthand and minimal forms).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct VarDecl {
+    /// What the variable is for.
+    pub description: Option<String>,
+    /// Value used when no other source has one.
+    pub default: Option<String>,
+    /// Unresolved → the skill is unavailable.
+    pub required: bool,
+    /// Never written to the artifact; filled by the runtime.
+    pub secret: bool,
+}
+
+/// What a skill needs to be available (001).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Requires {
+    /// Environment variables that must be set at run time.
+    pub env: Vec<String>,
+    /// Programs that must be on the runtime host's PATH.
+    pub binary: Vec<String>,
+    /// Skills that must be available in the same bundle.
+    pub skills: Vec<SkillRef>,
+}
+
+/// An MCP server the runtime starts for the skill (001).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mcp {
+    /// The stdio command.
+    pub command: String,
+    /// Environment for the process; values may hold `${VAR}` placeholders.
+    pub env: BTreeMap<String, String>,
+    /// Seconds to wait for start-up.
+    pub startup_timeout: u64,
+    /// Minutes of inactivity before the server is stopped.
+    pub idle_timeout: u64,
+}
+
+/// A tool provider declaration (004).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Provider {
+    /// Python module name.
+    pub module: Option<String>,
+    /// Provider class.
+    pub class: Option<String>,
+    /// Python module dependencies (004's `dependencies`, kept apart from skill dependencies).
+    pub dependencies: Vec<String>,
+}
+
+/// A tool: from frontmatter `tools` (004) or `tools.yaml` (002).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    /// Tool name or id.
+    pub id: String,
+    /// Provider name (004).
+    pub provider: Option<String>,
+    /// Role (002).
+    pub role: Option<String>,
+    /// Why it matters for the skill (002).
+    pub why: Option<String>,
+    /// Provider configuration (004), as JSON.
+    pub config: Option<serde_json::Value>,
+}
+
+/// Every frontmatter field of SPEC 2.2, typed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Frontmatter {
+    // Portable core (agentskills.io).
+    /// `name`, NFKC-normalised.
+    pub name: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `license`.
+    pub license: Option<String>,
+    /// `compatibility`.
+    pub compatibility: Option<String>,
+    /// `metadata`, string to string.
+    pub metadata: BTreeMap<String, String>,
+    /// `allowed-tools`, split on spaces.
+    pub allowed_tools: Vec<String>,
+    // 000.
+    /// `category`.
+    pub category: Option<String>,
+    /// `emoji`.
+    pub emoji: Option<String>,
+    /// `required`.
+    pub required: bool,
+    /// `default_enabled` (toggle cascade: toggle > this > true).
+    pub default_enabled: Option<bool>,
+    /// `always_on`.
+    pub always_on: bool,
+    /// `hidden_from_llm`.
+    pub hidden_from_llm: bool,
+    /// `trigger_examples`.
+    pub trigger_examples: Vec<String>,
+    /// `conditions` (AND).
+    pub conditions: Vec<Condition>,
+    /// `dependencies` (skills).
+    pub dependencies: Vec<SkillRef>,
+    /// `augments`.
+    pub augments: Vec<SkillRef>,
+    /// `blocks`.
+    pub blocks: Vec<SkillRef>,
+    /// `priority` (lower is stronger).
+    pub priority: Option<i64>,
+    /// `exclusive`.
+    pub exclusive: bool,
+    /// `variant_of`.
+    pub variant_of: Option<SkillRef>,
+    /// `when`.
+    pub when: Vec<Predicate>,
+    /// `variant_priority` (lower first).
+    pub variant_priority: i64,
+    // new.
+    /// `tiers`: the skill exists only in these tiers.
+    pub tiers: Option<Vec<String>>,
+    // 001.
+    /// `requires`.
+    pub requires: Requires,
+    /// `vars`.
+    pub vars: BTreeMap<String, VarDecl>,
+    /// `mcp`.
+    pub mcp: Option<Mcp>,
+    /// `next_skill`.
+    pub next_skill: Option<SkillRef>,
+    /// `conditional_next_skills`: transition key → skill.
+    pub conditional_next_skills: BTreeMap<String, SkillRef>,
+    // 002.
+    /// `namespace`.
+    pub namespace: Option<String>,
+    /// `version`.
+    pub version: Option<String>,
+    /// `tags`.
+    pub tags: Vec<String>,
+    /// `author`.
+    pub author: Option<String>,
+    /// `created`.
+    pub created: Option<String>,
+    /// `when_to_use`.
+    pub when_to_use: Vec<String>,
+    /// `import` / `imports`.
+    pub imports: Vec<SkillRef>,
+    // 004.
+    /// `displayName`.
+    pub display_name: Option<String>,
+    /// `bindShells`.
+    pub bind_shells: Vec<String>,
+    /// `provider`.
+    pub provider: Option<Provider>,
+    /// `tools`.
+    pub tools: Vec<Tool>,
+}
+
+/// A citation source from `sources.yaml` (002).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    /// The skill-local source id.
+    pub sid: u32,
+    /// The URL (as written).
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Short summary.
+    pub text: Option<String>,
+    /// Other fields, kept as JSON.
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// A localized override `SKILL.<locale>.md`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Localized {
+    /// The locale tag.
+    pub locale: String,
+    /// Workspace-relative path.
+    pub file: String,
+    /// Localized description.
+    pub description: Option<String>,
+    /// Localized trigger examples.
+    pub trigger_examples: Option<Vec<String>>,
+    /// Localized `when_to_use`.
+    pub when_to_use: Option<Vec<String>>,
+    /// Localized body.
+    pub body: String,
+    /// File line of the body's first line.
+    pub body_line: usize,
+}
+
+impl Localized {
+    /// File line of the localized body's first line.
+    pub fn body_first_line(&self) -> usize {
+        self.body_line
+    }
+}
+
+/// A file carried with a skill (scripts, references, assets, provider modules).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Asset {
+    /// Path relative to the skill folder.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// One skill, parsed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skill {
+    /// Where it comes from.
+    pub scope: Scope,
+    /// Workspace-relative path of the SKILL.md.
+    pub file: String,
+    /// Workspace-relative folder of the skill.
+    pub dir: String,
+    /// The folder's own name.
+    pub folder_name: String,
+    /// The name (frontmatter, else folder), NFKC-normalised.
+    pub name: String,
+    /// Where the name is written (line 1 when it comes from the folder).
+    #[serde(skip)]
+    pub name_pos: Pos,
+    /// `public`, `internal` or `custom` (or a frontmatter value).
+    pub namespace: String,
+    /// The category, if any.
+    pub category: Option<String>,
+    /// The frontmatter.
+    pub frontmatter: Frontmatter,
+    /// The instruction body.
+    pub body: String,
+    /// File line of the body's first line.
+    pub body_first_line: usize,
+    /// `compact.md`, if present.
+    pub compact: Option<String>,
+    /// Localized overrides by locale.
+    pub localized: BTreeMap<String, Localized>,
+    /// Tools from `tools.yaml`.
+    pub tool_notes: Vec<Tool>,
+    /// Sources from `sources.yaml`.
+    pub sources: Vec<Source>,
+    /// Values from the skill's `vars.json`.
+    pub vars_json: BTreeMap<String, String>,
+    /// Other files in the folder.
+    pub assets: Vec<Asset>,
+}
+
+impl Skill {
+    /// `<namespace>.<name>`.
+    pub fn qualified_name(&self) -> String {
+        format!("{}.{}", self.namespace, self.name)
+    }
+}
+
+/// `CATEGORY.md` configuration (000).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Category {
+    /// The category id (its folder name).
+    pub id: String,
+    /// Workspace-relative path of its CATEGORY.md.
+    pub file: String,
+    /// Heading in the assembled prompt.
+    pub display_name: Option<String>,
+    /// Shown before the category's skills in the answer prompt.
+    pub answer_instructions: Option<String>,
+    /// Shown when several skills of the category are selected.
+    pub uncertainty_guidance: Option<String>,
+    /// Selector-facing description.
+    pub selector_description: Option<String>,
+    /// Selector-facing rules.
+    pub selector_guidance: Option<String>,
+    /// Sort order (lower first).
+    pub order: i64,
+    /// Skills of the category never appear in catalogs.
+    pub hidden_from_llm: bool,
+}
+
+/// How a tier renders bodies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BodyMode {
+    /// SKILL.md's body.
+    #[default]
+    Full,
+    /// `compact.md` where a skill has one.
+    Compact,
+}
+
+/// A tier of `workspace.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tier {
+    /// Tier name.
+    pub name: String,
+    /// Body mode.
+    pub body: BodyMode,
+    /// Catalog token budget, if any.
+    pub catalog_token_budget: Option<u64>,
+}
+
+/// Per-consumer catalog filtering (002 `agents_config`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Consumer {
+    /// Only these patterns are visible (when non-empty).
+    pub enabled: Vec<String>,
+    /// These patterns are removed.
+    pub disabled: Vec<String>,
+}
+
+/// `workspace.yaml` (SPEC 2.5); every field has the documented default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkspaceConfig {
+    /// Workspace name.
+    pub name: Option<String>,
+    /// Locales bundles are built for.
+    pub locales: Vec<String>,
+    /// Default locale.
+    pub default_locale: String,
+    /// Tiers bundles are built for.
+    pub tiers: Vec<Tier>,
+    /// Consumers with catalog filters.
+    pub consumers: BTreeMap<String, Consumer>,
+    /// Cap on selected skills at run time.
+    pub max_active_skills: Option<u32>,
+    /// Pipeline depth limit.
+    pub pipeline_max_depth: u32,
+    /// Trigger examples shown per skill in catalogs.
+    pub max_triggers: usize,
+    /// Extra skill roots by namespace (`custom`), relative to the workspace.
+    pub roots: BTreeMap<String, String>,
+    /// Client ids and package names whose code is trusted (not prompt-only).
+    pub trusted: Vec<String>,
+}
+
+impl Default for WorkspaceConfig {
+    fn default() -> Self {
+        WorkspaceConfig {
+            name: None,
+            locales: vec!["en".to_string()],
+            default_locale: "en".to_string(),
+            tiers: vec![Tier {
+                name: "standard".to_string(),
+                body: BodyMode::Full,
+                catalog_token_budget: None,
+            }],
+            consumers: BTreeMap::new(),
+            max_active_skills: None,
+            pipeline_max_depth: 5,
+            max_triggers: 5,
+            roots: BTreeMap::new(),
+            trusted: Vec::new(),
+        }
+    }
+}
+
+/// A toggle of `client.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Toggle {
+    /// Enabled or not.
+    pub enabled: bool,
+    /// Where it is written.
+    #[serde(skip)]
+    pub pos: Pos,
+}
+
+/// `clients/<id>/client.yaml` (SPEC 2.5).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Client {
+    /// The client id (its folder name).
+    pub id: String,
+    /// Workspace-relative path of client.yaml (may not exist).
+    pub file: String,
+    /// Locales (None: all of the workspace's).
+    pub locales: Option<Vec<String>>,
+    /// Tiers (None: all).
+    pub tiers: Option<Vec<String>>,
+    /// Toggles by skill name.
+    pub toggles: BTreeMap<String, Toggle>,
+    /// Flags read by variant predicates, as JSON.
+    pub flags: serde_json::Value,
+    /// Variables: `_global` and per-skill sections.
+    pub vars: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// Everything in a workspace, parsed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Workspace {
+    /// `workspace.yaml`.
+    pub config: WorkspaceConfig,
+    /// Categories by id.
+    pub categories: BTreeMap<String, Category>,
+    /// Clients by id.
+    pub clients: BTreeMap<String, Client>,
+    /// All skills, sorted by scope then file.
+    pub skills: Vec<Skill>,
+    /// `variables.json`: section (`_global` or a skill name) → variable → value.
+    pub variables: BTreeMap<String, BTreeMap<String, String>>,
+    /// Template overrides: file name → text.
+    pub templates: BTreeMap<String, String>,
+}

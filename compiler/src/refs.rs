@@ -1,0 +1,87 @@
+//! Resolving skill references (`name`, `ns.name`, `skills.ns.name`) within a scope (002).
+
+use std::collections::BTreeMap;
+
+use crate::frontmatter::NAMESPACES;
+use crate::model::{Scope, Workspace};
+use crate::names;
+
+/// A reference split into its optional namespace and its name.
+pub fn split(text: &str) -> (Option<&str>, String) {
+    let t = text.trim();
+    let t = t.strip_prefix("skills.").unwrap_or(t);
+    if let Some((ns, name)) = t.split_once('.') {
+        if NAMESPACES.contains(&ns) {
+            return (Some(ns), names::normalize(name));
+        }
+    }
+    (None, names::normalize(t))
+}
+
+/// Skills by scope and name, for resolving references.
+#[derive(Debug)]
+pub struct Index<'a> {
+    ws: &'a Workspace,
+    by_name: BTreeMap<(&'a Scope, &'a str), Vec<usize>>,
+}
+
+fn namespace_rank(ns: &str) -> usize {
+    NAMESPACES
+        .iter()
+        .position(|n| *n == ns)
+        .unwrap_or(NAMESPACES.len())
+}
+
+impl<'a> Index<'a> {
+    /// Indexes every skill of `ws`.
+    pub fn new(ws: &'a Workspace) -> Self {
+        let mut by_name: BTreeMap<(&Scope, &str), Vec<usize>> = BTreeMap::new();
+        for (i, s) in ws.skills.iter().enumerate() {
+            by_name
+                .entry((&s.scope, s.name.as_str()))
+                .or_default()
+                .push(i);
+        }
+        Index { ws, by_name }
+    }
+
+    fn in_scope(&self, scope: &Scope, ns: Option<&str>, name: &str) -> Option<usize> {
+        let found = self.by_name.get(&(scope, name))?;
+        found
+            .iter()
+            .copied()
+            .filter(|&i| ns.is_none_or(|ns| self.ws.skills[i].namespace == ns))
+            .min_by_key(|&i| (namespace_rank(&self.ws.skills[i].namespace), i))
+    }
+
+    /// The skill a reference written in `from` means: the client's own skills first, then the
+    /// global ones. `None` when it names nothing visible from there.
+    pub fn resolve(&self, text: &str, from: &Scope) -> Option<usize> {
+        let (ns, name) = split(text);
+        if let Scope::Client(_) = from {
+            if let Some(i) = self.in_scope(from, ns, &name) {
+                return Some(i);
+            }
+        }
+        self.in_scope(&Scope::Global, ns, &name)
+    }
+
+    /// Whether a reference names a skill in any scope (a global skill may name a skill that
+    /// only some clients have, such as a client skill it blocks).
+    pub fn exists_anywhere(&self, text: &str) -> bool {
+        let (ns, name) = split(text);
+        self.by_name.iter().any(|((_, n), ids)| {
+            *n == name
+                && ids
+                    .iter()
+                    .any(|&i| ns.is_none_or(|ns| self.ws.skills[i].namespace == ns))
+        })
+    }
+
+    /// All distinct skill names, for suggestions.
+    pub fn names(&self) -> Vec<&'a str> {
+        let mut v: Vec<&str> = self.by_name.keys().map(|(_, n)| *n).collect();
+        v.dedup();
+        v
+    }
+}

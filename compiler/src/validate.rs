@@ -1,0 +1,278 @@
+//! Checks across skills and files (SPEC 3): duplicates, references, variants, cycles, client
+//! configuration and required variables.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::{codes, Diagnostic};
+use crate::model::{Scope, Skill, SkillRef, Workspace};
+use crate::names;
+use crate::refs::Index;
+
+/// Every cross-file check over a loaded workspace.
+pub fn validate(ws: &Workspace) -> Vec<Diagnostic> {
+    let index = Index::new(ws);
+    let mut out = Vec::new();
+    duplicates(ws, &mut out);
+    references(ws, &index, &mut out);
+    variants(ws, &index, &mut out);
+    cycles(
+        ws,
+        &index,
+        "import",
+        codes::IMPORT_CYCLE,
+        |s| s.frontmatter.imports.iter().collect(),
+        &mut out,
+    );
+    cycles(
+        ws,
+        &index,
+        "pipeline",
+        codes::PIPELINE_CYCLE,
+        |s| {
+            s.frontmatter
+                .next_skill
+                .iter()
+                .chain(s.frontmatter.conditional_next_skills.values())
+                .collect()
+        },
+        &mut out,
+    );
+    clients(ws, &index, &mut out);
+    required_variables(ws, &mut out);
+    out
+}
+
+fn duplicates(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<(&Scope, String), &Skill> = BTreeMap::new();
+    for s in &ws.skills {
+        match seen.get(&(&s.scope, s.qualified_name())) {
+            Some(first) => out.push(
+                Diagnostic::new(
+                    codes::DUPLICATE_SKILL,
+                    &s.file,
+                    s.name_pos,
+                    format!("skill `{}` is already defined by {}", s.qualified_name(), first.file),
+                )
+                .with_help("names are unique per namespace within the global skills and within each client"),
+            ),
+            None => {
+                seen.insert((&s.scope, s.qualified_name()), s);
+            }
+        }
+    }
+}
+
+/// Every skill reference of a skill, with the field it is written in.
+fn all_refs(s: &Skill) -> Vec<(&'static str, &SkillRef)> {
+    let fm = &s.frontmatter;
+    let mut v: Vec<(&'static str, &SkillRef)> = Vec::new();
+    v.extend(fm.dependencies.iter().map(|r| ("dependencies", r)));
+    v.extend(fm.augments.iter().map(|r| ("augments", r)));
+    v.extend(fm.blocks.iter().map(|r| ("blocks", r)));
+    v.extend(fm.imports.iter().map(|r| ("imports", r)));
+    v.extend(fm.requires.skills.iter().map(|r| ("requires.skills", r)));
+    v.extend(fm.variant_of.iter().map(|r| ("variant_of", r)));
+    v.extend(fm.next_skill.iter().map(|r| ("next_skill", r)));
+    v.extend(
+        fm.conditional_next_skills
+            .values()
+            .map(|r| ("conditional_next_skills", r)),
+    );
+    v
+}
+
+fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
+    let names = index.names();
+    for s in &ws.skills {
+        for (field, r) in all_refs(s) {
+            if index.resolve(&r.text, &s.scope).is_some() || index.exists_anywhere(&r.text) {
+                continue;
+            }
+            let mut d = Diagnostic::new(
+                codes::UNKNOWN_SKILL,
+                &s.file,
+                r.pos,
+                format!("unknown skill `{}` in `{field}`", r.text),
+            );
+            let (_, bare) = crate::refs::split(&r.text);
+            if let Some(m) = names::did_you_mean(&bare, names.iter().copied()) {
+                d = d.with_help(format!("did you mean `{m}`?"));
+            }
+            out.push(d);
+        }
+    }
+}
+
+fn variants(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
+    for s in &ws.skills {
+        let Some(base_ref) = &s.frontmatter.variant_of else {
+            continue;
+        };
+        let Some(base) = index.resolve(&base_ref.text, &s.scope) else {
+            continue;
+        };
+        let base = &ws.skills[base];
+        if std::ptr::eq(base, s) {
+            out.push(Diagnostic::new(
+                codes::BAD_VARIANT,
+                &s.file,
+                base_ref.pos,
+                "a skill cannot be a variant of itself",
+            ));
+        } else if base.frontmatter.variant_of.is_some() {
+            out.push(
+                Diagnostic::new(
+                    codes::BAD_VARIANT,
+                    &s.file,
+                    base_ref.pos,
+                    format!(
+                        "`{}` is itself a variant; variants name their base skill",
+                        base.name
+                    ),
+                )
+                .with_help(format!(
+                    "write `variant_of: {}`",
+                    base.frontmatter
+                        .variant_of
+                        .as_ref()
+                        .map_or("", |r| r.text.as_str())
+                )),
+            );
+        }
+    }
+}
+
+/// Reports each cycle of the graph given by `edges` once, at the reference that closes it.
+fn cycles<'w>(
+    ws: &'w Workspace,
+    index: &Index<'_>,
+    what: &str,
+    code: &'static str,
+    edges: impl Fn(&'w Skill) -> Vec<&'w SkillRef>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let n = ws.skills.len();
+    let targets: Vec<Vec<(usize, &SkillRef)>> = ws
+        .skills
+        .iter()
+        .map(|s| {
+            edges(s)
+                .into_iter()
+                .filter_map(|r| index.resolve(&r.text, &s.scope).map(|t| (t, r)))
+                .collect()
+        })
+        .collect();
+    // 0 = unvisited, 1 = on the stack, 2 = done.
+    let mut state = vec![0u8; n];
+    let mut reported: BTreeSet<BTreeSet<usize>> = BTreeSet::new();
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&(t, r)) = targets[node].get(*next) {
+                *next += 1;
+                match state[t] {
+                    0 => {
+                        state[t] = 1;
+                        stack.push((t, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|(x, _)| *x == t).unwrap_or(0);
+                        let members: BTreeSet<usize> =
+                            stack[from..].iter().map(|(x, _)| *x).collect();
+                        if reported.insert(members.clone()) {
+                            let path: Vec<&str> = stack[from..]
+                                .iter()
+                                .map(|(x, _)| ws.skills[*x].name.as_str())
+                                .chain(std::iter::once(ws.skills[t].name.as_str()))
+                                .collect();
+                            let s = &ws.skills[node];
+                            out.push(
+                                Diagnostic::new(
+                                    code,
+                                    &s.file,
+                                    r.pos,
+                                    format!("{what} cycle: {}", path.join(" → ")),
+                                )
+                                .with_help(if what == "import" {
+                                    "handled: each skill is included once; remove one link to make the intent clear"
+                                } else {
+                                    "handled: transitions stop at `pipeline_max_depth`"
+                                }),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+}
+
+fn clients(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
+    for c in ws.clients.values() {
+        let scope = Scope::Client(c.id.clone());
+        for (name, toggle) in &c.toggles {
+            if index.resolve(name, &scope).is_none() {
+                let mut d = Diagnostic::new(
+                    codes::UNKNOWN_TOGGLE,
+                    &c.file,
+                    toggle.pos,
+                    format!("toggle for unknown skill `{name}`"),
+                );
+                if let Some(m) = names::did_you_mean(name, index.names()) {
+                    d = d.with_help(format!("did you mean `{m}`?"));
+                }
+                out.push(d);
+            }
+        }
+    }
+    for section in ws.variables.keys() {
+        if section != "_global" && !index.exists_anywhere(section) {
+            out.push(Diagnostic::new(
+                codes::UNKNOWN_TOGGLE,
+                "variables.json",
+                crate::diagnostic::Pos::start(),
+                format!("variables for unknown skill `{section}`"),
+            ));
+        }
+    }
+}
+
+fn required_variables(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    for s in &ws.skills {
+        for (var, decl) in &s.frontmatter.vars {
+            if !decl.required || decl.secret || decl.default.is_some() {
+                continue;
+            }
+            let in_section = |section: &BTreeMap<String, BTreeMap<String, String>>| {
+                section.get(&s.name).is_some_and(|v| v.contains_key(var))
+                    || section.get("_global").is_some_and(|v| v.contains_key(var))
+            };
+            let resolved = s.vars_json.contains_key(var)
+                || in_section(&ws.variables)
+                || ws.clients.values().any(|c| in_section(&c.vars))
+                || std::env::var_os(var).is_some();
+            if !resolved {
+                out.push(
+                    Diagnostic::new(
+                        codes::UNRESOLVED_VARIABLE,
+                        &s.file,
+                        s.name_pos,
+                        format!("required variable `{var}` has no value: skill `{}` will be unavailable", s.name),
+                    )
+                    .with_help(format!(
+                        "set it in {}/vars.json, variables.json, a client's `vars`, or mark it `secret: true` for the runtime to fill",
+                        s.dir
+                    )),
+                );
+            }
+        }
+    }
+}

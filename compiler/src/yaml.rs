@@ -1,0 +1,379 @@
+//! Frontmatter splitting and YAML parsing with positions in the file's own lines.
+//!
+//! serde_yaml gives values without spans, so [`YamlDoc`] keeps the source lines and finds the
+//! line and column of a key or value by looking at the text of that key's block. That is exact
+//! for the block-style YAML skills are written in, and falls back to the key's line otherwise.
+
+use serde_yaml::{Mapping, Value};
+
+use crate::diagnostic::{codes, Diagnostic, Pos};
+
+/// A file split at its frontmatter fences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the fences.
+    pub yaml: &'a str,
+    /// File line number of the first YAML line.
+    pub yaml_first_line: usize,
+    /// Everything after the closing fence.
+    pub body: &'a str,
+    /// File line number of the body's first line.
+    pub body_first_line: usize,
+}
+
+fn is_fence(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
+/// Splits `text` into frontmatter and body. Fences are whole lines holding `---`, so a `---`
+/// inside a value (`description: a---b`) never ends the frontmatter.
+pub fn split_frontmatter<'a>(file: &str, text: &'a str) -> Result<Split<'a>, Diagnostic> {
+    let first_end = text.find('\n').unwrap_or(text.len());
+    if !is_fence(&text[..first_end]) {
+        return Err(Diagnostic::new(
+            codes::MISSING_FRONTMATTER,
+            file,
+            Pos::start(),
+            "file does not start with YAML frontmatter (a `---` line)",
+        )
+        .with_help("start the file with `---`, the YAML fields, then another `---` line")
+        .with_source(text));
+    }
+    let yaml_start = (first_end + 1).min(text.len());
+    let mut offset = yaml_start;
+    let mut line_no = 2;
+    while offset < text.len() {
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        if is_fence(&text[offset..end]) {
+            let body_start = (end + 1).min(text.len());
+            return Ok(Split {
+                yaml: &text[yaml_start..offset],
+                yaml_first_line: 2,
+                body: &text[body_start..],
+                body_first_line: line_no + 1,
+            });
+        }
+        offset = end + 1;
+        line_no += 1;
+    }
+    Err(Diagnostic::new(
+        codes::UNCLOSED_FRONTMATTER,
+        file,
+        Pos {
+            line: 1,
+            column: 1,
+            len: 3,
+        },
+        "frontmatter is never closed: no `---` line after the opening one",
+    )
+    .with_help("add a line holding only `---` after the last YAML field")
+    .with_source(text))
+}
+
+/// A parsed YAML mapping that remembers its source lines for positions.
+#[derive(Debug, Clone, Default)]
+pub struct YamlDoc {
+    /// The parsed mapping (empty for an empty document).
+    pub map: Mapping,
+    lines: Vec<String>,
+    first_line: usize,
+}
+
+/// Parses `yaml` (whose first line is line `first_line` of `file`) into a mapping.
+pub fn parse_mapping(file: &str, yaml: &str, first_line: usize) -> Result<YamlDoc, Diagnostic> {
+    let value: Value = match serde_yaml::from_str(yaml) {
+        Ok(v) => v,
+        Err(e) => return Err(yaml_error(file, yaml, &e, first_line)),
+    };
+    let lines = yaml.lines().map(str::to_string).collect();
+    match value {
+        Value::Mapping(map) => Ok(YamlDoc {
+            map,
+            lines,
+            first_line,
+        }),
+        Value::Null => Ok(YamlDoc {
+            map: Mapping::new(),
+            lines,
+            first_line,
+        }),
+        other => Err(Diagnostic::new(
+            codes::NOT_A_MAPPING,
+            file,
+            Pos::line(first_line),
+            format!(
+                "expected a YAML mapping of `key: value` fields, found {}",
+                value_kind(&other)
+            ),
+        )),
+    }
+}
+
+/// Converts a serde_yaml error to a diagnostic on the file's own line numbers.
+fn yaml_error(file: &str, yaml: &str, e: &serde_yaml::Error, first_line: usize) -> Diagnostic {
+    let full = e.to_string();
+    // serde_yaml appends " at line L column C"; the diagnostic carries the position itself.
+    let message = match full.find(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full.clone(),
+    };
+    let pos = e.location().map_or(Pos::line(first_line), |loc| Pos {
+        line: first_line + loc.line().saturating_sub(1),
+        column: loc.column().max(1),
+        len: 1,
+    });
+    let (code, help) = if message.contains("duplicate entry") {
+        let pos = duplicate_key_pos(yaml, &message, pos.line - first_line)
+            .map(|(line, column, len)| Pos {
+                line: first_line + line,
+                column,
+                len,
+            })
+            .unwrap_or(pos);
+        return Diagnostic::new(
+            codes::DUPLICATE_KEY,
+            file,
+            pos,
+            format!("invalid YAML: {message}"),
+        )
+        .with_help("remove or rename one of the two keys");
+    } else if message.contains("recursion limit") || message.contains("repetition limit") {
+        (
+            codes::YAML_TOO_COMPLEX,
+            "YAML aliases or nesting expand past the safety limit; write the values out",
+        )
+    } else {
+        (
+            codes::YAML_SYNTAX,
+            "quote values that contain `: `, `#` or start with a special character",
+        )
+    };
+    Diagnostic::new(code, file, pos, format!("invalid YAML: {message}")).with_help(help)
+}
+
+/// serde_yaml places a duplicate key at its mapping's start; find the repeated key itself:
+/// the second line, at or after `from` (0-based), that writes the key at the same indent.
+fn duplicate_key_pos(yaml: &str, message: &str, from: usize) -> Option<(usize, usize, usize)> {
+    let key = message.split('"').nth(1)?;
+    let mut first_indent: Vec<usize> = Vec::new();
+    for (i, line) in yaml.lines().enumerate().skip(from) {
+        let trimmed = line.trim_start().trim_start_matches("- ");
+        let indent = line.len() - trimmed.len();
+        let bare = trimmed.trim_start_matches(['"', '\'']);
+        if bare.starts_with(key)
+            && bare[key.len()..]
+                .trim_start_matches(['"', '\''])
+                .starts_with(':')
+        {
+            if first_indent.contains(&indent) {
+                return Some((i, line[..indent].chars().count() + 1, key.chars().count()));
+            }
+            first_indent.push(indent);
+        }
+    }
+    None
+}
+
+/// A short name for the kind of a YAML value, for messages.
+pub fn value_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+/// The key text of a top-level `key:` line, if the line is one.
+fn top_level_key(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if first.is_whitespace() || first == '#' || first == '-' {
+        return None;
+    }
+    let colon = line.find(':')?;
+    let after = &line[colon + 1..];
+    if !(after.is_empty() || after.starts_with(' ') || after.starts_with('\t')) {
+        return None;
+    }
+    Some(line[..colon].trim().trim_matches(|c| c == '"' || c == '\''))
+}
+
+impl YamlDoc {
+    /// The top-level string keys, in document order.
+    pub fn keys(&self) -> Vec<String> {
+        self.map.keys().filter_map(scalar_string).collect()
+    }
+
+    /// The value of a top-level key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.map.get(key)
+    }
+
+    fn key_line_index(&self, key: &str) -> Option<usize> {
+        self.lines
+            .iter()
+            .position(|l| top_level_key(l) == Some(key))
+    }
+
+    fn block(&self, key: &str) -> Option<(usize, usize)> {
+        let start = self.key_line_index(key)?;
+        let end = self.lines[start + 1..]
+            .iter()
+            .position(|l| top_level_key(l).is_some())
+            .map_or(self.lines.len(), |i| start + 1 + i);
+        Some((start, end))
+    }
+
+    fn pos_at(&self, index: usize, byte_col: usize, len: usize) -> Pos {
+        let line = &self.lines[index];
+        Pos {
+            line: self.first_line + index,
+            column: line[..byte_col].chars().count() + 1,
+            len,
+        }
+    }
+
+    /// Where a top-level key is written (its first line if it is not found).
+    pub fn key_pos(&self, key: &str) -> Pos {
+        match self.key_line_index(key) {
+            Some(i) => self.pos_at(i, 0, key.chars().count()),
+            None => Pos::line(self.first_line),
+        }
+    }
+
+    /// Where `needle` is written inside the block of top-level `key` (the `n`-th occurrence,
+    /// from 0), or the key's position when it cannot be found.
+    pub fn value_pos_nth(&self, key: &str, needle: &str, n: usize) -> Pos {
+        let Some((start, end)) = self.block(key) else {
+            return Pos::line(self.first_line);
+        };
+        if needle.is_empty() {
+            return self.key_pos(key);
+        }
+        let mut seen = 0;
+        for i in start..end {
+            let line = &self.lines[i];
+            let from = if i == start {
+                line.find(':').map_or(0, |c| c + 1)
+            } else {
+                0
+            };
+            let mut search_from = from;
+            while let Some(found) = line[search_from..].find(needle) {
+                let at = search_from + found;
+                if seen == n {
+                    return self.pos_at(i, at, needle.chars().count());
+                }
+                seen += 1;
+                search_from = at + needle.len();
+            }
+        }
+        self.key_pos(key)
+    }
+
+    /// Where `needle` is first written inside the block of top-level `key`.
+    pub fn value_pos(&self, key: &str, needle: &str) -> Pos {
+        self.value_pos_nth(key, needle, 0)
+    }
+
+    /// Where the nested key `path[1..]` is written inside top-level `path[0]`.
+    pub fn path_pos(&self, path: &[&str]) -> Pos {
+        let Some((first, rest)) = path.split_first() else {
+            return Pos::line(self.first_line);
+        };
+        let Some((start, end)) = self.block(first) else {
+            return Pos::line(self.first_line);
+        };
+        let mut best = self.key_pos(first);
+        let mut from = start + 1;
+        for key in rest {
+            let found = (from..end).find(|&i| {
+                let t = self.lines[i].trim_start().trim_start_matches("- ");
+                let t = t.trim_start_matches(['"', '\'']);
+                t.starts_with(key)
+                    && t[key.len()..]
+                        .trim_start_matches(['"', '\''])
+                        .starts_with(':')
+            });
+            match found {
+                Some(i) => {
+                    let col = self.lines[i].find(key).unwrap_or(0);
+                    best = self.pos_at(i, col, key.chars().count());
+                    from = i + 1;
+                }
+                None => break,
+            }
+        }
+        best
+    }
+}
+
+/// The string form of a scalar (YAML `1.0` → `"1.0"`, `true` → `"true"`), as strict YAML
+/// readers see it; `None` for lists, mappings and null.
+pub fn scalar_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Tagged(t) => scalar_string(&t.value),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fence_inside_a_value_does_not_end_the_frontmatter() {
+        let text = "---\nname: x\ndescription: a---b\n---\nBody\n";
+        let split = split_frontmatter("f", text).unwrap();
+        assert_eq!(split.yaml, "name: x\ndescription: a---b\n");
+        assert_eq!(split.body, "Body\n");
+        assert_eq!(split.body_first_line, 5);
+    }
+
+    #[test]
+    fn unclosed_frontmatter_is_an_error() {
+        let err = split_frontmatter("f", "---\nname: x\n").unwrap_err();
+        assert_eq!(err.code, codes::UNCLOSED_FRONTMATTER);
+    }
+
+    #[test]
+    fn missing_frontmatter_is_an_error() {
+        let err = split_frontmatter("f", "# Title\n").unwrap_err();
+        assert_eq!(err.code, codes::MISSING_FRONTMATTER);
+    }
+
+    #[test]
+    fn yaml_errors_are_reported_on_file_lines() {
+        let err = parse_mapping("f", "name: x\ndescription: [unclosed\n", 2).unwrap_err();
+        assert_eq!(err.code, codes::YAML_SYNTAX);
+        assert!(err.line >= 3, "line {}", err.line);
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported() {
+        let err = parse_mapping("f", "name: a\nname: b\n", 2).unwrap_err();
+        assert_eq!((err.code, err.line), (codes::DUPLICATE_KEY, 3));
+    }
+
+    #[test]
+    fn finds_positions_of_keys_and_values() {
+        let doc = parse_mapping("f", "name: x\ndependencies:\n  - alpha\n  - beta\n", 2).unwrap();
+        assert_eq!(doc.key_pos("dependencies").line, 3);
+        let p = doc.value_pos("dependencies", "beta");
+        assert_eq!((p.line, p.column, p.len), (5, 5, 4));
+        let p = doc.value_pos("name", "x");
+        assert_eq!((p.line, p.column), (2, 7));
+    }
+
+    #[test]
+    fn finds_nested_keys() {
+        let doc = parse_mapping("f", "mcp:\n  env:\n    A: 1\n  command: x\n", 1).unwrap();
+        assert_eq!(doc.path_pos(&["mcp", "command"]).line, 4);
+    }
+}
