@@ -429,7 +429,15 @@ fn json_error(file: &str, text: &str, e: &serde_json::Error) -> Diagnostic {
             column: e.column().max(1),
             len: 1,
         },
-        format!("invalid JSON: {e}"),
+        {
+            // serde_json appends " at line L column C"; the diagnostic carries the position.
+            let full = e.to_string();
+            let message = full
+                .find(" at line ")
+                .map_or(full.as_str(), |i| &full[..i])
+                .to_string();
+            format!("invalid JSON: {message}")
+        },
     )
     .with_source(text)
 }

@@ -225,6 +225,53 @@ pub mod codes {
     /// No `name` in the frontmatter (reported only under `--strict-spec`).
     pub const NAME_MISSING: &str = "P207";
 
+    /// Every code, for documentation and for tests that each one is exercised.
+    pub const ALL: &[&str] = &[
+        UNREADABLE,
+        INVALID_UTF8,
+        TOO_LARGE,
+        MISSING_FRONTMATTER,
+        UNCLOSED_FRONTMATTER,
+        YAML_SYNTAX,
+        NOT_A_MAPPING,
+        DUPLICATE_KEY,
+        YAML_TOO_COMPLEX,
+        INVALID_VALUE,
+        MISSING_FIELD,
+        UNKNOWN_SKILL,
+        DUPLICATE_SKILL,
+        BAD_REGEX,
+        UNDEFINED_SOURCE,
+        SYMLINK_ESCAPE,
+        SYMLINK_LOOP,
+        BAD_JSON,
+        UNKNOWN_CONFIG_FIELD,
+        UNKNOWN_NAME,
+        BAD_CONDITION,
+        BAD_VARIANT,
+        BAD_SOURCE,
+        BOM,
+        CRLF,
+        UNKNOWN_FIELD,
+        IMPORT_CYCLE,
+        PIPELINE_CYCLE,
+        BAD_EXAMPLE_WITHOUT_WHY,
+        TOO_MANY_TRIGGERS,
+        ALLOWED_TOOLS_LIST,
+        UNKNOWN_TOGGLE,
+        UNRESOLVED_VARIABLE,
+        LOCALIZED_FILE,
+        LONG_BODY,
+        TWO_SKILL_FILES,
+        NAME_NOT_PORTABLE,
+        NAME_FOLDER_MISMATCH,
+        DESCRIPTION_LENGTH,
+        COMPATIBILITY_LENGTH,
+        METADATA_NOT_STRING,
+        NOT_IN_SPEC,
+        NAME_MISSING,
+    ];
+
     /// The severity a code has in the default profile.
     pub fn default_severity(code: &str) -> Severity {
         if code.starts_with('E') {

@@ -260,18 +260,20 @@ fn regex_condition(f: &mut Fields<'_>, key: &str, v: &Value, pos: Pos) -> Option
         .size_limit(1 << 20)
         .build()
     {
-        let first_line = e
-            .to_string()
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        let message = e.to_string();
+        let reason = message.lines().last().unwrap_or("").trim();
+        let reason = reason.strip_prefix("error: ").unwrap_or(reason);
+        // In a double-quoted YAML string each backslash is written twice.
+        let written = pattern.replace('\\', "\\\\");
+        let pos = f
+            .doc
+            .find_value("conditions", &pattern, 0)
+            .unwrap_or_else(|| f.doc.value_pos("conditions", &written));
         let d = f
             .diag(
                 codes::BAD_REGEX,
-                f.doc.value_pos("conditions", &pattern),
-                format!("regular expression `{pattern}` does not compile: {first_line}"),
+                pos,
+                format!("regular expression `{pattern}` does not compile: {reason}"),
             )
             .with_help(
                 "regexes are checked at build time; prefer `starts_with_any` for URL prefixes",

@@ -94,8 +94,13 @@ fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
                 r.pos,
                 format!("unknown skill `{}` in `{field}`", r.text),
             );
-            let (_, bare) = crate::refs::split(&r.text);
-            if let Some(m) = names::did_you_mean(&bare, names.iter().copied()) {
+            let (ns, bare) = crate::refs::split(&r.text);
+            if let Some(other) = ns.and_then(|_| index.resolve(&bare, &s.scope)) {
+                d = d.with_help(format!(
+                    "`{bare}` exists as `{}`",
+                    ws.skills[other].qualified_name()
+                ));
+            } else if let Some(m) = names::did_you_mean(&bare, names.iter().copied()) {
                 d = d.with_help(format!("did you mean `{m}`?"));
             }
             out.push(d);

@@ -247,31 +247,34 @@ impl YamlDoc {
     /// Where `needle` is written inside the block of top-level `key` (the `n`-th occurrence,
     /// from 0), or the key's position when it cannot be found.
     pub fn value_pos_nth(&self, key: &str, needle: &str, n: usize) -> Pos {
-        let Some((start, end)) = self.block(key) else {
-            return Pos::line(self.first_line);
-        };
+        self.find_value(key, needle, n)
+            .unwrap_or_else(|| self.key_pos(key))
+    }
+
+    /// Where the `n`-th occurrence of `needle` is written inside the block of `key`, if it is.
+    pub fn find_value(&self, key: &str, needle: &str, n: usize) -> Option<Pos> {
+        let (start, end) = self.block(key)?;
         if needle.is_empty() {
-            return self.key_pos(key);
+            return None;
         }
         let mut seen = 0;
         for i in start..end {
             let line = &self.lines[i];
-            let from = if i == start {
+            let mut search_from = if i == start {
                 line.find(':').map_or(0, |c| c + 1)
             } else {
                 0
             };
-            let mut search_from = from;
             while let Some(found) = line[search_from..].find(needle) {
                 let at = search_from + found;
                 if seen == n {
-                    return self.pos_at(i, at, needle.chars().count());
+                    return Some(self.pos_at(i, at, needle.chars().count()));
                 }
                 seen += 1;
                 search_from = at + needle.len();
             }
         }
-        self.key_pos(key)
+        None
     }
 
     /// Where `needle` is first written inside the block of top-level `key`.

@@ -1,0 +1,124 @@
+//! Fixture workspaces: `tests/fixtures/<case>/workspace` is checked and its diagnostics must
+//! equal `tests/fixtures/<case>/expected.txt`. A `STRICT` file selects `--strict-spec`; a
+//! `GENERATE` file lists `path bytes` of large files made at test time (too big to commit).
+//! Run with `SKILLC_BLESS=1` to rewrite the expected files after a deliberate change.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skillc::{codes, CheckOptions, Diagnostic};
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// One line per diagnostic, plus its help line: the stable, reviewable form.
+fn render(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&format!(
+            "{}[{}] {}:{}:{}: {}\n",
+            d.severity.as_str(),
+            d.code,
+            d.file,
+            d.line,
+            d.column,
+            d.message
+        ));
+        if let Some(help) = &d.help {
+            out.push_str(&format!("  help: {help}\n"));
+        }
+    }
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(entry.path()).unwrap(), &target).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn run_case(case: &Path) -> Vec<Diagnostic> {
+    let options = CheckOptions {
+        strict_spec: case.join("STRICT").exists(),
+    };
+    let workspace = case.join("workspace");
+    let generate = case.join("GENERATE");
+    if !generate.exists() {
+        return skillc::check(&workspace, &options).unwrap().diagnostics;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tree(&workspace, tmp.path());
+    for line in fs::read_to_string(generate).unwrap().lines() {
+        let (path, size) = line.split_once(' ').unwrap();
+        let path = tmp.path().join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut text = b"---\nname: b\ndescription: big\n---\n".to_vec();
+        text.resize(size.parse().unwrap(), b'x');
+        fs::write(path, text).unwrap();
+    }
+    skillc::check(tmp.path(), &options).unwrap().diagnostics
+}
+
+#[test]
+fn every_fixture_reports_exactly_its_expected_diagnostics() {
+    let bless = std::env::var_os("SKILLC_BLESS").is_some();
+    let mut cases: Vec<PathBuf> = fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("workspace").is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 30, "fixtures are missing");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let actual = render(&run_case(case));
+        let expected_path = case.join("expected.txt");
+        if bless {
+            fs::write(&expected_path, &actual).unwrap();
+            continue;
+        }
+        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
+        if actual != expected {
+            failures.push(format!(
+                "--- {}\nexpected:\n{expected}\nactual:\n{actual}",
+                case.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_diagnostic_code_has_a_failing_fixture() {
+    let mut seen = BTreeSet::new();
+    for entry in fs::read_dir(fixtures_dir()).unwrap() {
+        let expected = entry.unwrap().path().join("expected.txt");
+        if let Ok(text) = fs::read_to_string(expected) {
+            for line in text.lines().filter(|l| !l.starts_with(' ')) {
+                if let Some(code) = line.split('[').nth(1).and_then(|r| r.split(']').next()) {
+                    seen.insert(code.to_string());
+                }
+            }
+        }
+    }
+    let missing: Vec<&&str> = codes::ALL.iter().filter(|c| !seen.contains(**c)).collect();
+    assert!(missing.is_empty(), "codes without a fixture: {missing:?}");
+}
+
+#[test]
+fn checking_a_fixture_twice_gives_the_same_output() {
+    let case = fixtures_dir().join("many-problems");
+    assert_eq!(render(&run_case(&case)), render(&run_case(&case)));
+}
