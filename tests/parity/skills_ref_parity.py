@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Parity of `skillc check --strict-spec` with the reference validator `skills-ref validate`.
+
+Each case is one skill folder. Both tools judge it (valid or not); the verdicts must agree,
+except for the cases listed with a `differs` reason, where skills-ref is wrong (see
+docs/diagnostics.md, "Differences from skills-ref"). Those cases assert that the two tools
+really do disagree, so a fixed reference validator shows up here.
+
+Usage: skills_ref_parity.py PATH/TO/skillc
+"""
+
+import json
+import subprocess
+import sys
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from skills_ref.validator import validate  # what `skills-ref validate` runs
+
+OK = "description: A test skill\n"
+
+
+def fm(body: str) -> str:
+    return f"---\n{body}---\nBody\n"
+
+
+# (id, folder name, SKILL.md content, differs: reason or None)
+# The first block mirrors the reference validator's own test cases.
+CASES = [
+    ("valid", "my-skill", fm("name: my-skill\n" + OK), None),
+    ("uppercase", "MySkill", fm("name: MySkill\n" + OK), None),
+    ("too-long", "a" * 70, fm(f"name: {'a' * 70}\n" + OK), None),
+    ("leading-hyphen", "-my-skill", fm("name: -my-skill\n" + OK), None),
+    ("consecutive-hyphens", "my--skill", fm("name: my--skill\n" + OK), None),
+    ("underscore", "my_skill", fm("name: my_skill\n" + OK), None),
+    ("folder-mismatch", "wrong-name", fm("name: correct-name\n" + OK), None),
+    ("unexpected-field", "my-skill", fm("name: my-skill\n" + OK + "unknown_field: x\n"), None),
+    ("all-fields", "my-skill", fm("name: my-skill\n" + OK + "license: MIT\nmetadata:\n  author: Test\n"), None),
+    ("allowed-tools-string", "my-skill", fm("name: my-skill\n" + OK + "allowed-tools: Bash(jq:*) Bash(git:*)\n"), None),
+    ("allowed-tools-block-list", "my-skill", fm("name: my-skill\n" + OK + "allowed-tools:\n  - Read\n  - Bash\n"), None),
+    (
+        "allowed-tools-inline-list",
+        "my-skill",
+        fm("name: my-skill\n" + OK + "allowed-tools: [Read, Write, Edit, Bash]\n"),
+        "skills-ref 0.1.1 parses with strictyaml, which refuses flow-style lists; later "
+        "skills-ref releases accept them, as skillc does (with warning W108)",
+    ),
+    (
+        "allowed-tools-number",
+        "my-skill",
+        fm("name: my-skill\n" + OK + "allowed-tools: 123\n"),
+        "strictyaml reads every scalar as a string, so 0.1.1 accepts a number; later "
+        "skills-ref releases reject it, as skillc does (E010)",
+    ),
+    ("chinese-name", "技能", fm("name: 技能\ndescription: A skill with Chinese name\n"), None),
+    ("russian-hyphens", "мой-навык", fm("name: мой-навык\n" + OK), None),
+    ("russian-lowercase", "навык", fm("name: навык\n" + OK), None),
+    ("russian-uppercase", "НАВЫК", fm("name: НАВЫК\n" + OK), None),
+    ("description-too-long", "my-skill", fm("name: my-skill\ndescription: " + "x" * 1100 + "\n"), None),
+    ("compatibility-ok", "my-skill", fm("name: my-skill\n" + OK + "compatibility: Requires Python 3.11+\n"), None),
+    ("compatibility-too-long", "my-skill", fm("name: my-skill\n" + OK + "compatibility: " + "x" * 550 + "\n"), None),
+    ("nfkc", "café", fm("name: cafe\u0301\n" + OK), None),
+    # Further cases.
+    ("missing-name", "my-skill", fm(OK), None),
+    ("missing-description", "my-skill", fm("name: my-skill\n"), None),
+    ("blank-description", "my-skill", fm("name: my-skill\ndescription: '   '\n"), None),
+    ("no-frontmatter", "my-skill", "# Title\n", None),
+    ("unclosed-frontmatter", "my-skill", "---\nname: my-skill\n" + OK, None),
+    ("duplicate-key", "my-skill", fm("name: my-skill\n" + OK + "description: again\n"), None),
+    ("numeric-name", "123", fm("name: 123\n" + OK), None),
+    ("name-64-chars", "a" * 64, fm(f"name: {'a' * 64}\n" + OK), None),
+    ("description-1024-chars", "my-skill", fm("name: my-skill\ndescription: " + "y" * 1024 + "\n"), None),
+    ("trailing-hyphen", "my-skill-", fm("name: my-skill-\n" + OK), None),
+    ("extension-field", "my-skill", fm("name: my-skill\n" + OK + "category: tools\n"), None),
+    ("lowercase-skill-md", "my-skill", fm("name: my-skill\n" + OK), None),
+    (
+        "fence-inside-description",
+        "my-skill",
+        fm("description: a---b\nname: my-skill\n"),
+        "skills-ref splits the file on the first `---` anywhere, so the frontmatter ends inside "
+        "the description and `name` is lost; skillc matches fences as whole lines",
+    ),
+    (
+        "nested-metadata",
+        "my-skill",
+        fm("name: my-skill\n" + OK + "metadata:\n  nested:\n    a: b\n"),
+        "the specification defines metadata as a string-to-string map; skills-ref stringifies "
+        "nested values instead of rejecting them",
+    ),
+    (
+        "empty-compatibility",
+        "my-skill",
+        fm("name: my-skill\n" + OK + "compatibility: ''\n"),
+        "the specification requires 1-500 characters when compatibility is given; skills-ref "
+        "only checks the upper bound",
+    ),
+    (
+        "byte-order-mark",
+        "my-skill",
+        "\ufeff" + fm("name: my-skill\n" + OK),
+        "a UTF-8 byte-order mark is an editor artefact, not content: skillc ignores it with "
+        "warning W101, skills-ref reports a missing frontmatter",
+    ),
+]
+
+
+def skillc_verdict(skillc: str, workspace: Path) -> tuple[bool, list[str]]:
+    out = subprocess.run(
+        [skillc, "check", "--strict-spec", "--format", "json", str(workspace)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"skillc failed on {workspace}: {out.stderr}")
+    report = json.loads(out.stdout)
+    codes = [d["code"] for d in report["diagnostics"] if d["severity"] == "error"]
+    return report["errors"] == 0, codes
+
+
+def main() -> int:
+    skillc = sys.argv[1] if len(sys.argv) > 1 else "skillc"
+    agree = disagree_documented = 0
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for case_id, folder, content, differs in CASES:
+            workspace = Path(tmp) / case_id
+            skill_dir = workspace / unicodedata.normalize("NFC", folder)
+            skill_dir.mkdir(parents=True)
+            name = "skill.md" if case_id == "lowercase-skill-md" else "SKILL.md"
+            (skill_dir / name).write_text(content, encoding="utf-8")
+            ref_errors = validate(skill_dir)
+            ref_ok = not ref_errors
+            ours_ok, codes = skillc_verdict(skillc, workspace)
+            same = ref_ok == ours_ok
+            mark = "agree" if same else "DIFFER"
+            print(f"{case_id:28} skills-ref={'valid' if ref_ok else 'invalid':8} "
+                  f"skillc={'valid' if ours_ok else 'invalid':8} {mark} {' '.join(codes)}")
+            if same and differs is None:
+                agree += 1
+            elif not same and differs is not None:
+                disagree_documented += 1
+            elif same:
+                failures.append(f"{case_id}: expected a documented difference, but both say "
+                                f"{'valid' if ours_ok else 'invalid'} (skills-ref fixed?)")
+            else:
+                failures.append(f"{case_id}: skills-ref says {ref_errors or 'valid'}, "
+                                f"skillc says {codes or 'valid'}")
+    print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{agree + disagree_documented} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
