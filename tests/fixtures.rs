@@ -1,6 +1,8 @@
 //! Fixture workspaces: `tests/fixtures/<case>/workspace` is checked and its diagnostics must
 //! equal `tests/fixtures/<case>/expected.txt`. A `STRICT` file selects `--strict-spec`; a
-//! `GENERATE` file lists `path bytes` of large files made at test time (too big to commit).
+//! `GENERATE` file lists `path bytes` of large files made at test time (too big to commit),
+//! and a `SYMLINKS` file lists `path target` links made at test time (a committed link to `/`
+//! or a loop would trip every tool that walks the repository).
 //! Run with `SKILLC_BLESS=1` to rewrite the expected files after a deliberate change.
 
 use std::collections::BTreeSet;
@@ -55,12 +57,17 @@ fn run_case(case: &Path) -> Vec<Diagnostic> {
     };
     let workspace = case.join("workspace");
     let generate = case.join("GENERATE");
-    if !generate.exists() {
+    let symlinks = case.join("SYMLINKS");
+    if !generate.exists() && !symlinks.exists() {
         return skillc::check(&workspace, &options).unwrap().diagnostics;
     }
     let tmp = tempfile::tempdir().unwrap();
     copy_tree(&workspace, tmp.path());
-    for line in fs::read_to_string(generate).unwrap().lines() {
+    for line in fs::read_to_string(symlinks).unwrap_or_default().lines() {
+        let (path, target) = line.split_once(' ').unwrap();
+        std::os::unix::fs::symlink(target, tmp.path().join(path)).unwrap();
+    }
+    for line in fs::read_to_string(generate).unwrap_or_default().lines() {
         let (path, size) = line.split_once(' ').unwrap();
         let path = tmp.path().join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -55,3 +55,21 @@ pub fn run() {
         .run(tauri::generate_context!())
         .expect("error while running Skill Studio");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summarises_the_sample_workspace_through_the_compiler_library() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
+        let s = summarise(&root).unwrap();
+        assert!(s.skills >= 45);
+        assert_eq!(s.errors, 0);
+    }
+
+    #[test]
+    fn a_missing_workspace_is_an_error_not_a_panic() {
+        assert!(summarise(std::path::Path::new("/no/such/workspace")).is_err());
+    }
+}

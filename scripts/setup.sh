@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine lacks to build and test everything here:
+# the studio's system libraries (webkit, gtk), Xvfb and the WebDriver for its window tests,
+# and the reference validator `skills-ref` for the parity test. Idempotent: installs only
+# what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
+set -euo pipefail
+
+apt_packages=(
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
+  libayatana-appindicator3-dev build-essential pkg-config libssl-dev
+  xvfb webkit2gtk-driver imagemagick
+)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -c "import skills_ref" 2>/dev/null; then
+  echo "setup: installing skills-ref (reference validator)"
+  python3 -m pip install -q --disable-pip-version-check "skills-ref==0.1.1"
+fi
+
+for component in rustfmt clippy; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    rustup component add "$component"
+  fi
+done

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up what is missing, then runs every check and test: formatting, lints, the Rust test
+# suites (compiler, fixtures, CLI, properties, studio), and parity with skills-ref.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace
+
+echo "== parity with skills-ref validate"
+cargo build -q -p skillc
+python3 tests/parity/skills_ref_parity.py target/debug/skillc
