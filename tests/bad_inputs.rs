@@ -33,35 +33,60 @@ fn empty_frontmatter_is_missing_its_description() {
 
 #[test]
 fn a_scalar_frontmatter_is_not_a_mapping() {
-    assert_eq!(one_skill("---\njust text\n---\n"), vec![codes::NOT_A_MAPPING]);
+    assert_eq!(
+        one_skill("---\njust text\n---\n"),
+        vec![codes::NOT_A_MAPPING]
+    );
 }
 
 #[test]
 fn deeply_nested_yaml_is_refused_not_overflowed() {
-    let deep = format!("---\nname: a\ndescription: d\nmetadata: {}{}\n---\n", "[".repeat(5000), "]".repeat(5000));
+    let deep = format!(
+        "---\nname: a\ndescription: d\nmetadata: {}{}\n---\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
     let got = one_skill(deep);
-    assert!(got == vec![codes::YAML_TOO_COMPLEX] || got == vec![codes::YAML_SYNTAX], "{got:?}");
+    assert!(
+        got == vec![codes::YAML_TOO_COMPLEX] || got == vec![codes::YAML_SYNTAX],
+        "{got:?}"
+    );
 }
 
 #[test]
 fn binary_junk_is_invalid_utf8() {
-    assert_eq!(one_skill(vec![0xFF, 0xFE, 0x00, 0x01]), vec![codes::INVALID_UTF8]);
+    assert_eq!(
+        one_skill(vec![0xFF, 0xFE, 0x00, 0x01]),
+        vec![codes::INVALID_UTF8]
+    );
 }
 
 #[test]
 fn a_description_with_a_fence_inside_is_kept_whole() {
     let report = check_files(
-        &[RawFile::new("a/SKILL.md", "---\nname: a\ndescription: a---b\n---\nBody\n")],
+        &[RawFile::new(
+            "a/SKILL.md",
+            "---\nname: a\ndescription: a---b\n---\nBody\n",
+        )],
         &CheckOptions { strict_spec: true },
     );
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
-    assert_eq!(report.workspace.skills[0].frontmatter.description.as_deref(), Some("a---b"));
+    assert_eq!(
+        report.workspace.skills[0]
+            .frontmatter
+            .description
+            .as_deref(),
+        Some("a---b")
+    );
 }
 
 #[test]
 fn crlf_files_parse_like_lf_files() {
     let report = check_files(
-        &[RawFile::new("a/SKILL.md", "---\r\nname: a\r\ndescription: d\r\n---\r\nBody\r\n")],
+        &[RawFile::new(
+            "a/SKILL.md",
+            "---\r\nname: a\r\ndescription: d\r\n---\r\nBody\r\n",
+        )],
         &CheckOptions::default(),
     );
     assert_eq!(report.workspace.skills[0].body, "Body\n");
@@ -73,11 +98,18 @@ fn one_bad_file_does_not_hide_the_others() {
     let files = [
         RawFile::new("a/SKILL.md", "no frontmatter"),
         RawFile::new("b/SKILL.md", vec![0xC3, 0x28]),
-        RawFile::new("c/SKILL.md", "---\nname: c\ndescription: ok\ndependencies: [zz]\n---\n"),
+        RawFile::new(
+            "c/SKILL.md",
+            "---\nname: c\ndescription: ok\ndependencies: [zz]\n---\n",
+        ),
         RawFile::new("d/SKILL.md", "---\nname: d\ndescription: fine\n---\n"),
     ];
     let report = check_files(&files, &CheckOptions::default());
-    let got: Vec<(&str, &str)> = report.diagnostics.iter().map(|d| (d.file.as_str(), d.code)).collect();
+    let got: Vec<(&str, &str)> = report
+        .diagnostics
+        .iter()
+        .map(|d| (d.file.as_str(), d.code))
+        .collect();
     assert_eq!(
         got,
         vec![
@@ -92,8 +124,14 @@ fn one_bad_file_does_not_hide_the_others() {
 #[test]
 fn diagnostics_do_not_depend_on_file_order() {
     let mut files = vec![
-        RawFile::new("z/SKILL.md", "---\nname: z\ndescription: d\nimports: [y]\n---\n"),
-        RawFile::new("y/SKILL.md", "---\nname: y\ndescription: d\nimports: [z]\n---\n"),
+        RawFile::new(
+            "z/SKILL.md",
+            "---\nname: z\ndescription: d\nimports: [y]\n---\n",
+        ),
+        RawFile::new(
+            "y/SKILL.md",
+            "---\nname: y\ndescription: d\nimports: [z]\n---\n",
+        ),
         RawFile::new("x/SKILL.md", "---\nname: y\ndescription: dup\n---\n"),
     ];
     let a = check_files(&files, &CheckOptions::default()).diagnostics;

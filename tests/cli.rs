@@ -43,7 +43,10 @@ fn check_with_errors_exits_1_and_prints_rustc_style_snippets() {
     let out = skillc(&["check", &repo("tests/fixtures/unknown-reference/workspace")]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains("error[E012]: unknown skill `summarise` in `dependencies`"), "{text}");
+    assert!(
+        text.contains("error[E012]: unknown skill `summarise` in `dependencies`"),
+        "{text}"
+    );
     assert!(text.contains("review/SKILL.md:4:16"));
     assert!(text.contains("4 | dependencies: [summarise]"));
     assert!(text.contains("  |                ^^^^^^^^^"));
@@ -58,15 +61,28 @@ fn warnings_alone_exit_0() {
 
 #[test]
 fn json_output_has_the_documented_shape() {
-    let out = skillc(&["check", "--format", "json", &repo("tests/fixtures/many-problems/workspace")]);
+    let out = skillc(&[
+        "check",
+        "--format",
+        "json",
+        &repo("tests/fixtures/many-problems/workspace"),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
     assert_eq!(v["errors"], 5);
     assert_eq!(v["warnings"], 0);
     let first = &v["diagnostics"][0];
-    let mut keys: Vec<&str> = first.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort();
-    assert_eq!(keys, ["code", "column", "file", "line", "message", "severity"]);
+    assert_eq!(
+        keys,
+        ["code", "column", "file", "line", "message", "severity"]
+    );
     assert_eq!(first["file"], "a/SKILL.md");
     assert_eq!(first["severity"], "error");
 }
@@ -80,7 +96,10 @@ fn a_missing_workspace_is_an_io_error_exit_2() {
 
 #[test]
 fn bad_usage_exits_2() {
-    assert_eq!(skillc(&["check", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(
+        skillc(&["check", "--format", "yaml"]).status.code(),
+        Some(2)
+    );
     assert_eq!(skillc(&["frobnicate"]).status.code(), Some(2));
 }
 
