@@ -183,6 +183,11 @@ pub mod codes {
     /// A source is defined twice or is malformed.
     pub const BAD_SOURCE: &str = "E023";
 
+    /// A template in `templates/` does not parse or overrides nothing.
+    pub const BAD_TEMPLATE: &str = "E024";
+    /// A rendering or writing step of a build failed on the workspace's content.
+    pub const BUILD_FAILED: &str = "E025";
+
     /// A byte-order mark was stripped.
     pub const BOM: &str = "W101";
     /// CRLF line endings were normalised.
@@ -209,6 +214,8 @@ pub mod codes {
     pub const LONG_BODY: &str = "W112";
     /// Both SKILL.md and skill.md exist in one folder.
     pub const TWO_SKILL_FILES: &str = "W113";
+    /// A catalog was over its tier's token budget and was cut.
+    pub const OVER_BUDGET: &str = "W114";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -250,6 +257,8 @@ pub mod codes {
         BAD_CONDITION,
         BAD_VARIANT,
         BAD_SOURCE,
+        BAD_TEMPLATE,
+        BUILD_FAILED,
         BOM,
         CRLF,
         UNKNOWN_FIELD,
@@ -263,6 +272,7 @@ pub mod codes {
         LOCALIZED_FILE,
         LONG_BODY,
         TWO_SKILL_FILES,
+        OVER_BUDGET,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

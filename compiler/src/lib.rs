@@ -5,7 +5,9 @@
 //! the profile. Problems in the user's files are [`Diagnostic`] values; failures of the
 //! environment are [`fsio::Error`].
 
+pub mod artifact;
 mod body;
+pub mod build;
 mod config;
 pub mod diagnostic;
 mod fields;
@@ -15,10 +17,16 @@ mod layout;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod pool;
 pub mod refs;
+pub mod render;
+pub mod resolve;
 pub mod sources;
 mod text;
+pub mod tokens;
 mod validate;
+pub mod vars;
+pub mod watch;
 pub mod yaml;
 
 use std::path::Path;
@@ -63,7 +71,7 @@ impl CheckReport {
 }
 
 /// Applies the profile, attaches source lines and sorts.
-fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
+pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate::validate(&loaded.workspace));
     diagnostics.retain(|d| {

@@ -453,22 +453,20 @@ fn load_skill(
                         skill.localized.insert(l.locale.clone(), l);
                     }
                 }
-                None => skill.assets.push(Asset {
-                    path: other.to_string(),
-                    size: match &raw.content {
-                        fsio::FileContent::Bytes(b) => b.len() as u64,
-                        fsio::FileContent::TooLarge(n) => {
-                            out.push(fsio::bytes_of(raw).err()?);
-                            *n
+                None => {
+                    let data = match fsio::bytes_of(raw) {
+                        Ok(b) => b.to_vec(),
+                        Err(d) => {
+                            out.push(d);
+                            continue;
                         }
-                        fsio::FileContent::Unreadable(_) => {
-                            if let Err(d) = fsio::bytes_of(raw) {
-                                out.push(d);
-                            }
-                            0
-                        }
-                    },
-                }),
+                    };
+                    skill.assets.push(Asset {
+                        path: other.to_string(),
+                        size: data.len() as u64,
+                        data,
+                    });
+                }
             },
         }
     }

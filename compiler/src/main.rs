@@ -34,6 +34,27 @@ enum Command {
         #[arg(long)]
         strict_spec: bool,
     },
+    /// Compile a workspace into the SQLite artifact.
+    Build {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// The artifact to write (replaced atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Rebuild the artifact whenever the workspace changes.
+    Watch {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// The artifact to write (replaced atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 /// Exit codes of SPEC 7.
@@ -58,6 +79,98 @@ fn main() -> ExitCode {
             format,
             strict_spec,
         } => check(&workspace, format, strict_spec),
+        Command::Build {
+            workspace,
+            output,
+            jobs,
+        } => build(&workspace, &output, jobs),
+        Command::Watch { workspace, output } => watch(&workspace, &output),
+    }
+}
+
+/// A one-line progress display on stderr (used only when stderr is a terminal).
+fn progress_line(phase: &str, done: usize, total: usize) {
+    let mut err = std::io::stderr().lock();
+    let _ = write!(err, "\r\x1b[2K{phase}: {done}/{total}");
+    let _ = err.flush();
+}
+
+fn build(workspace: &std::path::Path, output: &std::path::Path, jobs: Option<usize>) -> ExitCode {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
+    let options = skillc::build::BuildOptions {
+        jobs,
+        progress: tty.then_some(show),
+    };
+    let started = std::time::Instant::now();
+    let result = skillc::build::build(workspace, output, &options);
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let display = workspace.to_string_lossy();
+    eprint!("{}", skillc::render_text(&report.diagnostics, &display));
+    match &report.stats {
+        Some(s) => {
+            println!(
+                "built {} in {:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
+                 {} bytes ({:.2}x the {} bytes of distinct sources)",
+                output.display(),
+                started.elapsed().as_secs_f64(),
+                s.skills,
+                s.bundles,
+                s.entries,
+                s.blobs,
+                s.bytes,
+                s.bytes as f64 / s.source_bytes.max(1) as f64,
+                s.source_bytes
+            );
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!(
+                "build failed: {} errors; {} was not written",
+                report.error_count(),
+                output.display()
+            );
+            ExitCode::from(EXIT_ERRORS)
+        }
+    }
+}
+
+fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
+    let display = workspace.to_string_lossy().into_owned();
+    let result = skillc::watch::watch(workspace, output, |event| match event {
+        skillc::watch::Event::Built { report, millis } => {
+            eprint!("{}", skillc::render_text(&report.diagnostics, &display));
+            match &report.stats {
+                Some(s) => println!(
+                    "rebuilt {} in {millis} ms ({} bundles, {} bytes)",
+                    output.display(),
+                    s.bundles,
+                    s.bytes
+                ),
+                None => println!(
+                    "not rebuilt: {} errors (the previous artifact is kept)",
+                    report.error_count()
+                ),
+            }
+        }
+        skillc::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 

@@ -278,6 +278,9 @@ pub struct Asset {
     pub path: String,
     /// Size in bytes.
     pub size: u64,
+    /// The bytes (stored in the artifact as a content-addressed blob; never executed).
+    #[serde(skip)]
+    pub data: Vec<u8>,
 }
 
 /// One skill, parsed.

@@ -1,0 +1,453 @@
+//! Rendering resolved entries: the entry record and its catalog and prompt fragments, through
+//! tera templates that a workspace may override in `templates/`. Skill bodies are values passed
+//! to templates, never templates themselves, so `{{` in a body's code examples survives.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::model::{Category, Condition, Mcp, Scope, Tool, Workspace};
+use crate::pool::{self, PooledSource};
+use crate::resolve::{EntryKey, Prepared};
+use crate::tokens;
+use crate::vars;
+
+/// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.
+pub const TEMPLATES: &[(&str, &str)] = &[
+    (
+        "catalog_xml_skill",
+        "<skill>\n<name>\n{{ name | xml_escape }}\n</name>\n<description>\n{{ description | xml_escape }}\n</description>\n<location>\n{{ location }}\n</location>\n</skill>\n",
+    ),
+    (
+        "catalog_markdown_category",
+        "## {{ display_name }}\n\n{% if selector_description %}{{ selector_description | trim }}\n\n{% endif %}{% if selector_guidance %}{{ selector_guidance | trim }}\n\n{% endif %}| id | skill | description | triggers |\n|---|---|---|---|\n",
+    ),
+    (
+        "catalog_markdown_skill",
+        "| {{ name | md_cell }} | {{ description | md_cell }} | {% for t in triggers %}\"{{ t | md_cell }}\"{% if not loop.last %}; {% endif %}{% endfor %} |\n",
+    ),
+    ("catalog_list_skill", "- **{{ name }}**: {{ description | md_cell }}\n"),
+    (
+        "prompt_category",
+        "## {{ display_name }}\n\n{% if answer_instructions %}{{ answer_instructions | trim }}\n\n{% endif %}",
+    ),
+    ("prompt_uncertainty", "{% if uncertainty_guidance %}{{ uncertainty_guidance | trim }}\n\n{% endif %}"),
+    ("prompt_skill", "### {{ name }}\n\n{{ body | trim }}\n\n"),
+    ("prompt_source", "[{{ sid }}] {% if title %}{{ title }} — {% endif %}{{ url }}\n"),
+];
+
+/// The catalog formats whose per-skill text is rendered at build time (`json` is built from
+/// the entry's fields at run time).
+pub const FORMATS: &[&str] = &["xml", "markdown", "list"];
+
+/// A resolved skill in a bundle: everything a runtime needs, no rule left to apply but the
+/// run-time ones (SPEC 5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// Selectable name.
+    pub name: String,
+    /// `<namespace>.<name>`.
+    pub qualified_name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// The skill whose content is used (a variant or client override).
+    pub resolved_name: String,
+    /// Its SKILL.md, relative to the workspace.
+    pub resolved_file: String,
+    /// Category id.
+    pub category: Option<String>,
+    /// Description (localized).
+    pub description: String,
+    /// Trigger examples (localized), all of them.
+    pub triggers: Vec<String>,
+    /// `when_to_use` (localized).
+    pub when_to_use: Vec<String>,
+    /// Never in catalogs.
+    pub hidden: bool,
+    /// Shown in catalogs (available, not hidden, not internal, category not hidden).
+    pub catalog_visible: bool,
+    /// Injected into every answer prompt whose conditions hold.
+    pub always_on: bool,
+    /// Category priority (lower is stronger).
+    pub priority: Option<i64>,
+    /// Removes weaker skills of its category.
+    pub exclusive: bool,
+    /// Run-time conditions (build-time ones are already decided).
+    pub conditions: Vec<Condition>,
+    /// Qualified names added with this skill.
+    pub dependencies: Vec<String>,
+    /// Qualified names linked both ways.
+    pub augments: Vec<String>,
+    /// Qualified names removed when this skill is in.
+    pub blocks: Vec<String>,
+    /// Qualified names imported (direct; the runtime takes the closure).
+    pub imports: Vec<String>,
+    /// Environment variables the runtime host must have.
+    pub requires_env: Vec<String>,
+    /// Programs the runtime host must have.
+    pub requires_binary: Vec<String>,
+    /// Variables left for the runtime to fill (secrets, unresolved declared ones).
+    pub runtime_vars: Vec<String>,
+    /// MCP server, non-secret variables substituted.
+    pub mcp: Option<Mcp>,
+    /// Tools (frontmatter `tools` and `tools.yaml`).
+    pub tools: Vec<Tool>,
+    /// Pipeline: automatic next skill.
+    pub next_skill: Option<String>,
+    /// Pipeline: transition key → skill.
+    pub conditional_next: BTreeMap<String, String>,
+    /// The body: localized, tier-selected, variables substituted, sources rewritten.
+    pub body: String,
+    /// Pool ids the body cites.
+    pub cited: Vec<u32>,
+    /// Tokens of the body.
+    pub body_tokens: u32,
+    /// Code from an untrusted client overlay: prompt-only.
+    pub untrusted: bool,
+    /// Why the skill is unavailable in this bundle, if it is.
+    pub unavailable: Option<String>,
+    /// Display and catalog metadata (version, tags, author, license, emoji, …).
+    pub meta: BTreeMap<String, serde_json::Value>,
+}
+
+/// Tera with the workspace's overrides and this format's filters.
+pub struct Renderer {
+    tera: tera::Tera,
+    max_triggers: usize,
+}
+
+fn xml_escape(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    let s = tera::try_get_value!("xml_escape", "value", String, value);
+    // Exactly Python's html.escape(s, quote=True), which skills-ref uses.
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            c => out.push(c),
+        }
+    }
+    Ok(tera::Value::String(out))
+}
+
+fn md_cell(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    let s = tera::try_get_value!("md_cell", "value", String, value);
+    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    Ok(tera::Value::String(one_line.replace('|', "\\|")))
+}
+
+impl Renderer {
+    /// Built-in templates with `ws`'s overrides. A template that does not parse, or an
+    /// override for no known template, is a diagnostic.
+    pub fn new(ws: &Workspace) -> (Renderer, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        let mut tera = tera::Tera::default();
+        tera.autoescape_on(vec![]);
+        tera.register_filter("xml_escape", xml_escape);
+        tera.register_filter("md_cell", md_cell);
+        for (name, text) in TEMPLATES {
+            let file = format!("{name}.tera");
+            let (body, origin) = match ws.templates.get(&file) {
+                Some(custom) => (custom.as_str(), format!("templates/{file}")),
+                None => (*text, String::new()),
+            };
+            if let Err(e) = tera.add_raw_template(name, body) {
+                let why = std::error::Error::source(&e).map_or(e.to_string(), |s| s.to_string());
+                diags.push(Diagnostic::new(
+                    codes::BAD_TEMPLATE,
+                    &origin,
+                    Pos::start(),
+                    format!(
+                        "template does not parse: {}",
+                        why.lines().next().unwrap_or("")
+                    ),
+                ));
+                tera.add_raw_template(name, text)
+                    .expect("built-in templates parse");
+            }
+        }
+        for file in ws.templates.keys() {
+            if !TEMPLATES.iter().any(|(n, _)| format!("{n}.tera") == *file) {
+                let known: Vec<String> =
+                    TEMPLATES.iter().map(|(n, _)| format!("{n}.tera")).collect();
+                diags.push(
+                    Diagnostic::new(
+                        codes::BAD_TEMPLATE,
+                        &format!("templates/{file}"),
+                        Pos::start(),
+                        format!("`{file}` overrides no built-in template"),
+                    )
+                    .with_help(format!("templates: {}", known.join(", "))),
+                );
+            }
+        }
+        (
+            Renderer {
+                tera,
+                max_triggers: ws.config.max_triggers,
+            },
+            diags,
+        )
+    }
+
+    fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, String> {
+        self.tera.render(name, ctx).map_err(|e| {
+            let mut msg = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                msg = format!("{msg}: {s}");
+                source = s.source();
+            }
+            format!("template `{name}` failed: {msg}")
+        })
+    }
+
+    /// Catalog fragments of an entry for each format, with descriptions cut to `max_chars`
+    /// and triggers dropped when asked (tier budgets).
+    pub fn catalog_fragments(
+        &self,
+        e: &Entry,
+        drop_triggers: bool,
+        max_chars: Option<usize>,
+    ) -> Result<Vec<(&'static str, String)>, String> {
+        let mut ctx = tera::Context::new();
+        let description = match max_chars {
+            Some(n) => shorten(&e.description, n),
+            None => e.description.clone(),
+        };
+        let triggers: Vec<&String> = if drop_triggers {
+            Vec::new()
+        } else {
+            e.triggers.iter().take(self.max_triggers).collect()
+        };
+        ctx.insert("name", &e.name);
+        ctx.insert("qualified_name", &e.qualified_name);
+        ctx.insert("description", &description);
+        ctx.insert("triggers", &triggers);
+        ctx.insert("when_to_use", &e.when_to_use);
+        ctx.insert("location", &e.resolved_file);
+        ctx.insert("category", &e.category);
+        ctx.insert("meta", &e.meta);
+        Ok(vec![
+            ("xml", self.render("catalog_xml_skill", &ctx)?),
+            ("markdown", self.render("catalog_markdown_skill", &ctx)?),
+            ("list", self.render("catalog_list_skill", &ctx)?),
+        ])
+    }
+
+    /// The prompt fragment of an entry.
+    pub fn prompt_fragment(&self, e: &Entry) -> Result<String, String> {
+        let mut ctx = tera::Context::new();
+        ctx.insert("name", &e.name);
+        ctx.insert("resolved_name", &e.resolved_name);
+        ctx.insert("body", &e.body);
+        ctx.insert("category", &e.category);
+        ctx.insert("meta", &e.meta);
+        self.render("prompt_skill", &ctx)
+    }
+
+    /// A category's fragments: markdown catalog header, prompt heading, uncertainty guidance.
+    pub fn category_fragments(&self, c: &Category) -> Result<[String; 3], String> {
+        let mut ctx = tera::Context::new();
+        ctx.insert("id", &c.id);
+        ctx.insert("display_name", c.display_name.as_deref().unwrap_or(&c.id));
+        ctx.insert("selector_description", &c.selector_description);
+        ctx.insert("selector_guidance", &c.selector_guidance);
+        ctx.insert("answer_instructions", &c.answer_instructions);
+        ctx.insert("uncertainty_guidance", &c.uncertainty_guidance);
+        Ok([
+            self.render("catalog_markdown_category", &ctx)?,
+            self.render("prompt_category", &ctx)?,
+            self.render("prompt_uncertainty", &ctx)?,
+        ])
+    }
+
+    /// A source's line in a prompt's sources section.
+    pub fn source_fragment(&self, s: &PooledSource) -> Result<String, String> {
+        let mut ctx = tera::Context::new();
+        ctx.insert("sid", &s.sid);
+        ctx.insert("url", &s.url);
+        ctx.insert("title", &s.title);
+        ctx.insert("text", &s.text);
+        self.render("prompt_source", &ctx)
+    }
+}
+
+/// Cuts `text` to at most `max` characters at a word boundary, marking the cut with `…`.
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(i) if i > cut.len() / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!(
+        "{}…",
+        cut.trim_end_matches(|c: char| c.is_whitespace() || c == ',' || c == ';')
+    )
+}
+
+/// The category a skill is shown under; uncategorized skills share a last, unnamed one.
+pub const UNCATEGORIZED: &str = "";
+
+/// Builds the entry an [`EntryKey`] describes.
+pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {
+    let ws = p.ws;
+    let base = &ws.skills[key.base];
+    let src = &ws.skills[key.source];
+    let fm = &src.frontmatter;
+    let loc_base = key.locale_file.as_ref().and_then(|l| base.localized.get(l));
+    let loc_src = key.locale_file.as_ref().and_then(|l| src.localized.get(l));
+    let values: BTreeMap<&str, &str> = key
+        .vars
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+
+    let raw_body = match (key.compact, loc_src) {
+        (true, _) => src.compact.as_deref().unwrap_or(&src.body),
+        (false, Some(l)) => &l.body,
+        (false, None) => &src.body,
+    };
+    let substituted = vars::substitute(raw_body, |n| values.get(n).copied());
+    let (body, cited) = pool::rewrite(&substituted, &pool.local[key.source]);
+
+    let description = loc_base
+        .and_then(|l| l.description.clone())
+        .or_else(|| base.frontmatter.description.clone())
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let triggers = loc_base
+        .and_then(|l| l.trigger_examples.clone())
+        .unwrap_or_else(|| base.frontmatter.trigger_examples.clone());
+    let when_to_use = loc_base
+        .and_then(|l| l.when_to_use.clone())
+        .unwrap_or_else(|| base.frontmatter.when_to_use.clone());
+
+    let mut runtime_vars: Vec<String> = p.uses[key.source]
+        .iter()
+        .filter(|n| !values.contains_key(n.as_str()) && fm.vars.contains_key(*n))
+        .cloned()
+        .collect();
+    runtime_vars.sort();
+    let mcp = fm.mcp.as_ref().map(|m| Mcp {
+        env: m
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    vars::substitute_dollar(v, |n| values.get(n).copied()),
+                )
+            })
+            .collect(),
+        ..m.clone()
+    });
+    let mut tools = fm.tools.clone();
+    tools.extend(src.tool_notes.iter().cloned());
+
+    let category = base.category.clone();
+    let category_hidden = category
+        .as_ref()
+        .and_then(|c| ws.categories.get(c))
+        .is_some_and(|c| c.hidden_from_llm);
+    let hidden = base.frontmatter.hidden_from_llm;
+    let edges = &p.edges[key.source];
+    let mut meta = BTreeMap::new();
+    let mut put = |k: &str, v: serde_json::Value| {
+        if !(v.is_null() || v == serde_json::json!([]) || v == serde_json::json!({})) {
+            meta.insert(k.to_string(), v);
+        }
+    };
+    use serde_json::json;
+    put("emoji", json!(base.frontmatter.emoji));
+    put("display_name", json!(base.frontmatter.display_name));
+    put("version", json!(fm.version));
+    put("tags", json!(fm.tags));
+    put("author", json!(fm.author));
+    put("created", json!(fm.created));
+    put("license", json!(fm.license));
+    put("compatibility", json!(fm.compatibility));
+    put("metadata", json!(fm.metadata));
+    put("allowed_tools", json!(fm.allowed_tools));
+    put("bind_shells", json!(fm.bind_shells));
+    put("provider", json!(fm.provider));
+    put("required", json!(base.frontmatter.required.then_some(true)));
+    put(
+        "assets",
+        json!(src
+            .assets
+            .iter()
+            .map(|a| (a.path.clone(), a.size))
+            .collect::<BTreeMap<_, _>>()),
+    );
+    put(
+        "client",
+        json!(match &src.scope {
+            Scope::Client(id) => Some(id),
+            Scope::Global => None,
+        }),
+    );
+
+    Entry {
+        name: base.name.clone(),
+        qualified_name: p.qualified[key.base].clone(),
+        namespace: base.namespace.clone(),
+        resolved_name: src.name.clone(),
+        resolved_file: src.file.clone(),
+        category,
+        description,
+        triggers,
+        when_to_use,
+        hidden,
+        catalog_visible: key.unavailable.is_none()
+            && !hidden
+            && !category_hidden
+            && base.namespace != "internal",
+        always_on: fm.always_on || base.frontmatter.always_on,
+        priority: base.frontmatter.priority,
+        exclusive: base.frontmatter.exclusive,
+        conditions: fm
+            .conditions
+            .iter()
+            .filter(|c| !matches!(c, Condition::ConversationLanguage(_)))
+            .cloned()
+            .collect(),
+        dependencies: edges.dependencies.clone(),
+        augments: edges.augments.clone(),
+        blocks: edges.blocks.clone(),
+        imports: edges.imports.clone(),
+        requires_env: fm.requires.env.clone(),
+        requires_binary: fm.requires.binary.clone(),
+        runtime_vars,
+        mcp,
+        tools,
+        next_skill: edges.next_skill.clone(),
+        conditional_next: edges.conditional_next.clone(),
+        body_tokens: tokens::count(&body),
+        body,
+        cited,
+        untrusted: key.untrusted,
+        unavailable: key.unavailable.clone(),
+        meta,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortens_at_word_boundaries() {
+        assert_eq!(shorten("short", 10), "short");
+        assert_eq!(shorten("one two three four", 12), "one two…");
+    }
+}

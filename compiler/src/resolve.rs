@@ -1,0 +1,527 @@
+//! Resolution (SPEC 4): which content each selectable name has in a bundle.
+//!
+//! A bundle is a client (or the client-less global bundle) × a locale × a tier. For each
+//! selectable name, resolution applies, in order: client overrides, variants, toggles, the tier
+//! filter, build-time conditions (locale), availability (required variables, `requires.skills`),
+//! variables, localized content and the tier body. The result is an [`EntryKey`]: everything
+//! that decides the entry's content, so identical content is built and stored once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
+use crate::refs::Index;
+use crate::vars;
+
+/// One bundle to build.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct BundleSpec {
+    /// The client, or `None` for the global bundle.
+    pub client: Option<String>,
+    /// Locale.
+    pub locale: String,
+    /// Tier.
+    pub tier: String,
+}
+
+/// Everything that decides a resolved entry's content.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EntryKey {
+    /// The skill whose catalog identity is used (the base, or the client's override).
+    pub base: usize,
+    /// The skill whose content is used (a variant, or the base).
+    pub source: usize,
+    /// The localized file used, if any.
+    pub locale_file: Option<String>,
+    /// Whether the body is `compact.md`.
+    pub compact: bool,
+    /// Values of the non-secret variables the content uses.
+    pub vars: Vec<(String, String)>,
+    /// Why the skill is unavailable, if it is.
+    pub unavailable: Option<String>,
+    /// Whether the source's code is untrusted (client overlays the workspace does not trust).
+    pub untrusted: bool,
+}
+
+/// What a selectable name is in a bundle.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Slot {
+    /// Present, with this content.
+    Entry(EntryKey),
+    /// Left out of the bundle, and why.
+    Removed(String),
+}
+
+/// Per-workspace facts that every bundle's resolution reads.
+#[derive(Debug)]
+pub struct Prepared<'a> {
+    /// The workspace.
+    pub ws: &'a Workspace,
+    /// Qualified names of every skill.
+    pub qualified: Vec<String>,
+    /// Each skill's references, resolved to qualified names (in its own scope first).
+    pub edges: Vec<Edges>,
+    /// Variables each skill's content uses (placeholders and declarations).
+    pub uses: Vec<BTreeSet<String>>,
+    /// Global base skills by qualified name.
+    global: BTreeMap<String, usize>,
+    /// Each client's base skills by qualified name.
+    client: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Variants by the qualified name of their base.
+    variants: BTreeMap<String, Vec<usize>>,
+}
+
+/// A skill's references resolved to qualified names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Edges {
+    /// `dependencies`.
+    pub dependencies: Vec<String>,
+    /// `augments`.
+    pub augments: Vec<String>,
+    /// `blocks`.
+    pub blocks: Vec<String>,
+    /// `import` / `imports`.
+    pub imports: Vec<String>,
+    /// `requires.skills`.
+    pub requires: Vec<String>,
+    /// `next_skill`.
+    pub next_skill: Option<String>,
+    /// `conditional_next_skills`.
+    pub conditional_next: BTreeMap<String, String>,
+    /// `variant_of`.
+    pub variant_of: Option<String>,
+}
+
+fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> Option<String> {
+    if let Some(i) = index.resolve(text, scope) {
+        return Some(ws.skills[i].qualified_name());
+    }
+    // A global skill may name a skill that only some clients have.
+    let (ns, name) = crate::refs::split(text);
+    ws.skills
+        .iter()
+        .find(|s| s.name == name && ns.is_none_or(|ns| s.namespace == ns))
+        .map(Skill::qualified_name)
+}
+
+/// Precomputes names, edges and variable uses.
+pub fn prepare(ws: &Workspace) -> Prepared<'_> {
+    let index = Index::new(ws);
+    let qualified: Vec<String> = ws.skills.iter().map(Skill::qualified_name).collect();
+    let mut edges = Vec::with_capacity(ws.skills.len());
+    let mut uses = Vec::with_capacity(ws.skills.len());
+    let mut global = BTreeMap::new();
+    let mut client: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut variants: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, s) in ws.skills.iter().enumerate() {
+        let fm = &s.frontmatter;
+        let r = |list: &Vec<crate::model::SkillRef>| -> Vec<String> {
+            list.iter()
+                .filter_map(|x| resolve_ref(&index, ws, &x.text, &s.scope))
+                .collect()
+        };
+        let e = Edges {
+            dependencies: r(&fm.dependencies),
+            augments: r(&fm.augments),
+            blocks: r(&fm.blocks),
+            imports: r(&fm.imports),
+            requires: r(&fm.requires.skills),
+            next_skill: fm
+                .next_skill
+                .as_ref()
+                .and_then(|x| resolve_ref(&index, ws, &x.text, &s.scope)),
+            conditional_next: fm
+                .conditional_next_skills
+                .iter()
+                .filter_map(|(k, x)| {
+                    resolve_ref(&index, ws, &x.text, &s.scope).map(|q| (k.clone(), q))
+                })
+                .collect(),
+            variant_of: fm
+                .variant_of
+                .as_ref()
+                .and_then(|x| resolve_ref(&index, ws, &x.text, &s.scope)),
+        };
+        let mut used: BTreeSet<String> = fm.vars.keys().cloned().collect();
+        let texts = std::iter::once(s.body.as_str())
+            .chain(s.compact.as_deref())
+            .chain(s.localized.values().map(|l| l.body.as_str()));
+        for t in texts {
+            used.extend(vars::placeholders(t).into_iter().map(str::to_string));
+        }
+        if let Some(mcp) = &fm.mcp {
+            for v in mcp.env.values() {
+                for name in dollar_names(v) {
+                    if fm.vars.contains_key(&name) {
+                        used.insert(name);
+                    }
+                }
+            }
+        }
+        match (&e.variant_of, &s.scope) {
+            (Some(base), _) => variants.entry(base.clone()).or_default().push(i),
+            (None, Scope::Global) => {
+                global.entry(qualified[i].clone()).or_insert(i);
+            }
+            (None, Scope::Client(id)) => {
+                client
+                    .entry(id.clone())
+                    .or_default()
+                    .entry(qualified[i].clone())
+                    .or_insert(i);
+            }
+        }
+        edges.push(e);
+        uses.push(used);
+    }
+    Prepared {
+        ws,
+        qualified,
+        edges,
+        uses,
+        global,
+        client,
+        variants,
+    }
+}
+
+fn dollar_names(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        let after = &rest[i + 2..];
+        match after.find('}') {
+            Some(j) => {
+                out.push(after[..j].to_string());
+                rest = &after[j + 1..];
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// Every bundle of the workspace: the global one and each client's, × locales × tiers.
+pub fn bundles(ws: &Workspace) -> Vec<BundleSpec> {
+    let mut out = Vec::new();
+    let tiers: Vec<&str> = ws.config.tiers.iter().map(|t| t.name.as_str()).collect();
+    for locale in &ws.config.locales {
+        for tier in &tiers {
+            out.push(BundleSpec {
+                client: None,
+                locale: locale.clone(),
+                tier: tier.to_string(),
+            });
+        }
+    }
+    for c in ws.clients.values() {
+        for locale in c.locales.as_ref().unwrap_or(&ws.config.locales) {
+            for tier in &tiers {
+                if c.tiers.as_ref().is_none_or(|t| t.iter().any(|x| x == tier)) {
+                    out.push(BundleSpec {
+                        client: Some(c.id.clone()),
+                        locale: locale.clone(),
+                        tier: tier.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Looks up a dotted path (`competitors.names`) in client flags.
+fn flag<'v>(flags: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    path.split('.').try_fold(flags, |v, key| v.get(key))
+}
+
+fn is_empty(v: Option<&serde_json::Value>) -> bool {
+    match v {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::Bool(b)) => !b,
+        Some(serde_json::Value::String(s)) => s.is_empty(),
+        Some(serde_json::Value::Array(a)) => a.is_empty(),
+        Some(serde_json::Value::Object(o)) => o.is_empty(),
+        Some(serde_json::Value::Number(_)) => false,
+    }
+}
+
+/// Whether a variant's `when` predicates all hold for this client, tier and locale.
+pub fn predicates_hold(when: &[Predicate], flags: &serde_json::Value, spec: &BundleSpec) -> bool {
+    when.iter().all(|p| match p {
+        Predicate::FlagNonEmpty { flag: f, non_empty } => is_empty(flag(flags, f)) != *non_empty,
+        Predicate::FlagEquals { flag: f, equals } => flag(flags, f) == Some(equals),
+        Predicate::Tier(tiers) => tiers.contains(&spec.tier),
+        Predicate::Locale(locales) => locales.contains(&spec.locale),
+    })
+}
+
+/// The locale chain `fr-ca` → `fr-ca`, `fr`.
+pub fn locale_chain(locale: &str) -> Vec<&str> {
+    let mut out = vec![locale];
+    let mut cur = locale;
+    while let Some((parent, _)) = cur.rsplit_once('-') {
+        out.push(parent);
+        cur = parent;
+    }
+    out
+}
+
+/// The value of a variable for a skill in a bundle, by the priority of SPEC 2.6: client vars
+/// (skill section, then `_global`) → the skill's vars.json → variables.json skill section →
+/// variables.json `_global` → the environment and the declared default (declared variables
+/// only: an undeclared placeholder never reads the build machine's environment).
+pub fn var_value(
+    ws: &Workspace,
+    client: Option<&Client>,
+    skill: &Skill,
+    name: &str,
+) -> Option<String> {
+    let sections = |s: &BTreeMap<String, BTreeMap<String, String>>| {
+        s.get(&skill.name)
+            .and_then(|v| v.get(name))
+            .or_else(|| s.get("_global").and_then(|v| v.get(name)))
+            .cloned()
+    };
+    if let Some(v) = client.and_then(|c| sections(&c.vars)) {
+        return Some(v);
+    }
+    if let Some(v) = skill.vars_json.get(name) {
+        return Some(v.clone());
+    }
+    if let Some(v) = sections(&ws.variables) {
+        return Some(v);
+    }
+    let decl = skill.frontmatter.vars.get(name)?;
+    std::env::var(name).ok().or_else(|| decl.default.clone())
+}
+
+impl Prepared<'_> {
+    /// Resolves one bundle: every selectable qualified name and what it is there.
+    pub fn resolve(&self, spec: &BundleSpec) -> BTreeMap<String, Slot> {
+        let ws = self.ws;
+        let client = spec.client.as_ref().and_then(|c| ws.clients.get(c));
+        let empty = serde_json::Value::Object(Default::default());
+        let flags = client.map_or(&empty, |c| &c.flags);
+        let tier = ws.config.tiers.iter().find(|t| t.name == spec.tier);
+        let trusted = |id: &str| ws.config.trusted.iter().any(|t| t == id);
+
+        // 1. Client overrides: the client's skill beats the global one by qualified name.
+        let mut bases: BTreeMap<&str, usize> =
+            self.global.iter().map(|(q, i)| (q.as_str(), *i)).collect();
+        if let Some(own) = spec.client.as_ref().and_then(|c| self.client.get(c)) {
+            for (q, i) in own {
+                bases.insert(q, *i);
+            }
+        }
+        let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
+        let mut present: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for (q, &base) in &bases {
+            let skill = &ws.skills[base];
+            // 2. Variants (a client override beats every variant).
+            let source = if matches!(skill.scope, Scope::Client(_)) {
+                base
+            } else {
+                self.variants
+                    .get(*q)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&v| match &ws.skills[v].scope {
+                        Scope::Global => true,
+                        Scope::Client(id) => spec.client.as_deref() == Some(id),
+                    })
+                    .filter(|&v| predicates_hold(&ws.skills[v].frontmatter.when, flags, spec))
+                    .min_by_key(|&v| {
+                        (
+                            ws.skills[v].frontmatter.variant_priority,
+                            &ws.skills[v].name,
+                            v,
+                        )
+                    })
+                    .unwrap_or(base)
+            };
+            // 3. Toggles: explicit toggle > default_enabled > enabled.
+            let toggle = client.and_then(|c| c.toggles.get(&skill.name));
+            let enabled = toggle
+                .map(|t| t.enabled)
+                .or(skill.frontmatter.default_enabled)
+                .unwrap_or(true);
+            if !enabled {
+                let why = match toggle {
+                    Some(_) => "toggled off for this client".to_string(),
+                    None => "disabled by default (default_enabled: false)".to_string(),
+                };
+                slots.insert(q.to_string(), Slot::Removed(why));
+                continue;
+            }
+            // 4. Tier filter.
+            let src = &ws.skills[source];
+            if let Some(tiers) = &src.frontmatter.tiers {
+                if !tiers.contains(&spec.tier) {
+                    slots.insert(
+                        q.to_string(),
+                        Slot::Removed(format!("not in tier `{}`", spec.tier)),
+                    );
+                    continue;
+                }
+            }
+            // 5. Build-time conditions: the conversation language is the bundle's locale.
+            let wrong_language = src.frontmatter.conditions.iter().find_map(|c| match c {
+                Condition::ConversationLanguage(l)
+                    if !locale_chain(&spec.locale).contains(&l.as_str()) =>
+                {
+                    Some(l)
+                }
+                _ => None,
+            });
+            if let Some(l) = wrong_language {
+                slots.insert(
+                    q.to_string(),
+                    Slot::Removed(format!("conversation_language is `{l}`")),
+                );
+                continue;
+            }
+            present.insert(q, (base, source));
+        }
+
+        // 6. Availability: required variables, then required skills until nothing changes.
+        let mut unavailable: BTreeMap<&str, String> = BTreeMap::new();
+        for (q, &(_, source)) in &present {
+            let src = &ws.skills[source];
+            for (name, decl) in &src.frontmatter.vars {
+                if decl.required && !decl.secret && var_value(ws, client, src, name).is_none() {
+                    unavailable.insert(q, format!("required variable `{name}` has no value"));
+                    break;
+                }
+            }
+        }
+        loop {
+            let mut changed = false;
+            for (q, &(_, source)) in &present {
+                if unavailable.contains_key(q) {
+                    continue;
+                }
+                let missing = self.edges[source].requires.iter().find(|r| {
+                    !present.contains_key(r.as_str()) || unavailable.contains_key(r.as_str())
+                });
+                if let Some(r) = missing {
+                    unavailable.insert(q, format!("requires skill `{r}`, which is not available"));
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+
+        // 7–9. Variables, localized content, tier body.
+        for (q, &(base, source)) in &present {
+            let src = &ws.skills[source];
+            let values: Vec<(String, String)> = self.uses[source]
+                .iter()
+                .filter(|name| src.frontmatter.vars.get(*name).is_none_or(|d| !d.secret))
+                .filter_map(|name| var_value(ws, client, src, name).map(|v| (name.clone(), v)))
+                .collect();
+            let locale_file = locale_chain(&spec.locale)
+                .into_iter()
+                .find(|l| {
+                    src.localized.contains_key(*l) || ws.skills[base].localized.contains_key(*l)
+                })
+                .map(str::to_string);
+            let compact =
+                tier.is_some_and(|t| t.body == BodyMode::Compact) && src.compact.is_some();
+            let untrusted = match &src.scope {
+                Scope::Client(id) => !trusted(id),
+                Scope::Global => false,
+            };
+            slots.insert(
+                q.to_string(),
+                Slot::Entry(EntryKey {
+                    base,
+                    source,
+                    locale_file,
+                    compact,
+                    vars: values,
+                    unavailable: unavailable.get(q).cloned(),
+                    untrusted,
+                }),
+            );
+        }
+        slots
+    }
+}
+
+/// The transitive import closure of `start` over `imports_of`, in a deterministic order
+/// (depth-first, declared order, each skill once, cycles cut). `start` itself is not included.
+pub fn import_closure<'a>(
+    start: &'a str,
+    imports_of: impl Fn(&str) -> Option<&'a [String]>,
+) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::from([start]);
+    let mut stack: Vec<&str> = imports_of(start)
+        .unwrap_or_default()
+        .iter()
+        .rev()
+        .map(String::as_str)
+        .collect();
+    while let Some(next) = stack.pop() {
+        if !seen.insert(next) {
+            continue;
+        }
+        out.push(next);
+        if let Some(more) = imports_of(next) {
+            stack.extend(more.iter().rev().map(String::as_str));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locale_chain_falls_back_to_parents() {
+        assert_eq!(locale_chain("fr-ca"), vec!["fr-ca", "fr"]);
+        assert_eq!(locale_chain("en"), vec!["en"]);
+    }
+
+    #[test]
+    fn predicates_read_dotted_flags_and_the_tier() {
+        let flags = serde_json::json!({"competitors": {"names": ["A"], "battlecard_mode": true}});
+        let spec = BundleSpec {
+            client: None,
+            locale: "en".into(),
+            tier: "pro".into(),
+        };
+        let when = vec![
+            Predicate::FlagNonEmpty {
+                flag: "competitors.names".into(),
+                non_empty: true,
+            },
+            Predicate::FlagEquals {
+                flag: "competitors.battlecard_mode".into(),
+                equals: serde_json::json!(true),
+            },
+            Predicate::Tier(vec!["pro".into()]),
+        ];
+        assert!(predicates_hold(&when, &flags, &spec));
+        let none = serde_json::json!({"competitors": {"names": []}});
+        assert!(!predicates_hold(&when[..1], &none, &spec));
+    }
+
+    #[test]
+    fn import_closure_is_depth_first_deduplicated_and_cycle_safe() {
+        let graph: BTreeMap<String, Vec<String>> = BTreeMap::from([
+            ("a".into(), vec!["b".into(), "c".into()]),
+            ("b".into(), vec!["d".into(), "a".into()]),
+            ("c".into(), vec!["d".into()]),
+        ]);
+        let closure = import_closure("a", |n| graph.get(n).map(Vec::as_slice));
+        assert_eq!(closure, vec!["b", "d", "c"]);
+    }
+}

@@ -1,0 +1,144 @@
+//! `skillc watch`: rebuild the artifact when the workspace changes (notify, debounced).
+//!
+//! [`is_relevant`] is the pure part the tests drive: which changed paths warrant a rebuild
+//! (editor temp files, hidden files and the artifact itself do not).
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+
+use crate::build::{self, BuildOptions, BuildReport};
+
+/// Quiet time after the last change before a rebuild starts.
+pub const DEBOUNCE: Duration = Duration::from_millis(100);
+
+/// What the watcher reports.
+pub enum Event {
+    /// A build ran (its report says whether it wrote the artifact).
+    Built {
+        /// The build's report.
+        report: BuildReport,
+        /// Wall time of the build, in milliseconds.
+        millis: u128,
+    },
+    /// A build could not run (I/O); the watcher keeps going.
+    Failed(build::Error),
+}
+
+/// Failures that stop the watcher before it starts.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file watcher could not start.
+    #[error("cannot watch `{path}`: {source}")]
+    Notify {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: notify::Error,
+    },
+}
+
+/// Editor and tool droppings that never warrant a rebuild.
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.')
+        || name.starts_with('#')
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".tmp")
+        || name.ends_with(".bak")
+        || name == "4913"
+}
+
+/// Whether a change to `path` should trigger a rebuild of the workspace at `root` into
+/// `output`.
+pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
+    if path == output
+        || output
+            .file_name()
+            .is_some_and(|n| path.file_name() == Some(n))
+    {
+        return false;
+    }
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    !rel.components().any(|c| {
+        let name = c.as_os_str().to_string_lossy();
+        is_temp_name(&name) || name == "node_modules" || name == "__pycache__"
+    })
+}
+
+/// Builds once, then after every relevant change, until the process ends.
+pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Result<(), Error> {
+    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        if let Ok(ev) = res {
+            let _ = tx.send(ev.paths);
+        }
+    })
+    .map_err(|source| Error::Notify {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    watcher
+        .watch(&root_abs, RecursiveMode::Recursive)
+        .map_err(|source| Error::Notify {
+            path: root.to_path_buf(),
+            source,
+        })?;
+    let run = |on_event: &mut dyn FnMut(Event)| {
+        let started = Instant::now();
+        match build::build(root, output, &BuildOptions::default()) {
+            Ok(report) => on_event(Event::Built {
+                report,
+                millis: started.elapsed().as_millis(),
+            }),
+            Err(e) => on_event(Event::Failed(e)),
+        }
+    };
+    run(&mut on_event);
+    while let Ok(paths) = rx.recv() {
+        let mut relevant = paths.iter().any(|p| is_relevant(p, &root_abs, &out_abs));
+        // Debounce: gather the burst an editor's save makes.
+        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
+            relevant |= more.iter().any(|p| is_relevant(p, &root_abs, &out_abs));
+        }
+        if relevant {
+            run(&mut on_event);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skill_edits_are_relevant() {
+        let root = Path::new("/w");
+        let out = Path::new("/out/a.db");
+        assert!(is_relevant(Path::new("/w/public/x/SKILL.md"), root, out));
+        assert!(is_relevant(Path::new("/w/workspace.yaml"), root, out));
+    }
+
+    #[test]
+    fn editor_temp_files_and_the_artifact_are_not() {
+        let root = Path::new("/w");
+        let out = Path::new("/w/a.db");
+        for p in [
+            "/w/public/x/.SKILL.md.swp",
+            "/w/public/x/SKILL.md~",
+            "/w/public/x/4913",
+            "/w/public/x/#SKILL.md#",
+            "/w/.git/index",
+            "/w/a.db",
+            "/w/.a.db.123.tmp",
+        ] {
+            assert!(!is_relevant(Path::new(p), root, out), "{p}");
+        }
+    }
+}
