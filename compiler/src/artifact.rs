@@ -21,7 +21,7 @@ CREATE TABLE blob (
   hash TEXT PRIMARY KEY,            -- sha256 of data, hex
   size INTEGER NOT NULL,
   data BLOB NOT NULL
-) WITHOUT ROWID;
+);
 CREATE TABLE category (
   id TEXT PRIMARY KEY,              -- '' holds uncategorized skills
   position INTEGER NOT NULL,        -- catalog and prompt order
@@ -74,8 +74,10 @@ CREATE TABLE entry (                -- a resolved skill; identical content store
   untrusted INTEGER NOT NULL,
   body TEXT NOT NULL REFERENCES blob(hash),
   body_tokens INTEGER NOT NULL,
-  prompt TEXT NOT NULL,             -- the skill's fragment of the answer prompt
-  prompt_tokens INTEGER NOT NULL,
+  prompt_prefix TEXT NOT NULL,      -- the skill's part of the answer prompt is
+  prompt_body INTEGER NOT NULL,     -- prefix, then the body when prompt_body = 1,
+  prompt_suffix TEXT NOT NULL,      -- then suffix
+  prompt_tokens INTEGER NOT NULL,   -- tokens of all three
   record TEXT NOT NULL              -- JSON: every field of the resolved skill but the body
 );
 CREATE TABLE entry_fragment (       -- catalog text of an entry per format and budget level
@@ -95,12 +97,16 @@ CREATE TABLE bundle (
   catalog_level TEXT NOT NULL,      -- budget level of its catalog fragments
   UNIQUE (client, locale, tier)
 );
+CREATE TABLE name (                 -- every selectable qualified name
+  id INTEGER PRIMARY KEY,
+  qualified_name TEXT NOT NULL UNIQUE
+);
 CREATE TABLE bundle_entry (
   bundle INTEGER NOT NULL REFERENCES bundle(id),
-  qualified_name TEXT NOT NULL,
+  name INTEGER NOT NULL REFERENCES name(id),
   entry INTEGER REFERENCES entry(id), -- NULL: left out of the bundle
   reason TEXT,                      -- why it was left out
-  PRIMARY KEY (bundle, qualified_name)
+  PRIMARY KEY (bundle, name)
 ) WITHOUT ROWID;
 CREATE TABLE asset (
   skill_file TEXT NOT NULL,         -- SKILL.md of the skill carrying it
@@ -164,8 +170,8 @@ pub struct EntryRow {
     pub sort_key: String,
     /// Blob hash of the body.
     pub body_hash: String,
-    /// Prompt fragment and tokens.
-    pub prompt: (String, u32),
+    /// Prompt fragment parts and the tokens of the whole.
+    pub prompt: (crate::render::PromptParts, u32),
     /// (level, format, text, tokens).
     pub fragments: Vec<(String, &'static str, String, u32)>,
 }
@@ -327,7 +333,7 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
         }
         let mut st = tx
             .prepare(
-                "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
             )
             .map_err(&e)?;
         let mut frag = tx
@@ -354,7 +360,9 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
                 en.untrusted,
                 r.body_hash,
                 en.body_tokens,
-                r.prompt.0,
+                r.prompt.0.prefix,
+                r.prompt.0.has_body,
+                r.prompt.0.suffix,
                 r.prompt.1,
                 record.to_string(),
             ])
@@ -367,6 +375,17 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
         let mut st = tx
             .prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
             .map_err(&e)?;
+        let names: std::collections::BTreeSet<&str> = d
+            .bundles
+            .iter()
+            .flat_map(|b| b.rows.iter().map(|r| r.0.as_str()))
+            .collect();
+        let mut name_id = std::collections::BTreeMap::new();
+        let mut st_name = tx.prepare("INSERT INTO name VALUES (?1, ?2)").map_err(&e)?;
+        for (i, n) in names.iter().enumerate() {
+            st_name.execute(params![i as i64 + 1, n]).map_err(&e)?;
+            name_id.insert(*n, i as i64 + 1);
+        }
         let mut rows = tx
             .prepare("INSERT INTO bundle_entry VALUES (?1, ?2, ?3, ?4)")
             .map_err(&e)?;
@@ -382,8 +401,13 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             ])
             .map_err(&e)?;
             for (q, entry, reason) in &b.rows {
-                rows.execute(params![id, q, entry.map(|x| x as i64 + 1), reason])
-                    .map_err(&e)?;
+                rows.execute(params![
+                    id,
+                    name_id[q.as_str()],
+                    entry.map(|x| x as i64 + 1),
+                    reason
+                ])
+                .map_err(&e)?;
             }
         }
         let mut st = tx

@@ -14,13 +14,19 @@ use crate::render::{self, Entry, Renderer};
 use crate::resolve::{self, BundleSpec, EntryKey, Slot};
 use crate::{load, pool, tokens, CheckOptions};
 
+/// A progress callback: (phase, done, total).
+pub type Progress = dyn Fn(&str, usize, usize) + Sync;
+
+/// A catalog fragment: (budget level, format, text, tokens).
+pub type Fragment = (String, &'static str, String, u32);
+
 /// How to build.
 #[derive(Default)]
 pub struct BuildOptions<'a> {
     /// Worker threads (`None`: one per core).
     pub jobs: Option<usize>,
     /// Called with (phase, done, total) as the build goes.
-    pub progress: Option<&'a (dyn Fn(&str, usize, usize) + Sync)>,
+    pub progress: Option<&'a Progress>,
 }
 
 /// Figures of a written artifact.
@@ -129,6 +135,14 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
 }
 
 fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
+    if std::env::var_os("SKILLC_TIMING").is_some() && (done == total || done == 0) {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        let t = START.get_or_init(std::time::Instant::now);
+        eprintln!(
+            "[{:>8.3}s] {phase} {done}/{total}",
+            t.elapsed().as_secs_f64()
+        );
+    }
     if let Some(p) = options.progress {
         p(phase, done, total);
     }
@@ -256,20 +270,82 @@ pub fn compile(
     let pool = pool::build(ws);
     let specs = resolve::bundles(ws);
 
-    // Resolve every bundle.
+    // Resolve every bundle: the global ones in full, each client's only where it can differ
+    // from the global bundle of the same locale and tier (the rest is shared with it).
+    let global_index: BTreeMap<(&str, &str), usize> = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.client.is_none())
+        .map(|(i, s)| ((s.locale.as_str(), s.tier.as_str()), i))
+        .collect();
+    let base_of: Vec<Option<usize>> = specs
+        .iter()
+        .map(|s| {
+            s.client.as_ref().and_then(|_| {
+                global_index
+                    .get(&(s.locale.as_str(), s.tier.as_str()))
+                    .copied()
+            })
+        })
+        .collect();
+    let affected: BTreeMap<&str, BTreeSet<String>> = ws
+        .clients
+        .keys()
+        .collect::<Vec<_>>()
+        .par_iter()
+        .map(|c| (c.as_str(), prepared.affected(c)))
+        .collect();
     let done = AtomicUsize::new(0);
     let total = specs.len();
-    let resolved: Vec<BTreeMap<String, Slot>> = specs
+    let count_one = || {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(256) || n == total {
+            progress(options, "resolving bundles", n, total);
+        }
+    };
+    let mut resolved: Vec<BTreeMap<String, Slot>> = specs
         .par_iter()
         .map(|spec| {
-            let r = prepared.resolve(spec);
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n % 64 == 0 || n == total {
-                progress(options, "resolving bundles", n, total);
-            }
+            let r = match spec.client {
+                None => prepared.resolve(spec),
+                Some(_) => BTreeMap::new(),
+            };
+            count_one();
             r
         })
         .collect();
+    let deltas: Vec<(usize, BTreeMap<String, Slot>)> = specs
+        .par_iter()
+        .enumerate()
+        .filter_map(|(b, spec)| {
+            let client = spec.client.as_deref()?;
+            let base = &resolved[base_of[b]?];
+            let names = &affected[client];
+            let mut own = prepared.resolve_some(spec, Some((names, base)));
+            // Keep only what differs from the base.
+            own.retain(|q, slot| base.get(q) != Some(slot));
+            count_one();
+            Some((b, own))
+        })
+        .collect();
+    for (b, own) in deltas {
+        resolved[b] = own;
+    }
+    // A client bundle's full view: its own differences over its base.
+    let full_view = |b: usize| -> Vec<&Slot> {
+        match base_of[b] {
+            None => resolved[b].values().collect(),
+            Some(g) => {
+                let own = &resolved[b];
+                resolved[g]
+                    .iter()
+                    .filter(|(q, _)| !own.contains_key(*q))
+                    .map(|(_, s)| s)
+                    .chain(own.values())
+                    .collect()
+            }
+        }
+    };
 
     // Distinct entries, in a deterministic order.
     let keys: Vec<EntryKey> = resolved
@@ -293,7 +369,12 @@ pub fn compile(
 
     let done = AtomicUsize::new(0);
     let total = keys.len();
-    let entries: Vec<(Entry, String, Vec<(String, &'static str, String, u32)>)> = keys
+    type Rendered = (
+        Entry,
+        render::PromptParts,
+        Vec<(String, &'static str, String, u32)>,
+    );
+    let mut entries: Vec<Rendered> = keys
         .par_iter()
         .map(|k| {
             let e = render::build_entry(&prepared, &pool, k);
@@ -305,13 +386,29 @@ pub fn compile(
                 .map(|(l, f, n, t)| (l, f, t, n))
                 .collect();
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n % 64 == 0 || n == total {
+            if n.is_multiple_of(256) || n == total {
                 progress(options, "rendering entries", n, total);
             }
             Ok((e, prompt, fragments))
         })
         .collect::<Result<_, String>>()
         .map_err(fail)?;
+    // Bodies repeat across entries (locales and tiers without their own text): count each once.
+    let bodies: BTreeMap<&str, u32> = entries
+        .iter()
+        .map(|(e, _, _)| e.body.as_str())
+        .collect::<BTreeSet<_>>()
+        .into_par_iter()
+        .map(|b| (b, tokens_of(b)))
+        .collect();
+    let body_tokens: Vec<u32> = entries
+        .iter()
+        .map(|(e, _, _)| bodies[e.body.as_str()])
+        .collect();
+    drop(bodies);
+    for ((e, _, _), t) in entries.iter_mut().zip(body_tokens) {
+        e.body_tokens = t;
+    }
 
     // Tier budgets: cut catalogs that are over, deterministically, and say what was cut.
     let mut levels: Vec<String> = vec![String::new(); specs.len()];
@@ -326,8 +423,8 @@ pub fn compile(
         else {
             continue;
         };
-        let visible: Vec<usize> = resolved[b]
-            .values()
+        let visible: Vec<usize> = full_view(b)
+            .into_iter()
             .filter_map(|s| match s {
                 Slot::Entry(k) => Some(key_index[k]),
                 Slot::Removed(_) => None,
@@ -417,7 +514,7 @@ pub fn compile(
             ),
         ));
     }
-    let extra: Vec<(usize, Vec<(String, &'static str, String, u32)>)> = extra_fragments
+    let extra: Vec<(usize, Vec<Fragment>)> = extra_fragments
         .par_iter()
         .map(|(i, level)| {
             let (drop, chars) = parse_level(level);
@@ -448,7 +545,9 @@ pub fn compile(
             position.get(cat.as_str()).copied().unwrap_or(0),
             e.name
         );
-        let prompt_tokens = tokens_of(&prompt);
+        let prompt_tokens = tokens_of(&prompt.prefix)
+            + tokens_of(&prompt.suffix)
+            + if prompt.has_body { e.body_tokens } else { 0 };
         rows.push(EntryRow {
             entry: e,
             sort_key,
@@ -470,36 +569,20 @@ pub fn compile(
     }
 
     // Bundles: global ones in full, client ones as differences from their global base.
-    let global_index: BTreeMap<(&str, &str), usize> = specs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.client.is_none())
-        .map(|(i, s)| ((s.locale.as_str(), s.tier.as_str()), i))
-        .collect();
     let mut bundles = Vec::with_capacity(specs.len());
     for (b, spec) in specs.iter().enumerate() {
-        let base = spec.client.as_ref().and_then(|_| {
-            global_index
-                .get(&(spec.locale.as_str(), spec.tier.as_str()))
-                .copied()
-        });
-        let row_of = |s: &Slot| match s {
-            Slot::Entry(k) => (Some(key_index[k]), None),
-            Slot::Removed(r) => (None, Some(r.clone())),
-        };
         let rows: Vec<(String, Option<usize>, Option<String>)> = resolved[b]
             .iter()
-            .filter(|(q, s)| base.is_none_or(|g| resolved[g].get(*q) != Some(*s)))
-            .map(|(q, s)| {
-                let (e, r) = row_of(s);
-                (q.clone(), e, r)
+            .map(|(q, s)| match s {
+                Slot::Entry(k) => (q.clone(), Some(key_index[k]), None),
+                Slot::Removed(r) => (q.clone(), None, Some(r.clone())),
             })
             .collect();
         bundles.push(BundleRow {
             client: spec.client.clone().unwrap_or_default(),
             locale: spec.locale.clone(),
             tier: spec.tier.clone(),
-            base,
+            base: base_of[b],
             catalog_level: levels[b].clone(),
             rows,
         });

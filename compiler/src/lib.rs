@@ -22,6 +22,7 @@ pub mod refs;
 pub mod render;
 pub mod resolve;
 pub mod sources;
+pub mod synth;
 mod text;
 pub mod tokens;
 mod validate;

@@ -10,7 +10,6 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::{Category, Condition, Mcp, Scope, Tool, Workspace};
 use crate::pool::{self, PooledSource};
 use crate::resolve::{EntryKey, Prepared};
-use crate::tokens;
 use crate::vars;
 
 /// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.
@@ -33,7 +32,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "## {{ display_name }}\n\n{% if answer_instructions %}{{ answer_instructions | trim }}\n\n{% endif %}",
     ),
     ("prompt_uncertainty", "{% if uncertainty_guidance %}{{ uncertainty_guidance | trim }}\n\n{% endif %}"),
-    ("prompt_skill", "### {{ name }}\n\n{{ body | trim }}\n\n"),
+    ("prompt_skill", "### {{ name }}\n\n{{ body }}\n\n"),
     ("prompt_source", "[{{ sid }}] {% if title %}{{ title }} — {% endif %}{{ url }}\n"),
 ];
 
@@ -56,59 +55,101 @@ pub struct Entry {
     /// Its SKILL.md, relative to the workspace.
     pub resolved_file: String,
     /// Category id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// Description (localized).
     pub description: String,
     /// Trigger examples (localized), all of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<String>,
     /// `when_to_use` (localized).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when_to_use: Vec<String>,
     /// Never in catalogs.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub hidden: bool,
     /// Shown in catalogs (available, not hidden, not internal, category not hidden).
     pub catalog_visible: bool,
     /// Injected into every answer prompt whose conditions hold.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub always_on: bool,
     /// Category priority (lower is stronger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<i64>,
     /// Removes weaker skills of its category.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub exclusive: bool,
     /// Run-time conditions (build-time ones are already decided).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
     /// Qualified names added with this skill.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependencies: Vec<String>,
     /// Qualified names linked both ways.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub augments: Vec<String>,
     /// Qualified names removed when this skill is in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<String>,
     /// Qualified names imported (direct; the runtime takes the closure).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub imports: Vec<String>,
     /// Environment variables the runtime host must have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires_env: Vec<String>,
     /// Programs the runtime host must have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires_binary: Vec<String>,
     /// Variables left for the runtime to fill (secrets, unresolved declared ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runtime_vars: Vec<String>,
     /// MCP server, non-secret variables substituted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<Mcp>,
     /// Tools (frontmatter `tools` and `tools.yaml`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
     /// Pipeline: automatic next skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_skill: Option<String>,
     /// Pipeline: transition key → skill.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub conditional_next: BTreeMap<String, String>,
     /// The body: localized, tier-selected, variables substituted, sources rewritten.
     pub body: String,
     /// Pool ids the body cites.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cited: Vec<u32>,
-    /// Tokens of the body.
+    /// Tokens of the body (counted once per distinct body by the build).
     pub body_tokens: u32,
     /// Code from an untrusted client overlay: prompt-only.
+    #[serde(default, skip_serializing_if = "is_false")]
     pub untrusted: bool,
     /// Why the skill is unavailable in this bundle, if it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
     /// Display and catalog metadata (version, tags, author, license, emoji, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub meta: BTreeMap<String, serde_json::Value>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Stands for the body while the prompt template renders, so the stored fragment is the text
+/// around the body and the body itself is stored once.
+const BODY_MARK: &str = "\u{E000}skillc-body\u{E000}";
+
+/// A skill's prompt fragment: `prefix`, then the body when `has_body`, then `suffix`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptParts {
+    /// Text before the body.
+    pub prefix: String,
+    /// Text after the body.
+    pub suffix: String,
+    /// Whether the body goes between them (false when a template does not place it once).
+    pub has_body: bool,
 }
 
 /// Tera with the workspace's overrides and this format's filters.
@@ -239,15 +280,31 @@ impl Renderer {
         ])
     }
 
-    /// The prompt fragment of an entry.
-    pub fn prompt_fragment(&self, e: &Entry) -> Result<String, String> {
+    /// The prompt fragment of an entry, split around its body.
+    pub fn prompt_fragment(&self, e: &Entry) -> Result<PromptParts, String> {
         let mut ctx = tera::Context::new();
         ctx.insert("name", &e.name);
         ctx.insert("resolved_name", &e.resolved_name);
-        ctx.insert("body", &e.body);
         ctx.insert("category", &e.category);
         ctx.insert("meta", &e.meta);
-        self.render("prompt_skill", &ctx)
+        ctx.insert("body", BODY_MARK);
+        let marked = self.render("prompt_skill", &ctx)?;
+        if let Some((prefix, suffix)) = marked.split_once(BODY_MARK) {
+            if !suffix.contains(BODY_MARK) {
+                return Ok(PromptParts {
+                    prefix: prefix.to_string(),
+                    suffix: suffix.to_string(),
+                    has_body: true,
+                });
+            }
+        }
+        // The template transforms or repeats the body: keep its whole output.
+        ctx.insert("body", &e.body);
+        Ok(PromptParts {
+            prefix: self.render("prompt_skill", &ctx)?,
+            suffix: String::new(),
+            has_body: false,
+        })
     }
 
     /// A category's fragments: markdown catalog header, prompt heading, uncertainty guidance.
@@ -317,7 +374,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         (false, None) => &src.body,
     };
     let substituted = vars::substitute(raw_body, |n| values.get(n).copied());
-    let (body, cited) = pool::rewrite(&substituted, &pool.local[key.source]);
+    let (body, cited) = pool::rewrite(substituted.trim(), &pool.local[key.source]);
 
     let description = loc_base
         .and_then(|l| l.description.clone())
@@ -432,7 +489,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         tools,
         next_skill: edges.next_skill.clone(),
         conditional_next: edges.conditional_next.clone(),
-        body_tokens: tokens::count(&body),
+        body_tokens: 0,
         body,
         cited,
         untrusted: key.untrusted,

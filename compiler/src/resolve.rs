@@ -299,8 +299,79 @@ pub fn var_value(
 }
 
 impl Prepared<'_> {
+    /// The qualified names whose resolution in a bundle of `client` may differ from the global
+    /// bundle of the same locale and tier: the client's own skills, its toggles, variants that
+    /// read flags, skills using the client's variables, and whatever requires one of those.
+    pub fn affected(&self, client: &str) -> BTreeSet<String> {
+        let ws = self.ws;
+        let Some(c) = ws.clients.get(client) else {
+            return BTreeSet::new();
+        };
+        let mut out: BTreeSet<String> = self
+            .client
+            .get(client)
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        let global_vars: BTreeSet<&str> = c
+            .vars
+            .get("_global")
+            .map(|v| v.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        for (q, &base) in &self.global {
+            let name = &ws.skills[base].name;
+            let variants = self.variants.get(q).map(Vec::as_slice).unwrap_or_default();
+            let sources = std::iter::once(base).chain(variants.iter().copied());
+            let touched = c.toggles.contains_key(name)
+                || variants.iter().any(|&v| {
+                    matches!(ws.skills[v].scope, Scope::Client(_))
+                        || ws.skills[v].frontmatter.when.iter().any(|p| {
+                            matches!(
+                                p,
+                                Predicate::FlagNonEmpty { .. } | Predicate::FlagEquals { .. }
+                            )
+                        })
+                })
+                || sources.into_iter().any(|i| {
+                    c.vars.contains_key(&ws.skills[i].name)
+                        || self.uses[i]
+                            .iter()
+                            .any(|u| global_vars.contains(u.as_str()))
+                });
+            if touched {
+                out.insert(q.clone());
+            }
+        }
+        // Whatever requires an affected skill may change availability with it.
+        loop {
+            let before = out.len();
+            for (q, &base) in &self.global {
+                let variants = self.variants.get(q).map(Vec::as_slice).unwrap_or_default();
+                let requires_affected = std::iter::once(base)
+                    .chain(variants.iter().copied())
+                    .any(|i| self.edges[i].requires.iter().any(|r| out.contains(r)));
+                if requires_affected {
+                    out.insert(q.clone());
+                }
+            }
+            if out.len() == before {
+                break;
+            }
+        }
+        out
+    }
+
     /// Resolves one bundle: every selectable qualified name and what it is there.
     pub fn resolve(&self, spec: &BundleSpec) -> BTreeMap<String, Slot> {
+        self.resolve_some(spec, None)
+    }
+
+    /// Resolves only the names in `only` (all when `None`), reading the others' availability
+    /// from `base` (the global bundle of the same locale and tier).
+    pub fn resolve_some(
+        &self,
+        spec: &BundleSpec,
+        only: Option<(&BTreeSet<String>, &BTreeMap<String, Slot>)>,
+    ) -> BTreeMap<String, Slot> {
         let ws = self.ws;
         let client = spec.client.as_ref().and_then(|c| ws.clients.get(c));
         let empty = serde_json::Value::Object(Default::default());
@@ -316,6 +387,15 @@ impl Prepared<'_> {
                 bases.insert(q, *i);
             }
         }
+        if let Some((names, _)) = only {
+            bases.retain(|q, _| names.contains(*q));
+        }
+        let available_in_base = |q: &str| {
+            only.is_some_and(|(names, base)| {
+                !names.contains(q)
+                    && matches!(base.get(q), Some(Slot::Entry(k)) if k.unavailable.is_none())
+            })
+        };
         let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
         let mut present: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
         for (q, &base) in &bases {
@@ -405,6 +485,9 @@ impl Prepared<'_> {
                     continue;
                 }
                 let missing = self.edges[source].requires.iter().find(|r| {
+                    if available_in_base(r) {
+                        return false;
+                    }
                     !present.contains_key(r.as_str()) || unavailable.contains_key(r.as_str())
                 });
                 if let Some(r) = missing {

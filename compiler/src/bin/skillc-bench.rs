@@ -1,0 +1,161 @@
+//! The benchmark of SPEC 9: builds a synthetic workspace and prints its figures.
+//!
+//! ```text
+//! skillc-bench [--skills N] [--clients N] [--overrides N] [--locales N] [--tiers N] [--seed N]
+//!              [--runs N] [--keep DIR]
+//! ```
+//! Defaults are the reference workload. Prints the median wall time of full builds, the
+//! peak memory of one build, the artifact's size against the workspace's distinct source bytes,
+//! and the latency from editing one client's skill to the new artifact in watch mode.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use skillc::build::{build, BuildOptions};
+use skillc::synth::{generate, Shape};
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+fn num(args: &[String], name: &str, default: usize) -> usize {
+    arg(args, name)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`), in KiB.
+fn peak_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Resets the peak so the next reading covers only what follows (Linux ≥ 4.0).
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let r = Shape::reference();
+    let shape = Shape {
+        skills: num(&args, "--skills", r.skills),
+        clients: num(&args, "--clients", r.clients),
+        overrides: num(&args, "--overrides", r.overrides),
+        locales: num(&args, "--locales", r.locales),
+        tiers: num(&args, "--tiers", r.tiers),
+        seed: num(&args, "--seed", r.seed as usize) as u64,
+    };
+    let runs = num(&args, "--runs", 3).max(1);
+    let tmp = std::env::temp_dir().join(format!("skillc-bench-{}", std::process::id()));
+    let dir: PathBuf = arg(&args, "--keep")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| tmp.join("ws"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create workspace folder");
+    let out = tmp.join("out.db");
+    let t = Instant::now();
+    let files = generate(&dir, shape).expect("generate workspace");
+    println!(
+        "workload: {} global skills, {} clients x {} overrides, {} locales, {} tiers (seed {}): {files} files, generated in {:.2}s",
+        shape.skills,
+        shape.clients,
+        shape.overrides,
+        shape.locales,
+        shape.tiers,
+        shape.seed,
+        t.elapsed().as_secs_f64()
+    );
+
+    let mut times = Vec::new();
+    let mut stats = None;
+    let mut peak = None;
+    for run in 0..runs {
+        reset_peak();
+        let t = Instant::now();
+        let report = build(&dir, &out, &BuildOptions::default()).expect("build runs");
+        times.push(t.elapsed().as_secs_f64());
+        if run == 0 {
+            peak = peak_kib();
+        }
+        assert_eq!(report.error_count(), 0, "synthetic workspace has errors");
+        stats = report.stats;
+    }
+    let s = stats.expect("artifact written");
+    println!(
+        "full build: median {:.2}s over {runs} runs (min {:.2}s, max {:.2}s)   target <= 10 s",
+        median(times.clone()),
+        times.iter().cloned().fold(f64::INFINITY, f64::min),
+        times.iter().cloned().fold(0.0, f64::max)
+    );
+    println!(
+        "  {} bundles, {} distinct entries, {} blobs",
+        s.bundles, s.entries, s.blobs
+    );
+    if let Some(kib) = peak {
+        println!(
+            "peak memory: {:.0} MiB   target <= 1024 MiB",
+            kib as f64 / 1024.0
+        );
+    }
+    println!(
+        "artifact: {} bytes = {:.2}x the {} distinct source bytes   target <= 2x",
+        s.bytes,
+        s.bytes as f64 / s.source_bytes.max(1) as f64,
+        s.source_bytes
+    );
+    println!(
+        "watch rebuild after one edit: {}",
+        watch_latency(&dir, &tmp.join("watch.db"))
+    );
+    if arg(&args, "--keep").is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// Starts the watcher, edits one client's skill, and times the edit to the rebuilt artifact.
+fn watch_latency(dir: &Path, out: &Path) -> String {
+    let (tx, rx) = mpsc::channel();
+    let (root, output) = (dir.to_path_buf(), out.to_path_buf());
+    std::thread::spawn(move || {
+        let _ = skillc::watch::watch(&root, &output, |event| {
+            let _ = tx.send(matches!(event, skillc::watch::Event::Built { ref report, .. } if report.stats.is_some()));
+        });
+    });
+    if rx.recv_timeout(Duration::from_secs(600)) != Ok(true) {
+        return "initial watch build failed".to_string();
+    }
+    let mut samples = Vec::new();
+    for i in 0..3 {
+        let skill = std::fs::read_dir(dir.join("clients/client-0.example"))
+            .ok()
+            .and_then(|mut d| d.find_map(|e| e.ok().filter(|e| e.path().is_dir())))
+            .and_then(|cat| std::fs::read_dir(cat.path()).ok()?.find_map(|e| e.ok()))
+            .map(|e| e.path().join("SKILL.md"));
+        let Some(skill) = skill else {
+            return "no client skill to edit".to_string();
+        };
+        let text = std::fs::read_to_string(&skill).unwrap_or_default();
+        let t = Instant::now();
+        std::fs::write(&skill, format!("{text}\nEdit {i}.\n")).expect("edit");
+        match rx.recv_timeout(Duration::from_secs(600)) {
+            Ok(true) => samples.push(t.elapsed().as_secs_f64() * 1000.0),
+            _ => return "rebuild failed".to_string(),
+        }
+    }
+    format!(
+        "median {:.0} ms over {} edits (includes the {} ms debounce)   target <= 300 ms",
+        median(samples.clone()),
+        samples.len(),
+        skillc::watch::DEBOUNCE.as_millis()
+    )
+}

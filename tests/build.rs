@@ -1,0 +1,445 @@
+//! `skillc build` on real files: determinism, atomicity, secrets, resolution of the sample.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rusqlite::{Connection, OpenFlags};
+use skillc::build::{build, BuildOptions};
+use skillc::resolve::{self, BundleSpec, Slot};
+use skillc::CheckOptions;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills")
+}
+
+fn skillc() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_skillc"))
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn open(path: &Path) -> Connection {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
+}
+
+#[test]
+fn building_the_sample_twice_gives_byte_identical_artifacts_whatever_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        dir.path().join("a.db"),
+        dir.path().join("b.db"),
+        dir.path().join("c.db"),
+    );
+    for (out, jobs) in [(&a, None), (&b, None), (&c, Some("1"))] {
+        let mut cmd = skillc();
+        cmd.args([
+            "build",
+            sample().to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        if let Some(j) = jobs {
+            cmd.args(["--jobs", j]);
+        }
+        let o = cmd.output().unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let bytes = std::fs::read(&a).unwrap();
+    assert_eq!(bytes, std::fs::read(&b).unwrap());
+    assert_eq!(bytes, std::fs::read(&c).unwrap());
+    let conn = open(&a);
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, skillc::artifact::SCHEMA_VERSION);
+}
+
+#[test]
+fn a_workspace_with_errors_writes_nothing_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    let ws =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/many-problems/workspace");
+    let o = skillc()
+        .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!out.exists());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error[E012]"));
+}
+
+#[test]
+fn a_secret_value_appears_nowhere_in_the_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let secret = "sk-live-4f9c2e7d1b8a-do-not-leak";
+    write(
+        &ws,
+        "api/SKILL.md",
+        "---\nname: api\ndescription: Calls the API.\nvars:\n  API_KEY: { required: true, secret: true }\n  REGION: { default: eu }\nmcp:\n  command: server\n  env: { KEY: \"${API_KEY}\", REGION: \"${REGION}\" }\n---\nUse {{API_KEY}} in {{REGION}}.\n",
+    );
+    write(
+        &ws,
+        "api/vars.json",
+        &format!("{{\"API_KEY\": \"{secret}\"}}"),
+    );
+    write(
+        &ws,
+        "variables.json",
+        &format!("{{\"_global\": {{\"API_KEY\": \"{secret}\"}}}}"),
+    );
+    write(
+        &ws,
+        "clients/acme/client.yaml",
+        &format!("vars: {{ _global: {{ API_KEY: \"{secret}\" }} }}\n"),
+    );
+    let out = dir.path().join("out.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+    let bytes = std::fs::read(&out).unwrap();
+    let needle = secret.as_bytes();
+    assert!(
+        !bytes.windows(needle.len()).any(|w| w == needle),
+        "the secret leaked"
+    );
+    // The placeholder stays for the runtime, and the variable is listed as a run-time one.
+    let conn = open(&out);
+    let (body, record): (Vec<u8>, String) = conn
+        .query_row(
+            "SELECT blob.data, entry.record FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'api' LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(String::from_utf8(body).unwrap(), "Use {{API_KEY}} in eu.");
+    let record: serde_json::Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["runtime_vars"], serde_json::json!(["API_KEY"]));
+    assert_eq!(record["mcp"]["env"]["KEY"], "${API_KEY}");
+    assert_eq!(record["mcp"]["env"]["REGION"], "eu");
+}
+
+#[test]
+fn a_build_killed_midway_leaves_the_previous_artifact_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let shape = skillc::synth::Shape {
+        skills: 300,
+        clients: 80,
+        overrides: 5,
+        locales: 4,
+        tiers: 3,
+        seed: 7,
+    };
+    skillc::synth::generate(&ws, shape).unwrap();
+    let out = dir.path().join("out.db");
+    let o = skillc()
+        .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let before = std::fs::read(&out).unwrap();
+    // Change the workspace so a finished build would write different bytes.
+    write(
+        &ws,
+        "public/cat-0/extra/SKILL.md",
+        "---\nname: extra\ndescription: New.\n---\nNew.\n",
+    );
+    for delay_ms in [5u64, 30, 80, 150, 300] {
+        let mut child = skillc()
+            .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let finished = child.try_wait().unwrap().is_some();
+        // SIGKILL: no destructor, no cleanup runs.
+        let _ = Command::new("kill")
+            .args(["-9", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+        let now = std::fs::read(&out).unwrap();
+        if finished || now != before {
+            // The build completed before the kill: the new artifact must be whole.
+            let conn = open(&out);
+            let n: i64 = conn
+                .query_row("SELECT count(*) FROM bundle", [], |r| r.get(0))
+                .unwrap();
+            assert!(n > 0);
+            return;
+        }
+        let conn = open(&out);
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+    }
+}
+
+fn full_view(
+    conn: &Connection,
+    client: &str,
+    locale: &str,
+    tier: &str,
+) -> BTreeMap<String, Option<String>> {
+    let (id, base): (i64, Option<i64>) = conn
+        .query_row(
+            "SELECT id, base FROM bundle WHERE client = ?1 AND locale = ?2 AND tier = ?3",
+            [client, locale, tier],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let rows = |b: i64| -> Vec<(String, Option<String>)> {
+        let mut st = conn
+            .prepare(
+                "SELECT name.qualified_name, entry.resolved_name FROM bundle_entry
+                 JOIN name ON name.id = bundle_entry.name
+                 LEFT JOIN entry ON entry.id = bundle_entry.entry WHERE bundle_entry.bundle = ?1",
+            )
+            .unwrap();
+        st.query_map([b], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let mut view: BTreeMap<String, Option<String>> =
+        base.map(rows).unwrap_or_default().into_iter().collect();
+    view.extend(rows(id));
+    view
+}
+
+#[test]
+fn the_sample_resolves_variants_toggles_and_overrides_per_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    let competitors = |client: &str, tier: &str| {
+        full_view(&conn, client, "en", tier)["public.competitors"]
+            .clone()
+            .unwrap()
+    };
+    // Seed 000's tier matrix, and the per-client override that beats every variant.
+    assert_eq!(competitors("", "standard"), "competitors"); // no flags: Tier 1
+    assert_eq!(competitors("example.com", "standard"), "competitors"); // mode without names
+    assert_eq!(competitors("augment.org", "standard"), "competitors_aware"); // Tier 2
+    assert_eq!(
+        competitors("hyperline.co", "standard"),
+        "competitors_battlecard"
+    ); // Tier 3
+    assert_eq!(competitors("hyperline.co", "fast"), "competitors_aware"); // tier predicate
+    assert_eq!(competitors("northwind.io", "standard"), "competitors"); // client override
+    let northwind: String = conn
+        .query_row(
+            "SELECT entry.record FROM bundle JOIN bundle_entry ON bundle_entry.bundle = bundle.id
+             JOIN name ON name.id = bundle_entry.name JOIN entry ON entry.id = bundle_entry.entry
+             WHERE bundle.client = 'northwind.io' AND name.qualified_name = 'public.competitors' LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(northwind.contains("clients/northwind.io/"), "{northwind}");
+
+    // Toggles: explicit toggle > default_enabled > enabled.
+    let global = full_view(&conn, "", "en", "standard");
+    assert_eq!(global["public.content_gating"], None);
+    let example = full_view(&conn, "example.com", "en", "standard");
+    assert_eq!(
+        example["public.content_gating"].as_deref(),
+        Some("content_gating")
+    );
+    assert_eq!(example["public.demo_offer"], None);
+    let reason: String = conn
+        .query_row(
+            "SELECT reason FROM bundle JOIN bundle_entry ON bundle_entry.bundle = bundle.id
+             JOIN name ON name.id = bundle_entry.name
+             WHERE bundle.client = 'example.com' AND name.qualified_name = 'public.demo_offer' LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(reason, "toggled off for this client");
+    // Client-only skills exist only for their client; the pricing catch-all overrides.
+    assert!(!global.contains_key("public.pricing-uk"));
+    let iban = full_view(&conn, "ibanfirst.com", "en-gb", "standard");
+    assert!(iban.contains_key("public.pricing-uk"));
+    // A client's locales bound its bundles.
+    let n: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM bundle WHERE client = 'example.com' AND locale = 'fr'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn client_bundles_stored_as_differences_equal_a_full_resolution() {
+    let report = skillc::check(&sample(), &CheckOptions::default()).unwrap();
+    let ws = &report.workspace;
+    let p = resolve::prepare(ws);
+    for spec in resolve::bundles(ws) {
+        let Some(client) = spec.client.clone() else {
+            continue;
+        };
+        let global = BundleSpec {
+            client: None,
+            ..spec.clone()
+        };
+        let base = p.resolve(&global);
+        let affected = p.affected(&client);
+        let mut merged = base.clone();
+        merged.extend(p.resolve_some(&spec, Some((&affected, &base))));
+        let full: BTreeMap<String, Slot> = p.resolve(&spec);
+        assert_eq!(merged, full, "{spec:?}");
+    }
+}
+
+#[test]
+fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    let urls: Vec<(i64, String)> = conn
+        .prepare("SELECT sid, url FROM source ORDER BY sid")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // pdf-press and url-gen share the CSS Paged Media URL: one id.
+    let css = urls
+        .iter()
+        .filter(|(_, u)| u.contains("css-page-3"))
+        .count();
+    assert_eq!(css, 1);
+    let body: Vec<u8> = conn
+        .query_row(
+            "SELECT blob.data FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'url-gen' LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let body = String::from_utf8(body).unwrap();
+    let (tokens, bad) = skillc::sources::scan(&body);
+    assert!(bad.is_empty());
+    assert_eq!(tokens.len(), 3);
+    for t in tokens {
+        for sid in t.sids {
+            assert!(
+                urls.iter().any(|(s, _)| *s == sid as i64),
+                "{sid} is not pooled"
+            );
+        }
+    }
+}
+
+#[test]
+fn catalogs_over_a_tier_budget_are_cut_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "workspace.yaml",
+        "tiers:\n  - { name: standard }\n  - { name: tiny, catalog_token_budget: 120 }\n",
+    );
+    for i in 0..6 {
+        write(
+            &ws,
+            &format!("s{i}/SKILL.md"),
+            &format!(
+                "---\nname: s{i}\ndescription: Skill number {i} helps with a long list of carefully described situations and edge cases.\ntrigger_examples: [\"first trigger for {i}\", \"second trigger for {i}\"]\n---\nBody {i}.\n"
+            ),
+        );
+    }
+    let out = dir.path().join("out.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    let w = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "W114")
+        .expect("a budget warning");
+    assert!(
+        w.message.contains("tier `tiny`'s budget of 120"),
+        "{}",
+        w.message
+    );
+    let conn = open(&out);
+    let level: String = conn
+        .query_row(
+            "SELECT catalog_level FROM bundle WHERE tier = 'tiny'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        level.starts_with("chars:") || level == "no-triggers",
+        "{level}"
+    );
+    let full: String = conn
+        .query_row(
+            "SELECT catalog_level FROM bundle WHERE tier = 'standard'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(full, "");
+}
+
+#[test]
+fn workspace_templates_override_the_built_in_ones_and_bad_ones_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: d\n---\nBody with {{ code }}.\n",
+    );
+    write(
+        &ws,
+        "templates/catalog_list_skill.tera",
+        "* {{ name | upper }} - {{ description }}\n",
+    );
+    let out = dir.path().join("out.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    let text: String = conn
+        .query_row(
+            "SELECT text FROM entry_fragment WHERE format = 'list'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(text, "* A - d\n");
+    // Bodies are not templates: `{{ code }}` survives.
+    let body: Vec<u8> = conn
+        .query_row(
+            "SELECT data FROM blob JOIN entry ON entry.body = blob.hash",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(String::from_utf8(body).unwrap(), "Body with {{ code }}.");
+
+    write(&ws, "templates/prompt_skill.tera", "{% if %}");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_none());
+    assert!(report
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "E024" && d.file == "templates/prompt_skill.tera"));
+}
