@@ -23,6 +23,21 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// A blob's content, inflated when stored as zlib.
+fn content(encoding: &str, data: Vec<u8>) -> String {
+    use std::io::Read;
+    match encoding {
+        "zlib" => {
+            let mut out = String::new();
+            flate2::read::ZlibDecoder::new(&data[..])
+                .read_to_string(&mut out)
+                .unwrap();
+            out
+        }
+        _ => String::from_utf8(data).unwrap(),
+    }
+}
+
 fn open(path: &Path) -> Connection {
     Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
 }
@@ -115,14 +130,14 @@ fn a_secret_value_appears_nowhere_in_the_artifact() {
     );
     // The placeholder stays for the runtime, and the variable is listed as a run-time one.
     let conn = open(&out);
-    let (body, record): (Vec<u8>, String) = conn
+    let (encoding, body, record): (String, Vec<u8>, String) = conn
         .query_row(
-            "SELECT blob.data, entry.record FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'api' LIMIT 1",
+            "SELECT blob.encoding, blob.data, entry.record FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'api' LIMIT 1",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    assert_eq!(String::from_utf8(body).unwrap(), "Use {{API_KEY}} in eu.");
+    assert_eq!(content(&encoding, body), "Use {{API_KEY}} in eu.");
     let record: serde_json::Value = serde_json::from_str(&record).unwrap();
     assert_eq!(record["runtime_vars"], serde_json::json!(["API_KEY"]));
     assert_eq!(record["mcp"]["env"]["KEY"], "${API_KEY}");
@@ -327,14 +342,14 @@ fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
         .filter(|(_, u)| u.contains("css-page-3"))
         .count();
     assert_eq!(css, 1);
-    let body: Vec<u8> = conn
+    let (encoding, body): (String, Vec<u8>) = conn
         .query_row(
-            "SELECT blob.data FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'url-gen' LIMIT 1",
+            "SELECT blob.encoding, blob.data FROM entry JOIN blob ON blob.hash = entry.body WHERE entry.name = 'url-gen' LIMIT 1",
             [],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    let body = String::from_utf8(body).unwrap();
+    let body = content(&encoding, body);
     let (tokens, bad) = skillc::sources::scan(&body);
     assert!(bad.is_empty());
     assert_eq!(tokens.len(), 3);
@@ -419,7 +434,7 @@ fn workspace_templates_override_the_built_in_ones_and_bad_ones_are_errors() {
     let conn = open(&out);
     let text: String = conn
         .query_row(
-            "SELECT text FROM entry_fragment WHERE format = 'list'",
+            "SELECT text FROM card_fragment WHERE format = 'list'",
             [],
             |r| r.get(0),
         )

@@ -18,8 +18,9 @@ CREATE TABLE manifest (
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE blob (
-  hash TEXT PRIMARY KEY,            -- sha256 of data, hex
-  size INTEGER NOT NULL,
+  hash TEXT PRIMARY KEY,            -- sha256 of the content, hex
+  size INTEGER NOT NULL,            -- bytes of the content
+  encoding TEXT NOT NULL,           -- 'identity', or 'zlib' (RFC 1950) when that saves a fifth
   data BLOB NOT NULL
 );
 CREATE TABLE category (
@@ -60,11 +61,30 @@ CREATE TABLE consumer_hidden (      -- skills a consumer's catalog leaves out
   qualified_name TEXT NOT NULL,
   PRIMARY KEY (consumer, qualified_name)
 ) WITHOUT ROWID;
+CREATE TABLE card (                 -- what catalogs show of a skill; shared by entries
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  category TEXT NOT NULL,           -- '' when none
+  description TEXT NOT NULL,
+  triggers TEXT NOT NULL,           -- JSON list (catalogs show the first max_triggers)
+  when_to_use TEXT NOT NULL,        -- JSON list
+  location TEXT NOT NULL            -- SKILL.md path inside the workspace
+);
+CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
+  card INTEGER NOT NULL REFERENCES card(id),
+  level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'
+  format TEXT NOT NULL,             -- xml, markdown, list
+  text TEXT NOT NULL,
+  tokens INTEGER NOT NULL,
+  PRIMARY KEY (card, level, format)
+) WITHOUT ROWID;
 CREATE TABLE entry (                -- a resolved skill; identical content stored once
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,               -- selectable name
   qualified_name TEXT NOT NULL,
   resolved_name TEXT NOT NULL,      -- skill whose content is used (variant, override)
+  card INTEGER NOT NULL REFERENCES card(id),
   category TEXT NOT NULL,           -- '' when none
   sort_key TEXT NOT NULL,           -- catalog order: category position, then name
   catalog_visible INTEGER NOT NULL,
@@ -78,23 +98,16 @@ CREATE TABLE entry (                -- a resolved skill; identical content store
   prompt_body INTEGER NOT NULL,     -- prefix, then the body when prompt_body = 1,
   prompt_suffix TEXT NOT NULL,      -- then suffix
   prompt_tokens INTEGER NOT NULL,   -- tokens of all three
-  record TEXT NOT NULL              -- JSON: every field of the resolved skill but the body
+  record TEXT NOT NULL              -- JSON: the run-time fields (composition, conditions,
+                                    -- tools, mcp, requirements, sources cited, meta)
 );
-CREATE TABLE entry_fragment (       -- catalog text of an entry per format and budget level
-  entry INTEGER NOT NULL REFERENCES entry(id),
-  level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'
-  format TEXT NOT NULL,             -- xml, markdown, list
-  text TEXT NOT NULL,
-  tokens INTEGER NOT NULL,
-  PRIMARY KEY (entry, level, format)
-) WITHOUT ROWID;
 CREATE TABLE bundle (
   id INTEGER PRIMARY KEY,
   client TEXT NOT NULL,             -- '' for the global bundle
   locale TEXT NOT NULL,
   tier TEXT NOT NULL,
   base INTEGER REFERENCES bundle(id), -- rows of the base apply unless this bundle has its own
-  catalog_level TEXT NOT NULL,      -- budget level of its catalog fragments
+  catalog_level TEXT NOT NULL,      -- budget level of its card fragments
   UNIQUE (client, locale, tier)
 );
 CREATE TABLE name (                 -- every selectable qualified name
@@ -161,19 +174,28 @@ pub struct CategoryRow {
     pub fragments: [(String, u32); 3],
 }
 
-/// A row of `entry` with its fragments.
+/// A row of `card` with its fragments.
+#[derive(Debug, Clone)]
+pub struct CardRow {
+    /// The card.
+    pub card: crate::render::Card,
+    /// (level, format, text, tokens).
+    pub fragments: Vec<crate::build::Fragment>,
+}
+
+/// A row of `entry`.
 #[derive(Debug, Clone)]
 pub struct EntryRow {
     /// The resolved entry.
     pub entry: crate::render::Entry,
+    /// Index (0-based) of its card.
+    pub card: usize,
     /// Sort key.
     pub sort_key: String,
     /// Blob hash of the body.
     pub body_hash: String,
     /// Prompt fragment parts and the tokens of the whole.
     pub prompt: (crate::render::PromptParts, u32),
-    /// (level, format, text, tokens).
-    pub fragments: Vec<(String, &'static str, String, u32)>,
 }
 
 /// A row of `bundle` and its entries.
@@ -208,6 +230,8 @@ pub struct Data {
     pub clients: Vec<(String, bool, String, String, String)>,
     /// Consumers: name, enabled, disabled (JSON), hidden qualified names.
     pub consumers: Vec<(String, String, String, Vec<String>)>,
+    /// Cards.
+    pub cards: Vec<CardRow>,
     /// Entries.
     pub entries: Vec<EntryRow>,
     /// Bundles.
@@ -230,6 +254,23 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
         path: path.to_path_buf(),
         source,
     }
+}
+
+/// Compresses a blob with zlib when that saves at least a fifth (most text does; small or
+/// already-compressed files stay as they are). Level 6 is fixed, so output is deterministic.
+pub fn encode(data: &[u8]) -> (&'static str, std::borrow::Cow<'_, [u8]>) {
+    use std::io::Write;
+    if data.len() >= 64 {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+        if z.write_all(data).is_ok() {
+            if let Ok(packed) = z.finish() {
+                if packed.len() * 5 <= data.len() * 4 {
+                    return ("zlib", std::borrow::Cow::Owned(packed));
+                }
+            }
+        }
+    }
+    ("identity", std::borrow::Cow::Borrowed(data))
 }
 
 /// Writes `data` to `out` atomically: a temporary file beside it, synced, then renamed over
@@ -277,10 +318,11 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             st.execute(params![k, v]).map_err(&e)?;
         }
         let mut st = tx
-            .prepare("INSERT INTO blob VALUES (?1, ?2, ?3)")
+            .prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")
             .map_err(&e)?;
         for (hash, data) in &d.blobs {
-            st.execute(params![hash, data.len() as i64, data])
+            let (encoding, stored) = encode(data);
+            st.execute(params![hash, data.len() as i64, encoding, stored.as_ref()])
                 .map_err(&e)?;
         }
         let mut st = tx
@@ -332,25 +374,51 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             }
         }
         let mut st = tx
-            .prepare(
-                "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-            )
+            .prepare("INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
             .map_err(&e)?;
         let mut frag = tx
-            .prepare("INSERT INTO entry_fragment VALUES (?1, ?2, ?3, ?4, ?5)")
+            .prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")
+            .map_err(&e)?;
+        for (i, r) in d.cards.iter().enumerate() {
+            let id = i as i64 + 1;
+            let c = &r.card;
+            st.execute(params![
+                id,
+                c.name,
+                c.qualified_name,
+                c.category.as_deref().unwrap_or(""),
+                c.description,
+                serde_json::to_string(&c.triggers).unwrap_or_default(),
+                serde_json::to_string(&c.when_to_use).unwrap_or_default(),
+                c.location,
+            ])
+            .map_err(&e)?;
+            for (level, format, text, tokens) in &r.fragments {
+                frag.execute(params![id, level, format, text, tokens])
+                    .map_err(&e)?;
+            }
+        }
+        let mut st = tx
+            .prepare(
+                "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            )
             .map_err(&e)?;
         for (i, r) in d.entries.iter().enumerate() {
             let id = i as i64 + 1;
             let en = &r.entry;
             let mut record = serde_json::to_value(en).unwrap_or_default();
             if let Some(obj) = record.as_object_mut() {
-                obj.remove("body");
+                // Stored once elsewhere: the body in `blob`, the catalog fields in `card`.
+                for key in ["body", "description", "triggers", "when_to_use", "location"] {
+                    obj.remove(key);
+                }
             }
             st.execute(params![
                 id,
                 en.name,
                 en.qualified_name,
                 en.resolved_name,
+                r.card as i64 + 1,
                 en.category.as_deref().unwrap_or(""),
                 r.sort_key,
                 en.catalog_visible,
@@ -367,10 +435,6 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
                 record.to_string(),
             ])
             .map_err(&e)?;
-            for (level, format, text, tokens) in &r.fragments {
-                frag.execute(params![id, level, format, text, tokens])
-                    .map_err(&e)?;
-            }
         }
         let mut st = tx
             .prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6)")

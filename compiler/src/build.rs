@@ -369,50 +369,85 @@ pub fn compile(
 
     let done = AtomicUsize::new(0);
     let total = keys.len();
-    type Rendered = (
-        Entry,
-        render::PromptParts,
-        Vec<(String, &'static str, String, u32)>,
-    );
-    let mut entries: Vec<Rendered> = keys
+    let mut entries: Vec<(Entry, render::PromptParts)> = keys
         .par_iter()
         .map(|k| {
             let e = render::build_entry(&prepared, &pool, k);
             let prompt = renderer.prompt_fragment(&e)?;
-            let fragments = renderer
-                .catalog_fragments(&e, false, None)?
-                .into_iter()
-                .map(|(f, t)| (String::new(), f, tokens_of(&t), t))
-                .map(|(l, f, n, t)| (l, f, t, n))
-                .collect();
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_multiple_of(256) || n == total {
                 progress(options, "rendering entries", n, total);
             }
-            Ok((e, prompt, fragments))
+            Ok((e, prompt))
         })
         .collect::<Result<_, String>>()
         .map_err(fail)?;
-    // Bodies repeat across entries (locales and tiers without their own text): count each once.
-    let bodies: BTreeMap<&str, u32> = entries
+    // Count each distinct text once: bodies repeat across locales and tiers without their own.
+    let texts: BTreeSet<&str> = entries
         .iter()
-        .map(|(e, _, _)| e.body.as_str())
-        .collect::<BTreeSet<_>>()
-        .into_par_iter()
-        .map(|b| (b, tokens_of(b)))
+        .flat_map(|(e, p)| [e.body.as_str(), p.prefix.as_str(), p.suffix.as_str()])
         .collect();
-    let body_tokens: Vec<u32> = entries
+    let counted: BTreeMap<&str, u32> = texts.into_par_iter().map(|t| (t, tokens_of(t))).collect();
+    let counts: Vec<(u32, u32)> = entries
         .iter()
-        .map(|(e, _, _)| bodies[e.body.as_str()])
+        .map(|(e, p)| {
+            let body = counted[e.body.as_str()];
+            let around = counted[p.prefix.as_str()] + counted[p.suffix.as_str()];
+            (body, around + if p.has_body { body } else { 0 })
+        })
         .collect();
-    drop(bodies);
-    for ((e, _, _), t) in entries.iter_mut().zip(body_tokens) {
-        e.body_tokens = t;
+    drop(counted);
+    let mut prompt_tokens = Vec::with_capacity(entries.len());
+    for ((e, _), (body, prompt)) in entries.iter_mut().zip(counts) {
+        e.body_tokens = body;
+        prompt_tokens.push(prompt);
     }
+
+    // Cards: what catalogs show, shared by entries that differ only in their body.
+    let card_index: BTreeMap<render::Card, usize> = entries
+        .iter()
+        .map(|(e, _)| e.card())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| (c, i))
+        .collect();
+    let cards: Vec<&render::Card> = card_index.keys().collect();
+    let entry_card: Vec<usize> = entries.iter().map(|(e, _)| card_index[&e.card()]).collect();
+    let render_cards = |wanted: &[(usize, String)]| -> Result<Vec<(usize, Vec<Fragment>)>, String> {
+        wanted
+            .par_iter()
+            .map(|(c, level)| {
+                let (drop, chars) = parse_level(level);
+                let frags = renderer.catalog_fragments(cards[*c], drop, chars)?;
+                Ok((
+                    *c,
+                    frags
+                        .into_iter()
+                        .map(|(f, t)| {
+                            let n = tokens_of(&t);
+                            (level.clone(), f, t, n)
+                        })
+                        .collect(),
+                ))
+            })
+            .collect()
+    };
+    let full_level: Vec<(usize, String)> = (0..cards.len()).map(|c| (c, String::new())).collect();
+    let mut card_fragments: Vec<Vec<Fragment>> = vec![Vec::new(); cards.len()];
+    for (c, frags) in render_cards(&full_level).map_err(fail)? {
+        card_fragments[c] = frags;
+    }
+    let markdown_tokens = |frags: &[Fragment], level: &str| {
+        frags
+            .iter()
+            .find(|f| f.0 == level && f.1 == "markdown")
+            .map(|f| f.3 as u64)
+    };
 
     // Tier budgets: cut catalogs that are over, deterministically, and say what was cut.
     let mut levels: Vec<String> = vec![String::new(); specs.len()];
-    let mut extra_fragments: BTreeSet<(usize, String)> = BTreeSet::new();
+    let mut extra_levels: BTreeSet<(usize, String)> = BTreeSet::new();
     for (b, spec) in specs.iter().enumerate() {
         let Some(budget) = ws
             .config
@@ -423,17 +458,18 @@ pub fn compile(
         else {
             continue;
         };
-        let visible: Vec<usize> = full_view(b)
+        let visible: BTreeSet<usize> = full_view(b)
             .into_iter()
             .filter_map(|s| match s {
                 Slot::Entry(k) => Some(key_index[k]),
                 Slot::Removed(_) => None,
             })
             .filter(|&i| entries[i].0.catalog_visible)
+            .map(|i| entry_card[i])
             .collect();
         let headers: u64 = visible
             .iter()
-            .map(|&i| entries[i].0.category.clone().unwrap_or_default())
+            .map(|&c| cards[c].category.clone().unwrap_or_default())
             .collect::<BTreeSet<_>>()
             .iter()
             .map(|c| {
@@ -443,28 +479,21 @@ pub fn compile(
                     .map_or(0, |r| r.fragments[0].1 as u64)
             })
             .sum();
-        let cost = |level: &str| -> Result<u64, String> {
-            let mut sum = headers;
-            for &i in &visible {
-                let e = &entries[i].0;
-                let t = match level {
-                    "" => entries[i]
-                        .2
-                        .iter()
-                        .find(|f| f.1 == "markdown")
-                        .map_or(0, |f| f.3),
-                    l => {
-                        let (drop, chars) = parse_level(l);
-                        let frags = renderer.catalog_fragments(e, drop, chars)?;
-                        frags
-                            .iter()
-                            .find(|f| f.0 == "markdown")
-                            .map_or(0, |f| tokens_of(&f.1))
-                    }
-                };
-                sum += (t + 4) as u64; // the `| SKn ` cell the runtime adds
+        let mut cost = |level: &str| -> Result<u64, String> {
+            let missing: Vec<(usize, String)> = visible
+                .iter()
+                .filter(|&&c| markdown_tokens(&card_fragments[c], level).is_none())
+                .map(|&c| (c, level.to_string()))
+                .collect();
+            for (c, frags) in render_cards(&missing)? {
+                card_fragments[c].extend(frags);
             }
-            Ok(sum)
+            // Each row also gets the `| SKn ` cell the runtime adds.
+            Ok(headers
+                + visible
+                    .iter()
+                    .map(|&c| markdown_tokens(&card_fragments[c], level).unwrap_or(0) + 4)
+                    .sum::<u64>())
         };
         let full = cost("").map_err(fail)?;
         if full <= budget {
@@ -488,8 +517,8 @@ pub fn compile(
             }
         }
         levels[b] = chosen.to_string();
-        for &i in &visible {
-            extra_fragments.insert((i, chosen.to_string()));
+        for &c in &visible {
+            extra_levels.insert((c, chosen.to_string()));
         }
         let what = match parse_level(chosen) {
             (_, None) => format!("dropped the trigger examples of {} skills", visible.len()),
@@ -514,27 +543,19 @@ pub fn compile(
             ),
         ));
     }
-    let extra: Vec<(usize, Vec<Fragment>)> = extra_fragments
-        .par_iter()
-        .map(|(i, level)| {
-            let (drop, chars) = parse_level(level);
-            let frags = renderer.catalog_fragments(&entries[*i].0, drop, chars)?;
-            Ok((
-                *i,
-                frags
-                    .into_iter()
-                    .map(|(f, t)| (level.clone(), f, tokens_of(&t), t))
-                    .map(|(l, f, n, t)| (l, f, t, n))
-                    .collect(),
-            ))
-        })
-        .collect::<Result<_, String>>()
-        .map_err(fail)?;
+    // Keep only the levels some bundle uses.
+    let used: BTreeSet<&str> = levels.iter().map(String::as_str).chain([""]).collect();
+    for (c, frags) in card_fragments.iter_mut().enumerate() {
+        frags.retain(|f| {
+            f.0.is_empty()
+                || (used.contains(f.0.as_str()) && extra_levels.contains(&(c, f.0.clone())))
+        });
+    }
 
     // Blobs and entry rows.
     let mut blobs: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut rows: Vec<EntryRow> = Vec::with_capacity(entries.len());
-    for (e, prompt, fragments) in entries {
+    for (((e, prompt), card), tokens) in entries.into_iter().zip(entry_card).zip(prompt_tokens) {
         let body_hash = hash(e.body.as_bytes());
         blobs
             .entry(body_hash.clone())
@@ -545,20 +566,22 @@ pub fn compile(
             position.get(cat.as_str()).copied().unwrap_or(0),
             e.name
         );
-        let prompt_tokens = tokens_of(&prompt.prefix)
-            + tokens_of(&prompt.suffix)
-            + if prompt.has_body { e.body_tokens } else { 0 };
         rows.push(EntryRow {
             entry: e,
+            card,
             sort_key,
             body_hash,
-            prompt: (prompt, prompt_tokens),
-            fragments,
+            prompt: (prompt, tokens),
         });
     }
-    for (i, frags) in extra {
-        rows[i].fragments.extend(frags);
-    }
+    let card_rows: Vec<artifact::CardRow> = cards
+        .iter()
+        .zip(card_fragments)
+        .map(|(c, fragments)| artifact::CardRow {
+            card: (*c).clone(),
+            fragments,
+        })
+        .collect();
     let mut assets = Vec::new();
     for s in &ws.skills {
         for a in &s.assets {
@@ -675,6 +698,7 @@ pub fn compile(
         ("clients", ws.clients.len().to_string()),
         ("bundles", bundles.len().to_string()),
         ("entries", rows.len().to_string()),
+        ("cards", card_rows.len().to_string()),
         ("blobs", blobs.len().to_string()),
         ("sources", pool.sources.len().to_string()),
     ];
@@ -697,6 +721,7 @@ pub fn compile(
             sources,
             clients,
             consumers,
+            cards: card_rows,
             entries: rows,
             bundles,
             assets,

@@ -40,6 +40,41 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 /// the entry's fields at run time).
 pub const FORMATS: &[&str] = &["xml", "markdown", "list"];
 
+/// What a catalog shows of a skill. Entries that differ only in their body share a card, so
+/// catalog text is rendered and stored once per card.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Card {
+    /// Selectable name.
+    pub name: String,
+    /// `<namespace>.<name>`.
+    pub qualified_name: String,
+    /// Category id.
+    pub category: Option<String>,
+    /// Description (localized).
+    pub description: String,
+    /// Trigger examples (localized), all of them.
+    pub triggers: Vec<String>,
+    /// `when_to_use` (localized).
+    pub when_to_use: Vec<String>,
+    /// The SKILL.md of the catalog identity, relative to the workspace.
+    pub location: String,
+}
+
+impl Entry {
+    /// The entry's catalog card.
+    pub fn card(&self) -> Card {
+        Card {
+            name: self.name.clone(),
+            qualified_name: self.qualified_name.clone(),
+            category: self.category.clone(),
+            description: self.description.clone(),
+            triggers: self.triggers.clone(),
+            when_to_use: self.when_to_use.clone(),
+            location: self.location.clone(),
+        }
+    }
+}
+
 /// A resolved skill in a bundle: everything a runtime needs, no rule left to apply but the
 /// run-time ones (SPEC 5).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -54,6 +89,8 @@ pub struct Entry {
     pub resolved_name: String,
     /// Its SKILL.md, relative to the workspace.
     pub resolved_file: String,
+    /// The SKILL.md of the catalog identity (the base skill or the client's override).
+    pub location: String,
     /// Category id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
@@ -247,32 +284,31 @@ impl Renderer {
         })
     }
 
-    /// Catalog fragments of an entry for each format, with descriptions cut to `max_chars`
+    /// Catalog fragments of a card for each format, with descriptions cut to `max_chars`
     /// and triggers dropped when asked (tier budgets).
     pub fn catalog_fragments(
         &self,
-        e: &Entry,
+        c: &Card,
         drop_triggers: bool,
         max_chars: Option<usize>,
     ) -> Result<Vec<(&'static str, String)>, String> {
         let mut ctx = tera::Context::new();
         let description = match max_chars {
-            Some(n) => shorten(&e.description, n),
-            None => e.description.clone(),
+            Some(n) => shorten(&c.description, n),
+            None => c.description.clone(),
         };
         let triggers: Vec<&String> = if drop_triggers {
             Vec::new()
         } else {
-            e.triggers.iter().take(self.max_triggers).collect()
+            c.triggers.iter().take(self.max_triggers).collect()
         };
-        ctx.insert("name", &e.name);
-        ctx.insert("qualified_name", &e.qualified_name);
+        ctx.insert("name", &c.name);
+        ctx.insert("qualified_name", &c.qualified_name);
         ctx.insert("description", &description);
         ctx.insert("triggers", &triggers);
-        ctx.insert("when_to_use", &e.when_to_use);
-        ctx.insert("location", &e.resolved_file);
-        ctx.insert("category", &e.category);
-        ctx.insert("meta", &e.meta);
+        ctx.insert("when_to_use", &c.when_to_use);
+        ctx.insert("location", &c.location);
+        ctx.insert("category", &c.category);
         Ok(vec![
             ("xml", self.render("catalog_xml_skill", &ctx)?),
             ("markdown", self.render("catalog_markdown_skill", &ctx)?),
@@ -460,6 +496,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         namespace: base.namespace.clone(),
         resolved_name: src.name.clone(),
         resolved_file: src.file.clone(),
+        location: base.file.clone(),
         category,
         description,
         triggers,
