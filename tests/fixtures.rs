@@ -2,7 +2,8 @@
 //! equal `tests/fixtures/<case>/expected.txt`. A `STRICT` file selects `--strict-spec`; a
 //! `GENERATE` file lists `path bytes` of large files made at test time (too big to commit),
 //! and a `SYMLINKS` file lists `path target` links made at test time (a committed link to `/`
-//! or a loop would trip every tool that walks the repository).
+//! or a loop would trip every tool that walks the repository). A `BUILD` file runs a full
+//! build instead of a check, for the diagnostics only a build can give.
 //! Run with `SKILLC_BLESS=1` to rewrite the expected files after a deliberate change.
 
 use std::collections::BTreeSet;
@@ -56,6 +57,13 @@ fn run_case(case: &Path) -> Vec<Diagnostic> {
         strict_spec: case.join("STRICT").exists(),
     };
     let workspace = case.join("workspace");
+    if case.join("BUILD").exists() {
+        let out = tempfile::tempdir().unwrap();
+        let options = skillc::build::BuildOptions::default();
+        return skillc::build::build(&workspace, &out.path().join("a.db"), &options)
+            .unwrap()
+            .diagnostics;
+    }
     let generate = case.join("GENERATE");
     let symlinks = case.join("SYMLINKS");
     if !generate.exists() && !symlinks.exists() {

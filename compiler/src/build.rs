@@ -213,7 +213,10 @@ pub fn consumer_shows(c: &crate::model::Consumer, qualified: &str) -> bool {
 }
 
 /// Category order: `order`, then id; uncategorized last.
-fn category_rows(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow>, String> {
+fn category_rows(
+    ws: &Workspace,
+    renderer: &Renderer,
+) -> Result<Vec<CategoryRow>, render::RenderError> {
     let mut cats: BTreeMap<String, crate::model::Category> = ws.categories.clone();
     for s in &ws.skills {
         if let Some(c) = &s.category {
@@ -264,7 +267,14 @@ pub fn compile(
     if template_diags.iter().any(|d| d.severity == Severity::Error) {
         return Err(template_diags);
     }
-    let fail = |msg: String| vec![Diagnostic::new(codes::BUILD_FAILED, "", Pos::start(), msg)];
+    let fail = |e: render::RenderError| {
+        vec![Diagnostic::new(
+            codes::BUILD_FAILED,
+            &e.file,
+            Pos::start(),
+            e.message,
+        )]
+    };
     let mut warnings = template_diags;
     let prepared = resolve::prepare(ws);
     let pool = pool::build(ws);
@@ -380,7 +390,7 @@ pub fn compile(
             }
             Ok((e, prompt))
         })
-        .collect::<Result<_, String>>()
+        .collect::<Result<_, render::RenderError>>()
         .map_err(fail)?;
     // Count each distinct text once: bodies repeat across locales and tiers without their own.
     let texts: BTreeSet<&str> = entries
@@ -414,25 +424,26 @@ pub fn compile(
         .collect();
     let cards: Vec<&render::Card> = card_index.keys().collect();
     let entry_card: Vec<usize> = entries.iter().map(|(e, _)| card_index[&e.card()]).collect();
-    let render_cards = |wanted: &[(usize, String)]| -> Result<Vec<(usize, Vec<Fragment>)>, String> {
-        wanted
-            .par_iter()
-            .map(|(c, level)| {
-                let (drop, chars) = parse_level(level);
-                let frags = renderer.catalog_fragments(cards[*c], drop, chars)?;
-                Ok((
-                    *c,
-                    frags
-                        .into_iter()
-                        .map(|(f, t)| {
-                            let n = tokens_of(&t);
-                            (level.clone(), f, t, n)
-                        })
-                        .collect(),
-                ))
-            })
-            .collect()
-    };
+    let render_cards =
+        |wanted: &[(usize, String)]| -> Result<Vec<(usize, Vec<Fragment>)>, render::RenderError> {
+            wanted
+                .par_iter()
+                .map(|(c, level)| {
+                    let (drop, chars) = parse_level(level);
+                    let frags = renderer.catalog_fragments(cards[*c], drop, chars)?;
+                    Ok((
+                        *c,
+                        frags
+                            .into_iter()
+                            .map(|(f, t)| {
+                                let n = tokens_of(&t);
+                                (level.clone(), f, t, n)
+                            })
+                            .collect(),
+                    ))
+                })
+                .collect()
+        };
     let full_level: Vec<(usize, String)> = (0..cards.len()).map(|c| (c, String::new())).collect();
     let mut card_fragments: Vec<Vec<Fragment>> = vec![Vec::new(); cards.len()];
     for (c, frags) in render_cards(&full_level).map_err(fail)? {
@@ -479,7 +490,7 @@ pub fn compile(
                     .map_or(0, |r| r.fragments[0].1 as u64)
             })
             .sum();
-        let mut cost = |level: &str| -> Result<u64, String> {
+        let mut cost = |level: &str| -> Result<u64, render::RenderError> {
             let missing: Vec<(usize, String)> = visible
                 .iter()
                 .filter(|&&c| markdown_tokens(&card_fragments[c], level).is_none())
@@ -660,7 +671,7 @@ pub fn compile(
             let t = tokens_of(&f);
             Ok((s.clone(), f, t))
         })
-        .collect::<Result<_, String>>()
+        .collect::<Result<_, render::RenderError>>()
         .map_err(fail)?;
 
     let skills_global = ws

@@ -189,10 +189,43 @@ pub struct PromptParts {
     pub has_body: bool,
 }
 
+/// A template that failed to render: the file to blame and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderError {
+    /// `templates/<name>.tera` for a workspace override, empty for a built-in template.
+    pub file: String,
+    /// What went wrong.
+    pub message: String,
+}
+
 /// Tera with the workspace's overrides and this format's filters.
 pub struct Renderer {
     tera: tera::Tera,
     max_triggers: usize,
+    overridden: std::collections::BTreeSet<String>,
+}
+
+/// The innermost useful line of a tera error (parse errors carry the position and the
+/// expectation on separate lines).
+fn tera_reason(e: &tera::Error) -> (String, Option<(usize, usize)>) {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text = s.to_string();
+        source = s.source();
+    }
+    let pos = text.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("--> ")?;
+        let (line, col) = rest.split_once(':')?;
+        Some((line.trim().parse().ok()?, col.trim().parse().ok()?))
+    });
+    let reason = text
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("= "))
+        .unwrap_or_else(|| text.lines().next().unwrap_or(""))
+        .to_string();
+    (reason, pos)
 }
 
 fn xml_escape(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
@@ -234,16 +267,21 @@ impl Renderer {
                 None => (*text, String::new()),
             };
             if let Err(e) = tera.add_raw_template(name, body) {
-                let why = std::error::Error::source(&e).map_or(e.to_string(), |s| s.to_string());
-                diags.push(Diagnostic::new(
-                    codes::BAD_TEMPLATE,
-                    &origin,
-                    Pos::start(),
-                    format!(
-                        "template does not parse: {}",
-                        why.lines().next().unwrap_or("")
-                    ),
-                ));
+                let (why, at) = tera_reason(&e);
+                let pos = at.map_or(Pos::start(), |(line, column)| Pos {
+                    line,
+                    column,
+                    len: 1,
+                });
+                diags.push(
+                    Diagnostic::new(
+                        codes::BAD_TEMPLATE,
+                        &origin,
+                        pos,
+                        format!("template does not parse: {why}"),
+                    )
+                    .with_source(body),
+                );
                 tera.add_raw_template(name, text)
                     .expect("built-in templates parse");
             }
@@ -267,20 +305,23 @@ impl Renderer {
             Renderer {
                 tera,
                 max_triggers: ws.config.max_triggers,
+                overridden: ws.templates.keys().cloned().collect(),
             },
             diags,
         )
     }
 
-    fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, String> {
+    fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, RenderError> {
         self.tera.render(name, ctx).map_err(|e| {
-            let mut msg = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(s) = source {
-                msg = format!("{msg}: {s}");
-                source = s.source();
+            let file = format!("{name}.tera");
+            RenderError {
+                file: if self.overridden.contains(&file) {
+                    format!("templates/{file}")
+                } else {
+                    String::new()
+                },
+                message: format!("template `{name}` failed to render: {}", tera_reason(&e).0),
             }
-            format!("template `{name}` failed: {msg}")
         })
     }
 
@@ -291,7 +332,7 @@ impl Renderer {
         c: &Card,
         drop_triggers: bool,
         max_chars: Option<usize>,
-    ) -> Result<Vec<(&'static str, String)>, String> {
+    ) -> Result<Vec<(&'static str, String)>, RenderError> {
         let mut ctx = tera::Context::new();
         let description = match max_chars {
             Some(n) => shorten(&c.description, n),
@@ -317,7 +358,7 @@ impl Renderer {
     }
 
     /// The prompt fragment of an entry, split around its body.
-    pub fn prompt_fragment(&self, e: &Entry) -> Result<PromptParts, String> {
+    pub fn prompt_fragment(&self, e: &Entry) -> Result<PromptParts, RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("name", &e.name);
         ctx.insert("resolved_name", &e.resolved_name);
@@ -344,7 +385,7 @@ impl Renderer {
     }
 
     /// A category's fragments: markdown catalog header, prompt heading, uncertainty guidance.
-    pub fn category_fragments(&self, c: &Category) -> Result<[String; 3], String> {
+    pub fn category_fragments(&self, c: &Category) -> Result<[String; 3], RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("id", &c.id);
         ctx.insert("display_name", c.display_name.as_deref().unwrap_or(&c.id));
@@ -360,7 +401,7 @@ impl Renderer {
     }
 
     /// A source's line in a prompt's sources section.
-    pub fn source_fragment(&self, s: &PooledSource) -> Result<String, String> {
+    pub fn source_fragment(&self, s: &PooledSource) -> Result<String, RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("sid", &s.sid);
         ctx.insert("url", &s.url);
