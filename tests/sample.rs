@@ -203,7 +203,7 @@ fn client_toggles_and_composition_fields_are_parsed() {
     let example = &r.workspace.clients["example.com"];
     assert!(!example.toggles["demo_offer"].enabled);
     assert!(example.toggles["content_gating"].enabled);
-    let b2b = skill(&r, &client("example.com"), "b2b_request");
+    let b2b = skill(&r, &client("augment.org"), "b2b_request");
     assert_eq!(b2b.frontmatter.blocks[0].text, "demo_offer");
     let gating = skill(&r, &Scope::Global, "content_gating");
     assert_eq!(

@@ -46,6 +46,41 @@ enum Command {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Print the catalog of a bundle.
+    Catalog {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+        #[arg(long, value_name = "KEY=VALUE")]
+        context: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CatalogFormat::Markdown)]
+        format: CatalogFormat,
+    },
+    /// Assemble the answer prompt for selected skills.
+    Prompt {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply (for SK ids and hidden skills).
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Selected skills: names, qualified names or SK ids.
+        #[arg(long, value_delimiter = ',', required = true)]
+        select: Vec<String>,
+        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+        #[arg(long, value_name = "KEY=VALUE")]
+        context: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
     /// Rebuild the artifact whenever the workspace changes.
     Watch {
         /// The workspace folder.
@@ -55,6 +90,38 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
+}
+
+/// Which bundle of an artifact.
+#[derive(Debug, clap::Args)]
+struct BundleArgs {
+    /// Client id (omitted: the global bundle).
+    #[arg(long)]
+    client: Option<String>,
+    /// Locale (default: the workspace's default locale).
+    #[arg(long)]
+    locale: Option<String>,
+    /// Tier (default: the workspace's first tier).
+    #[arg(long)]
+    tier: Option<String>,
+}
+
+impl BundleArgs {
+    fn as_ref(&self) -> skillc_runtime::BundleRef<'_> {
+        skillc_runtime::BundleRef {
+            client: self.client.as_deref(),
+            locale: self.locale.as_deref(),
+            tier: self.tier.as_deref(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum CatalogFormat {
+    Xml,
+    Markdown,
+    List,
+    Json,
 }
 
 /// Exit codes of SPEC 7.
@@ -85,6 +152,109 @@ fn main() -> ExitCode {
             jobs,
         } => build(&workspace, &output, jobs),
         Command::Watch { workspace, output } => watch(&workspace, &output),
+        Command::Catalog {
+            artifact,
+            bundle,
+            consumer,
+            context,
+            format,
+        } => runtime_answer(&artifact, &context, |a, ctx| {
+            let f = match format {
+                CatalogFormat::Xml => skillc_runtime::Format::Xml,
+                CatalogFormat::Markdown => skillc_runtime::Format::Markdown,
+                CatalogFormat::List => skillc_runtime::Format::List,
+                CatalogFormat::Json => skillc_runtime::Format::Json,
+            };
+            let c = a.catalog(&bundle.as_ref(), consumer.as_deref(), ctx, f)?;
+            Ok(match format {
+                CatalogFormat::Json => {
+                    let v = serde_json::json!({
+                        "client": c.client,
+                        "locale": c.locale,
+                        "tier": c.tier,
+                        "consumer": c.consumer,
+                        "skills": c.skills,
+                        "text": c.text,
+                    });
+                    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+                }
+                _ => {
+                    let mut t = c.text.clone();
+                    if !t.ends_with('\n') {
+                        t.push('\n');
+                    }
+                    t
+                }
+            })
+        }),
+        Command::Prompt {
+            artifact,
+            bundle,
+            consumer,
+            select,
+            context,
+            format,
+        } => runtime_answer(&artifact, &context, |a, ctx| {
+            let picked: Vec<&str> = select
+                .iter()
+                .map(String::as_str)
+                .filter(|s| !s.is_empty())
+                .collect();
+            let p = a.prompt(&bundle.as_ref(), consumer.as_deref(), ctx, &picked)?;
+            Ok(match format {
+                CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
+                CheckFormat::Text => p.text.clone(),
+            })
+        }),
+    }
+}
+
+/// Opens an artifact, reads the context and prints what `answer` returns.
+fn runtime_answer(
+    artifact: &std::path::Path,
+    context: &[String],
+    answer: impl FnOnce(
+        &skillc_runtime::Artifact,
+        &skillc_runtime::Context,
+    ) -> Result<String, skillc_runtime::Error>,
+) -> ExitCode {
+    let mut pairs = Vec::new();
+    for kv in context {
+        match kv.split_once('=') {
+            Some((k, v)) => pairs.push((k, v)),
+            None => {
+                eprintln!("error: --context takes KEY=VALUE, not `{kv}`");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        }
+    }
+    let ctx = match skillc_runtime::Context::from_pairs(pairs) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let a = match skillc_runtime::Artifact::open(artifact) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match answer(&a, &ctx) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(if e.is_request_error() {
+                EXIT_ERRORS
+            } else {
+                EXIT_USAGE
+            })
+        }
     }
 }
 

@@ -1,0 +1,927 @@
+//! skillc-runtime: answers catalog and prompt questions from a skillc artifact, read-only.
+//!
+//! ```no_run
+//! use skillc_runtime::{Artifact, BundleRef, Context, Format};
+//! let artifact = Artifact::open("out.db").unwrap();
+//! let bundle = BundleRef { client: Some("example.com"), ..BundleRef::default() };
+//! let ctx = Context::from_pairs([("page_url", "/en-gb/pricing")]).unwrap();
+//! let catalog = artifact.catalog(&bundle, None, &ctx, Format::Markdown).unwrap();
+//! let prompt = artifact.prompt(&bundle, None, &ctx, &["SK1", "pricing"]).unwrap();
+//! println!("{}\n{}", catalog.text, prompt.text);
+//! ```
+//!
+//! Everything a request needs of a bundle is loaded once, in one read transaction, and kept;
+//! later requests touch no disk. The file is opened with `mode=ro`, so it works on read-only
+//! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`].
+
+mod condition;
+mod select;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde::{Deserialize, Serialize};
+
+pub use condition::{Compiled, Condition, Context};
+pub use select::{Prompt, PromptSkill, Removed, SourceRef};
+
+/// The schema version this runtime reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be opened.
+    #[error("cannot open artifact `{path}`: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: rusqlite::Error,
+    },
+    /// The file is not a skillc artifact, or is damaged.
+    #[error("`{path}` is not a readable skillc artifact: {why}")]
+    NotAnArtifact {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The artifact has another schema version.
+    #[error("`{path}` has schema version {found}; this runtime reads version {SCHEMA_VERSION} (rebuild it with a matching skillc)")]
+    SchemaVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+    },
+    /// The request names a bundle, consumer or skill that was not built.
+    #[error("{0}")]
+    Request(String),
+}
+
+impl Error {
+    /// Whether the request, rather than the file or the system, is at fault.
+    pub fn is_request_error(&self) -> bool {
+        matches!(self, Error::Request(_))
+    }
+}
+
+fn corrupt(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
+    move |e| Error::NotAnArtifact {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    }
+}
+
+/// Which bundle: `None` fields mean the global bundle, the default locale, the default tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct BundleRef<'a> {
+    /// Client id.
+    pub client: Option<&'a str>,
+    /// Locale.
+    pub locale: Option<&'a str>,
+    /// Tier.
+    pub tier: Option<&'a str>,
+}
+
+/// A catalog format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// skills-ref's `<available_skills>` block.
+    Xml,
+    /// The selector table.
+    Markdown,
+    /// `- **name**: description` lines.
+    List,
+    /// JSON.
+    Json,
+}
+
+impl Format {
+    /// Parses `xml`, `markdown`, `list`, `json`.
+    pub fn parse(s: &str) -> Option<Format> {
+        Some(match s {
+            "xml" => Format::Xml,
+            "markdown" => Format::Markdown,
+            "list" => Format::List,
+            "json" => Format::Json,
+            _ => return None,
+        })
+    }
+
+    fn stored(self) -> &'static str {
+        match self {
+            Format::Xml => "xml",
+            Format::Markdown | Format::Json => "markdown",
+            Format::List => "list",
+        }
+    }
+}
+
+/// The run-time fields of a resolved skill (`entry.record`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Record {
+    /// Namespace.
+    pub namespace: String,
+    /// SKILL.md of the content used.
+    pub resolved_file: String,
+    /// Category priority (lower is stronger).
+    pub priority: Option<i64>,
+    /// Removes weaker skills of its category.
+    pub exclusive: bool,
+    /// Run-time conditions.
+    pub conditions: Vec<Condition>,
+    /// Added with this skill.
+    pub dependencies: Vec<String>,
+    /// Linked both ways.
+    pub augments: Vec<String>,
+    /// Removed when this skill is in.
+    pub blocks: Vec<String>,
+    /// Imported with this skill (direct).
+    pub imports: Vec<String>,
+    /// Environment variables the host must have.
+    pub requires_env: Vec<String>,
+    /// Programs the host must have.
+    pub requires_binary: Vec<String>,
+    /// Variables the runtime fills.
+    pub runtime_vars: Vec<String>,
+    /// MCP server.
+    pub mcp: Option<Mcp>,
+    /// Tools.
+    pub tools: Vec<serde_json::Value>,
+    /// Pipeline: automatic next skill (qualified name).
+    pub next_skill: Option<String>,
+    /// Pipeline: key → skill (qualified name).
+    pub conditional_next: BTreeMap<String, String>,
+    /// Pool ids the body cites.
+    pub cited: Vec<u32>,
+    /// Display metadata.
+    pub meta: BTreeMap<String, serde_json::Value>,
+}
+
+/// An MCP server declaration.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Mcp {
+    /// Command.
+    pub command: String,
+    /// Environment (`${VAR}` placeholders).
+    pub env: BTreeMap<String, String>,
+    /// Seconds.
+    pub startup_timeout: u64,
+    /// Minutes.
+    pub idle_timeout: u64,
+}
+
+/// A skill of a loaded bundle.
+#[derive(Debug, Clone)]
+pub struct Skill {
+    /// Entry id.
+    pub entry: i64,
+    /// Selectable name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Skill whose content is used.
+    pub resolved_name: String,
+    /// Category id (`''` when none).
+    pub category: String,
+    /// Shown in catalogs.
+    pub catalog_visible: bool,
+    /// Injected when its conditions hold.
+    pub always_on: bool,
+    /// Why unavailable.
+    pub unavailable: Option<String>,
+    /// Code from an untrusted overlay: prompt-only.
+    pub untrusted: bool,
+    /// Catalog description.
+    pub description: String,
+    /// Catalog triggers (all).
+    pub triggers: Vec<String>,
+    /// Catalog fragments by stored format: text and tokens.
+    pub fragments: BTreeMap<String, (String, u32)>,
+    /// Prompt text around the body.
+    pub prompt_prefix: String,
+    /// Whether the body goes between prefix and suffix.
+    pub prompt_body: bool,
+    /// Prompt text after the body.
+    pub prompt_suffix: String,
+    /// Tokens of the whole prompt part.
+    pub prompt_tokens: u32,
+    /// The body (inflated).
+    pub body: Arc<str>,
+    /// Run-time fields.
+    pub record: Record,
+    /// Compiled conditions.
+    pub conditions: Vec<Compiled>,
+}
+
+impl Skill {
+    /// Whether every run-time condition holds.
+    pub fn conditions_hold(&self, ctx: &Context) -> bool {
+        self.conditions.iter().all(|c| c.holds(ctx))
+    }
+}
+
+/// A category's texts.
+#[derive(Debug, Clone)]
+pub struct Category {
+    /// Id.
+    pub id: String,
+    /// Order.
+    pub position: i64,
+    /// Markdown catalog header and its tokens.
+    pub catalog_header: (String, u32),
+    /// Prompt heading and its tokens.
+    pub prompt_heading: (String, u32),
+    /// Uncertainty guidance and its tokens.
+    pub uncertainty: (String, u32),
+}
+
+/// A loaded bundle.
+#[derive(Debug)]
+pub struct Bundle {
+    /// Client (`''` for global).
+    pub client: String,
+    /// Locale.
+    pub locale: String,
+    /// Tier.
+    pub tier: String,
+    /// Skills in catalog order.
+    pub skills: Vec<Skill>,
+    /// Left-out names and why.
+    pub left_out: BTreeMap<String, String>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Bundle {
+    /// A skill by name, qualified name or `skills.ns.name`.
+    pub fn find(&self, name: &str) -> Option<&Skill> {
+        let name = name.trim();
+        let name = name.strip_prefix("skills.").unwrap_or(name);
+        self.by_name.get(name).map(|&i| &self.skills[i])
+    }
+}
+
+/// One catalog line.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CatalogSkill {
+    /// `SK1`, `SK2`, … in catalog order.
+    pub id: String,
+    /// Name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Category.
+    pub category: String,
+    /// Description.
+    pub description: String,
+    /// The first `max_triggers` triggers.
+    pub triggers: Vec<String>,
+}
+
+/// A catalog.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Catalog {
+    /// Client (`null` for global).
+    pub client: Option<String>,
+    /// Locale.
+    pub locale: String,
+    /// Tier.
+    pub tier: String,
+    /// Consumer.
+    pub consumer: Option<String>,
+    /// Its skills.
+    pub skills: Vec<CatalogSkill>,
+    /// The rendered text.
+    pub text: String,
+    /// Tokens of the text (sum of the stored counts of its parts).
+    pub tokens: u32,
+}
+
+#[derive(Debug)]
+struct BundleInfo {
+    id: i64,
+    client: String,
+    locale: String,
+    tier: String,
+    base: Option<i64>,
+    level: String,
+}
+
+type CatalogKey = (i64, Option<String>, Format, Vec<bool>);
+
+/// An opened artifact.
+pub struct Artifact {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    manifest: BTreeMap<String, String>,
+    bundles: Vec<BundleInfo>,
+    consumers: BTreeMap<String, BTreeSet<String>>,
+    /// Categories by id.
+    pub categories: BTreeMap<String, Category>,
+    sources: BTreeMap<u32, (SourceRef, String, u32)>,
+    loaded: RwLock<HashMap<i64, Arc<Bundle>>>,
+    catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
+}
+
+/// Inflates a blob.
+fn inflate(encoding: &str, data: Vec<u8>) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    match encoding {
+        "identity" => Ok(data),
+        "zlib" => {
+            let mut out = Vec::new();
+            flate2::read::ZlibDecoder::new(&data[..])
+                .read_to_end(&mut out)
+                .map_err(|e| format!("a blob does not inflate: {e}"))?;
+            Ok(out)
+        }
+        other => Err(format!("unknown blob encoding `{other}`")),
+    }
+}
+
+impl Artifact {
+    /// Opens an artifact read-only and checks its schema version.
+    pub fn open(path: impl AsRef<Path>) -> Result<Artifact, Error> {
+        let path = path.as_ref().to_path_buf();
+        if !path.is_file() {
+            return Err(Error::Open {
+                path: path.clone(),
+                source: rusqlite::Error::InvalidPath(path),
+            });
+        }
+        let conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| Error::Open {
+            path: path.clone(),
+            source,
+        })?;
+        let owned = path.clone();
+        let bad = corrupt(&owned);
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(&bad)?;
+        let has_manifest: Option<String> = conn
+            .query_row(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 'manifest'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(&bad)?;
+        if has_manifest.is_none() {
+            return Err(Error::NotAnArtifact {
+                path,
+                why: "it has no manifest table (not built by skillc)".to_string(),
+            });
+        }
+        if version != SCHEMA_VERSION {
+            return Err(Error::SchemaVersion {
+                path,
+                found: version,
+            });
+        }
+        let manifest: BTreeMap<String, String> = conn
+            .prepare("SELECT key, value FROM manifest")
+            .and_then(|mut st| {
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()
+            })
+            .map_err(&bad)?;
+        let bundles = conn
+            .prepare("SELECT id, client, locale, tier, base, catalog_level FROM bundle ORDER BY id")
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    Ok(BundleInfo {
+                        id: r.get(0)?,
+                        client: r.get(1)?,
+                        locale: r.get(2)?,
+                        tier: r.get(3)?,
+                        base: r.get(4)?,
+                        level: r.get(5)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()
+            })
+            .map_err(&bad)?;
+        let mut consumers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        {
+            let mut st = conn.prepare("SELECT name FROM consumer").map_err(&bad)?;
+            for name in st.query_map([], |r| r.get::<_, String>(0)).map_err(&bad)? {
+                consumers.insert(name.map_err(&bad)?, BTreeSet::new());
+            }
+            let mut st = conn
+                .prepare("SELECT consumer, qualified_name FROM consumer_hidden")
+                .map_err(&bad)?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&bad)?;
+            for row in rows {
+                let (c, q) = row.map_err(&bad)?;
+                consumers.entry(c).or_default().insert(q);
+            }
+        }
+        let categories = conn
+            .prepare(
+                "SELECT id, position, catalog_header, catalog_header_tokens, prompt_heading,
+                        prompt_heading_tokens, uncertainty, uncertainty_tokens FROM category",
+            )
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    Ok(Category {
+                        id: r.get(0)?,
+                        position: r.get(1)?,
+                        catalog_header: (r.get(2)?, r.get(3)?),
+                        prompt_heading: (r.get(4)?, r.get(5)?),
+                        uncertainty: (r.get(6)?, r.get(7)?),
+                    })
+                })?
+                .map(|c| c.map(|c| (c.id.clone(), c)))
+                .collect::<Result<_, _>>()
+            })
+            .map_err(&bad)?;
+        let sources = conn
+            .prepare("SELECT sid, url, title, fragment, tokens FROM source")
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    let sid: u32 = r.get(0)?;
+                    Ok((
+                        sid,
+                        (
+                            SourceRef {
+                                sid,
+                                url: r.get(1)?,
+                                title: r.get(2)?,
+                            },
+                            r.get(3)?,
+                            r.get(4)?,
+                        ),
+                    ))
+                })?
+                .collect::<Result<_, _>>()
+            })
+            .map_err(&bad)?;
+        Ok(Artifact {
+            path,
+            conn: Mutex::new(conn),
+            manifest,
+            bundles,
+            consumers,
+            categories,
+            sources,
+            loaded: RwLock::new(HashMap::new()),
+            catalogs: RwLock::new(HashMap::new()),
+        })
+    }
+
+    /// A manifest value.
+    pub fn manifest(&self, key: &str) -> Option<&str> {
+        self.manifest.get(key).map(String::as_str)
+    }
+
+    /// `max_active_skills`, when set.
+    pub fn max_active_skills(&self) -> Option<usize> {
+        self.manifest("max_active_skills")
+            .and_then(|v| v.parse().ok())
+    }
+
+    /// Every built bundle: (client, locale, tier), client `''` for global.
+    pub fn bundle_names(&self) -> Vec<(&str, &str, &str)> {
+        self.bundles
+            .iter()
+            .map(|b| (b.client.as_str(), b.locale.as_str(), b.tier.as_str()))
+            .collect()
+    }
+
+    /// The consumers the workspace declares.
+    pub fn consumers(&self) -> Vec<&str> {
+        self.consumers.keys().map(String::as_str).collect()
+    }
+
+    fn find_bundle(&self, r: &BundleRef<'_>) -> Result<&BundleInfo, Error> {
+        let client = r.client.unwrap_or("");
+        let locale = r.locale.or(self.manifest("default_locale")).unwrap_or("");
+        let tier = r.tier.or(self.manifest("default_tier")).unwrap_or("");
+        if let Some(b) = self
+            .bundles
+            .iter()
+            .find(|b| b.client == client && b.locale == locale && b.tier == tier)
+        {
+            return Ok(b);
+        }
+        let of_client: Vec<&BundleInfo> =
+            self.bundles.iter().filter(|b| b.client == client).collect();
+        let list = |f: &dyn Fn(&BundleInfo) -> &str| -> String {
+            let set: BTreeSet<&str> = of_client.iter().map(|b| f(b)).collect();
+            set.into_iter().collect::<Vec<_>>().join(", ")
+        };
+        let who = if client.is_empty() {
+            "the global bundle".to_string()
+        } else {
+            format!("client `{client}`")
+        };
+        Err(Error::Request(if of_client.is_empty() {
+            let clients: BTreeSet<&str> = self
+                .bundles
+                .iter()
+                .map(|b| b.client.as_str())
+                .filter(|c| !c.is_empty())
+                .collect();
+            format!(
+                "unknown client `{client}`; clients: {}",
+                clients.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        } else if !of_client.iter().any(|b| b.locale == locale) {
+            format!(
+                "no bundle for locale `{locale}` of {who}; its locales: {}",
+                list(&|b| &b.locale)
+            )
+        } else {
+            format!(
+                "no bundle for tier `{tier}` of {who}; its tiers: {}",
+                list(&|b| &b.tier)
+            )
+        }))
+    }
+
+    /// Loads (once) and returns a bundle.
+    pub fn bundle(&self, r: &BundleRef<'_>) -> Result<Arc<Bundle>, Error> {
+        let info = self.find_bundle(r)?;
+        if let Some(b) = self.loaded.read().expect("lock").get(&info.id) {
+            return Ok(b.clone());
+        }
+        let bundle = Arc::new(self.load(info)?);
+        self.loaded
+            .write()
+            .expect("lock")
+            .insert(info.id, bundle.clone());
+        Ok(bundle)
+    }
+
+    fn load(&self, info: &BundleInfo) -> Result<Bundle, Error> {
+        let bad = corrupt(&self.path);
+        let mut conn = self.conn.lock().expect("lock");
+        // One read transaction: the bundle comes whole from one version of the file.
+        let tx = conn.transaction().map_err(&bad)?;
+        let mut rows: BTreeMap<String, (Option<i64>, Option<String>)> = BTreeMap::new();
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "SELECT name.qualified_name, bundle_entry.entry, bundle_entry.reason
+                     FROM bundle_entry JOIN name ON name.id = bundle_entry.name
+                     WHERE bundle_entry.bundle = ?1",
+                )
+                .map_err(&bad)?;
+            for b in info.base.iter().chain(std::iter::once(&info.id)) {
+                let it = st
+                    .query_map([b], |r| {
+                        Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
+                    })
+                    .map_err(&bad)?;
+                for row in it {
+                    let (q, v) = row.map_err(&bad)?;
+                    rows.insert(q, v);
+                }
+            }
+        }
+        let mut skills = Vec::new();
+        let mut left_out = BTreeMap::new();
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
+                            e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
+                            e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
+                            e.record, c.description, c.triggers, b.encoding, b.data, e.card
+                     FROM entry e JOIN card c ON c.id = e.card JOIN blob b ON b.hash = e.body
+                     WHERE e.id = ?1",
+                )
+                .map_err(&bad)?;
+            let mut frag = tx
+                .prepare_cached(
+                    "SELECT format, level, text, tokens FROM card_fragment
+                     WHERE card = ?1 AND level IN ('', ?2)",
+                )
+                .map_err(&bad)?;
+            for (q, (entry, reason)) in rows {
+                let Some(entry) = entry else {
+                    left_out.insert(q, reason.unwrap_or_default());
+                    continue;
+                };
+                let row = st
+                    .query_row([entry], |r| {
+                        Ok((
+                            (
+                                r.get::<_, String>(0)?,
+                                r.get::<_, String>(1)?,
+                                r.get::<_, String>(2)?,
+                                r.get::<_, String>(3)?,
+                                r.get::<_, String>(4)?,
+                            ),
+                            (
+                                r.get::<_, bool>(5)?,
+                                r.get::<_, bool>(6)?,
+                                r.get::<_, Option<String>>(7)?,
+                                r.get::<_, bool>(8)?,
+                            ),
+                            (
+                                r.get::<_, String>(9)?,
+                                r.get::<_, bool>(10)?,
+                                r.get::<_, String>(11)?,
+                                r.get::<_, u32>(12)?,
+                            ),
+                            (
+                                r.get::<_, String>(13)?,
+                                r.get::<_, String>(14)?,
+                                r.get::<_, String>(15)?,
+                                r.get::<_, String>(16)?,
+                                r.get::<_, Vec<u8>>(17)?,
+                                r.get::<_, i64>(18)?,
+                            ),
+                        ))
+                    })
+                    .map_err(&bad)?;
+                let (
+                    (name, qualified_name, resolved_name, category, sort_key),
+                    flags,
+                    prompt,
+                    rest,
+                ) = row;
+                let (visible, always_on, unavailable, untrusted) = flags;
+                let (prefix, has_body, suffix, prompt_tokens) = prompt;
+                let (record, description, triggers, encoding, data, card) = rest;
+                let not_artifact = |why: String| Error::NotAnArtifact {
+                    path: self.path.clone(),
+                    why,
+                };
+                let record: Record = serde_json::from_str(&record)
+                    .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
+                let triggers: Vec<String> = serde_json::from_str(&triggers)
+                    .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
+                let body = String::from_utf8(inflate(&encoding, data).map_err(&not_artifact)?)
+                    .map_err(|_| {
+                        not_artifact(format!("entry {entry} has a body that is not UTF-8"))
+                    })?;
+                let mut fragments = BTreeMap::new();
+                let it = frag
+                    .query_map(rusqlite::params![card, info.level], |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, u32>(3)?,
+                        ))
+                    })
+                    .map_err(&bad)?;
+                for f in it {
+                    let (format, level, text, tokens) = f.map_err(&bad)?;
+                    // The bundle's budget level wins over the full text.
+                    if level == info.level || !fragments.contains_key(&format) {
+                        fragments.insert(format, (text, tokens));
+                    }
+                }
+                let conditions = record.conditions.iter().map(Condition::compile).collect();
+                skills.push((
+                    sort_key,
+                    Skill {
+                        entry,
+                        name,
+                        qualified_name,
+                        resolved_name,
+                        category,
+                        catalog_visible: visible,
+                        always_on,
+                        unavailable,
+                        untrusted,
+                        description,
+                        triggers,
+                        fragments,
+                        prompt_prefix: prefix,
+                        prompt_body: has_body,
+                        prompt_suffix: suffix,
+                        prompt_tokens,
+                        body: body.into(),
+                        record,
+                        conditions,
+                    },
+                ));
+            }
+        }
+        tx.commit().map_err(&bad)?;
+        skills.sort_by(|a, b| a.0.cmp(&b.0));
+        let skills: Vec<Skill> = skills.into_iter().map(|(_, s)| s).collect();
+        let mut by_name = HashMap::new();
+        for (i, s) in skills.iter().enumerate() {
+            by_name.insert(s.qualified_name.clone(), i);
+        }
+        for (i, s) in skills.iter().enumerate() {
+            // A bare name prefers public, then internal, then custom (the build's rule).
+            by_name.entry(s.name.clone()).or_insert(i);
+        }
+        Ok(Bundle {
+            client: info.client.clone(),
+            locale: info.locale.clone(),
+            tier: info.tier.clone(),
+            skills,
+            left_out,
+            by_name,
+        })
+    }
+
+    fn hidden_for(&self, consumer: Option<&str>) -> Result<Option<&BTreeSet<String>>, Error> {
+        match consumer {
+            None => Ok(None),
+            Some(c) => self.consumers.get(c).map(Some).ok_or_else(|| {
+                Error::Request(format!(
+                    "unknown consumer `{c}`; consumers: {}",
+                    self.consumers
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }),
+        }
+    }
+
+    /// Indices of the skills a catalog shows, in order.
+    fn catalog_members(
+        &self,
+        bundle: &Bundle,
+        consumer: Option<&str>,
+        ctx: &Context,
+    ) -> Result<Vec<usize>, Error> {
+        let hidden = self.hidden_for(consumer)?;
+        Ok(bundle
+            .skills
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.catalog_visible)
+            .filter(|(_, s)| hidden.is_none_or(|h| !h.contains(&s.qualified_name)))
+            .filter(|(_, s)| s.conditions_hold(ctx))
+            .map(|(i, _)| i)
+            .collect())
+    }
+
+    /// The catalog of a bundle for a consumer and context, in a format.
+    pub fn catalog(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        format: Format,
+    ) -> Result<Arc<Catalog>, Error> {
+        let info = self.find_bundle(r)?;
+        let bundle = self.bundle(r)?;
+        let hidden = self.hidden_for(consumer)?;
+        // Only the outcome of the conditions matters: cache by it.
+        let outcome: Vec<bool> = bundle
+            .skills
+            .iter()
+            .filter(|s| s.catalog_visible && !s.conditions.is_empty())
+            .filter(|s| hidden.is_none_or(|h| !h.contains(&s.qualified_name)))
+            .map(|s| s.conditions_hold(ctx))
+            .collect();
+        let key = (info.id, consumer.map(str::to_string), format, outcome);
+        if let Some(c) = self.catalogs.read().expect("lock").get(&key) {
+            return Ok(c.clone());
+        }
+        let members = self.catalog_members(&bundle, consumer, ctx)?;
+        let catalog = Arc::new(self.render_catalog(&bundle, consumer, &members, format));
+        self.catalogs
+            .write()
+            .expect("lock")
+            .insert(key, catalog.clone());
+        Ok(catalog)
+    }
+
+    fn render_catalog(
+        &self,
+        bundle: &Bundle,
+        consumer: Option<&str>,
+        members: &[usize],
+        format: Format,
+    ) -> Catalog {
+        let max_triggers: usize = self
+            .manifest("max_triggers")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(5);
+        let skills: Vec<CatalogSkill> = members
+            .iter()
+            .enumerate()
+            .map(|(n, &i)| {
+                let s = &bundle.skills[i];
+                CatalogSkill {
+                    id: format!("SK{}", n + 1),
+                    name: s.name.clone(),
+                    qualified_name: s.qualified_name.clone(),
+                    category: s.category.clone(),
+                    description: s.description.clone(),
+                    triggers: s.triggers.iter().take(max_triggers).cloned().collect(),
+                }
+            })
+            .collect();
+        let frag = |i: usize| {
+            bundle.skills[i]
+                .fragments
+                .get(format.stored())
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut text = String::new();
+        let mut tokens = 0u32;
+        match format {
+            Format::Xml => {
+                text.push_str("<available_skills>\n");
+                for &i in members {
+                    let (t, n) = frag(i);
+                    text.push_str(&t);
+                    tokens += n;
+                }
+                text.push_str("</available_skills>");
+                tokens += 8;
+            }
+            Format::List => {
+                for &i in members {
+                    let (t, n) = frag(i);
+                    text.push_str(&t);
+                    tokens += n;
+                }
+            }
+            Format::Markdown => {
+                let mut current: Option<&str> = None;
+                for (n, &i) in members.iter().enumerate() {
+                    let s = &bundle.skills[i];
+                    if current != Some(s.category.as_str()) {
+                        if current.is_some() {
+                            text.push('\n');
+                        }
+                        if let Some(c) = self.categories.get(&s.category) {
+                            text.push_str(&c.catalog_header.0);
+                            tokens += c.catalog_header.1;
+                        }
+                        current = Some(&s.category);
+                    }
+                    let (t, k) = frag(i);
+                    text.push_str(&format!("| SK{} ", n + 1));
+                    text.push_str(&t);
+                    tokens += k + 4;
+                }
+            }
+            Format::Json => {
+                let list: Vec<serde_json::Value> = skills
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({"id": s.id, "name": s.name, "description": s.description, "triggers": s.triggers})
+                    })
+                    .collect();
+                text = serde_json::to_string(&list).unwrap_or_default();
+                tokens = members.iter().map(|&i| frag(i).1).sum();
+            }
+        }
+        Catalog {
+            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
+            locale: bundle.locale.clone(),
+            tier: bundle.tier.clone(),
+            consumer: consumer.map(str::to_string),
+            skills,
+            text,
+            tokens,
+        }
+    }
+
+    /// A source of the pool.
+    pub fn source(&self, sid: u32) -> Option<&SourceRef> {
+        self.sources.get(&sid).map(|s| &s.0)
+    }
+
+    /// An asset of a skill, by its path inside the skill folder (level-3 disclosure).
+    pub fn asset(&self, r: &BundleRef<'_>, skill: &str, path: &str) -> Result<Vec<u8>, Error> {
+        let bundle = self.bundle(r)?;
+        let s = bundle
+            .find(skill)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        let conn = self.conn.lock().expect("lock");
+        let row: Option<(String, Vec<u8>)> = conn
+            .query_row(
+                "SELECT b.encoding, b.data FROM asset a JOIN blob b ON b.hash = a.blob
+                 WHERE a.skill_file = ?1 AND a.path = ?2",
+                [&s.record.resolved_file, path],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(corrupt(&self.path))?;
+        let (encoding, data) =
+            row.ok_or_else(|| Error::Request(format!("skill `{skill}` has no asset `{path}`")))?;
+        inflate(&encoding, data).map_err(|why| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why,
+        })
+    }
+}

@@ -1,0 +1,488 @@
+//! From a selection to a prompt (SPEC 5), and the other per-skill questions: pipelines,
+//! requirements, MCP configuration.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::{Artifact, Bundle, BundleRef, Context, Error, Mcp};
+
+/// A skill in the assembled prompt.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct PromptSkill {
+    /// Selectable name.
+    pub name: String,
+    /// Skill whose content was used (a variant or client override).
+    pub resolved: String,
+    /// Why it is in: `selected`, `dependency:<by>`, `augments:<with>`, `import:<by>`,
+    /// `always_on`.
+    pub reason: String,
+}
+
+/// A skill left out of the prompt.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Removed {
+    /// Name as selected or added.
+    pub name: String,
+    /// `blocked:<by>`, `excluded:<by>`, `condition`, `hidden`, `unknown`, `max_active`,
+    /// `unavailable`.
+    pub reason: String,
+}
+
+/// A cited source.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SourceRef {
+    /// Pool id.
+    pub sid: u32,
+    /// URL.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+}
+
+/// An assembled answer prompt.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Prompt {
+    /// Skills in, in prompt order.
+    pub skills: Vec<PromptSkill>,
+    /// Skills out, in the order they were dropped.
+    pub removed: Vec<Removed>,
+    /// Sources the included skills cite.
+    pub sources: Vec<SourceRef>,
+    /// The prompt text.
+    pub text: String,
+    /// Its tokens (sum of the stored counts of its parts).
+    pub tokens: u32,
+}
+
+/// A pipeline transition.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Transition {
+    /// The next skill, if any.
+    pub next: Option<String>,
+    /// Why there is none, or how it was chosen (`conditional:<key>`, `next_skill`).
+    pub reason: String,
+}
+
+/// A requirement of a skill and whether this host meets it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Requirement {
+    /// `env` or `binary`.
+    pub kind: &'static str,
+    /// Variable or program name.
+    pub name: String,
+    /// Met on this host.
+    pub met: bool,
+}
+
+struct Selection<'b> {
+    bundle: &'b Bundle,
+    order: Vec<usize>,
+    reason: BTreeMap<usize, String>,
+    removed: Vec<Removed>,
+}
+
+impl Selection<'_> {
+    fn has(&self, i: usize) -> bool {
+        self.reason.contains_key(&i)
+    }
+
+    fn add(&mut self, i: usize, reason: String) {
+        if !self.has(i) {
+            self.order.push(i);
+            self.reason.insert(i, reason);
+        }
+    }
+
+    fn remove(&mut self, i: usize, reason: String) {
+        if self.reason.remove(&i).is_some() {
+            self.order.retain(|&x| x != i);
+            self.removed.push(Removed {
+                name: self.bundle.skills[i].name.clone(),
+                reason,
+            });
+        }
+    }
+}
+
+impl Artifact {
+    /// Assembles the answer prompt for the skills a selector picked (names, qualified names or
+    /// catalog ids `SKn` of the catalog for the same consumer and context), applying SPEC 5's
+    /// steps in order.
+    pub fn prompt(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        picked: &[&str],
+    ) -> Result<Prompt, Error> {
+        let bundle = self.bundle(r)?;
+        let b = &*bundle;
+        let hidden = self.hidden_for(consumer)?;
+        let catalog = self.catalog_members(b, consumer, ctx)?;
+        let mut sel = Selection {
+            bundle: b,
+            order: Vec::new(),
+            reason: BTreeMap::new(),
+            removed: Vec::new(),
+        };
+        let usable = |i: usize, ctx: &Context| -> Result<(), &'static str> {
+            let s = &b.skills[i];
+            if s.unavailable.is_some() {
+                Err("unavailable")
+            } else if !s.conditions_hold(ctx) {
+                Err("condition")
+            } else {
+                Ok(())
+            }
+        };
+        // 1. Unknown and hidden names, and failing conditions.
+        let mut picked_ok = Vec::new();
+        for name in picked {
+            let found = match name
+                .strip_prefix("SK")
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => catalog.get(n.wrapping_sub(1)).copied(),
+                None => b.find(name).and_then(|s| {
+                    b.skills
+                        .iter()
+                        .position(|x| x.entry == s.entry && x.qualified_name == s.qualified_name)
+                }),
+            };
+            let Some(i) = found else {
+                sel.removed.push(Removed {
+                    name: name.to_string(),
+                    reason: "unknown".into(),
+                });
+                continue;
+            };
+            let s = &b.skills[i];
+            let consumer_hides = hidden.is_some_and(|h| h.contains(&s.qualified_name));
+            if !s.catalog_visible || consumer_hides {
+                sel.removed.push(Removed {
+                    name: s.name.clone(),
+                    reason: "hidden".into(),
+                });
+            } else if let Err(why) = usable(i, ctx) {
+                sel.removed.push(Removed {
+                    name: s.name.clone(),
+                    reason: why.into(),
+                });
+            } else if !picked_ok.contains(&i) {
+                picked_ok.push(i);
+            }
+        }
+        // 2. The cap.
+        let cap = self.max_active_skills().unwrap_or(usize::MAX);
+        for (n, i) in picked_ok.into_iter().enumerate() {
+            if n < cap {
+                sel.add(i, "selected".into());
+            } else {
+                sel.removed.push(Removed {
+                    name: b.skills[i].name.clone(),
+                    reason: "max_active".into(),
+                });
+            }
+        }
+        // 3. Dependencies (transitive), augments (both ways), imports, until nothing changes.
+        let index_of = |q: &str| b.skills.iter().position(|s| s.qualified_name == q);
+        let mut tried: BTreeSet<(usize, String)> = BTreeSet::new();
+        loop {
+            let mut additions: Vec<(usize, String)> = Vec::new();
+            for &i in &sel.order {
+                let s = &b.skills[i];
+                let links = s
+                    .record
+                    .dependencies
+                    .iter()
+                    .map(|q| (q, format!("dependency:{}", s.name)))
+                    .chain(
+                        s.record
+                            .augments
+                            .iter()
+                            .map(|q| (q, format!("augments:{}", s.name))),
+                    )
+                    .chain(
+                        s.record
+                            .imports
+                            .iter()
+                            .map(|q| (q, format!("import:{}", s.name))),
+                    );
+                for (q, why) in links {
+                    if let Some(j) = index_of(q) {
+                        additions.push((j, why));
+                    }
+                }
+                for (j, other) in b.skills.iter().enumerate() {
+                    if other.record.augments.iter().any(|q| q == &s.qualified_name) {
+                        additions.push((j, format!("augments:{}", s.name)));
+                    }
+                }
+            }
+            let mut changed = false;
+            for (j, why) in additions {
+                if sel.has(j) || !tried.insert((j, why.clone())) {
+                    continue;
+                }
+                match usable(j, ctx) {
+                    Ok(()) => {
+                        sel.add(j, why);
+                        changed = true;
+                    }
+                    Err(e) => {
+                        if !sel.removed.iter().any(|r| r.name == b.skills[j].name) {
+                            sel.removed.push(Removed {
+                                name: b.skills[j].name.clone(),
+                                reason: e.into(),
+                            });
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // 4. Category priority and exclusivity, strongest first.
+        let mut exclusive: Vec<usize> = sel
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| b.skills[i].record.exclusive && b.skills[i].record.priority.is_some())
+            .collect();
+        exclusive.sort_by_key(|&i| (b.skills[i].record.priority, i));
+        for x in exclusive {
+            if !sel.has(x) {
+                continue;
+            }
+            let (cat, p) = (&b.skills[x].category, b.skills[x].record.priority);
+            let weaker: Vec<usize> = sel
+                .order
+                .iter()
+                .copied()
+                .filter(|&i| i != x && &b.skills[i].category == cat)
+                .filter(|&i| b.skills[i].record.priority.is_some_and(|q| Some(q) > p))
+                .collect();
+            for i in weaker {
+                sel.remove(i, format!("excluded:{}", b.skills[x].name));
+            }
+        }
+        // 5. Always-on skills whose conditions hold.
+        for (i, s) in b.skills.iter().enumerate() {
+            if s.always_on && s.unavailable.is_none() && s.conditions_hold(ctx) {
+                sel.add(i, "always_on".into());
+            }
+        }
+        // 6. Blocks, last, over everything.
+        let blocked: Vec<(usize, String)> = sel
+            .order
+            .iter()
+            .flat_map(|&i| {
+                let by = b.skills[i].name.clone();
+                b.skills[i]
+                    .record
+                    .blocks
+                    .iter()
+                    .filter_map(|q| index_of(q))
+                    .map(move |j| (j, by.clone()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for (j, by) in blocked {
+            sel.remove(j, format!("blocked:{by}"));
+        }
+        // 7. Assemble: categories in order, skills in catalog order.
+        let mut included: Vec<usize> = sel.order.clone();
+        let position = |i: usize| {
+            self.categories
+                .get(&b.skills[i].category)
+                .map_or(i64::MAX, |c| c.position)
+        };
+        included.sort_by_key(|&i| (position(i), i));
+        let mut text = String::new();
+        let mut tokens = 0;
+        let mut cited: BTreeSet<u32> = BTreeSet::new();
+        let mut k = 0;
+        while k < included.len() {
+            let cat = &b.skills[included[k]].category;
+            let group: Vec<usize> = included[k..]
+                .iter()
+                .copied()
+                .take_while(|&i| &b.skills[i].category == cat)
+                .collect();
+            if let Some(c) = self.categories.get(cat) {
+                text.push_str(&c.prompt_heading.0);
+                tokens += c.prompt_heading.1;
+                if group.len() > 1 {
+                    text.push_str(&c.uncertainty.0);
+                    tokens += c.uncertainty.1;
+                }
+            }
+            for &i in &group {
+                let s = &b.skills[i];
+                text.push_str(&s.prompt_prefix);
+                if s.prompt_body {
+                    text.push_str(&s.body);
+                }
+                text.push_str(&s.prompt_suffix);
+                tokens += s.prompt_tokens;
+                cited.extend(&s.record.cited);
+            }
+            k += group.len();
+        }
+        let mut sources = Vec::new();
+        if !cited.is_empty() {
+            text.push_str("## Sources\n\n");
+            tokens += 3;
+            for sid in &cited {
+                if let Some((s, fragment, n)) = self.sources.get(sid) {
+                    text.push_str(fragment);
+                    tokens += n;
+                    sources.push(s.clone());
+                }
+            }
+        }
+        let skills = included
+            .iter()
+            .map(|&i| PromptSkill {
+                name: b.skills[i].name.clone(),
+                resolved: b.skills[i].resolved_name.clone(),
+                reason: sel.reason[&i].clone(),
+            })
+            .collect();
+        Ok(Prompt {
+            skills,
+            removed: sel.removed,
+            sources,
+            text: text.trim_end().to_string() + "\n",
+            tokens,
+        })
+    }
+
+    /// The pipeline transition from `current` (001): `conditional_next_skills[key]` when a key
+    /// is given and known, else `next_skill`; none once `depth` reaches `pipeline_max_depth`.
+    pub fn next_skill(
+        &self,
+        r: &BundleRef<'_>,
+        current: &str,
+        key: Option<&str>,
+        depth: u32,
+    ) -> Result<Transition, Error> {
+        let bundle = self.bundle(r)?;
+        let s = bundle
+            .find(current)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{current}` in this bundle")))?;
+        let max: u32 = self
+            .manifest("pipeline_max_depth")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(5);
+        if depth >= max {
+            return Ok(Transition {
+                next: None,
+                reason: format!("depth limit {max} reached"),
+            });
+        }
+        let conditional = key.and_then(|k| {
+            s.record
+                .conditional_next
+                .get(k)
+                .map(|q| (q, format!("conditional:{k}")))
+        });
+        let chosen = conditional.or_else(|| {
+            s.record
+                .next_skill
+                .as_ref()
+                .map(|q| (q, "next_skill".to_string()))
+        });
+        Ok(match chosen {
+            Some((q, reason)) => match bundle.find(q) {
+                Some(next) if next.unavailable.is_none() => Transition {
+                    next: Some(next.name.clone()),
+                    reason,
+                },
+                _ => Transition {
+                    next: None,
+                    reason: format!("`{q}` is not available in this bundle"),
+                },
+            },
+            None => Transition {
+                next: None,
+                reason: "no transition".to_string(),
+            },
+        })
+    }
+
+    /// Whether this host meets a skill's `requires.env` and `requires.binary`.
+    pub fn requirements(&self, r: &BundleRef<'_>, skill: &str) -> Result<Vec<Requirement>, Error> {
+        let bundle = self.bundle(r)?;
+        let s = bundle
+            .find(skill)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        let on_path = |name: &str| {
+            std::env::var_os("PATH")
+                .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+        };
+        Ok(s.record
+            .requires_env
+            .iter()
+            .map(|n| Requirement {
+                kind: "env",
+                name: n.clone(),
+                met: std::env::var_os(n).is_some(),
+            })
+            .chain(s.record.requires_binary.iter().map(|n| Requirement {
+                kind: "binary",
+                name: n.clone(),
+                met: on_path(n),
+            }))
+            .collect())
+    }
+
+    /// A skill's MCP configuration with `${VAR}` placeholders resolved from `vars` (run-time
+    /// variables, e.g. secrets) and then the environment; unresolved ones stay as written.
+    pub fn mcp(
+        &self,
+        r: &BundleRef<'_>,
+        skill: &str,
+        vars: &BTreeMap<String, String>,
+    ) -> Result<Option<Mcp>, Error> {
+        let bundle = self.bundle(r)?;
+        let s = bundle
+            .find(skill)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        Ok(s.record.mcp.as_ref().map(|m| Mcp {
+            env: m
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), resolve_dollar(v, vars)))
+                .collect(),
+            ..m.clone()
+        }))
+    }
+}
+
+fn resolve_dollar(text: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        match after.find('}') {
+            Some(j) => {
+                let name = &after[..j];
+                match vars.get(name).cloned().or_else(|| std::env::var(name).ok()) {
+                    Some(v) => out.push_str(&v),
+                    None => out.push_str(&rest[i..i + 3 + j]),
+                }
+                rest = &after[j + 1..];
+            }
+            None => {
+                out.push_str(&rest[i..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
