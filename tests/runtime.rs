@@ -1,0 +1,587 @@
+//! The runtime on the sample workspace's artifact: SPEC 5 in order, seed 000's rules, the
+//! pricing split, the competitors matrix, and readers during an artifact swap.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use skillc::build::{build, BuildOptions};
+use skillc_runtime::{Artifact, BundleRef, Context, Format};
+
+/// The sample's artifact, built once for all tests of this binary.
+fn artifact_path() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("skillc-runtime-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("sample.db");
+        let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+        let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+        assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+        out
+    })
+}
+
+fn artifact() -> Artifact {
+    Artifact::open(artifact_path()).unwrap()
+}
+
+fn ctx(pairs: &[(&str, &str)]) -> Context {
+    Context::from_pairs(pairs.iter().copied()).unwrap()
+}
+
+fn client(id: &str) -> BundleRef<'_> {
+    BundleRef {
+        client: Some(id),
+        ..BundleRef::default()
+    }
+}
+
+fn names(p: &skillc_runtime::Prompt) -> Vec<(&str, &str)> {
+    p.skills
+        .iter()
+        .map(|s| (s.name.as_str(), s.reason.as_str()))
+        .collect()
+}
+
+fn removed(p: &skillc_runtime::Prompt) -> Vec<(&str, &str)> {
+    p.removed
+        .iter()
+        .map(|s| (s.name.as_str(), s.reason.as_str()))
+        .collect()
+}
+
+fn catalog_names(a: &Artifact, b: &BundleRef<'_>, c: &Context) -> Vec<String> {
+    a.catalog(b, None, c, Format::Json)
+        .unwrap()
+        .skills
+        .iter()
+        .map(|s| s.name.clone())
+        .collect()
+}
+
+#[test]
+fn the_pricing_split_shows_exactly_one_pricing_skill_per_page() {
+    let a = artifact();
+    let iban = BundleRef {
+        client: Some("ibanfirst.com"),
+        locale: Some("en-gb"),
+        tier: None,
+    };
+    let pricing = |url: &str| -> Vec<String> {
+        catalog_names(&a, &iban, &ctx(&[("page_url", url)]))
+            .into_iter()
+            .filter(|n| n.starts_with("pricing"))
+            .collect()
+    };
+    assert_eq!(pricing("/en-gb/compare"), ["pricing-uk"]);
+    assert_eq!(pricing("https://uk.ibanfirst.com/pricing"), ["pricing-uk"]);
+    assert_eq!(pricing("/fr/tarifs"), ["pricing-fr"]);
+    assert_eq!(pricing("/en-gbexit"), ["pricing"]);
+    assert_eq!(pricing("/de/preise"), ["pricing"]);
+    // Fail-closed: without a page URL no regional skill, and not the catch-all either.
+    assert!(pricing_without_url(&a, &iban).is_empty());
+    // The catch-all is the client's, not the global pricing skill.
+    let p = a
+        .prompt(&iban, None, &ctx(&[("page_url", "/it")]), &["pricing"])
+        .unwrap();
+    assert!(p.text.contains("EU pricing page"), "{}", p.text);
+}
+
+fn pricing_without_url(a: &Artifact, b: &BundleRef<'_>) -> Vec<String> {
+    catalog_names(a, b, &Context::default())
+        .into_iter()
+        .filter(|n| n.starts_with("pricing"))
+        .collect()
+}
+
+#[test]
+fn the_competitors_matrix_follows_client_flags_and_the_override_wins() {
+    let a = artifact();
+    let resolved = |b: BundleRef<'_>| {
+        let p = a
+            .prompt(&b, None, &Context::default(), &["competitors"])
+            .unwrap();
+        p.skills
+            .iter()
+            .find(|s| s.name == "competitors")
+            .unwrap()
+            .resolved
+            .clone()
+    };
+    assert_eq!(resolved(BundleRef::default()), "competitors");
+    assert_eq!(resolved(client("example.com")), "competitors");
+    assert_eq!(resolved(client("augment.org")), "competitors_aware");
+    assert_eq!(resolved(client("hyperline.co")), "competitors_battlecard");
+    let fast = BundleRef {
+        client: Some("hyperline.co"),
+        tier: Some("fast"),
+        locale: None,
+    };
+    assert_eq!(resolved(fast), "competitors_aware");
+    let northwind = a
+        .prompt(
+            &client("northwind.io"),
+            None,
+            &Context::default(),
+            &["competitors"],
+        )
+        .unwrap();
+    assert!(northwind.text.contains("Northwind override"));
+    // Catalogs still show the base name, and never the hidden variants.
+    let names = catalog_names(&a, &client("hyperline.co"), &Context::default());
+    assert!(names.contains(&"competitors".to_string()));
+    assert!(!names.iter().any(|n| n.starts_with("competitors_")));
+}
+
+#[test]
+fn seed_000_ending_rules_hold() {
+    let a = artifact();
+    let hyper = client("hyperline.co");
+    let allowed = ctx(&[("content_gating_availability", "allowed")]);
+    // demo_offer beats every ending skill.
+    let p = a
+        .prompt(
+            &hyper,
+            None,
+            &allowed,
+            &["demo_offer", "content_gating", "clean_ending"],
+        )
+        .unwrap();
+    assert!(names(&p).contains(&("demo_offer", "selected")));
+    assert!(removed(&p).contains(&("content_gating", "excluded:demo_offer")));
+    assert!(removed(&p).contains(&("clean_ending", "excluded:demo_offer")));
+    // content_gating removes context_gathering and the clean_ending it brought.
+    let p = a
+        .prompt(
+            &hyper,
+            None,
+            &allowed,
+            &["content_gating", "context_gathering"],
+        )
+        .unwrap();
+    assert!(removed(&p).contains(&("context_gathering", "excluded:content_gating")));
+    assert!(removed(&p).contains(&("clean_ending", "excluded:content_gating")));
+    // context_gathering alone may bring clean_ending.
+    let p = a
+        .prompt(&hyper, None, &Context::default(), &["context_gathering"])
+        .unwrap();
+    assert!(names(&p).contains(&("clean_ending", "dependency:context_gathering")));
+    // content_gating is unavailable unless the runtime says it is allowed (fail-closed).
+    let p = a
+        .prompt(&hyper, None, &Context::default(), &["content_gating"])
+        .unwrap();
+    assert_eq!(removed(&p), [("content_gating", "condition")]);
+    // Toggles: content_gating is off by default, on for hyperline.co.
+    let p = a
+        .prompt(&BundleRef::default(), None, &allowed, &["content_gating"])
+        .unwrap();
+    assert_eq!(removed(&p), [("content_gating", "unknown")]);
+}
+
+#[test]
+fn blocks_removes_a_skill_that_priority_would_keep() {
+    let a = artifact();
+    let p = a
+        .prompt(
+            &client("augment.org"),
+            None,
+            &Context::default(),
+            &["demo_offer", "b2b_request"],
+        )
+        .unwrap();
+    assert!(removed(&p).contains(&("demo_offer", "blocked:b2b_request")));
+    assert!(names(&p).contains(&("b2b_request", "selected")));
+}
+
+#[test]
+fn always_on_skills_appear_only_when_their_conditions_hold() {
+    let a = artifact();
+    let g = BundleRef::default();
+    let always = |c: &Context| -> Vec<String> {
+        a.prompt(&g, None, c, &[])
+            .unwrap()
+            .skills
+            .iter()
+            .map(|s| s.name.clone())
+            .collect()
+    };
+    assert_eq!(always(&Context::default()), ["knowledge_retrieval"]);
+    assert_eq!(always(&ctx(&[("turn", "0")])), ["knowledge_retrieval"]);
+    assert_eq!(
+        always(&ctx(&[("turn", "1")])),
+        ["conversation_history", "knowledge_retrieval"]
+    );
+    assert_eq!(
+        always(&ctx(&[("company", "Acme"), ("turn", "3")])),
+        [
+            "conversation_history",
+            "knowledge_retrieval",
+            "visitor_profile"
+        ]
+    );
+    // A client's per-region always-on skill (seed 000's regulatory_framing-uk).
+    let iban = BundleRef {
+        client: Some("ibanfirst.com"),
+        locale: Some("en-gb"),
+        tier: None,
+    };
+    let uk: Vec<String> = a
+        .prompt(
+            &iban,
+            None,
+            &ctx(&[("page_url", "https://uk.ibanfirst.com/x")]),
+            &[],
+        )
+        .unwrap()
+        .skills
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    assert!(uk.contains(&"regulatory_framing-uk".to_string()));
+    let fr = a
+        .prompt(&iban, None, &ctx(&[("page_url", "/fr/x")]), &[])
+        .unwrap();
+    assert!(!fr.skills.iter().any(|s| s.name == "regulatory_framing-uk"));
+    // An always-on client skill: augment.org's book_a_call.
+    let aug = a
+        .prompt(&client("augment.org"), None, &Context::default(), &[])
+        .unwrap();
+    assert!(names(&aug).contains(&("book_a_call", "always_on")));
+}
+
+#[test]
+fn augments_work_both_ways_for_visible_augmenters_and_one_way_for_hidden_ones() {
+    let a = artifact();
+    let aug = client("augment.org");
+    let p = a
+        .prompt(&aug, None, &Context::default(), &["pricing"])
+        .unwrap();
+    assert!(names(&p).contains(&("product_knowledge", "augments:pricing")));
+    let p = a
+        .prompt(&aug, None, &Context::default(), &["product_knowledge"])
+        .unwrap();
+    assert!(names(&p).contains(&("pricing", "augments:product_knowledge")));
+    let hyper = client("hyperline.co");
+    let p = a
+        .prompt(
+            &hyper,
+            None,
+            &Context::default(),
+            &["client_competitor_posture"],
+        )
+        .unwrap();
+    assert_eq!(removed(&p), [("client_competitor_posture", "hidden")]);
+}
+
+#[test]
+fn selection_by_catalog_id_caps_and_unknowns_are_reported() {
+    let a = artifact();
+    let g = BundleRef::default();
+    let c = Context::default();
+    let catalog = a.catalog(&g, None, &c, Format::Json).unwrap();
+    let first = &catalog.skills[0];
+    let p = a
+        .prompt(
+            &g,
+            None,
+            &c,
+            &[
+                "SK1",
+                "nonexistent",
+                "greeting",
+                "code-review",
+                "triage",
+                "url-gen",
+            ],
+        )
+        .unwrap();
+    assert!(p
+        .skills
+        .iter()
+        .any(|s| s.name == first.name && s.reason == "selected"));
+    assert!(removed(&p).contains(&("nonexistent", "unknown")));
+    // max_active_skills: 4 in the sample.
+    assert_eq!(
+        p.skills.iter().filter(|s| s.reason == "selected").count(),
+        4
+    );
+    assert!(removed(&p).contains(&("url-gen", "max_active")));
+}
+
+#[test]
+fn imports_and_cited_sources_are_in_the_prompt() {
+    let a = artifact();
+    let p = a
+        .prompt(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            &["pdf-press"],
+        )
+        .unwrap();
+    assert!(names(&p).contains(&("link-evidence", "import:pdf-press")));
+    assert!(names(&p).contains(&("sources-section", "import:pdf-press")));
+    let urls: Vec<&str> = p.sources.iter().map(|s| s.url.as_str()).collect();
+    assert_eq!(urls.len(), 2, "{urls:?}");
+    assert!(p.text.contains("## Sources"));
+    for s in &p.sources {
+        assert!(
+            p.text.contains(&format!("[[S:{}", s.sid))
+                || p.text.contains(&format!(",{}]]", s.sid))
+                || p.text.contains(&format!("-{}]]", s.sid))
+        );
+    }
+    // A prompt without citations has no sources section.
+    let p = a
+        .prompt(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            &["greeting"],
+        )
+        .unwrap();
+    assert!(p.sources.is_empty() && !p.text.contains("## Sources"));
+}
+
+#[test]
+fn the_xml_catalog_has_the_shape_of_skills_ref_to_prompt() {
+    let a = artifact();
+    let c = a
+        .catalog(
+            &BundleRef::default(),
+            Some("solver.react.decision"),
+            &Context::default(),
+            Format::Xml,
+        )
+        .unwrap();
+    assert_eq!(
+        c.text,
+        "<available_skills>\n<skill>\n<name>\nurl-gen\n</name>\n<description>\nStrict rules for sourcing links and citing them in generated content.\n</description>\n<location>\npublic/documents/url-gen/SKILL.md\n</location>\n</skill>\n</available_skills>"
+    );
+    let answer = a
+        .catalog(
+            &BundleRef::default(),
+            Some("answer.generator.strong"),
+            &Context::default(),
+            Format::List,
+        )
+        .unwrap();
+    assert!(!answer.text.contains("pdf-press"));
+    assert!(answer.text.contains("- **url-gen**: "));
+}
+
+#[test]
+fn requests_for_bundles_that_were_not_built_name_what_exists() {
+    let a = artifact();
+    let err = a
+        .catalog(
+            &client("nobody.example"),
+            None,
+            &Context::default(),
+            Format::Xml,
+        )
+        .unwrap_err();
+    assert!(err.is_request_error());
+    assert!(
+        err.to_string()
+            .contains("clients: augment.org, example.com"),
+        "{err}"
+    );
+    let fr = BundleRef {
+        client: Some("example.com"),
+        locale: Some("fr"),
+        tier: None,
+    };
+    let err = a
+        .catalog(&fr, None, &Context::default(), Format::Xml)
+        .unwrap_err();
+    assert!(err.to_string().contains("its locales: en, en-gb"), "{err}");
+    let err = a
+        .catalog(
+            &BundleRef::default(),
+            Some("ghost"),
+            &Context::default(),
+            Format::Xml,
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("consumers: answer.generator.strong, solver.react.decision"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pipelines_follow_transitions_up_to_the_depth_limit() {
+    let a = artifact();
+    let g = BundleRef::default();
+    let t = a.next_skill(&g, "gather-requirements", None, 0).unwrap();
+    assert_eq!(t.next.as_deref(), Some("write-spec"));
+    let t = a.next_skill(&g, "triage", Some("bug_report"), 1).unwrap();
+    assert_eq!(
+        (t.next.as_deref(), t.reason.as_str()),
+        (Some("bug-handler"), "conditional:bug_report")
+    );
+    let t = a
+        .next_skill(&g, "analyzer", Some("unknown-key"), 0)
+        .unwrap();
+    assert_eq!(t.next.as_deref(), Some("default-handler"));
+    let t = a.next_skill(&g, "gather-requirements", None, 5).unwrap();
+    assert_eq!(t.next, None);
+}
+
+#[test]
+fn mcp_placeholders_resolve_from_runtime_variables_and_requirements_are_checked() {
+    let a = artifact();
+    let g = BundleRef::default();
+    let vars = std::collections::BTreeMap::from([("GITHUB_TOKEN".to_string(), "t0k".to_string())]);
+    let mcp = a.mcp(&g, "github-assistant", &vars).unwrap().unwrap();
+    assert_eq!(mcp.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "t0k");
+    assert_eq!(mcp.startup_timeout, 45);
+    let req = a.requirements(&g, "github-assistant").unwrap();
+    assert!(req.iter().any(|r| r.kind == "binary" && r.name == "npx"));
+    let script = a.asset(&g, "web-scraping", "scripts/scraper.py").unwrap();
+    assert!(String::from_utf8(script)
+        .unwrap()
+        .contains("def render_page"));
+}
+
+#[test]
+fn a_corrupt_or_foreign_file_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, b"this is not sqlite at all").unwrap();
+    let err = Artifact::open(&junk).err().unwrap();
+    assert!(
+        err.to_string().contains("not a readable skillc artifact"),
+        "{err}"
+    );
+    let foreign = dir.path().join("foreign.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x)")
+        .unwrap();
+    let err = Artifact::open(&foreign).err().unwrap();
+    assert!(err.to_string().contains("no manifest"), "{err}");
+    let old = dir.path().join("old.db");
+    std::fs::copy(artifact_path(), &old).unwrap();
+    rusqlite::Connection::open(&old)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    let err = Artifact::open(&old).err().unwrap();
+    assert!(err.to_string().contains("schema version 99"), "{err}");
+}
+
+#[test]
+fn it_works_on_a_read_only_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro.db");
+    std::fs::copy(artifact_path(), &ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let a = Artifact::open(&ro).unwrap();
+    assert!(!a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            Format::Markdown
+        )
+        .unwrap()
+        .text
+        .is_empty());
+}
+
+#[test]
+fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.db");
+    // Two different artifacts: the sample, and the sample with one description changed.
+    let ws = dir.path().join("ws");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let greeting = ws.join("public/assistant/greeting/SKILL.md");
+    let text = std::fs::read_to_string(&greeting).unwrap();
+    std::fs::write(
+        &greeting,
+        text.replace("Handle greetings", "Answer greetings"),
+    )
+    .unwrap();
+    let other = dir.path().join("other.db");
+    build(&ws, &other, &BuildOptions::default()).unwrap();
+    std::fs::copy(artifact_path(), &live).unwrap();
+    let old_text = Artifact::open(&live)
+        .unwrap()
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            Format::List,
+        )
+        .unwrap()
+        .text
+        .clone();
+    let new_text = Artifact::open(&other)
+        .unwrap()
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            Format::List,
+        )
+        .unwrap()
+        .text
+        .clone();
+    assert_ne!(old_text, new_text);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let readers: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut seen = 0;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) || seen < 20 {
+                        let a = Artifact::open(&live).expect("open never fails mid-swap");
+                        let t = a
+                            .catalog(
+                                &BundleRef::default(),
+                                None,
+                                &Context::default(),
+                                Format::List,
+                            )
+                            .expect("answer");
+                        assert!(t.text == old_text || t.text == new_text, "torn read");
+                        seen += 1;
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for i in 0..40 {
+            let src = if i % 2 == 0 { &other } else { artifact_path() };
+            let tmp = dir.path().join(".live.tmp");
+            std::fs::copy(src, &tmp).unwrap();
+            std::fs::rename(&tmp, &live).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for r in readers {
+            assert!(r.join().unwrap() >= 20);
+        }
+    });
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
