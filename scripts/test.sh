@@ -18,3 +18,9 @@ cargo test --workspace
 echo "== parity with skills-ref validate"
 cargo build -q -p skillc
 python3 tests/parity/skills_ref_parity.py target/debug/skillc
+
+echo "== the Python example runtime against the Rust runtime"
+artifact="$(mktemp -d)/sample.db"
+target/debug/skillc build skills -o "$artifact" 2>/dev/null
+python3 tests/parity/python_runtime_parity.py target/debug/skillc "$artifact"
+rm -rf "$(dirname "$artifact")"

@@ -875,10 +875,20 @@ impl Artifact {
                 }
             }
             Format::Json => {
-                let list: Vec<serde_json::Value> = skills
+                #[derive(Serialize)]
+                struct Line<'a> {
+                    id: &'a str,
+                    name: &'a str,
+                    description: &'a str,
+                    triggers: &'a [String],
+                }
+                let list: Vec<Line<'_>> = skills
                     .iter()
-                    .map(|s| {
-                        serde_json::json!({"id": s.id, "name": s.name, "description": s.description, "triggers": s.triggers})
+                    .map(|s| Line {
+                        id: &s.id,
+                        name: &s.name,
+                        description: &s.description,
+                        triggers: &s.triggers,
                     })
                     .collect();
                 text = serde_json::to_string(&list).unwrap_or_default();

@@ -1,0 +1,344 @@
+"""A skillc runtime in Python, with only the standard library (sqlite3, json, zlib, re).
+
+It reads an artifact built by `skillc build` and answers the same questions as the Rust
+runtime: the catalog of a bundle and the prompt for a selection (SPEC 5). It is an example of
+how little a runtime needs once the compiler has resolved everything: no YAML, no rules beyond
+the run-time ones. CI checks that it gives the same catalog text and the same final skill list
+as the Rust runtime (tests/parity/python_runtime_parity.py).
+
+    rt = Artifact("out.db")
+    cat = rt.catalog(client="example.com", context={"page_url": "/en-gb/x"}, fmt="markdown")
+    prompt = rt.prompt(client="example.com", select=["SK1", "pricing"], context={"turn": "2"})
+"""
+
+import json
+import re
+import sqlite3
+import zlib
+
+SCHEMA_VERSION = 1
+
+
+class RequestError(Exception):
+    """The request names a bundle, consumer or skill that was not built."""
+
+
+def _path_of(url):
+    if "://" in url:
+        rest = url.split("://", 1)[1]
+        m = re.search(r"[/?#]", rest)
+        if not m or rest[m.start()] != "/":
+            return "/"
+        url = rest[m.start():]
+    return re.split(r"[?#]", url, maxsplit=1)[0]
+
+
+def _starts_at_boundary(text, prefix):
+    p = prefix.rstrip("/")
+    if not p:
+        return True
+    if not text.startswith(p):
+        return False
+    rest = text[len(p):]
+    return rest == "" or rest[0] in "/?#"
+
+
+def _prefix_matches(url, prefix):
+    if prefix.startswith("/"):
+        return _starts_at_boundary(_path_of(url), prefix)
+    return _starts_at_boundary(url, prefix)
+
+
+def condition_holds(cond, ctx):
+    """One stored condition against a context dict; a missing value fails (fail-closed)."""
+    (kind, value), = cond.items()
+    url = ctx.get("page_url")
+    if kind in ("starts_with_any", "does_not_start_with_any"):
+        if url is None:
+            return False
+        hit = any(_prefix_matches(url, p) for p in value)
+        return hit if kind == "starts_with_any" else not hit
+    if kind in ("page_url_matches", "page_url_not_matches"):
+        if url is None:
+            return False
+        hit = re.search(value, url) is not None
+        return hit if kind == "page_url_matches" else not hit
+    if kind == "availability":
+        return ctx.get(value["skill"] + "_availability") == value["value"]
+    if kind == "turn_at_least":
+        turn = ctx.get("turn")
+        return turn is not None and int(turn) >= value
+    if kind == "context_has":
+        return bool(ctx.get(value))
+    return kind == "conversation_language"
+
+
+def _inflate(encoding, data):
+    return zlib.decompress(data) if encoding == "zlib" else bytes(data)
+
+
+class Artifact:
+    def __init__(self, path):
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
+        if "manifest" not in tables:
+            raise ValueError(f"{path} is not a skillc artifact")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"{path} has schema version {version}, expected {SCHEMA_VERSION}")
+        self.manifest = dict(self.db.execute("SELECT key, value FROM manifest"))
+        self.categories = {
+            r[0]: {"position": r[1], "catalog_header": r[2], "prompt_heading": r[3], "uncertainty": r[4]}
+            for r in self.db.execute(
+                "SELECT id, position, catalog_header, prompt_heading, uncertainty FROM category")
+        }
+        self.consumers = {r[0]: set() for r in self.db.execute("SELECT name FROM consumer")}
+        for c, q in self.db.execute("SELECT consumer, qualified_name FROM consumer_hidden"):
+            self.consumers[c].add(q)
+        self.sources = {
+            r[0]: {"sid": r[0], "url": r[1], "title": r[2], "fragment": r[3]}
+            for r in self.db.execute("SELECT sid, url, title, fragment FROM source")
+        }
+        self._bundles = {}
+
+    # -- bundles ---------------------------------------------------------------------------
+
+    def bundle(self, client=None, locale=None, tier=None):
+        client = client or ""
+        locale = locale or self.manifest["default_locale"]
+        tier = tier or self.manifest["default_tier"]
+        row = self.db.execute(
+            "SELECT id, base, catalog_level FROM bundle WHERE client=? AND locale=? AND tier=?",
+            (client, locale, tier)).fetchone()
+        if row is None:
+            raise RequestError(f"no bundle for client {client!r}, locale {locale!r}, tier {tier!r}")
+        if row[0] not in self._bundles:
+            self._bundles[row[0]] = self._load(*row)
+        return self._bundles[row[0]]
+
+    def _load(self, bundle_id, base, level):
+        rows = {}
+        for b in ([base] if base else []) + [bundle_id]:
+            for q, entry, reason in self.db.execute(
+                    "SELECT name.qualified_name, entry, reason FROM bundle_entry "
+                    "JOIN name ON name.id = bundle_entry.name WHERE bundle = ?", (b,)):
+                rows[q] = (entry, reason)
+        skills = []
+        for q, (entry, _reason) in rows.items():
+            if entry is None:
+                continue
+            (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
+             prefix, has_body, suffix, record, description, triggers, encoding, data, card) = self.db.execute(
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key, "
+                "e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body, "
+                "e.prompt_suffix, e.record, c.description, c.triggers, b.encoding, b.data, e.card "
+                "FROM entry e JOIN card c ON c.id = e.card JOIN blob b ON b.hash = e.body "
+                "WHERE e.id = ?", (entry,)).fetchone()
+            fragments = {}
+            for fmt, lvl, text in self.db.execute(
+                    "SELECT format, level, text FROM card_fragment WHERE card = ? AND level IN ('', ?)",
+                    (card, level)):
+                if lvl == level or fmt not in fragments:
+                    fragments[fmt] = text
+            skills.append({
+                "sort_key": sort_key, "name": name, "qualified_name": qname, "resolved": resolved,
+                "category": category, "visible": bool(visible), "always_on": bool(always_on),
+                "unavailable": unavailable, "prefix": prefix, "has_body": bool(has_body),
+                "suffix": suffix, "record": json.loads(record), "description": description,
+                "triggers": json.loads(triggers), "fragments": fragments,
+                "body": _inflate(encoding, data).decode("utf-8"),
+            })
+        skills.sort(key=lambda s: s["sort_key"])
+        by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
+        for i, s in enumerate(skills):
+            by_name.setdefault(s["name"], i)
+        return {"skills": skills, "by_name": by_name}
+
+    def _hidden(self, consumer):
+        if consumer is None:
+            return set()
+        if consumer not in self.consumers:
+            raise RequestError(f"unknown consumer {consumer!r}")
+        return self.consumers[consumer]
+
+    def _holds(self, skill, ctx):
+        return all(condition_holds(c, ctx) for c in skill["record"].get("conditions", []))
+
+    def _members(self, b, consumer, ctx):
+        hidden = self._hidden(consumer)
+        return [i for i, s in enumerate(b["skills"])
+                if s["visible"] and s["qualified_name"] not in hidden and self._holds(s, ctx)]
+
+    # -- catalog ---------------------------------------------------------------------------
+
+    def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
+        ctx = context or {}
+        b = self.bundle(client, locale, tier)
+        members = self._members(b, consumer, ctx)
+        max_triggers = int(self.manifest.get("max_triggers", "5"))
+        stored = {"json": "markdown"}.get(fmt, fmt)
+        skills = [{
+            "id": f"SK{n + 1}", "name": b["skills"][i]["name"],
+            "qualified_name": b["skills"][i]["qualified_name"],
+            "category": b["skills"][i]["category"],
+            "description": b["skills"][i]["description"],
+            "triggers": b["skills"][i]["triggers"][:max_triggers],
+        } for n, i in enumerate(members)]
+        frag = lambda i: b["skills"][i]["fragments"].get(stored, "")
+        if fmt == "xml":
+            text = "<available_skills>\n" + "".join(frag(i) for i in members) + "</available_skills>"
+        elif fmt == "list":
+            text = "".join(frag(i) for i in members)
+        elif fmt == "markdown":
+            text, current = "", None
+            for n, i in enumerate(members):
+                cat = b["skills"][i]["category"]
+                if cat != current:
+                    if current is not None:
+                        text += "\n"
+                    if cat in self.categories:
+                        text += self.categories[cat]["catalog_header"]
+                    current = cat
+                text += f"| SK{n + 1} " + frag(i)
+        else:
+            text = json.dumps([{k: s[k] for k in ("id", "name", "description", "triggers")} for s in skills],
+                              separators=(",", ":"), ensure_ascii=False)
+        return {"client": client or None, "locale": locale or self.manifest["default_locale"],
+                "tier": tier or self.manifest["default_tier"], "consumer": consumer,
+                "skills": skills, "text": text}
+
+    # -- prompt (SPEC 5) -------------------------------------------------------------------
+
+    def prompt(self, select, client=None, locale=None, tier=None, consumer=None, context=None):
+        ctx = context or {}
+        b = self.bundle(client, locale, tier)
+        skills, hidden = b["skills"], self._hidden(consumer)
+        catalog = self._members(b, consumer, ctx)
+        order, reason, removed = [], {}, []
+
+        def add(i, why):
+            if i not in reason:
+                order.append(i)
+                reason[i] = why
+
+        def remove(i, why):
+            if i in reason:
+                del reason[i]
+                order.remove(i)
+                removed.append({"name": skills[i]["name"], "reason": why})
+
+        def usable(i):
+            if skills[i]["unavailable"]:
+                return "unavailable"
+            return None if self._holds(skills[i], ctx) else "condition"
+
+        def find(name):
+            name = name.strip()
+            if name.startswith("skills."):
+                name = name[len("skills."):]
+            return b["by_name"].get(name)
+
+        # 1. unknown, hidden, conditions
+        picked = []
+        for name in select:
+            m = re.fullmatch(r"SK(\d+)", name)
+            i = (catalog[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(catalog) else None) if m else find(name)
+            if i is None:
+                removed.append({"name": name, "reason": "unknown"})
+                continue
+            s = skills[i]
+            if not s["visible"] or s["qualified_name"] in hidden:
+                removed.append({"name": s["name"], "reason": "hidden"})
+            elif usable(i):
+                removed.append({"name": s["name"], "reason": usable(i)})
+            elif i not in picked:
+                picked.append(i)
+        # 2. cap
+        cap = int(self.manifest["max_active_skills"]) if self.manifest.get("max_active_skills") else None
+        for n, i in enumerate(picked):
+            if cap is None or n < cap:
+                add(i, "selected")
+            else:
+                removed.append({"name": skills[i]["name"], "reason": "max_active"})
+        # 3. dependencies, augments (both ways), imports
+        index = {s["qualified_name"]: i for i, s in enumerate(skills)}
+        tried = set()
+        while True:
+            additions = []
+            for i in order:
+                s, rec = skills[i], skills[i]["record"]
+                for key, label in (("dependencies", "dependency"), ("augments", "augments"), ("imports", "import")):
+                    for q in rec.get(key, []):
+                        if q in index:
+                            additions.append((index[q], f"{label}:{s['name']}"))
+                for j, other in enumerate(skills):
+                    if s["qualified_name"] in other["record"].get("augments", []):
+                        additions.append((j, f"augments:{s['name']}"))
+            changed = False
+            for j, why in additions:
+                if j in reason or (j, why) in tried:
+                    continue
+                tried.add((j, why))
+                err = usable(j)
+                if err is None:
+                    add(j, why)
+                    changed = True
+                elif not any(r["name"] == skills[j]["name"] for r in removed):
+                    removed.append({"name": skills[j]["name"], "reason": err})
+            if not changed:
+                break
+        # 4. priority / exclusive, strongest first
+        excl = sorted((i for i in order if skills[i]["record"].get("exclusive")
+                       and skills[i]["record"].get("priority") is not None),
+                      key=lambda i: (skills[i]["record"]["priority"], i))
+        for x in excl:
+            if x not in reason:
+                continue
+            cat, p = skills[x]["category"], skills[x]["record"]["priority"]
+            for i in [i for i in order if i != x and skills[i]["category"] == cat
+                      and skills[i]["record"].get("priority") is not None
+                      and skills[i]["record"]["priority"] > p]:
+                remove(i, f"excluded:{skills[x]['name']}")
+        # 5. always-on
+        for i, s in enumerate(skills):
+            if s["always_on"] and not s["unavailable"] and self._holds(s, ctx):
+                add(i, "always_on")
+        # 6. blocks, last
+        blocked = [(index[q], skills[i]["name"]) for i in order
+                   for q in skills[i]["record"].get("blocks", []) if q in index]
+        for j, by in blocked:
+            remove(j, f"blocked:{by}")
+        # 7. assemble
+        pos = lambda i: self.categories.get(skills[i]["category"], {}).get("position", 2 ** 63 - 1)
+        included = sorted(order, key=lambda i: (pos(i), i))
+        text, cited, k = "", set(), 0
+        while k < len(included):
+            cat = skills[included[k]]["category"]
+            group = []
+            for i in included[k:]:
+                if skills[i]["category"] != cat:
+                    break
+                group.append(i)
+            if cat in self.categories:
+                text += self.categories[cat]["prompt_heading"]
+                if len(group) > 1:
+                    text += self.categories[cat]["uncertainty"]
+            for i in group:
+                s = skills[i]
+                text += s["prefix"] + (s["body"] if s["has_body"] else "") + s["suffix"]
+                cited.update(s["record"].get("cited", []))
+            k += len(group)
+        sources = []
+        if cited:
+            text += "## Sources\n\n"
+            for sid in sorted(cited):
+                if sid in self.sources:
+                    text += self.sources[sid]["fragment"]
+                    sources.append({k: self.sources[sid][k] for k in ("sid", "url", "title")})
+        return {
+            "skills": [{"name": skills[i]["name"], "resolved": skills[i]["resolved"], "reason": reason[i]}
+                       for i in included],
+            "removed": removed,
+            "sources": sources,
+            "text": text.rstrip() + "\n",
+        }

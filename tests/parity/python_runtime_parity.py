@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""The Python example runtime against the Rust runtime on the sample workspace's artifact.
+
+For a set of requests (bundles, consumers, contexts, formats, selections) both must give the
+same catalog text and skill ids, and the same final skill list, removals, sources and prompt
+text. Usage: python_runtime_parity.py SKILLC ARTIFACT
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "python"))
+from skillc_runtime import Artifact  # noqa: E402
+
+BUNDLES = [
+    {}, {"client": "example.com"}, {"client": "hyperline.co"}, {"client": "hyperline.co", "tier": "fast"},
+    {"client": "augment.org", "locale": "fr"}, {"client": "ibanfirst.com", "locale": "en-gb"},
+    {"client": "northwind.io", "tier": "pro"}, {"locale": "fr"},
+]
+CONTEXTS = [
+    {}, {"page_url": "/en-gb/compare", "turn": "2"}, {"page_url": "https://fr.ibanfirst.com/x"},
+    {"page_url": "/en-gbexit", "company": "Acme", "content_gating_availability": "allowed"},
+]
+SELECTIONS = [
+    ["competitors"], ["demo_offer", "content_gating", "context_gathering"], ["SK1", "SK3", "nope"],
+    ["pricing", "product_knowledge"], ["pdf-press", "url-gen"], ["demo_offer", "b2b_request"],
+    ["greeting", "code-review", "triage", "url-gen", "support"],
+]
+
+
+def run(skillc, args):
+    out = subprocess.run([skillc, *args], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"skillc {' '.join(args)} failed: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def flags(bundle, context):
+    f = []
+    for k in ("client", "locale", "tier"):
+        if k in bundle:
+            f += [f"--{k}", bundle[k]]
+    for k, v in context.items():
+        f += ["--context", f"{k}={v}"]
+    return f
+
+
+def main():
+    skillc, artifact = sys.argv[1], sys.argv[2]
+    py = Artifact(artifact)
+    passed = failed = 0
+    for bundle in BUNDLES:
+        for context in CONTEXTS:
+            for fmt in ("xml", "markdown", "list", "json"):
+                rust = run(skillc, ["catalog", artifact, *flags(bundle, context), "--format", "json"])
+                mine = py.catalog(context=context, fmt=fmt, **bundle)
+                if fmt != "json":
+                    text = subprocess.run([skillc, "catalog", artifact, *flags(bundle, context), "--format", fmt],
+                                          capture_output=True, text=True, check=True).stdout
+                    same = text.rstrip("\n") == mine["text"].rstrip("\n")
+                else:
+                    same = rust["text"] == mine["text"]
+                same = same and [s["id"] + s["name"] for s in rust["skills"]] == [s["id"] + s["name"] for s in mine["skills"]]
+                passed += same
+                failed += not same
+                if not same:
+                    print(f"FAIL catalog {bundle} {context} {fmt}")
+            for select in SELECTIONS:
+                rust = run(skillc, ["prompt", artifact, *flags(bundle, context), "--select", ",".join(select), "--format", "json"])
+                mine = py.prompt(select, context=context, **bundle)
+                same = all(rust[k] == mine[k] for k in ("skills", "removed", "sources", "text"))
+                passed += same
+                failed += not same
+                if not same:
+                    for k in ("skills", "removed", "sources", "text"):
+                        if rust[k] != mine[k]:
+                            print(f"FAIL prompt {bundle} {context} {select}: {k}\n  rust: {rust[k]}\n  py:   {mine[k]}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
