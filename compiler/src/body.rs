@@ -47,7 +47,11 @@ pub fn check(file: &str, body: &str, first_line: usize, out: &mut Vec<Diagnostic
         if in_code {
             continue;
         }
-        if line.to_lowercase().contains("why bad") {
+        if line
+            .as_bytes()
+            .windows(7)
+            .any(|w| w.eq_ignore_ascii_case(b"why bad"))
+        {
             open_bad = None;
         } else if is_example_heading(line, "BAD") {
             close(&mut open_bad, out);

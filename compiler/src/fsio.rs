@@ -71,13 +71,44 @@ pub fn read_tree(
     }
     let mut walk = Walk {
         boundary: boundary.to_path_buf(),
-        files: Vec::new(),
+        found: Vec::new(),
         diagnostics: Vec::new(),
-        stack: vec![canonical],
+        stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
-    walk.files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok((walk.files, walk.diagnostics))
+    // Listing is sequential; reading is where the time goes, so files are read in parallel.
+    use rayon::prelude::*;
+    let mut files: Vec<RawFile> = walk
+        .found
+        .par_iter()
+        .map(|(rel, path)| RawFile {
+            rel: rel.clone(),
+            content: read_capped(path),
+        })
+        .collect();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok((files, walk.diagnostics))
+}
+
+/// Reads a file unless it is over [`MAX_FILE_BYTES`] (checked on the open file).
+fn read_capped(path: &Path) -> FileContent {
+    use std::io::Read;
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return FileContent::Unreadable(e.to_string()),
+    };
+    let size = match f.metadata() {
+        Ok(m) => m.len(),
+        Err(e) => return FileContent::Unreadable(e.to_string()),
+    };
+    if size > MAX_FILE_BYTES {
+        return FileContent::TooLarge(size);
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    match f.read_to_end(&mut bytes) {
+        Ok(_) => FileContent::Bytes(bytes),
+        Err(e) => FileContent::Unreadable(e.to_string()),
+    }
 }
 
 /// Names never looked into: version control, dependencies, caches, hidden files.
@@ -91,9 +122,10 @@ fn is_skipped(name: &str) -> bool {
 
 struct Walk {
     boundary: PathBuf,
-    files: Vec<RawFile>,
+    /// Files to read: relative path and path on disk.
+    found: Vec<(String, PathBuf)>,
     diagnostics: Vec<Diagnostic>,
-    /// Canonical folders being walked, outermost first, to detect loops.
+    /// Folders being walked, outermost first (canonicalised only when a link needs it).
     stack: Vec<PathBuf>,
 }
 
@@ -110,86 +142,80 @@ impl Walk {
                 return;
             }
         };
-        let mut names: Vec<(String, PathBuf)> = entries
+        let mut names: Vec<(String, PathBuf, Option<std::fs::FileType>)> = entries
             .filter_map(Result::ok)
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+            .map(|e| {
+                let kind = e.file_type().ok();
+                (e.file_name().to_string_lossy().into_owned(), e.path(), kind)
+            })
             .collect();
-        names.sort();
-        for (name, path) in names {
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        for (name, path, kind) in names {
             if is_skipped(&name) {
                 continue;
             }
             let rel = format!("{prefix}{name}");
-            self.entry(&path, &rel);
+            match kind {
+                Some(k) if k.is_symlink() => self.link(&path, &rel),
+                Some(k) if k.is_dir() => {
+                    self.stack.push(path.clone());
+                    self.dir(&path, &format!("{rel}/"));
+                    self.stack.pop();
+                }
+                Some(_) => self.found.push((rel, path)),
+                None => self.problem(codes::UNREADABLE, &rel, "cannot read its type".to_string()),
+            }
         }
     }
 
-    fn entry(&mut self, path: &Path, rel: &str) {
-        let meta = match std::fs::symlink_metadata(path) {
-            Ok(m) => m,
-            Err(e) => return self.problem(codes::UNREADABLE, rel, format!("cannot read: {e}")),
-        };
-        let (is_dir, canonical) = if meta.file_type().is_symlink() {
-            match path.canonicalize() {
-                Ok(target) if !target.starts_with(&self.boundary) => {
-                    return self.problem(
-                        codes::SYMLINK_ESCAPE,
-                        rel,
-                        format!(
-                            "symbolic link points outside the workspace, to `{}`",
-                            target.display()
-                        ),
-                    );
-                }
-                Ok(target) => (target.is_dir(), target),
-                Err(e) if e.raw_os_error() == Some(40) => {
-                    return self.problem(
-                        codes::SYMLINK_LOOP,
-                        rel,
-                        "symbolic link loops back on itself".to_string(),
-                    );
-                }
-                Err(e) => {
-                    return self.problem(
-                        codes::UNREADABLE,
-                        rel,
-                        format!("symbolic link cannot be followed: {e}"),
-                    )
-                }
-            }
-        } else if meta.is_dir() {
-            (
-                true,
-                path.canonicalize().unwrap_or_else(|_| path.to_path_buf()),
-            )
-        } else {
-            (false, path.to_path_buf())
-        };
-        if is_dir {
-            if self.stack.contains(&canonical) {
+    /// A symbolic link: followed only inside the boundary, and never into a folder that
+    /// contains it.
+    fn link(&mut self, path: &Path, rel: &str) {
+        let target = match path.canonicalize() {
+            Ok(t) => t,
+            Err(e) if e.raw_os_error() == Some(40) => {
                 return self.problem(
                     codes::SYMLINK_LOOP,
                     rel,
-                    "symbolic link leads back into a folder that contains it".to_string(),
+                    "symbolic link loops back on itself".to_string(),
                 );
             }
-            self.stack.push(canonical);
-            self.dir(path, &format!("{rel}/"));
-            self.stack.pop();
+            Err(e) => {
+                return self.problem(
+                    codes::UNREADABLE,
+                    rel,
+                    format!("symbolic link cannot be followed: {e}"),
+                )
+            }
+        };
+        if !target.starts_with(&self.boundary) {
+            return self.problem(
+                codes::SYMLINK_ESCAPE,
+                rel,
+                format!(
+                    "symbolic link points outside the workspace, to `{}`",
+                    target.display()
+                ),
+            );
+        }
+        if !target.is_dir() {
+            self.found.push((rel.to_string(), path.to_path_buf()));
             return;
         }
-        let content = match std::fs::metadata(path) {
-            Ok(m) if m.len() > MAX_FILE_BYTES => FileContent::TooLarge(m.len()),
-            Ok(_) => match std::fs::read(path) {
-                Ok(bytes) => FileContent::Bytes(bytes),
-                Err(e) => FileContent::Unreadable(e.to_string()),
-            },
-            Err(e) => FileContent::Unreadable(e.to_string()),
-        };
-        self.files.push(RawFile {
-            rel: rel.to_string(),
-            content,
-        });
+        let loops = self
+            .stack
+            .iter()
+            .any(|d| d.canonicalize().is_ok_and(|c| c == target));
+        if loops {
+            return self.problem(
+                codes::SYMLINK_LOOP,
+                rel,
+                "symbolic link leads back into a folder that contains it".to_string(),
+            );
+        }
+        self.stack.push(target);
+        self.dir(path, &format!("{rel}/"));
+        self.stack.pop();
     }
 
     fn problem(&mut self, code: &'static str, rel: &str, message: String) {

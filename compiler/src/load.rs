@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
+use rayon::prelude::*;
+
 use crate::config;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::fields::Fields;
@@ -170,11 +172,16 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
         .map(|p| root_prefix(p))
         .filter(|p| !p.starts_with("../") && p != "/")
         .collect();
-    let (rooted, main_files): (Vec<RawFile>, Vec<RawFile>) = files
-        .iter()
-        .cloned()
-        .partition(|f| inner_roots.iter().any(|p| f.rel.starts_with(p.as_str())));
-    let extra: Vec<RawFile> = extra.iter().cloned().chain(rooted).collect();
+    let in_root = |f: &RawFile| inner_roots.iter().any(|p| f.rel.starts_with(p.as_str()));
+    // Files are copied only when a declared root lies inside the workspace.
+    let (main_files, extra): (std::borrow::Cow<'_, [RawFile]>, Vec<RawFile>) =
+        if files.iter().any(in_root) {
+            let (rooted, rest): (Vec<RawFile>, Vec<RawFile>) =
+                files.iter().cloned().partition(|f| in_root(f));
+            (rest.into(), extra.iter().cloned().chain(rooted).collect())
+        } else {
+            (files.into(), extra.to_vec())
+        };
     let main = layout::classify(&main_files, "");
 
     let config = match main
@@ -280,14 +287,26 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
         category_dirs.insert(dir.clone(), id);
     }
 
-    let skill_dirs = main
+    let skill_dirs: Vec<&SkillDir<'_>> = main
         .skills
         .iter()
-        .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()));
-    for dir in skill_dirs {
-        if let Some(skill) = load_skill(dir, &ws, &category_dirs, &mut out, &mut texts) {
-            ws.skills.push(skill);
-        }
+        .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()))
+        .collect();
+    // Skills parse independently: in parallel, each with its own diagnostics and texts,
+    // merged in folder order.
+    let parsed: Vec<(Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>)> = skill_dirs
+        .par_iter()
+        .map(|dir| {
+            let mut diags = Vec::new();
+            let mut own_texts = BTreeMap::new();
+            let skill = load_skill(dir, &ws, &category_dirs, &mut diags, &mut own_texts);
+            (skill, diags, own_texts)
+        })
+        .collect();
+    for (skill, diags, own_texts) in parsed {
+        ws.skills.extend(skill);
+        out.extend(diags);
+        texts.extend(own_texts);
     }
     ws.skills
         .sort_by(|a, b| (&a.scope, &a.file).cmp(&(&b.scope, &b.file)));

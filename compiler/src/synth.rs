@@ -179,7 +179,7 @@ pub fn generate(dir: &Path, shape: Shape) -> std::io::Result<usize> {
         let folder = dir.join(format!("public/cat-{category}/{name}"));
         let mut extra = String::new();
         if i % 50 == 7 {
-            extra.push_str("conditions:\n  - starts_with_any: [\"/en\"]\n");
+            extra.push_str("conditions:\n  - starts_with_any:\n      - /en\n");
         }
         let mut text = skill_text(&mut rng, &name, category, &extra);
         if i < 2 {

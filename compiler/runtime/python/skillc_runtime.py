@@ -116,43 +116,65 @@ class Artifact:
             self._bundles[row[0]] = self._load(*row)
         return self._bundles[row[0]]
 
+    _ROWS = (
+        "WITH own AS (SELECT name, entry FROM bundle_entry WHERE bundle = :id), "
+        "rows AS (SELECT name, entry FROM own UNION ALL "
+        "  SELECT name, entry FROM bundle_entry WHERE bundle = :base AND name NOT IN (SELECT name FROM own)) "
+    )
+
     def _load(self, bundle_id, base, level):
-        rows = {}
-        for b in ([base] if base else []) + [bundle_id]:
-            for q, entry, reason in self.db.execute(
-                    "SELECT name.qualified_name, entry, reason FROM bundle_entry "
-                    "JOIN name ON name.id = bundle_entry.name WHERE bundle = ?", (b,)):
-                rows[q] = (entry, reason)
+        args = {"id": bundle_id, "base": base if base is not None else -1, "level": level}
         skills = []
-        for q, (entry, _reason) in rows.items():
-            if entry is None:
-                continue
-            (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
-             prefix, has_body, suffix, record, description, triggers, encoding, data, card) = self.db.execute(
+        for (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
+             prefix, has_body, suffix, record, description, triggers, body, card) in self.db.execute(
+                self._ROWS +
                 "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key, "
                 "e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body, "
-                "e.prompt_suffix, e.record, c.description, c.triggers, b.encoding, b.data, e.card "
-                "FROM entry e JOIN card c ON c.id = e.card JOIN blob b ON b.hash = e.body "
-                "WHERE e.id = ?", (entry,)).fetchone()
-            fragments = {}
-            for fmt, lvl, text in self.db.execute(
-                    "SELECT format, level, text FROM card_fragment WHERE card = ? AND level IN ('', ?)",
-                    (card, level)):
-                if lvl == level or fmt not in fragments:
-                    fragments[fmt] = text
+                "e.prompt_suffix, e.record, c.description, c.triggers, e.body, e.card "
+                "FROM rows JOIN entry e ON e.id = rows.entry JOIN card c ON c.id = e.card", args):
             skills.append({
                 "sort_key": sort_key, "name": name, "qualified_name": qname, "resolved": resolved,
                 "category": category, "visible": bool(visible), "always_on": bool(always_on),
                 "unavailable": unavailable, "prefix": prefix, "has_body": bool(has_body),
-                "suffix": suffix, "record": json.loads(record), "description": description,
-                "triggers": json.loads(triggers), "fragments": fragments,
-                "body": _inflate(encoding, data).decode("utf-8"),
+                "suffix": suffix, "raw_record": record, "description": description,
+                "triggers": json.loads(triggers), "fragments": {}, "body_hash": body, "card": card,
             })
         skills.sort(key=lambda s: s["sort_key"])
+        for s in skills:
+            # Records are parsed only where a request needs them: conditions are rare.
+            raw = s.pop("raw_record")
+            s["record"] = json.loads(raw) if '"conditions"' in raw or '"always_on"' in raw else None
+            s["raw_record"] = raw
         by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
         for i, s in enumerate(skills):
             by_name.setdefault(s["name"], i)
-        return {"skills": skills, "by_name": by_name}
+        return {"skills": skills, "by_name": by_name, "args": args, "formats": set()}
+
+    def _fragments(self, b, fmt):
+        """Loads one format's catalog texts for a bundle, on first use."""
+        if fmt in b["formats"]:
+            return
+        by_card = {}
+        for s in b["skills"]:
+            by_card.setdefault(s["card"], []).append(s)
+        level = b["args"]["level"]
+        for card, lvl, text in self.db.execute(
+                self._ROWS +
+                "SELECT f.card, f.level, f.text FROM card_fragment f "
+                "WHERE f.card IN (SELECT e.card FROM rows JOIN entry e ON e.id = rows.entry) "
+                "AND f.format = :format AND f.level IN ('', :level)", dict(b["args"], format=fmt)):
+            for s in by_card.get(card, []):
+                if lvl == level or fmt not in s["fragments"]:
+                    s["fragments"][fmt] = text
+        b["formats"].add(fmt)
+
+    def _body(self, skill):
+        """The body, read and inflated on first use."""
+        if "body" not in skill:
+            encoding, data = self.db.execute(
+                "SELECT encoding, data FROM blob WHERE hash = ?", (skill["body_hash"],)).fetchone()
+            skill["body"] = _inflate(encoding, data).decode("utf-8")
+        return skill["body"]
 
     def _hidden(self, consumer):
         if consumer is None:
@@ -161,7 +183,15 @@ class Artifact:
             raise RequestError(f"unknown consumer {consumer!r}")
         return self.consumers[consumer]
 
+    @staticmethod
+    def _rec(skill):
+        if skill["record"] is None:
+            skill["record"] = json.loads(skill["raw_record"])
+        return skill["record"]
+
     def _holds(self, skill, ctx):
+        if skill["record"] is None:  # no conditions in its record
+            return True
         return all(condition_holds(c, ctx) for c in skill["record"].get("conditions", []))
 
     def _members(self, b, consumer, ctx):
@@ -177,6 +207,7 @@ class Artifact:
         members = self._members(b, consumer, ctx)
         max_triggers = int(self.manifest.get("max_triggers", "5"))
         stored = {"json": "markdown"}.get(fmt, fmt)
+        self._fragments(b, stored)
         skills = [{
             "id": f"SK{n + 1}", "name": b["skills"][i]["name"],
             "qualified_name": b["skills"][i]["qualified_name"],
@@ -266,13 +297,13 @@ class Artifact:
         while True:
             additions = []
             for i in order:
-                s, rec = skills[i], skills[i]["record"]
+                s, rec = skills[i], self._rec(skills[i])
                 for key, label in (("dependencies", "dependency"), ("augments", "augments"), ("imports", "import")):
                     for q in rec.get(key, []):
                         if q in index:
                             additions.append((index[q], f"{label}:{s['name']}"))
                 for j, other in enumerate(skills):
-                    if s["qualified_name"] in other["record"].get("augments", []):
+                    if s["qualified_name"] in self._rec(other).get("augments", []):
                         additions.append((j, f"augments:{s['name']}"))
             changed = False
             for j, why in additions:
@@ -288,16 +319,16 @@ class Artifact:
             if not changed:
                 break
         # 4. priority / exclusive, strongest first
-        excl = sorted((i for i in order if skills[i]["record"].get("exclusive")
-                       and skills[i]["record"].get("priority") is not None),
-                      key=lambda i: (skills[i]["record"]["priority"], i))
+        excl = sorted((i for i in order if self._rec(skills[i]).get("exclusive")
+                       and self._rec(skills[i]).get("priority") is not None),
+                      key=lambda i: (self._rec(skills[i])["priority"], i))
         for x in excl:
             if x not in reason:
                 continue
-            cat, p = skills[x]["category"], skills[x]["record"]["priority"]
+            cat, p = skills[x]["category"], self._rec(skills[x])["priority"]
             for i in [i for i in order if i != x and skills[i]["category"] == cat
-                      and skills[i]["record"].get("priority") is not None
-                      and skills[i]["record"]["priority"] > p]:
+                      and self._rec(skills[i]).get("priority") is not None
+                      and self._rec(skills[i])["priority"] > p]:
                 remove(i, f"excluded:{skills[x]['name']}")
         # 5. always-on
         for i, s in enumerate(skills):
@@ -305,7 +336,7 @@ class Artifact:
                 add(i, "always_on")
         # 6. blocks, last
         blocked = [(index[q], skills[i]["name"]) for i in order
-                   for q in skills[i]["record"].get("blocks", []) if q in index]
+                   for q in self._rec(skills[i]).get("blocks", []) if q in index]
         for j, by in blocked:
             remove(j, f"blocked:{by}")
         # 7. assemble
@@ -325,8 +356,8 @@ class Artifact:
                     text += self.categories[cat]["uncertainty"]
             for i in group:
                 s = skills[i]
-                text += s["prefix"] + (s["body"] if s["has_body"] else "") + s["suffix"]
-                cited.update(s["record"].get("cited", []))
+                text += s["prefix"] + (self._body(s) if s["has_body"] else "") + s["suffix"]
+                cited.update(self._rec(s).get("cited", []))
             k += len(group)
         sources = []
         if cited:

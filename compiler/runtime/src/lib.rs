@@ -255,14 +255,33 @@ pub struct Bundle {
     /// Left-out names and why.
     pub left_out: BTreeMap<String, String>,
     by_name: HashMap<String, usize>,
+    /// Qualified name → index.
+    by_qualified: HashMap<String, usize>,
+    /// For each skill, the skills whose `augments` name it.
+    augmented_by: Vec<Vec<usize>>,
 }
 
 impl Bundle {
     /// A skill by name, qualified name or `skills.ns.name`.
     pub fn find(&self, name: &str) -> Option<&Skill> {
+        self.position(name).map(|i| &self.skills[i])
+    }
+
+    /// The index of a skill by name, qualified name or `skills.ns.name`.
+    pub fn position(&self, name: &str) -> Option<usize> {
         let name = name.trim();
         let name = name.strip_prefix("skills.").unwrap_or(name);
-        self.by_name.get(name).map(|&i| &self.skills[i])
+        self.by_name.get(name).copied()
+    }
+
+    /// The index of a skill by qualified name.
+    pub fn by_qualified(&self, q: &str) -> Option<usize> {
+        self.by_qualified.get(q).copied()
+    }
+
+    /// The skills whose `augments` name skill `i`.
+    pub fn augmented_by(&self, i: usize) -> &[usize] {
+        &self.augmented_by[i]
     }
 }
 
@@ -724,6 +743,19 @@ impl Artifact {
             // A bare name prefers public, then internal, then custom (the build's rule).
             by_name.entry(s.name.clone()).or_insert(i);
         }
+        let by_qualified: HashMap<String, usize> = skills
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.qualified_name.clone(), i))
+            .collect();
+        let mut augmented_by = vec![Vec::new(); skills.len()];
+        for (j, s) in skills.iter().enumerate() {
+            for q in &s.record.augments {
+                if let Some(&i) = by_qualified.get(q) {
+                    augmented_by[i].push(j);
+                }
+            }
+        }
         Ok(Bundle {
             client: info.client.clone(),
             locale: info.locale.clone(),
@@ -731,6 +763,8 @@ impl Artifact {
             skills,
             left_out,
             by_name,
+            by_qualified,
+            augmented_by,
         })
     }
 

@@ -144,11 +144,7 @@ impl Artifact {
                 .and_then(|n| n.parse::<usize>().ok())
             {
                 Some(n) => catalog.get(n.wrapping_sub(1)).copied(),
-                None => b.find(name).and_then(|s| {
-                    b.skills
-                        .iter()
-                        .position(|x| x.entry == s.entry && x.qualified_name == s.qualified_name)
-                }),
+                None => b.position(name),
             };
             let Some(i) = found else {
                 sel.removed.push(Removed {
@@ -186,7 +182,7 @@ impl Artifact {
             }
         }
         // 3. Dependencies (transitive), augments (both ways), imports, until nothing changes.
-        let index_of = |q: &str| b.skills.iter().position(|s| s.qualified_name == q);
+        let index_of = |q: &str| b.by_qualified(q);
         let mut tried: BTreeSet<(usize, String)> = BTreeSet::new();
         loop {
             let mut additions: Vec<(usize, String)> = Vec::new();
@@ -214,10 +210,8 @@ impl Artifact {
                         additions.push((j, why));
                     }
                 }
-                for (j, other) in b.skills.iter().enumerate() {
-                    if other.record.augments.iter().any(|q| q == &s.qualified_name) {
-                        additions.push((j, format!("augments:{}", s.name)));
-                    }
+                for &j in b.augmented_by(i) {
+                    additions.push((j, format!("augments:{}", s.name)));
                 }
             }
             let mut changed = false;

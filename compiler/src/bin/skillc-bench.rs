@@ -113,12 +113,97 @@ fn main() {
         s.bytes as f64 / s.source_bytes.max(1) as f64,
         s.source_bytes
     );
+    runtime_figures(&out);
+    python_figures(&dir, &out);
     println!(
         "watch rebuild after one edit: {}",
         watch_latency(&dir, &tmp.join("watch.db"))
     );
     if arg(&args, "--keep").is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+fn percentiles(mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    (v[v.len() / 2], v[v.len() * 99 / 100])
+}
+
+/// Catalog lookups and 5-skill prompts through the Rust runtime API, warm.
+fn runtime_figures(out: &Path) {
+    use skillc_runtime::{Artifact, BundleRef, Context, Format};
+    let a = Artifact::open(out).expect("artifact opens");
+    let b = BundleRef {
+        client: Some("client-0.example"),
+        locale: Some("en"),
+        tier: Some("tier0"),
+    };
+    let contexts: Vec<Context> = ["/en/pricing", "/fr/x", "/en", "/docs"]
+        .iter()
+        .map(|u| Context::from_pairs([("page_url", *u), ("turn", "2")]).expect("context"))
+        .collect();
+    let names: Vec<String> = a
+        .catalog(&b, None, &contexts[0], Format::Markdown)
+        .expect("catalog")
+        .skills
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    for c in &contexts {
+        a.catalog(&b, None, c, Format::Markdown).expect("warm");
+    }
+    let mut catalog = Vec::new();
+    for i in 0..20_000 {
+        let t = Instant::now();
+        let c = a
+            .catalog(&b, None, &contexts[i % contexts.len()], Format::Markdown)
+            .expect("catalog");
+        catalog.push(t.elapsed().as_secs_f64() * 1e6);
+        std::hint::black_box(c);
+    }
+    let mut prompt = Vec::new();
+    for i in 0..5_000 {
+        let pick: Vec<&str> = (0..5)
+            .map(|k| names[(i * 7 + k * 131) % names.len()].as_str())
+            .collect();
+        let t = Instant::now();
+        let p = a
+            .prompt(&b, None, &contexts[i % contexts.len()], &pick)
+            .expect("prompt");
+        prompt.push(t.elapsed().as_secs_f64() * 1e6);
+        std::hint::black_box(p);
+    }
+    let (c50, c99) = percentiles(catalog);
+    let (p50, p99) = percentiles(prompt);
+    println!(
+        "runtime (Rust API, warm, a {}-skill client bundle): catalog lookup p50 {c50:.1} us, p99 {c99:.1} us   target p50 <= 20 us",
+        names.len()
+    );
+    println!(
+        "  prompt for 5 selected skills: p50 {p50:.1} us, p99 {p99:.1} us   target p50 <= 100 us"
+    );
+}
+
+/// The Python runtime against skills-ref, and skillc check against skills-ref validate.
+fn python_figures(dir: &Path, out: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/python/bench.py");
+    let skillc = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("skillc")))
+        .filter(|p| p.exists());
+    let Some(skillc) = skillc else {
+        println!("(skillc binary not found beside skillc-bench: Python comparison skipped)");
+        return;
+    };
+    match std::process::Command::new("python3")
+        .arg(script)
+        .arg(dir)
+        .arg(out)
+        .arg(skillc)
+        .output()
+    {
+        Ok(o) => print!("{}", String::from_utf8_lossy(&o.stdout)),
+        Err(e) => println!("(python3 not available: {e})"),
     }
 }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Run-time figures of SPEC 9 measured in one run on one workspace:
+
+- the Python runtime's catalog (standard library only, reading the artifact) against
+  `skills-ref to-prompt` building the same catalog from the skill folders;
+- `skillc check` over the whole workspace against `skills-ref validate` over its global skills.
+
+Usage: bench.py WORKSPACE ARTIFACT SKILLC
+"""
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from skillc_runtime import Artifact  # noqa: E402
+
+
+def timed(fn, runs):
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main():
+    workspace, artifact, skillc = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    try:
+        from skills_ref.prompt import to_prompt
+        from skills_ref.validator import validate
+    except ImportError:
+        print("skills-ref is not installed (pip install skills-ref): Python comparison skipped")
+        return 0
+    dirs = sorted(p.parent for p in (workspace / "public").rglob("SKILL.md"))
+    ref = timed(lambda: to_prompt(dirs), 3)
+    cold = timed(lambda: Artifact(artifact).catalog(fmt="xml"), 5)
+    warm_rt = Artifact(artifact)
+    warm_rt.catalog(fmt="xml")
+    warm = timed(lambda: warm_rt.catalog(fmt="xml"), 20)
+    n = len(Artifact(artifact).catalog(fmt="xml")["skills"])
+    print(f"catalog of {len(dirs)} global skills ({n} shown):")
+    print(f"  skills-ref to-prompt from folders: median {ref * 1000:.1f} ms")
+    print(f"  Python runtime from the artifact:  median {cold * 1000:.1f} ms cold (open + load + render), "
+          f"{warm * 1000:.2f} ms warm")
+    print(f"  ratio: {ref / cold:.0f}x cold, {ref / warm:.0f}x warm   target >= 100x")
+    validate_all = lambda: [validate(d) for d in dirs]
+    ref_check = timed(validate_all, 3)
+    ours = timed(lambda: subprocess.run([skillc, "check", str(workspace)], capture_output=True, check=False), 3)
+    total = sum(1 for _ in workspace.rglob("SKILL.md"))
+    print(f"validation: skills-ref validate over {len(dirs)} global skills: median {ref_check:.2f} s; "
+          f"skillc check over the whole workspace ({total} skills, one process): median {ours:.2f} s")
+    print(f"  ratio: {ref_check / ours:.0f}x   target >= 20x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
