@@ -294,7 +294,8 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
         .collect();
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
-    let parsed: Vec<(Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>)> = skill_dirs
+    type Parsed = (Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>);
+    let parsed: Vec<Parsed> = skill_dirs
         .par_iter()
         .map(|dir| {
             let mut diags = Vec::new();
