@@ -458,3 +458,64 @@ fn workspace_templates_override_the_built_in_ones_and_bad_ones_are_errors() {
         .iter()
         .any(|d| d.code == "E024" && d.file == "templates/prompt_skill.tera"));
 }
+
+#[test]
+fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: First.\n---\nBody.\n",
+    );
+    let out = dir.path().join("out.db");
+    let (tx, rx) = mpsc::channel();
+    let (root, output) = (ws.clone(), out.clone());
+    std::thread::spawn(move || {
+        let _ = skillc::watch::watch(&root, &output, |event| {
+            let _ = tx.send(match event {
+                skillc::watch::Event::Built { report, .. } => report.stats.is_some(),
+                skillc::watch::Event::Failed(_) => false,
+            });
+        });
+    });
+    // The outcome of the builds one change causes (file systems may report a save twice).
+    let wait = || {
+        let mut last = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a build event");
+        while let Ok(more) = rx.recv_timeout(Duration::from_millis(400)) {
+            last = more;
+        }
+        last
+    };
+    assert!(wait(), "the first build writes the artifact");
+    let first = std::fs::read(&out).unwrap();
+    // An editor's temp file alone does not trigger a build; a real edit does.
+    write(&ws, "a/.SKILL.md.swp", "junk");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: Second.\n---\nBody.\n",
+    );
+    assert!(wait());
+    let second = std::fs::read(&out).unwrap();
+    assert_ne!(first, second);
+    // A broken edit is reported, the artifact stays, and the watcher goes on.
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: [broken\n---\n",
+    );
+    assert!(!wait());
+    assert_eq!(std::fs::read(&out).unwrap(), second);
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: Third.\n---\nBody.\n",
+    );
+    assert!(wait());
+    assert_ne!(std::fs::read(&out).unwrap(), second);
+}

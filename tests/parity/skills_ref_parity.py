@@ -147,11 +147,47 @@ def main() -> int:
             else:
                 failures.append(f"{case_id}: skills-ref says {ref_errors or 'valid'}, "
                                 f"skillc says {codes or 'valid'}")
+    same, expected, got = to_prompt_parity(skillc)
+    print(f"to-prompt: skillc catalog --format xml {'equals' if same else 'DIFFERS FROM'} skills-ref to-prompt")
+    if same:
+        agree += 1
+    else:
+        failures.append(f"to-prompt differs:\n--- skills-ref\n{expected}\n--- skillc\n{got}")
     print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
     for f in failures:
         print("FAIL", f)
     print(f"{agree + disagree_documented} passed, {len(failures)} failed")
     return 1 if failures else 0
+
+
+
+def to_prompt_parity(skillc):
+    """`skillc catalog --format xml` against `skills-ref to-prompt` on the same folders."""
+    from skills_ref.prompt import to_prompt
+
+    skills = {
+        "alpha": 'description: "Quotes \\"double\\" and \'single\', <tags> & ampersands"\n',
+        "beta-tool": "description: |\n  A block description\n  on two lines.\nlicense: MIT\n",
+        "gamma": "description: >-\n  Folded text that\n  becomes one line.\n",
+        "delta": "description: Plain text, with a colon-free summary.\nmetadata:\n  version: '1.0'\n",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        for name, fields in skills.items():
+            d = ws / name
+            d.mkdir(parents=True)
+            (d / "SKILL.md").write_text(f"---\nname: {name}\n{fields}---\nBody of {name}.\n")
+            (d / "scripts").mkdir()
+            (d / "scripts" / "run.py").write_text("print('hi')\n")
+        dirs = [ws / n for n in sorted(skills)]
+        expected = to_prompt(dirs)
+        for d in dirs:
+            expected = expected.replace(str((d / "SKILL.md").resolve()), f"{d.name}/SKILL.md")
+        out = Path(tmp) / "out.db"
+        subprocess.run([skillc, "build", str(ws), "-o", str(out)], capture_output=True, check=True)
+        got = subprocess.run([skillc, "catalog", str(out), "--format", "xml"],
+                             capture_output=True, text=True, check=True).stdout.rstrip("\n")
+        return got == expected, expected, got
 
 
 if __name__ == "__main__":
