@@ -52,6 +52,17 @@ fn is_temp_name(name: &str) -> bool {
         || name == "4913"
 }
 
+/// Whether an event can change what a build reads. Reads (the build's own included) and
+/// metadata-only changes cannot; reacting to them would rebuild forever.
+pub fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::event::{EventKind, ModifyKind};
+    match kind {
+        EventKind::Access(_) | EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any => true,
+        EventKind::Other => false,
+    }
+}
+
 /// Whether a change to `path` should trigger a rebuild of the workspace at `root` into
 /// `output`.
 pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
@@ -76,7 +87,9 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     let (tx, rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         if let Ok(ev) = res {
-            let _ = tx.send(ev.paths);
+            if changes_content(&ev.kind) {
+                let _ = tx.send(ev.paths);
+            }
         }
     })
     .map_err(|source| Error::Notify {
@@ -116,6 +129,17 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_and_metadata_changes_are_not_content_changes() {
+        use notify::event::{AccessKind, CreateKind, EventKind, MetadataKind, ModifyKind};
+        assert!(!changes_content(&EventKind::Access(AccessKind::Any)));
+        assert!(!changes_content(&EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::Any
+        ))));
+        assert!(changes_content(&EventKind::Modify(ModifyKind::Any)));
+        assert!(changes_content(&EventKind::Create(CreateKind::File)));
+    }
 
     #[test]
     fn skill_edits_are_relevant() {
