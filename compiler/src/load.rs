@@ -437,6 +437,7 @@ fn load_skill(
         sources: Vec::new(),
         vars_json: BTreeMap::new(),
         assets: Vec::new(),
+        package: None,
     };
 
     for (inner, raw) in &dir.files {
@@ -460,6 +461,21 @@ fn load_skill(
                         doc: &doc,
                         diagnostics: out,
                     });
+                }
+            }
+            "package.yaml" => {
+                if let Some(doc) = yaml_file(raw, out, texts) {
+                    let mut f = Fields {
+                        file: &raw.rel,
+                        doc: &doc,
+                        diagnostics: out,
+                    };
+                    f.unknown_keys(
+                        &["name", "origin", "sha256"],
+                        codes::UNKNOWN_CONFIG_FIELD,
+                        "package.yaml",
+                    );
+                    skill.package = Some(f.string("name").unwrap_or_else(|| skill.name.clone()));
                 }
             }
             "vars.json" => {

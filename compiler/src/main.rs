@@ -81,6 +81,47 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
+    /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
+    Diff {
+        /// The older artifact.
+        old: PathBuf,
+        /// The newer artifact.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Pack a skill folder into a ZIP package (deterministic).
+    Pack {
+        /// The skill folder.
+        skill_dir: PathBuf,
+        /// The package to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
+        #[arg(long)]
+        flat: bool,
+    },
+    /// Unpack a ZIP package into a workspace (validated before anything is written).
+    Unpack {
+        /// The package.
+        package: PathBuf,
+        /// The workspace folder to add the skill to.
+        workspace: PathBuf,
+        /// Replace a skill of the same name.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write a bundle as portable agentskills.io folders.
+    Export {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The folder to write (new or empty).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Rebuild the artifact whenever the workspace changes.
     Watch {
         /// The workspace folder.
@@ -152,6 +193,59 @@ fn main() -> ExitCode {
             jobs,
         } => build(&workspace, &output, jobs),
         Command::Watch { workspace, output } => watch(&workspace, &output),
+        Command::Diff { old, new, format } => diff(&old, &new, format),
+        Command::Pack {
+            skill_dir,
+            output,
+            flat,
+        } => match skillc::package::pack(&skill_dir, &output, flat) {
+            Ok(n) => {
+                println!("packed {} files into {}", n, output.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => package_error(&e, &skill_dir),
+        },
+        Command::Unpack {
+            package,
+            workspace,
+            force,
+        } => {
+            let limits = skillc::package::Limits::default();
+            match skillc::package::unpack(&package, &workspace, force, &limits) {
+                Ok(u) => {
+                    println!(
+                        "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
+                        u.name,
+                        u.dir.display(),
+                        u.files
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => package_error(&e, &package),
+            }
+        }
+        Command::Export {
+            artifact,
+            bundle,
+            output,
+        } => match skillc::export::export(&artifact, &bundle.as_ref(), &output) {
+            Ok(dirs) => {
+                println!("exported {} skills into {}", dirs.len(), output.display());
+                ExitCode::SUCCESS
+            }
+            Err(skillc::export::Error::Runtime(e)) => {
+                eprintln!("error: {e}");
+                ExitCode::from(if e.is_request_error() {
+                    EXIT_ERRORS
+                } else {
+                    EXIT_USAGE
+                })
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        },
         Command::Catalog {
             artifact,
             bundle,
@@ -206,6 +300,55 @@ fn main() -> ExitCode {
                 CheckFormat::Text => p.text.clone(),
             })
         }),
+    }
+}
+
+fn package_error(e: &skillc::package::Error, path: &std::path::Path) -> ExitCode {
+    match e {
+        skillc::package::Error::Invalid(diags) => {
+            let mut diags = diags.clone();
+            skillc::diagnostic::sort(&mut diags);
+            eprint!("{}", skillc::render_text(&diags, ""));
+            eprintln!(
+                "error: `{}`: the skill has errors; nothing was written",
+                path.display()
+            );
+            ExitCode::from(EXIT_ERRORS)
+        }
+        skillc::package::Error::Refused { .. } => {
+            eprintln!("error: {e}; nothing was written");
+            ExitCode::from(EXIT_ERRORS)
+        }
+        skillc::package::Error::Io { .. } => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn diff(old: &std::path::Path, new: &std::path::Path, format: CheckFormat) -> ExitCode {
+    let open = |p: &std::path::Path| skillc_runtime::Artifact::open(p);
+    let (a, b) = match (open(old), open(new)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match skillc::diff::diff(&a, &b) {
+        Ok(d) => {
+            match format {
+                CheckFormat::Text => print!("{}", skillc::diff::render_text(&d)),
+                CheckFormat::Json => {
+                    println!("{}", serde_json::to_string_pretty(&d).unwrap_or_default())
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 

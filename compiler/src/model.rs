@@ -321,6 +321,9 @@ pub struct Skill {
     pub vars_json: BTreeMap<String, String>,
     /// Other files in the folder.
     pub assets: Vec<Asset>,
+    /// The package it was unpacked from (`package.yaml`), if any: its code is untrusted
+    /// unless the workspace trusts the package.
+    pub package: Option<String>,
 }
 
 impl Skill {

@@ -516,9 +516,10 @@ impl Prepared<'_> {
                 .map(str::to_string);
             let compact =
                 tier.is_some_and(|t| t.body == BodyMode::Compact) && src.compact.is_some();
+            // Code from client overlays and imported packages is prompt-only unless trusted.
             let untrusted = match &src.scope {
                 Scope::Client(id) => !trusted(id),
-                Scope::Global => false,
+                Scope::Global => src.package.as_ref().is_some_and(|p| !trusted(p)),
             };
             slots.insert(
                 q.to_string(),

@@ -153,6 +153,11 @@ def main() -> int:
         agree += 1
     else:
         failures.append(f"to-prompt differs:\n--- skills-ref\n{expected}\n--- skillc\n{got}")
+    exported = export_parity(skillc)
+    bad = [(b, n, e) for b, n, e in exported if e]
+    print(f"export: {len(exported) - len(bad)} of {len(exported)} exported folders pass skills-ref validate")
+    agree += len(exported) - len(bad)
+    failures.extend(f"export {b}: {n}: {e}" for b, n, e in bad)
     print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
     for f in failures:
         print("FAIL", f)
@@ -188,6 +193,25 @@ def to_prompt_parity(skillc):
         got = subprocess.run([skillc, "catalog", str(out), "--format", "xml"],
                              capture_output=True, text=True, check=True).stdout.rstrip("\n")
         return got == expected, expected, got
+
+
+def export_parity(skillc):
+    """`skillc export` of the sample's bundles: every folder passes `skills-ref validate`."""
+    from skills_ref.validator import validate as ref_validate
+
+    sample = Path(__file__).resolve().parents[2] / "skills"
+    bundles = [[], ["--client", "hyperline.co"], ["--client", "ibanfirst.com", "--locale", "fr"],
+               ["--client", "augment.org", "--tier", "fast"]]
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "sample.db"
+        subprocess.run([skillc, "build", str(sample), "-o", str(out)], capture_output=True, check=True)
+        for i, flags in enumerate(bundles):
+            target = Path(tmp) / f"export-{i}"
+            subprocess.run([skillc, "export", str(out), *flags, "-o", str(target)], capture_output=True, check=True)
+            for d in sorted(target.iterdir()):
+                results.append((" ".join(flags) or "global", d.name, ref_validate(d)))
+    return results
 
 
 if __name__ == "__main__":

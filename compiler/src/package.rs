@@ -1,0 +1,377 @@
+//! ZIP skill packages (SPEC 7 `pack`, `unpack`): seed 004's flat shape (SKILL.md at the root,
+//! provider modules beside it) and the `.skill` shape of public repositories (one top-level
+//! `<name>/` folder). Packing is deterministic; unpacking validates everything before writing
+//! anything and refuses traversal, absolute paths, links, bombs and name clashes.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Component, Path, PathBuf};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fsio::{self, RawFile};
+use crate::{check_files, names, CheckOptions};
+
+/// Caps that an archive must stay under.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Entries in the archive.
+    pub max_entries: usize,
+    /// Bytes of all files, uncompressed.
+    pub max_total: u64,
+    /// Bytes of one file, uncompressed.
+    pub max_file: u64,
+    /// Uncompressed over compressed size of an entry (above 1 MiB).
+    pub max_ratio: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_entries: 10_000,
+            max_total: 64 << 20,
+            max_file: fsio::MAX_FILE_BYTES,
+            max_ratio: 100,
+        }
+    }
+}
+
+/// Why packing or unpacking failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file system failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The archive is refused (unsafe or malformed); nothing was written.
+    #[error("refused `{archive}`: {why}")]
+    Refused {
+        /// The archive.
+        archive: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The skill has errors; they are listed.
+    #[error("the skill has errors")]
+    Invalid(Vec<Diagnostic>),
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Files a package leaves out (the walker already skips hidden files, `node_modules`,
+/// `__pycache__` and `*.pyc`).
+fn packable(rel: &str) -> bool {
+    !rel.split('/')
+        .any(|c| c == ".DS_Store" || c == "__pycache__" || c == "node_modules")
+}
+
+/// Checks a skill given as files named `<folder>/…`, returning its name. A package stands
+/// alone: what it names outside itself (other skills, the workspace's tiers) is checked when
+/// the workspace that receives it is built, not here.
+fn validate(files: &[RawFile]) -> Result<String, Error> {
+    let report = check_files(files, &CheckOptions::default());
+    let outside = [crate::codes::UNKNOWN_SKILL, crate::codes::UNKNOWN_NAME];
+    let errors: Vec<Diagnostic> = report
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error && !outside.contains(&d.code))
+        .collect();
+    if !errors.is_empty() {
+        return Err(Error::Invalid(errors));
+    }
+    match report.workspace.skills.as_slice() {
+        [one] => Ok(one.name.clone()),
+        [] => Err(Error::Invalid(vec![Diagnostic::new(
+            crate::codes::MISSING_FRONTMATTER,
+            "SKILL.md",
+            crate::Pos::start(),
+            "the package has no SKILL.md",
+        )])),
+        many => Err(Error::Invalid(vec![Diagnostic::new(
+            crate::codes::DUPLICATE_SKILL,
+            &many[1].file,
+            crate::Pos::start(),
+            "a package holds exactly one skill",
+        )])),
+    }
+}
+
+/// Packs the skill folder `dir` into `out`: `<name>/…` entries, or the files at the root when
+/// `flat` (seed 004's shape). The same folder gives the same bytes.
+pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
+    let canonical = dir.canonicalize().map_err(io(dir))?;
+    let folder = canonical
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "skill".to_string());
+    let (files, walk) =
+        fsio::read_tree(dir, &format!("{folder}/"), &canonical).map_err(|e| Error::Io {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    if let Some(d) = walk.into_iter().next() {
+        return Err(Error::Invalid(vec![d]));
+    }
+    let files: Vec<RawFile> = files.into_iter().filter(|f| packable(&f.rel)).collect();
+    let name = validate(&files)?;
+    let prefix = if flat {
+        String::new()
+    } else {
+        format!("{name}/")
+    };
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(6))
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644);
+    let tmp = out.with_extension("zip.tmp");
+    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+    let mut zip = zip::ZipWriter::new(file);
+    let zerr = |e: zip::result::ZipError| Error::Io {
+        path: tmp.clone(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    for f in &files {
+        let bytes = fsio::bytes_of(f).map_err(|d| Error::Invalid(vec![d]))?;
+        let inner = &f.rel[folder.len() + 1..];
+        zip.start_file(format!("{prefix}{inner}"), options)
+            .map_err(zerr)?;
+        zip.write_all(bytes).map_err(io(&tmp))?;
+    }
+    zip.finish().map_err(zerr)?;
+    std::fs::rename(&tmp, out).map_err(io(out))?;
+    Ok(files.len())
+}
+
+/// What `unpack` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unpacked {
+    /// The skill's name.
+    pub name: String,
+    /// The folder written.
+    pub dir: PathBuf,
+    /// Files written.
+    pub files: usize,
+}
+
+/// A path inside an archive that is safe to write below a folder: relative, no `..`, no
+/// drive, no backslash tricks.
+fn safe_path(name: &str) -> Result<String, String> {
+    if name.contains('\\') {
+        return Err(format!("`{name}` uses backslashes"));
+    }
+    if name.starts_with('/') || name.chars().nth(1) == Some(':') {
+        return Err(format!("`{name}` is an absolute path"));
+    }
+    let mut parts = Vec::new();
+    for c in Path::new(name).components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(format!("`{name}` climbs out of the package (`..`)"))
+            }
+            _ => return Err(format!("`{name}` is an absolute path")),
+        }
+    }
+    if parts.is_empty() {
+        return Err(format!("`{name}` names no file"));
+    }
+    Ok(parts.join("/"))
+}
+
+/// Reads and checks every entry of an archive, without writing anything.
+fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<u8>>, Error> {
+    let refuse = |why: String| Error::Refused {
+        archive: archive.to_path_buf(),
+        why,
+    };
+    let file = std::fs::File::open(archive).map_err(io(archive))?;
+    let mut zip = zip::ZipArchive::new(file)
+        .map_err(|e| refuse(format!("not a readable ZIP archive: {e}")))?;
+    if zip.len() > limits.max_entries {
+        return Err(refuse(format!(
+            "{} entries, more than the {} allowed",
+            zip.len(),
+            limits.max_entries
+        )));
+    }
+    let mut files = BTreeMap::new();
+    let mut total = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip
+            .by_index(i)
+            .map_err(|e| refuse(format!("entry {i} is unreadable: {e}")))?;
+        let name = entry.name().to_string();
+        let path = safe_path(&name).map_err(&refuse)?;
+        if entry.is_symlink() || entry.unix_mode().is_some_and(|m| m & 0o170000 == 0o120000) {
+            return Err(refuse(format!("`{name}` is a symbolic link")));
+        }
+        if entry.encrypted() {
+            return Err(refuse(format!("`{name}` is encrypted")));
+        }
+        if entry.is_dir() {
+            continue;
+        }
+        if entry.size() > limits.max_file {
+            return Err(refuse(format!(
+                "`{name}` is {} bytes, over the {} byte limit",
+                entry.size(),
+                limits.max_file
+            )));
+        }
+        if entry.size() > 1 << 20
+            && entry.size() / entry.compressed_size().max(1) > limits.max_ratio
+        {
+            return Err(refuse(format!(
+                "`{name}` expands {}x (a decompression bomb?); the limit is {}x",
+                entry.size() / entry.compressed_size().max(1),
+                limits.max_ratio
+            )));
+        }
+        // Headers can lie: cap what is actually read, too.
+        let mut bytes = Vec::new();
+        let cap = (limits.max_file + 1).min(limits.max_total - total + 1);
+        (&mut entry)
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(|e| refuse(format!("`{name}` does not decompress: {e}")))?;
+        total += bytes.len() as u64;
+        if bytes.len() as u64 > limits.max_file || total > limits.max_total {
+            return Err(refuse(format!(
+                "the files expand past the limits ({} bytes per file, {} in all)",
+                limits.max_file, limits.max_total
+            )));
+        }
+        if files.insert(path.clone(), bytes).is_some() {
+            return Err(refuse(format!("`{path}` appears twice")));
+        }
+    }
+    Ok(files)
+}
+
+/// A skill's folder name and its files (path inside the folder, bytes).
+type SkillFiles = (String, Vec<(String, Vec<u8>)>);
+
+/// Splits archive files into the skill's files: the `<name>/` shape when every entry is in
+/// one folder holding SKILL.md, else the flat shape with SKILL.md at the root.
+fn skill_files(archive: &Path, files: BTreeMap<String, Vec<u8>>) -> Result<SkillFiles, Error> {
+    let tops: std::collections::BTreeSet<&str> = files
+        .keys()
+        .map(|p| p.split('/').next().unwrap_or(""))
+        .collect();
+    if tops.len() == 1 {
+        let top = tops.into_iter().next().unwrap_or_default().to_string();
+        if files.contains_key(&format!("{top}/SKILL.md"))
+            || files.contains_key(&format!("{top}/skill.md"))
+        {
+            let inner = files
+                .into_iter()
+                .map(|(p, b)| (p[top.len() + 1..].to_string(), b))
+                .collect();
+            return Ok((top, inner));
+        }
+    }
+    if files.contains_key("SKILL.md") || files.contains_key("skill.md") {
+        let stem = archive
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "skill".to_string());
+        return Ok((stem, files.into_iter().collect()));
+    }
+    Err(Error::Refused {
+        archive: archive.to_path_buf(),
+        why: "no SKILL.md at the root or in a single top-level folder".to_string(),
+    })
+}
+
+/// Unpacks `archive` into `workspace/<name>/`, marked as an imported package (untrusted unless
+/// `workspace.yaml` lists it under `trusted`). Everything is checked first; on any problem
+/// nothing is written. An existing skill of the same name is replaced only with `force`.
+pub fn unpack(
+    archive: &Path,
+    workspace: &Path,
+    force: bool,
+    limits: &Limits,
+) -> Result<Unpacked, Error> {
+    let raw = std::fs::read(archive).map_err(io(archive))?;
+    let files = read_archive(archive, limits)?;
+    let (folder, files) = skill_files(archive, files)?;
+    let check: Vec<RawFile> = files
+        .iter()
+        .filter(|(p, _)| packable(p))
+        .map(|(p, b)| RawFile::new(format!("{folder}/{p}"), b.clone()))
+        .collect();
+    let name = validate(&check)?;
+    let portable = if names::portability_problems(&name).is_empty() {
+        name.clone()
+    } else {
+        folder.clone()
+    };
+    let target = workspace.join(&portable);
+    let refuse = |why: String| Error::Refused {
+        archive: archive.to_path_buf(),
+        why,
+    };
+    if !force {
+        if target.exists() {
+            return Err(refuse(format!(
+                "`{}` already exists (use --force to replace it)",
+                target.display()
+            )));
+        }
+        if let Ok(report) = crate::check(workspace, &CheckOptions::default()) {
+            if let Some(s) = report.workspace.skills.iter().find(|s| s.name == name) {
+                return Err(refuse(format!(
+                    "the workspace already has a skill `{name}` ({}); use --force",
+                    s.file
+                )));
+            }
+        }
+    }
+    std::fs::create_dir_all(workspace).map_err(io(workspace))?;
+    let staging = workspace.join(format!(".unpack-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let write_all = || -> Result<usize, Error> {
+        let mut n = 0;
+        for (path, bytes) in files.iter().filter(|(p, _)| packable(p)) {
+            let dest = staging.join(path);
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            std::fs::write(&dest, bytes).map_err(io(&dest))?;
+            n += 1;
+        }
+        let marker =
+            format!(
+            "# Written by `skillc unpack`: this skill came from a package. Its code is untrusted\n\
+             # (prompt-only) unless workspace.yaml lists `{name}` under `trusted`.\n\
+             name: {name}\norigin: {}\nsha256: {}\n",
+            archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            crate::build::hash(&raw)
+        );
+        std::fs::write(staging.join("package.yaml"), marker).map_err(io(&staging))?;
+        if target.exists() {
+            std::fs::remove_dir_all(&target).map_err(io(&target))?;
+        }
+        std::fs::rename(&staging, &target).map_err(io(&target))?;
+        Ok(n)
+    };
+    let written = write_all();
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    Ok(Unpacked {
+        name,
+        dir: target,
+        files: written?,
+    })
+}

@@ -1,0 +1,362 @@
+//! ZIP packages, portable export and artifact diff (SPEC 7 `pack`, `unpack`, `export`, `diff`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use skillc::build::{build, BuildOptions};
+use skillc::package::{pack, unpack, Error, Limits};
+use skillc_runtime::{Artifact, BundleRef};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills")
+}
+
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        let o = zip::write::SimpleFileOptions::default();
+        for (name, data) in entries {
+            z.start_file(*name, o).unwrap();
+            z.write_all(data).unwrap();
+        }
+        z.finish().unwrap();
+    }
+    buf.into_inner()
+}
+
+const SKILL: &[u8] = b"---\nname: good\ndescription: A good skill.\n---\nBody.\n";
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.file_type().unwrap().is_dir() {
+                out.extend(files_under(&e.path()));
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn packing_is_deterministic_and_leaves_out_caches() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("web");
+    std::fs::create_dir_all(skill.join("scripts/__pycache__")).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        b"---\nname: web\ndescription: d\n---\nB\n",
+    )
+    .unwrap();
+    std::fs::write(skill.join("scripts/run.py"), b"print(1)\n").unwrap();
+    std::fs::write(skill.join("scripts/__pycache__/run.cpython-311.pyc"), b"\0").unwrap();
+    std::fs::write(skill.join(".DS_Store"), b"\0").unwrap();
+    let (a, b) = (dir.path().join("a.zip"), dir.path().join("b.zip"));
+    assert_eq!(pack(&skill, &a, false).unwrap(), 2);
+    pack(&skill, &b, false).unwrap();
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let mut z = zip::ZipArchive::new(std::fs::File::open(&a).unwrap()).unwrap();
+    let names: Vec<String> = (0..z.len())
+        .map(|i| z.by_index(i).unwrap().name().to_string())
+        .collect();
+    assert_eq!(names, ["web/SKILL.md", "web/scripts/run.py"]);
+}
+
+#[test]
+fn pack_then_unpack_then_build_gives_the_same_skill_content() {
+    let report = skillc::check(&sample(), &skillc::CheckOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // The workspace-level files, then every global skill through a package.
+    for rel in ["workspace.yaml", "variables.json"] {
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::copy(sample().join(rel), ws.join(rel)).unwrap();
+    }
+    for c in report.workspace.categories.values() {
+        let to = ws.join(&c.file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(sample().join(&c.file), to).unwrap();
+    }
+    for s in report
+        .workspace
+        .skills
+        .iter()
+        .filter(|s| s.scope == skillc::model::Scope::Global)
+    {
+        let zip = dir.path().join(format!("{}.zip", s.folder_name));
+        pack(&sample().join(&s.dir), &zip, false).unwrap();
+        let parent = Path::new(&s.dir).parent().unwrap();
+        let into = ws.join(parent);
+        // Packages named by their skill land in folders named so; keep the sample's folders.
+        let u = unpack(&zip, &into, false, &Limits::default()).unwrap();
+        if u.dir.file_name().unwrap() != s.folder_name.as_str() {
+            std::fs::rename(&u.dir, into.join(&s.folder_name)).unwrap();
+        }
+        assert_eq!(
+            std::fs::read(sample().join(&s.file)).unwrap(),
+            std::fs::read(ws.join(&s.file)).unwrap()
+        );
+    }
+    let (a, b) = (dir.path().join("a.db"), dir.path().join("b.db"));
+    // The original without its clients, so both hold the same skills.
+    let orig = dir.path().join("orig");
+    copy_dir(&sample(), &orig);
+    std::fs::remove_dir_all(orig.join("clients")).unwrap();
+    assert!(build(&orig, &a, &BuildOptions::default())
+        .unwrap()
+        .stats
+        .is_some());
+    let r = build(&ws, &b, &BuildOptions::default()).unwrap();
+    assert!(r.stats.is_some(), "{:?}", r.diagnostics);
+    let (a, b) = (Artifact::open(&a).unwrap(), Artifact::open(&b).unwrap());
+    let (ba, bb) = (
+        a.bundle(&BundleRef::default()).unwrap(),
+        b.bundle(&BundleRef::default()).unwrap(),
+    );
+    assert_eq!(ba.skills.len(), bb.skills.len());
+    for (x, y) in ba.skills.iter().zip(&bb.skills) {
+        assert_eq!(
+            (&x.qualified_name, &x.description, &x.body),
+            (&y.qualified_name, &y.description, &y.body)
+        );
+        // Unpacked code is untrusted until the workspace trusts it.
+        assert!(y.untrusted && !x.untrusted, "{}", y.name);
+    }
+}
+
+#[test]
+fn a_trusted_package_is_not_marked_untrusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("good.zip");
+    std::fs::write(&zip, zip_of(&[("good/SKILL.md", SKILL)])).unwrap();
+    let ws = dir.path().join("ws");
+    unpack(&zip, &ws, false, &Limits::default()).unwrap();
+    std::fs::write(ws.join("workspace.yaml"), "trusted: [good]\n").unwrap();
+    let out = dir.path().join("o.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    assert!(!a.bundle(&BundleRef::default()).unwrap().skills[0].untrusted);
+}
+
+#[test]
+fn seed_004_flat_packages_unpack_into_a_folder_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = dir.path().join("mermaid.zip");
+    let flat = zip_of(&[
+        ("SKILL.md", b"---\ndescription: Render diagrams.\nprovider: { module: provider, class: P }\n---\nUse it.\n"),
+        ("provider.py", b"class P: pass\n"),
+    ]);
+    std::fs::write(&zip, flat).unwrap();
+    let ws = dir.path().join("ws");
+    let u = unpack(&zip, &ws, false, &Limits::default()).unwrap();
+    assert_eq!(u.name, "mermaid");
+    assert!(ws.join("mermaid/provider.py").exists());
+    assert!(ws.join("mermaid/package.yaml").exists());
+}
+
+#[test]
+fn every_malicious_archive_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("evil.txt");
+    let zeros = vec![0u8; 20 << 20];
+    let many: Vec<(String, Vec<u8>)> = (0..10_001)
+        .map(|i| (format!("good/f{i}.txt"), vec![b'x']))
+        .collect();
+    let many_refs: Vec<(&str, &[u8])> = std::iter::once(("good/SKILL.md", SKILL))
+        .chain(many.iter().map(|(n, d)| (n.as_str(), d.as_slice())))
+        .collect();
+    let mut symlink = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut symlink);
+        let o = zip::write::SimpleFileOptions::default();
+        z.start_file("good/SKILL.md", o).unwrap();
+        z.write_all(SKILL).unwrap();
+        z.add_symlink("good/link", "/etc/passwd", o).unwrap();
+        z.finish().unwrap();
+    }
+    let corpus: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "traversal",
+            zip_of(&[("good/SKILL.md", SKILL), ("good/../../evil.txt", b"x")]),
+            "climbs out",
+        ),
+        (
+            "absolute",
+            zip_of(&[("good/SKILL.md", SKILL), ("/tmp/evil.txt", b"x")]),
+            "absolute path",
+        ),
+        (
+            "backslash",
+            zip_of(&[("good/SKILL.md", SKILL), ("good\\..\\..\\evil.txt", b"x")]),
+            "backslashes",
+        ),
+        ("symlink", symlink.into_inner(), "symbolic link"),
+        (
+            "bomb",
+            zip_of(&[("good/SKILL.md", SKILL), ("good/zeros.bin", &zeros)]),
+            "bytes",
+        ),
+        ("many", zip_of(&many_refs), "entries"),
+        (
+            "no-skill",
+            zip_of(&[("good/README.md", b"hi")]),
+            "no SKILL.md",
+        ),
+        (
+            "not-zip",
+            b"PK\x03\x04 this is not really a zip".to_vec(),
+            "not a readable ZIP",
+        ),
+        (
+            "bad-skill",
+            zip_of(&[("bad/SKILL.md", b"---\nname: bad\n---\nno description\n")]),
+            "",
+        ),
+    ];
+    for (name, bytes, why) in corpus {
+        let zip = dir.path().join(format!("{name}.zip"));
+        std::fs::write(&zip, bytes).unwrap();
+        let ws = dir.path().join(format!("ws-{name}"));
+        std::fs::create_dir_all(&ws).unwrap();
+        let err = unpack(&zip, &ws, false, &Limits::default()).expect_err(name);
+        match &err {
+            Error::Refused { why: w, .. } => assert!(w.contains(why), "{name}: {w}"),
+            Error::Invalid(d) => assert!(
+                why.is_empty() && d.iter().any(|d| d.code == "E011"),
+                "{name}: {d:?}"
+            ),
+            Error::Io { .. } => panic!("{name}: {err}"),
+        }
+        assert!(
+            files_under(&ws).is_empty(),
+            "{name} wrote into the workspace"
+        );
+        assert!(!outside.exists(), "{name} wrote outside");
+    }
+    // A name that already exists is refused unless forced.
+    let zip = dir.path().join("good.zip");
+    std::fs::write(&zip, zip_of(&[("good/SKILL.md", SKILL)])).unwrap();
+    let ws = dir.path().join("ws-exists");
+    unpack(&zip, &ws, false, &Limits::default()).unwrap();
+    let err = unpack(&zip, &ws, false, &Limits::default()).unwrap_err();
+    assert!(err.to_string().contains("already exists"), "{err}");
+    unpack(&zip, &ws, true, &Limits::default()).unwrap();
+}
+
+#[test]
+fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.db");
+    build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let to = dir.path().join("export");
+    let bundle = BundleRef {
+        client: Some("hyperline.co"),
+        locale: Some("en"),
+        tier: Some("standard"),
+    };
+    let dirs = skillc::export::export(&out, &bundle, &to).unwrap();
+    assert!(dirs.len() > 30);
+    let spec = [
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+    ];
+    for d in &dirs {
+        let text = std::fs::read_to_string(d.join("SKILL.md")).unwrap();
+        let yaml = text.split("---\n").nth(1).unwrap();
+        let v: serde_yaml::Mapping = serde_yaml::from_str(yaml).unwrap();
+        for k in v.keys() {
+            assert!(
+                spec.contains(&k.as_str().unwrap()),
+                "{}: {k:?}",
+                d.display()
+            );
+        }
+        assert!(skillc::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
+        assert_eq!(
+            v["name"].as_str().unwrap(),
+            d.file_name().unwrap().to_str().unwrap()
+        );
+    }
+    // Variables resolved, sources listed, assets copied, extensions under metadata.
+    let pricing = std::fs::read_to_string(to.join("pricing/SKILL.md")).unwrap();
+    assert!(pricing.contains("Hyperline") && !pricing.contains("{{COMPANY_NAME}}"));
+    let pdf = std::fs::read_to_string(to.join("pdf-press/SKILL.md")).unwrap();
+    assert!(pdf.contains("## Sources") && pdf.contains("w3.org/TR/css-page-3"));
+    assert!(to.join("web-scraping/scripts/scraper.py").exists());
+    let demo = std::fs::read_to_string(to.join("demo-offer/SKILL.md")).unwrap();
+    assert!(
+        demo.contains("original-name: demo_offer") && demo.contains("priority: '1'"),
+        "{demo}"
+    );
+    // A second export into the same folder is refused.
+    assert!(skillc::export::export(&out, &bundle, &to).is_err());
+}
+
+#[test]
+fn diff_names_what_changed_for_which_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_dir(&sample(), &ws);
+    let (old, new) = (dir.path().join("old.db"), dir.path().join("new.db"));
+    build(&ws, &old, &BuildOptions::default()).unwrap();
+    let support = ws.join("public/response_handling/support/SKILL.md");
+    let text = std::fs::read_to_string(&support).unwrap();
+    std::fs::write(
+        &support,
+        text.replace("Route existing customers", "Send existing customers"),
+    )
+    .unwrap();
+    let yaml = ws.join("clients/example.com/client.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replace("demo_offer: false", "demo_offer: true")).unwrap();
+    build(&ws, &new, &BuildOptions::default()).unwrap();
+    let d = skillc::diff::diff(
+        &Artifact::open(&old).unwrap(),
+        &Artifact::open(&new).unwrap(),
+    )
+    .unwrap();
+    let example = d
+        .bundles
+        .iter()
+        .find(|b| b.client == "example.com" && b.locale == "en" && b.tier == "standard")
+        .unwrap();
+    assert_eq!(example.added, ["public.demo_offer"]);
+    assert!(example
+        .changed
+        .iter()
+        .any(|c| c.name == "public.support" && c.fields == ["description"]));
+    assert!(example.catalogs.contains(&"markdown".to_string()));
+    let global = d
+        .bundles
+        .iter()
+        .find(|b| b.client.is_empty() && b.locale == "en" && b.tier == "standard")
+        .unwrap();
+    assert!(global.added.is_empty());
+    assert_eq!(d.unchanged, 0);
+    let same = skillc::diff::diff(
+        &Artifact::open(&old).unwrap(),
+        &Artifact::open(&old).unwrap(),
+    )
+    .unwrap();
+    assert!(same.bundles.is_empty() && same.unchanged > 0);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), &t).unwrap();
+        }
+    }
+}
