@@ -1,43 +1,194 @@
-//! Skill Studio's Tauri backend: thin commands over the `skillc` library.
-//!
-//! For now the studio opens a window on the workspace given on the command line
-//! (the sample `skills/` by default) and reports its check summary.
+//! Skill Studio's Tauri backend: thin commands over [`session::Session`], which holds the
+//! logic (and is what the unit tests drive). Errors reach the UI as `{kind, message,
+//! diagnostics}` so it can link each diagnostic to its file and line.
 
-use std::path::PathBuf;
+pub mod session;
 
-use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// The workspace the studio was opened on.
-struct OpenWorkspace(PathBuf);
+use notify::{RecursiveMode, Watcher};
+use session::{
+    BuildSummary, Diag, FileState, Overview, Preview, PreviewRequest, Saved, Session, StudioError,
+    Toggles,
+};
+use tauri::{Emitter, Manager, Runtime, State};
 
-/// What the window shows about the opened workspace.
-#[derive(Debug, Serialize)]
-pub struct WorkspaceSummary {
-    /// The workspace folder.
-    pub path: String,
-    /// Skills found in it (global and client skills).
-    pub skills: usize,
-    /// Error diagnostics of a check.
-    pub errors: usize,
-    /// Warning diagnostics of a check.
-    pub warnings: usize,
+/// The open workspace and the watcher that reports changes made by others.
+#[derive(Default)]
+pub struct Studio {
+    session: Mutex<Option<Session>>,
+    watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
 
-/// Checks `path` with the compiler library and summarises the result.
-pub fn summarise(path: &std::path::Path) -> Result<WorkspaceSummary, String> {
-    let report =
-        skillc::check(path, &skillc::CheckOptions::default()).map_err(|e| e.to_string())?;
-    Ok(WorkspaceSummary {
-        path: path.display().to_string(),
-        skills: report.workspace.skills.len(),
-        errors: report.error_count(),
-        warnings: report.warning_count(),
-    })
+impl Studio {
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&Session) -> Result<T, StudioError>,
+    ) -> Result<T, StudioError> {
+        let guard = self
+            .session
+            .lock()
+            .map_err(|_| StudioError::from_message("the studio state is poisoned"))?;
+        match guard.as_ref() {
+            Some(s) => f(s),
+            None => Err(StudioError::from_message("no workspace is open")),
+        }
+    }
+}
+
+impl StudioError {
+    fn from_message(m: &str) -> StudioError {
+        StudioError {
+            kind: "request",
+            message: m.to_string(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// Opens a workspace, watching it for changes made outside the studio.
+fn open<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    studio: &Studio,
+    path: &Path,
+) -> Result<Overview, StudioError> {
+    let session = Session::open(path)?;
+    let overview = session.overview()?;
+    let root = session.root().to_path_buf();
+    let handle = app.clone();
+    let watch_root = root.clone();
+    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let Ok(ev) = res else { return };
+        if !skillc::watch::changes_content(&ev.kind) {
+            return;
+        }
+        let changed: Vec<String> = ev
+            .paths
+            .iter()
+            .filter(|p| skillc::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc")))
+            .filter_map(|p| p.strip_prefix(&watch_root).ok())
+            .map(|p| p.to_string_lossy().into_owned())
+            .filter(|p| !p.starts_with(".skillc"))
+            .collect();
+        if !changed.is_empty() {
+            let _ = handle.emit("disk-changed", changed);
+        }
+    });
+    if let Ok(mut w) = watcher {
+        if w.watch(&root, RecursiveMode::Recursive).is_ok() {
+            *studio
+                .watcher
+                .lock()
+                .map_err(|_| StudioError::from_message("poisoned"))? = Some(w);
+        }
+    }
+    *studio
+        .session
+        .lock()
+        .map_err(|_| StudioError::from_message("poisoned"))? = Some(session);
+    Ok(overview)
 }
 
 #[tauri::command]
-fn workspace_summary(state: tauri::State<'_, OpenWorkspace>) -> Result<WorkspaceSummary, String> {
-    summarise(&state.0)
+fn open_workspace<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    studio: State<'_, Studio>,
+    path: String,
+) -> Result<Overview, StudioError> {
+    open(&app, &studio, Path::new(&path))
+}
+
+#[tauri::command]
+fn overview(studio: State<'_, Studio>) -> Result<Overview, StudioError> {
+    studio.with(Session::overview)
+}
+
+#[tauri::command]
+fn read_file(studio: State<'_, Studio>, file: String) -> Result<FileState, StudioError> {
+    studio.with(|s| s.read(&file))
+}
+
+#[tauri::command]
+fn check_draft(
+    studio: State<'_, Studio>,
+    file: String,
+    text: String,
+) -> Result<Vec<Diag>, StudioError> {
+    studio.with(|s| s.check_draft(&file, &text))
+}
+
+#[tauri::command]
+fn save_file(
+    studio: State<'_, Studio>,
+    file: String,
+    text: String,
+    base: Option<String>,
+) -> Result<Saved, StudioError> {
+    studio.with(|s| s.save(&file, &text, base.as_deref()))
+}
+
+#[tauri::command]
+fn create_skill(
+    studio: State<'_, Studio>,
+    parent: String,
+    name: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.create_skill(&parent, &name))
+}
+
+#[tauri::command]
+fn rename_skill(
+    studio: State<'_, Studio>,
+    file: String,
+    name: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.rename_skill(&file, &name))
+}
+
+#[tauri::command]
+fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<(), StudioError> {
+    studio.with(|s| s.delete_skill(&file))
+}
+
+#[tauri::command]
+fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
+    studio.with(Session::toggles)
+}
+
+#[tauri::command]
+fn set_toggle(
+    studio: State<'_, Studio>,
+    client: String,
+    skill: String,
+    value: Option<bool>,
+) -> Result<(), StudioError> {
+    studio.with(|s| s.set_toggle(&client, &skill, value))
+}
+
+#[tauri::command]
+async fn build<R: Runtime>(app: tauri::AppHandle<R>) -> Result<BuildSummary, StudioError> {
+    // Builds take seconds on big workspaces: off the main thread, with progress events.
+    tauri::async_runtime::spawn_blocking(move || {
+        let studio = app.state::<Studio>();
+        let emitter = app.clone();
+        let progress = move |phase: &str, done: usize, total: usize| {
+            let _ = emitter.emit("build-progress", (phase.to_string(), done, total));
+        };
+        studio.with(|s| s.build(Some(&progress)))
+    })
+    .await
+    .map_err(|e| StudioError::from_message(&e.to_string()))?
+}
+
+#[tauri::command]
+fn preview(studio: State<'_, Studio>, request: PreviewRequest) -> Result<Preview, StudioError> {
+    studio.with(|s| s.preview(&request))
+}
+
+#[tauri::command]
+fn diff(studio: State<'_, Studio>) -> Result<skillc::diff::Diff, StudioError> {
+    studio.with(Session::diff)
 }
 
 fn workspace_from_args() -> PathBuf {
@@ -47,29 +198,39 @@ fn workspace_from_args() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/skills")))
 }
 
-/// Starts the studio.
-pub fn run() {
-    tauri::Builder::default()
-        .manage(OpenWorkspace(workspace_from_args()))
-        .invoke_handler(tauri::generate_handler![workspace_summary])
-        .run(tauri::generate_context!())
-        .expect("error while running Skill Studio");
+/// Registers state and commands on a builder (the app and the tests share this wiring).
+pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder
+        .manage(Studio::default())
+        .setup(|app| {
+            let path = workspace_from_args();
+            let handle = app.handle().clone();
+            let studio = app.state::<Studio>();
+            if let Err(e) = open(&handle, &studio, &path) {
+                eprintln!("skill-studio: {e}");
+            }
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            open_workspace,
+            overview,
+            read_file,
+            check_draft,
+            save_file,
+            create_skill,
+            rename_skill,
+            delete_skill,
+            toggles,
+            set_toggle,
+            build,
+            preview,
+            diff
+        ])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn summarises_the_sample_workspace_through_the_compiler_library() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
-        let s = summarise(&root).unwrap();
-        assert!(s.skills >= 45);
-        assert_eq!(s.errors, 0);
-    }
-
-    #[test]
-    fn a_missing_workspace_is_an_error_not_a_panic() {
-        assert!(summarise(std::path::Path::new("/no/such/workspace")).is_err());
-    }
+/// Starts the studio.
+pub fn run() {
+    wire(tauri::Builder::default())
+        .run(tauri::generate_context!())
+        .expect("error while running Skill Studio");
 }

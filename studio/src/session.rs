@@ -1,0 +1,817 @@
+//! The studio's logic, free of Tauri: one open workspace and what the content team does with
+//! it. Every path the UI sends is relative to the workspace and checked to stay inside it.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use skillc::fsio::RawFile;
+use skillc::model::Scope;
+use skillc_runtime::{Artifact, BundleRef, Context, Format};
+
+/// An error the UI shows: a kind, a message, and the diagnostics behind it, if any.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StudioError {
+    /// `io`, `request`, `invalid`, `outside`.
+    pub kind: &'static str,
+    /// What went wrong.
+    pub message: String,
+    /// Diagnostics, with file, line and column, for the UI to link to.
+    pub diagnostics: Vec<Diag>,
+}
+
+impl StudioError {
+    fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        StudioError {
+            kind,
+            message: message.into(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for StudioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+fn io_err(e: impl std::fmt::Display) -> StudioError {
+    StudioError::new("io", e.to_string())
+}
+
+/// A diagnostic as the UI shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Diag {
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// Stable code.
+    pub code: &'static str,
+    /// File relative to the workspace.
+    pub file: String,
+    /// Line.
+    pub line: usize,
+    /// Column.
+    pub column: usize,
+    /// Message.
+    pub message: String,
+    /// Help, if any.
+    pub help: Option<String>,
+}
+
+impl From<&skillc::Diagnostic> for Diag {
+    fn from(d: &skillc::Diagnostic) -> Self {
+        Diag {
+            severity: d.severity.as_str(),
+            code: d.code,
+            file: d.file.clone(),
+            line: d.line,
+            column: d.column,
+            message: d.message.clone(),
+            help: d.help.clone(),
+        }
+    }
+}
+
+/// A skill in the browser list.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SkillRow {
+    /// Its SKILL.md, relative to the workspace.
+    pub file: String,
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Category (empty when none).
+    pub category: String,
+    /// Client id, empty for global skills.
+    pub client: String,
+    /// Description.
+    pub description: String,
+}
+
+/// What the studio shows of a workspace.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Overview {
+    /// The workspace folder.
+    pub root: String,
+    /// Its skills.
+    pub skills: Vec<SkillRow>,
+    /// Client ids.
+    pub clients: Vec<String>,
+    /// Locales.
+    pub locales: Vec<String>,
+    /// Tiers.
+    pub tiers: Vec<String>,
+    /// Consumers.
+    pub consumers: Vec<String>,
+    /// Every diagnostic of a check.
+    pub diagnostics: Vec<Diag>,
+}
+
+/// A file as read, with the hash that a later save compares against.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileState {
+    /// Relative path.
+    pub file: String,
+    /// Text.
+    pub text: String,
+    /// sha256 of the bytes on disk.
+    pub hash: String,
+}
+
+/// The outcome of a save.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Saved {
+    /// Written; the new hash.
+    Saved {
+        /// Hash of what is now on disk.
+        hash: String,
+    },
+    /// Someone else changed the file since it was read: nothing was written.
+    Conflict {
+        /// What is on disk now.
+        disk: FileState,
+    },
+}
+
+/// A cell of the toggles matrix.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Cell {
+    /// Enabled for the client.
+    pub enabled: bool,
+    /// Where the state comes from: `toggle`, `default_enabled` or `default`.
+    pub source: &'static str,
+}
+
+/// Clients × skills.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Toggles {
+    /// Client ids (rows).
+    pub clients: Vec<String>,
+    /// Skill names (columns).
+    pub skills: Vec<String>,
+    /// `cells[client][skill]`.
+    pub cells: Vec<Vec<Cell>>,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BuildSummary {
+    /// Whether the artifact was written.
+    pub written: bool,
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// The diagnostics.
+    pub diagnostics: Vec<Diag>,
+    /// Bundles built.
+    pub bundles: usize,
+    /// Bytes of the artifact.
+    pub bytes: u64,
+}
+
+/// A preview request.
+#[derive(Debug, Clone, Default, serde::Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct PreviewRequest {
+    /// Client (empty: global).
+    pub client: String,
+    /// Locale (empty: default).
+    pub locale: String,
+    /// Tier (empty: default).
+    pub tier: String,
+    /// Consumer (empty: none).
+    pub consumer: String,
+    /// Page URL (empty: none).
+    pub page_url: String,
+    /// Turn (empty: none).
+    pub turn: String,
+    /// Selected skills: names or SK ids.
+    pub selected: Vec<String>,
+    /// Catalog format.
+    pub format: String,
+}
+
+/// What a client sees.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Preview {
+    /// The catalog.
+    pub catalog: skillc_runtime::Catalog,
+    /// The prompt for the selection.
+    pub prompt: skillc_runtime::Prompt,
+}
+
+/// sha256 hex.
+fn hash(bytes: &[u8]) -> String {
+    skillc::build::hash(bytes)
+}
+
+/// One open workspace.
+pub struct Session {
+    root: PathBuf,
+}
+
+impl Session {
+    /// Opens a workspace folder.
+    pub fn open(root: &Path) -> Result<Session, StudioError> {
+        let root = root.canonicalize().map_err(|e| {
+            StudioError::new("io", format!("cannot open `{}`: {e}", root.display()))
+        })?;
+        if !root.is_dir() {
+            return Err(StudioError::new(
+                "io",
+                format!("`{}` is not a folder", root.display()),
+            ));
+        }
+        Ok(Session { root })
+    }
+
+    /// The workspace folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the studio's artifacts live (a hidden folder the compiler skips).
+    pub fn artifact(&self) -> PathBuf {
+        self.root.join(".skillc").join("studio.db")
+    }
+
+    fn previous(&self) -> PathBuf {
+        self.root.join(".skillc").join("previous.db")
+    }
+
+    /// A path inside the workspace, or an error: no absolute paths, no `..`.
+    pub fn inside(&self, rel: &str) -> Result<PathBuf, StudioError> {
+        let p = Path::new(rel);
+        let ok = !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)));
+        if !ok {
+            return Err(StudioError::new(
+                "outside",
+                format!("`{rel}` is not a path inside the workspace"),
+            ));
+        }
+        Ok(self.root.join(p))
+    }
+
+    fn check(&self) -> Result<skillc::CheckReport, StudioError> {
+        skillc::check(&self.root, &skillc::CheckOptions::default()).map_err(io_err)
+    }
+
+    /// The skills, configuration and diagnostics.
+    pub fn overview(&self) -> Result<Overview, StudioError> {
+        let report = self.check()?;
+        let ws = &report.workspace;
+        Ok(Overview {
+            root: self.root.display().to_string(),
+            skills: ws
+                .skills
+                .iter()
+                .map(|s| SkillRow {
+                    file: s.file.clone(),
+                    name: s.name.clone(),
+                    namespace: s.namespace.clone(),
+                    category: s.category.clone().unwrap_or_default(),
+                    client: match &s.scope {
+                        Scope::Client(c) => c.clone(),
+                        Scope::Global => String::new(),
+                    },
+                    description: s.frontmatter.description.clone().unwrap_or_default(),
+                })
+                .collect(),
+            clients: ws.clients.keys().cloned().collect(),
+            locales: ws.config.locales.clone(),
+            tiers: ws.config.tiers.iter().map(|t| t.name.clone()).collect(),
+            consumers: ws.config.consumers.keys().cloned().collect(),
+            diagnostics: report.diagnostics.iter().map(Diag::from).collect(),
+        })
+    }
+
+    /// Reads a file of the workspace.
+    pub fn read(&self, rel: &str) -> Result<FileState, StudioError> {
+        let path = self.inside(rel)?;
+        let bytes = std::fs::read(&path).map_err(io_err)?;
+        Ok(FileState {
+            file: rel.to_string(),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            hash: hash(&bytes),
+        })
+    }
+
+    /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved).
+    pub fn check_draft(&self, rel: &str, text: &str) -> Result<Vec<Diag>, StudioError> {
+        self.inside(rel)?;
+        let (mut files, walk) =
+            skillc::fsio::read_tree(&self.root, "", &self.root).map_err(io_err)?;
+        match files.iter_mut().find(|f| f.rel == rel) {
+            Some(f) => *f = RawFile::new(rel, text.as_bytes()),
+            None => files.push(RawFile::new(rel, text.as_bytes())),
+        }
+        let report = skillc::check_files(&files, &skillc::CheckOptions::default());
+        let mut diags: Vec<Diag> = report.diagnostics.iter().map(Diag::from).collect();
+        diags.extend(walk.iter().map(Diag::from));
+        Ok(diags)
+    }
+
+    /// Saves `text` to `rel` atomically, unless the file changed on disk since it was read
+    /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
+    /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
+    pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
+        let path = self.inside(rel)?;
+        if let Some(base) = base {
+            if let Ok(disk) = self.read(rel) {
+                if disk.hash != base {
+                    return Ok(Saved::Conflict { disk });
+                }
+            }
+        }
+        write_atomic(&path, text.as_bytes())?;
+        Ok(Saved::Saved {
+            hash: hash(text.as_bytes()),
+        })
+    }
+
+    /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
+    pub fn create_skill(&self, parent: &str, name: &str) -> Result<String, StudioError> {
+        let folder = if parent.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}/{name}", parent.trim_end_matches('/'))
+        };
+        let dir = self.inside(&folder)?;
+        if dir.exists() {
+            return Err(StudioError::new(
+                "request",
+                format!("`{folder}` already exists"),
+            ));
+        }
+        let rel = format!("{folder}/SKILL.md");
+        std::fs::create_dir_all(&dir).map_err(io_err)?;
+        write_atomic(
+            &dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: What this skill does and when to use it.\n---\n# Instructions\n\n").as_bytes(),
+        )?;
+        Ok(rel)
+    }
+
+    /// Renames a skill: its folder and its `name`.
+    pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
+        let file = self.inside(rel)?;
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        let target = dir.with_file_name(new_name);
+        let new_rel_dir = target
+            .strip_prefix(&self.root)
+            .map_err(io_err)?
+            .to_string_lossy()
+            .into_owned();
+        self.inside(&new_rel_dir)?;
+        if target.exists() {
+            return Err(StudioError::new(
+                "request",
+                format!("`{new_rel_dir}` already exists"),
+            ));
+        }
+        let text = std::fs::read_to_string(&file).map_err(io_err)?;
+        let renamed = rename_in_frontmatter(&text, new_name);
+        std::fs::rename(dir, &target).map_err(io_err)?;
+        write_atomic(&target.join("SKILL.md"), renamed.as_bytes())?;
+        Ok(format!("{new_rel_dir}/SKILL.md"))
+    }
+
+    /// Deletes a skill's folder.
+    pub fn delete_skill(&self, rel: &str) -> Result<(), StudioError> {
+        let file = self.inside(rel)?;
+        if file
+            .file_name()
+            .is_none_or(|n| n != "SKILL.md" && n != "skill.md")
+        {
+            return Err(StudioError::new(
+                "request",
+                "only skill folders can be deleted",
+            ));
+        }
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        std::fs::remove_dir_all(dir).map_err(io_err)
+    }
+
+    /// The clients × skills matrix with the cascade: toggle > default_enabled > enabled.
+    pub fn toggles(&self) -> Result<Toggles, StudioError> {
+        let report = self.check()?;
+        let ws = &report.workspace;
+        let mut defaults: BTreeMap<String, Option<bool>> = BTreeMap::new();
+        for s in ws
+            .skills
+            .iter()
+            .filter(|s| s.frontmatter.variant_of.is_none())
+        {
+            defaults
+                .entry(s.name.clone())
+                .or_insert(s.frontmatter.default_enabled);
+        }
+        let skills: Vec<String> = defaults.keys().cloned().collect();
+        let clients: Vec<String> = ws.clients.keys().cloned().collect();
+        let cells = clients
+            .iter()
+            .map(|c| {
+                let client = &ws.clients[c];
+                skills
+                    .iter()
+                    .map(|s| match (client.toggles.get(s), defaults[s]) {
+                        (Some(t), _) => Cell {
+                            enabled: t.enabled,
+                            source: "toggle",
+                        },
+                        (None, Some(d)) => Cell {
+                            enabled: d,
+                            source: "default_enabled",
+                        },
+                        (None, None) => Cell {
+                            enabled: true,
+                            source: "default",
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Toggles {
+            clients,
+            skills,
+            cells,
+        })
+    }
+
+    /// Sets (or clears, with `None`) a client's toggle for a skill in its `client.yaml`.
+    pub fn set_toggle(
+        &self,
+        client: &str,
+        skill: &str,
+        value: Option<bool>,
+    ) -> Result<(), StudioError> {
+        let rel = format!("clients/{client}/client.yaml");
+        let path = self.inside(&rel)?;
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut doc: serde_yaml::Mapping = if text.trim().is_empty() {
+            serde_yaml::Mapping::new()
+        } else {
+            serde_yaml::from_str(&text)
+                .map_err(|e| StudioError::new("invalid", format!("{rel}: {e}")))?
+        };
+        let key = serde_yaml::Value::from("toggles");
+        let mut toggles = doc
+            .get(&key)
+            .and_then(|t| t.as_mapping())
+            .cloned()
+            .unwrap_or_default();
+        match value {
+            Some(v) => {
+                toggles.insert(skill.into(), v.into());
+            }
+            None => {
+                toggles.remove(skill);
+            }
+        }
+        if toggles.is_empty() {
+            doc.remove(&key);
+        } else {
+            doc.insert(key, serde_yaml::Value::Mapping(toggles));
+        }
+        let out = if doc.is_empty() {
+            String::new()
+        } else {
+            serde_yaml::to_string(&doc).map_err(io_err)?
+        };
+        write_atomic(&path, out.as_bytes())
+    }
+
+    /// Builds the artifact (keeping the previous one for [`Session::diff`]).
+    pub fn build(
+        &self,
+        progress: Option<&skillc::build::Progress>,
+    ) -> Result<BuildSummary, StudioError> {
+        let out = self.artifact();
+        std::fs::create_dir_all(out.parent().unwrap_or(&self.root)).map_err(io_err)?;
+        if out.exists() {
+            std::fs::copy(&out, self.previous()).map_err(io_err)?;
+        }
+        let options = skillc::build::BuildOptions {
+            jobs: None,
+            progress,
+        };
+        let report = skillc::build::build(&self.root, &out, &options).map_err(io_err)?;
+        let errors = report.error_count();
+        Ok(BuildSummary {
+            written: report.stats.is_some(),
+            errors,
+            warnings: report.diagnostics.len() - errors,
+            diagnostics: report.diagnostics.iter().map(Diag::from).collect(),
+            bundles: report.stats.as_ref().map_or(0, |s| s.bundles),
+            bytes: report.stats.as_ref().map_or(0, |s| s.bytes),
+        })
+    }
+
+    /// The catalog and the prompt a client sees, from the last build.
+    pub fn preview(&self, r: &PreviewRequest) -> Result<Preview, StudioError> {
+        let a = Artifact::open(self.artifact())
+            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+        let opt = |s: &str| (!s.is_empty()).then_some(s.to_string());
+        let (client, locale, tier, consumer) = (
+            opt(&r.client),
+            opt(&r.locale),
+            opt(&r.tier),
+            opt(&r.consumer),
+        );
+        let bundle = BundleRef {
+            client: client.as_deref(),
+            locale: locale.as_deref(),
+            tier: tier.as_deref(),
+        };
+        let mut pairs = Vec::new();
+        if !r.page_url.is_empty() {
+            pairs.push(("page_url", r.page_url.as_str()));
+        }
+        if !r.turn.is_empty() {
+            pairs.push(("turn", r.turn.as_str()));
+        }
+        let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::new("request", e))?;
+        let format = Format::parse(&r.format).unwrap_or(Format::Markdown);
+        let req = |e: skillc_runtime::Error| StudioError::new("request", e.to_string());
+        let catalog = a
+            .catalog(&bundle, consumer.as_deref(), &ctx, format)
+            .map_err(req)?;
+        let picked: Vec<&str> = r
+            .selected
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .collect();
+        let prompt = a
+            .prompt(&bundle, consumer.as_deref(), &ctx, &picked)
+            .map_err(req)?;
+        Ok(Preview {
+            catalog: (*catalog).clone(),
+            prompt,
+        })
+    }
+
+    /// What changed since the previous build.
+    pub fn diff(&self) -> Result<skillc::diff::Diff, StudioError> {
+        let open = |p: PathBuf| {
+            Artifact::open(p)
+                .map_err(|e| StudioError::new("request", format!("build twice to compare: {e}")))
+        };
+        let (old, new) = (open(self.previous())?, open(self.artifact())?);
+        skillc::diff::diff(&old, &new).map_err(|e| StudioError::new("request", e.to_string()))
+    }
+}
+
+/// Writes through a temporary file and a rename, so a crash never leaves half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.studio.tmp"));
+    std::fs::write(&tmp, bytes).map_err(io_err)?;
+    std::fs::File::open(&tmp)
+        .and_then(|f| f.sync_all())
+        .map_err(io_err)?;
+    std::fs::rename(&tmp, path).map_err(io_err)
+}
+
+/// Replaces (or adds) the `name:` line of a frontmatter.
+fn rename_in_frontmatter(text: &str, name: &str) -> String {
+    let mut out = Vec::new();
+    let mut replaced = false;
+    for (i, line) in text.lines().enumerate() {
+        if !replaced && i > 0 && line.starts_with("name:") {
+            out.push(format!("name: {name}"));
+            replaced = true;
+        } else {
+            out.push(line.to_string());
+        }
+        if i == 0 && line.trim_end() == "---" && !text.contains("\nname:") {
+            out.push(format!("name: {name}"));
+            replaced = true;
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let t = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &t);
+            } else {
+                std::fs::copy(e.path(), &t).unwrap();
+            }
+        }
+    }
+
+    fn sample() -> (tempfile::TempDir, Session) {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"),
+            &dir.path().join("ws"),
+        );
+        let s = Session::open(&dir.path().join("ws")).unwrap();
+        (dir, s)
+    }
+
+    const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
+
+    #[test]
+    fn overview_lists_skills_by_scope_with_diagnostics() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        assert!(o
+            .skills
+            .iter()
+            .any(|r| r.name == "pricing-uk" && r.client == "ibanfirst.com"));
+        assert!(o.clients.contains(&"hyperline.co".to_string()));
+        assert!(o.diagnostics.iter().all(|d| d.severity == "warning"));
+    }
+
+    #[test]
+    fn paths_outside_the_workspace_are_refused() {
+        let (_d, s) = sample();
+        for bad in ["../x", "/etc/passwd", "a/../../b", ""] {
+            assert_eq!(s.read(bad).unwrap_err().kind, "outside", "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_draft_gets_live_diagnostics_without_being_saved() {
+        let (_d, s) = sample();
+        let before = s.read(DEMO).unwrap();
+        let draft = before
+            .text
+            .replace("dependencies: []", "")
+            .replace("priority: 1", "priority: first");
+        let diags = s.check_draft(DEMO, &draft).unwrap();
+        let d = diags
+            .iter()
+            .find(|d| d.file == DEMO && d.code == "E010")
+            .expect("the new error");
+        assert_eq!(d.line, 7);
+        assert_eq!(s.read(DEMO).unwrap(), before);
+    }
+
+    #[test]
+    fn saves_are_atomic_and_never_overwrite_a_change_made_on_disk() {
+        let (_d, s) = sample();
+        let mine = s.read(DEMO).unwrap();
+        // Someone else edits the file.
+        std::fs::write(
+            s.root().join(DEMO),
+            mine.text.replace("Offer a demo", "Propose a demo"),
+        )
+        .unwrap();
+        let edited = mine.text.replace("Offer a demo", "Suggest a demo");
+        match s.save(DEMO, &edited, Some(&mine.hash)).unwrap() {
+            Saved::Conflict { disk } => assert!(disk.text.contains("Propose a demo")),
+            other => panic!("expected a conflict, got {other:?}"),
+        }
+        assert!(s.read(DEMO).unwrap().text.contains("Propose a demo"));
+        // The user chooses to keep theirs.
+        assert!(matches!(
+            s.save(DEMO, &edited, None).unwrap(),
+            Saved::Saved { .. }
+        ));
+        assert!(s.read(DEMO).unwrap().text.contains("Suggest a demo"));
+        assert!(!s
+            .root()
+            .join("public/response_ending/demo_offer/.SKILL.md.studio.tmp")
+            .exists());
+    }
+
+    #[test]
+    fn skills_are_created_renamed_and_deleted() {
+        let (_d, s) = sample();
+        let file = s.create_skill("public/assistant", "farewell").unwrap();
+        assert!(s
+            .overview()
+            .unwrap()
+            .skills
+            .iter()
+            .any(|r| r.name == "farewell"));
+        let renamed = s.rename_skill(&file, "goodbye").unwrap();
+        assert_eq!(renamed, "public/assistant/goodbye/SKILL.md");
+        assert!(s.read(&renamed).unwrap().text.contains("name: goodbye"));
+        s.delete_skill(&renamed).unwrap();
+        assert!(!s
+            .overview()
+            .unwrap()
+            .skills
+            .iter()
+            .any(|r| r.name == "goodbye"));
+        assert_eq!(
+            s.create_skill("public/assistant", "greeting")
+                .unwrap_err()
+                .kind,
+            "request"
+        );
+    }
+
+    #[test]
+    fn the_toggle_matrix_shows_the_cascade_and_edits_client_yaml() {
+        let (_d, s) = sample();
+        let t = s.toggles().unwrap();
+        let cell = |t: &Toggles, c: &str, k: &str| {
+            let ci = t.clients.iter().position(|x| x == c).unwrap();
+            let ki = t.skills.iter().position(|x| x == k).unwrap();
+            t.cells[ci][ki].clone()
+        };
+        assert_eq!(
+            cell(&t, "example.com", "demo_offer"),
+            Cell {
+                enabled: false,
+                source: "toggle"
+            }
+        );
+        assert_eq!(
+            cell(&t, "augment.org", "content_gating"),
+            Cell {
+                enabled: false,
+                source: "default_enabled"
+            }
+        );
+        assert_eq!(
+            cell(&t, "augment.org", "pricing"),
+            Cell {
+                enabled: true,
+                source: "default"
+            }
+        );
+        s.set_toggle("augment.org", "content_gating", Some(true))
+            .unwrap();
+        s.set_toggle("example.com", "demo_offer", None).unwrap();
+        let t = s.toggles().unwrap();
+        assert_eq!(
+            cell(&t, "augment.org", "content_gating"),
+            Cell {
+                enabled: true,
+                source: "toggle"
+            }
+        );
+        assert_eq!(
+            cell(&t, "example.com", "demo_offer"),
+            Cell {
+                enabled: true,
+                source: "default_enabled"
+            }
+        );
+        assert!(s
+            .overview()
+            .unwrap()
+            .diagnostics
+            .iter()
+            .all(|d| d.severity == "warning"));
+    }
+
+    #[test]
+    fn build_preview_and_diff_show_what_a_client_sees() {
+        let (_d, s) = sample();
+        assert!(s.build(None).unwrap().written);
+        let req = PreviewRequest {
+            client: "hyperline.co".into(),
+            selected: vec!["competitors".into()],
+            format: "markdown".into(),
+            ..PreviewRequest::default()
+        };
+        let p = s.preview(&req).unwrap();
+        assert!(p
+            .prompt
+            .skills
+            .iter()
+            .any(|k| k.name == "competitors" && k.resolved == "competitors_battlecard"));
+        assert!(p.catalog.text.contains("| SK1 "));
+        s.set_toggle("hyperline.co", "support", Some(false))
+            .unwrap();
+        s.build(None).unwrap();
+        let d = s.diff().unwrap();
+        assert!(d
+            .bundles
+            .iter()
+            .any(|b| b.client == "hyperline.co" && b.removed == ["public.support"]));
+        let p = s
+            .preview(&PreviewRequest {
+                selected: vec!["support".into()],
+                ..req
+            })
+            .unwrap();
+        assert_eq!(p.prompt.removed[0].reason, "unknown");
+    }
+}
