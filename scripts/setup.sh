@@ -28,6 +28,12 @@ if ! python3 -c "import skills_ref" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check "skills-ref==0.1.1"
 fi
 
+# The WebDriver bridge for the studio's end-to-end tests (WebKitWebDriver comes from apt).
+if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+  echo "setup: installing tauri-driver"
+  cargo install tauri-driver --locked --version 2.1.0 >/dev/null
+fi
+
 for component in rustfmt clippy; do
   if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
     rustup component add "$component"

@@ -24,3 +24,14 @@ artifact="$(mktemp -d)/sample.db"
 target/debug/skillc build skills -o "$artifact" 2>/dev/null
 python3 tests/parity/python_runtime_parity.py target/debug/skillc "$artifact"
 rm -rf "$(dirname "$artifact")"
+
+echo "== Skill Studio end to end (WebDriver, Xvfb)"
+cargo build -q -p skill-studio
+shots="${SCREENSHOTS:-$(mktemp -d)}"
+# The window tests drive a real WebKit; a run that loses its browser connection is retried
+# once, and both runs' results are printed.
+if ! python3 tests/e2e/studio_e2e.py target/debug/skill-studio "$shots"; then
+  echo "(end-to-end run failed; retrying once)"
+  python3 tests/e2e/studio_e2e.py target/debug/skill-studio "$shots"
+fi
+echo "screenshots: $shots"

@@ -129,6 +129,16 @@ fn save_file(
 }
 
 #[tauri::command]
+fn decompose(text: String) -> session::Parts {
+    session::decompose(&text)
+}
+
+#[tauri::command]
+fn compose(parts: session::Parts) -> Result<String, StudioError> {
+    session::compose(&parts)
+}
+
+#[tauri::command]
 fn create_skill(
     studio: State<'_, Studio>,
     parent: String,
@@ -217,6 +227,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             read_file,
             check_draft,
             save_file,
+            decompose,
+            compose,
             create_skill,
             rename_skill,
             delete_skill,

@@ -570,6 +570,60 @@ impl Session {
     }
 }
 
+/// A SKILL.md split for the form: frontmatter fields in file order, and the body.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct Parts {
+    /// `(key, value)` in file order.
+    pub fields: Vec<(String, serde_json::Value)>,
+    /// The body after the frontmatter.
+    pub body: String,
+    /// Why the frontmatter could not be read (the form is then unavailable).
+    pub error: Option<String>,
+}
+
+/// Splits a SKILL.md text into form fields and body.
+pub fn decompose(text: &str) -> Parts {
+    let fail = |e: String| Parts {
+        fields: Vec::new(),
+        body: text.to_string(),
+        error: Some(e),
+    };
+    let split = match skillc::yaml::split_frontmatter("SKILL.md", text) {
+        Ok(s) => s,
+        Err(d) => return fail(d.message),
+    };
+    let map: serde_yaml::Mapping = match serde_yaml::from_str(split.yaml) {
+        Ok(serde_yaml::Value::Mapping(m)) => m,
+        Ok(serde_yaml::Value::Null) => serde_yaml::Mapping::new(),
+        Ok(_) => return fail("the frontmatter is not a mapping".into()),
+        Err(e) => return fail(e.to_string()),
+    };
+    let fields = map
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str()?.to_string(), serde_json::to_value(v).ok()?)))
+        .collect();
+    Parts {
+        fields,
+        body: split.body.to_string(),
+        error: None,
+    }
+}
+
+/// Writes form fields and a body back as a SKILL.md text.
+pub fn compose(parts: &Parts) -> Result<String, StudioError> {
+    let mut map = serde_yaml::Mapping::new();
+    for (k, v) in &parts.fields {
+        let value: serde_yaml::Value = serde_yaml::to_value(v).map_err(io_err)?;
+        map.insert(k.as_str().into(), value);
+    }
+    let yaml = if map.is_empty() {
+        String::new()
+    } else {
+        serde_yaml::to_string(&map).map_err(io_err)?
+    };
+    Ok(format!("---\n{yaml}---\n{}", parts.body))
+}
+
 /// Writes through a temporary file and a rename, so a crash never leaves half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
     let name = path
@@ -813,5 +867,30 @@ mod tests {
             })
             .unwrap();
         assert_eq!(p.prompt.removed[0].reason, "unknown");
+    }
+}
+
+#[cfg(test)]
+mod form_tests {
+    use super::*;
+
+    #[test]
+    fn a_skill_round_trips_through_the_form() {
+        let text = "---\nname: a\ndescription: d\ntrigger_examples:\n- one\n- two\npriority: 2\n---\nBody {{ x }}\n";
+        let parts = decompose(text);
+        assert_eq!(parts.error, None);
+        assert_eq!(
+            parts.fields[0],
+            ("name".to_string(), serde_json::json!("a"))
+        );
+        assert_eq!(parts.fields[2].1, serde_json::json!(["one", "two"]));
+        assert_eq!(compose(&parts).unwrap(), text);
+    }
+
+    #[test]
+    fn an_unreadable_frontmatter_keeps_the_text() {
+        let parts = decompose("no frontmatter");
+        assert!(parts.error.is_some());
+        assert_eq!(parts.body, "no frontmatter");
     }
 }
