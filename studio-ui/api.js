@@ -12,6 +12,8 @@ const api = (() => {
     createSkill: (parent, name) => invoke("create_skill", { parent, name }),
     renameSkill: (file, name) => invoke("rename_skill", { file, name }),
     deleteSkill: (file) => invoke("delete_skill", { file }),
+    exportPackage: (file) => invoke("export_package", { file }),
+    importPackage: (path) => invoke("import_package", { path }),
     toggles: () => invoke("toggles"),
     setToggle: (client, skill, value) => invoke("set_toggle", { client, skill, value }),
     build: () => invoke("build"),

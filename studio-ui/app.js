@@ -267,6 +267,7 @@ async function showToggles() {
     const row = el("tr", {}, el("th", {}, c));
     t.skills.forEach((s, si) => {
       const cell = t.cells[ci][si];
+      if (cell.source === "absent") { row.append(el("td", { class: "absent", title: `${s} is another client's skill` }, "")); return; }
       const next = cell.source !== "toggle" ? true : cell.enabled ? false : null;
       row.append(el("td", {
         class: `${cell.enabled ? "on" : "off"} ${cell.source}`,
@@ -383,6 +384,22 @@ function wire() {
     } }, "Rename");
     const form = el("div", { class: "inline" }, input, ok);
     $("rename").after(form);
+  });
+  $("export-package").addEventListener("click", async () => {
+    try {
+      const zip = await api.exportPackage(state.file);
+      $("build-status").textContent = `Packed into ${zip}`; $("build-status").className = "good";
+    } catch (e) { showError(e); }
+  });
+  $("import-package").addEventListener("click", () => {
+    const input = el("input", { id: "import-path", placeholder: "/path/to/skill.zip" });
+    const ok = el("button", { onclick: async () => {
+      try { const f = await api.importPackage(input.value.trim()); await loadOverview(); await openSkill(f, true); scheduleBuild(); } catch (e) { showError(e); }
+      form.remove();
+    } }, "Import");
+    const form = el("div", { class: "inline" }, input, ok);
+    $("import-package").after(form);
+    input.focus();
   });
   let deleteArmed = false;
   $("delete").addEventListener("click", async () => {

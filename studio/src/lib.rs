@@ -162,6 +162,16 @@ fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<(), StudioErr
 }
 
 #[tauri::command]
+fn export_package(studio: State<'_, Studio>, file: String) -> Result<String, StudioError> {
+    studio.with(|s| s.export_package(&file))
+}
+
+#[tauri::command]
+fn import_package(studio: State<'_, Studio>, path: String) -> Result<String, StudioError> {
+    studio.with(|s| s.import_package(&path))
+}
+
+#[tauri::command]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
@@ -232,6 +242,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             create_skill,
             rename_skill,
             delete_skill,
+            export_package,
+            import_package,
             toggles,
             set_toggle,
             build,

@@ -141,7 +141,8 @@ pub enum Saved {
 pub struct Cell {
     /// Enabled for the client.
     pub enabled: bool,
-    /// Where the state comes from: `toggle`, `default_enabled` or `default`.
+    /// Where the state comes from: `toggle`, `default_enabled`, `default`, or `absent` (a
+    /// skill of another client).
     pub source: &'static str,
 }
 
@@ -400,11 +401,39 @@ impl Session {
         std::fs::remove_dir_all(dir).map_err(io_err)
     }
 
+    /// Packs a skill into `.skillc/packages/<name>.zip` inside the workspace.
+    pub fn export_package(&self, rel: &str) -> Result<String, StudioError> {
+        let file = self.inside(rel)?;
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let out_dir = self.root.join(".skillc").join("packages");
+        std::fs::create_dir_all(&out_dir).map_err(io_err)?;
+        let out = out_dir.join(format!("{name}.zip"));
+        skillc::package::pack(dir, &out, false).map_err(package_err)?;
+        Ok(out.display().to_string())
+    }
+
+    /// Unpacks a ZIP package into the workspace (checked before anything is written).
+    pub fn import_package(&self, archive: &str) -> Result<String, StudioError> {
+        let limits = skillc::package::Limits::default();
+        let u = skillc::package::unpack(Path::new(archive), &self.root, false, &limits)
+            .map_err(package_err)?;
+        let dir = u.dir.strip_prefix(&self.root).map_err(io_err)?;
+        Ok(format!("{}/SKILL.md", dir.display()))
+    }
+
     /// The clients × skills matrix with the cascade: toggle > default_enabled > enabled.
     pub fn toggles(&self) -> Result<Toggles, StudioError> {
         let report = self.check()?;
         let ws = &report.workspace;
         let mut defaults: BTreeMap<String, Option<bool>> = BTreeMap::new();
+        // Which clients have each skill: `None` for global skills (every client).
+        let mut owners: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
         for s in ws
             .skills
             .iter()
@@ -413,6 +442,12 @@ impl Session {
             defaults
                 .entry(s.name.clone())
                 .or_insert(s.frontmatter.default_enabled);
+            let owner = owners.entry(s.name.clone()).or_insert(Some(Vec::new()));
+            match (&s.scope, owner.as_mut()) {
+                (Scope::Global, _) => *owner = None,
+                (Scope::Client(c), Some(list)) => list.push(c.clone()),
+                (Scope::Client(_), None) => {}
+            }
         }
         let skills: Vec<String> = defaults.keys().cloned().collect();
         let clients: Vec<String> = ws.clients.keys().cloned().collect();
@@ -423,6 +458,10 @@ impl Session {
                 skills
                     .iter()
                     .map(|s| match (client.toggles.get(s), defaults[s]) {
+                        _ if owners[s].as_ref().is_some_and(|o| !o.contains(c)) => Cell {
+                            enabled: false,
+                            source: "absent",
+                        },
                         (Some(t), _) => Cell {
                             enabled: t.enabled,
                             source: "toggle",
@@ -624,6 +663,17 @@ pub fn compose(parts: &Parts) -> Result<String, StudioError> {
     Ok(format!("---\n{yaml}---\n{}", parts.body))
 }
 
+fn package_err(e: skillc::package::Error) -> StudioError {
+    match e {
+        skillc::package::Error::Invalid(d) => StudioError {
+            kind: "invalid",
+            message: "the package's skill has errors".into(),
+            diagnostics: d.iter().map(Diag::from).collect(),
+        },
+        other => StudioError::new("request", other.to_string()),
+    }
+}
+
 /// Writes through a temporary file and a rename, so a crash never leaves half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
     let name = path
@@ -809,6 +859,13 @@ mod tests {
                 source: "default"
             }
         );
+        assert_eq!(
+            cell(&t, "augment.org", "pricing-uk"),
+            Cell {
+                enabled: false,
+                source: "absent"
+            }
+        );
         s.set_toggle("augment.org", "content_gating", Some(true))
             .unwrap();
         s.set_toggle("example.com", "demo_offer", None).unwrap();
@@ -833,6 +890,25 @@ mod tests {
             .diagnostics
             .iter()
             .all(|d| d.severity == "warning"));
+    }
+
+    #[test]
+    fn skills_export_to_packages_and_import_back() {
+        let (_d, s) = sample();
+        let zip = s
+            .export_package("public/tools/mermaid-diagram/SKILL.md")
+            .unwrap();
+        assert!(zip.ends_with(".skillc/packages/mermaid-diagram.zip"));
+        s.delete_skill("public/tools/mermaid-diagram/SKILL.md")
+            .unwrap();
+        let file = s.import_package(&zip).unwrap();
+        assert_eq!(file, "mermaid-diagram/SKILL.md");
+        assert!(s
+            .read("mermaid-diagram/package.yaml")
+            .unwrap()
+            .text
+            .contains("untrusted"));
+        assert_eq!(s.import_package(&zip).unwrap_err().kind, "request");
     }
 
     #[test]
