@@ -278,8 +278,8 @@ fn the_sample_resolves_variants_toggles_and_overrides_per_client() {
     assert_eq!(example["public.demo_offer"], None);
     let reason: String = conn
         .query_row(
-            "SELECT reason FROM bundle JOIN bundle_entry ON bundle_entry.bundle = bundle.id
-             JOIN name ON name.id = bundle_entry.name
+            "SELECT reason.text FROM bundle JOIN bundle_entry ON bundle_entry.bundle = bundle.id
+             JOIN name ON name.id = bundle_entry.name JOIN reason ON reason.id = bundle_entry.reason
              WHERE bundle.client = 'example.com' AND name.qualified_name = 'public.demo_offer' LIMIT 1",
             [],
             |r| r.get(0),

@@ -114,11 +114,15 @@ CREATE TABLE name (                 -- every selectable qualified name
   id INTEGER PRIMARY KEY,
   qualified_name TEXT NOT NULL UNIQUE
 );
+CREATE TABLE reason (               -- why skills are left out of bundles, each text once
+  id INTEGER PRIMARY KEY,
+  text TEXT NOT NULL UNIQUE
+);
 CREATE TABLE bundle_entry (
   bundle INTEGER NOT NULL REFERENCES bundle(id),
   name INTEGER NOT NULL REFERENCES name(id),
   entry INTEGER REFERENCES entry(id), -- NULL: left out of the bundle
-  reason TEXT,                      -- why it was left out
+  reason INTEGER REFERENCES reason(id), -- why it was left out
   PRIMARY KEY (bundle, name)
 ) WITHOUT ROWID;
 CREATE TABLE asset (
@@ -408,8 +412,25 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             let en = &r.entry;
             let mut record = serde_json::to_value(en).unwrap_or_default();
             if let Some(obj) = record.as_object_mut() {
-                // Stored once elsewhere: the body in `blob`, the catalog fields in `card`.
-                for key in ["body", "description", "triggers", "when_to_use", "location"] {
+                // Stored once elsewhere: the body in `blob`, the catalog fields in `card`, the
+                // flags and names in this row's own columns.
+                for key in [
+                    "body",
+                    "description",
+                    "triggers",
+                    "when_to_use",
+                    "location",
+                    "name",
+                    "qualified_name",
+                    "resolved_name",
+                    "category",
+                    "catalog_visible",
+                    "hidden",
+                    "always_on",
+                    "untrusted",
+                    "unavailable",
+                    "body_tokens",
+                ] {
                     obj.remove(key);
                 }
             }
@@ -450,6 +471,19 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             st_name.execute(params![i as i64 + 1, n]).map_err(&e)?;
             name_id.insert(*n, i as i64 + 1);
         }
+        let reasons: std::collections::BTreeSet<&str> = d
+            .bundles
+            .iter()
+            .flat_map(|b| b.rows.iter().filter_map(|r| r.2.as_deref()))
+            .collect();
+        let mut reason_id = std::collections::BTreeMap::new();
+        let mut st_reason = tx
+            .prepare("INSERT INTO reason VALUES (?1, ?2)")
+            .map_err(&e)?;
+        for (i, r) in reasons.iter().enumerate() {
+            st_reason.execute(params![i as i64 + 1, r]).map_err(&e)?;
+            reason_id.insert(*r, i as i64 + 1);
+        }
         let mut rows = tx
             .prepare("INSERT INTO bundle_entry VALUES (?1, ?2, ?3, ?4)")
             .map_err(&e)?;
@@ -469,7 +503,7 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
                     id,
                     name_id[q.as_str()],
                     entry.map(|x| x as i64 + 1),
-                    reason
+                    reason.as_deref().map(|r| reason_id[r])
                 ])
                 .map_err(&e)?;
             }

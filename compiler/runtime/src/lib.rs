@@ -592,8 +592,9 @@ impl Artifact {
         {
             let mut st = tx
                 .prepare_cached(
-                    "SELECT name.qualified_name, bundle_entry.entry, bundle_entry.reason
+                    "SELECT name.qualified_name, bundle_entry.entry, reason.text
                      FROM bundle_entry JOIN name ON name.id = bundle_entry.name
+                     LEFT JOIN reason ON reason.id = bundle_entry.reason
                      WHERE bundle_entry.bundle = ?1",
                 )
                 .map_err(&bad)?;
