@@ -76,7 +76,6 @@ pub fn read_tree(
         stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
-    // Listing is sequential; reading is where the time goes, so files are read in parallel.
     use rayon::prelude::*;
     let mut files: Vec<RawFile> = walk
         .found
@@ -150,6 +149,7 @@ impl Walk {
             })
             .collect();
         names.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut subdirs = Vec::new();
         for (name, path, kind) in names {
             if is_skipped(&name) {
                 continue;
@@ -157,14 +157,31 @@ impl Walk {
             let rel = format!("{prefix}{name}");
             match kind {
                 Some(k) if k.is_symlink() => self.link(&path, &rel),
-                Some(k) if k.is_dir() => {
-                    self.stack.push(path.clone());
-                    self.dir(&path, &format!("{rel}/"));
-                    self.stack.pop();
-                }
+                Some(k) if k.is_dir() => subdirs.push((path, format!("{rel}/"))),
                 Some(_) => self.found.push((rel, path)),
                 None => self.problem(codes::UNREADABLE, &rel, "cannot read its type".to_string()),
             }
+        }
+        // Sub-folders are listed in parallel; the caller sorts what they find.
+        use rayon::prelude::*;
+        let parts: Vec<Walk> = subdirs
+            .into_par_iter()
+            .map(|(path, prefix)| {
+                let mut stack = self.stack.clone();
+                stack.push(path.clone());
+                let mut w = Walk {
+                    boundary: self.boundary.clone(),
+                    found: Vec::new(),
+                    diagnostics: Vec::new(),
+                    stack,
+                };
+                w.dir(&path, &prefix);
+                w
+            })
+            .collect();
+        for w in parts {
+            self.found.extend(w.found);
+            self.diagnostics.extend(w.diagnostics);
         }
     }
 
