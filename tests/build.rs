@@ -1,5 +1,9 @@
 //! `skillc build` on real files: determinism, atomicity, secrets, resolution of the sample.
 
+mod common;
+
+use common::write;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +19,6 @@ fn sample() -> PathBuf {
 
 fn skillc() -> Command {
     Command::new(env!("CARGO_BIN_EXE_skillc"))
-}
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
 }
 
 /// A blob's content, inflated when stored as zlib.

@@ -1,5 +1,9 @@
 //! ZIP packages, portable export and artifact diff (SPEC 7 `pack`, `unpack`, `export`, `diff`).
 
+mod common;
+
+use common::copy_dir;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -346,17 +350,4 @@ fn diff_names_what_changed_for_which_bundle() {
     )
     .unwrap();
     assert!(same.bundles.is_empty() && same.unchanged > 0);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
 }

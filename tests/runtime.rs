@@ -1,6 +1,10 @@
 //! The runtime on the sample workspace's artifact: SPEC 5 in order, seed 000's rules, the
 //! pricing split, the competitors matrix, and readers during an artifact swap.
 
+mod common;
+
+use common::copy_dir;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -571,17 +575,4 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
             assert!(r.join().unwrap() >= 20);
         }
     });
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let t = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &t);
-        } else {
-            std::fs::copy(e.path(), &t).unwrap();
-        }
-    }
 }

@@ -53,6 +53,24 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A mapping; absent or empty gives `None`, any other kind of value is reported with
+    /// `expected` (e.g. "a map of variable names").
+    pub fn mapping(&mut self, key: &str, expected: &str) -> Option<serde_yaml::Mapping> {
+        match self.doc.get(key)? {
+            Value::Mapping(m) => Some(m.clone()),
+            Value::Null => None,
+            _ => {
+                let d = self.diag(
+                    codes::INVALID_VALUE,
+                    self.doc.key_pos(key),
+                    format!("`{key}` must be {expected}"),
+                );
+                self.report(d);
+                None
+            }
+        }
+    }
+
     /// A boolean.
     pub fn bool(&mut self, key: &str) -> Option<bool> {
         match self.doc.get(key)? {

@@ -448,18 +448,7 @@ fn predicates(f: &mut Fields<'_>) -> Vec<Predicate> {
 }
 
 fn requires(f: &mut Fields<'_>) -> Requires {
-    let Some(v) = f.doc.get("requires").cloned() else {
-        return Requires::default();
-    };
-    let Value::Mapping(m) = v else {
-        if !v.is_null() {
-            let d = f.diag(
-                codes::INVALID_VALUE,
-                f.doc.key_pos("requires"),
-                "`requires` must be a map with `env`, `binary` and `skills` lists",
-            );
-            f.report(d);
-        }
+    let Some(m) = f.mapping("requires", "a map with `env`, `binary` and `skills` lists") else {
         return Requires::default();
     };
     let mut r = Requires::default();
@@ -487,18 +476,7 @@ fn requires(f: &mut Fields<'_>) -> Requires {
 
 fn vars(f: &mut Fields<'_>) -> BTreeMap<String, VarDecl> {
     let mut out = BTreeMap::new();
-    let Some(v) = f.doc.get("vars").cloned() else {
-        return out;
-    };
-    let Value::Mapping(m) = v else {
-        if !v.is_null() {
-            let d = f.diag(
-                codes::INVALID_VALUE,
-                f.doc.key_pos("vars"),
-                "`vars` must be a map of variable names",
-            );
-            f.report(d);
-        }
+    let Some(m) = f.mapping("vars", "a map of variable names") else {
         return out;
     };
     for (k, v) in &m {
@@ -551,16 +529,10 @@ fn vars(f: &mut Fields<'_>) -> BTreeMap<String, VarDecl> {
 }
 
 fn mcp(f: &mut Fields<'_>) -> Option<Mcp> {
-    let v = f.doc.get("mcp").cloned()?;
-    let Value::Mapping(m) = v else {
-        let d = f.diag(
-            codes::INVALID_VALUE,
-            f.doc.key_pos("mcp"),
-            "`mcp` must be a map with `command`, `env`, `startup_timeout`, `idle_timeout`",
-        );
-        f.report(d);
-        return None;
-    };
+    let m = f.mapping(
+        "mcp",
+        "a map with `command`, `env`, `startup_timeout`, `idle_timeout`",
+    )?;
     let mut mcp = Mcp {
         command: String::new(),
         env: BTreeMap::new(),
@@ -611,16 +583,10 @@ fn mcp(f: &mut Fields<'_>) -> Option<Mcp> {
 
 fn conditional_next(f: &mut Fields<'_>) -> BTreeMap<String, crate::model::SkillRef> {
     let mut out = BTreeMap::new();
-    let Some(v) = f.doc.get("conditional_next_skills").cloned() else {
-        return out;
-    };
-    let Value::Mapping(m) = v else {
-        let d = f.diag(
-            codes::INVALID_VALUE,
-            f.doc.key_pos("conditional_next_skills"),
-            "`conditional_next_skills` must map transition keys to skill names",
-        );
-        f.report(d);
+    let Some(m) = f.mapping(
+        "conditional_next_skills",
+        "a map of transition keys to skill names",
+    ) else {
         return out;
     };
     for (k, v) in &m {
@@ -633,16 +599,10 @@ fn conditional_next(f: &mut Fields<'_>) -> BTreeMap<String, crate::model::SkillR
 }
 
 fn provider(f: &mut Fields<'_>) -> Option<Provider> {
-    let v = f.doc.get("provider").cloned()?;
-    let Value::Mapping(m) = v else {
-        let d = f.diag(
-            codes::INVALID_VALUE,
-            f.doc.key_pos("provider"),
-            "`provider` must be a map with `module`, `class` and optional `dependencies`",
-        );
-        f.report(d);
-        return None;
-    };
+    let m = f.mapping(
+        "provider",
+        "a map with `module`, `class` and optional `dependencies`",
+    )?;
     let mut p = Provider::default();
     for (k, v) in &m {
         match scalar_string(k).as_deref() {

@@ -27,32 +27,9 @@ pub enum Scope {
     Client(String),
 }
 
-/// One hard-gate predicate of `conditions` (SPEC 2.3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Condition {
-    /// The page URL starts with one of these prefixes at a `/` boundary.
-    StartsWithAny(Vec<String>),
-    /// The page URL starts with none of these prefixes.
-    DoesNotStartWithAny(Vec<String>),
-    /// A regex search over the page URL hits (checked to compile at build time).
-    PageUrlMatches(String),
-    /// A regex search over the page URL misses.
-    PageUrlNotMatches(String),
-    /// The bundle's locale equals this tag (decided at build time).
-    ConversationLanguage(String),
-    /// The runtime availability value of a skill equals this value.
-    Availability {
-        /// The skill whose availability is read (`<skill>_availability`).
-        skill: String,
-        /// The value required, e.g. `allowed`.
-        value: String,
-    },
-    /// The conversation turn is at least this.
-    TurnAtLeast(i64),
-    /// The runtime context has a non-empty value for this key.
-    ContextHas(String),
-}
+/// One hard-gate predicate of `conditions` (SPEC 2.3). The runtime's own type: what the
+/// compiler stores is, by construction, what every runtime reads.
+pub use skillc_runtime::Condition;
 
 /// A `when` predicate of a variant (SPEC 2.4).
 #[derive(Debug, Clone, PartialEq, Serialize)]
