@@ -36,10 +36,6 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("prompt_source", "[{{ sid }}] {% if title %}{{ title }} — {% endif %}{{ url }}\n"),
 ];
 
-/// The catalog formats whose per-skill text is rendered at build time (`json` is built from
-/// the entry's fields at run time).
-pub const FORMATS: &[&str] = &["xml", "markdown", "list"];
-
 /// What a catalog shows of a skill. Entries that differ only in their body share a card, so
 /// catalog text is rendered and stored once per card.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -427,9 +423,6 @@ pub fn shorten(text: &str, max: usize) -> String {
         cut.trim_end_matches(|c: char| c.is_whitespace() || c == ',' || c == ';')
     )
 }
-
-/// The category a skill is shown under; uncategorized skills share a last, unnamed one.
-pub const UNCATEGORIZED: &str = "";
 
 /// Builds the entry an [`EntryKey`] describes.
 pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {

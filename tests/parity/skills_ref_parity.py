@@ -147,12 +147,12 @@ def main() -> int:
             else:
                 failures.append(f"{case_id}: skills-ref says {ref_errors or 'valid'}, "
                                 f"skillc says {codes or 'valid'}")
-    same, expected, got = to_prompt_parity(skillc)
-    print(f"to-prompt: skillc catalog --format xml {'equals' if same else 'DIFFERS FROM'} skills-ref to-prompt")
-    if same:
-        agree += 1
-    else:
-        failures.append(f"to-prompt differs:\n--- skills-ref\n{expected}\n--- skillc\n{got}")
+    for label, same, expected, got in to_prompt_parity(skillc):
+        print(f"to-prompt ({label}): skillc catalog --format xml {'equals' if same else 'DIFFERS FROM'} skills-ref to-prompt")
+        if same:
+            agree += 1
+        else:
+            failures.append(f"to-prompt differs on {label}:\n--- skills-ref\n{expected}\n--- skillc\n{got}")
     exported = export_parity(skillc)
     bad = [(b, n, e) for b, n, e in exported if e]
     print(f"export: {len(exported) - len(bad)} of {len(exported)} exported folders pass skills-ref validate")
@@ -166,16 +166,33 @@ def main() -> int:
 
 
 
-def to_prompt_parity(skillc):
-    """`skillc catalog --format xml` against `skills-ref to-prompt` on the same folders."""
+def xml_matches_to_prompt(skillc, ws, tmp):
+    """Builds `ws` and compares its xml catalog with `skills-ref to-prompt` on its folders."""
     from skills_ref.prompt import to_prompt
 
+    dirs = sorted((p.parent for p in ws.rglob("SKILL.md")), key=lambda d: d.name)
+    expected = to_prompt(dirs)
+    for d in dirs:
+        expected = expected.replace(str((d / "SKILL.md").resolve()), str((d / "SKILL.md").relative_to(ws)))
+    out = Path(tmp) / "out.db"
+    built = subprocess.run([skillc, "build", str(ws), "-o", str(out)], capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        return False, "(builds)", built.stderr
+    got = subprocess.run([skillc, "catalog", str(out), "--format", "xml"],
+                         capture_output=True, text=True, check=True).stdout.rstrip("\n")
+    return got == expected, expected, got
+
+
+def to_prompt_parity(skillc):
+    """`skillc catalog --format xml` against `skills-ref to-prompt` on the same folders: a small
+    made-up tree, and a tree laid out like a public collection (tests/public-collection)."""
     skills = {
         "alpha": 'description: "Quotes \\"double\\" and \'single\', <tags> & ampersands"\n',
         "beta-tool": "description: |\n  A block description\n  on two lines.\nlicense: MIT\n",
         "gamma": "description: >-\n  Folded text that\n  becomes one line.\n",
         "delta": "description: Plain text, with a colon-free summary.\nmetadata:\n  version: '1.0'\n",
     }
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
         for name, fields in skills.items():
@@ -184,15 +201,11 @@ def to_prompt_parity(skillc):
             (d / "SKILL.md").write_text(f"---\nname: {name}\n{fields}---\nBody of {name}.\n")
             (d / "scripts").mkdir()
             (d / "scripts" / "run.py").write_text("print('hi')\n")
-        dirs = [ws / n for n in sorted(skills)]
-        expected = to_prompt(dirs)
-        for d in dirs:
-            expected = expected.replace(str((d / "SKILL.md").resolve()), f"{d.name}/SKILL.md")
-        out = Path(tmp) / "out.db"
-        subprocess.run([skillc, "build", str(ws), "-o", str(out)], capture_output=True, check=True)
-        got = subprocess.run([skillc, "catalog", str(out), "--format", "xml"],
-                             capture_output=True, text=True, check=True).stdout.rstrip("\n")
-        return got == expected, expected, got
+        results.append(("made-up tree",) + xml_matches_to_prompt(skillc, ws, tmp))
+    collection = Path(__file__).resolve().parents[1] / "public-collection"
+    with tempfile.TemporaryDirectory() as tmp:
+        results.append(("public-collection layout",) + xml_matches_to_prompt(skillc, collection, tmp))
+    return results
 
 
 def export_parity(skillc):
