@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use std::collections::BTreeMap;
+
 use rusqlite::{params, Connection};
 
 /// Schema version, in `PRAGMA user_version` and the manifest.
@@ -277,6 +279,34 @@ pub fn encode(data: &[u8]) -> (&'static str, std::borrow::Cow<'_, [u8]>) {
     ("identity", std::borrow::Cow::Borrowed(data))
 }
 
+/// Blobs compressed earlier in this process, by content hash (rebuilds in `watch` and the
+/// studio store mostly the same blobs).
+static ENCODED: std::sync::OnceLock<
+    std::sync::Mutex<(usize, BTreeMap<String, (&'static str, Vec<u8>)>)>,
+> = std::sync::OnceLock::new();
+
+/// Bytes of compressed blobs kept before the cache starts over.
+const ENCODED_LIMIT: usize = 256 << 20;
+
+fn encode_cached(hash: &str, data: &[u8]) -> (&'static str, std::borrow::Cow<'static, [u8]>) {
+    let cache = ENCODED.get_or_init(Default::default);
+    if let Ok(c) = cache.lock() {
+        if let Some((enc, bytes)) = c.1.get(hash) {
+            return (enc, std::borrow::Cow::Owned(bytes.clone()));
+        }
+    }
+    let (enc, stored) = encode(data);
+    let stored = stored.into_owned();
+    if let Ok(mut c) = cache.lock() {
+        if c.0 + stored.len() > ENCODED_LIMIT {
+            *c = (0, BTreeMap::new());
+        }
+        c.0 += stored.len();
+        c.1.insert(hash.to_string(), (enc, stored.clone()));
+    }
+    (enc, std::borrow::Cow::Owned(stored))
+}
+
 /// Writes `data` to `out` atomically: a temporary file beside it, synced, then renamed over
 /// it. A failure or a kill at any point leaves a previous artifact untouched.
 pub fn write(out: &Path, data: &Data) -> Result<u64, Error> {
@@ -325,7 +355,7 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
             .prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")
             .map_err(&e)?;
         for (hash, data) in &d.blobs {
-            let (encoding, stored) = encode(data);
+            let (encoding, stored) = encode_cached(hash, data);
             st.execute(params![hash, data.len() as i64, encoding, stored.as_ref()])
                 .map_err(&e)?;
         }

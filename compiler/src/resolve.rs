@@ -380,16 +380,26 @@ impl Prepared<'_> {
         let trusted = |id: &str| ws.config.trusted.iter().any(|t| t == id);
 
         // 1. Client overrides: the client's skill beats the global one by qualified name.
-        let mut bases: BTreeMap<&str, usize> =
-            self.global.iter().map(|(q, i)| (q.as_str(), *i)).collect();
-        if let Some(own) = spec.client.as_ref().and_then(|c| self.client.get(c)) {
-            for (q, i) in own {
-                bases.insert(q, *i);
+        let own = spec.client.as_ref().and_then(|c| self.client.get(c));
+        let bases: BTreeMap<&str, usize> = match only {
+            // Only the affected names: looked up, not filtered out of the whole workspace.
+            Some((names, _)) => names
+                .iter()
+                .filter_map(|q| {
+                    own.and_then(|o| o.get(q))
+                        .or_else(|| self.global.get(q))
+                        .map(|&i| (q.as_str(), i))
+                })
+                .collect(),
+            None => {
+                let mut all: BTreeMap<&str, usize> =
+                    self.global.iter().map(|(q, i)| (q.as_str(), *i)).collect();
+                for (q, i) in own.into_iter().flatten() {
+                    all.insert(q, *i);
+                }
+                all
             }
-        }
-        if let Some((names, _)) = only {
-            bases.retain(|q, _| names.contains(*q));
-        }
+        };
         let available_in_base = |q: &str| {
             only.is_some_and(|(names, base)| {
                 !names.contains(q)

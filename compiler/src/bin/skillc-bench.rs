@@ -91,12 +91,19 @@ fn main() {
         stats = report.stats;
     }
     let s = stats.expect("artifact written");
+    // The first build runs in a fresh process; later ones reuse its token-count and
+    // compressed-blob caches, as `watch` and the studio do.
     println!(
-        "full build: median {:.2}s over {runs} runs (min {:.2}s, max {:.2}s)   target <= 10 s",
-        median(times.clone()),
-        times.iter().cloned().fold(f64::INFINITY, f64::min),
-        times.iter().cloned().fold(0.0, f64::max)
+        "full build: {:.2}s in a fresh process   target <= 10 s",
+        times[0]
     );
+    if times.len() > 1 {
+        println!(
+            "  again in the same process (warm caches): median {:.2}s over {} runs",
+            median(times[1..].to_vec()),
+            times.len() - 1
+        );
+    }
     println!(
         "  {} bundles, {} distinct entries, {} blobs",
         s.bundles, s.entries, s.blobs
