@@ -281,9 +281,10 @@ pub fn encode(data: &[u8]) -> (&'static str, std::borrow::Cow<'_, [u8]>) {
 
 /// Blobs compressed earlier in this process, by content hash (rebuilds in `watch` and the
 /// studio store mostly the same blobs).
-static ENCODED: std::sync::OnceLock<
-    std::sync::Mutex<(usize, BTreeMap<String, (&'static str, Vec<u8>)>)>,
-> = std::sync::OnceLock::new();
+static ENCODED: std::sync::OnceLock<std::sync::Mutex<EncodedBlobs>> = std::sync::OnceLock::new();
+
+/// Bytes held, and each blob's encoding and stored bytes by content hash.
+type EncodedBlobs = (usize, BTreeMap<String, (&'static str, Vec<u8>)>);
 
 /// Bytes of compressed blobs kept before the cache starts over.
 const ENCODED_LIMIT: usize = 256 << 20;
