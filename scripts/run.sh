@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build -q --release -p skillc
-skillc=target/release/skillc
-artifact=target/skills.db
+skillc="cargo run -q --release -p skillc --"
+artifact="$(mktemp -d)/skills.db"
 
 $skillc check skills
 $skillc build skills -o "$artifact" 2>/dev/null

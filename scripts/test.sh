@@ -17,12 +17,13 @@ cargo test --workspace
 
 echo "== parity with skills-ref validate"
 cargo build -q -p skillc
-python3 tests/parity/skills_ref_parity.py target/debug/skillc
+target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+python3 tests/parity/skills_ref_parity.py "$target/debug/skillc"
 
 echo "== the Python example runtime against the Rust runtime"
 artifact="$(mktemp -d)/sample.db"
-target/debug/skillc build skills -o "$artifact" 2>/dev/null
-python3 tests/parity/python_runtime_parity.py target/debug/skillc "$artifact"
+"$target/debug/skillc" build skills -o "$artifact" 2>/dev/null
+python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
@@ -30,8 +31,8 @@ cargo build -q -p skill-studio
 shots="${SCREENSHOTS:-$(mktemp -d)}"
 # The window tests drive a real WebKit; a run that loses its browser connection is retried
 # once, and both runs' results are printed.
-if ! python3 tests/e2e/studio_e2e.py target/debug/skill-studio "$shots"; then
+if ! python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$shots"; then
   echo "(end-to-end run failed; retrying once)"
-  python3 tests/e2e/studio_e2e.py target/debug/skill-studio "$shots"
+  python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$shots"
 fi
 echo "screenshots: $shots"
