@@ -517,28 +517,17 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
     let other = dir.path().join("other.db");
     build(&ws, &other, &BuildOptions::default()).unwrap();
     std::fs::copy(artifact_path(), &live).unwrap();
-    let old_text = Artifact::open(&live)
-        .unwrap()
-        .catalog(
+    let list_of = |a: &Artifact| {
+        let c = a.catalog(
             &BundleRef::default(),
             None,
             &Context::default(),
             Format::List,
-        )
-        .unwrap()
-        .text
-        .clone();
-    let new_text = Artifact::open(&other)
-        .unwrap()
-        .catalog(
-            &BundleRef::default(),
-            None,
-            &Context::default(),
-            Format::List,
-        )
-        .unwrap()
-        .text
-        .clone();
+        );
+        c.expect("an answer").text.clone()
+    };
+    let old_text = list_of(&Artifact::open(&live).unwrap());
+    let new_text = list_of(&Artifact::open(&other).unwrap());
     assert_ne!(old_text, new_text);
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -548,15 +537,8 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
                     let mut seen = 0;
                     while !stop.load(std::sync::atomic::Ordering::Relaxed) || seen < 20 {
                         let a = Artifact::open(&live).expect("open never fails mid-swap");
-                        let t = a
-                            .catalog(
-                                &BundleRef::default(),
-                                None,
-                                &Context::default(),
-                                Format::List,
-                            )
-                            .expect("answer");
-                        assert!(t.text == old_text || t.text == new_text, "torn read");
+                        let text = list_of(&a);
+                        assert!(text == old_text || text == new_text, "torn read");
                         seen += 1;
                     }
                     seen
