@@ -152,9 +152,9 @@ pub fn prepare(ws: &Workspace) -> Prepared<'_> {
         }
         if let Some(mcp) = &fm.mcp {
             for v in mcp.env.values() {
-                for name in dollar_names(v) {
-                    if fm.vars.contains_key(&name) {
-                        used.insert(name);
+                for name in vars::dollar_placeholders(v) {
+                    if fm.vars.contains_key(name) {
+                        used.insert(name.to_string());
                     }
                 }
             }
@@ -184,22 +184,6 @@ pub fn prepare(ws: &Workspace) -> Prepared<'_> {
         client,
         variants,
     }
-}
-
-fn dollar_names(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("${") {
-        let after = &rest[i + 2..];
-        match after.find('}') {
-            Some(j) => {
-                out.push(after[..j].to_string());
-                rest = &after[j + 1..];
-            }
-            None => break,
-        }
-    }
-    out
 }
 
 /// Every bundle of the workspace: the global one and each client's, × locales × tiers.

@@ -1,81 +1,29 @@
-//! Variables (SPEC 2.6): `{{VAR}}` placeholders and their six-level resolution.
+//! Variables (SPEC 2.6): the `{{VAR}}` placeholders of bodies and the `${VAR}` ones of MCP
+//! settings, through the runtime's own placeholder rules so both sides read them alike.
 
 use std::collections::BTreeSet;
+
+use skillc_runtime::placeholder;
 
 /// Names of the `{{NAME}}` placeholders in `text` (`NAME`: letters, digits, `_`; no spaces,
 /// so template syntax such as `{{ user.name }}` in code examples is never touched).
 pub fn placeholders(text: &str) -> BTreeSet<&str> {
-    let mut out = BTreeSet::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("{{") {
-        let after = &rest[i + 2..];
-        match after.find("}}") {
-            Some(j) if is_var_name(&after[..j]) => {
-                out.insert(&after[..j]);
-                rest = &after[j + 2..];
-            }
-            _ => rest = after,
-        }
-    }
-    out
+    placeholder::names(text, "{{", "}}").into_iter().collect()
 }
 
-fn is_var_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// Names of the `${NAME}` placeholders in `text`.
+pub fn dollar_placeholders(text: &str) -> Vec<&str> {
+    placeholder::names(text, "${", "}")
 }
 
 /// Replaces each `{{NAME}}` that `value` resolves; others stay as written.
 pub fn substitute<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("{{") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        match after.find("}}") {
-            Some(j) if is_var_name(&after[..j]) => {
-                match value(&after[..j]) {
-                    Some(v) => out.push_str(v),
-                    None => out.push_str(&rest[i..i + 4 + j]),
-                }
-                rest = &after[j + 2..];
-            }
-            _ => {
-                out.push_str("{{");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    placeholder::substitute(text, "{{", "}}", |n| value(n).map(str::to_string))
 }
 
 /// Replaces each `${NAME}` that `value` resolves (MCP `env` values); others stay.
 pub fn substitute_dollar<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        match after.find('}') {
-            Some(j) if is_var_name(&after[..j]) => {
-                match value(&after[..j]) {
-                    Some(v) => out.push_str(v),
-                    None => out.push_str(&rest[i..i + 3 + j]),
-                }
-                rest = &after[j + 1..];
-            }
-            _ => {
-                out.push_str("${");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    placeholder::substitute(text, "${", "}", |n| value(n).map(str::to_string))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`].
 
 mod condition;
+pub mod placeholder;
 mod select;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -319,6 +320,17 @@ pub struct Catalog {
     pub text: String,
     /// Tokens of the text (sum of the stored counts of its parts).
     pub tokens: u32,
+}
+
+/// An entry as read, before its JSON and its body are decoded.
+struct RawEntry {
+    sort_key: String,
+    record: String,
+    triggers: String,
+    encoding: String,
+    data: Vec<u8>,
+    card: i64,
+    skill: Skill,
 }
 
 #[derive(Debug)]
@@ -636,46 +648,46 @@ impl Artifact {
                 };
                 let row = st
                     .query_row([entry], |r| {
-                        Ok((
-                            (
-                                r.get::<_, String>(0)?,
-                                r.get::<_, String>(1)?,
-                                r.get::<_, String>(2)?,
-                                r.get::<_, String>(3)?,
-                                r.get::<_, String>(4)?,
-                            ),
-                            (
-                                r.get::<_, bool>(5)?,
-                                r.get::<_, bool>(6)?,
-                                r.get::<_, Option<String>>(7)?,
-                                r.get::<_, bool>(8)?,
-                            ),
-                            (
-                                r.get::<_, String>(9)?,
-                                r.get::<_, bool>(10)?,
-                                r.get::<_, String>(11)?,
-                                r.get::<_, u32>(12)?,
-                            ),
-                            (
-                                r.get::<_, String>(13)?,
-                                r.get::<_, String>(14)?,
-                                r.get::<_, String>(15)?,
-                                r.get::<_, String>(16)?,
-                                r.get::<_, Vec<u8>>(17)?,
-                                r.get::<_, i64>(18)?,
-                            ),
-                        ))
+                        Ok(RawEntry {
+                            sort_key: r.get(4)?,
+                            record: r.get(13)?,
+                            triggers: r.get(15)?,
+                            encoding: r.get(16)?,
+                            data: r.get(17)?,
+                            card: r.get(18)?,
+                            skill: Skill {
+                                entry,
+                                name: r.get(0)?,
+                                qualified_name: r.get(1)?,
+                                resolved_name: r.get(2)?,
+                                category: r.get(3)?,
+                                catalog_visible: r.get(5)?,
+                                always_on: r.get(6)?,
+                                unavailable: r.get(7)?,
+                                untrusted: r.get(8)?,
+                                prompt_prefix: r.get(9)?,
+                                prompt_body: r.get(10)?,
+                                prompt_suffix: r.get(11)?,
+                                prompt_tokens: r.get(12)?,
+                                description: r.get(14)?,
+                                triggers: Vec::new(),
+                                fragments: BTreeMap::new(),
+                                body: Arc::from(""),
+                                record: Record::default(),
+                                conditions: Vec::new(),
+                            },
+                        })
                     })
                     .map_err(&bad)?;
-                let (
-                    (name, qualified_name, resolved_name, category, sort_key),
-                    flags,
-                    prompt,
-                    rest,
-                ) = row;
-                let (visible, always_on, unavailable, untrusted) = flags;
-                let (prefix, has_body, suffix, prompt_tokens) = prompt;
-                let (record, description, triggers, encoding, data, card) = rest;
+                let RawEntry {
+                    sort_key,
+                    record,
+                    triggers,
+                    encoding,
+                    data,
+                    card,
+                    mut skill,
+                } = row;
                 let not_artifact = |why: String| Error::NotAnArtifact {
                     path: self.path.clone(),
                     why,
@@ -706,31 +718,12 @@ impl Artifact {
                         fragments.insert(format, (text, tokens));
                     }
                 }
-                let conditions = record.conditions.iter().map(Condition::compile).collect();
-                skills.push((
-                    sort_key,
-                    Skill {
-                        entry,
-                        name,
-                        qualified_name,
-                        resolved_name,
-                        category,
-                        catalog_visible: visible,
-                        always_on,
-                        unavailable,
-                        untrusted,
-                        description,
-                        triggers,
-                        fragments,
-                        prompt_prefix: prefix,
-                        prompt_body: has_body,
-                        prompt_suffix: suffix,
-                        prompt_tokens,
-                        body: body.into(),
-                        record,
-                        conditions,
-                    },
-                ));
+                skill.conditions = record.conditions.iter().map(Condition::compile).collect();
+                skill.record = record;
+                skill.triggers = triggers;
+                skill.fragments = fragments;
+                skill.body = body.into();
+                skills.push((sort_key, skill));
             }
         }
         tx.commit().map_err(&bad)?;

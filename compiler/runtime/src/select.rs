@@ -449,34 +449,15 @@ impl Artifact {
             env: m
                 .env
                 .iter()
-                .map(|(k, v)| (k.clone(), resolve_dollar(v, vars)))
+                .map(|(k, v)| {
+                    let value = |n: &str| vars.get(n).cloned().or_else(|| std::env::var(n).ok());
+                    (
+                        k.clone(),
+                        crate::placeholder::substitute(v, "${", "}", value),
+                    )
+                })
                 .collect(),
             ..m.clone()
         }))
     }
-}
-
-fn resolve_dollar(text: &str, vars: &BTreeMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(i) = rest.find("${") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + 2..];
-        match after.find('}') {
-            Some(j) => {
-                let name = &after[..j];
-                match vars.get(name).cloned().or_else(|| std::env::var(name).ok()) {
-                    Some(v) => out.push_str(&v),
-                    None => out.push_str(&rest[i..i + 3 + j]),
-                }
-                rest = &after[j + 1..];
-            }
-            None => {
-                out.push_str(&rest[i..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
