@@ -89,6 +89,11 @@ fn run_case(case: &Path) -> Vec<Diagnostic> {
 #[test]
 fn every_fixture_reports_exactly_its_expected_diagnostics() {
     let bless = std::env::var_os("SKILLC_BLESS").is_some();
+    // Blessing rewrites every expectation unreviewed: never where results are judged.
+    assert!(
+        !(bless && std::env::var_os("CI").is_some()),
+        "SKILLC_BLESS is refused under CI: bless locally and review the diff"
+    );
     let mut cases: Vec<PathBuf> = fs::read_dir(fixtures_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -104,7 +109,13 @@ fn every_fixture_reports_exactly_its_expected_diagnostics() {
             fs::write(&expected_path, &actual).unwrap();
             continue;
         }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_default();
+        let Ok(expected) = fs::read_to_string(&expected_path) else {
+            failures.push(format!(
+                "--- {}: expected.txt is missing (an empty file means no diagnostics)\nactual:\n{actual}",
+                case.display()
+            ));
+            continue;
+        };
         if actual != expected {
             failures.push(format!(
                 "--- {}\nexpected:\n{expected}\nactual:\n{actual}",

@@ -216,6 +216,12 @@ pub mod codes {
     pub const TWO_SKILL_FILES: &str = "W113";
     /// A catalog was over its tier's token budget and was cut.
     pub const OVER_BUDGET: &str = "W114";
+    /// Hidden folders hold skills and were skipped.
+    pub const HIDDEN_SKIPPED: &str = "W115";
+    /// A field named like one of ours has another shape (another tool's field): ignored.
+    pub const FOREIGN_FIELD: &str = "W116";
+    /// The workspace holds no skill at all.
+    pub const NO_SKILLS: &str = "W117";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -273,6 +279,9 @@ pub mod codes {
         LONG_BODY,
         TWO_SKILL_FILES,
         OVER_BUDGET,
+        HIDDEN_SKIPPED,
+        FOREIGN_FIELD,
+        NO_SKILLS,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

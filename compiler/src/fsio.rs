@@ -73,9 +73,20 @@ pub fn read_tree(
         boundary: boundary.to_path_buf(),
         found: Vec::new(),
         diagnostics: Vec::new(),
+        hidden_skills: Vec::new(),
         stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
+    // One marker per hidden folder; the caller merges them into one warning (see
+    // [`hidden_warning`]) once it knows which hidden folders are declared roots.
+    for folder in walk.hidden_skills.drain(..) {
+        walk.diagnostics.push(Diagnostic::new(
+            codes::HIDDEN_SKIPPED,
+            &folder,
+            Pos::start(),
+            String::new(),
+        ));
+    }
     use rayon::prelude::*;
     let mut files: Vec<RawFile> = walk
         .found
@@ -89,17 +100,63 @@ pub fn read_tree(
     Ok((files, walk.diagnostics))
 }
 
-/// Reads a file unless it is over [`MAX_FILE_BYTES`] (checked on the open file).
+/// Opens a file without blocking: opening a named pipe for reading waits for a writer, so the
+/// open itself must not block (`O_NONBLOCK` has no effect on regular files).
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK on Linux and the BSDs' shared value for the flag.
+        #[cfg(target_os = "linux")]
+        options.custom_flags(0o4000);
+        #[cfg(not(target_os = "linux"))]
+        options.custom_flags(0x0004);
+    }
+    options.open(path)
+}
+
+/// What a file that is not a regular file is, for messages.
+pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a named pipe";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_block_device() || kind.is_char_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        return "a folder";
+    }
+    "not a regular file"
+}
+
+/// Reads a regular file unless it is over [`MAX_FILE_BYTES`] (checked on the open file, so a
+/// file swapped for a pipe after the walk is still refused rather than read forever).
 fn read_capped(path: &Path) -> FileContent {
     use std::io::Read;
-    let mut f = match std::fs::File::open(path) {
+    let mut f = match open_nonblocking(path) {
         Ok(f) => f,
         Err(e) => return FileContent::Unreadable(e.to_string()),
     };
-    let size = match f.metadata() {
-        Ok(m) => m.len(),
+    let meta = match f.metadata() {
+        Ok(m) => m,
         Err(e) => return FileContent::Unreadable(e.to_string()),
     };
+    if !meta.file_type().is_file() {
+        return FileContent::Unreadable(format!(
+            "it is {}; only regular files are read",
+            special_kind(&meta.file_type())
+        ));
+    }
+    let size = meta.len();
     if size > MAX_FILE_BYTES {
         return FileContent::TooLarge(size);
     }
@@ -119,13 +176,90 @@ fn is_skipped(name: &str) -> bool {
         || name.ends_with('~')
 }
 
+/// Hidden folders that are tools' own (never holding skills by intent).
+fn is_tool_folder(name: &str) -> bool {
+    matches!(
+        name,
+        ".git" | ".hg" | ".svn" | ".skillc" | ".venv" | ".cache" | ".idea" | ".vscode"
+    )
+}
+
+/// Files whose role needs a regular file: a folder with one of these names is a mistake.
+fn is_role_file(name: &str) -> bool {
+    matches!(
+        name,
+        "SKILL.md" | "skill.md" | "CATEGORY.md" | "client.yaml" | "workspace.yaml"
+    )
+}
+
+/// Whether a hidden folder holds a `SKILL.md` somewhere (a bounded look: names only).
+fn holds_skill(dir: &Path) -> bool {
+    let mut pending = vec![(dir.to_path_buf(), 0)];
+    let mut seen = 0usize;
+    while let Some((d, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            seen += 1;
+            if seen > 20_000 {
+                return false;
+            }
+            let name = e.file_name();
+            if name == "SKILL.md" || name == "skill.md" {
+                return true;
+            }
+            let is_dir = e.file_type().is_ok_and(|k| k.is_dir());
+            if is_dir && depth < 8 && name != "node_modules" && name != ".git" {
+                pending.push((e.path(), depth + 1));
+            }
+        }
+    }
+    false
+}
+
 struct Walk {
     boundary: PathBuf,
     /// Files to read: relative path and path on disk.
     found: Vec<(String, PathBuf)>,
     diagnostics: Vec<Diagnostic>,
+    /// Hidden folders skipped although they hold skills (workspace-relative, with `/`).
+    hidden_skills: Vec<String>,
     /// Folders being walked, outermost first (canonicalised only when a link needs it).
     stack: Vec<PathBuf>,
+}
+
+/// Merges the hidden-folder markers of [`read_tree`] into one warning naming every folder
+/// still skipped (`declared`: prefixes of roots that are read after all).
+pub fn merge_hidden(diagnostics: &mut Vec<Diagnostic>, declared: &[String]) {
+    let mut folders: Vec<String> = diagnostics
+        .iter()
+        .filter(|d| d.code == codes::HIDDEN_SKIPPED && d.message.is_empty())
+        .map(|d| d.file.clone())
+        .filter(|f| !declared.iter().any(|p| p == f))
+        .collect();
+    diagnostics.retain(|d| !(d.code == codes::HIDDEN_SKIPPED && d.message.is_empty()));
+    if !folders.is_empty() {
+        folders.sort();
+        diagnostics.push(hidden_warning(&folders));
+    }
+}
+
+/// The one warning that names every skipped hidden folder holding skills.
+fn hidden_warning(folders: &[String]) -> Diagnostic {
+    let first = folders[0].trim_end_matches('/');
+    Diagnostic::new(
+        codes::HIDDEN_SKIPPED,
+        "",
+        Pos::start(),
+        format!(
+            "hidden folders hold skills and are skipped: {}",
+            folders.join(", ")
+        ),
+    )
+    .with_help(format!(
+        "to include its skills, declare the folder as the custom root in workspace.yaml: `roots: {{ custom: {first} }}`"
+    ))
 }
 
 impl Walk {
@@ -141,24 +275,48 @@ impl Walk {
                 return;
             }
         };
-        let mut names: Vec<(String, PathBuf, Option<std::fs::FileType>)> = entries
-            .filter_map(Result::ok)
-            .map(|e| {
-                let kind = e.file_type().ok();
-                (e.file_name().to_string_lossy().into_owned(), e.path(), kind)
-            })
-            .collect();
+        let mut names: Vec<(String, PathBuf, Option<std::fs::FileType>)> = Vec::new();
+        for e in entries.filter_map(Result::ok) {
+            let path = e.path();
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                // Two names that differ only in bytes that are not UTF-8 would read alike:
+                // each is reported and left out, never merged or silently dropped.
+                let lossy = e.file_name().to_string_lossy().into_owned();
+                let escaped = escape_name(&e.file_name());
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        codes::INVALID_UTF8,
+                        &format!("{prefix}{lossy}"),
+                        Pos::start(),
+                        format!("the name `{escaped}` is not valid UTF-8; it is not read"),
+                    )
+                    .with_help("rename it with UTF-8 characters"),
+                );
+                continue;
+            };
+            names.push((name, path, e.file_type().ok()));
+        }
         names.sort_by(|a, b| a.0.cmp(&b.0));
         let mut subdirs = Vec::new();
         for (name, path, kind) in names {
+            let rel = format!("{prefix}{name}");
             if is_skipped(&name) {
+                let hidden_dir = name.starts_with('.') && kind.is_some_and(|k| k.is_dir());
+                if hidden_dir && !is_tool_folder(&name) && holds_skill(&path) {
+                    self.hidden_skills.push(format!("{rel}/"));
+                }
                 continue;
             }
-            let rel = format!("{prefix}{name}");
             match kind {
                 Some(k) if k.is_symlink() => self.link(&path, &rel),
+                Some(k) if k.is_dir() && is_role_file(&name) => self.problem(
+                    codes::UNREADABLE,
+                    &rel,
+                    format!("`{name}` is a folder, not a file; it is not read"),
+                ),
                 Some(k) if k.is_dir() => subdirs.push((path, format!("{rel}/"))),
-                Some(_) => self.found.push((rel, path)),
+                Some(k) if k.is_file() => self.found.push((rel, path)),
+                Some(k) => self.not_regular(&rel, &k),
                 None => self.problem(codes::UNREADABLE, &rel, "cannot read its type".to_string()),
             }
         }
@@ -173,6 +331,7 @@ impl Walk {
                     boundary: self.boundary.clone(),
                     found: Vec::new(),
                     diagnostics: Vec::new(),
+                    hidden_skills: Vec::new(),
                     stack,
                 };
                 w.dir(&path, &prefix);
@@ -182,6 +341,7 @@ impl Walk {
         for w in parts {
             self.found.extend(w.found);
             self.diagnostics.extend(w.diagnostics);
+            self.hidden_skills.extend(w.hidden_skills);
         }
     }
 
@@ -215,9 +375,22 @@ impl Walk {
                 ),
             );
         }
-        if !target.is_dir() {
+        let kind = match std::fs::metadata(&target) {
+            Ok(m) => m.file_type(),
+            Err(e) => {
+                return self.problem(
+                    codes::UNREADABLE,
+                    rel,
+                    format!("symbolic link cannot be followed: {e}"),
+                )
+            }
+        };
+        if kind.is_file() {
             self.found.push((rel.to_string(), path.to_path_buf()));
             return;
+        }
+        if !kind.is_dir() {
+            return self.not_regular(rel, &kind);
         }
         let loops = self
             .stack
@@ -235,6 +408,19 @@ impl Walk {
         self.stack.pop();
     }
 
+    fn not_regular(&mut self, rel: &str, kind: &std::fs::FileType) {
+        let what = special_kind(kind);
+        self.diagnostics.push(
+            Diagnostic::new(
+                codes::UNREADABLE,
+                rel,
+                Pos::start(),
+                format!("`{rel}` is {what}, not a regular file; it is not read"),
+            )
+            .with_help("skills are made of regular files; remove it or replace it with a file"),
+        );
+    }
+
     fn problem(&mut self, code: &'static str, rel: &str, message: String) {
         self.diagnostics.push(Diagnostic::new(
             code,
@@ -242,6 +428,19 @@ impl Walk {
             Pos::start(),
             message,
         ));
+    }
+}
+
+/// A file name with bytes that are not UTF-8 written as `\xNN`.
+fn escape_name(name: &std::ffi::OsStr) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes().escape_ascii().to_string()
+    }
+    #[cfg(not(unix))]
+    {
+        name.to_string_lossy().into_owned()
     }
 }
 

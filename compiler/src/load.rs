@@ -42,16 +42,23 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
     let mut extra = Vec::new();
     for path in config.roots.values() {
         let prefix = root_prefix(path);
-        if !prefix.starts_with("../") {
+        let dir = root.join(path);
+        let hidden = prefix.split('/').any(|c| c.starts_with('.') && c != "..");
+        if !prefix.starts_with("../") && !hidden {
             // Inside the workspace: already read; `load_files` sets these files apart.
+            if !dir.is_dir() {
+                walk_diags.push(missing_root(path));
+            }
             continue;
         }
-        let dir = root.join(path);
         match dir.canonicalize() {
             Ok(canonical) => {
                 let (more, diags) = fsio::read_tree(&dir, &prefix, &canonical)?;
                 extra.extend(more);
                 walk_diags.extend(diags);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                walk_diags.push(missing_root(path))
             }
             Err(e) => walk_diags.push(Diagnostic::new(
                 codes::UNREADABLE,
@@ -61,9 +68,21 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
             )),
         }
     }
+    let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
+    fsio::merge_hidden(&mut walk_diags, &declared);
     let mut loaded = load_files(&files, &extra);
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
+}
+
+fn missing_root(path: &str) -> Diagnostic {
+    Diagnostic::new(
+        codes::UNREADABLE,
+        "workspace.yaml",
+        Pos::start(),
+        format!("custom root `{path}` does not exist"),
+    )
+    .with_help("create the folder, or remove it from `roots`")
 }
 
 /// The path prefix under which a declared root's files are named (`../custom-skills/`).
@@ -292,6 +311,17 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
         .iter()
         .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()))
         .collect();
+    if skill_dirs.is_empty() {
+        out.push(
+            Diagnostic::new(
+                codes::NO_SKILLS,
+                "",
+                Pos::start(),
+                "the workspace holds no skill: no folder has a SKILL.md",
+            )
+            .with_help("a skill is a folder holding a SKILL.md; check the path you gave"),
+        );
+    }
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
     type Parsed = (Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>);
