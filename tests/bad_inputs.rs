@@ -41,16 +41,20 @@ fn a_scalar_frontmatter_is_not_a_mapping() {
 
 #[test]
 fn deeply_nested_yaml_is_refused_not_overflowed() {
-    let deep = format!(
-        "---\nname: a\ndescription: d\nmetadata: {}{}\n---\n",
-        "[".repeat(5000),
-        "]".repeat(5000)
-    );
-    let got = one_skill(deep);
-    assert!(
-        got == vec![codes::YAML_TOO_COMPLEX] || got == vec![codes::YAML_SYNTAX],
-        "{got:?}"
-    );
+    // 60,000 levels in 120 KB once took 17 s (the scanner is quadratic in the depth); the
+    // bound below is generous, the fix answers in milliseconds.
+    let started = std::time::Instant::now();
+    for (open, close) in [("[", "]"), ("{a: ", "}")] {
+        let deep = format!(
+            "---\nname: a\ndescription: d\nmetadata: {}{}\n---\n",
+            open.repeat(60_000),
+            close.repeat(60_000)
+        );
+        assert_eq!(one_skill(deep), vec![codes::YAML_TOO_COMPLEX]);
+    }
+    let dashes = format!("---\nname: a\ndescription: d\nx:\n  {}y\n---\n", "- ".repeat(60_000));
+    assert_eq!(one_skill(dashes), vec![codes::YAML_TOO_COMPLEX]);
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
 
 #[test]
