@@ -52,7 +52,10 @@ fn deeply_nested_yaml_is_refused_not_overflowed() {
         );
         assert_eq!(one_skill(deep), vec![codes::YAML_TOO_COMPLEX]);
     }
-    let dashes = format!("---\nname: a\ndescription: d\nx:\n  {}y\n---\n", "- ".repeat(60_000));
+    let dashes = format!(
+        "---\nname: a\ndescription: d\nx:\n  {}y\n---\n",
+        "- ".repeat(60_000)
+    );
     assert_eq!(one_skill(dashes), vec![codes::YAML_TOO_COMPLEX]);
     assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }

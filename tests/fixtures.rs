@@ -3,7 +3,7 @@
 //! `GENERATE` file lists `path bytes` of large files made at test time (too big to commit),
 //! and a `SYMLINKS` file lists `path target` links made at test time (a committed link to `/`
 //! or a loop would trip every tool that walks the repository). A `BUILD` file runs a full
-//! build instead of a check, for the diagnostics only a build can give.
+//! build instead of a check (a check reports every error a build would; see `template-fails`).
 //! Run with `SKILLC_BLESS=1` to rewrite the expected files after a deliberate change.
 
 use std::collections::BTreeSet;

@@ -564,6 +564,8 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
     tx.commit().map_err(&e)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION)
         .map_err(&e)?;
+    conn.pragma_update(None, "application_id", skillc_runtime::APPLICATION_ID)
+        .map_err(&e)?;
     conn.close().map_err(|(_, err)| e(err))?;
     Ok(())
 }

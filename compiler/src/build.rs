@@ -77,11 +77,38 @@ pub enum Error {
     /// The worker threads could not start.
     #[error("cannot start {0} worker threads")]
     Threads(usize),
+    /// The output path is one of the workspace's input files.
+    #[error("`{0}` is a file of the workspace (an input); write the artifact elsewhere, e.g. outside the workspace folder")]
+    OutputIsInput(std::path::PathBuf),
+}
+
+/// Refuses an output path that names an existing file inside the workspace unless it is a
+/// previous artifact (a new file there is fine: artifacts are never read as input).
+pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
+    let Ok(root) = root.canonicalize() else {
+        return Ok(()); // reading the workspace reports it
+    };
+    let Ok(existing) = out.canonicalize() else {
+        return Ok(());
+    };
+    if !existing.starts_with(&root) {
+        return Ok(());
+    }
+    let mut header = [0u8; 100];
+    let is_artifact = std::fs::File::open(&existing)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
+        .is_ok_and(|()| skillc_runtime::is_artifact_header(&header));
+    if is_artifact {
+        Ok(())
+    } else {
+        Err(Error::OutputIsInput(out.to_path_buf()))
+    }
 }
 
 /// Builds the workspace at `root` into the artifact `out`. Nothing is written when the
 /// workspace has errors.
 pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<BuildReport, Error> {
+    guard_output(root, out)?;
     let run = || -> Result<BuildReport, Error> {
         progress(options, "reading", 0, 1);
         let loaded = load::load_dir(root)?;

@@ -18,6 +18,8 @@ pub enum FileContent {
     TooLarge(u64),
     /// Reading failed; the reason.
     Unreadable(String),
+    /// A skillc artifact (an output, never an input): left out of the workspace.
+    Artifact,
 }
 
 /// One file found in a workspace.
@@ -96,6 +98,7 @@ pub fn read_tree(
             content: read_capped(path),
         })
         .collect();
+    files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok((files, walk.diagnostics))
 }
@@ -157,6 +160,15 @@ fn read_capped(path: &Path) -> FileContent {
         ));
     }
     let size = meta.len();
+    let mut header = [0u8; 100];
+    if size >= header.len() as u64 && f.read_exact(&mut header).is_ok() {
+        if skillc_runtime::is_artifact_header(&header) {
+            return FileContent::Artifact;
+        }
+        if let Err(e) = std::io::Seek::rewind(&mut f) {
+            return FileContent::Unreadable(e.to_string());
+        }
+    }
     if size > MAX_FILE_BYTES {
         return FileContent::TooLarge(size);
     }
@@ -453,6 +465,12 @@ pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
             &file.rel,
             Pos::start(),
             format!("file is {size} bytes, over the {MAX_FILE_BYTES} byte limit"),
+        )),
+        FileContent::Artifact => Err(Diagnostic::new(
+            codes::UNREADABLE,
+            &file.rel,
+            Pos::start(),
+            "a skillc artifact is an output, not an input",
         )),
         FileContent::Unreadable(why) => Err(Diagnostic::new(
             codes::UNREADABLE,

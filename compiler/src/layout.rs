@@ -79,7 +79,11 @@ fn scope_of(rel: &str, base: &str) -> (Scope, String) {
 pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
     let custom = !base.is_empty();
     let mut layout = Layout::default();
-    let in_templates = |rel: &str| !custom && rel.starts_with("templates/");
+    // `templates/` is the template folder only when it holds templates; a public collection's
+    // `templates/` folder of skill skeletons is an ordinary folder.
+    let is_template = |rel: &str| rel.starts_with("templates/") && rel.ends_with(".tera");
+    let has_templates = !custom && files.iter().any(|f| is_template(&f.rel));
+    let in_templates = |rel: &str| has_templates && rel.starts_with("templates/");
 
     // Skill folders: any folder with SKILL.md, except inside another skill folder.
     let mut candidates: BTreeSet<&str> = BTreeSet::new();
@@ -113,7 +117,10 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
             continue;
         }
         if in_templates(rel) {
-            layout.templates.push(f);
+            // Only `.tera` files are templates; notes beside them are not read.
+            if is_template(rel) {
+                layout.templates.push(f);
+            }
             continue;
         }
         let (scope, scope_base) = scope_of(rel, base);
@@ -189,6 +196,8 @@ mod tests {
             "clients/acme/client.yaml",
             "clients/acme/x/c/SKILL.md",
             "templates/t/SKILL.md",
+            "templates/prompt_skill.tera",
+            "templates/README.md",
             "cat/CATEGORY.md",
         ]);
         let l = classify(&fs, "");

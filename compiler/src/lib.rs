@@ -26,6 +26,7 @@ pub mod render;
 pub mod resolve;
 pub mod sources;
 pub mod synth;
+mod template_guard;
 mod text;
 pub mod tokens;
 mod validate;
@@ -100,7 +101,23 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckRepor
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    Ok(finish(load::load_dir(root)?, options))
+    let mut report = finish(load::load_dir(root)?, options);
+    render_templates(&mut report);
+    Ok(report)
+}
+
+/// A workspace's own templates can fail on its content (a missing field, a filter on the
+/// wrong kind of value, an output over the cap): only rendering every fragment finds those, so
+/// `check` renders them as a build would, and reports every template error a build would.
+fn render_templates(report: &mut CheckReport) {
+    if report.workspace.templates.is_empty() || !report.is_ok() {
+        return;
+    }
+    let options = build::BuildOptions::default();
+    if let Err(errors) = build::compile(&report.workspace, "", &[], &options) {
+        report.diagnostics.extend(errors);
+        diagnostic::sort(&mut report.diagnostics);
+    }
 }
 
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).

@@ -262,7 +262,25 @@ impl Renderer {
                 Some(custom) => (custom.as_str(), format!("templates/{file}")),
                 None => (*text, String::new()),
             };
-            if let Err(e) = tera.add_raw_template(name, body) {
+            let parsed = tera.add_raw_template(name, body);
+            if parsed.is_ok() && !origin.is_empty() {
+                let template = tera.get_template(name).expect("just added");
+                if let Err(why) = crate::template_guard::check(&template.ast) {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::BAD_TEMPLATE,
+                            &origin,
+                            Pos::start(),
+                            format!("template is outside the limits: {why}"),
+                        )
+                        .with_help("templates render one fragment each: no macros, includes or nested loops"),
+                    );
+                    tera.add_raw_template(name, text)
+                        .expect("built-in templates parse");
+                    continue;
+                }
+            }
+            if let Err(e) = parsed {
                 let (why, at) = tera_reason(&e);
                 let pos = at.map_or(Pos::start(), |(line, column)| Pos {
                     line,
@@ -308,7 +326,12 @@ impl Renderer {
     }
 
     fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, RenderError> {
-        self.tera.render(name, ctx).map_err(|e| {
+        let mut out = crate::template_guard::CappedOutput::default();
+        let rendered = self
+            .tera
+            .render_to(name, ctx, &mut out)
+            .map(|()| String::from_utf8_lossy(&out.0).into_owned());
+        rendered.map_err(|e| {
             let file = format!("{name}.tera");
             RenderError {
                 file: if self.overridden.contains(&file) {

@@ -146,9 +146,8 @@ pub fn too_deep(yaml: &str, limit: usize) -> Option<(usize, usize)> {
                 }
                 b']' | b'}' if depth > 0 => depth -= 1,
                 b'|' | b'>' if token_start && depth == 0 => {
-                    let rest = line[i + 1..].trim_start_matches(|c: char| {
-                        c == '-' || c == '+' || c.is_ascii_digit()
-                    });
+                    let rest = line[i + 1..]
+                        .trim_start_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
                     if rest.trim().is_empty() || rest.trim_start().starts_with('#') {
                         block_scalar_indent = Some(indent);
                         break;

@@ -31,6 +31,17 @@ pub use select::{Prompt, PromptSkill, Removed, SourceRef};
 /// The schema version this runtime reads.
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
+/// skillc artifact, so that an artifact written inside a workspace is never read as input.
+pub const APPLICATION_ID: i32 = 0x736b_6c63;
+
+/// Whether `header` (a file's first 72 bytes or more) is the header of a skillc artifact.
+pub fn is_artifact_header(header: &[u8]) -> bool {
+    header.len() >= 72
+        && header.starts_with(b"SQLite format 3\0")
+        && header[68..72] == APPLICATION_ID.to_be_bytes()
+}
+
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
