@@ -9,7 +9,7 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::fields::Fields;
 use crate::model::{BodyMode, Category, Client, Consumer, Tier, Toggle, WorkspaceConfig};
 use crate::names;
-use crate::yaml::{scalar_string, value_kind};
+use crate::yaml::{scalar_string, value_kind, Seg};
 
 const WORKSPACE_FIELDS: &[&str] = &[
     "name",
@@ -343,7 +343,11 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
     }
     if let Some(v) = f.doc.get("vars").cloned() {
         let pos = f.doc.key_pos("vars");
-        c.vars = var_sections(&v).unwrap_or_else(|why| {
+        let doc = f.doc;
+        let written = |section: &str, name: &str, value: &Value| {
+            doc.text(&[Seg::Key("vars"), Seg::Key(section), Seg::Key(name)], value)
+        };
+        c.vars = var_sections(&v, &written).unwrap_or_else(|why| {
             f.report(Diagnostic::new(
                 codes::INVALID_VALUE,
                 f.file,
@@ -357,7 +361,11 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
 }
 
 /// `{section: {VAR: value}}`, where a section is `_global` or a skill name.
-fn var_sections(v: &Value) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
+/// `written` gives a value's text as written (`PRICE: 1.50` stays `1.50`).
+fn var_sections(
+    v: &Value,
+    written: &dyn Fn(&str, &str, &Value) -> Option<String>,
+) -> Result<BTreeMap<String, BTreeMap<String, String>>, String> {
     let Value::Mapping(m) = v else {
         return Err("must map `_global` or skill names to variables".to_string());
     };
@@ -369,7 +377,9 @@ fn var_sections(v: &Value) -> Result<BTreeMap<String, BTreeMap<String, String>>,
         };
         let mut values = BTreeMap::new();
         for (vk, vv) in vars {
-            let (Some(name), Some(value)) = (scalar_string(vk), scalar_string(vv)) else {
+            let name = scalar_string(vk);
+            let value = name.as_deref().and_then(|n| written(&section, n, vv));
+            let (Some(name), Some(value)) = (name, value) else {
                 return Err(format!(
                     "section `{section}`: variable values must be strings"
                 ));

@@ -5,7 +5,7 @@ use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::SkillRef;
-use crate::yaml::{scalar_string, value_kind, YamlDoc};
+use crate::yaml::{value_kind, Seg, YamlDoc};
 
 /// A cursor over one file's top-level mapping that collects diagnostics.
 pub struct Fields<'a> {
@@ -39,15 +39,15 @@ impl<'a> Fields<'a> {
 
     /// A scalar as a string (numbers and booleans in their YAML spelling).
     pub fn string(&mut self, key: &str) -> Option<String> {
-        let v = self.doc.get(key)?;
+        let doc: &'a YamlDoc = self.doc;
+        let v = doc.get(key)?;
         if v.is_null() {
             return None;
         }
-        match scalar_string(v) {
+        match self.doc.text(&[Seg::Key(key)], v) {
             Some(s) => Some(s),
             None => {
-                let v = v.clone();
-                self.wrong_type(key, "a string", &v);
+                self.wrong_type(key, "a string", v);
                 None
             }
         }
@@ -99,21 +99,28 @@ impl<'a> Fields<'a> {
 
     /// A list of scalars; a single scalar is read as a one-item list.
     pub fn string_list(&mut self, key: &str) -> Vec<String> {
-        let Some(v) = self.doc.get(key) else {
+        let doc: &'a YamlDoc = self.doc;
+        let Some(v) = doc.get(key) else {
             return Vec::new();
         };
-        let v = v.clone();
-        self.list_of_strings(key, &v)
+        self.list_of_strings(key, v)
     }
 
     /// Like [`Fields::string_list`] over a value already taken out of the mapping.
     pub fn list_of_strings(&mut self, key: &str, v: &Value) -> Vec<String> {
+        // Scalars keep their written text when `v` is the top-level value of `key`.
+        let top = self.doc.get(key).is_some_and(|t| std::ptr::eq(t, v));
+        let doc: &'a YamlDoc = self.doc;
+        let text = |path: &[Seg<'_>], item: &Value| match top {
+            true => doc.text(path, item),
+            false => crate::yaml::scalar_string(item),
+        };
         match v {
             Value::Null => Vec::new(),
             Value::Sequence(items) => {
                 let mut out = Vec::new();
-                for item in items {
-                    match scalar_string(item) {
+                for (i, item) in items.iter().enumerate() {
+                    match text(&[Seg::Key(key), Seg::Index(i)], item) {
                         Some(s) => out.push(s),
                         None => {
                             let d = self.diag(
@@ -130,7 +137,7 @@ impl<'a> Fields<'a> {
                 }
                 out
             }
-            other => match scalar_string(other) {
+            other => match text(&[Seg::Key(key)], other) {
                 Some(s) => vec![s],
                 None => {
                     self.wrong_type(key, "a list of strings", other);

@@ -8,7 +8,7 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::fields::Fields;
 use crate::model::{Condition, Frontmatter, Mcp, Predicate, Provider, Requires, Tool, VarDecl};
 use crate::names;
-use crate::yaml::{scalar_string, value_kind};
+use crate::yaml::{scalar_string, value_kind, Seg};
 
 /// The portable core of agentskills.io.
 pub const SPEC_FIELDS: &[&str] = &[
@@ -159,7 +159,7 @@ fn metadata(f: &mut Fields<'_>) -> BTreeMap<String, String> {
         Value::Mapping(m) => {
             for (k, v) in &m {
                 let key = scalar_string(k).unwrap_or_default();
-                match scalar_string(v) {
+                match f.doc.text(&[Seg::Key("metadata"), Seg::Key(&key)], v) {
                     Some(s) => {
                         out.insert(key, s);
                     }
@@ -489,7 +489,10 @@ fn vars(f: &mut Fields<'_>) -> BTreeMap<String, VarDecl> {
                     let sk = scalar_string(sk).unwrap_or_default();
                     match (sk.as_str(), sv) {
                         ("description", v) => decl.description = scalar_string(v),
-                        ("default", v) => decl.default = scalar_string(v),
+                        ("default", v) => {
+                            let path = [Seg::Key("vars"), Seg::Key(&name), Seg::Key("default")];
+                            decl.default = f.doc.text(&path, v)
+                        }
                         ("required", Value::Bool(b)) => decl.required = *b,
                         ("secret", Value::Bool(b)) => decl.secret = *b,
                         _ => {

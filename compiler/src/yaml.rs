@@ -77,6 +77,87 @@ pub struct YamlDoc {
     pub map: Mapping,
     lines: Vec<String>,
     first_line: usize,
+    /// Scalars as written, parsed on first need (see [`YamlDoc::text`]).
+    written: std::sync::OnceLock<Option<Written>>,
+}
+
+/// One step of a path into a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg<'a> {
+    /// The value of a mapping key.
+    Key(&'a str),
+    /// An item of a list.
+    Index(usize),
+}
+
+/// The document's shape with every scalar as written (`0x1F`, `1.10`, `True`).
+#[derive(Debug, Clone, PartialEq)]
+enum Written {
+    Scalar(String),
+    List(Vec<Written>),
+    Map(Vec<(String, Written)>),
+    Other,
+}
+
+impl Written {
+    /// Reads `yaml` again with an event parser, which keeps scalars as written (serde_yaml
+    /// turns `1.10` into the number 1.1). Built without recursion; `None` if it disagrees
+    /// with serde_yaml about the document.
+    fn parse(yaml: &str) -> Option<Written> {
+        use saphyr_parser::{Event, Parser};
+        enum Open {
+            List(Vec<Written>),
+            Map(Vec<(String, Written)>, Option<String>),
+        }
+        let mut open: Vec<Open> = Vec::new();
+        for event in Parser::new_from_str(yaml) {
+            let node = match event.ok()?.0 {
+                Event::Scalar(text, ..) => Written::Scalar(text.into_owned()),
+                Event::Alias(_) => Written::Other,
+                Event::SequenceStart(..) => {
+                    open.push(Open::List(Vec::new()));
+                    continue;
+                }
+                Event::MappingStart(..) => {
+                    open.push(Open::Map(Vec::new(), None));
+                    continue;
+                }
+                Event::SequenceEnd | Event::MappingEnd => match open.pop()? {
+                    Open::List(items) => Written::List(items),
+                    Open::Map(entries, _) => Written::Map(entries),
+                },
+                _ => continue,
+            };
+            match open.last_mut() {
+                None => return Some(node),
+                Some(Open::List(items)) => items.push(node),
+                Some(Open::Map(entries, key)) => match key.take() {
+                    Some(k) => entries.push((k, node)),
+                    None => {
+                        *key = Some(match node {
+                            Written::Scalar(k) => k,
+                            _ => String::new(),
+                        })
+                    }
+                },
+            }
+        }
+        None
+    }
+
+    fn at(&self, path: &[Seg<'_>]) -> Option<&Written> {
+        let mut node = self;
+        for seg in path {
+            node = match (node, seg) {
+                (Written::Map(entries), Seg::Key(k)) => {
+                    &entries.iter().find(|(name, _)| name == k)?.1
+                }
+                (Written::List(items), Seg::Index(i)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
 }
 
 /// Deepest nesting accepted: serde_yaml refuses deeper documents itself (its recursion limit is
@@ -188,11 +269,13 @@ pub fn parse_mapping(file: &str, yaml: &str, first_line: usize) -> Result<YamlDo
             map,
             lines,
             first_line,
+            written: Default::default(),
         }),
         Value::Null => Ok(YamlDoc {
             map: Mapping::new(),
             lines,
             first_line,
+            written: Default::default(),
         }),
         other => Err(Diagnostic::new(
             codes::NOT_A_MAPPING,
@@ -299,6 +382,26 @@ fn top_level_key(line: &str) -> Option<&str> {
 }
 
 impl YamlDoc {
+    /// The text of the scalar `v` found at `path`, as written: YAML reads `0x1F`, `1.10` and
+    /// `1e3` as numbers, but where a string is expected the author meant those characters
+    /// (skills-ref keeps them too). `None` for lists, mappings and null.
+    pub fn text(&self, path: &[Seg<'_>], v: &Value) -> Option<String> {
+        let untagged = match v {
+            Value::Tagged(t) => &t.value,
+            v => v,
+        };
+        if !matches!(untagged, Value::Number(_) | Value::Bool(_)) {
+            return scalar_string(v);
+        }
+        let written = self
+            .written
+            .get_or_init(|| Written::parse(&self.lines.join("\n")));
+        match written.as_ref().and_then(|w| w.at(path)) {
+            Some(Written::Scalar(text)) => Some(text.clone()),
+            _ => scalar_string(v),
+        }
+    }
+
     /// The top-level string keys, in document order.
     pub fn keys(&self) -> Vec<String> {
         self.map.keys().filter_map(scalar_string).collect()
@@ -498,5 +601,35 @@ mod tests {
         assert_eq!(err.column, "metadata: ".len() + MAX_NESTING + 1);
         // Linear: a 400 KB line is refused in well under a second even unoptimised.
         assert!(started.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn scalars_keep_their_written_text() {
+        let doc = parse_mapping(
+            "f",
+            "description: 0x1F\nversion: 1.10\nname: 1e3\nok: True\nmetadata: {version: 1.10, n: 007}\ntags:\n  - 1.20\n  - x\n",
+            2,
+        )
+        .unwrap();
+        let text = |path: &[Seg<'_>]| {
+            let mut v = &Value::Mapping(doc.map.clone());
+            let owned;
+            for seg in path {
+                v = match seg {
+                    Seg::Key(k) => v.get(*k).unwrap(),
+                    Seg::Index(i) => v.get(*i).unwrap(),
+                };
+            }
+            owned = doc.text(path, v);
+            owned
+        };
+        assert_eq!(text(&[Seg::Key("description")]).as_deref(), Some("0x1F"));
+        assert_eq!(text(&[Seg::Key("version")]).as_deref(), Some("1.10"));
+        assert_eq!(text(&[Seg::Key("name")]).as_deref(), Some("1e3"));
+        assert_eq!(text(&[Seg::Key("ok")]).as_deref(), Some("True"));
+        let meta = [Seg::Key("metadata"), Seg::Key("version")];
+        assert_eq!(text(&meta).as_deref(), Some("1.10"));
+        let tag = [Seg::Key("tags"), Seg::Index(0)];
+        assert_eq!(text(&tag).as_deref(), Some("1.20"));
     }
 }
