@@ -120,7 +120,17 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
     if let Some(d) = walk.into_iter().next() {
         return Err(Error::Invalid(vec![d]));
     }
-    let files: Vec<RawFile> = files.into_iter().filter(|f| packable(&f.rel)).collect();
+    // A package written into the folder it packs is not part of the next package.
+    let own_output = out
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .zip(out.file_name())
+        .and_then(|(p, n)| p.strip_prefix(&canonical).ok().map(|r| r.join(n)))
+        .map(|r| format!("{folder}/{}", r.to_string_lossy()));
+    let files: Vec<RawFile> = files
+        .into_iter()
+        .filter(|f| packable(&f.rel) && Some(&f.rel) != own_output.as_ref())
+        .collect();
     let name = validate(&files)?;
     let prefix = if flat {
         String::new()
@@ -142,13 +152,64 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
     for f in &files {
         let bytes = fsio::bytes_of(f).map_err(|d| Error::Invalid(vec![d]))?;
         let inner = &f.rel[folder.len() + 1..];
-        zip.start_file(format!("{prefix}{inner}"), options)
-            .map_err(zerr)?;
+        // Scripts keep their executable bit; nothing else of the file's mode is carried.
+        let mode = if is_executable(&canonical.join(inner)) {
+            0o755
+        } else {
+            0o644
+        };
+        zip.start_file(
+            format!("{prefix}{inner}"),
+            options.unix_permissions(mode),
+        )
+        .map_err(zerr)?;
         zip.write_all(bytes).map_err(io(&tmp))?;
     }
     zip.finish().map_err(zerr)?;
     std::fs::rename(&tmp, out).map_err(io(out))?;
     Ok(files.len())
+}
+
+fn set_executable(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        Ok(())
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// The entries of `archive` marked executable (their names as stored).
+fn executables(archive: &Path) -> std::collections::BTreeSet<String> {
+    let Ok(Ok(mut zip)) = std::fs::File::open(archive).map(zip::ZipArchive::new) else {
+        return Default::default();
+    };
+    let mut out = std::collections::BTreeSet::new();
+    for i in 0..zip.len() {
+        if let Ok(e) = zip.by_index(i) {
+            if e.unix_mode().is_some_and(|m| m & 0o111 != 0) {
+                out.insert(e.name().to_string());
+            }
+        }
+    }
+    out
 }
 
 /// What `unpack` wrote.
@@ -316,12 +377,39 @@ pub fn unpack(
     } else {
         folder.clone()
     };
-    let target = workspace.join(&portable);
+    let mut target = workspace.join(&portable);
     let refuse = |why: String| Error::Refused {
         archive: archive.to_path_buf(),
         why,
     };
-    if !force {
+    // A path that is a file in one entry and a folder in another cannot be written.
+    for (path, _) in &files {
+        if files.iter().any(|(other, _)| other.starts_with(&format!("{path}/"))) {
+            return Err(refuse(format!(
+                "`{path}` is both a file and a folder in the package"
+            )));
+        }
+    }
+    if target.exists() && !target.is_dir() {
+        return Err(refuse(format!(
+            "`{}` exists and is not a folder",
+            target.display()
+        )));
+    }
+    if force {
+        // The skill may live elsewhere in the workspace: replace it where it is, so that the
+        // workspace never holds two copies of it.
+        if let Ok(report) = crate::check(workspace, &CheckOptions::default()) {
+            let global = report
+                .workspace
+                .skills
+                .iter()
+                .find(|s| s.name == name && s.scope == crate::model::Scope::Global);
+            if let Some(s) = global {
+                target = workspace.join(&s.dir);
+            }
+        }
+    } else {
         if target.exists() {
             return Err(refuse(format!(
                 "`{}` already exists (use --force to replace it)",
@@ -337,6 +425,7 @@ pub fn unpack(
             }
         }
     }
+    let executable = executables(archive);
     std::fs::create_dir_all(workspace).map_err(io(workspace))?;
     let staging = workspace.join(format!(".unpack-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
@@ -348,6 +437,10 @@ pub fn unpack(
                 std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
             std::fs::write(&dest, bytes).map_err(io(&dest))?;
+            let stored = [path.clone(), format!("{folder}/{path}")];
+            if stored.iter().any(|p| executable.contains(p)) {
+                set_executable(&dest).map_err(io(&dest))?;
+            }
             n += 1;
         }
         let marker =
