@@ -343,12 +343,15 @@ pub fn compile(
     let mut resolved: Vec<BTreeMap<String, Slot>> = specs
         .par_iter()
         .map(|spec| {
-            let r = match spec.client {
-                None => prepared.resolve(spec),
+            // Client bundles are counted once, when their differences are resolved below.
+            match spec.client {
+                None => {
+                    let r = prepared.resolve(spec);
+                    count_one();
+                    r
+                }
                 Some(_) => BTreeMap::new(),
-            };
-            count_one();
-            r
+            }
         })
         .collect();
     let deltas: Vec<(usize, BTreeMap<String, Slot>)> = specs

@@ -45,6 +45,7 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
             );
             f.report(d);
         } else {
+            report_repeats(f, "locales", &locales, "locale");
             c.locales = locales;
         }
     }
@@ -114,15 +115,34 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c
 }
 
+/// Reports every repeated item of the list `key` at its second writing.
+fn report_repeats(f: &mut Fields<'_>, key: &str, items: &[String], what: &str) {
+    for (i, item) in items.iter().enumerate() {
+        let before = items[..i].iter().filter(|x| *x == item).count();
+        if before > 0 {
+            let d = f.diag(
+                codes::INVALID_VALUE,
+                f.doc.value_pos_nth(key, item, before),
+                format!("{what} `{item}` is listed twice"),
+            );
+            f.report(d);
+        }
+    }
+}
+
 fn positive(f: &mut Fields<'_>, key: &str, n: i64) -> Option<u32> {
     if n >= 1 && n <= u32::MAX as i64 {
         return Some(n as u32);
     }
-    let d = f.diag(
-        codes::INVALID_VALUE,
-        f.doc.key_pos(key),
-        format!("`{key}` must be at least 1"),
-    );
+    let why = if n < 1 {
+        format!("`{key}` must be at least 1")
+    } else {
+        format!(
+            "`{key}` is {n}, more than the largest allowed ({})",
+            u32::MAX
+        )
+    };
+    let d = f.diag(codes::INVALID_VALUE, f.doc.key_pos(key), why);
     f.report(d);
     None
 }
@@ -138,6 +158,17 @@ fn tiers(f: &mut Fields<'_>) -> Option<Vec<Tier>> {
         f.report(d);
         return None;
     };
+    if items.is_empty() {
+        let d = f
+            .diag(
+                codes::INVALID_VALUE,
+                f.doc.key_pos("tiers"),
+                "`tiers` cannot be empty",
+            )
+            .with_help("remove `tiers` for the one default tier `standard`, or list tiers");
+        f.report(d);
+        return None;
+    }
     let mut out: Vec<Tier> = Vec::new();
     for item in &items {
         let tier = match item {
@@ -345,7 +376,10 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
         let pos = f.doc.key_pos("vars");
         let doc = f.doc;
         let written = |section: &str, name: &str, value: &Value| {
-            doc.text(&[Seg::Key("vars"), Seg::Key(section), Seg::Key(name)], value)
+            doc.text(
+                &[Seg::Key("vars"), Seg::Key(section), Seg::Key(name)],
+                value,
+            )
         };
         c.vars = var_sections(&v, &written).unwrap_or_else(|why| {
             f.report(Diagnostic::new(

@@ -297,9 +297,32 @@ fn main() -> ExitCode {
             let p = a.prompt(&bundle.as_ref(), consumer.as_deref(), ctx, &picked)?;
             Ok(match format {
                 CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
-                CheckFormat::Text => p.text.clone(),
+                CheckFormat::Text => {
+                    // The text is the prompt alone; what was left out goes to stderr, so a
+                    // misspelt name is never silent.
+                    for r in &p.removed {
+                        eprintln!("note: `{}` left out: {}", r.name, removal_words(&r.reason));
+                    }
+                    p.text.clone()
+                }
             })
         }),
+    }
+}
+
+/// A removal reason in words, for the text form of `prompt`.
+fn removal_words(reason: &str) -> String {
+    match reason.split_once(':') {
+        Some(("blocked", by)) => format!("blocked by `{by}`"),
+        Some(("excluded", by)) => format!("excluded by `{by}` (same category, stronger priority)"),
+        _ => match reason {
+            "unknown" => "no skill of that name in this bundle".to_string(),
+            "hidden" => "hidden from selection".to_string(),
+            "condition" => "its conditions do not hold for this context".to_string(),
+            "max_active" => "over the workspace's max_active_skills".to_string(),
+            "unavailable" => "unavailable in this bundle (requirements or variables)".to_string(),
+            other => other.to_string(),
+        },
     }
 }
 
@@ -404,7 +427,7 @@ fn runtime_answer(
 /// A one-line progress display on stderr (used only when stderr is a terminal).
 fn progress_line(phase: &str, done: usize, total: usize) {
     let mut err = std::io::stderr().lock();
-    let _ = write!(err, "\r\x1b[2K{phase}: {done}/{total}");
+    let _ = write!(err, "\r\x1b[2K{phase}: {}/{total}", done.min(total));
     let _ = err.flush();
 }
 
@@ -432,9 +455,16 @@ fn build(workspace: &std::path::Path, output: &std::path::Path, jobs: Option<usi
     eprint!("{}", skillc::render_text(&report.diagnostics, &display));
     match &report.stats {
         Some(s) => {
+            let ratio = match s.source_bytes {
+                0 => "no source bytes".to_string(),
+                n => format!(
+                    "{:.2}x the {n} bytes of distinct sources",
+                    s.bytes as f64 / n as f64
+                ),
+            };
             println!(
                 "built {} in {:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
-                 {} bytes ({:.2}x the {} bytes of distinct sources)",
+                 {} bytes ({ratio})",
                 output.display(),
                 started.elapsed().as_secs_f64(),
                 s.skills,
@@ -442,8 +472,6 @@ fn build(workspace: &std::path::Path, output: &std::path::Path, jobs: Option<usi
                 s.entries,
                 s.blobs,
                 s.bytes,
-                s.bytes as f64 / s.source_bytes.max(1) as f64,
-                s.source_bytes
             );
             ExitCode::SUCCESS
         }
@@ -470,8 +498,12 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
                     s.bundles,
                     s.bytes
                 ),
-                None => println!(
+                None if output.exists() => println!(
                     "not rebuilt: {} errors (the previous artifact is kept)",
+                    report.error_count()
+                ),
+                None => println!(
+                    "not built: {} errors (no artifact is written until they are fixed)",
                     report.error_count()
                 ),
             }
@@ -484,6 +516,25 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_USAGE)
         }
+    }
+}
+
+/// "12 skills", or "10 skills (2 more could not be read)" when some SKILL.md failed to load.
+fn skill_count(report: &skillc::CheckReport) -> String {
+    let loaded = report.workspace.skills.len();
+    let unread: std::collections::BTreeSet<&str> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skillc::Severity::Error)
+        .filter(|d| {
+            d.file.ends_with("/SKILL.md") || d.file.ends_with("/skill.md") || d.file == "SKILL.md"
+        })
+        .filter(|d| !report.workspace.skills.iter().any(|s| s.file == d.file))
+        .map(|d| d.file.as_str())
+        .collect();
+    match unread.len() {
+        0 => format!("{loaded} skills"),
+        n => format!("{loaded} skills ({n} more could not be read)"),
     }
 }
 
@@ -509,8 +560,8 @@ fn check(workspace: &std::path::Path, format: CheckFormat, strict_spec: bool) ->
             .and_then(|_| {
                 writeln!(
                     stdout,
-                    "checked {} skills: {} errors, {} warnings",
-                    report.workspace.skills.len(),
+                    "checked {}: {} errors, {} warnings",
+                    skill_count(&report),
                     report.error_count(),
                     report.warning_count()
                 )

@@ -158,11 +158,8 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
         } else {
             0o644
         };
-        zip.start_file(
-            format!("{prefix}{inner}"),
-            options.unix_permissions(mode),
-        )
-        .map_err(zerr)?;
+        zip.start_file(format!("{prefix}{inner}"), options.unix_permissions(mode))
+            .map_err(zerr)?;
         zip.write_all(bytes).map_err(io(&tmp))?;
     }
     zip.finish().map_err(zerr)?;
@@ -384,7 +381,10 @@ pub fn unpack(
     };
     // A path that is a file in one entry and a folder in another cannot be written.
     for (path, _) in &files {
-        if files.iter().any(|(other, _)| other.starts_with(&format!("{path}/"))) {
+        if files
+            .iter()
+            .any(|(other, _)| other.starts_with(&format!("{path}/")))
+        {
             return Err(refuse(format!(
                 "`{path}` is both a file and a folder in the package"
             )));

@@ -237,6 +237,20 @@ fn clients(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(d);
             }
         }
+        for section in c.vars.keys() {
+            if section != "_global" && index.resolve(section, &scope).is_none() {
+                let mut d = Diagnostic::new(
+                    codes::UNKNOWN_TOGGLE,
+                    &c.file,
+                    crate::diagnostic::Pos::start(),
+                    format!("`vars` for unknown skill `{section}`"),
+                );
+                if let Some(m) = names::did_you_mean(section, index.names()) {
+                    d = d.with_help(format!("did you mean `{m}`?"));
+                }
+                out.push(d);
+            }
+        }
     }
     for section in ws.variables.keys() {
         if section != "_global" && !index.exists_anywhere(section) {

@@ -27,11 +27,16 @@ impl Context {
         for (k, v) in pairs {
             match k {
                 "page_url" => c.page_url = Some(v.to_string()),
+                "" => return Err(format!("context `={v}` has no key (write KEY=VALUE)")),
                 "turn" => {
-                    c.turn = Some(
-                        v.parse()
-                            .map_err(|_| format!("turn must be a whole number, not `{v}`"))?,
-                    )
+                    c.turn = Some(v.parse().map_err(|e: std::num::ParseIntError| {
+                        use std::num::IntErrorKind::PosOverflow;
+                        if *e.kind() == PosOverflow {
+                            format!("turn `{v}` is too large")
+                        } else {
+                            format!("turn must be a whole number, not `{v}`")
+                        }
+                    })?)
                 }
                 k if k.ends_with("_availability") && k.len() > "_availability".len() => {
                     c.availability.insert(

@@ -45,6 +45,14 @@ pub fn is_artifact_header(header: &[u8]) -> bool {
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// The path names no file.
+    #[error("cannot open artifact `{path}`: it {what}")]
+    Missing {
+        /// The path.
+        path: PathBuf,
+        /// `does not exist` or `is not a file`.
+        what: &'static str,
+    },
     /// The file could not be opened.
     #[error("cannot open artifact `{path}`: {source}")]
     Open {
@@ -391,9 +399,13 @@ impl Artifact {
     pub fn open(path: impl AsRef<Path>) -> Result<Artifact, Error> {
         let path = path.as_ref().to_path_buf();
         if !path.is_file() {
-            return Err(Error::Open {
-                path: path.clone(),
-                source: rusqlite::Error::InvalidPath(path),
+            return Err(Error::Missing {
+                what: if path.exists() {
+                    "is not a file"
+                } else {
+                    "does not exist"
+                },
+                path,
             });
         }
         let conn = Connection::open_with_flags(
@@ -777,14 +789,18 @@ impl Artifact {
         match consumer {
             None => Ok(None),
             Some(c) => self.consumers.get(c).map(Some).ok_or_else(|| {
-                Error::Request(format!(
-                    "unknown consumer `{c}`; consumers: {}",
-                    self.consumers
-                        .keys()
-                        .cloned()
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
+                Error::Request(if self.consumers.is_empty() {
+                    format!("unknown consumer `{c}`: this artifact declares no consumers")
+                } else {
+                    format!(
+                        "unknown consumer `{c}`; consumers: {}",
+                        self.consumers
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                })
             }),
         }
     }
