@@ -69,8 +69,8 @@ fn json_output_has_the_documented_shape() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("valid JSON");
-    assert_eq!(v["errors"], 5);
-    assert_eq!(v["warnings"], 0);
+    assert_eq!(v["errors"], 4);
+    assert_eq!(v["warnings"], 1);
     let first = &v["diagnostics"][0];
     let mut keys: Vec<&str> = first
         .as_object()

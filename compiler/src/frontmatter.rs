@@ -78,8 +78,93 @@ const CONDITION_KEYS: &[&str] = &[
     "<skill>_availability",
 ];
 
+/// Extension fields that other tools also use, with the shape skillc gives them.
+const INT_FIELDS: &[&str] = &["priority", "variant_priority"];
+const BOOL_FIELDS: &[&str] = &[
+    "required",
+    "default_enabled",
+    "always_on",
+    "hidden_from_llm",
+    "exclusive",
+];
+const REF_LIST_FIELDS: &[&str] = &["dependencies", "augments", "blocks", "import", "imports"];
+const LIST_FIELDS: &[&str] = &["tags", "trigger_examples", "when_to_use", "bindShells"];
+const TEXT_FIELDS: &[&str] = &[
+    "category",
+    "emoji",
+    "version",
+    "author",
+    "created",
+    "displayName",
+    "variant_of",
+    "next_skill",
+];
+
+/// The shape skillc expects of `key` when `v` is written in another tool's shape
+/// (`priority: high`, `dependencies: None (prompt-only)`, `tags: a, b`), else `None`.
+fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
+    let is_list_of_scalars = |v: &Value| {
+        v.as_sequence()
+            .is_some_and(|items| items.iter().all(|i| scalar_string(i).is_some()))
+    };
+    let expected = if INT_FIELDS.contains(&key) {
+        (!(v.is_i64() || v.is_null())).then_some("a whole number")
+    } else if BOOL_FIELDS.contains(&key) {
+        (!(v.is_bool() || v.is_null())).then_some("`true` or `false`")
+    } else if REF_LIST_FIELDS.contains(&key) {
+        let prose = v.as_str().is_some_and(|t| t.trim().contains(char::is_whitespace));
+        (prose || !(v.is_null() || v.is_string() || is_list_of_scalars(v)))
+            .then_some("a list of skill names")
+    } else if LIST_FIELDS.contains(&key) {
+        let joined = v.as_str().is_some_and(|t| t.contains(','));
+        (joined || !(v.is_null() || scalar_string(v).is_some() || is_list_of_scalars(v)))
+            .then_some("a list of strings")
+    } else if TEXT_FIELDS.contains(&key) {
+        (!(v.is_null() || scalar_string(v).is_some())).then_some("a string")
+    } else {
+        None
+    };
+    expected
+}
+
+/// Sets aside extension fields written in another tool's shape: one W116 each, and their
+/// text under `metadata`, so a public collection builds as it is and exports keep them.
+fn set_aside_foreign(f: &mut Fields<'_>) -> (crate::yaml::YamlDoc, BTreeMap<String, String>) {
+    let mut doc = f.doc.clone();
+    let mut kept = BTreeMap::new();
+    for key in f.doc.keys() {
+        let Some(v) = f.doc.get(&key) else { continue };
+        let Some(expected) = foreign_shape(&key, v) else {
+            continue;
+        };
+        let text = f.doc.text(&[Seg::Key(&key)], v).unwrap_or_else(|| {
+            serde_json::to_string(v).unwrap_or_default()
+        });
+        let d = f
+            .diag(
+                codes::FOREIGN_FIELD,
+                f.doc.key_pos(&key),
+                format!("`{key}` here is not {expected}; it is ignored (another tool's field?)"),
+            )
+            .with_help(format!(
+                "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
+            ));
+        f.report(d);
+        doc.map.remove(key.as_str());
+        kept.insert(key, text);
+    }
+    (doc, kept)
+}
+
 /// Reads every field of a skill's frontmatter.
 pub fn parse(f: &mut Fields<'_>) -> Frontmatter {
+    let (own, foreign) = set_aside_foreign(f);
+    let mut f = Fields {
+        file: f.file,
+        doc: &own,
+        diagnostics: &mut *f.diagnostics,
+    };
+    let f = &mut f;
     let mut fm = Frontmatter {
         name: f.string("name").map(|n| names::normalize(&n)),
         description: f.string("description"),
@@ -123,6 +208,9 @@ pub fn parse(f: &mut Fields<'_>) -> Frontmatter {
     };
     fm.imports = f.refs("import");
     fm.imports.extend(f.refs("imports"));
+    for (key, text) in foreign {
+        fm.metadata.entry(key).or_insert(text);
+    }
     if let Some(ns) = &fm.namespace {
         if !NAMESPACES.contains(&ns.as_str()) {
             let d = f
