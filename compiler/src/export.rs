@@ -56,6 +56,28 @@ fn string_of(v: &serde_json::Value) -> String {
     }
 }
 
+/// What in the exported folders would fail `skills-ref validate` (a description over 1,024
+/// characters, say): the agentskills.io rules (`--strict-spec`) applied to `out`, one line per
+/// problem, naming the folder.
+pub fn portability_problems(out: &Path) -> Vec<String> {
+    let options = crate::CheckOptions { strict_spec: true };
+    let Ok(report) = crate::check(out, &options) else {
+        return Vec::new();
+    };
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::Severity::Error)
+        .map(|d| {
+            let folder = d.file.split('/').next().unwrap_or(&d.file);
+            format!(
+                "exported folder `{folder}` would fail skills-ref validate: {} ({}:{})",
+                d.message, d.file, d.line
+            )
+        })
+        .collect()
+}
+
 /// Writes every available skill of a bundle into `out/<portable name>/`. Returns the folders.
 pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec<PathBuf>, Error> {
     let a = Artifact::open(artifact)?;

@@ -112,7 +112,9 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
     } else if BOOL_FIELDS.contains(&key) {
         (!(v.is_bool() || v.is_null())).then_some("`true` or `false`")
     } else if REF_LIST_FIELDS.contains(&key) {
-        let prose = v.as_str().is_some_and(|t| t.trim().contains(char::is_whitespace));
+        let prose = v
+            .as_str()
+            .is_some_and(|t| t.trim().contains(char::is_whitespace));
         (prose || !(v.is_null() || v.is_string() || is_list_of_scalars(v)))
             .then_some("a list of skill names")
     } else if LIST_FIELDS.contains(&key) {
@@ -137,9 +139,10 @@ fn set_aside_foreign(f: &mut Fields<'_>) -> (crate::yaml::YamlDoc, BTreeMap<Stri
         let Some(expected) = foreign_shape(&key, v) else {
             continue;
         };
-        let text = f.doc.text(&[Seg::Key(&key)], v).unwrap_or_else(|| {
-            serde_json::to_string(v).unwrap_or_default()
-        });
+        let text = f
+            .doc
+            .text(&[Seg::Key(&key)], v)
+            .unwrap_or_else(|| serde_json::to_string(v).unwrap_or_default());
         let d = f
             .diag(
                 codes::FOREIGN_FIELD,

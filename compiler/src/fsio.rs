@@ -73,6 +73,7 @@ pub fn read_tree(
     }
     let mut walk = Walk {
         boundary: boundary.to_path_buf(),
+        root: canonical.clone(),
         found: Vec::new(),
         diagnostics: Vec::new(),
         hidden_skills: Vec::new(),
@@ -232,6 +233,8 @@ fn holds_skill(dir: &Path) -> bool {
 
 struct Walk {
     boundary: PathBuf,
+    /// The canonical folder being walked.
+    root: PathBuf,
     /// Files to read: relative path and path on disk.
     found: Vec<(String, PathBuf)>,
     diagnostics: Vec<Diagnostic>,
@@ -341,6 +344,7 @@ impl Walk {
                 stack.push(path.clone());
                 let mut w = Walk {
                     boundary: self.boundary.clone(),
+                    root: self.root.clone(),
                     found: Vec::new(),
                     diagnostics: Vec::new(),
                     hidden_skills: Vec::new(),
@@ -414,6 +418,17 @@ impl Walk {
                 rel,
                 "symbolic link leads back into a folder that contains it".to_string(),
             );
+        }
+        // An alias of a folder that the walk reaches by its own path (`docx -> docx-official`)
+        // is the same skill, read once: under its real path.
+        let walked_directly = target.strip_prefix(&self.root).is_ok_and(|inner| {
+            inner.components().all(|c| match c {
+                std::path::Component::Normal(n) => n.to_str().is_some_and(|n| !is_skipped(n)),
+                _ => false,
+            })
+        });
+        if walked_directly {
+            return;
         }
         self.stack.push(target);
         self.dir(path, &format!("{rel}/"));

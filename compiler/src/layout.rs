@@ -50,6 +50,24 @@ fn file_name(rel: &str) -> &str {
     rel.rsplit_once('/').map_or(rel, |(_, n)| n)
 }
 
+/// `dir/name`, or `name` for the workspace root (`""`).
+pub fn join(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// The path of `rel` inside the folder `dir` (`""`: the workspace root).
+fn inside<'r>(dir: &str, rel: &'r str) -> &'r str {
+    if dir.is_empty() {
+        rel
+    } else {
+        &rel[dir.len() + 1..]
+    }
+}
+
 fn is_skill_file(name: &str) -> bool {
     name == "SKILL.md" || name == "skill.md"
 }
@@ -96,6 +114,12 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
             }
         }
     }
+    // A SKILL.md at the workspace root: the workspace is that one skill (a single skill's
+    // folder checked or built as it is); only the workspace's own config files keep their role.
+    let root_skill = !custom && files.iter().any(|f| is_skill_file(&f.rel));
+    if root_skill {
+        candidates = BTreeSet::from([""]);
+    }
     let skill_dirs: BTreeSet<&str> = candidates
         .iter()
         .copied()
@@ -112,6 +136,10 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
     for f in files {
         let rel = f.rel.as_str();
         let dir = parent(rel);
+        if root_skill && rel != "workspace.yaml" && rel != "variables.json" {
+            by_dir.entry("").or_default().push(f);
+            continue;
+        }
         if let Some(owner) = ancestors(dir).into_iter().find(|a| skill_dirs.contains(a)) {
             by_dir.entry(owner).or_default().push(f);
             continue;
@@ -150,11 +178,11 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
         }
         let upper = dir_files
             .iter()
-            .find(|f| f.rel == format!("{dir}/SKILL.md"))
+            .find(|f| f.rel == join(dir, "SKILL.md"))
             .copied();
         let lower = dir_files
             .iter()
-            .find(|f| f.rel == format!("{dir}/skill.md"))
+            .find(|f| f.rel == join(dir, "skill.md"))
             .copied();
         let (main, shadowed) = match (upper, lower) {
             (Some(u), l) => (u, l),
@@ -164,7 +192,7 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
         let files = dir_files
             .into_iter()
             .filter(|f| !std::ptr::eq(*f, main))
-            .map(|f| (f.rel[dir.len() + 1..].to_string(), f))
+            .map(|f| (inside(dir, &f.rel).to_string(), f))
             .collect();
         layout.skills.push(SkillDir {
             scope,

@@ -70,7 +70,10 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
     }
     let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
     fsio::merge_hidden(&mut walk_diags, &declared);
-    let mut loaded = load_files(&files, &extra);
+    let root_name = boundary
+        .file_name()
+        .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
+    let mut loaded = load_named(&files, &extra, &root_name);
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
 }
@@ -182,6 +185,12 @@ fn markdown_file(
 
 /// Loads a workspace from files already in memory (`extra`: files of declared roots).
 pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
+    load_named(files, extra, "workspace")
+}
+
+/// Like [`load_files`], naming the workspace folder (the folder name of a skill whose
+/// SKILL.md is at the workspace root).
+pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Loaded {
     let mut out = Vec::new();
     let mut texts = BTreeMap::new();
     // Declared roots inside the workspace hold `custom` skills, not global ones.
@@ -330,7 +339,14 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
         .map(|dir| {
             let mut diags = Vec::new();
             let mut own_texts = BTreeMap::new();
-            let skill = load_skill(dir, &ws, &category_dirs, &mut diags, &mut own_texts);
+            let skill = load_skill(
+                dir,
+                root_name,
+                &ws,
+                &category_dirs,
+                &mut diags,
+                &mut own_texts,
+            );
             (skill, diags, own_texts)
         })
         .collect();
@@ -383,6 +399,7 @@ fn category_of(
 
 fn load_skill(
     dir: &SkillDir<'_>,
+    root_name: &str,
     ws: &Workspace,
     category_dirs: &BTreeMap<String, String>,
     out: &mut Vec<Diagnostic>,
@@ -409,7 +426,11 @@ fn load_skill(
     let fm = frontmatter::parse(&mut f);
     frontmatter::field_diagnostics(&mut f);
 
-    let folder = names::normalize(folder_name(&dir.dir));
+    let own_folder = match dir.dir.as_str() {
+        "" => root_name,
+        d => folder_name(d),
+    };
+    let folder = names::normalize(own_folder);
     let name = match &fm.name {
         Some(n) if n.is_empty() => {
             let d = f.diag(codes::INVALID_VALUE, doc.key_pos("name"), "`name` is empty");
@@ -453,7 +474,7 @@ fn load_skill(
         scope: dir.scope.clone(),
         file: file.to_string(),
         dir: dir.dir.clone(),
-        folder_name: folder_name(&dir.dir).to_string(),
+        folder_name: own_folder.to_string(),
         name,
         name_pos,
         namespace,
@@ -583,7 +604,7 @@ fn single_skill_checks(
     sources::check_tokens(file, &skill.body, skill.body_first_line, &defined, out);
     if let Some(compact) = &skill.compact {
         sources::check_tokens(
-            &format!("{}/compact.md", skill.dir),
+            &layout::join(&skill.dir, "compact.md"),
             compact,
             1,
             &defined,

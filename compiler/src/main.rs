@@ -230,6 +230,9 @@ fn main() -> ExitCode {
             output,
         } => match skillc::export::export(&artifact, &bundle.as_ref(), &output) {
             Ok(dirs) => {
+                for problem in skillc::export::portability_problems(&output) {
+                    eprintln!("warning: {problem}");
+                }
                 println!("exported {} skills into {}", dirs.len(), output.display());
                 ExitCode::SUCCESS
             }
