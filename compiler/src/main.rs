@@ -33,6 +33,10 @@ enum Command {
         /// Apply exactly the agentskills.io rules (portability issues become errors).
         #[arg(long)]
         strict_spec: bool,
+        /// Print every warning in full (by default, past 50 warnings the first 20 are shown
+        /// and the rest counted by code).
+        #[arg(long)]
+        all_warnings: bool,
     },
     /// Compile a workspace into the SQLite artifact.
     Build {
@@ -45,6 +49,9 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Print every warning in full (by default, past 50 they are summarised).
+        #[arg(long)]
+        all_warnings: bool,
     },
     /// Print the catalog of a bundle.
     Catalog {
@@ -186,12 +193,14 @@ fn main() -> ExitCode {
             workspace,
             format,
             strict_spec,
-        } => check(&workspace, format, strict_spec),
+            all_warnings,
+        } => check(&workspace, format, strict_spec, all_warnings),
         Command::Build {
             workspace,
             output,
             jobs,
-        } => build(&workspace, &output, jobs),
+            all_warnings,
+        } => build(&workspace, &output, jobs, all_warnings),
         Command::Watch { workspace, output } => watch(&workspace, &output),
         Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Pack {
@@ -434,7 +443,12 @@ fn progress_line(phase: &str, done: usize, total: usize) {
     let _ = err.flush();
 }
 
-fn build(workspace: &std::path::Path, output: &std::path::Path, jobs: Option<usize>) -> ExitCode {
+fn build(
+    workspace: &std::path::Path,
+    output: &std::path::Path,
+    jobs: Option<usize>,
+    all_warnings: bool,
+) -> ExitCode {
     use std::io::IsTerminal;
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
@@ -455,7 +469,10 @@ fn build(workspace: &std::path::Path, output: &std::path::Path, jobs: Option<usi
         }
     };
     let display = workspace.to_string_lossy();
-    eprint!("{}", skillc::render_text(&report.diagnostics, &display));
+    eprint!(
+        "{}",
+        render_summarised(&report.diagnostics, &display, all_warnings)
+    );
     match &report.stats {
         Some(s) => {
             let ratio = match s.source_bytes {
@@ -541,7 +558,50 @@ fn skill_count(report: &skillc::CheckReport) -> String {
     }
 }
 
-fn check(workspace: &std::path::Path, format: CheckFormat, strict_spec: bool) -> ExitCode {
+/// Warnings shown in full before the rest are summarised.
+const SHOWN_WARNINGS: usize = 20;
+/// More warnings than this are summarised (unless `--all-warnings`).
+const SUMMARY_ABOVE: usize = 50;
+
+/// The diagnostics as text: every error, and past [`SUMMARY_ABOVE`] warnings, the first
+/// [`SHOWN_WARNINGS`] of them and a count per code of the others (a public collection can
+/// have hundreds; a flood hides the errors).
+fn render_summarised(diagnostics: &[skillc::Diagnostic], display: &str, all: bool) -> String {
+    let warnings = diagnostics
+        .iter()
+        .filter(|d| d.severity != skillc::Severity::Error)
+        .count();
+    if all || warnings <= SUMMARY_ABOVE {
+        return skillc::render_text(diagnostics, display);
+    }
+    let mut shown = Vec::new();
+    let mut hidden: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut seen = 0;
+    for d in diagnostics {
+        if d.severity == skillc::Severity::Error {
+            shown.push(d.clone());
+        } else if seen < SHOWN_WARNINGS {
+            seen += 1;
+            shown.push(d.clone());
+        } else {
+            *hidden.entry(d.code).or_default() += 1;
+        }
+    }
+    let counts: Vec<String> = hidden.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+    format!(
+        "{}... and {} more warnings ({}); `--all-warnings` or `--format json` lists every one\n\n",
+        skillc::render_text(&shown, display),
+        warnings - seen,
+        counts.join(", ")
+    )
+}
+
+fn check(
+    workspace: &std::path::Path,
+    format: CheckFormat,
+    strict_spec: bool,
+    all_warnings: bool,
+) -> ExitCode {
     let options = skillc::CheckOptions { strict_spec };
     let report = match skillc::check(workspace, &options) {
         Ok(r) => r,
@@ -558,7 +618,7 @@ fn check(workspace: &std::path::Path, format: CheckFormat, strict_spec: bool) ->
             write!(
                 stdout,
                 "{}",
-                skillc::render_text(&report.diagnostics, &display)
+                render_summarised(&report.diagnostics, &display, all_warnings)
             )
             .and_then(|_| {
                 writeln!(
