@@ -306,6 +306,31 @@ pub mod codes {
     }
 }
 
+/// Longest source line shown in a snippet; longer ones are cut around the column.
+const SNIPPET_CHARS: usize = 120;
+
+/// The part of a source line a snippet shows, and the column within it: a 120 KB line of
+/// brackets would otherwise be printed whole.
+fn snippet_window(src: &str, column: usize) -> (String, usize) {
+    let len = src.chars().count();
+    if len <= SNIPPET_CHARS {
+        return (src.to_string(), column);
+    }
+    let start = column
+        .saturating_sub(SNIPPET_CHARS / 2)
+        .min(len - SNIPPET_CHARS);
+    let mut shown: String = src.chars().skip(start).take(SNIPPET_CHARS).collect();
+    let mut column = column - start;
+    if start > 0 {
+        shown.insert_str(0, "...");
+        column += 3;
+    }
+    if start + SNIPPET_CHARS < len {
+        shown.push_str("...");
+    }
+    (shown, column.max(1))
+}
+
 /// Renders diagnostics in the rustc style, with `display_root` joined to each file path.
 pub fn render_text(diagnostics: &[Diagnostic], display_root: &str) -> String {
     let mut out = String::new();
@@ -320,15 +345,17 @@ pub fn render_text(diagnostics: &[Diagnostic], display_root: &str) -> String {
         let pad = " ".repeat(gutter);
         let _ = writeln!(out, "{pad}--> {path}:{}:{}", d.line, d.column);
         if let Some(src) = &d.source_line {
+            let (shown, column) = snippet_window(src, d.column);
             let _ = writeln!(out, "{pad} |");
-            let _ = writeln!(out, "{} | {}", d.line, src);
+            let _ = writeln!(out, "{} | {}", d.line, shown);
             if d.span_len > 0 {
-                let indent: String = src
+                let indent: String = shown
                     .chars()
-                    .take(d.column - 1)
+                    .take(column - 1)
                     .map(|c| if c == '\t' { '\t' } else { ' ' })
                     .collect();
-                let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(d.span_len));
+                let width = d.span_len.min(SNIPPET_CHARS);
+                let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(width));
             }
         }
         if let Some(help) = &d.help {

@@ -613,15 +613,13 @@ mod tests {
         .unwrap();
         let text = |path: &[Seg<'_>]| {
             let mut v = &Value::Mapping(doc.map.clone());
-            let owned;
             for seg in path {
                 v = match seg {
                     Seg::Key(k) => v.get(*k).unwrap(),
                     Seg::Index(i) => v.get(*i).unwrap(),
                 };
             }
-            owned = doc.text(path, v);
-            owned
+            doc.text(path, v)
         };
         assert_eq!(text(&[Seg::Key("description")]).as_deref(), Some("0x1F"));
         assert_eq!(text(&[Seg::Key("version")]).as_deref(), Some("1.10"));

@@ -1,0 +1,558 @@
+//! The bad-input corpus (SPEC 10, 11.1): hostile and awkward workspaces run through the real
+//! `skillc` binary. Every run must end within a generous bound (a hang fails the test rather
+//! than CI) and with an exit code, never a signal; each case also asserts what the user sees.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::write;
+
+/// Generous: each of these finishes in milliseconds to a second on this machine.
+const BOUND: Duration = Duration::from_secs(10);
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+/// Runs skillc with `args`, killing it past `bound`; panics on a hang or a signal.
+fn skillc_within(bound: Duration, args: &[&str]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("skillc starts");
+    // Drain both pipes while waiting: a child blocked on a full pipe is not a hang of its own.
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out_reader = drain(Box::new(child.stdout.take().unwrap()));
+    let err_reader = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("skillc {args:?} did not finish within {bound:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = out_reader.join().unwrap();
+    let stderr = err_reader.join().unwrap();
+    let stdout = String::from_utf8_lossy(&stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&stderr).into_owned();
+    let Some(code) = status.code() else {
+        panic!("skillc {args:?} was killed by a signal: {status:?}\n{stdout}{stderr}");
+    };
+    Run {
+        code,
+        stdout,
+        stderr,
+    }
+}
+
+fn skillc(args: &[&str]) -> Run {
+    skillc_within(BOUND, args)
+}
+
+fn skill(root: &Path, dir: &str, name: &str) {
+    write(
+        root,
+        &format!("{dir}/SKILL.md"),
+        &format!("---\nname: {name}\ndescription: The {name} skill, for tests.\n---\nBody.\n"),
+    );
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `check` and `build` of `ws` both exit with `code` and print `needle`.
+fn check_and_build(ws: &Path, code: i32, needle: &str) {
+    let out = ws.parent().unwrap().join("out.db");
+    for args in [vec!["check", s(ws)], vec!["build", s(ws), "-o", s(&out)]] {
+        let run = skillc(&args);
+        assert_eq!(run.code, code, "{args:?}: {}", run.all());
+        assert!(run.all().contains(needle), "{args:?}: {}", run.all());
+    }
+}
+
+fn mkfifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let ok = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn named_pipes_are_reported_never_read() {
+    for place in [
+        "alpha/references/p",
+        "beta/SKILL.md",
+        "workspace.yaml",
+        "custom/gamma/SKILL.md",
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        skill(&ws, "alpha", "alpha");
+        if place.starts_with("custom/") {
+            write(&ws, "workspace.yaml", "roots: { custom: ../custom }\n");
+            skill(tmp.path(), "custom/delta", "delta");
+            mkfifo(&tmp.path().join(place));
+        } else {
+            mkfifo(&ws.join(place));
+        }
+        check_and_build(&ws, 1, "is a named pipe, not a regular file");
+    }
+}
+
+#[test]
+fn watch_does_not_hang_on_a_named_pipe() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    mkfifo(&ws.join("alpha/references/p"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["watch", s(&ws), "-o", s(&tmp.path().join("out.db"))])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut first = Vec::new();
+        let mut byte = [0u8; 1];
+        while std::io::Read::read(&mut stdout, &mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
+            first.push(byte[0]);
+        }
+        String::from_utf8_lossy(&first).into_owned()
+    });
+    let started = Instant::now();
+    while !reader.is_finished() && started.elapsed() < BOUND {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        reader.is_finished(),
+        "watch printed nothing within {BOUND:?}"
+    );
+    let line = reader.join().unwrap();
+    assert!(line.starts_with("not built: 1 errors"), "{line}");
+}
+
+#[test]
+fn deep_nesting_fails_fast() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let deep = format!(
+        "---\nname: a\ndescription: d\nmetadata: {}{}\n---\n",
+        "[".repeat(60_000),
+        "]".repeat(60_000)
+    );
+    write(&ws, "a/SKILL.md", &deep);
+    check_and_build(
+        &ws,
+        1,
+        "error[E009]: invalid YAML: nesting deeper than 128 levels",
+    );
+}
+
+#[test]
+fn templates_that_recurse_or_loop_get_a_diagnostic_not_an_abort() {
+    for (file, text, needle) in [
+        (
+            "prompt_skill.tera",
+            "{% macro r(n) %}{{ self::r(n=n+1) }}{% endmacro r %}{{ self::r(n=0) }}",
+            "macros are not allowed",
+        ),
+        (
+            "catalog_list_skill.tera",
+            "{% for i in range(end=100000000) %}x{% endfor %}",
+            "`range` may produce at most 10000 items",
+        ),
+        (
+            "prompt_skill.tera",
+            "{% for a in body %}{% for b in body %}x{% endfor %}{% endfor %}",
+            "loops inside loops",
+        ),
+        (
+            "catalog_list_skill.tera",
+            "- {{ summary }}",
+            "error[E025]: template `catalog_list_skill` failed to render",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        skill(&ws, "alpha", "alpha");
+        write(&ws, &format!("templates/{file}"), text);
+        check_and_build(&ws, 1, needle);
+    }
+}
+
+#[test]
+fn only_tera_files_are_templates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    write(&ws, "templates/README.md", "# Our templates\n");
+    write(&ws, "templates/catalog_list_skill.tera", "* {{ name }}\n");
+    check_and_build(&ws, 0, "1 skills");
+    // A collection's `templates/` of skill skeletons is an ordinary folder.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "templates/template-skill", "template-skill");
+    write(&ws, "tests/README.md", "Notes on testing the skills.\n");
+    check_and_build(&ws, 0, "1 skills");
+}
+
+#[test]
+fn an_output_path_that_is_an_input_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    let source = ws.join("alpha/SKILL.md");
+    let before = std::fs::read(&source).unwrap();
+    let run = skillc(&["build", s(&ws), "-o", s(&source)]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("is a file of the workspace"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&source).unwrap(), before);
+    // An artifact inside the workspace is an output, never an input: the next build is
+    // byte-identical, and check does not see it.
+    let inside = ws.join("alpha/out.db");
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&inside)]).code, 0);
+    let first = std::fs::read(&inside).unwrap();
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&inside)]).code, 0);
+    assert_eq!(std::fs::read(&inside).unwrap(), first);
+    let run = skillc(&["check", s(&ws)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(!run.all().contains("out.db"), "{}", run.all());
+}
+
+#[test]
+fn scalars_are_kept_as_written_in_catalogs_and_exports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    write(
+        &ws,
+        "1e3/SKILL.md",
+        "---\nname: 1e3\ndescription: 0x1F\ncompatibility: 1.20\nmetadata: {version: 1.10}\n---\nBody.\n",
+    );
+    let db = tmp.path().join("a.db");
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&db)]).code, 0);
+    let run = skillc(&["catalog", s(&db), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["skills"][0]["name"], "1e3");
+    assert_eq!(v["skills"][0]["description"], "0x1F");
+    let xml = skillc(&["catalog", s(&db), "--format", "xml"]).stdout;
+    assert!(
+        xml.contains("<name>\n1e3\n</name>\n<description>\n0x1F\n"),
+        "{xml}"
+    );
+    let out = tmp.path().join("export");
+    assert_eq!(skillc(&["export", s(&db), "-o", s(&out)]).code, 0);
+    let exported = std::fs::read_to_string(out.join("1e3/SKILL.md")).unwrap();
+    for line in [
+        "name: '1e3'",
+        "description: '0x1F'",
+        "compatibility: '1.20'",
+        "version: '1.10'",
+    ] {
+        assert!(exported.contains(line), "{line} in\n{exported}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn names_that_are_not_utf8_get_one_diagnostic_each() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    for bytes in [&b"beta\xff"[..], &b"beta\xfe"[..]] {
+        let dir = ws.join(std::ffi::OsStr::from_bytes(bytes));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            "---\nname: beta\ndescription: d\n---\n",
+        )
+        .unwrap();
+        let asset = ws.join("alpha").join(std::ffi::OsStr::from_bytes(bytes));
+        std::fs::write(asset, "data").unwrap();
+    }
+    let out = tmp.path().join("out.db");
+    for args in [vec!["check", s(&ws)], vec!["build", s(&ws), "-o", s(&out)]] {
+        let run = skillc(&args);
+        assert_eq!(run.code, 1, "{}", run.all());
+        for escaped in ["beta\\xff", "beta\\xfe"] {
+            let said = format!("the name `{escaped}` is not valid UTF-8");
+            // One for the skill folder, one for the asset of the same name.
+            assert_eq!(run.all().matches(&said).count(), 2, "{}", run.all());
+        }
+        assert!(!run.all().contains("UNIQUE"), "{}", run.all());
+    }
+}
+
+#[test]
+fn unpack_force_replaces_a_skill_where_it_lives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    skill(&src, "alpha", "alpha");
+    write(&src, "alpha/scripts/run.sh", "#!/bin/sh\necho hi\n");
+    set_mode(&src.join("alpha/scripts/run.sh"), 0o755);
+    let zip = src.join("alpha/alpha.zip");
+    // Packing twice into the skill's own folder: the first zip is not in the second.
+    assert_eq!(
+        skillc(&["pack", s(&src.join("alpha")), "-o", s(&zip)]).code,
+        0
+    );
+    let first = std::fs::read(&zip).unwrap();
+    assert_eq!(
+        skillc(&["pack", s(&src.join("alpha")), "-o", s(&zip)]).code,
+        0
+    );
+    assert_eq!(std::fs::read(&zip).unwrap(), first);
+
+    let ws = tmp.path().join("ws");
+    skill(&ws, "deep/er/alpha", "alpha");
+    let run = skillc(&["unpack", s(&zip), s(&ws)]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.stderr.contains("deep/er/alpha/SKILL.md"),
+        "{}",
+        run.stderr
+    );
+    let run = skillc(&["unpack", "--force", s(&zip), s(&ws)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(!ws.join("alpha").exists(), "a second copy was written");
+    let script = ws.join("deep/er/alpha/scripts/run.sh");
+    assert_eq!(mode(&script) & 0o111, 0o111, "the executable bit was lost");
+    assert_eq!(skillc(&["check", s(&ws)]).code, 0);
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode()
+}
+
+#[test]
+fn prompt_names_unknown_selections_on_stderr() {
+    let db = sample_artifact();
+    let run = skillc(&["prompt", s(&db), "--select", "nonexistent"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stderr
+            .contains("`nonexistent` left out: no skill of that name in this bundle"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn sample_artifact() -> PathBuf {
+    static DB: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        let db = dir.join("sample.db");
+        let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+        assert_eq!(skillc(&["build", s(&sample), "-o", s(&db)]).code, 0);
+        db
+    })
+    .clone()
+}
+
+#[test]
+fn messages_say_what_is_wrong() {
+    let db = sample_artifact();
+    let cases: Vec<(Vec<&str>, i32, &str)> = vec![
+        (
+            vec!["catalog", "missing.db"],
+            2,
+            "`missing.db`: it does not exist",
+        ),
+        (
+            vec![
+                "catalog",
+                s(&db),
+                "--context",
+                "turn=99999999999999999999999",
+            ],
+            2,
+            "turn `99999999999999999999999` is too large",
+        ),
+        (vec!["catalog", s(&db), "--context", "=v"], 2, "has no key"),
+    ];
+    for (args, code, needle) in cases {
+        let run = skillc(&args);
+        assert_eq!(run.code, code, "{args:?}: {}", run.all());
+        assert!(run.all().contains(needle), "{args:?}: {}", run.all());
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    let empty_consumers = tmp.path().join("a.db");
+    assert_eq!(
+        skillc(&["build", s(&ws), "-o", s(&empty_consumers)]).code,
+        0
+    );
+    let run = skillc(&["catalog", s(&empty_consumers), "--consumer", "x"]);
+    assert!(
+        run.stderr.contains("this artifact declares no consumers"),
+        "{}",
+        run.stderr
+    );
+    for (yaml, needle) in [
+        (
+            "pipeline_max_depth: 100000000000\n",
+            "more than the largest allowed",
+        ),
+        ("tiers: []\n", "`tiers` cannot be empty"),
+        ("locales: [en, en]\n", "locale `en` is listed twice"),
+        (
+            "roots: { custom: ../nowhere }\n",
+            "custom root `../nowhere` does not exist",
+        ),
+        (
+            "roots: { custom: inner }\n",
+            "custom root `inner` does not exist",
+        ),
+    ] {
+        write(&ws, "workspace.yaml", yaml);
+        let run = skillc(&["check", s(&ws)]);
+        assert!(run.all().contains(needle), "{yaml}: {}", run.all());
+    }
+    std::fs::remove_file(ws.join("workspace.yaml")).unwrap();
+    write(
+        &ws,
+        "clients/acme/client.yaml",
+        "vars: { alpah: { A: b } }\n",
+    );
+    let run = skillc(&["check", s(&ws)]);
+    assert!(
+        run.all().contains("`vars` for unknown skill `alpah`"),
+        "{}",
+        run.all()
+    );
+    std::fs::remove_file(ws.join("clients/acme/client.yaml")).unwrap();
+    std::fs::create_dir_all(ws.join("clients/acme/client.yaml")).unwrap();
+    let run = skillc(&["check", s(&ws)]);
+    assert!(
+        run.all().contains("`client.yaml` is a folder, not a file"),
+        "{}",
+        run.all()
+    );
+    write(&ws, "beta/SKILL.md", "---\nname: [unclosed\n---\n");
+    let run = skillc(&["check", s(&ws)]);
+    assert!(
+        run.stdout
+            .contains("checked 1 skills (1 more could not be read)"),
+        "{}",
+        run.stdout
+    );
+    // A build with no source bytes prints no ratio of them.
+    let none = tmp.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    let run = skillc(&["build", s(&none), "-o", s(&tmp.path().join("n.db"))]);
+    assert!(
+        run.all().contains("the workspace holds no skill"),
+        "{}",
+        run.all()
+    );
+    assert!(!run.all().contains("x the 0 bytes"), "{}", run.all());
+}
+
+#[test]
+fn bulk_inputs_stay_within_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 10,000 tiny skills.
+    let many = tmp.path().join("many");
+    for i in 0..10_000 {
+        skill(
+            &many,
+            &format!("s{:02}/skill-{i}", i % 100),
+            &format!("skill-{i}"),
+        );
+    }
+    let run = skillc_within(Duration::from_secs(60), &["check", s(&many)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("checked 10000 skills: 0 errors"),
+        "{}",
+        run.stdout
+    );
+    // Deep folders, a file at the size limit, an alias bomb.
+    let odd = tmp.path().join("odd");
+    let deep: Vec<String> = (0..200).map(|i| format!("d{i}")).collect();
+    skill(&odd, &deep.join("/"), "deep");
+    let mut big = b"---\nname: big\ndescription: d\n---\n".to_vec();
+    big.resize(1 << 20, b'x');
+    std::fs::create_dir_all(odd.join("big")).unwrap();
+    std::fs::write(odd.join("big/SKILL.md"), big).unwrap();
+    let mut bomb = String::from(
+        "---\nname: bomb\ndescription: d\nmetadata:\n  a0: &a0 [x, x, x, x, x, x, x, x, x]\n",
+    );
+    for i in 1..12 {
+        let prev = i - 1;
+        bomb.push_str(&format!("  a{i}: &a{i} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"));
+    }
+    bomb.push_str("---\n");
+    write(&odd, "bomb/SKILL.md", &bomb);
+    let out = tmp.path().join("odd.db");
+    for args in [
+        vec!["check", s(&odd)],
+        vec!["build", s(&odd), "-o", s(&out)],
+    ] {
+        let run = skillc_within(Duration::from_secs(60), &args);
+        assert_eq!(run.code, 1, "{}", run.all());
+        assert!(run.all().contains("error[E009]"), "{}", run.all());
+    }
+}
+
+#[test]
+fn a_build_reports_progress_up_to_its_total_and_never_past_it() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    let tmp = tempfile::tempdir().unwrap();
+    static SEEN: std::sync::Mutex<Vec<(String, usize, usize)>> = std::sync::Mutex::new(Vec::new());
+    let record = |phase: &str, done: usize, total: usize| {
+        SEEN.lock().unwrap().push((phase.to_string(), done, total));
+    };
+    let options = skillc::build::BuildOptions {
+        progress: Some(&record),
+        ..Default::default()
+    };
+    skillc::build::build(&sample, &tmp.path().join("a.db"), &options).unwrap();
+    let seen = SEEN.lock().unwrap().clone();
+    let bundles: Vec<&(String, usize, usize)> =
+        seen.iter().filter(|s| s.0 == "resolving bundles").collect();
+    assert!(!bundles.is_empty());
+    for (phase, done, total) in &seen {
+        assert!(done <= total, "{phase} {done}/{total}");
+    }
+    let last = bundles.last().unwrap();
+    assert_eq!(last.1, last.2, "the count ends at its total");
+}
