@@ -147,7 +147,10 @@ def main() -> int:
             else:
                 failures.append(f"{case_id}: skills-ref says {ref_errors or 'valid'}, "
                                 f"skillc says {codes or 'valid'}")
-    for label, same, expected, got in to_prompt_parity(skillc):
+    compared = to_prompt_parity(skillc)
+    if len(compared) < 3:
+        failures.append(f"only {len(compared)} to-prompt comparisons ran")
+    for label, same, expected, got in compared:
         print(f"to-prompt ({label}): skillc catalog --format xml {'equals' if same else 'DIFFERS FROM'} skills-ref to-prompt")
         if same:
             agree += 1
@@ -157,6 +160,9 @@ def main() -> int:
     bad = [(b, n, e) for b, n, e in exported if e]
     print(f"export: {len(exported) - len(bad)} of {len(exported)} exported folders pass skills-ref validate")
     agree += len(exported) - len(bad)
+    # Counts are part of the result: an export of nothing must not pass as "0 of 0".
+    if len(exported) < 150:
+        failures.append(f"export wrote {len(exported)} folders; the sample's four bundles give 157")
     failures.extend(f"export {b}: {n}: {e}" for b, n, e in bad)
     print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
     for f in failures:
@@ -166,11 +172,43 @@ def main() -> int:
 
 
 
+def skill_dirs(ws):
+    """The skill folders a user of skills-ref would hand it: every folder with a SKILL.md,
+    hidden folders left out, a symlinked alias read once (under its real path), none inside
+    another skill."""
+    found = {}
+    for p in sorted(ws.rglob("SKILL.md")):
+        rel = p.parent.relative_to(ws)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        real = p.parent.resolve()
+        if real not in found or p.parent == real:
+            found[real] = p.parent
+    dirs = sorted(found.values(), key=lambda d: d.name)
+    return [d for d in dirs if not any(o != d and o in d.parents for o in dirs)]
+
+
+def check_summary(skillc, ws):
+    """The last line of `skillc check` and the codes it reported."""
+    out = subprocess.run([skillc, "check", str(ws), "--format", "json"], capture_output=True,
+                         text=True, check=False)
+    report = json.loads(out.stdout)
+    return report["errors"], sorted({d["code"] for d in report["diagnostics"]})
+
+
 def xml_matches_to_prompt(skillc, ws, tmp):
     """Builds `ws` and compares its xml catalog with `skills-ref to-prompt` on its folders."""
     from skills_ref.prompt import to_prompt
 
-    dirs = sorted((p.parent for p in ws.rglob("SKILL.md")), key=lambda d: d.name)
+    from skills_ref.parser import read_properties
+
+    dirs, unreadable = [], set()
+    for d in skill_dirs(ws):
+        try:
+            read_properties(d)
+            dirs.append(d)
+        except Exception:  # strictyaml refuses flow lists and mappings that YAML allows
+            unreadable.add(d.name)
     expected = to_prompt(dirs)
     for d in dirs:
         expected = expected.replace(str((d / "SKILL.md").resolve()), str((d / "SKILL.md").relative_to(ws)))
@@ -180,6 +218,13 @@ def xml_matches_to_prompt(skillc, ws, tmp):
         return False, "(builds)", built.stderr
     got = subprocess.run([skillc, "catalog", str(out), "--format", "xml"],
                          capture_output=True, text=True, check=True).stdout.rstrip("\n")
+    # Skills that skills-ref cannot read are in skillc's catalog; compare the others.
+    blocks = got.split("<skill>\n")
+    kept = [b for b in blocks[1:] if b.split("\n")[1] not in unreadable]
+    missing = unreadable - {b.split("\n")[1] for b in blocks[1:]}
+    got = "<skill>\n".join([blocks[0]] + kept)
+    if missing:
+        return False, f"skills {sorted(unreadable)} in the catalog", got
     return got == expected, expected, got
 
 
@@ -202,9 +247,19 @@ def to_prompt_parity(skillc):
             (d / "scripts").mkdir()
             (d / "scripts" / "run.py").write_text("print('hi')\n")
         results.append(("made-up tree",) + xml_matches_to_prompt(skillc, ws, tmp))
-    collection = Path(__file__).resolve().parents[1] / "public-collection"
-    with tempfile.TemporaryDirectory() as tmp:
-        results.append(("public-collection layout",) + xml_matches_to_prompt(skillc, collection, tmp))
+    # Each collection checks with 0 errors and exactly the warnings its shapes call for.
+    tests = Path(__file__).resolve().parents[1]
+    for name, warnings in [
+        ("public-collection", []),
+        ("public-collection-2", ["P202", "P203", "P205", "W108", "W115", "W116"]),
+    ]:
+        collection = tests / name / "skills"
+        errors, codes = check_summary(skillc, collection)
+        if errors or codes != warnings:
+            results.append((f"{name} check", False, f"0 errors, warnings {warnings}",
+                            f"{errors} errors, codes {codes}"))
+        with tempfile.TemporaryDirectory() as tmp:
+            results.append((f"{name} layout",) + xml_matches_to_prompt(skillc, collection, tmp))
     return results
 
 
