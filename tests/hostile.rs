@@ -556,3 +556,35 @@ fn a_build_reports_progress_up_to_its_total_and_never_past_it() {
     let last = bundles.last().unwrap();
     assert_eq!(last.1, last.2, "the count ends at its total");
 }
+
+#[test]
+fn watch_refuses_an_input_as_its_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    let source = ws.join("alpha/SKILL.md");
+    let run = skillc(&["watch", s(&ws), "-o", s(&source)]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("is a file of the workspace"), "{}", run.stderr);
+}
+
+#[test]
+fn a_skill_folder_is_a_workspace_and_an_alias_is_one_skill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = tmp.path().join("my-skill");
+    skill(&one, ".", "my-skill");
+    write(&one, "scripts/run.py", "print('hi')\n");
+    let db = tmp.path().join("one.db");
+    assert_eq!(skillc(&["build", s(&one), "-o", s(&db)]).code, 0);
+    let run = skillc(&["catalog", s(&db), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["skills"].as_array().unwrap().len(), 1, "{}", run.stdout);
+    assert_eq!(v["skills"][0]["name"], "my-skill");
+
+    let ws = tmp.path().join("ws");
+    skill(&ws, "docx-official", "docx");
+    std::os::unix::fs::symlink("docx-official", ws.join("docx")).unwrap();
+    let run = skillc(&["check", s(&ws)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("checked 1 skills: 0 errors"), "{}", run.stdout);
+}
