@@ -55,12 +55,33 @@ pub enum Error {
 }
 
 /// Every file below `root`, in sorted order, with `prefix` put before each relative path.
-/// Symbolic links may point anywhere inside `boundary` (a canonical folder).
+/// Symbolic links may point anywhere inside `boundary` (a canonical folder). Hidden folders
+/// that hold skills are named in one warning.
 pub fn read_tree(
     root: &Path,
     prefix: &str,
     boundary: &Path,
 ) -> Result<(Vec<RawFile>, Vec<Diagnostic>), Error> {
+    let tree = read_tree_parts(root, prefix, boundary)?;
+    let mut diagnostics = tree.diagnostics;
+    diagnostics.extend(hidden_warning(&tree.hidden_skills));
+    Ok((tree.files, diagnostics))
+}
+
+/// What walking a folder found.
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// The regular files, read, in path order.
+    pub files: Vec<RawFile>,
+    /// Problems met on the way.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Hidden folders skipped although they hold skills (`.curated/`), sorted.
+    pub hidden_skills: Vec<String>,
+}
+
+/// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
+/// them after all, as declared roots).
+pub fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tree, Error> {
     let canonical = root.canonicalize().map_err(|source| Error::Workspace {
         path: root.to_path_buf(),
         source,
@@ -80,16 +101,6 @@ pub fn read_tree(
         stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
-    // One marker per hidden folder; the caller merges them into one warning (see
-    // [`hidden_warning`]) once it knows which hidden folders are declared roots.
-    for folder in walk.hidden_skills.drain(..) {
-        walk.diagnostics.push(Diagnostic::new(
-            codes::HIDDEN_SKIPPED,
-            &folder,
-            Pos::start(),
-            String::new(),
-        ));
-    }
     use rayon::prelude::*;
     let mut files: Vec<RawFile> = walk
         .found
@@ -101,7 +112,12 @@ pub fn read_tree(
         .collect();
     files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok((files, walk.diagnostics))
+    walk.hidden_skills.sort();
+    Ok(Tree {
+        files,
+        diagnostics: walk.diagnostics,
+        hidden_skills: walk.hidden_skills,
+    })
 }
 
 /// Opens a file without blocking: opening a named pipe for reading waits for a writer, so the
@@ -244,26 +260,10 @@ struct Walk {
     stack: Vec<PathBuf>,
 }
 
-/// Merges the hidden-folder markers of [`read_tree`] into one warning naming every folder
-/// still skipped (`declared`: prefixes of roots that are read after all).
-pub fn merge_hidden(diagnostics: &mut Vec<Diagnostic>, declared: &[String]) {
-    let mut folders: Vec<String> = diagnostics
-        .iter()
-        .filter(|d| d.code == codes::HIDDEN_SKIPPED && d.message.is_empty())
-        .map(|d| d.file.clone())
-        .filter(|f| !declared.iter().any(|p| p == f))
-        .collect();
-    diagnostics.retain(|d| !(d.code == codes::HIDDEN_SKIPPED && d.message.is_empty()));
-    if !folders.is_empty() {
-        folders.sort();
-        diagnostics.push(hidden_warning(&folders));
-    }
-}
-
-/// The one warning that names every skipped hidden folder holding skills.
-fn hidden_warning(folders: &[String]) -> Diagnostic {
-    let first = folders[0].trim_end_matches('/');
-    Diagnostic::new(
+/// The one warning that names every skipped hidden folder holding skills, if any.
+pub fn hidden_warning(folders: &[String]) -> Option<Diagnostic> {
+    let first = folders.first()?.trim_end_matches('/');
+    let warning = Diagnostic::new(
         codes::HIDDEN_SKIPPED,
         "",
         Pos::start(),
@@ -274,7 +274,8 @@ fn hidden_warning(folders: &[String]) -> Diagnostic {
     )
     .with_help(format!(
         "to include its skills, declare the folder as the custom root in workspace.yaml: `roots: {{ custom: {first} }}`"
-    ))
+    ));
+    Some(warning)
 }
 
 impl Walk {

@@ -37,7 +37,8 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
             path: root.to_path_buf(),
             source,
         })?;
-    let (files, mut walk_diags) = fsio::read_tree(root, "", &boundary)?;
+    let tree = fsio::read_tree_parts(root, "", &boundary)?;
+    let (files, mut walk_diags) = (tree.files, tree.diagnostics);
     let config = peek_config(&files);
     let mut extra = Vec::new();
     for path in config.roots.values() {
@@ -68,8 +69,14 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
             )),
         }
     }
+    // A hidden folder declared as a root was read above: it is no longer skipped.
     let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
-    fsio::merge_hidden(&mut walk_diags, &declared);
+    let skipped: Vec<String> = tree
+        .hidden_skills
+        .into_iter()
+        .filter(|h| !declared.contains(h))
+        .collect();
+    walk_diags.extend(fsio::hidden_warning(&skipped));
     let root_name = boundary
         .file_name()
         .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
