@@ -131,7 +131,17 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
 
 /// Sets aside extension fields written in another tool's shape: one W116 each, and their
 /// text under `metadata`, so a public collection builds as it is and exports keep them.
-fn set_aside_foreign(f: &mut Fields<'_>) -> (crate::yaml::YamlDoc, BTreeMap<String, String>) {
+fn set_aside_foreign(
+    f: &mut Fields<'_>,
+) -> Option<(crate::yaml::YamlDoc, BTreeMap<String, String>)> {
+    let any = f
+        .doc
+        .map
+        .iter()
+        .any(|(k, v)| k.as_str().is_some_and(|k| foreign_shape(k, v).is_some()));
+    if !any {
+        return None; // the common case: no copy of the document
+    }
     let mut doc = f.doc.clone();
     let mut kept = BTreeMap::new();
     for key in f.doc.keys() {
@@ -156,18 +166,26 @@ fn set_aside_foreign(f: &mut Fields<'_>) -> (crate::yaml::YamlDoc, BTreeMap<Stri
         doc.map.remove(key.as_str());
         kept.insert(key, text);
     }
-    (doc, kept)
+    Some((doc, kept))
 }
 
 /// Reads every field of a skill's frontmatter.
 pub fn parse(f: &mut Fields<'_>) -> Frontmatter {
-    let (own, foreign) = set_aside_foreign(f);
-    let mut f = Fields {
-        file: f.file,
-        doc: &own,
-        diagnostics: &mut *f.diagnostics,
-    };
-    let f = &mut f;
+    match set_aside_foreign(f) {
+        None => parse_fields(f, BTreeMap::new()),
+        Some((own, foreign)) => parse_fields(
+            &mut Fields {
+                file: f.file,
+                doc: &own,
+                diagnostics: &mut *f.diagnostics,
+            },
+            foreign,
+        ),
+    }
+}
+
+/// Reads the fields of `f`; `foreign` (fields set aside) goes under `metadata`.
+fn parse_fields(f: &mut Fields<'_>, foreign: BTreeMap<String, String>) -> Frontmatter {
     let mut fm = Frontmatter {
         name: f.string("name").map(|n| names::normalize(&n)),
         description: f.string("description"),
