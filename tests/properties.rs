@@ -82,6 +82,38 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any nesting, of any depth and mix of flow lists, flow maps and compact block lists,
+    /// gives a diagnostic past the limit and never overflows the stack.
+    #[test]
+    fn arbitrary_nesting_depth_gives_a_diagnostic_not_an_overflow(
+        opens in prop::collection::vec(prop_oneof![Just("["), Just("{a: "), Just("- ")], 1..4_000),
+        closed in any::<bool>(),
+    ) {
+        let flow: Vec<&str> = opens.iter().copied().filter(|o| *o != "- ").collect();
+        let dashes = opens.iter().filter(|o| **o == "- ").count();
+        let mut value = flow.concat();
+        if closed {
+            value.push('1');
+            for o in flow.iter().rev() {
+                value.push(if *o == "[" { ']' } else { '}' });
+            }
+        }
+        let text = format!(
+            "---\nname: a\ndescription: d\nmetadata:\n  {}{value}\n---\n",
+            "- ".repeat(dashes)
+        );
+        let report = check_files(&[RawFile::new("a/SKILL.md", text)], &CheckOptions::default());
+        let deep = flow.len() > 128 || dashes > 128;
+        if deep {
+            prop_assert!(report.diagnostics.iter().any(|d| d.code == skillc::codes::YAML_TOO_COMPLEX));
+        }
+        prop_assert!(!report.diagnostics.is_empty() || !deep);
+    }
+}
+
 // ---- Build invariants (SPEC 10) -------------------------------------------------------------
 
 mod build_props {
