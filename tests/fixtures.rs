@@ -143,6 +143,74 @@ fn every_diagnostic_code_has_a_failing_fixture() {
     assert!(missing.is_empty(), "codes without a fixture: {missing:?}");
 }
 
+/// The codes each fixture exists for: its output must hold every one of them (an
+/// `expected.txt` blessed after a regression could otherwise hold anything).
+const FIXTURE_CODES: &[(&str, &[&str])] = &[
+    ("alias-bomb", &["E009"]),
+    ("allowed-tools-list", &["W108"]),
+    ("bad-condition", &["E021"]),
+    ("bad-json", &["E018"]),
+    ("bad-regex", &["E014"]),
+    ("bad-source", &["E023"]),
+    ("bad-template", &["E024"]),
+    ("bad-variant", &["E022"]),
+    ("bom", &["W101"]),
+    ("client-warnings", &["W109", "W110", "W111"]),
+    ("content-warnings", &["W106", "W107", "W112"]),
+    ("crlf", &["W102"]),
+    ("cycles", &["W104", "W105"]),
+    ("duplicate-key", &["E008"]),
+    ("duplicate-skill", &["E013"]),
+    ("foreign-fields", &["W116"]),
+    ("hidden-skills", &["W115"]),
+    ("invalid-utf8", &["E002"]),
+    ("invalid-value", &["E010"]),
+    ("many-problems", &["E004", "E012", "E014", "E015"]),
+    ("missing-description", &["E011"]),
+    ("missing-frontmatter", &["E004"]),
+    ("no-skills", &["W117"]),
+    ("not-a-mapping", &["E007"]),
+    ("over-budget", &["W114"]),
+    ("portability-warnings", &["P201", "P202", "P203", "P205"]),
+    ("strict-spec", &["P201", "P202", "P203", "P204", "P205", "P206", "P207"]),
+    ("symlink-escape", &["E016"]),
+    ("symlink-loop", &["E017"]),
+    ("template-fails", &["E025"]),
+    ("too-large", &["E003"]),
+    ("two-skill-files", &["W113"]),
+    ("unclosed-frontmatter", &["E005"]),
+    ("undefined-source", &["E015"]),
+    ("unknown-config-field", &["E019"]),
+    ("unknown-field", &["W103"]),
+    ("unknown-name", &["E020"]),
+    ("unknown-reference", &["E012"]),
+    ("unreadable-file", &["E001"]),
+    ("yaml-syntax", &["E006"]),
+];
+
+#[test]
+fn every_fixture_produces_the_codes_it_is_named_for() {
+    let mut problems = Vec::new();
+    for entry in fs::read_dir(fixtures_dir()).unwrap() {
+        let case = entry.unwrap().path();
+        if !case.join("workspace").is_dir() {
+            continue;
+        }
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let Some((_, codes)) = FIXTURE_CODES.iter().find(|(n, _)| *n == name) else {
+            problems.push(format!("{name}: add it to FIXTURE_CODES with the codes it is for"));
+            continue;
+        };
+        let got: BTreeSet<&str> = run_case(&case).iter().map(|d| d.code).collect();
+        for code in *codes {
+            if !got.contains(code) {
+                problems.push(format!("{name}: {code} is not reported (got {got:?})"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn checking_a_fixture_twice_gives_the_same_output() {
     let case = fixtures_dir().join("many-problems");
