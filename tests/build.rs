@@ -41,21 +41,24 @@ fn open(path: &Path) -> Connection {
 }
 
 #[test]
-fn building_the_sample_twice_gives_byte_identical_artifacts_whatever_the_thread_count() {
+fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        dir.path().join("a.db"),
-        dir.path().join("b.db"),
-        dir.path().join("c.db"),
-    );
-    for (out, jobs) in [(&a, None), (&b, None), (&c, Some("1"))] {
+    // The same files at another path, every file's modification time moved.
+    let moved = dir.path().join("elsewhere/deeper/skills");
+    common::copy_dir(&sample(), &moved);
+    let old_time = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(86_400);
+    touch_all(&moved, old_time);
+    let runs: [(&Path, &str, Option<&str>); 4] = [
+        (&sample(), "a.db", None),
+        (&sample(), "b.db", Some("1")),
+        (&sample(), "c.db", Some("8")),
+        (&moved, "d.db", Some("3")),
+    ];
+    let mut artifacts = Vec::new();
+    for (ws, name, jobs) in runs {
+        let out = dir.path().join(name);
         let mut cmd = skillc();
-        cmd.args([
-            "build",
-            sample().to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        cmd.args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
         if let Some(j) = jobs {
             cmd.args(["--jobs", j]);
         }
@@ -66,15 +69,31 @@ fn building_the_sample_twice_gives_byte_identical_artifacts_whatever_the_thread_
             "{}",
             String::from_utf8_lossy(&o.stderr)
         );
+        artifacts.push((name, std::fs::read(&out).unwrap()));
     }
-    let bytes = std::fs::read(&a).unwrap();
-    assert_eq!(bytes, std::fs::read(&b).unwrap());
-    assert_eq!(bytes, std::fs::read(&c).unwrap());
-    let conn = open(&a);
+    for (name, bytes) in &artifacts[1..] {
+        assert!(*bytes == artifacts[0].1, "{name} differs from a.db");
+    }
+    let conn = open(&dir.path().join("a.db"));
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(v, skillc::artifact::SCHEMA_VERSION);
+}
+
+fn touch_all(dir: &Path, time: std::time::SystemTime) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            touch_all(&e.path(), time);
+        } else {
+            let f = std::fs::File::options()
+                .append(true)
+                .open(e.path())
+                .unwrap();
+            f.set_modified(time).unwrap();
+        }
+    }
 }
 
 #[test]
@@ -102,6 +121,13 @@ fn a_secret_value_appears_nowhere_in_the_artifact() {
         "api/SKILL.md",
         "---\nname: api\ndescription: Calls the API.\nvars:\n  API_KEY: { required: true, secret: true }\n  REGION: { default: eu }\nmcp:\n  command: server\n  env: { KEY: \"${API_KEY}\", REGION: \"${REGION}\" }\n---\nUse {{API_KEY}} in {{REGION}}.\n",
     );
+    // A long body is stored compressed: a leak there is invisible to a search of raw bytes.
+    let long = "Call the billing endpoint with the key. ".repeat(40);
+    write(
+        &ws,
+        "billing/SKILL.md",
+        &format!("---\nname: billing\ndescription: Bills.\nvars:\n  API_KEY: {{ required: true, secret: true }}\n---\n{long}\nKey: {{{{API_KEY}}}}\n"),
+    );
     write(
         &ws,
         "api/vars.json",
@@ -126,6 +152,59 @@ fn a_secret_value_appears_nowhere_in_the_artifact() {
         !bytes.windows(needle.len()).any(|w| w == needle),
         "the secret leaked"
     );
+    // Every blob, decompressed.
+    let conn = open(&out);
+    let mut st = conn.prepare("SELECT encoding, data FROM blob").unwrap();
+    let blobs: Vec<(String, Vec<u8>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        blobs.iter().any(|(e, _)| e == "zlib"),
+        "no compressed blob to search"
+    );
+    for (encoding, data) in blobs {
+        assert!(
+            !content(&encoding, data).contains(secret),
+            "a blob holds the secret"
+        );
+    }
+    // Nor in what export writes, for the global and the client bundle.
+    for flags in [vec![], vec!["--client", "acme"]] {
+        let target = dir.path().join(format!("export{}", flags.len()));
+        let o = skillc()
+            .args([
+                "export",
+                out.to_str().unwrap(),
+                "-o",
+                target.to_str().unwrap(),
+            ])
+            .args(&flags)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut files = vec![target];
+        let mut seen = 0;
+        while let Some(p) = files.pop() {
+            if p.is_dir() {
+                files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else {
+                seen += 1;
+                let bytes = std::fs::read(&p).unwrap();
+                assert!(
+                    !bytes.windows(needle.len()).any(|w| w == needle),
+                    "{p:?} leaks"
+                );
+            }
+        }
+        assert!(seen >= 2, "export wrote {seen} files");
+    }
     // The placeholder stays for the runtime, and the variable is listed as a run-time one.
     let conn = open(&out);
     let (encoding, body, record): (String, Vec<u8>, String) = conn
@@ -205,7 +284,10 @@ fn a_build_killed_at_any_point_leaves_the_old_or_the_new_artifact_whole() {
         saw_new |= now == new;
     }
     // The kills landed on both sides of the rename (the timing is measured, not guessed).
-    assert!(saw_old && saw_new, "old seen: {saw_old}, new seen: {saw_new}");
+    assert!(
+        saw_old && saw_new,
+        "old seen: {saw_old}, new seen: {saw_new}"
+    );
 }
 
 fn full_view(
@@ -522,5 +604,17 @@ fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
         "---\nname: a\ndescription: Third.\n---\nBody.\n",
     );
     assert!(wait());
-    assert_ne!(std::fs::read(&out).unwrap(), second);
+    let warm = std::fs::read(&out).unwrap();
+    assert_ne!(warm, second);
+    // A warm rebuild (caches of earlier builds in the process) equals a cold CLI build.
+    let cold = out.with_extension("cold.db");
+    let o = skillc()
+        .args(["build", ws.to_str().unwrap(), "-o", cold.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        warm == std::fs::read(&cold).unwrap(),
+        "warm and cold builds differ"
+    );
 }

@@ -172,7 +172,10 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("not-a-mapping", &["E007"]),
     ("over-budget", &["W114"]),
     ("portability-warnings", &["P201", "P202", "P203", "P205"]),
-    ("strict-spec", &["P201", "P202", "P203", "P204", "P205", "P206", "P207"]),
+    (
+        "strict-spec",
+        &["P201", "P202", "P203", "P204", "P205", "P206", "P207"],
+    ),
     ("symlink-escape", &["E016"]),
     ("symlink-loop", &["E017"]),
     ("template-fails", &["E025"]),
@@ -198,7 +201,9 @@ fn every_fixture_produces_the_codes_it_is_named_for() {
         }
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let Some((_, codes)) = FIXTURE_CODES.iter().find(|(n, _)| *n == name) else {
-            problems.push(format!("{name}: add it to FIXTURE_CODES with the codes it is for"));
+            problems.push(format!(
+                "{name}: add it to FIXTURE_CODES with the codes it is for"
+            ));
             continue;
         };
         let got: BTreeSet<&str> = run_case(&case).iter().map(|d| d.code).collect();

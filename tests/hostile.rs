@@ -565,7 +565,11 @@ fn watch_refuses_an_input_as_its_output() {
     let source = ws.join("alpha/SKILL.md");
     let run = skillc(&["watch", s(&ws), "-o", s(&source)]);
     assert_eq!(run.code, 2, "{}", run.all());
-    assert!(run.stderr.contains("is a file of the workspace"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is a file of the workspace"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -586,5 +590,9 @@ fn a_skill_folder_is_a_workspace_and_an_alias_is_one_skill() {
     std::os::unix::fs::symlink("docx-official", ws.join("docx")).unwrap();
     let run = skillc(&["check", s(&ws)]);
     assert_eq!(run.code, 0, "{}", run.all());
-    assert!(run.stdout.contains("checked 1 skills: 0 errors"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("checked 1 skills: 0 errors"),
+        "{}",
+        run.stdout
+    );
 }
