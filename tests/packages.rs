@@ -161,6 +161,87 @@ fn seed_004_flat_packages_unpack_into_a_folder_of_their_own() {
     assert!(ws.join("mermaid/package.yaml").exists());
 }
 
+/// `data` with every `from` replaced by `to` (same length): rewrites names in headers.
+fn replace_all(mut data: Vec<u8>, from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut i = 0;
+    while i + from.len() <= data.len() {
+        if &data[i..i + from.len()] == from {
+            data[i..i + from.len()].copy_from_slice(to);
+        }
+        i += 1;
+    }
+    data
+}
+
+/// Offsets of a 4-byte signature in `data`.
+fn signatures(data: &[u8], sig: u32) -> Vec<usize> {
+    let sig = sig.to_le_bytes();
+    (0..data.len().saturating_sub(3))
+        .filter(|&i| data[i..i + 4] == sig)
+        .collect()
+}
+
+/// An archive whose headers say its big entry holds 100 bytes (it inflates to 20 MiB).
+fn lying_size() -> Vec<u8> {
+    let zeros = vec![0u8; 20 << 20];
+    let mut data = zip_of(&[("good/SKILL.md", SKILL), ("good/zeros.bin", &zeros)]);
+    let claim = 100u32.to_le_bytes();
+    // Local headers: uncompressed size at +22; central directory entries: at +24.
+    for at in signatures(&data, 0x0403_4b50) {
+        if data[at + 30..].starts_with(b"good/zeros.bin") {
+            data[at + 22..at + 26].copy_from_slice(&claim);
+        }
+    }
+    for at in signatures(&data, 0x0201_4b50) {
+        if data[at + 46..].starts_with(b"good/zeros.bin") {
+            data[at + 24..at + 28].copy_from_slice(&claim);
+        }
+    }
+    data
+}
+
+/// An archive whose second entry is flagged encrypted (general purpose bit 0).
+fn encrypted() -> Vec<u8> {
+    let mut data = zip_of(&[("good/SKILL.md", SKILL), ("good/secret.txt", b"hidden")]);
+    for (sig, flags, name) in [(0x0403_4b50u32, 6, 30), (0x0201_4b50, 8, 46)] {
+        for at in signatures(&data, sig) {
+            if data[at + name..].starts_with(b"good/secret.txt") {
+                data[at + flags] |= 1;
+            }
+        }
+    }
+    data
+}
+
+#[test]
+fn the_total_size_cap_counts_actual_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Incompressible-ish content, so neither the ratio nor the per-file cap trips first.
+    let chunk: Vec<u8> = (0..700_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let zip = dir.path().join("total.zip");
+    std::fs::write(
+        &zip,
+        zip_of(&[
+            ("good/SKILL.md", SKILL),
+            ("good/a.bin", &chunk),
+            ("good/b.bin", &chunk),
+        ]),
+    )
+    .unwrap();
+    let ws = dir.path().join("ws");
+    let limits = Limits {
+        max_total: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(Limits::default().max_total, 64 << 20);
+    let err = unpack(&zip, &ws, false, &limits).unwrap_err();
+    assert!(err.to_string().contains("in all"), "{err}");
+    assert!(files_under(&ws).is_empty());
+}
+
 #[test]
 fn every_malicious_archive_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -217,7 +298,29 @@ fn every_malicious_archive_is_refused_and_nothing_is_written() {
         (
             "bad-skill",
             zip_of(&[("bad/SKILL.md", b"---\nname: bad\n---\nno description\n")]),
-            "",
+            "E011",
+        ),
+        (
+            "ratio",
+            zip_of(&[
+                ("good/SKILL.md", SKILL),
+                ("good/zeros.bin", &zeros[..10 << 20]),
+            ]),
+            "a decompression bomb?",
+        ),
+        ("lying-size", lying_size(), "expand past the limits"),
+        ("encrypted", encrypted(), "is encrypted"),
+        (
+            "duplicate",
+            {
+                let z = zip_of(&[
+                    ("good/SKILL.md", SKILL),
+                    ("good/a.txt", b"1"),
+                    ("good/b.txt", b"2"),
+                ]);
+                replace_all(z, b"good/b.txt", b"good/a.txt")
+            },
+            "appears twice",
         ),
     ];
     for (name, bytes, why) in corpus {
@@ -228,10 +331,7 @@ fn every_malicious_archive_is_refused_and_nothing_is_written() {
         let err = unpack(&zip, &ws, false, &Limits::default()).expect_err(name);
         match &err {
             Error::Refused { why: w, .. } => assert!(w.contains(why), "{name}: {w}"),
-            Error::Invalid(d) => assert!(
-                why.is_empty() && d.iter().any(|d| d.code == "E011"),
-                "{name}: {d:?}"
-            ),
+            Error::Invalid(d) => assert!(d.iter().any(|d| d.code == why), "{name}: {d:?}"),
             Error::Io { .. } => panic!("{name}: {err}"),
         }
         assert!(

@@ -247,6 +247,18 @@ fn safe_path(name: &str) -> Result<String, String> {
 }
 
 /// Reads and checks every entry of an archive, without writing anything.
+/// The entry count in the archive's end-of-central-directory record (`None` for ZIP64 or when
+/// the record cannot be found).
+fn declared_entries(archive: &Path) -> Option<usize> {
+    let data = std::fs::read(archive).ok()?;
+    let from = data.len().saturating_sub(22 + u16::MAX as usize);
+    let at = (from..data.len().saturating_sub(21))
+        .rev()
+        .find(|&i| data[i..i + 4] == 0x0605_4b50u32.to_le_bytes())?;
+    let total = u16::from_le_bytes([data[at + 10], data[at + 11]]);
+    (total != u16::MAX).then_some(usize::from(total))
+}
+
 fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<u8>>, Error> {
     let refuse = |why: String| Error::Refused {
         archive: archive.to_path_buf(),
@@ -255,6 +267,16 @@ fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<
     let file = std::fs::File::open(archive).map_err(io(archive))?;
     let mut zip = zip::ZipArchive::new(file)
         .map_err(|e| refuse(format!("not a readable ZIP archive: {e}")))?;
+    // The reader keys entries by name, so a repeated name would silently shadow another:
+    // compare with the count the archive's end record declares.
+    if let Some(declared) = declared_entries(archive) {
+        if declared != zip.len() {
+            return Err(refuse(format!(
+                "{declared} entries but {} distinct names: an entry appears twice",
+                zip.len()
+            )));
+        }
+    }
     if zip.len() > limits.max_entries {
         return Err(refuse(format!(
             "{} entries, more than the {} allowed",
@@ -265,6 +287,15 @@ fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<
     let mut files = BTreeMap::new();
     let mut total = 0u64;
     for i in 0..zip.len() {
+        // Encryption is read from the raw entry: opening an encrypted one fails before its
+        // flags can be looked at.
+        let raw = zip
+            .by_index_raw(i)
+            .map_err(|e| refuse(format!("entry {i} is unreadable: {e}")))?;
+        if raw.encrypted() {
+            return Err(refuse(format!("`{}` is encrypted", raw.name())));
+        }
+        drop(raw);
         let mut entry = zip
             .by_index(i)
             .map_err(|e| refuse(format!("entry {i} is unreadable: {e}")))?;
