@@ -618,3 +618,126 @@ fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
         "warm and cold builds differ"
     );
 }
+
+#[test]
+fn localized_content_falls_back_from_region_to_language_to_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "workspace.yaml",
+        "locales: [en, en-gb, fr, fr-ca, de]\n",
+    );
+    write(
+        &ws,
+        "alpha/SKILL.md",
+        "---\nname: alpha\ndescription: Base description.\ntrigger_examples: [base trigger]\n---\nBase body.\n",
+    );
+    write(
+        &ws,
+        "alpha/SKILL.fr.md",
+        "---\ndescription: Description française.\ntrigger_examples: [déclencheur]\n---\nCorps français.\n",
+    );
+    write(
+        &ws,
+        "alpha/SKILL.en-gb.md",
+        "---\ndescription: British description.\n---\nBritish body.\n",
+    );
+    write(
+        &ws,
+        "beta/SKILL.md",
+        "---\nname: beta\ndescription: Only in the base language.\n---\nBeta body.\n",
+    );
+    let out = dir.path().join("out.db");
+    let o = skillc()
+        .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let ask = |args: &[&str]| -> serde_json::Value {
+        let o = skillc()
+            .arg(args[0])
+            .arg(&out)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // (locale, alpha's description, its triggers, its body)
+    let expected = [
+        (
+            "en",
+            "Base description.",
+            vec!["base trigger"],
+            "Base body.",
+        ),
+        (
+            "en-gb",
+            "British description.",
+            vec!["base trigger"],
+            "British body.",
+        ),
+        (
+            "fr",
+            "Description française.",
+            vec!["déclencheur"],
+            "Corps français.",
+        ),
+        (
+            "fr-ca",
+            "Description française.",
+            vec!["déclencheur"],
+            "Corps français.",
+        ),
+        (
+            "de",
+            "Base description.",
+            vec!["base trigger"],
+            "Base body.",
+        ),
+    ];
+    for (locale, description, triggers, body) in expected {
+        let catalog = ask(&["catalog", "--locale", locale, "--format", "json"]);
+        let skills = catalog["skills"].as_array().unwrap();
+        let find = |n: &str| skills.iter().find(|s| s["name"] == n).unwrap().clone();
+        assert_eq!(find("alpha")["description"], description, "{locale}");
+        assert_eq!(
+            find("alpha")["triggers"],
+            serde_json::json!(triggers),
+            "{locale}"
+        );
+        assert_eq!(
+            find("beta")["description"],
+            "Only in the base language.",
+            "{locale}"
+        );
+        let prompt = ask(&[
+            "prompt",
+            "--locale",
+            locale,
+            "--select",
+            "alpha,beta",
+            "--format",
+            "json",
+        ]);
+        let text = prompt["text"].as_str().unwrap();
+        assert!(text.contains(body), "{locale}: {text}");
+        assert!(text.contains("Beta body."), "{locale}: {text}");
+        for other in ["Base body.", "British body.", "Corps français."] {
+            if other != body {
+                assert!(!text.contains(other), "{locale} also holds {other}: {text}");
+            }
+        }
+    }
+}
