@@ -29,10 +29,23 @@ rm -rf "$(dirname "$artifact")"
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
 shots="${SCREENSHOTS:-$(mktemp -d)}"
-# The window tests drive a real WebKit; a run that loses its browser connection is retried
-# once, and both runs' results are printed.
-if ! python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$shots"; then
-  echo "(end-to-end run failed; retrying once)"
-  python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$shots"
+# The window tests drive a real WebKit. Only a run whose failures were all lost WebDriver
+# connections (exit 3) is run again, into its own folder (screenshots, driver log); the first
+# run's failures are printed at the end whatever happens.
+first="$shots/run-1"
+set +e
+python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$first" | tee "$first.txt"
+e2e=${PIPESTATUS[0]}
+if [ "$e2e" -eq 3 ]; then
+  echo "(the WebDriver connection was lost; running the window tests once more)"
+  python3 tests/e2e/studio_e2e.py "$target/debug/skill-studio" "$shots/run-2"
+  e2e=$?
 fi
+set -e
+echo "== failures of the first end-to-end run"
+grep -E '^(FAIL|LOST)' "$first.txt" || echo "(none)"
 echo "screenshots: $shots"
+if [ "$e2e" -ne 0 ]; then
+  echo "the studio's end-to-end tests failed"
+  exit 1
+fi

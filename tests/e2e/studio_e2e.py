@@ -28,6 +28,15 @@ DISPLAY = ":97"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 
+class LostConnection(Exception):
+    """The WebDriver connection was lost (not a failure of the app): the one case worth a rerun."""
+
+
+def lost_connection(exc):
+    return isinstance(exc, (LostConnection, ConnectionError, urllib.error.URLError,
+                            http.client.RemoteDisconnected))
+
+
 class Driver:
     def __init__(self, app, workspace):
         caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": str(app), "args": [str(workspace)]}}}}
@@ -45,9 +54,11 @@ class Driver:
                     return json.loads(r.read() or b"{}").get("value")
             except urllib.error.HTTPError as e:
                 body = e.read().decode()[:500]
-                if e.code >= 500 and "SendRequest" in body and attempt < 3:
-                    time.sleep(0.3)
-                    continue
+                if e.code >= 500 and "SendRequest" in body:
+                    if attempt < 3:
+                        time.sleep(0.3)
+                        continue
+                    raise LostConnection(f"{method} {path}: {body}") from None
                 raise RuntimeError(f"{method} {path}: {body}") from None
             except (ConnectionError, urllib.error.URLError, http.client.RemoteDisconnected):
                 if attempt == 3:
@@ -216,7 +227,7 @@ def main():
     shutil.copytree(ROOT / "skills", ws, ignore=shutil.ignore_patterns(".skillc"))
     env = dict(os.environ, DISPLAY=DISPLAY)
     procs = []
-    passed = failed = 0
+    passed = failed = lost = 0
     try:
         procs.append(subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1400x900x24"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -225,7 +236,13 @@ def main():
         log = open(shots / "tauri-driver.log", "w")
         procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
         wait_port(PORT)
-        d = Driver(app, ws)
+        try:
+            d = Driver(app, ws)
+        except Exception as e:
+            if not lost_connection(e):
+                raise
+            print(f"LOST no WebDriver session: {e}")
+            return 3
         try:
             for test in (test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
                          test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
@@ -235,8 +252,9 @@ def main():
                     test(d, ws, shots)
                     print(f"ok   {test.__name__}")
                     passed += 1
-                except Exception:
-                    print(f"FAIL {test.__name__}")
+                except Exception as e:
+                    print(f"FAIL {test.__name__}" + (" (lost WebDriver connection)" if lost_connection(e) else ""))
+                    lost += lost_connection(e)
                     traceback.print_exc()
                     try:
                         d.screenshot(shots / f"failed-{test.__name__}.png")
@@ -254,6 +272,9 @@ def main():
                 p.kill()
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
+    # 3: every failure was a lost connection (a rerun may help); 1: the app failed a test.
+    if failed and failed == lost:
+        return 3
     return 1 if failed else 0
 
 
