@@ -244,17 +244,36 @@ impl Session {
         self.root.join(".skillc").join("previous.db")
     }
 
-    /// A path inside the workspace, or an error: no absolute paths, no `..`.
+    /// A path inside the workspace, or an error: no absolute paths, no `..`, and no symbolic
+    /// link on the way that leads out of the workspace (the compiler's rule for links), so
+    /// nothing is read or written outside through a link.
     pub fn inside(&self, rel: &str) -> Result<PathBuf, StudioError> {
         let p = Path::new(rel);
         let ok = !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)));
-        if !ok {
-            return Err(StudioError::new(
+        let outside = || {
+            StudioError::new(
                 "outside",
                 format!("`{rel}` is not a path inside the workspace"),
+            )
+        };
+        if !ok {
+            return Err(outside());
+        }
+        let full = self.root.join(p);
+        // The deepest part of the path that exists (a link counts, even a dangling one) is
+        // resolved; what lies below it does not exist yet, so holds no link.
+        let mut existing = full.as_path();
+        while existing.symlink_metadata().is_err() {
+            existing = existing.parent().ok_or_else(outside)?;
+        }
+        let real = existing.canonicalize().map_err(|_| outside())?;
+        if !real.starts_with(&self.root) {
+            return Err(StudioError::new(
+                "outside",
+                format!("`{rel}` leads outside the workspace through a symbolic link"),
             ));
         }
-        Ok(self.root.join(p))
+        Ok(full)
     }
 
     fn check(&self) -> Result<skillc::CheckReport, StudioError> {
@@ -737,6 +756,29 @@ mod tests {
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
 
     #[test]
+    fn a_link_out_of_the_workspace_is_neither_read_nor_written_through() {
+        let (d, s) = sample();
+        let elsewhere = d.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("SKILL.md"), "private\n").unwrap();
+        let ws = d.path().join("ws");
+        std::os::unix::fs::symlink(&elsewhere, ws.join("public/escape")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("gone"), ws.join("dangling")).unwrap();
+        let err = s.read("public/escape/SKILL.md").unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        let err = s.save("public/escape/new.md", "x", None).unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        let err = s.save("dangling", "x", None).unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        assert!(!elsewhere.join("new.md").exists());
+        assert!(!elsewhere.join("gone").exists());
+        assert_eq!(std::fs::read_to_string(elsewhere.join("SKILL.md")).unwrap(), "private\n");
+        // A link that stays inside is fine.
+        std::os::unix::fs::symlink(ws.join("public"), ws.join("alias")).unwrap();
+        assert!(s.read(&format!("alias/{}", &DEMO["public/".len()..])).is_ok());
+    }
+
+    #[test]
     fn overview_lists_skills_by_scope_with_diagnostics() {
         let (_d, s) = sample();
         let o = s.overview().unwrap();
@@ -767,8 +809,8 @@ mod tests {
         let diags = s.check_draft(DEMO, &draft).unwrap();
         let d = diags
             .iter()
-            .find(|d| d.file == DEMO && d.code == "E010")
-            .expect("the new error");
+            .find(|d| d.file == DEMO && d.code == "W116")
+            .expect("the new warning: `priority: first` is not skillc's shape");
         assert_eq!(d.line, 7);
         assert_eq!(s.read(DEMO).unwrap(), before);
     }
