@@ -558,3 +558,119 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
         }
     });
 }
+
+// ---- Selection invariants (SPEC 5, 10) ------------------------------------------------------
+
+mod selection_props {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use proptest::prelude::*;
+
+    use super::{artifact, ctx};
+    use skillc_runtime::{BundleRef, Format};
+
+    const CLIENTS: &[Option<&str>] = &[
+        None,
+        Some("hyperline.co"),
+        Some("ibanfirst.com"),
+        Some("augment.org"),
+    ];
+    const URLS: &[&str] = &[
+        "",
+        "/en-gb/pricing",
+        "/pricing",
+        "/docs/x",
+        "https://other.example/",
+    ];
+
+    /// Every skill's `blocks`, by selectable name, per client (client skills override).
+    fn blocks(client: Option<&str>) -> BTreeMap<String, Vec<String>> {
+        let ws = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+        let report = skillc::check(&ws, &skillc::CheckOptions::default()).unwrap();
+        let mut out = BTreeMap::new();
+        for global in [true, false] {
+            for s in &report.workspace.skills {
+                let mine = match &s.scope {
+                    skillc::model::Scope::Global => global,
+                    skillc::model::Scope::Client(c) => !global && Some(c.as_str()) == client,
+                };
+                if mine {
+                    let b = s
+                        .frontmatter
+                        .blocks
+                        .iter()
+                        .map(|r| r.text.clone())
+                        .collect();
+                    out.insert(s.name.clone(), b);
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn every_request_is_answered_once_and_the_caps_and_blocks_hold(
+            client in 0..CLIENTS.len(),
+            picks in prop::collection::vec(0usize..64, 0..8),
+            unknown in prop::option::of("[a-z]{3,8}"),
+            url in 0..URLS.len(),
+            turn in 0u32..4,
+        ) {
+            let a = artifact();
+            let bundle = BundleRef { client: CLIENTS[client], ..BundleRef::default() };
+            let turn = turn.to_string();
+            let mut pairs = vec![("turn", turn.as_str())];
+            if !URLS[url].is_empty() {
+                pairs.push(("page_url", URLS[url]));
+            }
+            let c = ctx(&pairs);
+            let catalog = a.catalog(&bundle, None, &c, Format::Json).unwrap();
+            let names: Vec<String> = catalog.skills.iter().map(|s| s.name.clone()).collect();
+            let mut requested: Vec<String> = Vec::new();
+            for p in picks {
+                let n = names[p % names.len()].clone();
+                if !requested.contains(&n) {
+                    requested.push(n);
+                }
+            }
+            if let Some(u) = unknown.filter(|u| !names.contains(u)) {
+                requested.push(u);
+            }
+            let picked: Vec<&str> = requested.iter().map(String::as_str).collect();
+            let p = a.prompt(&bundle, None, &c, &picked).unwrap();
+            let included: Vec<&str> = p.skills.iter().map(|s| s.name.as_str()).collect();
+            let out: Vec<&str> = p.removed.iter().map(|s| s.name.as_str()).collect();
+            // Every requested name comes back exactly once, in or out.
+            for r in &requested {
+                let times = included.iter().chain(&out).filter(|n| **n == r.as_str()).count();
+                prop_assert_eq!(times, 1, "{} in {:?} / {:?}", r, included, out);
+            }
+            // Nothing is in twice, and nothing is both in and out.
+            let unique: BTreeSet<&str> = included.iter().copied().collect();
+            prop_assert_eq!(unique.len(), included.len());
+            prop_assert!(included.iter().all(|n| !out.contains(n)), "{:?} / {:?}", included, out);
+            // The cap holds for the selector's picks.
+            let selected = p.skills.iter().filter(|s| s.reason == "selected").count();
+            prop_assert!(selected <= 4, "{} selected", selected);
+            // `blocks` wins over everything.
+            let blocks = blocks(CLIENTS[client]);
+            for n in &included {
+                for b in blocks.get(*n).into_iter().flatten() {
+                    prop_assert!(!included.contains(&b.as_str()), "{} blocks {} but both are in", n, b);
+                }
+            }
+            // Reasons are of the documented kinds.
+            let kinds = ["selected", "dependency:", "augments:", "import:", "always_on"];
+            for s in &p.skills {
+                prop_assert!(kinds.iter().any(|k| s.reason == *k || (k.ends_with(':') && s.reason.starts_with(k))), "{}", s.reason);
+            }
+            let gone = ["blocked:", "excluded:", "condition", "hidden", "unknown", "max_active", "unavailable"];
+            for r in &p.removed {
+                prop_assert!(gone.iter().any(|k| r.reason == *k || (k.ends_with(':') && r.reason.starts_with(k))), "{}", r.reason);
+            }
+        }
+    }
+}

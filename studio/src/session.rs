@@ -772,10 +772,15 @@ mod tests {
         assert_eq!(err.kind, "outside", "{}", err.message);
         assert!(!elsewhere.join("new.md").exists());
         assert!(!elsewhere.join("gone").exists());
-        assert_eq!(std::fs::read_to_string(elsewhere.join("SKILL.md")).unwrap(), "private\n");
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join("SKILL.md")).unwrap(),
+            "private\n"
+        );
         // A link that stays inside is fine.
         std::os::unix::fs::symlink(ws.join("public"), ws.join("alias")).unwrap();
-        assert!(s.read(&format!("alias/{}", &DEMO["public/".len()..])).is_ok());
+        assert!(s
+            .read(&format!("alias/{}", &DEMO["public/".len()..]))
+            .is_ok());
     }
 
     #[test]

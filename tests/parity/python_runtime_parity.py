@@ -27,7 +27,12 @@ SELECTIONS = [
     ["competitors"], ["demo_offer", "content_gating", "context_gathering"], ["SK1", "SK3", "nope"],
     ["pricing", "product_knowledge"], ["pdf-press", "url-gen"], ["demo_offer", "b2b_request"],
     ["greeting", "code-review", "triage", "url-gen", "support"],
+    # Over the cap, brought back as a dependency, then excluded: reported once.
+    ["context_gathering", "demo_offer", "competitors", "pricing", "clean_ending"],
+    ["context_gathering", "competitors", "pricing", "greeting", "clean_ending"],
 ]
+# Consumers hide and show skills in catalogs and selections (SPEC 2.5).
+CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
 
 
 def run(skillc, args):
@@ -77,7 +82,26 @@ def main():
                     for k in ("skills", "removed", "sources", "text"):
                         if rust[k] != mine[k]:
                             print(f"FAIL prompt {bundle} {context} {select}: {k}\n  rust: {rust[k]}\n  py:   {mine[k]}")
+    for consumer in CONSUMERS:
+        for bundle in BUNDLES[:4]:
+            for context in CONTEXTS[:2]:
+                args = [*flags(bundle, context), "--consumer", consumer]
+                rust = run(skillc, ["catalog", artifact, *args, "--format", "json"])
+                mine = py.catalog(context=context, fmt="json", consumer=consumer, **bundle)
+                same = rust["text"] == mine["text"] and [s["id"] for s in rust["skills"]] == [s["id"] for s in mine["skills"]]
+                for select in SELECTIONS:
+                    r = run(skillc, ["prompt", artifact, *args, "--select", ",".join(select), "--format", "json"])
+                    m = py.prompt(select, context=context, consumer=consumer, **bundle)
+                    same = same and all(r[k] == m[k] for k in ("skills", "removed", "sources", "text"))
+                passed += same
+                failed += not same
+                if not same:
+                    print(f"FAIL consumer {consumer} {bundle} {context}")
     print(f"{passed} passed, {failed} failed")
+    # The count is part of the result: a run that compared nothing must not pass.
+    if passed + failed < 400:
+        print(f"FAIL only {passed + failed} requests were compared")
+        return 1
     return 1 if failed else 0
 
 

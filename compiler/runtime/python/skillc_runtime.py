@@ -366,10 +366,15 @@ class Artifact:
                 if sid in self.sources:
                     text += self.sources[sid]["fragment"]
                     sources.append({k: self.sources[sid][k] for k in ("sid", "url", "title")})
+        # Each skill's final state, once: in if it was brought back; else its first removal.
+        names_in, final_removed = {skills[i]["name"] for i in included}, []
+        for r in removed:
+            if r["name"] not in names_in and all(f["name"] != r["name"] for f in final_removed):
+                final_removed.append(r)
         return {
             "skills": [{"name": skills[i]["name"], "resolved": skills[i]["resolved"], "reason": reason[i]}
                        for i in included],
-            "removed": removed,
+            "removed": final_removed,
             "sources": sources,
             "text": text.rstrip() + "\n",
         }

@@ -105,6 +105,17 @@ impl Selection<'_> {
     }
 }
 
+/// Each skill's final state, once: a skill taken out and brought back (over the cap, then
+/// added as a dependency) is in; one taken out twice keeps its first reason.
+fn final_removals(removed: Vec<Removed>, included: &[PromptSkill]) -> Vec<Removed> {
+    let mut seen = BTreeSet::new();
+    removed
+        .into_iter()
+        .filter(|r| !included.iter().any(|s| s.name == r.name))
+        .filter(|r| seen.insert(r.name.clone()))
+        .collect()
+}
+
 impl Artifact {
     /// Assembles the answer prompt for the skills a selector picked (names, qualified names or
     /// catalog ids `SKn` of the catalog for the same consumer and context), applying SPEC 5's
@@ -337,7 +348,7 @@ impl Artifact {
                 }
             }
         }
-        let skills = included
+        let skills: Vec<PromptSkill> = included
             .iter()
             .map(|&i| PromptSkill {
                 name: b.skills[i].name.clone(),
@@ -346,8 +357,8 @@ impl Artifact {
             })
             .collect();
         Ok(Prompt {
+            removed: final_removals(sel.removed, &skills),
             skills,
-            removed: sel.removed,
             sources,
             text: text.trim_end().to_string() + "\n",
             tokens,
