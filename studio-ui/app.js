@@ -363,7 +363,9 @@ function wire() {
   $("body").addEventListener("input", () => formChanged());
   $("source").addEventListener("input", () => { state.text = $("source").value; markDirty(); });
   $("open-workspace").addEventListener("click", async () => {
-    try { await api.openWorkspace($("workspace-path").value); state.file = null; $("editor").hidden = true; $("editor-empty").hidden = false; await loadOverview(); scheduleBuild(); } catch (e) { showError(e); }
+    // Opening another workspace drops unsaved edits: the same second click as leaving a skill.
+    if (state.dirty && !confirmDiscard()) return;
+    try { await api.openWorkspace($("workspace-path").value); state.file = null; state.dirty = false; $("dirty").hidden = true; $("editor").hidden = true; $("editor-empty").hidden = false; await loadOverview(); scheduleBuild(); } catch (e) { showError(e); }
   });
   $("new-skill").addEventListener("click", async () => {
     const parent = state.file ? state.file.split("/").slice(0, -2).join("/") : "public";
@@ -401,9 +403,11 @@ function wire() {
     $("import-package").after(form);
     input.focus();
   });
-  let deleteArmed = false;
+  // The first click arms the deletion of this skill only; a second within 4 s confirms it.
+  let deleteArmed = null;
   $("delete").addEventListener("click", async () => {
-    if (!deleteArmed) { deleteArmed = true; $("delete").textContent = "Click to confirm"; setTimeout(() => { deleteArmed = false; $("delete").textContent = "Delete"; }, 4000); return; }
+    if (deleteArmed !== state.file) { const armed = deleteArmed = state.file; $("delete").textContent = "Click to confirm"; setTimeout(() => { if (deleteArmed === armed) { deleteArmed = null; $("delete").textContent = "Delete"; } }, 4000); return; }
+    deleteArmed = null; $("delete").textContent = "Delete";
     try { await api.deleteSkill(state.file); state.file = null; state.dirty = false; $("editor").hidden = true; $("editor-empty").hidden = false; await loadOverview(); scheduleBuild(); } catch (e) { showError(e); }
   });
   api.on("build-progress", ([phase, done, total]) => { $("build-status").textContent = `${phase} ${done}/${total}`; });

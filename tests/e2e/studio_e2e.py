@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PORT = 4444
 DISPLAY = ":97"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+# Runs only the tests whose name holds this text (for working on one test).
+ONLY = os.environ.get("STUDIO_E2E_ONLY", "")
 
 
 class LostConnection(Exception):
@@ -133,10 +135,60 @@ def wait_built(d):
     d.wait_text("#build-status", "Built", timeout=60)
 
 
+def wait_until(check, what, timeout=20):
+    end = time.time() + timeout
+    while time.time() < end:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"never: {what}")
+
+
+FRESH = {"n": 0}
+
+
+def fresh_workspace(d, tmp):
+    """A new copy of the sample, opened from the path box: every test starts from the same
+    state, whatever the tests before it did."""
+    FRESH["n"] += 1
+    ws = Path(tmp) / f"ws-{FRESH['n']}" / "skills"
+    shutil.copytree(ROOT / "skills", ws, ignore=shutil.ignore_patterns(".skillc"))
+    # Empty the list and the status first: seeing them filled again proves the new workspace
+    # was loaded and built (the old one has the same skills).
+    d.js("document.getElementById('skill-list').replaceChildren();"
+         "document.getElementById('build-status').textContent = 'opening';")
+    d.set_value("#workspace-path", str(ws))
+    d.click("#open-workspace")
+    if "Unsaved edits" in d.text("#build-status"):
+        d.click("#open-workspace")  # a test left edits unsaved: drop them, as a user would
+    d.wait_text("#skill-list", "greeting")
+    wait_until(lambda: (ws / ".skillc" / "studio.db").exists(), "the new workspace is built")
+    wait_built(d)
+    d.click('#tabs button[data-tab="edit"]')
+    return ws
+
+
+def reason_of(d, skill):
+    """The reason shown for `skill` in the preview's reasons table ('' if absent)."""
+    return d.js("""
+        for (const tr of document.querySelectorAll('#pv-reasons tr')) {
+          const cells = [...tr.querySelectorAll('td')].map((c) => c.textContent.trim());
+          if (cells[0] === arguments[0]) return cells[cells.length - 1];
+        }
+        return '';""", skill)
+
+
+def preview(d, client, selected):
+    d.click('#tabs button[data-tab="preview"]')
+    d.js("document.getElementById('pv-client').value = arguments[0]", client)
+    d.set_value("#pv-selected", selected)
+    d.click("#pv-run")
+
+
 # ---- the tests ------------------------------------------------------------------------------
 
-def test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description(d, ws, shots):
-    d.wait_text("#skill-list", "greeting")
+def test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
     d.click('#skill-list li[data-file="public/assistant/greeting/SKILL.md"]')
     d.wait_text("#diagnostics", "No problems")
     d.set_value('[data-field="description"]', "")
@@ -147,76 +199,166 @@ def test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description(d,
     # The file on disk is untouched until saved.
     assert "Handle greetings" in (ws / "public/assistant/greeting/SKILL.md").read_text()
     # Clicking the diagnostic jumps to its line in the source.
+    assert d.js("return document.getElementById('source').hidden")
     d.click("#diagnostics li.error")
     assert not d.js("return document.getElementById('source').hidden")
 
 
-def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, ws, shots):
-    wait_built(d)
-    d.click('#tabs button[data-tab="preview"]')
-    d.js("document.getElementById('pv-client').value = 'hyperline.co'")
-    d.set_value("#pv-selected", "support")
-    d.click("#pv-run")
-    d.wait_text("#pv-reasons", "selected")
+def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    preview(d, "hyperline.co", "support")
+    wait_until(lambda: reason_of(d, "support") == "selected", "support is selected for hyperline.co")
     d.click('#tabs button[data-tab="toggles"]')
     cell = 'td[data-client="hyperline.co"][data-skill="support"]'
-    d.find(cell)
+    state = lambda: d.js("const c = document.querySelector(arguments[0]); return c && c.className + ' ' + c.textContent", cell)
+    wait_until(lambda: state() and "toggle" not in state(), "the cell starts from the cascade")
     d.click(cell)  # on (explicit toggle)
-    time.sleep(0.5)
+    wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}")
     d.click(cell)  # off (explicit toggle)
-    d.wait_text("#toggles", "○")
+    wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}")
     assert "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text()
     d.screenshot(shots / "toggles.png")
     wait_built(d)
-    d.click('#tabs button[data-tab="preview"]')
-    d.js("document.getElementById('pv-client').value = 'hyperline.co'")
-    d.click("#pv-run")
-    d.wait_text("#pv-reasons", "unknown")
+    preview(d, "hyperline.co", "support")
+    wait_until(lambda: reason_of(d, "support") == "unknown", "support is out once toggled off")
 
 
-def test_preview_a_client_and_see_its_variant(d, ws, shots):
-    d.click('#tabs button[data-tab="preview"]')
-    for client, variant in (("hyperline.co", "competitors_battlecard"), ("augment.org", "competitors_aware")):
-        d.js("document.getElementById('pv-client').value = arguments[0]", client)
-        d.set_value("#pv-selected", "competitors")
-        d.click("#pv-run")
+def test_preview_a_client_and_see_its_variant(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    for client, variant, heading in (("hyperline.co", "competitors_battlecard", "Tier 3"),
+                                     ("augment.org", "competitors_aware", "Tier 2")):
+        preview(d, client, "competitors")
         d.wait_text("#pv-reasons", variant)
-    d.wait_text("#pv-catalog", "| SK1 ")
+        d.wait_text("#pv-prompt", heading)
+        assert reason_of(d, "competitors") == "selected"
+    # The catalog is augment.org's: its own skill is listed, hyperline.co's is not.
+    catalog = d.wait_text("#pv-catalog", "b2b_request")
+    assert "client_competitor_posture" not in catalog
     d.screenshot(shots / "preview.png")
 
 
-def test_provoke_and_resolve_an_on_disk_conflict(d, ws, shots):
+def test_provoke_and_resolve_an_on_disk_conflict(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="edit"]')
+    # Unsaved edits are not dropped silently: leaving them asks for a second click.
+    d.click('#skill-list li[data-file="public/assistant/greeting/SKILL.md"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value("#body", "An unsaved edit.\n")
     f = "public/response_handling/support/SKILL.md"
-    # The first test left unsaved edits: the studio warns before dropping them.
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#build-status", "Unsaved edits")
+    assert "greeting" in d.text("#editor-title")
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#editor-title", f)
     d.set_value("#body", "# Instructions\n\nMy edit in the studio.\n")
     # Someone else changes the file meanwhile.
     path = ws / f
     path.write_text(path.read_text().replace("Route existing customers", "Their edit routes customers"))
-    end = time.time() + 20
-    while d.js("return document.getElementById('conflict').hidden") and time.time() < end:
-        time.sleep(0.3)
-    assert not d.js("return document.getElementById('conflict').hidden"), "no conflict shown"
+    conflict_shown = lambda: not d.js("return document.getElementById('conflict').hidden")
+    wait_until(conflict_shown, "a conflict is shown")
     d.screenshot(shots / "conflict.png")
     d.click("#keep-mine")
-    end = time.time() + 10
-    while "My edit in the studio" not in path.read_text() and time.time() < end:
-        time.sleep(0.2)
-    assert "My edit in the studio" in path.read_text()
+    wait_until(lambda: "My edit in the studio" in path.read_text(), "keep mine saves my edit")
+    assert "Their edit routes" not in path.read_text()
     # A second conflict, resolved the other way: their version is loaded.
+    wait_until(lambda: not conflict_shown(), "the conflict closes")
     d.set_value("#body", "# Instructions\n\nAnother edit.\n")
     path.write_text(path.read_text().replace("My edit in the studio", "Their second edit"))
-    end = time.time() + 20
-    while d.js("return document.getElementById('conflict').hidden") and time.time() < end:
-        time.sleep(0.3)
+    wait_until(conflict_shown, "a second conflict is shown")
     d.click("#load-theirs")
-    d.wait_text("#editor", "")
-    assert "Their second edit" in d.js("return document.getElementById('source').value")
+    wait_until(lambda: "Their second edit" in d.js("return document.getElementById('source').value"),
+               "their version is loaded")
     assert "Their second edit" in path.read_text()
+    assert "Another edit" not in path.read_text()
+
+
+def test_search_narrows_the_skill_list(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.set_value("#search", "pricing")
+    wait_until(lambda: "greeting" not in d.text("#skill-list"), "search hides other skills")
+    listed = d.text("#skill-list")
+    assert "pricing" in listed and "pricing-uk" in listed, listed
+    d.set_value("#search", "")
+    d.wait_text("#skill-list", "greeting")
+
+
+def test_create_rename_and_delete_a_skill(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click("#new-skill")
+    d.set_value("#new-skill-name", "e2e-notes")
+    d.click("#new-skill + .inline button")
+    created = ws / "public/e2e-notes/SKILL.md"
+    wait_until(created.exists, "the new skill is written")
+    d.wait_text("#editor-title", "e2e-notes")
+    d.wait_text("#skill-list", "e2e-notes")
+    d.click("#rename")
+    d.set_value("#rename-name", "e2e-renamed")
+    d.click("#rename + .inline button")
+    renamed = ws / "public/e2e-renamed/SKILL.md"
+    wait_until(renamed.exists, "the skill folder is renamed")
+    assert not created.exists()
+    d.wait_text("#editor-title", "e2e-renamed")
+    d.click("#delete")
+    d.wait_text("#delete", "Click to confirm")
+    assert renamed.exists(), "one click must not delete"
+    d.click("#delete")
+    wait_until(lambda: not renamed.parent.exists(), "the skill folder is deleted")
+    wait_until(lambda: "e2e-renamed" not in d.text("#skill-list"), "the list forgets it")
+    d.screenshot(shots / "create-rename-delete.png")
+
+
+def test_export_a_package_and_import_it_back(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.click("#export-package")
+    packages = ws / ".skillc" / "packages"
+    wait_until(lambda: any(packages.glob("*.zip")), "the package is written under .skillc/packages")
+    zip_path = next(packages.glob("*.zip"))
+    body = (ws / f).read_text()
+    d.click("#delete")
+    d.wait_text("#delete", "Click to confirm")
+    d.click("#delete")
+    wait_until(lambda: not (ws / f).exists(), "the skill is deleted")
+    d.click("#import-package")
+    d.set_value("#import-path", str(zip_path))
+    d.click("#import-package + .inline button")
+    back = ws / "public/assistant/greeting/SKILL.md"
+    wait_until(lambda: any(ws.rglob("greeting/package.yaml")), "the package is imported")
+    imported = next(ws.rglob("greeting/SKILL.md"))
+    assert imported.read_text() == body
+    d.wait_text("#editor-title", "greeting")
+    assert back.exists() or imported.exists()
+
+
+def test_the_diff_names_what_an_edit_changed(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value('[data-field="description"]', "Greet the visitor warmly, in one short sentence.")
+    d.click("#save")
+    wait_until(lambda: "in one short sentence" in (ws / f).read_text(), "the edit is saved")
+    # The rebuild after the save keeps the first build as the one to compare with.
+    wait_until(lambda: (ws / ".skillc" / "previous.db").exists(), "a second build", timeout=60)
+    wait_built(d)
+    d.click('#tabs button[data-tab="diff"]')
+    diff = d.wait_text("#diff", "~ public.greeting: description")
+    assert "bundles changed" in diff
+    d.screenshot(shots / "diff.png")
+
+
+TESTS = (
+    test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
+    test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
+    test_preview_a_client_and_see_its_variant,
+    test_provoke_and_resolve_an_on_disk_conflict,
+    test_search_narrows_the_skill_list,
+    test_create_rename_and_delete_a_skill,
+    test_export_a_package_and_import_it_back,
+    test_the_diff_names_what_an_edit_changed,
+)
 
 
 def main():
@@ -244,12 +386,11 @@ def main():
             print(f"LOST no WebDriver session: {e}")
             return 3
         try:
-            for test in (test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
-                         test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
-                         test_preview_a_client_and_see_its_variant,
-                         test_provoke_and_resolve_an_on_disk_conflict):
+            for test in TESTS:
+                if ONLY and ONLY not in test.__name__:
+                    continue
                 try:
-                    test(d, ws, shots)
+                    test(d, tmp, shots)
                     print(f"ok   {test.__name__}")
                     passed += 1
                 except Exception as e:
