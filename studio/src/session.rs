@@ -756,6 +756,35 @@ mod tests {
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
 
     #[test]
+    fn a_secret_never_reaches_the_preview() {
+        let (d, s) = sample();
+        let ws = d.path().join("ws");
+        let secret = "sk-live-studio-preview-7e1f";
+        std::fs::create_dir_all(ws.join("public/api-key")).unwrap();
+        std::fs::write(
+            ws.join("public/api-key/SKILL.md"),
+            "---\nname: api-key\ndescription: Calls the billing API.\nvars:\n  API_KEY: { required: true, secret: true }\n---\nAuthenticate with {{API_KEY}}.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            ws.join("public/api-key/vars.json"),
+            format!("{{\"API_KEY\": \"{secret}\"}}"),
+        )
+        .unwrap();
+        s.build(None).unwrap();
+        let p = s
+            .preview(&PreviewRequest {
+                selected: vec!["api-key".into()],
+                format: "markdown".into(),
+                ..PreviewRequest::default()
+            })
+            .unwrap();
+        let shown = serde_json::to_string(&p).unwrap();
+        assert!(shown.contains("Authenticate with {{API_KEY}}."), "{shown}");
+        assert!(!shown.contains(secret), "the preview shows the secret");
+    }
+
+    #[test]
     fn a_link_out_of_the_workspace_is_neither_read_nor_written_through() {
         let (d, s) = sample();
         let elsewhere = d.path().join("elsewhere");
