@@ -123,8 +123,8 @@ fn pack_then_unpack_then_build_gives_the_same_skill_content() {
     assert_eq!(ba.skills.len(), bb.skills.len());
     for (x, y) in ba.skills.iter().zip(&bb.skills) {
         assert_eq!(
-            (&x.qualified_name, &x.description, &x.body),
-            (&y.qualified_name, &y.description, &y.body)
+            (&x.qualified_name, &x.description, a.body(x).unwrap()),
+            (&y.qualified_name, &y.description, b.body(y).unwrap())
         );
         // Unpacked code is untrusted until the workspace trusts it.
         assert!(y.untrusted && !x.untrusted, "{}", y.name);

@@ -62,7 +62,8 @@ fn fields(old: &skillc_runtime::Skill, new: &skillc_runtime::Skill) -> Vec<Strin
     check("resolved", old.resolved_name == new.resolved_name);
     check("description", old.description == new.description);
     check("triggers", old.triggers == new.triggers);
-    check("body", old.body == new.body);
+    // Bodies are content-addressed: equal hashes, equal text (and nothing is inflated).
+    check("body", old.body_hash == new.body_hash);
     check(
         "prompt",
         old.prompt_prefix == new.prompt_prefix && old.prompt_suffix == new.prompt_suffix,

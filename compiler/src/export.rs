@@ -196,7 +196,7 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
                 .map(|l| l.iter().map(string_of).collect::<Vec<_>>().join(" ")),
         };
         let yaml = serde_yaml::to_string(&front).unwrap_or_default();
-        let mut body = s.body.to_string();
+        let mut body = a.body(s)?.to_string();
         if !r.cited.is_empty() {
             body.push_str("\n\n## Sources\n\n");
             for sid in &r.cited {

@@ -231,8 +231,10 @@ pub struct Skill {
     pub prompt_suffix: String,
     /// Tokens of the whole prompt part.
     pub prompt_tokens: u32,
-    /// The body (inflated).
-    pub body: Arc<str>,
+    /// The body's blob (content hash): bodies are read when a prompt or an export needs
+    /// them ([`Artifact::body`]), never to show a catalog.
+    pub body_hash: String,
+    body: std::sync::OnceLock<Arc<str>>,
     /// Run-time fields.
     pub record: Record,
     /// Compiled conditions.
@@ -346,8 +348,6 @@ struct RawEntry {
     sort_key: String,
     record: String,
     triggers: String,
-    encoding: String,
-    data: Vec<u8>,
     card: i64,
     skill: Skill,
 }
@@ -653,8 +653,8 @@ impl Artifact {
                     "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
                             e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                             e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
-                            e.record, c.description, c.triggers, b.encoding, b.data, e.card
-                     FROM entry e JOIN card c ON c.id = e.card JOIN blob b ON b.hash = e.body
+                            e.record, c.description, c.triggers, e.body, e.card
+                     FROM entry e JOIN card c ON c.id = e.card
                      WHERE e.id = ?1",
                 )
                 .map_err(&bad)?;
@@ -675,9 +675,7 @@ impl Artifact {
                             sort_key: r.get(4)?,
                             record: r.get(13)?,
                             triggers: r.get(15)?,
-                            encoding: r.get(16)?,
-                            data: r.get(17)?,
-                            card: r.get(18)?,
+                            card: r.get(17)?,
                             skill: Skill {
                                 entry,
                                 name: r.get(0)?,
@@ -695,7 +693,8 @@ impl Artifact {
                                 description: r.get(14)?,
                                 triggers: Vec::new(),
                                 fragments: BTreeMap::new(),
-                                body: Arc::from(""),
+                                body_hash: r.get(16)?,
+                                body: std::sync::OnceLock::new(),
                                 record: Record::default(),
                                 conditions: Vec::new(),
                             },
@@ -706,8 +705,6 @@ impl Artifact {
                     sort_key,
                     record,
                     triggers,
-                    encoding,
-                    data,
                     card,
                     mut skill,
                 } = row;
@@ -719,10 +716,6 @@ impl Artifact {
                     .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
                 let triggers: Vec<String> = serde_json::from_str(&triggers)
                     .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
-                let body = String::from_utf8(inflate(&encoding, data).map_err(&not_artifact)?)
-                    .map_err(|_| {
-                        not_artifact(format!("entry {entry} has a body that is not UTF-8"))
-                    })?;
                 let mut fragments = BTreeMap::new();
                 let it = frag
                     .query_map(rusqlite::params![card, info.level], |r| {
@@ -745,7 +738,6 @@ impl Artifact {
                 skill.record = record;
                 skill.triggers = triggers;
                 skill.fragments = fragments;
-                skill.body = body.into();
                 skills.push((sort_key, skill));
             }
         }
@@ -964,6 +956,28 @@ impl Artifact {
     /// A source of the pool.
     pub fn source(&self, sid: u32) -> Option<&SourceRef> {
         self.sources.get(&sid).map(|s| &s.0)
+    }
+
+    /// A skill's body, read and inflated on first use (then kept with the skill).
+    pub fn body(&self, s: &Skill) -> Result<Arc<str>, Error> {
+        if let Some(body) = s.body.get() {
+            return Ok(body.clone());
+        }
+        let not_artifact = |why: String| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why,
+        };
+        let (encoding, data): (String, Vec<u8>) = {
+            let conn = self.conn.lock().expect("lock");
+            conn.prepare_cached("SELECT encoding, data FROM blob WHERE hash = ?1")
+                .and_then(|mut st| {
+                    st.query_row([&s.body_hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                })
+                .map_err(corrupt(&self.path))?
+        };
+        let text = String::from_utf8(inflate(&encoding, data).map_err(&not_artifact)?)
+            .map_err(|_| not_artifact(format!("the body of `{}` is not UTF-8", s.name)))?;
+        Ok(s.body.get_or_init(|| text.into()).clone())
     }
 
     /// An asset of a skill, by its path inside the skill folder (level-3 disclosure).

@@ -328,7 +328,7 @@ impl Artifact {
                 let s = &b.skills[i];
                 text.push_str(&s.prompt_prefix);
                 if s.prompt_body {
-                    text.push_str(&s.body);
+                    text.push_str(&self.body(s)?);
                 }
                 text.push_str(&s.prompt_suffix);
                 tokens += s.prompt_tokens;

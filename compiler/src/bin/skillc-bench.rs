@@ -62,6 +62,7 @@ fn main() {
         .unwrap_or_else(|| tmp.join("ws"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create workspace folder");
+    std::fs::create_dir_all(&tmp).expect("create the output folder");
     let out = tmp.join("out.db");
     let t = Instant::now();
     let files = generate(&dir, shape).expect("generate workspace");
