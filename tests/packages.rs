@@ -311,7 +311,11 @@ fn every_malicious_archive_is_refused_and_nothing_is_written() {
         ("lying-size", lying_size(), "expand past the limits"),
         (
             "file-and-folder",
-            zip_of(&[("good/SKILL.md", SKILL), ("good/x", b"1"), ("good/x/y", b"2")]),
+            zip_of(&[
+                ("good/SKILL.md", SKILL),
+                ("good/x", b"1"),
+                ("good/x/y", b"2"),
+            ]),
             "`x` is both a file and a folder",
         ),
         ("encrypted", encrypted(), "is encrypted"),

@@ -221,8 +221,8 @@ pub struct Skill {
     pub description: String,
     /// Catalog triggers (all).
     pub triggers: Vec<String>,
-    /// Catalog fragments by stored format: text and tokens.
-    pub fragments: BTreeMap<String, (String, u32)>,
+    /// The catalog card (its fragments are read per format: [`Artifact::catalog`]).
+    pub card: i64,
     /// Prompt text around the body.
     pub prompt_prefix: String,
     /// Whether the body goes between prefix and suffix.
@@ -281,7 +281,14 @@ pub struct Bundle {
     by_qualified: HashMap<String, usize>,
     /// For each skill, the skills whose `augments` name it.
     augmented_by: Vec<Vec<usize>>,
+    /// Where the bundle is stored, to read its catalog fragments.
+    info: BundleInfo,
+    /// Card fragments read so far, per stored format: card → (text, tokens).
+    fragments: RwLock<HashMap<&'static str, Arc<CardTexts>>>,
 }
+
+/// Catalog text of each card in one format: card → (text, tokens).
+type CardTexts = HashMap<i64, (String, u32)>;
 
 impl Bundle {
     /// A skill by name, qualified name or `skills.ns.name`.
@@ -352,7 +359,7 @@ struct RawEntry {
     skill: Skill,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct BundleInfo {
     id: i64,
     client: String,
@@ -369,14 +376,19 @@ pub struct Artifact {
     path: PathBuf,
     conn: Mutex<Connection>,
     manifest: BTreeMap<String, String>,
-    bundles: Vec<BundleInfo>,
+    /// Every bundle, read only to list what exists (a lookup reads one row by its index).
+    bundles: std::sync::OnceLock<Vec<BundleInfo>>,
     consumers: BTreeMap<String, BTreeSet<String>>,
     /// Categories by id.
     pub categories: BTreeMap<String, Category>,
-    sources: BTreeMap<u32, (SourceRef, String, u32)>,
+    /// The sources pool, read on the first prompt that cites one.
+    sources: std::sync::OnceLock<Sources>,
     loaded: RwLock<HashMap<i64, Arc<Bundle>>>,
     catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
 }
+
+/// The sources pool: id → (reference, prompt fragment, tokens).
+type Sources = BTreeMap<u32, (SourceRef, String, u32)>;
 
 /// Inflates a blob.
 fn inflate(encoding: &str, data: Vec<u8>) -> Result<Vec<u8>, String> {
@@ -418,6 +430,11 @@ impl Artifact {
         })?;
         let owned = path.clone();
         let bad = corrupt(&owned);
+        // Reads through a memory map rather than one system call per page: a bundle's rows are
+        // spread over the file. The map is of the file that was opened, so an artifact swapped
+        // in by rename does not change what this connection reads.
+        conn.pragma_update(None, "mmap_size", 1i64 << 30)
+            .map_err(&bad)?;
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(&bad)?;
@@ -446,22 +463,6 @@ impl Artifact {
             .and_then(|mut st| {
                 st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<_, _>>()
-            })
-            .map_err(&bad)?;
-        let bundles = conn
-            .prepare("SELECT id, client, locale, tier, base, catalog_level FROM bundle ORDER BY id")
-            .and_then(|mut st| {
-                st.query_map([], |r| {
-                    Ok(BundleInfo {
-                        id: r.get(0)?,
-                        client: r.get(1)?,
-                        locale: r.get(2)?,
-                        tier: r.get(3)?,
-                        base: r.get(4)?,
-                        level: r.get(5)?,
-                    })
-                })?
-                .collect::<Result<_, _>>()
             })
             .map_err(&bad)?;
         let mut consumers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -500,35 +501,14 @@ impl Artifact {
                 .collect::<Result<_, _>>()
             })
             .map_err(&bad)?;
-        let sources = conn
-            .prepare("SELECT sid, url, title, fragment, tokens FROM source")
-            .and_then(|mut st| {
-                st.query_map([], |r| {
-                    let sid: u32 = r.get(0)?;
-                    Ok((
-                        sid,
-                        (
-                            SourceRef {
-                                sid,
-                                url: r.get(1)?,
-                                title: r.get(2)?,
-                            },
-                            r.get(3)?,
-                            r.get(4)?,
-                        ),
-                    ))
-                })?
-                .collect::<Result<_, _>>()
-            })
-            .map_err(&bad)?;
         Ok(Artifact {
             path,
             conn: Mutex::new(conn),
             manifest,
-            bundles,
+            bundles: std::sync::OnceLock::new(),
             consumers,
             categories,
-            sources,
+            sources: std::sync::OnceLock::new(),
             loaded: RwLock::new(HashMap::new()),
             catalogs: RwLock::new(HashMap::new()),
         })
@@ -545,9 +525,63 @@ impl Artifact {
             .and_then(|v| v.parse().ok())
     }
 
+    const BUNDLE_COLUMNS: &'static str =
+        "SELECT id, client, locale, tier, base, catalog_level FROM bundle";
+
+    fn bundle_info(r: &rusqlite::Row<'_>) -> rusqlite::Result<BundleInfo> {
+        Ok(BundleInfo {
+            id: r.get(0)?,
+            client: r.get(1)?,
+            locale: r.get(2)?,
+            tier: r.get(3)?,
+            base: r.get(4)?,
+            level: r.get(5)?,
+        })
+    }
+
+    /// Every bundle (read on first need: lookups of one bundle use the table's index).
+    fn all_bundles(&self) -> Result<&[BundleInfo], Error> {
+        if let Some(all) = self.bundles.get() {
+            return Ok(all);
+        }
+        let conn = self.conn.lock().expect("lock");
+        let all: Vec<BundleInfo> = conn
+            .prepare(&format!("{} ORDER BY id", Self::BUNDLE_COLUMNS))
+            .and_then(|mut st| st.query_map([], Self::bundle_info)?.collect())
+            .map_err(corrupt(&self.path))?;
+        drop(conn);
+        Ok(self.bundles.get_or_init(|| all))
+    }
+
+    /// The sources pool (read on first need).
+    fn sources(&self) -> Result<&Sources, Error> {
+        if let Some(s) = self.sources.get() {
+            return Ok(s);
+        }
+        let conn = self.conn.lock().expect("lock");
+        let pool: Sources = conn
+            .prepare("SELECT sid, url, title, fragment, tokens FROM source")
+            .and_then(|mut st| {
+                st.query_map([], |r| {
+                    let sid: u32 = r.get(0)?;
+                    let reference = SourceRef {
+                        sid,
+                        url: r.get(1)?,
+                        title: r.get(2)?,
+                    };
+                    Ok((sid, (reference, r.get(3)?, r.get(4)?)))
+                })?
+                .collect()
+            })
+            .map_err(corrupt(&self.path))?;
+        drop(conn);
+        Ok(self.sources.get_or_init(|| pool))
+    }
+
     /// Every built bundle: (client, locale, tier), client `''` for global.
     pub fn bundle_names(&self) -> Vec<(&str, &str, &str)> {
-        self.bundles
+        self.all_bundles()
+            .unwrap_or_default()
             .iter()
             .map(|b| (b.client.as_str(), b.locale.as_str(), b.tier.as_str()))
             .collect()
@@ -558,19 +592,28 @@ impl Artifact {
         self.consumers.keys().map(String::as_str).collect()
     }
 
-    fn find_bundle(&self, r: &BundleRef<'_>) -> Result<&BundleInfo, Error> {
+    fn find_bundle(&self, r: &BundleRef<'_>) -> Result<BundleInfo, Error> {
         let client = r.client.unwrap_or("");
         let locale = r.locale.or(self.manifest("default_locale")).unwrap_or("");
         let tier = r.tier.or(self.manifest("default_tier")).unwrap_or("");
-        if let Some(b) = self
-            .bundles
-            .iter()
-            .find(|b| b.client == client && b.locale == locale && b.tier == tier)
-        {
+        let found = {
+            let conn = self.conn.lock().expect("lock");
+            conn.prepare_cached(&format!(
+                "{} WHERE client = ?1 AND locale = ?2 AND tier = ?3",
+                Self::BUNDLE_COLUMNS
+            ))
+            .and_then(|mut st| {
+                st.query_row([client, locale, tier], Self::bundle_info)
+                    .optional()
+            })
+            .map_err(corrupt(&self.path))?
+        };
+        if let Some(b) = found {
             return Ok(b);
         }
-        let of_client: Vec<&BundleInfo> =
-            self.bundles.iter().filter(|b| b.client == client).collect();
+        // Not built: say what exists.
+        let all = self.all_bundles()?;
+        let of_client: Vec<&BundleInfo> = all.iter().filter(|b| b.client == client).collect();
         let list = |f: &dyn Fn(&BundleInfo) -> &str| -> String {
             let set: BTreeSet<&str> = of_client.iter().map(|b| f(b)).collect();
             set.into_iter().collect::<Vec<_>>().join(", ")
@@ -581,8 +624,7 @@ impl Artifact {
             format!("client `{client}`")
         };
         Err(Error::Request(if of_client.is_empty() {
-            let clients: BTreeSet<&str> = self
-                .bundles
+            let clients: BTreeSet<&str> = all
                 .iter()
                 .map(|b| b.client.as_str())
                 .filter(|c| !c.is_empty())
@@ -610,7 +652,7 @@ impl Artifact {
         if let Some(b) = self.loaded.read().expect("lock").get(&info.id) {
             return Ok(b.clone());
         }
-        let bundle = Arc::new(self.load(info)?);
+        let bundle = Arc::new(self.load(&info)?);
         self.loaded
             .write()
             .expect("lock")
@@ -645,99 +687,88 @@ impl Artifact {
                 }
             }
         }
-        let mut skills = Vec::new();
         let mut left_out = BTreeMap::new();
+        let mut wanted: BTreeSet<i64> = BTreeSet::new();
+        for (q, (entry, reason)) in rows {
+            match entry {
+                Some(e) => {
+                    wanted.insert(e);
+                }
+                None => {
+                    left_out.insert(q, reason.unwrap_or_default());
+                }
+            }
+        }
+        // One query for the whole bundle's entries and cards, rather than one per skill;
+        // catalog texts are read per format when a catalog asks (see `card_texts`).
+        let not_artifact = |why: String| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why,
+        };
+        let mut skills = Vec::new();
         {
             let mut st = tx
                 .prepare_cached(
                     "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
                             e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                             e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
-                            e.record, c.description, c.triggers, e.body, e.card
+                            e.record, c.description, c.triggers, e.body, e.card, e.id
                      FROM entry e JOIN card c ON c.id = e.card
-                     WHERE e.id = ?1",
+                     WHERE e.id IN (SELECT entry FROM bundle_entry WHERE bundle = ?1 OR bundle = ?2)",
                 )
                 .map_err(&bad)?;
-            let mut frag = tx
-                .prepare_cached(
-                    "SELECT format, level, text, tokens FROM card_fragment
-                     WHERE card = ?1 AND level IN ('', ?2)",
-                )
-                .map_err(&bad)?;
-            for (q, (entry, reason)) in rows {
-                let Some(entry) = entry else {
-                    left_out.insert(q, reason.unwrap_or_default());
-                    continue;
-                };
-                let row = st
-                    .query_row([entry], |r| {
-                        Ok(RawEntry {
-                            sort_key: r.get(4)?,
-                            record: r.get(13)?,
-                            triggers: r.get(15)?,
+            let it = st
+                .query_map(rusqlite::params![info.id, info.base.unwrap_or(-1)], |r| {
+                    Ok(RawEntry {
+                        sort_key: r.get(4)?,
+                        record: r.get(13)?,
+                        triggers: r.get(15)?,
+                        card: r.get(17)?,
+                        skill: Skill {
+                            entry: r.get(18)?,
+                            name: r.get(0)?,
+                            qualified_name: r.get(1)?,
+                            resolved_name: r.get(2)?,
+                            category: r.get(3)?,
+                            catalog_visible: r.get(5)?,
+                            always_on: r.get(6)?,
+                            unavailable: r.get(7)?,
+                            untrusted: r.get(8)?,
+                            prompt_prefix: r.get(9)?,
+                            prompt_body: r.get(10)?,
+                            prompt_suffix: r.get(11)?,
+                            prompt_tokens: r.get(12)?,
+                            description: r.get(14)?,
+                            triggers: Vec::new(),
                             card: r.get(17)?,
-                            skill: Skill {
-                                entry,
-                                name: r.get(0)?,
-                                qualified_name: r.get(1)?,
-                                resolved_name: r.get(2)?,
-                                category: r.get(3)?,
-                                catalog_visible: r.get(5)?,
-                                always_on: r.get(6)?,
-                                unavailable: r.get(7)?,
-                                untrusted: r.get(8)?,
-                                prompt_prefix: r.get(9)?,
-                                prompt_body: r.get(10)?,
-                                prompt_suffix: r.get(11)?,
-                                prompt_tokens: r.get(12)?,
-                                description: r.get(14)?,
-                                triggers: Vec::new(),
-                                fragments: BTreeMap::new(),
-                                body_hash: r.get(16)?,
-                                body: std::sync::OnceLock::new(),
-                                record: Record::default(),
-                                conditions: Vec::new(),
-                            },
-                        })
+                            body_hash: r.get(16)?,
+                            body: std::sync::OnceLock::new(),
+                            record: Record::default(),
+                            conditions: Vec::new(),
+                        },
                     })
-                    .map_err(&bad)?;
+                })
+                .map_err(&bad)?;
+            for row in it {
                 let RawEntry {
                     sort_key,
                     record,
                     triggers,
                     card,
                     mut skill,
-                } = row;
-                let not_artifact = |why: String| Error::NotAnArtifact {
-                    path: self.path.clone(),
-                    why,
-                };
+                } = row.map_err(&bad)?;
+                // The base's entry for a name this bundle overrides is not part of it.
+                if !wanted.contains(&skill.entry) {
+                    continue;
+                }
+                let entry = skill.entry;
                 let record: Record = serde_json::from_str(&record)
                     .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
                 let triggers: Vec<String> = serde_json::from_str(&triggers)
                     .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
-                let mut fragments = BTreeMap::new();
-                let it = frag
-                    .query_map(rusqlite::params![card, info.level], |r| {
-                        Ok((
-                            r.get::<_, String>(0)?,
-                            r.get::<_, String>(1)?,
-                            r.get::<_, String>(2)?,
-                            r.get::<_, u32>(3)?,
-                        ))
-                    })
-                    .map_err(&bad)?;
-                for f in it {
-                    let (format, level, text, tokens) = f.map_err(&bad)?;
-                    // The bundle's budget level wins over the full text.
-                    if level == info.level || !fragments.contains_key(&format) {
-                        fragments.insert(format, (text, tokens));
-                    }
-                }
                 skill.conditions = record.conditions.iter().map(Condition::compile).collect();
                 skill.record = record;
                 skill.triggers = triggers;
-                skill.fragments = fragments;
                 skills.push((sort_key, skill));
             }
         }
@@ -766,6 +797,8 @@ impl Artifact {
             }
         }
         Ok(Bundle {
+            info: info.clone(),
+            fragments: RwLock::new(HashMap::new()),
             client: info.client.clone(),
             locale: info.locale.clone(),
             tier: info.tier.clone(),
@@ -840,12 +873,59 @@ impl Artifact {
             return Ok(c.clone());
         }
         let members = self.catalog_members(&bundle, consumer, ctx)?;
-        let catalog = Arc::new(self.render_catalog(&bundle, consumer, &members, format));
+        let texts = self.card_texts(&bundle, format.stored())?;
+        let catalog = Arc::new(self.render_catalog(&bundle, consumer, &members, format, &texts));
         self.catalogs
             .write()
             .expect("lock")
             .insert(key, catalog.clone());
         Ok(catalog)
+    }
+
+    /// The catalog texts of a bundle's cards in one stored format, at the bundle's budget
+    /// level (falling back to the full text), read once per bundle and format.
+    fn card_texts(&self, bundle: &Bundle, format: &'static str) -> Result<Arc<CardTexts>, Error> {
+        if let Some(t) = bundle.fragments.read().expect("lock").get(format) {
+            return Ok(t.clone());
+        }
+        let info = &bundle.info;
+        let mut texts: CardTexts = HashMap::new();
+        {
+            let conn = self.conn.lock().expect("lock");
+            let mut st = conn
+                .prepare_cached(
+                    "SELECT f.card, f.level, f.text, f.tokens FROM card_fragment f
+                     WHERE f.format = ?4 AND f.level IN ('', ?3) AND f.card IN (
+                       SELECT e.card FROM entry e WHERE e.id IN (
+                         SELECT entry FROM bundle_entry WHERE bundle = ?1 OR bundle = ?2))",
+                )
+                .map_err(corrupt(&self.path))?;
+            let params = rusqlite::params![info.id, info.base.unwrap_or(-1), info.level, format];
+            let rows = st
+                .query_map(params, |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, u32>(3)?,
+                    ))
+                })
+                .map_err(corrupt(&self.path))?;
+            for row in rows {
+                let (card, level, text, tokens) = row.map_err(corrupt(&self.path))?;
+                // The bundle's budget level wins over the full text.
+                if level == info.level || !texts.contains_key(&card) {
+                    texts.insert(card, (text, tokens));
+                }
+            }
+        }
+        let texts = Arc::new(texts);
+        bundle
+            .fragments
+            .write()
+            .expect("lock")
+            .insert(format, texts.clone());
+        Ok(texts)
     }
 
     fn render_catalog(
@@ -854,6 +934,7 @@ impl Artifact {
         consumer: Option<&str>,
         members: &[usize],
         format: Format,
+        texts: &CardTexts,
     ) -> Catalog {
         let max_triggers: usize = self
             .manifest("max_triggers")
@@ -875,9 +956,8 @@ impl Artifact {
             })
             .collect();
         let frag = |i: usize| {
-            bundle.skills[i]
-                .fragments
-                .get(format.stored())
+            texts
+                .get(&bundle.skills[i].card)
                 .cloned()
                 .unwrap_or_default()
         };
@@ -955,7 +1035,7 @@ impl Artifact {
 
     /// A source of the pool.
     pub fn source(&self, sid: u32) -> Option<&SourceRef> {
-        self.sources.get(&sid).map(|s| &s.0)
+        self.sources().ok()?.get(&sid).map(|s| &s.0)
     }
 
     /// A skill's body, read and inflated on first use (then kept with the skill).
@@ -970,9 +1050,7 @@ impl Artifact {
         let (encoding, data): (String, Vec<u8>) = {
             let conn = self.conn.lock().expect("lock");
             conn.prepare_cached("SELECT encoding, data FROM blob WHERE hash = ?1")
-                .and_then(|mut st| {
-                    st.query_row([&s.body_hash], |r| Ok((r.get(0)?, r.get(1)?)))
-                })
+                .and_then(|mut st| st.query_row([&s.body_hash], |r| Ok((r.get(0)?, r.get(1)?))))
                 .map_err(corrupt(&self.path))?
         };
         let text = String::from_utf8(inflate(&encoding, data).map_err(&not_artifact)?)

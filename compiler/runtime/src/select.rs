@@ -341,7 +341,7 @@ impl Artifact {
             text.push_str("## Sources\n\n");
             tokens += 3;
             for sid in &cited {
-                if let Some((s, fragment, n)) = self.sources.get(sid) {
+                if let Some((s, fragment, n)) = self.sources()?.get(sid) {
                     text.push_str(fragment);
                     tokens += n;
                     sources.push(s.clone());
