@@ -113,3 +113,142 @@ fn workspace_defaults_to_the_current_folder() {
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("warning[W101]"));
 }
+
+/// A copy of the sample in a temporary folder.
+fn sample_copy() -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let t = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &t);
+            } else {
+                std::fs::copy(e.path(), &t).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(Path::new(&repo("skills")), &dir.path().join("skills"));
+    dir
+}
+
+#[test]
+fn set_changes_one_field_keeps_every_comment_and_refuses_errors() {
+    let dir = sample_copy();
+    let file = dir
+        .path()
+        .join("skills/public/response_ending/demo_offer/SKILL.md");
+    let f = file.to_str().unwrap();
+    let before = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        before.contains('#'),
+        "the sample's skill has comments to keep"
+    );
+    let out = skillc(&["set", f, "priority", "2"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read_to_string(&file).unwrap();
+    let changed: Vec<(&str, &str)> = before
+        .lines()
+        .zip(after.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].1.starts_with("priority: 2"), "{changed:?}");
+    assert_eq!(before.lines().count(), after.lines().count());
+    // An edit that would add an error writes nothing and exits 1.
+    let out = skillc(&["set", f, "dependencies", "[no_such_skill]"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown skill `no_such_skill`"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // Unset, a value that is not YAML, a missing file.
+    assert_eq!(
+        skillc(&["set", f, "--unset", "priority"]).status.code(),
+        Some(0)
+    );
+    assert!(!std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("priority:"));
+    assert_eq!(
+        skillc(&["set", f, "priority", "[unclosed"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        skillc(&["set", "/nonexistent/SKILL.md", "priority", "2"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn toggle_edits_one_line_of_client_yaml_and_refuses_unknown_names() {
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    let w = ws.to_str().unwrap();
+    let file = ws.join("clients/example.com/client.yaml");
+    let before = std::fs::read_to_string(&file).unwrap();
+    let out = skillc(&["toggle", w, "--client", "example.com", "demo_offer", "on"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = std::fs::read_to_string(&file).unwrap();
+    let changed: Vec<(&str, &str)> = before
+        .lines()
+        .zip(after.lines())
+        .filter(|(a, b)| a != b)
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].1.contains("demo_offer: true"), "{changed:?}");
+    for (args, code) in [
+        (
+            vec!["toggle", w, "--client", "example.com", "demo_ofer", "off"],
+            1,
+        ),
+        (
+            vec![
+                "toggle",
+                w,
+                "--client",
+                "nobody.example",
+                "demo_offer",
+                "off",
+            ],
+            1,
+        ),
+        (
+            vec![
+                "toggle",
+                w,
+                "--client",
+                "example.com",
+                "demo_offer",
+                "maybe",
+            ],
+            2,
+        ),
+    ] {
+        assert_eq!(skillc(&args).status.code(), Some(code), "{args:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    let out = skillc(&[
+        "toggle",
+        w,
+        "--client",
+        "example.com",
+        "demo_offer",
+        "default",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("demo_offer"));
+}

@@ -325,3 +325,195 @@ mod build_props {
         }
     }
 }
+
+// ---- Lossless edits (SPEC 7 `set`, `toggle`) ------------------------------------------------
+
+mod edit_props {
+    use proptest::prelude::*;
+    use skillc::edit::{set_field, set_toggle, FieldEdit, Toggle};
+
+    /// One frontmatter field as written by people: comments, odd spacing, blocks, flows.
+    fn field() -> impl Strategy<Value = (String, String)> {
+        let key = prop::sample::select(vec![
+            "priority",
+            "category",
+            "tags",
+            "trigger_examples",
+            "emoji",
+            "version",
+            "always_on",
+            "metadata",
+            "license",
+        ]);
+        let value = prop::sample::select(vec![
+            " 1".to_string(),
+            "   'quoted # not a comment'".to_string(),
+            " plain text   # a note".to_string(),
+            " [a, b]".to_string(),
+            "\n  - one   # first\n  # between\n  - two".to_string(),
+            "\n  author: me\n  version: '1.0'".to_string(),
+            " true".to_string(),
+            " >-\n  folded\n  text".to_string(),
+        ]);
+        (key, value).prop_map(|(k, v)| (k.to_string(), v))
+    }
+
+    fn skill_text() -> impl Strategy<Value = (String, Vec<String>, bool)> {
+        (
+            prop::collection::vec(
+                (
+                    field(),
+                    prop::sample::select(vec!["", "# a comment\n", "\n", "  \n"]),
+                ),
+                0..6,
+            ),
+            any::<bool>(),
+        )
+            .prop_map(|(fields, crlf)| {
+                let mut text = String::from("---\nname: s\ndescription: d   # keep\n");
+                let mut keys = Vec::new();
+                for ((k, v), sep) in fields {
+                    if keys.contains(&k) {
+                        continue;
+                    }
+                    text.push_str(sep);
+                    text.push_str(&format!("{k}:{v}\n"));
+                    keys.push(k);
+                }
+                text.push_str("---\nBody {{ x }}\n");
+                if crlf {
+                    text = text.replace('\n', "\r\n");
+                }
+                (text, keys, crlf)
+            })
+    }
+
+    /// What `b` removed from `a`, when it removed one run of lines and changed nothing else.
+    fn removed<'t>(a: &'t str, b: &str) -> Option<Vec<&'t str>> {
+        let la: Vec<&str> = a.split_inclusive('\n').collect();
+        let lb: Vec<&str> = b.split_inclusive('\n').collect();
+        let pre = la.iter().zip(&lb).take_while(|(x, y)| x == y).count();
+        let suf = la[pre..]
+            .iter()
+            .rev()
+            .zip(lb[pre..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        (pre + suf == lb.len()).then(|| la[pre..la.len() - suf].to_vec())
+    }
+
+    /// The lines are one field's: its key line, then lines indented under it.
+    fn one_field(lines: &[&str], key: &str) -> bool {
+        let first = lines.first().map(|l| l.trim_start());
+        let key_line = first.is_some_and(|l| l.starts_with(&format!("{key}:")));
+        let indent = lines.first().map_or(0, |l| l.len() - l.trim_start().len());
+        let under = lines[1..].iter().all(|l| {
+            let i = l.len() - l.trim_start().len();
+            i > indent || l.trim().is_empty() || (indent == 0 && l.starts_with("- "))
+        });
+        key_line && under
+    }
+
+    fn frontmatter(text: &str) -> serde_yaml::Mapping {
+        let text = text.replace("\r\n", "\n");
+        let yaml = text
+            .trim_start_matches("---\n")
+            .split("\n---\n")
+            .next()
+            .unwrap()
+            .to_string();
+        serde_yaml::from_str(&yaml).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn a_field_edit_changes_only_that_field_and_reads_back(
+            (text, keys, crlf) in skill_text(),
+            key in prop::sample::select(vec!["priority", "tags", "emoji", "metadata", "license", "category"]),
+            value in prop::sample::select(vec!["2", "[\"Hi\", \"Hello\"]", "'a # b'", "- x\n- y", "{a: 1}"]),
+            unset in any::<bool>(),
+        ) {
+            let unset = unset && keys.iter().any(|k| k == key);
+            let edit = if unset { FieldEdit::Unset } else { FieldEdit::Set(value) };
+            let out = set_field(&text, key, &edit).unwrap();
+            let had = keys.iter().any(|k| k == key);
+            // The field's own lines are all that differ: removing it from the edited text gives
+            // the original without it.
+            let without = |t: &str| if frontmatter(t).contains_key(key) { set_field(t, key, &FieldEdit::Unset).unwrap() } else { t.to_string() };
+            prop_assert_eq!(without(&out), without(&text));
+            for (t, present) in [(&text, had), (&out, !unset)] {
+                if present {
+                    let gone = removed(t, &without(t));
+                    prop_assert!(gone.as_ref().is_some_and(|g| one_field(g, key)), "{:?} from {:?}", gone, t);
+                }
+            }
+            if crlf {
+                prop_assert!(!out.replace("\r\n", "").contains('\n'), "a bare LF in a CRLF file");
+            }
+            let (before, after) = (frontmatter(&text), frontmatter(&out));
+            for (k, v) in &before {
+                if k.as_str() != Some(key) {
+                    prop_assert_eq!(after.get(k), Some(v));
+                }
+            }
+            let expected: Option<serde_yaml::Value> = (!unset).then(|| serde_yaml::from_str(value).unwrap());
+            prop_assert_eq!(after.get(key).cloned(), expected);
+            let body_kept = out.ends_with("Body {{ x }}\n") || out.ends_with("Body {{ x }}\r\n");
+            prop_assert!(body_kept, "{}", out);
+        }
+
+        #[test]
+        fn a_toggle_edit_changes_only_that_toggle_and_reads_back(
+            existing in prop::collection::btree_map(
+                prop::sample::select(vec!["a", "b", "c", "d"]),
+                prop::sample::select(vec!["true", "false  # why", "{ enabled: true }"]),
+                0..4,
+            ),
+            comments in any::<bool>(),
+            skill in prop::sample::select(vec!["a", "b", "e"]),
+            state in prop::sample::select(vec![Toggle::On, Toggle::Off, Toggle::Default]),
+        ) {
+            let mut text = String::from("# client\nlocales: [en]\n");
+            if !existing.is_empty() {
+                text.push_str("toggles:\n");
+                for (k, v) in &existing {
+                    if comments {
+                        text.push_str("  # note\n");
+                    }
+                    text.push_str(&format!("  {k}: {v}\n"));
+                }
+            }
+            text.push_str("\nflags: { x: 1 }   # end\n");
+            let out = set_toggle(&text, skill, state).unwrap();
+            let without = |t: &str| set_toggle(t, skill, Toggle::Default).unwrap();
+            let base = if existing.is_empty() { out.clone() } else { without(&out) };
+            let original = if existing.is_empty() { out.clone() } else { without(&text) };
+            prop_assert_eq!(base, original);
+            if !existing.is_empty() && state != Toggle::Default {
+                let gone = removed(&out, &without(&out));
+                prop_assert!(gone.as_ref().is_some_and(|g| one_field(g, skill)), "{:?}", gone);
+            }
+            let map: serde_yaml::Mapping = serde_yaml::from_str(&out).unwrap();
+            let toggles = map.get("toggles").and_then(|t| t.as_mapping()).cloned().unwrap_or_default();
+            let got = toggles.get(skill).cloned();
+            let want = match state {
+                Toggle::On => Some(serde_yaml::Value::Bool(true)),
+                Toggle::Off => Some(serde_yaml::Value::Bool(false)),
+                Toggle::Default => None,
+            };
+            prop_assert_eq!(got, want);
+            let before: serde_yaml::Mapping = serde_yaml::from_str(&text).unwrap();
+            let before_toggles = before.get("toggles").and_then(|t| t.as_mapping()).cloned().unwrap_or_default();
+            for (k, v) in &before_toggles {
+                if k.as_str() != Some(skill) {
+                    prop_assert_eq!(toggles.get(k), Some(v));
+                }
+            }
+            prop_assert_eq!(map.get("flags"), before.get("flags"));
+            let kept = out.contains("# client\n") && out.contains("flags: { x: 1 }   # end\n");
+            prop_assert!(kept, "{}", out);
+        }
+    }
+}

@@ -11,6 +11,7 @@ pub mod build;
 mod config;
 pub mod diagnostic;
 pub mod diff;
+pub mod edit;
 pub mod export;
 mod fields;
 mod frontmatter;

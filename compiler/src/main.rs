@@ -119,6 +119,37 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    #[command(
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+    )]
+    Set {
+        /// The SKILL.md to edit.
+        skill_md: PathBuf,
+        /// The field (with `--unset`: the field to remove).
+        field: Option<String>,
+        /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
+        value: Option<String>,
+        /// Remove this field.
+        #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
+        unset: Option<String>,
+    },
+    /// Set a client's toggle for a skill in clients/ID/client.yaml (only its line changes).
+    #[command(override_usage = "skillc toggle [WORKSPACE] --client ID SKILL on|off|default")]
+    Toggle {
+        /// The client.
+        #[arg(long)]
+        client: String,
+        /// WORKSPACE (default `.`) when three values are given, else SKILL.
+        #[arg(value_name = "WORKSPACE|SKILL")]
+        first: String,
+        /// SKILL, or the state when the workspace is left out.
+        #[arg(value_name = "SKILL|STATE")]
+        second: String,
+        /// `on`, `off`, or `default` (remove the toggle).
+        #[arg(value_name = "STATE")]
+        third: Option<String>,
+    },
     /// Write a bundle as portable agentskills.io folders.
     Export {
         /// The artifact.
@@ -233,6 +264,46 @@ fn main() -> ExitCode {
                 Err(e) => package_error(&e, &package),
             }
         }
+        Command::Set {
+            skill_md,
+            field,
+            value,
+            unset,
+        } => {
+            let (field, edit) = match (unset.as_deref(), field.as_deref(), value.as_deref()) {
+                (Some(f), None, None) => (f, skillc::edit::FieldEdit::Unset),
+                (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
+                _ => {
+                    eprintln!("error: give FIELD and YAML_VALUE, or --unset FIELD");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            let done = skillc::edit::set_field_in_file(&skill_md, field, &edit);
+            edit_outcome(done.map(|()| skill_md.clone()))
+        }
+        Command::Toggle {
+            client,
+            first,
+            second,
+            third,
+        } => {
+            let (workspace, skill, state) = match &third {
+                Some(state) => (PathBuf::from(&first), second.clone(), state.as_str()),
+                None => (PathBuf::from("."), first.clone(), second.as_str()),
+            };
+            let toggle = match state {
+                "on" => skillc::edit::Toggle::On,
+                "off" => skillc::edit::Toggle::Off,
+                "default" => skillc::edit::Toggle::Default,
+                other => {
+                    eprintln!("error: the state is `on`, `off` or `default`, not `{other}`");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            edit_outcome(skillc::edit::toggle_in_workspace(
+                &workspace, &client, &skill, toggle,
+            ))
+        }
         Command::Export {
             artifact,
             bundle,
@@ -319,6 +390,29 @@ fn main() -> ExitCode {
                 }
             })
         }),
+    }
+}
+
+/// Exit status and messages of `set` and `toggle`.
+fn edit_outcome(done: Result<std::path::PathBuf, skillc::edit::Error>) -> ExitCode {
+    match done {
+        Ok(path) => {
+            println!("edited {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(skillc::edit::Error::Refused(diags)) => {
+            eprint!("{}", skillc::render_text(&diags, ""));
+            eprintln!("error: the edit would leave these problems; nothing was written");
+            ExitCode::from(EXIT_ERRORS)
+        }
+        Err(e @ skillc::edit::Error::Invalid(_)) => {
+            eprintln!("error: {e}; nothing was written");
+            ExitCode::from(EXIT_ERRORS)
+        }
+        Err(e @ skillc::edit::Error::Io { .. }) => {
+            eprintln!("error: {e}; nothing was written");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 

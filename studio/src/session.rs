@@ -36,6 +36,19 @@ impl std::fmt::Display for StudioError {
     }
 }
 
+/// A refused edit keeps its diagnostics for the UI.
+fn edit_err(e: skillc::edit::Error) -> StudioError {
+    match e {
+        skillc::edit::Error::Refused(diags) => StudioError {
+            kind: "invalid",
+            message: "the edit would leave errors; nothing was written".into(),
+            diagnostics: diags.iter().map(Diag::from).collect(),
+        },
+        skillc::edit::Error::Invalid(why) => StudioError::new("invalid", why),
+        e @ skillc::edit::Error::Io { .. } => io_err(e),
+    }
+}
+
 fn io_err(e: impl std::fmt::Display) -> StudioError {
     StudioError::new("io", e.to_string())
 }
@@ -511,40 +524,17 @@ impl Session {
         skill: &str,
         value: Option<bool>,
     ) -> Result<(), StudioError> {
-        let rel = format!("clients/{client}/client.yaml");
-        let path = self.inside(&rel)?;
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let mut doc: serde_yaml::Mapping = if text.trim().is_empty() {
-            serde_yaml::Mapping::new()
-        } else {
-            serde_yaml::from_str(&text)
-                .map_err(|e| StudioError::new("invalid", format!("{rel}: {e}")))?
+        // The compiler's lossless edit (the code behind `skillc toggle`): only the toggle's
+        // line changes; comments and order stay; an unreadable client.yaml is never replaced.
+        self.inside(&format!("clients/{client}/client.yaml"))?;
+        let toggle = match value {
+            Some(true) => skillc::edit::Toggle::On,
+            Some(false) => skillc::edit::Toggle::Off,
+            None => skillc::edit::Toggle::Default,
         };
-        let key = serde_yaml::Value::from("toggles");
-        let mut toggles = doc
-            .get(&key)
-            .and_then(|t| t.as_mapping())
-            .cloned()
-            .unwrap_or_default();
-        match value {
-            Some(v) => {
-                toggles.insert(skill.into(), v.into());
-            }
-            None => {
-                toggles.remove(skill);
-            }
-        }
-        if toggles.is_empty() {
-            doc.remove(&key);
-        } else {
-            doc.insert(key, serde_yaml::Value::Mapping(toggles));
-        }
-        let out = if doc.is_empty() {
-            String::new()
-        } else {
-            serde_yaml::to_string(&doc).map_err(io_err)?
-        };
-        write_atomic(&path, out.as_bytes())
+        skillc::edit::toggle_in_workspace(&self.root, client, skill, toggle)
+            .map(|_| ())
+            .map_err(edit_err)
     }
 
     /// Builds the artifact (keeping the previous one for [`Session::diff`]).
@@ -942,8 +932,15 @@ mod tests {
                 source: "absent"
             }
         );
+        let file = s.root().join("clients/augment.org/client.yaml");
+        let before = std::fs::read_to_string(&file).unwrap();
         s.set_toggle("augment.org", "content_gating", Some(true))
             .unwrap();
+        // Lossless: every comment and every other line of client.yaml is still there.
+        let after = std::fs::read_to_string(&file).unwrap();
+        for line in before.lines().filter(|l| !l.contains("content_gating")) {
+            assert!(after.contains(line), "lost {line:?}:\n{after}");
+        }
         s.set_toggle("example.com", "demo_offer", None).unwrap();
         let t = s.toggles().unwrap();
         assert_eq!(

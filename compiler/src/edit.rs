@@ -1,0 +1,512 @@
+//! Lossless edits of the files people write by hand: one frontmatter field of a SKILL.md
+//! (`skillc set`) and one toggle of a client.yaml (`skillc toggle`). Only the lines of the
+//! edited field change; comments, key order, quoting, blank lines and line endings elsewhere stay
+//! byte-identical. Skill Studio uses the same functions.
+//!
+//! The edits work on lines rather than through a YAML syntax tree: both operate on a top-level
+//! key (or a key one level under `toggles:`) of block-style YAML, where a key's lines are exactly
+//! its own line and the more-indented lines after it. That keeps every other byte untouched by
+//! construction, with no re-serialisation anywhere. Every result is parsed again, and a write
+//! that would leave the workspace failing `check` is refused.
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fsio::RawFile;
+
+/// Why an edit was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing failed (an unreadable file is never replaced).
+    #[error("`{path}`: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The request itself is wrong (a bad field name, a value that is not YAML, …).
+    #[error("{0}")]
+    Invalid(String),
+    /// The edited workspace would not pass `check`: nothing was written.
+    #[error("the edit would leave errors; nothing was written")]
+    Refused(Vec<Diagnostic>),
+}
+
+/// One edit of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldEdit<'a> {
+    /// Sets the field to this YAML text (`2`, `["Hi", "Hello"]`, a block).
+    Set(&'a str),
+    /// Removes the field.
+    Unset,
+}
+
+/// A toggle's new state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toggle {
+    /// Explicitly on.
+    On,
+    /// Explicitly off.
+    Off,
+    /// No toggle: `default_enabled`, then on.
+    Default,
+}
+
+fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// The text's lines, each with its own line ending (the last may have none).
+fn lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// The key a line writes at exactly `indent` spaces (`key:` followed by a space, the end of the
+/// line or a comment), unquoted.
+fn key_at(line: &str, indent: usize) -> Option<&str> {
+    if indent_of(line) != indent {
+        return None;
+    }
+    let rest = &line[indent..];
+    if rest.starts_with('#') || rest.starts_with('-') {
+        return None;
+    }
+    let colon = rest.find(':')?;
+    let after = rest[colon + 1..].trim_end_matches(['\n', '\r']);
+    if !(after.is_empty() || after.starts_with(' ') || after.starts_with('\t')) {
+        return None;
+    }
+    Some(rest[..colon].trim().trim_matches(|c| c == '"' || c == '\''))
+}
+
+/// The lines `[start, end)` that hold `key` at `indent` among `lines[from..to]`: its own line
+/// and the more-indented lines after it, not counting blank lines and comments that end the
+/// block (they belong to what follows).
+fn block(
+    lines: &[&str],
+    from: usize,
+    to: usize,
+    key: &str,
+    indent: usize,
+) -> Option<(usize, usize)> {
+    let start = (from..to).find(|&i| key_at(lines[i], indent) == Some(key))?;
+    let mut end = start + 1;
+    let mut last_content = start + 1;
+    while end < to {
+        let l = lines[end];
+        if is_blank_or_comment(l) {
+            end += 1;
+            continue;
+        }
+        let ind = indent_of(l);
+        // A sequence at the key's own indent belongs to the key (`key:\n- a`).
+        let sequence_at_key = ind == indent && l[ind..].starts_with("- ");
+        if ind <= indent && !sequence_at_key {
+            break;
+        }
+        end += 1;
+        last_content = end;
+    }
+    Some((start, last_content))
+}
+
+/// The inline comment of a one-line value (`  # why`), kept when the value is replaced.
+fn inline_comment(line: &str) -> Option<&str> {
+    let body = line.trim_end_matches(['\n', '\r']);
+    let colon = body.find(':')?;
+    let value = &body[colon + 1..];
+    if value.trim_start().starts_with(['"', '\'']) {
+        return None; // a quoted value may hold `#`; leave its comment to the rewrite
+    }
+    let hash = value.find(" #")? + 1;
+    // Keep the spaces that align the comment.
+    let at = value[..hash].trim_end_matches([' ', '\t']).len();
+    Some(&value[at..])
+}
+
+/// The lines that write `key: value` at `indent`, for a value given as YAML text.
+fn render(key: &str, value: &str, indent: usize, nl: &str, comment: Option<&str>) -> String {
+    let pad = " ".repeat(indent);
+    let value = value.trim_end_matches(['\n', '\r']);
+    if !value.contains('\n') {
+        return format!("{pad}{key}: {}{}{nl}", value.trim(), comment.unwrap_or(""));
+    }
+    // A block value: indented under the key, two spaces deeper than the key.
+    let mut out = format!("{pad}{key}:{nl}");
+    for l in value.lines() {
+        if l.trim().is_empty() {
+            out.push_str(nl);
+        } else {
+            out.push_str(&format!("{pad}  {}{nl}", l.trim_end_matches('\r')));
+        }
+    }
+    out
+}
+
+/// Checks that `value` is YAML text of one value.
+fn parse_value(value: &str) -> Result<serde_yaml::Value, Error> {
+    serde_yaml::from_str::<serde_yaml::Value>(value)
+        .map_err(|e| Error::Invalid(format!("the value is not YAML: {e}")))
+}
+
+/// Edits one top-level field of a SKILL.md's frontmatter, touching only that field's lines.
+pub fn set_field(text: &str, field: &str, edit: &FieldEdit<'_>) -> Result<String, Error> {
+    let ok_name = !field.is_empty()
+        && field
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !ok_name {
+        return Err(Error::Invalid(format!("`{field}` is not a field name")));
+    }
+    let split =
+        crate::yaml::split_frontmatter("SKILL.md", text).map_err(|d| Error::Invalid(d.message))?;
+    let ls = lines(text);
+    // Frontmatter lines are [1, close): the first line is the opening fence.
+    let close = split.body_first_line - 2;
+    let nl = line_ending(text);
+    let found = block(&ls, 1, close, field, 0);
+    let replacement = match edit {
+        FieldEdit::Set(value) => {
+            parse_value(value)?;
+            let comment = found
+                .filter(|(s, e)| e - s == 1)
+                .and_then(|(s, _)| inline_comment(ls[s]));
+            render(field, value, 0, nl, comment)
+        }
+        FieldEdit::Unset => String::new(),
+    };
+    let (start, end) = match found {
+        Some(range) => range,
+        None if matches!(edit, FieldEdit::Unset) => {
+            return Err(Error::Invalid(format!(
+                "the frontmatter has no field `{field}`"
+            )))
+        }
+        // A new field goes last, just before the closing fence.
+        None => (close, close),
+    };
+    let mut out = String::with_capacity(text.len() + replacement.len());
+    out.extend(ls[..start].iter().copied());
+    out.push_str(&replacement);
+    out.extend(ls[end..].iter().copied());
+    Ok(out)
+}
+
+/// Sets one toggle of a client.yaml, touching only that toggle's lines (or adding `toggles:`).
+pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Error> {
+    if skill.is_empty() || skill.contains([':', '#', '\n', '{', '}', '[', ']', ',']) {
+        return Err(Error::Invalid(format!("`{skill}` is not a skill name")));
+    }
+    let ls = lines(text);
+    let nl = line_ending(text);
+    let value = match toggle {
+        Toggle::On => Some("true"),
+        Toggle::Off => Some("false"),
+        Toggle::Default => None,
+    };
+    let Some((start, end)) = block(&ls, 0, ls.len(), "toggles", 0) else {
+        let Some(value) = value else {
+            return Ok(text.to_string()); // no toggles at all: already the default
+        };
+        let mut out = text.to_string();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push_str(nl);
+        }
+        out.push_str(&format!("toggles:{nl}  {skill}: {value}{nl}"));
+        return Ok(out);
+    };
+    let head = ls[start];
+    let inline = head
+        .trim_end_matches(['\n', '\r'])
+        .split_once(':')
+        .map_or("", |(_, v)| v)
+        .trim();
+    if !inline.is_empty() && !inline.starts_with('#') {
+        // A flow mapping on the key's line (`toggles: { a: true }`): that one line is
+        // rewritten from its parsed value.
+        let parsed: serde_yaml::Value = serde_yaml::from_str(inline)
+            .map_err(|e| Error::Invalid(format!("`toggles` does not parse: {e}")))?;
+        let mut map = match parsed {
+            serde_yaml::Value::Mapping(m) => m,
+            serde_yaml::Value::Null => serde_yaml::Mapping::new(),
+            _ => return Err(Error::Invalid("`toggles` is not a mapping".into())),
+        };
+        match value {
+            Some(v) => {
+                map.insert(skill.into(), serde_yaml::Value::Bool(v == "true"));
+            }
+            None => {
+                map.remove(skill);
+            }
+        }
+        let items: Vec<String> = map
+            .iter()
+            .map(|(k, v)| {
+                let k = crate::yaml::scalar_string(k).unwrap_or_default();
+                let v = serde_json::to_string(v).unwrap_or_default();
+                format!("{k}: {v}")
+            })
+            .collect();
+        let line = format!("toggles: {{ {} }}{nl}", items.join(", "));
+        let mut out: String = ls[..start].concat();
+        out.push_str(&line);
+        out.extend(ls[start + 1..].iter().copied());
+        return Ok(out);
+    }
+    // Block style: the entries' indent is that of the first entry (two spaces if none).
+    let child_indent = (start + 1..end)
+        .find(|&i| !is_blank_or_comment(ls[i]))
+        .map_or(2, |i| indent_of(ls[i]));
+    let entry = block(&ls, start + 1, end, skill, child_indent);
+    let comment = entry
+        .filter(|(a, b)| b - a == 1)
+        .and_then(|(a, _)| inline_comment(ls[a]));
+    let replacement = value
+        .map(|v| render(skill, v, child_indent, nl, comment))
+        .unwrap_or_default();
+    let (a, b) = match entry {
+        Some(range) => range,
+        None if value.is_none() => return Ok(text.to_string()),
+        None => (end, end),
+    };
+    let mut out: String = ls[..a].concat();
+    if a == end && a > 0 && !ls[a - 1].ends_with('\n') {
+        out.push_str(nl);
+    }
+    out.push_str(&replacement);
+    out.extend(ls[b..].iter().copied());
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, synced, then renamed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy());
+    let tmp = dir.join(format!(".{name}.{}.edit.tmp", std::process::id()));
+    let result = std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
+
+/// The workspace folder holding `file` (the nearest ancestor with `workspace.yaml`, else the
+/// folder above the skill folder).
+fn workspace_of(file: &Path) -> PathBuf {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d.join("workspace.yaml").is_file() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    file.parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Checks the workspace around `path` as it would be with `text` in `path`: the errors that
+/// the edit adds (errors already there are not the edit's doing).
+fn errors_added(
+    root: &Path,
+    path: &Path,
+    text: &str,
+    also: &[&str],
+) -> Result<Vec<Diagnostic>, Error> {
+    let io = |e: crate::fsio::Error| Error::Io {
+        path: root.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let (mut files, _) = crate::fsio::read_tree(
+        root,
+        "",
+        &root.canonicalize().map_err(|source| Error::Io {
+            path: root.to_path_buf(),
+            source,
+        })?,
+    )
+    .map_err(io)?;
+    let rel = path
+        .canonicalize()
+        .ok()
+        .zip(root.canonicalize().ok())
+        .and_then(|(p, r)| p.strip_prefix(r).ok().map(Path::to_path_buf))
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let blocking = |d: &Diagnostic| d.severity == Severity::Error || also.contains(&d.code);
+    let errors = |files: &[RawFile]| -> Vec<(String, String)> {
+        crate::check_files(files, &crate::CheckOptions::default())
+            .diagnostics
+            .into_iter()
+            .filter(blocking)
+            .map(|d| (d.code.to_string(), d.message))
+            .collect()
+    };
+    let before = errors(&files);
+    match files.iter_mut().find(|f| f.rel == rel) {
+        Some(f) => *f = RawFile::new(rel.clone(), text.as_bytes()),
+        None => files.push(RawFile::new(rel.clone(), text.as_bytes())),
+    }
+    let report = crate::check_files(&files, &crate::CheckOptions::default());
+    Ok(report
+        .diagnostics
+        .into_iter()
+        .filter(blocking)
+        .filter(|d| !before.contains(&(d.code.to_string(), d.message.clone())))
+        .collect())
+}
+
+fn read(path: &Path) -> Result<String, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    String::from_utf8(bytes)
+        .map_err(|_| Error::Invalid(format!("`{}` is not UTF-8", path.display())))
+}
+
+/// `skillc set`: edits one field of the SKILL.md at `path`, refusing an edit that adds errors.
+pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Result<(), Error> {
+    let text = read(path)?;
+    let new = set_field(&text, field, edit)?;
+    let root = workspace_of(path);
+    let added = errors_added(&root, path, &new, &[])?;
+    if !added.is_empty() {
+        return Err(Error::Refused(added));
+    }
+    write_atomic(path, new.as_bytes())
+}
+
+/// `skillc toggle`: sets one toggle in `clients/<client>/client.yaml` of the workspace `root`.
+pub fn toggle_in_workspace(
+    root: &Path,
+    client: &str,
+    skill: &str,
+    toggle: Toggle,
+) -> Result<PathBuf, Error> {
+    let dir = root.join("clients").join(client);
+    if client.is_empty() || client.contains(['/', '\\']) || client.starts_with('.') || !dir.is_dir()
+    {
+        return Err(Error::Invalid(format!(
+            "no client `{client}` (no folder clients/{client}/ in `{}`)",
+            root.display()
+        )));
+    }
+    let path = dir.join("client.yaml");
+    let text = if path.exists() {
+        read(&path)?
+    } else {
+        String::new()
+    };
+    let new = set_toggle(&text, skill, toggle)?;
+    // A toggle for a skill that does not exist is a typo, not a setting.
+    let added = errors_added(root, &path, &new, &[crate::codes::UNKNOWN_TOGGLE])?;
+    if !added.is_empty() {
+        return Err(Error::Refused(added));
+    }
+    if new != text {
+        write_atomic(&path, new.as_bytes())?;
+    }
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SKILL: &str = "---\n# Seed 000 annotates its fields\nname: demo_offer   # keep me\ndescription: 'Offer a demo'\ntrigger_examples:\n  - \"Can I see it?\"   # the classic\n  - Show me\n\npriority: 1\n---\nBody {{ x }}\n";
+
+    #[test]
+    fn setting_a_field_changes_only_its_lines() {
+        let out = set_field(SKILL, "priority", &FieldEdit::Set("2")).unwrap();
+        assert_eq!(out, SKILL.replace("priority: 1", "priority: 2"));
+        let out = set_field(
+            SKILL,
+            "trigger_examples",
+            &FieldEdit::Set("[\"Hi\", \"Hello\"]"),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "---\n# Seed 000 annotates its fields\nname: demo_offer   # keep me\ndescription: 'Offer a demo'\ntrigger_examples: [\"Hi\", \"Hello\"]\n\npriority: 1\n---\nBody {{ x }}\n"
+        );
+        let out = set_field(SKILL, "name", &FieldEdit::Set("demo-offer")).unwrap();
+        assert!(out.contains("name: demo-offer   # keep me\n"), "{out}");
+    }
+
+    #[test]
+    fn new_fields_go_last_and_unset_removes_only_the_field() {
+        let out = set_field(SKILL, "emoji", &FieldEdit::Set("\"🎬\"")).unwrap();
+        assert_eq!(
+            out,
+            SKILL.replace("priority: 1\n---", "priority: 1\nemoji: \"🎬\"\n---")
+        );
+        let out = set_field(SKILL, "trigger_examples", &FieldEdit::Unset).unwrap();
+        assert_eq!(
+            out,
+            "---\n# Seed 000 annotates its fields\nname: demo_offer   # keep me\ndescription: 'Offer a demo'\n\npriority: 1\n---\nBody {{ x }}\n"
+        );
+        assert!(set_field(SKILL, "nope", &FieldEdit::Unset).is_err());
+        assert!(set_field(SKILL, "priority", &FieldEdit::Set("[unclosed")).is_err());
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        let crlf = SKILL.replace('\n', "\r\n");
+        let out = set_field(&crlf, "priority", &FieldEdit::Set("3")).unwrap();
+        assert_eq!(out, crlf.replace("priority: 1", "priority: 3"));
+        let out = set_field(&crlf, "tags", &FieldEdit::Set("- a\n- b")).unwrap();
+        assert!(
+            out.contains("priority: 1\r\ntags:\r\n  - a\r\n  - b\r\n---\r\n"),
+            "{out:?}"
+        );
+    }
+
+    const CLIENT: &str = "# Hyperline's setup\nlocales: [en]\ntoggles:\n  # gating is on for the launch\n  content_gating: { enabled: true }\n  demo_offer: false   # sales asked\n\nflags:\n  competitors: { names: [Acme] }\n";
+
+    #[test]
+    fn toggles_change_only_their_line() {
+        let out = set_toggle(CLIENT, "demo_offer", Toggle::On).unwrap();
+        assert_eq!(
+            out,
+            CLIENT.replace("demo_offer: false   #", "demo_offer: true   #")
+        );
+        let out = set_toggle(CLIENT, "content_gating", Toggle::Default).unwrap();
+        assert_eq!(
+            out,
+            CLIENT.replace("  content_gating: { enabled: true }\n", "")
+        );
+        let out = set_toggle(CLIENT, "pricing", Toggle::Off).unwrap();
+        assert_eq!(
+            out,
+            CLIENT.replace("# sales asked\n", "# sales asked\n  pricing: false\n")
+        );
+        let out = set_toggle("locales: [en]\n", "pricing", Toggle::Off).unwrap();
+        assert_eq!(out, "locales: [en]\ntoggles:\n  pricing: false\n");
+        let out = set_toggle("toggles: { a: true }  \n", "b", Toggle::Off).unwrap();
+        assert_eq!(out, "toggles: { a: true, b: false }\n");
+    }
+}
