@@ -383,6 +383,8 @@ pub struct Artifact {
     pub categories: BTreeMap<String, Category>,
     /// The sources pool, read on the first prompt that cites one.
     sources: std::sync::OnceLock<Sources>,
+    /// Bundles looked up so far, by (client, locale, tier): a warm lookup runs no query.
+    found: RwLock<HashMap<(String, String, String), BundleInfo>>,
     loaded: RwLock<HashMap<i64, Arc<Bundle>>>,
     catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
 }
@@ -509,6 +511,7 @@ impl Artifact {
             consumers,
             categories,
             sources: std::sync::OnceLock::new(),
+            found: RwLock::new(HashMap::new()),
             loaded: RwLock::new(HashMap::new()),
             catalogs: RwLock::new(HashMap::new()),
         })
@@ -596,6 +599,10 @@ impl Artifact {
         let client = r.client.unwrap_or("");
         let locale = r.locale.or(self.manifest("default_locale")).unwrap_or("");
         let tier = r.tier.or(self.manifest("default_tier")).unwrap_or("");
+        let key = (client.to_string(), locale.to_string(), tier.to_string());
+        if let Some(b) = self.found.read().expect("lock").get(&key) {
+            return Ok(b.clone());
+        }
         let found = {
             let conn = self.conn.lock().expect("lock");
             conn.prepare_cached(&format!(
@@ -609,6 +616,7 @@ impl Artifact {
             .map_err(corrupt(&self.path))?
         };
         if let Some(b) = found {
+            self.found.write().expect("lock").insert(key, b.clone());
             return Ok(b);
         }
         // Not built: say what exists.
