@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn skillc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skillc"))
         .args(args)
@@ -116,21 +118,26 @@ fn workspace_defaults_to_the_current_folder() {
 
 /// A copy of the sample in a temporary folder.
 fn sample_copy() -> tempfile::TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            let t = to.join(e.file_name());
-            if e.file_type().unwrap().is_dir() {
-                copy(&e.path(), &t);
-            } else {
-                std::fs::copy(e.path(), &t).unwrap();
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    copy(Path::new(&repo("skills")), &dir.path().join("skills"));
+    common::copy_dir(Path::new(&repo("skills")), &dir.path().join("skills"));
     dir
+}
+
+/// Runs skillc and requires exit 0.
+fn skillc_ok(args: &[&str]) {
+    let out = skillc(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+}
+
+/// The (old, new) lines that differ, when the line count is unchanged.
+fn changed_lines<'t>(before: &'t str, after: &'t str) -> Vec<(&'t str, &'t str)> {
+    assert_eq!(before.lines().count(), after.lines().count());
+    before
+        .lines()
+        .zip(after.lines())
+        .filter(|(a, b)| a != b)
+        .collect()
 }
 
 #[test]
@@ -145,22 +152,11 @@ fn set_changes_one_field_keeps_every_comment_and_refuses_errors() {
         before.contains('#'),
         "the sample's skill has comments to keep"
     );
-    let out = skillc(&["set", f, "priority", "2"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    skillc_ok(&["set", f, "priority", "2"]);
     let after = std::fs::read_to_string(&file).unwrap();
-    let changed: Vec<(&str, &str)> = before
-        .lines()
-        .zip(after.lines())
-        .filter(|(a, b)| a != b)
-        .collect();
+    let changed = changed_lines(&before, &after);
     assert_eq!(changed.len(), 1, "{changed:?}");
     assert!(changed[0].1.starts_with("priority: 2"), "{changed:?}");
-    assert_eq!(before.lines().count(), after.lines().count());
     // An edit that would add an error writes nothing and exits 1.
     let out = skillc(&["set", f, "dependencies", "[no_such_skill]"]);
     assert_eq!(out.status.code(), Some(1));
@@ -193,19 +189,9 @@ fn toggle_edits_one_line_of_client_yaml_and_refuses_unknown_names() {
     let w = ws.to_str().unwrap();
     let file = ws.join("clients/example.com/client.yaml");
     let before = std::fs::read_to_string(&file).unwrap();
-    let out = skillc(&["toggle", w, "--client", "example.com", "demo_offer", "on"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    skillc_ok(&["toggle", w, "--client", "example.com", "demo_offer", "on"]);
     let after = std::fs::read_to_string(&file).unwrap();
-    let changed: Vec<(&str, &str)> = before
-        .lines()
-        .zip(after.lines())
-        .filter(|(a, b)| a != b)
-        .collect();
+    let changed = changed_lines(&before, &after);
     assert_eq!(changed.len(), 1, "{changed:?}");
     assert!(changed[0].1.contains("demo_offer: true"), "{changed:?}");
     for (args, code) in [
