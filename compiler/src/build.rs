@@ -94,11 +94,7 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
     if !existing.starts_with(&root) {
         return Ok(());
     }
-    let mut header = [0u8; 100];
-    let is_artifact = std::fs::File::open(&existing)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut header))
-        .is_ok_and(|()| skillc_runtime::is_artifact_header(&header));
-    if is_artifact {
+    if crate::fsio::is_artifact_file(&existing) {
         Ok(())
     } else {
         Err(Error::OutputIsInput(out.to_path_buf()))

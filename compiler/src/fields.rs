@@ -44,7 +44,7 @@ impl<'a> Fields<'a> {
         if v.is_null() {
             return None;
         }
-        match self.doc.text(&[Seg::Key(key)], v) {
+        match doc.text(&[Seg::Key(key)], v) {
             Some(s) => Some(s),
             None => {
                 self.wrong_type(key, "a string", v);

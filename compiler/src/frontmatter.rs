@@ -107,7 +107,7 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
         v.as_sequence()
             .is_some_and(|items| items.iter().all(|i| scalar_string(i).is_some()))
     };
-    let expected = if INT_FIELDS.contains(&key) {
+    if INT_FIELDS.contains(&key) {
         (!(v.is_i64() || v.is_null())).then_some("a whole number")
     } else if BOOL_FIELDS.contains(&key) {
         (!(v.is_bool() || v.is_null())).then_some("`true` or `false`")
@@ -125,8 +125,7 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
         (!(v.is_null() || scalar_string(v).is_some())).then_some("a string")
     } else {
         None
-    };
-    expected
+    }
 }
 
 /// Sets aside extension fields written in another tool's shape: one W116 each, and their

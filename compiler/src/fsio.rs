@@ -177,23 +177,29 @@ fn read_capped(path: &Path) -> FileContent {
         ));
     }
     let size = meta.len();
-    let mut header = [0u8; 100];
-    if size >= header.len() as u64 && f.read_exact(&mut header).is_ok() {
-        if skillc_runtime::is_artifact_header(&header) {
+    if size > MAX_FILE_BYTES {
+        // An artifact is often larger than any input may be: it is left out, not refused.
+        let mut header = [0u8; 100];
+        if f.read_exact(&mut header).is_ok() && skillc_runtime::is_artifact_header(&header) {
             return FileContent::Artifact;
         }
-        if let Err(e) = std::io::Seek::rewind(&mut f) {
-            return FileContent::Unreadable(e.to_string());
-        }
-    }
-    if size > MAX_FILE_BYTES {
         return FileContent::TooLarge(size);
     }
     let mut bytes = Vec::with_capacity(size as usize);
     match f.read_to_end(&mut bytes) {
+        Ok(_) if skillc_runtime::is_artifact_header(&bytes) => FileContent::Artifact,
         Ok(_) => FileContent::Bytes(bytes),
         Err(e) => FileContent::Unreadable(e.to_string()),
     }
+}
+
+/// Whether the file at `path` is a skillc artifact (by its SQLite header).
+pub fn is_artifact_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 100];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| skillc_runtime::is_artifact_header(&header))
 }
 
 /// Names never looked into: version control, dependencies, caches, hidden files.

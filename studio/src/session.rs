@@ -685,16 +685,8 @@ fn package_err(e: skillc::package::Error) -> StudioError {
 
 /// Writes through a temporary file and a rename, so a crash never leaves half a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.studio.tmp"));
-    std::fs::write(&tmp, bytes).map_err(io_err)?;
-    std::fs::File::open(&tmp)
-        .and_then(|f| f.sync_all())
-        .map_err(io_err)?;
-    std::fs::rename(&tmp, path).map_err(io_err)
+    // The compiler's one atomic writer: temporary file beside it, synced, renamed.
+    skillc::edit::write_atomic(path, bytes).map_err(io_err)
 }
 
 /// Replaces (or adds) the `name:` line of a frontmatter.
