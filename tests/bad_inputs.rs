@@ -1,7 +1,7 @@
 //! Bad input never panics and always gets a diagnostic (SPEC 3), including inputs too
 //! awkward to commit as fixtures.
 
-use skillc::fsio::RawFile;
+use skillc::discover::fsio::RawFile;
 use skillc::{check_files, codes, CheckOptions};
 
 fn codes_for(files: &[RawFile]) -> Vec<&'static str> {

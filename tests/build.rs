@@ -1,6 +1,10 @@
 //! `skillc build` on real files: determinism, atomicity, secrets, resolution of the sample.
 
 mod common;
+// The generator of the benchmark, shared rather than part of the library's API.
+#[path = "../compiler/src/bin/skillc-bench/synth.rs"]
+#[allow(dead_code)]
+mod synth;
 
 use common::write;
 
@@ -78,7 +82,7 @@ fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v, skillc::artifact::SCHEMA_VERSION);
+    assert_eq!(v, skillc::build::artifact::SCHEMA_VERSION);
 }
 
 fn touch_all(dir: &Path, time: std::time::SystemTime) {
@@ -226,7 +230,7 @@ fn a_build_killed_at_any_point_leaves_the_old_or_the_new_artifact_whole() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
-    let shape = skillc::synth::Shape {
+    let shape = synth::Shape {
         skills: 300,
         clients: 80,
         overrides: 5,
@@ -234,7 +238,7 @@ fn a_build_killed_at_any_point_leaves_the_old_or_the_new_artifact_whole() {
         tiers: 3,
         seed: 7,
     };
-    skillc::synth::generate(&ws, shape).unwrap();
+    synth::generate(&ws, shape).unwrap();
     let build_into = |out: &Path| {
         let o = skillc()
             .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
@@ -437,7 +441,7 @@ fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
         )
         .unwrap();
     let body = content(&encoding, body);
-    let (tokens, bad) = skillc::sources::scan(&body);
+    let (tokens, bad) = skillc::resolve::sources::scan(&body);
     assert!(bad.is_empty());
     assert_eq!(tokens.len(), 3);
     for t in tokens {
@@ -561,10 +565,10 @@ fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
     let (tx, rx) = mpsc::channel();
     let (root, output) = (ws.clone(), out.clone());
     std::thread::spawn(move || {
-        let _ = skillc::watch::watch(&root, &output, |event| {
+        let _ = skillc::build::watch::watch(&root, &output, |event| {
             let _ = tx.send(match event {
-                skillc::watch::Event::Built { report, .. } => report.stats.is_some(),
-                skillc::watch::Event::Failed(_) => false,
+                skillc::build::watch::Event::Built { report, .. } => report.stats.is_some(),
+                skillc::build::watch::Event::Failed(_) => false,
             });
         });
     });

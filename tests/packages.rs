@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use skillc::build::{build, BuildOptions};
-use skillc::package::{pack, unpack, Error, Limits};
+use skillc::interop::package::{pack, unpack, Error, Limits};
 use skillc_runtime::{Artifact, BundleRef};
 
 fn sample() -> PathBuf {
@@ -370,7 +370,7 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
         locale: Some("en"),
         tier: Some("standard"),
     };
-    let dirs = skillc::export::export(&out, &bundle, &to).unwrap();
+    let dirs = skillc::interop::export::export(&out, &bundle, &to).unwrap();
     assert!(dirs.len() > 30);
     let spec = [
         "name",
@@ -391,7 +391,7 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
                 d.display()
             );
         }
-        assert!(skillc::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
+        assert!(skillc::check::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
         assert_eq!(
             v["name"].as_str().unwrap(),
             d.file_name().unwrap().to_str().unwrap()
@@ -409,7 +409,7 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
         "{demo}"
     );
     // A second export into the same folder is refused.
-    assert!(skillc::export::export(&out, &bundle, &to).is_err());
+    assert!(skillc::interop::export::export(&out, &bundle, &to).is_err());
 }
 
 #[test]
@@ -430,7 +430,7 @@ fn diff_names_what_changed_for_which_bundle() {
     let text = std::fs::read_to_string(&yaml).unwrap();
     std::fs::write(&yaml, text.replace("demo_offer: false", "demo_offer: true")).unwrap();
     build(&ws, &new, &BuildOptions::default()).unwrap();
-    let d = skillc::diff::diff(
+    let d = skillc::interop::diff::diff(
         &Artifact::open(&old).unwrap(),
         &Artifact::open(&new).unwrap(),
     )
@@ -453,7 +453,7 @@ fn diff_names_what_changed_for_which_bundle() {
         .unwrap();
     assert!(global.added.is_empty());
     assert_eq!(d.unchanged, 0);
-    let same = skillc::diff::diff(
+    let same = skillc::interop::diff::diff(
         &Artifact::open(&old).unwrap(),
         &Artifact::open(&old).unwrap(),
     )

@@ -1,7 +1,7 @@
 //! Property tests: the parser and validator never panic, whatever the bytes or the YAML.
 
 use proptest::prelude::*;
-use skillc::fsio::RawFile;
+use skillc::discover::fsio::RawFile;
 use skillc::{check_files, CheckOptions};
 
 fn check_never_panics(files: &[RawFile]) {
@@ -121,7 +121,7 @@ mod build_props {
 
     use proptest::prelude::*;
     use skillc::build::{compile, BuildOptions};
-    use skillc::fsio::RawFile;
+    use skillc::discover::fsio::RawFile;
     use skillc::resolve::{self, Slot};
     use skillc::{check_files, CheckOptions};
 
@@ -220,7 +220,7 @@ mod build_props {
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::artifact::write(&out, &data).unwrap();
+        skillc::build::artifact::write(&out, &data).unwrap();
         std::fs::read(out).unwrap()
     }
 
@@ -277,14 +277,14 @@ mod build_props {
         fn every_rewritten_token_resolves_to_exactly_one_pooled_url(files in workspace()) {
             let report = check_files(&files, &CheckOptions::default());
             let ws = &report.workspace;
-            let pool = skillc::pool::build(ws);
+            let pool = skillc::resolve::pool::build(ws);
             let urls: BTreeMap<u32, &str> = pool.sources.iter().map(|s| (s.sid, s.url.as_str())).collect();
             // One URL, one id.
             let distinct: BTreeSet<&str> = urls.values().copied().collect();
             prop_assert_eq!(distinct.len(), urls.len());
             for (i, skill) in ws.skills.iter().enumerate() {
-                let (text, cited) = skillc::pool::rewrite(&skill.body, &pool.local[i]);
-                let (tokens, bad) = skillc::sources::scan(&text);
+                let (text, cited) = skillc::resolve::pool::rewrite(&skill.body, &pool.local[i]);
+                let (tokens, bad) = skillc::resolve::sources::scan(&text);
                 prop_assert!(bad.is_empty());
                 for t in tokens {
                     for sid in t.sids {
@@ -295,7 +295,7 @@ mod build_props {
                 // Local ids that name the same URL map to the same pool id.
                 for s in &skill.sources {
                     let pooled = pool.local[i][&s.sid];
-                    prop_assert_eq!(urls[&pooled], skillc::pool::normalize_url(&s.url));
+                    prop_assert_eq!(urls[&pooled], skillc::resolve::pool::normalize_url(&s.url));
                 }
             }
         }

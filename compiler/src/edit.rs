@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fsio::RawFile;
+use crate::discover::fsio::RawFile;
 
 /// Why an edit was not made.
 #[derive(Debug, thiserror::Error)]
@@ -172,8 +172,8 @@ pub fn set_field(text: &str, field: &str, edit: &FieldEdit<'_>) -> Result<String
     if !ok_name {
         return Err(Error::Invalid(format!("`{field}` is not a field name")));
     }
-    let split =
-        crate::yaml::split_frontmatter("SKILL.md", text).map_err(|d| Error::Invalid(d.message))?;
+    let split = crate::parse::yaml::split_frontmatter("SKILL.md", text)
+        .map_err(|d| Error::Invalid(d.message))?;
     let ls = lines(text);
     // Frontmatter lines are [1, close): the first line is the opening fence.
     let close = split.body_first_line - 2;
@@ -256,7 +256,7 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
         let items: Vec<String> = map
             .iter()
             .map(|(k, v)| {
-                let k = crate::yaml::scalar_string(k).unwrap_or_default();
+                let k = crate::parse::yaml::scalar_string(k).unwrap_or_default();
                 let v = serde_json::to_string(v).unwrap_or_default();
                 format!("{k}: {v}")
             })
@@ -336,11 +336,11 @@ fn errors_added(
     text: &str,
     also: &[&str],
 ) -> Result<Vec<Diagnostic>, Error> {
-    let io = |e: crate::fsio::Error| Error::Io {
+    let io = |e: crate::discover::fsio::Error| Error::Io {
         path: root.to_path_buf(),
         source: std::io::Error::other(e.to_string()),
     };
-    let (mut files, _) = crate::fsio::read_tree(
+    let (mut files, _) = crate::discover::fsio::read_tree(
         root,
         "",
         &root.canonicalize().map_err(|source| Error::Io {

@@ -1,127 +1,24 @@
 //! skillc: the build-time compiler for AI-agent skills workspaces.
 //!
-//! Phases are functions over plain data: [`fsio`] reads the files, [`load`] parses them into
-//! the [`model`], [`validate`] checks across files, and [`check`] ties them together and applies
-//! the profile. Problems in the user's files are [`Diagnostic`] values; failures of the
-//! environment are [`fsio::Error`].
+//! The compiler is a row of phases over plain data, one folder each: [`discover`] walks the
+//! workspace, [`parse`] turns files into the [`model`], [`check`] validates across files,
+//! [`resolve`] decides what every bundle holds, [`render`] writes its texts and [`build`] lays
+//! out and writes the artifact (and rebuilds incrementally in `watch`). [`edit`] changes
+//! files losslessly and [`interop`] moves skills in and out. Problems in the user's files are
+//! [`Diagnostic`] values; failures of the environment are error types of each phase.
 
-pub mod artifact;
-mod body;
 pub mod build;
-mod config;
+pub mod check;
 pub mod diagnostic;
-pub mod diff;
+pub mod discover;
 pub mod edit;
-pub mod export;
-mod fields;
-mod frontmatter;
-pub mod fsio;
-mod layout;
-pub mod load;
+pub mod interop;
 pub mod model;
-pub mod names;
-pub mod package;
-pub mod pool;
-pub mod refs;
+pub mod parse;
 pub mod render;
 pub mod resolve;
-pub mod sources;
-pub mod synth;
-mod template_guard;
-mod text;
-pub mod tokens;
-mod validate;
-pub mod vars;
-pub mod watch;
-pub mod yaml;
 
-use std::path::Path;
-
+pub use build::{build, BuildOptions, BuildReport};
+pub use check::{check, check_files, CheckOptions, CheckReport};
 pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity};
 pub use model::Workspace;
-
-/// How to check.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CheckOptions {
-    /// Apply exactly the agentskills.io rules: portability issues become errors.
-    pub strict_spec: bool,
-}
-
-/// The result of checking a workspace.
-#[derive(Debug, Default)]
-pub struct CheckReport {
-    /// The loaded model (skills that failed to parse are absent).
-    pub workspace: Workspace,
-    /// Every diagnostic, sorted, with the profile applied.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl CheckReport {
-    /// Number of errors.
-    pub fn error_count(&self) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count()
-    }
-
-    /// Number of warnings.
-    pub fn warning_count(&self) -> usize {
-        self.diagnostics.len() - self.error_count()
-    }
-
-    /// Whether the workspace has no errors.
-    pub fn is_ok(&self) -> bool {
-        self.error_count() == 0
-    }
-}
-
-/// Applies the profile, attaches source lines and sorts.
-pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
-    let mut diagnostics = loaded.diagnostics;
-    diagnostics.extend(validate::validate(&loaded.workspace));
-    diagnostics.retain(|d| {
-        options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
-    });
-    for d in &mut diagnostics {
-        if options.strict_spec && codes::is_portability(d.code) {
-            d.severity = Severity::Error;
-        }
-        if d.source_line.is_none() {
-            if let Some(text) = loaded.texts.get(&d.file) {
-                *d = d.clone().with_source(text);
-            }
-        }
-    }
-    diagnostic::sort(&mut diagnostics);
-    CheckReport {
-        workspace: loaded.workspace,
-        diagnostics,
-    }
-}
-
-/// Checks the workspace folder at `root`.
-pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    let mut report = finish(load::load_dir(root)?, options);
-    render_templates(&mut report);
-    Ok(report)
-}
-
-/// A workspace's own templates can fail on its content (a missing field, a filter on the
-/// wrong kind of value, an output over the cap): only rendering every fragment finds those, so
-/// `check` renders them as a build would, and reports every template error a build would.
-fn render_templates(report: &mut CheckReport) {
-    if report.workspace.templates.is_empty() || !report.is_ok() {
-        return;
-    }
-    let options = build::BuildOptions::default();
-    if let Err(errors) = build::compile(&report.workspace, "", &[], &options) {
-        report.diagnostics.extend(errors);
-        diagnostic::sort(&mut report.diagnostics);
-    }
-}
-
-/// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
-pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
-    finish(load::load_files(files, &[]), options)
-}

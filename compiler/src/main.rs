@@ -238,7 +238,7 @@ fn main() -> ExitCode {
             skill_dir,
             output,
             flat,
-        } => match skillc::package::pack(&skill_dir, &output, flat) {
+        } => match skillc::interop::package::pack(&skill_dir, &output, flat) {
             Ok(n) => {
                 println!("packed {} files into {}", n, output.display());
                 ExitCode::SUCCESS
@@ -250,8 +250,8 @@ fn main() -> ExitCode {
             workspace,
             force,
         } => {
-            let limits = skillc::package::Limits::default();
-            match skillc::package::unpack(&package, &workspace, force, &limits) {
+            let limits = skillc::interop::package::Limits::default();
+            match skillc::interop::package::unpack(&package, &workspace, force, &limits) {
                 Ok(u) => {
                     println!(
                         "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
@@ -308,15 +308,15 @@ fn main() -> ExitCode {
             artifact,
             bundle,
             output,
-        } => match skillc::export::export(&artifact, &bundle.as_ref(), &output) {
+        } => match skillc::interop::export::export(&artifact, &bundle.as_ref(), &output) {
             Ok(dirs) => {
-                for problem in skillc::export::portability_problems(&output) {
+                for problem in skillc::interop::export::portability_problems(&output) {
                     eprintln!("warning: {problem}");
                 }
                 println!("exported {} skills into {}", dirs.len(), output.display());
                 ExitCode::SUCCESS
             }
-            Err(skillc::export::Error::Runtime(e)) => {
+            Err(skillc::interop::export::Error::Runtime(e)) => {
                 eprintln!("error: {e}");
                 ExitCode::from(if e.is_request_error() {
                     EXIT_ERRORS
@@ -432,9 +432,9 @@ fn removal_words(reason: &str) -> String {
     }
 }
 
-fn package_error(e: &skillc::package::Error, path: &std::path::Path) -> ExitCode {
+fn package_error(e: &skillc::interop::package::Error, path: &std::path::Path) -> ExitCode {
     match e {
-        skillc::package::Error::Invalid(diags) => {
+        skillc::interop::package::Error::Invalid(diags) => {
             let mut diags = diags.clone();
             skillc::diagnostic::sort(&mut diags);
             eprint!("{}", skillc::render_text(&diags, ""));
@@ -444,11 +444,11 @@ fn package_error(e: &skillc::package::Error, path: &std::path::Path) -> ExitCode
             );
             ExitCode::from(EXIT_ERRORS)
         }
-        skillc::package::Error::Refused { .. } => {
+        skillc::interop::package::Error::Refused { .. } => {
             eprintln!("error: {e}; nothing was written");
             ExitCode::from(EXIT_ERRORS)
         }
-        skillc::package::Error::Io { .. } => {
+        skillc::interop::package::Error::Io { .. } => {
             eprintln!("error: {e}");
             ExitCode::from(EXIT_USAGE)
         }
@@ -464,10 +464,10 @@ fn diff(old: &std::path::Path, new: &std::path::Path, format: CheckFormat) -> Ex
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match skillc::diff::diff(&a, &b) {
+    match skillc::interop::diff::diff(&a, &b) {
         Ok(d) => {
             match format {
-                CheckFormat::Text => print!("{}", skillc::diff::render_text(&d)),
+                CheckFormat::Text => print!("{}", skillc::interop::diff::render_text(&d)),
                 CheckFormat::Json => {
                     println!("{}", serde_json::to_string_pretty(&d).unwrap_or_default())
                 }
@@ -602,8 +602,8 @@ fn build(
 
 fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
     let display = workspace.to_string_lossy().into_owned();
-    let result = skillc::watch::watch(workspace, output, |event| match event {
-        skillc::watch::Event::Built { report, millis } => {
+    let result = skillc::build::watch::watch(workspace, output, |event| match event {
+        skillc::build::watch::Event::Built { report, millis } => {
             eprint!("{}", skillc::render_text(&report.diagnostics, &display));
             match &report.stats {
                 Some(s) => println!(
@@ -622,7 +622,7 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
                 ),
             }
         }
-        skillc::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
+        skillc::build::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -60,13 +60,15 @@ fn open<R: Runtime>(
     let watch_root = root.clone();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let Ok(ev) = res else { return };
-        if !skillc::watch::changes_content(&ev.kind) {
+        if !skillc::build::watch::changes_content(&ev.kind) {
             return;
         }
         let changed: Vec<String> = ev
             .paths
             .iter()
-            .filter(|p| skillc::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc")))
+            .filter(|p| {
+                skillc::build::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc"))
+            })
             .filter_map(|p| p.strip_prefix(&watch_root).ok())
             .map(|p| p.to_string_lossy().into_owned())
             .filter(|p| !p.starts_with(".skillc"))
@@ -207,7 +209,7 @@ fn preview(studio: State<'_, Studio>, request: PreviewRequest) -> Result<Preview
 }
 
 #[tauri::command]
-fn diff(studio: State<'_, Studio>) -> Result<skillc::diff::Diff, StudioError> {
+fn diff(studio: State<'_, Studio>) -> Result<skillc::interop::diff::Diff, StudioError> {
     studio.with(Session::diff)
 }
 

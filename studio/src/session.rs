@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
-use skillc::fsio::RawFile;
+use skillc::discover::fsio::RawFile;
 use skillc::model::Scope;
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
@@ -337,7 +337,7 @@ impl Session {
     pub fn check_draft(&self, rel: &str, text: &str) -> Result<Vec<Diag>, StudioError> {
         self.inside(rel)?;
         let (mut files, walk) =
-            skillc::fsio::read_tree(&self.root, "", &self.root).map_err(io_err)?;
+            skillc::discover::fsio::read_tree(&self.root, "", &self.root).map_err(io_err)?;
         match files.iter_mut().find(|f| f.rel == rel) {
             Some(f) => *f = RawFile::new(rel, text.as_bytes()),
             None => files.push(RawFile::new(rel, text.as_bytes())),
@@ -446,14 +446,14 @@ impl Session {
         let out_dir = self.root.join(".skillc").join("packages");
         std::fs::create_dir_all(&out_dir).map_err(io_err)?;
         let out = out_dir.join(format!("{name}.zip"));
-        skillc::package::pack(dir, &out, false).map_err(package_err)?;
+        skillc::interop::package::pack(dir, &out, false).map_err(package_err)?;
         Ok(out.display().to_string())
     }
 
     /// Unpacks a ZIP package into the workspace (checked before anything is written).
     pub fn import_package(&self, archive: &str) -> Result<String, StudioError> {
-        let limits = skillc::package::Limits::default();
-        let u = skillc::package::unpack(Path::new(archive), &self.root, false, &limits)
+        let limits = skillc::interop::package::Limits::default();
+        let u = skillc::interop::package::unpack(Path::new(archive), &self.root, false, &limits)
             .map_err(package_err)?;
         let dir = u.dir.strip_prefix(&self.root).map_err(io_err)?;
         Ok(format!("{}/SKILL.md", dir.display()))
@@ -608,13 +608,14 @@ impl Session {
     }
 
     /// What changed since the previous build.
-    pub fn diff(&self) -> Result<skillc::diff::Diff, StudioError> {
+    pub fn diff(&self) -> Result<skillc::interop::diff::Diff, StudioError> {
         let open = |p: PathBuf| {
             Artifact::open(p)
                 .map_err(|e| StudioError::new("request", format!("build twice to compare: {e}")))
         };
         let (old, new) = (open(self.previous())?, open(self.artifact())?);
-        skillc::diff::diff(&old, &new).map_err(|e| StudioError::new("request", e.to_string()))
+        skillc::interop::diff::diff(&old, &new)
+            .map_err(|e| StudioError::new("request", e.to_string()))
     }
 }
 
@@ -636,7 +637,7 @@ pub fn decompose(text: &str) -> Parts {
         body: text.to_string(),
         error: Some(e),
     };
-    let split = match skillc::yaml::split_frontmatter("SKILL.md", text) {
+    let split = match skillc::parse::yaml::split_frontmatter("SKILL.md", text) {
         Ok(s) => s,
         Err(d) => return fail(d.message),
     };
@@ -672,9 +673,9 @@ pub fn compose(parts: &Parts) -> Result<String, StudioError> {
     Ok(format!("---\n{yaml}---\n{}", parts.body))
 }
 
-fn package_err(e: skillc::package::Error) -> StudioError {
+fn package_err(e: skillc::interop::package::Error) -> StudioError {
     match e {
-        skillc::package::Error::Invalid(d) => StudioError {
+        skillc::interop::package::Error::Invalid(d) => StudioError {
             kind: "invalid",
             message: "the package's skill has errors".into(),
             diagnostics: d.iter().map(Diag::from).collect(),

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
+use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::fields::Fields;
 use crate::model::{BodyMode, Category, Client, Consumer, Tier, Toggle, WorkspaceConfig};
-use crate::names;
-use crate::yaml::{scalar_string, value_kind, Seg};
+use crate::parse::fields::Fields;
+use crate::parse::yaml::{scalar_string, value_kind, Seg};
 
 const WORKSPACE_FIELDS: &[&str] = &[
     "name",
@@ -522,7 +522,7 @@ fn flat_vars(
 fn locate_json_key(text: &str, key: &str) -> Pos {
     let needle = format!("\"{key}\"");
     match text.find(&needle) {
-        Some(at) => crate::sources::pos_of(text, at, 1, needle.len()),
+        Some(at) => crate::resolve::sources::pos_of(text, at, 1, needle.len()),
         None => Pos::start(),
     }
 }

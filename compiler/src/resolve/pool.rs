@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::model::{Skill, Workspace};
-use crate::sources;
+use crate::resolve::sources;
 
 /// One pooled source.
 #[derive(Debug, Clone, PartialEq, Serialize)]

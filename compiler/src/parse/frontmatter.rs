@@ -4,11 +4,11 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
+use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::fields::Fields;
 use crate::model::{Condition, Frontmatter, Mcp, Predicate, Provider, Requires, Tool, VarDecl};
-use crate::names;
-use crate::yaml::{scalar_string, value_kind, Seg};
+use crate::parse::fields::Fields;
+use crate::parse::yaml::{scalar_string, value_kind, Seg};
 
 /// The portable core of agentskills.io.
 pub const SPEC_FIELDS: &[&str] = &[
@@ -132,7 +132,7 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
 /// text under `metadata`, so a public collection builds as it is and exports keep them.
 fn set_aside_foreign(
     f: &mut Fields<'_>,
-) -> Option<(crate::yaml::YamlDoc, BTreeMap<String, String>)> {
+) -> Option<(crate::parse::yaml::YamlDoc, BTreeMap<String, String>)> {
     let any = f
         .doc
         .map

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::fsio::RawFile;
+use crate::discover::fsio::RawFile;
 use crate::model::Scope;
 
 /// The files of one skill folder.

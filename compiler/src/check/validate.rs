@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Scope, Skill, SkillRef, Workspace};
-use crate::names;
-use crate::refs::Index;
+use crate::resolve::refs::Index;
 
 /// Every cross-file check over a loaded workspace.
 pub fn validate(ws: &Workspace) -> Vec<Diagnostic> {
@@ -94,7 +94,7 @@ fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
                 r.pos,
                 format!("unknown skill `{}` in `{field}`", r.text),
             );
-            let (ns, bare) = crate::refs::split(&r.text);
+            let (ns, bare) = crate::resolve::refs::split(&r.text);
             if let Some(other) = ns.and_then(|_| index.resolve(&bare, &s.scope)) {
                 d = d.with_help(format!(
                     "`{bare}` exists as `{}`",

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::fields::Fields;
 use crate::model::Source;
-use crate::yaml::scalar_string;
+use crate::parse::fields::Fields;
+use crate::parse::yaml::scalar_string;
 
 /// Largest range a token may span (`[[S:1-50]]`), so a typo cannot expand to millions of ids.
 pub const MAX_RANGE: u32 = 1000;

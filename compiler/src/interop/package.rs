@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
+use crate::check::names;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fsio::{self, RawFile};
-use crate::{check_files, names, CheckOptions};
+use crate::discover::fsio::{self, RawFile};
+use crate::{check_files, CheckOptions};
 
 /// Caps that an archive must stay under.
 #[derive(Debug, Clone, Copy)]

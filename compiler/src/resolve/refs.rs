@@ -2,9 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::frontmatter::NAMESPACES;
+use crate::check::names;
 use crate::model::{Scope, Workspace};
-use crate::names;
+use crate::parse::frontmatter::NAMESPACES;
 
 /// A reference split into its optional namespace and its name.
 pub fn split(text: &str) -> (Option<&str>, String) {

@@ -5,7 +5,7 @@ use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::SkillRef;
-use crate::yaml::{value_kind, Seg, YamlDoc};
+use crate::parse::yaml::{value_kind, Seg, YamlDoc};
 
 /// A cursor over one file's top-level mapping that collects diagnostics.
 pub struct Fields<'a> {
@@ -113,7 +113,7 @@ impl<'a> Fields<'a> {
         let doc: &'a YamlDoc = self.doc;
         let text = |path: &[Seg<'_>], item: &Value| match top {
             true => doc.text(path, item),
-            false => crate::yaml::scalar_string(item),
+            false => crate::parse::yaml::scalar_string(item),
         };
         match v {
             Value::Null => Vec::new(),
@@ -188,7 +188,7 @@ impl<'a> Fields<'a> {
                 self.doc.key_pos(&key),
                 format!("unknown field `{key}` in {what}"),
             );
-            if let Some(s) = crate::names::did_you_mean(&key, known.iter().copied()) {
+            if let Some(s) = crate::check::names::did_you_mean(&key, known.iter().copied()) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.report(d);

@@ -2,15 +2,17 @@
 //! tera templates that a workspace may override in `templates/`. Skill bodies are values passed
 //! to templates, never templates themselves, so `{{` in a body's code examples survives.
 
+pub mod tokens;
+
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::{Category, Condition, Mcp, Scope, Tool, Workspace};
-use crate::pool::{self, PooledSource};
+use crate::resolve::pool::{self, PooledSource};
+use crate::resolve::vars;
 use crate::resolve::{EntryKey, Prepared};
-use crate::vars;
 
 /// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -265,7 +267,7 @@ impl Renderer {
             let parsed = tera.add_raw_template(name, body);
             if parsed.is_ok() && !origin.is_empty() {
                 let template = tera.get_template(name).expect("just added");
-                if let Err(why) = crate::template_guard::check(&template.ast) {
+                if let Err(why) = crate::check::template_guard::check(&template.ast) {
                     diags.push(
                         Diagnostic::new(
                             codes::BAD_TEMPLATE,
@@ -326,7 +328,7 @@ impl Renderer {
     }
 
     fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, RenderError> {
-        let mut out = crate::template_guard::CappedOutput::default();
+        let mut out = crate::check::template_guard::CappedOutput::default();
         let rendered = self
             .tera
             .render_to(name, ctx, &mut out)

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skillc_runtime::{Artifact, BundleRef};
 
-use crate::names;
+use crate::check::names;
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,8 @@
 //! `skillc build`: check → resolve every bundle → render → write the artifact (SPEC 4, 6).
 
+pub mod artifact;
+pub mod watch;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -7,12 +10,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use crate::artifact::{self, BundleRow, CategoryRow, Data, EntryRow};
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};
 use crate::model::{Scope, Workspace};
+use crate::parse::load;
+use crate::render::tokens;
 use crate::render::{self, Entry, Renderer};
+use crate::resolve::pool;
 use crate::resolve::{self, BundleSpec, EntryKey, Slot};
-use crate::{load, pool, tokens, CheckOptions};
+use crate::CheckOptions;
+use artifact::{BundleRow, CategoryRow, Data, EntryRow};
 
 /// A progress callback: (phase, done, total).
 pub type Progress = dyn Fn(&str, usize, usize) + Sync;
@@ -70,7 +76,7 @@ impl BuildReport {
 pub enum Error {
     /// Reading the workspace failed.
     #[error(transparent)]
-    Workspace(#[from] crate::fsio::Error),
+    Workspace(#[from] crate::discover::fsio::Error),
     /// Writing the artifact failed.
     #[error(transparent)]
     Artifact(#[from] artifact::Error),
@@ -94,7 +100,7 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
     if !existing.starts_with(&root) {
         return Ok(());
     }
-    if crate::fsio::is_artifact_file(&existing) {
+    if crate::discover::fsio::is_artifact_file(&existing) {
         Ok(())
     } else {
         Err(Error::OutputIsInput(out.to_path_buf()))
@@ -109,7 +115,7 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
         progress(options, "reading", 0, 1);
         let loaded = load::load_dir(root)?;
         let (input_hash, source_bytes) = input_hash(&loaded);
-        let report = crate::finish(loaded, &CheckOptions::default());
+        let report = crate::check::finish(loaded, &CheckOptions::default());
         if !report.is_ok() {
             return Ok(BuildReport {
                 diagnostics: report.diagnostics,

@@ -231,7 +231,7 @@ pub struct Data {
     /// Categories.
     pub categories: Vec<CategoryRow>,
     /// Pool sources with fragment and tokens.
-    pub sources: Vec<(crate::pool::PooledSource, String, u32)>,
+    pub sources: Vec<(crate::resolve::pool::PooledSource, String, u32)>,
     /// Clients: id, trusted, flags, locales, tiers (JSON).
     pub clients: Vec<(String, bool, String, String, String)>,
     /// Consumers: name, enabled, disabled (JSON), hidden qualified names.

@@ -6,13 +6,17 @@
 //! variables, localized content and the tier body. The result is an [`EntryKey`]: everything
 //! that decides the entry's content, so identical content is built and stored once.
 
+pub mod pool;
+pub mod refs;
+pub mod sources;
+pub mod vars;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
-use crate::refs::Index;
-use crate::vars;
+use refs::Index;
 
 /// One bundle to build.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -98,7 +102,7 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
         return Some(ws.skills[i].qualified_name());
     }
     // A global skill may name a skill that only some clients have.
-    let (ns, name) = crate::refs::split(text);
+    let (ns, name) = crate::resolve::refs::split(text);
     ws.skills
         .iter()
         .find(|s| s.name == name && ns.is_none_or(|ns| s.namespace == ns))

@@ -5,17 +5,17 @@ use std::path::{Component, Path};
 
 use rayon::prelude::*;
 
-use crate::config;
+use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::fields::Fields;
-use crate::frontmatter;
-use crate::fsio::{self, RawFile};
-use crate::layout::{self, SkillDir};
+use crate::discover::fsio::{self, RawFile};
+use crate::discover::layout::{self, SkillDir};
 use crate::model::{Asset, Localized, Scope, Skill, Workspace, WorkspaceConfig};
-use crate::names;
-use crate::sources;
-use crate::text;
-use crate::yaml::{self, YamlDoc};
+use crate::parse::config;
+use crate::parse::fields::Fields;
+use crate::parse::frontmatter;
+use crate::parse::text;
+use crate::parse::yaml::{self, YamlDoc};
+use crate::resolve::sources;
 
 /// A loaded workspace: the model, its diagnostics (unsorted, profile not applied) and the
 /// decoded text of every file, for snippets.
@@ -606,7 +606,7 @@ fn single_skill_checks(
             .with_help("put the most important triggers first, or raise `catalog.max_triggers`"),
         );
     }
-    crate::body::check(file, &skill.body, skill.body_first_line, out);
+    crate::parse::body::check(file, &skill.body, skill.body_first_line, out);
     let defined: Vec<u32> = skill.sources.iter().map(|s| s.sid).collect();
     sources::check_tokens(file, &skill.body, skill.body_first_line, &defined, out);
     if let Some(compact) = &skill.compact {

@@ -13,7 +13,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use skillc::build::{build, BuildOptions};
-use skillc::synth::{generate, Shape};
+mod synth;
+
+use synth::{generate, Shape};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -220,8 +222,8 @@ fn watch_latency(dir: &Path, out: &Path) -> String {
     let (tx, rx) = mpsc::channel();
     let (root, output) = (dir.to_path_buf(), out.to_path_buf());
     std::thread::spawn(move || {
-        let _ = skillc::watch::watch(&root, &output, |event| {
-            let _ = tx.send(matches!(event, skillc::watch::Event::Built { ref report, .. } if report.stats.is_some()));
+        let _ = skillc::build::watch::watch(&root, &output, |event| {
+            let _ = tx.send(matches!(event, skillc::build::watch::Event::Built { ref report, .. } if report.stats.is_some()));
         });
     });
     if rx.recv_timeout(Duration::from_secs(600)) != Ok(true) {
@@ -249,6 +251,6 @@ fn watch_latency(dir: &Path, out: &Path) -> String {
         "median {:.0} ms over {} edits (includes the {} ms debounce)   target <= 300 ms",
         median(samples.clone()),
         samples.len(),
-        skillc::watch::DEBOUNCE.as_millis()
+        skillc::build::watch::DEBOUNCE.as_millis()
     )
 }

@@ -1,0 +1,6 @@
+//! Skills going in and out of a workspace: ZIP [`package`]s, [`export`] to plain
+//! agentskills.io folders, and the [`diff`] of two artifacts.
+
+pub mod diff;
+pub mod export;
+pub mod package;

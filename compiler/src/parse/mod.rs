@@ -1,0 +1,10 @@
+//! Parsing files into the typed [`crate::model`]: text decoding, YAML with positions,
+//! frontmatter, workspace files and [`load`], which turns a whole tree into a workspace.
+
+pub(crate) mod body;
+pub(crate) mod config;
+pub(crate) mod fields;
+pub(crate) mod frontmatter;
+pub mod load;
+pub(crate) mod text;
+pub mod yaml;
