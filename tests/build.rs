@@ -82,7 +82,23 @@ fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v, skillc::build::artifact::SCHEMA_VERSION);
+    assert_eq!(v, skillc_runtime::schema::VERSION);
+}
+
+/// The schema version is defined once (`skillc_runtime::schema`); the Python runtime, which
+/// cannot import it, must check the same number.
+#[test]
+fn the_python_runtime_checks_the_schema_version_the_compiler_writes() {
+    let python = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/python/skillc_runtime.py"),
+    )
+    .unwrap();
+    let line = format!("SCHEMA_VERSION = {}\n", skillc_runtime::schema::VERSION);
+    assert!(
+        python.contains(&line),
+        "skillc_runtime.py lacks `{}`",
+        line.trim()
+    );
 }
 
 fn touch_all(dir: &Path, time: std::time::SystemTime) {

@@ -596,3 +596,35 @@ fn a_skill_folder_is_a_workspace_and_an_alias_is_one_skill() {
         run.stdout
     );
 }
+
+/// `skillc catalog … | head -1`: the reader closes the pipe; skillc stops quietly (exit 0,
+/// nothing on stderr) instead of panicking on the broken pipe.
+#[test]
+fn a_closed_stdout_ends_the_output_quietly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: A skill.\n---\nBody.\n",
+    );
+    let db = tmp.path().join("a.db");
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&db)]).code, 0);
+    for args in [
+        vec!["catalog", s(&db)],
+        vec!["prompt", s(&db), "--select", "a"],
+        vec!["check", s(&ws)],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_skillc"))
+            .args(&args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

@@ -6,6 +6,28 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// `print!` that ends the process quietly when stdout is closed (`skillc catalog … | head`),
+/// as `grep` or `rg` do, instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => { emit(format_args!($($arg)*)) };
+}
+
+/// `println!` with the same handling of a closed stdout.
+macro_rules! outln {
+    ($($arg:tt)*) => { emit(format_args!("{}\n", format_args!($($arg)*))) };
+}
+
+fn emit(text: std::fmt::Arguments<'_>) {
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write the output: {e}");
+        std::process::exit(2);
+    }
+}
+
 /// skillc: compile a skills workspace into one SQLite artifact.
 #[derive(Debug, Parser)]
 #[command(name = "skillc", version, about)]
@@ -240,7 +262,7 @@ fn main() -> ExitCode {
             flat,
         } => match skillc::interop::package::pack(&skill_dir, &output, flat) {
             Ok(n) => {
-                println!("packed {} files into {}", n, output.display());
+                outln!("packed {} files into {}", n, output.display());
                 ExitCode::SUCCESS
             }
             Err(e) => package_error(&e, &skill_dir),
@@ -253,7 +275,7 @@ fn main() -> ExitCode {
             let limits = skillc::interop::package::Limits::default();
             match skillc::interop::package::unpack(&package, &workspace, force, &limits) {
                 Ok(u) => {
-                    println!(
+                    outln!(
                         "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
                         u.name,
                         u.dir.display(),
@@ -313,7 +335,7 @@ fn main() -> ExitCode {
                 for problem in skillc::interop::export::portability_problems(&output) {
                     eprintln!("warning: {problem}");
                 }
-                println!("exported {} skills into {}", dirs.len(), output.display());
+                outln!("exported {} skills into {}", dirs.len(), output.display());
                 ExitCode::SUCCESS
             }
             Err(skillc::interop::export::Error::Runtime(e)) => {
@@ -397,7 +419,7 @@ fn main() -> ExitCode {
 fn edit_outcome(done: Result<std::path::PathBuf, skillc::edit::Error>) -> ExitCode {
     match done {
         Ok(path) => {
-            println!("edited {}", path.display());
+            outln!("edited {}", path.display());
             ExitCode::SUCCESS
         }
         Err(skillc::edit::Error::Refused(diags)) => {
@@ -467,9 +489,9 @@ fn diff(old: &std::path::Path, new: &std::path::Path, format: CheckFormat) -> Ex
     match skillc::interop::diff::diff(&a, &b) {
         Ok(d) => {
             match format {
-                CheckFormat::Text => print!("{}", skillc::interop::diff::render_text(&d)),
+                CheckFormat::Text => out!("{}", skillc::interop::diff::render_text(&d)),
                 CheckFormat::Json => {
-                    println!("{}", serde_json::to_string_pretty(&d).unwrap_or_default())
+                    outln!("{}", serde_json::to_string_pretty(&d).unwrap_or_default())
                 }
             }
             ExitCode::SUCCESS
@@ -516,7 +538,7 @@ fn runtime_answer(
     };
     match answer(&a, &ctx) {
         Ok(text) => {
-            print!("{text}");
+            out!("{text}");
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -576,7 +598,7 @@ fn build(
                     s.bytes as f64 / n as f64
                 ),
             };
-            println!(
+            outln!(
                 "built {} in {:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
                  {} bytes ({ratio})",
                 output.display(),
@@ -606,17 +628,17 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
         skillc::build::watch::Event::Built { report, millis } => {
             eprint!("{}", skillc::render_text(&report.diagnostics, &display));
             match &report.stats {
-                Some(s) => println!(
+                Some(s) => outln!(
                     "rebuilt {} in {millis} ms ({} bundles, {} bytes)",
                     output.display(),
                     s.bundles,
                     s.bytes
                 ),
-                None if output.exists() => println!(
+                None if output.exists() => outln!(
                     "not rebuilt: {} errors (the previous artifact is kept)",
                     report.error_count()
                 ),
-                None => println!(
+                None => outln!(
                     "not built: {} errors (no artifact is written until they are fixed)",
                     report.error_count()
                 ),
@@ -704,29 +726,31 @@ fn check(
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let written = match format {
-        CheckFormat::Json => writeln!(stdout, "{}", skillc::render_json(&report.diagnostics)),
-        CheckFormat::Text => {
-            let display = workspace.to_string_lossy();
-            write!(
-                stdout,
-                "{}",
-                render_summarised(&report.diagnostics, &display, all_warnings)
-            )
-            .and_then(|_| {
-                writeln!(
-                    stdout,
-                    "checked {}: {} errors, {} warnings",
-                    skill_count(&report),
-                    report.error_count(),
-                    report.warning_count()
-                )
-            })
-        }
+    let text = match format {
+        CheckFormat::Json => format!("{}\n", skillc::render_json(&report.diagnostics)),
+        CheckFormat::Text => format!(
+            "{}checked {}: {} errors, {} warnings\n",
+            render_summarised(
+                &report.diagnostics,
+                &workspace.to_string_lossy(),
+                all_warnings
+            ),
+            skill_count(&report),
+            report.error_count(),
+            report.warning_count()
+        ),
     };
-    if written.is_err() {
-        return ExitCode::from(EXIT_USAGE);
+    // A reader that stops early (`| head`) does not change what the check found.
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("error: cannot write the output: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        _ => {}
     }
     if report.is_ok() {
         ExitCode::SUCCESS

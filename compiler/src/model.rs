@@ -79,18 +79,8 @@ pub struct Requires {
     pub skills: Vec<SkillRef>,
 }
 
-/// An MCP server the runtime starts for the skill (001).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mcp {
-    /// The stdio command.
-    pub command: String,
-    /// Environment for the process; values may hold `${VAR}` placeholders.
-    pub env: BTreeMap<String, String>,
-    /// Seconds to wait for start-up.
-    pub startup_timeout: u64,
-    /// Minutes of inactivity before the server is stopped.
-    pub idle_timeout: u64,
-}
+/// An MCP server the runtime starts for the skill (001), as the artifact stores it.
+pub use skillc_runtime::Mcp;
 
 /// A tool provider declaration (004).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

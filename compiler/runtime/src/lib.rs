@@ -16,6 +16,7 @@
 
 mod condition;
 pub mod placeholder;
+pub mod schema;
 mod select;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -23,24 +24,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use condition::{Compiled, Condition, Context};
 pub use select::{Prompt, PromptSkill, Removed, SourceRef};
 
-/// The schema version this runtime reads.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version this runtime reads (the one the compiler writes).
+pub const SCHEMA_VERSION: i64 = schema::VERSION;
 
-/// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
-/// skillc artifact, so that an artifact written inside a workspace is never read as input.
-pub const APPLICATION_ID: i32 = 0x736b_6c63;
-
-/// Whether `header` (a file's first 72 bytes or more) is the header of a skillc artifact.
-pub fn is_artifact_header(header: &[u8]) -> bool {
-    header.len() >= 72
-        && header.starts_with(b"SQLite format 3\0")
-        && header[68..72] == APPLICATION_ID.to_be_bytes()
-}
+pub use schema::{is_artifact_header, Mcp, Record, APPLICATION_ID};
 
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
@@ -139,61 +131,6 @@ impl Format {
             Format::List => "list",
         }
     }
-}
-
-/// The run-time fields of a resolved skill (`entry.record`).
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(default)]
-pub struct Record {
-    /// Namespace.
-    pub namespace: String,
-    /// SKILL.md of the content used.
-    pub resolved_file: String,
-    /// Category priority (lower is stronger).
-    pub priority: Option<i64>,
-    /// Removes weaker skills of its category.
-    pub exclusive: bool,
-    /// Run-time conditions.
-    pub conditions: Vec<Condition>,
-    /// Added with this skill.
-    pub dependencies: Vec<String>,
-    /// Linked both ways.
-    pub augments: Vec<String>,
-    /// Removed when this skill is in.
-    pub blocks: Vec<String>,
-    /// Imported with this skill (direct).
-    pub imports: Vec<String>,
-    /// Environment variables the host must have.
-    pub requires_env: Vec<String>,
-    /// Programs the host must have.
-    pub requires_binary: Vec<String>,
-    /// Variables the runtime fills.
-    pub runtime_vars: Vec<String>,
-    /// MCP server.
-    pub mcp: Option<Mcp>,
-    /// Tools.
-    pub tools: Vec<serde_json::Value>,
-    /// Pipeline: automatic next skill (qualified name).
-    pub next_skill: Option<String>,
-    /// Pipeline: key → skill (qualified name).
-    pub conditional_next: BTreeMap<String, String>,
-    /// Pool ids the body cites.
-    pub cited: Vec<u32>,
-    /// Display metadata.
-    pub meta: BTreeMap<String, serde_json::Value>,
-}
-
-/// An MCP server declaration.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
-pub struct Mcp {
-    /// Command.
-    pub command: String,
-    /// Environment (`${VAR}` placeholders).
-    pub env: BTreeMap<String, String>,
-    /// Seconds.
-    pub startup_timeout: u64,
-    /// Minutes.
-    pub idle_timeout: u64,
 }
 
 /// A skill of a loaded bundle.

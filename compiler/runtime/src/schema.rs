@@ -1,0 +1,416 @@
+//! The artifact's schema, defined once: the compiler writes these tables and rows and every
+//! runtime reads them (the Python runtime checks the same [`VERSION`]). The tables are a
+//! public contract, documented with a worked query per runtime question in `docs/artifact.md`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Condition;
+
+/// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
+pub const VERSION: i64 = 1;
+
+/// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
+/// skillc artifact, so that an artifact written inside a workspace is never read as input.
+pub const APPLICATION_ID: i32 = 0x736b_6c63;
+
+/// Whether `header` (a file's first 72 bytes or more) is the header of a skillc artifact.
+pub fn is_artifact_header(header: &[u8]) -> bool {
+    header.len() >= 72
+        && header.starts_with(b"SQLite format 3\0")
+        && header[68..72] == APPLICATION_ID.to_be_bytes()
+}
+
+/// The tables, in the order the compiler fills them.
+pub const DDL: &str = "
+CREATE TABLE manifest (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE blob (
+  hash TEXT PRIMARY KEY,            -- sha256 of the content, hex
+  size INTEGER NOT NULL,            -- bytes of the content
+  encoding TEXT NOT NULL,           -- 'identity', or 'zlib' (RFC 1950) when that saves a fifth
+  data BLOB NOT NULL
+);
+CREATE TABLE category (
+  id TEXT PRIMARY KEY,              -- '' holds uncategorized skills
+  position INTEGER NOT NULL,        -- catalog and prompt order
+  display_name TEXT NOT NULL,
+  hidden INTEGER NOT NULL,
+  catalog_header TEXT NOT NULL,     -- markdown catalog: heading, selector text, table head
+  catalog_header_tokens INTEGER NOT NULL,
+  prompt_heading TEXT NOT NULL,     -- answer prompt: heading and answer instructions
+  prompt_heading_tokens INTEGER NOT NULL,
+  uncertainty TEXT NOT NULL,        -- answer prompt: when several of its skills are in
+  uncertainty_tokens INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE source (
+  sid INTEGER PRIMARY KEY,          -- workspace-wide pool id
+  url TEXT NOT NULL UNIQUE,
+  title TEXT,
+  text TEXT,
+  extra TEXT NOT NULL,              -- JSON object of the other fields
+  fragment TEXT NOT NULL,           -- line of a prompt's sources section
+  tokens INTEGER NOT NULL
+);
+CREATE TABLE client (
+  id TEXT PRIMARY KEY,
+  trusted INTEGER NOT NULL,
+  flags TEXT NOT NULL,              -- JSON
+  locales TEXT NOT NULL,            -- JSON list
+  tiers TEXT NOT NULL               -- JSON list
+) WITHOUT ROWID;
+CREATE TABLE consumer (
+  name TEXT PRIMARY KEY,
+  enabled TEXT NOT NULL,            -- JSON list of patterns
+  disabled TEXT NOT NULL            -- JSON list of patterns
+) WITHOUT ROWID;
+CREATE TABLE consumer_hidden (      -- skills a consumer's catalog leaves out
+  consumer TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  PRIMARY KEY (consumer, qualified_name)
+) WITHOUT ROWID;
+CREATE TABLE card (                 -- what catalogs show of a skill; shared by entries
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,
+  qualified_name TEXT NOT NULL,
+  category TEXT NOT NULL,           -- '' when none
+  description TEXT NOT NULL,
+  triggers TEXT NOT NULL,           -- JSON list (catalogs show the first max_triggers)
+  when_to_use TEXT NOT NULL,        -- JSON list
+  location TEXT NOT NULL            -- SKILL.md path inside the workspace
+);
+CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
+  card INTEGER NOT NULL REFERENCES card(id),
+  level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'
+  format TEXT NOT NULL,             -- xml, markdown, list
+  text TEXT NOT NULL,
+  tokens INTEGER NOT NULL,
+  PRIMARY KEY (card, level, format)
+) WITHOUT ROWID;
+CREATE TABLE entry (                -- a resolved skill; identical content stored once
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL,               -- selectable name
+  qualified_name TEXT NOT NULL,
+  resolved_name TEXT NOT NULL,      -- skill whose content is used (variant, override)
+  card INTEGER NOT NULL REFERENCES card(id),
+  category TEXT NOT NULL,           -- '' when none
+  sort_key TEXT NOT NULL,           -- catalog order: category position, then name
+  catalog_visible INTEGER NOT NULL,
+  always_on INTEGER NOT NULL,
+  hidden INTEGER NOT NULL,
+  unavailable TEXT,                 -- reason, when unavailable
+  untrusted INTEGER NOT NULL,
+  body TEXT NOT NULL REFERENCES blob(hash),
+  body_tokens INTEGER NOT NULL,
+  prompt_prefix TEXT NOT NULL,      -- the skill's part of the answer prompt is
+  prompt_body INTEGER NOT NULL,     -- prefix, then the body when prompt_body = 1,
+  prompt_suffix TEXT NOT NULL,      -- then suffix
+  prompt_tokens INTEGER NOT NULL,   -- tokens of all three
+  record TEXT NOT NULL              -- JSON: the run-time fields (composition, conditions,
+                                    -- tools, mcp, requirements, sources cited, meta)
+);
+CREATE TABLE bundle (
+  id INTEGER PRIMARY KEY,
+  client TEXT NOT NULL,             -- '' for the global bundle
+  locale TEXT NOT NULL,
+  tier TEXT NOT NULL,
+  base INTEGER REFERENCES bundle(id), -- rows of the base apply unless this bundle has its own
+  catalog_level TEXT NOT NULL,      -- budget level of its card fragments
+  UNIQUE (client, locale, tier)
+);
+CREATE TABLE name (                 -- every selectable qualified name
+  id INTEGER PRIMARY KEY,
+  qualified_name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE reason (               -- why skills are left out of bundles, each text once
+  id INTEGER PRIMARY KEY,
+  text TEXT NOT NULL UNIQUE
+);
+CREATE TABLE bundle_entry (
+  bundle INTEGER NOT NULL REFERENCES bundle(id),
+  name INTEGER NOT NULL REFERENCES name(id),
+  entry INTEGER REFERENCES entry(id), -- NULL: left out of the bundle
+  reason INTEGER REFERENCES reason(id), -- why it was left out
+  PRIMARY KEY (bundle, name)
+) WITHOUT ROWID;
+CREATE TABLE asset (
+  skill_file TEXT NOT NULL,         -- SKILL.md of the skill carrying it
+  path TEXT NOT NULL,               -- path inside the skill folder
+  blob TEXT NOT NULL REFERENCES blob(hash),
+  PRIMARY KEY (skill_file, path)
+) WITHOUT ROWID;
+CREATE TABLE diagnostic (
+  position INTEGER PRIMARY KEY,
+  severity TEXT NOT NULL,
+  code TEXT NOT NULL,
+  file TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  column INTEGER NOT NULL,
+  message TEXT NOT NULL
+);
+";
+
+/// The run-time fields of a resolved skill (`entry.record`).
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(default)]
+pub struct Record {
+    /// Namespace.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// SKILL.md of the content used.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub resolved_file: String,
+    /// Category priority (lower is stronger).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i64>,
+    /// Removes weaker skills of its category.
+    #[serde(skip_serializing_if = "is_false")]
+    pub exclusive: bool,
+    /// Run-time conditions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// Added with this skill.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<String>,
+    /// Linked both ways.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub augments: Vec<String>,
+    /// Removed when this skill is in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
+    /// Imported with this skill (direct).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub imports: Vec<String>,
+    /// Environment variables the host must have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires_env: Vec<String>,
+    /// Programs the host must have.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requires_binary: Vec<String>,
+    /// Variables the runtime fills.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runtime_vars: Vec<String>,
+    /// MCP server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<Mcp>,
+    /// Tools.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<serde_json::Value>,
+    /// Pipeline: automatic next skill (qualified name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_skill: Option<String>,
+    /// Pipeline: key → skill (qualified name).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub conditional_next: BTreeMap<String, String>,
+    /// Pool ids the body cites.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cited: Vec<u32>,
+    /// Display metadata.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub meta: BTreeMap<String, serde_json::Value>,
+}
+
+/// An MCP server declaration.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
+pub struct Mcp {
+    /// Command.
+    pub command: String,
+    /// Environment (`${VAR}` placeholders).
+    pub env: BTreeMap<String, String>,
+    /// Seconds.
+    pub startup_timeout: u64,
+    /// Minutes.
+    pub idle_timeout: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A text the artifact stores with its token count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// The text.
+    pub text: String,
+    /// Its tokens.
+    pub tokens: u32,
+}
+
+/// A row of `category`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CategoryRow {
+    /// Id (`''` holds uncategorized skills).
+    pub id: String,
+    /// Catalog and prompt order.
+    pub position: i64,
+    /// Display name.
+    pub display_name: String,
+    /// Hidden from catalogs.
+    pub hidden: bool,
+    /// Markdown catalog: heading, selector text, table head.
+    pub catalog_header: Counted,
+    /// Answer prompt: heading and answer instructions.
+    pub prompt_heading: Counted,
+    /// Answer prompt: guidance when several of its skills are in.
+    pub uncertainty: Counted,
+}
+
+/// A row of `source`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceRow {
+    /// Workspace-wide pool id.
+    pub sid: u32,
+    /// Normalised URL.
+    pub url: String,
+    /// Title.
+    pub title: Option<String>,
+    /// Quoted text.
+    pub text: Option<String>,
+    /// JSON object of the other fields.
+    pub extra: String,
+    /// Line of a prompt's sources section.
+    pub fragment: Counted,
+}
+
+/// A row of `client`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRow {
+    /// Client id.
+    pub id: String,
+    /// Its code is trusted.
+    pub trusted: bool,
+    /// Flags, JSON.
+    pub flags: String,
+    /// Locales, JSON list.
+    pub locales: String,
+    /// Tiers, JSON list.
+    pub tiers: String,
+}
+
+/// A row of `consumer` and its `consumer_hidden` rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsumerRow {
+    /// Consumer name.
+    pub name: String,
+    /// Enabled patterns, JSON list.
+    pub enabled: String,
+    /// Disabled patterns, JSON list.
+    pub disabled: String,
+    /// Qualified names its catalogs leave out.
+    pub hidden: Vec<String>,
+}
+
+/// A row of `card` and its `card_fragment` rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardRow {
+    /// Selectable name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Category (`''` when none).
+    pub category: String,
+    /// Description.
+    pub description: String,
+    /// Trigger examples (catalogs show the first `max_triggers`).
+    pub triggers: Vec<String>,
+    /// When to use.
+    pub when_to_use: Vec<String>,
+    /// SKILL.md path inside the workspace.
+    pub location: String,
+    /// Catalog texts per budget level and format.
+    pub fragments: Vec<CardFragment>,
+}
+
+/// A row of `card_fragment` (without its card).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardFragment {
+    /// Budget level: `''` full, `no-triggers`, `chars:N`.
+    pub level: String,
+    /// `xml`, `markdown` or `list`.
+    pub format: &'static str,
+    /// The text and its tokens.
+    pub text: Counted,
+}
+
+/// A row of `entry`: a resolved skill, identical content stored once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryRow {
+    /// Selectable name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Skill whose content is used (variant, override).
+    pub resolved_name: String,
+    /// Index (0-based) of its card.
+    pub card: usize,
+    /// Category (`''` when none).
+    pub category: String,
+    /// Catalog order: category position, then name.
+    pub sort_key: String,
+    /// Shown in catalogs.
+    pub catalog_visible: bool,
+    /// Injected when its conditions hold.
+    pub always_on: bool,
+    /// Hidden from catalogs and selection.
+    pub hidden: bool,
+    /// Why unavailable, when it is.
+    pub unavailable: Option<String>,
+    /// Code from an untrusted overlay: prompt-only.
+    pub untrusted: bool,
+    /// Blob hash of the body.
+    pub body: String,
+    /// Tokens of the body.
+    pub body_tokens: u32,
+    /// Prompt text before the body.
+    pub prompt_prefix: String,
+    /// Whether the body goes between prefix and suffix.
+    pub prompt_body: bool,
+    /// Prompt text after the body.
+    pub prompt_suffix: String,
+    /// Tokens of prefix, body (when placed) and suffix.
+    pub prompt_tokens: u32,
+    /// The run-time fields, stored as JSON.
+    pub record: Record,
+}
+
+/// A row of `bundle` and its `bundle_entry` rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleRow {
+    /// Client id, `''` for a global bundle.
+    pub client: String,
+    /// Locale.
+    pub locale: String,
+    /// Tier.
+    pub tier: String,
+    /// Index (0-based) of the base bundle whose slots apply unless this one has its own.
+    pub base: Option<usize>,
+    /// Budget level of its card fragments.
+    pub catalog_level: String,
+    /// Its slots, by qualified name.
+    pub slots: Vec<BundleSlot>,
+}
+
+/// A row of `bundle_entry` (without its bundle).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleSlot {
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Index (0-based) of the entry, or `None` when left out.
+    pub entry: Option<usize>,
+    /// Why it was left out.
+    pub reason: Option<String>,
+}
+
+/// A row of `asset`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AssetRow {
+    /// SKILL.md of the skill carrying it.
+    pub skill_file: String,
+    /// Path inside the skill folder.
+    pub path: String,
+    /// Blob hash of its content.
+    pub blob: String,
+}

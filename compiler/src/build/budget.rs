@@ -1,0 +1,248 @@
+//! Phase: catalog texts per card, and tier budgets. A catalog over its tier's token budget is
+//! cut down a fixed ladder (trigger examples first, then descriptions shorter and shorter)
+//! until it fits, deterministically, with a warning that says what was cut (W114).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+use skillc_runtime::schema::{CardFragment, CategoryRow, Counted};
+
+use super::bundles::{Plan, Resolved};
+use super::entries::Entries;
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::render::{tokens, Card, RenderError, Renderer};
+use crate::resolve::{EntryKey, Slot};
+use crate::Workspace;
+
+/// Budget levels tried in turn when a catalog is over its budget.
+const LADDER: [&str; 6] = [
+    "no-triggers",
+    "chars:200",
+    "chars:120",
+    "chars:80",
+    "chars:50",
+    "chars:30",
+];
+
+/// The catalog fragments of every card, rendered per level on demand.
+pub struct CardTexts<'a> {
+    renderer: &'a Renderer,
+    cards: &'a [Card],
+    /// Fragments per card (every format of each level rendered so far).
+    pub fragments: Vec<Vec<CardFragment>>,
+}
+
+impl<'a> CardTexts<'a> {
+    /// Renders the full (uncut) fragments of every card.
+    pub fn full(renderer: &'a Renderer, cards: &'a [Card]) -> Result<Self, RenderError> {
+        let mut texts = CardTexts {
+            renderer,
+            cards,
+            fragments: vec![Vec::new(); cards.len()],
+        };
+        let all: Vec<usize> = (0..cards.len()).collect();
+        texts.ensure(&all, "")?;
+        Ok(texts)
+    }
+
+    /// Renders `level` for the cards that do not have it yet.
+    fn ensure(&mut self, cards: &[usize], level: &str) -> Result<(), RenderError> {
+        let missing: Vec<usize> = cards
+            .iter()
+            .copied()
+            .filter(|&c| self.markdown_tokens(c, level).is_none())
+            .collect();
+        let (drop_triggers, chars) = parse_level(level);
+        let rendered = missing
+            .par_iter()
+            .map(|&c| {
+                let frags =
+                    self.renderer
+                        .catalog_fragments(&self.cards[c], drop_triggers, chars)?;
+                Ok((c, frags))
+            })
+            .collect::<Result<Vec<_>, RenderError>>()?;
+        for (c, frags) in rendered {
+            self.fragments[c].extend(frags.into_iter().map(|(format, text)| CardFragment {
+                level: level.to_string(),
+                format,
+                text: Counted {
+                    tokens: tokens::count(&text),
+                    text,
+                },
+            }));
+        }
+        Ok(())
+    }
+
+    fn markdown_tokens(&self, card: usize, level: &str) -> Option<u64> {
+        self.fragments[card]
+            .iter()
+            .find(|f| f.level == level && f.format == "markdown")
+            .map(|f| f.text.tokens as u64)
+    }
+
+    /// Tokens of a markdown catalog of `cards` at `level`: the category headers and one row
+    /// per card (each also gets the `| SKn ` cell the runtime adds).
+    fn catalog_tokens(
+        &mut self,
+        cards: &[usize],
+        headers: u64,
+        level: &str,
+    ) -> Result<u64, RenderError> {
+        self.ensure(cards, level)?;
+        let rows: u64 = cards
+            .iter()
+            .map(|&c| self.markdown_tokens(c, level).unwrap_or(0) + 4)
+            .sum();
+        Ok(headers + rows)
+    }
+}
+
+/// `no-triggers` → (drop triggers, no cut); `chars:N` → (drop triggers, cut to N).
+pub fn parse_level(level: &str) -> (bool, Option<usize>) {
+    match level.strip_prefix("chars:") {
+        Some(n) => (true, n.parse().ok()),
+        None => (level == "no-triggers", None),
+    }
+}
+
+/// The catalog level each bundle uses (`''` when it fits) and what was cut.
+#[derive(Debug, Default)]
+pub struct Budgets {
+    /// Level per bundle, in the plan's order.
+    pub levels: Vec<String>,
+    /// One W114 per bundle that was cut.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// What the budget phase reads.
+pub struct BudgetInput<'a> {
+    /// The workspace (tier budgets).
+    pub ws: &'a Workspace,
+    /// The bundles.
+    pub plan: &'a Plan,
+    /// Their slots.
+    pub resolved: &'a Resolved,
+    /// Entry index per key.
+    pub key_index: &'a BTreeMap<&'a EntryKey, usize>,
+    /// The rendered entries.
+    pub entries: &'a Entries,
+    /// Categories with their header fragments.
+    pub categories: &'a [CategoryRow],
+}
+
+/// Cuts every catalog that is over its tier's budget, then keeps only the fragments of the
+/// levels some bundle uses.
+pub fn apply(input: &BudgetInput<'_>, texts: &mut CardTexts<'_>) -> Result<Budgets, RenderError> {
+    let specs = &input.plan.specs;
+    let mut budgets = Budgets {
+        levels: vec![String::new(); specs.len()],
+        warnings: Vec::new(),
+    };
+    let mut kept: BTreeSet<(usize, String)> = BTreeSet::new();
+    for (b, spec) in specs.iter().enumerate() {
+        let Some(budget) = tier_budget(input.ws, &spec.tier) else {
+            continue;
+        };
+        let visible = visible_cards(input, b);
+        let headers = header_tokens(input, &visible);
+        let full = texts.catalog_tokens(&visible, headers, "")?;
+        if full <= budget {
+            continue;
+        }
+        let (mut chosen, mut after) = (LADDER[LADDER.len() - 1], 0);
+        for level in LADDER {
+            after = texts.catalog_tokens(&visible, headers, level)?;
+            chosen = level;
+            if after <= budget {
+                break;
+            }
+        }
+        budgets.levels[b] = chosen.to_string();
+        kept.extend(visible.iter().map(|&c| (c, chosen.to_string())));
+        budgets.warnings.push(over_budget(
+            spec,
+            visible.len(),
+            (full, after, budget),
+            chosen,
+        ));
+    }
+    for (c, frags) in texts.fragments.iter_mut().enumerate() {
+        frags.retain(|f| f.level.is_empty() || kept.contains(&(c, f.level.clone())));
+    }
+    Ok(budgets)
+}
+
+fn tier_budget(ws: &Workspace, tier: &str) -> Option<u64> {
+    ws.config
+        .tiers
+        .iter()
+        .find(|t| t.name == tier)
+        .and_then(|t| t.catalog_token_budget)
+}
+
+/// The cards a bundle's catalog shows.
+fn visible_cards(input: &BudgetInput<'_>, b: usize) -> Vec<usize> {
+    input
+        .resolved
+        .view(input.plan, b)
+        .into_iter()
+        .filter_map(|s| match s {
+            Slot::Entry(k) => Some(&input.entries.list[input.key_index[k]]),
+            Slot::Removed(_) => None,
+        })
+        .filter(|r| r.entry.catalog_visible)
+        .map(|r| r.card)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Tokens of the category headers a catalog of `cards` shows.
+fn header_tokens(input: &BudgetInput<'_>, cards: &[usize]) -> u64 {
+    cards
+        .iter()
+        .map(|&c| input.entries.cards[c].category.clone().unwrap_or_default())
+        .collect::<BTreeSet<_>>()
+        .iter()
+        .map(|c| {
+            input
+                .categories
+                .iter()
+                .find(|r| &r.id == c)
+                .map_or(0, |r| r.catalog_header.tokens as u64)
+        })
+        .sum()
+}
+
+/// W114: a catalog was over its budget; `(full, after, budget)` in tokens.
+fn over_budget(
+    spec: &crate::resolve::BundleSpec,
+    skills: usize,
+    tokens: (u64, u64, u64),
+    level: &str,
+) -> Diagnostic {
+    let (full, after, budget) = tokens;
+    let what = match parse_level(level) {
+        (_, None) => format!("dropped the trigger examples of {skills} skills"),
+        (_, Some(n)) => format!(
+            "dropped the trigger examples of {skills} skills and cut descriptions to {n} characters"
+        ),
+    };
+    let still = if after > budget {
+        " (still over: the names alone do not fit)"
+    } else {
+        ""
+    };
+    Diagnostic::new(
+        codes::OVER_BUDGET,
+        "workspace.yaml",
+        Pos::start(),
+        format!(
+            "catalog of {} is {full} tokens, over tier `{}`'s budget of {budget}: {what}, now {after} tokens{still}",
+            super::bundle_label(spec),
+            spec.tier
+        ),
+    )
+}

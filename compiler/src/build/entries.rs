@@ -1,0 +1,105 @@
+//! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
+//! counted, and the catalog cards they share.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+
+use super::Meter;
+use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Renderer};
+use crate::resolve::pool::Pool;
+use crate::resolve::{EntryKey, Prepared};
+
+/// One rendered entry.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    /// The entry, `body_tokens` counted.
+    pub entry: Entry,
+    /// Its part of an answer prompt.
+    pub prompt: PromptParts,
+    /// Tokens of the whole prompt part.
+    pub prompt_tokens: u32,
+    /// Index of its card.
+    pub card: usize,
+}
+
+/// The rendered entries (in key order) and the distinct cards they show.
+#[derive(Debug, Clone)]
+pub struct Entries {
+    /// Entries, in the order of the keys they were rendered from.
+    pub list: Vec<Rendered>,
+    /// Distinct cards, sorted.
+    pub cards: Vec<Card>,
+}
+
+/// Renders every entry, counts its tokens and assigns its card.
+pub fn render_all(
+    prepared: &Prepared<'_>,
+    pool: &Pool,
+    renderer: &Renderer,
+    keys: &[EntryKey],
+    meter: &Meter<'_>,
+) -> Result<Entries, RenderError> {
+    let rendered: Vec<(Entry, PromptParts)> = keys
+        .par_iter()
+        .map(|k| {
+            let e = render::build_entry(prepared, pool, k);
+            let prompt = renderer.prompt_fragment(&e)?;
+            meter.tick();
+            Ok((e, prompt))
+        })
+        .collect::<Result<_, RenderError>>()?;
+    let mut list = count_tokens(rendered);
+    let cards = assign_cards(&mut list);
+    Ok(Entries { list, cards })
+}
+
+/// Counts each distinct text once: bodies repeat across locales and tiers without their own.
+fn count_tokens(rendered: Vec<(Entry, PromptParts)>) -> Vec<Rendered> {
+    let texts: BTreeSet<&str> = rendered
+        .iter()
+        .flat_map(|(e, p)| [e.body.as_str(), p.prefix.as_str(), p.suffix.as_str()])
+        .collect();
+    let counted: BTreeMap<&str, u32> = texts
+        .into_par_iter()
+        .map(|t| (t, tokens::count(t)))
+        .collect();
+    let counts: Vec<(u32, u32)> = rendered
+        .iter()
+        .map(|(e, p)| {
+            let body = counted[e.body.as_str()];
+            let around = counted[p.prefix.as_str()] + counted[p.suffix.as_str()];
+            (body, around + if p.has_body { body } else { 0 })
+        })
+        .collect();
+    drop(counted);
+    rendered
+        .into_iter()
+        .zip(counts)
+        .map(|((mut entry, prompt), (body, prompt_tokens))| {
+            entry.body_tokens = body;
+            Rendered {
+                entry,
+                prompt,
+                prompt_tokens,
+                card: 0,
+            }
+        })
+        .collect()
+}
+
+/// Cards are what catalogs show, shared by entries that differ only in their body.
+fn assign_cards(list: &mut [Rendered]) -> Vec<Card> {
+    let index: BTreeMap<Card, usize> = list
+        .iter()
+        .map(|r| r.entry.card())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| (c, i))
+        .collect();
+    for r in list.iter_mut() {
+        r.card = index[&r.entry.card()];
+    }
+    index.into_keys().collect()
+}

@@ -1,0 +1,325 @@
+//! Phase: the artifact's rows (the types of `skillc_runtime::schema`) laid out from the
+//! resolved and rendered data, each table by one function.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use skillc_runtime::schema::{
+    AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
+    Counted, EntryRow, Record, SourceRow,
+};
+
+use super::bundles::{Plan, Resolved};
+use super::entries::Rendered;
+use super::hash;
+use crate::model::{Category, Scope};
+use crate::render::{tokens, Card, Entry, RenderError, Renderer};
+use crate::resolve::pool::Pool;
+use crate::resolve::{EntryKey, Slot};
+use crate::Workspace;
+
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+fn counted(text: String) -> Counted {
+    Counted {
+        tokens: tokens::count(&text),
+        text,
+    }
+}
+
+/// Category order: `order`, then id; uncategorized (`''`) last.
+pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow>, RenderError> {
+    let mut cats: BTreeMap<String, Category> = ws.categories.clone();
+    for c in ws.skills.iter().filter_map(|s| s.category.as_ref()) {
+        cats.entry(c.clone()).or_insert_with(|| Category {
+            id: c.clone(),
+            order: i64::MAX,
+            ..Default::default()
+        });
+    }
+    let mut list: Vec<Category> = cats.into_values().collect();
+    list.sort_by(|a, b| (a.order, &a.id).cmp(&(b.order, &b.id)));
+    list.push(Category {
+        id: String::new(),
+        display_name: Some("Other skills".to_string()),
+        order: i64::MAX,
+        ..Default::default()
+    });
+    list.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let [header, heading, uncertainty] = renderer.category_fragments(c)?;
+            Ok(CategoryRow {
+                id: c.id.clone(),
+                position: i as i64,
+                display_name: c.display_name.clone().unwrap_or_else(|| c.id.clone()),
+                hidden: c.hidden_from_llm,
+                catalog_header: counted(header),
+                prompt_heading: counted(heading),
+                uncertainty: counted(uncertainty),
+            })
+        })
+        .collect()
+}
+
+/// The run-time fields of an entry, as `entry.record` stores them.
+pub fn record(e: &Entry) -> Record {
+    Record {
+        namespace: e.namespace.clone(),
+        resolved_file: e.resolved_file.clone(),
+        priority: e.priority,
+        exclusive: e.exclusive,
+        conditions: e.conditions.clone(),
+        dependencies: e.dependencies.clone(),
+        augments: e.augments.clone(),
+        blocks: e.blocks.clone(),
+        imports: e.imports.clone(),
+        requires_env: e.requires_env.clone(),
+        requires_binary: e.requires_binary.clone(),
+        runtime_vars: e.runtime_vars.clone(),
+        mcp: e.mcp.clone(),
+        tools: e
+            .tools
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap_or_default())
+            .collect(),
+        next_skill: e.next_skill.clone(),
+        conditional_next: e.conditional_next.clone(),
+        cited: e.cited.clone(),
+        meta: e.meta.clone(),
+    }
+}
+
+/// Entry rows, and the blobs of their bodies.
+pub fn entries(
+    list: Vec<Rendered>,
+    categories: &[CategoryRow],
+) -> (Vec<EntryRow>, BTreeMap<String, Vec<u8>>) {
+    let position: BTreeMap<&str, i64> = categories
+        .iter()
+        .map(|c| (c.id.as_str(), c.position))
+        .collect();
+    let mut blobs = BTreeMap::new();
+    let rows = list
+        .into_iter()
+        .map(|r| {
+            let e = r.entry;
+            let body = hash(e.body.as_bytes());
+            let category = e.category.clone().unwrap_or_default();
+            let sort_key = format!(
+                "{:06}:{}",
+                position.get(category.as_str()).copied().unwrap_or(0),
+                e.name
+            );
+            let record = record(&e);
+            blobs
+                .entry(body.clone())
+                .or_insert_with(|| e.body.into_bytes());
+            EntryRow {
+                name: e.name,
+                qualified_name: e.qualified_name,
+                resolved_name: e.resolved_name,
+                card: r.card,
+                category,
+                sort_key,
+                catalog_visible: e.catalog_visible,
+                always_on: e.always_on,
+                hidden: e.hidden,
+                unavailable: e.unavailable,
+                untrusted: e.untrusted,
+                body,
+                body_tokens: e.body_tokens,
+                prompt_prefix: r.prompt.prefix,
+                prompt_body: r.prompt.has_body,
+                prompt_suffix: r.prompt.suffix,
+                prompt_tokens: r.prompt_tokens,
+                record,
+            }
+        })
+        .collect();
+    (rows, blobs)
+}
+
+/// Card rows with the fragments the budgets kept.
+pub fn cards(cards: Vec<Card>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRow> {
+    cards
+        .into_iter()
+        .zip(fragments)
+        .map(|(c, fragments)| CardRow {
+            name: c.name,
+            qualified_name: c.qualified_name,
+            category: c.category.unwrap_or_default(),
+            description: c.description,
+            triggers: c.triggers,
+            when_to_use: c.when_to_use,
+            location: c.location,
+            fragments,
+        })
+        .collect()
+}
+
+/// Bundles: global ones in full, client ones as differences from their global base.
+pub fn bundles(
+    plan: &Plan,
+    resolved: &Resolved,
+    key_index: &BTreeMap<&EntryKey, usize>,
+    levels: Vec<String>,
+) -> Vec<BundleRow> {
+    plan.specs
+        .iter()
+        .zip(&resolved.slots)
+        .zip(levels)
+        .enumerate()
+        .map(|(b, ((spec, slots), catalog_level))| BundleRow {
+            client: spec.client.clone().unwrap_or_default(),
+            locale: spec.locale.clone(),
+            tier: spec.tier.clone(),
+            base: plan.base_of[b],
+            catalog_level,
+            slots: slots
+                .iter()
+                .map(|(q, s)| BundleSlot {
+                    qualified_name: q.clone(),
+                    entry: match s {
+                        Slot::Entry(k) => Some(key_index[k]),
+                        Slot::Removed(_) => None,
+                    },
+                    reason: match s {
+                        Slot::Entry(_) => None,
+                        Slot::Removed(r) => Some(r.clone()),
+                    },
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Consumers and the qualified names each one's catalogs leave out.
+pub fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
+    let names: BTreeSet<&str> = qualified.iter().map(String::as_str).collect();
+    ws.config
+        .consumers
+        .iter()
+        .map(|(name, c)| ConsumerRow {
+            name: name.clone(),
+            enabled: json(&c.enabled),
+            disabled: json(&c.disabled),
+            hidden: names
+                .iter()
+                .filter(|q| !super::consumer_shows(c, q))
+                .map(|q| q.to_string())
+                .collect(),
+        })
+        .collect()
+}
+
+/// Clients with the locales and tiers they get.
+pub fn clients(ws: &Workspace) -> Vec<ClientRow> {
+    let tiers: Vec<String> = ws.config.tiers.iter().map(|t| t.name.clone()).collect();
+    ws.clients
+        .values()
+        .map(|c| ClientRow {
+            id: c.id.clone(),
+            trusted: ws.config.trusted.contains(&c.id),
+            flags: c.flags.to_string(),
+            locales: json(c.locales.as_ref().unwrap_or(&ws.config.locales)),
+            tiers: json(c.tiers.as_ref().unwrap_or(&tiers)),
+        })
+        .collect()
+}
+
+/// The sources pool with each source's prompt line.
+pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, RenderError> {
+    pool.sources
+        .iter()
+        .map(|s| {
+            Ok(SourceRow {
+                sid: s.sid,
+                url: s.url.clone(),
+                title: s.title.clone(),
+                text: s.text.clone(),
+                extra: json(&s.extra),
+                fragment: counted(renderer.source_fragment(s)?),
+            })
+        })
+        .collect()
+}
+
+/// Asset rows; their contents join `blobs`.
+pub fn assets(ws: &Workspace, blobs: &mut BTreeMap<String, Vec<u8>>) -> Vec<AssetRow> {
+    let mut rows = Vec::new();
+    for s in &ws.skills {
+        for a in &s.assets {
+            let blob = hash(&a.data);
+            blobs.entry(blob.clone()).or_insert_with(|| a.data.clone());
+            rows.push(AssetRow {
+                skill_file: s.file.clone(),
+                path: a.path.clone(),
+                blob,
+            });
+        }
+    }
+    rows
+}
+
+/// Counts the manifest reports.
+pub struct Counts {
+    /// Bundles.
+    pub bundles: usize,
+    /// Entries.
+    pub entries: usize,
+    /// Cards.
+    pub cards: usize,
+    /// Blobs.
+    pub blobs: usize,
+    /// Pooled sources.
+    pub sources: usize,
+}
+
+/// The manifest: versions, the input hash, the workspace's settings and counts.
+pub fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<String, String> {
+    let cfg = &ws.config;
+    let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
+    let global = ws
+        .skills
+        .iter()
+        .filter(|s| s.scope == Scope::Global)
+        .count();
+    let mut m: BTreeMap<String, String> = [
+        (
+            "schema_version",
+            skillc_runtime::schema::VERSION.to_string(),
+        ),
+        ("compiler", format!("skillc {}", env!("CARGO_PKG_VERSION"))),
+        ("tokenizer", tokens::TOKENIZER.to_string()),
+        ("input_hash", input_hash.to_string()),
+        ("workspace", cfg.name.clone().unwrap_or_default()),
+        ("locales", json(&cfg.locales)),
+        ("default_locale", cfg.default_locale.clone()),
+        ("tiers", json(&tiers)),
+        ("default_tier", cfg.tiers[0].name.clone()),
+        (
+            "max_active_skills",
+            cfg.max_active_skills
+                .map_or(String::new(), |n| n.to_string()),
+        ),
+        ("pipeline_max_depth", cfg.pipeline_max_depth.to_string()),
+        ("max_triggers", cfg.max_triggers.to_string()),
+        ("skills", ws.skills.len().to_string()),
+        ("global_skills", global.to_string()),
+        ("clients", ws.clients.len().to_string()),
+        ("bundles", counts.bundles.to_string()),
+        ("entries", counts.entries.to_string()),
+        ("cards", counts.cards.to_string()),
+        ("blobs", counts.blobs.to_string()),
+        ("sources", counts.sources.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
+        m.insert("source_date_epoch".to_string(), epoch);
+    }
+    m
+}
