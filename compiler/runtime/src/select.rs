@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::{Artifact, Bundle, BundleRef, Context, Error, Mcp};
+use crate::{Artifact, Bundle, BundleRef, Context, Error, Mcp, Skill};
 
 /// A skill in the assembled prompt.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -116,6 +116,175 @@ fn final_removals(removed: Vec<Removed>, included: &[PromptSkill]) -> Vec<Remove
         .collect()
 }
 
+/// Whether a skill can go into a prompt for `ctx`: not unavailable, its conditions hold.
+fn usable(s: &Skill, ctx: &Context) -> Result<(), &'static str> {
+    if s.unavailable.is_some() {
+        Err("unavailable")
+    } else if !s.conditions_hold(ctx) {
+        Err("condition")
+    } else {
+        Ok(())
+    }
+}
+
+impl Selection<'_> {
+    fn left_out(&mut self, name: &str, reason: &str) {
+        self.removed.push(Removed {
+            name: name.to_string(),
+            reason: reason.into(),
+        });
+    }
+
+    /// 1–2. The picked names that exist, are shown and usable, up to the cap.
+    fn pick(
+        &mut self,
+        picked: &[&str],
+        shown: &[usize],
+        hidden: Option<&BTreeSet<String>>,
+        ctx: &Context,
+        cap: usize,
+    ) {
+        let b = self.bundle;
+        let mut ok = Vec::new();
+        for name in picked {
+            let found = match name
+                .strip_prefix("SK")
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => shown.get(n.wrapping_sub(1)).copied(),
+                None => b.position(name),
+            };
+            let Some(i) = found else {
+                self.left_out(name, "unknown");
+                continue;
+            };
+            let s = &b.skills[i];
+            let consumer_hides = hidden.is_some_and(|h| h.contains(&s.qualified_name));
+            if !s.catalog_visible || consumer_hides {
+                self.left_out(&s.name, "hidden");
+            } else if let Err(why) = usable(s, ctx) {
+                self.left_out(&s.name, why);
+            } else if !ok.contains(&i) {
+                ok.push(i);
+            }
+        }
+        for (n, i) in ok.into_iter().enumerate() {
+            if n < cap {
+                self.add(i, "selected".into());
+            } else {
+                self.left_out(&b.skills[i].name, "max_active");
+            }
+        }
+    }
+
+    /// What the included skills bring along: dependencies, augments (both ways), imports.
+    fn links(&self) -> Vec<(usize, String)> {
+        let b = self.bundle;
+        let mut additions = Vec::new();
+        for &i in &self.order {
+            let s = &b.skills[i];
+            let r = &s.record;
+            let links = (r.dependencies.iter().map(|q| (q, "dependency")))
+                .chain(r.augments.iter().map(|q| (q, "augments")))
+                .chain(r.imports.iter().map(|q| (q, "import")));
+            for (q, kind) in links {
+                if let Some(j) = b.by_qualified(q) {
+                    additions.push((j, format!("{kind}:{}", s.name)));
+                }
+            }
+            for &j in b.augmented_by(i) {
+                additions.push((j, format!("augments:{}", s.name)));
+            }
+        }
+        additions
+    }
+
+    /// 3. Links (transitive) until nothing changes.
+    fn close_over_links(&mut self, ctx: &Context) {
+        let mut tried: BTreeSet<(usize, String)> = BTreeSet::new();
+        loop {
+            let mut changed = false;
+            for (j, why) in self.links() {
+                if self.has(j) || !tried.insert((j, why.clone())) {
+                    continue;
+                }
+                let s = &self.bundle.skills[j];
+                match usable(s, ctx) {
+                    Ok(()) => {
+                        self.add(j, why);
+                        changed = true;
+                    }
+                    Err(e) if !self.removed.iter().any(|r| r.name == s.name) => {
+                        self.left_out(&s.name, e);
+                    }
+                    Err(_) => {}
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// 4. Category priority and exclusivity, strongest first.
+    fn apply_exclusivity(&mut self) {
+        let b = self.bundle;
+        let mut exclusive: Vec<usize> = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&i| b.skills[i].record.exclusive && b.skills[i].record.priority.is_some())
+            .collect();
+        exclusive.sort_by_key(|&i| (b.skills[i].record.priority, i));
+        for x in exclusive {
+            if !self.has(x) {
+                continue;
+            }
+            let (cat, p) = (&b.skills[x].category, b.skills[x].record.priority);
+            let weaker: Vec<usize> = self
+                .order
+                .iter()
+                .copied()
+                .filter(|&i| i != x && &b.skills[i].category == cat)
+                .filter(|&i| b.skills[i].record.priority.is_some_and(|q| Some(q) > p))
+                .collect();
+            for i in weaker {
+                self.remove(i, format!("excluded:{}", b.skills[x].name));
+            }
+        }
+    }
+
+    /// 5. Always-on skills whose conditions hold.
+    fn add_always_on(&mut self, ctx: &Context) {
+        for (i, s) in self.bundle.skills.iter().enumerate() {
+            if s.always_on && s.unavailable.is_none() && s.conditions_hold(ctx) {
+                self.add(i, "always_on".into());
+            }
+        }
+    }
+
+    /// 6. Blocks, last, over everything.
+    fn apply_blocks(&mut self) {
+        let b = self.bundle;
+        let blocked: Vec<(usize, String)> = self
+            .order
+            .iter()
+            .flat_map(|&i| {
+                let by = &b.skills[i].name;
+                b.skills[i]
+                    .record
+                    .blocks
+                    .iter()
+                    .filter_map(|q| b.by_qualified(q))
+                    .map(move |j| (j, by.clone()))
+            })
+            .collect();
+        for (j, by) in blocked {
+            self.remove(j, format!("blocked:{by}"));
+        }
+    }
+}
+
 impl Artifact {
     /// Assembles the answer prompt for the skills a selector picked (names, qualified names or
     /// catalog ids `SKn` of the catalog for the same consumer and context), applying SPEC 5's
@@ -130,174 +299,25 @@ impl Artifact {
         let bundle = self.bundle(r)?;
         let b = &*bundle;
         let hidden = self.hidden_for(consumer)?;
-        let catalog = self.catalog_members(b, consumer, ctx)?;
+        let shown = self.catalog_members(b, consumer, ctx)?;
         let mut sel = Selection {
             bundle: b,
             order: Vec::new(),
             reason: BTreeMap::new(),
             removed: Vec::new(),
         };
-        let usable = |i: usize, ctx: &Context| -> Result<(), &'static str> {
-            let s = &b.skills[i];
-            if s.unavailable.is_some() {
-                Err("unavailable")
-            } else if !s.conditions_hold(ctx) {
-                Err("condition")
-            } else {
-                Ok(())
-            }
-        };
-        // 1. Unknown and hidden names, and failing conditions.
-        let mut picked_ok = Vec::new();
-        for name in picked {
-            let found = match name
-                .strip_prefix("SK")
-                .and_then(|n| n.parse::<usize>().ok())
-            {
-                Some(n) => catalog.get(n.wrapping_sub(1)).copied(),
-                None => b.position(name),
-            };
-            let Some(i) = found else {
-                sel.removed.push(Removed {
-                    name: name.to_string(),
-                    reason: "unknown".into(),
-                });
-                continue;
-            };
-            let s = &b.skills[i];
-            let consumer_hides = hidden.is_some_and(|h| h.contains(&s.qualified_name));
-            if !s.catalog_visible || consumer_hides {
-                sel.removed.push(Removed {
-                    name: s.name.clone(),
-                    reason: "hidden".into(),
-                });
-            } else if let Err(why) = usable(i, ctx) {
-                sel.removed.push(Removed {
-                    name: s.name.clone(),
-                    reason: why.into(),
-                });
-            } else if !picked_ok.contains(&i) {
-                picked_ok.push(i);
-            }
-        }
-        // 2. The cap.
         let cap = self.max_active_skills().unwrap_or(usize::MAX);
-        for (n, i) in picked_ok.into_iter().enumerate() {
-            if n < cap {
-                sel.add(i, "selected".into());
-            } else {
-                sel.removed.push(Removed {
-                    name: b.skills[i].name.clone(),
-                    reason: "max_active".into(),
-                });
-            }
-        }
-        // 3. Dependencies (transitive), augments (both ways), imports, until nothing changes.
-        let index_of = |q: &str| b.by_qualified(q);
-        let mut tried: BTreeSet<(usize, String)> = BTreeSet::new();
-        loop {
-            let mut additions: Vec<(usize, String)> = Vec::new();
-            for &i in &sel.order {
-                let s = &b.skills[i];
-                let links = s
-                    .record
-                    .dependencies
-                    .iter()
-                    .map(|q| (q, format!("dependency:{}", s.name)))
-                    .chain(
-                        s.record
-                            .augments
-                            .iter()
-                            .map(|q| (q, format!("augments:{}", s.name))),
-                    )
-                    .chain(
-                        s.record
-                            .imports
-                            .iter()
-                            .map(|q| (q, format!("import:{}", s.name))),
-                    );
-                for (q, why) in links {
-                    if let Some(j) = index_of(q) {
-                        additions.push((j, why));
-                    }
-                }
-                for &j in b.augmented_by(i) {
-                    additions.push((j, format!("augments:{}", s.name)));
-                }
-            }
-            let mut changed = false;
-            for (j, why) in additions {
-                if sel.has(j) || !tried.insert((j, why.clone())) {
-                    continue;
-                }
-                match usable(j, ctx) {
-                    Ok(()) => {
-                        sel.add(j, why);
-                        changed = true;
-                    }
-                    Err(e) => {
-                        if !sel.removed.iter().any(|r| r.name == b.skills[j].name) {
-                            sel.removed.push(Removed {
-                                name: b.skills[j].name.clone(),
-                                reason: e.into(),
-                            });
-                        }
-                    }
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        // 4. Category priority and exclusivity, strongest first.
-        let mut exclusive: Vec<usize> = sel
-            .order
-            .iter()
-            .copied()
-            .filter(|&i| b.skills[i].record.exclusive && b.skills[i].record.priority.is_some())
-            .collect();
-        exclusive.sort_by_key(|&i| (b.skills[i].record.priority, i));
-        for x in exclusive {
-            if !sel.has(x) {
-                continue;
-            }
-            let (cat, p) = (&b.skills[x].category, b.skills[x].record.priority);
-            let weaker: Vec<usize> = sel
-                .order
-                .iter()
-                .copied()
-                .filter(|&i| i != x && &b.skills[i].category == cat)
-                .filter(|&i| b.skills[i].record.priority.is_some_and(|q| Some(q) > p))
-                .collect();
-            for i in weaker {
-                sel.remove(i, format!("excluded:{}", b.skills[x].name));
-            }
-        }
-        // 5. Always-on skills whose conditions hold.
-        for (i, s) in b.skills.iter().enumerate() {
-            if s.always_on && s.unavailable.is_none() && s.conditions_hold(ctx) {
-                sel.add(i, "always_on".into());
-            }
-        }
-        // 6. Blocks, last, over everything.
-        let blocked: Vec<(usize, String)> = sel
-            .order
-            .iter()
-            .flat_map(|&i| {
-                let by = b.skills[i].name.clone();
-                b.skills[i]
-                    .record
-                    .blocks
-                    .iter()
-                    .filter_map(|q| index_of(q))
-                    .map(move |j| (j, by.clone()))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        for (j, by) in blocked {
-            sel.remove(j, format!("blocked:{by}"));
-        }
-        // 7. Assemble: categories in order, skills in catalog order.
+        sel.pick(picked, &shown, hidden, ctx, cap);
+        sel.close_over_links(ctx);
+        sel.apply_exclusivity();
+        sel.add_always_on(ctx);
+        sel.apply_blocks();
+        self.assemble(sel)
+    }
+
+    /// 7. Assemble: categories in order, skills in catalog order, then the cited sources.
+    fn assemble(&self, sel: Selection<'_>) -> Result<Prompt, Error> {
+        let b = sel.bundle;
         let mut included: Vec<usize> = sel.order.clone();
         let position = |i: usize| {
             self.categories
@@ -308,15 +328,8 @@ impl Artifact {
         let mut text = String::new();
         let mut tokens = 0;
         let mut cited: BTreeSet<u32> = BTreeSet::new();
-        let mut k = 0;
-        while k < included.len() {
-            let cat = &b.skills[included[k]].category;
-            let group: Vec<usize> = included[k..]
-                .iter()
-                .copied()
-                .take_while(|&i| &b.skills[i].category == cat)
-                .collect();
-            if let Some(c) = self.categories.get(cat) {
+        for group in included.chunk_by(|&x, &y| b.skills[x].category == b.skills[y].category) {
+            if let Some(c) = self.categories.get(&b.skills[group[0]].category) {
                 text.push_str(&c.prompt_heading.0);
                 tokens += c.prompt_heading.1;
                 if group.len() > 1 {
@@ -324,7 +337,7 @@ impl Artifact {
                     tokens += c.uncertainty.1;
                 }
             }
-            for &i in &group {
+            for &i in group {
                 let s = &b.skills[i];
                 text.push_str(&s.prompt_prefix);
                 if s.prompt_body {
@@ -334,7 +347,6 @@ impl Artifact {
                 tokens += s.prompt_tokens;
                 cited.extend(&s.record.cited);
             }
-            k += group.len();
         }
         let mut sources = Vec::new();
         if !cited.is_empty() {

@@ -63,16 +63,16 @@ impl Resolved {
 
     /// The distinct entries of all bundles, in a deterministic order.
     pub fn distinct_keys(&self) -> Vec<EntryKey> {
-        self.slots
+        let keys: BTreeSet<&EntryKey> = self
+            .slots
             .iter()
             .flat_map(|b| b.values())
             .filter_map(|s| match s {
-                Slot::Entry(k) => Some(k.clone()),
+                Slot::Entry(k) => Some(k),
                 Slot::Removed(_) => None,
             })
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect()
+            .collect();
+        keys.into_iter().cloned().collect()
     }
 }
 

@@ -12,7 +12,7 @@ use notify::{RecursiveMode, Watcher};
 use crate::build::{self, BuildOptions, BuildReport};
 
 /// Quiet time after the last change before a rebuild starts.
-pub const DEBOUNCE: Duration = Duration::from_millis(100);
+pub const DEBOUNCE: Duration = Duration::from_millis(50);
 
 /// What the watcher reports.
 pub enum Event {

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::{Category, Condition, Mcp, Scope, Tool, Workspace};
+use crate::model::{Category, Condition, Mcp, Scope, Skill, Tool, Workspace};
 use crate::resolve::pool::{self, PooledSource};
 use crate::resolve::vars;
 use crate::resolve::{EntryKey, Prepared};
@@ -513,41 +513,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         .is_some_and(|c| c.hidden_from_llm);
     let hidden = base.frontmatter.hidden_from_llm;
     let edges = &p.edges[key.source];
-    let mut meta = BTreeMap::new();
-    let mut put = |k: &str, v: serde_json::Value| {
-        if !(v.is_null() || v == serde_json::json!([]) || v == serde_json::json!({})) {
-            meta.insert(k.to_string(), v);
-        }
-    };
-    use serde_json::json;
-    put("emoji", json!(base.frontmatter.emoji));
-    put("display_name", json!(base.frontmatter.display_name));
-    put("version", json!(fm.version));
-    put("tags", json!(fm.tags));
-    put("author", json!(fm.author));
-    put("created", json!(fm.created));
-    put("license", json!(fm.license));
-    put("compatibility", json!(fm.compatibility));
-    put("metadata", json!(fm.metadata));
-    put("allowed_tools", json!(fm.allowed_tools));
-    put("bind_shells", json!(fm.bind_shells));
-    put("provider", json!(fm.provider));
-    put("required", json!(base.frontmatter.required.then_some(true)));
-    put(
-        "assets",
-        json!(src
-            .assets
-            .iter()
-            .map(|a| (a.path.clone(), a.size))
-            .collect::<BTreeMap<_, _>>()),
-    );
-    put(
-        "client",
-        json!(match &src.scope {
-            Scope::Client(id) => Some(id),
-            Scope::Global => None,
-        }),
-    );
+    let meta = display_meta(base, src);
 
     Entry {
         name: base.name.clone(),
@@ -592,6 +558,43 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         unavailable: key.unavailable.clone(),
         meta,
     }
+}
+
+/// Display and catalog metadata of an entry: the fields set, empty ones left out.
+fn display_meta(base: &Skill, src: &Skill) -> BTreeMap<String, serde_json::Value> {
+    use serde_json::json;
+    let fm = &src.frontmatter;
+    let mut meta = BTreeMap::new();
+    let mut put = |k: &str, v: serde_json::Value| {
+        if !(v.is_null() || v == json!([]) || v == json!({})) {
+            meta.insert(k.to_string(), v);
+        }
+    };
+    put("emoji", json!(base.frontmatter.emoji));
+    put("display_name", json!(base.frontmatter.display_name));
+    put("version", json!(fm.version));
+    put("tags", json!(fm.tags));
+    put("author", json!(fm.author));
+    put("created", json!(fm.created));
+    put("license", json!(fm.license));
+    put("compatibility", json!(fm.compatibility));
+    put("metadata", json!(fm.metadata));
+    put("allowed_tools", json!(fm.allowed_tools));
+    put("bind_shells", json!(fm.bind_shells));
+    put("provider", json!(fm.provider));
+    put("required", json!(base.frontmatter.required.then_some(true)));
+    let assets: BTreeMap<_, _> = src
+        .assets
+        .iter()
+        .map(|a| (a.path.clone(), a.size))
+        .collect();
+    put("assets", json!(assets));
+    let client = match &src.scope {
+        Scope::Client(id) => Some(id),
+        Scope::Global => None,
+    };
+    put("client", json!(client));
+    meta
 }
 
 #[cfg(test)]

@@ -360,16 +360,32 @@ impl Prepared<'_> {
         spec: &BundleSpec,
         only: Option<(&BTreeSet<String>, &BTreeMap<String, Slot>)>,
     ) -> BTreeMap<String, Slot> {
-        let ws = self.ws;
-        let client = spec.client.as_ref().and_then(|c| ws.clients.get(c));
-        let empty = serde_json::Value::Object(Default::default());
-        let flags = client.map_or(&empty, |c| &c.flags);
-        let tier = ws.config.tiers.iter().find(|t| t.name == spec.tier);
-        let trusted = |id: &str| ws.config.trusted.iter().any(|t| t == id);
+        let ctx = BundleCtx::new(self.ws, spec, only);
+        let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
+        let mut present: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for (q, base) in self.bases(&ctx) {
+            let source = self.variant(&ctx, q, base);
+            match self.left_out(&ctx, base, source) {
+                Some(why) => {
+                    slots.insert(q.to_string(), Slot::Removed(why));
+                }
+                None => {
+                    present.insert(q, (base, source));
+                }
+            }
+        }
+        let unavailable = self.unavailable(&ctx, &present);
+        for (q, &(base, source)) in &present {
+            let key = self.entry_key(&ctx, base, source, unavailable.get(q).cloned());
+            slots.insert(q.to_string(), Slot::Entry(key));
+        }
+        slots
+    }
 
-        // 1. Client overrides: the client's skill beats the global one by qualified name.
-        let own = spec.client.as_ref().and_then(|c| self.client.get(c));
-        let bases: BTreeMap<&str, usize> = match only {
+    /// 1. Client overrides: the client's skill beats the global one by qualified name.
+    fn bases<'a>(&'a self, ctx: &BundleCtx<'a, 'a>) -> BTreeMap<&'a str, usize> {
+        let own = ctx.spec.client.as_ref().and_then(|c| self.client.get(c));
+        match ctx.only {
             // Only the affected names: looked up, not filtered out of the whole workspace.
             Some((names, _)) => names
                 .iter()
@@ -387,106 +403,94 @@ impl Prepared<'_> {
                 }
                 all
             }
-        };
-        let available_in_base = |q: &str| {
-            only.is_some_and(|(names, base)| {
-                !names.contains(q)
-                    && matches!(base.get(q), Some(Slot::Entry(k)) if k.unavailable.is_none())
-            })
-        };
-        let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
-        let mut present: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-        for (q, &base) in &bases {
-            let skill = &ws.skills[base];
-            // 2. Variants (a client override beats every variant).
-            let source = if matches!(skill.scope, Scope::Client(_)) {
-                base
-            } else {
-                self.variants
-                    .get(*q)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&v| match &ws.skills[v].scope {
-                        Scope::Global => true,
-                        Scope::Client(id) => spec.client.as_deref() == Some(id),
-                    })
-                    .filter(|&v| predicates_hold(&ws.skills[v].frontmatter.when, flags, spec))
-                    .min_by_key(|&v| {
-                        (
-                            ws.skills[v].frontmatter.variant_priority,
-                            &ws.skills[v].name,
-                            v,
-                        )
-                    })
-                    .unwrap_or(base)
-            };
-            // 3. Toggles: explicit toggle > default_enabled > enabled.
-            let toggle = client.and_then(|c| c.toggles.get(&skill.name));
-            let enabled = toggle
-                .map(|t| t.enabled)
-                .or(skill.frontmatter.default_enabled)
-                .unwrap_or(true);
-            if !enabled {
-                let why = match toggle {
-                    Some(_) => "toggled off for this client".to_string(),
-                    None => "disabled by default (default_enabled: false)".to_string(),
-                };
-                slots.insert(q.to_string(), Slot::Removed(why));
-                continue;
-            }
-            // 4. Tier filter.
-            let src = &ws.skills[source];
-            if let Some(tiers) = &src.frontmatter.tiers {
-                if !tiers.contains(&spec.tier) {
-                    slots.insert(
-                        q.to_string(),
-                        Slot::Removed(format!("not in tier `{}`", spec.tier)),
-                    );
-                    continue;
-                }
-            }
-            // 5. Build-time conditions: the conversation language is the bundle's locale.
-            let wrong_language = src.frontmatter.conditions.iter().find_map(|c| match c {
-                Condition::ConversationLanguage(l)
-                    if !locale_chain(&spec.locale).contains(&l.as_str()) =>
-                {
-                    Some(l)
-                }
-                _ => None,
-            });
-            if let Some(l) = wrong_language {
-                slots.insert(
-                    q.to_string(),
-                    Slot::Removed(format!("conversation_language is `{l}`")),
-                );
-                continue;
-            }
-            present.insert(q, (base, source));
         }
+    }
 
-        // 6. Availability: required variables, then required skills until nothing changes.
+    /// 2. Variants: the strongest whose predicates hold (a client override beats them all).
+    fn variant(&self, ctx: &BundleCtx<'_, '_>, q: &str, base: usize) -> usize {
+        let ws = self.ws;
+        if matches!(ws.skills[base].scope, Scope::Client(_)) {
+            return base;
+        }
+        self.variants
+            .get(q)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&v| match &ws.skills[v].scope {
+                Scope::Global => true,
+                Scope::Client(id) => ctx.spec.client.as_deref() == Some(id),
+            })
+            .filter(|&v| predicates_hold(&ws.skills[v].frontmatter.when, ctx.flags, ctx.spec))
+            .min_by_key(|&v| {
+                (
+                    ws.skills[v].frontmatter.variant_priority,
+                    &ws.skills[v].name,
+                    v,
+                )
+            })
+            .unwrap_or(base)
+    }
+
+    /// 3–5. Why the skill is left out of the bundle, if it is: toggles (explicit toggle >
+    /// default_enabled > enabled), the tier filter, build-time conditions (the conversation
+    /// language is the bundle's locale).
+    fn left_out(&self, ctx: &BundleCtx<'_, '_>, base: usize, source: usize) -> Option<String> {
+        let skill = &self.ws.skills[base];
+        let toggle = ctx.client.and_then(|c| c.toggles.get(&skill.name));
+        let enabled = toggle
+            .map(|t| t.enabled)
+            .or(skill.frontmatter.default_enabled)
+            .unwrap_or(true);
+        if !enabled {
+            return Some(match toggle {
+                Some(_) => "toggled off for this client".to_string(),
+                None => "disabled by default (default_enabled: false)".to_string(),
+            });
+        }
+        let src = &self.ws.skills[source];
+        if let Some(tiers) = &src.frontmatter.tiers {
+            if !tiers.contains(&ctx.spec.tier) {
+                return Some(format!("not in tier `{}`", ctx.spec.tier));
+            }
+        }
+        src.frontmatter.conditions.iter().find_map(|c| match c {
+            Condition::ConversationLanguage(l)
+                if !locale_chain(&ctx.spec.locale).contains(&l.as_str()) =>
+            {
+                Some(format!("conversation_language is `{l}`"))
+            }
+            _ => None,
+        })
+    }
+
+    /// 6. Availability: required variables, then required skills until nothing changes.
+    fn unavailable<'q>(
+        &self,
+        ctx: &BundleCtx<'_, '_>,
+        present: &BTreeMap<&'q str, (usize, usize)>,
+    ) -> BTreeMap<&'q str, String> {
+        let ws = self.ws;
         let mut unavailable: BTreeMap<&str, String> = BTreeMap::new();
-        for (q, &(_, source)) in &present {
+        for (q, &(_, source)) in present {
             let src = &ws.skills[source];
-            for (name, decl) in &src.frontmatter.vars {
-                if decl.required && !decl.secret && var_value(ws, client, src, name).is_none() {
-                    unavailable.insert(q, format!("required variable `{name}` has no value"));
-                    break;
-                }
+            let missing = src.frontmatter.vars.iter().find(|(name, decl)| {
+                decl.required && !decl.secret && var_value(ws, ctx.client, src, name).is_none()
+            });
+            if let Some((name, _)) = missing {
+                unavailable.insert(q, format!("required variable `{name}` has no value"));
             }
         }
         loop {
             let mut changed = false;
-            for (q, &(_, source)) in &present {
+            for (q, &(_, source)) in present {
                 if unavailable.contains_key(q) {
                     continue;
                 }
                 let missing = self.edges[source].requires.iter().find(|r| {
-                    if available_in_base(r) {
-                        return false;
-                    }
-                    !present.contains_key(r.as_str()) || unavailable.contains_key(r.as_str())
+                    !ctx.available_in_base(r)
+                        && (!present.contains_key(r.as_str())
+                            || unavailable.contains_key(r.as_str()))
                 });
                 if let Some(r) = missing {
                     unavailable.insert(q, format!("requires skill `{r}`, which is not available"));
@@ -494,45 +498,84 @@ impl Prepared<'_> {
                 }
             }
             if !changed {
-                break;
+                return unavailable;
             }
         }
+    }
 
-        // 7–9. Variables, localized content, tier body.
-        for (q, &(base, source)) in &present {
-            let src = &ws.skills[source];
-            let values: Vec<(String, String)> = self.uses[source]
-                .iter()
-                .filter(|name| src.frontmatter.vars.get(*name).is_none_or(|d| !d.secret))
-                .filter_map(|name| var_value(ws, client, src, name).map(|v| (name.clone(), v)))
-                .collect();
-            let locale_file = locale_chain(&spec.locale)
-                .into_iter()
-                .find(|l| {
-                    src.localized.contains_key(*l) || ws.skills[base].localized.contains_key(*l)
-                })
-                .map(str::to_string);
-            let compact =
-                tier.is_some_and(|t| t.body == BodyMode::Compact) && src.compact.is_some();
-            // Code from client overlays and imported packages is prompt-only unless trusted.
-            let untrusted = match &src.scope {
-                Scope::Client(id) => !trusted(id),
-                Scope::Global => src.package.as_ref().is_some_and(|p| !trusted(p)),
-            };
-            slots.insert(
-                q.to_string(),
-                Slot::Entry(EntryKey {
-                    base,
-                    source,
-                    locale_file,
-                    compact,
-                    vars: values,
-                    unavailable: unavailable.get(q).cloned(),
-                    untrusted,
-                }),
-            );
+    /// 7–9. Variables, localized content, tier body, trust.
+    fn entry_key(
+        &self,
+        ctx: &BundleCtx<'_, '_>,
+        base: usize,
+        source: usize,
+        unavailable: Option<String>,
+    ) -> EntryKey {
+        let ws = self.ws;
+        let src = &ws.skills[source];
+        let vars: Vec<(String, String)> = self.uses[source]
+            .iter()
+            .filter(|name| src.frontmatter.vars.get(*name).is_none_or(|d| !d.secret))
+            .filter_map(|name| var_value(ws, ctx.client, src, name).map(|v| (name.clone(), v)))
+            .collect();
+        let locale_file = locale_chain(&ctx.spec.locale)
+            .into_iter()
+            .find(|l| src.localized.contains_key(*l) || ws.skills[base].localized.contains_key(*l))
+            .map(str::to_string);
+        let compact =
+            ctx.tier.is_some_and(|t| t.body == BodyMode::Compact) && src.compact.is_some();
+        // Code from client overlays and imported packages is prompt-only unless trusted.
+        let trusted = |id: &str| ws.config.trusted.iter().any(|t| t == id);
+        let untrusted = match &src.scope {
+            Scope::Client(id) => !trusted(id),
+            Scope::Global => src.package.as_ref().is_some_and(|p| !trusted(p)),
+        };
+        EntryKey {
+            base,
+            source,
+            locale_file,
+            compact,
+            vars,
+            unavailable,
+            untrusted,
         }
-        slots
+    }
+}
+
+/// What resolving one bundle reads besides the prepared workspace.
+struct BundleCtx<'w, 'o> {
+    spec: &'o BundleSpec,
+    client: Option<&'w Client>,
+    flags: &'w serde_json::Value,
+    tier: Option<&'w crate::model::Tier>,
+    only: Option<(&'o BTreeSet<String>, &'o BTreeMap<String, Slot>)>,
+}
+
+static NO_FLAGS: std::sync::LazyLock<serde_json::Value> =
+    std::sync::LazyLock::new(|| serde_json::Value::Object(Default::default()));
+
+impl<'w, 'o> BundleCtx<'w, 'o> {
+    fn new(
+        ws: &'w Workspace,
+        spec: &'o BundleSpec,
+        only: Option<(&'o BTreeSet<String>, &'o BTreeMap<String, Slot>)>,
+    ) -> Self {
+        let client = spec.client.as_ref().and_then(|c| ws.clients.get(c));
+        BundleCtx {
+            spec,
+            client,
+            flags: client.map_or(&*NO_FLAGS, |c| &c.flags),
+            tier: ws.config.tiers.iter().find(|t| t.name == spec.tier),
+            only,
+        }
+    }
+
+    /// A name this resolution leaves alone that is available in the base bundle.
+    fn available_in_base(&self, q: &str) -> bool {
+        self.only.is_some_and(|(names, base)| {
+            !names.contains(q)
+                && matches!(base.get(q), Some(Slot::Entry(k)) if k.unavailable.is_none())
+        })
     }
 }
 
