@@ -49,11 +49,6 @@ impl CheckReport {
 }
 
 /// Applies the profile, attaches source lines and sorts.
-#[doc(hidden)]
-pub fn finish_pub(loaded: load::Loaded) -> CheckReport {
-    finish(loaded, &CheckOptions::default())
-}
-
 pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
     let mut diagnostics = loaded.diagnostics;
     diagnostics.extend(validate::validate(&loaded.workspace));
