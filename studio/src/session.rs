@@ -226,6 +226,8 @@ fn hash(bytes: &[u8]) -> String {
 /// One open workspace.
 pub struct Session {
     root: PathBuf,
+    /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
+    builds: std::sync::Mutex<skillc::build::Session>,
 }
 
 impl Session {
@@ -240,7 +242,10 @@ impl Session {
                 format!("`{}` is not a folder", root.display()),
             ));
         }
-        Ok(Session { root })
+        Ok(Session {
+            root,
+            builds: Default::default(),
+        })
     }
 
     /// The workspace folder.
@@ -551,7 +556,15 @@ impl Session {
             jobs: None,
             progress,
         };
-        let report = skillc::build::build(&self.root, &out, &options).map_err(io_err)?;
+        // A build that panicked has left nothing half-updated worth keeping: start over.
+        let mut builds = self.builds.lock().unwrap_or_else(|poisoned| {
+            self.builds.clear_poison();
+            let mut fresh = poisoned.into_inner();
+            *fresh = Default::default();
+            fresh
+        });
+        let report =
+            skillc::build::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
         let errors = report.error_count();
         Ok(BuildSummary {
             written: report.stats.is_some(),

@@ -16,7 +16,7 @@ import re
 import sqlite3
 import zlib
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class RequestError(Exception):
@@ -116,22 +116,27 @@ class Artifact:
             self._bundles[row[0]] = self._load(*row)
         return self._bundles[row[0]]
 
-    _ROWS = (
-        "WITH own AS (SELECT name, entry FROM bundle_entry WHERE bundle = :id), "
-        "rows AS (SELECT name, entry FROM own UNION ALL "
-        "  SELECT name, entry FROM bundle_entry WHERE bundle = :base AND name NOT IN (SELECT name FROM own)) "
-    )
+    def _entry_ids(self, bundle_id, base):
+        """The entries of a bundle, as a JSON list: its own slots over its base's
+        (`bundle.slots` holds `[name, entry, reason]` triples)."""
+        slots = {}
+        for b in (base, bundle_id):
+            if b is not None:
+                (packed,) = self.db.execute("SELECT slots FROM bundle WHERE id = ?", (b,)).fetchone()
+                for name, entry, _reason in json.loads(packed):
+                    slots[name] = entry
+        return json.dumps(sorted(e for e in slots.values() if e is not None))
 
     def _load(self, bundle_id, base, level):
-        args = {"id": bundle_id, "base": base if base is not None else -1, "level": level}
+        args = {"entries": self._entry_ids(bundle_id, base), "level": level}
         skills = []
         for (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
              prefix, has_body, suffix, record, description, triggers, body, card) in self.db.execute(
-                self._ROWS +
                 "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key, "
                 "e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body, "
                 "e.prompt_suffix, e.record, c.description, c.triggers, e.body, e.card "
-                "FROM rows JOIN entry e ON e.id = rows.entry JOIN card c ON c.id = e.card", args):
+                "FROM entry e JOIN card c ON c.id = e.card "
+                "WHERE e.id IN (SELECT value FROM json_each(:entries))", args):
             skills.append({
                 "sort_key": sort_key, "name": name, "qualified_name": qname, "resolved": resolved,
                 "category": category, "visible": bool(visible), "always_on": bool(always_on),
@@ -159,9 +164,9 @@ class Artifact:
             by_card.setdefault(s["card"], []).append(s)
         level = b["args"]["level"]
         for card, lvl, text in self.db.execute(
-                self._ROWS +
                 "SELECT f.card, f.level, f.text FROM card_fragment f "
-                "WHERE f.card IN (SELECT e.card FROM rows JOIN entry e ON e.id = rows.entry) "
+                "WHERE f.card IN (SELECT e.card FROM entry e "
+                "                 WHERE e.id IN (SELECT value FROM json_each(:entries))) "
                 "AND f.format = :format AND f.level IN ('', :level)", dict(b["args"], format=fmt)):
             for s in by_card.get(card, []):
                 if lvl == level or fmt not in s["fragments"]:

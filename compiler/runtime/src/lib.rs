@@ -605,45 +605,49 @@ impl Artifact {
         Ok(bundle)
     }
 
+    /// A bundle's names: its own slots (`bundle.slots`, JSON `[name, entry, reason]`) over its
+    /// base's. Returns the left-out qualified names with their reasons, and the entry ids.
+    fn slots(
+        tx: &rusqlite::Transaction<'_>,
+        info: &BundleInfo,
+    ) -> rusqlite::Result<(BTreeMap<String, String>, BTreeSet<i64>)> {
+        type Packed = Vec<(i64, Option<i64>, Option<i64>)>;
+        let mut slots: BTreeMap<i64, (Option<i64>, Option<i64>)> = BTreeMap::new();
+        let mut st = tx.prepare_cached("SELECT slots FROM bundle WHERE id = ?1")?;
+        for b in info.base.iter().chain(std::iter::once(&info.id)) {
+            let packed: String = st.query_row([b], |r| r.get(0))?;
+            let packed: Packed = serde_json::from_str(&packed).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+            })?;
+            for (name, entry, reason) in packed {
+                slots.insert(name, (entry, reason));
+            }
+        }
+        let wanted = slots.values().filter_map(|(e, _)| *e).collect();
+        let mut left_out = BTreeMap::new();
+        let out: Vec<(i64, i64)> = slots
+            .iter()
+            .filter(|(_, (e, _))| e.is_none())
+            .map(|(n, (_, r))| (*n, r.unwrap_or(0)))
+            .collect();
+        if !out.is_empty() {
+            let mut names = tx.prepare_cached("SELECT qualified_name FROM name WHERE id = ?1")?;
+            let mut reasons = tx.prepare_cached("SELECT text FROM reason WHERE id = ?1")?;
+            for (name, reason) in out {
+                let q: String = names.query_row([name], |r| r.get(0))?;
+                let why: Option<String> = reasons.query_row([reason], |r| r.get(0)).optional()?;
+                left_out.insert(q, why.unwrap_or_default());
+            }
+        }
+        Ok((left_out, wanted))
+    }
+
     fn load(&self, info: &BundleInfo) -> Result<Bundle, Error> {
         let bad = corrupt(&self.path);
         let mut conn = self.conn.lock().expect("lock");
         // One read transaction: the bundle comes whole from one version of the file.
         let tx = conn.transaction().map_err(&bad)?;
-        let mut rows: BTreeMap<String, (Option<i64>, Option<String>)> = BTreeMap::new();
-        {
-            let mut st = tx
-                .prepare_cached(
-                    "SELECT name.qualified_name, bundle_entry.entry, reason.text
-                     FROM bundle_entry JOIN name ON name.id = bundle_entry.name
-                     LEFT JOIN reason ON reason.id = bundle_entry.reason
-                     WHERE bundle_entry.bundle = ?1",
-                )
-                .map_err(&bad)?;
-            for b in info.base.iter().chain(std::iter::once(&info.id)) {
-                let it = st
-                    .query_map([b], |r| {
-                        Ok((r.get::<_, String>(0)?, (r.get(1)?, r.get(2)?)))
-                    })
-                    .map_err(&bad)?;
-                for row in it {
-                    let (q, v) = row.map_err(&bad)?;
-                    rows.insert(q, v);
-                }
-            }
-        }
-        let mut left_out = BTreeMap::new();
-        let mut wanted: BTreeSet<i64> = BTreeSet::new();
-        for (q, (entry, reason)) in rows {
-            match entry {
-                Some(e) => {
-                    wanted.insert(e);
-                }
-                None => {
-                    left_out.insert(q, reason.unwrap_or_default());
-                }
-            }
-        }
+        let (left_out, wanted) = Self::slots(&tx, info).map_err(&bad)?;
         // One query for the whole bundle's entries and cards, rather than one per skill;
         // catalog texts are read per format when a catalog asks (see `card_texts`).
         let not_artifact = |why: String| Error::NotAnArtifact {
@@ -659,11 +663,12 @@ impl Artifact {
                             e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
                             e.record, c.description, c.triggers, e.body, e.card, e.id
                      FROM entry e JOIN card c ON c.id = e.card
-                     WHERE e.id IN (SELECT entry FROM bundle_entry WHERE bundle = ?1 OR bundle = ?2)",
+                     WHERE e.id IN (SELECT value FROM json_each(?1))",
                 )
                 .map_err(&bad)?;
+            let ids = serde_json::to_string(&wanted).unwrap_or_default();
             let it = st
-                .query_map(rusqlite::params![info.id, info.base.unwrap_or(-1)], |r| {
+                .query_map([ids], |r| {
                     Ok(RawEntry {
                         sort_key: r.get(4)?,
                         record: r.get(13)?,
@@ -840,12 +845,13 @@ impl Artifact {
             let mut st = conn
                 .prepare_cached(
                     "SELECT f.card, f.level, f.text, f.tokens FROM card_fragment f
-                     WHERE f.format = ?4 AND f.level IN ('', ?3) AND f.card IN (
-                       SELECT e.card FROM entry e WHERE e.id IN (
-                         SELECT entry FROM bundle_entry WHERE bundle = ?1 OR bundle = ?2))",
+                     WHERE f.format = ?3 AND f.level IN ('', ?2) AND f.card IN (
+                       SELECT value FROM json_each(?1))",
                 )
                 .map_err(corrupt(&self.path))?;
-            let params = rusqlite::params![info.id, info.base.unwrap_or(-1), info.level, format];
+            let cards: BTreeSet<i64> = bundle.skills.iter().map(|s| s.card).collect();
+            let cards = serde_json::to_string(&cards).unwrap_or_default();
+            let params = rusqlite::params![cards, info.level, format];
             let rows = st
                 .query_map(params, |r| {
                     Ok((

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 1;
+pub const VERSION: i64 = 2;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -119,6 +119,8 @@ CREATE TABLE bundle (
   tier TEXT NOT NULL,
   base INTEGER REFERENCES bundle(id), -- rows of the base apply unless this bundle has its own
   catalog_level TEXT NOT NULL,      -- budget level of its card fragments
+  slots TEXT NOT NULL,              -- JSON [[name, entry, reason], ...] by name id: read it
+                                    -- through the view bundle_entry
   UNIQUE (client, locale, tier)
 );
 CREATE TABLE name (                 -- every selectable qualified name
@@ -129,13 +131,12 @@ CREATE TABLE reason (               -- why skills are left out of bundles, each 
   id INTEGER PRIMARY KEY,
   text TEXT NOT NULL UNIQUE
 );
-CREATE TABLE bundle_entry (
-  bundle INTEGER NOT NULL REFERENCES bundle(id),
-  name INTEGER NOT NULL REFERENCES name(id),
-  entry INTEGER REFERENCES entry(id), -- NULL: left out of the bundle
-  reason INTEGER REFERENCES reason(id), -- why it was left out
-  PRIMARY KEY (bundle, name)
-) WITHOUT ROWID;
+-- The names of each bundle, one row each: `entry` NULL means left out, `reason` says why.
+-- Stored packed in bundle.slots (one row per bundle is a tenth of the writing and the size).
+CREATE VIEW bundle_entry (bundle, name, entry, reason) AS
+  SELECT b.id, json_extract(s.value, '$[0]'), json_extract(s.value, '$[1]'),
+         json_extract(s.value, '$[2]')
+  FROM bundle b, json_each(b.slots) s;
 CREATE TABLE asset (
   skill_file TEXT NOT NULL,         -- SKILL.md of the skill carrying it
   path TEXT NOT NULL,               -- path inside the skill folder

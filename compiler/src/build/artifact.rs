@@ -281,14 +281,30 @@ fn insert_entries(tx: &Transaction<'_>, entries: &[EntryRow]) -> Sql<()> {
     Ok(())
 }
 
-/// bundle, name, reason and bundle_entry: names and reasons are numbered once each.
+/// bundle, name and reason: names and reasons are numbered once each, and each bundle's
+/// slots are packed into one JSON array of `[name, entry, reason]`.
 fn insert_bundles(tx: &Transaction<'_>, bundles: &[BundleRow]) -> Sql<()> {
+    use std::fmt::Write as _;
     let slots = || bundles.iter().flat_map(|b| &b.slots);
     let names = number(tx, "name", slots().map(|s| s.qualified_name.as_str()))?;
     let reasons = number(tx, "reason", slots().filter_map(|s| s.reason.as_deref()))?;
-    let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-    let mut rows = tx.prepare("INSERT INTO bundle_entry VALUES (?1, ?2, ?3, ?4)")?;
+    let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut packed = String::new();
+    let id_or_null = |id: Option<i64>| id.map_or("null".to_string(), |i| i.to_string());
     for (id, b) in (1i64..).zip(bundles) {
+        packed.clear();
+        packed.push('[');
+        for (k, s) in b.slots.iter().enumerate() {
+            let entry = id_or_null(s.entry.map(|x| x as i64 + 1));
+            let reason = id_or_null(s.reason.as_deref().map(|r| reasons[r]));
+            let comma = if k == 0 { "" } else { "," };
+            let _ = write!(
+                packed,
+                "{comma}[{},{entry},{reason}]",
+                names[s.qualified_name.as_str()]
+            );
+        }
+        packed.push(']');
         let base = b.base.map(|x| x as i64 + 1);
         st.execute(params![
             id,
@@ -296,16 +312,9 @@ fn insert_bundles(tx: &Transaction<'_>, bundles: &[BundleRow]) -> Sql<()> {
             b.locale,
             b.tier,
             base,
-            b.catalog_level
+            b.catalog_level,
+            packed
         ])?;
-        for s in &b.slots {
-            rows.execute(params![
-                id,
-                names[s.qualified_name.as_str()],
-                s.entry.map(|x| x as i64 + 1),
-                s.reason.as_deref().map(|r| reasons[r])
-            ])?;
-        }
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! cut down a fixed ladder (trigger examples first, then descriptions shorter and shorter)
 //! until it fits, deterministically, with a warning that says what was cut (W114).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use skillc_runtime::schema::{CardFragment, CategoryRow, Counted};
@@ -24,20 +24,30 @@ const LADDER: [&str; 6] = [
     "chars:30",
 ];
 
+/// Catalog fragments by card and budget level, kept for the next build.
+pub type CardTextMemo = HashMap<(Card, String), Vec<CardFragment>>;
+
 /// The catalog fragments of every card, rendered per level on demand.
 pub struct CardTexts<'a> {
     renderer: &'a Renderer,
     cards: &'a [Card],
+    /// Fragments the previous build rendered with the same templates.
+    previous: Option<&'a CardTextMemo>,
     /// Fragments per card (every format of each level rendered so far).
     pub fragments: Vec<Vec<CardFragment>>,
 }
 
 impl<'a> CardTexts<'a> {
     /// Renders the full (uncut) fragments of every card.
-    pub fn full(renderer: &'a Renderer, cards: &'a [Card]) -> Result<Self, RenderError> {
+    pub fn full(
+        renderer: &'a Renderer,
+        cards: &'a [Card],
+        previous: Option<&'a CardTextMemo>,
+    ) -> Result<Self, RenderError> {
         let mut texts = CardTexts {
             renderer,
             cards,
+            previous,
             fragments: vec![Vec::new(); cards.len()],
         };
         let all: Vec<usize> = (0..cards.len()).collect();
@@ -53,6 +63,15 @@ impl<'a> CardTexts<'a> {
             .filter(|&c| self.markdown_tokens(c, level).is_none())
             .collect();
         let (drop_triggers, chars) = parse_level(level);
+        let key = |c: usize| (self.cards[c].clone(), level.to_string());
+        let (kept, missing): (Vec<usize>, Vec<usize>) = missing
+            .into_iter()
+            .partition(|&c| self.previous.is_some_and(|p| p.contains_key(&key(c))));
+        for c in kept {
+            if let Some(frags) = self.previous.and_then(|p| p.get(&key(c))) {
+                self.fragments[c].extend(frags.iter().cloned());
+            }
+        }
         let rendered = missing
             .par_iter()
             .map(|&c| {
@@ -73,6 +92,19 @@ impl<'a> CardTexts<'a> {
             }));
         }
         Ok(())
+    }
+
+    /// The fragments by card and level, for the next build.
+    pub fn into_memo(self) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
+        let mut memo = CardTextMemo::new();
+        for (card, frags) in self.cards.iter().zip(&self.fragments) {
+            for f in frags {
+                memo.entry((card.clone(), f.level.clone()))
+                    .or_default()
+                    .push(f.clone());
+            }
+        }
+        (self.fragments, memo)
     }
 
     fn markdown_tokens(&self, card: usize, level: &str) -> Option<u64> {
@@ -125,7 +157,7 @@ pub struct BudgetInput<'a> {
     /// Their slots.
     pub resolved: &'a Resolved,
     /// Entry index per key.
-    pub key_index: &'a BTreeMap<&'a EntryKey, usize>,
+    pub key_index: &'a HashMap<&'a EntryKey, usize>,
     /// The rendered entries.
     pub entries: &'a Entries,
     /// Categories with their header fragments.

@@ -2,16 +2,18 @@
 //! full; a client's bundle only where it can differ from the global bundle of its locale and
 //! tier, and keeps only its differences (the rest is shared with that base).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::incremental::Reuse;
 use super::Meter;
 use crate::resolve::{self, BundleSpec, EntryKey, Prepared, Slot};
 use crate::Workspace;
 
 /// Every bundle of the workspace and the base each client bundle builds on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
     /// Bundles, global ones first, in the artifact's order.
     pub specs: Vec<BundleSpec>,
@@ -42,8 +44,8 @@ pub fn plan(ws: &Workspace) -> Plan {
 /// differences from the base for a client bundle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Resolved {
-    /// Slots per bundle, in the plan's order.
-    pub slots: Vec<BTreeMap<String, Slot>>,
+    /// Slots per bundle, in the plan's order (shared with the next build when unchanged).
+    pub slots: Vec<Arc<BTreeMap<String, Slot>>>,
 }
 
 impl Resolved {
@@ -63,7 +65,8 @@ impl Resolved {
 
     /// The distinct entries of all bundles, in a deterministic order.
     pub fn distinct_keys(&self) -> Vec<EntryKey> {
-        let keys: BTreeSet<&EntryKey> = self
+        // Hashed, then sorted once: most slots repeat a few thousand keys.
+        let keys: HashSet<&EntryKey> = self
             .slots
             .iter()
             .flat_map(|b| b.values())
@@ -72,52 +75,65 @@ impl Resolved {
                 Slot::Removed(_) => None,
             })
             .collect();
-        keys.into_iter().cloned().collect()
+        let mut keys: Vec<EntryKey> = keys.into_iter().cloned().collect();
+        keys.sort_unstable();
+        keys
     }
 }
 
-/// Resolves the global bundles, then each client bundle's differences from its base.
+/// Resolves the global bundles, then each client bundle's differences from its base; what
+/// `reuse` has from the previous build is taken from it.
 pub fn resolve_all(
-    ws: &Workspace,
     prepared: &Prepared<'_>,
     plan: &Plan,
     meter: &Meter<'_>,
+    reuse: Option<&Reuse<'_>>,
 ) -> Resolved {
-    let affected: BTreeMap<&str, BTreeSet<String>> = ws
-        .clients
-        .keys()
-        .collect::<Vec<_>>()
-        .par_iter()
-        .map(|c| (c.as_str(), prepared.affected(c)))
-        .collect();
-    let mut slots: Vec<BTreeMap<String, Slot>> = plan
+    let kept = |b: usize| reuse.and_then(|r| r.slots(plan, b));
+    let mut slots: Vec<Arc<BTreeMap<String, Slot>>> = plan
         .specs
         .par_iter()
-        .map(|spec| match spec.client {
-            None => {
+        .enumerate()
+        .map(|(b, spec)| match (spec.client.is_some(), kept(b)) {
+            (_, Some(slots)) => {
+                meter.tick();
+                slots
+            }
+            (false, None) => {
                 let r = prepared.resolve(spec);
                 meter.tick();
-                r
+                Arc::new(r)
             }
             // Counted once, when its differences are resolved below.
-            Some(_) => BTreeMap::new(),
+            (true, None) => Arc::default(),
         })
+        .collect();
+    let todo: BTreeSet<&str> = plan
+        .specs
+        .iter()
+        .enumerate()
+        .filter(|&(b, s)| s.client.is_some() && kept(b).is_none())
+        .filter_map(|(_, s)| s.client.as_deref())
+        .collect();
+    let affected: BTreeMap<&str, BTreeSet<String>> = todo
+        .par_iter()
+        .map(|c| (*c, prepared.affected(c)))
         .collect();
     let deltas: Vec<(usize, BTreeMap<String, Slot>)> = plan
         .specs
         .par_iter()
         .enumerate()
         .filter_map(|(b, spec)| {
-            let client = spec.client.as_deref()?;
+            let names = affected.get(spec.client.as_deref()?)?;
             let base = &slots[plan.base_of[b]?];
-            let mut own = prepared.resolve_some(spec, Some((&affected[client], base)));
+            let mut own = prepared.resolve_some(spec, Some((names, base)));
             own.retain(|q, slot| base.get(q) != Some(slot));
             meter.tick();
             Some((b, own))
         })
         .collect();
     for (b, own) in deltas {
-        slots[b] = own;
+        slots[b] = Arc::new(own);
     }
     Resolved { slots }
 }

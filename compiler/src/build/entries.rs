@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
+use super::incremental::Reuse;
 use super::Meter;
 use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
@@ -21,6 +22,8 @@ pub struct Rendered {
     pub prompt_tokens: u32,
     /// Index of its card.
     pub card: usize,
+    /// Content hash of the body (its blob).
+    pub body_hash: String,
 }
 
 /// The rendered entries (in key order) and the distinct cards they show.
@@ -32,24 +35,49 @@ pub struct Entries {
     pub cards: Vec<Card>,
 }
 
-/// Renders every entry, counts its tokens and assigns its card.
+/// What the entry phase reads.
+pub struct EntryInput<'a> {
+    /// The prepared workspace.
+    pub prepared: &'a Prepared<'a>,
+    /// The sources pool.
+    pub pool: &'a Pool,
+    /// Templates.
+    pub renderer: &'a Renderer,
+    /// What the previous build rendered that is still valid.
+    pub reuse: Option<&'a Reuse<'a>>,
+}
+
+/// Renders every entry (or takes it from the previous build), counts its tokens and assigns
+/// its card.
 pub fn render_all(
-    prepared: &Prepared<'_>,
-    pool: &Pool,
-    renderer: &Renderer,
+    input: &EntryInput<'_>,
     keys: &[EntryKey],
     meter: &Meter<'_>,
 ) -> Result<Entries, RenderError> {
-    let rendered: Vec<(Entry, PromptParts)> = keys
+    let ws = input.prepared.ws;
+    let (kept, todo): (Vec<_>, Vec<_>) = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (i, input.reuse.and_then(|r| r.entry(ws, k))))
+        .partition(|(_, kept)| kept.is_some());
+    let rendered: Vec<(Entry, PromptParts)> = todo
         .par_iter()
-        .map(|k| {
-            let e = render::build_entry(prepared, pool, k);
-            let prompt = renderer.prompt_fragment(&e)?;
+        .map(|&(i, _)| {
+            let e = render::build_entry(input.prepared, input.pool, &keys[i]);
+            let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
             Ok((e, prompt))
         })
         .collect::<Result<_, RenderError>>()?;
-    let mut list = count_tokens(rendered);
+    let mut slots: Vec<Option<Rendered>> = vec![None; keys.len()];
+    for (i, r) in kept {
+        slots[i] = r.cloned();
+        meter.tick();
+    }
+    for ((i, _), r) in todo.into_iter().zip(count_tokens(rendered)) {
+        slots[i] = Some(r);
+    }
+    let mut list: Vec<Rendered> = slots.into_iter().flatten().collect();
     let cards = assign_cards(&mut list);
     Ok(Entries { list, cards })
 }
@@ -79,6 +107,7 @@ fn count_tokens(rendered: Vec<(Entry, PromptParts)>) -> Vec<Rendered> {
         .map(|((mut entry, prompt), (body, prompt_tokens))| {
             entry.body_tokens = body;
             Rendered {
+                body_hash: super::hash(entry.body.as_bytes()),
                 entry,
                 prompt,
                 prompt_tokens,

@@ -4,10 +4,11 @@ pub mod artifact;
 mod budget;
 mod bundles;
 mod entries;
+pub mod incremental;
 mod rows;
 pub mod watch;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -109,24 +110,57 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
 /// Builds the workspace at `root` into the artifact `out`. Nothing is written when the
 /// workspace has errors.
 pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<BuildReport, Error> {
+    rebuild(root, out, options, &mut Session::default())
+}
+
+/// Successive builds of one workspace (`watch`, Skill Studio): each takes from the previous
+/// one what its edits cannot have changed. The artifact is the one a clean build writes.
+#[derive(Debug, Default)]
+pub struct Session {
+    previous: Option<incremental::Memo>,
+}
+
+/// [`build`] within a session.
+pub fn rebuild(
+    root: &Path,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    session: &mut Session,
+) -> Result<BuildReport, Error> {
     guard_output(root, out)?;
-    let run = || -> Result<BuildReport, Error> {
-        progress(options, "reading", 0, 1);
-        let loaded = load::load_dir(root)?;
-        let (input_hash, source_bytes) = input_hash(&loaded);
-        let report = crate::check::finish(loaded, &CheckOptions::default());
-        if !report.is_ok() {
-            return Ok(BuildReport {
-                diagnostics: report.diagnostics,
-                stats: None,
-            });
-        }
-        let mut diagnostics = report.diagnostics;
-        let data = match compile(&report.workspace, &input_hash, &diagnostics, options) {
-            Ok((data, warnings)) => {
-                diagnostics.extend(warnings);
-                data
-            }
+    let mut run = move || build_once(root, out, options, session);
+    match options.jobs {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map_err(|_| Error::Threads(n))?
+            .install(run),
+        None => run(),
+    }
+}
+
+fn build_once(
+    root: &Path,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    session: &mut Session,
+) -> Result<BuildReport, Error> {
+    progress(options, "reading", 0, 1);
+    let loaded = load::load_dir(root)?;
+    let (input_hash, source_bytes) = input_hash(&loaded);
+    let report = crate::check::finish(loaded, &CheckOptions::default());
+    let mut diagnostics = report.diagnostics;
+    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        return Ok(BuildReport {
+            diagnostics,
+            stats: None,
+        });
+    }
+    let ws = report.workspace;
+    let previous = session.previous.as_ref();
+    let (data, warnings, kept) =
+        match compile_reusing(&ws, &input_hash, &diagnostics, options, previous) {
+            Ok(compiled) => compiled,
             Err(errors) => {
                 diagnostics.extend(errors);
                 crate::diagnostic::sort(&mut diagnostics);
@@ -136,30 +170,25 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
                 });
             }
         };
-        progress(options, "writing", 0, 1);
-        let bytes = artifact::write(out, &data)?;
-        progress(options, "writing", 1, 1);
-        crate::diagnostic::sort(&mut diagnostics);
-        Ok(BuildReport {
-            diagnostics,
-            stats: Some(BuildStats {
-                skills: report.workspace.skills.len(),
-                bundles: data.bundles.len(),
-                entries: data.entries.len(),
-                blobs: data.blobs.len(),
-                bytes,
-                source_bytes,
-            }),
-        })
+    session.previous = None; // not needed past this point: free it before writing
+    diagnostics.extend(warnings);
+    crate::diagnostic::sort(&mut diagnostics);
+    progress(options, "writing", 0, 1);
+    let bytes = artifact::write(out, &data)?;
+    progress(options, "writing", 1, 1);
+    let stats = BuildStats {
+        skills: ws.skills.len(),
+        bundles: data.bundles.len(),
+        entries: data.entries.len(),
+        blobs: data.blobs.len(),
+        bytes,
+        source_bytes,
     };
-    match options.jobs {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-            .map_err(|_| Error::Threads(n))?
-            .install(run),
-        None => run(),
-    }
+    session.previous = Some(incremental::Memo { ws, kept });
+    Ok(BuildReport {
+        diagnostics,
+        stats: Some(stats),
+    })
 }
 
 fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
@@ -240,14 +269,27 @@ pub fn consumer_shows(c: &crate::model::Consumer, qualified: &str) -> bool {
     !c.disabled.iter().any(|p| wildcard(p, qualified))
 }
 
-/// Resolves, renders and lays out every table of the artifact: a row of phases, each a
-/// function over the plain data of the ones before it.
+/// Resolves, renders and lays out every table of the artifact.
 pub fn compile(
     ws: &Workspace,
     input_hash: &str,
     check_warnings: &[Diagnostic],
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
+    compile_reusing(ws, input_hash, check_warnings, options, None)
+        .map(|(data, warnings, _)| (data, warnings))
+}
+
+/// [`compile`], taking from `previous` (a build of an earlier state of the same workspace)
+/// what the changes cannot have touched; also returns what the next build may take. A row of
+/// phases, each a function over the plain data of the ones before it.
+pub fn compile_reusing(
+    ws: &Workspace,
+    input_hash: &str,
+    check_warnings: &[Diagnostic],
+    options: &BuildOptions<'_>,
+    previous: Option<&incremental::Memo>,
+) -> Result<(Data, Vec<Diagnostic>, incremental::Kept), Vec<Diagnostic>> {
     let (renderer, mut warnings) = Renderer::new(ws);
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
@@ -263,15 +305,24 @@ pub fn compile(
     let prepared = resolve::prepare(ws);
     let pool = pool::build(ws);
     let plan = bundles::plan(ws);
+    let reuse = incremental::reuse(previous, ws, &pool, &plan);
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
-    let resolved = bundles::resolve_all(ws, &prepared, &plan, &meter);
+    let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
     let keys = resolved.distinct_keys();
-    let key_index: BTreeMap<&EntryKey, usize> =
+    let key_index: HashMap<&EntryKey, usize> =
         keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let categories = rows::categories(ws, &renderer).map_err(fail)?;
     let meter = Meter::new(options, "rendering entries", keys.len());
-    let entries = entries::render_all(&prepared, &pool, &renderer, &keys, &meter).map_err(fail)?;
-    let mut texts = budget::CardTexts::full(&renderer, &entries.cards).map_err(fail)?;
+    let input = entries::EntryInput {
+        prepared: &prepared,
+        pool: &pool,
+        renderer: &renderer,
+        reuse: reuse.as_ref(),
+    };
+    let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
+    let previous_texts = reuse.as_ref().map(|r| r.card_texts());
+    let mut texts =
+        budget::CardTexts::full(&renderer, &entries.cards, previous_texts).map_err(fail)?;
     let input = budget::BudgetInput {
         ws,
         plan: &plan,
@@ -282,36 +333,32 @@ pub fn compile(
     };
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
-    let card_fragments = texts.fragments;
-    let sources = rows::sources(&pool, &renderer).map_err(fail)?;
-    let bundles = rows::bundles(&plan, &resolved, &key_index, budgets.levels);
-    let cards = rows::cards(entries.cards, card_fragments);
-    let (entries, mut blobs) = rows::entries(entries.list, &categories);
-    let assets = rows::assets(ws, &mut blobs);
-    let counts = rows::Counts {
-        bundles: bundles.len(),
-        entries: entries.len(),
-        cards: cards.len(),
-        blobs: blobs.len(),
-        sources: sources.len(),
-    };
-    let mut diagnostics: Vec<Diagnostic> =
-        check_warnings.iter().chain(&warnings).cloned().collect();
-    crate::diagnostic::sort(&mut diagnostics);
-    let data = Data {
-        manifest: rows::manifest(ws, input_hash, &counts),
+    let (card_fragments, card_texts) = texts.into_memo();
+    let (entry_rows, mut blobs) = rows::entries(&entries.list, &categories);
+    let tables = rows::Tables {
+        sources: rows::sources(&pool, &renderer).map_err(fail)?,
+        bundles: rows::bundles(&plan, &resolved, &key_index, budgets.levels),
+        cards: rows::cards(entries.cards, card_fragments),
+        assets: rows::assets(ws, &mut blobs),
+        entries: entry_rows,
         blobs,
         categories,
-        sources,
-        clients: rows::clients(ws),
-        consumers: rows::consumers(ws, &prepared.qualified),
-        cards,
-        entries,
-        bundles,
-        assets,
-        diagnostics,
     };
-    Ok((data, warnings))
+    let data = rows::data(
+        ws,
+        &prepared,
+        input_hash,
+        tables,
+        check_warnings.iter().chain(&warnings),
+    );
+    let kept = incremental::Kept {
+        entries: keys.into_iter().zip(entries.list).collect(),
+        pool,
+        plan,
+        resolved,
+        card_texts,
+    };
+    Ok((data, warnings, kept))
 }
 
 /// Reports a phase's progress every 256 items and at its end.

@@ -1,20 +1,22 @@
 //! Phase: the artifact's rows (the types of `skillc_runtime::schema`) laid out from the
 //! resolved and rendered data, each table by one function.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
     Counted, EntryRow, Record, SourceRow,
 };
 
+use super::artifact::Data;
 use super::bundles::{Plan, Resolved};
 use super::entries::Rendered;
 use super::hash;
 use crate::model::{Category, Scope};
 use crate::render::{tokens, Card, Entry, RenderError, Renderer};
 use crate::resolve::pool::Pool;
-use crate::resolve::{EntryKey, Slot};
+use crate::resolve::{EntryKey, Prepared, Slot};
+use crate::Diagnostic;
 use crate::Workspace;
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
@@ -93,7 +95,7 @@ pub fn record(e: &Entry) -> Record {
 
 /// Entry rows, and the blobs of their bodies.
 pub fn entries(
-    list: Vec<Rendered>,
+    list: &[Rendered],
     categories: &[CategoryRow],
 ) -> (Vec<EntryRow>, BTreeMap<String, Vec<u8>>) {
     let position: BTreeMap<&str, i64> = categories
@@ -102,39 +104,37 @@ pub fn entries(
         .collect();
     let mut blobs = BTreeMap::new();
     let rows = list
-        .into_iter()
+        .iter()
         .map(|r| {
-            let e = r.entry;
-            let body = hash(e.body.as_bytes());
+            let e = &r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
                 "{:06}:{}",
                 position.get(category.as_str()).copied().unwrap_or(0),
                 e.name
             );
-            let record = record(&e);
             blobs
-                .entry(body.clone())
-                .or_insert_with(|| e.body.into_bytes());
+                .entry(r.body_hash.clone())
+                .or_insert_with(|| e.body.clone().into_bytes());
             EntryRow {
-                name: e.name,
-                qualified_name: e.qualified_name,
-                resolved_name: e.resolved_name,
+                name: e.name.clone(),
+                qualified_name: e.qualified_name.clone(),
+                resolved_name: e.resolved_name.clone(),
                 card: r.card,
                 category,
                 sort_key,
                 catalog_visible: e.catalog_visible,
                 always_on: e.always_on,
                 hidden: e.hidden,
-                unavailable: e.unavailable,
+                unavailable: e.unavailable.clone(),
                 untrusted: e.untrusted,
-                body,
+                body: r.body_hash.clone(),
                 body_tokens: e.body_tokens,
-                prompt_prefix: r.prompt.prefix,
+                prompt_prefix: r.prompt.prefix.clone(),
                 prompt_body: r.prompt.has_body,
-                prompt_suffix: r.prompt.suffix,
+                prompt_suffix: r.prompt.suffix.clone(),
                 prompt_tokens: r.prompt_tokens,
-                record,
+                record: record(e),
             }
         })
         .collect();
@@ -163,7 +163,7 @@ pub fn cards(cards: Vec<Card>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRow
 pub fn bundles(
     plan: &Plan,
     resolved: &Resolved,
-    key_index: &BTreeMap<&EntryKey, usize>,
+    key_index: &HashMap<&EntryKey, usize>,
     levels: Vec<String>,
 ) -> Vec<BundleRow> {
     plan.specs
@@ -196,7 +196,7 @@ pub fn bundles(
 }
 
 /// Consumers and the qualified names each one's catalogs leave out.
-pub fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
+fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
     let names: BTreeSet<&str> = qualified.iter().map(String::as_str).collect();
     ws.config
         .consumers
@@ -215,7 +215,7 @@ pub fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
 }
 
 /// Clients with the locales and tiers they get.
-pub fn clients(ws: &Workspace) -> Vec<ClientRow> {
+fn clients(ws: &Workspace) -> Vec<ClientRow> {
     let tiers: Vec<String> = ws.config.tiers.iter().map(|t| t.name.clone()).collect();
     ws.clients
         .values()
@@ -264,7 +264,7 @@ pub fn assets(ws: &Workspace, blobs: &mut BTreeMap<String, Vec<u8>>) -> Vec<Asse
 }
 
 /// Counts the manifest reports.
-pub struct Counts {
+struct Counts {
     /// Bundles.
     pub bundles: usize,
     /// Entries.
@@ -278,7 +278,7 @@ pub struct Counts {
 }
 
 /// The manifest: versions, the input hash, the workspace's settings and counts.
-pub fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<String, String> {
+fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<String, String> {
     let cfg = &ws.config;
     let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
     let global = ws
@@ -322,4 +322,55 @@ pub fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<S
         m.insert("source_date_epoch".to_string(), epoch);
     }
     m
+}
+
+/// The tables laid out by the phases, before the manifest and the small tables join them.
+pub struct Tables {
+    /// Blob contents by hash.
+    pub blobs: BTreeMap<String, Vec<u8>>,
+    /// Categories.
+    pub categories: Vec<CategoryRow>,
+    /// Pooled sources.
+    pub sources: Vec<SourceRow>,
+    /// Cards.
+    pub cards: Vec<CardRow>,
+    /// Entries.
+    pub entries: Vec<EntryRow>,
+    /// Bundles.
+    pub bundles: Vec<BundleRow>,
+    /// Assets.
+    pub assets: Vec<AssetRow>,
+}
+
+/// Everything the artifact holds: the tables, the manifest, clients, consumers and the
+/// sorted warnings of the check and the build.
+pub fn data<'d>(
+    ws: &Workspace,
+    prepared: &Prepared<'_>,
+    input_hash: &str,
+    t: Tables,
+    warnings: impl Iterator<Item = &'d Diagnostic>,
+) -> Data {
+    let counts = Counts {
+        bundles: t.bundles.len(),
+        entries: t.entries.len(),
+        cards: t.cards.len(),
+        blobs: t.blobs.len(),
+        sources: t.sources.len(),
+    };
+    let mut diagnostics: Vec<Diagnostic> = warnings.cloned().collect();
+    crate::diagnostic::sort(&mut diagnostics);
+    Data {
+        manifest: manifest(ws, input_hash, &counts),
+        blobs: t.blobs,
+        categories: t.categories,
+        sources: t.sources,
+        clients: clients(ws),
+        consumers: consumers(ws, &prepared.qualified),
+        cards: t.cards,
+        entries: t.entries,
+        bundles: t.bundles,
+        assets: t.assets,
+        diagnostics,
+    }
 }

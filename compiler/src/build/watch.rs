@@ -106,9 +106,11 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
             path: root.to_path_buf(),
             source,
         })?;
-    let run = |on_event: &mut dyn FnMut(Event)| {
+    // Rebuilds take from the previous build what an edit cannot have changed.
+    let mut session = build::Session::default();
+    let mut run = |on_event: &mut dyn FnMut(Event)| {
         let started = Instant::now();
-        match build::build(root, output, &BuildOptions::default()) {
+        match build::rebuild(root, output, &BuildOptions::default(), &mut session) {
             Ok(report) => on_event(Event::Built {
                 report,
                 millis: started.elapsed().as_millis(),

@@ -27,7 +27,7 @@ pub struct PooledSource {
 }
 
 /// The pool and each skill's local-to-pool id map.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pool {
     /// Sources by pool id - 1.
     pub sources: Vec<PooledSource>,

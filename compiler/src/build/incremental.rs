@@ -1,0 +1,123 @@
+//! Incremental rebuilds (`watch`, Skill Studio): a rebuild takes from the previous build of
+//! the same workspace everything its edit cannot have changed, and computes the rest exactly
+//! as a clean build does, so the artifact is byte-identical to a clean build of the same files.
+//!
+//! What an edit changes is decided on parsed data, not on paths: the *shared* part (workspace
+//! settings, categories, variables, templates, global skills, the list of skills and clients,
+//! the sources pool and the bundle plan) must be equal for anything to be reused; then each
+//! client whose own skills and `client.yaml` are equal keeps its resolved bundles, and every
+//! entry built only from unchanged skills keeps its rendered texts.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::budget::CardTextMemo;
+use super::bundles::{Plan, Resolved};
+use super::entries::Rendered;
+use crate::model::{Scope, Workspace};
+use crate::resolve::pool::Pool;
+use crate::resolve::{EntryKey, Slot};
+
+/// What a build keeps for the next one.
+#[derive(Debug, Default)]
+pub struct Kept {
+    /// The sources pool.
+    pub pool: Pool,
+    /// The bundles.
+    pub plan: Plan,
+    /// Their slots.
+    pub resolved: Resolved,
+    /// Rendered entries by key.
+    pub entries: HashMap<EntryKey, Rendered>,
+    /// Catalog fragments by card and budget level.
+    pub card_texts: CardTextMemo,
+}
+
+/// A previous build: its workspace and what it kept.
+#[derive(Debug)]
+pub struct Memo {
+    /// The workspace it was built from.
+    pub ws: Workspace,
+    /// What it computed.
+    pub kept: Kept,
+}
+
+/// What this build may take from the previous one.
+pub struct Reuse<'m> {
+    kept: &'m Kept,
+    changed_clients: BTreeSet<String>,
+}
+
+/// Compares the previous build with this workspace; `None` when nothing can be reused.
+pub fn reuse<'m>(
+    memo: Option<&'m Memo>,
+    ws: &Workspace,
+    pool: &Pool,
+    plan: &Plan,
+) -> Option<Reuse<'m>> {
+    let m = memo?;
+    if m.kept.plan != *plan || m.kept.pool != *pool || !same_shared(&m.ws, ws) {
+        return None;
+    }
+    let changed_clients = ws
+        .clients
+        .keys()
+        .filter(|id| !same_client(&m.ws, ws, id))
+        .cloned()
+        .collect();
+    Some(Reuse {
+        kept: &m.kept,
+        changed_clients,
+    })
+}
+
+/// Everything but the clients' own files is equal, and the skills are the same list.
+fn same_shared(a: &Workspace, b: &Workspace) -> bool {
+    a.config == b.config
+        && a.categories == b.categories
+        && a.variables == b.variables
+        && a.templates == b.templates
+        && a.clients.keys().eq(b.clients.keys())
+        && a.skills.len() == b.skills.len()
+        && a.skills.iter().zip(&b.skills).all(|(x, y)| {
+            x.scope == y.scope && x.file == y.file && (x.scope != Scope::Global || x == y)
+        })
+}
+
+/// The client's `client.yaml` and its skills are equal (the skill list is known to be).
+fn same_client(a: &Workspace, b: &Workspace, id: &str) -> bool {
+    let scope = Scope::Client(id.to_string());
+    a.clients.get(id) == b.clients.get(id)
+        && a.skills
+            .iter()
+            .zip(&b.skills)
+            .filter(|(x, _)| x.scope == scope)
+            .all(|(x, y)| x == y)
+}
+
+impl Reuse<'_> {
+    /// The previous slots of bundle `b` of the plan (the same plan), if its inputs are equal.
+    pub fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<BTreeMap<String, Slot>>> {
+        match &plan.specs[b].client {
+            Some(c) if self.changed_clients.contains(c) => None,
+            _ => self.kept.resolved.slots.get(b).cloned(),
+        }
+    }
+
+    /// The previous rendering of `key`, if the skills it is built from are unchanged.
+    pub fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Rendered> {
+        let changed = |i: usize| match &ws.skills[i].scope {
+            Scope::Client(c) => self.changed_clients.contains(c),
+            Scope::Global => false,
+        };
+        if changed(key.base) || changed(key.source) {
+            return None;
+        }
+        self.kept.entries.get(key)
+    }
+
+    /// Catalog fragments rendered before, by card and level (the renderer is the same).
+    pub fn card_texts(&self) -> &CardTextMemo {
+        &self.kept.card_texts
+    }
+}
