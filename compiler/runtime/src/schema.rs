@@ -394,15 +394,16 @@ pub struct BundleRow {
     pub slots: Vec<BundleSlot>,
 }
 
-/// A row of `bundle_entry` (without its bundle).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One `[name, entry, reason]` of `bundle.slots`, as 0-based indexes into the `name`,
+/// `entry` and `reason` tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BundleSlot {
-    /// Qualified name.
-    pub qualified_name: String,
-    /// Index (0-based) of the entry, or `None` when left out.
+    /// The qualified name.
+    pub name: usize,
+    /// The entry, or `None` when left out.
     pub entry: Option<usize>,
     /// Why it was left out.
-    pub reason: Option<String>,
+    pub reason: Option<usize>,
 }
 
 /// A row of `asset`.

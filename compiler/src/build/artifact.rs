@@ -3,7 +3,7 @@
 //! The tables and rows are defined once, in `skillc_runtime::schema`, which runtimes read. Rows are inserted in a fixed order from sorted data, so the same input
 //! gives a byte-identical file.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, Transaction};
@@ -53,6 +53,10 @@ pub struct Data {
     pub entries: Vec<EntryRow>,
     /// Bundles with their slots.
     pub bundles: Vec<BundleRow>,
+    /// Qualified names the slots point to (`name`).
+    pub names: Vec<String>,
+    /// Reasons the slots point to (`reason`).
+    pub reasons: Vec<String>,
     /// Assets.
     pub assets: Vec<AssetRow>,
     /// Warnings of the check and the build.
@@ -162,7 +166,7 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
     insert_small_tables(&tx, d).map_err(&e)?;
     insert_cards(&tx, &d.cards).map_err(&e)?;
     insert_entries(&tx, &d.entries).map_err(&e)?;
-    insert_bundles(&tx, &d.bundles).map_err(&e)?;
+    insert_bundles(&tx, d).map_err(&e)?;
     insert_tail(&tx, d).map_err(&e)?;
     tx.commit().map_err(&e)?;
     conn.pragma_update(None, "user_version", schema::VERSION)
@@ -281,28 +285,34 @@ fn insert_entries(tx: &Transaction<'_>, entries: &[EntryRow]) -> Sql<()> {
     Ok(())
 }
 
-/// bundle, name and reason: names and reasons are numbered once each, and each bundle's
-/// slots are packed into one JSON array of `[name, entry, reason]`.
-fn insert_bundles(tx: &Transaction<'_>, bundles: &[BundleRow]) -> Sql<()> {
+/// name, reason and bundle, each bundle's slots packed into one JSON array of
+/// `[name, entry, reason]` ids.
+fn insert_bundles(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     use std::fmt::Write as _;
-    let slots = || bundles.iter().flat_map(|b| &b.slots);
-    let names = number(tx, "name", slots().map(|s| s.qualified_name.as_str()))?;
-    let reasons = number(tx, "reason", slots().filter_map(|s| s.reason.as_deref()))?;
+    for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
+        let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
+        for (id, text) in (1i64..).zip(texts) {
+            st.execute(params![id, text])?;
+        }
+    }
     let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
     let mut packed = String::new();
-    let id_or_null = |id: Option<i64>| id.map_or("null".to_string(), |i| i.to_string());
-    for (id, b) in (1i64..).zip(bundles) {
+    for (id, b) in (1i64..).zip(&d.bundles) {
         packed.clear();
         packed.push('[');
-        for (k, s) in b.slots.iter().enumerate() {
-            let entry = id_or_null(s.entry.map(|x| x as i64 + 1));
-            let reason = id_or_null(s.reason.as_deref().map(|r| reasons[r]));
-            let comma = if k == 0 { "" } else { "," };
-            let _ = write!(
-                packed,
-                "{comma}[{},{entry},{reason}]",
-                names[s.qualified_name.as_str()]
-            );
+        for s in &b.slots {
+            let _ = write!(packed, "[{},", s.name + 1);
+            let _ = match s.entry {
+                Some(e) => write!(packed, "{},", e + 1),
+                None => write!(packed, "null,"),
+            };
+            let _ = match s.reason {
+                Some(r) => write!(packed, "{}],", r + 1),
+                None => write!(packed, "null],"),
+            };
+        }
+        if packed.ends_with(',') {
+            packed.pop();
         }
         packed.push(']');
         let base = b.base.map(|x| x as i64 + 1);
@@ -317,22 +327,6 @@ fn insert_bundles(tx: &Transaction<'_>, bundles: &[BundleRow]) -> Sql<()> {
         ])?;
     }
     Ok(())
-}
-
-/// Inserts each distinct text into `table` (id, text) in sorted order; returns their ids.
-fn number<'a>(
-    tx: &Transaction<'_>,
-    table: &str,
-    texts: impl Iterator<Item = &'a str>,
-) -> Sql<BTreeMap<&'a str, i64>> {
-    let sorted: BTreeSet<&str> = texts.collect();
-    let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
-    let mut ids = BTreeMap::new();
-    for (id, text) in (1i64..).zip(sorted) {
-        st.execute(params![id, text])?;
-        ids.insert(text, id);
-    }
-    Ok(ids)
 }
 
 /// asset and diagnostic.

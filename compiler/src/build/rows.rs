@@ -1,7 +1,7 @@
 //! Phase: the artifact's rows (the types of `skillc_runtime::schema`) laid out from the
 //! resolved and rendered data, each table by one function.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
@@ -159,14 +159,32 @@ pub fn cards(cards: Vec<Card>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRow
         .collect()
 }
 
-/// Bundles: global ones in full, client ones as differences from their global base.
+/// Bundles (global ones in full, client ones as differences from their global base), with
+/// the `name` and `reason` tables their slots point into.
+pub struct Bundles {
+    /// Bundle rows.
+    pub rows: Vec<BundleRow>,
+    /// Every qualified name a slot holds, sorted.
+    pub names: Vec<String>,
+    /// Every reason a slot gives, sorted.
+    pub reasons: Vec<String>,
+}
+
+/// Lays out the bundles' rows.
 pub fn bundles(
     plan: &Plan,
     resolved: &Resolved,
     key_index: &HashMap<&EntryKey, usize>,
     levels: Vec<String>,
-) -> Vec<BundleRow> {
-    plan.specs
+) -> Bundles {
+    let slots = || resolved.slots.iter().flat_map(|b| b.iter());
+    let (names, name_id) = numbered(slots().map(|(q, _)| q.as_str()));
+    let (reasons, reason_id) = numbered(slots().filter_map(|(_, s)| match s {
+        Slot::Removed(r) => Some(r.as_str()),
+        Slot::Entry(_) => None,
+    }));
+    let rows = plan
+        .specs
         .iter()
         .zip(&resolved.slots)
         .zip(levels)
@@ -180,19 +198,33 @@ pub fn bundles(
             slots: slots
                 .iter()
                 .map(|(q, s)| BundleSlot {
-                    qualified_name: q.clone(),
+                    name: name_id[q.as_str()],
                     entry: match s {
                         Slot::Entry(k) => Some(key_index[k]),
                         Slot::Removed(_) => None,
                     },
                     reason: match s {
                         Slot::Entry(_) => None,
-                        Slot::Removed(r) => Some(r.clone()),
+                        Slot::Removed(r) => Some(reason_id[r.as_str()]),
                     },
                 })
                 .collect(),
         })
-        .collect()
+        .collect();
+    Bundles {
+        rows,
+        names,
+        reasons,
+    }
+}
+
+/// The distinct texts, sorted, and the index of each.
+fn numbered<'a>(texts: impl Iterator<Item = &'a str>) -> (Vec<String>, HashMap<&'a str, usize>) {
+    let distinct: HashSet<&str> = texts.collect();
+    let mut sorted: Vec<&str> = distinct.into_iter().collect();
+    sorted.sort_unstable();
+    let index = sorted.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+    (sorted.into_iter().map(str::to_string).collect(), index)
 }
 
 /// Consumers and the qualified names each one's catalogs leave out.
@@ -336,8 +368,8 @@ pub struct Tables {
     pub cards: Vec<CardRow>,
     /// Entries.
     pub entries: Vec<EntryRow>,
-    /// Bundles.
-    pub bundles: Vec<BundleRow>,
+    /// Bundles with their names and reasons.
+    pub bundles: Bundles,
     /// Assets.
     pub assets: Vec<AssetRow>,
 }
@@ -352,7 +384,7 @@ pub fn data<'d>(
     warnings: impl Iterator<Item = &'d Diagnostic>,
 ) -> Data {
     let counts = Counts {
-        bundles: t.bundles.len(),
+        bundles: t.bundles.rows.len(),
         entries: t.entries.len(),
         cards: t.cards.len(),
         blobs: t.blobs.len(),
@@ -369,7 +401,9 @@ pub fn data<'d>(
         consumers: consumers(ws, &prepared.qualified),
         cards: t.cards,
         entries: t.entries,
-        bundles: t.bundles,
+        bundles: t.bundles.rows,
+        names: t.bundles.names,
+        reasons: t.bundles.reasons,
         assets: t.assets,
         diagnostics,
     }

@@ -1,6 +1,7 @@
 //! The only module that reads the file system: walks a workspace folder and reads its files
 //! into memory, refusing symbolic links that leave the workspace or loop.
 
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -82,6 +83,17 @@ pub struct Tree {
 /// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
 /// them after all, as declared roots).
 pub fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tree, Error> {
+    read_tree_cached(root, prefix, boundary, None)
+}
+
+/// [`read_tree_parts`], taking from `cache` the listing of every folder and the content of
+/// every file whose status says it has not changed since it was read (see [`ReadCache`]).
+pub fn read_tree_cached(
+    root: &Path,
+    prefix: &str,
+    boundary: &Path,
+    cache: Option<&ReadCache>,
+) -> Result<Tree, Error> {
     let canonical = root.canonicalize().map_err(|source| Error::Workspace {
         path: root.to_path_buf(),
         source,
@@ -93,6 +105,7 @@ pub fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tre
         });
     }
     let mut walk = Walk {
+        cache,
         boundary: boundary.to_path_buf(),
         root: canonical.clone(),
         found: Vec::new(),
@@ -107,7 +120,10 @@ pub fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tre
         .par_iter()
         .map(|(rel, path)| RawFile {
             rel: rel.clone(),
-            content: read_capped(path),
+            content: match cache {
+                Some(c) => c.read(path),
+                None => read_capped(path),
+            },
         })
         .collect();
     files.retain(|f| f.content != FileContent::Artifact);
@@ -253,7 +269,8 @@ fn holds_skill(dir: &Path) -> bool {
     false
 }
 
-struct Walk {
+struct Walk<'c> {
+    cache: Option<&'c ReadCache>,
     boundary: PathBuf,
     /// The canonical folder being walked.
     root: PathBuf,
@@ -284,8 +301,17 @@ pub fn hidden_warning(folders: &[String]) -> Option<Diagnostic> {
     Some(warning)
 }
 
-impl Walk {
+impl Walk<'_> {
     fn dir(&mut self, dir: &Path, prefix: &str) {
+        let names = match self.cache {
+            Some(c) => c.list(dir, |d| self.list(d, prefix)),
+            None => self.list(dir, prefix),
+        };
+        self.walk_entries(names, prefix);
+    }
+
+    /// A folder's entries, sorted by name (names that are not UTF-8 are reported and left out).
+    fn list(&mut self, dir: &Path, prefix: &str) -> Option<Listing> {
         let entries = match std::fs::read_dir(dir) {
             Ok(e) => e,
             Err(e) => {
@@ -294,10 +320,10 @@ impl Walk {
                     prefix,
                     format!("cannot list folder: {e}"),
                 );
-                return;
+                return None;
             }
         };
-        let mut names: Vec<(String, PathBuf, Option<std::fs::FileType>)> = Vec::new();
+        let mut names: Listing = Vec::new();
         for e in entries.filter_map(Result::ok) {
             let path = e.path();
             let Some(name) = e.file_name().to_str().map(str::to_string) else {
@@ -319,6 +345,11 @@ impl Walk {
             names.push((name, path, e.file_type().ok()));
         }
         names.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(names)
+    }
+
+    fn walk_entries(&mut self, names: Option<Listing>, prefix: &str) {
+        let Some(names) = names else { return };
         let mut subdirs = Vec::new();
         for (name, path, kind) in names {
             let rel = format!("{prefix}{name}");
@@ -350,6 +381,7 @@ impl Walk {
                 let mut stack = self.stack.clone();
                 stack.push(path.clone());
                 let mut w = Walk {
+                    cache: self.cache,
                     boundary: self.boundary.clone(),
                     root: self.root.clone(),
                     found: Vec::new(),
@@ -500,5 +532,158 @@ pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
             Pos::start(),
             format!("cannot read file: {why}"),
         )),
+    }
+}
+
+/// A folder's entries: name, path and type.
+type Listing = Vec<(String, PathBuf, Option<std::fs::FileType>)>;
+
+/// What identifies a version of a file or folder without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    #[cfg(unix)]
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+            ctime_ns: m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        let ns = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128)
+        };
+        Stamp {
+            dev: 0,
+            ino: 0,
+            size: m.len(),
+            mtime_ns: ns(m.modified()),
+            ctime_ns: ns(m.created()),
+        }
+    }
+}
+
+/// File systems stamp changes with a clock that ticks every few milliseconds, so a change made
+/// within a tick of a read can leave the stamp as it was: a stamp this close to the time of
+/// the read is not trusted, and the file is read again next time.
+const CLOCK_TICK_NS: i128 = 50_000_000;
+
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// What earlier walks of the same workspace read (`watch`, Skill Studio), by path: a folder
+/// whose status is unchanged is not listed again and a file whose status is unchanged is not
+/// opened again (as git and make decide, on device, inode, size and change times). Besides
+/// the system calls, this spares the file watcher an event for every file a rebuild opens.
+#[derive(Debug, Default)]
+pub struct ReadCache {
+    dirs: std::sync::Mutex<HashMap<PathBuf, (Stamp, Listing)>>,
+    files: std::sync::Mutex<HashMap<PathBuf, (Stamp, FileContent)>>,
+}
+
+impl ReadCache {
+    /// The stamp of `path` if it can be trusted to change with its content.
+    fn stamp(path: &Path, read_at: i128) -> Option<Stamp> {
+        let stamp = Stamp::of(&std::fs::metadata(path).ok()?);
+        (stamp.mtime_ns.max(stamp.ctime_ns) < read_at - CLOCK_TICK_NS).then_some(stamp)
+    }
+
+    fn list(&self, dir: &Path, list: impl FnOnce(&Path) -> Option<Listing>) -> Option<Listing> {
+        let read_at = now_ns();
+        let stamp = Self::stamp(dir, read_at);
+        if let (Some(s), Ok(dirs)) = (stamp, self.dirs.lock()) {
+            if let Some((cached, names)) = dirs.get(dir) {
+                if *cached == s {
+                    return Some(names.clone());
+                }
+            }
+        }
+        let names = list(dir)?;
+        if let (Some(s), Ok(mut dirs)) = (stamp, self.dirs.lock()) {
+            dirs.insert(dir.to_path_buf(), (s, names.clone()));
+        }
+        Some(names)
+    }
+
+    fn read(&self, path: &Path) -> FileContent {
+        let read_at = now_ns();
+        let stamp = Self::stamp(path, read_at);
+        if let (Some(s), Ok(files)) = (stamp, self.files.lock()) {
+            if let Some((cached, content)) = files.get(path) {
+                if *cached == s {
+                    return content.clone();
+                }
+            }
+        }
+        let content = read_capped(path);
+        if let (Some(s), Ok(mut files)) = (stamp, self.files.lock()) {
+            files.insert(path.to_path_buf(), (s, content.clone()));
+        }
+        content
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contents(tree: &Tree) -> Vec<(String, Vec<u8>)> {
+        tree.files
+            .iter()
+            .map(|f| match &f.content {
+                FileContent::Bytes(b) => (f.rel.clone(), b.clone()),
+                other => panic!("{}: {other:?}", f.rel),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cached_reads_see_every_change() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let read =
+            |cache: &ReadCache| contents(&read_tree_cached(&root, "", &root, Some(cache)).unwrap());
+        std::fs::write(root.join("a.md"), "one").unwrap();
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(60));
+        pause();
+        let cache = ReadCache::default();
+        assert_eq!(read(&cache), [("a.md".to_string(), b"one".to_vec())]);
+        assert_eq!(read(&cache), [("a.md".to_string(), b"one".to_vec())]);
+        assert_eq!(
+            cache.files.lock().unwrap().len(),
+            1,
+            "a settled file is kept"
+        );
+        // Same size, right after a read: the change time gives it away.
+        std::fs::write(root.join("a.md"), "two").unwrap();
+        assert_eq!(read(&cache), [("a.md".to_string(), b"two".to_vec())]);
+        std::fs::write(root.join("b.md"), "new").unwrap();
+        let with_b = [
+            ("a.md".to_string(), b"two".to_vec()),
+            ("b.md".to_string(), b"new".to_vec()),
+        ];
+        assert_eq!(read(&cache), with_b);
+        pause();
+        assert_eq!(read(&cache), with_b);
+        std::fs::remove_file(root.join("a.md")).unwrap();
+        assert_eq!(read(&cache), [("b.md".to_string(), b"new".to_vec())]);
     }
 }

@@ -9,7 +9,7 @@ use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::discover::fsio::{self, RawFile};
 use crate::discover::layout::{self, SkillDir};
-use crate::model::{Asset, Localized, Scope, Skill, Workspace, WorkspaceConfig};
+use crate::model::{Asset, Frontmatter, Localized, Scope, Skill, Workspace, WorkspaceConfig};
 use crate::parse::config;
 use crate::parse::fields::Fields;
 use crate::parse::frontmatter;
@@ -31,13 +31,22 @@ pub struct Loaded {
 
 /// Reads and loads the workspace folder `root`, including custom roots it declares.
 pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
+    load_dir_cached(root, None)
+}
+
+/// [`load_dir`], reading through `cache` (files and folders unchanged since an earlier read
+/// are not read again).
+pub fn load_dir_cached(
+    root: &Path,
+    cache: Option<&fsio::ReadCache>,
+) -> Result<Loaded, fsio::Error> {
     let boundary = root
         .canonicalize()
         .map_err(|source| fsio::Error::Workspace {
             path: root.to_path_buf(),
             source,
         })?;
-    let tree = fsio::read_tree_parts(root, "", &boundary)?;
+    let tree = fsio::read_tree_cached(root, "", &boundary, cache)?;
     let (files, mut walk_diags) = (tree.files, tree.diagnostics);
     let config = peek_config(&files);
     let mut extra = Vec::new();
@@ -438,25 +447,7 @@ fn load_skill(
         d => folder_name(d),
     };
     let folder = names::normalize(own_folder);
-    let name = match &fm.name {
-        Some(n) if n.is_empty() => {
-            let d = f.diag(codes::INVALID_VALUE, doc.key_pos("name"), "`name` is empty");
-            f.report(d.with_help(format!("remove it to use the folder name `{folder}`")));
-            folder.clone()
-        }
-        Some(n) => n.clone(),
-        None => {
-            let d = f
-                .diag(
-                    codes::NAME_MISSING,
-                    Pos::line(1),
-                    format!("`name` is missing (the folder name `{folder}` is used)"),
-                )
-                .with_help(format!("add `name: {folder}`"));
-            f.report(d);
-            folder.clone()
-        }
-    };
+    let name = skill_name(&mut f, &doc, &fm, &folder);
     portability(&mut f, &doc, &fm, &name, &folder);
     let name_pos = match &fm.name {
         Some(n) => doc.value_pos("name", n.trim()),
@@ -499,73 +490,110 @@ fn load_skill(
     };
 
     for (inner, raw) in &dir.files {
-        match inner.as_str() {
-            "compact.md" => skill.compact = text_of(raw, out, texts),
-            "tools.yaml" => {
-                if let Some(doc) = yaml_file(raw, out, texts) {
-                    let mut f = Fields {
-                        file: &raw.rel,
-                        doc: &doc,
-                        diagnostics: out,
-                    };
-                    f.unknown_keys(&["tools"], codes::UNKNOWN_CONFIG_FIELD, "tools.yaml");
-                    skill.tool_notes = frontmatter::tool_list(&mut f, "tools");
-                }
-            }
-            "sources.yaml" => {
-                if let Some(doc) = yaml_file(raw, out, texts) {
-                    skill.sources = sources::parse_sources(&mut Fields {
-                        file: &raw.rel,
-                        doc: &doc,
-                        diagnostics: out,
-                    });
-                }
-            }
-            "package.yaml" => {
-                if let Some(doc) = yaml_file(raw, out, texts) {
-                    let mut f = Fields {
-                        file: &raw.rel,
-                        doc: &doc,
-                        diagnostics: out,
-                    };
-                    f.unknown_keys(
-                        &["name", "origin", "sha256"],
-                        codes::UNKNOWN_CONFIG_FIELD,
-                        "package.yaml",
-                    );
-                    skill.package = Some(f.string("name").unwrap_or_else(|| skill.name.clone()));
-                }
-            }
-            "vars.json" => {
-                if let Some(text) = text_of(raw, out, texts) {
-                    skill.vars_json = config::vars_json(&raw.rel, &text, out);
-                }
-            }
-            other => match localized_locale(other) {
-                Some(locale) => {
-                    if let Some(l) = load_localized(raw, locale, &ws.config, out, texts) {
-                        skill.localized.insert(l.locale.clone(), l);
-                    }
-                }
-                None => {
-                    let data = match fsio::bytes_of(raw) {
-                        Ok(b) => b.to_vec(),
-                        Err(d) => {
-                            out.push(d);
-                            continue;
-                        }
-                    };
-                    skill.assets.push(Asset {
-                        path: other.to_string(),
-                        size: data.len() as u64,
-                        data,
-                    });
-                }
-            },
-        }
+        add_file(&mut skill, inner, raw, &ws.config, out, texts);
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
     Some(skill)
+}
+
+/// The skill's name: its `name`, or the folder's when it is missing or empty (with a
+/// diagnostic saying so).
+fn skill_name(f: &mut Fields<'_>, doc: &YamlDoc, fm: &Frontmatter, folder: &str) -> String {
+    match &fm.name {
+        Some(n) if n.is_empty() => {
+            let d = f.diag(codes::INVALID_VALUE, doc.key_pos("name"), "`name` is empty");
+            f.report(d.with_help(format!("remove it to use the folder name `{folder}`")));
+            folder.to_string()
+        }
+        Some(n) => n.clone(),
+        None => {
+            let d = f
+                .diag(
+                    codes::NAME_MISSING,
+                    Pos::line(1),
+                    format!("`name` is missing (the folder name `{folder}` is used)"),
+                )
+                .with_help(format!("add `name: {folder}`"));
+            f.report(d);
+            folder.to_string()
+        }
+    }
+}
+
+/// A file of a skill folder besides SKILL.md: compact body, tool notes, sources, package
+/// marker, variables, a localized SKILL.<locale>.md, or an asset.
+fn add_file(
+    skill: &mut Skill,
+    inner: &str,
+    raw: &RawFile,
+    config: &WorkspaceConfig,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) {
+    match inner {
+        "compact.md" => skill.compact = text_of(raw, out, texts),
+        "tools.yaml" => {
+            if let Some(doc) = yaml_file(raw, out, texts) {
+                let mut f = Fields {
+                    file: &raw.rel,
+                    doc: &doc,
+                    diagnostics: out,
+                };
+                f.unknown_keys(&["tools"], codes::UNKNOWN_CONFIG_FIELD, "tools.yaml");
+                skill.tool_notes = frontmatter::tool_list(&mut f, "tools");
+            }
+        }
+        "sources.yaml" => {
+            if let Some(doc) = yaml_file(raw, out, texts) {
+                skill.sources = sources::parse_sources(&mut Fields {
+                    file: &raw.rel,
+                    doc: &doc,
+                    diagnostics: out,
+                });
+            }
+        }
+        "package.yaml" => {
+            if let Some(doc) = yaml_file(raw, out, texts) {
+                let mut f = Fields {
+                    file: &raw.rel,
+                    doc: &doc,
+                    diagnostics: out,
+                };
+                f.unknown_keys(
+                    &["name", "origin", "sha256"],
+                    codes::UNKNOWN_CONFIG_FIELD,
+                    "package.yaml",
+                );
+                skill.package = Some(f.string("name").unwrap_or_else(|| skill.name.clone()));
+            }
+        }
+        "vars.json" => {
+            if let Some(text) = text_of(raw, out, texts) {
+                skill.vars_json = config::vars_json(&raw.rel, &text, out);
+            }
+        }
+        other => match localized_locale(other) {
+            Some(locale) => {
+                if let Some(l) = load_localized(raw, locale, config, out, texts) {
+                    skill.localized.insert(l.locale.clone(), l);
+                }
+            }
+            None => {
+                let data = match fsio::bytes_of(raw) {
+                    Ok(b) => b.to_vec(),
+                    Err(d) => {
+                        out.push(d);
+                        return;
+                    }
+                };
+                skill.assets.push(Asset {
+                    path: other.to_string(),
+                    size: data.len() as u64,
+                    data,
+                });
+            }
+        },
+    }
 }
 
 /// Checks that need only one skill: tiers, trigger count, examples, length, citations.

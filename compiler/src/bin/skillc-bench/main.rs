@@ -2,11 +2,13 @@
 //!
 //! ```text
 //! skillc-bench [--skills N] [--clients N] [--overrides N] [--locales N] [--tiers N] [--seed N]
-//!              [--runs N] [--keep DIR]
+//!              [--runs N] [--keep DIR] [--scale N,N...]
 //! ```
 //! Defaults are the reference workload. Prints the median wall time of full builds, the
 //! peak memory of one build, the artifact's size against the workspace's distinct source bytes,
 //! and the latency from editing one client's skill to the new artifact in watch mode.
+//! `--scale 5000,50000` then builds the same workload with those numbers of clients, one fresh
+//! workspace each, and prints time, peak memory and size for each (SPEC 9's scale points).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -129,9 +131,41 @@ fn main() {
         "watch rebuild after one edit: {}",
         watch_latency(&dir, &tmp.join("watch.db"))
     );
+    if let Some(points) = arg(&args, "--scale") {
+        for clients in points.split(',').filter_map(|n| n.trim().parse().ok()) {
+            scale_point(&tmp, Shape { clients, ..shape });
+        }
+    }
     if arg(&args, "--keep").is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
+}
+
+/// One scale point: a fresh workspace of `shape`, built once; time, peak memory and size.
+fn scale_point(tmp: &Path, shape: Shape) {
+    let dir = tmp.join(format!("scale-{}", shape.clients));
+    let out = tmp.join(format!("scale-{}.db", shape.clients));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create workspace folder");
+    let t = Instant::now();
+    let files = generate(&dir, shape).expect("generate workspace");
+    let generated = t.elapsed().as_secs_f64();
+    reset_peak();
+    let t = Instant::now();
+    let report = build(&dir, &out, &BuildOptions::default()).expect("build runs");
+    let secs = t.elapsed().as_secs_f64();
+    let peak = peak_kib().unwrap_or(0) as f64 / 1024.0;
+    match report.stats {
+        Some(s) => println!(
+            "scale: {} clients ({} bundles, {files} files, generated in {generated:.0}s): build {secs:.1}s, peak {peak:.0} MiB, artifact {:.2}x the distinct source",
+            shape.clients,
+            s.bundles,
+            s.bytes as f64 / s.source_bytes.max(1) as f64
+        ),
+        None => println!("scale: {} clients: the build failed", shape.clients),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&out);
 }
 
 fn percentiles(mut v: Vec<f64>) -> (f64, f64) {
