@@ -118,13 +118,13 @@ class Artifact:
 
     def _entry_ids(self, bundle_id, base):
         """The entries of a bundle, as a JSON list: its own slots over its base's
-        (`bundle.slots` holds `[name, entry, reason]` triples)."""
+        (`bundle.slots` holds `[name, entry]` and `[name, null, reason]` lists)."""
         slots = {}
         for b in (base, bundle_id):
             if b is not None:
                 (packed,) = self.db.execute("SELECT slots FROM bundle WHERE id = ?", (b,)).fetchone()
-                for name, entry, _reason in json.loads(packed):
-                    slots[name] = entry
+                for slot in json.loads(packed):
+                    slots[slot[0]] = slot[1]
         return json.dumps(sorted(e for e in slots.values() if e is not None))
 
     def _load(self, bundle_id, base, level):

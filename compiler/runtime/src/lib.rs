@@ -605,13 +605,14 @@ impl Artifact {
         Ok(bundle)
     }
 
-    /// A bundle's names: its own slots (`bundle.slots`, JSON `[name, entry, reason]`) over its
-    /// base's. Returns the left-out qualified names with their reasons, and the entry ids.
+    /// A bundle's names: its own slots (`bundle.slots`, JSON `[name, entry]` or
+    /// `[name, null, reason]`) over its base's. Returns the left-out qualified names with their
+    /// reasons, and the entry ids.
     fn slots(
         tx: &rusqlite::Transaction<'_>,
         info: &BundleInfo,
     ) -> rusqlite::Result<(BTreeMap<String, String>, BTreeSet<i64>)> {
-        type Packed = Vec<(i64, Option<i64>, Option<i64>)>;
+        type Packed = Vec<Vec<Option<i64>>>;
         let mut slots: BTreeMap<i64, (Option<i64>, Option<i64>)> = BTreeMap::new();
         let mut st = tx.prepare_cached("SELECT slots FROM bundle WHERE id = ?1")?;
         for b in info.base.iter().chain(std::iter::once(&info.id)) {
@@ -619,8 +620,11 @@ impl Artifact {
             let packed: Packed = serde_json::from_str(&packed).map_err(|e| {
                 rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
             })?;
-            for (name, entry, reason) in packed {
-                slots.insert(name, (entry, reason));
+            for slot in packed {
+                let at = |i: usize| slot.get(i).copied().flatten();
+                if let Some(name) = at(0) {
+                    slots.insert(name, (at(1), at(2)));
+                }
             }
         }
         let wanted = slots.values().filter_map(|(e, _)| *e).collect();

@@ -119,8 +119,8 @@ CREATE TABLE bundle (
   tier TEXT NOT NULL,
   base INTEGER REFERENCES bundle(id), -- rows of the base apply unless this bundle has its own
   catalog_level TEXT NOT NULL,      -- budget level of its card fragments
-  slots TEXT NOT NULL,              -- JSON [[name, entry, reason], ...] by name id: read it
-                                    -- through the view bundle_entry
+  slots TEXT NOT NULL,              -- JSON [[name, entry], [name, null, reason], ...] by name
+                                    -- id: read it through the view bundle_entry
   UNIQUE (client, locale, tier)
 );
 CREATE TABLE name (                 -- every selectable qualified name

@@ -158,7 +158,7 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
     // a page cache as large as a typical artifact keeps SQLite from spilling pages early.
     conn.execute_batch(
         "PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-         PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -262144;",
+         PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;",
     )
     .map_err(&e)?;
     let tx = conn.transaction().map_err(&e)?;
@@ -286,7 +286,7 @@ fn insert_entries(tx: &Transaction<'_>, entries: &[EntryRow]) -> Sql<()> {
 }
 
 /// name, reason and bundle, each bundle's slots packed into one JSON array of
-/// `[name, entry, reason]` ids.
+/// `[name, entry]` and `[name, null, reason]` ids.
 fn insert_bundles(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     use std::fmt::Write as _;
     for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
@@ -301,14 +301,11 @@ fn insert_bundles(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
         packed.clear();
         packed.push('[');
         for s in &b.slots {
-            let _ = write!(packed, "[{},", s.name + 1);
-            let _ = match s.entry {
-                Some(e) => write!(packed, "{},", e + 1),
-                None => write!(packed, "null,"),
-            };
-            let _ = match s.reason {
-                Some(r) => write!(packed, "{}],", r + 1),
-                None => write!(packed, "null],"),
+            // `[name, entry]`, or `[name, null, reason]` for a name left out.
+            let _ = match (s.entry, s.reason) {
+                (Some(e), _) => write!(packed, "[{},{}],", s.name + 1, e + 1),
+                (None, Some(r)) => write!(packed, "[{},null,{}],", s.name + 1, r + 1),
+                (None, None) => write!(packed, "[{},null],", s.name + 1),
             };
         }
         if packed.ends_with(',') {

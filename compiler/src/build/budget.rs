@@ -95,9 +95,10 @@ impl<'a> CardTexts<'a> {
     }
 
     /// The fragments by card and level, for the next build.
-    pub fn into_memo(self) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
+    pub fn into_memo(self, keep: bool) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
         let mut memo = CardTextMemo::new();
-        for (card, frags) in self.cards.iter().zip(&self.fragments) {
+        let kept = if keep { self.cards.len() } else { 0 };
+        for (card, frags) in self.cards.iter().zip(&self.fragments).take(kept) {
             for f in frags {
                 memo.entry((card.clone(), f.level.clone()))
                     .or_default()

@@ -110,7 +110,7 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
 /// Builds the workspace at `root` into the artifact `out`. Nothing is written when the
 /// workspace has errors.
 pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<BuildReport, Error> {
-    rebuild(root, out, options, &mut Session::default())
+    run(root, out, options, None)
 }
 
 /// Successive builds of one workspace (`watch`, Skill Studio): each takes from the previous
@@ -128,8 +128,18 @@ pub fn rebuild(
     options: &BuildOptions<'_>,
     session: &mut Session,
 ) -> Result<BuildReport, Error> {
+    run(root, out, options, Some(session))
+}
+
+/// A build, in a session or alone (a one-shot build keeps nothing for a next one).
+fn run(
+    root: &Path,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    session: Option<&mut Session>,
+) -> Result<BuildReport, Error> {
     guard_output(root, out)?;
-    let mut run = move || build_once(root, out, options, session);
+    let run = move || build_once(root, out, options, session);
     match options.jobs {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -144,10 +154,10 @@ fn build_once(
     root: &Path,
     out: &Path,
     options: &BuildOptions<'_>,
-    session: &mut Session,
+    mut session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
     progress(options, "reading", 0, 1);
-    let loaded = load::load_dir_cached(root, Some(&session.read))?;
+    let loaded = load::load_dir_cached(root, session.as_ref().map(|s| &s.read))?;
     let (input_hash, source_bytes) = input_hash(&loaded);
     let report = crate::check::finish(loaded, &CheckOptions::default());
     let mut diagnostics = report.diagnostics;
@@ -158,20 +168,28 @@ fn build_once(
         });
     }
     let ws = report.workspace;
-    let previous = session.previous.as_ref();
-    let (data, warnings, kept) =
-        match compile_reusing(&ws, &input_hash, &diagnostics, options, previous) {
-            Ok(compiled) => compiled,
-            Err(errors) => {
-                diagnostics.extend(errors);
-                crate::diagnostic::sort(&mut diagnostics);
-                return Ok(BuildReport {
-                    diagnostics,
-                    stats: None,
-                });
-            }
-        };
-    session.previous = None; // not needed past this point: free it before writing
+    let previous = session.as_ref().and_then(|s| s.previous.as_ref());
+    let (data, warnings, kept) = match compile_reusing(
+        &ws,
+        &input_hash,
+        &diagnostics,
+        options,
+        previous,
+        session.is_some(),
+    ) {
+        Ok(compiled) => compiled,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            crate::diagnostic::sort(&mut diagnostics);
+            return Ok(BuildReport {
+                diagnostics,
+                stats: None,
+            });
+        }
+    };
+    if let Some(s) = session.as_mut() {
+        s.previous = None; // not needed past this point: freed before writing
+    }
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
@@ -185,7 +203,9 @@ fn build_once(
         bytes,
         source_bytes,
     };
-    session.previous = Some(incremental::Memo { ws, kept });
+    if let (Some(s), Some(kept)) = (session, kept) {
+        s.previous = Some(incremental::Memo { ws, kept });
+    }
     Ok(BuildReport {
         diagnostics,
         stats: Some(stats),
@@ -277,20 +297,21 @@ pub fn compile(
     check_warnings: &[Diagnostic],
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    compile_reusing(ws, input_hash, check_warnings, options, None)
+    compile_reusing(ws, input_hash, check_warnings, options, None, false)
         .map(|(data, warnings, _)| (data, warnings))
 }
 
 /// [`compile`], taking from `previous` (a build of an earlier state of the same workspace)
-/// what the changes cannot have touched; also returns what the next build may take. A row of
-/// phases, each a function over the plain data of the ones before it.
+/// what the changes cannot have touched; with `keep`, also returns what the next build may
+/// take. A row of phases, each a function over the plain data of the ones before it.
 pub fn compile_reusing(
     ws: &Workspace,
     input_hash: &str,
     check_warnings: &[Diagnostic],
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
-) -> Result<(Data, Vec<Diagnostic>, incremental::Kept), Vec<Diagnostic>> {
+    keep: bool,
+) -> Result<(Data, Vec<Diagnostic>, Option<incremental::Kept>), Vec<Diagnostic>> {
     let (renderer, mut warnings) = Renderer::new(ws);
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
@@ -334,8 +355,16 @@ pub fn compile_reusing(
     };
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
-    let (card_fragments, card_texts) = texts.into_memo();
-    let (entry_rows, mut blobs) = rows::entries(&entries.list, &categories);
+    let (card_fragments, card_texts) = texts.into_memo(keep);
+    // A one-shot build moves each entry into its row; a session keeps the rendered entries.
+    let (list, kept_list) = match keep {
+        true => (Vec::new(), Some(entries.list)),
+        false => (entries.list, None),
+    };
+    let (entry_rows, mut blobs) = match &kept_list {
+        Some(l) => rows::entries(l.iter().cloned(), &categories),
+        None => rows::entries(list.into_iter(), &categories),
+    };
     let tables = rows::Tables {
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
         bundles: rows::bundles(&plan, &resolved, &key_index, budgets.levels),
@@ -352,13 +381,13 @@ pub fn compile_reusing(
         tables,
         check_warnings.iter().chain(&warnings),
     );
-    let kept = incremental::Kept {
-        entries: keys.into_iter().zip(entries.list).collect(),
+    let kept = kept_list.map(|list| incremental::Kept {
+        entries: keys.into_iter().zip(list).collect(),
         pool,
         plan,
         resolved,
         card_texts,
-    };
+    });
     Ok((data, warnings, kept))
 }
 

@@ -93,9 +93,9 @@ pub fn record(e: &Entry) -> Record {
     }
 }
 
-/// Entry rows, and the blobs of their bodies.
+/// Entry rows, and the blobs of their bodies (each moved into its blob or dropped).
 pub fn entries(
-    list: &[Rendered],
+    list: impl Iterator<Item = Rendered>,
     categories: &[CategoryRow],
 ) -> (Vec<EntryRow>, BTreeMap<String, Vec<u8>>) {
     let position: BTreeMap<&str, i64> = categories
@@ -104,37 +104,37 @@ pub fn entries(
         .collect();
     let mut blobs = BTreeMap::new();
     let rows = list
-        .iter()
         .map(|r| {
-            let e = &r.entry;
+            let e = r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
                 "{:06}:{}",
                 position.get(category.as_str()).copied().unwrap_or(0),
                 e.name
             );
+            let record = record(&e);
             blobs
                 .entry(r.body_hash.clone())
-                .or_insert_with(|| e.body.clone().into_bytes());
+                .or_insert_with(|| e.body.into_bytes());
             EntryRow {
-                name: e.name.clone(),
-                qualified_name: e.qualified_name.clone(),
-                resolved_name: e.resolved_name.clone(),
+                name: e.name,
+                qualified_name: e.qualified_name,
+                resolved_name: e.resolved_name,
                 card: r.card,
                 category,
                 sort_key,
                 catalog_visible: e.catalog_visible,
                 always_on: e.always_on,
                 hidden: e.hidden,
-                unavailable: e.unavailable.clone(),
+                unavailable: e.unavailable,
                 untrusted: e.untrusted,
-                body: r.body_hash.clone(),
+                body: r.body_hash,
                 body_tokens: e.body_tokens,
-                prompt_prefix: r.prompt.prefix.clone(),
+                prompt_prefix: r.prompt.prefix,
                 prompt_body: r.prompt.has_body,
-                prompt_suffix: r.prompt.suffix.clone(),
+                prompt_suffix: r.prompt.suffix,
                 prompt_tokens: r.prompt_tokens,
-                record: record(e),
+                record,
             }
         })
         .collect();

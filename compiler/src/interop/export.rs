@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use skillc_runtime::{Artifact, BundleRef};
+use skillc_runtime::{Artifact, BundleRef, Skill};
 
 use crate::check::names;
 
@@ -89,131 +89,19 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
     {
         return Err(Error::NotEmpty(out.to_path_buf()));
     }
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Io {
-            path: path.clone(),
-            source,
-        }
-    };
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut written = Vec::new();
     for s in b.skills.iter().filter(|s| s.unavailable.is_none()) {
-        let mut name = if names::portability_problems(&s.name).is_empty() {
-            s.name.clone()
-        } else {
-            names::portable_suggestion(&s.name)
-        };
-        if name.is_empty() {
-            name = "skill".to_string();
-        }
-        let base = name.clone();
-        let mut n = 2;
-        while !used.insert(name.clone()) {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        let meta = &s.record.meta;
-        let mut metadata: BTreeMap<String, String> = meta
-            .get("metadata")
-            .and_then(|m| m.as_object())
-            .map(|m| m.iter().map(|(k, v)| (k.clone(), string_of(v))).collect())
-            .unwrap_or_default();
-        let mut put = |k: &str, v: String| {
-            if !v.is_empty() && v != "[]" && v != "{}" && v != "null" {
-                metadata.insert(k.to_string(), v);
-            }
-        };
-        if name != s.name {
-            put("original-name", s.name.clone());
-        }
-        put("qualified-name", s.qualified_name.clone());
-        if s.resolved_name != s.name {
-            put("resolved-from", s.resolved_name.clone());
-        }
-        put("category", s.category.clone());
-        let r = &s.record;
-        put(
-            "priority",
-            r.priority.map(|p| p.to_string()).unwrap_or_default(),
-        );
-        if r.exclusive {
-            put("exclusive", "true".into());
-        }
-        if s.always_on {
-            put("always-on", "true".into());
-        }
-        if !s.catalog_visible {
-            put("hidden-from-llm", "true".into());
-        }
-        if s.untrusted {
-            put("untrusted", "true".into());
-        }
-        put("conditions", json(&r.conditions));
-        put("dependencies", json(&r.dependencies));
-        put("augments", json(&r.augments));
-        put("blocks", json(&r.blocks));
-        put("imports", json(&r.imports));
-        put("requires-env", r.requires_env.join(" "));
-        put("requires-binary", r.requires_binary.join(" "));
-        put("runtime-vars", r.runtime_vars.join(" "));
-        put("mcp", r.mcp.as_ref().map(json).unwrap_or_default());
-        put("tools", json(&r.tools));
-        put("next-skill", r.next_skill.clone().unwrap_or_default());
-        put("conditional-next-skills", json(&r.conditional_next));
-        put("triggers", json(&s.triggers));
-        for key in [
-            "version",
-            "author",
-            "created",
-            "emoji",
-            "display_name",
-            "tags",
-            "bind_shells",
-            "provider",
-        ] {
-            if let Some(v) = meta.get(key) {
-                put(&key.replace('_', "-"), string_of(v));
-            }
-        }
-        let description = if s.description.trim().is_empty() {
-            s.name.clone()
-        } else {
-            s.description.clone()
-        };
-        let front = Front {
-            name: name.clone(),
-            description,
-            license: meta.get("license").map(string_of),
-            compatibility: meta
-                .get("compatibility")
-                .map(string_of)
-                .filter(|c| !c.is_empty()),
-            metadata,
-            allowed_tools: meta
-                .get("allowed_tools")
-                .and_then(|v| v.as_array())
-                .map(|l| l.iter().map(string_of).collect::<Vec<_>>().join(" ")),
-        };
+        let name = portable_name(&s.name, &mut used);
+        let front = front_matter(s, &name);
         let yaml = serde_yaml::to_string(&front).unwrap_or_default();
-        let mut body = a.body(s)?.to_string();
-        if !r.cited.is_empty() {
-            body.push_str("\n\n## Sources\n\n");
-            for sid in &r.cited {
-                if let Some(src) = a.source(*sid) {
-                    match &src.title {
-                        Some(t) => body.push_str(&format!("[{sid}] {t} — {}\n", src.url)),
-                        None => body.push_str(&format!("[{sid}] {}\n", src.url)),
-                    }
-                }
-            }
-        }
+        let body = body_with_sources(&a, s)?;
         let dir = out.join(&name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let file = dir.join("SKILL.md");
         std::fs::write(&file, format!("---\n{yaml}---\n{}\n", body.trim_end()))
             .map_err(io(&file))?;
-        if let Some(assets) = meta.get("assets").and_then(|v| v.as_object()) {
+        if let Some(assets) = s.record.meta.get("assets").and_then(|v| v.as_object()) {
             for path in assets.keys() {
                 let bytes = a.asset(bundle, &s.qualified_name, path)?;
                 let dest = dir.join(path);
@@ -226,4 +114,139 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
         written.push(dir);
     }
     Ok(written)
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Error {
+    let path = path.to_path_buf();
+    move |source| Error::Io {
+        path: path.clone(),
+        source,
+    }
+}
+
+/// A folder name that passes the portability rules, unique among those `used`.
+fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
+    let mut portable = if names::portability_problems(name).is_empty() {
+        name.to_string()
+    } else {
+        names::portable_suggestion(name)
+    };
+    if portable.is_empty() {
+        portable = "skill".to_string();
+    }
+    let base = portable.clone();
+    let mut n = 2;
+    while !used.insert(portable.clone()) {
+        portable = format!("{base}-{n}");
+        n += 1;
+    }
+    portable
+}
+
+/// The six fields of the specification; every extension under `metadata`, as a string.
+fn front_matter(s: &Skill, name: &str) -> Front {
+    let meta = &s.record.meta;
+    let description = if s.description.trim().is_empty() {
+        s.name.clone()
+    } else {
+        s.description.clone()
+    };
+    Front {
+        name: name.to_string(),
+        description,
+        license: meta.get("license").map(string_of),
+        compatibility: meta
+            .get("compatibility")
+            .map(string_of)
+            .filter(|c| !c.is_empty()),
+        metadata: extension_metadata(s, name),
+        allowed_tools: meta
+            .get("allowed_tools")
+            .and_then(|v| v.as_array())
+            .map(|l| l.iter().map(string_of).collect::<Vec<_>>().join(" ")),
+    }
+}
+
+/// Every field the specification does not have, flattened to strings (empty ones left out).
+fn extension_metadata(s: &Skill, name: &str) -> BTreeMap<String, String> {
+    let meta = &s.record.meta;
+    let mut metadata: BTreeMap<String, String> = meta
+        .get("metadata")
+        .and_then(|m| m.as_object())
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), string_of(v))).collect())
+        .unwrap_or_default();
+    let mut put = |k: &str, v: String| {
+        if !v.is_empty() && v != "[]" && v != "{}" && v != "null" {
+            metadata.insert(k.to_string(), v);
+        }
+    };
+    if name != s.name {
+        put("original-name", s.name.clone());
+    }
+    put("qualified-name", s.qualified_name.clone());
+    if s.resolved_name != s.name {
+        put("resolved-from", s.resolved_name.clone());
+    }
+    put("category", s.category.clone());
+    let r = &s.record;
+    put(
+        "priority",
+        r.priority.map(|p| p.to_string()).unwrap_or_default(),
+    );
+    let flags = [
+        ("exclusive", r.exclusive),
+        ("always-on", s.always_on),
+        ("hidden-from-llm", !s.catalog_visible),
+        ("untrusted", s.untrusted),
+    ];
+    for (key, set) in flags {
+        if set {
+            put(key, "true".into());
+        }
+    }
+    put("conditions", json(&r.conditions));
+    put("dependencies", json(&r.dependencies));
+    put("augments", json(&r.augments));
+    put("blocks", json(&r.blocks));
+    put("imports", json(&r.imports));
+    put("requires-env", r.requires_env.join(" "));
+    put("requires-binary", r.requires_binary.join(" "));
+    put("runtime-vars", r.runtime_vars.join(" "));
+    put("mcp", r.mcp.as_ref().map(json).unwrap_or_default());
+    put("tools", json(&r.tools));
+    put("next-skill", r.next_skill.clone().unwrap_or_default());
+    put("conditional-next-skills", json(&r.conditional_next));
+    put("triggers", json(&s.triggers));
+    for key in [
+        "version",
+        "author",
+        "created",
+        "emoji",
+        "display_name",
+        "tags",
+        "bind_shells",
+        "provider",
+    ] {
+        if let Some(v) = meta.get(key) {
+            put(&key.replace('_', "-"), string_of(v));
+        }
+    }
+    metadata
+}
+
+/// The body, with the sources it cites listed after it.
+fn body_with_sources(a: &Artifact, s: &Skill) -> Result<String, Error> {
+    let mut body = a.body(s)?.to_string();
+    if !s.record.cited.is_empty() {
+        body.push_str("\n\n## Sources\n\n");
+        for sid in &s.record.cited {
+            if let Some(src) = a.source(*sid) {
+                match &src.title {
+                    Some(t) => body.push_str(&format!("[{sid}] {t} — {}\n", src.url)),
+                    None => body.push_str(&format!("[{sid}] {}\n", src.url)),
+                }
+            }
+        }
+    }
+    Ok(body)
 }
