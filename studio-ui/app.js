@@ -88,13 +88,15 @@ async function openSkill(file, force) {
   scheduleCheck(0);
 }
 
-let discardArmed = false;
+let discardArmed = 0; // the warning being answered (0: none)
+let discardWarnings = 0;
 function confirmDiscard() {
-  // A second click within a few seconds discards unsaved edits; the first only warns.
-  if (discardArmed) { discardArmed = false; return true; }
-  discardArmed = true;
+  // A second click within ten seconds (time to read the warning) discards unsaved edits;
+  // the first only warns. An older warning's timer never disarms a newer one.
+  if (discardArmed) { discardArmed = 0; return true; }
+  const warning = discardArmed = ++discardWarnings;
   showError("Unsaved edits: save them, or click again to discard.");
-  setTimeout(() => { discardArmed = false; }, 4000);
+  setTimeout(() => { if (discardArmed === warning) discardArmed = 0; }, 10000);
   return false;
 }
 

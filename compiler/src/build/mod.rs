@@ -316,14 +316,7 @@ pub fn compile_reusing(
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
     }
-    let fail = |e: render::RenderError| {
-        vec![Diagnostic::new(
-            codes::BUILD_FAILED,
-            &e.file,
-            Pos::start(),
-            e.message,
-        )]
-    };
+    let fail = |e: render::RenderError| vec![render_failure(e)];
     let prepared = resolve::prepare(ws);
     let pool = pool::build(ws);
     let plan = bundles::plan(ws);
@@ -357,14 +350,8 @@ pub fn compile_reusing(
     warnings.extend(budgets.warnings);
     let (card_fragments, card_texts) = texts.into_memo(keep);
     // A one-shot build moves each entry into its row; a session keeps the rendered entries.
-    let (list, kept_list) = match keep {
-        true => (Vec::new(), Some(entries.list)),
-        false => (entries.list, None),
-    };
-    let (entry_rows, mut blobs) = match &kept_list {
-        Some(l) => rows::entries(l.iter().cloned(), &categories),
-        None => rows::entries(list.into_iter(), &categories),
-    };
+    let kept_list = keep.then(|| entries.list.clone());
+    let (entry_rows, mut blobs) = rows::entries(entries.list.into_iter(), &categories);
     let tables = rows::Tables {
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
         bundles: rows::bundles(&plan, &resolved, &key_index, budgets.levels),
@@ -389,6 +376,11 @@ pub fn compile_reusing(
         card_texts,
     });
     Ok((data, warnings, kept))
+}
+
+/// A template that failed on some content (BUILD_FAILED, at the template's file).
+fn render_failure(e: render::RenderError) -> Diagnostic {
+    Diagnostic::new(codes::BUILD_FAILED, &e.file, Pos::start(), e.message)
 }
 
 /// Reports a phase's progress every 256 items and at its end.

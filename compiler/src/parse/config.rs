@@ -268,45 +268,46 @@ const CLIENT_FIELDS: &[&str] = &["locales", "tiers", "toggles", "flags", "vars"]
 /// Reads `clients/<id>/client.yaml`.
 pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
     f.unknown_keys(CLIENT_FIELDS, codes::UNKNOWN_CONFIG_FIELD, "client.yaml");
-    let mut c = Client {
+    let locales: Vec<&str> = ws.locales.iter().map(String::as_str).collect();
+    let tiers: Vec<&str> = ws.tiers.iter().map(|t| t.name.as_str()).collect();
+    Client {
         id: id.to_string(),
         file: f.file.to_string(),
-        flags: serde_json::Value::Object(Default::default()),
-        ..Client::default()
-    };
-    if f.doc.get("locales").is_some() {
-        let locales = f.string_list("locales");
-        for l in &locales {
-            if !ws.locales.contains(l) {
-                let d = f
-                    .diag(
-                        codes::UNKNOWN_NAME,
-                        f.doc.value_pos("locales", l),
-                        format!("locale `{l}` is not declared in workspace.yaml"),
-                    )
-                    .with_help(format!("declared locales: {}", ws.locales.join(", ")));
-                f.report(d);
-            }
-        }
-        c.locales = Some(locales);
+        locales: declared_list(f, "locales", "locale", &locales),
+        tiers: declared_list(f, "tiers", "tier", &tiers),
+        toggles: client_toggles(f),
+        flags: client_flags(f),
+        vars: client_vars(f),
     }
-    if f.doc.get("tiers").is_some() {
-        let tiers = f.string_list("tiers");
-        for t in &tiers {
-            if !ws.tiers.iter().any(|w| &w.name == t) {
-                let names: Vec<&str> = ws.tiers.iter().map(|t| t.name.as_str()).collect();
-                let d = f
-                    .diag(
-                        codes::UNKNOWN_NAME,
-                        f.doc.value_pos("tiers", t),
-                        format!("tier `{t}` is not declared in workspace.yaml"),
-                    )
-                    .with_help(format!("declared tiers: {}", names.join(", ")));
-                f.report(d);
-            }
+}
+
+/// A client's `locales` or `tiers`: each must be declared in workspace.yaml.
+fn declared_list(
+    f: &mut Fields<'_>,
+    key: &str,
+    what: &str,
+    declared: &[&str],
+) -> Option<Vec<String>> {
+    f.doc.get(key)?;
+    let list = f.string_list(key);
+    for item in &list {
+        if !declared.contains(&item.as_str()) {
+            let d = f
+                .diag(
+                    codes::UNKNOWN_NAME,
+                    f.doc.value_pos(key, item),
+                    format!("{what} `{item}` is not declared in workspace.yaml"),
+                )
+                .with_help(format!("declared {key}: {}", declared.join(", ")));
+            f.report(d);
         }
-        c.tiers = Some(tiers);
     }
+    Some(list)
+}
+
+/// `toggles`: skill name → `true`, `false` or `{ enabled: bool }`.
+fn client_toggles(f: &mut Fields<'_>) -> BTreeMap<String, Toggle> {
+    let mut toggles = BTreeMap::new();
     if let Some(v) = f.doc.get("toggles").cloned() {
         match v {
             Value::Mapping(m) => {
@@ -325,8 +326,7 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
                     };
                     match enabled {
                         Some(enabled) => {
-                            c.toggles
-                                .insert(names::normalize(&name), Toggle { enabled, pos });
+                            toggles.insert(names::normalize(&name), Toggle { enabled, pos });
                         }
                         None => {
                             let d = f
@@ -350,10 +350,15 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
             }
         }
     }
+    toggles
+}
+
+/// `flags`, as JSON for the variant predicates.
+fn client_flags(f: &mut Fields<'_>) -> serde_json::Value {
     match f.doc.get("flags").cloned() {
         None | Some(Value::Null) => {}
         Some(v @ Value::Mapping(_)) => match serde_json::to_value(&v) {
-            Ok(j) => c.flags = j,
+            Ok(j) => return j,
             Err(e) => {
                 let d = f.diag(
                     codes::INVALID_VALUE,
@@ -372,6 +377,11 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
             f.report(d);
         }
     }
+    serde_json::Value::Object(Default::default())
+}
+
+/// `vars`: `_global` and per-skill sections of values.
+fn client_vars(f: &mut Fields<'_>) -> BTreeMap<String, BTreeMap<String, String>> {
     if let Some(v) = f.doc.get("vars").cloned() {
         let pos = f.doc.key_pos("vars");
         let doc = f.doc;
@@ -381,7 +391,7 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
                 value,
             )
         };
-        c.vars = var_sections(&v, &written).unwrap_or_else(|why| {
+        return var_sections(&v, &written).unwrap_or_else(|why| {
             f.report(Diagnostic::new(
                 codes::INVALID_VALUE,
                 f.file,
@@ -391,7 +401,7 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
             BTreeMap::new()
         });
     }
-    c
+    BTreeMap::new()
 }
 
 /// `{section: {VAR: value}}`, where a section is `_global` or a skill name.
