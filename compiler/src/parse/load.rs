@@ -209,73 +209,10 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
 pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Loaded {
     let mut out = Vec::new();
     let mut texts = BTreeMap::new();
-    // Declared roots inside the workspace hold `custom` skills, not global ones.
-    let inner_roots: Vec<String> = peek_config(files)
-        .roots
-        .values()
-        .map(|p| root_prefix(p))
-        .filter(|p| !p.starts_with("../") && p != "/")
-        .collect();
-    let in_root = |f: &RawFile| inner_roots.iter().any(|p| f.rel.starts_with(p.as_str()));
-    // Files are copied only when a declared root lies inside the workspace.
-    let (main_files, extra): (std::borrow::Cow<'_, [RawFile]>, Vec<RawFile>) =
-        if files.iter().any(in_root) {
-            let (rooted, rest): (Vec<RawFile>, Vec<RawFile>) =
-                files.iter().cloned().partition(|f| in_root(f));
-            (rest.into(), extra.iter().cloned().chain(rooted).collect())
-        } else {
-            (files.into(), extra.to_vec())
-        };
+    let (main_files, extra) = split_roots(files, extra);
     let main = layout::classify(&main_files, "");
-
-    let config = match main
-        .workspace_yaml
-        .and_then(|f| yaml_file(f, &mut out, &mut texts))
-    {
-        Some(doc) => config::workspace(&mut Fields {
-            file: "workspace.yaml",
-            doc: &doc,
-            diagnostics: &mut out,
-        }),
-        None => WorkspaceConfig::default(),
-    };
-    let mut ws = Workspace {
-        config,
-        ..Workspace::default()
-    };
-
-    if let Some(f) = main.variables_json {
-        if let Some(text) = text_of(f, &mut out, &mut texts) {
-            ws.variables = config::variables_json(&f.rel, &text, &mut out);
-        }
-    }
-    for f in &main.templates {
-        if let Some(text) = text_of(f, &mut out, &mut texts) {
-            ws.templates
-                .insert(f.rel["templates/".len()..].to_string(), text);
-        }
-    }
-    for (id, file) in &main.clients {
-        let client = match file.and_then(|f| yaml_file(f, &mut out, &mut texts)) {
-            Some(doc) => config::client(
-                &mut Fields {
-                    file: &format!("clients/{id}/client.yaml"),
-                    doc: &doc,
-                    diagnostics: &mut out,
-                },
-                id,
-                &ws.config,
-            ),
-            None => crate::model::Client {
-                id: id.clone(),
-                file: format!("clients/{id}/client.yaml"),
-                flags: serde_json::Value::Object(Default::default()),
-                ..Default::default()
-            },
-        };
-        ws.clients.insert(id.clone(), client);
-    }
-
+    let mut ws = settings(&main, &mut out, &mut texts);
+    ws.clients = clients(&main, &ws.config, &mut out, &mut texts);
     let customs: Vec<(String, Vec<RawFile>)> = ws
         .config
         .roots
@@ -295,42 +232,7 @@ pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Load
         .map(|(prefix, fs)| layout::classify(fs, prefix))
         .collect();
 
-    // Categories first: skills find theirs by folder.
-    let mut category_dirs: BTreeMap<String, String> = BTreeMap::new();
-    let all_categories = main
-        .categories
-        .iter()
-        .chain(custom_layouts.iter().flat_map(|l| l.categories.iter()));
-    for (_, dir, file) in all_categories {
-        let id = dir.rsplit('/').next().unwrap_or(dir).to_string();
-        let Some((doc, _, _)) = markdown_file(file, &mut out, &mut texts) else {
-            category_dirs.insert(dir.clone(), id);
-            continue;
-        };
-        let cat = config::category(
-            &mut Fields {
-                file: &file.rel,
-                doc: &doc,
-                diagnostics: &mut out,
-            },
-            &id,
-        );
-        if let Some(existing) = ws.categories.get(&id) {
-            out.push(
-                Diagnostic::new(
-                    codes::DUPLICATE_SKILL,
-                    &file.rel,
-                    Pos::start(),
-                    format!("category `{id}` is already defined by {}", existing.file),
-                )
-                .with_help("category folders are named once across the workspace"),
-            );
-        } else {
-            ws.categories.insert(id.clone(), cat);
-        }
-        category_dirs.insert(dir.clone(), id);
-    }
-
+    let category_dirs = categories(&main, &custom_layouts, &mut ws, &mut out, &mut texts);
     let skill_dirs: Vec<&SkillDir<'_>> = main
         .skills
         .iter()
@@ -378,6 +280,140 @@ pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Load
         diagnostics: out,
         texts,
     }
+}
+
+/// Files under declared roots inside the workspace hold `custom` skills, not global ones: they
+/// join `extra` (copied only when there are such roots).
+fn split_roots<'f>(
+    files: &'f [RawFile],
+    extra: &[RawFile],
+) -> (std::borrow::Cow<'f, [RawFile]>, Vec<RawFile>) {
+    let inner_roots: Vec<String> = peek_config(files)
+        .roots
+        .values()
+        .map(|p| root_prefix(p))
+        .filter(|p| !p.starts_with("../") && p != "/")
+        .collect();
+    let in_root = |f: &RawFile| inner_roots.iter().any(|p| f.rel.starts_with(p.as_str()));
+    // Files are copied only when a declared root lies inside the workspace.
+    if files.iter().any(in_root) {
+        let (rooted, rest): (Vec<RawFile>, Vec<RawFile>) =
+            files.iter().cloned().partition(|f| in_root(f));
+        (rest.into(), extra.iter().cloned().chain(rooted).collect())
+    } else {
+        (files.into(), extra.to_vec())
+    }
+}
+
+/// `workspace.yaml`, `variables.json` and the templates.
+fn settings(
+    main: &layout::Layout<'_>,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> Workspace {
+    let config = match main.workspace_yaml.and_then(|f| yaml_file(f, out, texts)) {
+        Some(doc) => config::workspace(&mut Fields {
+            file: "workspace.yaml",
+            doc: &doc,
+            diagnostics: out,
+        }),
+        None => WorkspaceConfig::default(),
+    };
+    let mut ws = Workspace {
+        config,
+        ..Workspace::default()
+    };
+
+    if let Some(f) = main.variables_json {
+        if let Some(text) = text_of(f, out, texts) {
+            ws.variables = config::variables_json(&f.rel, &text, out);
+        }
+    }
+    for f in &main.templates {
+        if let Some(text) = text_of(f, out, texts) {
+            ws.templates
+                .insert(f.rel["templates/".len()..].to_string(), text);
+        }
+    }
+    ws
+}
+
+/// Every client folder, with its `client.yaml` when it has one.
+fn clients(
+    main: &layout::Layout<'_>,
+    config: &WorkspaceConfig,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> BTreeMap<String, crate::model::Client> {
+    let mut clients = BTreeMap::new();
+    for (id, file) in &main.clients {
+        let client = match file.and_then(|f| yaml_file(f, out, texts)) {
+            Some(doc) => config::client(
+                &mut Fields {
+                    file: &format!("clients/{id}/client.yaml"),
+                    doc: &doc,
+                    diagnostics: out,
+                },
+                id,
+                config,
+            ),
+            None => crate::model::Client {
+                id: id.clone(),
+                file: format!("clients/{id}/client.yaml"),
+                flags: serde_json::Value::Object(Default::default()),
+                ..Default::default()
+            },
+        };
+        clients.insert(id.clone(), client);
+    }
+
+    clients
+}
+
+/// `CATEGORY.md` files (into `ws.categories`); returns the category of each folder holding one.
+fn categories(
+    main: &layout::Layout<'_>,
+    custom_layouts: &[layout::Layout<'_>],
+    ws: &mut Workspace,
+    out: &mut Vec<Diagnostic>,
+    texts: &mut BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut category_dirs: BTreeMap<String, String> = BTreeMap::new();
+    let all_categories = main
+        .categories
+        .iter()
+        .chain(custom_layouts.iter().flat_map(|l| l.categories.iter()));
+    for (_, dir, file) in all_categories {
+        let id = dir.rsplit('/').next().unwrap_or(dir).to_string();
+        let Some((doc, _, _)) = markdown_file(file, out, texts) else {
+            category_dirs.insert(dir.clone(), id);
+            continue;
+        };
+        let cat = config::category(
+            &mut Fields {
+                file: &file.rel,
+                doc: &doc,
+                diagnostics: out,
+            },
+            &id,
+        );
+        if let Some(existing) = ws.categories.get(&id) {
+            out.push(
+                Diagnostic::new(
+                    codes::DUPLICATE_SKILL,
+                    &file.rel,
+                    Pos::start(),
+                    format!("category `{id}` is already defined by {}", existing.file),
+                )
+                .with_help("category folders are named once across the workspace"),
+            );
+        } else {
+            ws.categories.insert(id.clone(), cat);
+        }
+        category_dirs.insert(dir.clone(), id);
+    }
+
+    category_dirs
 }
 
 fn folder_name(dir: &str) -> &str {

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::{Category, Condition, Mcp, Scope, Skill, Tool, Workspace};
+use crate::model::{Category, Condition, Localized, Mcp, Scope, Skill, Tool, Workspace};
 use crate::resolve::pool::{self, PooledSource};
 use crate::resolve::vars;
 use crate::resolve::{EntryKey, Prepared};
@@ -471,18 +471,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
     let substituted = vars::substitute(raw_body, |n| values.get(n).copied());
     let (body, cited) = pool::rewrite(substituted.trim(), &pool.local[key.source]);
 
-    let description = loc_base
-        .and_then(|l| l.description.clone())
-        .or_else(|| base.frontmatter.description.clone())
-        .unwrap_or_default()
-        .trim()
-        .to_string();
-    let triggers = loc_base
-        .and_then(|l| l.trigger_examples.clone())
-        .unwrap_or_else(|| base.frontmatter.trigger_examples.clone());
-    let when_to_use = loc_base
-        .and_then(|l| l.when_to_use.clone())
-        .unwrap_or_else(|| base.frontmatter.when_to_use.clone());
+    let (description, triggers, when_to_use) = catalog_text(base, loc_base);
 
     let mut runtime_vars: Vec<String> = p.uses[key.source]
         .iter()
@@ -490,19 +479,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         .cloned()
         .collect();
     runtime_vars.sort();
-    let mcp = fm.mcp.as_ref().map(|m| Mcp {
-        env: m
-            .env
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    vars::substitute_dollar(v, |n| values.get(n).copied()),
-                )
-            })
-            .collect(),
-        ..m.clone()
-    });
+    let mcp = fm.mcp.as_ref().map(|m| with_values(m, &values));
     let mut tools = fm.tools.clone();
     tools.extend(src.tool_notes.iter().cloned());
 
@@ -557,6 +534,42 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
         meta,
+    }
+}
+
+/// What a catalog shows of the skill: description, trigger examples and when to use, from
+/// the localized file when it has them.
+fn catalog_text(base: &Skill, localized: Option<&Localized>) -> (String, Vec<String>, Vec<String>) {
+    let fm = &base.frontmatter;
+    let description = localized
+        .and_then(|l| l.description.clone())
+        .or_else(|| fm.description.clone())
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let triggers = localized
+        .and_then(|l| l.trigger_examples.clone())
+        .unwrap_or_else(|| fm.trigger_examples.clone());
+    let when_to_use = localized
+        .and_then(|l| l.when_to_use.clone())
+        .unwrap_or_else(|| fm.when_to_use.clone());
+    (description, triggers, when_to_use)
+}
+
+/// The MCP server with the build-time variables filled into its `${VAR}` settings.
+fn with_values(m: &Mcp, values: &BTreeMap<&str, &str>) -> Mcp {
+    Mcp {
+        env: m
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    vars::substitute_dollar(v, |n| values.get(n).copied()),
+                )
+            })
+            .collect(),
+        ..m.clone()
     }
 }
 
