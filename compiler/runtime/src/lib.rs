@@ -81,6 +81,110 @@ impl Error {
     }
 }
 
+/// Lookups of a loaded bundle: by name, by qualified name, and who augments each skill.
+type SkillIndex = (
+    HashMap<String, usize>,
+    HashMap<String, usize>,
+    Vec<Vec<usize>>,
+);
+
+/// Builds a bundle's [`SkillIndex`].
+fn index_skills(skills: &[Skill]) -> SkillIndex {
+    let mut by_name = HashMap::new();
+    for (i, s) in skills.iter().enumerate() {
+        by_name.insert(s.qualified_name.clone(), i);
+    }
+    for (i, s) in skills.iter().enumerate() {
+        // A bare name prefers public, then internal, then custom (the build's rule).
+        by_name.entry(s.name.clone()).or_insert(i);
+    }
+    let by_qualified: HashMap<String, usize> = skills
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.qualified_name.clone(), i))
+        .collect();
+    let mut augmented_by = vec![Vec::new(); skills.len()];
+    for (j, s) in skills.iter().enumerate() {
+        for q in &s.record.augments {
+            if let Some(&i) = by_qualified.get(q) {
+                augmented_by[i].push(j);
+            }
+        }
+    }
+    (by_name, by_qualified, augmented_by)
+}
+
+/// The stored catalog text of a bundle's skill and its tokens.
+fn card_text(bundle: &Bundle, texts: &CardTexts, i: usize) -> (String, u32) {
+    texts
+        .get(&bundle.skills[i].card)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The JSON catalog: id, name, description and triggers of each skill.
+fn json_text(skills: &[CatalogSkill]) -> String {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        id: &'a str,
+        name: &'a str,
+        description: &'a str,
+        triggers: &'a [String],
+    }
+    let list: Vec<Line<'_>> = skills
+        .iter()
+        .map(|s| Line {
+            id: &s.id,
+            name: &s.name,
+            description: &s.description,
+            triggers: &s.triggers,
+        })
+        .collect();
+    serde_json::to_string(&list).unwrap_or_default()
+}
+
+/// The manifest's keys and values.
+fn read_manifest(conn: &Connection) -> rusqlite::Result<BTreeMap<String, String>> {
+    conn.prepare("SELECT key, value FROM manifest")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect()
+}
+
+/// Each consumer and the qualified names its catalogs leave out.
+fn read_consumers(conn: &Connection) -> rusqlite::Result<BTreeMap<String, BTreeSet<String>>> {
+    let mut consumers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut st = conn.prepare("SELECT name FROM consumer")?;
+    for name in st.query_map([], |r| r.get::<_, String>(0))? {
+        consumers.insert(name?, BTreeSet::new());
+    }
+    let mut st = conn.prepare("SELECT consumer, qualified_name FROM consumer_hidden")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (c, q) = row?;
+        consumers.entry(c).or_default().insert(q);
+    }
+    Ok(consumers)
+}
+
+/// The categories with their catalog and prompt texts, by id.
+fn read_categories(conn: &Connection) -> rusqlite::Result<BTreeMap<String, Category>> {
+    conn.prepare(
+        "SELECT id, position, catalog_header, catalog_header_tokens, prompt_heading,
+                prompt_heading_tokens, uncertainty, uncertainty_tokens FROM category",
+    )?
+    .query_map([], |r| {
+        Ok(Category {
+            id: r.get(0)?,
+            position: r.get(1)?,
+            catalog_header: (r.get(2)?, r.get(3)?),
+            prompt_heading: (r.get(4)?, r.get(5)?),
+            uncertainty: (r.get(6)?, r.get(7)?),
+        })
+    })?
+    .map(|c| c.map(|c| (c.id.clone(), c)))
+    .collect()
+}
+
 fn corrupt(path: &Path) -> impl Fn(rusqlite::Error) -> Error + '_ {
     move |e| Error::NotAnArtifact {
         path: path.to_path_buf(),
@@ -397,49 +501,9 @@ impl Artifact {
                 found: version,
             });
         }
-        let manifest: BTreeMap<String, String> = conn
-            .prepare("SELECT key, value FROM manifest")
-            .and_then(|mut st| {
-                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<_, _>>()
-            })
-            .map_err(&bad)?;
-        let mut consumers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        {
-            let mut st = conn.prepare("SELECT name FROM consumer").map_err(&bad)?;
-            for name in st.query_map([], |r| r.get::<_, String>(0)).map_err(&bad)? {
-                consumers.insert(name.map_err(&bad)?, BTreeSet::new());
-            }
-            let mut st = conn
-                .prepare("SELECT consumer, qualified_name FROM consumer_hidden")
-                .map_err(&bad)?;
-            let rows = st
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-                .map_err(&bad)?;
-            for row in rows {
-                let (c, q) = row.map_err(&bad)?;
-                consumers.entry(c).or_default().insert(q);
-            }
-        }
-        let categories = conn
-            .prepare(
-                "SELECT id, position, catalog_header, catalog_header_tokens, prompt_heading,
-                        prompt_heading_tokens, uncertainty, uncertainty_tokens FROM category",
-            )
-            .and_then(|mut st| {
-                st.query_map([], |r| {
-                    Ok(Category {
-                        id: r.get(0)?,
-                        position: r.get(1)?,
-                        catalog_header: (r.get(2)?, r.get(3)?),
-                        prompt_heading: (r.get(4)?, r.get(5)?),
-                        uncertainty: (r.get(6)?, r.get(7)?),
-                    })
-                })?
-                .map(|c| c.map(|c| (c.id.clone(), c)))
-                .collect::<Result<_, _>>()
-            })
-            .map_err(&bad)?;
+        let manifest = read_manifest(&conn).map_err(&bad)?;
+        let consumers = read_consumers(&conn).map_err(&bad)?;
+        let categories = read_categories(&conn).map_err(&bad)?;
         Ok(Artifact {
             path,
             conn: Mutex::new(conn),
@@ -729,27 +793,7 @@ impl Artifact {
         tx.commit().map_err(&bad)?;
         skills.sort_by(|a, b| a.0.cmp(&b.0));
         let skills: Vec<Skill> = skills.into_iter().map(|(_, s)| s).collect();
-        let mut by_name = HashMap::new();
-        for (i, s) in skills.iter().enumerate() {
-            by_name.insert(s.qualified_name.clone(), i);
-        }
-        for (i, s) in skills.iter().enumerate() {
-            // A bare name prefers public, then internal, then custom (the build's rule).
-            by_name.entry(s.name.clone()).or_insert(i);
-        }
-        let by_qualified: HashMap<String, usize> = skills
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.qualified_name.clone(), i))
-            .collect();
-        let mut augmented_by = vec![Vec::new(); skills.len()];
-        for (j, s) in skills.iter().enumerate() {
-            for q in &s.record.augments {
-                if let Some(&i) = by_qualified.get(q) {
-                    augmented_by[i].push(j);
-                }
-            }
-        }
+        let (by_name, by_qualified, augmented_by) = index_skills(&skills);
         Ok(Bundle {
             info: info.clone(),
             fragments: RwLock::new(HashMap::new()),
@@ -910,73 +954,31 @@ impl Artifact {
                 }
             })
             .collect();
-        let frag = |i: usize| {
-            texts
-                .get(&bundle.skills[i].card)
-                .cloned()
-                .unwrap_or_default()
+        let (text, tokens) = match format {
+            Format::Markdown => self.markdown_text(bundle, members, texts),
+            Format::Json => (
+                json_text(&skills),
+                members.iter().map(|&i| card_text(bundle, texts, i).1).sum(),
+            ),
+            Format::Xml | Format::List => {
+                let mut text = String::new();
+                let mut tokens = 0u32;
+                let xml = format == Format::Xml;
+                if xml {
+                    text.push_str("<available_skills>\n");
+                    tokens += 8;
+                }
+                for &i in members {
+                    let (t, n) = card_text(bundle, texts, i);
+                    text.push_str(&t);
+                    tokens += n;
+                }
+                if xml {
+                    text.push_str("</available_skills>");
+                }
+                (text, tokens)
+            }
         };
-        let mut text = String::new();
-        let mut tokens = 0u32;
-        match format {
-            Format::Xml => {
-                text.push_str("<available_skills>\n");
-                for &i in members {
-                    let (t, n) = frag(i);
-                    text.push_str(&t);
-                    tokens += n;
-                }
-                text.push_str("</available_skills>");
-                tokens += 8;
-            }
-            Format::List => {
-                for &i in members {
-                    let (t, n) = frag(i);
-                    text.push_str(&t);
-                    tokens += n;
-                }
-            }
-            Format::Markdown => {
-                let mut current: Option<&str> = None;
-                for (n, &i) in members.iter().enumerate() {
-                    let s = &bundle.skills[i];
-                    if current != Some(s.category.as_str()) {
-                        if current.is_some() {
-                            text.push('\n');
-                        }
-                        if let Some(c) = self.categories.get(&s.category) {
-                            text.push_str(&c.catalog_header.0);
-                            tokens += c.catalog_header.1;
-                        }
-                        current = Some(&s.category);
-                    }
-                    let (t, k) = frag(i);
-                    text.push_str(&format!("| SK{} ", n + 1));
-                    text.push_str(&t);
-                    tokens += k + 4;
-                }
-            }
-            Format::Json => {
-                #[derive(Serialize)]
-                struct Line<'a> {
-                    id: &'a str,
-                    name: &'a str,
-                    description: &'a str,
-                    triggers: &'a [String],
-                }
-                let list: Vec<Line<'_>> = skills
-                    .iter()
-                    .map(|s| Line {
-                        id: &s.id,
-                        name: &s.name,
-                        description: &s.description,
-                        triggers: &s.triggers,
-                    })
-                    .collect();
-                text = serde_json::to_string(&list).unwrap_or_default();
-                tokens = members.iter().map(|&i| frag(i).1).sum();
-            }
-        }
         Catalog {
             client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
             locale: bundle.locale.clone(),
@@ -986,6 +988,37 @@ impl Artifact {
             text,
             tokens,
         }
+    }
+
+    /// The markdown selector table: each category's header, then one row per skill with its
+    /// `SKn` id (four tokens a row).
+    fn markdown_text(
+        &self,
+        bundle: &Bundle,
+        members: &[usize],
+        texts: &CardTexts,
+    ) -> (String, u32) {
+        let mut text = String::new();
+        let mut tokens = 0u32;
+        let mut current: Option<&str> = None;
+        for (n, &i) in members.iter().enumerate() {
+            let s = &bundle.skills[i];
+            if current != Some(s.category.as_str()) {
+                if current.is_some() {
+                    text.push('\n');
+                }
+                if let Some(c) = self.categories.get(&s.category) {
+                    text.push_str(&c.catalog_header.0);
+                    tokens += c.catalog_header.1;
+                }
+                current = Some(&s.category);
+            }
+            let (t, k) = card_text(bundle, texts, i);
+            text.push_str(&format!("| SK{} ", n + 1));
+            text.push_str(&t);
+            tokens += k + 4;
+        }
+        (text, tokens)
     }
 
     /// A source of the pool.
