@@ -260,132 +260,41 @@ fn main() -> ExitCode {
             skill_dir,
             output,
             flat,
-        } => match skillc::interop::package::pack(&skill_dir, &output, flat) {
-            Ok(n) => {
-                outln!("packed {} files into {}", n, output.display());
-                ExitCode::SUCCESS
-            }
-            Err(e) => package_error(&e, &skill_dir),
-        },
+        } => pack(&skill_dir, &output, flat),
         Command::Unpack {
             package,
             workspace,
             force,
-        } => {
-            let limits = skillc::interop::package::Limits::default();
-            match skillc::interop::package::unpack(&package, &workspace, force, &limits) {
-                Ok(u) => {
-                    outln!(
-                        "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
-                        u.name,
-                        u.dir.display(),
-                        u.files
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => package_error(&e, &package),
-            }
-        }
+        } => unpack(&package, &workspace, force),
         Command::Set {
             skill_md,
             field,
             value,
             unset,
-        } => {
-            let (field, edit) = match (unset.as_deref(), field.as_deref(), value.as_deref()) {
-                (Some(f), None, None) => (f, skillc::edit::FieldEdit::Unset),
-                (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
-                _ => {
-                    eprintln!("error: give FIELD and YAML_VALUE, or --unset FIELD");
-                    return ExitCode::from(EXIT_USAGE);
-                }
-            };
-            let done = skillc::edit::set_field_in_file(&skill_md, field, &edit);
-            edit_outcome(done.map(|()| skill_md.clone()))
-        }
+        } => set(
+            &skill_md,
+            field.as_deref(),
+            value.as_deref(),
+            unset.as_deref(),
+        ),
         Command::Toggle {
             client,
             first,
             second,
             third,
-        } => {
-            let (workspace, skill, state) = match &third {
-                Some(state) => (PathBuf::from(&first), second.clone(), state.as_str()),
-                None => (PathBuf::from("."), first.clone(), second.as_str()),
-            };
-            let toggle = match state {
-                "on" => skillc::edit::Toggle::On,
-                "off" => skillc::edit::Toggle::Off,
-                "default" => skillc::edit::Toggle::Default,
-                other => {
-                    eprintln!("error: the state is `on`, `off` or `default`, not `{other}`");
-                    return ExitCode::from(EXIT_USAGE);
-                }
-            };
-            edit_outcome(skillc::edit::toggle_in_workspace(
-                &workspace, &client, &skill, toggle,
-            ))
-        }
+        } => toggle(&client, &first, &second, third.as_deref()),
         Command::Export {
             artifact,
             bundle,
             output,
-        } => match skillc::interop::export::export(&artifact, &bundle.as_ref(), &output) {
-            Ok(dirs) => {
-                for problem in skillc::interop::export::portability_problems(&output) {
-                    eprintln!("warning: {problem}");
-                }
-                outln!("exported {} skills into {}", dirs.len(), output.display());
-                ExitCode::SUCCESS
-            }
-            Err(skillc::interop::export::Error::Runtime(e)) => {
-                eprintln!("error: {e}");
-                ExitCode::from(if e.is_request_error() {
-                    EXIT_ERRORS
-                } else {
-                    EXIT_USAGE
-                })
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(EXIT_USAGE)
-            }
-        },
+        } => export(&artifact, &bundle, &output),
         Command::Catalog {
             artifact,
             bundle,
             consumer,
             context,
             format,
-        } => runtime_answer(&artifact, &context, |a, ctx| {
-            let f = match format {
-                CatalogFormat::Xml => skillc_runtime::Format::Xml,
-                CatalogFormat::Markdown => skillc_runtime::Format::Markdown,
-                CatalogFormat::List => skillc_runtime::Format::List,
-                CatalogFormat::Json => skillc_runtime::Format::Json,
-            };
-            let c = a.catalog(&bundle.as_ref(), consumer.as_deref(), ctx, f)?;
-            Ok(match format {
-                CatalogFormat::Json => {
-                    let v = serde_json::json!({
-                        "client": c.client,
-                        "locale": c.locale,
-                        "tier": c.tier,
-                        "consumer": c.consumer,
-                        "skills": c.skills,
-                        "text": c.text,
-                    });
-                    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
-                }
-                _ => {
-                    let mut t = c.text.clone();
-                    if !t.ends_with('\n') {
-                        t.push('\n');
-                    }
-                    t
-                }
-            })
-        }),
+        } => catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
         Command::Prompt {
             artifact,
             bundle,
@@ -393,26 +302,170 @@ fn main() -> ExitCode {
             select,
             context,
             format,
-        } => runtime_answer(&artifact, &context, |a, ctx| {
-            let picked: Vec<&str> = select
-                .iter()
-                .map(String::as_str)
-                .filter(|s| !s.is_empty())
-                .collect();
-            let p = a.prompt(&bundle.as_ref(), consumer.as_deref(), ctx, &picked)?;
-            Ok(match format {
-                CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
-                CheckFormat::Text => {
-                    // The text is the prompt alone; what was left out goes to stderr, so a
-                    // misspelt name is never silent.
-                    for r in &p.removed {
-                        eprintln!("note: `{}` left out: {}", r.name, removal_words(&r.reason));
-                    }
-                    p.text.clone()
-                }
-            })
-        }),
+        } => prompt(
+            &artifact,
+            &bundle,
+            consumer.as_deref(),
+            &select,
+            &context,
+            format,
+        ),
     }
+}
+
+fn pack(skill_dir: &std::path::Path, output: &std::path::Path, flat: bool) -> ExitCode {
+    match skillc::interop::package::pack(skill_dir, output, flat) {
+        Ok(n) => {
+            outln!("packed {} files into {}", n, output.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => package_error(&e, skill_dir),
+    }
+}
+
+fn unpack(package: &std::path::Path, workspace: &std::path::Path, force: bool) -> ExitCode {
+    let limits = skillc::interop::package::Limits::default();
+    match skillc::interop::package::unpack(package, workspace, force, &limits) {
+        Ok(u) => {
+            outln!(
+                "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
+                u.name,
+                u.dir.display(),
+                u.files
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => package_error(&e, package),
+    }
+}
+
+fn set(
+    skill_md: &std::path::Path,
+    field: Option<&str>,
+    value: Option<&str>,
+    unset: Option<&str>,
+) -> ExitCode {
+    let (field, edit) = match (unset, field, value) {
+        (Some(f), None, None) => (f, skillc::edit::FieldEdit::Unset),
+        (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
+        _ => {
+            eprintln!("error: give FIELD and YAML_VALUE, or --unset FIELD");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let done = skillc::edit::set_field_in_file(skill_md, field, &edit);
+    edit_outcome(done.map(|()| skill_md.to_path_buf()))
+}
+
+/// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
+fn toggle(client: &str, first: &str, second: &str, third: Option<&str>) -> ExitCode {
+    let (workspace, skill, state) = match third {
+        Some(state) => (PathBuf::from(first), second, state),
+        None => (PathBuf::from("."), first, second),
+    };
+    let toggle = match state {
+        "on" => skillc::edit::Toggle::On,
+        "off" => skillc::edit::Toggle::Off,
+        "default" => skillc::edit::Toggle::Default,
+        other => {
+            eprintln!("error: the state is `on`, `off` or `default`, not `{other}`");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    edit_outcome(skillc::edit::toggle_in_workspace(
+        &workspace, client, skill, toggle,
+    ))
+}
+
+fn export(artifact: &std::path::Path, bundle: &BundleArgs, output: &std::path::Path) -> ExitCode {
+    match skillc::interop::export::export(artifact, &bundle.as_ref(), output) {
+        Ok(dirs) => {
+            for problem in skillc::interop::export::portability_problems(output) {
+                eprintln!("warning: {problem}");
+            }
+            outln!("exported {} skills into {}", dirs.len(), output.display());
+            ExitCode::SUCCESS
+        }
+        Err(skillc::interop::export::Error::Runtime(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(if e.is_request_error() {
+                EXIT_ERRORS
+            } else {
+                EXIT_USAGE
+            })
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn catalog(
+    artifact: &std::path::Path,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    context: &[String],
+    format: CatalogFormat,
+) -> ExitCode {
+    runtime_answer(artifact, context, |a, ctx| {
+        let f = match format {
+            CatalogFormat::Xml => skillc_runtime::Format::Xml,
+            CatalogFormat::Markdown => skillc_runtime::Format::Markdown,
+            CatalogFormat::List => skillc_runtime::Format::List,
+            CatalogFormat::Json => skillc_runtime::Format::Json,
+        };
+        let c = a.catalog(&bundle.as_ref(), consumer, ctx, f)?;
+        Ok(match format {
+            CatalogFormat::Json => {
+                let v = serde_json::json!({
+                    "client": c.client,
+                    "locale": c.locale,
+                    "tier": c.tier,
+                    "consumer": c.consumer,
+                    "skills": c.skills,
+                    "text": c.text,
+                });
+                serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+            }
+            _ => {
+                let mut t = c.text.clone();
+                if !t.ends_with('\n') {
+                    t.push('\n');
+                }
+                t
+            }
+        })
+    })
+}
+
+fn prompt(
+    artifact: &std::path::Path,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    select: &[String],
+    context: &[String],
+    format: CheckFormat,
+) -> ExitCode {
+    runtime_answer(artifact, context, |a, ctx| {
+        let picked: Vec<&str> = select
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let p = a.prompt(&bundle.as_ref(), consumer, ctx, &picked)?;
+        Ok(match format {
+            CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
+            CheckFormat::Text => {
+                // The text is the prompt alone; what was left out goes to stderr, so a
+                // misspelt name is never silent.
+                for r in &p.removed {
+                    eprintln!("note: `{}` left out: {}", r.name, removal_words(&r.reason));
+                }
+                p.text.clone()
+            }
+        })
+    })
 }
 
 /// Exit status and messages of `set` and `toggle`.
