@@ -103,34 +103,8 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
     let has_templates = !custom && files.iter().any(|f| is_template(&f.rel));
     let in_templates = |rel: &str| has_templates && rel.starts_with("templates/");
 
-    // Skill folders: any folder with SKILL.md, except inside another skill folder.
-    let mut candidates: BTreeSet<&str> = BTreeSet::new();
-    for f in files {
-        if is_skill_file(file_name(&f.rel)) && !in_templates(&f.rel) {
-            let dir = parent(&f.rel);
-            // A SKILL.md at a root describes the root itself, which holds the whole workspace.
-            if dir.len() > base.trim_end_matches('/').len() && (custom || dir != "clients") {
-                candidates.insert(dir);
-            }
-        }
-    }
-    // A SKILL.md at the workspace root: the workspace is that one skill (a single skill's
-    // folder checked or built as it is); only the workspace's own config files keep their role.
     let root_skill = !custom && files.iter().any(|f| is_skill_file(&f.rel));
-    if root_skill {
-        candidates = BTreeSet::from([""]);
-    }
-    let skill_dirs: BTreeSet<&str> = candidates
-        .iter()
-        .copied()
-        .filter(|d| {
-            !ancestors(d)
-                .iter()
-                .rev()
-                .skip(1)
-                .any(|a| candidates.contains(a))
-        })
-        .collect();
+    let skill_dirs = skill_folders(files, base, root_skill, &in_templates);
     let mut by_dir: BTreeMap<&str, Vec<&'a RawFile>> = BTreeMap::new();
 
     for f in files {
@@ -172,39 +146,75 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
     }
 
     for (dir, dir_files) in by_dir {
-        let (scope, scope_base) = scope_of(dir, base);
-        if let Scope::Client(id) = &scope {
-            layout.clients.entry(id.clone()).or_default();
+        if let Some(skill) = skill_dir(dir, dir_files, base) {
+            if let Scope::Client(id) = &skill.scope {
+                layout.clients.entry(id.clone()).or_default();
+            }
+            layout.skills.push(skill);
         }
-        let upper = dir_files
-            .iter()
-            .find(|f| f.rel == join(dir, "SKILL.md"))
-            .copied();
-        let lower = dir_files
-            .iter()
-            .find(|f| f.rel == join(dir, "skill.md"))
-            .copied();
-        let (main, shadowed) = match (upper, lower) {
-            (Some(u), l) => (u, l),
-            (None, Some(l)) => (l, None),
-            (None, None) => continue,
-        };
-        let files = dir_files
-            .into_iter()
-            .filter(|f| !std::ptr::eq(*f, main))
-            .map(|f| (inside(dir, &f.rel).to_string(), f))
-            .collect();
-        layout.skills.push(SkillDir {
-            scope,
-            dir: dir.to_string(),
-            scope_base,
-            default_namespace: if custom { "custom" } else { "public" },
-            main,
-            shadowed,
-            files,
-        });
     }
     layout
+}
+
+/// Skill folders: any folder with SKILL.md, except inside another skill folder. A SKILL.md at
+/// the workspace root makes the workspace that one skill (a single skill's folder checked or
+/// built as it is); only the workspace's own config files then keep their role.
+fn skill_folders<'a>(
+    files: &'a [RawFile],
+    base: &str,
+    root_skill: bool,
+    in_templates: &dyn Fn(&str) -> bool,
+) -> BTreeSet<&'a str> {
+    let custom = !base.is_empty();
+    let mut candidates: BTreeSet<&str> = BTreeSet::new();
+    for f in files {
+        if is_skill_file(file_name(&f.rel)) && !in_templates(&f.rel) {
+            let dir = parent(&f.rel);
+            // A SKILL.md at a root describes the root itself, which holds the whole workspace.
+            if dir.len() > base.trim_end_matches('/').len() && (custom || dir != "clients") {
+                candidates.insert(dir);
+            }
+        }
+    }
+    if root_skill {
+        candidates = BTreeSet::from([""]);
+    }
+    candidates
+        .iter()
+        .copied()
+        .filter(|d| {
+            !ancestors(d)
+                .iter()
+                .rev()
+                .skip(1)
+                .any(|a| candidates.contains(a))
+        })
+        .collect()
+}
+
+/// The skill in folder `dir` with its files (`None` when it has no SKILL.md after all).
+fn skill_dir<'a>(dir: &str, dir_files: Vec<&'a RawFile>, base: &str) -> Option<SkillDir<'a>> {
+    let (scope, scope_base) = scope_of(dir, base);
+    let named = |name: &str| dir_files.iter().find(|f| f.rel == join(dir, name)).copied();
+    let (main, shadowed) = match (named("SKILL.md"), named("skill.md")) {
+        (Some(u), l) => (u, l),
+        (None, Some(l)) => (l, None),
+        (None, None) => return None,
+    };
+    let files = dir_files
+        .into_iter()
+        .filter(|f| !std::ptr::eq(*f, main))
+        .map(|f| (inside(dir, &f.rel).to_string(), f))
+        .collect();
+    Some(SkillDir {
+        scope,
+        dir: dir.to_string(),
+        scope_base,
+        default_namespace: if base.is_empty() { "public" } else { "custom" },
+        main,
+        shadowed,
+        files,
+    })
 }
 
 #[cfg(test)]
