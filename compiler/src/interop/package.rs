@@ -406,91 +406,32 @@ pub fn unpack(
     } else {
         folder.clone()
     };
-    let mut target = workspace.join(&portable);
     let refuse = |why: String| Error::Refused {
         archive: archive.to_path_buf(),
         why,
     };
     // A path that is a file in one entry and a folder in another cannot be written.
-    for (path, _) in &files {
-        if files
+    if let Some(path) = files.iter().map(|(p, _)| p).find(|p| {
+        files
             .iter()
-            .any(|(other, _)| other.starts_with(&format!("{path}/")))
-        {
-            return Err(refuse(format!(
-                "`{path}` is both a file and a folder in the package"
-            )));
-        }
-    }
-    if target.exists() && !target.is_dir() {
+            .any(|(other, _)| other.starts_with(&format!("{p}/")))
+    }) {
         return Err(refuse(format!(
-            "`{}` exists and is not a folder",
-            target.display()
+            "`{path}` is both a file and a folder in the package"
         )));
     }
-    if force {
-        // The skill may live elsewhere in the workspace: replace it where it is, so that the
-        // workspace never holds two copies of it.
-        if let Ok(report) = crate::check(workspace, &CheckOptions::default()) {
-            let global = report
-                .workspace
-                .skills
-                .iter()
-                .find(|s| s.name == name && s.scope == crate::model::Scope::Global);
-            if let Some(s) = global {
-                target = workspace.join(&s.dir);
-            }
-        }
-    } else {
-        if target.exists() {
-            return Err(refuse(format!(
-                "`{}` already exists (use --force to replace it)",
-                target.display()
-            )));
-        }
-        if let Ok(report) = crate::check(workspace, &CheckOptions::default()) {
-            if let Some(s) = report.workspace.skills.iter().find(|s| s.name == name) {
-                return Err(refuse(format!(
-                    "the workspace already has a skill `{name}` ({}); use --force",
-                    s.file
-                )));
-            }
-        }
-    }
-    let executable = executables(archive);
+    let target = destination(workspace, &name, workspace.join(&portable), force).map_err(refuse)?;
     std::fs::create_dir_all(workspace).map_err(io(workspace))?;
     let staging = workspace.join(format!(".unpack-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
-    let write_all = || -> Result<usize, Error> {
-        let mut n = 0;
-        for (path, bytes) in files.iter().filter(|(p, _)| packable(p)) {
-            let dest = staging.join(path);
-            if let Some(parent) = dest.parent() {
-                std::fs::create_dir_all(parent).map_err(io(parent))?;
-            }
-            std::fs::write(&dest, bytes).map_err(io(&dest))?;
-            let stored = [path.clone(), format!("{folder}/{path}")];
-            if stored.iter().any(|p| executable.contains(p)) {
-                set_executable(&dest).map_err(io(&dest))?;
-            }
-            n += 1;
-        }
-        let marker =
-            format!(
-            "# Written by `skillc unpack`: this skill came from a package. Its code is untrusted\n\
-             # (prompt-only) unless workspace.yaml lists `{name}` under `trusted`.\n\
-             name: {name}\norigin: {}\nsha256: {}\n",
-            archive.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            crate::build::hash(&raw)
-        );
-        std::fs::write(staging.join("package.yaml"), marker).map_err(io(&staging))?;
-        if target.exists() {
-            std::fs::remove_dir_all(&target).map_err(io(&target))?;
-        }
-        std::fs::rename(&staging, &target).map_err(io(&target))?;
-        Ok(n)
+    let package = Staged {
+        archive,
+        raw: &raw,
+        folder: &folder,
+        name: &name,
+        files: &files,
     };
-    let written = write_all();
+    let written = package.write(&staging, &target);
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
     }
@@ -499,4 +440,87 @@ pub fn unpack(
         dir: target,
         files: written?,
     })
+}
+
+/// Where an unpacked skill goes: its portable folder name in the workspace, or, with `force`,
+/// the folder of the global skill of the same name wherever it is (so that the workspace never
+/// holds two copies of it). Without `force`, an existing folder or skill of that name refuses.
+fn destination(
+    workspace: &Path,
+    name: &str,
+    target: PathBuf,
+    force: bool,
+) -> Result<PathBuf, String> {
+    if target.exists() && !target.is_dir() {
+        return Err(format!("`{}` exists and is not a folder", target.display()));
+    }
+    let existing = crate::check(workspace, &CheckOptions::default()).ok();
+    let skills = existing.iter().flat_map(|r| r.workspace.skills.iter());
+    if force {
+        let global = skills
+            .filter(|s| s.name == name && s.scope == crate::model::Scope::Global)
+            .map(|s| workspace.join(&s.dir))
+            .next();
+        return Ok(global.unwrap_or(target));
+    }
+    if target.exists() {
+        return Err(format!(
+            "`{}` already exists (use --force to replace it)",
+            target.display()
+        ));
+    }
+    match skills.into_iter().find(|s| s.name == name) {
+        Some(s) => Err(format!(
+            "the workspace already has a skill `{name}` ({}); use --force",
+            s.file
+        )),
+        None => Ok(target),
+    }
+}
+
+/// A checked package ready to be written.
+struct Staged<'a> {
+    archive: &'a Path,
+    raw: &'a [u8],
+    folder: &'a str,
+    name: &'a str,
+    files: &'a [(String, Vec<u8>)],
+}
+
+impl Staged<'_> {
+    /// Writes the files (executable bits restored) and a `package.yaml` marker into `staging`,
+    /// then moves it to `target`, replacing what was there. Returns the number of files.
+    fn write(&self, staging: &Path, target: &Path) -> Result<usize, Error> {
+        let executable = executables(self.archive);
+        let mut n = 0;
+        for (path, bytes) in self.files.iter().filter(|(p, _)| packable(p)) {
+            let dest = staging.join(path);
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
+            }
+            std::fs::write(&dest, bytes).map_err(io(&dest))?;
+            let stored = [path.clone(), format!("{}/{path}", self.folder)];
+            if stored.iter().any(|p| executable.contains(p)) {
+                set_executable(&dest).map_err(io(&dest))?;
+            }
+            n += 1;
+        }
+        let name = self.name;
+        let marker = format!(
+            "# Written by `skillc unpack`: this skill came from a package. Its code is untrusted\n\
+             # (prompt-only) unless workspace.yaml lists `{name}` under `trusted`.\n\
+             name: {name}\norigin: {}\nsha256: {}\n",
+            self.archive
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            crate::build::hash(self.raw)
+        );
+        std::fs::write(staging.join("package.yaml"), marker).map_err(io(staging))?;
+        if target.exists() {
+            std::fs::remove_dir_all(target).map_err(io(target))?;
+        }
+        std::fs::rename(staging, target).map_err(io(target))?;
+        Ok(n)
+    }
 }
