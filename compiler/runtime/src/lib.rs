@@ -710,86 +710,95 @@ impl Artifact {
         Ok((left_out, wanted))
     }
 
+    /// The entries of a bundle with their cards, in one query rather than one per skill
+    /// (catalog texts are read per format when a catalog asks: see `card_texts`), each with
+    /// its sort key.
+    fn entries(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        wanted: &BTreeSet<i64>,
+    ) -> Result<Vec<(String, Skill)>, Error> {
+        let bad = corrupt(&self.path);
+        let not_artifact = |why: String| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why,
+        };
+        let mut skills = Vec::new();
+        let mut st = tx
+            .prepare_cached(
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
+                        e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
+                        e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
+                        e.record, c.description, c.triggers, e.body, e.card, e.id
+                 FROM entry e JOIN card c ON c.id = e.card
+                 WHERE e.id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(&bad)?;
+        let ids = serde_json::to_string(&wanted).unwrap_or_default();
+        let it = st
+            .query_map([ids], |r| {
+                Ok(RawEntry {
+                    sort_key: r.get(4)?,
+                    record: r.get(13)?,
+                    triggers: r.get(15)?,
+                    card: r.get(17)?,
+                    skill: Skill {
+                        entry: r.get(18)?,
+                        name: r.get(0)?,
+                        qualified_name: r.get(1)?,
+                        resolved_name: r.get(2)?,
+                        category: r.get(3)?,
+                        catalog_visible: r.get(5)?,
+                        always_on: r.get(6)?,
+                        unavailable: r.get(7)?,
+                        untrusted: r.get(8)?,
+                        prompt_prefix: r.get(9)?,
+                        prompt_body: r.get(10)?,
+                        prompt_suffix: r.get(11)?,
+                        prompt_tokens: r.get(12)?,
+                        description: r.get(14)?,
+                        triggers: Vec::new(),
+                        card: r.get(17)?,
+                        body_hash: r.get(16)?,
+                        body: std::sync::OnceLock::new(),
+                        record: Record::default(),
+                        conditions: Vec::new(),
+                    },
+                })
+            })
+            .map_err(&bad)?;
+        for row in it {
+            let RawEntry {
+                sort_key,
+                record,
+                triggers,
+                card,
+                mut skill,
+            } = row.map_err(&bad)?;
+            // The base's entry for a name this bundle overrides is not part of it.
+            if !wanted.contains(&skill.entry) {
+                continue;
+            }
+            let entry = skill.entry;
+            let record: Record = serde_json::from_str(&record)
+                .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
+            let triggers: Vec<String> = serde_json::from_str(&triggers)
+                .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
+            skill.conditions = record.conditions.iter().map(Condition::compile).collect();
+            skill.record = record;
+            skill.triggers = triggers;
+            skills.push((sort_key, skill));
+        }
+        Ok(skills)
+    }
+
     fn load(&self, info: &BundleInfo) -> Result<Bundle, Error> {
         let bad = corrupt(&self.path);
         let mut conn = self.conn.lock().expect("lock");
         // One read transaction: the bundle comes whole from one version of the file.
         let tx = conn.transaction().map_err(&bad)?;
         let (left_out, wanted) = Self::slots(&tx, info).map_err(&bad)?;
-        // One query for the whole bundle's entries and cards, rather than one per skill;
-        // catalog texts are read per format when a catalog asks (see `card_texts`).
-        let not_artifact = |why: String| Error::NotAnArtifact {
-            path: self.path.clone(),
-            why,
-        };
-        let mut skills = Vec::new();
-        {
-            let mut st = tx
-                .prepare_cached(
-                    "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
-                            e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
-                            e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
-                            e.record, c.description, c.triggers, e.body, e.card, e.id
-                     FROM entry e JOIN card c ON c.id = e.card
-                     WHERE e.id IN (SELECT value FROM json_each(?1))",
-                )
-                .map_err(&bad)?;
-            let ids = serde_json::to_string(&wanted).unwrap_or_default();
-            let it = st
-                .query_map([ids], |r| {
-                    Ok(RawEntry {
-                        sort_key: r.get(4)?,
-                        record: r.get(13)?,
-                        triggers: r.get(15)?,
-                        card: r.get(17)?,
-                        skill: Skill {
-                            entry: r.get(18)?,
-                            name: r.get(0)?,
-                            qualified_name: r.get(1)?,
-                            resolved_name: r.get(2)?,
-                            category: r.get(3)?,
-                            catalog_visible: r.get(5)?,
-                            always_on: r.get(6)?,
-                            unavailable: r.get(7)?,
-                            untrusted: r.get(8)?,
-                            prompt_prefix: r.get(9)?,
-                            prompt_body: r.get(10)?,
-                            prompt_suffix: r.get(11)?,
-                            prompt_tokens: r.get(12)?,
-                            description: r.get(14)?,
-                            triggers: Vec::new(),
-                            card: r.get(17)?,
-                            body_hash: r.get(16)?,
-                            body: std::sync::OnceLock::new(),
-                            record: Record::default(),
-                            conditions: Vec::new(),
-                        },
-                    })
-                })
-                .map_err(&bad)?;
-            for row in it {
-                let RawEntry {
-                    sort_key,
-                    record,
-                    triggers,
-                    card,
-                    mut skill,
-                } = row.map_err(&bad)?;
-                // The base's entry for a name this bundle overrides is not part of it.
-                if !wanted.contains(&skill.entry) {
-                    continue;
-                }
-                let entry = skill.entry;
-                let record: Record = serde_json::from_str(&record)
-                    .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
-                let triggers: Vec<String> = serde_json::from_str(&triggers)
-                    .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
-                skill.conditions = record.conditions.iter().map(Condition::compile).collect();
-                skill.record = record;
-                skill.triggers = triggers;
-                skills.push((sort_key, skill));
-            }
-        }
+        let mut skills = self.entries(&tx, &wanted)?;
         tx.commit().map_err(&bad)?;
         skills.sort_by(|a, b| a.0.cmp(&b.0));
         let skills: Vec<Skill> = skills.into_iter().map(|(_, s)| s).collect();

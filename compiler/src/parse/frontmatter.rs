@@ -426,67 +426,64 @@ fn conditions(f: &mut Fields<'_>) -> Vec<Condition> {
             continue;
         };
         for (k, v) in map {
-            let key = scalar_string(k).unwrap_or_default();
-            let pos = f.doc.value_pos("conditions", &key);
-            let cond = match key.as_str() {
-                "starts_with_any" => Some(Condition::StartsWithAny(prefixes(f, &key, v, pos))),
-                "does_not_start_with_any" => {
-                    Some(Condition::DoesNotStartWithAny(prefixes(f, &key, v, pos)))
-                }
-                "page_url_matches" => {
-                    regex_condition(f, &key, v, pos).map(Condition::PageUrlMatches)
-                }
-                "page_url_not_matches" => {
-                    regex_condition(f, &key, v, pos).map(Condition::PageUrlNotMatches)
-                }
-                "conversation_language" => scalar_string(v).map(Condition::ConversationLanguage),
-                "context_has" => scalar_string(v).map(Condition::ContextHas),
-                "turn_at_least" => match v {
-                    Value::Number(n) if n.as_i64().is_some_and(|t| t >= 0) => {
-                        Some(Condition::TurnAtLeast(n.as_i64().unwrap_or(0)))
-                    }
-                    _ => None,
-                },
-                k if k.ends_with("_availability") && k.len() > "_availability".len() => {
-                    scalar_string(v).map(|value| Condition::Availability {
-                        skill: names::normalize(&k[..k.len() - "_availability".len()]),
-                        value,
-                    })
-                }
-                _ => {
-                    let mut d = f.diag(
-                        codes::BAD_CONDITION,
-                        pos,
-                        format!("unknown condition `{key}`"),
-                    );
-                    d = match names::did_you_mean(&key, CONDITION_KEYS.iter().copied()) {
-                        Some(s) => d.with_help(format!("did you mean `{s}`?")),
-                        None => {
-                            d.with_help(format!("known conditions: {}", CONDITION_KEYS.join(", ")))
-                        }
-                    };
-                    f.report(d);
-                    continue;
-                }
-            };
-            match cond {
-                Some(c) => out.push(c),
-                None if matches!(key.as_str(), "page_url_matches" | "page_url_not_matches") => {}
-                None => {
-                    let d = f.diag(
-                        codes::BAD_CONDITION,
-                        pos,
-                        format!(
-                            "condition `{key}` has a value of the wrong kind ({})",
-                            value_kind(v)
-                        ),
-                    );
-                    f.report(d);
-                }
-            }
+            out.extend(condition(f, &scalar_string(k).unwrap_or_default(), v));
         }
     }
     out
+}
+
+/// One `key: value` condition, or a diagnostic (unknown key, value of the wrong kind).
+fn condition(f: &mut Fields<'_>, key: &str, v: &Value) -> Option<Condition> {
+    let pos = f.doc.value_pos("conditions", key);
+    let cond = match key {
+        "starts_with_any" => Some(Condition::StartsWithAny(prefixes(f, key, v, pos))),
+        "does_not_start_with_any" => Some(Condition::DoesNotStartWithAny(prefixes(f, key, v, pos))),
+        "page_url_matches" => regex_condition(f, key, v, pos).map(Condition::PageUrlMatches),
+        "page_url_not_matches" => regex_condition(f, key, v, pos).map(Condition::PageUrlNotMatches),
+        "conversation_language" => scalar_string(v).map(Condition::ConversationLanguage),
+        "context_has" => scalar_string(v).map(Condition::ContextHas),
+        "turn_at_least" => match v {
+            Value::Number(n) if n.as_i64().is_some_and(|t| t >= 0) => {
+                Some(Condition::TurnAtLeast(n.as_i64().unwrap_or(0)))
+            }
+            _ => None,
+        },
+        k if k.ends_with("_availability") && k.len() > "_availability".len() => scalar_string(v)
+            .map(|value| Condition::Availability {
+                skill: names::normalize(&k[..k.len() - "_availability".len()]),
+                value,
+            }),
+        _ => {
+            let mut d = f.diag(
+                codes::BAD_CONDITION,
+                pos,
+                format!("unknown condition `{key}`"),
+            );
+            d = match names::did_you_mean(key, CONDITION_KEYS.iter().copied()) {
+                Some(s) => d.with_help(format!("did you mean `{s}`?")),
+                None => d.with_help(format!("known conditions: {}", CONDITION_KEYS.join(", "))),
+            };
+            f.report(d);
+            return None;
+        }
+    };
+    match cond {
+        Some(c) => Some(c),
+        // A bad regex was reported where it was read.
+        None if matches!(key, "page_url_matches" | "page_url_not_matches") => None,
+        None => {
+            let d = f.diag(
+                codes::BAD_CONDITION,
+                pos,
+                format!(
+                    "condition `{key}` has a value of the wrong kind ({})",
+                    value_kind(v)
+                ),
+            );
+            f.report(d);
+            None
+        }
+    }
 }
 
 fn predicates(f: &mut Fields<'_>) -> Vec<Predicate> {
