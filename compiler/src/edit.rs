@@ -238,30 +238,7 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
     if !inline.is_empty() && !inline.starts_with('#') {
         // A flow mapping on the key's line (`toggles: { a: true }`): that one line is
         // rewritten from its parsed value.
-        let parsed: serde_yaml::Value = serde_yaml::from_str(inline)
-            .map_err(|e| Error::Invalid(format!("`toggles` does not parse: {e}")))?;
-        let mut map = match parsed {
-            serde_yaml::Value::Mapping(m) => m,
-            serde_yaml::Value::Null => serde_yaml::Mapping::new(),
-            _ => return Err(Error::Invalid("`toggles` is not a mapping".into())),
-        };
-        match value {
-            Some(v) => {
-                map.insert(skill.into(), serde_yaml::Value::Bool(v == "true"));
-            }
-            None => {
-                map.remove(skill);
-            }
-        }
-        let items: Vec<String> = map
-            .iter()
-            .map(|(k, v)| {
-                let k = crate::parse::yaml::scalar_string(k).unwrap_or_default();
-                let v = serde_json::to_string(v).unwrap_or_default();
-                format!("{k}: {v}")
-            })
-            .collect();
-        let line = format!("toggles: {{ {} }}{nl}", items.join(", "));
+        let line = flow_toggles(inline, skill, value, nl)?;
         let mut out: String = ls[..start].concat();
         out.push_str(&line);
         out.extend(ls[start + 1..].iter().copied());
@@ -290,6 +267,34 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
     out.push_str(&replacement);
     out.extend(ls[b..].iter().copied());
     Ok(out)
+}
+
+/// `toggles: { … }` rewritten with `skill` set to `value` (removed when `None`).
+fn flow_toggles(inline: &str, skill: &str, value: Option<&str>, nl: &str) -> Result<String, Error> {
+    let parsed: serde_yaml::Value = serde_yaml::from_str(inline)
+        .map_err(|e| Error::Invalid(format!("`toggles` does not parse: {e}")))?;
+    let mut map = match parsed {
+        serde_yaml::Value::Mapping(m) => m,
+        serde_yaml::Value::Null => serde_yaml::Mapping::new(),
+        _ => return Err(Error::Invalid("`toggles` is not a mapping".into())),
+    };
+    match value {
+        Some(v) => {
+            map.insert(skill.into(), serde_yaml::Value::Bool(v == "true"));
+        }
+        None => {
+            map.remove(skill);
+        }
+    }
+    let items: Vec<String> = map
+        .iter()
+        .map(|(k, v)| {
+            let k = crate::parse::yaml::scalar_string(k).unwrap_or_default();
+            let v = serde_json::to_string(v).unwrap_or_default();
+            format!("{k}: {v}")
+        })
+        .collect();
+    Ok(format!("toggles: {{ {} }}{nl}", items.join(", ")))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, synced, then renamed.

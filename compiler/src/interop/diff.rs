@@ -119,59 +119,15 @@ pub fn diff(old: &Artifact, new: &Artifact) -> Result<Diff, skillc_runtime::Erro
         .into_iter()
         .filter(|c| old.consumers().contains(c))
         .collect();
-    let empty = Context::default();
     for (c, l, t) in before.intersection(&after) {
         let r = BundleRef {
             client: (!c.is_empty()).then_some(c.as_str()),
             locale: Some(l),
             tier: Some(t),
         };
-        let (ob, nb) = (old.bundle(&r)?, new.bundle(&r)?);
-        let (os, ns) = (skills_of(&ob), skills_of(&nb));
-        let mut bd = BundleDiff {
-            client: c.clone(),
-            locale: l.clone(),
-            tier: t.clone(),
-            ..BundleDiff::default()
-        };
-        bd.added = ns
-            .keys()
-            .filter(|q| !os.contains_key(*q))
-            .map(|q| q.to_string())
-            .collect();
-        bd.removed = os
-            .keys()
-            .filter(|q| !ns.contains_key(*q))
-            .map(|q| q.to_string())
-            .collect();
-        for (q, o) in &os {
-            if let Some(n) = ns.get(q) {
-                let f = fields(o, n);
-                if !f.is_empty() {
-                    bd.changed.push(ChangedSkill {
-                        name: q.to_string(),
-                        fields: f,
-                    });
-                }
-            }
-        }
-        for consumer in std::iter::once(None).chain(consumers.iter().map(|c| Some(*c))) {
-            for (format, fname) in [
-                (Format::Xml, "xml"),
-                (Format::Markdown, "markdown"),
-                (Format::List, "list"),
-                (Format::Json, "json"),
-            ] {
-                let a = old.catalog(&r, consumer, &empty, format)?;
-                let b = new.catalog(&r, consumer, &empty, format)?;
-                if a.text != b.text || a.skills != b.skills {
-                    bd.catalogs.push(match consumer {
-                        Some(c) => format!("{fname}@{c}"),
-                        None => fname.to_string(),
-                    });
-                }
-            }
-        }
+        let mut bd = skill_changes(old, new, &r)?;
+        (bd.client, bd.locale, bd.tier) = (c.clone(), l.clone(), t.clone());
+        bd.catalogs = catalog_changes(old, new, &r, &consumers)?;
         if bd.added.is_empty()
             && bd.removed.is_empty()
             && bd.changed.is_empty()
@@ -183,6 +139,70 @@ pub fn diff(old: &Artifact, new: &Artifact) -> Result<Diff, skillc_runtime::Erro
         }
     }
     Ok(d)
+}
+
+/// Skills added, removed and changed (with the fields that changed) in one bundle.
+fn skill_changes(
+    old: &Artifact,
+    new: &Artifact,
+    r: &BundleRef<'_>,
+) -> Result<BundleDiff, skillc_runtime::Error> {
+    let (ob, nb) = (old.bundle(r)?, new.bundle(r)?);
+    let (os, ns) = (skills_of(&ob), skills_of(&nb));
+    let mut bd = BundleDiff {
+        added: ns
+            .keys()
+            .filter(|q| !os.contains_key(*q))
+            .map(|q| q.to_string())
+            .collect(),
+        removed: os
+            .keys()
+            .filter(|q| !ns.contains_key(*q))
+            .map(|q| q.to_string())
+            .collect(),
+        ..BundleDiff::default()
+    };
+    for (q, o) in &os {
+        if let Some(n) = ns.get(q) {
+            let f = fields(o, n);
+            if !f.is_empty() {
+                bd.changed.push(ChangedSkill {
+                    name: q.to_string(),
+                    fields: f,
+                });
+            }
+        }
+    }
+    Ok(bd)
+}
+
+/// The catalogs of one bundle whose text or skills changed: `format` or `format@consumer`.
+fn catalog_changes(
+    old: &Artifact,
+    new: &Artifact,
+    r: &BundleRef<'_>,
+    consumers: &BTreeSet<&str>,
+) -> Result<Vec<String>, skillc_runtime::Error> {
+    let empty = Context::default();
+    let mut changed = Vec::new();
+    for consumer in std::iter::once(None).chain(consumers.iter().map(|c| Some(*c))) {
+        for (format, fname) in [
+            (Format::Xml, "xml"),
+            (Format::Markdown, "markdown"),
+            (Format::List, "list"),
+            (Format::Json, "json"),
+        ] {
+            let a = old.catalog(r, consumer, &empty, format)?;
+            let b = new.catalog(r, consumer, &empty, format)?;
+            if a.text != b.text || a.skills != b.skills {
+                changed.push(match consumer {
+                    Some(c) => format!("{fname}@{c}"),
+                    None => fname.to_string(),
+                });
+            }
+        }
+    }
+    Ok(changed)
 }
 
 /// The diff as review text.

@@ -311,22 +311,7 @@ fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<
         if entry.is_dir() {
             continue;
         }
-        if entry.size() > limits.max_file {
-            return Err(refuse(format!(
-                "`{name}` is {} bytes, over the {} byte limit",
-                entry.size(),
-                limits.max_file
-            )));
-        }
-        if entry.size() > 1 << 20
-            && entry.size() / entry.compressed_size().max(1) > limits.max_ratio
-        {
-            return Err(refuse(format!(
-                "`{name}` expands {}x (a decompression bomb?); the limit is {}x",
-                entry.size() / entry.compressed_size().max(1),
-                limits.max_ratio
-            )));
-        }
+        declared_size(&name, entry.size(), entry.compressed_size(), limits).map_err(&refuse)?;
         // Headers can lie: cap what is actually read, too.
         let mut bytes = Vec::new();
         let cap = (limits.max_file + 1).min(limits.max_total - total + 1);
@@ -346,6 +331,24 @@ fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<
         }
     }
     Ok(files)
+}
+
+/// What an entry's header says it expands to, against the size and ratio caps.
+fn declared_size(name: &str, size: u64, compressed: u64, limits: &Limits) -> Result<(), String> {
+    if size > limits.max_file {
+        return Err(format!(
+            "`{name}` is {size} bytes, over the {} byte limit",
+            limits.max_file
+        ));
+    }
+    let ratio = size / compressed.max(1);
+    if size > 1 << 20 && ratio > limits.max_ratio {
+        return Err(format!(
+            "`{name}` expands {ratio}x (a decompression bomb?); the limit is {}x",
+            limits.max_ratio
+        ));
+    }
+    Ok(())
 }
 
 /// A skill's folder name and its files (path inside the folder, bytes).
