@@ -78,41 +78,59 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     {
         c.pipeline_max_depth = d;
     }
-    if let Some(Value::Mapping(m)) = f.doc.get("catalog").cloned() {
-        for (k, v) in &m {
-            match (scalar_string(k).as_deref(), v.as_u64()) {
-                (Some("max_triggers"), Some(n)) => c.max_triggers = n as usize,
-                (k, _) => {
-                    let k = k.unwrap_or("?").to_string();
-                    let d = f.diag(
-                        codes::UNKNOWN_CONFIG_FIELD,
-                        f.doc.path_pos(&["catalog", &k]),
-                        format!("unknown or invalid `catalog.{k}` (known: max_triggers: number)"),
-                    );
-                    f.report(d);
-                }
-            }
-        }
+    if let Some(n) = catalog_settings(f) {
+        c.max_triggers = n;
     }
-    if let Some(Value::Mapping(m)) = f.doc.get("roots").cloned() {
-        for (k, v) in &m {
-            let (Some(k), Some(path)) = (scalar_string(k), scalar_string(v)) else {
-                continue;
-            };
-            if k != "custom" {
-                let d = f.diag(
-                    codes::UNKNOWN_CONFIG_FIELD,
-                    f.doc.path_pos(&["roots", &k]),
-                    format!("unknown root `{k}`: extra roots hold the `custom` namespace"),
-                );
-                f.report(d);
-                continue;
-            }
-            c.roots.insert(k, path);
-        }
-    }
+    c.roots = roots(f);
     c.trusted = f.string_list("trusted");
     c
+}
+
+/// `catalog:` settings; returns `max_triggers` when set.
+fn catalog_settings(f: &mut Fields<'_>) -> Option<usize> {
+    let Some(Value::Mapping(m)) = f.doc.get("catalog").cloned() else {
+        return None;
+    };
+    let mut max_triggers = None;
+    for (k, v) in &m {
+        match (scalar_string(k).as_deref(), v.as_u64()) {
+            (Some("max_triggers"), Some(n)) => max_triggers = Some(n as usize),
+            (k, _) => {
+                let k = k.unwrap_or("?").to_string();
+                let d = f.diag(
+                    codes::UNKNOWN_CONFIG_FIELD,
+                    f.doc.path_pos(&["catalog", &k]),
+                    format!("unknown or invalid `catalog.{k}` (known: max_triggers: number)"),
+                );
+                f.report(d);
+            }
+        }
+    }
+    max_triggers
+}
+
+/// `roots:` extra skill roots (only `custom` is known).
+fn roots(f: &mut Fields<'_>) -> BTreeMap<String, String> {
+    let mut roots = BTreeMap::new();
+    let Some(Value::Mapping(m)) = f.doc.get("roots").cloned() else {
+        return roots;
+    };
+    for (k, v) in &m {
+        let (Some(k), Some(path)) = (scalar_string(k), scalar_string(v)) else {
+            continue;
+        };
+        if k != "custom" {
+            let d = f.diag(
+                codes::UNKNOWN_CONFIG_FIELD,
+                f.doc.path_pos(&["roots", &k]),
+                format!("unknown root `{k}`: extra roots hold the `custom` namespace"),
+            );
+            f.report(d);
+            continue;
+        }
+        roots.insert(k, path);
+    }
+    roots
 }
 
 /// Reports every repeated item of the list `key` at its second writing.

@@ -87,20 +87,7 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
 
-    let mut times = Vec::new();
-    let mut stats = None;
-    let mut peak = None;
-    for run in 0..runs {
-        reset_peak();
-        let t = Instant::now();
-        let report = build(&dir, &out, &BuildOptions::default()).expect("build runs");
-        times.push(t.elapsed().as_secs_f64());
-        if run == 0 {
-            peak = peak_kib();
-        }
-        assert_eq!(report.error_count(), 0, "synthetic workspace has errors");
-        stats = report.stats;
-    }
+    let (times, stats, peak) = full_builds(&dir, &out, runs);
     let s = stats.expect("artifact written");
     // The first build runs in a fresh process; later ones reuse its token-count and
     // compressed-blob caches, as `watch` and the studio do.
@@ -176,6 +163,30 @@ fn scale_point(tmp: &Path, shape: Shape) {
     }
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&out);
+}
+
+/// `runs` full builds of the workspace: their times, the last one's figures and the peak
+/// memory of the first (fresh) one.
+fn full_builds(
+    dir: &Path,
+    out: &Path,
+    runs: usize,
+) -> (Vec<f64>, Option<skillc::build::BuildStats>, Option<u64>) {
+    let mut times = Vec::new();
+    let mut stats = None;
+    let mut peak = None;
+    for run in 0..runs {
+        reset_peak();
+        let t = Instant::now();
+        let report = build(dir, out, &BuildOptions::default()).expect("build runs");
+        times.push(t.elapsed().as_secs_f64());
+        if run == 0 {
+            peak = peak_kib();
+        }
+        assert_eq!(report.error_count(), 0, "synthetic workspace has errors");
+        stats = report.stats;
+    }
+    (times, stats, peak)
 }
 
 fn percentiles(mut v: Vec<f64>) -> (f64, f64) {

@@ -212,29 +212,37 @@ pub fn generate(dir: &Path, shape: Shape) -> std::io::Result<usize> {
         }
     }
     for c in 0..shape.clients {
-        let id = format!("client-{c}.example");
-        let base = dir.join(format!("clients/{id}"));
-        let t1 = rng.below(shape.skills);
-        let t2 = (t1 + 1 + rng.below(shape.skills.max(2) - 1)) % shape.skills.max(1);
-        let yaml = format!(
-            "toggles:\n  skill-{t1}: false\n  skill-{t2}: {{ enabled: false }}\nflags:\n  competitors: {{ names: [Rival{c}], battlecard_mode: {} }}\nvars:\n  _global: {{ COMPANY_NAME: \"Client {c}\" }}\n",
-            c % 2 == 0
-        );
-        write(&base.join("client.yaml"), &yaml)?;
+        files += client(dir, shape, c, &mut rng)?;
+    }
+    Ok(files)
+}
+
+/// Client `c`: its client.yaml (two toggles, competitor flags, a company name) and its
+/// overriding skills. Returns the number of files written.
+fn client(dir: &Path, shape: Shape, c: usize, rng: &mut Rng) -> std::io::Result<usize> {
+    let mut files = 0;
+    let id = format!("client-{c}.example");
+    let base = dir.join(format!("clients/{id}"));
+    let t1 = rng.below(shape.skills);
+    let t2 = (t1 + 1 + rng.below(shape.skills.max(2) - 1)) % shape.skills.max(1);
+    let yaml = format!(
+        "toggles:\n  skill-{t1}: false\n  skill-{t2}: {{ enabled: false }}\nflags:\n  competitors: {{ names: [Rival{c}], battlecard_mode: {} }}\nvars:\n  _global: {{ COMPANY_NAME: \"Client {c}\" }}\n",
+        c.is_multiple_of(2)
+    );
+    write(&base.join("client.yaml"), &yaml)?;
+    files += 1;
+    let mut chosen = std::collections::BTreeSet::new();
+    while chosen.len() < shape.overrides.min(shape.skills) {
+        chosen.insert(rng.below(shape.skills));
+    }
+    for i in chosen {
+        let category = i % CATEGORIES;
+        let text = skill_text(rng, &format!("skill-{i}"), category, "");
+        write(
+            &base.join(format!("cat-{category}/skill-{i}/SKILL.md")),
+            &text,
+        )?;
         files += 1;
-        let mut chosen = std::collections::BTreeSet::new();
-        while chosen.len() < shape.overrides.min(shape.skills) {
-            chosen.insert(rng.below(shape.skills));
-        }
-        for i in chosen {
-            let category = i % CATEGORIES;
-            let text = skill_text(&mut rng, &format!("skill-{i}"), category, "");
-            write(
-                &base.join(format!("cat-{category}/skill-{i}/SKILL.md")),
-                &text,
-            )?;
-            files += 1;
-        }
     }
     Ok(files)
 }
