@@ -161,6 +161,9 @@ proptest! {
         std::fs::create_dir_all(&ws).unwrap();
         let shape = synth::Shape { skills: 8, clients: 3, overrides: 2, locales: 2, tiers: 2, seed };
         synth::generate(&ws, shape).unwrap();
+        // Files settle past the file system's clock tick, so rebuilds take unchanged files and
+        // their parses from the session instead of reading them again.
+        std::thread::sleep(std::time::Duration::from_millis(60));
         let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
         let options = BuildOptions::default();
         let mut session = Session::default();

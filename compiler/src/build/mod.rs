@@ -117,7 +117,7 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
 /// one what its edits cannot have changed. The artifact is the one a clean build writes.
 #[derive(Debug, Default)]
 pub struct Session {
-    read: crate::discover::fsio::ReadCache,
+    load: load::LoadCache,
     previous: Option<incremental::Memo>,
 }
 
@@ -157,7 +157,7 @@ fn build_once(
     mut session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
     progress(options, "reading", 0, 1);
-    let loaded = load::load_dir_cached(root, session.as_ref().map(|s| &s.read))?;
+    let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
     let (input_hash, source_bytes) = input_hash(&loaded);
     let report = crate::check::finish(loaded, &CheckOptions::default());
     let mut diagnostics = report.diagnostics;

@@ -78,6 +78,8 @@ pub struct Tree {
     pub diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills (`.curated/`), sorted.
     pub hidden_skills: Vec<String>,
+    /// Files a [`ReadCache`] knew unchanged since its last read (their relative paths).
+    pub unchanged: std::collections::HashSet<String>,
 }
 
 /// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
@@ -115,15 +117,28 @@ pub fn read_tree_cached(
     };
     walk.dir(root, prefix);
     use rayon::prelude::*;
+    let mut walk_unchanged = std::collections::HashSet::new();
     let mut files: Vec<RawFile> = walk
         .found
         .par_iter()
-        .map(|(rel, path)| RawFile {
-            rel: rel.clone(),
-            content: match cache {
+        .map(|(rel, path)| {
+            let (content, unchanged) = match cache {
                 Some(c) => c.read(path),
-                None => read_capped(path),
-            },
+                None => (read_capped(path), false),
+            };
+            let file = RawFile {
+                rel: rel.clone(),
+                content,
+            };
+            (file, unchanged)
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|(file, unchanged)| {
+            if unchanged {
+                walk_unchanged.insert(file.rel.clone());
+            }
+            file
         })
         .collect();
     files.retain(|f| f.content != FileContent::Artifact);
@@ -133,6 +148,7 @@ pub fn read_tree_cached(
         files,
         diagnostics: walk.diagnostics,
         hidden_skills: walk.hidden_skills,
+        unchanged: walk_unchanged,
     })
 }
 
@@ -623,13 +639,14 @@ impl ReadCache {
         Some(names)
     }
 
-    fn read(&self, path: &Path) -> FileContent {
+    /// The file's content, and whether it is the content this cache held (unchanged).
+    fn read(&self, path: &Path) -> (FileContent, bool) {
         let read_at = now_ns();
         let stamp = Self::stamp(path, read_at);
         if let (Some(s), Ok(files)) = (stamp, self.files.lock()) {
             if let Some((cached, content)) = files.get(path) {
                 if *cached == s {
-                    return content.clone();
+                    return (content.clone(), true);
                 }
             }
         }
@@ -637,7 +654,7 @@ impl ReadCache {
         if let (Some(s), Ok(mut files)) = (stamp, self.files.lock()) {
             files.insert(path.to_path_buf(), (s, content.clone()));
         }
-        content
+        (content, false)
     }
 }
 

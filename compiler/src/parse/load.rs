@@ -1,7 +1,8 @@
 //! Loading a workspace: files → typed model, collecting every diagnostic on the way.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Component, Path};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -34,11 +35,18 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
     load_dir_cached(root, None)
 }
 
-/// [`load_dir`], reading through `cache` (files and folders unchanged since an earlier read
-/// are not read again).
+/// What earlier loads of the same workspace read and parsed (`watch`, Skill Studio).
+#[derive(Debug, Default)]
+pub struct LoadCache {
+    read: fsio::ReadCache,
+    parsed: ParseCache,
+}
+
+/// [`load_dir`] through `cache`: files and folders unchanged since an earlier read are not
+/// read again, and a skill folder whose files are all unchanged is not parsed again.
 pub fn load_dir_cached(
     root: &Path,
-    cache: Option<&fsio::ReadCache>,
+    cache: Option<&mut LoadCache>,
 ) -> Result<Loaded, fsio::Error> {
     let boundary = root
         .canonicalize()
@@ -46,7 +54,9 @@ pub fn load_dir_cached(
             path: root.to_path_buf(),
             source,
         })?;
-    let tree = fsio::read_tree_cached(root, "", &boundary, cache)?;
+    let read = cache.as_deref().map(|c| &c.read);
+    let tree = fsio::read_tree_cached(root, "", &boundary, read)?;
+    let unchanged = tree.unchanged;
     let (files, mut walk_diags) = (tree.files, tree.diagnostics);
     let config = peek_config(&files);
     let mut extra = Vec::new();
@@ -89,7 +99,8 @@ pub fn load_dir_cached(
     let root_name = boundary
         .file_name()
         .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
-    let mut loaded = load_named(&files, &extra, &root_name);
+    let parsed = cache.map(|c| (&mut c.parsed, &unchanged));
+    let mut loaded = load_with(&files, &extra, &root_name, parsed);
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
 }
@@ -207,6 +218,17 @@ pub fn load_files(files: &[RawFile], extra: &[RawFile]) -> Loaded {
 /// Like [`load_files`], naming the workspace folder (the folder name of a skill whose
 /// SKILL.md is at the workspace root).
 pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Loaded {
+    load_with(files, extra, root_name, None)
+}
+
+/// [`load_named`], reusing what `cache` parsed of skill folders whose files are all in
+/// `unchanged` (read unchanged by the read cache).
+fn load_with(
+    files: &[RawFile],
+    extra: &[RawFile],
+    root_name: &str,
+    cache: Option<(&mut ParseCache, &HashSet<String>)>,
+) -> Loaded {
     let mut out = Vec::new();
     let mut texts = BTreeMap::new();
     let (main_files, extra) = split_roots(files, extra);
@@ -249,25 +271,42 @@ pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Load
             .with_help("a skill is a folder holding a SKILL.md; check the path you gave"),
         );
     }
+    let context = ParseContext {
+        config: ws.config.clone(),
+        categories: ws.categories.clone(),
+        category_dirs: category_dirs.clone(),
+        root_name: root_name.to_string(),
+    };
+    let parse = |dir: &SkillDir<'_>| -> Parsed {
+        let mut diags = Vec::new();
+        let mut own_texts = BTreeMap::new();
+        let skill = load_skill(
+            dir,
+            root_name,
+            &ws,
+            &category_dirs,
+            &mut diags,
+            &mut own_texts,
+        );
+        (skill, diags, own_texts)
+    };
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
-    type Parsed = (Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>);
-    let parsed: Vec<Parsed> = skill_dirs
-        .par_iter()
-        .map(|dir| {
-            let mut diags = Vec::new();
-            let mut own_texts = BTreeMap::new();
-            let skill = load_skill(
-                dir,
-                root_name,
-                &ws,
-                &category_dirs,
-                &mut diags,
-                &mut own_texts,
-            );
-            (skill, diags, own_texts)
-        })
-        .collect();
+    let parsed: Vec<Parsed> = match cache {
+        None => skill_dirs.par_iter().map(|d| parse(d)).collect(),
+        Some((cache, unchanged)) => {
+            let fresh: Vec<Arc<Parsed>> = skill_dirs
+                .par_iter()
+                .map(|d| {
+                    cache
+                        .reuse(&context, d, unchanged)
+                        .unwrap_or_else(|| Arc::new(parse(d)))
+                })
+                .collect();
+            cache.keep(context, &skill_dirs, &fresh);
+            fresh.iter().map(|p| (**p).clone()).collect()
+        }
+    };
     for (skill, diags, own_texts) in parsed {
         ws.skills.extend(skill);
         out.extend(diags);
@@ -861,5 +900,64 @@ fn portability(
             );
             f.report(d);
         }
+    }
+}
+
+/// A parsed skill folder: the skill (if it parsed), its diagnostics and its texts.
+type Parsed = (Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>);
+
+/// What a skill's parse reads besides its own folder.
+#[derive(Debug, Clone, PartialEq)]
+struct ParseContext {
+    config: WorkspaceConfig,
+    categories: BTreeMap<String, crate::model::Category>,
+    category_dirs: BTreeMap<String, String>,
+    root_name: String,
+}
+
+/// Skills parsed by the previous load, by folder, with the files each was parsed from.
+#[derive(Debug, Default)]
+struct ParseCache {
+    context: Option<ParseContext>,
+    skills: HashMap<String, (Vec<String>, Arc<Parsed>)>,
+}
+
+/// The files of a skill folder, by relative path.
+fn dir_files(dir: &SkillDir<'_>) -> Vec<String> {
+    let mut rels: Vec<String> = [Some(dir.main), dir.shadowed]
+        .into_iter()
+        .flatten()
+        .chain(dir.files.iter().map(|(_, f)| *f))
+        .map(|f| f.rel.clone())
+        .collect();
+    rels.sort();
+    rels
+}
+
+impl ParseCache {
+    /// The previous parse of `dir`, if the settings it read are the same and it has the same
+    /// files, each read unchanged.
+    fn reuse(
+        &self,
+        context: &ParseContext,
+        dir: &SkillDir<'_>,
+        unchanged: &HashSet<String>,
+    ) -> Option<Arc<Parsed>> {
+        if self.context.as_ref() != Some(context) {
+            return None;
+        }
+        let (files, parsed) = self.skills.get(&dir.dir)?;
+        let same = *files == dir_files(dir) && files.iter().all(|f| unchanged.contains(f));
+        same.then(|| parsed.clone())
+    }
+
+    /// Keeps this load's parses for the next one.
+    fn keep(&mut self, context: ParseContext, dirs: &[&SkillDir<'_>], parsed: &[Arc<Parsed>]) {
+        self.context = Some(context);
+        self.skills = dirs
+            .iter()
+            .zip(parsed)
+            .map(|(d, p)| (d.dir.clone(), (dir_files(d), p.clone())))
+            .collect();
     }
 }
