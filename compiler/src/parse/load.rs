@@ -44,10 +44,7 @@ pub struct LoadCache {
 
 /// [`load_dir`] through `cache`: files and folders unchanged since an earlier read are not
 /// read again, and a skill folder whose files are all unchanged is not parsed again.
-pub fn load_dir_cached(
-    root: &Path,
-    cache: Option<&mut LoadCache>,
-) -> Result<Loaded, fsio::Error> {
+pub fn load_dir_cached(root: &Path, cache: Option<&mut LoadCache>) -> Result<Loaded, fsio::Error> {
     let boundary = root
         .canonicalize()
         .map_err(|source| fsio::Error::Workspace {
