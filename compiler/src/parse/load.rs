@@ -526,15 +526,7 @@ fn load_skill(
         None => Pos::line(1),
     };
 
-    let namespace = fm.namespace.clone().unwrap_or_else(|| {
-        let inner = &dir.dir[dir.scope_base.len().min(dir.dir.len())..];
-        let first = inner.split('/').next().unwrap_or("");
-        if frontmatter::NAMESPACES.contains(&first) && inner.contains('/') {
-            first.to_string()
-        } else {
-            dir.default_namespace.to_string()
-        }
-    });
+    let namespace = fm.namespace.clone().unwrap_or_else(|| namespace_of(dir));
     let category = fm
         .category
         .clone()
@@ -566,6 +558,17 @@ fn load_skill(
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
     Some(skill)
+}
+
+/// The namespace a skill's path gives (`internal/…`), else its root's default.
+fn namespace_of(dir: &SkillDir<'_>) -> String {
+    let inner = &dir.dir[dir.scope_base.len().min(dir.dir.len())..];
+    let first = inner.split('/').next().unwrap_or("");
+    if frontmatter::NAMESPACES.contains(&first) && inner.contains('/') {
+        first.to_string()
+    } else {
+        dir.default_namespace.to_string()
+    }
 }
 
 /// The skill's name: its `name`, or the folder's when it is missing or empty (with a

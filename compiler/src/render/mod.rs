@@ -463,13 +463,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
 
-    let raw_body = match (key.compact, loc_src) {
-        (true, _) => src.compact.as_deref().unwrap_or(&src.body),
-        (false, Some(l)) => &l.body,
-        (false, None) => &src.body,
-    };
-    let substituted = vars::substitute(raw_body, |n| values.get(n).copied());
-    let (body, cited) = pool::rewrite(substituted.trim(), &pool.local[key.source]);
+    let (body, cited) = resolved_body(src, key, loc_src, &values, pool);
 
     let (description, triggers, when_to_use) = catalog_text(base, loc_base);
 
@@ -535,6 +529,24 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         unavailable: key.unavailable.clone(),
         meta,
     }
+}
+
+/// The body an entry shows: the tier's compact body or the locale's, variables substituted,
+/// source tokens rewritten to pool ids; and the ids it cites.
+fn resolved_body(
+    src: &Skill,
+    key: &EntryKey,
+    localized: Option<&Localized>,
+    values: &BTreeMap<&str, &str>,
+    pool: &pool::Pool,
+) -> (String, Vec<u32>) {
+    let raw = match (key.compact, localized) {
+        (true, _) => src.compact.as_deref().unwrap_or(&src.body),
+        (false, Some(l)) => &l.body,
+        (false, None) => &src.body,
+    };
+    let substituted = vars::substitute(raw, |n| values.get(n).copied());
+    pool::rewrite(substituted.trim(), &pool.local[key.source])
 }
 
 /// What a catalog shows of the skill: description, trigger examples and when to use, from
