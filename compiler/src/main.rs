@@ -805,12 +805,9 @@ fn check(
         }
         _ => {}
     }
-    let code = if report.is_ok() {
+    if report.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_ERRORS)
-    };
-    // The process ends here: freeing a large workspace piece by piece only costs time.
-    std::mem::forget(report);
-    code
+    }
 }

@@ -94,11 +94,13 @@ impl<'a> CardTexts<'a> {
         Ok(())
     }
 
-    /// The fragments by card and level, for the next build.
+    /// The fragments, and (with `keep`) the same by card and level for the next build.
     pub fn into_memo(self, keep: bool) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
         let mut memo = CardTextMemo::new();
-        let kept = if keep { self.cards.len() } else { 0 };
-        for (card, frags) in self.cards.iter().zip(&self.fragments).take(kept) {
+        if !keep {
+            return (self.fragments, memo);
+        }
+        for (card, frags) in self.cards.iter().zip(&self.fragments) {
             for f in frags {
                 memo.entry((card.clone(), f.level.clone()))
                     .or_default()

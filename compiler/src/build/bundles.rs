@@ -89,15 +89,17 @@ pub fn resolve_all(
     meter: &Meter<'_>,
     reuse: Option<&Reuse<'_>>,
 ) -> Resolved {
-    let kept = |b: usize| reuse.and_then(|r| r.slots(plan, b));
+    let kept: Vec<Option<Arc<BTreeMap<String, Slot>>>> = (0..plan.specs.len())
+        .map(|b| reuse.and_then(|r| r.slots(plan, b)))
+        .collect();
     let mut slots: Vec<Arc<BTreeMap<String, Slot>>> = plan
         .specs
         .par_iter()
-        .enumerate()
-        .map(|(b, spec)| match (spec.client.is_some(), kept(b)) {
+        .zip(&kept)
+        .map(|(spec, kept)| match (spec.client.is_some(), kept) {
             (_, Some(slots)) => {
                 meter.tick();
-                slots
+                slots.clone()
             }
             (false, None) => {
                 let r = prepared.resolve(spec);
@@ -108,12 +110,13 @@ pub fn resolve_all(
             (true, None) => Arc::default(),
         })
         .collect();
+    // Clients with a bundle to resolve (all of a changed client's bundles are).
     let todo: BTreeSet<&str> = plan
         .specs
         .iter()
-        .enumerate()
-        .filter(|&(b, s)| s.client.is_some() && kept(b).is_none())
-        .filter_map(|(_, s)| s.client.as_deref())
+        .zip(&kept)
+        .filter(|(_, kept)| kept.is_none())
+        .filter_map(|(s, _)| s.client.as_deref())
         .collect();
     let affected: BTreeMap<&str, BTreeSet<String>> = todo
         .par_iter()

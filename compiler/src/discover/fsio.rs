@@ -117,8 +117,7 @@ pub fn read_tree_cached(
     };
     walk.dir(root, prefix);
     use rayon::prelude::*;
-    let mut walk_unchanged = std::collections::HashSet::new();
-    let mut files: Vec<RawFile> = walk
+    let read: Vec<(RawFile, bool)> = walk
         .found
         .par_iter()
         .map(|(rel, path)| {
@@ -126,21 +125,16 @@ pub fn read_tree_cached(
                 Some(c) => c.read(path),
                 None => (read_capped(path), false),
             };
-            let file = RawFile {
-                rel: rel.clone(),
-                content,
-            };
-            (file, unchanged)
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|(file, unchanged)| {
-            if unchanged {
-                walk_unchanged.insert(file.rel.clone());
-            }
-            file
+            let rel = rel.clone();
+            (RawFile { rel, content }, unchanged)
         })
         .collect();
+    let unchanged = read
+        .iter()
+        .filter(|(_, unchanged)| *unchanged)
+        .map(|(f, _)| f.rel.clone())
+        .collect();
+    let mut files: Vec<RawFile> = read.into_iter().map(|(f, _)| f).collect();
     files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     walk.hidden_skills.sort();
@@ -148,7 +142,7 @@ pub fn read_tree_cached(
         files,
         diagnostics: walk.diagnostics,
         hidden_skills: walk.hidden_skills,
-        unchanged: walk_unchanged,
+        unchanged,
     })
 }
 

@@ -268,12 +268,6 @@ fn load_with(
             .with_help("a skill is a folder holding a SKILL.md; check the path you gave"),
         );
     }
-    let context = ParseContext {
-        config: ws.config.clone(),
-        categories: ws.categories.clone(),
-        category_dirs: category_dirs.clone(),
-        root_name: root_name.to_string(),
-    };
     let parse = |dir: &SkillDir<'_>| -> Parsed {
         let mut diags = Vec::new();
         let mut own_texts = BTreeMap::new();
@@ -292,6 +286,12 @@ fn load_with(
     let parsed: Vec<Parsed> = match cache {
         None => skill_dirs.par_iter().map(|d| parse(d)).collect(),
         Some((cache, unchanged)) => {
+            let context = ParseContext {
+                config: ws.config.clone(),
+                categories: ws.categories.clone(),
+                category_dirs: category_dirs.clone(),
+                root_name: root_name.to_string(),
+            };
             let fresh: Vec<Arc<Parsed>> = skill_dirs
                 .par_iter()
                 .map(|d| {
