@@ -20,6 +20,7 @@ pub mod schema;
 mod select;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -115,11 +116,10 @@ fn index_skills(skills: &[Skill]) -> SkillIndex {
 }
 
 /// The stored catalog text of a bundle's skill and its tokens.
-fn card_text(bundle: &Bundle, texts: &CardTexts, i: usize) -> (String, u32) {
+fn card_text<'t>(bundle: &Bundle, texts: &'t CardTexts, i: usize) -> (&'t str, u32) {
     texts
         .get(&bundle.skills[i].card)
-        .cloned()
-        .unwrap_or_default()
+        .map_or(("", 0), |(t, n)| (t.as_str(), *n))
 }
 
 /// The JSON catalog: id, name, description and triggers of each skill.
@@ -979,7 +979,7 @@ impl Artifact {
                 }
                 for &i in members {
                     let (t, n) = card_text(bundle, texts, i);
-                    text.push_str(&t);
+                    text.push_str(t);
                     tokens += n;
                 }
                 if xml {
@@ -1023,8 +1023,8 @@ impl Artifact {
                 current = Some(&s.category);
             }
             let (t, k) = card_text(bundle, texts, i);
-            text.push_str(&format!("| SK{} ", n + 1));
-            text.push_str(&t);
+            let _ = write!(text, "| SK{} ", n + 1);
+            text.push_str(t);
             tokens += k + 4;
         }
         (text, tokens)

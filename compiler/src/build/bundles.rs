@@ -63,20 +63,19 @@ impl Resolved {
         }
     }
 
-    /// The distinct entries of all bundles, in a deterministic order.
+    /// The distinct entries of all bundles, in the order bundles first hold them (global
+    /// bundles first): a bundle's entries then sit together in the artifact, so a lookup
+    /// reads a few adjacent pages rather than one page per entry.
     pub fn distinct_keys(&self) -> Vec<EntryKey> {
-        // Hashed, then sorted once: most slots repeat a few thousand keys.
-        let keys: HashSet<&EntryKey> = self
-            .slots
-            .iter()
-            .flat_map(|b| b.values())
-            .filter_map(|s| match s {
-                Slot::Entry(k) => Some(k),
-                Slot::Removed(_) => None,
-            })
-            .collect();
-        let mut keys: Vec<EntryKey> = keys.into_iter().cloned().collect();
-        keys.sort_unstable();
+        let mut seen: HashSet<&EntryKey> = HashSet::new();
+        let mut keys = Vec::new();
+        for slot in self.slots.iter().flat_map(|b| b.values()) {
+            if let Slot::Entry(k) = slot {
+                if seen.insert(k) {
+                    keys.push(k.clone());
+                }
+            }
+        }
         keys
     }
 }

@@ -1,7 +1,7 @@
 //! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
 //! counted, and the catalog cards they share.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
@@ -31,7 +31,7 @@ pub struct Rendered {
 pub struct Entries {
     /// Entries, in the order of the keys they were rendered from.
     pub list: Vec<Rendered>,
-    /// Distinct cards, sorted.
+    /// Distinct cards, in the order entries first show them.
     pub cards: Vec<Card>,
 }
 
@@ -117,18 +117,17 @@ fn count_tokens(rendered: Vec<(Entry, PromptParts)>) -> Vec<Rendered> {
         .collect()
 }
 
-/// Cards are what catalogs show, shared by entries that differ only in their body.
+/// Cards are what catalogs show, shared by entries that differ only in their body; numbered
+/// in the order entries first show them, for the same locality as the entries'.
 fn assign_cards(list: &mut [Rendered]) -> Vec<Card> {
-    let index: BTreeMap<Card, usize> = list
-        .iter()
-        .map(|r| r.entry.card())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| (c, i))
-        .collect();
+    let mut index: HashMap<Card, usize> = HashMap::new();
+    let mut cards = Vec::new();
     for r in list.iter_mut() {
-        r.card = index[&r.entry.card()];
+        let card = r.entry.card();
+        r.card = *index.entry(card).or_insert_with_key(|c| {
+            cards.push(c.clone());
+            cards.len() - 1
+        });
     }
-    index.into_keys().collect()
+    cards
 }
