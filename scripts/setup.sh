@@ -4,6 +4,7 @@
 # and the reference validator `skills-ref` for the parity test. Idempotent: installs only
 # what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 apt_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
@@ -39,3 +40,13 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+
+# The studio's frontend (TypeScript, CodeMirror 6, bundled by Vite) from the committed lock
+# file. Tauri embeds studio-ui/dist into the binary when it compiles, so this runs before any
+# build of the studio (and before clippy, which compiles it too).
+if [ ! -d studio-ui/node_modules ] || [ studio-ui/package-lock.json -nt studio-ui/node_modules/.package-lock.json ]; then
+  echo "setup: installing the studio's frontend packages (npm ci)"
+  (cd studio-ui && npm ci --no-audit --no-fund --loglevel=error)
+fi
+echo "setup: building the studio's frontend (type check and bundle)"
+(cd studio-ui && npm run --silent build >/dev/null)

@@ -333,54 +333,49 @@ fn workspace_of(file: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// Checks the workspace around `path` as it would be with `text` in `path`: the errors that
-/// the edit adds (errors already there are not the edit's doing).
+/// Checks the workspace `root` as it would be with each `(path, text)` of `edits` written: the
+/// errors that the edits add (errors already there are not their doing).
 fn errors_added(
     root: &Path,
-    path: &Path,
-    text: &str,
+    edits: &[(PathBuf, String)],
     also: &[&str],
 ) -> Result<Vec<Diagnostic>, Error> {
-    let io = |e: crate::discover::fsio::Error| Error::Io {
+    let canonical_root = root.canonicalize().map_err(|source| Error::Io {
         path: root.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    };
-    let (mut files, _) = crate::discover::fsio::read_tree(
-        root,
-        "",
-        &root.canonicalize().map_err(|source| Error::Io {
+        source,
+    })?;
+    let (mut files, _) =
+        crate::discover::fsio::read_tree(root, "", &canonical_root).map_err(|e| Error::Io {
             path: root.to_path_buf(),
-            source,
-        })?,
-    )
-    .map_err(io)?;
-    let rel = path
-        .canonicalize()
-        .ok()
-        .zip(root.canonicalize().ok())
-        .and_then(|(p, r)| p.strip_prefix(r).ok().map(Path::to_path_buf))
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .unwrap_or_default();
+            source: std::io::Error::other(e.to_string()),
+        })?;
     let blocking = |d: &Diagnostic| d.severity == Severity::Error || also.contains(&d.code);
-    let errors = |files: &[RawFile]| -> Vec<(String, String)> {
+    let errors = |files: &[RawFile]| -> Vec<Diagnostic> {
         crate::check_files(files, &crate::CheckOptions::default())
             .diagnostics
             .into_iter()
             .filter(blocking)
-            .map(|d| (d.code.to_string(), d.message))
             .collect()
     };
-    let before = errors(&files);
-    match files.iter_mut().find(|f| f.rel == rel) {
-        Some(f) => *f = RawFile::new(rel.clone(), text.as_bytes()),
-        None => files.push(RawFile::new(rel.clone(), text.as_bytes())),
-    }
-    let report = crate::check_files(&files, &crate::CheckOptions::default());
-    Ok(report
-        .diagnostics
+    let before: std::collections::HashSet<(&str, String)> = errors(&files)
         .into_iter()
-        .filter(blocking)
-        .filter(|d| !before.contains(&(d.code.to_string(), d.message.clone())))
+        .map(|d| (d.code, d.message))
+        .collect();
+    for (path, text) in edits {
+        let rel = path
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.strip_prefix(&canonical_root).ok().map(Path::to_path_buf))
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        match files.iter_mut().find(|f| f.rel == rel) {
+            Some(f) => *f = RawFile::new(rel, text.as_bytes()),
+            None => files.push(RawFile::new(rel, text.as_bytes())),
+        }
+    }
+    Ok(errors(&files)
+        .into_iter()
+        .filter(|d| !before.contains(&(d.code, d.message.clone())))
         .collect())
 }
 
@@ -398,7 +393,7 @@ pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Resu
     let text = read(path)?;
     let new = set_field(&text, field, edit)?;
     let root = workspace_of(path);
-    let added = errors_added(&root, path, &new, &[])?;
+    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[])?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }
@@ -412,30 +407,68 @@ pub fn toggle_in_workspace(
     skill: &str,
     toggle: Toggle,
 ) -> Result<PathBuf, Error> {
-    let dir = root.join("clients").join(client);
-    if client.is_empty() || client.contains(['/', '\\']) || client.starts_with('.') || !dir.is_dir()
-    {
-        return Err(Error::Invalid(format!(
-            "no client `{client}` (no folder clients/{client}/ in `{}`)",
-            root.display()
-        )));
+    let mut written = toggles_in_workspace(root, &[(client, skill, toggle)])?;
+    Ok(written.pop().unwrap_or_else(|| client_file(root, client)))
+}
+
+fn client_file(root: &Path, client: &str) -> PathBuf {
+    root.join("clients").join(client).join("client.yaml")
+}
+
+/// Sets many toggles at once (the studio's bulk edits): each client.yaml touched is rewritten
+/// once, only on the toggles' lines, after one check of the workspace with every change in
+/// place. Returns the files written.
+pub fn toggles_in_workspace(
+    root: &Path,
+    changes: &[(&str, &str, Toggle)],
+) -> Result<Vec<PathBuf>, Error> {
+    let mut edits: Vec<(PathBuf, String, String)> = Vec::new();
+    for &(client, skill, toggle) in changes {
+        let dir = root.join("clients").join(client);
+        if client.is_empty()
+            || client.contains(['/', '\\'])
+            || client.starts_with('.')
+            || !dir.is_dir()
+        {
+            return Err(Error::Invalid(format!(
+                "no client `{client}` (no folder clients/{client}/ in `{}`)",
+                root.display()
+            )));
+        }
+        let path = client_file(root, client);
+        let at = match edits.iter().position(|(p, _, _)| *p == path) {
+            Some(at) => at,
+            None => {
+                let text = if path.exists() {
+                    read(&path)?
+                } else {
+                    String::new()
+                };
+                edits.push((path, text.clone(), text));
+                edits.len() - 1
+            }
+        };
+        edits[at].2 = set_toggle(&edits[at].2, skill, toggle)?;
     }
-    let path = dir.join("client.yaml");
-    let text = if path.exists() {
-        read(&path)?
-    } else {
-        String::new()
-    };
-    let new = set_toggle(&text, skill, toggle)?;
+    edits.retain(|(_, old, new)| old != new);
+    let changed: Vec<(PathBuf, String)> = edits
+        .into_iter()
+        .map(|(path, _, new)| (path, new))
+        .collect();
+    if changed.is_empty() {
+        return Ok(Vec::new());
+    }
     // A toggle for a skill that does not exist is a typo, not a setting.
-    let added = errors_added(root, &path, &new, &[crate::codes::UNKNOWN_TOGGLE])?;
+    let added = errors_added(root, &changed, &[crate::codes::UNKNOWN_TOGGLE])?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }
-    if new != text {
-        write_atomic(&path, new.as_bytes())?;
+    let mut written = Vec::new();
+    for (path, text) in changed {
+        write_atomic(&path, text.as_bytes())?;
+        written.push(path);
     }
-    Ok(path)
+    Ok(written)
 }
 
 #[cfg(test)]

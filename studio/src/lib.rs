@@ -2,6 +2,7 @@
 //! logic (and is what the unit tests drive). Errors reach the UI as `{kind, message,
 //! diagnostics}` so it can link each diagnostic to its file and line.
 
+pub mod relations;
 pub mod session;
 
 use std::path::{Path, PathBuf};
@@ -136,8 +137,12 @@ fn decompose(text: String) -> session::Parts {
 }
 
 #[tauri::command]
-fn compose(parts: session::Parts) -> Result<String, StudioError> {
-    session::compose(&parts)
+fn set_field(
+    text: String,
+    field: String,
+    value: Option<serde_json::Value>,
+) -> Result<String, StudioError> {
+    session::set_field(&text, &field, value.as_ref())
 }
 
 #[tauri::command]
@@ -174,18 +179,21 @@ fn import_package(studio: State<'_, Studio>, path: String) -> Result<String, Stu
 }
 
 #[tauri::command]
+fn relations(studio: State<'_, Studio>, file: String) -> Result<relations::Relations, StudioError> {
+    studio.with(|s| s.relations(&file))
+}
+
+#[tauri::command]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
 
 #[tauri::command]
-fn set_toggle(
+fn set_toggles(
     studio: State<'_, Studio>,
-    client: String,
-    skill: String,
-    value: Option<bool>,
-) -> Result<(), StudioError> {
-    studio.with(|s| s.set_toggle(&client, &skill, value))
+    changes: Vec<session::ToggleChange>,
+) -> Result<usize, StudioError> {
+    studio.with(|s| s.set_toggles(&changes))
 }
 
 #[tauri::command]
@@ -240,14 +248,15 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             check_draft,
             save_file,
             decompose,
-            compose,
+            set_field,
             create_skill,
             rename_skill,
             delete_skill,
             export_package,
             import_package,
             toggles,
-            set_toggle,
+            set_toggles,
+            relations,
             build,
             preview,
             diff

@@ -118,6 +118,10 @@ pub struct Overview {
     pub tiers: Vec<String>,
     /// Consumers.
     pub consumers: Vec<String>,
+    /// Category ids.
+    pub categories: Vec<String>,
+    /// Every frontmatter field the compiler knows (the form offers these).
+    pub fields: Vec<&'static str>,
     /// Every diagnostic of a check.
     pub diagnostics: Vec<Diag>,
 }
@@ -149,25 +153,30 @@ pub enum Saved {
     },
 }
 
-/// A cell of the toggles matrix.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Cell {
-    /// Enabled for the client.
-    pub enabled: bool,
-    /// Where the state comes from: `toggle`, `default_enabled`, `default`, or `absent` (a
-    /// skill of another client).
-    pub source: &'static str,
-}
-
-/// Clients × skills.
+/// Clients × skills, compact enough for 500 clients × 1,000 skills: one character per cell.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Toggles {
     /// Client ids (rows).
     pub clients: Vec<String>,
     /// Skill names (columns).
     pub skills: Vec<String>,
-    /// `cells[client][skill]`.
-    pub cells: Vec<Vec<Cell>>,
+    /// Each skill's category (empty when none), for filtering and bulk edits.
+    pub categories: Vec<String>,
+    /// One string per client, one character per skill: `T`/`t` toggled on/off in its
+    /// client.yaml, `E`/`e` on/off by the skill's `default_enabled`, `D` on by default, `-` a
+    /// skill of another client.
+    pub cells: Vec<String>,
+}
+
+/// One toggle to set: on, off, or back to the skill's default (`None`).
+#[derive(Debug, Clone, serde::Deserialize, PartialEq, Eq)]
+pub struct ToggleChange {
+    /// Client id.
+    pub client: String,
+    /// Skill name.
+    pub skill: String,
+    /// The new state.
+    pub value: Option<bool>,
 }
 
 /// What a build did.
@@ -228,6 +237,8 @@ pub struct Session {
     root: PathBuf,
     /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
     builds: std::sync::Mutex<skillc::build::Session>,
+    /// Checks (the overview, a draft as the user types) read and parse only what changed.
+    checks: std::sync::Mutex<skillc::parse::load::LoadCache>,
 }
 
 impl Session {
@@ -245,6 +256,7 @@ impl Session {
         Ok(Session {
             root,
             builds: Default::default(),
+            checks: Default::default(),
         })
     }
 
@@ -295,7 +307,13 @@ impl Session {
     }
 
     fn check(&self) -> Result<skillc::CheckReport, StudioError> {
-        skillc::check(&self.root, &skillc::CheckOptions::default()).map_err(io_err)
+        self.check_with(&[])
+    }
+
+    fn check_with(&self, drafts: &[RawFile]) -> Result<skillc::CheckReport, StudioError> {
+        let mut cache = self.checks.lock().map_err(io_err)?;
+        let options = skillc::CheckOptions::default();
+        skillc::check::check_cached(&self.root, &options, &mut cache, drafts).map_err(io_err)
     }
 
     /// The skills, configuration and diagnostics.
@@ -323,8 +341,18 @@ impl Session {
             locales: ws.config.locales.clone(),
             tiers: ws.config.tiers.iter().map(|t| t.name.clone()).collect(),
             consumers: ws.config.consumers.keys().cloned().collect(),
+            categories: ws.categories.keys().cloned().collect(),
+            fields: skillc::parse::KNOWN_FIELDS.to_vec(),
             diagnostics: report.diagnostics.iter().map(Diag::from).collect(),
         })
+    }
+
+    /// What the skill at `rel` is tied to (the relations panel).
+    pub fn relations(&self, rel: &str) -> Result<crate::relations::Relations, StudioError> {
+        self.inside(rel)?;
+        let report = self.check()?;
+        crate::relations::of(&report.workspace, rel)
+            .ok_or_else(|| StudioError::new("request", format!("`{rel}` is not a skill")))
     }
 
     /// Reads a file of the workspace.
@@ -341,16 +369,8 @@ impl Session {
     /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved).
     pub fn check_draft(&self, rel: &str, text: &str) -> Result<Vec<Diag>, StudioError> {
         self.inside(rel)?;
-        let (mut files, walk) =
-            skillc::discover::fsio::read_tree(&self.root, "", &self.root).map_err(io_err)?;
-        match files.iter_mut().find(|f| f.rel == rel) {
-            Some(f) => *f = RawFile::new(rel, text.as_bytes()),
-            None => files.push(RawFile::new(rel, text.as_bytes())),
-        }
-        let report = skillc::check_files(&files, &skillc::CheckOptions::default());
-        let mut diags: Vec<Diag> = report.diagnostics.iter().map(Diag::from).collect();
-        diags.extend(walk.iter().map(Diag::from));
-        Ok(diags)
+        let report = self.check_with(&[RawFile::new(rel, text.as_bytes())])?;
+        Ok(report.diagnostics.iter().map(Diag::from).collect())
     }
 
     /// Saves `text` to `rel` atomically, unless the file changed on disk since it was read
@@ -469,6 +489,7 @@ impl Session {
         let report = self.check()?;
         let ws = &report.workspace;
         let mut defaults: BTreeMap<String, Option<bool>> = BTreeMap::new();
+        let mut categories: BTreeMap<String, String> = BTreeMap::new();
         // Which clients have each skill: `None` for global skills (every client).
         let mut owners: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
         for s in ws
@@ -479,6 +500,9 @@ impl Session {
             defaults
                 .entry(s.name.clone())
                 .or_insert(s.frontmatter.default_enabled);
+            categories
+                .entry(s.name.clone())
+                .or_insert_with(|| s.category.clone().unwrap_or_default());
             let owner = owners.entry(s.name.clone()).or_insert(Some(Vec::new()));
             match (&s.scope, owner.as_mut()) {
                 (Scope::Global, _) => *owner = None,
@@ -495,50 +519,59 @@ impl Session {
                 skills
                     .iter()
                     .map(|s| match (client.toggles.get(s), defaults[s]) {
-                        _ if owners[s].as_ref().is_some_and(|o| !o.contains(c)) => Cell {
-                            enabled: false,
-                            source: "absent",
-                        },
-                        (Some(t), _) => Cell {
-                            enabled: t.enabled,
-                            source: "toggle",
-                        },
-                        (None, Some(d)) => Cell {
-                            enabled: d,
-                            source: "default_enabled",
-                        },
-                        (None, None) => Cell {
-                            enabled: true,
-                            source: "default",
-                        },
+                        _ if owners[s].as_ref().is_some_and(|o| !o.contains(c)) => '-',
+                        (Some(t), _) => {
+                            if t.enabled {
+                                'T'
+                            } else {
+                                't'
+                            }
+                        }
+                        (None, Some(d)) => {
+                            if d {
+                                'E'
+                            } else {
+                                'e'
+                            }
+                        }
+                        (None, None) => 'D',
                     })
                     .collect()
             })
             .collect();
+        let categories = skills
+            .iter()
+            .map(|n| categories.get(n).cloned().unwrap_or_default())
+            .collect();
         Ok(Toggles {
             clients,
             skills,
+            categories,
             cells,
         })
     }
 
-    /// Sets (or clears, with `None`) a client's toggle for a skill in its `client.yaml`.
-    pub fn set_toggle(
-        &self,
-        client: &str,
-        skill: &str,
-        value: Option<bool>,
-    ) -> Result<(), StudioError> {
-        // The compiler's lossless edit (the code behind `skillc toggle`): only the toggle's
-        // line changes; comments and order stay; an unreadable client.yaml is never replaced.
-        self.inside(&format!("clients/{client}/client.yaml"))?;
-        let toggle = match value {
-            Some(true) => skillc::edit::Toggle::On,
-            Some(false) => skillc::edit::Toggle::Off,
-            None => skillc::edit::Toggle::Default,
-        };
-        skillc::edit::toggle_in_workspace(&self.root, client, skill, toggle)
-            .map(|_| ())
+    /// Sets (or clears, with `None`) toggles in the clients' `client.yaml` files, all checked
+    /// together and each file written once.
+    pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
+        // The compiler's lossless edit (the code behind `skillc toggle`): only the toggles'
+        // lines change; comments and order stay; an unreadable client.yaml is never replaced.
+        for c in changes {
+            self.inside(&format!("clients/{}/client.yaml", c.client))?;
+        }
+        let edits: Vec<(&str, &str, skillc::edit::Toggle)> = changes
+            .iter()
+            .map(|c| {
+                let toggle = match c.value {
+                    Some(true) => skillc::edit::Toggle::On,
+                    Some(false) => skillc::edit::Toggle::Off,
+                    None => skillc::edit::Toggle::Default,
+                };
+                (c.client.as_str(), c.skill.as_str(), toggle)
+            })
+            .collect();
+        skillc::edit::toggles_in_workspace(&self.root, &edits)
+            .map(|written| written.len())
             .map_err(edit_err)
     }
 
@@ -637,6 +670,8 @@ impl Session {
 pub struct Parts {
     /// `(key, value)` in file order.
     pub fields: Vec<(String, serde_json::Value)>,
+    /// The text before the body: the frontmatter with its fences, byte for byte.
+    pub head: String,
     /// The body after the frontmatter.
     pub body: String,
     /// Why the frontmatter could not be read (the form is then unavailable).
@@ -647,6 +682,7 @@ pub struct Parts {
 pub fn decompose(text: &str) -> Parts {
     let fail = |e: String| Parts {
         fields: Vec::new(),
+        head: String::new(),
         body: text.to_string(),
         error: Some(e),
     };
@@ -664,26 +700,32 @@ pub fn decompose(text: &str) -> Parts {
         .iter()
         .filter_map(|(k, v)| Some((k.as_str()?.to_string(), serde_json::to_value(v).ok()?)))
         .collect();
+    let head = text[..text.len() - split.body.len()].to_string();
     Parts {
         fields,
+        head,
         body: split.body.to_string(),
         error: None,
     }
 }
 
-/// Writes form fields and a body back as a SKILL.md text.
-pub fn compose(parts: &Parts) -> Result<String, StudioError> {
-    let mut map = serde_yaml::Mapping::new();
-    for (k, v) in &parts.fields {
-        let value: serde_yaml::Value = serde_yaml::to_value(v).map_err(io_err)?;
-        map.insert(k.as_str().into(), value);
-    }
-    let yaml = if map.is_empty() {
-        String::new()
-    } else {
-        serde_yaml::to_string(&map).map_err(io_err)?
+/// Sets (or, with `None`, removes) one frontmatter field of a SKILL.md text with the
+/// compiler's lossless edit (the code of `skillc set`): only that field's lines change, so
+/// comments, key order and quoting elsewhere survive a form edit.
+pub fn set_field(
+    text: &str,
+    field: &str,
+    value: Option<&serde_json::Value>,
+) -> Result<String, StudioError> {
+    let edit = match value {
+        None => {
+            return skillc::edit::set_field(text, field, &skillc::edit::FieldEdit::Unset)
+                .map_err(edit_err)
+        }
+        Some(v) => serde_yaml::to_string(v).map_err(io_err)?,
     };
-    Ok(format!("---\n{yaml}---\n{}", parts.body))
+    let yaml = edit.trim_end_matches('\n');
+    skillc::edit::set_field(text, field, &skillc::edit::FieldEdit::Set(yaml)).map_err(edit_err)
 }
 
 fn package_err(e: skillc::interop::package::Error) -> StudioError {
@@ -809,6 +851,60 @@ mod tests {
     }
 
     #[test]
+    fn relations_name_variants_overrides_and_composition_both_ways() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        let file = |name: &str, client: &str| {
+            o.skills
+                .iter()
+                .find(|k| k.name == name && k.client == client)
+                .map(|k| k.file.clone())
+                .unwrap_or_else(|| panic!("no skill {name} of {client:?}"))
+        };
+        let competitors = s.relations(&file("competitors", "")).unwrap();
+        assert!(
+            competitors
+                .variants
+                .iter()
+                .any(|v| v.link.name == "competitors_aware"
+                    && v.when == ["flag competitors.names is set"]),
+            "{:?}",
+            competitors.variants
+        );
+        let aware = s.relations(&file("competitors_aware", "")).unwrap();
+        assert_eq!(
+            aware.variant_of.as_ref().map(|l| l.name.as_str()),
+            Some("competitors")
+        );
+        let pricing = s.relations(&file("pricing", "")).unwrap();
+        assert!(pricing
+            .overridden_by
+            .iter()
+            .any(|l| l.client == "ibanfirst.com"));
+        let theirs = s.relations(&file("pricing", "ibanfirst.com")).unwrap();
+        assert_eq!(
+            theirs.overrides.and_then(|l| l.file),
+            Some(file("pricing", ""))
+        );
+        let demo = s.relations(&file("demo_offer", "")).unwrap();
+        let toggled: Vec<&str> = demo.toggled_by.iter().map(|t| t.client.as_str()).collect();
+        assert!(toggled.contains(&"example.com"), "{toggled:?}");
+        // Every link one way shows up the other way.
+        for k in &o.skills {
+            let r = s.relations(&k.file).unwrap();
+            for l in r.uses.dependencies.iter().filter_map(|l| l.file.as_ref()) {
+                let back = s.relations(l).unwrap();
+                assert!(back
+                    .used_by
+                    .dependencies
+                    .iter()
+                    .any(|b| b.file.as_ref() == Some(&k.file)));
+            }
+        }
+        assert_eq!(s.relations("workspace.yaml").unwrap_err().kind, "request");
+    }
+
+    #[test]
     fn overview_lists_skills_by_scope_with_diagnostics() {
         let (_d, s) = sample();
         let o = s.overview().unwrap();
@@ -901,6 +997,51 @@ mod tests {
         );
     }
 
+    fn change(client: &str, skill: &str, value: Option<bool>) -> ToggleChange {
+        ToggleChange {
+            client: client.into(),
+            skill: skill.into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn a_bulk_toggle_writes_each_client_file_once_and_refuses_a_typo_whole() {
+        let (_d, s) = sample();
+        let t = s.toggles().unwrap();
+        // Skills every client has (a client's own skill is unknown to the others).
+        let global: Vec<&String> = t
+            .skills
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| t.cells.iter().all(|row| row.as_bytes()[*i] != b'-'))
+            .map(|(_, k)| k)
+            .take(3)
+            .collect();
+        let changes: Vec<ToggleChange> = t
+            .clients
+            .iter()
+            .flat_map(|c| global.iter().map(move |k| change(c, k, Some(false))))
+            .collect();
+        assert_eq!(s.set_toggles(&changes).unwrap(), t.clients.len());
+        let after = s.toggles().unwrap();
+        for (ci, _) in after.clients.iter().enumerate() {
+            for k in &global {
+                let ki = after.skills.iter().position(|x| x == *k).unwrap();
+                assert_eq!(after.cells[ci].as_bytes()[ki], b't');
+            }
+        }
+        let mut with_typo = changes.clone();
+        with_typo.iter_mut().for_each(|c| c.value = Some(true));
+        with_typo.push(change(&t.clients[0], "no-such-skill", Some(true)));
+        assert_eq!(s.set_toggles(&with_typo).unwrap_err().kind, "invalid");
+        assert_eq!(
+            s.toggles().unwrap(),
+            after,
+            "a refused bulk edit writes nothing"
+        );
+    }
+
     #[test]
     fn the_toggle_matrix_shows_the_cascade_and_edits_client_yaml() {
         let (_d, s) = sample();
@@ -908,61 +1049,26 @@ mod tests {
         let cell = |t: &Toggles, c: &str, k: &str| {
             let ci = t.clients.iter().position(|x| x == c).unwrap();
             let ki = t.skills.iter().position(|x| x == k).unwrap();
-            t.cells[ci][ki].clone()
+            t.cells[ci].as_bytes()[ki] as char
         };
-        assert_eq!(
-            cell(&t, "example.com", "demo_offer"),
-            Cell {
-                enabled: false,
-                source: "toggle"
-            }
-        );
-        assert_eq!(
-            cell(&t, "augment.org", "content_gating"),
-            Cell {
-                enabled: false,
-                source: "default_enabled"
-            }
-        );
-        assert_eq!(
-            cell(&t, "augment.org", "pricing"),
-            Cell {
-                enabled: true,
-                source: "default"
-            }
-        );
-        assert_eq!(
-            cell(&t, "augment.org", "pricing-uk"),
-            Cell {
-                enabled: false,
-                source: "absent"
-            }
-        );
+        assert_eq!(cell(&t, "example.com", "demo_offer"), 't');
+        assert_eq!(cell(&t, "augment.org", "content_gating"), 'e');
+        assert_eq!(cell(&t, "augment.org", "pricing"), 'D');
+        assert_eq!(cell(&t, "augment.org", "pricing-uk"), '-');
         let file = s.root().join("clients/augment.org/client.yaml");
         let before = std::fs::read_to_string(&file).unwrap();
-        s.set_toggle("augment.org", "content_gating", Some(true))
+        s.set_toggles(&[change("augment.org", "content_gating", Some(true))])
             .unwrap();
         // Lossless: every comment and every other line of client.yaml is still there.
         let after = std::fs::read_to_string(&file).unwrap();
         for line in before.lines().filter(|l| !l.contains("content_gating")) {
             assert!(after.contains(line), "lost {line:?}:\n{after}");
         }
-        s.set_toggle("example.com", "demo_offer", None).unwrap();
+        s.set_toggles(&[change("example.com", "demo_offer", None)])
+            .unwrap();
         let t = s.toggles().unwrap();
-        assert_eq!(
-            cell(&t, "augment.org", "content_gating"),
-            Cell {
-                enabled: true,
-                source: "toggle"
-            }
-        );
-        assert_eq!(
-            cell(&t, "example.com", "demo_offer"),
-            Cell {
-                enabled: true,
-                source: "default_enabled"
-            }
-        );
+        assert_eq!(cell(&t, "augment.org", "content_gating"), 'T');
+        assert_eq!(cell(&t, "example.com", "demo_offer"), 'E');
         assert!(s
             .overview()
             .unwrap()
@@ -1007,7 +1113,7 @@ mod tests {
             .iter()
             .any(|k| k.name == "competitors" && k.resolved == "competitors_battlecard"));
         assert!(p.catalog.text.contains("| SK1 "));
-        s.set_toggle("hyperline.co", "support", Some(false))
+        s.set_toggles(&[change("hyperline.co", "support", Some(false))])
             .unwrap();
         s.build(None).unwrap();
         let d = s.diff().unwrap();
@@ -1039,7 +1145,27 @@ mod form_tests {
             ("name".to_string(), serde_json::json!("a"))
         );
         assert_eq!(parts.fields[2].1, serde_json::json!(["one", "two"]));
-        assert_eq!(compose(&parts).unwrap(), text);
+        assert_eq!(format!("{}{}", parts.head, parts.body), text);
+    }
+
+    #[test]
+    fn a_form_edit_keeps_every_other_line() {
+        // Seed 000 annotates its trigger examples with comments; a form edit of another field
+        // must leave them, the key order and the quoting as they are.
+        let text = "---\r\nname: demo   # shown to buyers\r\ndescription: 'Offer a demo'\r\ntrigger_examples:\r\n  - \"Can I see it?\"   # the classic\r\npriority: 1\r\n---\r\nBody\r\n";
+        let out = set_field(text, "priority", Some(&serde_json::json!(3))).unwrap();
+        assert_eq!(out, text.replace("priority: 1", "priority: 3"));
+        let out = set_field(
+            text,
+            "description",
+            Some(&serde_json::json!("Book a demo: now")),
+        )
+        .unwrap();
+        assert_eq!(out, text.replace("'Offer a demo'", "'Book a demo: now'"));
+        let out = set_field(text, "emoji", None);
+        assert!(out.is_err(), "removing an absent field is an error");
+        let out = set_field(text, "priority", None).unwrap();
+        assert_eq!(out, text.replace("priority: 1\r\n", ""));
     }
 
     #[test]

@@ -98,6 +98,14 @@ class Driver:
         self.js("const e = arguments[0]; e.value = arguments[1]; e.dispatchEvent(new Event('input', {bubbles: true}));",
                 {ELEMENT: el}, value)
 
+    def set_code(self, css, text):
+        """Replaces the text of a CodeMirror editor as typing does (its update listeners run)."""
+        self.js("const v = document.querySelector(arguments[0]).cm;"
+                " v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: arguments[1]}});", css, text)
+
+    def code(self, css):
+        return self.js("return document.querySelector(arguments[0]).cm.state.doc.toString()", css)
+
     def wait_text(self, css, needle, timeout=30):
         end = time.time() + timeout
         last = ""
@@ -243,14 +251,14 @@ def test_provoke_and_resolve_an_on_disk_conflict(d, tmp, shots):
     # Unsaved edits are not dropped silently: leaving them asks for a second click.
     d.click('#skill-list li[data-file="public/assistant/greeting/SKILL.md"]')
     d.wait_text("#editor-title", "greeting")
-    d.set_value("#body", "An unsaved edit.\n")
+    d.set_code("#body", "An unsaved edit.\n")
     f = "public/response_handling/support/SKILL.md"
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#build-status", "Unsaved edits")
     assert "greeting" in d.text("#editor-title")
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#editor-title", f)
-    d.set_value("#body", "# Instructions\n\nMy edit in the studio.\n")
+    d.set_code("#body", "# Instructions\n\nMy edit in the studio.\n")
     # Someone else changes the file meanwhile.
     path = ws / f
     path.write_text(path.read_text().replace("Route existing customers", "Their edit routes customers"))
@@ -262,11 +270,11 @@ def test_provoke_and_resolve_an_on_disk_conflict(d, tmp, shots):
     assert "Their edit routes" not in path.read_text()
     # A second conflict, resolved the other way: their version is loaded.
     wait_until(lambda: not conflict_shown(), "the conflict closes")
-    d.set_value("#body", "# Instructions\n\nAnother edit.\n")
+    d.set_code("#body", "# Instructions\n\nAnother edit.\n")
     path.write_text(path.read_text().replace("My edit in the studio", "Their second edit"))
     wait_until(conflict_shown, "a second conflict is shown")
     d.click("#load-theirs")
-    wait_until(lambda: "Their second edit" in d.js("return document.getElementById('source').value"),
+    wait_until(lambda: "Their second edit" in d.code("#source"),
                "their version is loaded")
     assert "Their second edit" in path.read_text()
     assert "Another edit" not in path.read_text()
@@ -348,6 +356,67 @@ def test_the_diff_names_what_an_edit_changed(d, tmp, shots):
     d.screenshot(shots / "diff.png")
 
 
+def test_a_form_edit_keeps_comments_and_every_other_line(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    f = "public/assistant/greeting/SKILL.md"
+    path = ws / f
+    # As seed 000 writes them: comments beside and between the fields.
+    lines = path.read_text().split("\n")
+    lines.insert(1, "# Reviewed by the content team; keep the tone short.")
+    lines = [l + "   # shown in every catalog" if l.startswith("name:") else l for l in lines]
+    path.write_text("\n".join(lines))
+    before = path.read_text().split("\n")
+    d.click('#tabs button[data-tab="edit"]')
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value('[data-field="description"]', "Greet the visitor in one short sentence.")
+    wait_until(lambda: "one short sentence" in d.code("#source"), "the source follows the form")
+    d.click("#save")
+    wait_until(lambda: "one short sentence" in path.read_text(), "the edit is saved")
+    after = path.read_text().split("\n")
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert len(before) == len(after) and len(changed) == 1, changed
+    assert changed[0][1] == "description: Greet the visitor in one short sentence.", changed
+    # The diagnostics are underlined in the editor, at their line.
+    d.set_value('[data-field="description"]', "")
+    d.wait_text("#diagnostics", "E011")
+    d.click("#mode-source")
+    wait_until(lambda: d.js("return document.querySelectorAll('#source .cm-lintRange-error').length") > 0,
+               "the error is underlined in the source")
+    d.screenshot(shots / "editor-underline.png")
+
+
+def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_handling/competitors/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#relations", "competitors_aware")
+    assert "flag competitors.names is set" in d.text("#relations")
+    d.screenshot(shots / "relations.png")
+    d.click('#relations a[data-open="public/response_handling/competitors-aware/SKILL.md"]')
+    d.wait_text("#editor-title", "competitors-aware")
+    d.wait_text("#relations", "Variant of")
+
+
+def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="toggles"]')
+    d.wait_text("#tg-pagers", "clients")
+    d.set_value("#tg-clients", "hyperline")
+    d.set_value("#tg-skills", "support")
+    wait_until(lambda: d.js("return document.querySelectorAll('#toggles td[data-client]').length") == 1,
+               "one cell is left after filtering both axes")
+    before = (ws / "clients/hyperline.co/client.yaml").read_text()
+    d.click("#tg-bulk-off")
+    wait_until(lambda: "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text(),
+               "the bulk edit reaches client.yaml")
+    after = (ws / "clients/hyperline.co/client.yaml").read_text()
+    # Only the toggle's line is new; the rest of the file (comments included) is kept.
+    assert [l for l in before.split("\n") if l not in after.split("\n")] == [], after
+    d.screenshot(shots / "toggles-bulk.png")
+
+
 TESTS = (
     test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
     test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
@@ -357,6 +426,9 @@ TESTS = (
     test_create_rename_and_delete_a_skill,
     test_export_a_package_and_import_it_back,
     test_the_diff_names_what_an_edit_changed,
+    test_a_form_edit_keeps_comments_and_every_other_line,
+    test_relations_link_a_skill_to_its_variants,
+    test_toggles_filter_and_set_in_bulk,
 )
 
 

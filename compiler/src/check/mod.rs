@@ -79,6 +79,19 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::E
     Ok(report)
 }
 
+/// [`check`] through a cache of earlier reads and parses, with unsaved `drafts` in place of
+/// the files they name (Skill Studio checks as the user types).
+pub fn check_cached(
+    root: &Path,
+    options: &CheckOptions,
+    cache: &mut load::LoadCache,
+    drafts: &[fsio::RawFile],
+) -> Result<CheckReport, fsio::Error> {
+    let mut report = finish(load::load_dir_with(root, Some(cache), drafts)?, options);
+    render_templates(&mut report);
+    Ok(report)
+}
+
 /// A workspace's own templates can fail on its content (a missing field, a filter on the
 /// wrong kind of value, an output over the cap): only rendering every fragment finds those, so
 /// `check` renders them as a build would, and reports every template error a build would.
@@ -96,4 +109,34 @@ fn render_templates(report: &mut CheckReport) {
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
 pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
     finish(load::load_files(files, &[]), options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(desc: &str) -> String {
+        format!("---\nname: greet\ndescription: {desc}\n---\nSay hello.\n")
+    }
+
+    #[test]
+    fn a_draft_is_checked_in_place_and_never_taken_for_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("public/greet/SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, skill("Greets the visitor.")).unwrap();
+        // Stamps within the clock tick of a read are not trusted: let the file settle so the
+        // cache does reuse what it read.
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let mut cache = load::LoadCache::default();
+        let options = CheckOptions::default();
+        let description = |r: &CheckReport| r.workspace.skills[0].frontmatter.description.clone();
+        let disk = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(description(&disk).as_deref(), Some("Greets the visitor."));
+        let draft = fsio::RawFile::new("public/greet/SKILL.md", skill("A draft.").into_bytes());
+        let drafted = check_cached(dir.path(), &options, &mut cache, &[draft]).unwrap();
+        assert_eq!(description(&drafted).as_deref(), Some("A draft."));
+        let again = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(description(&again).as_deref(), Some("Greets the visitor."));
+    }
 }

@@ -45,6 +45,17 @@ pub struct LoadCache {
 /// [`load_dir`] through `cache`: files and folders unchanged since an earlier read are not
 /// read again, and a skill folder whose files are all unchanged is not parsed again.
 pub fn load_dir_cached(root: &Path, cache: Option<&mut LoadCache>) -> Result<Loaded, fsio::Error> {
+    load_dir_with(root, cache, &[])
+}
+
+/// [`load_dir_cached`] with some files' contents replaced by `drafts` (unsaved edits, by
+/// relative path; a path not on disk is added). A folder holding a draft is parsed afresh, and
+/// its parse is not kept: the next load must not take a draft for what is on disk.
+pub fn load_dir_with(
+    root: &Path,
+    mut cache: Option<&mut LoadCache>,
+    drafts: &[RawFile],
+) -> Result<Loaded, fsio::Error> {
     let boundary = root
         .canonicalize()
         .map_err(|source| fsio::Error::Workspace {
@@ -53,8 +64,15 @@ pub fn load_dir_cached(root: &Path, cache: Option<&mut LoadCache>) -> Result<Loa
         })?;
     let read = cache.as_deref().map(|c| &c.read);
     let tree = fsio::read_tree_cached(root, "", &boundary, read)?;
-    let unchanged = tree.unchanged;
-    let (files, mut walk_diags) = (tree.files, tree.diagnostics);
+    let mut unchanged = tree.unchanged;
+    let (mut files, mut walk_diags) = (tree.files, tree.diagnostics);
+    for draft in drafts {
+        unchanged.remove(&draft.rel);
+        match files.iter_mut().find(|f| f.rel == draft.rel) {
+            Some(f) => *f = draft.clone(),
+            None => files.push(draft.clone()),
+        }
+    }
     let config = peek_config(&files);
     let mut extra = Vec::new();
     for path in config.roots.values() {
@@ -96,8 +114,11 @@ pub fn load_dir_cached(root: &Path, cache: Option<&mut LoadCache>) -> Result<Loa
     let root_name = boundary
         .file_name()
         .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
-    let parsed = cache.map(|c| (&mut c.parsed, &unchanged));
+    let parsed = cache.as_deref_mut().map(|c| (&mut c.parsed, &unchanged));
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
+    if let Some(c) = cache {
+        c.parsed.forget_files(drafts);
+    }
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
 }
@@ -949,6 +970,12 @@ impl ParseCache {
         let (files, parsed) = self.skills.get(&dir.dir)?;
         let same = *files == dir_files(dir) && files.iter().all(|f| unchanged.contains(f));
         same.then(|| parsed.clone())
+    }
+
+    /// Drops the parses that read any of `files`.
+    fn forget_files(&mut self, files: &[RawFile]) {
+        self.skills
+            .retain(|_, (read, _)| !files.iter().any(|f| read.contains(&f.rel)));
     }
 
     /// Keeps this load's parses for the next one.

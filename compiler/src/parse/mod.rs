@@ -5,6 +5,7 @@ pub(crate) mod body;
 pub(crate) mod config;
 pub(crate) mod fields;
 pub(crate) mod frontmatter;
+pub use frontmatter::KNOWN_FIELDS;
 pub mod load;
 pub(crate) mod text;
 pub mod yaml;

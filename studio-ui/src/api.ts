@@ -1,0 +1,128 @@
+// The only module that talks to the Rust backend: typed wrappers of its commands.
+import { invoke } from "@tauri-apps/api/core";
+import { listen } from "@tauri-apps/api/event";
+
+export interface Diag {
+  severity: "error" | "warning";
+  code: string;
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  help: string | null;
+}
+
+export interface SkillRow {
+  file: string;
+  name: string;
+  namespace: string;
+  category: string;
+  client: string;
+  description: string;
+}
+
+export interface Overview {
+  root: string;
+  skills: SkillRow[];
+  clients: string[];
+  locales: string[];
+  tiers: string[];
+  consumers: string[];
+  categories: string[];
+  fields: string[];
+  diagnostics: Diag[];
+}
+
+export interface FileState { file: string; text: string; hash: string }
+
+export type Saved = { status: "saved"; hash: string } | { status: "conflict"; disk: FileState };
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+export interface Parts {
+  fields: [string, Json][];
+  head: string;
+  body: string;
+  error: string | null;
+}
+
+export interface Link { name: string; file: string | null; client: string }
+export interface Composition { dependencies: Link[]; augments: Link[]; blocks: Link[]; imports: Link[] }
+export interface Relations {
+  link: Link;
+  qualified_name: string;
+  variant_of: Link | null;
+  variants: { link: Link; when: string[]; priority: number }[];
+  overridden_by: Link[];
+  overrides: Link | null;
+  toggled_by: { client: string; enabled: boolean }[];
+  uses: Composition;
+  used_by: Composition;
+  hidden_by: string[];
+  locales: string[];
+  missing_locales: string[];
+  variables: string[];
+  sources: [number, string, string][];
+}
+
+/** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
+export interface Toggles { clients: string[]; skills: string[]; categories: string[]; cells: string[] }
+export interface ToggleChange { client: string; skill: string; value: boolean | null }
+
+export interface BuildSummary {
+  written: boolean; errors: number; warnings: number; diagnostics: Diag[]; bundles: number; bytes: number;
+}
+
+export interface PreviewRequest {
+  client: string; locale: string; tier: string; consumer: string; page_url: string; turn: string;
+  selected: string[]; format: string;
+}
+export interface CatalogSkill { id: string; name: string; qualified_name: string; category: string; description: string; triggers: string[] }
+export interface Preview {
+  catalog: { client: string | null; locale: string; tier: string; skills: CatalogSkill[]; text: string; tokens: number };
+  prompt: {
+    skills: { name: string; resolved: string; reason: string }[];
+    removed: { name: string; reason: string }[];
+    sources: { sid: number; url: string; title: string | null }[];
+    text: string;
+    tokens: number;
+  };
+}
+
+export interface BundleDiff {
+  client: string; locale: string; tier: string;
+  added: string[]; removed: string[]; changed: { name: string; fields: string[] }[]; catalogs: string[];
+}
+export interface Diff { added_bundles: string[]; removed_bundles: string[]; bundles: BundleDiff[]; unchanged: number }
+
+/** An error from a command: its kind, message and the diagnostics that explain it. */
+export interface StudioError { kind: string; message: string; diagnostics: Diag[] }
+
+export function errorText(e: unknown): string {
+  if (typeof e === "string") return e;
+  if (e && typeof e === "object" && "message" in e) return String((e as { message: unknown }).message);
+  return JSON.stringify(e);
+}
+
+export const api = {
+  openWorkspace: (path: string) => invoke<Overview>("open_workspace", { path }),
+  overview: () => invoke<Overview>("overview"),
+  readFile: (file: string) => invoke<FileState>("read_file", { file }),
+  checkDraft: (file: string, text: string) => invoke<Diag[]>("check_draft", { file, text }),
+  saveFile: (file: string, text: string, base: string | null) => invoke<Saved>("save_file", { file, text, base }),
+  decompose: (text: string) => invoke<Parts>("decompose", { text }),
+  setField: (text: string, field: string, value: Json | undefined) =>
+    invoke<string>("set_field", { text, field, value: value === undefined ? null : value }),
+  relations: (file: string) => invoke<Relations>("relations", { file }),
+  createSkill: (parent: string, name: string) => invoke<string>("create_skill", { parent, name }),
+  renameSkill: (file: string, name: string) => invoke<string>("rename_skill", { file, name }),
+  deleteSkill: (file: string) => invoke<void>("delete_skill", { file }),
+  exportPackage: (file: string) => invoke<string>("export_package", { file }),
+  importPackage: (path: string) => invoke<string>("import_package", { path }),
+  toggles: () => invoke<Toggles>("toggles"),
+  setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
+  build: () => invoke<BuildSummary>("build"),
+  preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
+  diff: () => invoke<Diff>("diff"),
+  on: <T>(event: string, handler: (payload: T) => void) => listen<T>(event, (e) => handler(e.payload)),
+};

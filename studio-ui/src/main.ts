@@ -1,0 +1,162 @@
+// Skill Studio's entry point: creates the views and wires them to each other and to the
+// backend's events. Each view keeps its own state; this module only passes messages.
+import "./style.css";
+import { api, type Overview } from "./api";
+import { byId, el } from "./dom";
+import { emptyVocabulary, type Vocabulary } from "./codeEditor";
+import { fail, say } from "./status";
+import { SkillEditor } from "./views/editor";
+import { renderSkillList } from "./views/skillList";
+import { TogglesView } from "./views/toggles";
+import { fillPreviewChoices, runPreview } from "./views/preview";
+import { showDiff } from "./views/diff";
+
+let overview: Overview | null = null;
+let vocabulary: Vocabulary = emptyVocabulary();
+let buildTimer = 0;
+
+const editor = new SkillEditor({
+  vocabulary: () => vocabulary,
+  learn: (variables, sources) => { vocabulary = { ...vocabulary, variables, sources }; },
+  open: (file) => { openSkill(file).catch(fail); },
+  saved: async () => { await loadOverview(); scheduleBuild(); },
+});
+const toggles = new TogglesView(() => scheduleBuild());
+
+async function openSkill(file: string, force = false): Promise<void> {
+  if (await editor.open(file, force)) {
+    showTab("edit");
+    if (overview) renderSkillList(overview, editor.file, (f) => { openSkill(f).catch(fail); });
+  }
+}
+
+async function loadOverview(): Promise<void> {
+  const o = await api.overview();
+  overview = o;
+  vocabulary = {
+    ...vocabulary,
+    skills: [...new Set(o.skills.map((s) => s.name))].sort(),
+    categories: o.categories, clients: o.clients, locales: o.locales, tiers: o.tiers, fields: o.fields,
+  };
+  byId<HTMLInputElement>("workspace-path").value = o.root;
+  renderSkillList(o, editor.file, (f) => { openSkill(f).catch(fail); });
+  fillPreviewChoices(o);
+}
+
+function scheduleBuild(): void {
+  clearTimeout(buildTimer);
+  buildTimer = window.setTimeout(() => { runBuild().catch(fail); }, 400);
+}
+
+async function runBuild(): Promise<void> {
+  const button = byId<HTMLButtonElement>("build");
+  button.disabled = true;
+  say("Building…");
+  try {
+    const b = await api.build();
+    say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
+    if (!byId("tab-preview").hidden) await runPreview();
+    if (!byId("tab-diff").hidden) await showDiff();
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function showTab(name: string): void {
+  for (const b of document.querySelectorAll<HTMLElement>("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const s of document.querySelectorAll<HTMLElement>(".tab")) s.hidden = s.id !== `tab-${name}`;
+  if (name === "toggles") toggles.show().catch(fail);
+  if (name === "preview") runPreview().catch(fail);
+  if (name === "diff") showDiff().catch(fail);
+}
+
+/** A small inline form after `anchor`: one text input and a button. */
+function inlineForm(anchor: HTMLElement, id: string, value: string, label: string, act: (v: string) => Promise<void>): void {
+  const input = el("input", { id, value, placeholder: value || id });
+  const form = el("div", { class: "inline" }, input, el("button", {
+    onclick: () => { act(input.value.trim()).catch(fail).finally(() => form.remove()); },
+  }, label));
+  anchor.after(form);
+  input.focus();
+}
+
+function wireWorkspace(): void {
+  byId("search").addEventListener("input", () => { if (overview) renderSkillList(overview, editor.file, (f) => { openSkill(f).catch(fail); }); });
+  byId("build").addEventListener("click", () => { runBuild().catch(fail); });
+  byId("pv-run").addEventListener("click", () => { runPreview().catch(fail); });
+  byId("open-workspace").addEventListener("click", async () => {
+    // Opening another workspace drops unsaved edits: the same second click as leaving a skill.
+    if (!editor.confirmDiscard()) return;
+    try {
+      await api.openWorkspace(byId<HTMLInputElement>("workspace-path").value);
+      editor.close();
+      await loadOverview();
+      scheduleBuild();
+    } catch (e) { fail(e); }
+  });
+  for (const b of document.querySelectorAll<HTMLElement>("#tabs button")) {
+    b.addEventListener("click", () => showTab(b.dataset.tab ?? "edit"));
+  }
+}
+
+function wireSkillActions(): void {
+  byId("new-skill").addEventListener("click", () => {
+    const parent = editor.file ? editor.file.split("/").slice(0, -2).join("/") : "public";
+    inlineForm(byId("new-skill"), "new-skill-name", "", "Create", async (name) => {
+      const f = await api.createSkill(parent, name);
+      await loadOverview();
+      await openSkill(f, true);
+    });
+  });
+  byId("rename").addEventListener("click", () => {
+    const file = editor.file;
+    if (!file) return;
+    inlineForm(byId("rename"), "rename-name", file.split("/").slice(-2, -1)[0], "Rename", async (name) => {
+      const f = await api.renameSkill(file, name);
+      await loadOverview();
+      await openSkill(f, true);
+    });
+  });
+  byId("export-package").addEventListener("click", async () => {
+    if (!editor.file) return;
+    try { say(`Packed into ${await api.exportPackage(editor.file)}`, "good"); } catch (e) { fail(e); }
+  });
+  byId("import-package").addEventListener("click", () => {
+    inlineForm(byId("import-package"), "import-path", "", "Import", async (path) => {
+      const f = await api.importPackage(path);
+      await loadOverview();
+      await openSkill(f, true);
+      scheduleBuild();
+    });
+  });
+  // The first click arms the deletion of this skill only; a second within 4 s confirms it.
+  let armed: string | null = null;
+  const del = byId("delete");
+  del.addEventListener("click", async () => {
+    const file = editor.file;
+    if (!file) return;
+    if (armed !== file) {
+      armed = file; del.textContent = "Click to confirm";
+      setTimeout(() => { if (armed === file) { armed = null; del.textContent = "Delete"; } }, 4000);
+      return;
+    }
+    armed = null; del.textContent = "Delete";
+    try { await api.deleteSkill(file); editor.close(); await loadOverview(); scheduleBuild(); } catch (e) { fail(e); }
+  });
+}
+
+function wireEvents(): void {
+  api.on<[string, number, number]>("build-progress", ([phase, done, total]) => say(`${phase} ${done}/${total}`));
+  api.on<string[]>("disk-changed", async (files) => {
+    try {
+      if (editor.file && files.includes(editor.file)) await editor.diskChanged();
+      await loadOverview();
+      scheduleBuild();
+    } catch (e) { fail(e); }
+  });
+}
+
+wireWorkspace();
+wireSkillActions();
+wireEvents();
+loadOverview().then(runBuild).catch(fail);

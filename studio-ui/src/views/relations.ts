@@ -1,0 +1,37 @@
+// The relations panel: what a skill is tied to, each name a link that opens it.
+import type { Composition, Link, Relations } from "../api";
+import { el } from "../dom";
+
+function link(l: Link, open: (file: string) => void): HTMLElement {
+  const label = l.client ? `${l.name} (${l.client})` : l.name;
+  if (!l.file) return el("span", { class: "missing", title: "no skill has this name" }, label);
+  const file = l.file;
+  return el("a", { href: "#", "data-open": file, onclick: (e: Event) => { e.preventDefault(); open(file); } }, label);
+}
+
+function section(title: string, items: HTMLElement[]): HTMLElement | null {
+  if (!items.length) return null;
+  return el("div", { class: "rel" }, el("h4", {}, title), el("ul", {}, ...items.map((i) => el("li", {}, i))));
+}
+
+function composition(c: Composition, verb: Record<keyof Composition, string>, open: (f: string) => void): (HTMLElement | null)[] {
+  return (Object.keys(verb) as (keyof Composition)[]).map((k) => section(verb[k], c[k].map((l) => link(l, open))));
+}
+
+export function renderRelations(r: Relations, open: (file: string) => void): HTMLElement {
+  const parts: (HTMLElement | null)[] = [
+    r.variant_of ? section("Variant of", [link(r.variant_of, open)]) : null,
+    section("Variants (highest priority first)", r.variants.map((v) =>
+      el("span", {}, link(v.link, open), ` — ${v.when.length ? `when ${v.when.join(" and ")}` : "always"}, priority ${v.priority}`))),
+    r.overrides ? section("Replaces, for its client", [link(r.overrides, open)]) : null,
+    section("Replaced by client skills", r.overridden_by.map((l) => link(l, open))),
+    section("Toggled by clients", r.toggled_by.map((t) => el("span", {}, `${t.client}: ${t.enabled ? "on" : "off"}`))),
+    ...composition(r.uses, { dependencies: "Depends on", augments: "Augments", blocks: "Blocks", imports: "Imports" }, open),
+    ...composition(r.used_by, { dependencies: "Needed by", augments: "Augmented by", blocks: "Blocked by", imports: "Imported by" }, open),
+    section("Hidden from consumers", r.hidden_by.map((c) => el("span", {}, c))),
+    section("Locales", [el("span", {}, `own text: ${r.locales.join(", ") || "default only"}`),
+      ...(r.missing_locales.length ? [el("span", { class: "missing" }, `falls back to the default in: ${r.missing_locales.join(", ")}`)] : [])]),
+  ];
+  const shown = parts.filter((p): p is HTMLElement => p !== null);
+  return el("div", {}, el("p", { class: "qualified" }, r.qualified_name), ...shown);
+}
