@@ -270,6 +270,18 @@ impl Session {
         self.root.join(".skillc").join("studio.db")
     }
 
+    /// `.skillc/`, created with a `.gitignore` of `*` so that git never offers the studio's
+    /// artifacts and packages for a commit.
+    fn cache_dir(&self) -> Result<PathBuf, StudioError> {
+        let dir = self.root.join(".skillc");
+        std::fs::create_dir_all(&dir).map_err(io_err)?;
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            write_atomic(&ignore, b"*\n")?;
+        }
+        Ok(dir)
+    }
+
     fn previous(&self) -> PathBuf {
         self.root.join(".skillc").join("previous.db")
     }
@@ -468,7 +480,7 @@ impl Session {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let out_dir = self.root.join(".skillc").join("packages");
+        let out_dir = self.cache_dir()?.join("packages");
         std::fs::create_dir_all(&out_dir).map_err(io_err)?;
         let out = out_dir.join(format!("{name}.zip"));
         skillc::interop::package::pack(dir, &out, false).map_err(package_err)?;
@@ -581,7 +593,7 @@ impl Session {
         progress: Option<&skillc::build::Progress>,
     ) -> Result<BuildSummary, StudioError> {
         let out = self.artifact();
-        std::fs::create_dir_all(out.parent().unwrap_or(&self.root)).map_err(io_err)?;
+        self.cache_dir()?;
         if out.exists() {
             std::fs::copy(&out, self.previous()).map_err(io_err)?;
         }
@@ -1100,6 +1112,8 @@ mod tests {
     fn build_preview_and_diff_show_what_a_client_sees() {
         let (_d, s) = sample();
         assert!(s.build(None).unwrap().written);
+        let ignore = s.root().join(".skillc/.gitignore");
+        assert_eq!(std::fs::read_to_string(ignore).unwrap(), "*\n");
         let req = PreviewRequest {
             client: "hyperline.co".into(),
             selected: vec!["competitors".into()],
