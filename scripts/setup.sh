@@ -43,7 +43,9 @@ done
 
 # The studio's frontend (TypeScript, CodeMirror 6, bundled by Vite) from the committed lock
 # file. Tauri embeds studio-ui/dist into the binary when it compiles, so this runs before any
-# build of the studio (and before clippy, which compiles it too).
+# build of the studio (and before clippy, which compiles it too). Rollup comes as its WebAssembly
+# build (package.json's `overrides`): its native packages for other platforms are not on every
+# registry mirror, and a lock file missing them makes `npm ci` refuse to install.
 if [ ! -d studio-ui/node_modules ] || [ studio-ui/package-lock.json -nt studio-ui/node_modules/.package-lock.json ]; then
   echo "setup: installing the studio's frontend packages (npm ci)"
   (cd studio-ui && npm ci --no-audit --no-fund --loglevel=error)
