@@ -9,6 +9,7 @@
 //! construction, with no re-serialisation anywhere. Every result is parsed again, and a write
 //! that would leave the workspace failing `check` is refused.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -422,38 +423,37 @@ pub fn toggles_in_workspace(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
 ) -> Result<Vec<PathBuf>, Error> {
-    let mut edits: Vec<(PathBuf, String, String)> = Vec::new();
+    // Each client's file: its text as read and as edited so far.
+    let mut edits: BTreeMap<&str, (String, String)> = BTreeMap::new();
     for &(client, skill, toggle) in changes {
-        let dir = root.join("clients").join(client);
-        if client.is_empty()
-            || client.contains(['/', '\\'])
-            || client.starts_with('.')
-            || !dir.is_dir()
-        {
-            return Err(Error::Invalid(format!(
-                "no client `{client}` (no folder clients/{client}/ in `{}`)",
-                root.display()
-            )));
-        }
-        let path = client_file(root, client);
-        let at = match edits.iter().position(|(p, _, _)| *p == path) {
-            Some(at) => at,
-            None => {
-                let text = if path.exists() {
-                    read(&path)?
-                } else {
-                    String::new()
-                };
-                edits.push((path, text.clone(), text));
-                edits.len() - 1
+        if !edits.contains_key(client) {
+            let dir = root.join("clients").join(client);
+            if client.is_empty()
+                || client.contains(['/', '\\'])
+                || client.starts_with('.')
+                || !dir.is_dir()
+            {
+                return Err(Error::Invalid(format!(
+                    "no client `{client}` (no folder clients/{client}/ in `{}`)",
+                    root.display()
+                )));
             }
-        };
-        edits[at].2 = set_toggle(&edits[at].2, skill, toggle)?;
+            let path = client_file(root, client);
+            let text = if path.exists() {
+                read(&path)?
+            } else {
+                String::new()
+            };
+            edits.insert(client, (text.clone(), text));
+        }
+        if let Some((_, new)) = edits.get_mut(client) {
+            *new = set_toggle(new, skill, toggle)?;
+        }
     }
-    edits.retain(|(_, old, new)| old != new);
     let changed: Vec<(PathBuf, String)> = edits
         .into_iter()
-        .map(|(path, _, new)| (path, new))
+        .filter(|(_, (old, new))| old != new)
+        .map(|(client, (_, new))| (client_file(root, client), new))
         .collect();
     if changed.is_empty() {
         return Ok(Vec::new());

@@ -1,7 +1,7 @@
 //! The studio's logic, free of Tauri: one open workspace and what the content team does with
 //! it. Every path the UI sends is relative to the workspace and checked to stay inside it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
@@ -568,8 +568,9 @@ impl Session {
     pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
         // The compiler's lossless edit (the code behind `skillc toggle`): only the toggles'
         // lines change; comments and order stay; an unreadable client.yaml is never replaced.
-        for c in changes {
-            self.inside(&format!("clients/{}/client.yaml", c.client))?;
+        let clients: BTreeSet<&str> = changes.iter().map(|c| c.client.as_str()).collect();
+        for client in clients {
+            self.inside(&format!("clients/{client}/client.yaml"))?;
         }
         let edits: Vec<(&str, &str, skillc::edit::Toggle)> = changes
             .iter()
@@ -729,15 +730,15 @@ pub fn set_field(
     field: &str,
     value: Option<&serde_json::Value>,
 ) -> Result<String, StudioError> {
-    let edit = match value {
-        None => {
-            return skillc::edit::set_field(text, field, &skillc::edit::FieldEdit::Unset)
-                .map_err(edit_err)
-        }
-        Some(v) => serde_yaml::to_string(v).map_err(io_err)?,
+    let yaml = value
+        .map(serde_yaml::to_string)
+        .transpose()
+        .map_err(io_err)?;
+    let edit = match &yaml {
+        Some(y) => skillc::edit::FieldEdit::Set(y.trim_end_matches('\n')),
+        None => skillc::edit::FieldEdit::Unset,
     };
-    let yaml = edit.trim_end_matches('\n');
-    skillc::edit::set_field(text, field, &skillc::edit::FieldEdit::Set(yaml)).map_err(edit_err)
+    skillc::edit::set_field(text, field, &edit).map_err(edit_err)
 }
 
 fn package_err(e: skillc::interop::package::Error) -> StudioError {
@@ -902,9 +903,11 @@ mod tests {
         let toggled: Vec<&str> = demo.toggled_by.iter().map(|t| t.client.as_str()).collect();
         assert!(toggled.contains(&"example.com"), "{toggled:?}");
         // Every link one way shows up the other way.
+        let mut seen = 0;
         for k in &o.skills {
             let r = s.relations(&k.file).unwrap();
             for l in r.uses.dependencies.iter().filter_map(|l| l.file.as_ref()) {
+                seen += 1;
                 let back = s.relations(l).unwrap();
                 assert!(back
                     .used_by
@@ -913,6 +916,7 @@ mod tests {
                     .any(|b| b.file.as_ref() == Some(&k.file)));
             }
         }
+        assert!(seen > 0, "the sample has dependencies to follow back");
         assert_eq!(s.relations("workspace.yaml").unwrap_err().kind, "request");
     }
 

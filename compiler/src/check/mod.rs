@@ -74,9 +74,14 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckRepor
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    let mut report = finish(load::load_dir(root)?, options);
+    Ok(checked(load::load_dir(root)?, options))
+}
+
+/// Validates a loaded workspace and renders its templates, as `check` reports them.
+fn checked(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
+    let mut report = finish(loaded, options);
     render_templates(&mut report);
-    Ok(report)
+    report
 }
 
 /// [`check`] through a cache of earlier reads and parses, with unsaved `drafts` in place of
@@ -87,9 +92,10 @@ pub fn check_cached(
     cache: &mut load::LoadCache,
     drafts: &[fsio::RawFile],
 ) -> Result<CheckReport, fsio::Error> {
-    let mut report = finish(load::load_dir_with(root, Some(cache), drafts)?, options);
-    render_templates(&mut report);
-    Ok(report)
+    Ok(checked(
+        load::load_dir_with(root, Some(cache), drafts)?,
+        options,
+    ))
 }
 
 /// A workspace's own templates can fail on its content (a missing field, a filter on the
