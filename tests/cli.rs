@@ -238,3 +238,88 @@ fn toggle_edits_one_line_of_client_yaml_and_refuses_unknown_names() {
         .unwrap()
         .contains("demo_offer"));
 }
+
+#[test]
+fn explain_says_which_variant_toggle_locale_tier_and_consumer_decide_a_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("out.db");
+    let db = db.to_str().unwrap();
+    skillc_ok(&["build", &repo("skills"), "-o", db]);
+    let explain = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["explain", db];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--format", "json"]);
+        let out = skillc(&all);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // Seed 000's competitors matrix: Tier 3 gets the battlecard variant, for the flag's reason.
+    let e = explain(&["competitors", "--client", "hyperline.co"]);
+    assert_eq!(e["variant"], "competitors_battlecard");
+    assert_eq!(
+        e["resolved_file"],
+        "public/response_handling/competitors-battlecard/SKILL.md"
+    );
+    let why = e["why"].to_string();
+    assert!(
+        why.contains("flag competitors.battlecard_mode = true"),
+        "{why}"
+    );
+    assert_eq!(e["enabled_by"], "default");
+    assert_eq!(e["in_catalog"], true);
+    // A client's toggle turns on what `default_enabled: false` leaves out elsewhere.
+    let on = explain(&["content_gating", "--client", "example.com"]);
+    assert_eq!(
+        (&on["enabled"], &on["enabled_by"]),
+        (&true.into(), &"toggle".into())
+    );
+    let global = explain(&["content_gating"]);
+    assert_eq!(global["enabled"], false);
+    assert_eq!(global["enabled_by"], "default_enabled");
+    assert_eq!(global["resolved_file"], serde_json::Value::Null);
+    let off = explain(&["demo_offer", "--client", "example.com"]);
+    assert_eq!(
+        (&off["enabled"], &off["enabled_by"]),
+        (&false.into(), &"toggle".into())
+    );
+    assert!(off["why"][0].as_str().unwrap().contains("toggled off"));
+    let by_default = explain(&["demo_offer"]);
+    assert_eq!(by_default["enabled_by"], "default_enabled");
+    // Locale and tier: the localized file, the compact body; a consumer's filter hides it.
+    assert_eq!(explain(&["pricing", "--locale", "fr"])["locale_used"], "fr");
+    assert_eq!(
+        explain(&["pricing", "--locale", "en-gb"])["locale_used"],
+        "en"
+    );
+    let pdf = explain(&[
+        "pdf-press",
+        "--tier",
+        "fast",
+        "--consumer",
+        "answer.generator.strong",
+    ]);
+    assert_eq!(pdf["tier"], "fast");
+    assert!(pdf["why"].to_string().contains("compact.md"));
+    assert_eq!(pdf["in_catalog"], false);
+    assert_eq!(pdf["hidden_by"], "answer.generator.strong");
+    assert_eq!(
+        pdf["imports"],
+        serde_json::json!(["internal.link-evidence", "internal.sources-section"])
+    );
+    // A client's own skill says so; run-time conditions come in words.
+    let own = explain(&["pricing", "--client", "ibanfirst.com", "--locale", "en-gb"]);
+    assert!(own["why"][0]
+        .as_str()
+        .unwrap()
+        .contains("client ibanfirst.com's own skill"));
+    assert!(own["conditions"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("the page URL starts with none of /en-gb"));
+    // The text form prints the same sentences; an unknown name is a request error.
+    let text = skillc(&["explain", db, "competitors", "--client", "hyperline.co"]);
+    assert!(stdout(&text).contains("The variant `competitors_battlecard`"));
+    let unknown = skillc(&["explain", db, "no-such-skill"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no skill `no-such-skill`"));
+}

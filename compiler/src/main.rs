@@ -110,6 +110,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
+    /// Say why a skill is, or is not, in a bundle: variant, toggle, locale, tier, catalog.
+    Explain {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The skill (name or qualified name).
+        name: String,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
     /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
     Diff {
         /// The older artifact.
@@ -295,6 +310,13 @@ fn main() -> ExitCode {
             context,
             format,
         } => catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
+        Command::Explain {
+            artifact,
+            name,
+            bundle,
+            consumer,
+            format,
+        } => explain(&artifact, &name, &bundle, consumer.as_deref(), format),
         Command::Prompt {
             artifact,
             bundle,
@@ -463,6 +485,28 @@ fn prompt(
                     eprintln!("note: `{}` left out: {}", r.name, removal_words(&r.reason));
                 }
                 p.text.clone()
+            }
+        })
+    })
+}
+
+fn explain(
+    artifact: &std::path::Path,
+    name: &str,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    format: CheckFormat,
+) -> ExitCode {
+    runtime_answer(artifact, &[], |a, _| {
+        let e = a.explain(&bundle.as_ref(), consumer, name)?;
+        Ok(match format {
+            CheckFormat::Json => serde_json::to_string_pretty(&e).unwrap_or_default() + "\n",
+            CheckFormat::Text => {
+                let mut t = format!("{}\n", e.name);
+                for line in &e.why {
+                    t.push_str(&format!("  {line}\n"));
+                }
+                t
             }
         })
     })

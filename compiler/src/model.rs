@@ -55,6 +55,21 @@ pub enum Predicate {
     Locale(Vec<String>),
 }
 
+impl Predicate {
+    /// The predicate in words, as the studio and `skillc explain` show it.
+    pub fn words(&self) -> String {
+        match self {
+            Predicate::FlagNonEmpty { flag, non_empty } => format!(
+                "flag {flag} is {}",
+                if *non_empty { "set" } else { "empty" }
+            ),
+            Predicate::FlagEquals { flag, equals } => format!("flag {flag} = {equals}"),
+            Predicate::Tier(t) => format!("tier is {}", t.join(" or ")),
+            Predicate::Locale(l) => format!("locale is {}", l.join(" or ")),
+        }
+    }
+}
+
 /// A declared variable (SPEC 2.6; full, shorthand and minimal forms).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VarDecl {

@@ -154,21 +154,6 @@ fn used_by(ws: &Workspace, s: &Skill) -> Composition {
     }
 }
 
-/// A `when` condition in words.
-fn predicate_words(p: &Predicate) -> String {
-    match p {
-        Predicate::FlagNonEmpty { flag, non_empty } => {
-            format!(
-                "flag {flag} is {}",
-                if *non_empty { "set" } else { "empty" }
-            )
-        }
-        Predicate::FlagEquals { flag, equals } => format!("flag {flag} = {equals}"),
-        Predicate::Tier(t) => format!("tier is {}", t.join(" or ")),
-        Predicate::Locale(l) => format!("locale is {}", l.join(" or ")),
-    }
-}
-
 fn variants(ws: &Workspace, s: &Skill) -> Vec<Variant> {
     let mut list: Vec<Variant> = ws
         .skills
@@ -181,13 +166,14 @@ fn variants(ws: &Workspace, s: &Skill) -> Vec<Variant> {
         })
         .map(|v| Variant {
             link: link_to(v),
-            when: v.frontmatter.when.iter().map(predicate_words).collect(),
+            when: v.frontmatter.when.iter().map(Predicate::words).collect(),
             priority: v.frontmatter.variant_priority,
         })
         .collect();
     list.sort_by(|a, b| {
-        b.priority
-            .cmp(&a.priority)
+        // The order resolution tries them: lower `variant_priority` first, then by name.
+        a.priority
+            .cmp(&b.priority)
             .then(a.link.name.cmp(&b.link.name))
     });
     list

@@ -16,7 +16,7 @@ import re
 import sqlite3
 import zlib
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class RequestError(Exception):

@@ -98,6 +98,25 @@ pub enum Compiled {
 }
 
 impl Condition {
+    /// The condition in words (`skillc explain`).
+    pub fn words(&self) -> String {
+        let list = |p: &[String]| p.join(" or ");
+        match self {
+            Condition::StartsWithAny(p) => format!("the page URL starts with {}", list(p)),
+            Condition::DoesNotStartWithAny(p) => {
+                format!("the page URL starts with none of {}", p.join(", "))
+            }
+            Condition::PageUrlMatches(r) => format!("the page URL matches /{r}/"),
+            Condition::PageUrlNotMatches(r) => format!("the page URL does not match /{r}/"),
+            Condition::ConversationLanguage(l) => format!("the conversation language is {l}"),
+            Condition::Availability { skill, value } => {
+                format!("{skill}_availability is {value}")
+            }
+            Condition::TurnAtLeast(n) => format!("the turn is at least {n}"),
+            Condition::ContextHas(k) => format!("the context has a value for {k}"),
+        }
+    }
+
     /// Compiles the condition. The build compiled every regex already, so a failure here means
     /// the artifact was tampered with; such a condition never holds.
     pub fn compile(&self) -> Compiled {

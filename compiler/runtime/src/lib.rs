@@ -15,6 +15,7 @@
 //! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`].
 
 mod condition;
+mod explain;
 pub mod placeholder;
 pub mod schema;
 mod select;
@@ -28,6 +29,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde::Serialize;
 
 pub use condition::{Compiled, Condition, Context};
+pub use explain::Explanation;
 pub use select::{Prompt, PromptSkill, Removed, SourceRef};
 
 /// The schema version this runtime reads (the one the compiler writes).

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 2;
+pub const VERSION: i64 = 3;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -60,7 +60,8 @@ CREATE TABLE client (
   trusted INTEGER NOT NULL,
   flags TEXT NOT NULL,              -- JSON
   locales TEXT NOT NULL,            -- JSON list
-  tiers TEXT NOT NULL               -- JSON list
+  tiers TEXT NOT NULL,              -- JSON list
+  toggles TEXT NOT NULL             -- JSON object: skill name -> enabled
 ) WITHOUT ROWID;
 CREATE TABLE consumer (
   name TEXT PRIMARY KEY,
@@ -212,6 +213,18 @@ pub struct Record {
     /// Display metadata.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub meta: BTreeMap<String, serde_json::Value>,
+    /// `default_enabled` of the skill, when it says (a client toggle overrides it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_enabled: Option<bool>,
+    /// The `when` of the variant whose content is used, in words (empty for no variant).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variant_when: Vec<String>,
+    /// The locale of the `SKILL.<locale>.md` used, if one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale_used: Option<String>,
+    /// The body is the tier's `compact.md`.
+    #[serde(skip_serializing_if = "is_false")]
+    pub compact: bool,
 }
 
 /// An MCP server declaration.
@@ -289,6 +302,8 @@ pub struct ClientRow {
     pub locales: String,
     /// Tiers, JSON list.
     pub tiers: String,
+    /// Toggles, JSON object: skill name → enabled.
+    pub toggles: String,
 }
 
 /// A row of `consumer` and its `consumer_hidden` rows.

@@ -219,9 +219,11 @@ fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
             s.fragment.tokens
         ])?;
     }
-    let mut st = tx.prepare("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    let mut st = tx.prepare("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
     for c in &d.clients {
-        st.execute(params![c.id, c.trusted, c.flags, c.locales, c.tiers])?;
+        st.execute(params![
+            c.id, c.trusted, c.flags, c.locales, c.tiers, c.toggles
+        ])?;
     }
     let mut st = tx.prepare("INSERT INTO consumer VALUES (?1, ?2, ?3)")?;
     let mut hidden = tx.prepare("INSERT INTO consumer_hidden VALUES (?1, ?2)")?;

@@ -90,6 +90,10 @@ pub fn record(e: &Entry) -> Record {
         conditional_next: e.conditional_next.clone(),
         cited: e.cited.clone(),
         meta: e.meta.clone(),
+        default_enabled: e.default_enabled,
+        variant_when: e.variant_when.clone(),
+        locale_used: e.locale_used.clone(),
+        compact: e.compact,
     }
 }
 
@@ -257,6 +261,12 @@ fn clients(ws: &Workspace) -> Vec<ClientRow> {
             flags: c.flags.to_string(),
             locales: json(c.locales.as_ref().unwrap_or(&ws.config.locales)),
             tiers: json(c.tiers.as_ref().unwrap_or(&tiers)),
+            toggles: json(
+                &c.toggles
+                    .iter()
+                    .map(|(name, t)| (name, t.enabled))
+                    .collect::<BTreeMap<_, _>>(),
+            ),
         })
         .collect()
 }

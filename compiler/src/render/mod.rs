@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::{Category, Condition, Localized, Mcp, Scope, Skill, Tool, Workspace};
+use crate::model::{Category, Condition, Localized, Mcp, Predicate, Scope, Skill, Tool, Workspace};
 use crate::resolve::pool::{self, PooledSource};
 use crate::resolve::vars;
 use crate::resolve::{EntryKey, Prepared};
@@ -166,6 +166,18 @@ pub struct Entry {
     /// Display and catalog metadata (version, tags, author, license, emoji, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub meta: BTreeMap<String, serde_json::Value>,
+    /// `default_enabled` of the catalog identity, when it says (why a skill is in: explain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_enabled: Option<bool>,
+    /// The `when` of the variant whose content is used, in words (empty for no variant).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variant_when: Vec<String>,
+    /// The locale of the `SKILL.<locale>.md` used, if one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale_used: Option<String>,
+    /// The body is the tier's `compact.md`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub compact: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -528,6 +540,14 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
         meta,
+        default_enabled: base.frontmatter.default_enabled,
+        variant_when: if key.source == key.base {
+            Vec::new()
+        } else {
+            fm.when.iter().map(Predicate::words).collect()
+        },
+        locale_used: key.locale_file.clone(),
+        compact: key.compact,
     }
 }
 

@@ -21,7 +21,7 @@ function composition(c: Composition, verb: Record<keyof Composition, string>, op
 export function renderRelations(r: Relations, open: (file: string) => void): HTMLElement {
   const parts: (HTMLElement | null)[] = [
     r.variant_of ? section("Variant of", [link(r.variant_of, open)]) : null,
-    section("Variants (highest priority first)", r.variants.map((v) =>
+    section("Variants (tried in this order: the first whose conditions hold wins)", r.variants.map((v) =>
       el("span", {}, link(v.link, open), ` — ${v.when.length ? `when ${v.when.join(" and ")}` : "always"}, priority ${v.priority}`))),
     r.overrides ? section("Replaces, for its client", [link(r.overrides, open)]) : null,
     section("Replaced by client skills", r.overridden_by.map((l) => link(l, open))),
