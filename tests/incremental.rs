@@ -184,3 +184,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_rebuild_of_unchanged_inputs_writes_nothing_unless_the_artifact_was_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let out = tmp.path().join("out.db");
+    let (options, mut session) = (BuildOptions::default(), Session::default());
+    let first = rebuild(&ws, &out, &options, &mut session).unwrap();
+    assert!(first.stats.is_some() && !first.unchanged);
+    let bytes = std::fs::read(&out).unwrap();
+    let inode = std::fs::metadata(&out).unwrap().modified().unwrap();
+    // Nothing changed (a save's own disk event): the artifact is already this build.
+    let again = rebuild(&ws, &out, &options, &mut session).unwrap();
+    assert!(again.unchanged, "a rebuild of the same inputs wrote again");
+    assert_eq!(again.diagnostics, first.diagnostics);
+    assert_eq!(again.stats, first.stats);
+    assert_eq!(std::fs::metadata(&out).unwrap().modified().unwrap(), inode);
+    // Someone replaced the artifact: it is written again, whole.
+    std::fs::write(&out, b"not an artifact").unwrap();
+    let rewritten = rebuild(&ws, &out, &options, &mut session).unwrap();
+    assert!(!rewritten.unchanged);
+    assert_eq!(std::fs::read(&out).unwrap(), bytes);
+    // An edit is built.
+    let skill = ws.join("public/assistant/greeting/SKILL.md");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    std::fs::write(&skill, format!("{text}\nOne more line.\n")).unwrap();
+    let edited = rebuild(&ws, &out, &options, &mut session).unwrap();
+    assert!(!edited.unchanged && edited.stats.is_some());
+    assert_ne!(std::fs::read(&out).unwrap(), bytes);
+}

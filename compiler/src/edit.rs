@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::fsio::RawFile;
+use crate::parse::load::LoadCache;
 
 /// Why an edit was not made.
 #[derive(Debug, thiserror::Error)]
@@ -335,46 +336,50 @@ fn workspace_of(file: &Path) -> PathBuf {
 }
 
 /// Checks the workspace `root` as it would be with each `(path, text)` of `edits` written: the
-/// errors that the edits add (errors already there are not their doing).
+/// errors that the edits add (errors already there are not their doing). Both checks go through
+/// `cache`, so the second re-reads and re-parses only the edited files (and a caller that keeps
+/// its cache, like the studio, re-reads nothing at all).
 fn errors_added(
     root: &Path,
     edits: &[(PathBuf, String)],
     also: &[&str],
+    cache: &mut LoadCache,
 ) -> Result<Vec<Diagnostic>, Error> {
     let canonical_root = root.canonicalize().map_err(|source| Error::Io {
         path: root.to_path_buf(),
         source,
     })?;
-    let (mut files, _) =
-        crate::discover::fsio::read_tree(root, "", &canonical_root).map_err(|e| Error::Io {
-            path: root.to_path_buf(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
     let blocking = |d: &Diagnostic| d.severity == Severity::Error || also.contains(&d.code);
-    let errors = |files: &[RawFile]| -> Vec<Diagnostic> {
-        crate::check_files(files, &crate::CheckOptions::default())
-            .diagnostics
-            .into_iter()
-            .filter(blocking)
-            .collect()
+    let mut errors = |drafts: &[RawFile]| -> Result<Vec<Diagnostic>, Error> {
+        let report =
+            crate::check::check_cached(root, &crate::CheckOptions::default(), cache, drafts)
+                .map_err(|e| Error::Io {
+                    path: root.to_path_buf(),
+                    source: std::io::Error::other(e.to_string()),
+                })?;
+        Ok(report.diagnostics.into_iter().filter(blocking).collect())
     };
-    let before: std::collections::HashSet<(&str, String)> = errors(&files)
+    let before: std::collections::HashSet<(&str, String)> = errors(&[])?
         .into_iter()
         .map(|d| (d.code, d.message))
         .collect();
-    for (path, text) in edits {
-        let rel = path
-            .canonicalize()
-            .ok()
-            .and_then(|p| p.strip_prefix(&canonical_root).ok().map(Path::to_path_buf))
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        match files.iter_mut().find(|f| f.rel == rel) {
-            Some(f) => *f = RawFile::new(rel, text.as_bytes()),
-            None => files.push(RawFile::new(rel, text.as_bytes())),
-        }
-    }
-    Ok(errors(&files)
+    let drafts: Vec<RawFile> = edits
+        .iter()
+        .map(|(path, text)| {
+            // The file may not exist yet (a first toggle creates client.yaml): its folder does.
+            let canonical = match (path.parent(), path.file_name()) {
+                (Some(dir), Some(name)) => dir.canonicalize().map(|d| d.join(name)),
+                _ => path.canonicalize(),
+            };
+            let rel = canonical
+                .ok()
+                .and_then(|p| p.strip_prefix(&canonical_root).ok().map(Path::to_path_buf))
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            RawFile::new(rel, text.as_bytes())
+        })
+        .collect();
+    Ok(errors(&drafts)?
         .into_iter()
         .filter(|d| !before.contains(&(d.code, d.message.clone())))
         .collect())
@@ -394,7 +399,8 @@ pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Resu
     let text = read(path)?;
     let new = set_field(&text, field, edit)?;
     let root = workspace_of(path);
-    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[])?;
+    let mut cache = LoadCache::default();
+    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[], &mut cache)?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }
@@ -422,6 +428,15 @@ fn client_file(root: &Path, client: &str) -> PathBuf {
 pub fn toggles_in_workspace(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
+) -> Result<Vec<PathBuf>, Error> {
+    toggles_in_workspace_with(root, changes, &mut LoadCache::default())
+}
+
+/// [`toggles_in_workspace`] checking through a cache the caller keeps (the studio's).
+pub fn toggles_in_workspace_with(
+    root: &Path,
+    changes: &[(&str, &str, Toggle)],
+    cache: &mut LoadCache,
 ) -> Result<Vec<PathBuf>, Error> {
     // Each client's file: its text as read and as edited so far.
     let mut edits: BTreeMap<&str, (String, String)> = BTreeMap::new();
@@ -459,7 +474,7 @@ pub fn toggles_in_workspace(
         return Ok(Vec::new());
     }
     // A toggle for a skill that does not exist is a typo, not a setting.
-    let added = errors_added(root, &changed, &[crate::codes::UNKNOWN_TOGGLE])?;
+    let added = errors_added(root, &changed, &[crate::codes::UNKNOWN_TOGGLE], cache)?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }

@@ -19,7 +19,8 @@ const editor = new SkillEditor({
   vocabulary: () => vocabulary,
   learn: (variables, sources) => { vocabulary = { ...vocabulary, variables, sources }; },
   open: (file) => { openSkill(file).catch(fail); },
-  saved: async () => { await loadOverview(); scheduleBuild(); },
+  // A save is one deliberate act: rebuild at once (the preview follows), no debounce.
+  saved: async () => { await Promise.all([loadOverview(), runBuild()]); },
 });
 const toggles = new TogglesView(() => scheduleBuild());
 
@@ -147,12 +148,23 @@ function wireSkillActions(): void {
 
 function wireEvents(): void {
   api.on<[string, number, number]>("build-progress", ([phase, done, total]) => say(`${phase} ${done}/${total}`));
-  api.on<string[]>("disk-changed", async (files) => {
+  // A bulk edit or a git checkout changes hundreds of files in a burst: the files are
+  // gathered and handled once the burst is over (one reload, one rebuild), not once each.
+  const changed = new Set<string>();
+  let quiet: number | undefined;
+  const handleChanges = async (): Promise<void> => {
+    const files = [...changed];
+    changed.clear();
     try {
       if (editor.file && files.includes(editor.file)) await editor.diskChanged();
       await loadOverview();
       scheduleBuild();
     } catch (e) { fail(e); }
+  };
+  api.on<string[]>("disk-changed", (files) => {
+    for (const f of files) changed.add(f);
+    clearTimeout(quiet);
+    quiet = window.setTimeout(() => { handleChanges().catch(fail); }, 150);
   });
 }
 

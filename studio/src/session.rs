@@ -583,7 +583,8 @@ impl Session {
                 (c.client.as_str(), c.skill.as_str(), toggle)
             })
             .collect();
-        skillc::edit::toggles_in_workspace(&self.root, &edits)
+        let mut checks = self.checks.lock().map_err(io_err)?;
+        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks)
             .map(|written| written.len())
             .map_err(edit_err)
     }
@@ -595,9 +596,11 @@ impl Session {
     ) -> Result<BuildSummary, StudioError> {
         let out = self.artifact();
         self.cache_dir()?;
-        if out.exists() {
-            std::fs::copy(&out, self.previous()).map_err(io_err)?;
-        }
+        // The artifact as it is now becomes the diff's "before" once this build replaces it.
+        // A hard link keeps it (the build swaps a new file in by rename) without copying it.
+        let before = self.root.join(".skillc").join("before.db");
+        let _ = std::fs::remove_file(&before);
+        let kept = out.exists() && std::fs::hard_link(&out, &before).is_ok();
         let options = skillc::build::BuildOptions {
             jobs: None,
             progress,
@@ -611,6 +614,12 @@ impl Session {
         });
         let report =
             skillc::build::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
+        // Only a build that wrote a new artifact moves the diff on.
+        if kept && report.stats.is_some() && !report.unchanged {
+            std::fs::rename(&before, self.previous()).map_err(io_err)?;
+        } else {
+            let _ = std::fs::remove_file(&before);
+        }
         let errors = report.error_count();
         Ok(BuildSummary {
             written: report.stats.is_some(),

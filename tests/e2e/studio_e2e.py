@@ -386,6 +386,23 @@ def test_a_form_edit_keeps_comments_and_every_other_line(d, tmp, shots):
     d.screenshot(shots / "editor-underline.png")
 
 
+def test_complete_a_skill_name_in_the_source(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.click('#skill-list li[data-file="public/response_handling/competitors/SKILL.md"]')
+    d.wait_text("#editor-title", "competitors")
+    d.click("#mode-source")
+    # Typed as a user types (a transaction marked as typing opens the completion list).
+    d.js("""const v = document.querySelector('#source').cm;
+            const end = v.state.doc.line(2).from;
+            v.focus();
+            v.dispatch({changes: {from: end, insert: 'dependencies: [greet\\n'},
+                        selection: {anchor: end + 'dependencies: [greet'.length}, userEvent: 'input.type'});""")
+    d.wait_text(".cm-tooltip-autocomplete", "greeting")
+    d.type("#source .cm-content", "\ue007")  # Enter takes the highlighted name
+    wait_until(lambda: "dependencies: [greeting\n" in d.code("#source"), "the name is completed")
+    d.screenshot(shots / "editor-completion.png")
+
+
 def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
     fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="edit"]')
@@ -427,6 +444,7 @@ TESTS = (
     test_export_a_package_and_import_it_back,
     test_the_diff_names_what_an_edit_changed,
     test_a_form_edit_keeps_comments_and_every_other_line,
+    test_complete_a_skill_name_in_the_source,
     test_relations_link_a_skill_to_its_variants,
     test_toggles_filter_and_set_in_bulk,
 )

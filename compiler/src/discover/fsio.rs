@@ -13,8 +13,8 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 /// What reading one file gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileContent {
-    /// The file's bytes.
-    Bytes(Vec<u8>),
+    /// The file's bytes (shared: a cached read hands out the same bytes, not a copy).
+    Bytes(std::sync::Arc<[u8]>),
     /// The file is larger than [`MAX_FILE_BYTES`]; its size.
     TooLarge(u64),
     /// Reading failed; the reason.
@@ -37,7 +37,7 @@ impl RawFile {
     pub fn new(rel: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
         RawFile {
             rel: rel.into(),
-            content: FileContent::Bytes(bytes.into()),
+            content: FileContent::Bytes(bytes.into().into()),
         }
     }
 }
@@ -214,7 +214,7 @@ fn read_capped(path: &Path) -> FileContent {
     let mut bytes = Vec::with_capacity(size as usize);
     match f.read_to_end(&mut bytes) {
         Ok(_) if skillc_runtime::is_artifact_header(&bytes) => FileContent::Artifact,
-        Ok(_) => FileContent::Bytes(bytes),
+        Ok(_) => FileContent::Bytes(bytes.into()),
         Err(e) => FileContent::Unreadable(e.to_string()),
     }
 }
@@ -660,7 +660,7 @@ mod tests {
         tree.files
             .iter()
             .map(|f| match &f.content {
-                FileContent::Bytes(b) => (f.rel.clone(), b.clone()),
+                FileContent::Bytes(b) => (f.rel.clone(), b.to_vec()),
                 other => panic!("{}: {other:?}", f.rel),
             })
             .collect()

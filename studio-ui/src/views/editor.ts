@@ -28,7 +28,8 @@ export class SkillEditor {
   private text = "";
   private parts: Parts | null = null;
   private mode: "form" | "source" = "form";
-  private checkTimer = 0;
+  private checking = false;
+  private checkAgain = false;
   private fieldEdits: Promise<void> = Promise.resolve();
   /** Form inputs typed into but not yet applied (debounced), by field. */
   private pending = new Map<string, () => void>();
@@ -66,7 +67,7 @@ export class SkillEditor {
     byId("editor-empty").hidden = true; byId("editor").hidden = false;
     byId("editor-title").textContent = file;
     await this.render();
-    this.scheduleCheck(0);
+    this.scheduleCheck();
     this.loadRelations();
     return true;
   }
@@ -165,7 +166,7 @@ export class SkillEditor {
     const changed = () => {
       clearTimeout(timer);
       this.pending.set(key, apply);
-      timer = window.setTimeout(apply, 250);
+      timer = window.setTimeout(apply, 120);
     };
     input.addEventListener("input", changed);
     input.addEventListener("change", changed);
@@ -206,19 +207,31 @@ export class SkillEditor {
 
   private markDirty(): void {
     this.setDirty(true);
-    this.scheduleCheck(250);
+    this.scheduleCheck();
   }
 
-  private scheduleCheck(ms: number): void {
-    clearTimeout(this.checkTimer);
-    this.checkTimer = window.setTimeout(async () => {
-      const file = this.file;
-      if (!file) return;
-      try {
-        const diags = await api.checkDraft(file, this.text);
-        if (file === this.file) this.showDiagnostics(diags.filter((d) => d.file === file));
-      } catch (e) { fail(e); }
-    }, ms);
+  /** Checks the text now, or, while a check runs, once more when it ends: diagnostics follow
+   *  each keystroke as fast as the check runs, and a burst of typing costs two checks, not one
+   *  per key. */
+  private scheduleCheck(): void {
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
+    this.checking = true;
+    const run = async (): Promise<void> => {
+      do {
+        this.checkAgain = false;
+        const file = this.file;
+        if (!file) break;
+        try {
+          const diags = await api.checkDraft(file, this.text);
+          if (file === this.file) this.showDiagnostics(diags.filter((d) => d.file === file));
+        } catch (e) { fail(e); }
+      } while (this.checkAgain);
+      this.checking = false;
+    };
+    run().catch(fail);
   }
 
   private showDiagnostics(mine: Diag[]): void {

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""The studio's figures of SPEC 9, measured in the real window (WebDriver, Xvfb).
+
+Usage: studio_bench.py APP_BINARY WORKSPACE [--runs N]
+
+WORKSPACE is copied first (the benchmark edits a skill and saves it). For the reference
+workload: `target/release/skillc-bench --keep /tmp/refws --runs 1`, then
+`studio_bench.py target/release/skill-studio /tmp/refws`. Build the studio in release mode:
+a debug build is several times slower and says nothing about what users get.
+
+Prints the median (and every run) of:
+- open: from launching the app to a usable skill list;
+- keystroke: from one keystroke in the body editor to fresh diagnostics on screen;
+- save: from clicking Save to the preview showing the saved text (rebuild included);
+- toggles: from clicking the Toggles tab to the matrix drawn.
+Times of the last three are taken inside the page (performance.now), so WebDriver's own
+latency is not counted; `open` is taken from outside, as a user sees it.
+"""
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import studio_e2e as e2e  # noqa: E402  (the same Driver as the end-to-end tests)
+
+TARGETS = {"open": 3000, "keystroke": 150, "save": 500, "toggles": 1000}
+
+
+def page_wait(d, script, timeout=120):
+    """Runs `script` (which sets window.__bench to a number of ms when done) and waits for it."""
+    d.js("window.__bench = null;" + script)
+    end = time.time() + timeout
+    while time.time() < end:
+        v = d.js("return window.__bench")
+        if v is not None:
+            return float(v)
+        time.sleep(0.02)
+    raise AssertionError("the page never finished: " + script[:80])
+
+
+# In-page helper: resolves when `test()` holds, checking on every DOM change.
+WHEN = """
+const when = (test) => new Promise((resolve) => {
+  if (test()) return resolve();
+  const o = new MutationObserver(() => { if (test()) { o.disconnect(); resolve(); } });
+  o.observe(document.body, {subtree: true, childList: true, characterData: true, attributes: true});
+});
+"""
+
+
+def measure_open(app, ws, runs):
+    times = []
+    for _ in range(runs):
+        start = time.time()
+        d = e2e.Driver(app, ws)
+        try:
+            e2e.wait_until(lambda: d.js("return document.querySelectorAll('#skill-list li').length") > 0,
+                           "the skill list", timeout=120)
+            times.append((time.time() - start) * 1000)
+            d.wait_text("#build-status", "Built", timeout=600)
+        finally:
+            d.quit()
+    return times
+
+
+def measure_keystrokes(d, file, runs):
+    d.click('#tabs button[data-tab="edit"]')
+    d.click(f'#skill-list li[data-file="{file}"]')
+    d.wait_text("#editor-title", file.split("/")[-2])
+    time.sleep(1)
+    times = []
+    for i in range(runs):
+        # A sentinel in the diagnostics list: it goes when the list is drawn from a new check.
+        times.append(page_wait(d, WHEN + """
+const ul = document.getElementById('diagnostics');
+const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append(mark);
+const v = document.querySelector('#body').cm;
+const t0 = performance.now();
+v.dispatch({changes: {from: v.state.doc.length, insert: 'x'}});
+when(() => !document.getElementById('bench-sentinel')).then(() => { window.__bench = performance.now() - t0; });
+"""))
+        time.sleep(0.3)
+    return times
+
+
+def measure_save(d, file, client, name, runs):
+    times = []
+    for i in range(runs):
+        marker = f"benchmarker{i}x{int(time.time())}"
+        d.click('#tabs button[data-tab="edit"]')
+        d.click(f'#skill-list li[data-file="{file}"]')
+        if "Unsaved edits" in d.text("#build-status"):
+            d.click(f'#skill-list li[data-file="{file}"]')  # drop the keystrokes' edits
+        d.wait_text("#editor-title", file.split("/")[-2])
+        d.js("const v = document.querySelector('#body').cm;"
+             " v.dispatch({changes: {from: v.state.doc.length, insert: '\\n' + arguments[0] + '\\n'}});", marker)
+        time.sleep(0.5)
+        times.append(page_wait(d, WHEN + """
+const marker = arguments[0];
+const status = document.getElementById('build-status');
+let building = false;
+new MutationObserver(() => { if (status.textContent.startsWith('Building')) building = true; })
+  .observe(status, {subtree: true, childList: true, characterData: true});
+const t0 = performance.now();
+document.getElementById('save').click();
+when(() => building && status.textContent.startsWith('Built')).then(async () => {
+  document.querySelector('#tabs button[data-tab="preview"]').click();
+  document.getElementById('pv-client').value = arguments[1];
+  const sel = document.getElementById('pv-selected');
+  sel.value = arguments[2]; sel.dispatchEvent(new Event('input', {bubbles: true}));
+  document.getElementById('pv-run').click();
+  await when(() => document.getElementById('pv-prompt').textContent.includes(marker));
+  window.__bench = performance.now() - t0;
+});
+""".replace("arguments[0]", repr(marker)).replace("arguments[1]", repr(client)).replace("arguments[2]", repr(name))))
+        time.sleep(1)
+    return times
+
+
+def measure_toggles(d, runs):
+    times = []
+    for _ in range(runs):
+        d.click('#tabs button[data-tab="edit"]')
+        time.sleep(0.3)
+        times.append(page_wait(d, WHEN + """
+document.getElementById('tg-pagers').textContent = '';
+const t0 = performance.now();
+document.querySelector('#tabs button[data-tab="toggles"]').click();
+when(() => document.getElementById('tg-pagers').textContent.includes('clients'))
+  .then(() => requestAnimationFrame(() => { window.__bench = performance.now() - t0; }));
+"""))
+    return times
+
+
+def report(name, times):
+    med = statistics.median(times)
+    target = TARGETS[name]
+    verdict = "meets" if med <= target else "MISSES"
+    runs = ", ".join(f"{t:.0f}" for t in times)
+    print(f"{name:10} median {med:7.0f} ms  (target {target} ms: {verdict})  runs: {runs}")
+
+
+def main():
+    app, source = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 5
+    tmp = Path(tempfile.mkdtemp())
+    ws = tmp / "ws"
+    shutil.copytree(source, ws, ignore=shutil.ignore_patterns(".skillc"))
+    skills = sorted(ws.glob("clients/*/**/SKILL.md"))
+    global_skills = sorted(ws.glob("public/**/SKILL.md"))
+    if not skills or not global_skills:
+        sys.exit("the workspace needs global skills and client skills")
+    client_skill = skills[len(skills) // 2]
+    client = client_skill.relative_to(ws).parts[1]
+    name = client_skill.parent.name
+    procs = []
+    env = dict(__import__("os").environ, DISPLAY=e2e.DISPLAY)
+    try:
+        procs.append(subprocess.Popen(["Xvfb", e2e.DISPLAY, "-screen", "0", "1400x900x24"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(1)
+        driver = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
+        procs.append(subprocess.Popen([driver, "--port", str(e2e.PORT)], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        e2e.wait_port(e2e.PORT)
+        print(f"workspace: {source} ({len(global_skills)} global skills, {len(skills)} client skills)")
+        report("open", measure_open(app, ws, min(runs, 3)))
+        d = e2e.Driver(app, ws)
+        try:
+            d.wait_text("#build-status", "Built", timeout=600)
+            report("keystroke", measure_keystrokes(d, str(global_skills[0].relative_to(ws)), runs * 2))
+            report("save", measure_save(d, str(client_skill.relative_to(ws)), client, name, runs))
+            report("toggles", measure_toggles(d, runs))
+        finally:
+            d.quit()
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
