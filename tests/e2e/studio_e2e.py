@@ -398,9 +398,9 @@ def test_complete_a_skill_name_in_the_source(d, tmp, shots):
             v.dispatch({changes: {from: end, insert: 'dependencies: [greet\\n'},
                         selection: {anchor: end + 'dependencies: [greet'.length}, userEvent: 'input.type'});""")
     d.wait_text(".cm-tooltip-autocomplete", "greeting")
+    d.screenshot(shots / "editor-completion.png")
     d.type("#source .cm-content", "\ue007")  # Enter takes the highlighted name
     wait_until(lambda: "dependencies: [greeting\n" in d.code("#source"), "the name is completed")
-    d.screenshot(shots / "editor-completion.png")
 
 
 def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
