@@ -323,3 +323,78 @@ fn explain_says_which_variant_toggle_locale_tier_and_consumer_decide_a_skill() {
     assert_eq!(unknown.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no skill `no-such-skill`"));
 }
+
+#[test]
+fn check_and_build_speak_github_annotations_and_sarif() {
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    common::write(
+        &ws,
+        "public/broken/SKILL.md",
+        "---\nname: broken\ndescription: ''\n---\nBody, 100% sure\n",
+    );
+    let ws_arg = ws.to_str().unwrap();
+    // GitHub: one workflow command per diagnostic, at the file as the job sees it.
+    let out = skillc(&["check", ws_arg, "--format", "github"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let error = format!(
+        "::error file={}/public/broken/SKILL.md,line=3,col=1,title=skillc E011::`description` is empty",
+        ws_arg.replace(':', "%3A").replace(',', "%2C")
+    );
+    assert!(text.lines().any(|l| l == error), "{text}");
+    assert!(text
+        .lines()
+        .all(|l| l.starts_with("::error ") || l.starts_with("::warning ")));
+    assert!(
+        text.contains("::warning "),
+        "the sample's portability warnings are annotations too"
+    );
+    // SARIF 2.1.0: one result per diagnostic, errors as errors.
+    let out = skillc(&["check", ws_arg, "--format", "sarif"]);
+    assert_eq!(out.status.code(), Some(1));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let json = skillc(&["check", ws_arg, "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(results.len(), json["diagnostics"].as_array().unwrap().len());
+    let e011 = results.iter().find(|r| r["ruleId"] == "E011").unwrap();
+    assert_eq!(e011["level"], "error");
+    let place = &e011["locations"][0]["physicalLocation"];
+    assert!(place["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("/public/broken/SKILL.md"));
+    assert_eq!(place["region"]["startLine"], 3);
+    // build: the same annotations on stdout, nothing written; a clean build's summary aside.
+    let db = dir.path().join("out.db");
+    let out = skillc(&[
+        "build",
+        ws_arg,
+        "-o",
+        db.to_str().unwrap(),
+        "--format",
+        "github",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).lines().any(|l| l == error));
+    assert!(!db.exists());
+    std::fs::remove_dir_all(ws.join("public/broken")).unwrap();
+    let out = skillc(&[
+        "build",
+        ws_arg,
+        "-o",
+        db.to_str().unwrap(),
+        "--format",
+        "sarif",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["level"] == "warning"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("built "));
+}

@@ -385,3 +385,105 @@ pub fn render_json(diagnostics: &[Diagnostic]) -> String {
     };
     serde_json::to_string_pretty(&report).expect("diagnostics serialise")
 }
+
+/// The path a CI system knows a diagnostic's file by: the workspace folder as given on the
+/// command line, then the file (`./` and empty parts dropped).
+fn ci_path(root: &str, file: &str) -> String {
+    let joined = std::path::Path::new(root).join(file);
+    let parts: Vec<String> = joined
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    match parts.join("/") {
+        p if p.is_empty() => ".".to_string(),
+        p => p.replace("//", "/"),
+    }
+}
+
+/// GitHub Actions workflow commands (`--format github`): one `::error …::` or `::warning …::`
+/// line per diagnostic, which GitHub shows as an annotation on the file's line. `root` is the
+/// workspace as given on the command line, so paths are relative to where the job runs.
+pub fn render_github(diagnostics: &[Diagnostic], root: &str) -> String {
+    // The escapes GitHub's runner undoes: in the message `%`, CR and LF; in properties also
+    // `:` and `,`.
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let mut out = String::new();
+    for d in diagnostics {
+        let level = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        let _ = writeln!(
+            out,
+            "::{level} file={},line={},col={},title={}::{}",
+            property(&ci_path(root, &d.file)),
+            d.line.max(1),
+            d.column.max(1),
+            property(&format!("skillc {}", d.code)),
+            data(&message)
+        );
+    }
+    out
+}
+
+/// SARIF 2.1.0 (`--format sarif`), the format code-scanning tools read: one run of `skillc`
+/// with a rule per code met and a result per diagnostic.
+pub fn render_sarif(diagnostics: &[Diagnostic], root: &str) -> String {
+    let codes: std::collections::BTreeSet<&str> = diagnostics.iter().map(|d| d.code).collect();
+    let rules: Vec<serde_json::Value> = codes
+        .iter()
+        .map(|c| serde_json::json!({ "id": c }))
+        .collect();
+    let results: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str(&format!(" (help: {help})"));
+            }
+            serde_json::json!({
+                "ruleId": d.code,
+                "level": match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                },
+                "message": { "text": text },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": ci_path(root, &d.file) },
+                        "region": {
+                            "startLine": d.line.max(1),
+                            "startColumn": d.column.max(1),
+                        },
+                    },
+                }],
+            })
+        })
+        .collect();
+    let log = serde_json::json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {
+                "driver": {
+                    "name": "skillc",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                },
+            },
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&log).expect("SARIF serialises")
+}

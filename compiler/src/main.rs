@@ -42,6 +42,34 @@ enum CheckFormat {
     Json,
 }
 
+/// How `check` and `build` print diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DiagFormat {
+    Text,
+    Json,
+    /// GitHub Actions annotations (`::error file=…,line=…,col=…::…`).
+    Github,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+/// Diagnostics in a machine format (`None` for text, which each command words itself).
+fn render_machine(
+    diagnostics: &[skillc::Diagnostic],
+    root: &str,
+    format: DiagFormat,
+) -> Option<String> {
+    match format {
+        DiagFormat::Text => None,
+        DiagFormat::Json => Some(format!("{}\n", skillc::render_json(diagnostics))),
+        DiagFormat::Github => Some(skillc::diagnostic::render_github(diagnostics, root)),
+        DiagFormat::Sarif => Some(format!(
+            "{}\n",
+            skillc::diagnostic::render_sarif(diagnostics, root)
+        )),
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate a workspace and print every diagnostic.
@@ -50,8 +78,8 @@ enum Command {
         #[arg(default_value = ".")]
         workspace: PathBuf,
         /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
+        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+        format: DiagFormat,
         /// Apply exactly the agentskills.io rules (portability issues become errors).
         #[arg(long)]
         strict_spec: bool,
@@ -71,6 +99,9 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
+        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+        format: DiagFormat,
         /// Print every warning in full (by default, past 50 they are summarised).
         #[arg(long)]
         all_warnings: bool,
@@ -267,8 +298,9 @@ fn main() -> ExitCode {
             workspace,
             output,
             jobs,
+            format,
             all_warnings,
-        } => build(&workspace, &output, jobs, all_warnings),
+        } => build(&workspace, &output, jobs, format, all_warnings),
         Command::Watch { workspace, output } => watch(&workspace, &output),
         Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Pack {
@@ -664,6 +696,7 @@ fn build(
     workspace: &std::path::Path,
     output: &std::path::Path,
     jobs: Option<usize>,
+    format: DiagFormat,
     all_warnings: bool,
 ) -> ExitCode {
     use std::io::IsTerminal;
@@ -686,10 +719,14 @@ fn build(
         }
     };
     let display = workspace.to_string_lossy();
-    eprint!(
-        "{}",
-        render_summarised(&report.diagnostics, &display, all_warnings)
-    );
+    let machine = render_machine(&report.diagnostics, &display, format);
+    match &machine {
+        Some(text) => out!("{text}"),
+        None => eprint!(
+            "{}",
+            render_summarised(&report.diagnostics, &display, all_warnings)
+        ),
+    }
     match &report.stats {
         Some(s) => {
             let ratio = match s.source_bytes {
@@ -699,7 +736,7 @@ fn build(
                     s.bytes as f64 / n as f64
                 ),
             };
-            outln!(
+            let summary = format!(
                 "built {} in {:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
                  {} bytes ({ratio})",
                 output.display(),
@@ -710,6 +747,12 @@ fn build(
                 s.blobs,
                 s.bytes,
             );
+            // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
+            if machine.is_some() {
+                eprintln!("{summary}");
+            } else {
+                outln!("{summary}");
+            }
             ExitCode::SUCCESS
         }
         None => {
@@ -815,7 +858,7 @@ fn render_summarised(diagnostics: &[skillc::Diagnostic], display: &str, all: boo
 
 fn check(
     workspace: &std::path::Path,
-    format: CheckFormat,
+    format: DiagFormat,
     strict_spec: bool,
     all_warnings: bool,
 ) -> ExitCode {
@@ -827,9 +870,10 @@ fn check(
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let text = match format {
-        CheckFormat::Json => format!("{}\n", skillc::render_json(&report.diagnostics)),
-        CheckFormat::Text => format!(
+    let root = workspace.to_string_lossy();
+    let text = match render_machine(&report.diagnostics, &root, format) {
+        Some(text) => text,
+        None => format!(
             "{}checked {}: {} errors, {} warnings\n",
             render_summarised(
                 &report.diagnostics,
