@@ -22,7 +22,7 @@ python3 tests/parity/skills_ref_parity.py "$target/debug/skillc"
 
 echo "== the Python example runtime against the Rust runtime"
 artifact="$(mktemp -d)/sample.db"
-"$target/debug/skillc" build skills -o "$artifact" 2>/dev/null
+"$target/debug/skillc" build skills -o "$artifact" --release-label sample-parity 2>/dev/null
 python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 

@@ -398,3 +398,104 @@ fn check_and_build_speak_github_annotations_and_sarif() {
         .all(|r| r["level"] == "warning"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("built "));
 }
+
+#[test]
+fn a_release_label_is_stored_and_reported_and_git_names_the_commit() {
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    let ws_arg = ws.to_str().unwrap();
+    let db = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let release = |artifact: &str| -> serde_json::Value {
+        let out = skillc(&["catalog", artifact, "--format", "json"]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["release"].clone()
+    };
+    // No label by default: the artifact does not depend on where it was built.
+    skillc_ok(&["build", ws_arg, "-o", &db("plain.db")]);
+    assert_eq!(release(&db("plain.db")), serde_json::Value::Null);
+    // A label is input: the same files and label give the same bytes.
+    skillc_ok(&[
+        "build",
+        ws_arg,
+        "-o",
+        &db("a.db"),
+        "--release-label",
+        "v1.2",
+    ]);
+    skillc_ok(&[
+        "build",
+        ws_arg,
+        "-o",
+        &db("b.db"),
+        "--release-label",
+        "v1.2",
+    ]);
+    assert_eq!(release(&db("a.db")), "v1.2");
+    assert_eq!(
+        std::fs::read(db("a.db")).unwrap(),
+        std::fs::read(db("b.db")).unwrap()
+    );
+    let rt = skillc_runtime::Artifact::open(db("a.db")).unwrap();
+    assert_eq!(rt.release(), Some("v1.2"));
+    // `git`: not a repository yet is an error that says so.
+    let out = skillc(&["build", ws_arg, "-o", &db("g.db"), "--release-label", "git"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not in a git repository"));
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=ci",
+                "-c",
+                "user.email=ci@example.com",
+                "-C",
+                ws_arg,
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "skills"]);
+    let head = git(&["rev-parse", "--short", "HEAD"]);
+    skillc_ok(&["build", ws_arg, "-o", &db("g.db"), "--release-label", "git"]);
+    assert_eq!(release(&db("g.db")), serde_json::Value::from(head.clone()));
+    std::fs::write(ws.join("public/assistant/greeting/notes.md"), "new").unwrap();
+    skillc_ok(&["build", ws_arg, "-o", &db("d.db"), "--release-label", "git"]);
+    assert_eq!(
+        release(&db("d.db")),
+        serde_json::Value::from(format!("{head}-dirty"))
+    );
+}
+
+#[test]
+fn version_names_the_source_commit() {
+    let out = skillc(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let commit = text
+        .trim()
+        .strip_prefix(&format!("skillc {} (commit ", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("unexpected version line: {text}"));
+    // Built from this checkout: the commit it is at (a tarball build says `unknown`).
+    let head = Command::new("git")
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "rev-parse",
+            "--short=12",
+            "HEAD",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(head) if std::env::var_os("SKILLC_COMMIT").is_none() => assert_eq!(commit, head),
+        _ => assert!(!commit.is_empty()),
+    }
+}

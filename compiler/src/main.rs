@@ -30,7 +30,11 @@ fn emit(text: std::fmt::Arguments<'_>) {
 
 /// skillc: compile a skills workspace into one SQLite artifact.
 #[derive(Debug, Parser)]
-#[command(name = "skillc", version, about)]
+#[command(
+    name = "skillc",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("SKILLC_COMMIT"), ")"),
+    about
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -99,6 +103,10 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+        /// A release label stored in the artifact (`git`: the workspace's commit, short hash,
+        /// with `-dirty` when it has changes). No label by default.
+        #[arg(long, value_name = "LABEL|git")]
+        release_label: Option<String>,
         /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
         #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
         format: DiagFormat,
@@ -298,9 +306,17 @@ fn main() -> ExitCode {
             workspace,
             output,
             jobs,
+            release_label,
             format,
             all_warnings,
-        } => build(&workspace, &output, jobs, format, all_warnings),
+        } => build(
+            &workspace,
+            &output,
+            jobs,
+            release_label.as_deref(),
+            format,
+            all_warnings,
+        ),
         Command::Watch { workspace, output } => watch(&workspace, &output),
         Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Pack {
@@ -473,6 +489,7 @@ fn catalog(
         Ok(match format {
             CatalogFormat::Json => {
                 let v = serde_json::json!({
+                    "release": a.release(),
                     "client": c.client,
                     "locale": c.locale,
                     "tier": c.tier,
@@ -696,15 +713,32 @@ fn build(
     workspace: &std::path::Path,
     output: &std::path::Path,
     jobs: Option<usize>,
+    release_label: Option<&str>,
     format: DiagFormat,
     all_warnings: bool,
 ) -> ExitCode {
     use std::io::IsTerminal;
+    let release = match release_label.map(str::trim) {
+        None => None,
+        Some("git") => match skillc::build::git_release_label(workspace) {
+            Ok(label) => Some(label),
+            Err(e) => {
+                eprintln!("error: --release-label git: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        Some("") => {
+            eprintln!("error: --release-label needs a label (or `git`)");
+            return ExitCode::from(EXIT_USAGE);
+        }
+        Some(label) => Some(label.to_string()),
+    };
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
     let options = skillc::build::BuildOptions {
         jobs,
         progress: tty.then_some(show),
+        release,
     };
     let started = std::time::Instant::now();
     let result = skillc::build::build(workspace, output, &options);

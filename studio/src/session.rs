@@ -604,6 +604,7 @@ impl Session {
         let options = skillc::build::BuildOptions {
             jobs: None,
             progress,
+            release: None,
         };
         // A build that panicked has left nothing half-updated worth keeping: start over.
         let mut builds = self.builds.lock().unwrap_or_else(|poisoned| {

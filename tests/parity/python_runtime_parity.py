@@ -68,6 +68,7 @@ def main():
                 else:
                     same = rust["text"] == mine["text"]
                 same = same and [s["id"] + s["name"] for s in rust["skills"]] == [s["id"] + s["name"] for s in mine["skills"]]
+                same = same and rust["release"] == mine["release"]
                 passed += same
                 failed += not same
                 if not same:

@@ -87,6 +87,8 @@ class Artifact:
         if version != SCHEMA_VERSION:
             raise ValueError(f"{path} has schema version {version}, expected {SCHEMA_VERSION}")
         self.manifest = dict(self.db.execute("SELECT key, value FROM manifest"))
+        # The label of `skillc build --release-label`, or None.
+        self.release = self.manifest.get("release")
         self.categories = {
             r[0]: {"position": r[1], "catalog_header": r[2], "prompt_heading": r[3], "uncertainty": r[4]}
             for r in self.db.execute(
@@ -239,7 +241,7 @@ class Artifact:
         else:
             text = json.dumps([{k: s[k] for k in ("id", "name", "description", "triggers")} for s in skills],
                               separators=(",", ":"), ensure_ascii=False)
-        return {"client": client or None, "locale": locale or self.manifest["default_locale"],
+        return {"release": self.release, "client": client or None, "locale": locale or self.manifest["default_locale"],
                 "tier": tier or self.manifest["default_tier"], "consumer": consumer,
                 "skills": skills, "text": text}
 

@@ -525,6 +525,11 @@ impl Artifact {
         self.manifest.get(key).map(String::as_str)
     }
 
+    /// The release label the artifact was built with (`skillc build --release-label`), if any.
+    pub fn release(&self) -> Option<&str> {
+        self.manifest("release")
+    }
+
     /// `max_active_skills`, when set.
     pub fn max_active_skills(&self) -> Option<usize> {
         self.manifest("max_active_skills")

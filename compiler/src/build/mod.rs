@@ -33,6 +33,38 @@ pub struct BuildOptions<'a> {
     pub jobs: Option<usize>,
     /// Called with (phase, done, total) as the build goes.
     pub progress: Option<&'a Progress>,
+    /// The release label stored in the manifest (`release`), if any: an input like the files,
+    /// so the same files and label give the same bytes.
+    pub release: Option<String>,
+}
+
+/// The label `--release-label git` stands for: the short hash of the commit the workspace's
+/// git repository is at, with `-dirty` when files under the workspace differ from it.
+pub fn git_release_label(root: &Path) -> Result<String, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "`{}` is not in a git repository with a commit ({})",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    // Untracked files count: a new skill is part of what gets built.
+    let changes = git(&["status", "--porcelain", "--", "."])?;
+    Ok(if changes.is_empty() {
+        commit
+    } else {
+        format!("{commit}-dirty")
+    })
 }
 
 /// Figures of a written artifact.
@@ -128,6 +160,7 @@ pub struct Session {
 #[derive(Debug)]
 struct Written {
     input_hash: String,
+    release: Option<String>,
     out: std::path::PathBuf,
     /// Size and modification time of the file as written (someone may replace it).
     stamp: (u64, std::time::SystemTime),
@@ -181,7 +214,11 @@ fn build_once(
     // artifact a build would write (builds are deterministic). A save's own disk event, or a
     // touch, rebuilds nothing.
     if let Some(w) = session.as_ref().and_then(|s| s.written.as_ref()) {
-        if w.input_hash == input_hash && w.out == out && stamp(out) == Some(w.stamp) {
+        if w.input_hash == input_hash
+            && w.release == options.release
+            && w.out == out
+            && stamp(out) == Some(w.stamp)
+        {
             let mut report = w.report.clone();
             report.unchanged = true;
             return Ok(report);
@@ -244,6 +281,7 @@ fn build_once(
         }
         s.written = stamp(out).map(|stamp| Written {
             input_hash,
+            release: options.release.clone(),
             out: out.to_path_buf(),
             stamp,
             report: report.clone(),
@@ -401,13 +439,16 @@ pub fn compile_reusing(
         blobs,
         categories,
     };
-    let data = rows::data(
+    let mut data = rows::data(
         ws,
         &prepared,
         input_hash,
         tables,
         check_warnings.iter().chain(&warnings),
     );
+    if let Some(label) = &options.release {
+        data.manifest.insert("release".to_string(), label.clone());
+    }
     let kept = kept_list.map(|list| incremental::Kept {
         entries: keys.into_iter().zip(list).collect(),
         pool,
