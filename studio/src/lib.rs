@@ -59,8 +59,19 @@ fn open<R: Runtime>(
     let root = session.root().to_path_buf();
     let handle = app.clone();
     let watch_root = root.clone();
+    let disk = session.disk();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        let Ok(ev) = res else { return };
+        let Ok(ev) = res else {
+            disk.changed(); // events were lost (a full queue): assume anything changed
+            return;
+        };
+        // Anything but a read outside `.skillc/` (a rescan, a permission change) makes the next
+        // check walk the folder; the user hears only of content changes.
+        let cache = watch_root.join(".skillc");
+        let ours = !ev.paths.is_empty() && ev.paths.iter().all(|p| p.starts_with(&cache));
+        if !ours && !matches!(ev.kind, notify::EventKind::Access(_)) {
+            disk.changed();
+        }
         if !skillc::build::watch::changes_content(&ev.kind) {
             return;
         }
@@ -80,6 +91,7 @@ fn open<R: Runtime>(
     });
     if let Ok(mut w) = watcher {
         if w.watch(&root, RecursiveMode::Recursive).is_ok() {
+            session.disk().watching();
             *studio
                 .watcher
                 .lock()

@@ -239,6 +239,48 @@ pub struct Session {
     builds: std::sync::Mutex<skillc::build::Session>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
     checks: std::sync::Mutex<skillc::parse::load::LoadCache>,
+    /// Whether the folder changed since the last check (its watcher and our writes say so).
+    disk: std::sync::Arc<DiskWatch>,
+}
+
+/// What the studio knows of changes on disk. The folder's watcher reports every change; until
+/// it runs (or when it cannot), every check walks the folder.
+#[derive(Debug)]
+pub struct DiskWatch {
+    watching: std::sync::atomic::AtomicBool,
+    changed: std::sync::atomic::AtomicBool,
+}
+
+/// Marks the folder changed when the session's write (the function holding it) is over,
+/// whichever way it ends.
+struct WritesOnDisk<'a>(&'a DiskWatch);
+
+impl Drop for WritesOnDisk<'_> {
+    fn drop(&mut self) {
+        self.0.changed();
+    }
+}
+
+impl DiskWatch {
+    /// The folder is watched from now on.
+    pub fn watching(&self) {
+        self.changed
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.watching
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Something in the folder changed (the watcher saw it, or the studio wrote it).
+    pub fn changed(&self) {
+        self.changed
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether nothing changed since the last call (and the folder is watched).
+    fn unchanged_since_last_look(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.watching.load(SeqCst) && !self.changed.swap(false, SeqCst)
+    }
 }
 
 impl Session {
@@ -257,6 +299,10 @@ impl Session {
             root,
             builds: Default::default(),
             checks: Default::default(),
+            disk: std::sync::Arc::new(DiskWatch {
+                watching: false.into(),
+                changed: true.into(),
+            }),
         })
     }
 
@@ -322,8 +368,17 @@ impl Session {
         self.check_with(&[])
     }
 
+    /// The watcher's view of the folder, for it to report changes to.
+    pub fn disk(&self) -> std::sync::Arc<DiskWatch> {
+        self.disk.clone()
+    }
+
     fn check_with(&self, drafts: &[RawFile]) -> Result<skillc::CheckReport, StudioError> {
         let mut cache = self.checks.lock().map_err(io_err)?;
+        // A keystroke's check between changes on disk does not walk the folder again.
+        if self.disk.unchanged_since_last_look() {
+            cache.assume_unchanged();
+        }
         let options = skillc::CheckOptions::default();
         skillc::check::check_cached(&self.root, &options, &mut cache, drafts).map_err(io_err)
     }
@@ -389,6 +444,7 @@ impl Session {
     /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
     /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
     pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         let path = self.inside(rel)?;
         if let Some(base) = base {
             if let Ok(disk) = self.read(rel) {
@@ -405,6 +461,7 @@ impl Session {
 
     /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
     pub fn create_skill(&self, parent: &str, name: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         let folder = if parent.is_empty() {
             name.to_string()
         } else {
@@ -428,6 +485,7 @@ impl Session {
 
     /// Renames a skill: its folder and its `name`.
     pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         let file = self.inside(rel)?;
         let dir = file
             .parent()
@@ -454,6 +512,7 @@ impl Session {
 
     /// Deletes a skill's folder.
     pub fn delete_skill(&self, rel: &str) -> Result<(), StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         let file = self.inside(rel)?;
         if file
             .file_name()
@@ -489,6 +548,7 @@ impl Session {
 
     /// Unpacks a ZIP package into the workspace (checked before anything is written).
     pub fn import_package(&self, archive: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         let limits = skillc::interop::package::Limits::default();
         let u = skillc::interop::package::unpack(Path::new(archive), &self.root, false, &limits)
             .map_err(package_err)?;
@@ -566,6 +626,7 @@ impl Session {
     /// Sets (or clears, with `None`) toggles in the clients' `client.yaml` files, all checked
     /// together and each file written once.
     pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
+        let _written = WritesOnDisk(&self.disk);
         // The compiler's lossless edit (the code behind `skillc toggle`): only the toggles'
         // lines change; comments and order stay; an unreadable client.yaml is never replaced.
         let clients: BTreeSet<&str> = changes.iter().map(|c| c.client.as_str()).collect();
@@ -815,6 +876,29 @@ mod tests {
     }
 
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
+
+    #[test]
+    fn checks_between_changes_skip_the_walk_yet_see_every_change_they_are_told_of() {
+        let (d, s) = sample();
+        let ws = d.path().join("ws");
+        s.disk().watching();
+        let has = |name: &str| s.overview().unwrap().skills.iter().any(|k| k.name == name);
+        assert!(!has("fresh-one"));
+        // A skill the watcher has not reported yet: a check in between trusts the last walk.
+        std::fs::create_dir_all(ws.join("public/fresh-one")).unwrap();
+        let skill = "---\nname: fresh-one\ndescription: New.\n---\nBody.\n";
+        std::fs::write(ws.join("public/fresh-one/SKILL.md"), skill).unwrap();
+        assert!(!has("fresh-one"), "the check walked although nothing was reported");
+        // Reported (what the watcher does): the next check walks and finds it.
+        s.disk().changed();
+        assert!(has("fresh-one"));
+        // The studio's own writes need no watcher: they mark the folder changed themselves.
+        let created = s.create_skill("public", "made-here").unwrap();
+        assert!(has("made-here"), "{created}");
+        let text = s.read(&created).unwrap().text.replace("made-here", "renamed-here");
+        s.save(&created, &text, None).unwrap();
+        assert!(has("renamed-here"));
+    }
 
     #[test]
     fn a_secret_never_reaches_the_preview() {

@@ -145,4 +145,35 @@ mod tests {
         let again = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
         assert_eq!(description(&again).as_deref(), Some("Greets the visitor."));
     }
+
+    #[test]
+    fn a_load_told_nothing_changed_skips_the_walk_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("public/greet/SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, skill("Greets the visitor.")).unwrap();
+        let mut cache = load::LoadCache::default();
+        let options = CheckOptions::default();
+        let description = |r: &CheckReport| r.workspace.skills[0].frontmatter.description.clone();
+        // Nothing loaded yet: the promise is ignored and the folder is walked.
+        cache.assume_unchanged();
+        let first = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(description(&first).as_deref(), Some("Greets the visitor."));
+        std::fs::write(&file, skill("Changed on disk.")).unwrap();
+        // Told nothing changed, the load takes the last one's files (the walk is skipped) and
+        // still applies drafts.
+        cache.assume_unchanged();
+        let trusted = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(
+            description(&trusted).as_deref(),
+            Some("Greets the visitor.")
+        );
+        cache.assume_unchanged();
+        let draft = fsio::RawFile::new("public/greet/SKILL.md", skill("A draft.").into_bytes());
+        let drafted = check_cached(dir.path(), &options, &mut cache, &[draft]).unwrap();
+        assert_eq!(description(&drafted).as_deref(), Some("A draft."));
+        // The promise holds for one load only: the next one walks and sees the change.
+        let walked = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(description(&walked).as_deref(), Some("Changed on disk."));
+    }
 }

@@ -70,7 +70,7 @@ pub fn read_tree(
 }
 
 /// What walking a folder found.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Tree {
     /// The regular files, read, in path order.
     pub files: Vec<RawFile>,

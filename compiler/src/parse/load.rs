@@ -40,6 +40,19 @@ pub fn load_dir(root: &Path) -> Result<Loaded, fsio::Error> {
 pub struct LoadCache {
     read: fsio::ReadCache,
     parsed: ParseCache,
+    /// The workspace's files as the last load found them on disk (drafts not applied).
+    tree: Option<fsio::Tree>,
+    /// The next load may take `tree` instead of walking the folder.
+    trust_tree: bool,
+}
+
+impl LoadCache {
+    /// The caller watches the workspace and knows nothing in it changed since the last load:
+    /// the next load takes that load's files instead of walking the folder again (10,000
+    /// `stat` calls on the reference workload, a third of a keystroke's check in the studio).
+    pub fn assume_unchanged(&mut self) {
+        self.trust_tree = true;
+    }
 }
 
 /// [`load_dir`] through `cache`: files and folders unchanged since an earlier read are not
@@ -62,8 +75,24 @@ pub fn load_dir_with(
             path: root.to_path_buf(),
             source,
         })?;
-    let read = cache.as_deref().map(|c| &c.read);
-    let tree = fsio::read_tree_cached(root, "", &boundary, read)?;
+    let trusted = cache.as_deref_mut().and_then(|c| {
+        let trust = std::mem::take(&mut c.trust_tree);
+        trust.then(|| c.tree.clone()).flatten()
+    });
+    let tree = match trusted {
+        Some(mut tree) => {
+            // Every file is as the last load read and parsed it.
+            tree.unchanged = tree.files.iter().map(|f| f.rel.clone()).collect();
+            tree
+        }
+        None => {
+            let read = cache.as_deref().map(|c| &c.read);
+            fsio::read_tree_cached(root, "", &boundary, read)?
+        }
+    };
+    if let Some(c) = cache.as_deref_mut() {
+        c.tree = Some(tree.clone());
+    }
     let mut unchanged = tree.unchanged;
     let (mut files, mut walk_diags) = (tree.files, tree.diagnostics);
     for draft in drafts {
