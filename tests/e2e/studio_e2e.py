@@ -170,7 +170,7 @@ def fresh_workspace(d, tmp):
     if "Unsaved edits" in d.text("#build-status"):
         d.click("#open-workspace")  # a test left edits unsaved: drop them, as a user would
     d.wait_text("#skill-list", "greeting")
-    wait_until(lambda: (ws / ".skillc" / "studio.db").exists(), "the new workspace is built")
+    wait_until(lambda: (ws / ".skillc" / "studio.db").exists(), "the new workspace is built", timeout=60)
     wait_built(d)
     d.click('#tabs button[data-tab="edit"]')
     return ws
