@@ -499,3 +499,80 @@ fn version_names_the_source_commit() {
         _ => assert!(!commit.is_empty()),
     }
 }
+
+#[test]
+fn test_runs_the_workspace_cases_and_names_each_failure() {
+    // The sample's own cases pin seed 000's behaviour.
+    let out = skillc(&["test", &repo("skills")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("9 cases: 9 passed, 0 failed"),
+        "{}",
+        stdout(&out)
+    );
+    // A wrong expectation fails, naming the case, what was expected and what was seen.
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    common::write(
+        &ws,
+        "tests/wrong.yaml",
+        "- name: the UK page wrongly expects the default pricing\n  request:\n    client: ibanfirst.com\n    locale: en-gb\n    context: {page_url: /en-gb/pricing}\n    select: [pricing]\n  expect:\n    prompt_includes: [pricing]\n    max_tokens: 5\n",
+    );
+    let ws_arg = ws.to_str().unwrap();
+    let out = skillc(&["test", ws_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("FAIL tests/wrong.yaml:1: the UK page wrongly expects the default pricing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("expected `pricing` in the prompt; it has"),
+        "{text}"
+    );
+    assert!(
+        text.contains("expected the prompt within 5 tokens; it has"),
+        "{text}"
+    );
+    assert!(text.contains("10 cases: 9 passed, 1 failed"), "{text}");
+    // JSON and JUnit carry the same verdicts.
+    let json: serde_json::Value =
+        serde_json::from_slice(&skillc(&["test", ws_arg, "--format", "json"]).stdout).unwrap();
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(9), Some(1))
+    );
+    let failed = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["passed"] == false)
+        .unwrap();
+    assert_eq!(failed["file"], "tests/wrong.yaml");
+    assert_eq!(failed["failures"].as_array().unwrap().len(), 2);
+    let junit = stdout(&skillc(&["test", ws_arg, "--format", "junit"]));
+    assert!(
+        junit.contains("<testsuite name=\"skillc\" tests=\"10\" failures=\"1\">"),
+        "{junit}"
+    );
+    assert_eq!(junit.matches("<failure ").count(), 1);
+    // A case naming what does not exist is an error at its place, and nothing runs.
+    common::write(
+        &ws,
+        "tests/wrong.yaml",
+        "- name: a typo\n  request: {client: ibanfirst.co}\n",
+    );
+    let out = skillc(&["test", ws_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("E027") && err.contains("tests/wrong.yaml:2:21"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean `ibanfirst.com`?"), "{err}");
+    assert!(stdout(&out).is_empty());
+    // `check` reports it too: case files are workspace files.
+    let out = skillc(&["check", ws_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("unknown client `ibanfirst.co`"));
+}

@@ -187,6 +187,10 @@ pub mod codes {
     pub const BAD_TEMPLATE: &str = "E024";
     /// A rendering or writing step of a build failed on the workspace's content.
     pub const BUILD_FAILED: &str = "E025";
+    /// A `tests/*.yaml` case file is not a list of cases, or a case has an unknown key.
+    pub const BAD_TEST_CASE: &str = "E026";
+    /// A test case names a client, locale, tier, consumer or skill that does not exist.
+    pub const UNKNOWN_IN_TEST: &str = "E027";
 
     /// A byte-order mark was stripped.
     pub const BOM: &str = "W101";
@@ -265,6 +269,8 @@ pub mod codes {
         BAD_SOURCE,
         BAD_TEMPLATE,
         BUILD_FAILED,
+        BAD_TEST_CASE,
+        UNKNOWN_IN_TEST,
         BOM,
         CRLF,
         UNKNOWN_FIELD,

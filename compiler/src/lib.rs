@@ -8,6 +8,7 @@
 //! [`Diagnostic`] values; failures of the environment are error types of each phase.
 
 pub mod build;
+pub mod cases;
 pub mod check;
 pub mod diagnostic;
 pub mod discover;

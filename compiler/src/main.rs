@@ -46,6 +46,15 @@ enum CheckFormat {
     Json,
 }
 
+/// How `test` prints its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TestFormat {
+    Text,
+    Json,
+    /// JUnit XML, which CI systems show per test.
+    Junit,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum DiagFormat {
@@ -163,6 +172,15 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
+    },
+    /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
+    Test {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+        format: TestFormat,
     },
     /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
     Diff {
@@ -358,6 +376,7 @@ fn main() -> ExitCode {
             context,
             format,
         } => catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
+        Command::Test { workspace, format } => run_tests(&workspace, format),
         Command::Explain {
             artifact,
             name,
@@ -559,6 +578,78 @@ fn explain(
             }
         })
     })
+}
+
+/// `skillc test`: checks the workspace (case files included), builds it into a temporary
+/// artifact and runs every case against it.
+fn run_tests(workspace: &std::path::Path, format: TestFormat) -> ExitCode {
+    let report = match skillc::check(workspace, &skillc::CheckOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let display = workspace.to_string_lossy();
+    if !report.is_ok() {
+        let errors: Vec<skillc::Diagnostic> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == skillc::Severity::Error)
+            .cloned()
+            .collect();
+        eprint!("{}", skillc::render_text(&errors, &display));
+        eprintln!(
+            "error: the workspace or its cases have {} errors; no case was run",
+            errors.len()
+        );
+        return ExitCode::from(EXIT_ERRORS);
+    }
+    let (cases, _) = skillc::cases::load(workspace, &report.workspace);
+    let dir = std::env::temp_dir().join(format!("skillc-test-{}", std::process::id()));
+    let artifact = dir.join("test.db");
+    let built = std::fs::create_dir_all(&dir)
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            skillc::build::build(workspace, &artifact, &Default::default())
+                .map_err(|e| e.to_string())
+        });
+    let outcomes = match built {
+        Ok(r) if r.stats.is_some() => match skillc_runtime::Artifact::open(&artifact) {
+            Ok(a) => cases
+                .iter()
+                .map(|c| skillc::cases::run(&a, c))
+                .collect::<Vec<_>>(),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                eprintln!("error: {e}");
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+        Ok(r) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            eprint!("{}", skillc::render_text(&r.diagnostics, &display));
+            eprintln!("error: the build failed; no case was run");
+            return ExitCode::from(EXIT_ERRORS);
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = match format {
+        TestFormat::Text => skillc::cases::render_text(&outcomes),
+        TestFormat::Json => skillc::cases::render_json(&outcomes) + "\n",
+        TestFormat::Junit => skillc::cases::render_junit(&outcomes),
+    };
+    out!("{text}");
+    if outcomes.iter().all(|o| o.passed()) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_ERRORS)
+    }
 }
 
 /// Exit status and messages of `set` and `toggle`.

@@ -888,14 +888,21 @@ mod tests {
         std::fs::create_dir_all(ws.join("public/fresh-one")).unwrap();
         let skill = "---\nname: fresh-one\ndescription: New.\n---\nBody.\n";
         std::fs::write(ws.join("public/fresh-one/SKILL.md"), skill).unwrap();
-        assert!(!has("fresh-one"), "the check walked although nothing was reported");
+        assert!(
+            !has("fresh-one"),
+            "the check walked although nothing was reported"
+        );
         // Reported (what the watcher does): the next check walks and finds it.
         s.disk().changed();
         assert!(has("fresh-one"));
         // The studio's own writes need no watcher: they mark the folder changed themselves.
         let created = s.create_skill("public", "made-here").unwrap();
         assert!(has("made-here"), "{created}");
-        let text = s.read(&created).unwrap().text.replace("made-here", "renamed-here");
+        let text = s
+            .read(&created)
+            .unwrap()
+            .text
+            .replace("made-here", "renamed-here");
         s.save(&created, &text, None).unwrap();
         assert!(has("renamed-here"));
     }

@@ -74,13 +74,19 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckRepor
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    Ok(checked(load::load_dir(root)?, options))
+    Ok(checked(root, load::load_dir(root)?, options))
 }
 
-/// Validates a loaded workspace and renders its templates, as `check` reports them.
-fn checked(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
+/// Validates a loaded workspace, renders its templates and reads its test cases, as `check`
+/// reports them.
+fn checked(root: &Path, loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
     let mut report = finish(loaded, options);
     render_templates(&mut report);
+    let (_, case_problems) = crate::cases::load(root, &report.workspace);
+    if !case_problems.is_empty() {
+        report.diagnostics.extend(case_problems);
+        diagnostic::sort(&mut report.diagnostics);
+    }
     report
 }
 
@@ -93,6 +99,7 @@ pub fn check_cached(
     drafts: &[fsio::RawFile],
 ) -> Result<CheckReport, fsio::Error> {
     Ok(checked(
+        root,
         load::load_dir_with(root, Some(cache), drafts)?,
         options,
     ))
