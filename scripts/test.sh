@@ -49,3 +49,8 @@ if [ "$e2e" -ne 0 ]; then
   echo "the studio's end-to-end tests failed"
   exit 1
 fi
+
+echo "== the studio's .deb: built, unpacked, started under Xvfb"
+bash scripts/package.sh --verify
+python3 tests/e2e/installed_app.py "$(cat target/release/bundle/deb/unpacked-root)" "$shots/installed.png"
+rm -rf "$(cat target/release/bundle/deb/unpacked-root)"

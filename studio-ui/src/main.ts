@@ -171,4 +171,12 @@ function wireEvents(): void {
 wireWorkspace();
 wireSkillActions();
 wireEvents();
-loadOverview().then(runBuild).catch(fail);
+// Started without a workspace (an installed studio opened from a menu): ask for one.
+loadOverview()
+  .then(runBuild)
+  .catch((e) => {
+    if (String((e as { message?: string }).message ?? e).includes("no workspace is open")) {
+      say("Type a workspace folder's path above, then Open.");
+      byId<HTMLInputElement>("workspace-path").focus();
+    } else fail(e);
+  });

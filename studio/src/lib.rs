@@ -233,11 +233,14 @@ fn diff(studio: State<'_, Studio>) -> Result<skillc::interop::diff::Diff, Studio
     studio.with(Session::diff)
 }
 
-fn workspace_from_args() -> PathBuf {
-    std::env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/skills")))
+/// The workspace to open: the first argument, else (in a development build) the sample of the
+/// checkout it was built in, else none: an installed studio started from a menu asks for a
+/// folder rather than opening whatever folder it was started in.
+fn workspace_from_args() -> Option<PathBuf> {
+    std::env::args_os().nth(1).map(PathBuf::from).or_else(|| {
+        let sample = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"));
+        (cfg!(debug_assertions) && sample.join("workspace.yaml").is_file()).then_some(sample)
+    })
 }
 
 /// Registers state and commands on a builder (the app and the tests share this wiring).
@@ -245,11 +248,12 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .manage(Studio::default())
         .setup(|app| {
-            let path = workspace_from_args();
-            let handle = app.handle().clone();
-            let studio = app.state::<Studio>();
-            if let Err(e) = open(&handle, &studio, &path) {
-                eprintln!("skill-studio: {e}");
+            if let Some(path) = workspace_from_args() {
+                let handle = app.handle().clone();
+                let studio = app.state::<Studio>();
+                if let Err(e) = open(&handle, &studio, &path) {
+                    eprintln!("skill-studio: {e}");
+                }
             }
             Ok(())
         })
