@@ -26,6 +26,16 @@ artifact="$(mktemp -d)/sample.db"
 python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
+echo "== the CI recipe of docs/ci.md, on the sample"
+ci_out="$(mktemp -d)"
+"$target/debug/skillc" build skills -o "$ci_out/previous.db" 2>/dev/null
+SKILLC="$target/debug/skillc" GITHUB_STEP_SUMMARY="$ci_out/summary.md" \
+  bash docs/ci-recipe.sh skills "$ci_out/out" "$ci_out/previous.db" >/dev/null 2>&1
+grep -q "bundles changed" "$ci_out/summary.md"
+grep -q 'failures="0"' "$ci_out/out/skillc-tests.xml"
+"$target/debug/skillc" catalog "$ci_out/out/skills.db" --format json | grep -q '"release": "[0-9a-f]'
+rm -rf "$ci_out"
+
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
 shots="${SCREENSHOTS:-$(mktemp -d)}"

@@ -576,3 +576,15 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("unknown client `ibanfirst.co`"));
 }
+
+#[test]
+fn the_ci_page_shows_the_recipe_that_ci_runs() {
+    let page = std::fs::read_to_string(repo("docs/ci.md")).unwrap();
+    let script = std::fs::read_to_string(repo("docs/ci-recipe.sh")).unwrap();
+    let shown = page
+        .split("```bash\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```\n").next())
+        .expect("docs/ci.md shows the recipe in a bash block");
+    assert_eq!(shown, script, "docs/ci.md and docs/ci-recipe.sh differ");
+}
