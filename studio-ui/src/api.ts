@@ -71,6 +71,7 @@ export interface ToggleChange { client: string; skill: string; value: boolean | 
 
 export interface BuildSummary {
   written: boolean; errors: number; warnings: number; diagnostics: Diag[]; bundles: number; bytes: number;
+  release: string | null;
 }
 
 export interface PreviewRequest {

@@ -55,7 +55,8 @@ async function runBuild(): Promise<void> {
   say("Building…");
   try {
     const b = await api.build();
-    say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
+    const release = b.release ? ` · release ${b.release}` : "";
+    say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings${release}` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
     if (!byId("tab-preview").hidden) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
   } finally {
@@ -90,10 +91,11 @@ function wireWorkspace(): void {
     if (!editor.confirmDiscard()) return;
     try {
       await api.openWorkspace(byId<HTMLInputElement>("workspace-path").value);
-      editor.close();
-      await loadOverview();
-      scheduleBuild();
-    } catch (e) { fail(e); }
+    } catch (e) { fail(e); return; }
+    // Opened: it is built whatever happens to the list's reload.
+    editor.close();
+    scheduleBuild();
+    await loadOverview().catch(fail);
   });
   for (const b of document.querySelectorAll<HTMLElement>("#tabs button")) {
     b.addEventListener("click", () => showTab(b.dataset.tab ?? "edit"));

@@ -194,6 +194,8 @@ pub struct BuildSummary {
     pub bundles: usize,
     /// Bytes of the artifact.
     pub bytes: u64,
+    /// Its release label: the workspace's commit (`-dirty` with changes), when it is in git.
+    pub release: Option<String>,
 }
 
 /// A preview request.
@@ -662,10 +664,12 @@ impl Session {
         let before = self.root.join(".skillc").join("before.db");
         let _ = std::fs::remove_file(&before);
         let kept = out.exists() && std::fs::hard_link(&out, &before).is_ok();
+        // Labelled as `skillc build --release-label git` would (none outside git), so the
+        // studio says which commit, and whether edits on top of it, its preview shows.
         let options = skillc::build::BuildOptions {
             jobs: None,
             progress,
-            release: None,
+            release: skillc::build::git_release_label(&self.root).ok(),
         };
         // A build that panicked has left nothing half-updated worth keeping: start over.
         let mut builds = self.builds.lock().unwrap_or_else(|poisoned| {
@@ -690,6 +694,7 @@ impl Session {
             diagnostics: report.diagnostics.iter().map(Diag::from).collect(),
             bundles: report.stats.as_ref().map_or(0, |s| s.bundles),
             bytes: report.stats.as_ref().map_or(0, |s| s.bytes),
+            release: options.release.clone(),
         })
     }
 
@@ -876,6 +881,31 @@ mod tests {
     }
 
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
+
+    #[test]
+    fn a_build_is_labelled_with_the_workspace_commit_when_there_is_one() {
+        let (d, s) = sample();
+        assert_eq!(s.build(None).unwrap().release, None, "not in git: no label");
+        let ws = d.path().join("ws");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-C"])
+                .arg(&ws)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(ok.status.success(), "{ok:?}");
+            String::from_utf8_lossy(&ok.stdout).trim().to_string()
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "skills"]);
+        let head = git(&["rev-parse", "--short", "HEAD"]);
+        let built = s.build(None).unwrap();
+        assert_eq!(built.release.as_deref(), Some(head.as_str()));
+        let a = skillc_runtime::Artifact::open(s.artifact()).unwrap();
+        assert_eq!(a.release(), Some(head.as_str()));
+    }
 
     #[test]
     fn checks_between_changes_skip_the_walk_yet_see_every_change_they_are_told_of() {
