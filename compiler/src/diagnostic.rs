@@ -226,6 +226,9 @@ pub mod codes {
     pub const FOREIGN_FIELD: &str = "W116";
     /// The workspace holds no skill at all.
     pub const NO_SKILLS: &str = "W117";
+    /// Two skills of one catalog have catalog texts so alike that a selector may not tell them
+    /// apart.
+    pub const OVERLAP: &str = "W118";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -288,6 +291,7 @@ pub mod codes {
         HIDDEN_SKIPPED,
         FOREIGN_FIELD,
         NO_SKILLS,
+        OVERLAP,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

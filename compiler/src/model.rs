@@ -162,6 +162,9 @@ pub struct Frontmatter {
     pub augments: Vec<SkillRef>,
     /// `blocks`.
     pub blocks: Vec<SkillRef>,
+    /// `distinct_from`: skills whose catalog text may look like this one's on purpose (no
+    /// overlap warning for the pair).
+    pub distinct_from: Vec<SkillRef>,
     /// `priority` (lower is stronger).
     pub priority: Option<i64>,
     /// `exclusive`.
@@ -281,6 +284,9 @@ pub struct Skill {
     /// Where the name is written (line 1 when it comes from the folder).
     #[serde(skip)]
     pub name_pos: Pos,
+    /// Where `description` is written (line 1 when it is missing).
+    #[serde(skip)]
+    pub description_pos: Pos,
     /// `public`, `internal` or `custom` (or a frontmatter value).
     pub namespace: String,
     /// The category, if any.
@@ -388,6 +394,9 @@ pub struct WorkspaceConfig {
     pub pipeline_max_depth: u32,
     /// Trigger examples shown per skill in catalogs.
     pub max_triggers: usize,
+    /// Catalog texts at least this similar (TF-IDF cosine, in hundredths) are warned about
+    /// (W118); over 100 turns the warning off.
+    pub overlap_threshold: u32,
     /// Extra skill roots by namespace (`custom`), relative to the workspace.
     pub roots: BTreeMap<String, String>,
     /// Client ids and package names whose code is trusted (not prompt-only).
@@ -409,6 +418,7 @@ impl Default for WorkspaceConfig {
             max_active_skills: None,
             pipeline_max_depth: 5,
             max_triggers: 5,
+            overlap_threshold: 60,
             roots: BTreeMap::new(),
             trusted: Vec::new(),
         }

@@ -39,6 +39,7 @@ pub fn validate(ws: &Workspace) -> Vec<Diagnostic> {
     );
     clients(ws, &index, &mut out);
     required_variables(ws, &mut out);
+    out.extend(super::overlap::warnings(ws));
     out
 }
 
@@ -69,6 +70,7 @@ fn all_refs(s: &Skill) -> Vec<(&'static str, &SkillRef)> {
     v.extend(fm.dependencies.iter().map(|r| ("dependencies", r)));
     v.extend(fm.augments.iter().map(|r| ("augments", r)));
     v.extend(fm.blocks.iter().map(|r| ("blocks", r)));
+    v.extend(fm.distinct_from.iter().map(|r| ("distinct_from", r)));
     v.extend(fm.imports.iter().map(|r| ("imports", r)));
     v.extend(fm.requires.skills.iter().map(|r| ("requires.skills", r)));
     v.extend(fm.variant_of.iter().map(|r| ("variant_of", r)));

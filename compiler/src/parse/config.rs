@@ -78,35 +78,48 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     {
         c.pipeline_max_depth = d;
     }
-    if let Some(n) = catalog_settings(f) {
+    let (max_triggers, overlap) = catalog_settings(f);
+    if let Some(n) = max_triggers {
         c.max_triggers = n;
+    }
+    if let Some(t) = overlap {
+        c.overlap_threshold = t;
     }
     c.roots = roots(f);
     c.trusted = f.string_list("trusted");
     c
 }
 
-/// `catalog:` settings; returns `max_triggers` when set.
-fn catalog_settings(f: &mut Fields<'_>) -> Option<usize> {
+/// `catalog:` settings: `max_triggers` and `overlap_threshold` (in hundredths), when set.
+fn catalog_settings(f: &mut Fields<'_>) -> (Option<usize>, Option<u32>) {
     let Some(Value::Mapping(m)) = f.doc.get("catalog").cloned() else {
-        return None;
+        return (None, None);
     };
-    let mut max_triggers = None;
+    let (mut max_triggers, mut overlap) = (None, None);
     for (k, v) in &m {
-        match (scalar_string(k).as_deref(), v.as_u64()) {
-            (Some("max_triggers"), Some(n)) => max_triggers = Some(n as usize),
+        match (scalar_string(k).as_deref(), v) {
+            (Some("max_triggers"), v) if v.as_u64().is_some() => {
+                max_triggers = v.as_u64().map(|n| n as usize)
+            }
+            // Above 1 turns the warning off (no two texts are more than identical).
+            (Some("overlap_threshold"), v) if v.as_f64().is_some_and(|t| t > 0.0) => {
+                overlap = v.as_f64().map(|t| (t * 100.0).round().min(1000.0) as u32)
+            }
             (k, _) => {
                 let k = k.unwrap_or("?").to_string();
                 let d = f.diag(
                     codes::UNKNOWN_CONFIG_FIELD,
                     f.doc.path_pos(&["catalog", &k]),
-                    format!("unknown or invalid `catalog.{k}` (known: max_triggers: number)"),
+                    format!(
+                        "unknown or invalid `catalog.{k}` (known: max_triggers: number, \
+                         overlap_threshold: number above 0)"
+                    ),
                 );
                 f.report(d);
             }
         }
     }
-    max_triggers
+    (max_triggers, overlap)
 }
 
 /// `roots:` extra skill roots (only `custom` is known).

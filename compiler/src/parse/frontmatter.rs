@@ -39,6 +39,7 @@ pub const KNOWN_FIELDS: &[&str] = &[
     "dependencies",
     "augments",
     "blocks",
+    "distinct_from",
     "priority",
     "exclusive",
     "variant_of",
@@ -87,7 +88,14 @@ const BOOL_FIELDS: &[&str] = &[
     "hidden_from_llm",
     "exclusive",
 ];
-const REF_LIST_FIELDS: &[&str] = &["dependencies", "augments", "blocks", "import", "imports"];
+const REF_LIST_FIELDS: &[&str] = &[
+    "dependencies",
+    "augments",
+    "blocks",
+    "distinct_from",
+    "import",
+    "imports",
+];
 const LIST_FIELDS: &[&str] = &["tags", "trigger_examples", "when_to_use", "bindShells"];
 const TEXT_FIELDS: &[&str] = &[
     "category",
@@ -203,6 +211,7 @@ fn parse_fields(f: &mut Fields<'_>, foreign: BTreeMap<String, String>) -> Frontm
         dependencies: f.refs("dependencies"),
         augments: f.refs("augments"),
         blocks: f.refs("blocks"),
+        distinct_from: f.refs("distinct_from"),
         priority: f.int("priority"),
         exclusive: f.bool("exclusive").unwrap_or(false),
         variant_of: f.one_ref("variant_of"),

@@ -575,6 +575,10 @@ fn load_skill(
         Some(n) => doc.value_pos("name", n.trim()),
         None => Pos::line(1),
     };
+    let description_pos = match &fm.description {
+        Some(_) => doc.key_pos("description"),
+        None => Pos::line(1),
+    };
 
     let namespace = fm.namespace.clone().unwrap_or_else(|| namespace_of(dir));
     let category = fm
@@ -589,6 +593,7 @@ fn load_skill(
         folder_name: own_folder.to_string(),
         name,
         name_pos,
+        description_pos,
         namespace,
         category,
         frontmatter: fm,

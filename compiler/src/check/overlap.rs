@@ -1,0 +1,290 @@
+//! Overlap warnings (W118): two skills of one catalog whose descriptions and trigger examples
+//! are so alike that a selector may not tell them apart. Similarity is the cosine of TF-IDF
+//! word vectors (words of three letters or more, common English words left out), compared with
+//! `catalog.overlap_threshold` of `workspace.yaml`. `distinct_from: [other]` in either skill's
+//! frontmatter dismisses a pair.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+
+use crate::diagnostic::{codes, Diagnostic};
+use crate::model::{Scope, Skill, Workspace};
+
+/// Words too common to tell skills apart.
+const STOPWORDS: &[&str] = &[
+    "about", "after", "all", "also", "and", "any", "are", "ask", "asks", "been", "but", "can",
+    "does", "for", "from", "get", "has", "have", "how", "into", "its", "not", "one", "our", "out",
+    "should", "skill", "such", "than", "that", "the", "their", "them", "then", "there", "they",
+    "this", "use", "used", "user", "uses", "using", "was", "what", "when", "where", "which", "who",
+    "why", "will", "with", "would", "you", "your",
+];
+
+/// Fewest distinct words two texts share to count as overlapping.
+const MIN_SHARED_WORDS: usize = 3;
+
+/// A skill's catalog text as a unit-length sparse vector: (term, weight), by term.
+type Vector = Vec<(u32, f32)>;
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+}
+
+/// What a catalog shows of a skill that selectors read: description and trigger examples.
+fn catalog_words(s: &Skill) -> Vec<String> {
+    let fm = &s.frontmatter;
+    let mut all: Vec<String> = words(fm.description.as_deref().unwrap_or("")).collect();
+    for t in &fm.trigger_examples {
+        all.extend(words(t));
+    }
+    all
+}
+
+/// Whether a skill has a catalog line of its own (variants show their base's).
+fn listed(ws: &Workspace, s: &Skill) -> bool {
+    let category_hidden = s
+        .category
+        .as_ref()
+        .and_then(|c| ws.categories.get(c))
+        .is_some_and(|c| c.hidden_from_llm);
+    !s.frontmatter.hidden_from_llm
+        && !category_hidden
+        && s.namespace != "internal"
+        && s.frontmatter.variant_of.is_none()
+}
+
+/// The TF-IDF vector of every listed skill (by index in `ws.skills`), and the vocabulary.
+fn vectors(ws: &Workspace, listed: &[usize]) -> (HashMap<usize, Vector>, Vec<String>) {
+    let mut vocabulary: HashMap<String, u32> = HashMap::new();
+    let mut counts: Vec<(usize, BTreeMap<u32, f32>)> = Vec::new();
+    let mut df: Vec<u32> = Vec::new();
+    for &i in listed {
+        let mut tf: BTreeMap<u32, f32> = BTreeMap::new();
+        for w in catalog_words(&ws.skills[i]) {
+            let next = vocabulary.len() as u32;
+            let id = *vocabulary.entry(w).or_insert(next);
+            *tf.entry(id).or_default() += 1.0;
+        }
+        df.resize(vocabulary.len(), 0);
+        for id in tf.keys() {
+            df[*id as usize] += 1;
+        }
+        counts.push((i, tf));
+    }
+    let n = listed.len() as f32;
+    let vectors = counts
+        .into_iter()
+        .map(|(i, tf)| {
+            let mut v: Vector = tf
+                .into_iter()
+                .map(|(id, count)| {
+                    let idf = ((n + 1.0) / (df[id as usize] as f32 + 1.0)).ln() + 1.0;
+                    (id, count.sqrt() * idf)
+                })
+                .collect();
+            let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                v.iter_mut().for_each(|(_, w)| *w /= norm);
+            }
+            (i, v)
+        })
+        .collect();
+    let mut words = vec![String::new(); vocabulary.len()];
+    for (w, id) in vocabulary {
+        words[id as usize] = w;
+    }
+    (vectors, words)
+}
+
+/// Whether either skill says the other is meant to look alike.
+fn dismissed(a: &Skill, b: &Skill) -> bool {
+    if a.frontmatter.distinct_from.is_empty() && b.frontmatter.distinct_from.is_empty() {
+        return false;
+    }
+    let names = |s: &Skill| [s.name.clone(), s.qualified_name()];
+    let says = |x: &Skill, y: &Skill| {
+        x.frontmatter
+            .distinct_from
+            .iter()
+            .any(|r| names(y).contains(&r.text))
+    };
+    says(a, b) || says(b, a)
+}
+
+/// Enabled in the catalog of `client` (`None`: the global catalog).
+fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
+    let toggle = client
+        .and_then(|c| ws.clients.get(c))
+        .and_then(|c| c.toggles.get(&s.name))
+        .map(|t| t.enabled);
+    toggle.or(s.frontmatter.default_enabled).unwrap_or(true)
+}
+
+/// The pairs of listed skills that share a catalog, as (skill, the skills to compare it with,
+/// the client whose catalog it is): the global catalog, then each client's (its own skills
+/// against each other and against the global skills it keeps). Each pair comes once.
+fn pairs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<(usize, Vec<usize>, Option<&'w str>)> {
+    let global: Vec<usize> = listed
+        .iter()
+        .copied()
+        .filter(|&i| ws.skills[i].scope == Scope::Global && enabled(ws, &ws.skills[i], None))
+        .collect();
+    let mut out: Vec<(usize, Vec<usize>, Option<&str>)> = global
+        .iter()
+        .enumerate()
+        .map(|(n, &a)| (a, global[n + 1..].to_vec(), None))
+        .collect();
+    for id in ws.clients.keys() {
+        let own: Vec<usize> = listed
+            .iter()
+            .copied()
+            .filter(|&i| ws.skills[i].scope == Scope::Client(id.clone()))
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        let replaced: Vec<String> = own.iter().map(|&i| ws.skills[i].qualified_name()).collect();
+        let kept: Vec<usize> = global
+            .iter()
+            .chain(listed.iter().filter(|&&i| {
+                let s = &ws.skills[i];
+                s.scope == Scope::Global && !enabled(ws, s, None)
+            }))
+            .copied()
+            .filter(|&i| {
+                let s = &ws.skills[i];
+                enabled(ws, s, Some(id)) && !replaced.contains(&s.qualified_name())
+            })
+            .collect();
+        for (n, &a) in own.iter().enumerate() {
+            let mut with = own[n + 1..].to_vec();
+            with.extend(&kept);
+            out.push((a, with, Some(id.as_str())));
+        }
+    }
+    out
+}
+
+/// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
+/// `catalog.overlap_threshold`.
+pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
+    if ws.config.overlap_threshold > 100 {
+        return Vec::new();
+    }
+    let threshold = ws.config.overlap_threshold as f32 / 100.0;
+    let listed: Vec<usize> = (0..ws.skills.len())
+        .filter(|&i| listed(ws, &ws.skills[i]))
+        .collect();
+    let (vectors, vocabulary) = vectors(ws, &listed);
+    let empty = Vector::new();
+    let vector = |i: usize| vectors.get(&i).unwrap_or(&empty);
+    // Each skill's vector is spread over a dense array once, so a partner costs a look-up per
+    // term. One warning per skill (its closest look-alike, and how many more there are), on
+    // the later of each pair in workspace order: a workspace of near-identical texts gets a
+    // warning per skill, not one per pair. Each thread keeps the best per skill; merging keeps
+    // the best of the bests (the same whatever the split).
+    type Best<'a> = Option<(f32, usize, Option<&'a str>, usize)>;
+    fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
+        match (x, y) {
+            (None, b) | (b, None) => b,
+            (Some(p), Some(q)) => {
+                let count = p.3 + q.3;
+                let better = (q.0, std::cmp::Reverse(q.1)) > (p.0, std::cmp::Reverse(p.1));
+                let (sim, first, client, _) = if better { q } else { p };
+                Some((sim, first, client, count))
+            }
+        }
+    }
+    let n = ws.skills.len();
+    let best: Vec<Best<'_>> = pairs(ws, &listed)
+        .into_par_iter()
+        .fold(
+            || (vec![0f32; vocabulary.len()], vec![None; n]),
+            |(mut dense, mut best), (a, with, client)| {
+                for (id, w) in vector(a) {
+                    dense[*id as usize] = *w;
+                }
+                for b in with {
+                    let sim: f32 = vector(b)
+                        .iter()
+                        .map(|(id, w)| dense[*id as usize] * w)
+                        .sum();
+                    let (first, second) = (a.min(b), a.max(b));
+                    // A word or two in common (a placeholder description) is not an overlap.
+                    let shared = || {
+                        vector(b)
+                            .iter()
+                            .filter(|(id, _)| dense[*id as usize] > 0.0)
+                            .count()
+                    };
+                    if sim >= threshold
+                        && shared() >= MIN_SHARED_WORDS
+                        && !dismissed(&ws.skills[first], &ws.skills[second])
+                    {
+                        best[second] = merge(best[second], Some((sim, first, client, 1)));
+                    }
+                }
+                for (id, _) in vector(a) {
+                    dense[*id as usize] = 0.0;
+                }
+                (dense, best)
+            },
+        )
+        .map(|(_, best)| best)
+        .reduce(
+            || vec![None; n],
+            |x, y| x.into_iter().zip(y).map(|(p, q)| merge(p, q)).collect(),
+        );
+    let by_skill = best
+        .into_iter()
+        .enumerate()
+        .filter_map(|(second, b)| b.map(|b| (second, b)));
+    let mut out = Vec::new();
+    for (second, (sim, first, client, count)) in by_skill {
+        let (x, y) = (&ws.skills[first], &ws.skills[second]);
+        // The words that weigh most in both.
+        let mut shared: Vec<(f32, &str)> = Vec::new();
+        let (vx, vy) = (vector(first), vector(second));
+        for (id, w) in vx {
+            if let Ok(k) = vy.binary_search_by_key(id, |(t, _)| *t) {
+                shared.push((w * vy[k].1, vocabulary[*id as usize].as_str()));
+            }
+        }
+        shared.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(q.1)));
+        let shared: Vec<&str> = shared.iter().take(5).map(|(_, w)| *w).collect();
+        let catalog = match client {
+            None => "the global catalog".to_string(),
+            Some(c) => format!("client {c}'s catalog"),
+        };
+        let more = match count - 1 {
+            0 => String::new(),
+            1 => " (one more skill is over the threshold too)".to_string(),
+            n => format!(" ({n} more skills are over the threshold too)"),
+        };
+        out.push(
+            Diagnostic::new(
+                codes::OVERLAP,
+                &y.file,
+                y.description_pos,
+                format!(
+                    "`{}` and `{}` ({}) look alike in {catalog}: similarity {sim:.2} over \
+                     description and trigger examples, sharing {}; a selector may not tell \
+                     them apart{more}",
+                    y.name,
+                    x.name,
+                    x.file,
+                    shared.join(", ")
+                ),
+            )
+            .with_help(format!(
+                "say in the description what sets `{}` apart, or add `distinct_from: [{}]` \
+                 to its frontmatter if they are meant to look alike",
+                y.name, x.name
+            )),
+        );
+    }
+    out
+}
