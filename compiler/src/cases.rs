@@ -267,7 +267,7 @@ impl Reader<'_> {
             .ws
             .skills
             .iter()
-            .any(|s| s.name == bare || format!("{}.{}", s.namespace, s.name) == bare);
+            .any(|s| s.name == bare || s.qualified_name() == bare);
         let sk = sk_ids
             && bare
                 .strip_prefix("SK")

@@ -7,12 +7,9 @@ Usage: installed_app.py UNPACKED_ROOT SCREENSHOT
 Every process started here (Xvfb, tauri-driver, which starts the app) is stopped here.
 """
 
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -25,37 +22,23 @@ def main():
     tmp = Path(tempfile.mkdtemp())
     ws = tmp / "skills"
     shutil.copytree(e2e.ROOT / "skills", ws, ignore=shutil.ignore_patterns(".skillc"))
-    env = dict(os.environ, DISPLAY=e2e.DISPLAY)
-    procs = []
     try:
-        procs.append(subprocess.Popen(["Xvfb", e2e.DISPLAY, "-screen", "0", "1400x900x24"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(1)
-        driver = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver, "--port", str(e2e.PORT)], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        e2e.wait_port(e2e.PORT)
-        # No argument: the installed studio (away from its checkout's sample) opens nothing.
-        caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": str(app)}}}}
-        d = e2e.Driver.__new__(e2e.Driver)
-        d.session = d._req("POST", "/session", caps)["sessionId"]
-        try:
-            d.wait_text("#build-status", "workspace folder")
-            d.set_value("#workspace-path", str(ws))
-            d.click("#open-workspace")
-            d.wait_text("#skill-list", "greeting")
-            d.wait_text("#build-status", "Built", timeout=120)
-            d.screenshot(shot)
-            print(f"ok   the installed studio ({app}) opened and built {ws}")
-        finally:
-            d.quit()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
+        with e2e.window_display():
+            # No argument: the installed studio (away from its checkout's sample) opens nothing.
+            caps = {"capabilities": {"alwaysMatch": {"tauri:options": {"application": str(app)}}}}
+            d = e2e.Driver.__new__(e2e.Driver)
+            d.session = d._req("POST", "/session", caps)["sessionId"]
             try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+                d.wait_text("#build-status", "workspace folder")
+                d.set_value("#workspace-path", str(ws))
+                d.click("#open-workspace")
+                d.wait_text("#skill-list", "greeting")
+                d.wait_text("#build-status", "Built", timeout=120)
+                d.screenshot(shot)
+                print(f"ok   the installed studio ({app}) opened and built {ws}")
+            finally:
+                d.quit()
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 

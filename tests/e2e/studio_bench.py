@@ -19,7 +19,6 @@ latency is not counted; `open` is taken from outside, as a user sees it.
 
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -158,33 +157,19 @@ def main():
     client_skill = skills[len(skills) // 2]
     client = client_skill.relative_to(ws).parts[1]
     name = client_skill.parent.name
-    procs = []
-    env = dict(__import__("os").environ, DISPLAY=e2e.DISPLAY)
     try:
-        procs.append(subprocess.Popen(["Xvfb", e2e.DISPLAY, "-screen", "0", "1400x900x24"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(1)
-        driver = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver, "--port", str(e2e.PORT)], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        e2e.wait_port(e2e.PORT)
-        print(f"workspace: {source} ({len(global_skills)} global skills, {len(skills)} client skills)")
-        report("open", measure_open(app, ws, min(runs, 3)))
-        d = e2e.Driver(app, ws)
-        try:
-            d.wait_text("#build-status", "Built", timeout=600)
-            report("keystroke", measure_keystrokes(d, str(global_skills[0].relative_to(ws)), runs * 2))
-            report("save", measure_save(d, str(client_skill.relative_to(ws)), client, name, runs))
-            report("toggles", measure_toggles(d, runs))
-        finally:
-            d.quit()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
+        with e2e.window_display():
+            print(f"workspace: {source} ({len(global_skills)} global skills, {len(skills)} client skills)")
+            report("open", measure_open(app, ws, min(runs, 3)))
+            d = e2e.Driver(app, ws)
             try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+                d.wait_text("#build-status", "Built", timeout=600)
+                report("keystroke", measure_keystrokes(d, str(global_skills[0].relative_to(ws)), runs * 2))
+                report("save", measure_save(d, str(client_skill.relative_to(ws)), client, name, runs))
+                report("toggles", measure_toggles(d, runs))
+            finally:
+                d.quit()
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 

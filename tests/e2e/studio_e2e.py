@@ -8,6 +8,7 @@ tauri-driver, which starts the app) is stopped here, by its process id.
 """
 
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -148,6 +149,29 @@ def wait_port(port, timeout=30):
                 return
         time.sleep(0.2)
     raise RuntimeError(f"nothing listens on port {port}")
+
+
+@contextlib.contextmanager
+def window_display(log=subprocess.DEVNULL):
+    """Xvfb and tauri-driver for the time of a `with` block, stopped by their process ids
+    whatever happens inside (tauri-driver starts the app for each WebDriver session)."""
+    env = dict(os.environ, DISPLAY=DISPLAY)
+    procs = []
+    try:
+        procs.append(subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1400x900x24"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(1)
+        driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
+        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
+        wait_port(PORT)
+        yield
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def wait_built(d):
@@ -475,56 +499,48 @@ TESTS = (
 )
 
 
+def run_tests(d, tmp, shots):
+    """Runs every test (or those ONLY names) in one window; returns (passed, failed, lost)."""
+    passed = failed = lost = 0
+    for test in TESTS:
+        if ONLY and ONLY not in test.__name__:
+            continue
+        try:
+            test(d, tmp, shots)
+            print(f"ok   {test.__name__}")
+            passed += 1
+        except Exception as e:
+            print(f"FAIL {test.__name__}" + (" (lost WebDriver connection)" if lost_connection(e) else ""))
+            lost += lost_connection(e)
+            traceback.print_exc()
+            try:
+                d.screenshot(shots / f"failed-{test.__name__}.png")
+            except Exception:
+                pass
+            failed += 1
+    return passed, failed, lost
+
+
 def main():
     app, shots = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
     shots.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp())
     ws = tmp / "skills"
     shutil.copytree(ROOT / "skills", ws, ignore=shutil.ignore_patterns(".skillc"))
-    env = dict(os.environ, DISPLAY=DISPLAY)
-    procs = []
-    passed = failed = lost = 0
     try:
-        procs.append(subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1400x900x24"],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        time.sleep(1)
-        driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        log = open(shots / "tauri-driver.log", "w")
-        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
-        wait_port(PORT)
-        try:
-            d = Driver(app, ws)
-        except Exception as e:
-            if not lost_connection(e):
-                raise
-            print(f"LOST no WebDriver session: {e}")
-            return 3
-        try:
-            for test in TESTS:
-                if ONLY and ONLY not in test.__name__:
-                    continue
-                try:
-                    test(d, tmp, shots)
-                    print(f"ok   {test.__name__}")
-                    passed += 1
-                except Exception as e:
-                    print(f"FAIL {test.__name__}" + (" (lost WebDriver connection)" if lost_connection(e) else ""))
-                    lost += lost_connection(e)
-                    traceback.print_exc()
-                    try:
-                        d.screenshot(shots / f"failed-{test.__name__}.png")
-                    except Exception:
-                        pass
-                    failed += 1
-        finally:
-            d.quit()
-    finally:
-        for p in reversed(procs):
-            p.terminate()
+        with open(shots / "tauri-driver.log", "w") as log, window_display(log):
             try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+                d = Driver(app, ws)
+            except Exception as e:
+                if not lost_connection(e):
+                    raise
+                print(f"LOST no WebDriver session: {e}")
+                return 3
+            try:
+                passed, failed, lost = run_tests(d, tmp, shots)
+            finally:
+                d.quit()
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     # 3: every failure was a lost connection (a rerun may help); 1: the app failed a test.
