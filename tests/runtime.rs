@@ -559,6 +559,85 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
     });
 }
 
+#[test]
+fn a_live_artifact_serves_the_artifact_swapped_in_by_rename_from_the_next_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.db");
+    let ws = dir.path().join("ws");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let greeting = ws.join("public/assistant/greeting/SKILL.md");
+    let text = std::fs::read_to_string(&greeting).unwrap();
+    std::fs::write(
+        &greeting,
+        text.replace("Handle greetings", "Answer greetings"),
+    )
+    .unwrap();
+    let other = dir.path().join("other.db");
+    build(&ws, &other, &BuildOptions::default()).unwrap();
+    std::fs::copy(artifact_path(), &live).unwrap();
+    let list_of = |a: &Artifact| {
+        a.catalog(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            Format::List,
+        )
+        .expect("an answer")
+        .text
+        .clone()
+    };
+    let old_text = list_of(&Artifact::open(&live).unwrap());
+    let new_text = list_of(&Artifact::open(&other).unwrap());
+    let shared = skillc_runtime::LiveArtifact::open(&live).unwrap();
+    assert_eq!(list_of(&shared.current()), old_text);
+    let swap = |src: &Path| {
+        let tmp = dir.path().join(".live.tmp");
+        std::fs::copy(src, &tmp).unwrap();
+        std::fs::rename(&tmp, &live).unwrap();
+    };
+    swap(&other);
+    assert_eq!(list_of(&shared.current()), new_text, "the next call sees the swap");
+    // A file that is not an artifact leaves the previous one in service, and says why.
+    std::fs::write(dir.path().join(".live.tmp"), "not sqlite").unwrap();
+    std::fs::rename(dir.path().join(".live.tmp"), &live).unwrap();
+    assert_eq!(list_of(&shared.current()), new_text);
+    assert!(shared.refused().is_some());
+    // Readers sharing one live artifact during swaps: the old or the new text, never torn, and
+    // the last swap is what they end on.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let readers: Vec<_> = (0..6)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut seen = (0, 0);
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) || seen.0 + seen.1 < 20 {
+                        let text = list_of(&shared.current());
+                        assert!(text == old_text || text == new_text, "torn read");
+                        if text == old_text {
+                            seen.0 += 1;
+                        } else {
+                            seen.1 += 1;
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for i in 0..40 {
+            swap(if i % 2 == 0 { artifact_path() } else { &other });
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let seen: Vec<(usize, usize)> = readers.into_iter().map(|r| r.join().unwrap()).collect();
+        assert!(seen.iter().any(|s| s.0 > 0) && seen.iter().any(|s| s.1 > 0), "{seen:?}");
+    });
+    assert_eq!(list_of(&shared.current()), new_text);
+    assert!(shared.refused().is_none());
+}
+
 // ---- Selection invariants (SPEC 5, 10) ------------------------------------------------------
 
 mod selection_props {

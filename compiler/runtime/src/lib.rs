@@ -12,10 +12,12 @@
 //!
 //! Everything a request needs of a bundle is loaded once, in one read transaction, and kept;
 //! later requests touch no disk. The file is opened with `mode=ro`, so it works on read-only
-//! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`].
+//! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`], or
+//! by the next call of a [`LiveArtifact`], which follows its path.
 
 mod condition;
 mod explain;
+mod live;
 pub mod placeholder;
 pub mod schema;
 mod select;
@@ -30,6 +32,7 @@ use serde::Serialize;
 
 pub use condition::{Compiled, Condition, Context};
 pub use explain::Explanation;
+pub use live::LiveArtifact;
 pub use select::{Prompt, PromptSkill, Removed, SourceRef};
 
 /// The schema version this runtime reads (the one the compiler writes).
@@ -1060,6 +1063,22 @@ impl Artifact {
         let text = String::from_utf8(inflate(&encoding, data).map_err(&not_artifact)?)
             .map_err(|_| not_artifact(format!("the body of `{}` is not UTF-8", s.name)))?;
         Ok(s.body.get_or_init(|| text.into()).clone())
+    }
+
+    /// The paths of a skill's assets (scripts, references, assets, any other file of its
+    /// folder), sorted.
+    pub fn asset_paths(&self, r: &BundleRef<'_>, skill: &str) -> Result<Vec<String>, Error> {
+        let bundle = self.bundle(r)?;
+        let s = bundle
+            .find(skill)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        let conn = self.conn.lock().expect("lock");
+        conn.prepare_cached("SELECT path FROM asset WHERE skill_file = ?1 ORDER BY path")
+            .and_then(|mut st| {
+                st.query_map([&s.record.resolved_file], |r| r.get(0))?
+                    .collect()
+            })
+            .map_err(corrupt(&self.path))
     }
 
     /// An asset of a skill, by its path inside the skill folder (level-3 disclosure).
