@@ -29,6 +29,12 @@ if ! python3 -c "import skills_ref" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check "skills-ref==0.1.1"
 fi
 
+# The official MCP SDK for Python: the real client that drives `skillc mcp` in the tests.
+if ! python3 -c "import mcp.client.stdio" 2>/dev/null; then
+  echo "setup: installing the MCP Python SDK (test client of skillc mcp)"
+  python3 -m pip install -q --disable-pip-version-check "mcp==2.3.0"
+fi
+
 # The WebDriver bridge for the studio's end-to-end tests (WebKitWebDriver comes from apt).
 if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
   echo "setup: installing tauri-driver"

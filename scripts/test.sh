@@ -26,6 +26,9 @@ artifact="$(mktemp -d)/sample.db"
 python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
+echo "== skillc mcp driven by a real MCP client (the official Python SDK)"
+python3 tests/mcp/mcp_client.py "$target/debug/skillc" skills
+
 echo "== the CI recipe of docs/ci.md, on the sample"
 ci_out="$(mktemp -d)"
 "$target/debug/skillc" build skills -o "$ci_out/previous.db" 2>/dev/null

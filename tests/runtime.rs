@@ -599,7 +599,11 @@ fn a_live_artifact_serves_the_artifact_swapped_in_by_rename_from_the_next_call()
         std::fs::rename(&tmp, &live).unwrap();
     };
     swap(&other);
-    assert_eq!(list_of(&shared.current()), new_text, "the next call sees the swap");
+    assert_eq!(
+        list_of(&shared.current()),
+        new_text,
+        "the next call sees the swap"
+    );
     // A file that is not an artifact leaves the previous one in service, and says why.
     std::fs::write(dir.path().join(".live.tmp"), "not sqlite").unwrap();
     std::fs::rename(dir.path().join(".live.tmp"), &live).unwrap();
@@ -632,7 +636,10 @@ fn a_live_artifact_serves_the_artifact_swapped_in_by_rename_from_the_next_call()
         }
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let seen: Vec<(usize, usize)> = readers.into_iter().map(|r| r.join().unwrap()).collect();
-        assert!(seen.iter().any(|s| s.0 > 0) && seen.iter().any(|s| s.1 > 0), "{seen:?}");
+        assert!(
+            seen.iter().any(|s| s.0 > 0) && seen.iter().any(|s| s.1 > 0),
+            "{seen:?}"
+        );
     });
     assert_eq!(list_of(&shared.current()), new_text);
     assert!(shared.refused().is_none());

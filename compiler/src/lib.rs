@@ -14,6 +14,7 @@ pub mod diagnostic;
 pub mod discover;
 pub mod edit;
 pub mod interop;
+pub mod mcp;
 pub mod model;
 pub mod parse;
 pub mod render;

@@ -173,6 +173,17 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
+    /// Serve one bundle to MCP clients (Claude Desktop, Claude Code, Cursor, …) on stdio:
+    /// tools skills_catalog and load_skills, resources skill://<name>/<path>.
+    Mcp {
+        /// The artifact (a new one renamed over it is served from the next call).
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+    },
     /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
     Test {
         /// The workspace folder.
@@ -377,6 +388,11 @@ fn main() -> ExitCode {
             format,
         } => catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
         Command::Test { workspace, format } => run_tests(&workspace, format),
+        Command::Mcp {
+            artifact,
+            bundle,
+            consumer,
+        } => mcp(&artifact, bundle, consumer),
         Command::Explain {
             artifact,
             name,
@@ -507,16 +523,7 @@ fn catalog(
         let c = a.catalog(&bundle.as_ref(), consumer, ctx, f)?;
         Ok(match format {
             CatalogFormat::Json => {
-                let v = serde_json::json!({
-                    "release": a.release(),
-                    "client": c.client,
-                    "locale": c.locale,
-                    "tier": c.tier,
-                    "consumer": c.consumer,
-                    "skills": c.skills,
-                    "text": c.text,
-                });
-                serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+                serde_json::to_string_pretty(&a.catalog_json(&c)).unwrap_or_default() + "\n"
             }
             _ => {
                 let mut t = c.text.clone();
@@ -550,7 +557,7 @@ fn prompt(
                 // The text is the prompt alone; what was left out goes to stderr, so a
                 // misspelt name is never silent.
                 for r in &p.removed {
-                    eprintln!("note: `{}` left out: {}", r.name, removal_words(&r.reason));
+                    eprintln!("note: `{}` left out: {}", r.name, r.words());
                 }
                 p.text.clone()
             }
@@ -675,19 +682,30 @@ fn edit_outcome(done: Result<std::path::PathBuf, skillc::edit::Error>) -> ExitCo
     }
 }
 
-/// A removal reason in words, for the text form of `prompt`.
-fn removal_words(reason: &str) -> String {
-    match reason.split_once(':') {
-        Some(("blocked", by)) => format!("blocked by `{by}`"),
-        Some(("excluded", by)) => format!("excluded by `{by}` (same category, stronger priority)"),
-        _ => match reason {
-            "unknown" => "no skill of that name in this bundle".to_string(),
-            "hidden" => "hidden from selection".to_string(),
-            "condition" => "its conditions do not hold for this context".to_string(),
-            "max_active" => "over the workspace's max_active_skills".to_string(),
-            "unavailable" => "unavailable in this bundle (requirements or variables)".to_string(),
-            other => other.to_string(),
-        },
+fn mcp(artifact: &std::path::Path, bundle: BundleArgs, consumer: Option<String>) -> ExitCode {
+    let bundle = skillc::mcp::Bundle {
+        client: bundle.client,
+        locale: bundle.locale,
+        tier: bundle.tier,
+        consumer,
+    };
+    let server = match skillc::mcp::Server::open(artifact, bundle) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(if e.is_request_error() {
+                EXIT_ERRORS
+            } else {
+                EXIT_USAGE
+            });
+        }
+    };
+    match skillc::mcp::serve_stdio(server) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 

@@ -827,7 +827,9 @@ impl Artifact {
         })
     }
 
-    fn hidden_for(&self, consumer: Option<&str>) -> Result<Option<&BTreeSet<String>>, Error> {
+    /// The qualified names a consumer's catalogs leave out (`None`: no consumer), or the
+    /// request error naming the consumers that exist.
+    pub fn hidden_for(&self, consumer: Option<&str>) -> Result<Option<&BTreeSet<String>>, Error> {
         match consumer {
             None => Ok(None),
             Some(c) => self.consumers.get(c).map(Some).ok_or_else(|| {
@@ -1038,6 +1040,20 @@ impl Artifact {
             tokens += k + 4;
         }
         (text, tokens)
+    }
+
+    /// A catalog as `skillc catalog --format json` prints it: the release label, the bundle,
+    /// the consumer, its skills and its text.
+    pub fn catalog_json(&self, c: &Catalog) -> serde_json::Value {
+        serde_json::json!({
+            "release": self.release(),
+            "client": c.client,
+            "locale": c.locale,
+            "tier": c.tier,
+            "consumer": c.consumer,
+            "skills": c.skills,
+            "text": c.text,
+        })
     }
 
     /// A source of the pool.

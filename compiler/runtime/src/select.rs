@@ -29,6 +29,29 @@ pub struct Removed {
     pub reason: String,
 }
 
+impl Removed {
+    /// The reason in words (`blocked by `x``, `no skill of that name in this bundle`, …), as the
+    /// CLI and the MCP server print it.
+    pub fn words(&self) -> String {
+        match self.reason.split_once(':') {
+            Some(("blocked", by)) => format!("blocked by `{by}`"),
+            Some(("excluded", by)) => {
+                format!("excluded by `{by}` (same category, stronger priority)")
+            }
+            _ => match self.reason.as_str() {
+                "unknown" => "no skill of that name in this bundle".to_string(),
+                "hidden" => "hidden from selection".to_string(),
+                "condition" => "its conditions do not hold for this context".to_string(),
+                "max_active" => "over the workspace's max_active_skills".to_string(),
+                "unavailable" => {
+                    "unavailable in this bundle (requirements or variables)".to_string()
+                }
+                other => other.to_string(),
+            },
+        }
+    }
+}
+
 /// A cited source.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct SourceRef {

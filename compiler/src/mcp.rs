@@ -1,0 +1,420 @@
+//! `skillc mcp`: one bundle of an artifact served read-only over the Model Context Protocol
+//! (stdio), with the official Rust SDK (`rmcp`).
+//!
+//! Tools: `skills_catalog` (the catalog as markdown, and its JSON as `skillc catalog --format
+//! json` prints it) and `load_skills` (the assembled prompt, and the JSON of `skillc prompt
+//! --format json`). Resources: each skill's files, `skill://<name>/<path>`. Every call answers
+//! from the artifact now at the path ([`LiveArtifact`]), so a build swapped in by rename is
+//! served from the next call on. Bad requests are MCP errors worded as the CLI words them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
+use serde_json::{json, Value};
+use skillc_runtime::{Artifact, BundleRef, Context, Error, Format, LiveArtifact};
+
+/// The bundle a server answers for: `None` fields mean the global bundle and the defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    /// Client id.
+    pub client: Option<String>,
+    /// Locale.
+    pub locale: Option<String>,
+    /// Tier.
+    pub tier: Option<String>,
+    /// Consumer whose filters apply.
+    pub consumer: Option<String>,
+}
+
+impl Bundle {
+    fn as_ref(&self) -> BundleRef<'_> {
+        BundleRef {
+            client: self.client.as_deref(),
+            locale: self.locale.as_deref(),
+            tier: self.tier.as_deref(),
+        }
+    }
+}
+
+/// Resources listed per page.
+const PAGE: usize = 500;
+
+/// The server: a bundle of the artifact at a path.
+pub struct Server {
+    live: LiveArtifact,
+    bundle: Bundle,
+}
+
+impl Server {
+    /// Opens the artifact and checks that the bundle and the consumer exist, so a wrong
+    /// request fails at start, with the CLI's words, rather than at the first call.
+    pub fn open(artifact: &Path, bundle: Bundle) -> Result<Server, Error> {
+        let live = LiveArtifact::open(artifact)?;
+        let a = live.current();
+        a.bundle(&bundle.as_ref())?;
+        a.hidden_for(bundle.consumer.as_deref())?;
+        Ok(Server { live, bundle })
+    }
+
+    /// The artifact to answer from, noting on stderr a new file that could not be opened.
+    fn artifact(&self) -> Arc<Artifact> {
+        let a = self.live.current();
+        if let Some(why) = self.live.refused() {
+            eprintln!("skillc mcp: still serving the previous artifact: {why}");
+        }
+        a
+    }
+
+    /// The catalog result: markdown text, and the JSON of `skillc catalog --format json`.
+    pub fn catalog(&self, ctx: &Context) -> Result<(String, Value), Error> {
+        let a = self.artifact();
+        let r = self.bundle.as_ref();
+        let consumer = self.bundle.consumer.as_deref();
+        let markdown = a.catalog(&r, consumer, ctx, Format::Markdown)?;
+        let json = a.catalog(&r, consumer, ctx, Format::Json)?;
+        Ok((with_newline(&markdown.text), a.catalog_json(&json)))
+    }
+
+    /// The prompt result: its text, notes on what was left out, and the JSON of `skillc prompt
+    /// --format json`.
+    pub fn prompt(&self, ctx: &Context, names: &[&str]) -> Result<(String, String, Value), Error> {
+        let a = self.artifact();
+        let p = a.prompt(
+            &self.bundle.as_ref(),
+            self.bundle.consumer.as_deref(),
+            ctx,
+            names,
+        )?;
+        let notes: String = p
+            .removed
+            .iter()
+            .map(|r| format!("note: `{}` left out: {}\n", r.name, r.words()))
+            .collect();
+        let json = serde_json::to_value(&p).unwrap_or(Value::Null);
+        Ok((p.text.clone(), notes, json))
+    }
+
+    /// Every file of the skills a catalog of this bundle may show, as (uri, skill, path).
+    fn resources(&self) -> Result<Vec<(String, String, String)>, Error> {
+        let a = self.artifact();
+        let r = self.bundle.as_ref();
+        let bundle = a.bundle(&r)?;
+        let hidden = a.hidden_for(self.bundle.consumer.as_deref())?;
+        let mut out = Vec::new();
+        for s in &bundle.skills {
+            if !s.catalog_visible || hidden.is_some_and(|h| h.contains(&s.qualified_name)) {
+                continue;
+            }
+            for path in a.asset_paths(&r, &s.qualified_name)? {
+                out.push((format!("skill://{}/{path}", s.name), s.name.clone(), path));
+            }
+        }
+        Ok(out)
+    }
+
+    /// One file of a skill by its `skill://<name>/<path>` uri: text when it is UTF-8.
+    pub fn read(&self, uri: &str) -> Result<ResourceContents, Error> {
+        let (skill, path) = uri
+            .strip_prefix("skill://")
+            .and_then(|rest| rest.split_once('/'))
+            .ok_or_else(|| {
+                Error::Request(format!(
+                    "`{uri}` is not a skill file: write skill://<name>/<path>"
+                ))
+            })?;
+        let a = self.artifact();
+        let bytes = a.asset(&self.bundle.as_ref(), skill, path)?;
+        let mime = mime_type(path);
+        Ok(match String::from_utf8(bytes) {
+            Ok(text) => ResourceContents::text(text, uri).with_mime_type(mime),
+            Err(e) => ResourceContents::blob(
+                base64::engine::general_purpose::STANDARD.encode(e.into_bytes()),
+                uri,
+            )
+            .with_mime_type(mime),
+        })
+    }
+}
+
+fn with_newline(text: &str) -> String {
+    if text.ends_with('\n') {
+        text.to_string()
+    } else {
+        format!("{text}\n")
+    }
+}
+
+/// The media type of a skill file, by its extension.
+fn mime_type(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext.to_ascii_lowercase().as_str() {
+        "md" | "markdown" => "text/markdown",
+        "py" => "text/x-python",
+        "sh" | "bash" => "text/x-shellscript",
+        "js" | "mjs" | "ts" => "text/javascript",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "html" | "htm" => "text/html",
+        "csv" => "text/csv",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "svg" => "image/svg+xml",
+        "pdf" => "application/pdf",
+        _ => "text/plain",
+    }
+}
+
+/// A request's error as an MCP error: the request's fault is `invalid_params`, the file's
+/// `internal_error`; the message is the CLI's.
+fn mcp_error(e: &Error) -> ErrorData {
+    if e.is_request_error() {
+        ErrorData::invalid_params(e.to_string(), None)
+    } else {
+        ErrorData::internal_error(e.to_string(), None)
+    }
+}
+
+/// The `context` argument: an object of strings, numbers or booleans.
+fn context_of(args: &serde_json::Map<String, Value>) -> Result<Context, ErrorData> {
+    let mut pairs: BTreeMap<String, String> = BTreeMap::new();
+    match args.get("context") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (k, v) in map {
+                let v = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    Value::Bool(b) => b.to_string(),
+                    _ => {
+                        return Err(ErrorData::invalid_params(
+                            format!("context `{k}` must be a string or a number"),
+                            None,
+                        ))
+                    }
+                };
+                pairs.insert(k.clone(), v);
+            }
+        }
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "`context` must be an object of KEY: VALUE",
+                None,
+            ))
+        }
+    }
+    Context::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(|e| ErrorData::invalid_params(e, None))
+}
+
+/// The `names` argument of `load_skills`.
+fn names_of(args: &serde_json::Map<String, Value>) -> Result<Vec<String>, ErrorData> {
+    let bad = || ErrorData::invalid_params("`names` must be a list of skill names or SK ids", None);
+    let list = args
+        .get("names")
+        .and_then(Value::as_array)
+        .ok_or_else(bad)?;
+    list.iter()
+        .map(|v| v.as_str().map(str::to_string).ok_or_else(bad))
+        .collect()
+}
+
+fn refuse_unknown_arguments(
+    args: &serde_json::Map<String, Value>,
+    known: &[&str],
+) -> Result<(), ErrorData> {
+    match args.keys().find(|k| !known.contains(&k.as_str())) {
+        Some(k) => Err(ErrorData::invalid_params(
+            format!("unknown argument `{k}`; arguments: {}", known.join(", ")),
+            None,
+        )),
+        None => Ok(()),
+    }
+}
+
+fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::default(),
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    let context = json!({
+        "type": "object",
+        "description": "Run-time context: page_url, turn, <skill>_availability, any key for context_has",
+        "additionalProperties": {"type": ["string", "number", "boolean"]}
+    });
+    vec![
+        Tool::new(
+            "skills_catalog",
+            "The catalog of skills to choose from (markdown table with SK ids; the JSON as structured content).",
+            schema(json!({
+                "type": "object",
+                "properties": {"context": context},
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
+            "load_skills",
+            "The assembled prompt for the chosen skills (names or SK ids from the catalog), with the reason for every skill in or out and the cited sources.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "names": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                    "context": context
+                },
+                "required": ["names"],
+                "additionalProperties": false
+            })),
+        ),
+    ]
+}
+
+impl Server {
+    fn call(
+        &self,
+        name: &str,
+        args: &serde_json::Map<String, Value>,
+    ) -> Result<CallToolResult, ErrorData> {
+        match name {
+            "skills_catalog" => {
+                refuse_unknown_arguments(args, &["context"])?;
+                let ctx = context_of(args)?;
+                let (text, json) = self.catalog(&ctx).map_err(|e| mcp_error(&e))?;
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(json);
+                Ok(result)
+            }
+            "load_skills" => {
+                refuse_unknown_arguments(args, &["names", "context"])?;
+                let ctx = context_of(args)?;
+                let names = names_of(args)?;
+                let names: Vec<&str> = names
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                let (text, notes, json) = self.prompt(&ctx, &names).map_err(|e| mcp_error(&e))?;
+                let mut content = vec![ContentBlock::text(text)];
+                if !notes.is_empty() {
+                    content.push(ContentBlock::text(notes));
+                }
+                let mut result = CallToolResult::success(content);
+                result.structured_content = Some(json);
+                Ok(result)
+            }
+            other => Err(ErrorData::invalid_params(
+                format!("unknown tool `{other}`; tools: skills_catalog, load_skills"),
+                None,
+            )),
+        }
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .build();
+        let a = self.live.current();
+        let release = a
+            .release()
+            .map(|r| format!(" (release {r})"))
+            .unwrap_or_default();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("skillc", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "Compiled agent skills{release}. Call skills_catalog to see the skills, then load_skills with the names or SK ids you choose; a skill's files are resources skill://<name>/<path>."
+            ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        self.call(&request.name, &args).map(Into::into)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let all = self.resources().map_err(|e| mcp_error(&e))?;
+        let start: usize = request
+            .and_then(|r| r.cursor)
+            .map(|c| {
+                c.parse()
+                    .map_err(|_| ErrorData::invalid_params("bad cursor", None))
+            })
+            .transpose()?
+            .unwrap_or(0);
+        let page: Vec<Resource> = all
+            .iter()
+            .skip(start)
+            .take(PAGE)
+            .map(|(uri, skill, path)| {
+                Resource::new(uri.clone(), format!("{skill}/{path}"))
+                    .with_mime_type(mime_type(path))
+            })
+            .collect();
+        let mut result = ListResourcesResult::with_all_items(page);
+        if start + PAGE < all.len() {
+            result.next_cursor = Some((start + PAGE).to_string());
+        }
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let contents = self.read(&request.uri).map_err(|e| mcp_error(&e))?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+}
+
+/// Serves the bundle on stdin/stdout until the client closes the connection.
+pub fn serve_stdio(server: Server) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+    runtime.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| format!("the MCP session did not start: {e}"))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| format!("the MCP server stopped: {e}"))?;
+        Ok(())
+    })
+}

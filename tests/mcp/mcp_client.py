@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""`skillc mcp` driven by a real MCP client: the official Python SDK (`mcp` on PyPI).
+
+The server runs as a child process on stdio, as Claude Desktop or Cursor would start it. The
+client lists the tools, calls both, compares them with `skillc catalog` / `skillc prompt` for the
+same request, reads a skill file, checks that bad requests are MCP errors in the CLI's words,
+then renames another artifact over the served one mid-session and sees it on the next call.
+
+Usage: mcp_client.py SKILLC WORKSPACE
+"""
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+CLIENT = "hyperline.co"
+CONTEXT = {"page_url": "/en-gb/pricing", "turn": 2}
+NAMES = ["pricing", "demo_offer", "context_gathering", "nope"]
+FAILURES = []
+
+
+def check(what, ok, detail=""):
+    print(("ok   " if ok else "FAIL ") + what + ("" if ok else f"\n     {detail}"))
+    if not ok:
+        FAILURES.append(what)
+
+
+def cli(skillc, *args):
+    out = subprocess.run([skillc, *args], capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+def cli_flags():
+    flags = ["--client", CLIENT]
+    for k, v in CONTEXT.items():
+        flags += ["--context", f"{k}={v}"]
+    return flags
+
+
+async def expect_error(what, call, words):
+    try:
+        await call
+    except MCPError as e:
+        check(what, words in str(e), f"error was: {e}")
+        return
+    check(what, False, "no error")
+
+
+async def session_checks(skillc, live, other, workspace):
+    params = StdioServerParameters(command=skillc, args=["mcp", str(live), "--client", CLIENT])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = sorted(t.name for t in (await session.list_tools()).tools)
+            check("tools listed", tools == ["load_skills", "skills_catalog"], tools)
+
+            got = await session.call_tool("skills_catalog", {"context": CONTEXT})
+            check("catalog text equals `skillc catalog`",
+                  got.content[0].text == cli(skillc, "catalog", str(live), *cli_flags()),
+                  got.content[0].text[:200])
+            want = json.loads(cli(skillc, "catalog", str(live), *cli_flags(), "--format", "json"))
+            check("catalog JSON equals `skillc catalog --format json`",
+                  got.structured_content == want, got.structured_content)
+
+            got = await session.call_tool("load_skills", {"names": NAMES, "context": CONTEXT})
+            select = ["--select", ",".join(NAMES)]
+            check("prompt text equals `skillc prompt`",
+                  got.content[0].text == cli(skillc, "prompt", str(live), *cli_flags(), *select),
+                  got.content[0].text[:200])
+            want = json.loads(cli(skillc, "prompt", str(live), *cli_flags(), *select, "--format", "json"))
+            check("prompt JSON equals `skillc prompt --format json`", got.structured_content == want,
+                  got.structured_content)
+            check("left-out names are noted", len(got.content) == 2 and "`nope` left out" in got.content[1].text,
+                  [c.text for c in got.content])
+
+            resources = (await session.list_resources()).resources
+            uris = [str(r.uri) for r in resources]
+            uri = "skill://web-scraping/references/selectors.md"
+            check("skill files are listed as resources", uri in uris, uris)
+            read = await session.read_resource(uri)
+            on_disk = (workspace / "public/tools/web-scraping/references/selectors.md").read_text()
+            check("a resource reads the skill's file", read.contents[0].text == on_disk, read.contents[0])
+
+            await expect_error("a bad context value is an MCP error in the CLI's words",
+                               session.call_tool("skills_catalog", {"context": {"turn": "abc"}}),
+                               "turn must be a whole number, not `abc`")
+            await expect_error("an unknown resource is an MCP error",
+                               session.read_resource("skill://web-scraping/nope.md"),
+                               "skill `web-scraping` has no asset `nope.md`")
+            await expect_error("an unknown skill's resource is an MCP error",
+                               session.read_resource("skill://nope/a.md"), "unknown skill `nope`")
+
+            # A new build renamed over the served file is answered from on the next call.
+            tmp = live.with_name(".live.tmp")
+            shutil.copy(other, tmp)
+            tmp.rename(live)
+            got = await session.call_tool("skills_catalog", {"context": CONTEXT})
+            want = json.loads(cli(skillc, "catalog", str(other), *cli_flags(), "--format", "json"))
+            check("a swapped artifact is picked up without restart",
+                  got.structured_content == want and want["release"] == "second",
+                  got.structured_content.get("release"))
+
+
+def main():
+    skillc, workspace = sys.argv[1], Path(sys.argv[2]).resolve()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        live, other = tmp / "live.db", tmp / "other.db"
+        subprocess.run([skillc, "build", str(workspace), "-o", str(live), "--release-label", "first"],
+                       check=True, capture_output=True)
+        changed = tmp / "ws"
+        shutil.copytree(workspace, changed)
+        pricing = changed / "public/response_handling/pricing/SKILL.md"
+        text = pricing.read_text()
+        pricing.write_text(text.replace("description: ", "description: Updated. ", 1))
+        subprocess.run([skillc, "build", str(changed), "-o", str(other), "--release-label", "second"],
+                       check=True, capture_output=True)
+        asyncio.run(session_checks(skillc, live, other, workspace))
+        # A bundle that was not built fails at start, with the CLI's words and exit 1.
+        out = subprocess.run([skillc, "mcp", str(live), "--client", "nope"], capture_output=True, text=True,
+                             stdin=subprocess.DEVNULL)
+        check("an unknown client fails at start", out.returncode == 1 and "unknown client `nope`" in out.stderr,
+              (out.returncode, out.stderr))
+    print(f"{len(FAILURES)} failed")
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
