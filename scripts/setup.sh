@@ -58,3 +58,13 @@ if [ ! -d studio-ui/node_modules ] || [ studio-ui/package-lock.json -nt studio-u
 fi
 echo "setup: building the studio's frontend (type check and bundle)"
 (cd studio-ui && npm run --silent build >/dev/null)
+
+# The TypeScript runtime (compiler/runtime/typescript): sql.js, SQLite compiled to WebAssembly,
+# from the committed lock file; built (type-checked, .d.ts emitted) into dist/.
+ts=compiler/runtime/typescript
+if [ ! -d $ts/node_modules ] || [ $ts/package-lock.json -nt $ts/node_modules/.package-lock.json ]; then
+  echo "setup: installing the TypeScript runtime's packages (npm ci)"
+  (cd $ts && npm ci --no-audit --no-fund --loglevel=error)
+fi
+echo "setup: building the TypeScript runtime"
+(cd $ts && npm run --silent build)

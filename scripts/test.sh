@@ -24,6 +24,11 @@ echo "== the Python example runtime against the Rust runtime"
 artifact="$(mktemp -d)/sample.db"
 "$target/debug/skillc" build skills -o "$artifact" --release-label sample-parity 2>/dev/null
 python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
+SKILLC="$target/debug/skillc" python3 compiler/runtime/python/test_skillc_runtime.py
+
+echo "== the TypeScript runtime: its tests, then every parity request against skillc"
+(cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
+python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
 echo "== skillc mcp driven by a real MCP client (the official Python SDK)"

@@ -9,9 +9,14 @@ as the Rust runtime (tests/parity/python_runtime_parity.py).
     rt = Artifact("out.db")
     cat = rt.catalog(client="example.com", context={"page_url": "/en-gb/x"}, fmt="markdown")
     prompt = rt.prompt(client="example.com", select=["SK1", "pricing"], context={"turn": "2"})
+
+A new artifact renamed over the path is served from the next call on: each call compares the
+path's file (device, inode, size, modification time: one stat) with the one opened, whose
+connection keeps it readable until it is replaced.
 """
 
 import json
+import os
 import re
 import sqlite3
 import zlib
@@ -77,8 +82,22 @@ def _inflate(encoding, data):
     return zlib.decompress(data) if encoding == "zlib" else bytes(data)
 
 
+def _stamp(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 class Artifact:
     def __init__(self, path):
+        self.path = path
+        # Taken before opening: a swap in between is seen, and reopened, by the next call. The
+        # open connection keeps its file's inode, so no later file can carry the same stamp.
+        self._stamp = _stamp(path)
+        self.refused = None  # why the file now at the path is not served, if it could not be opened
+        self._refused_stamp = None
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
@@ -102,6 +121,20 @@ class Artifact:
             for r in self.db.execute("SELECT sid, url, title, fragment FROM source")
         }
         self._bundles = {}
+
+    def _follow(self):
+        """Serves from a new file renamed over the path; a file that cannot be opened leaves
+        this one in service (and says why in `refused`)."""
+        now = _stamp(self.path)
+        if now is None or now == self._stamp or now == self._refused_stamp:
+            return
+        try:
+            fresh = Artifact(self.path)
+        except (ValueError, sqlite3.Error) as e:
+            self.refused, self._refused_stamp = str(e), now
+            return
+        self.db.close()
+        self.__dict__.update(fresh.__dict__)
 
     # -- bundles ---------------------------------------------------------------------------
 
@@ -209,6 +242,7 @@ class Artifact:
     # -- catalog ---------------------------------------------------------------------------
 
     def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
+        self._follow()
         ctx = context or {}
         b = self.bundle(client, locale, tier)
         members = self._members(b, consumer, ctx)
@@ -248,6 +282,7 @@ class Artifact:
     # -- prompt (SPEC 5) -------------------------------------------------------------------
 
     def prompt(self, select, client=None, locale=None, tier=None, consumer=None, context=None):
+        self._follow()
         ctx = context or {}
         b = self.bundle(client, locale, tier)
         skills, hidden = b["skills"], self._hidden(consumer)

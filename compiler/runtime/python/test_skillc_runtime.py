@@ -1,0 +1,74 @@
+"""The Python runtime's own promises on artifacts of the sample workspace, built by the real
+`skillc` (SKILLC names the binary). Parity with the Rust runtime is tests/parity/.
+
+    SKILLC=target/debug/skillc python3 compiler/runtime/python/test_skillc_runtime.py
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+from skillc_runtime import Artifact, RequestError
+
+ROOT = Path(__file__).resolve().parents[3]
+SKILLC = os.environ.get("SKILLC", str(ROOT / "target" / "debug" / "skillc"))
+
+
+class HotReload(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-"))
+        cls.first, cls.second = cls.dir / "first.db", cls.dir / "second.db"
+        subprocess.run([SKILLC, "build", str(ROOT / "skills"), "-o", str(cls.first), "--release-label", "first"],
+                       check=True, capture_output=True)
+        ws = cls.dir / "ws"
+        shutil.copytree(ROOT / "skills", ws)
+        greeting = ws / "public/assistant/greeting/SKILL.md"
+        greeting.write_text(greeting.read_text().replace("Handle greetings", "Answer greetings"))
+        subprocess.run([SKILLC, "build", str(ws), "-o", str(cls.second), "--release-label", "second"],
+                       check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def swap(self, src, live):
+        tmp = live.with_name(".live.tmp")
+        shutil.copy(src, tmp)
+        os.replace(tmp, live)
+
+    def test_an_artifact_swapped_in_by_rename_is_served_from_the_next_call(self):
+        live = self.dir / "live.db"
+        shutil.copy(self.first, live)
+        rt = Artifact(str(live))
+        old = rt.catalog(fmt="list")["text"]
+        new = Artifact(str(self.second)).catalog(fmt="list")["text"]
+        self.assertNotEqual(old, new)
+        self.swap(self.second, live)
+        got = rt.catalog(fmt="list")
+        self.assertEqual((got["text"], got["release"]), (new, "second"))
+        # A file that is not an artifact leaves the previous one in service, and says why.
+        (self.dir / ".live.tmp").write_text("garbage")
+        os.replace(self.dir / ".live.tmp", live)
+        self.assertEqual(rt.catalog(fmt="list")["text"], new)
+        self.assertIsNotNone(rt.refused)
+        # Swaps between calls: the old or the new artifact, never a mix, and always the newest.
+        for i in range(30):
+            self.swap(self.first if i % 2 else self.second, live)
+            text = rt.catalog(fmt="list")["text"]
+            self.assertEqual(text, old if i % 2 else new)
+            prompt = rt.prompt(["greeting"])
+            self.assertIn("greeting", [s["name"] for s in prompt["skills"]])
+        self.assertIsNone(rt.refused)
+
+    def test_requests_for_what_was_not_built_say_so(self):
+        rt = Artifact(str(self.first))
+        with self.assertRaises(RequestError):
+            rt.catalog(client="nope")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// The TypeScript runtime as a command, with the flags and output of `skillc catalog` and
+// `skillc prompt` (SPEC 7), so that both can be compared request for request:
+//
+//   node dist/cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
+//                    [--context KEY=VALUE]... [--format xml|markdown|list|json]
+//   node dist/cli.js prompt ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
+//                    --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
+//
+// Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage or
+// I/O error.
+
+import { setFlagsFromString } from "node:v8";
+
+import { Artifact, ContextError, contextFromPairs, RequestError, removalWords } from "./index.js";
+import type { Catalog, Format, Prompt } from "./index.js";
+
+const USAGE = `usage: cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--format xml|markdown|list|json]
+       cli.js prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]`;
+
+class UsageError extends Error {}
+
+// A one-shot process ends before V8's optimizing compiler would finish SQLite's WebAssembly
+// (about 100 ms of waiting on 2 cores): the baseline compiler alone answers sooner.
+setFlagsFromString("--liftoff-only");
+
+interface Args {
+  command: "catalog" | "prompt";
+  artifact: string;
+  flags: Map<string, string>;
+  context: [string, string][];
+  select: string[];
+}
+
+const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context"]);
+
+function parse(argv: string[]): Args {
+  const [command, ...rest] = argv;
+  if (command !== "catalog" && command !== "prompt") throw new UsageError(USAGE);
+  const flags = new Map<string, string>();
+  const context: [string, string][] = [];
+  const select: string[] = [];
+  let artifact: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!arg.startsWith("--")) {
+      if (artifact !== undefined) throw new UsageError(`unexpected argument \`${arg}\`\n${USAGE}`);
+      artifact = arg;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    if (!FLAGS.has(name) || (name === "select" && command !== "prompt")) {
+      throw new UsageError(`unexpected argument \`--${name}\`\n${USAGE}`);
+    }
+    const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
+    if (value === undefined) throw new UsageError(`\`--${name}\` needs a value`);
+    if (name === "context") {
+      const at = value.indexOf("=");
+      if (at < 0) throw new UsageError(`--context takes KEY=VALUE, not \`${value}\``);
+      context.push([value.slice(0, at), value.slice(at + 1)]);
+    } else if (name === "select") {
+      select.push(...value.split(","));
+    } else {
+      flags.set(name, value);
+    }
+  }
+  if (artifact === undefined) throw new UsageError(USAGE);
+  if (command === "prompt" && select.length === 0) throw new UsageError(`\`--select\` is required\n${USAGE}`);
+  const formats = command === "catalog" ? ["xml", "markdown", "list", "json"] : ["text", "json"];
+  const format = flags.get("format");
+  if (format !== undefined && !formats.includes(format)) {
+    throw new UsageError(`invalid value \`${format}\` for \`--format\`; possible values: ${formats.join(", ")}`);
+  }
+  return { command, artifact, flags, context, select };
+}
+
+/** `skillc catalog --format json`: keys in the order serde_json prints them (sorted). */
+function catalogJson(c: Catalog): string {
+  const v = {
+    client: c.client,
+    consumer: c.consumer,
+    locale: c.locale,
+    release: c.release,
+    skills: c.skills.map((s) => ({
+      category: s.category,
+      description: s.description,
+      id: s.id,
+      name: s.name,
+      qualified_name: s.qualified_name,
+      triggers: s.triggers,
+    })),
+    text: c.text,
+    tier: c.tier,
+  };
+  return JSON.stringify(v, null, 2) + "\n";
+}
+
+/** `skillc prompt --format json`: the fields in the Rust struct's order. */
+function promptJson(p: Prompt): string {
+  const v = {
+    skills: p.skills.map((s) => ({ name: s.name, resolved: s.resolved, reason: s.reason })),
+    removed: p.removed.map((r) => ({ name: r.name, reason: r.reason })),
+    sources: p.sources.map((s) => ({ sid: s.sid, url: s.url, title: s.title })),
+    text: p.text,
+    tokens: p.tokens,
+  };
+  return JSON.stringify(v, null, 2) + "\n";
+}
+
+async function run(argv: string[]): Promise<number> {
+  const args = parse(argv);
+  const context = contextFromPairs(args.context);
+  const artifact = await Artifact.open(args.artifact);
+  const request = {
+    client: args.flags.get("client"),
+    locale: args.flags.get("locale"),
+    tier: args.flags.get("tier"),
+    consumer: args.flags.get("consumer"),
+    context,
+  };
+  const format = args.flags.get("format");
+  if (args.command === "catalog") {
+    const f = (format ?? "markdown") as Format;
+    const c = artifact.catalog({ ...request, format: f });
+    process.stdout.write(f === "json" ? catalogJson(c) : c.text.endsWith("\n") ? c.text : c.text + "\n");
+  } else {
+    const p = artifact.prompt({ ...request, select: args.select.filter((s) => s !== "") });
+    if (format === "json") {
+      process.stdout.write(promptJson(p));
+    } else {
+      for (const r of p.removed) process.stderr.write(`note: \`${r.name}\` left out: ${removalWords(r)}\n`);
+      process.stdout.write(p.text);
+    }
+  }
+  return 0;
+}
+
+run(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    const err = e as Error;
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exitCode = e instanceof RequestError ? 1 : e instanceof UsageError || e instanceof ContextError ? 2 : 2;
+  },
+);

@@ -1,0 +1,114 @@
+// skillc-runtime for TypeScript: catalogs and prompts from a skillc artifact, read-only.
+//
+//   const artifact = await Artifact.open("out.db");
+//   const catalog = artifact.catalog({ client: "example.com", context: { page_url: "/en-gb/x" } });
+//   const prompt = artifact.prompt({ client: "example.com", select: ["SK1", "pricing"] });
+//
+// The same answers as the Rust runtime (catalog texts, SK ids, reasons, sources, tokens); CI
+// compares them on every parity request. A new artifact renamed over the path is served from
+// the next call on (one stat a call).
+
+import { engine, Snapshot, stampOf } from "./artifact.js";
+import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
+import { contextFromObject, type Context } from "./context.js";
+import type { SqlJsStatic } from "sql.js";
+
+export { ArtifactError, RequestError, SCHEMA_VERSION } from "./artifact.js";
+export type { SourceRef } from "./artifact.js";
+export { removalWords } from "./answer.js";
+export type { Catalog, CatalogSkill, Format, Prompt, PromptSkill, Removed } from "./answer.js";
+export { ContextError, contextFromObject, contextFromPairs } from "./context.js";
+export type { Context } from "./context.js";
+
+/** Which bundle, for which consumer, in which context. Omitted: global, defaults, none. */
+export interface Request {
+  client?: string | null;
+  locale?: string | null;
+  tier?: string | null;
+  consumer?: string | null;
+  /** `{page_url, turn, <skill>_availability, any key}`, or a parsed [`Context`]. */
+  context?: Record<string, string | number | boolean> | Context;
+}
+
+function toContext(c: Request["context"]): Context {
+  if (c && c.availability instanceof Map && c.values instanceof Map) return c as Context;
+  return contextFromObject(c as Record<string, string | number | boolean> | undefined);
+}
+
+/** An opened artifact that follows its path. */
+export class Artifact {
+  private snap: Snapshot;
+  private refusedStamp?: string;
+  private refusedWhy?: string;
+
+  private constructor(
+    private readonly SQL: SqlJsStatic,
+    readonly path: string,
+  ) {
+    this.snap = Snapshot.load(SQL, path);
+  }
+
+  /** Opens the artifact at `path` (throws ArtifactError when it cannot be read). */
+  static async open(path: string): Promise<Artifact> {
+    return new Artifact(await engine(), path);
+  }
+
+  /**
+   * The snapshot to answer from: the one open when the file at the path is the same, else the
+   * new file. A new file that cannot be opened, or a path that names nothing, leaves the
+   * previous snapshot in service (see `refused`).
+   */
+  private current(): Snapshot {
+    const now = stampOf(this.path);
+    if (now === undefined || now === this.snap.stamp || now === this.refusedStamp) return this.snap;
+    try {
+      const next = Snapshot.load(this.SQL, this.path);
+      this.snap.close();
+      this.snap = next;
+      this.refusedStamp = this.refusedWhy = undefined;
+    } catch (e) {
+      this.refusedStamp = now;
+      this.refusedWhy = (e as Error).message;
+    }
+    return this.snap;
+  }
+
+  /** Why the file now at the path is not served, when it could not be opened. */
+  get refused(): string | undefined {
+    this.current();
+    return this.refusedWhy;
+  }
+
+  /** The label of `skillc build --release-label`, or null. */
+  get release(): string | null {
+    return this.current().manifest.get("release") ?? null;
+  }
+
+  /** A manifest value. */
+  manifest(key: string): string | undefined {
+    return this.current().manifest.get(key);
+  }
+
+  private bundleOf(snap: Snapshot, r: Request) {
+    return snap.bundle(r.client ?? "", r.locale ?? snap.defaultLocale, r.tier ?? snap.defaultTier);
+  }
+
+  /** The catalog of a bundle (markdown unless a format is given). */
+  catalog(r: Request & { format?: Format } = {}): Catalog {
+    const snap = this.current();
+    const ctx = toContext(r.context);
+    return catalog(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.format ?? "markdown");
+  }
+
+  /** The assembled prompt for the selected skills (names, qualified names or `SKn` ids). */
+  prompt(r: Request & { select: string[] }): Prompt {
+    const snap = this.current();
+    const ctx = toContext(r.context);
+    return prompt(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.select);
+  }
+
+  /** Closes the file's database. */
+  close(): void {
+    this.snap.close();
+  }
+}

@@ -1,0 +1,98 @@
+// The TypeScript runtime on artifacts of the sample workspace, built by the real `skillc`
+// (SKILLC names the binary; the README's test command sets it). Parity with the Rust runtime
+// on every request is tests/parity/ts_runtime_parity.py; these are the runtime's own promises.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
+
+import { Artifact, ArtifactError, ContextError, RequestError, SCHEMA_VERSION } from "../dist/index.js";
+
+const root = resolve(import.meta.dirname, "../../../..");
+const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
+let dir, first, second;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), "skillc-ts-"));
+  first = join(dir, "first.db");
+  second = join(dir, "second.db");
+  execFileSync(skillc, ["build", join(root, "skills"), "-o", first, "--release-label", "first"], { stdio: "ignore" });
+  const ws = join(dir, "ws");
+  cpSync(join(root, "skills"), ws, { recursive: true });
+  const greeting = join(ws, "public/assistant/greeting/SKILL.md");
+  writeFileSync(greeting, readFileSync(greeting, "utf8").replace("Handle greetings", "Answer greetings"));
+  execFileSync(skillc, ["build", ws, "-o", second, "--release-label", "second"], { stdio: "ignore" });
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const list = (a) => a.catalog({ format: "list" }).text;
+
+test("reads the schema version skillc writes and the release label", async () => {
+  const a = await Artifact.open(first);
+  assert.equal(a.manifest("schema_version") ?? String(SCHEMA_VERSION), String(SCHEMA_VERSION));
+  assert.equal(a.release, "first");
+  const c = a.catalog({ client: "hyperline.co", format: "json" });
+  assert.equal(c.client, "hyperline.co");
+  assert.deepEqual(c.skills.map((s) => s.id), c.skills.map((_, i) => `SK${i + 1}`));
+  assert.ok(c.tokens > 0);
+  a.close();
+});
+
+test("a prompt gives reasons for every skill in or out, and its tokens", async () => {
+  const a = await Artifact.open(first);
+  const p = a.prompt({ client: "hyperline.co", select: ["pricing", "nope"], context: { page_url: "/pricing", turn: 2 } });
+  assert.ok(p.skills.some((s) => s.name === "pricing" && s.reason === "selected"));
+  assert.deepEqual(p.removed.find((r) => r.name === "nope"), { name: "nope", reason: "unknown" });
+  assert.ok(p.text.endsWith("\n") && p.tokens > 0);
+  a.close();
+});
+
+test("requests for what was not built, and bad context values, are errors that say so", async () => {
+  const a = await Artifact.open(first);
+  assert.throws(() => a.catalog({ client: "nope" }), (e) => e instanceof RequestError && /clients: /.test(e.message));
+  assert.throws(() => a.catalog({ consumer: "nobody" }), RequestError);
+  assert.throws(() => a.catalog({ context: { turn: "soon" } }), ContextError);
+  a.close();
+});
+
+test("a missing file or a file that is not an artifact is refused clearly", async () => {
+  await assert.rejects(Artifact.open(join(dir, "missing.db")), (e) => e instanceof ArtifactError && /does not exist/.test(e.message));
+  const junk = join(dir, "junk.db");
+  writeFileSync(junk, "not sqlite at all, not even close".repeat(40));
+  await assert.rejects(Artifact.open(junk), ArtifactError);
+});
+
+test("an artifact swapped in by rename is served from the next call; a bad one is refused", async () => {
+  const live = join(dir, "live.db");
+  copyFileSync(first, live);
+  const a = await Artifact.open(live);
+  const [oldText, newText] = [list(a), list(await Artifact.open(second))];
+  assert.notEqual(oldText, newText);
+  const swap = (src) => {
+    copyFileSync(src, join(dir, ".live.tmp"));
+    renameSync(join(dir, ".live.tmp"), live);
+  };
+  swap(second);
+  assert.equal(list(a), newText);
+  assert.equal(a.release, "second");
+  writeFileSync(join(dir, ".live.tmp"), "garbage");
+  renameSync(join(dir, ".live.tmp"), live);
+  assert.equal(list(a), newText, "the previous artifact stays in service");
+  assert.match(a.refused ?? "", /not a readable skillc artifact/);
+  // Swaps between calls: every answer is the old or the new artifact, never a mix.
+  const seen = new Set();
+  for (let i = 0; i < 30; i++) {
+    swap(i % 2 ? first : second);
+    const text = list(a);
+    assert.ok(text === oldText || text === newText, "torn read");
+    seen.add(text);
+    assert.equal(text, i % 2 ? oldText : newText);
+  }
+  assert.equal(seen.size, 2);
+  assert.equal(a.refused, undefined);
+  a.close();
+});

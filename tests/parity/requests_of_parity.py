@@ -1,0 +1,32 @@
+"""The requests both runtime parity tests ask (Python in process, TypeScript through its CLI):
+bundles, contexts, selections and consumers of the sample workspace."""
+
+BUNDLES = [
+    {}, {"client": "example.com"}, {"client": "hyperline.co"}, {"client": "hyperline.co", "tier": "fast"},
+    {"client": "augment.org", "locale": "fr"}, {"client": "ibanfirst.com", "locale": "en-gb"},
+    {"client": "northwind.io", "tier": "pro"}, {"locale": "fr"},
+]
+CONTEXTS = [
+    {}, {"page_url": "/en-gb/compare", "turn": "2"}, {"page_url": "https://fr.ibanfirst.com/x"},
+    {"page_url": "/en-gbexit", "company": "Acme", "content_gating_availability": "allowed"},
+]
+SELECTIONS = [
+    ["competitors"], ["demo_offer", "content_gating", "context_gathering"], ["SK1", "SK3", "nope"],
+    ["pricing", "product_knowledge"], ["pdf-press", "url-gen"], ["demo_offer", "b2b_request"],
+    ["greeting", "code-review", "triage", "url-gen", "support"],
+    # Over the cap, brought back as a dependency, then excluded: reported once.
+    ["context_gathering", "demo_offer", "competitors", "pricing", "clean_ending"],
+    ["context_gathering", "competitors", "pricing", "greeting", "clean_ending"],
+]
+# Consumers hide and show skills in catalogs and selections (SPEC 2.5).
+CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
+
+
+def flags(bundle, context):
+    f = []
+    for k in ("client", "locale", "tier"):
+        if k in bundle:
+            f += [f"--{k}", bundle[k]]
+    for k, v in context.items():
+        f += ["--context", f"{k}={v}"]
+    return f
