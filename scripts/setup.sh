@@ -10,7 +10,10 @@ apt_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
   libayatana-appindicator3-dev build-essential pkg-config libssl-dev
   xvfb webkit2gtk-driver imagemagick
+  libxerial-sqlite-jdbc-java
 )
+# The Java example of docs/artifact.md needs a JDK (most machines here have one already).
+command -v javac >/dev/null 2>&1 || apt_packages+=(default-jdk-headless)
 
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -29,6 +29,9 @@ SKILLC="$target/debug/skillc" python3 compiler/runtime/python/test_skillc_runtim
 echo "== the TypeScript runtime: its tests, then every parity request against skillc"
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
 python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact"
+
+echo "== the Java example of docs/artifact.md (JDBC) against skillc catalog"
+python3 tests/parity/java_example_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
 echo "== skillc mcp driven by a real MCP client (the official Python SDK)"
