@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine lacks to build and test everything here:
 # the studio's system libraries (webkit, gtk), Xvfb and the WebDriver for its window tests,
-# and the reference validator `skills-ref` for the parity test. Idempotent: installs only
-# what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
+# the reference validator `skills-ref` for the parity test, the MCP Python SDK (test client of
+# `skillc mcp`), sqlite-jdbc for the Java example, and the npm packages of the studio's
+# frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
