@@ -68,8 +68,28 @@ export function catalogMembers(snap: Snapshot, b: Bundle, consumer: string | nul
   return out;
 }
 
-/** The catalog of a bundle in a format. */
+/**
+ * The catalog of a bundle in a format, kept per bundle, consumer, format and outcome of the
+ * skills' conditions (all a catalog depends on): a warm lookup evaluates the conditions only.
+ * The result is shared between calls: treat it as read-only.
+ */
 export function catalog(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, format: Format): Catalog {
+  const hidden = snap.hiddenFor(consumer);
+  b.conditional ??= b.skills.filter((s) => s.catalogVisible && s.rawRecord.includes('"conditions"'));
+  let outcome = "";
+  for (const s of b.conditional) {
+    if (!hidden?.has(s.qualifiedName)) outcome += snap.conditionsHold(s, ctx) ? "1" : "0";
+  }
+  const key = JSON.stringify([b.id, consumer, format, outcome]);
+  let c = snap.catalogs.get(key) as Catalog | undefined;
+  if (!c) {
+    c = render(snap, b, consumer, ctx, format);
+    snap.catalogs.set(key, c);
+  }
+  return c;
+}
+
+function render(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, format: Format): Catalog {
   const members = catalogMembers(snap, b, consumer, ctx);
   const maxTriggers = count(snap.manifest.get("max_triggers")) ?? 5;
   const skills: CatalogSkill[] = members.map((i, n) => {

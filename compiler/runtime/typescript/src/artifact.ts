@@ -92,6 +92,8 @@ export interface Bundle {
   byName: Map<string, number>;
   byQualified: Map<string, number>;
   augmentedBy?: number[][];
+  /** The catalog-visible skills with run-time conditions (what a catalog's outcome depends on). */
+  conditional?: Skill[];
   fragments: Map<string, CardTexts>;
 }
 
