@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import zlib
 
 SCHEMA_VERSION = 3
@@ -98,7 +99,10 @@ class Artifact:
         self._stamp = _stamp(path)
         self.refused = None  # why the file now at the path is not served, if it could not be opened
         self._refused_stamp = None
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # One connection, shared by threads: every public call holds the lock, so a call reads
+        # one file from start to end, even when another thread's call follows a swap.
+        self._lock = threading.RLock()
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
         if "manifest" not in tables:
@@ -134,7 +138,9 @@ class Artifact:
             self.refused, self._refused_stamp = str(e), now
             return
         self.db.close()
+        lock = self._lock
         self.__dict__.update(fresh.__dict__)
+        self._lock = lock
 
     # -- bundles ---------------------------------------------------------------------------
 
@@ -242,8 +248,11 @@ class Artifact:
     # -- catalog ---------------------------------------------------------------------------
 
     def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
-        self._follow()
-        ctx = context or {}
+        with self._lock:
+            self._follow()
+            return self._catalog(client, locale, tier, consumer, context or {}, fmt)
+
+    def _catalog(self, client, locale, tier, consumer, ctx, fmt):
         b = self.bundle(client, locale, tier)
         members = self._members(b, consumer, ctx)
         max_triggers = int(self.manifest.get("max_triggers", "5"))
@@ -282,8 +291,11 @@ class Artifact:
     # -- prompt (SPEC 5) -------------------------------------------------------------------
 
     def prompt(self, select, client=None, locale=None, tier=None, consumer=None, context=None):
-        self._follow()
-        ctx = context or {}
+        with self._lock:
+            self._follow()
+            return self._prompt(select, client, locale, tier, consumer, context or {})
+
+    def _prompt(self, select, client, locale, tier, consumer, ctx):
         b = self.bundle(client, locale, tier)
         skills, hidden = b["skills"], self._hidden(consumer)
         catalog = self._members(b, consumer, ctx)

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import unittest
 from pathlib import Path
 
@@ -63,6 +64,39 @@ class HotReload(unittest.TestCase):
             prompt = rt.prompt(["greeting"])
             self.assertIn("greeting", [s["name"] for s in prompt["skills"]])
         self.assertIsNone(rt.refused)
+
+    def test_threads_sharing_one_artifact_during_swaps_see_the_old_or_the_new_one(self):
+        live = self.dir / "threads.db"
+        shutil.copy(self.first, live)
+        rt = Artifact(str(live))
+        old = rt.catalog(fmt="list")["text"]
+        new = Artifact(str(self.second)).catalog(fmt="list")["text"]
+        stop, seen, errors = threading.Event(), [], []
+
+        def reader():
+            while not stop.is_set() or len(seen) < 40:
+                try:
+                    text = rt.catalog(fmt="list")["text"]
+                    prompt = rt.prompt(["greeting", "pricing"])
+                except Exception as e:  # noqa: BLE001 - a failure of any kind is the finding
+                    errors.append(repr(e))
+                    return
+                seen.append(text)
+                if text not in (old, new) or "greeting" not in [s["name"] for s in prompt["skills"]]:
+                    errors.append("torn read")
+                    return
+
+        threads = [threading.Thread(target=reader) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for i in range(40):
+            self.swap(self.second if i % 2 == 0 else self.first, live)
+        stop.set()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertLessEqual(set(seen), {old, new})
+        self.assertEqual(rt.catalog(fmt="list")["text"], old, "the last swap is served")
 
     def test_requests_for_what_was_not_built_say_so(self):
         rt = Artifact(str(self.first))
