@@ -3,6 +3,7 @@
 //! diagnostics}` so it can link each diagnostic to its file and line.
 
 pub mod relations;
+pub mod review;
 pub mod session;
 
 use std::path::{Path, PathBuf};
@@ -233,6 +234,24 @@ fn diff(studio: State<'_, Studio>) -> Result<skillc::interop::diff::Diff, Studio
     studio.with(Session::diff)
 }
 
+#[tauri::command]
+async fn review<R: Runtime>(app: tauri::AppHandle<R>) -> Result<review::Review, StudioError> {
+    // Building the last commit takes seconds on big workspaces: off the main thread.
+    tauri::async_runtime::spawn_blocking(move || app.state::<Studio>().with(Session::review))
+        .await
+        .map_err(|e| StudioError::from_message(&e.to_string()))?
+}
+
+#[tauri::command]
+fn publish(
+    studio: State<'_, Studio>,
+    token: String,
+    files: Vec<String>,
+    message: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.publish(&token, &files, &message))
+}
+
 /// The workspace to open: the first argument, else (in a development build) the sample of the
 /// checkout it was built in, else none: an installed studio started from a menu asks for a
 /// folder rather than opening whatever folder it was started in.
@@ -275,7 +294,9 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             relations,
             build,
             preview,
-            diff
+            diff,
+            review,
+            publish
         ])
 }
 

@@ -1,0 +1,423 @@
+//! Review and publish: every change of the workspace since the last commit, as file diffs and
+//! as what it does to each client, locale and tier; then a commit of exactly those files.
+//!
+//! Git is used as users have it, through the `git` command: its configuration (author,
+//! signing, safe directories, credentials) applies unchanged, and the studio adds no library
+//! that could disagree with it about the repository's state. The commit is written through a
+//! private index (`read-tree HEAD`, `add` the reviewed paths, `write-tree`, `commit-tree`,
+//! `update-ref` from the reviewed HEAD), so whatever else the user has staged stays staged and
+//! out of the commit, and a failure at any step leaves the repository and the files as they
+//! were.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Serialize;
+use skillc_runtime::{Artifact, BundleRef, Context, Format};
+
+use crate::session::StudioError;
+
+/// Files whose diff is shown; the rest are listed without one.
+const MAX_DIFFS: usize = 300;
+/// Impact sentences shown; the rest are counted.
+const MAX_SENTENCES: usize = 400;
+/// Bundles whose catalog tokens are compared (each needs two catalogs).
+const MAX_TOKEN_BUNDLES: usize = 400;
+
+/// One changed file.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileChange {
+    /// Path inside the workspace.
+    pub path: String,
+    /// `added`, `changed` or `removed`.
+    pub status: &'static str,
+    /// Unified diff against HEAD (empty past [`MAX_DIFFS`] files or for binary files).
+    pub diff: String,
+}
+
+/// What the working tree does to the bundles, against HEAD.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Impact {
+    /// One sentence per changed bundle, e.g. "hyperline.co, en, standard: pricing-uk's
+    /// description changed; the catalog grows by 14 tokens".
+    pub sentences: Vec<String>,
+    /// Sentences left out past [`MAX_SENTENCES`].
+    pub more: usize,
+    /// Bundles that change, and that do not.
+    pub changed: usize,
+    pub unchanged: usize,
+    /// Why the impact could not be computed (a side that does not build), if so.
+    pub problem: Option<String>,
+}
+
+/// The review of a workspace.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Review {
+    /// Set when the workspace is not in a git repository: how to make it one.
+    pub not_a_repository: Option<String>,
+    /// The commit compared with (short hash), `None` before the first commit.
+    pub head: Option<String>,
+    /// Changed files, sorted by path.
+    pub files: Vec<FileChange>,
+    /// What the change does.
+    pub impact: Impact,
+    /// Identifies exactly what was reviewed (HEAD, and each file's status and diff): a
+    /// publish of another state is refused.
+    pub token: String,
+}
+
+/// Runs git in `dir`; stdout on success, the trimmed stderr as the error.
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    git_env(dir, args, &[])
+}
+
+fn git_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Result<Vec<u8>, String> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(dir).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8_lossy(&bytes).trim().to_string()
+}
+
+fn git_err(what: &str) -> impl Fn(String) -> StudioError + '_ {
+    move |e| StudioError::new("io", format!("{what}: {e}"))
+}
+
+/// The workspace's place in its repository: the full HEAD commit (if any) and the
+/// workspace's path inside the repository (`skills/`, or empty at the top).
+struct Repo {
+    top: PathBuf,
+    head: Option<String>,
+    prefix: String,
+}
+
+fn repo(root: &Path) -> Result<Option<Repo>, StudioError> {
+    let Ok(top) = git(root, &["rev-parse", "--show-toplevel"]) else {
+        return Ok(None);
+    };
+    let top = PathBuf::from(text(top));
+    let prefix = text(git(root, &["rev-parse", "--show-prefix"]).map_err(git_err("git rev-parse"))?);
+    let head = git(root, &["rev-parse", "--verify", "-q", "HEAD"]).ok().map(text);
+    Ok(Some(Repo { top, head, prefix }))
+}
+
+const NOT_A_REPOSITORY: &str = "This workspace is not in a git repository, so there is no last version to compare with and nowhere to publish. To make it one, run `git init`, `git add .` and `git commit -m \"First version\"` in its folder (or ask whoever keeps your repositories to add it to one).";
+
+/// The changed files under the workspace, as (path inside the workspace, status), from
+/// `git status` (untracked files included, the studio's own `.skillc/` ignored).
+fn changed_files(root: &Path, prefix: &str) -> Result<Vec<(String, &'static str)>, StudioError> {
+    let out = git(
+        root,
+        &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."],
+    )
+    .map_err(git_err("git status"))?;
+    let mut files = Vec::new();
+    for record in out.split(|&b| b == 0).filter(|r| r.len() > 3) {
+        let (xy, path) = (&record[..2], String::from_utf8_lossy(&record[3..]).to_string());
+        let Some(path) = path.strip_prefix(prefix).map(str::to_string) else {
+            continue;
+        };
+        if path.starts_with(".skillc/") {
+            continue;
+        }
+        let status = if xy == b"??" || xy.contains(&b'A') {
+            "added"
+        } else if xy.contains(&b'D') {
+            "removed"
+        } else {
+            "changed"
+        };
+        files.push((path, status));
+    }
+    files.sort();
+    files.dedup_by(|a, b| a.0 == b.0);
+    Ok(files)
+}
+
+/// A file's diff against HEAD (a new file against nothing).
+fn file_diff(root: &Path, path: &str, status: &str, has_head: bool) -> String {
+    let literal = format!(":(literal){path}");
+    let out = if status == "added" {
+        // `--no-index` exits 1 when the files differ, which they do: read stdout regardless.
+        Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["diff", "--no-color", "--no-ext-diff", "--no-index", "--", "/dev/null", path])
+            .output()
+            .map(|o| o.stdout)
+            .unwrap_or_default()
+    } else if has_head {
+        git(root, &["diff", "--no-color", "--no-ext-diff", "HEAD", "--", &literal]).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    String::from_utf8_lossy(&out).to_string()
+}
+
+/// The workspace as it is in HEAD, written into `dir` (replaced), from `git archive`.
+fn export_head(repo: &Repo, dir: &Path) -> Result<(), String> {
+    // From the top: in a subfolder, `git archive` also keeps only that subfolder's paths.
+    let tree = format!("HEAD:{}", repo.prefix);
+    let zip = git(&repo.top, &["archive", "--format=zip", &tree])?;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(|e| e.to_string())?;
+    for i in 0..archive.len() {
+        let mut file = archive.by_index(i).map_err(|e| e.to_string())?;
+        let Some(rel) = file.enclosed_name() else {
+            continue; // git archive writes none, but a path that leaves `dir` is never followed
+        };
+        let target = dir.join(rel);
+        if file.is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
+            continue;
+        }
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        let mut out = std::fs::File::create(&target).map_err(|e| e.to_string())?;
+        std::io::copy(&mut file, &mut out).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Builds HEAD's workspace into `cache/head.db`, once per commit.
+fn build_head(repo: &Repo, cache: &Path) -> Result<PathBuf, String> {
+    let out = cache.join("head.db");
+    let stamp = cache.join("head.commit");
+    let head = repo.head.as_deref().unwrap_or_default();
+    if out.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(head) {
+        return Ok(out);
+    }
+    let dir = cache.join("head");
+    export_head(repo, &dir).map_err(|e| format!("cannot read the last commit: {e}"))?;
+    let report = skillc::build::build(&dir, &out, &skillc::build::BuildOptions::default())
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if report.stats.is_none() {
+        return Err(format!(
+            "the last commit does not build ({} errors), so there is nothing to compare with",
+            report.error_count()
+        ));
+    }
+    std::fs::write(&stamp, head).map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn who(client: &str, locale: &str, tier: &str) -> String {
+    let client = if client.is_empty() { "global" } else { client };
+    format!("{client}, {locale}, {tier}")
+}
+
+/// A skill's short name from a qualified one (`public.pricing-uk` gives `pricing-uk`).
+fn short(q: &str) -> &str {
+    q.split_once('.').map_or(q, |(_, n)| n)
+}
+
+fn list(names: &[String]) -> String {
+    let names: Vec<&str> = names.iter().map(|n| short(n)).collect();
+    match names.len() {
+        0 => String::new(),
+        1 => names[0].to_string(),
+        n => format!("{} and {}", names[..n - 1].join(", "), names[n - 1]),
+    }
+}
+
+/// The markdown catalog's tokens of a bundle (no run-time context).
+fn catalog_tokens(a: &Artifact, client: &str, locale: &str, tier: &str) -> Option<u32> {
+    let r = BundleRef {
+        client: (!client.is_empty()).then_some(client),
+        locale: Some(locale),
+        tier: Some(tier),
+    };
+    a.catalog(&r, None, &Context::default(), Format::Markdown)
+        .ok()
+        .map(|c| c.tokens)
+}
+
+/// What one bundle's diff means, in words.
+fn sentence(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> String {
+    let mut parts = Vec::new();
+    if !b.added.is_empty() {
+        parts.push(format!("{} now in", list(&b.added)));
+    }
+    if !b.removed.is_empty() {
+        parts.push(format!("{} no longer in", list(&b.removed)));
+    }
+    for c in &b.changed {
+        let fields = c.fields.join(", ");
+        parts.push(format!("{}'s {fields} changed", short(&c.name)));
+    }
+    match tokens {
+        Some((old, new)) if new > old => parts.push(format!("the catalog grows by {} tokens", new - old)),
+        Some((old, new)) if new < old => parts.push(format!("the catalog shrinks by {} tokens", old - new)),
+        _ if !b.catalogs.is_empty() => parts.push(format!("catalog text changed ({})", b.catalogs.join(", "))),
+        _ => {}
+    }
+    format!("{}: {}", who(&b.client, &b.locale, &b.tier), parts.join("; "))
+}
+
+/// The impact of the working tree (`work`, its fresh build) against HEAD.
+fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
+    let old = Artifact::open(head).map_err(|e| e.to_string())?;
+    let new = Artifact::open(work).map_err(|e| e.to_string())?;
+    let d = skillc::interop::diff::diff(&old, &new).map_err(|e| e.to_string())?;
+    let mut sentences: Vec<String> = Vec::new();
+    for label in &d.added_bundles {
+        sentences.push(format!("{}: a new bundle", label.replace('/', ", ")));
+    }
+    for label in &d.removed_bundles {
+        sentences.push(format!("{}: no longer built", label.replace('/', ", ")));
+    }
+    for (i, b) in d.bundles.iter().enumerate() {
+        let tokens = (i < MAX_TOKEN_BUNDLES && !b.catalogs.is_empty())
+            .then(|| {
+                let of = |a: &Artifact| catalog_tokens(a, &b.client, &b.locale, &b.tier);
+                Some((of(&old)?, of(&new)?))
+            })
+            .flatten();
+        sentences.push(sentence(b, tokens));
+    }
+    let changed = sentences.len();
+    let more = changed.saturating_sub(MAX_SENTENCES);
+    sentences.truncate(MAX_SENTENCES);
+    Ok(Impact {
+        sentences,
+        more,
+        changed,
+        unchanged: d.unchanged,
+        problem: None,
+    })
+}
+
+fn token_of(head: Option<&str>, files: &[FileChange]) -> String {
+    let mut all = head.unwrap_or("-").to_string();
+    for f in files {
+        all.push('\0');
+        all.push_str(&f.path);
+        all.push('\0');
+        all.push_str(f.status);
+        all.push('\0');
+        all.push_str(&f.diff);
+    }
+    skillc::build::hash(all.as_bytes())
+}
+
+/// The changed files with their diffs (every one, for the token), and the token.
+fn files_and_token(root: &Path, repo: &Repo) -> Result<(Vec<FileChange>, String), StudioError> {
+    let files: Vec<FileChange> = changed_files(root, &repo.prefix)?
+        .into_iter()
+        .map(|(path, status)| {
+            let diff = file_diff(root, &path, status, repo.head.is_some());
+            FileChange { path, status, diff }
+        })
+        .collect();
+    let token = token_of(repo.head.as_deref(), &files);
+    Ok((files, token))
+}
+
+/// Reviews the workspace at `root` whose working tree was just built into `work`; HEAD's
+/// build goes to `cache` (the studio's `.skillc/review/`).
+pub fn review(root: &Path, work: Option<&Path>, cache: &Path) -> Result<Review, StudioError> {
+    let Some(repo) = repo(root)? else {
+        return Ok(Review {
+            not_a_repository: Some(NOT_A_REPOSITORY.to_string()),
+            ..Review::default()
+        });
+    };
+    let (mut files, token) = files_and_token(root, &repo)?;
+    for f in files.iter_mut().skip(MAX_DIFFS) {
+        f.diff.clear();
+    }
+    std::fs::create_dir_all(cache).map_err(|e| StudioError::new("io", e.to_string()))?;
+    let impact = if files.is_empty() {
+        Impact::default()
+    } else {
+        let computed = match (&repo.head, work) {
+            (_, None) => Err("the working tree does not build: fix its errors to see what it changes".to_string()),
+            (None, Some(_)) => Err("there is no commit yet: everything is new".to_string()),
+            (Some(_), Some(work)) => build_head(&repo, cache).and_then(|head| impact(&head, work)),
+        };
+        computed.unwrap_or_else(|problem| Impact {
+            problem: Some(problem),
+            ..Impact::default()
+        })
+    };
+    Ok(Review {
+        not_a_repository: None,
+        head: repo.head.as_ref().map(|h| h[..h.len().min(12)].to_string()),
+        files,
+        impact,
+        token,
+    })
+}
+
+/// Commits exactly the reviewed files with `message`; returns the new commit (short hash).
+/// Refused when the files or HEAD changed since the review (`token`), when a file was not
+/// part of it, or with an empty message. On any failure nothing is committed and no file or
+/// index entry changes.
+pub fn publish(
+    root: &Path,
+    token: &str,
+    paths: &[String],
+    message: &str,
+    cache: &Path,
+) -> Result<String, StudioError> {
+    let refuse = |m: &str| Err(StudioError::new("request", m.to_string()));
+    if message.trim().is_empty() {
+        return refuse("write a message that says what this change does");
+    }
+    let Some(repo) = repo(root)? else {
+        return refuse(NOT_A_REPOSITORY);
+    };
+    let (files, now) = files_and_token(root, &repo)?;
+    if now != token {
+        return refuse("the files changed since you reviewed them: look at the review again before publishing");
+    }
+    if paths.is_empty() {
+        return refuse("choose at least one file to publish");
+    }
+    if let Some(p) = paths.iter().find(|p| !files.iter().any(|f| &f.path == *p)) {
+        return refuse(&format!("`{p}` is not one of the reviewed changes"));
+    }
+    std::fs::create_dir_all(cache).map_err(|e| StudioError::new("io", e.to_string()))?;
+    let index = cache.join("publish.index");
+    let _ = std::fs::remove_file(&index);
+    let env = [("GIT_INDEX_FILE", index.as_path())];
+    let step = |args: &[&str]| git_env(root, args, &env).map_err(git_err("publishing failed"));
+    match &repo.head {
+        Some(head) => step(&["read-tree", head])?,
+        None => step(&["read-tree", "--empty"])?,
+    };
+    let mut add = vec!["add", "-A", "--"];
+    let literal: Vec<String> = paths.iter().map(|p| format!(":(literal){p}")).collect();
+    add.extend(literal.iter().map(String::as_str));
+    step(&add)?;
+    let tree = text(step(&["write-tree"])?);
+    let mut commit = vec!["commit-tree", tree.as_str(), "-m", message];
+    if let Some(head) = &repo.head {
+        commit.extend(["-p", head.as_str()]);
+    }
+    let new = text(step(&commit)?);
+    // Moves HEAD's branch only if it is still at the reviewed commit.
+    let old = repo.head.clone().unwrap_or_default();
+    git(root, &["update-ref", "-m", "skill studio: publish", "HEAD", &new, &old])
+        .map_err(git_err("publishing failed"))?;
+    let _ = std::fs::remove_file(&index);
+    // The real index now agrees with the new commit for the published paths (others keep
+    // whatever the user staged).
+    let mut reset = vec!["reset", "-q", "--"];
+    reset.extend(literal.iter().map(String::as_str));
+    let _ = git(root, &reset);
+    Ok(new[..new.len().min(12)].to_string())
+}
