@@ -96,6 +96,11 @@ export interface BundleDiff {
 }
 export interface Diff { added_bundles: string[]; removed_bundles: string[]; bundles: BundleDiff[]; unchanged: number }
 
+export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string }
+export interface ImpactGroup { change: string; bundles: string[] }
+export interface Impact { groups: ImpactGroup[]; more: number; changed: number; unchanged: number; problem: string | null }
+export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string }
+
 /** An error from a command: its kind, message and the diagnostics that explain it. */
 export interface StudioError { kind: string; message: string; diagnostics: Diag[] }
 
@@ -125,5 +130,7 @@ export const api = {
   build: () => invoke<BuildSummary>("build"),
   preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
   diff: () => invoke<Diff>("diff"),
+  review: () => invoke<Review>("review"),
+  publish: (token: string, files: string[], message: string) => invoke<string>("publish", { token, files, message }),
   on: <T>(event: string, handler: (payload: T) => void) => listen<T>(event, (e) => handler(e.payload)),
 };

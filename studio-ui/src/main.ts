@@ -10,6 +10,7 @@ import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
 import { fillPreviewChoices, runPreview } from "./views/preview";
 import { showDiff } from "./views/diff";
+import { publish, showReview } from "./views/review";
 
 let overview: Overview | null = null;
 let vocabulary: Vocabulary = emptyVocabulary();
@@ -70,6 +71,7 @@ function showTab(name: string): void {
   if (name === "toggles") toggles.show().catch(fail);
   if (name === "preview") runPreview().catch(fail);
   if (name === "diff") showDiff().catch(fail);
+  if (name === "review") showReview().catch(fail);
 }
 
 /** A small inline form after `anchor`: one text input and a button. */
@@ -86,6 +88,8 @@ function wireWorkspace(): void {
   byId("search").addEventListener("input", () => { if (overview) renderSkillList(overview, editor.file, (f) => { openSkill(f).catch(fail); }); });
   byId("build").addEventListener("click", () => { runBuild().catch(fail); });
   byId("pv-run").addEventListener("click", () => { runPreview().catch(fail); });
+  byId("rv-refresh").addEventListener("click", () => { showReview().catch(fail); });
+  byId("rv-commit").addEventListener("click", () => { publish().catch(fail); });
   byId("open-workspace").addEventListener("click", async () => {
     // Opening another workspace drops unsaved edits: the same second click as leaving a skill.
     if (!editor.confirmDiscard()) return;

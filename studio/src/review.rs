@@ -19,8 +19,8 @@ use crate::session::StudioError;
 
 /// Files whose diff is shown; the rest are listed without one.
 const MAX_DIFFS: usize = 300;
-/// Impact sentences shown; the rest are counted.
-const MAX_SENTENCES: usize = 400;
+/// Bundles named in the impact; the rest are counted.
+const MAX_SENTENCES: usize = 2000;
 /// Bundles whose catalog tokens are compared (each needs two catalogs).
 const MAX_TOKEN_BUNDLES: usize = 400;
 
@@ -35,13 +35,22 @@ pub struct FileChange {
     pub diff: String,
 }
 
+/// One change, in words, and the bundles it happens in.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct ImpactGroup {
+    /// E.g. "pricing-uk's description changed; the catalog grows by 14 tokens".
+    pub change: String,
+    /// E.g. "hyperline.co, en, standard", in the diff's order.
+    pub bundles: Vec<String>,
+}
+
 /// What the working tree does to the bundles, against HEAD.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct Impact {
-    /// One sentence per changed bundle, e.g. "hyperline.co, en, standard: pricing-uk's
-    /// description changed; the catalog grows by 14 tokens".
-    pub sentences: Vec<String>,
-    /// Sentences left out past [`MAX_SENTENCES`].
+    /// The changes, each with the bundles where it happens (an edit of a global skill is one
+    /// change in every bundle that holds it).
+    pub groups: Vec<ImpactGroup>,
+    /// Bundles left out of the groups past [`MAX_SENTENCES`].
     pub more: usize,
     /// Bundles that change, and that do not.
     pub changed: usize,
@@ -245,8 +254,8 @@ fn catalog_tokens(a: &Artifact, client: &str, locale: &str, tier: &str) -> Optio
         .map(|c| c.tokens)
 }
 
-/// What one bundle's diff means, in words.
-fn sentence(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> String {
+/// What one bundle's diff means, in words (without the bundle).
+fn change(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> String {
     let mut parts = Vec::new();
     if !b.added.is_empty() {
         parts.push(format!("{} now in", list(&b.added)));
@@ -264,7 +273,25 @@ fn sentence(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -
         _ if !b.catalogs.is_empty() => parts.push(format!("catalog text changed ({})", b.catalogs.join(", "))),
         _ => {}
     }
-    format!("{}: {}", who(&b.client, &b.locale, &b.tier), parts.join("; "))
+    parts.join("; ")
+}
+
+/// Gathers (bundle, change) pairs by change, in first-seen order, up to `max` bundles.
+fn group(pairs: Vec<(String, String)>, max: usize) -> (Vec<ImpactGroup>, usize) {
+    let mut groups: Vec<ImpactGroup> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let more = pairs.len().saturating_sub(max);
+    for (bundle, change) in pairs.into_iter().take(max) {
+        let i = *index.entry(change.clone()).or_insert_with(|| {
+            groups.push(ImpactGroup {
+                change,
+                bundles: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        groups[i].bundles.push(bundle);
+    }
+    (groups, more)
 }
 
 /// The impact of the working tree (`work`, its fresh build) against HEAD.
@@ -272,12 +299,12 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
     let old = Artifact::open(head).map_err(|e| e.to_string())?;
     let new = Artifact::open(work).map_err(|e| e.to_string())?;
     let d = skillc::interop::diff::diff(&old, &new).map_err(|e| e.to_string())?;
-    let mut sentences: Vec<String> = Vec::new();
+    let mut pairs: Vec<(String, String)> = Vec::new();
     for label in &d.added_bundles {
-        sentences.push(format!("{}: a new bundle", label.replace('/', ", ")));
+        pairs.push((label.replace('/', ", "), "a new bundle".to_string()));
     }
     for label in &d.removed_bundles {
-        sentences.push(format!("{}: no longer built", label.replace('/', ", ")));
+        pairs.push((label.replace('/', ", "), "no longer built".to_string()));
     }
     for (i, b) in d.bundles.iter().enumerate() {
         let tokens = (i < MAX_TOKEN_BUNDLES && !b.catalogs.is_empty())
@@ -286,13 +313,12 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
                 Some((of(&old)?, of(&new)?))
             })
             .flatten();
-        sentences.push(sentence(b, tokens));
+        pairs.push((who(&b.client, &b.locale, &b.tier), change(b, tokens)));
     }
-    let changed = sentences.len();
-    let more = changed.saturating_sub(MAX_SENTENCES);
-    sentences.truncate(MAX_SENTENCES);
+    let changed = pairs.len();
+    let (groups, more) = group(pairs, MAX_SENTENCES);
     Ok(Impact {
-        sentences,
+        groups,
         more,
         changed,
         unchanged: d.unchanged,

@@ -970,12 +970,14 @@ mod tests {
         assert_eq!(files, [("clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md", "changed"), ("public/README.md", "added")]);
         assert!(r.files[0].diff.contains("+description: UK only."), "{}", r.files[0].diff);
         assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
+        let g = &r.impact.groups;
         assert!(
-            r.impact.sentences.iter().any(|l| l.starts_with("ibanfirst.com, en, standard: pricing-uk's description changed")),
-            "{:#?}",
-            r.impact.sentences
+            g.iter().any(|g| g.change.starts_with("pricing-uk's description changed")
+                && g.bundles.contains(&"ibanfirst.com, en, standard".to_string())),
+            "{g:#?}"
         );
-        assert!(r.impact.sentences.iter().all(|l| l.starts_with("ibanfirst.com")), "only ibanfirst.com changes");
+        let bundles: Vec<&String> = g.iter().flat_map(|g| &g.bundles).collect();
+        assert!(bundles.iter().all(|b| b.starts_with("ibanfirst.com")), "only ibanfirst.com changes: {bundles:?}");
         // Refused: an empty message, a stale review, a file that was not reviewed.
         let paths: Vec<String> = r.files.iter().map(|f| f.path.clone()).collect();
         assert!(s.publish(&r.token, &paths, " ").is_err());

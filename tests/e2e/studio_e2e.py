@@ -483,6 +483,40 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     d.screenshot(shots / "toggles-bulk.png")
 
 
+def git(cwd, *args):
+    return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value('[data-field="description"]', "Greet the visitor warmly, in one short sentence.")
+    d.click("#save")
+    wait_until(lambda: "in one short sentence" in (ws / f).read_text(), "the edit is saved")
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-files", f, timeout=60)
+    d.wait_text("#rv-diff", "+description: Greet the visitor warmly, in one short sentence.")
+    impact = d.wait_text("#rv-impact", "greeting's description changed; the catalog grows by", timeout=60)
+    assert "in 41 bundles: global ×9" in impact, impact
+    bundles = d.js("return document.querySelector('#rv-impact ul.bundles').textContent")
+    assert "global, en, standard" in bundles and "hyperline.co, en, standard" in bundles, bundles
+    d.screenshot(shots / "review.png")
+    d.set_value("#rv-message", "Warmer greeting")
+    d.click("#rv-commit")
+    d.wait_text("#rv-status", "Published 1 file as commit", timeout=30)
+    log = git(repo, "log", "-1", "--name-only", "--format=%an|%s")
+    assert log == f"Content Team|Warmer greeting\n\nskills/{f}", log
+    assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
+
+
 TESTS = (
     test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
     test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
@@ -496,6 +530,7 @@ TESTS = (
     test_complete_a_skill_name_in_the_source,
     test_relations_link_a_skill_to_its_variants,
     test_toggles_filter_and_set_in_bulk,
+    test_review_a_change_and_publish_it_as_a_commit,
 )
 
 

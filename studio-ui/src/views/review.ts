@@ -1,0 +1,99 @@
+// The Review & publish tab: the files changed since the last commit with their line diffs,
+// what the change does to each client, locale and tier, and a commit of the ticked files.
+import { api, errorText, type ImpactGroup, type Review } from "../api";
+import { byId, el } from "../dom";
+
+let current: Review | null = null;
+let shown = "";
+
+/** One diff line, coloured by its first character. */
+function diffLine(line: string): HTMLElement {
+  const kind = line.startsWith("+++") || line.startsWith("---") ? "meta"
+    : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "";
+  return el("span", { class: kind }, line);
+}
+
+function showFile(path: string): void {
+  shown = path;
+  const f = current?.files.find((x) => x.path === path);
+  for (const li of document.querySelectorAll<HTMLElement>("#rv-files li")) li.classList.toggle("active", li.dataset.file === path);
+  const lines = (f?.diff ?? "").split("\n").filter((l, i, all) => i < all.length - 1 || l !== "");
+  byId("rv-diff").replaceChildren(...(lines.length ? lines.map(diffLine) : [el("span", {}, "(no line diff: a binary file, or past the first 300 files)")]));
+}
+
+/** "global ×9, augment.org ×6": how many of a change's bundles each client has. */
+function byClient(bundles: string[]): string {
+  const counts = new Map<string, number>();
+  for (const b of bundles) {
+    const client = b.split(", ")[0];
+    counts.set(client, (counts.get(client) ?? 0) + 1);
+  }
+  return [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(", ");
+}
+
+/** One change with the bundles it happens in: listed when few, else summed up per client. */
+function groupItem(g: ImpactGroup): HTMLElement {
+  if (g.bundles.length <= 3) return el("li", {}, el("span", { class: "who" }, g.bundles.join("; ")), ": ", g.change);
+  return el("li", {}, g.change, " ", el("details", {},
+    el("summary", {}, `in ${g.bundles.length} bundles: ${byClient(g.bundles)}`),
+    el("ul", { class: "bundles" }, ...g.bundles.map((b) => el("li", {}, b)))));
+}
+
+function render(r: Review): void {
+  current = r;
+  const status = byId("rv-status");
+  byId("rv-publish").hidden = !!r.not_a_repository || r.files.length === 0;
+  const files = `${r.files.length} changed ${r.files.length === 1 ? "file" : "files"}`;
+  if (r.not_a_repository) {
+    status.className = "banner";
+    status.textContent = r.not_a_repository;
+  } else if (r.files.length === 0) {
+    status.className = "good";
+    status.textContent = `Nothing to publish: the workspace is as in commit ${r.head ?? "(none)"}.`;
+  } else {
+    status.className = "";
+    status.textContent = `${files} since commit ${r.head ?? "(none yet)"}.`;
+  }
+  byId("rv-count").textContent = r.files.length ? `${r.files.length}` : "";
+  byId("rv-files").replaceChildren(...r.files.map((f) => el("li", { "data-file": f.path, class: f.status },
+    el("input", { type: "checkbox", checked: true, "data-path": f.path, "aria-label": `publish ${f.path}` }),
+    el("span", { class: "status" }, f.status),
+    el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); showFile(f.path); } }, f.path))));
+  const impact = r.impact;
+  byId("rv-impact-count").textContent = impact.changed ? `${impact.changed} bundles change, ${impact.unchanged} do not` : "";
+  const items = impact.problem ? [el("li", { class: "problem" }, impact.problem)] : impact.groups.map(groupItem);
+  if (impact.more) items.push(el("li", { class: "more" }, `and ${impact.more} more bundles`));
+  if (!impact.problem && r.files.length && !impact.changed) items.push(el("li", {}, "No client, locale or tier sees a difference."));
+  byId("rv-impact").replaceChildren(...items);
+  showFile(r.files.some((f) => f.path === shown) ? shown : r.files[0]?.path ?? "");
+}
+
+export async function showReview(): Promise<void> {
+  const status = byId("rv-status");
+  status.className = "";
+  status.textContent = "Comparing with the last commit…";
+  try {
+    render(await api.review());
+  } catch (e) {
+    status.className = "error";
+    status.textContent = errorText(e);
+  }
+}
+
+export async function publish(): Promise<void> {
+  if (!current) return;
+  const files = [...document.querySelectorAll<HTMLInputElement>("#rv-files input[type=checkbox]")]
+    .filter((c) => c.checked).map((c) => c.dataset.path ?? "");
+  const message = byId<HTMLInputElement>("rv-message").value;
+  const status = byId("rv-status");
+  try {
+    const commit = await api.publish(current.token, files, message);
+    byId<HTMLInputElement>("rv-message").value = "";
+    await showReview();
+    status.className = "good";
+    status.textContent = `Published ${files.length} ${files.length === 1 ? "file" : "files"} as commit ${commit}. ${status.textContent ?? ""}`;
+  } catch (e) {
+    status.className = "error";
+    status.textContent = errorText(e);
+  }
+}
