@@ -76,8 +76,9 @@ export interface BuildSummary {
 
 export interface PreviewRequest {
   client: string; locale: string; tier: string; consumer: string; page_url: string; turn: string;
-  selected: string[]; format: string;
+  selected: string[]; format: string; context: [string, string][];
 }
+export interface BudgetMeter { tokens: number; chars: number; budget: number | null; level: string; cut: string | null }
 export interface CatalogSkill { id: string; name: string; qualified_name: string; category: string; description: string; triggers: string[] }
 export interface Preview {
   catalog: { client: string | null; locale: string; tier: string; skills: CatalogSkill[]; text: string; tokens: number };
@@ -88,6 +89,8 @@ export interface Preview {
     text: string;
     tokens: number;
   };
+  skill_tokens: Record<string, number>;
+  budget: BudgetMeter;
 }
 
 export interface BundleDiff {
@@ -100,6 +103,13 @@ export interface FileChange { path: string; status: "added" | "changed" | "remov
 export interface ImpactGroup { change: string; bundles: string[] }
 export interface Impact { groups: ImpactGroup[]; more: number; changed: number; unchanged: number; problem: string | null }
 export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string }
+
+export interface CaseRequest {
+  client: string | null; locale: string | null; tier: string | null; consumer: string | null;
+  context: [string, string][]; select: string[];
+}
+export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
+export interface TestRun { outcomes: Outcome[]; problems: Diag[] }
 
 /** An error from a command: its kind, message and the diagnostics that explain it. */
 export interface StudioError { kind: string; message: string; diagnostics: Diag[] }
@@ -131,6 +141,7 @@ export const api = {
   preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
   diff: () => invoke<Diff>("diff"),
   review: () => invoke<Review>("review"),
+  testCases: () => invoke<TestRun>("test_cases"),
   publish: (token: string, files: string[], message: string) => invoke<string>("publish", { token, files, message }),
   on: <T>(event: string, handler: (payload: T) => void) => listen<T>(event, (e) => handler(e.payload)),
 };

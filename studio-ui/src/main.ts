@@ -8,7 +8,8 @@ import { fail, say } from "./status";
 import { SkillEditor } from "./views/editor";
 import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
-import { fillPreviewChoices, runPreview } from "./views/preview";
+import { fillPreviewChoices, runPreview, setPreviewRequest } from "./views/preview";
+import { TestsView } from "./views/tests";
 import { showDiff } from "./views/diff";
 import { publish, showReview } from "./views/review";
 
@@ -24,6 +25,7 @@ const editor = new SkillEditor({
   saved: async () => { await Promise.all([loadOverview(), runBuild()]); },
 });
 const toggles = new TogglesView(() => scheduleBuild());
+const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 
 async function openSkill(file: string, force = false): Promise<void> {
   if (await editor.open(file, force)) {
@@ -58,6 +60,7 @@ async function runBuild(): Promise<void> {
     const b = await api.build();
     const release = b.release ? ` · release ${b.release}` : "";
     say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings${release}` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
+    if (b.written) await tests.refresh();
     if (!byId("tab-preview").hidden) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
   } finally {

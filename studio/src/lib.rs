@@ -243,6 +243,11 @@ async fn review<R: Runtime>(app: tauri::AppHandle<R>) -> Result<review::Review, 
 }
 
 #[tauri::command]
+fn test_cases(studio: State<'_, Studio>) -> Result<session::TestRun, StudioError> {
+    studio.with(Session::test_cases)
+}
+
+#[tauri::command]
 fn publish(
     studio: State<'_, Studio>,
     token: String,
@@ -296,7 +301,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             preview,
             diff,
             review,
-            publish
+            publish,
+            test_cases
         ])
 }
 

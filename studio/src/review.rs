@@ -115,8 +115,11 @@ fn repo(root: &Path) -> Result<Option<Repo>, StudioError> {
         return Ok(None);
     };
     let top = PathBuf::from(text(top));
-    let prefix = text(git(root, &["rev-parse", "--show-prefix"]).map_err(git_err("git rev-parse"))?);
-    let head = git(root, &["rev-parse", "--verify", "-q", "HEAD"]).ok().map(text);
+    let prefix =
+        text(git(root, &["rev-parse", "--show-prefix"]).map_err(git_err("git rev-parse"))?);
+    let head = git(root, &["rev-parse", "--verify", "-q", "HEAD"])
+        .ok()
+        .map(text);
     Ok(Some(Repo { top, head, prefix }))
 }
 
@@ -127,12 +130,23 @@ const NOT_A_REPOSITORY: &str = "This workspace is not in a git repository, so th
 fn changed_files(root: &Path, prefix: &str) -> Result<Vec<(String, &'static str)>, StudioError> {
     let out = git(
         root,
-        &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", "."],
+        &[
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--",
+            ".",
+        ],
     )
     .map_err(git_err("git status"))?;
     let mut files = Vec::new();
     for record in out.split(|&b| b == 0).filter(|r| r.len() > 3) {
-        let (xy, path) = (&record[..2], String::from_utf8_lossy(&record[3..]).to_string());
+        let (xy, path) = (
+            &record[..2],
+            String::from_utf8_lossy(&record[3..]).to_string(),
+        );
         let Some(path) = path.strip_prefix(prefix).map(str::to_string) else {
             continue;
         };
@@ -161,12 +175,31 @@ fn file_diff(root: &Path, path: &str, status: &str, has_head: bool) -> String {
         Command::new("git")
             .arg("-C")
             .arg(root)
-            .args(["diff", "--no-color", "--no-ext-diff", "--no-index", "--", "/dev/null", path])
+            .args([
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-index",
+                "--",
+                "/dev/null",
+                path,
+            ])
             .output()
             .map(|o| o.stdout)
             .unwrap_or_default()
     } else if has_head {
-        git(root, &["diff", "--no-color", "--no-ext-diff", "HEAD", "--", &literal]).unwrap_or_default()
+        git(
+            root,
+            &[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "HEAD",
+                "--",
+                &literal,
+            ],
+        )
+        .unwrap_or_default()
     } else {
         Vec::new()
     };
@@ -268,9 +301,15 @@ fn change(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> 
         parts.push(format!("{}'s {fields} changed", short(&c.name)));
     }
     match tokens {
-        Some((old, new)) if new > old => parts.push(format!("the catalog grows by {} tokens", new - old)),
-        Some((old, new)) if new < old => parts.push(format!("the catalog shrinks by {} tokens", old - new)),
-        _ if !b.catalogs.is_empty() => parts.push(format!("catalog text changed ({})", b.catalogs.join(", "))),
+        Some((old, new)) if new > old => {
+            parts.push(format!("the catalog grows by {} tokens", new - old))
+        }
+        Some((old, new)) if new < old => {
+            parts.push(format!("the catalog shrinks by {} tokens", old - new))
+        }
+        _ if !b.catalogs.is_empty() => {
+            parts.push(format!("catalog text changed ({})", b.catalogs.join(", ")))
+        }
         _ => {}
     }
     parts.join("; ")
@@ -370,7 +409,10 @@ pub fn review(root: &Path, work: Option<&Path>, cache: &Path) -> Result<Review, 
         Impact::default()
     } else {
         let computed = match (&repo.head, work) {
-            (_, None) => Err("the working tree does not build: fix its errors to see what it changes".to_string()),
+            (_, None) => Err(
+                "the working tree does not build: fix its errors to see what it changes"
+                    .to_string(),
+            ),
             (None, Some(_)) => Err("there is no commit yet: everything is new".to_string()),
             (Some(_), Some(work)) => build_head(&repo, cache).and_then(|head| impact(&head, work)),
         };
@@ -408,7 +450,9 @@ pub fn publish(
     };
     let (files, now) = files_and_token(root, &repo)?;
     if now != token {
-        return refuse("the files changed since you reviewed them: look at the review again before publishing");
+        return refuse(
+            "the files changed since you reviewed them: look at the review again before publishing",
+        );
     }
     if paths.is_empty() {
         return refuse("choose at least one file to publish");
@@ -437,8 +481,18 @@ pub fn publish(
     let new = text(step(&commit)?);
     // Moves HEAD's branch only if it is still at the reviewed commit.
     let old = repo.head.clone().unwrap_or_default();
-    git(root, &["update-ref", "-m", "skill studio: publish", "HEAD", &new, &old])
-        .map_err(git_err("publishing failed"))?;
+    git(
+        root,
+        &[
+            "update-ref",
+            "-m",
+            "skill studio: publish",
+            "HEAD",
+            &new,
+            &old,
+        ],
+    )
+    .map_err(git_err("publishing failed"))?;
     let _ = std::fs::remove_file(&index);
     // The real index now agrees with the new commit for the published paths (others keep
     // whatever the user staged).

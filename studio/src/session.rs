@@ -218,6 +218,17 @@ pub struct PreviewRequest {
     pub selected: Vec<String>,
     /// Catalog format.
     pub format: String,
+    /// Other context values (`company`, `<skill>_availability`, …) as `(key, value)`.
+    pub context: Vec<(String, String)>,
+}
+
+/// The workspace's test cases (`tests/*.yaml`) run against the last build.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct TestRun {
+    /// Each case with what did not hold (empty: it passed).
+    pub outcomes: Vec<skillc::cases::Outcome>,
+    /// Problems of the case files (unknown keys, clients, skills); their cases do not run.
+    pub problems: Vec<Diag>,
 }
 
 /// What a client sees.
@@ -227,6 +238,25 @@ pub struct Preview {
     pub catalog: skillc_runtime::Catalog,
     /// The prompt for the selection.
     pub prompt: skillc_runtime::Prompt,
+    /// Tokens of each skill's part of the prompt, by selectable name.
+    pub skill_tokens: std::collections::BTreeMap<String, u32>,
+    /// The catalog against its tier's budget.
+    pub budget: BudgetMeter,
+}
+
+/// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct BudgetMeter {
+    /// Tokens of the catalog as previewed (consumer and context applied).
+    pub tokens: u32,
+    /// Its characters.
+    pub chars: usize,
+    /// The tier's `catalog_token_budget`, if it has one.
+    pub budget: Option<u64>,
+    /// The budget level the build cut the catalog to (`''`: nothing was cut).
+    pub level: String,
+    /// What the build cut, in words (its W114 warning for this bundle).
+    pub cut: Option<String>,
 }
 
 /// sha256 hex.
@@ -721,6 +751,7 @@ impl Session {
         if !r.turn.is_empty() {
             pairs.push(("turn", r.turn.as_str()));
         }
+        pairs.extend(r.context.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::new("request", e))?;
         let format = Format::parse(&r.format).unwrap_or(Format::Markdown);
         let req = |e: skillc_runtime::Error| StudioError::new("request", e.to_string());
@@ -736,9 +767,40 @@ impl Session {
         let prompt = a
             .prompt(&bundle, consumer.as_deref(), &ctx, &picked)
             .map_err(req)?;
+        let b = a.bundle(&bundle).map_err(req)?;
+        let skill_tokens = prompt
+            .skills
+            .iter()
+            .filter_map(|s| b.find(&s.name).map(|k| (s.name.clone(), k.prompt_tokens)))
+            .collect();
+        let markdown = a
+            .catalog(&bundle, consumer.as_deref(), &ctx, Format::Markdown)
+            .map_err(req)?;
+        let budget = self.budget_meter(&a, &markdown, b.catalog_level())?;
         Ok(Preview {
             catalog: (*catalog).clone(),
             prompt,
+            skill_tokens,
+            budget,
+        })
+    }
+
+    /// Runs the workspace's test cases against the last build.
+    pub fn test_cases(&self) -> Result<TestRun, StudioError> {
+        let report = self.check()?;
+        let (cases, problems) = skillc::cases::load(&self.root, &report.workspace);
+        let problems: Vec<Diag> = problems.iter().map(Diag::from).collect();
+        if cases.is_empty() {
+            return Ok(TestRun {
+                outcomes: Vec::new(),
+                problems,
+            });
+        }
+        let a = Artifact::open(self.artifact())
+            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+        Ok(TestRun {
+            outcomes: cases.iter().map(|c| skillc::cases::run(&a, c)).collect(),
+            problems,
         })
     }
 
@@ -760,6 +822,45 @@ impl Session {
     ) -> Result<String, StudioError> {
         let cache = self.cache_dir()?.join("review");
         crate::review::publish(&self.root, token, files, message, &cache)
+    }
+
+    /// The budget meter of a previewed catalog: its size, its tier's budget, and what the
+    /// build cut to meet it.
+    fn budget_meter(
+        &self,
+        a: &Artifact,
+        markdown: &skillc_runtime::Catalog,
+        level: &str,
+    ) -> Result<BudgetMeter, StudioError> {
+        let report = self.check()?;
+        let budget = report
+            .workspace
+            .config
+            .tiers
+            .iter()
+            .find(|t| t.name == markdown.tier)
+            .and_then(|t| t.catalog_token_budget);
+        let who = match &markdown.client {
+            Some(c) => format!("client `{c}`"),
+            None => "the global bundle".to_string(),
+        };
+        let label = format!(
+            "catalog of {who}, locale `{}`, tier `{}` is ",
+            markdown.locale, markdown.tier
+        );
+        let cut = a
+            .diagnostics(Some("W114"))
+            .map_err(|e| StudioError::new("request", e.to_string()))?
+            .into_iter()
+            .find(|d| d.message.starts_with(&label))
+            .map(|d| d.message);
+        Ok(BudgetMeter {
+            tokens: markdown.tokens,
+            chars: markdown.text.chars().count(),
+            budget,
+            level: level.to_string(),
+            cut,
+        })
     }
 
     /// What changed since the previous build.
@@ -966,24 +1067,52 @@ mod tests {
         std::fs::write(repo.join("notes.txt"), "staged by hand\n").unwrap();
         git_in(&repo, &["add", "notes.txt"]);
         let r = s.review().unwrap();
-        let files: Vec<(&str, &str)> = r.files.iter().map(|f| (f.path.as_str(), f.status)).collect();
-        assert_eq!(files, [("clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md", "changed"), ("public/README.md", "added")]);
-        assert!(r.files[0].diff.contains("+description: UK only."), "{}", r.files[0].diff);
+        let files: Vec<(&str, &str)> = r
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.status))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                (
+                    "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md",
+                    "changed"
+                ),
+                ("public/README.md", "added")
+            ]
+        );
+        assert!(
+            r.files[0].diff.contains("+description: UK only."),
+            "{}",
+            r.files[0].diff
+        );
         assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
         let g = &r.impact.groups;
         assert!(
-            g.iter().any(|g| g.change.starts_with("pricing-uk's description changed")
-                && g.bundles.contains(&"ibanfirst.com, en, standard".to_string())),
+            g.iter()
+                .any(|g| g.change.starts_with("pricing-uk's description changed")
+                    && g.bundles
+                        .contains(&"ibanfirst.com, en, standard".to_string())),
             "{g:#?}"
         );
         let bundles: Vec<&String> = g.iter().flat_map(|g| &g.bundles).collect();
-        assert!(bundles.iter().all(|b| b.starts_with("ibanfirst.com")), "only ibanfirst.com changes: {bundles:?}");
+        assert!(
+            bundles.iter().all(|b| b.starts_with("ibanfirst.com")),
+            "only ibanfirst.com changes: {bundles:?}"
+        );
         // Refused: an empty message, a stale review, a file that was not reviewed.
         let paths: Vec<String> = r.files.iter().map(|f| f.path.clone()).collect();
         assert!(s.publish(&r.token, &paths, " ").is_err());
         assert!(s.publish("stale", &paths, "Say UK only").is_err());
-        assert!(s.publish(&r.token, &["workspace.yaml".to_string()], "Say UK only").is_err());
-        assert_eq!(git_in(&repo, &["rev-parse", "HEAD"]), first, "nothing committed");
+        assert!(s
+            .publish(&r.token, &["workspace.yaml".to_string()], "Say UK only")
+            .is_err());
+        assert_eq!(
+            git_in(&repo, &["rev-parse", "HEAD"]),
+            first,
+            "nothing committed"
+        );
         let commit = s.publish(&r.token, &paths, "Say UK only").unwrap();
         assert!(git_in(&repo, &["rev-parse", "HEAD"]).starts_with(&commit));
         let committed = git_in(&repo, &["show", "--name-only", "--format=%an|%s", "HEAD"]);
@@ -992,8 +1121,46 @@ mod tests {
             "Content Team|Say UK only\n\nskills/clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md\nskills/public/README.md"
         );
         // What the user staged by hand is still staged, and not in the commit.
-        assert_eq!(git_in(&repo, &["diff", "--cached", "--name-only"]), "notes.txt");
-        assert!(s.review().unwrap().files.is_empty(), "the workspace is clean");
+        assert_eq!(
+            git_in(&repo, &["diff", "--cached", "--name-only"]),
+            "notes.txt"
+        );
+        assert!(
+            s.review().unwrap().files.is_empty(),
+            "the workspace is clean"
+        );
+    }
+
+    #[test]
+    fn the_sample_cases_pass_and_a_broken_one_fails_by_name() {
+        let (_d, s) = sample();
+        s.build(None).unwrap();
+        let run = s.test_cases().unwrap();
+        assert!(
+            run.outcomes.len() >= 9 && run.problems.is_empty(),
+            "{run:?}"
+        );
+        assert!(
+            run.outcomes.iter().all(|o| o.passed()),
+            "{:#?}",
+            run.outcomes
+        );
+        std::fs::write(
+            s.root().join("tests/broken.yaml"),
+            "- name: Deliberately broken\n  request: {client: hyperline.co, select: [pricing]}\n  expect: {text_contains: [\"no such words\"]}\n",
+        )
+        .unwrap();
+        s.disk().changed();
+        let run = s.test_cases().unwrap();
+        let failed: Vec<&skillc::cases::Outcome> =
+            run.outcomes.iter().filter(|o| !o.passed()).collect();
+        assert_eq!(failed.len(), 1, "{failed:#?}");
+        assert_eq!(failed[0].case.name, "Deliberately broken");
+        assert!(
+            failed[0].failures[0].contains("no such words"),
+            "{:?}",
+            failed[0].failures
+        );
     }
 
     #[test]

@@ -517,6 +517,48 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
 
 
+def test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
+               "the sample's cases pass", timeout=60)
+    d.click('#tabs button[data-tab="tests"]')
+    d.wait_text("#ts-summary", "passed, 0 failed")
+    (ws / "tests" / "broken.yaml").write_text(
+        "- name: Deliberately broken\n"
+        "  request: {client: hyperline.co, select: [pricing], context: {page_url: /pricing}}\n"
+        "  expect: {text_contains: [\"no such words\"]}\n")
+    d.wait_text("#ts-summary", "1 failed", timeout=60)
+    case = d.wait_text('#ts-cases li.fail', "Deliberately broken")
+    assert "no such words" in case, case
+    d.screenshot(shots / "tests.png")
+    d.click("#ts-cases li.fail .preview-case")
+    wait_until(lambda: reason_of(d, "pricing") == "selected", "the case's request is previewed")
+    assert d.js("return document.getElementById('pv-client').value") == "hyperline.co"
+    assert d.js("return document.getElementById('pv-url').value") == "/pricing"
+
+
+def test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    preview(d, "", "pdf-press")
+    wait_until(lambda: reason_of(d, "pdf-press") == "selected", "pdf-press is previewed")
+    why = d.wait_text("#pv-why", "link-evidence: imported by pdf-press")
+    assert "pdf-press: selected" in why, why
+    tokens = d.js("return [...document.querySelectorAll('#pv-reasons tr.in td.num')].map((c) => c.textContent)")
+    assert tokens and all(t not in ("", "0") for t in tokens), tokens
+    links = d.js("return [...document.querySelectorAll('#pv-sources a')].map((a) => a.getAttribute('href'))")
+    assert len(links) == 2 and all(h.startswith("http") for h in links), links
+    assert "This tier has no catalog budget" in d.text("#pv-budget")
+    # A budget this tier's catalog cannot meet: the meter says how much and what the build cut.
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text().replace("catalog_token_budget: 1500", "catalog_token_budget: 400"))
+    assert d.invoke("build")["written"], "the new budget builds"
+    d.js("document.getElementById('pv-tier').value = 'fast'")
+    d.click("#pv-run")
+    meter = d.wait_text("#pv-budget", "Over budget, so the build cut it", timeout=30)
+    assert "400-token budget" in meter and "now" in meter, meter
+    d.screenshot(shots / "preview-budget.png")
+
+
 TESTS = (
     test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
     test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
@@ -531,6 +573,8 @@ TESTS = (
     test_relations_link_a_skill_to_its_variants,
     test_toggles_filter_and_set_in_bulk,
     test_review_a_change_and_publish_it_as_a_commit,
+    test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
+    test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
 )
 
 

@@ -358,6 +358,29 @@ impl Bundle {
     pub fn augmented_by(&self, i: usize) -> &[usize] {
         &self.augmented_by[i]
     }
+
+    /// The budget level of its catalog texts: `''` (full), `no-triggers`, `chars:N` (SPEC 9's
+    /// tier budgets; the build's W114 warning says what was cut).
+    pub fn catalog_level(&self) -> &str {
+        &self.info.level
+    }
+}
+
+/// A warning of the build, as the artifact keeps it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StoredDiagnostic {
+    /// `warning`.
+    pub severity: String,
+    /// Stable code (`W114`, …).
+    pub code: String,
+    /// File inside the workspace.
+    pub file: String,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub column: u32,
+    /// Message.
+    pub message: String,
 }
 
 /// One catalog line.
@@ -1054,6 +1077,29 @@ impl Artifact {
             "skills": c.skills,
             "text": c.text,
         })
+    }
+
+    /// The build's warnings with a code (every one for `None`), in the build's order.
+    pub fn diagnostics(&self, code: Option<&str>) -> Result<Vec<StoredDiagnostic>, Error> {
+        let conn = self.conn.lock().expect("lock");
+        conn.prepare_cached(
+            "SELECT severity, code, file, line, column, message FROM diagnostic
+             WHERE ?1 IS NULL OR code = ?1 ORDER BY position",
+        )
+        .and_then(|mut st| {
+            st.query_map([code], |r| {
+                Ok(StoredDiagnostic {
+                    severity: r.get(0)?,
+                    code: r.get(1)?,
+                    file: r.get(2)?,
+                    line: r.get(3)?,
+                    column: r.get(4)?,
+                    message: r.get(5)?,
+                })
+            })?
+            .collect()
+        })
+        .map_err(corrupt(&self.path))
     }
 
     /// A source of the pool.

@@ -1,10 +1,14 @@
-// The Preview tab: what a client sees for a request, read from the built artifact.
+// The Preview tab: what a client sees for a request, read from the built artifact: the catalog
+// and the prompt rendered as a person reads them (raw text one click away), each skill's
+// tokens and why it is in or out, the cited sources, and the catalog against its budget.
 import MarkdownIt from "markdown-it";
-import { api, errorText, type Overview, type PreviewRequest } from "../api";
+import { api, errorText, type BudgetMeter, type Overview, type PreviewRequest } from "../api";
 import { byId, el } from "../dom";
+import { say } from "../status";
 
 const md = new MarkdownIt({ html: false, linkify: true });
 const value = (id: string) => byId<HTMLInputElement | HTMLSelectElement>(id).value;
+const n = (x: number) => x.toLocaleString("en");
 
 export function fillPreviewChoices(o: Overview): void {
   const fill = (id: string, values: string[], none?: string) => {
@@ -20,27 +24,102 @@ export function fillPreviewChoices(o: Overview): void {
   fill("pv-consumer", o.consumers, "(none)");
 }
 
+/** A request to show: fills the form (a test case's "preview this request"). */
+export function setPreviewRequest(r: { client?: string | null; locale?: string | null; tier?: string | null;
+  consumer?: string | null; context: [string, string][]; select: string[] }): void {
+  const set = (id: string, v: string) => { byId<HTMLInputElement>(id).value = v; };
+  set("pv-client", r.client ?? "");
+  if (r.locale) set("pv-locale", r.locale);
+  if (r.tier) set("pv-tier", r.tier);
+  set("pv-consumer", r.consumer ?? "");
+  const ctx = new Map(r.context);
+  set("pv-url", ctx.get("page_url") ?? "");
+  set("pv-turn", ctx.get("turn") ?? "");
+  set("pv-context", r.context.filter(([k]) => k !== "page_url" && k !== "turn").map(([k, v]) => `${k}=${v}`).join(", "));
+  set("pv-selected", r.select.join(", "));
+}
+
+/** Why a skill is in, in words. */
+function inWords(reason: string): string {
+  const [kind, by] = reason.split(/:(.*)/s);
+  const words: Record<string, string> = {
+    dependency: `a dependency of ${by}`, augments: `linked with ${by} (augments)`, import: `imported by ${by}`,
+  };
+  if (by !== undefined && words[kind]) return words[kind];
+  return ({ selected: "selected", always_on: "always on (its conditions hold)" } as Record<string, string>)[reason] ?? reason;
+}
+
+/** Why a skill is out, in words (as `skillc prompt` prints it). */
+function outWords(reason: string): string {
+  const [kind, by] = reason.split(/:(.*)/s);
+  if (by !== undefined && kind === "blocked") return `blocked by ${by}`;
+  if (by !== undefined && kind === "excluded") return `excluded by ${by} (same category, stronger priority)`;
+  return ({
+    unknown: "no skill of that name in this bundle", hidden: "hidden from selection",
+    condition: "its conditions do not hold for this context", max_active: "over the workspace's max_active_skills",
+    unavailable: "unavailable in this bundle (requirements or variables)",
+  } as Record<string, string>)[reason] ?? reason;
+}
+
+function showBudget(b: BudgetMeter): void {
+  const meter = byId("pv-budget");
+  const size = `Catalog: ${n(b.tokens)} tokens, ${n(b.chars)} characters`;
+  if (b.budget === null) {
+    meter.className = "meter none";
+    meter.replaceChildren(el("span", {}, `${size}. This tier has no catalog budget.`));
+    return;
+  }
+  const share = b.tokens / b.budget;
+  meter.className = `meter ${b.cut ? "cut" : share > 0.9 ? "near" : "ok"}`;
+  const bar = el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.min(100, share * 100).toFixed(1)}%` }));
+  const line = el("span", {}, `${size} of a ${n(b.budget)}-token budget (${Math.round(share * 100)}%).`);
+  const cut = b.cut ? el("p", { class: "cut-note" }, `Over budget, so the build cut it: ${b.cut.replace(/^catalog of [^:]*: /, "")}.`) : null;
+  meter.replaceChildren(bar, line, cut ?? "");
+}
+
+/** Sources as links; a click copies the address (the studio itself never goes online). */
+function sourceItem(s: { sid: number; url: string; title: string | null }): HTMLElement {
+  const link = el("a", { href: s.url, title: s.url, onclick: (e: Event) => {
+    e.preventDefault();
+    navigator.clipboard?.writeText(s.url).then(() => say(`Copied ${s.url}`), () => say(s.url));
+  } }, s.title || s.url);
+  return el("li", { value: s.sid }, link, " ", el("small", {}, s.url));
+}
+
 export async function runPreview(): Promise<void> {
   byId("pv-error").hidden = true;
+  const context = value("pv-context").split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
+    const at = p.indexOf("=");
+    return (at < 0 ? [p, ""] : [p.slice(0, at).trim(), p.slice(at + 1).trim()]) as [string, string];
+  });
   const request: PreviewRequest = {
     client: value("pv-client"), locale: value("pv-locale"), tier: value("pv-tier"), consumer: value("pv-consumer"),
-    page_url: value("pv-url").trim(), turn: value("pv-turn").trim(),
+    page_url: value("pv-url").trim(), turn: value("pv-turn").trim(), context,
     selected: value("pv-selected").split(",").map((s) => s.trim()).filter(Boolean),
     format: value("pv-format"),
   };
   try {
     const p = await api.preview(request);
     byId("pv-catalog").textContent = p.catalog.text;
-    byId("pv-catalog-tokens").textContent = `${p.catalog.skills.length} skills, ${p.catalog.tokens} tokens`;
+    byId("pv-catalog-tokens").textContent = `${p.catalog.skills.length} skills, ${n(p.catalog.tokens)} tokens`;
     byId("pv-catalog-rendered").innerHTML = request.format === "markdown" ? md.render(p.catalog.text) : "";
+    byId("pv-catalog-rendered").hidden = request.format !== "markdown";
     byId("pv-prompt").textContent = p.prompt.text;
     byId("pv-prompt-rendered").innerHTML = md.render(p.prompt.text);
-    byId("pv-prompt-tokens").textContent = `${p.prompt.tokens} tokens`;
-    const rows = [el("tr", {}, el("th", {}, "skill"), el("th", {}, "content"), el("th", {}, "reason"))];
-    for (const s of p.prompt.skills) rows.push(el("tr", { class: "in" }, el("td", {}, s.name), el("td", {}, s.resolved), el("td", {}, s.reason)));
-    for (const s of p.prompt.removed) rows.push(el("tr", { class: "out" }, el("td", {}, s.name), el("td", {}, "—"), el("td", {}, s.reason)));
+    byId("pv-prompt-tokens").textContent = `${n(p.prompt.tokens)} tokens`;
+    const rows = [el("tr", {}, el("th", {}, "skill"), el("th", {}, "content"), el("th", {}, "tokens"), el("th", {}, "reason"))];
+    for (const s of p.prompt.skills) {
+      rows.push(el("tr", { class: "in" }, el("td", {}, s.name), el("td", {}, s.resolved),
+        el("td", { class: "num" }, n(p.skill_tokens[s.name] ?? 0)), el("td", {}, s.reason)));
+    }
+    for (const s of p.prompt.removed) rows.push(el("tr", { class: "out" }, el("td", {}, s.name), el("td", {}, "—"), el("td", {}, ""), el("td", {}, s.reason)));
     byId("pv-reasons").replaceChildren(...rows);
-    byId("pv-sources").replaceChildren(...p.prompt.sources.map((s) => el("li", {}, `[${s.sid}] ${s.title ?? ""} `, el("code", {}, s.url))));
+    byId("pv-why").replaceChildren(
+      ...p.prompt.skills.map((s) => el("li", { class: "in" }, el("b", {}, s.name), s.resolved !== s.name ? ` (as ${s.resolved})` : "", `: ${inWords(s.reason)}`)),
+      ...p.prompt.removed.map((s) => el("li", { class: "out" }, el("b", {}, s.name), ` is out: ${outWords(s.reason)}`)));
+    byId("pv-sources-title").hidden = p.prompt.sources.length === 0;
+    byId("pv-sources").replaceChildren(...p.prompt.sources.map(sourceItem));
+    showBudget(p.budget);
   } catch (e) {
     byId("pv-error").hidden = false;
     byId("pv-error").textContent = errorText(e);
