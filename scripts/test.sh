@@ -34,6 +34,9 @@ echo "== the Java example of docs/artifact.md (JDBC) against skillc catalog"
 python3 tests/parity/java_example_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
+echo "== SARIF logs of every fixture against the SARIF 2.1.0 object model"
+python3 tests/sarif/check_sarif.py "$target/debug/skillc" tests/fixtures
+
 echo "== skillc mcp driven by a real MCP client (the official Python SDK)"
 python3 tests/mcp/mcp_client.py "$target/debug/skillc" skills
 
