@@ -5,7 +5,7 @@
 use rusqlite::OptionalExtension;
 use serde::Serialize;
 
-use crate::{corrupt, Artifact, Bundle, BundleRef, Error, Skill};
+use crate::{corrupt, Artifact, Bundle, BundleRef, Error, Record, Skill};
 
 /// What `skillc explain` reports (SPEC 7).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -120,142 +120,31 @@ impl Artifact {
     ) -> Explanation {
         let record = &skill.record;
         let mut why = Vec::new();
-        let own_prefix = format!("clients/{}/", bundle.client);
-        let variant = (skill.resolved_name != skill.name).then(|| skill.resolved_name.clone());
-        let own = !bundle.client.is_empty() && stored.location.starts_with(&own_prefix);
-        if own {
-            why.push(format!(
-                "`{}` is client {}'s own skill ({}), which takes the place of any global skill \
-                 of that name.",
-                skill.name, bundle.client, stored.location
-            ));
-        }
-        match &variant {
-            Some(v) if record.variant_when.is_empty() => why.push(format!(
-                "The variant `{v}` ({}) is used: it has no conditions.",
-                record.resolved_file
-            )),
-            Some(v) => why.push(format!(
-                "The variant `{v}` ({}) is used: {}.",
-                record.resolved_file,
-                record.variant_when.join(" and ")
-            )),
-            None if own => {}
-            None => why.push(format!(
-                "Its own content is used ({}).",
-                record.resolved_file
-            )),
-        }
-        let enabled_by = match toggle {
-            Some(_) => {
-                why.push(format!(
-                    "Enabled by client {}'s toggle (clients/{}/client.yaml).",
-                    bundle.client, bundle.client
-                ));
-                "toggle"
-            }
-            None if record.default_enabled == Some(true) => {
-                why.push("Enabled by its `default_enabled: true`.".to_string());
-                "default_enabled"
-            }
-            None => {
-                why.push(
-                    "Enabled: skills are on unless a toggle or `default_enabled: false` turns \
-                     them off."
-                        .to_string(),
-                );
-                "default"
-            }
-        };
+        let variant = content_lines(bundle, skill, stored, &mut why);
+        let enabled_by = enabled_line(bundle, record, toggle, &mut why);
         let default_locale = self.manifest("default_locale").unwrap_or_default();
-        let locale_used = match &record.locale_used {
-            Some(l) => {
-                why.push(format!(
-                    "Locale {}: the text of SKILL.{l}.md is used.",
-                    bundle.locale
-                ));
-                l.clone()
-            }
-            None => {
-                if bundle.locale != default_locale {
-                    why.push(format!(
-                        "Locale {}: no SKILL.{}.md, so the text of SKILL.md (default locale \
-                         {default_locale}) is used.",
-                        bundle.locale, bundle.locale
-                    ));
-                }
-                default_locale.to_string()
-            }
-        };
-        why.push(if record.compact {
-            format!("Tier {}: the compact body (compact.md).", bundle.tier)
-        } else {
-            format!("Tier {}: the full body.", bundle.tier)
-        });
+        let locale_used = locale_lines(bundle, record, default_locale, &mut why);
         if let Some(u) = &skill.unavailable {
             why.push(format!(
                 "Unavailable here: {u}; it is left out of catalogs and prompts."
             ));
         }
-        let hidden_by = if consumer_hides {
-            consumer.map(str::to_string)
-        } else if skill.unavailable.is_some() {
-            Some("unavailable".to_string())
-        } else if stored.hidden {
-            Some("hidden_from_llm".to_string())
-        } else if stored.category_hidden {
-            Some(format!("category:{}", skill.category))
-        } else if record.namespace == "internal" {
-            Some("namespace:internal".to_string())
-        } else {
-            None
-        };
-        let in_catalog = skill.catalog_visible && hidden_by.is_none();
-        match (&hidden_by, consumer) {
-            (None, Some(c)) => why.push(format!("Shown in consumer {c}'s catalog.")),
-            (None, None) => why.push("Shown in the catalog.".to_string()),
-            (Some(_), _) if consumer_hides => why.push(format!(
-                "Consumer {}'s `disabled` patterns hide it from its catalog.",
-                consumer.unwrap_or_default()
-            )),
-            (Some(h), _) if h == "hidden_from_llm" => {
-                why.push("Not in catalogs: its `hidden_from_llm: true`.".to_string())
-            }
-            (Some(h), _) if h.starts_with("category:") => why.push(format!(
-                "Not in catalogs: its category {} is hidden from the model.",
-                skill.category
-            )),
-            (Some(h), _) if h.starts_with("namespace:") => {
-                why.push("Not in catalogs: it is in the internal namespace.".to_string())
-            }
-            (Some(_), _) => {}
-        }
+        let hidden_by = hidden_by(skill, stored, consumer, consumer_hides);
+        catalog_line(
+            skill,
+            hidden_by.as_deref(),
+            consumer,
+            consumer_hides,
+            &mut why,
+        );
+        let conditions: Vec<String> = record.conditions.iter().map(|c| c.words()).collect();
         if skill.always_on {
             why.push("Always on: added to every answer prompt whose conditions hold.".to_string());
         }
-        let conditions: Vec<String> = record.conditions.iter().map(|c| c.words()).collect();
         if !conditions.is_empty() {
             why.push(format!("Used only when {}.", conditions.join(" and ")));
         }
-        let list = |l: &[String]| l.join(", ");
-        if !record.imports.is_empty() {
-            why.push(format!(
-                "Imports {} (with what they import).",
-                list(&record.imports)
-            ));
-        }
-        if !record.dependencies.is_empty() {
-            why.push(format!(
-                "Brings {} along when selected.",
-                list(&record.dependencies)
-            ));
-        }
-        if !record.augments.is_empty() {
-            why.push(format!("Goes with {} (augments).", list(&record.augments)));
-        }
-        if !record.blocks.is_empty() {
-            why.push(format!("Removes {} when selected.", list(&record.blocks)));
-        }
+        composition_lines(record, &mut why);
         Explanation {
             name: skill.name.clone(),
             resolved_file: Some(record.resolved_file.clone()),
@@ -263,7 +152,7 @@ impl Artifact {
             why,
             enabled: true,
             enabled_by,
-            in_catalog,
+            in_catalog: skill.catalog_visible && hidden_by.is_none(),
             hidden_by,
             locale_used: Some(locale_used),
             tier: bundle.tier.clone(),
@@ -312,5 +201,181 @@ impl Artifact {
             },
         )
         .map_err(corrupt(&self.path))
+    }
+}
+
+/// Whose content is used: the client's own skill, a variant and its `when`, or its own;
+/// returns the variant's name.
+fn content_lines(
+    bundle: &Bundle,
+    skill: &Skill,
+    stored: &Stored,
+    why: &mut Vec<String>,
+) -> Option<String> {
+    let record = &skill.record;
+    let variant = (skill.resolved_name != skill.name).then(|| skill.resolved_name.clone());
+    let own_prefix = format!("clients/{}/", bundle.client);
+    let own = !bundle.client.is_empty() && stored.location.starts_with(&own_prefix);
+    if own {
+        why.push(format!(
+            "`{}` is client {}'s own skill ({}), which takes the place of any global skill \
+             of that name.",
+            skill.name, bundle.client, stored.location
+        ));
+    }
+    match &variant {
+        Some(v) if record.variant_when.is_empty() => why.push(format!(
+            "The variant `{v}` ({}) is used: it has no conditions.",
+            record.resolved_file
+        )),
+        Some(v) => why.push(format!(
+            "The variant `{v}` ({}) is used: {}.",
+            record.resolved_file,
+            record.variant_when.join(" and ")
+        )),
+        None if own => {}
+        None => why.push(format!(
+            "Its own content is used ({}).",
+            record.resolved_file
+        )),
+    }
+    variant
+}
+
+/// What enabled the skill: a toggle, `default_enabled`, or the default.
+fn enabled_line(
+    bundle: &Bundle,
+    record: &Record,
+    toggle: Option<bool>,
+    why: &mut Vec<String>,
+) -> &'static str {
+    match toggle {
+        Some(_) => {
+            why.push(format!(
+                "Enabled by client {}'s toggle (clients/{}/client.yaml).",
+                bundle.client, bundle.client
+            ));
+            "toggle"
+        }
+        None if record.default_enabled == Some(true) => {
+            why.push("Enabled by its `default_enabled: true`.".to_string());
+            "default_enabled"
+        }
+        None => {
+            why.push(
+                "Enabled: skills are on unless a toggle or `default_enabled: false` turns \
+                 them off."
+                    .to_string(),
+            );
+            "default"
+        }
+    }
+}
+
+/// Which locale's text and which tier body are used; returns the locale.
+fn locale_lines(
+    bundle: &Bundle,
+    record: &Record,
+    default_locale: &str,
+    why: &mut Vec<String>,
+) -> String {
+    let locale_used = match &record.locale_used {
+        Some(l) => {
+            why.push(format!(
+                "Locale {}: the text of SKILL.{l}.md is used.",
+                bundle.locale
+            ));
+            l.clone()
+        }
+        None => {
+            if bundle.locale != default_locale {
+                why.push(format!(
+                    "Locale {}: no SKILL.{}.md, so the text of SKILL.md (default locale \
+                     {default_locale}) is used.",
+                    bundle.locale, bundle.locale
+                ));
+            }
+            default_locale.to_string()
+        }
+    };
+    why.push(if record.compact {
+        format!("Tier {}: the compact body (compact.md).", bundle.tier)
+    } else {
+        format!("Tier {}: the full body.", bundle.tier)
+    });
+    locale_used
+}
+
+/// What keeps a skill out of catalogs, if anything.
+fn hidden_by(
+    skill: &Skill,
+    stored: &Stored,
+    consumer: Option<&str>,
+    consumer_hides: bool,
+) -> Option<String> {
+    if consumer_hides {
+        consumer.map(str::to_string)
+    } else if skill.unavailable.is_some() {
+        Some("unavailable".to_string())
+    } else if stored.hidden {
+        Some("hidden_from_llm".to_string())
+    } else if stored.category_hidden {
+        Some(format!("category:{}", skill.category))
+    } else if skill.record.namespace == "internal" {
+        Some("namespace:internal".to_string())
+    } else {
+        None
+    }
+}
+
+/// Whether and why the skill is in the catalog, in words.
+fn catalog_line(
+    skill: &Skill,
+    hidden_by: Option<&str>,
+    consumer: Option<&str>,
+    consumer_hides: bool,
+    why: &mut Vec<String>,
+) {
+    match (hidden_by, consumer) {
+        (None, Some(c)) => why.push(format!("Shown in consumer {c}'s catalog.")),
+        (None, None) => why.push("Shown in the catalog.".to_string()),
+        (Some(_), _) if consumer_hides => why.push(format!(
+            "Consumer {}'s `disabled` patterns hide it from its catalog.",
+            consumer.unwrap_or_default()
+        )),
+        (Some("hidden_from_llm"), _) => {
+            why.push("Not in catalogs: its `hidden_from_llm: true`.".to_string())
+        }
+        (Some(h), _) if h.starts_with("category:") => why.push(format!(
+            "Not in catalogs: its category {} is hidden from the model.",
+            skill.category
+        )),
+        (Some(h), _) if h.starts_with("namespace:") => {
+            why.push("Not in catalogs: it is in the internal namespace.".to_string())
+        }
+        (Some(_), _) => {}
+    }
+}
+
+/// What the skill brings along or removes when selected.
+fn composition_lines(record: &Record, why: &mut Vec<String>) {
+    let list = |l: &[String]| l.join(", ");
+    if !record.imports.is_empty() {
+        why.push(format!(
+            "Imports {} (with what they import).",
+            list(&record.imports)
+        ));
+    }
+    if !record.dependencies.is_empty() {
+        why.push(format!(
+            "Brings {} along when selected.",
+            list(&record.dependencies)
+        ));
+    }
+    if !record.augments.is_empty() {
+        why.push(format!("Goes with {} (augments).", list(&record.augments)));
+    }
+    if !record.blocks.is_empty() {
+        why.push(format!("Removes {} when selected.", list(&record.blocks)));
     }
 }

@@ -168,6 +168,23 @@ fn pairs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<(usize, Vec<usize>, Opt
     out
 }
 
+/// A skill's closest look-alike: similarity, the look-alike, the catalog's client, and how
+/// many skills are over the threshold with it.
+type Best<'a> = Option<(f32, usize, Option<&'a str>, usize)>;
+
+/// The better of two bests (higher similarity, then the earlier skill), counting both.
+fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
+    match (x, y) {
+        (None, b) | (b, None) => b,
+        (Some(p), Some(q)) => {
+            let count = p.3 + q.3;
+            let better = (q.0, std::cmp::Reverse(q.1)) > (p.0, std::cmp::Reverse(p.1));
+            let (sim, first, client, _) = if better { q } else { p };
+            Some((sim, first, client, count))
+        }
+    }
+}
+
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
 /// `catalog.overlap_threshold`.
 pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
@@ -179,30 +196,33 @@ pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
     let (vectors, vocabulary) = vectors(ws, &listed);
+    let best = closest(ws, &listed, &vectors, vocabulary.len(), threshold);
+    best.into_iter()
+        .enumerate()
+        .filter_map(|(second, b)| b.map(|b| (second, b)))
+        .map(|(second, b)| warning(ws, second, b, &vectors, &vocabulary))
+        .collect()
+}
+
+/// Each skill's closest look-alike over the threshold, on the later of each pair in workspace
+/// order: a workspace of near-identical texts gets a warning per skill, not one per pair.
+/// Each skill's vector is spread over a dense array once, so a partner costs a look-up per
+/// term; each thread keeps the best per skill, and merging keeps the best of the bests (the
+/// same whatever the split).
+fn closest<'a>(
+    ws: &'a Workspace,
+    listed: &[usize],
+    vectors: &HashMap<usize, Vector>,
+    terms: usize,
+    threshold: f32,
+) -> Vec<Best<'a>> {
     let empty = Vector::new();
     let vector = |i: usize| vectors.get(&i).unwrap_or(&empty);
-    // Each skill's vector is spread over a dense array once, so a partner costs a look-up per
-    // term. One warning per skill (its closest look-alike, and how many more there are), on
-    // the later of each pair in workspace order: a workspace of near-identical texts gets a
-    // warning per skill, not one per pair. Each thread keeps the best per skill; merging keeps
-    // the best of the bests (the same whatever the split).
-    type Best<'a> = Option<(f32, usize, Option<&'a str>, usize)>;
-    fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
-        match (x, y) {
-            (None, b) | (b, None) => b,
-            (Some(p), Some(q)) => {
-                let count = p.3 + q.3;
-                let better = (q.0, std::cmp::Reverse(q.1)) > (p.0, std::cmp::Reverse(p.1));
-                let (sim, first, client, _) = if better { q } else { p };
-                Some((sim, first, client, count))
-            }
-        }
-    }
     let n = ws.skills.len();
-    let best: Vec<Best<'_>> = pairs(ws, &listed)
+    pairs(ws, listed)
         .into_par_iter()
         .fold(
-            || (vec![0f32; vocabulary.len()], vec![None; n]),
+            || (vec![0f32; terms], vec![None; n]),
             |(mut dense, mut best), (a, with, client)| {
                 for (id, w) in vector(a) {
                     dense[*id as usize] = *w;
@@ -237,54 +257,56 @@ pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
         .reduce(
             || vec![None; n],
             |x, y| x.into_iter().zip(y).map(|(p, q)| merge(p, q)).collect(),
-        );
-    let by_skill = best
-        .into_iter()
-        .enumerate()
-        .filter_map(|(second, b)| b.map(|b| (second, b)));
-    let mut out = Vec::new();
-    for (second, (sim, first, client, count)) in by_skill {
-        let (x, y) = (&ws.skills[first], &ws.skills[second]);
-        // The words that weigh most in both.
-        let mut shared: Vec<(f32, &str)> = Vec::new();
-        let (vx, vy) = (vector(first), vector(second));
-        for (id, w) in vx {
-            if let Ok(k) = vy.binary_search_by_key(id, |(t, _)| *t) {
-                shared.push((w * vy[k].1, vocabulary[*id as usize].as_str()));
-            }
+        )
+}
+
+/// The W118 warning of skill `second` and its closest look-alike.
+fn warning(
+    ws: &Workspace,
+    second: usize,
+    (sim, first, client, count): (f32, usize, Option<&str>, usize),
+    vectors: &HashMap<usize, Vector>,
+    vocabulary: &[String],
+) -> Diagnostic {
+    let (x, y) = (&ws.skills[first], &ws.skills[second]);
+    // The words that weigh most in both.
+    let empty = Vector::new();
+    let vector = |i: usize| vectors.get(&i).unwrap_or(&empty);
+    let mut shared: Vec<(f32, &str)> = Vec::new();
+    let (vx, vy) = (vector(first), vector(second));
+    for (id, w) in vx {
+        if let Ok(k) = vy.binary_search_by_key(id, |(t, _)| *t) {
+            shared.push((w * vy[k].1, vocabulary[*id as usize].as_str()));
         }
-        shared.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(q.1)));
-        let shared: Vec<&str> = shared.iter().take(5).map(|(_, w)| *w).collect();
-        let catalog = match client {
-            None => "the global catalog".to_string(),
-            Some(c) => format!("client {c}'s catalog"),
-        };
-        let more = match count - 1 {
-            0 => String::new(),
-            1 => " (one more skill is over the threshold too)".to_string(),
-            n => format!(" ({n} more skills are over the threshold too)"),
-        };
-        out.push(
-            Diagnostic::new(
-                codes::OVERLAP,
-                &y.file,
-                y.description_pos,
-                format!(
-                    "`{}` and `{}` ({}) look alike in {catalog}: similarity {sim:.2} over \
-                     description and trigger examples, sharing {}; a selector may not tell \
-                     them apart{more}",
-                    y.name,
-                    x.name,
-                    x.file,
-                    shared.join(", ")
-                ),
-            )
-            .with_help(format!(
-                "say in the description what sets `{}` apart, or add `distinct_from: [{}]` \
-                 to its frontmatter if they are meant to look alike",
-                y.name, x.name
-            )),
-        );
     }
-    out
+    shared.sort_by(|p, q| q.0.total_cmp(&p.0).then(p.1.cmp(q.1)));
+    let shared: Vec<&str> = shared.iter().take(5).map(|(_, w)| *w).collect();
+    let catalog = match client {
+        None => "the global catalog".to_string(),
+        Some(c) => format!("client {c}'s catalog"),
+    };
+    let more = match count - 1 {
+        0 => String::new(),
+        1 => " (one more skill is over the threshold too)".to_string(),
+        n => format!(" ({n} more skills are over the threshold too)"),
+    };
+    Diagnostic::new(
+        codes::OVERLAP,
+        &y.file,
+        y.description_pos,
+        format!(
+            "`{}` and `{}` ({}) look alike in {catalog}: similarity {sim:.2} over \
+             description and trigger examples, sharing {}; a selector may not tell \
+             them apart{more}",
+            y.name,
+            x.name,
+            x.file,
+            shared.join(", ")
+        ),
+    )
+    .with_help(format!(
+        "say in the description what sets `{}` apart, or add `distinct_from: [{}]` \
+         to its frontmatter if they are meant to look alike",
+        y.name, x.name
+    ))
 }
