@@ -210,19 +210,8 @@ fn build_once(
     progress(options, "reading", 0, 1);
     let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
     let (input_hash, source_bytes) = input_hash(&loaded);
-    // The same inputs as the artifact this session wrote, still in place: it is already the
-    // artifact a build would write (builds are deterministic). A save's own disk event, or a
-    // touch, rebuilds nothing.
-    if let Some(w) = session.as_ref().and_then(|s| s.written.as_ref()) {
-        if w.input_hash == input_hash
-            && w.release == options.release
-            && w.out == out
-            && stamp(out) == Some(w.stamp)
-        {
-            let mut report = w.report.clone();
-            report.unchanged = true;
-            return Ok(report);
-        }
+    if let Some(report) = already_written(session.as_deref(), &input_hash, options, out) {
+        return Ok(report);
     }
     let report = crate::check::finish(loaded, &CheckOptions::default());
     let mut diagnostics = report.diagnostics;
@@ -235,14 +224,15 @@ fn build_once(
     }
     let ws = report.workspace;
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
-    let (data, warnings, kept) = match compile_reusing(
+    let compiled = compile_reusing(
         &ws,
         &input_hash,
         &diagnostics,
         options,
         previous,
         session.is_some(),
-    ) {
+    );
+    let (data, warnings, kept) = match compiled {
         Ok(compiled) => compiled,
         Err(errors) => {
             diagnostics.extend(errors);
@@ -276,18 +266,51 @@ fn build_once(
         unchanged: false,
     };
     if let Some(s) = session {
-        if let Some(kept) = kept {
-            s.previous = Some(incremental::Memo { ws, kept });
-        }
-        s.written = stamp(out).map(|stamp| Written {
-            input_hash,
-            release: options.release.clone(),
-            out: out.to_path_buf(),
-            stamp,
-            report: report.clone(),
-        });
+        remember(s, ws, kept, input_hash, options, out, &report);
     }
     Ok(report)
+}
+
+/// The report of the artifact this session wrote from the same inputs, still in place: it is
+/// already the artifact a build would write (builds are deterministic). A save's own disk
+/// event, or a touch, rebuilds nothing.
+fn already_written(
+    session: Option<&Session>,
+    input_hash: &str,
+    options: &BuildOptions<'_>,
+    out: &Path,
+) -> Option<BuildReport> {
+    let w = session?.written.as_ref()?;
+    let same = w.input_hash == input_hash
+        && w.release == options.release
+        && w.out == out
+        && stamp(out) == Some(w.stamp);
+    same.then(|| BuildReport {
+        unchanged: true,
+        ..w.report.clone()
+    })
+}
+
+/// Keeps in the session what the next build may take, and what this one wrote.
+fn remember(
+    s: &mut Session,
+    ws: Workspace,
+    kept: Option<incremental::Kept>,
+    input_hash: String,
+    options: &BuildOptions<'_>,
+    out: &Path,
+    report: &BuildReport,
+) {
+    if let Some(kept) = kept {
+        s.previous = Some(incremental::Memo { ws, kept });
+    }
+    s.written = stamp(out).map(|stamp| Written {
+        input_hash,
+        release: options.release.clone(),
+        out: out.to_path_buf(),
+        stamp,
+        report: report.clone(),
+    });
 }
 
 fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
