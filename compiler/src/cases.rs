@@ -639,6 +639,32 @@ fn run_into(
         .map_err(skillc_runtime::Error::Request)?;
     let consumer = r.consumer.as_deref();
     let catalog = artifact.catalog(&bundle, consumer, &ctx, Format::Markdown)?;
+    check_catalog(&catalog, e, failures);
+    let (text, tokens, what) = if r.select.is_empty() && !e.about_the_prompt() {
+        (catalog.text.clone(), u64::from(catalog.tokens), "catalog")
+    } else {
+        let picked: Vec<&str> = r.select.iter().map(String::as_str).collect();
+        let prompt = artifact.prompt(&bundle, consumer, &ctx, &picked)?;
+        check_prompt(&prompt, e, failures);
+        (prompt.text.clone(), u64::from(prompt.tokens), "prompt")
+    };
+    for t in &e.text_contains {
+        if !text.contains(t.as_str()) {
+            failures.push(format!("expected the {what} to contain {t:?}; it does not"));
+        }
+    }
+    if let Some(max) = e.max_tokens {
+        if tokens > max {
+            failures.push(format!(
+                "expected the {what} within {max} tokens; it has {tokens}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `catalog_includes` and `catalog_excludes`.
+fn check_catalog(catalog: &skillc_runtime::Catalog, e: &Expect, failures: &mut Vec<String>) {
     let shown = |n: &str| {
         catalog
             .skills
@@ -659,64 +685,48 @@ fn run_into(
             failures.push(format!("expected `{n}` not in the catalog; it is there"));
         }
     }
-    let (text, tokens, what) = if r.select.is_empty() && !e.about_the_prompt() {
-        (catalog.text.clone(), u64::from(catalog.tokens), "catalog")
-    } else {
-        let picked: Vec<&str> = r.select.iter().map(String::as_str).collect();
-        let prompt = artifact.prompt(&bundle, consumer, &ctx, &picked)?;
-        let has = |n: &str| prompt.skills.iter().any(|s| s.name == n || s.resolved == n);
-        let seen = || {
-            listed(prompt.skills.iter().map(|s| {
-                if s.name == s.resolved {
-                    s.name.clone()
-                } else {
-                    format!("{} (as {})", s.name, s.resolved)
-                }
-            }))
-        };
-        for n in &e.prompt_includes {
-            if !has(n) {
-                failures.push(format!("expected `{n}` in the prompt; it has {}", seen()));
+}
+
+/// `prompt_includes`, `prompt_excludes` and `removed`.
+fn check_prompt(prompt: &skillc_runtime::Prompt, e: &Expect, failures: &mut Vec<String>) {
+    let has = |n: &str| prompt.skills.iter().any(|s| s.name == n || s.resolved == n);
+    let seen = || {
+        listed(prompt.skills.iter().map(|s| {
+            if s.name == s.resolved {
+                s.name.clone()
+            } else {
+                format!("{} (as {})", s.name, s.resolved)
             }
-        }
-        for n in &e.prompt_excludes {
-            if has(n) {
-                failures.push(format!("expected `{n}` not in the prompt; it is there"));
-            }
-        }
-        for (n, why) in &e.removed {
-            match prompt.removed.iter().find(|x| &x.name == n) {
-                Some(x) if x.reason.starts_with(why.as_str()) => {}
-                Some(x) => failures.push(format!(
-                    "expected `{n}` removed as `{why}…`; it was removed as `{}`",
-                    x.reason
-                )),
-                None => failures.push(format!(
-                    "expected `{n}` removed as `{why}…`; it was not removed (removed: {})",
-                    listed(
-                        prompt
-                            .removed
-                            .iter()
-                            .map(|x| format!("{} ({})", x.name, x.reason))
-                    )
-                )),
-            }
-        }
-        (prompt.text.clone(), u64::from(prompt.tokens), "prompt")
+        }))
     };
-    for t in &e.text_contains {
-        if !text.contains(t.as_str()) {
-            failures.push(format!("expected the {what} to contain {t:?}; it does not"));
+    for n in &e.prompt_includes {
+        if !has(n) {
+            failures.push(format!("expected `{n}` in the prompt; it has {}", seen()));
         }
     }
-    if let Some(max) = e.max_tokens {
-        if tokens > max {
-            failures.push(format!(
-                "expected the {what} within {max} tokens; it has {tokens}"
-            ));
+    for n in &e.prompt_excludes {
+        if has(n) {
+            failures.push(format!("expected `{n}` not in the prompt; it is there"));
         }
     }
-    Ok(())
+    for (n, why) in &e.removed {
+        match prompt.removed.iter().find(|x| &x.name == n) {
+            Some(x) if x.reason.starts_with(why.as_str()) => {}
+            Some(x) => failures.push(format!(
+                "expected `{n}` removed as `{why}…`; it was removed as `{}`",
+                x.reason
+            )),
+            None => failures.push(format!(
+                "expected `{n}` removed as `{why}…`; it was not removed (removed: {})",
+                listed(
+                    prompt
+                        .removed
+                        .iter()
+                        .map(|x| format!("{} ({})", x.name, x.reason))
+                )
+            )),
+        }
+    }
 }
 
 /// The outcomes as text: a line per case, each failure under its case, then the counts.
