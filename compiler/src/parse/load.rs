@@ -103,6 +103,34 @@ pub fn load_dir_with(
         }
     }
     let config = peek_config(&files);
+    let extra = read_outside_roots(root, &config, &mut walk_diags)?;
+    // A hidden folder declared as a root was read above: it is no longer skipped.
+    let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
+    let skipped: Vec<String> = tree
+        .hidden_skills
+        .into_iter()
+        .filter(|h| !declared.contains(h))
+        .collect();
+    walk_diags.extend(fsio::hidden_warning(&skipped));
+    let root_name = boundary
+        .file_name()
+        .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
+    let parsed = cache.as_deref_mut().map(|c| (&mut c.parsed, &unchanged));
+    let mut loaded = load_with(&files, &extra, &root_name, parsed);
+    if let Some(c) = cache {
+        c.parsed.forget_files(drafts);
+    }
+    loaded.diagnostics.extend(walk_diags);
+    Ok(loaded)
+}
+
+/// The files of the declared custom roots outside the workspace (or in a hidden folder of
+/// it, which the walk skips); a root inside it was read with the rest.
+fn read_outside_roots(
+    root: &Path,
+    config: &crate::model::WorkspaceConfig,
+    walk_diags: &mut Vec<Diagnostic>,
+) -> Result<Vec<RawFile>, fsio::Error> {
     let mut extra = Vec::new();
     for path in config.roots.values() {
         let prefix = root_prefix(path);
@@ -132,24 +160,7 @@ pub fn load_dir_with(
             )),
         }
     }
-    // A hidden folder declared as a root was read above: it is no longer skipped.
-    let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
-    let skipped: Vec<String> = tree
-        .hidden_skills
-        .into_iter()
-        .filter(|h| !declared.contains(h))
-        .collect();
-    walk_diags.extend(fsio::hidden_warning(&skipped));
-    let root_name = boundary
-        .file_name()
-        .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
-    let parsed = cache.as_deref_mut().map(|c| (&mut c.parsed, &unchanged));
-    let mut loaded = load_with(&files, &extra, &root_name, parsed);
-    if let Some(c) = cache {
-        c.parsed.forget_files(drafts);
-    }
-    loaded.diagnostics.extend(walk_diags);
-    Ok(loaded)
+    Ok(extra)
 }
 
 fn missing_root(path: &str) -> Diagnostic {
@@ -282,20 +293,7 @@ fn load_with(
     let main = layout::classify(&main_files, "");
     let mut ws = settings(&main, &mut out, &mut texts);
     ws.clients = clients(&main, &ws.config, &mut out, &mut texts);
-    let customs: Vec<(String, Vec<RawFile>)> = ws
-        .config
-        .roots
-        .values()
-        .map(|p| {
-            let prefix = root_prefix(p);
-            let mine = extra
-                .iter()
-                .filter(|f| f.rel.starts_with(&prefix))
-                .cloned()
-                .collect();
-            (prefix, mine)
-        })
-        .collect();
+    let customs = custom_roots(&ws, &extra);
     let custom_layouts: Vec<layout::Layout<'_>> = customs
         .iter()
         .map(|(prefix, fs)| layout::classify(fs, prefix))
@@ -308,15 +306,7 @@ fn load_with(
         .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()))
         .collect();
     if skill_dirs.is_empty() {
-        out.push(
-            Diagnostic::new(
-                codes::NO_SKILLS,
-                "",
-                Pos::start(),
-                "the workspace holds no skill: no folder has a SKILL.md",
-            )
-            .with_help("a skill is a folder holding a SKILL.md; check the path you gave"),
-        );
+        out.push(no_skills());
     }
     let parse = |dir: &SkillDir<'_>| -> Parsed {
         let mut diags = Vec::new();
@@ -366,6 +356,34 @@ fn load_with(
         diagnostics: out,
         texts,
     }
+}
+
+/// Each declared custom root's prefix and the files under it.
+fn custom_roots(ws: &Workspace, extra: &[RawFile]) -> Vec<(String, Vec<RawFile>)> {
+    ws.config
+        .roots
+        .values()
+        .map(|p| {
+            let prefix = root_prefix(p);
+            let mine = extra
+                .iter()
+                .filter(|f| f.rel.starts_with(&prefix))
+                .cloned()
+                .collect();
+            (prefix, mine)
+        })
+        .collect()
+}
+
+/// W117: a workspace with no skill says so.
+fn no_skills() -> Diagnostic {
+    Diagnostic::new(
+        codes::NO_SKILLS,
+        "",
+        Pos::start(),
+        "the workspace holds no skill: no folder has a SKILL.md",
+    )
+    .with_help("a skill is a folder holding a SKILL.md; check the path you gave")
 }
 
 /// Files under declared roots inside the workspace hold `custom` skills, not global ones: they
