@@ -9,6 +9,7 @@
 //! out of the commit, and a failure at any step leaves the repository and the files as they
 //! were.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -21,8 +22,10 @@ use crate::session::StudioError;
 const MAX_DIFFS: usize = 300;
 /// Bundles named in the impact; the rest are counted.
 const MAX_SENTENCES: usize = 2000;
-/// Bundles whose catalog tokens are compared (each needs two catalogs).
-const MAX_TOKEN_BUNDLES: usize = 400;
+/// Bundles whose catalog tokens are compared (each needs two bundle loads), in all and per
+/// change.
+const MAX_TOKEN_BUNDLES: usize = 24;
+const SAMPLES_PER_CHANGE: usize = 3;
 
 /// One changed file.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -287,8 +290,8 @@ fn catalog_tokens(a: &Artifact, client: &str, locale: &str, tier: &str) -> Optio
         .map(|c| c.tokens)
 }
 
-/// What one bundle's diff means, in words (without the bundle).
-fn change(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> String {
+/// What one bundle's diff means, in words (without the bundle or the catalog's tokens).
+fn change(b: &skillc::interop::diff::BundleDiff) -> String {
     let mut parts = Vec::new();
     if !b.added.is_empty() {
         parts.push(format!("{} now in", list(&b.added)));
@@ -300,25 +303,35 @@ fn change(b: &skillc::interop::diff::BundleDiff, tokens: Option<(u32, u32)>) -> 
         let fields = c.fields.join(", ");
         parts.push(format!("{}'s {fields} changed", short(&c.name)));
     }
-    match tokens {
-        Some((old, new)) if new > old => {
-            parts.push(format!("the catalog grows by {} tokens", new - old))
-        }
-        Some((old, new)) if new < old => {
-            parts.push(format!("the catalog shrinks by {} tokens", old - new))
-        }
-        _ if !b.catalogs.is_empty() => {
-            parts.push(format!("catalog text changed ({})", b.catalogs.join(", ")))
-        }
-        _ => {}
+    if !b.catalogs.is_empty() {
+        parts.push(format!("catalog text changed ({})", b.catalogs.join(", ")));
     }
     parts.join("; ")
+}
+
+/// What a change does to the catalog's size, from a few of the bundles it reaches (each
+/// catalog read costs a bundle load): "the catalog grows by 6 tokens", or a range.
+fn token_words(deltas: &[i64]) -> Option<String> {
+    let (lo, hi) = (*deltas.iter().min()?, *deltas.iter().max()?);
+    let amount = |n: i64| n.unsigned_abs();
+    Some(match (lo, hi) {
+        (0, 0) => "the catalog keeps its size".to_string(),
+        (lo, hi) if lo == hi && lo > 0 => format!("the catalog grows by {} tokens", amount(lo)),
+        (lo, hi) if lo == hi => format!("the catalog shrinks by {} tokens", amount(lo)),
+        (lo, hi) if lo >= 0 => format!("the catalog grows by {lo} to {hi} tokens"),
+        (lo, hi) if hi <= 0 => format!(
+            "the catalog shrinks by {} to {} tokens",
+            amount(hi),
+            amount(lo)
+        ),
+        (lo, hi) => format!("the catalog changes by {lo} to +{hi} tokens"),
+    })
 }
 
 /// Gathers (bundle, change) pairs by change, in first-seen order, up to `max` bundles.
 fn group(pairs: Vec<(String, String)>, max: usize) -> (Vec<ImpactGroup>, usize) {
     let mut groups: Vec<ImpactGroup> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let more = pairs.len().saturating_sub(max);
     for (bundle, change) in pairs.into_iter().take(max) {
         let i = *index.entry(change.clone()).or_insert_with(|| {
@@ -345,15 +358,37 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
     for label in &d.removed_bundles {
         pairs.push((label.replace('/', ", "), "no longer built".to_string()));
     }
-    for (i, b) in d.bundles.iter().enumerate() {
-        let tokens = (i < MAX_TOKEN_BUNDLES && !b.catalogs.is_empty())
-            .then(|| {
-                let of = |a: &Artifact| catalog_tokens(a, &b.client, &b.locale, &b.tier);
-                Some((of(&old)?, of(&new)?))
-            })
-            .flatten();
-        pairs.push((who(&b.client, &b.locale, &b.tier), change(b, tokens)));
+    // The catalog's size is measured on at most a few bundles per change: a change to a
+    // global skill reaches every bundle, and each measure loads two bundles.
+    let mut sampled: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut samples = 0;
+    for b in &d.bundles {
+        let what = change(b);
+        let taken = sampled.entry(what.clone()).or_default();
+        if !b.catalogs.is_empty() && taken.len() < SAMPLES_PER_CHANGE && samples < MAX_TOKEN_BUNDLES
+        {
+            let of = |a: &Artifact| catalog_tokens(a, &b.client, &b.locale, &b.tier);
+            if let (Some(x), Some(y)) = (of(&old), of(&new)) {
+                taken.push(i64::from(y) - i64::from(x));
+                samples += 1;
+            }
+        }
+        pairs.push((who(&b.client, &b.locale, &b.tier), what));
     }
+    let pairs = pairs
+        .into_iter()
+        .map(|(bundle, what)| {
+            let tokens = sampled.get(&what).and_then(|d| token_words(d));
+            let what = match tokens {
+                Some(t) => format!(
+                    "{}; {t}",
+                    what.split("; catalog text changed").next().unwrap_or(&what)
+                ),
+                None => what,
+            };
+            (bundle, what)
+        })
+        .collect::<Vec<_>>();
     let changed = pairs.len();
     let (groups, more) = group(pairs, MAX_SENTENCES);
     Ok(Impact {

@@ -546,6 +546,27 @@ impl Artifact {
         })
     }
 
+    /// The file this artifact was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// One entry read in full by its id, as a bundle's skill would be (comparisons, tools).
+    pub fn skill_by_entry(&self, id: i64) -> Result<Skill, Error> {
+        let bad = corrupt(&self.path);
+        let mut conn = self.conn.lock().expect("lock");
+        let tx = conn.transaction().map_err(&bad)?;
+        let mut found = self.entries(&tx, &BTreeSet::from([id]))?;
+        tx.commit().map_err(&bad)?;
+        found
+            .pop()
+            .map(|(_, s)| s)
+            .ok_or_else(|| Error::NotAnArtifact {
+                path: self.path.clone(),
+                why: format!("it has no entry {id}"),
+            })
+    }
+
     /// A manifest value.
     pub fn manifest(&self, key: &str) -> Option<&str> {
         self.manifest.get(key).map(String::as_str)
