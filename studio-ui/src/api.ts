@@ -100,8 +100,8 @@ export interface BundleDiff {
 export interface Diff { added_bundles: string[]; removed_bundles: string[]; bundles: BundleDiff[]; unchanged: number }
 
 export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string }
-export interface ImpactGroup { change: string; bundles: string[] }
-export interface Impact { groups: ImpactGroup[]; more: number; changed: number; unchanged: number; problem: string | null }
+export interface ImpactGroup { change: string; count: number; clients: [string, number][]; bundles: string[] }
+export interface Impact { groups: ImpactGroup[]; changed: number; unchanged: number; problem: string | null }
 export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string }
 
 export interface CaseRequest {

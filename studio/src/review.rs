@@ -20,8 +20,8 @@ use crate::session::StudioError;
 
 /// Files whose diff is shown; the rest are listed without one.
 const MAX_DIFFS: usize = 300;
-/// Bundles named in the impact; the rest are counted.
-const MAX_SENTENCES: usize = 2000;
+/// Bundles named per change; the rest are counted.
+const MAX_NAMED: usize = 200;
 /// Bundles whose catalog tokens are compared (each needs two bundle loads), in all and per
 /// change.
 const MAX_TOKEN_BUNDLES: usize = 24;
@@ -43,7 +43,11 @@ pub struct FileChange {
 pub struct ImpactGroup {
     /// E.g. "pricing-uk's description changed; the catalog grows by 14 tokens".
     pub change: String,
-    /// E.g. "hyperline.co, en, standard", in the diff's order.
+    /// How many bundles it happens in.
+    pub count: usize,
+    /// Per client (`global` for the global bundles), how many of them, in the diff's order.
+    pub clients: Vec<(String, usize)>,
+    /// The first of them, e.g. "hyperline.co, en, standard" (at most [`MAX_NAMED`]).
     pub bundles: Vec<String>,
 }
 
@@ -53,8 +57,6 @@ pub struct Impact {
     /// The changes, each with the bundles where it happens (an edit of a global skill is one
     /// change in every bundle that holds it).
     pub groups: Vec<ImpactGroup>,
-    /// Bundles left out of the groups past [`MAX_SENTENCES`].
-    pub more: usize,
     /// Bundles that change, and that do not.
     pub changed: usize,
     pub unchanged: usize,
@@ -328,22 +330,31 @@ fn token_words(deltas: &[i64]) -> Option<String> {
     })
 }
 
-/// Gathers (bundle, change) pairs by change, in first-seen order, up to `max` bundles.
-fn group(pairs: Vec<(String, String)>, max: usize) -> (Vec<ImpactGroup>, usize) {
+/// Gathers (bundle, change) pairs by change, in first-seen order, counting every bundle and
+/// naming the first [`MAX_NAMED`] of each change.
+fn group(pairs: Vec<(String, String)>) -> Vec<ImpactGroup> {
     let mut groups: Vec<ImpactGroup> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let more = pairs.len().saturating_sub(max);
-    for (bundle, change) in pairs.into_iter().take(max) {
+    for (bundle, change) in pairs {
         let i = *index.entry(change.clone()).or_insert_with(|| {
             groups.push(ImpactGroup {
                 change,
-                bundles: Vec::new(),
+                ..ImpactGroup::default()
             });
             groups.len() - 1
         });
-        groups[i].bundles.push(bundle);
+        let g = &mut groups[i];
+        g.count += 1;
+        let client = bundle.split(", ").next().unwrap_or_default().to_string();
+        match g.clients.iter_mut().find(|(c, _)| *c == client) {
+            Some((_, n)) => *n += 1,
+            None => g.clients.push((client, 1)),
+        }
+        if g.bundles.len() < MAX_NAMED {
+            g.bundles.push(bundle);
+        }
     }
-    (groups, more)
+    groups
 }
 
 /// The impact of the working tree (`work`, its fresh build) against HEAD.
@@ -390,10 +401,8 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
         })
         .collect::<Vec<_>>();
     let changed = pairs.len();
-    let (groups, more) = group(pairs, MAX_SENTENCES);
     Ok(Impact {
-        groups,
-        more,
+        groups: group(pairs),
         changed,
         unchanged: d.unchanged,
         problem: None,

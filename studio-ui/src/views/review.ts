@@ -21,22 +21,22 @@ function showFile(path: string): void {
   byId("rv-diff").replaceChildren(...(lines.length ? lines.map(diffLine) : [el("span", {}, "(no line diff: a binary file, or past the first 300 files)")]));
 }
 
-/** "global ×9, augment.org ×6": how many of a change's bundles each client has. */
-function byClient(bundles: string[]): string {
-  const counts = new Map<string, number>();
-  for (const b of bundles) {
-    const client = b.split(", ")[0];
-    counts.set(client, (counts.get(client) ?? 0) + 1);
-  }
-  return [...counts].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(", ");
+const n = (x: number) => x.toLocaleString("en");
+
+/** "global ×9, augment.org ×6, … and 492 more clients": where a change's bundles are. */
+function byClient(clients: [string, number][]): string {
+  const shown = clients.slice(0, 6).map(([c, k]) => (k > 1 ? `${c} ×${k}` : c)).join(", ");
+  return clients.length > 6 ? `${shown} and ${n(clients.length - 6)} more clients` : shown;
 }
 
 /** One change with the bundles it happens in: listed when few, else summed up per client. */
 function groupItem(g: ImpactGroup): HTMLElement {
-  if (g.bundles.length <= 3) return el("li", {}, el("span", { class: "who" }, g.bundles.join("; ")), ": ", g.change);
+  if (g.count <= 3) return el("li", {}, el("span", { class: "who" }, g.bundles.join("; ")), ": ", g.change);
+  const more = g.count - g.bundles.length;
   return el("li", {}, g.change, " ", el("details", {},
-    el("summary", {}, `in ${g.bundles.length} bundles: ${byClient(g.bundles)}`),
-    el("ul", { class: "bundles" }, ...g.bundles.map((b) => el("li", {}, b)))));
+    el("summary", {}, `in ${n(g.count)} bundles: ${byClient(g.clients)}`),
+    el("ul", { class: "bundles" }, ...g.bundles.map((b) => el("li", {}, b)),
+      more > 0 ? el("li", { class: "more" }, `and ${n(more)} more`) : "")));
 }
 
 function render(r: Review): void {
@@ -60,9 +60,8 @@ function render(r: Review): void {
     el("span", { class: "status" }, f.status),
     el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); showFile(f.path); } }, f.path))));
   const impact = r.impact;
-  byId("rv-impact-count").textContent = impact.changed ? `${impact.changed} bundles change, ${impact.unchanged} do not` : "";
+  byId("rv-impact-count").textContent = impact.changed ? `${n(impact.changed)} bundles change, ${n(impact.unchanged)} do not` : "";
   const items = impact.problem ? [el("li", { class: "problem" }, impact.problem)] : impact.groups.map(groupItem);
-  if (impact.more) items.push(el("li", { class: "more" }, `and ${impact.more} more bundles`));
   if (!impact.problem && r.files.length && !impact.changed) items.push(el("li", {}, "No client, locale or tier sees a difference."));
   byId("rv-impact").replaceChildren(...items);
   showFile(r.files.some((f) => f.path === shown) ? shown : r.files[0]?.path ?? "");
