@@ -497,12 +497,10 @@ fn it_works_on_a_read_only_file() {
         .is_empty());
 }
 
-#[test]
-fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
-    let dir = tempfile::tempdir().unwrap();
-    let live = dir.path().join("live.db");
-    // Two different artifacts: the sample, and the sample with one description changed.
-    let ws = dir.path().join("ws");
+/// The sample with one description changed, built into `dir/other.db`: an artifact whose list
+/// catalog differs from the sample's.
+fn other_artifact(dir: &Path) -> PathBuf {
+    let ws = dir.join("ws");
     copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
         &ws,
@@ -514,18 +512,31 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
         text.replace("Handle greetings", "Answer greetings"),
     )
     .unwrap();
-    let other = dir.path().join("other.db");
+    let other = dir.join("other.db");
     build(&ws, &other, &BuildOptions::default()).unwrap();
+    other
+}
+
+/// A bundle's list catalog, the text the swap tests tell artifacts apart by.
+fn list_of(a: &Artifact) -> String {
+    a.catalog(
+        &BundleRef::default(),
+        None,
+        &Context::default(),
+        Format::List,
+    )
+    .expect("an answer")
+    .text
+    .clone()
+}
+
+#[test]
+fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live.db");
+    // Two different artifacts: the sample, and the sample with one description changed.
+    let other = other_artifact(dir.path());
     std::fs::copy(artifact_path(), &live).unwrap();
-    let list_of = |a: &Artifact| {
-        let c = a.catalog(
-            &BundleRef::default(),
-            None,
-            &Context::default(),
-            Format::List,
-        );
-        c.expect("an answer").text.clone()
-    };
     let old_text = list_of(&Artifact::open(&live).unwrap());
     let new_text = list_of(&Artifact::open(&other).unwrap());
     assert_ne!(old_text, new_text);
@@ -563,32 +574,8 @@ fn readers_during_an_artifact_swap_see_the_old_or_the_new_artifact() {
 fn a_live_artifact_serves_the_artifact_swapped_in_by_rename_from_the_next_call() {
     let dir = tempfile::tempdir().unwrap();
     let live = dir.path().join("live.db");
-    let ws = dir.path().join("ws");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
-    let greeting = ws.join("public/assistant/greeting/SKILL.md");
-    let text = std::fs::read_to_string(&greeting).unwrap();
-    std::fs::write(
-        &greeting,
-        text.replace("Handle greetings", "Answer greetings"),
-    )
-    .unwrap();
-    let other = dir.path().join("other.db");
-    build(&ws, &other, &BuildOptions::default()).unwrap();
+    let other = other_artifact(dir.path());
     std::fs::copy(artifact_path(), &live).unwrap();
-    let list_of = |a: &Artifact| {
-        a.catalog(
-            &BundleRef::default(),
-            None,
-            &Context::default(),
-            Format::List,
-        )
-        .expect("an answer")
-        .text
-        .clone()
-    };
     let old_text = list_of(&Artifact::open(&live).unwrap());
     let new_text = list_of(&Artifact::open(&other).unwrap());
     let shared = skillc_runtime::LiveArtifact::open(&live).unwrap();
