@@ -4,7 +4,7 @@
 //! `catalog.overlap_threshold` of `workspace.yaml`. `distinct_from: [other]` in either skill's
 //! frontmatter dismisses a pair.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -56,8 +56,9 @@ fn listed(ws: &Workspace, s: &Skill) -> bool {
         && s.frontmatter.variant_of.is_none()
 }
 
-/// The TF-IDF vector of every listed skill (by index in `ws.skills`), and the vocabulary.
-fn vectors(ws: &Workspace, listed: &[usize]) -> (HashMap<usize, Vector>, Vec<String>) {
+/// The TF-IDF vector of every skill (by index in `ws.skills`; empty unless listed), and the
+/// vocabulary.
+fn vectors(ws: &Workspace, listed: &[usize]) -> (Vec<Vector>, Vec<String>) {
     let mut vocabulary: HashMap<String, u32> = HashMap::new();
     let mut counts: Vec<(usize, BTreeMap<u32, f32>)> = Vec::new();
     let mut df: Vec<u32> = Vec::new();
@@ -75,23 +76,23 @@ fn vectors(ws: &Workspace, listed: &[usize]) -> (HashMap<usize, Vector>, Vec<Str
         counts.push((i, tf));
     }
     let n = listed.len() as f32;
-    let vectors = counts
-        .into_iter()
-        .map(|(i, tf)| {
-            let mut v: Vector = tf
-                .into_iter()
-                .map(|(id, count)| {
-                    let idf = ((n + 1.0) / (df[id as usize] as f32 + 1.0)).ln() + 1.0;
-                    (id, count.sqrt() * idf)
-                })
-                .collect();
-            let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                v.iter_mut().for_each(|(_, w)| *w /= norm);
-            }
-            (i, v)
-        })
-        .collect();
+    let mut vectors = vec![Vector::new(); ws.skills.len()];
+    for (i, v) in counts.into_iter().map(|(i, tf)| {
+        let mut v: Vector = tf
+            .into_iter()
+            .map(|(id, count)| {
+                let idf = ((n + 1.0) / (df[id as usize] as f32 + 1.0)).ln() + 1.0;
+                (id, count.sqrt() * idf)
+            })
+            .collect();
+        let norm = v.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|(_, w)| *w /= norm);
+        }
+        (i, v)
+    }) {
+        vectors[i] = v;
+    }
     let mut words = vec![String::new(); vocabulary.len()];
     for (w, id) in vocabulary {
         words[id as usize] = w;
@@ -127,42 +128,43 @@ fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
 /// the client whose catalog it is): the global catalog, then each client's (its own skills
 /// against each other and against the global skills it keeps). Each pair comes once.
 fn pairs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<(usize, Vec<usize>, Option<&'w str>)> {
-    let global: Vec<usize> = listed
+    let mut global_listed: Vec<usize> = Vec::new();
+    let mut own_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in listed {
+        match &ws.skills[i].scope {
+            Scope::Global => global_listed.push(i),
+            Scope::Client(c) => own_of.entry(c.as_str()).or_default().push(i),
+        }
+    }
+    // Enabled in the global catalog first, then the ones a client may turn on.
+    let (global, off): (Vec<usize>, Vec<usize>) = global_listed
         .iter()
-        .copied()
-        .filter(|&i| ws.skills[i].scope == Scope::Global && enabled(ws, &ws.skills[i], None))
-        .collect();
+        .partition(|&&i| enabled(ws, &ws.skills[i], None));
     let mut out: Vec<(usize, Vec<usize>, Option<&str>)> = global
         .iter()
         .enumerate()
         .map(|(n, &a)| (a, global[n + 1..].to_vec(), None))
         .collect();
-    for id in ws.clients.keys() {
-        let own: Vec<usize> = listed
-            .iter()
-            .copied()
-            .filter(|&i| ws.skills[i].scope == Scope::Client(id.clone()))
-            .collect();
-        if own.is_empty() {
-            continue;
-        }
-        let replaced: Vec<String> = own.iter().map(|&i| ws.skills[i].qualified_name()).collect();
+    let qualified: HashMap<usize, String> = global_listed
+        .iter()
+        .map(|&i| (i, ws.skills[i].qualified_name()))
+        .collect();
+    for (id, own) in &own_of {
+        let replaced: HashSet<String> =
+            own.iter().map(|&i| ws.skills[i].qualified_name()).collect();
         let kept: Vec<usize> = global
             .iter()
-            .chain(listed.iter().filter(|&&i| {
-                let s = &ws.skills[i];
-                s.scope == Scope::Global && !enabled(ws, s, None)
-            }))
+            .chain(&off)
             .copied()
-            .filter(|&i| {
-                let s = &ws.skills[i];
-                enabled(ws, s, Some(id)) && !replaced.contains(&s.qualified_name())
-            })
+            .filter(|&i| enabled(ws, &ws.skills[i], Some(id)) && !replaced.contains(&qualified[&i]))
             .collect();
+        if !ws.clients.contains_key(*id) {
+            continue;
+        }
         for (n, &a) in own.iter().enumerate() {
             let mut with = own[n + 1..].to_vec();
             with.extend(&kept);
-            out.push((a, with, Some(id.as_str())));
+            out.push((a, with, Some(*id)));
         }
     }
     out
@@ -212,12 +214,11 @@ pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
 fn closest<'a>(
     ws: &'a Workspace,
     listed: &[usize],
-    vectors: &HashMap<usize, Vector>,
+    vectors: &[Vector],
     terms: usize,
     threshold: f32,
 ) -> Vec<Best<'a>> {
-    let empty = Vector::new();
-    let vector = |i: usize| vectors.get(&i).unwrap_or(&empty);
+    let vector = |i: usize| &vectors[i];
     let n = ws.skills.len();
     pairs(ws, listed)
         .into_par_iter()
@@ -265,13 +266,12 @@ fn warning(
     ws: &Workspace,
     second: usize,
     (sim, first, client, count): (f32, usize, Option<&str>, usize),
-    vectors: &HashMap<usize, Vector>,
+    vectors: &[Vector],
     vocabulary: &[String],
 ) -> Diagnostic {
     let (x, y) = (&ws.skills[first], &ws.skills[second]);
     // The words that weigh most in both.
-    let empty = Vector::new();
-    let vector = |i: usize| vectors.get(&i).unwrap_or(&empty);
+    let vector = |i: usize| &vectors[i];
     let mut shared: Vec<(f32, &str)> = Vec::new();
     let (vx, vy) = (vector(first), vector(second));
     for (id, w) in vx {
