@@ -375,6 +375,54 @@ fn the_xml_catalog_has_the_shape_of_skills_ref_to_prompt() {
 }
 
 #[test]
+fn a_catalog_text_read_alone_is_the_catalog_s_text() {
+    let full = artifact();
+    let contexts = [
+        Context::default(),
+        ctx(&[("page_url", "/en-gb/compare")]),
+        ctx(&[("page_url", "/fr/tarifs")]),
+    ];
+    let consumers = [
+        None,
+        Some("answer.generator.strong"),
+        Some("solver.react.decision"),
+    ];
+    let mut compared = 0;
+    for (client, locale, tier) in full.bundle_names() {
+        let b = BundleRef {
+            client: (!client.is_empty()).then_some(client),
+            locale: Some(locale),
+            tier: Some(tier),
+        };
+        for format in [Format::Xml, Format::Markdown, Format::List] {
+            for consumer in consumers {
+                for c in &contexts {
+                    // A fresh artifact each time: the light read, not a loaded bundle.
+                    let alone = artifact().catalog_text(&b, consumer, c, format).unwrap();
+                    let whole = full.catalog(&b, consumer, c, format).unwrap();
+                    assert_eq!(
+                        alone, whole.text,
+                        "{client} {locale} {tier} {format:?} {consumer:?}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+    let unknown = artifact().catalog_text(
+        &BundleRef::default(),
+        Some("nobody"),
+        &Context::default(),
+        Format::Xml,
+    );
+    assert!(unknown
+        .unwrap_err()
+        .to_string()
+        .contains("unknown consumer `nobody`"));
+}
+
+#[test]
 fn requests_for_bundles_that_were_not_built_name_what_exists() {
     let a = artifact();
     let err = a

@@ -520,13 +520,14 @@ fn catalog(
             CatalogFormat::List => skillc_runtime::Format::List,
             CatalogFormat::Json => skillc_runtime::Format::Json,
         };
-        let c = a.catalog(&bundle.as_ref(), consumer, ctx, f)?;
         Ok(match format {
             CatalogFormat::Json => {
+                let c = a.catalog(&bundle.as_ref(), consumer, ctx, f)?;
                 serde_json::to_string_pretty(&a.catalog_json(&c)).unwrap_or_default() + "\n"
             }
+            // One catalog and the process ends: only what the text shows is read.
             _ => {
-                let mut t = c.text.clone();
+                let mut t = a.catalog_text(&bundle.as_ref(), consumer, ctx, f)?;
                 if !t.ends_with('\n') {
                     t.push('\n');
                 }

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use condition::{Compiled, Condition, Context};
 pub use explain::Explanation;
@@ -419,6 +419,22 @@ pub struct Catalog {
     pub tokens: u32,
 }
 
+/// How much of a bundle's entries a load reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// Everything a prompt, a catalog or an explanation may need.
+    Full,
+    /// What a catalog's text needs: names, order, conditions and cards.
+    CatalogText,
+}
+
+/// The part of `entry.record` a catalog needs.
+#[derive(Deserialize)]
+struct Conditions {
+    #[serde(default)]
+    conditions: Vec<Condition>,
+}
+
 /// An entry as read, before its JSON and its body are decoded.
 struct RawEntry {
     sort_key: String,
@@ -556,7 +572,7 @@ impl Artifact {
         let bad = corrupt(&self.path);
         let mut conn = self.conn.lock().expect("lock");
         let tx = conn.transaction().map_err(&bad)?;
-        let mut found = self.entries(&tx, &BTreeSet::from([id]))?;
+        let mut found = self.entries(&tx, &BTreeSet::from([id]), Reading::Full)?;
         tx.commit().map_err(&bad)?;
         found
             .pop()
@@ -715,7 +731,7 @@ impl Artifact {
         if let Some(b) = self.loaded.read().expect("lock").get(&info.id) {
             return Ok(b.clone());
         }
-        let bundle = Arc::new(self.load(&info)?);
+        let bundle = Arc::new(self.load(&info, Reading::Full)?);
         self.loaded
             .write()
             .expect("lock")
@@ -771,6 +787,7 @@ impl Artifact {
         &self,
         tx: &rusqlite::Transaction<'_>,
         wanted: &BTreeSet<i64>,
+        reading: Reading,
     ) -> Result<Vec<(String, Skill)>, Error> {
         let bad = corrupt(&self.path);
         let not_artifact = |why: String| Error::NotAnArtifact {
@@ -778,16 +795,26 @@ impl Artifact {
             why,
         };
         let mut skills = Vec::new();
-        let mut st = tx
-            .prepare_cached(
+        // A catalog's text needs names, order, conditions and cards: the other columns are
+        // read as constants (the same row shape, a fraction of the work).
+        let sql = match reading {
+            Reading::Full => {
                 "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
                         e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                         e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
                         e.record, c.description, c.triggers, e.body, e.card, e.id
                  FROM entry e JOIN card c ON c.id = e.card
-                 WHERE e.id IN (SELECT value FROM json_each(?1))",
-            )
-            .map_err(&bad)?;
+                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+            }
+            Reading::CatalogText => {
+                "SELECT e.name, e.qualified_name, '', e.category, e.sort_key,
+                        e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
+                        e.record, '', '[]', '', e.card, e.id
+                 FROM entry e
+                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+            }
+        };
+        let mut st = tx.prepare_cached(sql).map_err(&bad)?;
         let ids = serde_json::to_string(&wanted).unwrap_or_default();
         let it = st
             .query_map([ids], |r| {
@@ -834,8 +861,16 @@ impl Artifact {
                 continue;
             }
             let entry = skill.entry;
-            let record: Record = serde_json::from_str(&record)
-                .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
+            let record: Record = match reading {
+                Reading::Full => serde_json::from_str(&record),
+                Reading::CatalogText => {
+                    serde_json::from_str::<Conditions>(&record).map(|c| Record {
+                        conditions: c.conditions,
+                        ..Record::default()
+                    })
+                }
+            }
+            .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
             let triggers: Vec<String> = serde_json::from_str(&triggers)
                 .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
             skill.conditions = record.conditions.iter().map(Condition::compile).collect();
@@ -846,17 +881,20 @@ impl Artifact {
         Ok(skills)
     }
 
-    fn load(&self, info: &BundleInfo) -> Result<Bundle, Error> {
+    fn load(&self, info: &BundleInfo, reading: Reading) -> Result<Bundle, Error> {
         let bad = corrupt(&self.path);
         let mut conn = self.conn.lock().expect("lock");
         // One read transaction: the bundle comes whole from one version of the file.
         let tx = conn.transaction().map_err(&bad)?;
         let (left_out, wanted) = Self::slots(&tx, info).map_err(&bad)?;
-        let mut skills = self.entries(&tx, &wanted)?;
+        let mut skills = self.entries(&tx, &wanted, reading)?;
         tx.commit().map_err(&bad)?;
         skills.sort_by(|a, b| a.0.cmp(&b.0));
         let skills: Vec<Skill> = skills.into_iter().map(|(_, s)| s).collect();
-        let (by_name, by_qualified, augmented_by) = index_skills(&skills);
+        let (by_name, by_qualified, augmented_by) = match reading {
+            Reading::Full => index_skills(&skills),
+            Reading::CatalogText => Default::default(),
+        };
         Ok(Bundle {
             info: info.clone(),
             fragments: RwLock::new(HashMap::new()),
@@ -945,6 +983,28 @@ impl Artifact {
         Ok(catalog)
     }
 
+    /// The text of [`Artifact::catalog`] in the xml, markdown or list format, reading only
+    /// what that text shows (names, order, conditions and the cards' stored fragments) when
+    /// the bundle is not loaded yet: for a process that prints one catalog and ends. The
+    /// bundle read this way is not kept (a prompt needs all of it).
+    pub fn catalog_text(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        format: Format,
+    ) -> Result<String, Error> {
+        let info = self.find_bundle(r)?;
+        let loaded = self.loaded.read().expect("lock").contains_key(&info.id);
+        if loaded || format == Format::Json {
+            return Ok(self.catalog(r, consumer, ctx, format)?.text.clone());
+        }
+        let bundle = self.load(&info, Reading::CatalogText)?;
+        let members = self.catalog_members(&bundle, consumer, ctx)?;
+        let texts = self.card_texts(&bundle, format.stored())?;
+        Ok(self.catalog_body(&bundle, &members, format, &texts, &[]).0)
+    }
+
     /// The catalog texts of a bundle's cards in one stored format, at the bundle's budget
     /// level (falling back to the full text), read once per bundle and format.
     fn card_texts(&self, bundle: &Bundle, format: &'static str) -> Result<Arc<CardTexts>, Error> {
@@ -1019,10 +1079,31 @@ impl Artifact {
                 }
             })
             .collect();
-        let (text, tokens) = match format {
+        let (text, tokens) = self.catalog_body(bundle, members, format, texts, &skills);
+        Catalog {
+            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
+            locale: bundle.locale.clone(),
+            tier: bundle.tier.clone(),
+            consumer: consumer.map(str::to_string),
+            skills,
+            text,
+            tokens,
+        }
+    }
+
+    /// A catalog's text and tokens (`skills`: its skills, which the json format lists).
+    fn catalog_body(
+        &self,
+        bundle: &Bundle,
+        members: &[usize],
+        format: Format,
+        texts: &CardTexts,
+        skills: &[CatalogSkill],
+    ) -> (String, u32) {
+        match format {
             Format::Markdown => self.markdown_text(bundle, members, texts),
             Format::Json => (
-                json_text(&skills),
+                json_text(skills),
                 members.iter().map(|&i| card_text(bundle, texts, i).1).sum(),
             ),
             Format::Xml | Format::List => {
@@ -1043,15 +1124,6 @@ impl Artifact {
                 }
                 (text, tokens)
             }
-        };
-        Catalog {
-            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
-            locale: bundle.locale.clone(),
-            tier: bundle.tier.clone(),
-            consumer: consumer.map(str::to_string),
-            skills,
-            text,
-            tokens,
         }
     }
 

@@ -119,6 +119,7 @@ fn main() {
         s.source_bytes
     );
     runtime_figures(&out);
+    catalog_process(&out);
     python_figures(&dir, &out);
     println!(
         "watch rebuild after one edit: {}",
@@ -249,14 +250,47 @@ fn runtime_figures(out: &Path) {
     );
 }
 
+/// The `skillc` binary beside this one, if built.
+fn skillc_binary() -> Option<PathBuf> {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.parent().map(|d| d.join("skillc")))
+        .filter(|p| p.exists())
+}
+
+/// `skillc catalog` as a whole process (start, open, read, print, exit), a client's bundle,
+/// median of 30 runs.
+fn catalog_process(out: &Path) {
+    let Some(skillc) = skillc_binary() else {
+        println!("(skillc binary not found beside skillc-bench: catalog as a process skipped)");
+        return;
+    };
+    let mut times = Vec::new();
+    for _ in 0..30 {
+        let t = Instant::now();
+        let ok = std::process::Command::new(&skillc)
+            .arg("catalog")
+            .arg(out)
+            .args(["--client", "client-0.example"])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        times.push(t.elapsed().as_secs_f64() * 1e3);
+        if !ok {
+            println!("skillc catalog as a process: failed");
+            return;
+        }
+    }
+    println!(
+        "skillc catalog as a process (a client's bundle, markdown): median {:.1} ms over 30 runs   target <= 10 ms",
+        median(times)
+    );
+}
+
 /// The Python runtime against skills-ref, and skillc check against skills-ref validate.
 fn python_figures(dir: &Path, out: &Path) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/python/bench.py");
-    let skillc = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(|d| d.join("skillc")))
-        .filter(|p| p.exists());
-    let Some(skillc) = skillc else {
+    let Some(skillc) = skillc_binary() else {
         println!("(skillc binary not found beside skillc-bench: Python comparison skipped)");
         return;
     };
