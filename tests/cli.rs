@@ -588,3 +588,52 @@ fn the_ci_page_shows_the_recipe_that_ci_runs() {
         .expect("docs/ci.md shows the recipe in a bash block");
     assert_eq!(shown, script, "docs/ci.md and docs/ci-recipe.sh differ");
 }
+
+#[test]
+fn check_keeps_its_result_and_never_serves_it_for_other_files() {
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    let ws_arg = ws.to_string_lossy().into_owned();
+    let cache = ws.join(".skillc/check-cache.json");
+    let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", ws_arg.as_str()];
+        args.extend(extra);
+        let out = skillc(&args);
+        (out.status.code(), stdout(&out))
+    };
+    let fresh = check(&["--no-cache"]);
+    assert_eq!(fresh.0, Some(0), "{}", fresh.1);
+    assert!(!cache.exists(), "--no-cache writes nothing");
+    assert_eq!(check(&[]), fresh);
+    assert!(cache.exists());
+    assert_eq!(check(&[]), fresh, "the kept result");
+
+    // An edit right after the last check, then one of the same size within the same clock
+    // tick: each is seen.
+    let skill = ws.join("public/documents/url-gen/SKILL.md");
+    let original = std::fs::read_to_string(&skill).unwrap();
+    let broken = original.replacen("name: url-gen", "name: [url-ge", 1);
+    assert_ne!(broken, original);
+    std::fs::write(&skill, &broken).unwrap();
+    let after_edit = check(&[]);
+    assert_eq!(after_edit.0, Some(1), "{}", after_edit.1);
+    assert!(after_edit.1.contains("error[E006]"), "{}", after_edit.1);
+    let renamed = original.replacen("name: url-gen", "name: url-gex", 1);
+    std::fs::write(&skill, &renamed).unwrap();
+    let same_size = check(&[]);
+    assert_eq!(same_size, check(&["--no-cache"]));
+    assert!(!same_size.1.contains("error[E006]"), "{}", same_size.1);
+
+    // Back to the original content: the first result again.
+    std::fs::write(&skill, &original).unwrap();
+    assert_eq!(check(&[]), fresh);
+    // A new file counts, and so does a damaged cache.
+    std::fs::write(ws.join("public/documents/url-gen/NOTES.md"), "notes").unwrap();
+    assert_eq!(check(&[]), check(&["--no-cache"]));
+    std::fs::write(&cache, "{ not json").unwrap();
+    assert_eq!(check(&[]), check(&["--no-cache"]));
+    std::fs::write(ws.join("public/documents/url-gen/SKILL.md"), &broken).unwrap();
+    std::fs::write(&cache, "{ not json").unwrap();
+    assert_eq!(check(&[]).0, Some(1));
+}

@@ -100,6 +100,10 @@ enum Command {
         /// and the rest counted by code).
         #[arg(long)]
         all_warnings: bool,
+        /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
+        /// last result, reused while every input file has the same content).
+        #[arg(long)]
+        no_cache: bool,
     },
     /// Compile a workspace into the SQLite artifact.
     Build {
@@ -330,7 +334,8 @@ fn main() -> ExitCode {
             format,
             strict_spec,
             all_warnings,
-        } => check(&workspace, format, strict_spec, all_warnings),
+            no_cache,
+        } => check(&workspace, format, strict_spec, all_warnings, no_cache),
         Command::Build {
             workspace,
             output,
@@ -944,16 +949,15 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
 }
 
 /// "12 skills", or "10 skills (2 more could not be read)" when some SKILL.md failed to load.
-fn skill_count(report: &skillc::CheckReport) -> String {
-    let loaded = report.workspace.skills.len();
-    let unread: std::collections::BTreeSet<&str> = report
-        .diagnostics
+fn skill_count(diagnostics: &[skillc::Diagnostic], skill_files: &[String]) -> String {
+    let loaded = skill_files.len();
+    let unread: std::collections::BTreeSet<&str> = diagnostics
         .iter()
         .filter(|d| d.severity == skillc::Severity::Error)
         .filter(|d| {
             d.file.ends_with("/SKILL.md") || d.file.ends_with("/skill.md") || d.file == "SKILL.md"
         })
-        .filter(|d| !report.workspace.skills.iter().any(|s| s.file == d.file))
+        .filter(|d| !skill_files.contains(&d.file))
         .map(|d| d.file.as_str())
         .collect();
     match unread.len() {
@@ -1005,9 +1009,24 @@ fn check(
     format: DiagFormat,
     strict_spec: bool,
     all_warnings: bool,
+    no_cache: bool,
 ) -> ExitCode {
     let options = skillc::CheckOptions { strict_spec };
-    let report = match skillc::check(workspace, &options) {
+    let checked = if no_cache {
+        skillc::check(workspace, &options).map(|report| skillc::check::cache::Checked {
+            skill_files: report
+                .workspace
+                .skills
+                .iter()
+                .map(|s| s.file.clone())
+                .collect(),
+            diagnostics: report.diagnostics,
+            cached: false,
+        })
+    } else {
+        skillc::check::cache::check(workspace, &options)
+    };
+    let report = match checked {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -1015,6 +1034,11 @@ fn check(
         }
     };
     let root = workspace.to_string_lossy();
+    let errors = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skillc::Severity::Error)
+        .count();
     let text = match render_machine(&report.diagnostics, &root, format) {
         Some(text) => text,
         None => format!(
@@ -1024,9 +1048,9 @@ fn check(
                 &workspace.to_string_lossy(),
                 all_warnings
             ),
-            skill_count(&report),
-            report.error_count(),
-            report.warning_count()
+            skill_count(&report.diagnostics, &report.skill_files),
+            errors,
+            report.diagnostics.len() - errors
         ),
     };
     // A reader that stops early (`| head`) does not change what the check found.
@@ -1041,7 +1065,7 @@ fn check(
         }
         _ => {}
     }
-    if report.is_ok() {
+    if errors == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_ERRORS)

@@ -1,6 +1,7 @@
 //! Checking a workspace (SPEC 3): the per-file diagnostics of [`crate::parse`], the checks
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
+pub mod cache;
 pub mod names;
 pub(crate) mod overlap;
 pub(crate) mod template_guard;

@@ -96,28 +96,9 @@ pub fn read_tree_cached(
     boundary: &Path,
     cache: Option<&ReadCache>,
 ) -> Result<Tree, Error> {
-    let canonical = root.canonicalize().map_err(|source| Error::Workspace {
-        path: root.to_path_buf(),
-        source,
-    })?;
-    if !canonical.is_dir() {
-        return Err(Error::Workspace {
-            path: root.to_path_buf(),
-            source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
-        });
-    }
-    let mut walk = Walk {
-        cache,
-        boundary: boundary.to_path_buf(),
-        root: canonical.clone(),
-        found: Vec::new(),
-        diagnostics: Vec::new(),
-        hidden_skills: Vec::new(),
-        stack: vec![root.to_path_buf()],
-    };
-    walk.dir(root, prefix);
+    let listed = walk(root, prefix, boundary, cache)?;
     use rayon::prelude::*;
-    let read: Vec<(RawFile, bool)> = walk
+    let read: Vec<(RawFile, bool)> = listed
         .found
         .par_iter()
         .map(|(rel, path)| {
@@ -137,12 +118,62 @@ pub fn read_tree_cached(
     let mut files: Vec<RawFile> = read.into_iter().map(|(f, _)| f).collect();
     files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    walk.hidden_skills.sort();
     Ok(Tree {
         files,
+        diagnostics: listed.diagnostics,
+        hidden_skills: listed.hidden_skills,
+        unchanged,
+    })
+}
+
+/// What a walk found before reading any file.
+#[derive(Debug, Default)]
+pub struct Listed {
+    /// The files a read would read: relative path and path on disk, in path order.
+    pub found: Vec<(String, PathBuf)>,
+    /// Problems met on the way.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Hidden folders skipped although they hold skills, sorted.
+    pub hidden_skills: Vec<String>,
+}
+
+/// The files [`read_tree_parts`] would read, without reading them.
+pub fn list_tree(root: &Path, prefix: &str, boundary: &Path) -> Result<Listed, Error> {
+    walk(root, prefix, boundary, None)
+}
+
+fn walk(
+    root: &Path,
+    prefix: &str,
+    boundary: &Path,
+    cache: Option<&ReadCache>,
+) -> Result<Listed, Error> {
+    let canonical = root.canonicalize().map_err(|source| Error::Workspace {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    if !canonical.is_dir() {
+        return Err(Error::Workspace {
+            path: root.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+        });
+    }
+    let mut walk = Walk {
+        cache,
+        boundary: boundary.to_path_buf(),
+        root: canonical,
+        found: Vec::new(),
+        diagnostics: Vec::new(),
+        hidden_skills: Vec::new(),
+        stack: vec![root.to_path_buf()],
+    };
+    walk.dir(root, prefix);
+    walk.found.sort();
+    walk.hidden_skills.sort();
+    Ok(Listed {
+        found: walk.found,
         diagnostics: walk.diagnostics,
         hidden_skills: walk.hidden_skills,
-        unchanged,
     })
 }
 
@@ -186,7 +217,7 @@ pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
 
 /// Reads a regular file unless it is over [`MAX_FILE_BYTES`] (checked on the open file, so a
 /// file swapped for a pipe after the walk is still refused rather than read forever).
-fn read_capped(path: &Path) -> FileContent {
+pub fn read_capped(path: &Path) -> FileContent {
     use std::io::Read;
     let mut f = match open_nonblocking(path) {
         Ok(f) => f,
@@ -549,8 +580,8 @@ pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
 type Listing = Vec<(String, PathBuf, Option<std::fs::FileType>)>;
 
 /// What identifies a version of a file or folder without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Stamp {
     dev: u64,
     ino: u64,
     size: u64,
@@ -559,6 +590,17 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// The stamp of `path` (following links), if it can be read.
+    pub fn read(path: &Path) -> Option<Stamp> {
+        std::fs::metadata(path).ok().map(|m| Stamp::of(&m))
+    }
+
+    /// Whether the file had settled before `read_at` (nanoseconds since the epoch): changes
+    /// within a clock tick of a read may not move the stamp.
+    pub fn settled_before(&self, read_at: i128) -> bool {
+        self.mtime_ns.max(self.ctime_ns) < read_at - CLOCK_TICK_NS
+    }
+
     #[cfg(unix)]
     fn of(m: &std::fs::Metadata) -> Stamp {
         use std::os::unix::fs::MetadataExt;
@@ -593,7 +635,8 @@ impl Stamp {
 /// the read is not trusted, and the file is read again next time.
 const CLOCK_TICK_NS: i128 = 50_000_000;
 
-fn now_ns() -> i128 {
+/// Now, in nanoseconds since the epoch.
+pub fn now_ns() -> i128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
@@ -612,8 +655,7 @@ pub struct ReadCache {
 impl ReadCache {
     /// The stamp of `path` if it can be trusted to change with its content.
     fn stamp(path: &Path, read_at: i128) -> Option<Stamp> {
-        let stamp = Stamp::of(&std::fs::metadata(path).ok()?);
-        (stamp.mtime_ns.max(stamp.ctime_ns) < read_at - CLOCK_TICK_NS).then_some(stamp)
+        Stamp::read(path).filter(|s| s.settled_before(read_at))
     }
 
     fn list(&self, dir: &Path, list: impl FnOnce(&Path) -> Option<Listing>) -> Option<Listing> {

@@ -135,8 +135,7 @@ fn read_outside_roots(
     for path in config.roots.values() {
         let prefix = root_prefix(path);
         let dir = root.join(path);
-        let hidden = prefix.split('/').any(|c| c.starts_with('.') && c != "..");
-        if !prefix.starts_with("../") && !hidden {
+        if !read_apart(&prefix) {
             // Inside the workspace: already read; `load_files` sets these files apart.
             if !dir.is_dir() {
                 walk_diags.push(missing_root(path));
@@ -163,6 +162,12 @@ fn read_outside_roots(
     Ok(extra)
 }
 
+/// Whether a declared root (by its prefix) is read apart from the workspace's walk: it is
+/// outside the workspace, or in a hidden folder the walk skips.
+pub(crate) fn read_apart(prefix: &str) -> bool {
+    prefix.starts_with("../") || prefix.split('/').any(|c| c.starts_with('.') && c != "..")
+}
+
 fn missing_root(path: &str) -> Diagnostic {
     Diagnostic::new(
         codes::UNREADABLE,
@@ -187,7 +192,7 @@ pub fn root_prefix(path: &str) -> String {
 }
 
 /// The workspace configuration as far as it can be read, before anything else is loaded.
-fn peek_config(files: &[RawFile]) -> WorkspaceConfig {
+pub(crate) fn peek_config(files: &[RawFile]) -> WorkspaceConfig {
     let mut ignored = Vec::new();
     files
         .iter()
