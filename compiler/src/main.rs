@@ -85,6 +85,15 @@ fn render_machine(
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Workspace(WorkspaceCommand),
+    #[command(flatten)]
+    Artifact(ArtifactCommand),
+}
+
+/// Commands on a workspace, a skill or a package.
+#[derive(Debug, Subcommand)]
+enum WorkspaceCommand {
     /// Validate a workspace and print every diagnostic.
     Check {
         /// The workspace folder.
@@ -127,6 +136,81 @@ enum Command {
         #[arg(long)]
         all_warnings: bool,
     },
+    /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
+    Test {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+        format: TestFormat,
+    },
+    /// Rebuild the artifact whenever the workspace changes.
+    Watch {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// The artifact to write (replaced atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    #[command(
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+    )]
+    Set {
+        /// The SKILL.md to edit.
+        skill_md: PathBuf,
+        /// The field (with `--unset`: the field to remove).
+        field: Option<String>,
+        /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
+        value: Option<String>,
+        /// Remove this field.
+        #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
+        unset: Option<String>,
+    },
+    /// Set a client's toggle for a skill in clients/ID/client.yaml (only its line changes).
+    #[command(override_usage = "skillc toggle [WORKSPACE] --client ID SKILL on|off|default")]
+    Toggle {
+        /// The client.
+        #[arg(long)]
+        client: String,
+        /// WORKSPACE (default `.`) when three values are given, else SKILL.
+        #[arg(value_name = "WORKSPACE|SKILL")]
+        first: String,
+        /// SKILL, or the state when the workspace is left out.
+        #[arg(value_name = "SKILL|STATE")]
+        second: String,
+        /// `on`, `off`, or `default` (remove the toggle).
+        #[arg(value_name = "STATE")]
+        third: Option<String>,
+    },
+    /// Pack a skill folder into a ZIP package (deterministic).
+    Pack {
+        /// The skill folder.
+        skill_dir: PathBuf,
+        /// The package to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
+        #[arg(long)]
+        flat: bool,
+    },
+    /// Unpack a ZIP package into a workspace (validated before anything is written).
+    Unpack {
+        /// The package.
+        package: PathBuf,
+        /// The workspace folder to add the skill to.
+        workspace: PathBuf,
+        /// Replace a skill of the same name.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// Commands that read an artifact.
+#[derive(Debug, Subcommand)]
+enum ArtifactCommand {
     /// Print the catalog of a bundle.
     Catalog {
         /// The artifact.
@@ -188,15 +272,6 @@ enum Command {
         #[arg(long)]
         consumer: Option<String>,
     },
-    /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
-    Test {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
-        format: TestFormat,
-    },
     /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
     Diff {
         /// The older artifact.
@@ -207,58 +282,6 @@ enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
-    /// Pack a skill folder into a ZIP package (deterministic).
-    Pack {
-        /// The skill folder.
-        skill_dir: PathBuf,
-        /// The package to write.
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
-        #[arg(long)]
-        flat: bool,
-    },
-    /// Unpack a ZIP package into a workspace (validated before anything is written).
-    Unpack {
-        /// The package.
-        package: PathBuf,
-        /// The workspace folder to add the skill to.
-        workspace: PathBuf,
-        /// Replace a skill of the same name.
-        #[arg(long)]
-        force: bool,
-    },
-    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
-    #[command(
-        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
-    )]
-    Set {
-        /// The SKILL.md to edit.
-        skill_md: PathBuf,
-        /// The field (with `--unset`: the field to remove).
-        field: Option<String>,
-        /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
-        value: Option<String>,
-        /// Remove this field.
-        #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
-        unset: Option<String>,
-    },
-    /// Set a client's toggle for a skill in clients/ID/client.yaml (only its line changes).
-    #[command(override_usage = "skillc toggle [WORKSPACE] --client ID SKILL on|off|default")]
-    Toggle {
-        /// The client.
-        #[arg(long)]
-        client: String,
-        /// WORKSPACE (default `.`) when three values are given, else SKILL.
-        #[arg(value_name = "WORKSPACE|SKILL")]
-        first: String,
-        /// SKILL, or the state when the workspace is left out.
-        #[arg(value_name = "SKILL|STATE")]
-        second: String,
-        /// `on`, `off`, or `default` (remove the toggle).
-        #[arg(value_name = "STATE")]
-        third: Option<String>,
-    },
     /// Write a bundle as portable agentskills.io folders.
     Export {
         /// The artifact.
@@ -266,15 +289,6 @@ enum Command {
         #[command(flatten)]
         bundle: BundleArgs,
         /// The folder to write (new or empty).
-        #[arg(short, long)]
-        output: PathBuf,
-    },
-    /// Rebuild the artifact whenever the workspace changes.
-    Watch {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// The artifact to write (replaced atomically).
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -329,14 +343,21 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check {
+        Command::Workspace(command) => run_on_workspace(command),
+        Command::Artifact(command) => run_on_artifact(command),
+    }
+}
+
+fn run_on_workspace(command: WorkspaceCommand) -> ExitCode {
+    match command {
+        WorkspaceCommand::Check {
             workspace,
             format,
             strict_spec,
             all_warnings,
             no_cache,
         } => check(&workspace, format, strict_spec, all_warnings, no_cache),
-        Command::Build {
+        WorkspaceCommand::Build {
             workspace,
             output,
             jobs,
@@ -351,19 +372,9 @@ fn main() -> ExitCode {
             format,
             all_warnings,
         ),
-        Command::Watch { workspace, output } => watch(&workspace, &output),
-        Command::Diff { old, new, format } => diff(&old, &new, format),
-        Command::Pack {
-            skill_dir,
-            output,
-            flat,
-        } => pack(&skill_dir, &output, flat),
-        Command::Unpack {
-            package,
-            workspace,
-            force,
-        } => unpack(&package, &workspace, force),
-        Command::Set {
+        WorkspaceCommand::Test { workspace, format } => run_tests(&workspace, format),
+        WorkspaceCommand::Watch { workspace, output } => watch(&workspace, &output),
+        WorkspaceCommand::Set {
             skill_md,
             field,
             value,
@@ -374,38 +385,35 @@ fn main() -> ExitCode {
             value.as_deref(),
             unset.as_deref(),
         ),
-        Command::Toggle {
+        WorkspaceCommand::Toggle {
             client,
             first,
             second,
             third,
         } => toggle(&client, &first, &second, third.as_deref()),
-        Command::Export {
-            artifact,
-            bundle,
+        WorkspaceCommand::Pack {
+            skill_dir,
             output,
-        } => export(&artifact, &bundle, &output),
-        Command::Catalog {
+            flat,
+        } => pack(&skill_dir, &output, flat),
+        WorkspaceCommand::Unpack {
+            package,
+            workspace,
+            force,
+        } => unpack(&package, &workspace, force),
+    }
+}
+
+fn run_on_artifact(command: ArtifactCommand) -> ExitCode {
+    match command {
+        ArtifactCommand::Catalog {
             artifact,
             bundle,
             consumer,
             context,
             format,
         } => catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
-        Command::Test { workspace, format } => run_tests(&workspace, format),
-        Command::Mcp {
-            artifact,
-            bundle,
-            consumer,
-        } => mcp(&artifact, bundle, consumer),
-        Command::Explain {
-            artifact,
-            name,
-            bundle,
-            consumer,
-            format,
-        } => explain(&artifact, &name, &bundle, consumer.as_deref(), format),
-        Command::Prompt {
+        ArtifactCommand::Prompt {
             artifact,
             bundle,
             consumer,
@@ -420,6 +428,24 @@ fn main() -> ExitCode {
             &context,
             format,
         ),
+        ArtifactCommand::Explain {
+            artifact,
+            name,
+            bundle,
+            consumer,
+            format,
+        } => explain(&artifact, &name, &bundle, consumer.as_deref(), format),
+        ArtifactCommand::Mcp {
+            artifact,
+            bundle,
+            consumer,
+        } => mcp(&artifact, bundle, consumer),
+        ArtifactCommand::Diff { old, new, format } => diff(&old, &new, format),
+        ArtifactCommand::Export {
+            artifact,
+            bundle,
+            output,
+        } => export(&artifact, &bundle, &output),
     }
 }
 
@@ -824,6 +850,39 @@ fn progress_line(phase: &str, done: usize, total: usize) {
     let _ = err.flush();
 }
 
+/// The release label `--release-label` asks for (`git`: the workspace's commit).
+fn release_of(workspace: &std::path::Path, label: Option<&str>) -> Result<Option<String>, String> {
+    match label.map(str::trim) {
+        None => Ok(None),
+        Some("git") => skillc::build::git_release_label(workspace)
+            .map(Some)
+            .map_err(|e| format!("--release-label git: {e}")),
+        Some("") => Err("--release-label needs a label (or `git`)".to_string()),
+        Some(label) => Ok(Some(label.to_string())),
+    }
+}
+
+/// `built out.db in 1.91s: 3500 skills, ... (1.96x the 8561097 bytes of distinct sources)`.
+fn built_summary(output: &std::path::Path, secs: f64, s: &skillc::build::BuildStats) -> String {
+    let ratio = match s.source_bytes {
+        0 => "no source bytes".to_string(),
+        n => format!(
+            "{:.2}x the {n} bytes of distinct sources",
+            s.bytes as f64 / n as f64
+        ),
+    };
+    format!(
+        "built {} in {secs:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
+         {} bytes ({ratio})",
+        output.display(),
+        s.skills,
+        s.bundles,
+        s.entries,
+        s.blobs,
+        s.bytes,
+    )
+}
+
 fn build(
     workspace: &std::path::Path,
     output: &std::path::Path,
@@ -833,20 +892,12 @@ fn build(
     all_warnings: bool,
 ) -> ExitCode {
     use std::io::IsTerminal;
-    let release = match release_label.map(str::trim) {
-        None => None,
-        Some("git") => match skillc::build::git_release_label(workspace) {
-            Ok(label) => Some(label),
-            Err(e) => {
-                eprintln!("error: --release-label git: {e}");
-                return ExitCode::from(EXIT_USAGE);
-            }
-        },
-        Some("") => {
-            eprintln!("error: --release-label needs a label (or `git`)");
+    let release = match release_of(workspace, release_label) {
+        Ok(release) => release,
+        Err(e) => {
+            eprintln!("error: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
-        Some(label) => Some(label.to_string()),
     };
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
@@ -878,24 +929,7 @@ fn build(
     }
     match &report.stats {
         Some(s) => {
-            let ratio = match s.source_bytes {
-                0 => "no source bytes".to_string(),
-                n => format!(
-                    "{:.2}x the {n} bytes of distinct sources",
-                    s.bytes as f64 / n as f64
-                ),
-            };
-            let summary = format!(
-                "built {} in {:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
-                 {} bytes ({ratio})",
-                output.display(),
-                started.elapsed().as_secs_f64(),
-                s.skills,
-                s.bundles,
-                s.entries,
-                s.blobs,
-                s.bytes,
-            );
+            let summary = built_summary(output, started.elapsed().as_secs_f64(), s);
             // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
             if machine.is_some() {
                 eprintln!("{summary}");

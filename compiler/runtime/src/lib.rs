@@ -428,6 +428,42 @@ enum Reading {
     CatalogText,
 }
 
+impl Reading {
+    /// The entries of a bundle, by id, as a load reads them. A catalog's text needs names,
+    /// order, conditions and cards: the other columns are read as constants (the same row
+    /// shape, a fraction of the work).
+    fn entry_query(self) -> &'static str {
+        match self {
+            Reading::Full => {
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
+                        e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
+                        e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
+                        e.record, c.description, c.triggers, e.body, e.card, e.id
+                 FROM entry e JOIN card c ON c.id = e.card
+                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+            }
+            Reading::CatalogText => {
+                "SELECT e.name, e.qualified_name, '', e.category, e.sort_key,
+                        e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
+                        e.record, '', '[]', '', e.card, e.id
+                 FROM entry e
+                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+            }
+        }
+    }
+
+    /// An entry's record as this reading needs it.
+    fn record(self, json: &str) -> serde_json::Result<Record> {
+        match self {
+            Reading::Full => serde_json::from_str(json),
+            Reading::CatalogText => serde_json::from_str::<Conditions>(json).map(|c| Record {
+                conditions: c.conditions,
+                ..Record::default()
+            }),
+        }
+    }
+}
+
 /// The part of `entry.record` a catalog needs.
 #[derive(Deserialize)]
 struct Conditions {
@@ -795,25 +831,7 @@ impl Artifact {
             why,
         };
         let mut skills = Vec::new();
-        // A catalog's text needs names, order, conditions and cards: the other columns are
-        // read as constants (the same row shape, a fraction of the work).
-        let sql = match reading {
-            Reading::Full => {
-                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
-                        e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
-                        e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
-                        e.record, c.description, c.triggers, e.body, e.card, e.id
-                 FROM entry e JOIN card c ON c.id = e.card
-                 WHERE e.id IN (SELECT value FROM json_each(?1))"
-            }
-            Reading::CatalogText => {
-                "SELECT e.name, e.qualified_name, '', e.category, e.sort_key,
-                        e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
-                        e.record, '', '[]', '', e.card, e.id
-                 FROM entry e
-                 WHERE e.id IN (SELECT value FROM json_each(?1))"
-            }
-        };
+        let sql = reading.entry_query();
         let mut st = tx.prepare_cached(sql).map_err(&bad)?;
         let ids = serde_json::to_string(&wanted).unwrap_or_default();
         let it = st
@@ -861,16 +879,9 @@ impl Artifact {
                 continue;
             }
             let entry = skill.entry;
-            let record: Record = match reading {
-                Reading::Full => serde_json::from_str(&record),
-                Reading::CatalogText => {
-                    serde_json::from_str::<Conditions>(&record).map(|c| Record {
-                        conditions: c.conditions,
-                        ..Record::default()
-                    })
-                }
-            }
-            .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
+            let record: Record = reading
+                .record(&record)
+                .map_err(|e| not_artifact(format!("entry {entry} has a bad record: {e}")))?;
             let triggers: Vec<String> = serde_json::from_str(&triggers)
                 .map_err(|e| not_artifact(format!("card {card} has bad triggers: {e}")))?;
             skill.conditions = record.conditions.iter().map(Condition::compile).collect();

@@ -461,6 +461,27 @@ pub fn shorten(text: &str, max: usize) -> String {
     )
 }
 
+/// The variables the entry's text still uses at run time (no build-time value), sorted.
+fn runtime_vars(p: &Prepared<'_>, key: &EntryKey, values: &BTreeMap<&str, &str>) -> Vec<String> {
+    let fm = &p.ws.skills[key.source].frontmatter;
+    let mut names: Vec<String> = p.uses[key.source]
+        .iter()
+        .filter(|n| !values.contains_key(n.as_str()) && fm.vars.contains_key(*n))
+        .cloned()
+        .collect();
+    names.sort();
+    names
+}
+
+/// A variant's `when` in words (empty for the base skill itself).
+fn variant_when(key: &EntryKey, fm: &crate::model::Frontmatter) -> Vec<String> {
+    if key.source == key.base {
+        Vec::new()
+    } else {
+        fm.when.iter().map(Predicate::words).collect()
+    }
+}
+
 /// Builds the entry an [`EntryKey`] describes.
 pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {
     let ws = p.ws;
@@ -479,12 +500,6 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
 
     let (description, triggers, when_to_use) = catalog_text(base, loc_base);
 
-    let mut runtime_vars: Vec<String> = p.uses[key.source]
-        .iter()
-        .filter(|n| !values.contains_key(n.as_str()) && fm.vars.contains_key(*n))
-        .cloned()
-        .collect();
-    runtime_vars.sort();
     let mcp = fm.mcp.as_ref().map(|m| with_values(m, &values));
     let mut tools = fm.tools.clone();
     tools.extend(src.tool_notes.iter().cloned());
@@ -517,6 +532,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         always_on: fm.always_on || base.frontmatter.always_on,
         priority: base.frontmatter.priority,
         exclusive: base.frontmatter.exclusive,
+        // The conversation's language picks the locale at build time, not at run time.
         conditions: fm
             .conditions
             .iter()
@@ -529,7 +545,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         imports: edges.imports.clone(),
         requires_env: fm.requires.env.clone(),
         requires_binary: fm.requires.binary.clone(),
-        runtime_vars,
+        runtime_vars: runtime_vars(p, key, &values),
         mcp,
         tools,
         next_skill: edges.next_skill.clone(),
@@ -541,11 +557,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         unavailable: key.unavailable.clone(),
         meta,
         default_enabled: base.frontmatter.default_enabled,
-        variant_when: if key.source == key.base {
-            Vec::new()
-        } else {
-            fm.when.iter().map(Predicate::words).collect()
-        },
+        variant_when: variant_when(key, fm),
         locale_used: key.locale_file.clone(),
         compact: key.compact,
     }
