@@ -220,7 +220,7 @@ mod build_props {
             .unwrap();
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::build::artifact::write(&out, &data).unwrap();
+        skillc::build::artifact::write(&out, data, false).unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -124,8 +124,10 @@ fn encode_cached(hash: &str, data: &[u8]) -> (&'static str, std::borrow::Cow<'st
 }
 
 /// Writes `data` to `out` atomically: a temporary file beside it, synced, then renamed over
-/// it. A failure or a kill at any point leaves a previous artifact untouched.
-pub fn write(out: &Path, data: &Data) -> Result<u64, Error> {
+/// it. A failure or a kill at any point leaves a previous artifact untouched. Each table's
+/// rows are dropped once written, so the memory of a build falls as the file grows. With
+/// `session` (watch, the studio), compressed blobs are kept for the next build.
+pub fn write(out: &Path, data: Data, session: bool) -> Result<u64, Error> {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -136,7 +138,7 @@ pub fn write(out: &Path, data: &Data) -> Result<u64, Error> {
         .unwrap_or_else(|| "artifact.db".to_string());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    let result = write_file(&tmp, data).and_then(|()| {
+    let result = write_file(&tmp, data, session).and_then(|()| {
         let file = std::fs::File::open(&tmp).map_err(io(&tmp))?;
         file.sync_all().map_err(io(&tmp))?;
         std::fs::rename(&tmp, out).map_err(io(out))?;
@@ -151,7 +153,7 @@ pub fn write(out: &Path, data: &Data) -> Result<u64, Error> {
     result
 }
 
-fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
+fn write_file(path: &Path, mut d: Data, session: bool) -> Result<(), Error> {
     let e = sql(path);
     let mut conn = Connection::open(path).map_err(&e)?;
     // No journal and no syncs while filling a new temporary file (the rename is the commit);
@@ -163,11 +165,13 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
     .map_err(&e)?;
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
-    insert_small_tables(&tx, d).map_err(&e)?;
-    insert_cards(&tx, &d.cards).map_err(&e)?;
-    insert_entries(&tx, &d.entries).map_err(&e)?;
-    insert_bundles(&tx, d).map_err(&e)?;
-    insert_tail(&tx, d).map_err(&e)?;
+    let blobs = encode_all(std::mem::take(&mut d.blobs), session);
+    insert_blobs(&tx, blobs).map_err(&e)?;
+    insert_small_tables(&tx, &d).map_err(&e)?;
+    insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
+    insert_entries(&tx, std::mem::take(&mut d.entries)).map_err(&e)?;
+    insert_bundles(&tx, &mut d).map_err(&e)?;
+    insert_tail(&tx, &d).map_err(&e)?;
     tx.commit().map_err(&e)?;
     conn.pragma_update(None, "user_version", schema::VERSION)
         .map_err(&e)?;
@@ -179,16 +183,41 @@ fn write_file(path: &Path, d: &Data) -> Result<(), Error> {
 
 type Sql<T> = Result<T, rusqlite::Error>;
 
-/// manifest, blob, category, source, client, consumer and consumer_hidden.
+/// A blob as stored: hash, size, encoding and stored bytes.
+type StoredBlob = (String, usize, &'static str, Vec<u8>);
+
+/// Encodes every blob on all cores, in hash order; each one's content is dropped once
+/// encoded. In a session, through the cache of blobs compressed before.
+fn encode_all(blobs: BTreeMap<String, Vec<u8>>, session: bool) -> Vec<StoredBlob> {
+    use rayon::prelude::*;
+    blobs
+        .into_par_iter()
+        .map(|(hash, data)| {
+            let (encoding, stored) = if session {
+                let (encoding, stored) = encode_cached(&hash, &data);
+                (encoding, stored.into_owned())
+            } else {
+                let (encoding, stored) = encode(&data);
+                (encoding, stored.into_owned())
+            };
+            (hash, data.len(), encoding, stored)
+        })
+        .collect()
+}
+
+fn insert_blobs(tx: &Transaction<'_>, blobs: Vec<StoredBlob>) -> Sql<()> {
+    let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
+    for (hash, size, encoding, stored) in blobs {
+        st.execute(params![hash, size as i64, encoding, stored])?;
+    }
+    Ok(())
+}
+
+/// manifest, category, source, client, consumer and consumer_hidden.
 fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO manifest VALUES (?1, ?2)")?;
     for (k, v) in &d.manifest {
         st.execute(params![k, v])?;
-    }
-    let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
-    for (hash, data) in &d.blobs {
-        let (encoding, stored) = encode_cached(hash, data);
-        st.execute(params![hash, data.len() as i64, encoding, stored.as_ref()])?;
     }
     let mut st =
         tx.prepare("INSERT INTO category VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")?;
@@ -236,7 +265,7 @@ fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     Ok(())
 }
 
-fn insert_cards(tx: &Transaction<'_>, cards: &[CardRow]) -> Sql<()> {
+fn insert_cards(tx: &Transaction<'_>, cards: Vec<CardRow>) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
     let mut frag = tx.prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")?;
     for (id, c) in (1i64..).zip(cards) {
@@ -257,7 +286,7 @@ fn insert_cards(tx: &Transaction<'_>, cards: &[CardRow]) -> Sql<()> {
     Ok(())
 }
 
-fn insert_entries(tx: &Transaction<'_>, entries: &[EntryRow]) -> Sql<()> {
+fn insert_entries(tx: &Transaction<'_>, entries: Vec<EntryRow>) -> Sql<()> {
     let mut st = tx.prepare(
         "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
@@ -289,7 +318,7 @@ fn insert_entries(tx: &Transaction<'_>, entries: &[EntryRow]) -> Sql<()> {
 
 /// name, reason and bundle, each bundle's slots packed into one JSON array of
 /// `[name, entry]` and `[name, null, reason]` ids.
-fn insert_bundles(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
+fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
     use std::fmt::Write as _;
     for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
         let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
@@ -299,7 +328,7 @@ fn insert_bundles(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     }
     let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
     let mut packed = String::new();
-    for (id, b) in (1i64..).zip(&d.bundles) {
+    for (id, b) in (1i64..).zip(std::mem::take(&mut d.bundles)) {
         packed.clear();
         packed.push('[');
         for s in &b.slots {

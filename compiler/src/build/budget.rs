@@ -72,24 +72,29 @@ impl<'a> CardTexts<'a> {
                 self.fragments[c].extend(frags.iter().cloned());
             }
         }
+        // Rendered and counted on every core: counting tokens is most of a large build.
         let rendered = missing
             .par_iter()
             .map(|&c| {
                 let frags =
                     self.renderer
                         .catalog_fragments(&self.cards[c], drop_triggers, chars)?;
-                Ok((c, frags))
+                let counted: Vec<CardFragment> = frags
+                    .into_iter()
+                    .map(|(format, text)| CardFragment {
+                        level: level.to_string(),
+                        format,
+                        text: Counted {
+                            tokens: tokens::count(&text),
+                            text,
+                        },
+                    })
+                    .collect();
+                Ok((c, counted))
             })
             .collect::<Result<Vec<_>, RenderError>>()?;
         for (c, frags) in rendered {
-            self.fragments[c].extend(frags.into_iter().map(|(format, text)| CardFragment {
-                level: level.to_string(),
-                format,
-                text: Counted {
-                    tokens: tokens::count(&text),
-                    text,
-                },
-            }));
+            self.fragments[c].extend(frags);
         }
         Ok(())
     }

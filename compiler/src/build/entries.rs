@@ -1,7 +1,7 @@
 //! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
 //! counted, and the catalog cards they share.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -14,8 +14,9 @@ use crate::resolve::{EntryKey, Prepared};
 /// One rendered entry.
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The entry, `body_tokens` counted.
-    pub entry: Entry,
+    /// The entry, `body_tokens` counted (boxed: the list of a large workspace holds tens of
+    /// thousands, and moves them more than it reads them).
+    pub entry: Box<Entry>,
     /// Its part of an answer prompt.
     pub prompt: PromptParts,
     /// Tokens of the whole prompt part.
@@ -60,35 +61,42 @@ pub fn render_all(
         .enumerate()
         .map(|(i, k)| (i, input.reuse.and_then(|r| r.entry(ws, k))))
         .partition(|(_, kept)| kept.is_some());
-    let rendered: Vec<(Entry, PromptParts)> = todo
+    let rendered: Vec<(Box<Entry>, PromptParts)> = todo
         .par_iter()
         .map(|&(i, _)| {
             let e = render::build_entry(input.prepared, input.pool, &keys[i]);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
-            Ok((e, prompt))
+            Ok((Box::new(e), prompt))
         })
         .collect::<Result<_, RenderError>>()?;
-    let mut slots: Vec<Option<Rendered>> = vec![None; keys.len()];
-    for (i, r) in kept {
-        slots[i] = r.cloned();
-        meter.tick();
-    }
-    for ((i, _), r) in todo.into_iter().zip(count_tokens(rendered)) {
-        slots[i] = Some(r);
-    }
-    let mut list: Vec<Rendered> = slots.into_iter().flatten().collect();
+    let mut list = if kept.is_empty() {
+        count_tokens(rendered)
+    } else {
+        let mut slots: Vec<Option<Rendered>> = vec![None; keys.len()];
+        for (i, r) in kept {
+            slots[i] = r.cloned();
+            meter.tick();
+        }
+        for ((i, _), r) in todo.into_iter().zip(count_tokens(rendered)) {
+            slots[i] = Some(r);
+        }
+        slots.into_iter().flatten().collect()
+    };
     let cards = assign_cards(&mut list);
     Ok(Entries { list, cards })
 }
 
 /// Counts each distinct text once: bodies repeat across locales and tiers without their own.
-fn count_tokens(rendered: Vec<(Entry, PromptParts)>) -> Vec<Rendered> {
-    let texts: BTreeSet<&str> = rendered
+fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Rendered> {
+    // Hashed, not sorted: bodies are long and alike, and comparing them costs more than
+    // counting them.
+    let texts: HashSet<&str> = rendered
         .iter()
         .flat_map(|(e, p)| [e.body.as_str(), p.prefix.as_str(), p.suffix.as_str()])
         .collect();
-    let counted: BTreeMap<&str, u32> = texts
+    let texts: Vec<&str> = texts.into_iter().collect();
+    let counted: HashMap<&str, u32> = texts
         .into_par_iter()
         .map(|t| (t, tokens::count(t)))
         .collect();

@@ -250,22 +250,24 @@ fn build_once(
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
-    let bytes = artifact::write(out, &data)?;
-    progress(options, "writing", 1, 1);
-    let stats = BuildStats {
+    let mut stats = BuildStats {
         skills: ws.skills.len(),
         bundles: data.bundles.len(),
         entries: data.entries.len(),
         blobs: data.blobs.len(),
-        bytes,
+        bytes: 0,
         source_bytes,
     };
+    // A one-shot build needs the workspace no more: its memory is the file's to use.
+    let ws = session.is_some().then_some(ws);
+    stats.bytes = artifact::write(out, data, session.is_some())?;
+    progress(options, "writing", 1, 1);
     let report = BuildReport {
         diagnostics,
         stats: Some(stats),
         unchanged: false,
     };
-    if let Some(s) = session {
+    if let (Some(s), Some(ws)) = (session, ws) {
         remember(s, ws, kept, input_hash, options, out, &report);
     }
     Ok(report)

@@ -109,7 +109,7 @@ pub fn entries(
     let mut blobs = BTreeMap::new();
     let rows = list
         .map(|r| {
-            let e = r.entry;
+            let e = *r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
                 "{:06}:{}",

@@ -2,14 +2,15 @@
 //!
 //! ```text
 //! skillc-bench [--skills N] [--clients N] [--overrides N] [--locales N] [--tiers N] [--seed N]
-//!              [--runs N] [--keep DIR] [--scale N,N...] [--only-scale]
+//!              [--runs N] [--keep DIR] [--scale N,N...] [--only-scale] [--generate-only]
 //! ```
 //! Defaults are the reference workload. Prints the median wall time of full builds, the
 //! peak memory of one build, the artifact's size against the workspace's distinct source bytes,
 //! and the latency from editing one client's skill to the new artifact in watch mode.
 //! `--scale 5000,50000` then builds the same workload with those numbers of clients, one fresh
 //! workspace each, and prints time, peak memory and size for each (SPEC 9's scale points);
-//! `--only-scale` skips the reference workload's figures.
+//! `--only-scale` skips the reference workload's figures; `--generate-only` writes the workspace
+//! (into `--keep DIR`) and stops.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -76,6 +77,11 @@ fn main() {
     }
     let t = Instant::now();
     let files = generate(&dir, shape).expect("generate workspace");
+    if args.iter().any(|a| a == "--generate-only") {
+        println!("generated {files} files in {}", dir.display());
+        let _ = std::fs::remove_dir_all(&tmp);
+        return;
+    }
     println!(
         "workload: {} global skills, {} clients x {} overrides, {} locales, {} tiers (seed {}): {files} files, generated in {:.2}s",
         shape.skills,
