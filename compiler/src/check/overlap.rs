@@ -187,12 +187,107 @@ fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
     }
 }
 
+/// Everything the pass reads of a workspace, owned: an edit that leaves it equal (a body, an
+/// asset, a template) leaves the warnings as they were.
+#[derive(Debug, PartialEq)]
+struct Inputs {
+    threshold: u32,
+    skills: Vec<SkillInputs>,
+    /// Each client's toggles (skill name, enabled).
+    toggles: Vec<(String, Vec<(String, bool)>)>,
+    /// Categories hidden from the model.
+    hidden_categories: Vec<String>,
+}
+
+/// What the pass reads of one skill.
+#[derive(Debug, PartialEq)]
+struct SkillInputs {
+    scope: Scope,
+    file: String,
+    name: String,
+    namespace: String,
+    category: Option<String>,
+    hidden: bool,
+    variant: bool,
+    default_enabled: Option<bool>,
+    description: Option<String>,
+    description_pos: crate::diagnostic::Pos,
+    trigger_examples: Vec<String>,
+    distinct_from: Vec<String>,
+}
+
+impl Inputs {
+    fn of(ws: &Workspace) -> Self {
+        let skills = ws
+            .skills
+            .iter()
+            .map(|s| {
+                let fm = &s.frontmatter;
+                SkillInputs {
+                    scope: s.scope.clone(),
+                    file: s.file.clone(),
+                    name: s.name.clone(),
+                    namespace: s.namespace.clone(),
+                    category: s.category.clone(),
+                    hidden: fm.hidden_from_llm,
+                    variant: fm.variant_of.is_some(),
+                    default_enabled: fm.default_enabled,
+                    description: fm.description.clone(),
+                    description_pos: s.description_pos,
+                    trigger_examples: fm.trigger_examples.clone(),
+                    distinct_from: fm.distinct_from.iter().map(|r| r.text.clone()).collect(),
+                }
+            })
+            .collect();
+        let toggles = ws
+            .clients
+            .values()
+            .map(|c| {
+                let t = c.toggles.iter().map(|(n, t)| (n.clone(), t.enabled));
+                (c.id.clone(), t.collect())
+            })
+            .collect();
+        let hidden_categories = ws
+            .categories
+            .values()
+            .filter(|c| c.hidden_from_llm)
+            .map(|c| c.id.clone())
+            .collect();
+        Inputs {
+            threshold: ws.config.overlap_threshold,
+            skills,
+            toggles,
+            hidden_categories,
+        }
+    }
+}
+
+/// The last pass of this process: its inputs and warnings (watch and the studio check the
+/// same workspace over and over, and most edits are to bodies).
+static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
+
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
-/// `catalog.overlap_threshold`.
+/// `catalog.overlap_threshold`; the last pass's warnings when its inputs are equal.
 pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
+    let inputs = Inputs::of(ws);
+    if let Ok(last) = LAST.lock() {
+        if let Some((seen, warnings)) = last.as_ref() {
+            if *seen == inputs {
+                return warnings.clone();
+            }
+        }
+    }
+    let warnings = compute(ws);
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((inputs, warnings.clone()));
+    }
+    warnings
+}
+
+fn compute(ws: &Workspace) -> Vec<Diagnostic> {
     let threshold = ws.config.overlap_threshold as f32 / 100.0;
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
@@ -309,4 +404,77 @@ fn warning(
          to its frontmatter if they are meant to look alike",
         y.name, x.name
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> Workspace {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/overlap/workspace");
+        crate::check::check(&root, &Default::default())
+            .unwrap()
+            .workspace
+    }
+
+    fn skill<'w>(ws: &'w mut Workspace, name: &str) -> &'w mut Skill {
+        ws.skills.iter_mut().find(|s| s.name == name).unwrap()
+    }
+
+    /// Every input the pass reads, changed one at a time: the kept result is never served
+    /// for a workspace it was not computed from.
+    #[test]
+    fn the_last_result_is_reused_only_for_equal_inputs() {
+        let mut ws = fixture();
+        let check = |ws: &Workspace| assert_eq!(warnings(ws), compute(ws));
+        check(&ws);
+        assert!(!compute(&ws).is_empty());
+        skill(&mut ws, "returns").body.push_str("A body edit.");
+        check(&ws);
+        let edits: Vec<Box<dyn Fn(&mut Workspace)>> = vec![
+            Box::new(|ws| {
+                skill(ws, "returns").frontmatter.description =
+                    Some("Ship parcels abroad quickly.".into())
+            }),
+            Box::new(|ws| {
+                skill(ws, "refunds")
+                    .frontmatter
+                    .trigger_examples
+                    .push("refund order policy request timelines".into())
+            }),
+            Box::new(|ws| skill(ws, "billing").name = "billing-desk".into()),
+            Box::new(|ws| skill(ws, "invoices").description_pos.line += 1),
+            Box::new(|ws| ws.config.overlap_threshold = 95),
+            Box::new(|ws| ws.config.overlap_threshold = 50),
+            Box::new(|ws| skill(ws, "refunds").frontmatter.default_enabled = Some(false)),
+            Box::new(|ws| {
+                let t = crate::model::Toggle {
+                    enabled: true,
+                    pos: Default::default(),
+                };
+                ws.clients
+                    .get_mut("acme")
+                    .unwrap()
+                    .toggles
+                    .insert("refunds".into(), t);
+            }),
+            Box::new(|ws| {
+                skill(ws, "refund-policy")
+                    .frontmatter
+                    .distinct_from
+                    .push(crate::model::SkillRef {
+                        text: "refunds".into(),
+                        pos: Default::default(),
+                    })
+            }),
+            Box::new(|ws| skill(ws, "invoices").frontmatter.hidden_from_llm = true),
+        ];
+        for (n, edit) in edits.iter().enumerate() {
+            let before = warnings(&ws);
+            edit(&mut ws);
+            assert_ne!(compute(&ws), before, "edit {n} changes the warnings");
+            check(&ws);
+        }
+    }
 }
