@@ -432,7 +432,8 @@ mod tests {
         assert!(!compute(&ws).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
         check(&ws);
-        let edits: Vec<Box<dyn Fn(&mut Workspace)>> = vec![
+        type Edit = Box<dyn Fn(&mut Workspace)>;
+        let edits: Vec<Edit> = vec![
             Box::new(|ws| {
                 skill(ws, "returns").frontmatter.description =
                     Some("Ship parcels abroad quickly.".into())
