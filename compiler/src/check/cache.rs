@@ -271,3 +271,40 @@ fn write_stored(root: &Path, fingerprint: Fingerprint, checked: &Checked) {
         let _ = std::fs::remove_file(&tmp);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_result_is_served_until_an_input_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let skill = root.join("greet/SKILL.md");
+        std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+        std::fs::write(
+            &skill,
+            "---\nname: greet\ndescription: Greets.\n---\nHello.\n",
+        )
+        .unwrap();
+        let options = CheckOptions::default();
+        let first = check(root, &options).unwrap();
+        assert!(!first.cached);
+        assert_eq!(first.skill_files, ["greet/SKILL.md"]);
+        let again = check(root, &options).unwrap();
+        assert!(
+            again.cached,
+            "the second check of the same files is the kept one"
+        );
+        assert_eq!(again.diagnostics, first.diagnostics);
+        let strict = CheckOptions { strict_spec: true };
+        assert!(
+            !check(root, &strict).unwrap().cached,
+            "other options, another result"
+        );
+        std::fs::write(&skill, "---\nname: greet\n---\nHello.\n").unwrap();
+        let edited = check(root, &options).unwrap();
+        assert!(!edited.cached);
+        assert_ne!(edited.diagnostics, first.diagnostics);
+    }
+}
