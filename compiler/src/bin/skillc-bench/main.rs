@@ -131,7 +131,22 @@ fn main() {
         "watch rebuild after one edit: {}",
         watch_latency(&dir, &tmp.join("watch.db"))
     );
-    scale_points(&args, &tmp, shape);
+    // Each scale point in a fresh process: this one still holds the watch session's caches,
+    // which would count in its peak.
+    if let Some(points) = arg(&args, "--scale") {
+        let me = std::env::current_exe().expect("the bench's own path");
+        let mut child = std::process::Command::new(me);
+        child.args(["--only-scale", "--scale", &points]);
+        for name in ["--skills", "--overrides", "--locales", "--tiers", "--seed"] {
+            if let Some(v) = arg(&args, name) {
+                child.args([name, &v]);
+            }
+        }
+        match child.output() {
+            Ok(o) => print!("{}", String::from_utf8_lossy(&o.stdout)),
+            Err(e) => println!("(scale points not run: {e})"),
+        }
+    }
     if arg(&args, "--keep").is_none() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
