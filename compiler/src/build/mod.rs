@@ -213,7 +213,7 @@ fn build_once(
     if let Some(report) = already_written(session.as_deref(), &input_hash, options, out) {
         return Ok(report);
     }
-    let report = crate::check::finish(loaded, &CheckOptions::default());
+    let report = crate::check::finish(loaded, &CheckOptions::default(), session.is_some());
     let mut diagnostics = report.diagnostics;
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         return Ok(BuildReport {

@@ -51,9 +51,11 @@ impl CheckReport {
 }
 
 /// Applies the profile, attaches source lines and sorts.
-pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
+/// `remember`: a session (watch, the studio) that checks the same workspace again soon; the
+/// overlap pass keeps its last result for it.
+pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions, remember: bool) -> CheckReport {
     let mut diagnostics = loaded.diagnostics;
-    diagnostics.extend(validate::validate(&loaded.workspace));
+    diagnostics.extend(validate::validate(&loaded.workspace, remember));
     diagnostics.retain(|d| {
         options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
     });
@@ -76,13 +78,18 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions) -> CheckRepor
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    Ok(checked(root, load::load_dir(root)?, options))
+    Ok(checked(root, load::load_dir(root)?, options, false))
 }
 
 /// Validates a loaded workspace, renders its templates and reads its test cases, as `check`
 /// reports them.
-fn checked(root: &Path, loaded: load::Loaded, options: &CheckOptions) -> CheckReport {
-    let mut report = finish(loaded, options);
+fn checked(
+    root: &Path,
+    loaded: load::Loaded,
+    options: &CheckOptions,
+    remember: bool,
+) -> CheckReport {
+    let mut report = finish(loaded, options, remember);
     render_templates(&mut report);
     let (_, case_problems) = crate::cases::load(root, &report.workspace);
     if !case_problems.is_empty() {
@@ -104,6 +111,7 @@ pub fn check_cached(
         root,
         load::load_dir_with(root, Some(cache), drafts)?,
         options,
+        true,
     ))
 }
 
@@ -123,7 +131,7 @@ fn render_templates(report: &mut CheckReport) {
 
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
 pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
-    finish(load::load_files(files, &[]), options)
+    finish(load::load_files(files, &[]), options, false)
 }
 
 #[cfg(test)]

@@ -267,10 +267,15 @@ impl Inputs {
 static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
 
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
-/// `catalog.overlap_threshold`; the last pass's warnings when its inputs are equal.
-pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
+/// `catalog.overlap_threshold`. With `remember` (a session), the last pass's warnings when its
+/// inputs are equal, and this pass kept for the next; a one-shot check keeps nothing (at
+/// 50,000 clients the warnings alone are hundreds of megabytes).
+pub fn warnings(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
+    }
+    if !remember {
+        return compute(ws);
     }
     let inputs = Inputs::of(ws);
     if let Ok(last) = LAST.lock() {
@@ -427,7 +432,7 @@ mod tests {
     #[test]
     fn the_last_result_is_reused_only_for_equal_inputs() {
         let mut ws = fixture();
-        let check = |ws: &Workspace| assert_eq!(warnings(ws), compute(ws));
+        let check = |ws: &Workspace| assert_eq!(warnings(ws, true), compute(ws));
         check(&ws);
         assert!(!compute(&ws).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
@@ -472,7 +477,7 @@ mod tests {
             Box::new(|ws| skill(ws, "invoices").frontmatter.hidden_from_llm = true),
         ];
         for (n, edit) in edits.iter().enumerate() {
-            let before = warnings(&ws);
+            let before = warnings(&ws, true);
             edit(&mut ws);
             assert_ne!(compute(&ws), before, "edit {n} changes the warnings");
             check(&ws);

@@ -9,7 +9,7 @@ use crate::model::{Scope, Skill, SkillRef, Workspace};
 use crate::resolve::refs::Index;
 
 /// Every cross-file check over a loaded workspace.
-pub fn validate(ws: &Workspace) -> Vec<Diagnostic> {
+pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
     let index = Index::new(ws);
     let mut out = Vec::new();
     duplicates(ws, &mut out);
@@ -39,7 +39,7 @@ pub fn validate(ws: &Workspace) -> Vec<Diagnostic> {
     );
     clients(ws, &index, &mut out);
     required_variables(ws, &mut out);
-    out.extend(super::overlap::warnings(ws));
+    out.extend(super::overlap::warnings(ws, remember));
     out
 }
 
