@@ -1047,16 +1047,7 @@ fn check(
 ) -> ExitCode {
     let options = skillc::CheckOptions { strict_spec };
     let checked = if no_cache {
-        skillc::check(workspace, &options).map(|report| skillc::check::cache::Checked {
-            skill_files: report
-                .workspace
-                .skills
-                .iter()
-                .map(|s| s.file.clone())
-                .collect(),
-            diagnostics: report.diagnostics,
-            cached: false,
-        })
+        skillc::check(workspace, &options).map(skillc::check::cache::Checked::from)
     } else {
         skillc::check::cache::check(workspace, &options)
     };

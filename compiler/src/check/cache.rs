@@ -33,6 +33,22 @@ pub struct Checked {
     pub cached: bool,
 }
 
+impl From<super::CheckReport> for Checked {
+    /// A fresh check's result.
+    fn from(report: super::CheckReport) -> Self {
+        Checked {
+            skill_files: report
+                .workspace
+                .skills
+                .iter()
+                .map(|s| s.file.clone())
+                .collect(),
+            diagnostics: report.diagnostics,
+            cached: false,
+        }
+    }
+}
+
 /// Every input file as last hashed: relative path → (stamp, content hash).
 type Hashes = BTreeMap<String, (Stamp, String)>;
 
@@ -122,17 +138,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<Checked, fsio::Error
             });
         }
     }
-    let report = super::check(root, options)?;
-    let checked = Checked {
-        diagnostics: report.diagnostics,
-        skill_files: report
-            .workspace
-            .skills
-            .iter()
-            .map(|s| s.file.clone())
-            .collect(),
-        cached: false,
-    };
+    let checked = Checked::from(super::check(root, options)?);
     // Kept only if no input moved while it was checked.
     let after = fingerprint(root, options, Some((&before.files, before.at)))?;
     if after.key == before.key && after.files == before.files {
@@ -149,12 +155,7 @@ fn fingerprint(
     previous: Option<(&Hashes, i128)>,
 ) -> Result<Fingerprint, fsio::Error> {
     let at = fsio::now_ns();
-    let boundary = root
-        .canonicalize()
-        .map_err(|source| fsio::Error::Workspace {
-            path: root.to_path_buf(),
-            source,
-        })?;
+    let boundary = fsio::canonical_root(root)?;
     let mut listed = fsio::list_tree(root, "", &boundary)?;
     for (prefix, dir) in roots_read_apart(root, &listed) {
         if let Ok(canonical) = dir.canonicalize() {

@@ -126,6 +126,14 @@ pub fn read_tree_cached(
     })
 }
 
+/// The canonical folder of a workspace: symbolic links inside it may point anywhere below it.
+pub fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
+    root.canonicalize().map_err(|source| Error::Workspace {
+        path: root.to_path_buf(),
+        source,
+    })
+}
+
 /// What a walk found before reading any file.
 #[derive(Debug, Default)]
 pub struct Listed {
@@ -148,10 +156,7 @@ fn walk(
     boundary: &Path,
     cache: Option<&ReadCache>,
 ) -> Result<Listed, Error> {
-    let canonical = root.canonicalize().map_err(|source| Error::Workspace {
-        path: root.to_path_buf(),
-        source,
-    })?;
+    let canonical = canonical_root(root)?;
     if !canonical.is_dir() {
         return Err(Error::Workspace {
             path: root.to_path_buf(),

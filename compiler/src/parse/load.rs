@@ -69,12 +69,7 @@ pub fn load_dir_with(
     mut cache: Option<&mut LoadCache>,
     drafts: &[RawFile],
 ) -> Result<Loaded, fsio::Error> {
-    let boundary = root
-        .canonicalize()
-        .map_err(|source| fsio::Error::Workspace {
-            path: root.to_path_buf(),
-            source,
-        })?;
+    let boundary = fsio::canonical_root(root)?;
     let trusted = cache.as_deref_mut().and_then(|c| {
         let trust = std::mem::take(&mut c.trust_tree);
         trust.then(|| c.tree.clone()).flatten()
