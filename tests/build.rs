@@ -14,7 +14,7 @@ use std::process::Command;
 
 use rusqlite::{Connection, OpenFlags};
 use skillc::build::{build, BuildOptions};
-use skillc::resolve::{self, BundleSpec, Slot};
+use skillc::resolve::{self, BundleSpec, Slot, Slots};
 use skillc::CheckOptions;
 
 fn sample() -> PathBuf {
@@ -432,7 +432,7 @@ fn client_bundles_stored_as_differences_equal_a_full_resolution() {
         let base = p.resolve(&global);
         let affected = p.affected(&client);
         let mut merged = base.clone();
-        merged.extend(p.resolve_some(&spec, Some((&affected, &base))));
+        merged.extend(p.resolve_some(&spec, Some((&affected, &Slots::from(base)))));
         let full: BTreeMap<String, Slot> = p.resolve(&spec);
         assert_eq!(merged, full, "{spec:?}");
     }

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::incremental::Reuse;
 use super::Meter;
-use crate::resolve::{self, BundleSpec, EntryKey, Prepared, Slot};
+use crate::resolve::{self, BundleSpec, EntryKey, Prepared, Slot, Slots};
 use crate::Workspace;
 
 /// Every bundle of the workspace and the base each client bundle builds on.
@@ -45,7 +45,7 @@ pub fn plan(ws: &Workspace) -> Plan {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Resolved {
     /// Slots per bundle, in the plan's order (shared with the next build when unchanged).
-    pub slots: Vec<Arc<BTreeMap<String, Slot>>>,
+    pub slots: Vec<Arc<Slots>>,
 }
 
 impl Resolved {
@@ -88,10 +88,10 @@ pub fn resolve_all(
     meter: &Meter<'_>,
     reuse: Option<&Reuse<'_>>,
 ) -> Resolved {
-    let kept: Vec<Option<Arc<BTreeMap<String, Slot>>>> = (0..plan.specs.len())
+    let kept: Vec<Option<Arc<Slots>>> = (0..plan.specs.len())
         .map(|b| reuse.and_then(|r| r.slots(plan, b)))
         .collect();
-    let mut slots: Vec<Arc<BTreeMap<String, Slot>>> = plan
+    let mut slots: Vec<Arc<Slots>> = plan
         .specs
         .par_iter()
         .zip(&kept)
@@ -103,7 +103,7 @@ pub fn resolve_all(
             (false, None) => {
                 let r = prepared.resolve(spec);
                 meter.tick();
-                Arc::new(r)
+                Arc::new(Slots::from(r))
             }
             // Counted once, when its differences are resolved below.
             (true, None) => Arc::default(),
@@ -121,7 +121,7 @@ pub fn resolve_all(
         .par_iter()
         .map(|c| (*c, prepared.affected(c)))
         .collect();
-    let deltas: Vec<(usize, BTreeMap<String, Slot>)> = plan
+    let deltas: Vec<(usize, Slots)> = plan
         .specs
         .par_iter()
         .enumerate()
@@ -131,7 +131,7 @@ pub fn resolve_all(
             let mut own = prepared.resolve_some(spec, Some((names, base)));
             own.retain(|q, slot| base.get(q) != Some(slot));
             meter.tick();
-            Some((b, own))
+            Some((b, Slots::from(own)))
         })
         .collect();
     for (b, own) in deltas {

@@ -8,7 +8,7 @@
 //! client whose own skills and `client.yaml` are equal keeps its resolved bundles, and every
 //! entry built only from unchanged skills keeps its rendered texts.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::budget::CardTextMemo;
@@ -16,7 +16,7 @@ use super::bundles::{Plan, Resolved};
 use super::entries::Rendered;
 use crate::model::{Scope, Workspace};
 use crate::resolve::pool::Pool;
-use crate::resolve::{EntryKey, Slot};
+use crate::resolve::{EntryKey, Slots};
 
 /// What a build keeps for the next one.
 #[derive(Debug, Default)]
@@ -97,7 +97,7 @@ fn same_client(a: &Workspace, b: &Workspace, id: &str) -> bool {
 
 impl Reuse<'_> {
     /// The previous slots of bundle `b` of the plan (the same plan), if its inputs are equal.
-    pub fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<BTreeMap<String, Slot>>> {
+    pub fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>> {
         match &plan.specs[b].client {
             Some(c) if self.changed_clients.contains(c) => None,
             _ => self.kept.resolved.slots.get(b).cloned(),

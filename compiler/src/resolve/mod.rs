@@ -57,6 +57,51 @@ pub enum Slot {
     Removed(String),
 }
 
+/// A bundle's slots, sorted by qualified name. Most are a client bundle's few differences
+/// from its base, and there are as many as bundles (150,000 at 5,000 clients): a sorted slice
+/// holds them in their own size, where a B-tree's first node alone took 1.3 KB.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slots(Box<[(String, Slot)]>);
+
+impl Slots {
+    /// The slot of qualified name `q`.
+    pub fn get(&self, q: &str) -> Option<&Slot> {
+        let i = self.0.binary_search_by(|(n, _)| n.as_str().cmp(q)).ok()?;
+        Some(&self.0[i].1)
+    }
+
+    /// Whether the bundle has a slot named `q`.
+    pub fn contains_key(&self, q: &str) -> bool {
+        self.get(q).is_some()
+    }
+
+    /// Names and slots, in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Slot)> {
+        self.0.iter().map(|(q, s)| (q, s))
+    }
+
+    /// Slots, in name order.
+    pub fn values(&self) -> impl Iterator<Item = &Slot> {
+        self.0.iter().map(|(_, s)| s)
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<BTreeMap<String, Slot>> for Slots {
+    fn from(map: BTreeMap<String, Slot>) -> Self {
+        Slots(map.into_iter().collect())
+    }
+}
+
 /// Per-workspace facts that every bundle's resolution reads.
 #[derive(Debug)]
 pub struct Prepared<'a> {
@@ -358,7 +403,7 @@ impl Prepared<'_> {
     pub fn resolve_some(
         &self,
         spec: &BundleSpec,
-        only: Option<(&BTreeSet<String>, &BTreeMap<String, Slot>)>,
+        only: Option<(&BTreeSet<String>, &Slots)>,
     ) -> BTreeMap<String, Slot> {
         let ctx = BundleCtx::new(self.ws, spec, only);
         let mut slots: BTreeMap<String, Slot> = BTreeMap::new();
@@ -548,7 +593,7 @@ struct BundleCtx<'w, 'o> {
     client: Option<&'w Client>,
     flags: &'w serde_json::Value,
     tier: Option<&'w crate::model::Tier>,
-    only: Option<(&'o BTreeSet<String>, &'o BTreeMap<String, Slot>)>,
+    only: Option<(&'o BTreeSet<String>, &'o Slots)>,
 }
 
 static NO_FLAGS: std::sync::LazyLock<serde_json::Value> =
@@ -558,7 +603,7 @@ impl<'w, 'o> BundleCtx<'w, 'o> {
     fn new(
         ws: &'w Workspace,
         spec: &'o BundleSpec,
-        only: Option<(&'o BTreeSet<String>, &'o BTreeMap<String, Slot>)>,
+        only: Option<(&'o BTreeSet<String>, &'o Slots)>,
     ) -> Self {
         let client = spec.client.as_ref().and_then(|c| ws.clients.get(c));
         BundleCtx {
