@@ -2,7 +2,8 @@
 //! cut down a fixed ladder (trigger examples first, then descriptions shorter and shorter)
 //! until it fits, deterministically, with a warning that says what was cut (W114).
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 
 use rayon::prelude::*;
 use skillc_runtime::schema::{CardFragment, CategoryRow, Counted};
@@ -25,7 +26,7 @@ const LADDER: [&str; 6] = [
 ];
 
 /// Catalog fragments by card and budget level, kept for the next build.
-pub type CardTextMemo = HashMap<(Card, String), Vec<CardFragment>>;
+pub type CardTextMemo = FxHashMap<(Card, String), Vec<CardFragment>>;
 
 /// The catalog fragments of every card, rendered per level on demand.
 pub struct CardTexts<'a> {
@@ -101,7 +102,7 @@ impl<'a> CardTexts<'a> {
 
     /// The fragments, and (with `keep`) the same by card and level for the next build.
     pub fn into_memo(self, keep: bool) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
-        let mut memo = CardTextMemo::new();
+        let mut memo = CardTextMemo::default();
         if !keep {
             return (self.fragments, memo);
         }
@@ -165,7 +166,7 @@ pub struct BudgetInput<'a> {
     /// Their slots.
     pub resolved: &'a Resolved,
     /// Entry index per key.
-    pub key_index: &'a HashMap<&'a EntryKey, usize>,
+    pub key_index: &'a FxHashMap<&'a EntryKey, usize>,
     /// The rendered entries.
     pub entries: &'a Entries,
     /// Categories with their header fragments.

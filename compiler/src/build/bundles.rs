@@ -2,7 +2,8 @@
 //! full; a client's bundle only where it can differ from the global bundle of its locale and
 //! tier, and keeps only its differences (the rest is shared with that base).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -67,7 +68,7 @@ impl Resolved {
     /// bundles first): a bundle's entries then sit together in the artifact, so a lookup
     /// reads a few adjacent pages rather than one page per entry.
     pub fn distinct_keys(&self) -> Vec<EntryKey> {
-        let mut seen: HashSet<&EntryKey> = HashSet::new();
+        let mut seen: FxHashSet<&EntryKey> = FxHashSet::default();
         let mut keys = Vec::new();
         for slot in self.slots.iter().flat_map(|b| b.values()) {
             if let Slot::Entry(k) = slot {

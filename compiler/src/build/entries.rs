@@ -1,7 +1,7 @@
 //! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
 //! counted, and the catalog cards they share.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use rayon::prelude::*;
 
@@ -91,12 +91,12 @@ pub fn render_all(
 fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Rendered> {
     // Hashed, not sorted: bodies are long and alike, and comparing them costs more than
     // counting them.
-    let texts: HashSet<&str> = rendered
+    let texts: FxHashSet<&str> = rendered
         .iter()
         .flat_map(|(e, p)| [e.body.as_str(), p.prefix.as_str(), p.suffix.as_str()])
         .collect();
     let texts: Vec<&str> = texts.into_iter().collect();
-    let counted: HashMap<&str, u32> = texts
+    let counted: FxHashMap<&str, u32> = texts
         .into_par_iter()
         .map(|t| (t, tokens::count(t)))
         .collect();
@@ -128,7 +128,7 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Rendered> {
 /// Cards are what catalogs show, shared by entries that differ only in their body; numbered
 /// in the order entries first show them, for the same locality as the entries'.
 fn assign_cards(list: &mut [Rendered]) -> Vec<Card> {
-    let mut index: HashMap<Card, usize> = HashMap::new();
+    let mut index: FxHashMap<Card, usize> = FxHashMap::default();
     let mut cards = Vec::new();
     for r in list.iter_mut() {
         let card = r.entry.card();

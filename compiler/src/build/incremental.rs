@@ -8,7 +8,8 @@
 //! client whose own skills and `client.yaml` are equal keeps its resolved bundles, and every
 //! entry built only from unchanged skills keeps its rendered texts.
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::budget::CardTextMemo;
@@ -28,7 +29,7 @@ pub struct Kept {
     /// Their slots.
     pub resolved: Resolved,
     /// Rendered entries by key.
-    pub entries: HashMap<EntryKey, Rendered>,
+    pub entries: FxHashMap<EntryKey, Rendered>,
     /// Catalog fragments by card and budget level.
     pub card_texts: CardTextMemo,
 }

@@ -8,7 +8,8 @@ pub mod incremental;
 mod rows;
 pub mod watch;
 
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -427,7 +428,7 @@ pub fn compile_reusing(
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
     let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
     let keys = resolved.distinct_keys();
-    let key_index: HashMap<&EntryKey, usize> =
+    let key_index: FxHashMap<&EntryKey, usize> =
         keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let categories = rows::categories(ws, &renderer).map_err(fail)?;
     let meter = Meter::new(options, "rendering entries", keys.len());

@@ -1,7 +1,8 @@
 //! Phase: the artifact's rows (the types of `skillc_runtime::schema`) laid out from the
 //! resolved and rendered data, each table by one function.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
@@ -178,7 +179,7 @@ pub struct Bundles {
 pub fn bundles(
     plan: &Plan,
     resolved: &Resolved,
-    key_index: &HashMap<&EntryKey, usize>,
+    key_index: &FxHashMap<&EntryKey, usize>,
     levels: Vec<String>,
 ) -> Bundles {
     let slots = || resolved.slots.iter().flat_map(|b| b.iter());
@@ -223,8 +224,8 @@ pub fn bundles(
 }
 
 /// The distinct texts, sorted, and the index of each.
-fn numbered<'a>(texts: impl Iterator<Item = &'a str>) -> (Vec<String>, HashMap<&'a str, usize>) {
-    let distinct: HashSet<&str> = texts.collect();
+fn numbered<'a>(texts: impl Iterator<Item = &'a str>) -> (Vec<String>, FxHashMap<&'a str, usize>) {
+    let distinct: FxHashSet<&str> = texts.collect();
     let mut sorted: Vec<&str> = distinct.into_iter().collect();
     sorted.sort_unstable();
     let index = sorted.iter().enumerate().map(|(i, t)| (*t, i)).collect();
