@@ -230,11 +230,11 @@ fn visible_cards(input: &BudgetInput<'_>, b: usize) -> Vec<usize> {
         .view(input.plan, b)
         .into_iter()
         .filter_map(|s| match s {
-            Slot::Entry(k) => Some(&input.entries.list[input.key_index[k]]),
+            Slot::Entry(k) => Some(input.key_index[k]),
             Slot::Removed(_) => None,
         })
-        .filter(|r| r.entry.catalog_visible)
-        .map(|r| r.card)
+        .filter(|&i| input.entries.list[i].entry.catalog_visible)
+        .map(|i| input.entries.card_of[i])
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect()

@@ -3,6 +3,8 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::incremental::Reuse;
@@ -21,8 +23,6 @@ pub struct Rendered {
     pub prompt: PromptParts,
     /// Tokens of the whole prompt part.
     pub prompt_tokens: u32,
-    /// Index of its card.
-    pub card: usize,
     /// Content hash of the body (its blob).
     pub body_hash: String,
 }
@@ -30,8 +30,11 @@ pub struct Rendered {
 /// The rendered entries (in key order) and the distinct cards they show.
 #[derive(Debug, Clone)]
 pub struct Entries {
-    /// Entries, in the order of the keys they were rendered from.
-    pub list: Vec<Rendered>,
+    /// Entries, in the order of the keys they were rendered from; shared with the session's
+    /// memo, which a rebuild takes them from without copying.
+    pub list: Vec<Arc<Rendered>>,
+    /// Index of each entry's card (numbered per build: the order depends on every entry).
+    pub card_of: Vec<usize>,
     /// Distinct cards, in the order entries first show them.
     pub cards: Vec<Card>,
 }
@@ -70,10 +73,10 @@ pub fn render_all(
             Ok((Box::new(e), prompt))
         })
         .collect::<Result<_, RenderError>>()?;
-    let mut list = if kept.is_empty() {
+    let list = if kept.is_empty() {
         count_tokens(rendered)
     } else {
-        let mut slots: Vec<Option<Rendered>> = vec![None; keys.len()];
+        let mut slots: Vec<Option<Arc<Rendered>>> = vec![None; keys.len()];
         for (i, r) in kept {
             slots[i] = r.cloned();
             meter.tick();
@@ -83,12 +86,16 @@ pub fn render_all(
         }
         slots.into_iter().flatten().collect()
     };
-    let cards = assign_cards(&mut list);
-    Ok(Entries { list, cards })
+    let (card_of, cards) = assign_cards(&list);
+    Ok(Entries {
+        list,
+        card_of,
+        cards,
+    })
 }
 
 /// Counts each distinct text once: bodies repeat across locales and tiers without their own.
-fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Rendered> {
+fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> {
     // Hashed, not sorted: bodies are long and alike, and comparing them costs more than
     // counting them.
     let texts: FxHashSet<&str> = rendered
@@ -114,28 +121,29 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Rendered> {
         .zip(counts)
         .map(|((mut entry, prompt), (body, prompt_tokens))| {
             entry.body_tokens = body;
-            Rendered {
+            Arc::new(Rendered {
                 body_hash: super::hash(entry.body.as_bytes()),
                 entry,
                 prompt,
                 prompt_tokens,
-                card: 0,
-            }
+            })
         })
         .collect()
 }
 
 /// Cards are what catalogs show, shared by entries that differ only in their body; numbered
 /// in the order entries first show them, for the same locality as the entries'.
-fn assign_cards(list: &mut [Rendered]) -> Vec<Card> {
+fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Card>) {
     let mut index: FxHashMap<Card, usize> = FxHashMap::default();
     let mut cards = Vec::new();
-    for r in list.iter_mut() {
-        let card = r.entry.card();
-        r.card = *index.entry(card).or_insert_with_key(|c| {
-            cards.push(c.clone());
-            cards.len() - 1
-        });
-    }
-    cards
+    let card_of = list
+        .iter()
+        .map(|r| {
+            *index.entry(r.entry.card()).or_insert_with_key(|c| {
+                cards.push(c.clone());
+                cards.len() - 1
+            })
+        })
+        .collect();
+    (card_of, cards)
 }

@@ -29,7 +29,7 @@ pub struct Kept {
     /// Their slots.
     pub resolved: Resolved,
     /// Rendered entries by key.
-    pub entries: FxHashMap<EntryKey, Rendered>,
+    pub entries: FxHashMap<EntryKey, Arc<Rendered>>,
     /// Catalog fragments by card and budget level.
     pub card_texts: CardTextMemo,
 }
@@ -106,7 +106,7 @@ impl Reuse<'_> {
     }
 
     /// The previous rendering of `key`, if the skills it is built from are unchanged.
-    pub fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Rendered> {
+    pub fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Arc<Rendered>> {
         let changed = |i: usize| match &ws.skills[i].scope {
             Scope::Client(c) => self.changed_clients.contains(c),
             Scope::Global => false,

@@ -453,9 +453,10 @@ pub fn compile_reusing(
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
     let (card_fragments, card_texts) = texts.into_memo(keep);
-    // A one-shot build moves each entry into its row; a session keeps the rendered entries.
+    // A one-shot build moves each entry into its row; a session shares them with its memo.
     let kept_list = keep.then(|| entries.list.clone());
-    let (entry_rows, mut blobs) = rows::entries(entries.list.into_iter(), &categories);
+    let listed = entries.list.into_iter().zip(entries.card_of);
+    let (entry_rows, mut blobs) = rows::entries(listed, &categories);
     let tables = rows::Tables {
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
         bundles: rows::bundles(&plan, &resolved, &key_index, budgets.levels),

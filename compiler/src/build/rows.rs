@@ -3,6 +3,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
@@ -100,7 +101,7 @@ pub fn record(e: &Entry) -> Record {
 
 /// Entry rows, and the blobs of their bodies (each moved into its blob or dropped).
 pub fn entries(
-    list: impl Iterator<Item = Rendered>,
+    list: impl Iterator<Item = (Arc<Rendered>, usize)>,
     categories: &[CategoryRow],
 ) -> (Vec<EntryRow>, BTreeMap<String, Vec<u8>>) {
     let position: BTreeMap<&str, i64> = categories
@@ -109,7 +110,10 @@ pub fn entries(
         .collect();
     let mut blobs = BTreeMap::new();
     let rows = list
-        .map(|r| {
+        .map(|(r, card)| {
+            // Moved out when this build holds the only reference (a one-shot build); copied
+            // when a session's memo shares it.
+            let r = Arc::unwrap_or_clone(r);
             let e = *r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
@@ -125,7 +129,7 @@ pub fn entries(
                 name: e.name,
                 qualified_name: e.qualified_name,
                 resolved_name: e.resolved_name,
-                card: r.card,
+                card,
                 category,
                 sort_key,
                 catalog_visible: e.catalog_visible,
