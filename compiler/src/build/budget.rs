@@ -230,7 +230,7 @@ fn visible_cards(input: &BudgetInput<'_>, b: usize) -> Vec<usize> {
         .view(input.plan, b)
         .into_iter()
         .filter_map(|s| match s {
-            Slot::Entry(k) => Some(input.key_index[k]),
+            Slot::Entry(k) => Some(input.key_index[&**k]),
             Slot::Removed(_) => None,
         })
         .filter(|&i| input.entries.list[i].entry.catalog_visible)

@@ -3,14 +3,14 @@
 //! tier, and keeps only its differences (the rest is shared with that base).
 
 use rustc_hash::FxHashSet;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::incremental::Reuse;
 use super::Meter;
-use crate::resolve::{self, BundleSpec, EntryKey, Prepared, Slot, Slots};
+use crate::resolve::{self, BundleSpec, EntryKey, Interner, Prepared, Slot, Slots};
 use crate::Workspace;
 
 /// Every bundle of the workspace and the base each client bundle builds on.
@@ -67,7 +67,7 @@ impl Resolved {
     /// The distinct entries of all bundles, in the order bundles first hold them (global
     /// bundles first): a bundle's entries then sit together in the artifact, so a lookup
     /// reads a few adjacent pages rather than one page per entry.
-    pub fn distinct_keys(&self) -> Vec<EntryKey> {
+    pub fn distinct_keys(&self) -> Vec<Arc<EntryKey>> {
         let mut seen: FxHashSet<&EntryKey> = FxHashSet::default();
         let mut keys = Vec::new();
         for slot in self.slots.iter().flat_map(|b| b.values()) {
@@ -82,7 +82,8 @@ impl Resolved {
 }
 
 /// Resolves the global bundles, then each client bundle's differences from its base; what
-/// `reuse` has from the previous build is taken from it.
+/// `reuse` has from the previous build is taken from it. Names and entry keys are interned:
+/// the global bundles share one copy, and each client's bundles one of their own.
 pub fn resolve_all(
     prepared: &Prepared<'_>,
     plan: &Plan,
@@ -92,50 +93,57 @@ pub fn resolve_all(
     let kept: Vec<Option<Arc<Slots>>> = (0..plan.specs.len())
         .map(|b| reuse.and_then(|r| r.slots(plan, b)))
         .collect();
-    let mut slots: Vec<Arc<Slots>> = plan
+    let globals: Vec<Option<BTreeMap<String, Slot>>> = plan
         .specs
         .par_iter()
         .zip(&kept)
-        .map(|(spec, kept)| match (spec.client.is_some(), kept) {
-            (_, Some(slots)) => {
-                meter.tick();
-                slots.clone()
-            }
-            (false, None) => {
-                let r = prepared.resolve(spec);
-                meter.tick();
-                Arc::new(Slots::from(r))
-            }
-            // Counted once, when its differences are resolved below.
-            (true, None) => Arc::default(),
+        .map(|(spec, kept)| {
+            let fresh = spec.client.is_none() && kept.is_none();
+            fresh.then(|| prepared.resolve(spec))
         })
         .collect();
-    // Clients with a bundle to resolve (all of a changed client's bundles are).
-    let todo: BTreeSet<&str> = plan
-        .specs
+    let mut interner = Interner::default();
+    let mut slots: Vec<Arc<Slots>> = kept
         .iter()
-        .zip(&kept)
-        .filter(|(_, kept)| kept.is_none())
-        .filter_map(|(s, _)| s.client.as_deref())
-        .collect();
-    let affected: BTreeMap<&str, BTreeSet<String>> = todo
-        .par_iter()
-        .map(|c| (*c, prepared.affected(c)))
-        .collect();
-    let deltas: Vec<(usize, Slots)> = plan
-        .specs
-        .par_iter()
-        .enumerate()
-        .filter_map(|(b, spec)| {
-            let names = affected.get(spec.client.as_deref()?)?;
-            let base = &slots[plan.base_of[b]?];
-            let mut own = prepared.resolve_some(spec, Some((names, base)));
-            own.retain(|q, slot| base.get(q) != Some(slot));
-            meter.tick();
-            Some((b, Slots::from(own)))
+        .zip(globals)
+        .map(|(kept, fresh)| match (kept, fresh) {
+            (Some(slots), _) => slots.clone(),
+            (None, Some(map)) => Arc::new(interner.slots(map)),
+            // A client bundle: its differences are resolved below.
+            (None, None) => Arc::default(),
         })
         .collect();
-    for (b, own) in deltas {
+    for (spec, kept) in plan.specs.iter().zip(&kept) {
+        if spec.client.is_none() || kept.is_some() {
+            meter.tick();
+        }
+    }
+    // Bundles to resolve by client (all of a changed client's bundles are).
+    let mut todo: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (b, (spec, kept)) in plan.specs.iter().zip(&kept).enumerate() {
+        if let (Some(c), None) = (spec.client.as_deref(), kept) {
+            todo.entry(c).or_default().push(b);
+        }
+    }
+    let deltas: Vec<Vec<(usize, Slots)>> = todo
+        .par_iter()
+        .map(|(client, bundles)| {
+            let names = prepared.affected(client);
+            let mut interner = Interner::default();
+            let base_of = |b: usize| plan.base_of[b].map(|g| &*slots[g]);
+            bundles
+                .iter()
+                .filter_map(|&b| {
+                    let base = base_of(b)?;
+                    let mut own = prepared.resolve_some(&plan.specs[b], Some((&names, base)));
+                    own.retain(|q, slot| base.get(q) != Some(slot));
+                    meter.tick();
+                    Some((b, interner.slots(own)))
+                })
+                .collect()
+        })
+        .collect();
+    for (b, own) in deltas.into_iter().flatten() {
         slots[b] = Arc::new(own);
     }
     Resolved { slots }

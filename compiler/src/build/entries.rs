@@ -55,7 +55,7 @@ pub struct EntryInput<'a> {
 /// its card.
 pub fn render_all(
     input: &EntryInput<'_>,
-    keys: &[EntryKey],
+    keys: &[Arc<EntryKey>],
     meter: &Meter<'_>,
 ) -> Result<Entries, RenderError> {
     let ws = input.prepared.ws;

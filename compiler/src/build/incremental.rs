@@ -29,7 +29,7 @@ pub struct Kept {
     /// Their slots.
     pub resolved: Resolved,
     /// Rendered entries by key.
-    pub entries: FxHashMap<EntryKey, Arc<Rendered>>,
+    pub entries: FxHashMap<Arc<EntryKey>, Arc<Rendered>>,
     /// Catalog fragments by card and budget level.
     pub card_texts: CardTextMemo,
 }

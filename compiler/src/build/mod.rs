@@ -429,7 +429,7 @@ pub fn compile_reusing(
     let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
     let keys = resolved.distinct_keys();
     let key_index: FxHashMap<&EntryKey, usize> =
-        keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+        keys.iter().enumerate().map(|(i, k)| (&**k, i)).collect();
     let categories = rows::categories(ws, &renderer).map_err(fail)?;
     let meter = Meter::new(options, "rendering entries", keys.len());
     let input = entries::EntryInput {

@@ -187,7 +187,7 @@ pub fn bundles(
     levels: Vec<String>,
 ) -> Bundles {
     let slots = || resolved.slots.iter().flat_map(|b| b.iter());
-    let (names, name_id) = numbered(slots().map(|(q, _)| q.as_str()));
+    let (names, name_id) = numbered(slots().map(|(q, _)| q));
     let (reasons, reason_id) = numbered(slots().filter_map(|(_, s)| match s {
         Slot::Removed(r) => Some(r.as_str()),
         Slot::Entry(_) => None,
@@ -207,9 +207,9 @@ pub fn bundles(
             slots: slots
                 .iter()
                 .map(|(q, s)| BundleSlot {
-                    name: name_id[q.as_str()],
+                    name: name_id[q],
                     entry: match s {
-                        Slot::Entry(k) => Some(key_index[k]),
+                        Slot::Entry(k) => Some(key_index[&**k]),
                         Slot::Removed(_) => None,
                     },
                     reason: match s {

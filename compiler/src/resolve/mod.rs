@@ -12,6 +12,9 @@ pub mod sources;
 pub mod vars;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashSet;
 
 use serde::Serialize;
 
@@ -51,22 +54,24 @@ pub struct EntryKey {
 /// What a selectable name is in a bundle.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Slot {
-    /// Present, with this content.
-    Entry(EntryKey),
+    /// Present, with this content (shared by the bundles that hold the same entry: a client's
+    /// 30 locale and tier bundles mostly do).
+    Entry(Arc<EntryKey>),
     /// Left out of the bundle, and why.
     Removed(String),
 }
 
 /// A bundle's slots, sorted by qualified name. Most are a client bundle's few differences
 /// from its base, and there are as many as bundles (150,000 at 5,000 clients): a sorted slice
-/// holds them in their own size, where a B-tree's first node alone took 1.3 KB.
+/// holds them in their own size (a B-tree's first node alone took 1.3 KB), and names and
+/// entries are shared through an [`Interner`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Slots(Box<[(String, Slot)]>);
+pub struct Slots(Box<[(Arc<str>, Slot)]>);
 
 impl Slots {
     /// The slot of qualified name `q`.
     pub fn get(&self, q: &str) -> Option<&Slot> {
-        let i = self.0.binary_search_by(|(n, _)| n.as_str().cmp(q)).ok()?;
+        let i = self.0.binary_search_by(|(n, _)| (**n).cmp(q)).ok()?;
         Some(&self.0[i].1)
     }
 
@@ -76,8 +81,8 @@ impl Slots {
     }
 
     /// Names and slots, in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Slot)> {
-        self.0.iter().map(|(q, s)| (q, s))
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Slot)> {
+        self.0.iter().map(|(q, s)| (&**q, s))
     }
 
     /// Slots, in name order.
@@ -98,7 +103,48 @@ impl Slots {
 
 impl From<BTreeMap<String, Slot>> for Slots {
     fn from(map: BTreeMap<String, Slot>) -> Self {
-        Slots(map.into_iter().collect())
+        Interner::default().slots(map)
+    }
+}
+
+/// One copy of each name and entry key across the bundles it is used for.
+#[derive(Debug, Default)]
+pub struct Interner {
+    names: FxHashSet<Arc<str>>,
+    keys: FxHashSet<Arc<EntryKey>>,
+}
+
+impl Interner {
+    /// `map` as slots, its names and keys shared with the ones interned before.
+    pub fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
+        let slots = map
+            .into_iter()
+            .map(|(q, slot)| {
+                let slot = match slot {
+                    Slot::Entry(k) => Slot::Entry(self.key(k)),
+                    removed => removed,
+                };
+                (self.name(&q), slot)
+            })
+            .collect();
+        Slots(slots)
+    }
+
+    fn name(&mut self, q: &str) -> Arc<str> {
+        if let Some(n) = self.names.get(q) {
+            return n.clone();
+        }
+        let n: Arc<str> = Arc::from(q);
+        self.names.insert(n.clone());
+        n
+    }
+
+    fn key(&mut self, k: Arc<EntryKey>) -> Arc<EntryKey> {
+        if let Some(shared) = self.keys.get(&k) {
+            return shared.clone();
+        }
+        self.keys.insert(k.clone());
+        k
     }
 }
 
@@ -422,7 +468,7 @@ impl Prepared<'_> {
         let unavailable = self.unavailable(&ctx, &present);
         for (q, &(base, source)) in &present {
             let key = self.entry_key(&ctx, base, source, unavailable.get(q).cloned());
-            slots.insert(q.to_string(), Slot::Entry(key));
+            slots.insert(q.to_string(), Slot::Entry(Arc::new(key)));
         }
         slots
     }
@@ -693,5 +739,43 @@ mod tests {
         ]);
         let closure = import_closure("a", |n| graph.get(n).map(Vec::as_slice));
         assert_eq!(closure, vec!["b", "d", "c"]);
+    }
+
+    #[test]
+    fn interned_slots_share_names_and_keys_and_stay_sorted() {
+        let key = |source: usize| EntryKey {
+            base: 0,
+            source,
+            locale_file: None,
+            compact: false,
+            vars: vec![("v".into(), "x".into())],
+            unavailable: None,
+            untrusted: false,
+        };
+        let map = |source: usize| {
+            BTreeMap::from([
+                ("public.b".to_string(), Slot::Entry(Arc::new(key(source)))),
+                ("public.a".to_string(), Slot::Removed("off".into())),
+            ])
+        };
+        let mut interner = Interner::default();
+        let (x, y, z) = (
+            interner.slots(map(1)),
+            interner.slots(map(1)),
+            interner.slots(map(2)),
+        );
+        let entry = |s: &Slots| match s.get("public.b") {
+            Some(Slot::Entry(k)) => k.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert!(Arc::ptr_eq(&entry(&x), &entry(&y)), "same key, one copy");
+        assert!(!Arc::ptr_eq(&entry(&x), &entry(&z)));
+        assert_eq!(entry(&z).source, 2);
+        let (nx, nz) = (&x.0[0].0, &z.0[0].0);
+        assert!(Arc::ptr_eq(nx, nz), "same name, one copy");
+        let names: Vec<&str> = x.iter().map(|(q, _)| q).collect();
+        assert_eq!(names, ["public.a", "public.b"]);
+        assert!(x.contains_key("public.a") && x.get("public.c").is_none());
+        assert_eq!(x, Slots::from(map(1)));
     }
 }
