@@ -60,12 +60,7 @@ pub fn reuse<'m>(
     if m.kept.plan != *plan || m.kept.pool != *pool || !same_shared(&m.ws, ws) {
         return None;
     }
-    let changed_clients = ws
-        .clients
-        .keys()
-        .filter(|id| !same_client(&m.ws, ws, id))
-        .cloned()
-        .collect();
+    let changed_clients = changed_clients(&m.ws, ws);
     Some(Reuse {
         kept: &m.kept,
         changed_clients,
@@ -85,15 +80,23 @@ fn same_shared(a: &Workspace, b: &Workspace) -> bool {
         })
 }
 
-/// The client's `client.yaml` and its skills are equal (the skill list is known to be).
-fn same_client(a: &Workspace, b: &Workspace, id: &str) -> bool {
-    let scope = Scope::Client(id.to_string());
-    a.clients.get(id) == b.clients.get(id)
-        && a.skills
-            .iter()
-            .zip(&b.skills)
-            .filter(|(x, _)| x.scope == scope)
-            .all(|(x, y)| x == y)
+/// The clients whose `client.yaml` or skills differ (the skill lists are known to be the same
+/// files in the same order): one pass over the skills, not one per client.
+fn changed_clients(a: &Workspace, b: &Workspace) -> BTreeSet<String> {
+    let mut changed: BTreeSet<String> = b
+        .clients
+        .keys()
+        .filter(|id| a.clients.get(*id) != b.clients.get(*id))
+        .cloned()
+        .collect();
+    for (x, y) in a.skills.iter().zip(&b.skills) {
+        if let Scope::Client(id) = &y.scope {
+            if b.clients.contains_key(id) && !changed.contains(id) && x != y {
+                changed.insert(id.clone());
+            }
+        }
+    }
+    changed
 }
 
 impl Reuse<'_> {

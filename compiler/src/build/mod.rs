@@ -332,8 +332,7 @@ fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) 
 
 /// sha256 hex of `data`.
 pub fn hash(data: &[u8]) -> String {
-    let digest = Sha256::digest(data);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(data))
 }
 
 /// Hash of every input file (path and content, in path order) and the bytes of the distinct

@@ -110,38 +110,39 @@ pub fn entries(
         .collect();
     let mut blobs = BTreeMap::new();
     let rows = list
-        .map(|(r, card)| {
-            // Moved out when this build holds the only reference (a one-shot build); copied
-            // when a session's memo shares it.
-            let r = Arc::unwrap_or_clone(r);
-            let e = *r.entry;
+        .map(|(mut r, card)| {
+            // The body (most of an entry) moves into its blob when this build holds the only
+            // reference (a one-shot build); a session's memo shares the entry, and the body is
+            // copied only for a blob not stored yet.
+            let body = Arc::get_mut(&mut r).map(|o| std::mem::take(&mut o.entry.body));
+            let e = &r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
                 "{:06}:{}",
                 position.get(category.as_str()).copied().unwrap_or(0),
                 e.name
             );
-            let record = record(&e);
+            let record = record(e);
             blobs
                 .entry(r.body_hash.clone())
-                .or_insert_with(|| e.body.into_bytes());
+                .or_insert_with(|| body.unwrap_or_else(|| e.body.clone()).into_bytes());
             EntryRow {
-                name: e.name,
-                qualified_name: e.qualified_name,
-                resolved_name: e.resolved_name,
+                name: e.name.clone(),
+                qualified_name: e.qualified_name.clone(),
+                resolved_name: e.resolved_name.clone(),
                 card,
                 category,
                 sort_key,
                 catalog_visible: e.catalog_visible,
                 always_on: e.always_on,
                 hidden: e.hidden,
-                unavailable: e.unavailable,
+                unavailable: e.unavailable.clone(),
                 untrusted: e.untrusted,
-                body: r.body_hash,
+                body: r.body_hash.clone(),
                 body_tokens: e.body_tokens,
-                prompt_prefix: r.prompt.prefix,
+                prompt_prefix: r.prompt.prefix.clone(),
                 prompt_body: r.prompt.has_body,
-                prompt_suffix: r.prompt.suffix,
+                prompt_suffix: r.prompt.suffix.clone(),
                 prompt_tokens: r.prompt_tokens,
                 record,
             }
