@@ -165,8 +165,7 @@ fn write_file(path: &Path, mut d: Data, session: bool) -> Result<(), Error> {
     .map_err(&e)?;
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
-    let blobs = encode_all(std::mem::take(&mut d.blobs), session);
-    insert_blobs(&tx, blobs).map_err(&e)?;
+    insert_blobs(&tx, std::mem::take(&mut d.blobs), session).map_err(&e)?;
     insert_small_tables(&tx, &d).map_err(&e)?;
     insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
     insert_entries(&tx, std::mem::take(&mut d.entries)).map_err(&e)?;
@@ -186,9 +185,28 @@ type Sql<T> = Result<T, rusqlite::Error>;
 /// A blob as stored: hash, size, encoding and stored bytes.
 type StoredBlob = (String, usize, &'static str, Vec<u8>);
 
-/// Encodes every blob on all cores, in hash order; each one's content is dropped once
-/// encoded. In a session, through the cache of blobs compressed before.
-fn encode_all(blobs: BTreeMap<String, Vec<u8>>, session: bool) -> Vec<StoredBlob> {
+/// Blobs encoded together on all cores before they are written: enough to keep every core
+/// busy, few enough that the compressed copies of a large workspace's blobs are never all
+/// held at once.
+const BLOB_CHUNK: usize = 512;
+
+/// Writes the blobs in hash order, encoded a chunk at a time on all cores; each one's content
+/// is dropped once encoded. In a session, through the cache of blobs compressed before.
+fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Vec<u8>>, session: bool) -> Sql<()> {
+    let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
+    let mut blobs = blobs.into_iter();
+    loop {
+        let chunk: Vec<(String, Vec<u8>)> = blobs.by_ref().take(BLOB_CHUNK).collect();
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        for (hash, size, encoding, stored) in encode_all(chunk, session) {
+            st.execute(params![hash, size as i64, encoding, stored])?;
+        }
+    }
+}
+
+fn encode_all(blobs: Vec<(String, Vec<u8>)>, session: bool) -> Vec<StoredBlob> {
     use rayon::prelude::*;
     blobs
         .into_par_iter()
@@ -203,14 +221,6 @@ fn encode_all(blobs: BTreeMap<String, Vec<u8>>, session: bool) -> Vec<StoredBlob
             (hash, data.len(), encoding, stored)
         })
         .collect()
-}
-
-fn insert_blobs(tx: &Transaction<'_>, blobs: Vec<StoredBlob>) -> Sql<()> {
-    let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
-    for (hash, size, encoding, stored) in blobs {
-        st.execute(params![hash, size as i64, encoding, stored])?;
-    }
-    Ok(())
 }
 
 /// manifest, category, source, client, consumer and consumer_hidden.
