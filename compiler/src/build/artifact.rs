@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::{params, Connection, Transaction};
 use skillc_runtime::schema::{
@@ -37,8 +38,8 @@ pub enum Error {
 pub struct Data {
     /// Manifest keys and values.
     pub manifest: BTreeMap<String, String>,
-    /// Blob contents by hash.
-    pub blobs: BTreeMap<String, Vec<u8>>,
+    /// Blob contents by hash (shared with the rendered entries whose bodies they are).
+    pub blobs: BTreeMap<String, Arc<Vec<u8>>>,
     /// Categories.
     pub categories: Vec<CategoryRow>,
     /// Pooled sources.
@@ -192,11 +193,15 @@ const BLOB_CHUNK: usize = 512;
 
 /// Writes the blobs in hash order, encoded a chunk at a time on all cores; each one's content
 /// is dropped once encoded. In a session, through the cache of blobs compressed before.
-fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Vec<u8>>, session: bool) -> Sql<()> {
+fn insert_blobs(
+    tx: &Transaction<'_>,
+    blobs: BTreeMap<String, Arc<Vec<u8>>>,
+    session: bool,
+) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
     let mut blobs = blobs.into_iter();
     loop {
-        let chunk: Vec<(String, Vec<u8>)> = blobs.by_ref().take(BLOB_CHUNK).collect();
+        let chunk: Vec<(String, Arc<Vec<u8>>)> = blobs.by_ref().take(BLOB_CHUNK).collect();
         if chunk.is_empty() {
             return Ok(());
         }
@@ -206,7 +211,7 @@ fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Vec<u8>>, session:
     }
 }
 
-fn encode_all(blobs: Vec<(String, Vec<u8>)>, session: bool) -> Vec<StoredBlob> {
+fn encode_all(blobs: Vec<(String, Arc<Vec<u8>>)>, session: bool) -> Vec<StoredBlob> {
     use rayon::prelude::*;
     blobs
         .into_par_iter()

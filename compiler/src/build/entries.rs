@@ -16,9 +16,14 @@ use crate::resolve::{EntryKey, Prepared};
 /// One rendered entry.
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The entry, `body_tokens` counted (boxed: the list of a large workspace holds tens of
-    /// thousands, and moves them more than it reads them).
+    /// The entry, `body_tokens` counted, its `body` moved to [`Rendered::body`] (boxed: the
+    /// list of a large workspace holds tens of thousands, and moves them more than it reads
+    /// them).
     pub entry: Box<Entry>,
+    /// The body's bytes, one copy shared by the entries with the same body (half of them at
+    /// 5,000 clients: locales and tiers without their own text) and by its blob; moved, never
+    /// copied, from the rendered text.
+    pub body: Arc<Vec<u8>>,
     /// Its part of an answer prompt.
     pub prompt: PromptParts,
     /// Tokens of the whole prompt part.
@@ -116,18 +121,32 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> 
         })
         .collect();
     drop(counted);
+    let hashes: Vec<String> = rendered
+        .par_iter()
+        .map(|(e, _)| super::hash(e.body.as_bytes()))
+        .collect();
+    let mut shared: FxHashMap<String, Arc<Vec<u8>>> = FxHashMap::default();
     rendered
         .into_iter()
         .zip(counts)
-        .map(|((mut entry, prompt), (body, prompt_tokens))| {
-            entry.body_tokens = body;
-            Arc::new(Rendered {
-                body_hash: super::hash(entry.body.as_bytes()),
-                entry,
-                prompt,
-                prompt_tokens,
-            })
-        })
+        .zip(hashes)
+        .map(
+            |(((mut entry, prompt), (tokens, prompt_tokens)), body_hash)| {
+                entry.body_tokens = tokens;
+                let body = std::mem::take(&mut entry.body);
+                let body = shared
+                    .entry(body_hash.clone())
+                    .or_insert_with(|| Arc::new(body.into_bytes()))
+                    .clone();
+                Arc::new(Rendered {
+                    body,
+                    body_hash,
+                    entry,
+                    prompt,
+                    prompt_tokens,
+                })
+            },
+        )
         .collect()
 }
 

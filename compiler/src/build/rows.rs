@@ -99,22 +99,18 @@ pub fn record(e: &Entry) -> Record {
     }
 }
 
-/// Entry rows, and the blobs of their bodies (each moved into its blob or dropped).
+/// Entry rows, and the blobs of their bodies (shared with the entries, not copied).
 pub fn entries(
     list: impl Iterator<Item = (Arc<Rendered>, usize)>,
     categories: &[CategoryRow],
-) -> (Vec<EntryRow>, BTreeMap<String, Vec<u8>>) {
+) -> (Vec<EntryRow>, BTreeMap<String, Arc<Vec<u8>>>) {
     let position: BTreeMap<&str, i64> = categories
         .iter()
         .map(|c| (c.id.as_str(), c.position))
         .collect();
     let mut blobs = BTreeMap::new();
     let rows = list
-        .map(|(mut r, card)| {
-            // The body (most of an entry) moves into its blob when this build holds the only
-            // reference (a one-shot build); a session's memo shares the entry, and the body is
-            // copied only for a blob not stored yet.
-            let body = Arc::get_mut(&mut r).map(|o| std::mem::take(&mut o.entry.body));
+        .map(|(r, card)| {
             let e = &r.entry;
             let category = e.category.clone().unwrap_or_default();
             let sort_key = format!(
@@ -125,7 +121,7 @@ pub fn entries(
             let record = record(e);
             blobs
                 .entry(r.body_hash.clone())
-                .or_insert_with(|| body.unwrap_or_else(|| e.body.clone()).into_bytes());
+                .or_insert_with(|| r.body.clone());
             EntryRow {
                 name: e.name.clone(),
                 qualified_name: e.qualified_name.clone(),
@@ -295,12 +291,14 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
 }
 
 /// Asset rows; their contents join `blobs`.
-pub fn assets(ws: &Workspace, blobs: &mut BTreeMap<String, Vec<u8>>) -> Vec<AssetRow> {
+pub fn assets(ws: &Workspace, blobs: &mut BTreeMap<String, Arc<Vec<u8>>>) -> Vec<AssetRow> {
     let mut rows = Vec::new();
     for s in &ws.skills {
         for a in &s.assets {
             let blob = hash(&a.data);
-            blobs.entry(blob.clone()).or_insert_with(|| a.data.clone());
+            blobs
+                .entry(blob.clone())
+                .or_insert_with(|| Arc::new(a.data.clone()));
             rows.push(AssetRow {
                 skill_file: s.file.clone(),
                 path: a.path.clone(),
@@ -375,7 +373,7 @@ fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<Strin
 /// The tables laid out by the phases, before the manifest and the small tables join them.
 pub struct Tables {
     /// Blob contents by hash.
-    pub blobs: BTreeMap<String, Vec<u8>>,
+    pub blobs: BTreeMap<String, Arc<Vec<u8>>>,
     /// Categories.
     pub categories: Vec<CategoryRow>,
     /// Pooled sources.
