@@ -57,7 +57,7 @@ impl Resolved {
             None => own.values().collect(),
             Some(g) => self.slots[g]
                 .iter()
-                .filter(|(q, _)| !own.contains_key(*q))
+                .filter(|(q, _)| !own.contains_key(q))
                 .map(|(_, s)| s)
                 .chain(own.values())
                 .collect(),
