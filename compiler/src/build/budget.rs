@@ -2,10 +2,10 @@
 //! cut down a fixed ladder (trigger examples first, then descriptions shorter and shorter)
 //! until it fits, deterministically, with a warning that says what was cut (W114).
 
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use skillc_runtime::schema::{CardFragment, CategoryRow, Counted};
 
 use super::bundles::{Plan, Resolved};

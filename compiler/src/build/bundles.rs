@@ -2,11 +2,11 @@
 //! full; a client's bundle only where it can differ from the global bundle of its locale and
 //! tier, and keeps only its differences (the rest is shared with that base).
 
-use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashSet;
 
 use super::incremental::Reuse;
 use super::Meter;

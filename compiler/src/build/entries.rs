@@ -1,11 +1,10 @@
 //! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
 //! counted, and the catalog cards they share.
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::incremental::Reuse;
 use super::Meter;

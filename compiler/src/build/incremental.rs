@@ -8,9 +8,10 @@
 //! client whose own skills and `client.yaml` are equal keeps its resolved bundles, and every
 //! entry built only from unchanged skills keeps its rendered texts.
 
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::budget::CardTextMemo;
 use super::bundles::{Plan, Resolved};

@@ -8,11 +8,11 @@ pub mod incremental;
 mod rows;
 pub mod watch;
 
-use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};

@@ -1,10 +1,10 @@
 //! Phase: the artifact's rows (the types of `skillc_runtime::schema`) laid out from the
 //! resolved and rendered data, each table by one function.
 
-use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CardFragment, CardRow, CategoryRow, ClientRow, ConsumerRow,
     Counted, EntryRow, Record, SourceRow,

@@ -15,7 +15,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rustc_hash::FxHashSet;
-
 use serde::Serialize;
 
 use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
