@@ -452,7 +452,7 @@ pub fn compile_reusing(
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
     let (card_fragments, card_texts) = texts.into_memo(keep);
-    // A one-shot build moves each entry into its row; a session shares them with its memo.
+    // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
     let kept_list = keep.then(|| entries.list.clone());
     let listed = entries.list.into_iter().zip(entries.card_of);
     let (entry_rows, mut blobs) = rows::entries(listed, &categories);
