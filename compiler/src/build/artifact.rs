@@ -217,12 +217,11 @@ fn encode_all(blobs: Vec<(String, Arc<Vec<u8>>)>, session: bool) -> Vec<StoredBl
         .into_par_iter()
         .map(|(hash, data)| {
             let (encoding, stored) = if session {
-                let (encoding, stored) = encode_cached(&hash, &data);
-                (encoding, stored.into_owned())
+                encode_cached(&hash, &data)
             } else {
-                let (encoding, stored) = encode(&data);
-                (encoding, stored.into_owned())
+                encode(&data)
             };
+            let stored = stored.into_owned();
             (hash, data.len(), encoding, stored)
         })
         .collect()

@@ -107,17 +107,18 @@ pub fn resolve_all(
         .iter()
         .zip(globals)
         .map(|(kept, fresh)| match (kept, fresh) {
-            (Some(slots), _) => slots.clone(),
-            (None, Some(map)) => Arc::new(interner.slots(map)),
-            // A client bundle: its differences are resolved below.
+            (Some(slots), _) => {
+                meter.tick();
+                slots.clone()
+            }
+            (None, Some(map)) => {
+                meter.tick();
+                Arc::new(interner.slots(map))
+            }
+            // A client bundle: its differences are resolved (and counted) below.
             (None, None) => Arc::default(),
         })
         .collect();
-    for (spec, kept) in plan.specs.iter().zip(&kept) {
-        if spec.client.is_none() || kept.is_some() {
-            meter.tick();
-        }
-    }
     // Bundles to resolve by client (all of a changed client's bundles are).
     let mut todo: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (b, (spec, kept)) in plan.specs.iter().zip(&kept).enumerate() {

@@ -133,14 +133,13 @@ struct Catalog<'w> {
 }
 
 impl Catalog<'_> {
-    /// The skills the `n`th own skill is compared with, as two runs.
-    fn partners(&self, n: usize) -> [&[usize]; 2] {
-        [&self.own[n + 1..], &self.kept]
+    /// The skills the `n`th own skill is compared with.
+    fn partners(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        self.own[n + 1..].iter().chain(&self.kept).copied()
     }
 }
 
-/// The catalogs whose pairs of listed skills are compared: the global catalog, then each
-/// client's (its own skills against each other and against the global skills it keeps). Each
+/// The catalogs whose pairs of listed skills are compared: each client's (its own skills against each other and against the global skills it keeps). Each
 /// pair comes once; the partner lists are shared by a catalog's skills, not copied per skill
 /// (at 5,000 clients a copy each was 200 MB).
 fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
@@ -160,11 +159,7 @@ fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
         .iter()
         .map(|&i| (i, ws.skills[i].qualified_name()))
         .collect();
-    let mut out = vec![Catalog {
-        client: None,
-        own: global.clone(),
-        kept: Vec::new(),
-    }];
+    let mut out = Vec::new();
     for (id, own) in own_of {
         if !ws.clients.contains_key(id) {
             continue;
@@ -183,6 +178,13 @@ fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
             kept,
         });
     }
+    // The global catalog last, once the clients have taken what they keep of it (the order
+    // of the catalogs does not change the result).
+    out.push(Catalog {
+        client: None,
+        own: global,
+        kept: Vec::new(),
+    });
     out
 }
 
@@ -349,26 +351,24 @@ fn closest<'a>(
                 for (id, w) in vector(a) {
                     dense[*id as usize] = *w;
                 }
-                for with in catalog.partners(nth) {
-                    for &b in with {
-                        let sim: f32 = vector(b)
+                for b in catalog.partners(nth) {
+                    let sim: f32 = vector(b)
+                        .iter()
+                        .map(|(id, w)| dense[*id as usize] * w)
+                        .sum();
+                    let (first, second) = (a.min(b), a.max(b));
+                    // A word or two in common (a placeholder description) is not an overlap.
+                    let shared = || {
+                        vector(b)
                             .iter()
-                            .map(|(id, w)| dense[*id as usize] * w)
-                            .sum();
-                        let (first, second) = (a.min(b), a.max(b));
-                        // A word or two in common (a placeholder description) is not an overlap.
-                        let shared = || {
-                            vector(b)
-                                .iter()
-                                .filter(|(id, _)| dense[*id as usize] > 0.0)
-                                .count()
-                        };
-                        if sim >= threshold
-                            && shared() >= MIN_SHARED_WORDS
-                            && !dismissed(&ws.skills[first], &ws.skills[second])
-                        {
-                            best[second] = merge(best[second], Some((sim, first, client, 1)));
-                        }
+                            .filter(|(id, _)| dense[*id as usize] > 0.0)
+                            .count()
+                    };
+                    if sim >= threshold
+                        && shared() >= MIN_SHARED_WORDS
+                        && !dismissed(&ws.skills[first], &ws.skills[second])
+                    {
+                        best[second] = merge(best[second], Some((sim, first, client, 1)));
                     }
                 }
                 for (id, _) in vector(a) {

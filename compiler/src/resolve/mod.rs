@@ -88,16 +88,6 @@ impl Slots {
     pub fn values(&self) -> impl Iterator<Item = &Slot> {
         self.0.iter().map(|(_, s)| s)
     }
-
-    /// Number of slots.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl From<BTreeMap<String, Slot>> for Slots {
