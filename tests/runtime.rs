@@ -795,3 +795,39 @@ mod selection_props {
         }
     }
 }
+
+#[test]
+fn catalogs_follow_category_order_not_entry_order() {
+    // Entries are numbered by name; the catalog lists categories by `order`, so `zulu`'s
+    // skill comes first although its entry comes last.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let write = |rel: &str, text: &str| {
+        let path = ws.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("workspace.yaml", "name: order\n");
+    for (category, order, skill) in [("alpha", 2, "a-skill"), ("zulu", 1, "z-skill")] {
+        write(
+            &format!("public/{category}/CATEGORY.md"),
+            &format!("---\ndisplay_name: {category}\norder: {order}\n---\n"),
+        );
+        write(
+            &format!("public/{category}/{skill}/SKILL.md"),
+            &format!("---\nname: {skill}\ndescription: Does {skill} things.\n---\nBody.\n"),
+        );
+    }
+    let out = dir.path().join("order.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+    let b = BundleRef::default();
+    let names = catalog_names(&Artifact::open(&out).unwrap(), &b, &Context::default());
+    assert_eq!(names, ["z-skill", "a-skill"]);
+    let text = Artifact::open(&out)
+        .unwrap()
+        .catalog_text(&b, None, &Context::default(), Format::List)
+        .unwrap();
+    let (z, a) = (text.find("z-skill").unwrap(), text.find("a-skill").unwrap());
+    assert!(z < a, "{text}");
+}

@@ -429,25 +429,27 @@ enum Reading {
 }
 
 impl Reading {
-    /// The entries of a bundle, by id, as a load reads them. A catalog's text needs names,
-    /// order, conditions and cards: the other columns are read as constants (the same row
-    /// shape, a fraction of the work).
+    /// The entries of a bundle in catalog order, as a load reads them. A catalog's text needs
+    /// names, order, conditions and cards: the other columns are read as constants (the same
+    /// row shape, a fraction of the work).
     fn entry_query(self) -> &'static str {
         match self {
             Reading::Full => {
-                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, NULL,
                         e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                         e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
                         e.record, c.description, c.triggers, e.body, e.card, e.id
                  FROM entry e JOIN card c ON c.id = e.card
-                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+                 WHERE e.id IN (SELECT value FROM json_each(?1))
+                 ORDER BY e.sort_key, e.id"
             }
             Reading::CatalogText => {
-                "SELECT e.name, e.qualified_name, '', e.category, e.sort_key,
+                "SELECT e.name, e.qualified_name, '', e.category, NULL,
                         e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
                         e.record, '', '[]', '', e.card, e.id
                  FROM entry e
-                 WHERE e.id IN (SELECT value FROM json_each(?1))"
+                 WHERE e.id IN (SELECT value FROM json_each(?1))
+                 ORDER BY e.sort_key, e.id"
             }
         }
     }
@@ -473,7 +475,6 @@ struct Conditions {
 
 /// An entry as read, before its JSON and its body are decoded.
 struct RawEntry {
-    sort_key: String,
     record: String,
     triggers: String,
     card: i64,
@@ -610,13 +611,10 @@ impl Artifact {
         let tx = conn.transaction().map_err(&bad)?;
         let mut found = self.entries(&tx, &BTreeSet::from([id]), Reading::Full)?;
         tx.commit().map_err(&bad)?;
-        found
-            .pop()
-            .map(|(_, s)| s)
-            .ok_or_else(|| Error::NotAnArtifact {
-                path: self.path.clone(),
-                why: format!("it has no entry {id}"),
-            })
+        found.pop().ok_or_else(|| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why: format!("it has no entry {id}"),
+        })
     }
 
     /// A manifest value.
@@ -817,27 +815,26 @@ impl Artifact {
     }
 
     /// The entries of a bundle with their cards, in one query rather than one per skill
-    /// (catalog texts are read per format when a catalog asks: see `card_texts`), each with
-    /// its sort key.
+    /// (catalog texts are read per format when a catalog asks: see `card_texts`), in catalog
+    /// order. SQLite sorts the rows: a skill is large, and a sort here would move each many times.
     fn entries(
         &self,
         tx: &rusqlite::Transaction<'_>,
         wanted: &BTreeSet<i64>,
         reading: Reading,
-    ) -> Result<Vec<(String, Skill)>, Error> {
+    ) -> Result<Vec<Skill>, Error> {
         let bad = corrupt(&self.path);
         let not_artifact = |why: String| Error::NotAnArtifact {
             path: self.path.clone(),
             why,
         };
-        let mut skills = Vec::new();
+        let mut skills = Vec::with_capacity(wanted.len());
         let sql = reading.entry_query();
         let mut st = tx.prepare_cached(sql).map_err(&bad)?;
         let ids = serde_json::to_string(&wanted).unwrap_or_default();
         let it = st
             .query_map([ids], |r| {
                 Ok(RawEntry {
-                    sort_key: r.get(4)?,
                     record: r.get(13)?,
                     triggers: r.get(15)?,
                     card: r.get(17)?,
@@ -868,7 +865,6 @@ impl Artifact {
             .map_err(&bad)?;
         for row in it {
             let RawEntry {
-                sort_key,
                 record,
                 triggers,
                 card,
@@ -887,7 +883,7 @@ impl Artifact {
             skill.conditions = record.conditions.iter().map(Condition::compile).collect();
             skill.record = record;
             skill.triggers = triggers;
-            skills.push((sort_key, skill));
+            skills.push(skill);
         }
         Ok(skills)
     }
@@ -898,10 +894,8 @@ impl Artifact {
         // One read transaction: the bundle comes whole from one version of the file.
         let tx = conn.transaction().map_err(&bad)?;
         let (left_out, wanted) = Self::slots(&tx, info).map_err(&bad)?;
-        let mut skills = self.entries(&tx, &wanted, reading)?;
+        let skills = self.entries(&tx, &wanted, reading)?;
         tx.commit().map_err(&bad)?;
-        skills.sort_by(|a, b| a.0.cmp(&b.0));
-        let skills: Vec<Skill> = skills.into_iter().map(|(_, s)| s).collect();
         let (by_name, by_qualified, augmented_by) = match reading {
             Reading::Full => index_skills(&skills),
             Reading::CatalogText => Default::default(),
