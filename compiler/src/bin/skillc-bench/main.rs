@@ -93,7 +93,25 @@ fn main() {
         t.elapsed().as_secs_f64()
     );
 
-    let (times, stats, peak) = full_builds(&dir, &out, runs);
+    build_figures(&dir, &out, runs);
+    runtime_figures(&out);
+    catalog_process(&out);
+    python_figures(&dir, &out);
+    println!(
+        "watch rebuild after one edit: {}",
+        watch_latency(&dir, &tmp.join("watch.db"))
+    );
+    if let Some(points) = arg(&args, "--scale") {
+        scale_points_apart(&args, &points);
+    }
+    if arg(&args, "--keep").is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// The full build's figures: time, bundles, peak memory and size against the sources.
+fn build_figures(dir: &Path, out: &Path, runs: usize) {
+    let (times, stats, peak) = full_builds(dir, out, runs);
     let s = stats.expect("artifact written");
     // The first build runs in a fresh process; later ones reuse its token-count and
     // compressed-blob caches, as `watch` and the studio do.
@@ -124,31 +142,22 @@ fn main() {
         s.bytes as f64 / s.source_bytes.max(1) as f64,
         s.source_bytes
     );
-    runtime_figures(&out);
-    catalog_process(&out);
-    python_figures(&dir, &out);
-    println!(
-        "watch rebuild after one edit: {}",
-        watch_latency(&dir, &tmp.join("watch.db"))
-    );
-    // Each scale point in a fresh process: this one still holds the watch session's caches,
-    // which would count in its peak.
-    if let Some(points) = arg(&args, "--scale") {
-        let me = std::env::current_exe().expect("the bench's own path");
-        let mut child = std::process::Command::new(me);
-        child.args(["--only-scale", "--scale", &points]);
-        for name in ["--skills", "--overrides", "--locales", "--tiers", "--seed"] {
-            if let Some(v) = arg(&args, name) {
-                child.args([name, &v]);
-            }
-        }
-        match child.output() {
-            Ok(o) => print!("{}", String::from_utf8_lossy(&o.stdout)),
-            Err(e) => println!("(scale points not run: {e})"),
+}
+
+/// The scale points, in a fresh process: this one still holds the watch session's caches,
+/// which would count in its peak.
+fn scale_points_apart(args: &[String], points: &str) {
+    let me = std::env::current_exe().expect("the bench's own path");
+    let mut child = std::process::Command::new(me);
+    child.args(["--only-scale", "--scale", points]);
+    for name in ["--skills", "--overrides", "--locales", "--tiers", "--seed"] {
+        if let Some(v) = arg(args, name) {
+            child.args([name, &v]);
         }
     }
-    if arg(&args, "--keep").is_none() {
-        let _ = std::fs::remove_dir_all(&tmp);
+    match child.output() {
+        Ok(o) => print!("{}", String::from_utf8_lossy(&o.stdout)),
+        Err(e) => println!("(scale points not run: {e})"),
     }
 }
 
