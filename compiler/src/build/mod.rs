@@ -225,14 +225,7 @@ fn build_once(
     }
     let ws = report.workspace;
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
-    let compiled = compile_reusing(
-        &ws,
-        &input_hash,
-        &diagnostics,
-        options,
-        previous,
-        session.is_some(),
-    );
+    let compiled = compile_reusing(&ws, &input_hash, options, previous, session.is_some());
     let (data, warnings, kept) = match compiled {
         Ok(compiled) => compiled,
         Err(errors) => {
@@ -261,7 +254,7 @@ fn build_once(
     };
     // A one-shot build needs the workspace no more: its memory is the file's to use.
     let ws = session.is_some().then_some(ws);
-    stats.bytes = artifact::write(out, data, session.is_some())?;
+    stats.bytes = artifact::write(out, data, &diagnostics, session.is_some())?;
     progress(options, "writing", 1, 1);
     let report = BuildReport {
         diagnostics,
@@ -397,10 +390,9 @@ pub fn consumer_shows(c: &crate::model::Consumer, qualified: &str) -> bool {
 pub fn compile(
     ws: &Workspace,
     input_hash: &str,
-    check_warnings: &[Diagnostic],
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    compile_reusing(ws, input_hash, check_warnings, options, None, false)
+    compile_reusing(ws, input_hash, options, None, false)
         .map(|(data, warnings, _)| (data, warnings))
 }
 
@@ -410,7 +402,6 @@ pub fn compile(
 pub fn compile_reusing(
     ws: &Workspace,
     input_hash: &str,
-    check_warnings: &[Diagnostic],
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
     keep: bool,
@@ -456,25 +447,11 @@ pub fn compile_reusing(
     let kept_list = keep.then(|| entries.list.clone());
     let listed = entries.list.into_iter().zip(entries.card_of);
     let (entry_rows, mut blobs) = rows::entries(listed, &categories);
-    let tables = rows::Tables {
-        sources: rows::sources(&pool, &renderer).map_err(fail)?,
-        bundles: rows::bundles(&plan, &resolved, &key_index, budgets.levels),
-        cards: rows::cards(entries.cards, card_fragments),
-        assets: rows::assets(ws, &mut blobs),
-        entries: entry_rows,
-        blobs,
-        categories,
-    };
-    let mut data = rows::data(
-        ws,
-        &prepared,
-        input_hash,
-        tables,
-        check_warnings.iter().chain(&warnings),
-    );
-    if let Some(label) = &options.release {
-        data.manifest.insert("release".to_string(), label.clone());
-    }
+    let sources = rows::sources(&pool, &renderer).map_err(fail)?;
+    let bundle_rows = rows::bundles(&plan, &resolved, &key_index, budgets.levels);
+    drop(key_index);
+    // The slots and the plan go to the session's memo, or are freed here, before the other
+    // tables' rows are laid out (the peak of a one-shot build at scale).
     let kept = kept_list.map(|list| incremental::Kept {
         entries: keys.into_iter().zip(list).collect(),
         pool,
@@ -482,6 +459,19 @@ pub fn compile_reusing(
         resolved,
         card_texts,
     });
+    let tables = rows::Tables {
+        sources,
+        bundles: bundle_rows,
+        cards: rows::cards(entries.cards, card_fragments),
+        assets: rows::assets(ws, &mut blobs),
+        entries: entry_rows,
+        blobs,
+        categories,
+    };
+    let mut data = rows::data(ws, &prepared, input_hash, tables);
+    if let Some(label) = &options.release {
+        data.manifest.insert("release".to_string(), label.clone());
+    }
     Ok((data, warnings, kept))
 }
 
