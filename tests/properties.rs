@@ -208,19 +208,15 @@ mod build_props {
             .num_threads(threads)
             .build()
             .unwrap();
-        let (data, _) = pool
-            .install(|| {
-                compile(
-                    &report.workspace,
-                    "h",
-                    &report.diagnostics,
-                    &BuildOptions::default(),
-                )
-            })
+        let (data, warnings) = pool
+            .install(|| compile(&report.workspace, "h", &BuildOptions::default()))
             .unwrap();
+        let mut diagnostics = report.diagnostics;
+        diagnostics.extend(warnings);
+        skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::build::artifact::write(&out, data, false).unwrap();
+        skillc::build::artifact::write(&out, data, &diagnostics, false).unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -18,7 +18,6 @@ use crate::model::{Category, Scope};
 use crate::render::{tokens, Card, Entry, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared, Slot};
-use crate::Diagnostic;
 use crate::Workspace;
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
@@ -390,13 +389,7 @@ pub struct Tables {
 
 /// Everything the artifact holds: the tables, the manifest, clients, consumers and the
 /// sorted warnings of the check and the build.
-pub fn data<'d>(
-    ws: &Workspace,
-    prepared: &Prepared<'_>,
-    input_hash: &str,
-    t: Tables,
-    warnings: impl Iterator<Item = &'d Diagnostic>,
-) -> Data {
+pub fn data(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str, t: Tables) -> Data {
     let counts = Counts {
         bundles: t.bundles.rows.len(),
         entries: t.entries.len(),
@@ -404,8 +397,6 @@ pub fn data<'d>(
         blobs: t.blobs.len(),
         sources: t.sources.len(),
     };
-    let mut diagnostics: Vec<Diagnostic> = warnings.cloned().collect();
-    crate::diagnostic::sort(&mut diagnostics);
     Data {
         manifest: manifest(ws, input_hash, &counts),
         blobs: t.blobs,
@@ -419,6 +410,5 @@ pub fn data<'d>(
         names: t.bundles.names,
         reasons: t.bundles.reasons,
         assets: t.assets,
-        diagnostics,
     }
 }

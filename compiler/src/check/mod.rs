@@ -123,7 +123,7 @@ fn render_templates(report: &mut CheckReport) {
         return;
     }
     let options = build::BuildOptions::default();
-    if let Err(errors) = build::compile(&report.workspace, "", &[], &options) {
+    if let Err(errors) = build::compile(&report.workspace, "", &options) {
         report.diagnostics.extend(errors);
         diagnostic::sort(&mut report.diagnostics);
     }
