@@ -8,11 +8,11 @@ pub mod incremental;
 mod rows;
 pub mod watch;
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};
@@ -328,31 +328,34 @@ pub fn hash(data: &[u8]) -> String {
     format!("{:x}", Sha256::digest(data))
 }
 
-/// Hash of every input file (path and content, in path order) and the bytes of the distinct
-/// inputs.
+/// Hash of every input file (its path and the sha256 of its content, in path order) and the
+/// bytes of the distinct inputs. Each file is hashed once, on every core: the inputs are read
+/// again on every rebuild in `watch` and the studio.
 fn input_hash(loaded: &load::Loaded) -> (String, u64) {
+    use rayon::prelude::*;
+    let texts = loaded
+        .texts
+        .iter()
+        .map(|(path, text)| (Cow::Borrowed(path.as_str()), text.as_bytes()));
+    let assets = loaded.workspace.skills.iter().flat_map(|s| {
+        s.assets
+            .iter()
+            .map(|a| (Cow::Owned(format!("{}/{}", s.dir, a.path)), a.data.as_slice()))
+    });
+    let inputs: Vec<(Cow<'_, str>, &[u8])> = texts.chain(assets).collect();
+    let digests: Vec<[u8; 32]> = inputs
+        .par_iter()
+        .map(|(_, data)| Sha256::digest(data).into())
+        .collect();
     let mut h = Sha256::new();
-    let mut distinct: BTreeSet<String> = BTreeSet::new();
+    let mut distinct: FxHashSet<[u8; 32]> = FxHashSet::default();
     let mut bytes = 0u64;
-    let mut count = |data: &[u8]| {
-        if distinct.insert(hash(data)) {
-            bytes += data.len() as u64;
-        }
-    };
-    for (path, text) in &loaded.texts {
+    for ((path, data), digest) in inputs.iter().zip(&digests) {
         h.update(path.as_bytes());
         h.update([0]);
-        h.update(text.as_bytes());
-        h.update([0]);
-        count(text.as_bytes());
-    }
-    for s in &loaded.workspace.skills {
-        for a in &s.assets {
-            h.update(format!("{}/{}", s.dir, a.path).as_bytes());
-            h.update([0]);
-            h.update(&a.data);
-            h.update([0]);
-            count(&a.data);
+        h.update(digest);
+        if distinct.insert(*digest) {
+            bytes += data.len() as u64;
         }
     }
     (format!("{:x}", h.finalize()), bytes)
