@@ -338,9 +338,12 @@ fn input_hash(loaded: &load::Loaded) -> (String, u64) {
         .iter()
         .map(|(path, text)| (Cow::Borrowed(path.as_str()), text.as_bytes()));
     let assets = loaded.workspace.skills.iter().flat_map(|s| {
-        s.assets
-            .iter()
-            .map(|a| (Cow::Owned(format!("{}/{}", s.dir, a.path)), a.data.as_slice()))
+        s.assets.iter().map(|a| {
+            (
+                Cow::Owned(format!("{}/{}", s.dir, a.path)),
+                a.data.as_slice(),
+            )
+        })
     });
     let inputs: Vec<(Cow<'_, str>, &[u8])> = texts.chain(assets).collect();
     let digests: Vec<[u8; 32]> = inputs
@@ -448,7 +451,7 @@ pub fn compile_reusing(
     let (card_fragments, card_texts) = texts.into_memo(keep);
     // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
     let kept_list = keep.then(|| entries.list.clone());
-    let listed = entries.list.into_iter().zip(entries.card_of);
+    let listed = entries.list.into_iter().zip(entries.card_of).collect();
     let (entry_rows, mut blobs) = rows::entries(listed, &categories);
     let sources = rows::sources(&pool, &renderer).map_err(fail)?;
     let bundle_rows = rows::bundles(&plan, &resolved, &key_index, budgets.levels);

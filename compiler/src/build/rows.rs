@@ -98,52 +98,62 @@ pub fn record(e: &Entry) -> Record {
     }
 }
 
+/// A body by its content hash.
+type Body = (String, Arc<Vec<u8>>);
+
 /// Entry rows, and the blobs of their bodies (shared with the entries, not copied).
 pub fn entries(
-    list: impl Iterator<Item = (Arc<Rendered>, usize)>,
+    list: Vec<(Arc<Rendered>, usize)>,
     categories: &[CategoryRow],
 ) -> (Vec<EntryRow>, BTreeMap<String, Arc<Vec<u8>>>) {
+    use rayon::prelude::*;
     let position: BTreeMap<&str, i64> = categories
         .iter()
         .map(|c| (c.id.as_str(), c.position))
         .collect();
-    let mut blobs = BTreeMap::new();
-    let rows = list
+    // On every core; each entry is dropped once its row is made (unless a session keeps it).
+    let (rows, bodies): (Vec<EntryRow>, Vec<Body>) = list
+        .into_par_iter()
         .map(|(r, card)| {
-            let e = &r.entry;
-            let category = e.category.clone().unwrap_or_default();
-            let sort_key = format!(
-                "{:06}:{}",
-                position.get(category.as_str()).copied().unwrap_or(0),
-                e.name
-            );
-            let record = record(e);
-            blobs
-                .entry(r.body_hash.clone())
-                .or_insert_with(|| r.body.clone());
-            EntryRow {
-                name: e.name.clone(),
-                qualified_name: e.qualified_name.clone(),
-                resolved_name: e.resolved_name.clone(),
-                card,
-                category,
-                sort_key,
-                catalog_visible: e.catalog_visible,
-                always_on: e.always_on,
-                hidden: e.hidden,
-                unavailable: e.unavailable.clone(),
-                untrusted: e.untrusted,
-                body: r.body_hash.clone(),
-                body_tokens: e.body_tokens,
-                prompt_prefix: r.prompt.prefix.clone(),
-                prompt_body: r.prompt.has_body,
-                prompt_suffix: r.prompt.suffix.clone(),
-                prompt_tokens: r.prompt_tokens,
-                record,
-            }
+            let row = entry_row(&r, card, &position);
+            (row, (r.body_hash.clone(), r.body.clone()))
         })
-        .collect();
+        .unzip();
+    let mut blobs = BTreeMap::new();
+    for (hash, body) in bodies {
+        blobs.entry(hash).or_insert(body);
+    }
     (rows, blobs)
+}
+
+fn entry_row(r: &Rendered, card: usize, position: &BTreeMap<&str, i64>) -> EntryRow {
+    let e = &r.entry;
+    let category = e.category.clone().unwrap_or_default();
+    let sort_key = format!(
+        "{:06}:{}",
+        position.get(category.as_str()).copied().unwrap_or(0),
+        e.name
+    );
+    EntryRow {
+        name: e.name.clone(),
+        qualified_name: e.qualified_name.clone(),
+        resolved_name: e.resolved_name.clone(),
+        card,
+        category,
+        sort_key,
+        catalog_visible: e.catalog_visible,
+        always_on: e.always_on,
+        hidden: e.hidden,
+        unavailable: e.unavailable.clone(),
+        untrusted: e.untrusted,
+        body: r.body_hash.clone(),
+        body_tokens: e.body_tokens,
+        prompt_prefix: r.prompt.prefix.clone(),
+        prompt_body: r.prompt.has_body,
+        prompt_suffix: r.prompt.suffix.clone(),
+        prompt_tokens: r.prompt_tokens,
+        record: record(e),
+    }
 }
 
 /// Card rows with the fragments the budgets kept.
@@ -188,9 +198,10 @@ pub fn bundles(
         Slot::Removed(r) => Some(r.as_str()),
         Slot::Entry(_) => None,
     }));
+    use rayon::prelude::*;
     let rows = plan
         .specs
-        .iter()
+        .par_iter()
         .zip(&resolved.slots)
         .zip(levels)
         .enumerate()
