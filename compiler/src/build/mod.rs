@@ -456,8 +456,8 @@ pub fn compile_reusing(
     let sources = rows::sources(&pool, &renderer).map_err(fail)?;
     let bundle_rows = rows::bundles(&plan, &resolved, &key_index, budgets.levels);
     drop(key_index);
-    // The slots and the plan go to the session's memo, or are freed here, before the other
-    // tables' rows are laid out (the peak of a one-shot build at scale).
+    // The slots, the plan, the pool and the entry keys go to the session's memo, or are freed
+    // here, before the other tables' rows are laid out (the peak of a one-shot build at scale).
     let kept = kept_list.map(|list| incremental::Kept {
         entries: keys.into_iter().zip(list).collect(),
         pool,
