@@ -341,7 +341,8 @@ fn load_with(
                 })
                 .collect();
             cache.keep(context, &skill_dirs, &fresh);
-            fresh.iter().map(|p| (**p).clone()).collect()
+            // The workspace owns its skills: copied out of the cache on every core.
+            fresh.par_iter().map(|p| (**p).clone()).collect()
         }
     };
     for (skill, diags, own_texts) in parsed {
