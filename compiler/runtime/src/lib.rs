@@ -435,7 +435,7 @@ impl Reading {
     fn entry_query(self) -> &'static str {
         match self {
             Reading::Full => {
-                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, NULL,
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category,
                         e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                         e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
                         e.record, c.description, c.triggers, e.body, e.card, e.id
@@ -444,7 +444,7 @@ impl Reading {
                  ORDER BY e.sort_key, e.id"
             }
             Reading::CatalogText => {
-                "SELECT e.name, e.qualified_name, '', e.category, NULL,
+                "SELECT e.name, e.qualified_name, '', e.category,
                         e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
                         e.record, '', '[]', '', e.card, e.id
                  FROM entry e
@@ -835,27 +835,27 @@ impl Artifact {
         let it = st
             .query_map([ids], |r| {
                 Ok(RawEntry {
-                    record: r.get(13)?,
-                    triggers: r.get(15)?,
-                    card: r.get(17)?,
+                    record: r.get(12)?,
+                    triggers: r.get(14)?,
+                    card: r.get(16)?,
                     skill: Skill {
-                        entry: r.get(18)?,
+                        entry: r.get(17)?,
                         name: r.get(0)?,
                         qualified_name: r.get(1)?,
                         resolved_name: r.get(2)?,
                         category: r.get(3)?,
-                        catalog_visible: r.get(5)?,
-                        always_on: r.get(6)?,
-                        unavailable: r.get(7)?,
-                        untrusted: r.get(8)?,
-                        prompt_prefix: r.get(9)?,
-                        prompt_body: r.get(10)?,
-                        prompt_suffix: r.get(11)?,
-                        prompt_tokens: r.get(12)?,
-                        description: r.get(14)?,
+                        catalog_visible: r.get(4)?,
+                        always_on: r.get(5)?,
+                        unavailable: r.get(6)?,
+                        untrusted: r.get(7)?,
+                        prompt_prefix: r.get(8)?,
+                        prompt_body: r.get(9)?,
+                        prompt_suffix: r.get(10)?,
+                        prompt_tokens: r.get(11)?,
+                        description: r.get(13)?,
                         triggers: Vec::new(),
-                        card: r.get(17)?,
-                        body_hash: r.get(16)?,
+                        card: r.get(16)?,
+                        body_hash: r.get(15)?,
                         body: std::sync::OnceLock::new(),
                         record: Record::default(),
                         conditions: Vec::new(),

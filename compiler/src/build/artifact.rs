@@ -149,13 +149,16 @@ pub fn write(
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let result = write_file(&tmp, data, warnings, session).and_then(|()| {
-        if !session {
-            let file = std::fs::File::open(&tmp).map_err(io(&tmp))?;
-            file.sync_all().map_err(io(&tmp))?;
-        }
-        std::fs::rename(&tmp, out).map_err(io(out))?;
-        if let (false, Ok(d)) = (session, std::fs::File::open(&dir)) {
-            let _ = d.sync_all();
+        if session {
+            std::fs::rename(&tmp, out).map_err(io(out))?;
+        } else {
+            std::fs::File::open(&tmp)
+                .and_then(|file| file.sync_all())
+                .map_err(io(&tmp))?;
+            std::fs::rename(&tmp, out).map_err(io(out))?;
+            if let Ok(d) = std::fs::File::open(&dir) {
+                let _ = d.sync_all();
+            }
         }
         Ok(std::fs::metadata(out).map_err(io(out))?.len())
     });

@@ -139,7 +139,8 @@ impl Catalog<'_> {
     }
 }
 
-/// The catalogs whose pairs of listed skills are compared: each client's (its own skills against each other and against the global skills it keeps). Each
+/// The catalogs whose pairs of listed skills are compared: each client's (its own skills
+/// against each other and against the global skills it keeps), then the global catalog. Each
 /// pair comes once; the partner lists are shared by a catalog's skills, not copied per skill
 /// (at 5,000 clients a copy each was 200 MB).
 fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
