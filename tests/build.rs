@@ -439,6 +439,29 @@ fn client_bundles_stored_as_differences_equal_a_full_resolution() {
 }
 
 #[test]
+fn bundles_holding_the_same_differences_share_one_slot_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.db");
+    build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let bundles = count("SELECT count(*) FROM bundle");
+    let lists = count("SELECT count(*) FROM slot_list");
+    assert_eq!(lists, count("SELECT count(DISTINCT slots) FROM slot_list"));
+    assert_eq!(lists, count("SELECT count(DISTINCT slots) FROM bundle"));
+    assert!(lists < bundles, "{lists} lists for {bundles} bundles");
+    // Every bundle reads its names through its list, in the view too.
+    assert_eq!(
+        bundles,
+        count("SELECT count(*) FROM bundle b JOIN slot_list l ON l.id = b.slots")
+    );
+    let own: i64 = count(
+        "SELECT count(*) FROM bundle b JOIN slot_list l ON l.id = b.slots, json_each(l.slots)",
+    );
+    assert_eq!(own, count("SELECT count(*) FROM bundle_entry"));
+}
+
+#[test]
 fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.db");

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import zlib
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class RequestError(Exception):
@@ -159,11 +159,13 @@ class Artifact:
 
     def _entry_ids(self, bundle_id, base):
         """The entries of a bundle, as a JSON list: its own slots over its base's
-        (`bundle.slots` holds `[name, entry]` and `[name, null, reason]` lists)."""
+        (its `slot_list.slots` holds `[name, entry]` and `[name, null, reason]` lists)."""
         slots = {}
         for b in (base, bundle_id):
             if b is not None:
-                (packed,) = self.db.execute("SELECT slots FROM bundle WHERE id = ?", (b,)).fetchone()
+                (packed,) = self.db.execute(
+                    "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?",
+                    (b,)).fetchone()
                 for slot in json.loads(packed):
                     slots[slot[0]] = slot[1]
         return json.dumps(sorted(e for e in slots.values() if e is not None))

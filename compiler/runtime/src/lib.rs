@@ -773,7 +773,7 @@ impl Artifact {
         Ok(bundle)
     }
 
-    /// A bundle's names: its own slots (`bundle.slots`, JSON `[name, entry]` or
+    /// A bundle's names: its own slots (its `slot_list.slots`, JSON `[name, entry]` or
     /// `[name, null, reason]`) over its base's. Returns the left-out qualified names with their
     /// reasons, and the entry ids.
     fn slots(
@@ -782,7 +782,9 @@ impl Artifact {
     ) -> rusqlite::Result<(BTreeMap<String, String>, BTreeSet<i64>)> {
         type Packed = Vec<Vec<Option<i64>>>;
         let mut slots: BTreeMap<i64, (Option<i64>, Option<i64>)> = BTreeMap::new();
-        let mut st = tx.prepare_cached("SELECT slots FROM bundle WHERE id = ?1")?;
+        let mut st = tx.prepare_cached(
+            "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?1",
+        )?;
         for b in info.base.iter().chain(std::iter::once(&info.id)) {
             let packed: String = st.query_row([b], |r| r.get(0))?;
             let packed: Packed = serde_json::from_str(&packed).map_err(|e| {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 3;
+pub const VERSION: i64 = 4;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -113,6 +113,11 @@ CREATE TABLE entry (                -- a resolved skill; identical content store
   record TEXT NOT NULL              -- JSON: the run-time fields (composition, conditions,
                                     -- tools, mcp, requirements, sources cited, meta)
 );
+CREATE TABLE slot_list (            -- the names of bundles, each distinct list once (the
+  id INTEGER PRIMARY KEY,           -- bundles of a client mostly differ alike from their bases)
+  slots TEXT NOT NULL               -- JSON [[name, entry], [name, null, reason], ...] by name
+                                    -- id: read it through the view bundle_entry
+);
 CREATE TABLE bundle (
   id INTEGER PRIMARY KEY,
   client TEXT NOT NULL,             -- '' for the global bundle
@@ -120,8 +125,7 @@ CREATE TABLE bundle (
   tier TEXT NOT NULL,
   base INTEGER REFERENCES bundle(id), -- rows of the base apply unless this bundle has its own
   catalog_level TEXT NOT NULL,      -- budget level of its card fragments
-  slots TEXT NOT NULL,              -- JSON [[name, entry], [name, null, reason], ...] by name
-                                    -- id: read it through the view bundle_entry
+  slots INTEGER NOT NULL REFERENCES slot_list(id),
   UNIQUE (client, locale, tier)
 );
 CREATE TABLE name (                 -- every selectable qualified name
@@ -133,11 +137,11 @@ CREATE TABLE reason (               -- why skills are left out of bundles, each 
   text TEXT NOT NULL UNIQUE
 );
 -- The names of each bundle, one row each: `entry` NULL means left out, `reason` says why.
--- Stored packed in bundle.slots (one row per bundle is a tenth of the writing and the size).
+-- Stored packed in slot_list (one row per list is a tenth of the writing and the size).
 CREATE VIEW bundle_entry (bundle, name, entry, reason) AS
   SELECT b.id, json_extract(s.value, '$[0]'), json_extract(s.value, '$[1]'),
          json_extract(s.value, '$[2]')
-  FROM bundle b, json_each(b.slots) s;
+  FROM bundle b JOIN slot_list l ON l.id = b.slots, json_each(l.slots) s;
 CREATE TABLE asset (
   skill_file TEXT NOT NULL,         -- SKILL.md of the skill carrying it
   path TEXT NOT NULL,               -- path inside the skill folder
@@ -409,7 +413,7 @@ pub struct BundleRow {
     pub slots: Vec<BundleSlot>,
 }
 
-/// One `[name, entry, reason]` of `bundle.slots`, as 0-based indexes into the `name`,
+/// One `[name, entry, reason]` of a bundle's `slot_list.slots`, as 0-based indexes into the `name`,
 /// `entry` and `reason` tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BundleSlot {

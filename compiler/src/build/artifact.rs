@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rusqlite::{params, Connection, Transaction};
+use rustc_hash::FxHashMap;
 use skillc_runtime::schema::{
     self, AssetRow, BundleRow, CardRow, CategoryRow, ClientRow, ConsumerRow, EntryRow, SourceRow,
 };
@@ -349,33 +350,30 @@ fn insert_entries(tx: &Transaction<'_>, entries: Vec<EntryRow>) -> Sql<()> {
     Ok(())
 }
 
-/// name, reason and bundle, each bundle's slots packed into one JSON array of
-/// `[name, entry]` and `[name, null, reason]` ids.
+/// name, reason, slot_list and bundle. Each bundle's slots are packed into one JSON array of
+/// `[name, entry]` and `[name, null, reason]` ids, and each distinct array is stored once, in
+/// the order of the first bundle holding it.
 fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
-    use std::fmt::Write as _;
     for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
         let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
         for (id, text) in (1i64..).zip(texts) {
             st.execute(params![id, text])?;
         }
     }
+    let mut lists = tx.prepare("INSERT INTO slot_list VALUES (?1, ?2)")?;
+    let mut list_ids: FxHashMap<String, i64> = FxHashMap::default();
     let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-    let mut packed = String::new();
     for (id, b) in (1i64..).zip(std::mem::take(&mut d.bundles)) {
-        packed.clear();
-        packed.push('[');
-        for s in &b.slots {
-            // `[name, entry]`, or `[name, null, reason]` for a name left out.
-            let _ = match (s.entry, s.reason) {
-                (Some(e), _) => write!(packed, "[{},{}],", s.name + 1, e + 1),
-                (None, Some(r)) => write!(packed, "[{},null,{}],", s.name + 1, r + 1),
-                (None, None) => write!(packed, "[{},null],", s.name + 1),
-            };
-        }
-        if packed.ends_with(',') {
-            packed.pop();
-        }
-        packed.push(']');
+        let packed = pack_slots(&b.slots);
+        let list = match list_ids.get(&packed) {
+            Some(&list) => list,
+            None => {
+                let list = list_ids.len() as i64 + 1;
+                lists.execute(params![list, packed])?;
+                list_ids.insert(packed, list);
+                list
+            }
+        };
         let base = b.base.map(|x| x as i64 + 1);
         st.execute(params![
             id,
@@ -384,10 +382,28 @@ fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
             b.tier,
             base,
             b.catalog_level,
-            packed
+            list
         ])?;
     }
     Ok(())
+}
+
+/// A bundle's slots as stored: `[name, entry]`, or `[name, null, reason]` for a name left out.
+fn pack_slots(slots: &[schema::BundleSlot]) -> String {
+    use std::fmt::Write as _;
+    let mut packed = String::from("[");
+    for s in slots {
+        let _ = match (s.entry, s.reason) {
+            (Some(e), _) => write!(packed, "[{},{}],", s.name + 1, e + 1),
+            (None, Some(r)) => write!(packed, "[{},null,{}],", s.name + 1, r + 1),
+            (None, None) => write!(packed, "[{},null],", s.name + 1),
+        };
+    }
+    if packed.ends_with(',') {
+        packed.pop();
+    }
+    packed.push(']');
+    packed
 }
 
 /// asset and diagnostic.

@@ -536,8 +536,10 @@ fn read_bundles(
         .prepare("SELECT id, qualified_name FROM name")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    let mut st =
-        conn.prepare("SELECT id, client, locale, tier, base, catalog_level, slots FROM bundle")?;
+    let mut st = conn.prepare(
+        "SELECT b.id, b.client, b.locale, b.tier, b.base, b.catalog_level, l.slots
+         FROM bundle b JOIN slot_list l ON l.id = b.slots ORDER BY b.id",
+    )?;
     let rows = st.query_map([], |r| {
         Ok((
             r.get::<_, i64>(0)?,

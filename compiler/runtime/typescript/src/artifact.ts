@@ -13,7 +13,7 @@ import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from "sql.j
 import { compileCondition, type Compiled, type Condition, type Context } from "./context.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The request names a bundle, consumer or skill that was not built (the CLI exits 1). */
 export class RequestError extends Error {
@@ -294,7 +294,8 @@ export class Snapshot {
     if (loaded) return loaded;
     const slots = new Map<unknown, unknown>();
     for (const id of info.base === null ? [info.id] : [info.base, info.id]) {
-      const packed = JSON.parse(String(rows(this.db, "SELECT slots FROM bundle WHERE id = ?", [id])[0][0])) as unknown[][];
+      const sql = "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?";
+      const packed = JSON.parse(String(rows(this.db, sql, [id])[0][0])) as unknown[][];
       for (const slot of packed) slots.set(slot[0], slot[1] ?? null);
     }
     const wanted = [...slots.values()].filter((e) => e !== null);
