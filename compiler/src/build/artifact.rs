@@ -179,8 +179,11 @@ fn write_file(
     let mut conn = Connection::open(path).map_err(&e)?;
     // No journal and no syncs while filling a new temporary file (the rename is the commit);
     // a page cache as large as a typical artifact keeps SQLite from spilling pages early.
+    // 8 KiB pages: fewer interior pages and overflow tails than 4 KiB, and fewer reads per
+    // catalog (5,000 clients: 120.5 -> 118.1 MB; 16 KiB saved 1 MB more but grew the
+    // reference artifact).
     conn.execute_batch(
-        "PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+        "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
          PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536;",
     )
     .map_err(&e)?;
