@@ -413,8 +413,8 @@ pub struct BundleRow {
     pub slots: Vec<BundleSlot>,
 }
 
-/// One `[name, entry, reason]` of a bundle's `slot_list.slots`, as 0-based indexes into the `name`,
-/// `entry` and `reason` tables.
+/// One `[name, entry, reason]` of a bundle's `slot_list.slots`, as 0-based indexes into the
+/// `name`, `entry` and `reason` tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BundleSlot {
     /// The qualified name.
