@@ -44,6 +44,15 @@ fn open(path: &Path) -> Connection {
     Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap()
 }
 
+/// The sample built with default options, opened read-only (the folder holds the file).
+fn built_sample() -> (tempfile::TempDir, Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    (dir, conn)
+}
+
 #[test]
 fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
     let dir = tempfile::tempdir().unwrap();
@@ -352,10 +361,7 @@ fn full_view(
 
 #[test]
 fn the_sample_resolves_variants_toggles_and_overrides_per_client() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.db");
-    build(&sample(), &out, &BuildOptions::default()).unwrap();
-    let conn = open(&out);
+    let (_dir, conn) = built_sample();
     let competitors = |client: &str, tier: &str| {
         full_view(&conn, client, "en", tier)["public.competitors"]
             .clone()
@@ -440,10 +446,7 @@ fn client_bundles_stored_as_differences_equal_a_full_resolution() {
 
 #[test]
 fn bundles_holding_the_same_differences_share_one_slot_list() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("a.db");
-    build(&sample(), &out, &BuildOptions::default()).unwrap();
-    let conn = open(&out);
+    let (_dir, conn) = built_sample();
     let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
     let bundles = count("SELECT count(*) FROM bundle");
     let lists = count("SELECT count(*) FROM slot_list");
@@ -455,7 +458,7 @@ fn bundles_holding_the_same_differences_share_one_slot_list() {
         bundles,
         count("SELECT count(*) FROM bundle b JOIN slot_list l ON l.id = b.slots")
     );
-    let own: i64 = count(
+    let own = count(
         "SELECT count(*) FROM bundle b JOIN slot_list l ON l.id = b.slots, json_each(l.slots)",
     );
     assert_eq!(own, count("SELECT count(*) FROM bundle_entry"));
@@ -463,10 +466,7 @@ fn bundles_holding_the_same_differences_share_one_slot_list() {
 
 #[test]
 fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.db");
-    build(&sample(), &out, &BuildOptions::default()).unwrap();
-    let conn = open(&out);
+    let (_dir, conn) = built_sample();
     let urls: Vec<(i64, String)> = conn
         .prepare("SELECT sid, url FROM source ORDER BY sid")
         .unwrap()
