@@ -409,8 +409,9 @@ pub struct BundleRow {
     pub base: Option<usize>,
     /// Budget level of its card fragments.
     pub catalog_level: String,
-    /// Its slots, by qualified name.
-    pub slots: Vec<BundleSlot>,
+    /// Index (0-based) of its slots' list in `slot_list` (bundles with the same differences
+    /// share one).
+    pub slots: usize,
 }
 
 /// One `[name, entry, reason]` of a bundle's `slot_list.slots`, as 0-based indexes into the

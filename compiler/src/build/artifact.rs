@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rusqlite::{params, Connection, Transaction};
-use rustc_hash::FxHashMap;
 use skillc_runtime::schema::{
     self, AssetRow, BundleRow, CardRow, CategoryRow, ClientRow, ConsumerRow, EntryRow, SourceRow,
 };
@@ -39,8 +38,9 @@ pub enum Error {
 pub struct Data {
     /// Manifest keys and values.
     pub manifest: BTreeMap<String, String>,
-    /// Blob contents by hash (shared with the rendered entries whose bodies they are).
-    pub blobs: BTreeMap<String, Arc<Vec<u8>>>,
+    /// Blobs as stored, by content hash (shared with the rendered entries whose bodies they
+    /// are).
+    pub blobs: BTreeMap<String, Arc<Blob>>,
     /// Categories.
     pub categories: Vec<CategoryRow>,
     /// Pooled sources.
@@ -59,6 +59,8 @@ pub struct Data {
     pub names: Vec<String>,
     /// Reasons the slots point to (`reason`).
     pub reasons: Vec<String>,
+    /// The distinct packed slot lists the bundles point to (`slot_list`).
+    pub slot_lists: Vec<String>,
     /// Assets.
     pub assets: Vec<AssetRow>,
 }
@@ -77,57 +79,52 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     }
 }
 
-/// Compresses a blob with zlib when that saves at least a fifth (most text does; small or
-/// already-compressed files stay as they are). Level 6 is fixed, so output is deterministic.
-pub fn encode(data: &[u8]) -> (&'static str, std::borrow::Cow<'_, [u8]>) {
-    use std::io::Write;
-    if data.len() >= 64 {
-        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-        if z.write_all(data).is_ok() {
-            if let Ok(packed) = z.finish() {
-                if packed.len() * 5 <= data.len() * 4 {
-                    return ("zlib", std::borrow::Cow::Owned(packed));
+/// A blob as the artifact stores it: encoded once, where its content is made (bodies on every
+/// core as they are rendered), so a build holds each body compressed rather than in full.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob {
+    /// Bytes of the content.
+    pub size: usize,
+    /// `identity`, or `zlib` (RFC 1950).
+    pub encoding: &'static str,
+    /// The bytes written.
+    pub stored: Vec<u8>,
+}
+
+impl Blob {
+    /// Compresses `data` with zlib when that saves at least a fifth (most text does; small or
+    /// already-compressed files stay as they are). Level 6 is fixed, so output is
+    /// deterministic.
+    pub fn encode(data: Vec<u8>) -> Blob {
+        use std::io::Write;
+        let size = data.len();
+        if size >= 64 {
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+            if z.write_all(&data).is_ok() {
+                if let Ok(packed) = z.finish() {
+                    if packed.len() * 5 <= size * 4 {
+                        return Blob {
+                            size,
+                            encoding: "zlib",
+                            stored: packed,
+                        };
+                    }
                 }
             }
         }
-    }
-    ("identity", std::borrow::Cow::Borrowed(data))
-}
-
-/// Blobs compressed earlier in this process, by content hash (rebuilds in `watch` and the
-/// studio store mostly the same blobs).
-static ENCODED: std::sync::OnceLock<std::sync::Mutex<EncodedBlobs>> = std::sync::OnceLock::new();
-
-/// Bytes held, and each blob's encoding and stored bytes by content hash.
-type EncodedBlobs = (usize, BTreeMap<String, (&'static str, Vec<u8>)>);
-
-/// Bytes of compressed blobs kept before the cache starts over.
-const ENCODED_LIMIT: usize = 256 << 20;
-
-fn encode_cached(hash: &str, data: &[u8]) -> (&'static str, std::borrow::Cow<'static, [u8]>) {
-    let cache = ENCODED.get_or_init(Default::default);
-    if let Ok(c) = cache.lock() {
-        if let Some((enc, bytes)) = c.1.get(hash) {
-            return (enc, std::borrow::Cow::Owned(bytes.clone()));
+        Blob {
+            size,
+            encoding: "identity",
+            stored: data,
         }
     }
-    let (enc, stored) = encode(data);
-    let stored = stored.into_owned();
-    if let Ok(mut c) = cache.lock() {
-        if c.0 + stored.len() > ENCODED_LIMIT {
-            *c = (0, BTreeMap::new());
-        }
-        c.0 += stored.len();
-        c.1.insert(hash.to_string(), (enc, stored.clone()));
-    }
-    (enc, std::borrow::Cow::Owned(stored))
 }
 
 /// Writes `data` to `out` atomically: a temporary file beside it, then renamed over it. A
 /// failure or a kill at any point leaves a previous artifact untouched. Each table's rows are
 /// dropped once written, so the memory of a build falls as the file grows. With `session`
-/// (watch, the studio), compressed blobs are kept for the next build, and the file is not
-/// synced to the disk before the rename: a sync guards against a power cut, a session's
+/// (watch, the studio), the file is not synced to the disk before the rename: a sync guards
+/// against a power cut, a session's
 /// artifact is rebuilt from the files when it starts again, and the sync took 12-20 ms of
 /// each rebuild of the reference workload. A one-shot build (CI's release output) syncs.
 ///
@@ -149,7 +146,7 @@ pub fn write(
         .unwrap_or_else(|| "artifact.db".to_string());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    let result = write_file(&tmp, data, warnings, session).and_then(|()| {
+    let result = write_file(&tmp, data, warnings).and_then(|()| {
         if session {
             std::fs::rename(&tmp, out).map_err(io(out))?;
         } else {
@@ -169,12 +166,7 @@ pub fn write(
     result
 }
 
-fn write_file(
-    path: &Path,
-    mut d: Data,
-    warnings: &[crate::Diagnostic],
-    session: bool,
-) -> Result<(), Error> {
+fn write_file(path: &Path, mut d: Data, warnings: &[crate::Diagnostic]) -> Result<(), Error> {
     let e = sql(path);
     let mut conn = Connection::open(path).map_err(&e)?;
     // No journal and no syncs while filling a new temporary file (the rename is the commit);
@@ -189,7 +181,7 @@ fn write_file(
     .map_err(&e)?;
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
-    insert_blobs(&tx, std::mem::take(&mut d.blobs), session).map_err(&e)?;
+    insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
     insert_small_tables(&tx, &d).map_err(&e)?;
     insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
     insert_entries(&tx, std::mem::take(&mut d.entries)).map_err(&e)?;
@@ -206,48 +198,14 @@ fn write_file(
 
 type Sql<T> = Result<T, rusqlite::Error>;
 
-/// A blob as stored: hash, size, encoding and stored bytes.
-type StoredBlob = (String, usize, &'static str, Vec<u8>);
-
-/// Blobs encoded together on all cores before they are written: enough to keep every core
-/// busy, few enough that the compressed copies of a large workspace's blobs are never all
-/// held at once.
-const BLOB_CHUNK: usize = 512;
-
-/// Writes the blobs in hash order, encoded a chunk at a time on all cores; each one's content
-/// is dropped once encoded. In a session, through the cache of blobs compressed before.
-fn insert_blobs(
-    tx: &Transaction<'_>,
-    blobs: BTreeMap<String, Arc<Vec<u8>>>,
-    session: bool,
-) -> Sql<()> {
+/// Writes the blobs in hash order, each dropped once written (a rendered entry a session
+/// keeps still holds its own).
+fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Arc<Blob>>) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
-    let mut blobs = blobs.into_iter();
-    loop {
-        let chunk: Vec<(String, Arc<Vec<u8>>)> = blobs.by_ref().take(BLOB_CHUNK).collect();
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        for (hash, size, encoding, stored) in encode_all(chunk, session) {
-            st.execute(params![hash, size as i64, encoding, stored])?;
-        }
+    for (hash, blob) in blobs {
+        st.execute(params![hash, blob.size as i64, blob.encoding, blob.stored])?;
     }
-}
-
-fn encode_all(blobs: Vec<(String, Arc<Vec<u8>>)>, session: bool) -> Vec<StoredBlob> {
-    use rayon::prelude::*;
-    blobs
-        .into_par_iter()
-        .map(|(hash, data)| {
-            let (encoding, stored) = if session {
-                encode_cached(&hash, &data)
-            } else {
-                encode(&data)
-            };
-            let stored = stored.into_owned();
-            (hash, data.len(), encoding, stored)
-        })
-        .collect()
+    Ok(())
 }
 
 /// manifest, category, source, client, consumer and consumer_hidden.
@@ -353,9 +311,9 @@ fn insert_entries(tx: &Transaction<'_>, entries: Vec<EntryRow>) -> Sql<()> {
     Ok(())
 }
 
-/// name, reason, slot_list and bundle. Each bundle's slots are packed into one JSON array of
-/// `[name, entry]` and `[name, null, reason]` ids, and each distinct array is stored once, in
-/// the order of the first bundle holding it.
+/// name, reason, slot_list and bundle. Each bundle's slots are one of the distinct packed
+/// lists laid out by `rows`, numbered in the order of the first bundle holding each; a list
+/// is written just before that bundle.
 fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
     for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
         let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
@@ -364,19 +322,13 @@ fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
         }
     }
     let mut lists = tx.prepare("INSERT INTO slot_list VALUES (?1, ?2)")?;
-    let mut list_ids: FxHashMap<String, i64> = FxHashMap::default();
+    let mut written = 0;
     let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
     for (id, b) in (1i64..).zip(std::mem::take(&mut d.bundles)) {
-        let packed = pack_slots(&b.slots);
-        let list = match list_ids.get(&packed) {
-            Some(&list) => list,
-            None => {
-                let list = list_ids.len() as i64 + 1;
-                lists.execute(params![list, packed])?;
-                list_ids.insert(packed, list);
-                list
-            }
-        };
+        if b.slots == written {
+            lists.execute(params![written as i64 + 1, d.slot_lists[written]])?;
+            written += 1;
+        }
         let base = b.base.map(|x| x as i64 + 1);
         st.execute(params![
             id,
@@ -385,28 +337,10 @@ fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
             b.tier,
             base,
             b.catalog_level,
-            list
+            b.slots as i64 + 1
         ])?;
     }
     Ok(())
-}
-
-/// A bundle's slots as stored: `[name, entry]`, or `[name, null, reason]` for a name left out.
-fn pack_slots(slots: &[schema::BundleSlot]) -> String {
-    use std::fmt::Write as _;
-    let mut packed = String::from("[");
-    for s in slots {
-        let _ = match (s.entry, s.reason) {
-            (Some(e), _) => write!(packed, "[{},{}],", s.name + 1, e + 1),
-            (None, Some(r)) => write!(packed, "[{},null,{}],", s.name + 1, r + 1),
-            (None, None) => write!(packed, "[{},null],", s.name + 1),
-        };
-    }
-    if packed.ends_with(',') {
-        packed.pop();
-    }
-    packed.push(']');
-    packed
 }
 
 /// asset and diagnostic.
@@ -428,4 +362,38 @@ fn insert_tail(tx: &Transaction<'_>, d: &Data, warnings: &[crate::Diagnostic]) -
         ])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Blob;
+    use std::io::Read;
+
+    #[test]
+    fn text_is_stored_compressed_and_reads_back_the_same() {
+        let text = "Answer the visitor's pricing question. "
+            .repeat(40)
+            .into_bytes();
+        let blob = Blob::encode(text.clone());
+        assert_eq!((blob.encoding, blob.size), ("zlib", text.len()));
+        assert!(blob.stored.len() * 5 <= text.len());
+        let mut back = Vec::new();
+        flate2::read::ZlibDecoder::new(blob.stored.as_slice())
+            .read_to_end(&mut back)
+            .unwrap();
+        assert_eq!(back, text);
+    }
+
+    #[test]
+    fn short_or_incompressible_content_is_stored_as_it_is() {
+        let short = b"tiny".to_vec();
+        assert_eq!(Blob::encode(short.clone()).stored, short);
+        // Hash output does not repeat: zlib would save nothing.
+        use sha2::Digest;
+        let noise: Vec<u8> = (0u32..128)
+            .flat_map(|i| sha2::Sha256::digest(i.to_le_bytes()))
+            .collect();
+        let blob = Blob::encode(noise.clone());
+        assert_eq!((blob.encoding, blob.stored), ("identity", noise));
+    }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::artifact::Blob;
 use super::incremental::Reuse;
 use super::Meter;
 use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Renderer};
@@ -15,14 +16,15 @@ use crate::resolve::{EntryKey, Prepared};
 /// One rendered entry.
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The entry, `body_tokens` counted, its `body` moved to [`Rendered::body`] (boxed: the
+    /// The entry, `body_tokens` counted, its `body` moved into [`Rendered::body`] (boxed: the
     /// list of a large workspace holds tens of thousands, and moves them more than it reads
     /// them).
     pub entry: Box<Entry>,
-    /// The body's bytes, one copy shared by the entries with the same body (half of them at
-    /// 5,000 clients: locales and tiers without their own text) and by its blob; moved, never
-    /// copied, from the rendered text.
-    pub body: Arc<Vec<u8>>,
+    /// The body as its blob stores it (compressed), one copy shared by the entries with the
+    /// same body (half of them at 5,000 clients: locales and tiers without their own text):
+    /// nothing reads a body in full after its tokens are counted, and holding every body of a
+    /// large workspace in full was the largest part of a build's peak.
+    pub body: Arc<Blob>,
     /// Its part of an answer prompt.
     pub prompt: PromptParts,
     /// Tokens of the whole prompt part.
@@ -99,7 +101,7 @@ pub fn render_all(
 }
 
 /// Counts each distinct text once: bodies repeat across locales and tiers without their own.
-fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> {
+fn count_tokens(mut rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> {
     // Hashed, not sorted: bodies are long and alike, and comparing them costs more than
     // counting them.
     let texts: FxHashSet<&str> = rendered
@@ -124,7 +126,7 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> 
         .par_iter()
         .map(|(e, _)| super::hash(e.body.as_bytes()))
         .collect();
-    let mut shared: FxHashMap<String, Arc<Vec<u8>>> = FxHashMap::default();
+    let blobs = encode_bodies(&mut rendered, &hashes);
     rendered
         .into_iter()
         .zip(counts)
@@ -132,13 +134,8 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> 
         .map(
             |(((mut entry, prompt), (tokens, prompt_tokens)), body_hash)| {
                 entry.body_tokens = tokens;
-                let body = std::mem::take(&mut entry.body);
-                let body = shared
-                    .entry(body_hash.clone())
-                    .or_insert_with(|| Arc::new(body.into_bytes()))
-                    .clone();
                 Arc::new(Rendered {
-                    body,
+                    body: blobs[&body_hash].clone(),
                     body_hash,
                     entry,
                     prompt,
@@ -146,6 +143,26 @@ fn count_tokens(rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> 
                 })
             },
         )
+        .collect()
+}
+
+/// Moves each distinct body out of its entries (they all leave theirs empty) and encodes it,
+/// on every core.
+fn encode_bodies(
+    rendered: &mut [(Box<Entry>, PromptParts)],
+    hashes: &[String],
+) -> FxHashMap<String, Arc<Blob>> {
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut distinct: Vec<(&str, String)> = Vec::new();
+    for ((e, _), hash) in rendered.iter_mut().zip(hashes) {
+        let body = std::mem::take(&mut e.body);
+        if seen.insert(hash) {
+            distinct.push((hash, body));
+        }
+    }
+    distinct
+        .into_par_iter()
+        .map(|(hash, body)| (hash.to_string(), Arc::new(Blob::encode(body.into_bytes()))))
         .collect()
 }
 
