@@ -469,7 +469,7 @@ pub fn compile_reusing(
         sources,
         bundles: bundle_rows,
         cards: rows::cards(entries.cards, card_fragments),
-        assets: rows::assets(ws, &mut blobs),
+        assets: rows::assets(ws, &mut blobs, keep),
         entries: entry_rows,
         blobs,
         categories,

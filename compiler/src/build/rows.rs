@@ -345,15 +345,21 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
         .collect()
 }
 
-/// Asset rows; their contents join `blobs`.
-pub fn assets(ws: &Workspace, blobs: &mut BTreeMap<String, Arc<Blob>>) -> Vec<AssetRow> {
+/// Asset rows; their contents join `blobs` (in a session, through the cache of assets
+/// encoded before).
+pub fn assets(
+    ws: &Workspace,
+    blobs: &mut BTreeMap<String, Arc<Blob>>,
+    session: bool,
+) -> Vec<AssetRow> {
     let mut rows = Vec::new();
     for s in &ws.skills {
         for a in &s.assets {
             let blob = hash(&a.data);
-            blobs
-                .entry(blob.clone())
-                .or_insert_with(|| Arc::new(Blob::encode(a.data.clone())));
+            blobs.entry(blob.clone()).or_insert_with(|| match session {
+                true => Blob::encode_cached(&blob, &a.data),
+                false => Arc::new(Blob::encode(a.data.clone())),
+            });
             rows.push(AssetRow {
                 skill_file: s.file.clone(),
                 path: a.path.clone(),
