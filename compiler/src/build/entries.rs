@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::artifact::Blob;
 use super::incremental::Reuse;
@@ -70,24 +70,25 @@ pub fn render_all(
         .enumerate()
         .map(|(i, k)| (i, input.reuse.and_then(|r| r.entry(ws, k))))
         .partition(|(_, kept)| kept.is_some());
-    let rendered: Vec<(Box<Entry>, PromptParts)> = todo
+    let blobs = std::sync::Mutex::new(FxHashMap::default());
+    let rendered: Vec<Arc<Rendered>> = todo
         .par_iter()
         .map(|&(i, _)| {
             let e = render::build_entry(input.prepared, input.pool, &keys[i]);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
-            Ok((Box::new(e), prompt))
+            Ok(finish(Box::new(e), prompt, &blobs))
         })
         .collect::<Result<_, RenderError>>()?;
     let list = if kept.is_empty() {
-        count_tokens(rendered)
+        rendered
     } else {
         let mut slots: Vec<Option<Arc<Rendered>>> = vec![None; keys.len()];
         for (i, r) in kept {
             slots[i] = r.cloned();
             meter.tick();
         }
-        for ((i, _), r) in todo.into_iter().zip(count_tokens(rendered)) {
+        for ((i, _), r) in todo.into_iter().zip(rendered) {
             slots[i] = Some(r);
         }
         slots.into_iter().flatten().collect()
@@ -100,70 +101,40 @@ pub fn render_all(
     })
 }
 
-/// Counts each distinct text once: bodies repeat across locales and tiers without their own.
-fn count_tokens(mut rendered: Vec<(Box<Entry>, PromptParts)>) -> Vec<Arc<Rendered>> {
-    // Hashed, not sorted: bodies are long and alike, and comparing them costs more than
-    // counting them.
-    let texts: FxHashSet<&str> = rendered
-        .iter()
-        .flat_map(|(e, p)| [e.body.as_str(), p.prefix.as_str(), p.suffix.as_str()])
-        .collect();
-    let texts: Vec<&str> = texts.into_iter().collect();
-    let counted: FxHashMap<&str, u32> = texts
-        .into_par_iter()
-        .map(|t| (t, tokens::count(t)))
-        .collect();
-    let counts: Vec<(u32, u32)> = rendered
-        .iter()
-        .map(|(e, p)| {
-            let body = counted[e.body.as_str()];
-            let around = counted[p.prefix.as_str()] + counted[p.suffix.as_str()];
-            (body, around + if p.has_body { body } else { 0 })
-        })
-        .collect();
-    drop(counted);
-    let hashes: Vec<String> = rendered
-        .par_iter()
-        .map(|(e, _)| super::hash(e.body.as_bytes()))
-        .collect();
-    let blobs = encode_bodies(&mut rendered, &hashes);
-    rendered
-        .into_iter()
-        .zip(counts)
-        .zip(hashes)
-        .map(
-            |(((mut entry, prompt), (tokens, prompt_tokens)), body_hash)| {
-                entry.body_tokens = tokens;
-                Arc::new(Rendered {
-                    body: blobs[&body_hash].clone(),
-                    body_hash,
-                    entry,
-                    prompt,
-                    prompt_tokens,
-                })
-            },
-        )
-        .collect()
-}
-
-/// Moves each distinct body out of its entries (they all leave theirs empty) and encodes it,
-/// on every core.
-fn encode_bodies(
-    rendered: &mut [(Box<Entry>, PromptParts)],
-    hashes: &[String],
-) -> FxHashMap<String, Arc<Blob>> {
-    let mut seen: FxHashSet<&str> = FxHashSet::default();
-    let mut distinct: Vec<(&str, String)> = Vec::new();
-    for ((e, _), hash) in rendered.iter_mut().zip(hashes) {
-        let body = std::mem::take(&mut e.body);
-        if seen.insert(hash) {
-            distinct.push((hash, body));
+/// Counts an entry's tokens and moves its body into its blob, encoded once per distinct body
+/// (`blobs`, shared by the workers). Done as each entry is rendered: holding every rendered
+/// body in full until all were counted was the largest part of a large build's peak.
+fn finish(
+    mut entry: Box<Entry>,
+    prompt: PromptParts,
+    blobs: &std::sync::Mutex<FxHashMap<String, Arc<Blob>>>,
+) -> Arc<Rendered> {
+    let body = std::mem::take(&mut entry.body);
+    entry.body_tokens = tokens::count(&body);
+    let around = tokens::count(&prompt.prefix) + tokens::count(&prompt.suffix);
+    let prompt_tokens = around
+        + if prompt.has_body {
+            entry.body_tokens
+        } else {
+            0
+        };
+    let body_hash = super::hash(body.as_bytes());
+    let known = blobs.lock().ok().and_then(|m| m.get(&body_hash).cloned());
+    let body = known.unwrap_or_else(|| {
+        // Two workers may encode the same body at once: the output is the same, one is kept.
+        let blob = Arc::new(Blob::encode(body.into_bytes()));
+        match blobs.lock() {
+            Ok(mut m) => m.entry(body_hash.clone()).or_insert(blob).clone(),
+            Err(_) => blob,
         }
-    }
-    distinct
-        .into_par_iter()
-        .map(|(hash, body)| (hash.to_string(), Arc::new(Blob::encode(body.into_bytes()))))
-        .collect()
+    });
+    Arc::new(Rendered {
+        entry,
+        body,
+        prompt,
+        prompt_tokens,
+        body_hash,
+    })
 }
 
 /// Cards are what catalogs show, shared by entries that differ only in their body; numbered
