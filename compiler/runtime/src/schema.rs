@@ -392,8 +392,9 @@ pub struct EntryRow {
     pub prompt_suffix: String,
     /// Tokens of prefix, body (when placed) and suffix.
     pub prompt_tokens: u32,
-    /// The run-time fields, stored as JSON.
-    pub record: Record,
+    /// The run-time fields: a [`Record`] as the JSON stored (serialised while rows are laid
+    /// out, on every core; a row holding the struct was most of the entry rows' memory).
+    pub record: String,
 }
 
 /// A row of `bundle` and its `bundle_entry` rows.

@@ -335,7 +335,7 @@ fn insert_entries(tx: &Transaction<'_>, entries: Vec<EntryRow>) -> Sql<()> {
             en.prompt_body,
             en.prompt_suffix,
             en.prompt_tokens,
-            serde_json::to_string(&en.record).unwrap_or_default(),
+            en.record,
         ])?;
     }
     Ok(())
