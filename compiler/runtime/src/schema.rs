@@ -393,7 +393,7 @@ pub struct EntryRow {
     /// Tokens of prefix, body (when placed) and suffix.
     pub prompt_tokens: u32,
     /// The run-time fields: a [`Record`] as the JSON stored (serialised while rows are laid
-    /// out, on every core; a row holding the struct was most of the entry rows' memory).
+    /// out, on every core).
     pub record: String,
 }
 

@@ -154,9 +154,8 @@ impl Blob {
 /// failure or a kill at any point leaves a previous artifact untouched. Each table's rows are
 /// dropped once written, so the memory of a build falls as the file grows. With `session`
 /// (watch, the studio), the file is not synced to the disk before the rename: a sync guards
-/// against a power cut, a session's
-/// artifact is rebuilt from the files when it starts again, and the sync took 12-20 ms of
-/// each rebuild of the reference workload. A one-shot build (CI's release output) syncs.
+/// against a power cut, a session's artifact is rebuilt from the files when it starts again,
+/// and the sync took 12-20 ms of each rebuild of the reference workload. A one-shot build (CI's release output) syncs.
 ///
 /// `warnings` (of the check and the build, sorted) are the build report's own list, written
 /// from where it is rather than copied into `data` (26,000 of them at 5,000 clients).

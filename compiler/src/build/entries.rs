@@ -22,8 +22,7 @@ pub struct Rendered {
     pub entry: Box<Entry>,
     /// The body as its blob stores it (compressed), one copy shared by the entries with the
     /// same body (half of them at 5,000 clients: locales and tiers without their own text):
-    /// nothing reads a body in full after its tokens are counted, and holding every body of a
-    /// large workspace in full was the largest part of a build's peak.
+    /// nothing reads a body in full after its tokens are counted.
     pub body: Arc<Blob>,
     /// Its part of an answer prompt.
     pub prompt: PromptParts,
@@ -102,8 +101,8 @@ pub fn render_all(
 }
 
 /// Counts an entry's tokens and moves its body into its blob, encoded once per distinct body
-/// (`blobs`, shared by the workers). Done as each entry is rendered: holding every rendered
-/// body in full until all were counted was the largest part of a large build's peak.
+/// (`blobs`, shared by the workers). Done as each entry is rendered rather than once all are:
+/// holding every rendered body in full until then cost 33 MB of peak at 5,000 clients.
 fn finish(
     mut entry: Box<Entry>,
     prompt: PromptParts,
