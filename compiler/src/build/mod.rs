@@ -214,6 +214,7 @@ fn build_once(
     if let Some(report) = already_written(session.as_deref(), &input_hash, options, out) {
         return Ok(report);
     }
+    progress(options, "checking", 0, 1);
     let report = crate::check::finish(loaded, &CheckOptions::default(), session.is_some());
     let mut diagnostics = report.diagnostics;
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
@@ -314,13 +315,24 @@ fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) 
         static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
         let t = START.get_or_init(std::time::Instant::now);
         eprintln!(
-            "[{:>8.3}s] {phase} {done}/{total}",
-            t.elapsed().as_secs_f64()
+            "[{:>8.3}s {:>5} MB] {phase} {done}/{total}",
+            t.elapsed().as_secs_f64(),
+            resident_mb()
         );
     }
     if let Some(p) = options.progress {
         p(phase, done, total);
     }
+}
+
+/// Resident memory of this process now, in MB (`SKILLC_TIMING`; Linux only, else 0).
+fn resident_mb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
+    kb.unwrap_or(0) / 1000
 }
 
 /// sha256 hex of `data`.
@@ -435,6 +447,7 @@ pub fn compile_reusing(
         reuse: reuse.as_ref(),
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
+    progress(options, "fitting catalog budgets", 0, 1);
     let previous_texts = reuse.as_ref().map(|r| r.card_texts());
     let mut texts =
         budget::CardTexts::full(&renderer, &entries.cards, previous_texts).map_err(fail)?;
@@ -448,6 +461,7 @@ pub fn compile_reusing(
     };
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
+    progress(options, "laying out tables", 0, 1);
     let (card_fragments, card_texts) = texts.into_memo(keep);
     // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
     let kept_list = keep.then(|| entries.list.clone());
