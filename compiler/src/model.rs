@@ -1,6 +1,7 @@
 //! The typed source model of a skills workspace (SPEC 2): plain data, no I/O.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -463,8 +464,9 @@ pub struct Workspace {
     pub categories: BTreeMap<String, Category>,
     /// Clients by id.
     pub clients: BTreeMap<String, Client>,
-    /// All skills, sorted by scope then file.
-    pub skills: Vec<Skill>,
+    /// All skills, sorted by scope then file. Shared: successive loads of a workspace (watch,
+    /// the studio) hand out the same parse of an unchanged skill folder, not a copy.
+    pub skills: Vec<Arc<Skill>>,
     /// `variables.json`: section (`_global` or a skill name) → variable → value.
     pub variables: BTreeMap<String, BTreeMap<String, String>>,
     /// Template overrides: file name → text.

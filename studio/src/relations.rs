@@ -114,6 +114,7 @@ fn resolve(ws: &Workspace, from: &Skill, r: &SkillRef) -> Link {
     let mut found: Vec<&Skill> = ws
         .skills
         .iter()
+        .map(|s| &**s)
         .filter(|t| t.frontmatter.variant_of.is_none() && names(&r.text, from, t))
         .collect();
     found.sort_by_key(|t| t.scope == Scope::Global);
@@ -142,6 +143,7 @@ fn used_by(ws: &Workspace, s: &Skill) -> Composition {
     let by = |pick: fn(&Skill) -> &[SkillRef]| {
         ws.skills
             .iter()
+            .map(|s| &**s)
             .filter(|o| o.file != s.file && pick(o).iter().any(|r| names(&r.text, o, s)))
             .map(link_to)
             .collect()
@@ -158,6 +160,7 @@ fn variants(ws: &Workspace, s: &Skill) -> Vec<Variant> {
     let mut list: Vec<Variant> = ws
         .skills
         .iter()
+        .map(|s| &**s)
         .filter(|v| {
             v.frontmatter
                 .variant_of
@@ -202,6 +205,7 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         Scope::Global => ws
             .skills
             .iter()
+            .map(|s| &**s)
             .filter(same_name)
             .filter(|o| o.scope != Scope::Global)
             .map(link_to)
@@ -212,6 +216,7 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         Scope::Client(_) => ws
             .skills
             .iter()
+            .map(|s| &**s)
             .filter(same_name)
             .find(|o| o.scope == Scope::Global)
             .map(link_to),

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use super::budget::CardTextMemo;
 use super::bundles::{Plan, Resolved};
 use super::entries::Rendered;
-use crate::model::{Scope, Workspace};
+use crate::model::{Scope, Skill, Workspace};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Slots};
 
@@ -77,8 +77,14 @@ fn same_shared(a: &Workspace, b: &Workspace) -> bool {
         && a.clients.keys().eq(b.clients.keys())
         && a.skills.len() == b.skills.len()
         && a.skills.iter().zip(&b.skills).all(|(x, y)| {
-            x.scope == y.scope && x.file == y.file && (x.scope != Scope::Global || x == y)
+            x.scope == y.scope && x.file == y.file && (x.scope != Scope::Global || same(x, y))
         })
+}
+
+/// Equal skills; one parse handed out again (an unchanged folder in a session) is equal
+/// without comparing every field.
+fn same(x: &Arc<Skill>, y: &Arc<Skill>) -> bool {
+    Arc::ptr_eq(x, y) || x == y
 }
 
 /// The clients whose `client.yaml` or skills differ (the skill lists are known to be the same
@@ -92,7 +98,7 @@ fn changed_clients(a: &Workspace, b: &Workspace) -> BTreeSet<String> {
         .collect();
     for (x, y) in a.skills.iter().zip(&b.skills) {
         if let Scope::Client(id) = &y.scope {
-            if b.clients.contains_key(id) && !changed.contains(id) && x != y {
+            if b.clients.contains_key(id) && !changed.contains(id) && !same(x, y) {
                 changed.insert(id.clone());
             }
         }

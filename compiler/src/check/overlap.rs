@@ -448,7 +448,8 @@ mod tests {
     }
 
     fn skill<'w>(ws: &'w mut Workspace, name: &str) -> &'w mut Skill {
-        ws.skills.iter_mut().find(|s| s.name == name).unwrap()
+        let skill = ws.skills.iter_mut().find(|s| s.name == name).unwrap();
+        std::sync::Arc::make_mut(skill)
     }
 
     /// Every input the pass reads, changed one at a time: the kept result is never served

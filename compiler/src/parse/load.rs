@@ -27,7 +27,7 @@ pub struct Loaded {
     /// Problems found while loading.
     pub diagnostics: Vec<Diagnostic>,
     /// Decoded text files by workspace-relative path.
-    pub texts: BTreeMap<String, String>,
+    pub texts: Texts,
 }
 
 /// Reads and loads the workspace folder `root`, including custom roots it declares.
@@ -205,11 +205,7 @@ pub(crate) fn peek_config(files: &[RawFile]) -> WorkspaceConfig {
 }
 
 /// Decodes a text file, recording its text and any diagnostics.
-fn text_of(
-    file: &RawFile,
-    out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
-) -> Option<String> {
+fn text_of(file: &RawFile, out: &mut Vec<Diagnostic>, texts: &mut Texts) -> Option<String> {
     let bytes = match fsio::bytes_of(file) {
         Ok(b) => b,
         Err(d) => {
@@ -220,7 +216,7 @@ fn text_of(
     match text::decode(&file.rel, bytes) {
         Ok((text, warnings)) => {
             out.extend(warnings);
-            texts.insert(file.rel.clone(), text.clone());
+            texts.insert(file.rel.clone(), Arc::from(text.as_str()));
             Some(text)
         }
         Err(d) => {
@@ -230,11 +226,7 @@ fn text_of(
     }
 }
 
-fn yaml_file(
-    file: &RawFile,
-    out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
-) -> Option<YamlDoc> {
+fn yaml_file(file: &RawFile, out: &mut Vec<Diagnostic>, texts: &mut Texts) -> Option<YamlDoc> {
     let text = text_of(file, out, texts)?;
     match yaml::parse_mapping(&file.rel, &text, 1) {
         Ok(doc) => Some(doc),
@@ -249,7 +241,7 @@ fn yaml_file(
 fn markdown_file(
     file: &RawFile,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) -> Option<(YamlDoc, String, usize)> {
     let text = text_of(file, out, texts)?;
     let split = match yaml::split_frontmatter(&file.rel, &text) {
@@ -319,7 +311,7 @@ fn load_with(
             &mut diags,
             &mut own_texts,
         );
-        (skill, diags, own_texts)
+        (skill.map(Arc::new), diags, own_texts)
     };
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
@@ -411,11 +403,7 @@ fn split_roots<'f>(
 }
 
 /// `workspace.yaml`, `variables.json` and the templates.
-fn settings(
-    main: &layout::Layout<'_>,
-    out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
-) -> Workspace {
+fn settings(main: &layout::Layout<'_>, out: &mut Vec<Diagnostic>, texts: &mut Texts) -> Workspace {
     let config = match main.workspace_yaml.and_then(|f| yaml_file(f, out, texts)) {
         Some(doc) => config::workspace(&mut Fields {
             file: "workspace.yaml",
@@ -448,7 +436,7 @@ fn clients(
     main: &layout::Layout<'_>,
     config: &WorkspaceConfig,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) -> BTreeMap<String, crate::model::Client> {
     let mut clients = BTreeMap::new();
     for (id, file) in &main.clients {
@@ -481,7 +469,7 @@ fn categories(
     custom_layouts: &[layout::Layout<'_>],
     ws: &mut Workspace,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) -> BTreeMap<String, String> {
     let mut category_dirs: BTreeMap<String, String> = BTreeMap::new();
     let all_categories = main
@@ -560,7 +548,7 @@ fn load_skill(
     ws: &Workspace,
     category_dirs: &BTreeMap<String, String>,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) -> Option<Skill> {
     let file = dir.main.rel.as_str();
     if let Some(other) = dir.shadowed {
@@ -677,7 +665,7 @@ fn add_file(
     raw: &RawFile,
     config: &WorkspaceConfig,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) {
     match inner {
         "compact.md" => skill.compact = text_of(raw, out, texts),
@@ -823,7 +811,7 @@ fn load_localized(
     locale: &str,
     config: &WorkspaceConfig,
     out: &mut Vec<Diagnostic>,
-    texts: &mut BTreeMap<String, String>,
+    texts: &mut Texts,
 ) -> Option<Localized> {
     let text = text_of(raw, out, texts)?;
     let mut l = Localized {
@@ -978,7 +966,10 @@ fn portability(
 }
 
 /// A parsed skill folder: the skill (if it parsed), its diagnostics and its texts.
-type Parsed = (Option<Skill>, Vec<Diagnostic>, BTreeMap<String, String>);
+type Parsed = (Option<Arc<Skill>>, Vec<Diagnostic>, Texts);
+
+/// Decoded text files by workspace-relative path (shared with the parse cache of a session).
+pub type Texts = BTreeMap<String, Arc<str>>;
 
 /// What a skill's parse reads besides its own folder.
 #[derive(Debug, Clone, PartialEq)]

@@ -186,13 +186,13 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
     ws.skills
         .iter()
         .find(|s| s.name == name && ns.is_none_or(|ns| s.namespace == ns))
-        .map(Skill::qualified_name)
+        .map(|s| s.qualified_name())
 }
 
 /// Precomputes names, edges and variable uses.
 pub fn prepare(ws: &Workspace) -> Prepared<'_> {
     let index = Index::new(ws);
-    let qualified: Vec<String> = ws.skills.iter().map(Skill::qualified_name).collect();
+    let qualified: Vec<String> = ws.skills.iter().map(|s| s.qualified_name()).collect();
     let mut edges = Vec::with_capacity(ws.skills.len());
     let mut uses = Vec::with_capacity(ws.skills.len());
     let mut global = BTreeMap::new();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::model::{Skill, Workspace};
+use crate::model::Workspace;
 use crate::resolve::sources;
 
 /// One pooled source.
@@ -100,7 +100,7 @@ pub fn build(ws: &Workspace) -> Pool {
     let local = ws
         .skills
         .iter()
-        .map(|skill: &Skill| {
+        .map(|skill| {
             skill
                 .sources
                 .iter()
