@@ -157,6 +157,15 @@ pub struct Session {
     written: Option<Written>,
 }
 
+impl Session {
+    /// The caller watches the workspace and knows that since the last build only the contents
+    /// of `files` (workspace-relative, `/`-separated) changed: the next build reads only these
+    /// again instead of walking the folder (see [`load::LoadCache::assume_changed_only`]).
+    pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
+        self.load.assume_changed_only(files);
+    }
+}
+
 /// The artifact a session wrote last, to know a rebuild of the same inputs has nothing to do.
 #[derive(Debug)]
 struct Written {

@@ -3,6 +3,7 @@
 //! [`is_relevant`] is the pure part the tests drive: which changed paths warrant a rebuild
 //! (editor temp files, hidden files and the artifact itself do not).
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -89,12 +90,14 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     let (tx, rx) = mpsc::channel();
+    // `None`: the events lapsed (a rescan notice, a watcher error); anything may have changed.
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        if let Ok(ev) = res {
-            if changes_content(&ev.kind) {
-                let _ = tx.send(ev.paths);
-            }
-        }
+        let _ = match res {
+            Ok(ev) if ev.need_rescan() => tx.send(None),
+            Ok(ev) if changes_content(&ev.kind) => tx.send(Some(ev.paths)),
+            Ok(_) => Ok(()),
+            Err(_) => tx.send(None),
+        };
     })
     .map_err(|source| Error::Notify {
         path: root.to_path_buf(),
@@ -108,9 +111,9 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
         })?;
     // Rebuilds take from the previous build what an edit cannot have changed.
     let mut session = build::Session::default();
-    let mut run = |on_event: &mut dyn FnMut(Event)| {
+    let run = |session: &mut build::Session, on_event: &mut dyn FnMut(Event)| {
         let started = Instant::now();
-        match build::rebuild(root, output, &BuildOptions::default(), &mut session) {
+        match build::rebuild(root, output, &BuildOptions::default(), session) {
             Ok(report) => on_event(Event::Built {
                 report,
                 millis: started.elapsed().as_millis(),
@@ -118,18 +121,75 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
             Err(e) => on_event(Event::Failed(e)),
         }
     };
-    run(&mut on_event);
-    while let Ok(paths) = rx.recv() {
-        let mut relevant = paths.iter().any(|p| is_relevant(p, &root_abs, &out_abs));
+    run(&mut session, &mut on_event);
+    while let Ok(first) = rx.recv() {
+        let mut burst = Burst::default();
+        burst.add(first, &root_abs, &out_abs);
         // Debounce: gather the burst an editor's save makes.
         while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
-            relevant |= more.iter().any(|p| is_relevant(p, &root_abs, &out_abs));
+            burst.add(more, &root_abs, &out_abs);
         }
-        if relevant {
-            run(&mut on_event);
+        if burst.relevant {
+            if let Some(files) = burst.files {
+                // The load reads these again instead of walking the whole folder.
+                session.assume_changed_only(files);
+            }
+            run(&mut session, &mut on_event);
         }
     }
     Ok(())
+}
+
+/// What a burst of file events says changed.
+#[derive(Debug, PartialEq)]
+struct Burst {
+    /// A change a build reads: a rebuild is due.
+    relevant: bool,
+    /// The workspace-relative paths of those changes, or `None` when one cannot be named (the
+    /// events lapsed, a path outside the workspace): the load then walks the folder.
+    files: Option<BTreeSet<String>>,
+}
+
+impl Default for Burst {
+    fn default() -> Self {
+        Burst {
+            relevant: false,
+            files: Some(BTreeSet::new()),
+        }
+    }
+}
+
+impl Burst {
+    /// Adds one event's paths (`None`: the events lapsed).
+    fn add(&mut self, paths: Option<Vec<PathBuf>>, root: &Path, output: &Path) {
+        let Some(paths) = paths else {
+            self.relevant = true;
+            self.files = None;
+            return;
+        };
+        for path in paths.iter().filter(|p| is_relevant(p, root, output)) {
+            self.relevant = true;
+            let rel = path.strip_prefix(root).ok().and_then(relative_name);
+            match (rel, self.files.as_mut()) {
+                (Some(rel), Some(files)) => {
+                    files.insert(rel);
+                }
+                _ => self.files = None,
+            }
+        }
+    }
+}
+
+/// `a/b/SKILL.md` for a path below the workspace, if every part is plain UTF-8.
+fn relative_name(rel: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = rel
+        .components()
+        .map(|c| match c {
+            std::path::Component::Normal(name) => name.to_str(),
+            _ => None,
+        })
+        .collect();
+    parts.filter(|p| !p.is_empty()).map(|p| p.join("/"))
 }
 
 #[cfg(test)]
@@ -153,6 +213,32 @@ mod tests {
         let out = Path::new("/out/a.db");
         assert!(is_relevant(Path::new("/w/public/x/SKILL.md"), root, out));
         assert!(is_relevant(Path::new("/w/workspace.yaml"), root, out));
+    }
+
+    #[test]
+    fn a_burst_names_the_files_it_changed_or_asks_for_a_walk() {
+        let (root, out) = (Path::new("/w"), Path::new("/w/a.db"));
+        let paths = |ps: &[&str]| Some(ps.iter().map(PathBuf::from).collect());
+        let mut burst = Burst::default();
+        burst.add(paths(&["/w/public/x/.SKILL.md.swp", "/w/a.db"]), root, out);
+        assert_eq!(burst, Burst::default(), "nothing a build reads");
+        burst.add(paths(&["/w/public/x/SKILL.md"]), root, out);
+        burst.add(
+            paths(&["/w/public/x/SKILL.md", "/w/workspace.yaml"]),
+            root,
+            out,
+        );
+        let named = ["public/x/SKILL.md", "workspace.yaml"].map(String::from);
+        assert!(burst.relevant);
+        assert_eq!(burst.files, Some(BTreeSet::from(named)));
+        // Events that lapsed, or a path that is not below the workspace, cannot be named.
+        for lost in [None, paths(&["/elsewhere/SKILL.md"])] {
+            let mut burst = Burst::default();
+            burst.add(paths(&["/w/public/x/SKILL.md"]), root, out);
+            burst.add(lost, root, out);
+            assert!(burst.relevant);
+            assert_eq!(burst.files, None);
+        }
     }
 
     #[test]

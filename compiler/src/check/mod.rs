@@ -193,4 +193,74 @@ mod tests {
         let walked = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
         assert_eq!(description(&walked).as_deref(), Some("Changed on disk."));
     }
+
+    /// Two skills, `a` and `b`, each with its description.
+    fn two_skills(root: &Path, a: &str, b: &str) {
+        for (name, desc) in [("a", a), ("b", b)] {
+            let file = root.join(format!("public/{name}/SKILL.md"));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let text = format!("---\nname: {name}\ndescription: {desc}\n---\nBody.\n");
+            std::fs::write(&file, text).unwrap();
+        }
+    }
+
+    fn descriptions(r: &CheckReport) -> Vec<String> {
+        let ws = &r.workspace;
+        let description =
+            |s: &std::sync::Arc<crate::model::Skill>| s.frontmatter.description.clone();
+        ws.skills.iter().filter_map(description).collect()
+    }
+
+    #[test]
+    fn a_load_told_which_files_changed_reads_only_those() {
+        let dir = tempfile::tempdir().unwrap();
+        two_skills(dir.path(), "First a.", "First b.");
+        let mut cache = load::LoadCache::default();
+        let options = CheckOptions::default();
+        check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        two_skills(dir.path(), "Second a.", "Second b.");
+        // Told only `a` changed, the load reads `a` again and takes `b` as it was: the walk
+        // that would have seen `b` change was skipped.
+        cache.assume_changed_only(["public/a/SKILL.md".to_string()]);
+        let told = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(descriptions(&told), ["Second a.", "First b."]);
+        // A path the last load did not read (a new file) cannot be read alone: the folder is
+        // walked, and every change is seen.
+        std::fs::write(dir.path().join("public/b/notes.md"), "Notes.").unwrap();
+        cache.assume_changed_only(["public/b/notes.md".to_string()]);
+        let walked = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(descriptions(&walked), ["Second a.", "Second b."]);
+        // So is a file that is gone.
+        std::fs::remove_dir_all(dir.path().join("public/b")).unwrap();
+        cache.assume_changed_only(["public/b/SKILL.md".to_string()]);
+        let removed = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(descriptions(&removed), ["Second a."]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_load_through_symbolic_links_walks_whatever_it_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        two_skills(dir.path(), "First a.", "First b.");
+        // `c` is `a` under another name: a change to `a` changes `c` without an event for it.
+        std::fs::create_dir_all(dir.path().join("public/c")).unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("public/a/SKILL.md"),
+            dir.path().join("public/c/SKILL.md"),
+        )
+        .unwrap();
+        let mut cache = load::LoadCache::default();
+        let options = CheckOptions::default();
+        check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        two_skills(dir.path(), "Second a.", "First b.");
+        cache.assume_changed_only(["public/a/SKILL.md".to_string()]);
+        let report = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let c = report
+            .workspace
+            .skills
+            .iter()
+            .find(|s| s.file == "public/c/SKILL.md");
+        let c = c.expect("the linked skill is loaded");
+        assert_eq!(c.frontmatter.description.as_deref(), Some("Second a."));
+    }
 }

@@ -80,6 +80,9 @@ pub struct Tree {
     pub hidden_skills: Vec<String>,
     /// Files a [`ReadCache`] knew unchanged since its last read (their relative paths).
     pub unchanged: std::collections::HashSet<String>,
+    /// Some file or folder was reached through a symbolic link: a change to its target shows
+    /// up under another path than the one the workspace reads.
+    pub linked: bool,
 }
 
 /// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
@@ -123,6 +126,7 @@ pub fn read_tree_cached(
         diagnostics: listed.diagnostics,
         hidden_skills: listed.hidden_skills,
         unchanged,
+        linked: listed.linked,
     })
 }
 
@@ -143,6 +147,8 @@ pub struct Listed {
     pub diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills, sorted.
     pub hidden_skills: Vec<String>,
+    /// Some file or folder was reached through a symbolic link.
+    pub linked: bool,
 }
 
 /// The files [`read_tree_parts`] would read, without reading them.
@@ -170,6 +176,7 @@ fn walk(
         found: Vec::new(),
         diagnostics: Vec::new(),
         hidden_skills: Vec::new(),
+        linked: false,
         stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
@@ -179,6 +186,7 @@ fn walk(
         found: walk.found,
         diagnostics: walk.diagnostics,
         hidden_skills: walk.hidden_skills,
+        linked: walk.linked,
     })
 }
 
@@ -325,6 +333,8 @@ struct Walk<'c> {
     diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills (workspace-relative, with `/`).
     hidden_skills: Vec<String>,
+    /// A symbolic link was followed.
+    linked: bool,
     /// Folders being walked, outermost first (canonicalised only when a link needs it).
     stack: Vec<PathBuf>,
 }
@@ -433,6 +443,7 @@ impl Walk<'_> {
                     found: Vec::new(),
                     diagnostics: Vec::new(),
                     hidden_skills: Vec::new(),
+                    linked: false,
                     stack,
                 };
                 w.dir(&path, &prefix);
@@ -443,6 +454,7 @@ impl Walk<'_> {
             self.found.extend(w.found);
             self.diagnostics.extend(w.diagnostics);
             self.hidden_skills.extend(w.hidden_skills);
+            self.linked |= w.linked;
         }
     }
 
@@ -486,6 +498,7 @@ impl Walk<'_> {
                 )
             }
         };
+        self.linked = true;
         if kind.is_file() {
             self.found.push((rel.to_string(), path.to_path_buf()));
             return;
@@ -681,7 +694,7 @@ impl ReadCache {
     }
 
     /// The file's content, and whether it is the content this cache held (unchanged).
-    fn read(&self, path: &Path) -> (FileContent, bool) {
+    pub(crate) fn read(&self, path: &Path) -> (FileContent, bool) {
         let read_at = now_ns();
         let stamp = Self::stamp(path, read_at);
         if let (Some(s), Ok(files)) = (stamp, self.files.lock()) {

@@ -42,8 +42,9 @@ pub struct LoadCache {
     parsed: ParseCache,
     /// The workspace's files as the last load found them on disk (drafts not applied).
     tree: Option<fsio::Tree>,
-    /// The next load may take `tree` instead of walking the folder.
-    trust_tree: bool,
+    /// The next load may take `tree` instead of walking the folder, reading again only these
+    /// files (workspace-relative paths).
+    trust_tree: Option<Vec<String>>,
 }
 
 impl LoadCache {
@@ -51,7 +52,45 @@ impl LoadCache {
     /// the next load takes that load's files instead of walking the folder again (10,000
     /// `stat` calls on the reference workload, a third of a keystroke's check in the studio).
     pub fn assume_unchanged(&mut self) {
-        self.trust_tree = true;
+        self.trust_tree = Some(Vec::new());
+    }
+
+    /// The caller watches the workspace and knows that since the last load only the contents
+    /// of `files` (workspace-relative, `/`-separated) changed: the next load takes that load's
+    /// files and reads only these again. When one of them is not a file the last load read (a
+    /// new file, a folder), or is gone, or some file is read through a symbolic link (whose
+    /// target can change under another name), the next load walks the folder after all.
+    pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
+        self.trust_tree = Some(files.into_iter().collect());
+    }
+
+    /// The last load's files with `changed` read again, if that is the workspace as it is.
+    fn trusted_tree(&mut self, root: &Path) -> Option<fsio::Tree> {
+        let changed = self.trust_tree.take()?;
+        let mut tree = self.tree.clone()?;
+        if tree.linked && !changed.is_empty() {
+            return None;
+        }
+        // Every other file is as the last load read and parsed it.
+        tree.unchanged = tree.files.iter().map(|f| f.rel.clone()).collect();
+        for rel in &changed {
+            let i = tree
+                .files
+                .binary_search_by(|f| f.rel.as_str().cmp(rel))
+                .ok()?;
+            let (content, same) = self.read.read(&root.join(rel));
+            if matches!(
+                content,
+                fsio::FileContent::Unreadable(_) | fsio::FileContent::Artifact
+            ) {
+                return None;
+            }
+            if !same {
+                tree.unchanged.remove(rel);
+            }
+            tree.files[i].content = content;
+        }
+        Some(tree)
     }
 }
 
@@ -70,16 +109,9 @@ pub fn load_dir_with(
     drafts: &[RawFile],
 ) -> Result<Loaded, fsio::Error> {
     let boundary = fsio::canonical_root(root)?;
-    let trusted = cache.as_deref_mut().and_then(|c| {
-        let trust = std::mem::take(&mut c.trust_tree);
-        trust.then(|| c.tree.clone()).flatten()
-    });
+    let trusted = cache.as_deref_mut().and_then(|c| c.trusted_tree(root));
     let tree = match trusted {
-        Some(mut tree) => {
-            // Every file is as the last load read and parsed it.
-            tree.unchanged = tree.files.iter().map(|f| f.rel.clone()).collect();
-            tree
-        }
+        Some(tree) => tree,
         None => {
             let read = cache.as_deref().map(|c| &c.read);
             fsio::read_tree_cached(root, "", &boundary, read)?
