@@ -189,60 +189,21 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
         .map(|s| s.qualified_name())
 }
 
-/// Precomputes names, edges and variable uses.
+/// Precomputes names, edges and variable uses (each skill's on every core: a session's
+/// rebuild after one edit does this for every skill again).
 pub fn prepare(ws: &Workspace) -> Prepared<'_> {
+    use rayon::prelude::*;
     let index = Index::new(ws);
-    let qualified: Vec<String> = ws.skills.iter().map(|s| s.qualified_name()).collect();
-    let mut edges = Vec::with_capacity(ws.skills.len());
-    let mut uses = Vec::with_capacity(ws.skills.len());
+    let qualified: Vec<String> = ws.skills.par_iter().map(|s| s.qualified_name()).collect();
+    let (edges, uses): (Vec<Edges>, Vec<BTreeSet<String>>) = ws
+        .skills
+        .par_iter()
+        .map(|s| (edges_of(&index, ws, s), variables_used(s)))
+        .unzip();
     let mut global = BTreeMap::new();
     let mut client: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
     let mut variants: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, s) in ws.skills.iter().enumerate() {
-        let fm = &s.frontmatter;
-        let r = |list: &Vec<crate::model::SkillRef>| -> Vec<String> {
-            list.iter()
-                .filter_map(|x| resolve_ref(&index, ws, &x.text, &s.scope))
-                .collect()
-        };
-        let e = Edges {
-            dependencies: r(&fm.dependencies),
-            augments: r(&fm.augments),
-            blocks: r(&fm.blocks),
-            imports: r(&fm.imports),
-            requires: r(&fm.requires.skills),
-            next_skill: fm
-                .next_skill
-                .as_ref()
-                .and_then(|x| resolve_ref(&index, ws, &x.text, &s.scope)),
-            conditional_next: fm
-                .conditional_next_skills
-                .iter()
-                .filter_map(|(k, x)| {
-                    resolve_ref(&index, ws, &x.text, &s.scope).map(|q| (k.clone(), q))
-                })
-                .collect(),
-            variant_of: fm
-                .variant_of
-                .as_ref()
-                .and_then(|x| resolve_ref(&index, ws, &x.text, &s.scope)),
-        };
-        let mut used: BTreeSet<String> = fm.vars.keys().cloned().collect();
-        let texts = std::iter::once(s.body.as_str())
-            .chain(s.compact.as_deref())
-            .chain(s.localized.values().map(|l| l.body.as_str()));
-        for t in texts {
-            used.extend(vars::placeholders(t).into_iter().map(str::to_string));
-        }
-        if let Some(mcp) = &fm.mcp {
-            for v in mcp.env.values() {
-                for name in vars::dollar_placeholders(v) {
-                    if fm.vars.contains_key(name) {
-                        used.insert(name.to_string());
-                    }
-                }
-            }
-        }
+    for (i, (s, e)) in ws.skills.iter().zip(&edges).enumerate() {
         match (&e.variant_of, &s.scope) {
             (Some(base), _) => variants.entry(base.clone()).or_default().push(i),
             (None, Scope::Global) => {
@@ -256,8 +217,6 @@ pub fn prepare(ws: &Workspace) -> Prepared<'_> {
                     .or_insert(i);
             }
         }
-        edges.push(e);
-        uses.push(used);
     }
     Prepared {
         ws,
@@ -268,6 +227,51 @@ pub fn prepare(ws: &Workspace) -> Prepared<'_> {
         client,
         variants,
     }
+}
+
+/// A skill's references, resolved.
+fn edges_of(index: &Index<'_>, ws: &Workspace, s: &Skill) -> Edges {
+    let fm = &s.frontmatter;
+    let one = |x: &crate::model::SkillRef| resolve_ref(index, ws, &x.text, &s.scope);
+    let all = |list: &Vec<crate::model::SkillRef>| -> Vec<String> {
+        list.iter().filter_map(one).collect()
+    };
+    Edges {
+        dependencies: all(&fm.dependencies),
+        augments: all(&fm.augments),
+        blocks: all(&fm.blocks),
+        imports: all(&fm.imports),
+        requires: all(&fm.requires.skills),
+        next_skill: fm.next_skill.as_ref().and_then(one),
+        conditional_next: fm
+            .conditional_next_skills
+            .iter()
+            .filter_map(|(k, x)| one(x).map(|q| (k.clone(), q)))
+            .collect(),
+        variant_of: fm.variant_of.as_ref().and_then(one),
+    }
+}
+
+/// The variables a skill declares or its texts use.
+fn variables_used(s: &Skill) -> BTreeSet<String> {
+    let fm = &s.frontmatter;
+    let mut used: BTreeSet<String> = fm.vars.keys().cloned().collect();
+    let texts = std::iter::once(s.body.as_str())
+        .chain(s.compact.as_deref())
+        .chain(s.localized.values().map(|l| l.body.as_str()));
+    for t in texts {
+        used.extend(vars::placeholders(t).into_iter().map(str::to_string));
+    }
+    if let Some(mcp) = &fm.mcp {
+        for v in mcp.env.values() {
+            for name in vars::dollar_placeholders(v) {
+                if fm.vars.contains_key(name) {
+                    used.insert(name.to_string());
+                }
+            }
+        }
+    }
+    used
 }
 
 /// Every bundle of the workspace: the global one and each client's, × locales × tiers.
