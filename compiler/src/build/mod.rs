@@ -235,9 +235,8 @@ fn build_once(
     }
     let ws = report.workspace;
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
-    let compiled = compile_reusing(&ws, &input_hash, options, previous, session.is_some());
-    let (data, warnings, kept) = match compiled {
-        Ok(compiled) => compiled,
+    let shaped = match shape(&ws, &input_hash, options, previous, session.is_some()) {
+        Ok(shaped) => shaped,
         Err(errors) => {
             diagnostics.extend(errors);
             crate::diagnostic::sort(&mut diagnostics);
@@ -249,21 +248,23 @@ fn build_once(
         }
     };
     if let Some(s) = session.as_mut() {
-        s.previous = None; // not needed past this point: freed before writing
+        s.previous = None; // not needed past this point: freed before laying out
     }
+    let skills = ws.skills.len();
+    // A one-shot build needs the workspace no more: its memory is the tables' to use.
+    let ws = session.is_some().then_some(ws);
+    let (data, warnings, kept) = lay_out(shaped, options, session.is_some());
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
     let mut stats = BuildStats {
-        skills: ws.skills.len(),
+        skills,
         bundles: data.bundles.len(),
         entries: data.entries.len(),
         blobs: data.blobs.len(),
         bytes: 0,
         source_bytes,
     };
-    // A one-shot build needs the workspace no more: its memory is the file's to use.
-    let ws = session.is_some().then_some(ws);
     stats.bytes = artifact::write(out, data, &diagnostics, session.is_some())?;
     progress(options, "writing", 1, 1);
     let report = BuildReport {
@@ -419,20 +420,46 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    compile_reusing(ws, input_hash, options, None, false)
-        .map(|(data, warnings, _)| (data, warnings))
+    let shaped = shape(ws, input_hash, options, None, false)?;
+    let (data, warnings, _) = lay_out(shaped, options, false);
+    Ok((data, warnings))
 }
 
-/// [`compile`], taking from `previous` (a build of an earlier state of the same workspace)
-/// what the changes cannot have touched; with `keep`, also returns what the next build may
-/// take. A row of phases, each a function over the plain data of the ones before it.
-pub fn compile_reusing(
+/// What the phases over the workspace make: everything the artifact's rows are laid out
+/// from, owned (nothing borrows the workspace), so a one-shot build frees the workspace before
+/// the largest tables are laid out.
+pub struct Shaped {
+    warnings: Vec<Diagnostic>,
+    header: rows::Header,
+    pool: pool::Pool,
+    plan: bundles::Plan,
+    resolved: bundles::Resolved,
+    /// The distinct entry keys, in the order of `entries.list`.
+    keys: Vec<std::sync::Arc<EntryKey>>,
+    entries: entries::Entries,
+    /// Each bundle's catalog level.
+    levels: Vec<String>,
+    card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
+    card_texts: budget::CardTextMemo,
+    categories: Vec<skillc_runtime::schema::CategoryRow>,
+    sources: Vec<skillc_runtime::schema::SourceRow>,
+    assets: (
+        Vec<skillc_runtime::schema::AssetRow>,
+        std::collections::BTreeMap<String, std::sync::Arc<artifact::Blob>>,
+    ),
+}
+
+/// The phases over the workspace, taking from `previous` (a build of an earlier state of the
+/// same workspace) what the changes cannot have touched; `keep`: a session, which keeps what
+/// the next build may take. A row of phases, each a function over the plain data of the ones
+/// before it.
+pub fn shape(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
     keep: bool,
-) -> Result<(Data, Vec<Diagnostic>, Option<incremental::Kept>), Vec<Diagnostic>> {
+) -> Result<Shaped, Vec<Diagnostic>> {
     let (renderer, mut warnings) = Renderer::new(ws);
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
@@ -470,38 +497,68 @@ pub fn compile_reusing(
     };
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
-    progress(options, "laying out tables", 0, 1);
     let (card_fragments, card_texts) = texts.into_memo(keep);
-    // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
-    let kept_list = keep.then(|| entries.list.clone());
-    let listed = entries.list.into_iter().zip(entries.card_of).collect();
-    let (entry_rows, mut blobs) = rows::entries(listed, &categories);
-    let sources = rows::sources(&pool, &renderer).map_err(fail)?;
-    let bundle_rows = rows::bundles(&plan, &resolved, &key_index, budgets.levels);
     drop(key_index);
-    // The slots, the plan, the pool and the entry keys go to the session's memo, or are freed
-    // here, before the other tables' rows are laid out (the peak of a one-shot build at scale).
-    let kept = kept_list.map(|list| incremental::Kept {
-        entries: keys.into_iter().zip(list).collect(),
+    Ok(Shaped {
+        warnings,
+        header: rows::header(ws, &prepared, input_hash),
+        sources: rows::sources(&pool, &renderer).map_err(fail)?,
+        assets: rows::assets(ws, keep),
         pool,
         plan,
         resolved,
+        keys,
+        entries,
+        levels: budgets.levels,
+        card_fragments,
         card_texts,
+        categories,
+    })
+}
+
+/// Lays out the artifact's tables from what [`shape`] made; with `keep`, also returns what
+/// the next build of a session may take.
+pub fn lay_out(
+    s: Shaped,
+    options: &BuildOptions<'_>,
+    keep: bool,
+) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
+    progress(options, "laying out tables", 0, 1);
+    let key_index: FxHashMap<&EntryKey, usize> =
+        s.keys.iter().enumerate().map(|(i, k)| (&**k, i)).collect();
+    // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
+    let kept_list = keep.then(|| s.entries.list.clone());
+    let listed = s.entries.list.into_iter().zip(s.entries.card_of).collect();
+    let (entry_rows, mut blobs) = rows::entries(listed, &s.categories);
+    let bundle_rows = rows::bundles(&s.plan, &s.resolved, &key_index, s.levels);
+    drop(key_index);
+    let (asset_rows, asset_blobs) = s.assets;
+    for (hash, blob) in asset_blobs {
+        blobs.entry(hash).or_insert(blob);
+    }
+    // The slots, the plan, the pool and the entry keys go to the session's memo, or are freed
+    // here, before the other tables' rows are laid out.
+    let kept = kept_list.map(|list| incremental::Kept {
+        entries: s.keys.into_iter().zip(list).collect(),
+        pool: s.pool,
+        plan: s.plan,
+        resolved: s.resolved,
+        card_texts: s.card_texts,
     });
     let tables = rows::Tables {
-        sources,
+        sources: s.sources,
         bundles: bundle_rows,
-        cards: rows::cards(entries.cards, card_fragments),
-        assets: rows::assets(ws, &mut blobs, keep),
+        cards: rows::cards(s.entries.cards, s.card_fragments),
+        assets: asset_rows,
         entries: entry_rows,
         blobs,
-        categories,
+        categories: s.categories,
     };
-    let mut data = rows::data(ws, &prepared, input_hash, tables);
+    let mut data = rows::data(s.header, tables);
     if let Some(label) = &options.release {
         data.manifest.insert("release".to_string(), label.clone());
     }
-    Ok((data, warnings, kept))
+    (data, s.warnings, kept)
 }
 
 /// A template that failed on some content (BUILD_FAILED, at the template's file).

@@ -345,14 +345,10 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
         .collect()
 }
 
-/// Asset rows; their contents join `blobs` (in a session, through the cache of assets
+/// Asset rows and the blobs of their contents (in a session, through the cache of assets
 /// encoded before).
-pub fn assets(
-    ws: &Workspace,
-    blobs: &mut BTreeMap<String, Arc<Blob>>,
-    session: bool,
-) -> Vec<AssetRow> {
-    let mut rows = Vec::new();
+pub fn assets(ws: &Workspace, session: bool) -> (Vec<AssetRow>, BTreeMap<String, Arc<Blob>>) {
+    let (mut rows, mut blobs) = (Vec::new(), BTreeMap::new());
     for s in &ws.skills {
         for a in &s.assets {
             let blob = hash(&a.data);
@@ -370,25 +366,12 @@ pub fn assets(
             });
         }
     }
-    rows
+    (rows, blobs)
 }
 
-/// Counts the manifest reports.
-struct Counts {
-    /// Bundles.
-    pub bundles: usize,
-    /// Entries.
-    pub entries: usize,
-    /// Cards.
-    pub cards: usize,
-    /// Blobs.
-    pub blobs: usize,
-    /// Pooled sources.
-    pub sources: usize,
-}
-
-/// The manifest: versions, the input hash, the workspace's settings and counts.
-fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<String, String> {
+/// The manifest: versions, the input hash and the workspace's settings (the counts of the
+/// tables join it once they are laid out).
+fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     let cfg = &ws.config;
     let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
     let global = ws
@@ -419,11 +402,6 @@ fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<Strin
         ("skills", ws.skills.len().to_string()),
         ("global_skills", global.to_string()),
         ("clients", ws.clients.len().to_string()),
-        ("bundles", counts.bundles.to_string()),
-        ("entries", counts.entries.to_string()),
-        ("cards", counts.cards.to_string()),
-        ("blobs", counts.blobs.to_string()),
-        ("sources", counts.sources.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
@@ -434,7 +412,27 @@ fn manifest(ws: &Workspace, input_hash: &str, counts: &Counts) -> BTreeMap<Strin
     m
 }
 
-/// The tables laid out by the phases, before the manifest and the small tables join them.
+/// What the artifact takes from the workspace itself: the manifest (counts apart), clients
+/// and consumers. Laid out before the workspace is freed.
+pub struct Header {
+    /// The manifest without the tables' counts.
+    pub manifest: BTreeMap<String, String>,
+    /// Clients.
+    pub clients: Vec<ClientRow>,
+    /// Consumers.
+    pub consumers: Vec<ConsumerRow>,
+}
+
+/// The [`Header`] of the artifact of `ws`.
+pub fn header(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str) -> Header {
+    Header {
+        manifest: manifest(ws, input_hash),
+        clients: clients(ws),
+        consumers: consumers(ws, &prepared.qualified),
+    }
+}
+
+/// The tables laid out by the phases, before the header joins them.
 pub struct Tables {
     /// Blob contents by hash.
     pub blobs: BTreeMap<String, Arc<Blob>>,
@@ -452,23 +450,26 @@ pub struct Tables {
     pub assets: Vec<AssetRow>,
 }
 
-/// Everything the artifact holds: the tables, the manifest, clients, consumers and the
-/// sorted warnings of the check and the build.
-pub fn data(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str, t: Tables) -> Data {
-    let counts = Counts {
-        bundles: t.bundles.rows.len(),
-        entries: t.entries.len(),
-        cards: t.cards.len(),
-        blobs: t.blobs.len(),
-        sources: t.sources.len(),
-    };
+/// Everything the artifact holds: the header with the tables' counts, and the tables.
+pub fn data(header: Header, t: Tables) -> Data {
+    let mut manifest = header.manifest;
+    let counts = [
+        ("bundles", t.bundles.rows.len()),
+        ("entries", t.entries.len()),
+        ("cards", t.cards.len()),
+        ("blobs", t.blobs.len()),
+        ("sources", t.sources.len()),
+    ];
+    for (key, n) in counts {
+        manifest.insert(key.to_string(), n.to_string());
+    }
     Data {
-        manifest: manifest(ws, input_hash, &counts),
+        manifest,
         blobs: t.blobs,
         categories: t.categories,
         sources: t.sources,
-        clients: clients(ws),
-        consumers: consumers(ws, &prepared.qualified),
+        clients: header.clients,
+        consumers: header.consumers,
         cards: t.cards,
         entries: t.entries,
         bundles: t.bundles.rows,
