@@ -30,6 +30,9 @@ pub struct Rendered {
     pub prompt_tokens: u32,
     /// Content hash of the body (its blob).
     pub body_hash: String,
+    /// The record as its row stores it, serialised when the first row of this entry is laid
+    /// out: a session's next build takes it with the entry instead of serialising it again.
+    pub record: std::sync::OnceLock<String>,
 }
 
 /// The rendered entries (in key order) and the distinct cards they show.
@@ -133,6 +136,7 @@ fn finish(
         prompt,
         prompt_tokens,
         body_hash,
+        record: Default::default(),
     })
 }
 

@@ -152,7 +152,7 @@ fn entry_row(r: &Rendered, card: usize, position: &BTreeMap<&str, i64>) -> Entry
         prompt_body: r.prompt.has_body,
         prompt_suffix: r.prompt.suffix.clone(),
         prompt_tokens: r.prompt_tokens,
-        record: json(&record(e)),
+        record: r.record.get_or_init(|| json(&record(e))).clone(),
     }
 }
 
