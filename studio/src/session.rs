@@ -270,9 +270,20 @@ pub struct Session {
     /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
     builds: std::sync::Mutex<skillc::build::Session>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
-    checks: std::sync::Mutex<skillc::parse::load::LoadCache>,
+    checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
     disk: std::sync::Arc<DiskWatch>,
+}
+
+/// Checks of the workspace: what the next one may take from the earlier ones.
+#[derive(Debug, Default)]
+struct Checks {
+    /// Files read and skills parsed.
+    cache: skillc::parse::load::LoadCache,
+    /// The last check of the files as they are on disk (no drafts): served again while the
+    /// watcher reports no change (a save asks for the overview, the tests and the preview's
+    /// budget, each a check of the same files).
+    last: Option<skillc::CheckReport>,
 }
 
 /// What the studio knows of changes on disk. The folder's watcher reports every change; until
@@ -406,13 +417,24 @@ impl Session {
     }
 
     fn check_with(&self, drafts: &[RawFile]) -> Result<skillc::CheckReport, StudioError> {
-        let mut cache = self.checks.lock().map_err(io_err)?;
+        let mut checks = self.checks.lock().map_err(io_err)?;
+        let unchanged = self.disk.unchanged_since_last_look();
+        if let (true, true, Some(last)) = (unchanged, drafts.is_empty(), &checks.last) {
+            return Ok(last.clone());
+        }
         // A keystroke's check between changes on disk does not walk the folder again.
-        if self.disk.unchanged_since_last_look() {
-            cache.assume_unchanged();
+        if unchanged {
+            checks.cache.assume_unchanged();
+        } else {
+            checks.last = None;
         }
         let options = skillc::CheckOptions::default();
-        skillc::check::check_cached(&self.root, &options, &mut cache, drafts).map_err(io_err)
+        let report = skillc::check::check_cached(&self.root, &options, &mut checks.cache, drafts)
+            .map_err(io_err)?;
+        if drafts.is_empty() {
+            checks.last = Some(report.clone());
+        }
+        Ok(report)
     }
 
     /// The skills, configuration and diagnostics.
@@ -677,7 +699,7 @@ impl Session {
             })
             .collect();
         let mut checks = self.checks.lock().map_err(io_err)?;
-        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks)
+        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks.cache)
             .map(|written| written.len())
             .map_err(edit_err)
     }
@@ -1002,6 +1024,35 @@ mod tests {
     }
 
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
+
+    #[test]
+    fn a_check_is_served_again_until_the_disk_changes() {
+        let (_d, s) = sample();
+        s.disk().watching();
+        let description = |s: &Session| {
+            let report = s.check().unwrap();
+            let demo = report.workspace.skills.iter().find(|k| k.file == DEMO);
+            demo.unwrap().frontmatter.description.clone().unwrap()
+        };
+        let before = description(&s);
+        let text = std::fs::read_to_string(s.root().join(DEMO)).unwrap();
+        let edited = text.replacen(&before, "Edited behind the watcher's back.", 1);
+        std::fs::write(s.root().join(DEMO), edited).unwrap();
+        // No change reported: the last check is the answer (the watcher reports every change
+        // the studio does not make itself).
+        assert_eq!(description(&s), before);
+        // A draft is checked, and does not become the disk's answer.
+        let draft = RawFile::new(DEMO, text.replacen(&before, "A draft.", 1).into_bytes());
+        let drafted = s.check_with(&[draft]).unwrap();
+        let demo = drafted.workspace.skills.iter().find(|k| k.file == DEMO);
+        assert_eq!(
+            demo.unwrap().frontmatter.description.as_deref(),
+            Some("A draft.")
+        );
+        assert_eq!(description(&s), before);
+        s.disk().changed();
+        assert_eq!(description(&s), "Edited behind the watcher's back.");
+    }
 
     #[test]
     fn a_build_is_labelled_with_the_workspace_commit_when_there_is_one() {

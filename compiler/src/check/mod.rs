@@ -22,7 +22,7 @@ pub struct CheckOptions {
 }
 
 /// The result of checking a workspace.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct CheckReport {
     /// The loaded model (skills that failed to parse are absent).
     pub workspace: Workspace,
