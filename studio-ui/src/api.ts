@@ -30,7 +30,9 @@ export interface Overview {
   consumers: string[];
   categories: string[];
   fields: string[];
+  /** The check's errors (warnings are counted). */
   diagnostics: Diag[];
+  warnings: number;
 }
 
 export interface FileState { file: string; text: string; hash: string }

@@ -7,7 +7,7 @@ pub mod review;
 pub mod session;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use notify::{RecursiveMode, Watcher};
 use session::{
@@ -19,7 +19,10 @@ use tauri::{Emitter, Manager, Runtime, State};
 /// The open workspace and the watcher that reports changes made by others.
 #[derive(Default)]
 pub struct Studio {
-    session: Mutex<Option<Session>>,
+    /// The open workspace. Commands share it (each of its caches has its own lock), so a
+    /// build does not hold up a keystroke's check, the overview or a preview; opening another
+    /// workspace waits for them.
+    session: RwLock<Option<Session>>,
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
 
@@ -30,7 +33,7 @@ impl Studio {
     ) -> Result<T, StudioError> {
         let guard = self
             .session
-            .lock()
+            .read()
             .map_err(|_| StudioError::from_message("the studio state is poisoned"))?;
         match guard.as_ref() {
             Some(s) => f(s),
@@ -101,12 +104,12 @@ fn open<R: Runtime>(
     }
     *studio
         .session
-        .lock()
+        .write()
         .map_err(|_| StudioError::from_message("poisoned"))? = Some(session);
     Ok(overview)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn open_workspace<R: Runtime>(
     app: tauri::AppHandle<R>,
     studio: State<'_, Studio>,
@@ -115,17 +118,17 @@ fn open_workspace<R: Runtime>(
     open(&app, &studio, Path::new(&path))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn overview(studio: State<'_, Studio>) -> Result<Overview, StudioError> {
     studio.with(Session::overview)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn read_file(studio: State<'_, Studio>, file: String) -> Result<FileState, StudioError> {
     studio.with(|s| s.read(&file))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn check_draft(
     studio: State<'_, Studio>,
     file: String,
@@ -134,7 +137,7 @@ fn check_draft(
     studio.with(|s| s.check_draft(&file, &text))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn save_file(
     studio: State<'_, Studio>,
     file: String,
@@ -158,7 +161,7 @@ fn set_field(
     session::set_field(&text, &field, value.as_ref())
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn create_skill(
     studio: State<'_, Studio>,
     parent: String,
@@ -167,7 +170,7 @@ fn create_skill(
     studio.with(|s| s.create_skill(&parent, &name))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn rename_skill(
     studio: State<'_, Studio>,
     file: String,
@@ -176,32 +179,32 @@ fn rename_skill(
     studio.with(|s| s.rename_skill(&file, &name))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<(), StudioError> {
     studio.with(|s| s.delete_skill(&file))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn export_package(studio: State<'_, Studio>, file: String) -> Result<String, StudioError> {
     studio.with(|s| s.export_package(&file))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn import_package(studio: State<'_, Studio>, path: String) -> Result<String, StudioError> {
     studio.with(|s| s.import_package(&path))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn relations(studio: State<'_, Studio>, file: String) -> Result<relations::Relations, StudioError> {
     studio.with(|s| s.relations(&file))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn set_toggles(
     studio: State<'_, Studio>,
     changes: Vec<session::ToggleChange>,
@@ -224,12 +227,12 @@ async fn build<R: Runtime>(app: tauri::AppHandle<R>) -> Result<BuildSummary, Stu
     .map_err(|e| StudioError::from_message(&e.to_string()))?
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn preview(studio: State<'_, Studio>, request: PreviewRequest) -> Result<Preview, StudioError> {
     studio.with(|s| s.preview(&request))
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn diff(studio: State<'_, Studio>) -> Result<skillc::interop::diff::Diff, StudioError> {
     studio.with(Session::diff)
 }
@@ -242,12 +245,12 @@ async fn review<R: Runtime>(app: tauri::AppHandle<R>) -> Result<review::Review, 
         .map_err(|e| StudioError::from_message(&e.to_string()))?
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn test_cases(studio: State<'_, Studio>) -> Result<session::TestRun, StudioError> {
     studio.with(Session::test_cases)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 fn publish(
     studio: State<'_, Studio>,
     token: String,
