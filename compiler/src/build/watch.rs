@@ -67,14 +67,18 @@ pub fn changes_content(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// Whether a change to `path` should trigger a rebuild of the workspace at `root` into
-/// `output`.
-pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
-    if path == output
+/// The artifact, or a file named like it (its temporary file is renamed over it).
+fn is_output(path: &Path, output: &Path) -> bool {
+    path == output
         || output
             .file_name()
             .is_some_and(|n| path.file_name() == Some(n))
-    {
+}
+
+/// Whether a change to `path` should trigger a rebuild of the workspace at `root` into
+/// `output`.
+pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
+    if is_output(path, output) {
         return false;
     }
     let rel = path.strip_prefix(root).unwrap_or(path);
@@ -122,15 +126,16 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
         }
     };
     run(&mut session, &mut on_event);
+    // Changes gathered until a rebuild (one that warrants none still counts for the next).
+    let mut burst = Burst::default();
     while let Ok(first) = rx.recv() {
-        let mut burst = Burst::default();
         burst.add(first, &root_abs, &out_abs);
         // Debounce: gather the burst an editor's save makes.
         while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
             burst.add(more, &root_abs, &out_abs);
         }
         if burst.relevant {
-            if let Some(files) = burst.files {
+            if let Some(files) = std::mem::take(&mut burst).files {
                 // The load reads these again instead of walking the whole folder.
                 session.assume_changed_only(files);
             }
@@ -145,8 +150,9 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
 struct Burst {
     /// A change a build reads: a rebuild is due.
     relevant: bool,
-    /// The workspace-relative paths of those changes, or `None` when one cannot be named (the
-    /// events lapsed, a path outside the workspace): the load then walks the folder.
+    /// The workspace-relative paths of the changes a load reads (an editor's backup in a skill
+    /// folder warrants no rebuild but is read as an asset), or `None` when one cannot be named
+    /// (the events lapsed, a path outside the workspace): the load then walks the folder.
     files: Option<BTreeSet<String>>,
 }
 
@@ -167,8 +173,14 @@ impl Burst {
             self.files = None;
             return;
         };
-        for path in paths.iter().filter(|p| is_relevant(p, root, output)) {
-            self.relevant = true;
+        for path in &paths {
+            let relevant = is_relevant(path, root, output);
+            self.relevant |= relevant;
+            let ignored =
+                |rel: &Path| crate::discover::fsio::walk_skips(rel) || is_output(path, output);
+            if !relevant && path.strip_prefix(root).is_ok_and(ignored) {
+                continue; // a load never reads it
+            }
             let rel = path.strip_prefix(root).ok().and_then(relative_name);
             match (rel, self.files.as_mut()) {
                 (Some(rel), Some(files)) => {
@@ -222,6 +234,15 @@ mod tests {
         let mut burst = Burst::default();
         burst.add(paths(&["/w/public/x/.SKILL.md.swp", "/w/a.db"]), root, out);
         assert_eq!(burst, Burst::default(), "nothing a build reads");
+        // A backup in a skill folder is read as an asset: no rebuild for it, but the next
+        // rebuild reads it again.
+        burst.add(paths(&["/w/public/x/notes.bak"]), root, out);
+        assert!(!burst.relevant);
+        assert_eq!(
+            burst.files,
+            Some(BTreeSet::from(["public/x/notes.bak".to_string()]))
+        );
+        let mut burst = Burst::default();
         burst.add(paths(&["/w/public/x/SKILL.md"]), root, out);
         burst.add(
             paths(&["/w/public/x/SKILL.md", "/w/workspace.yaml"]),

@@ -230,7 +230,11 @@ mod tests {
         cache.assume_changed_only(["public/b/notes.md".to_string()]);
         let walked = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
         assert_eq!(descriptions(&walked), ["Second a.", "Second b."]);
-        // So is a file that is gone.
+        // A file that came and went between two loads changes nothing.
+        cache.assume_changed_only(["public/a/4913".to_string()]);
+        let again = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(descriptions(&again), ["Second a.", "Second b."]);
+        // A file read last time and gone now is walked for.
         std::fs::remove_dir_all(dir.path().join("public/b")).unwrap();
         cache.assume_changed_only(["public/b/SKILL.md".to_string()]);
         let removed = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();

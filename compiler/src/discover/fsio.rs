@@ -273,6 +273,13 @@ pub fn is_artifact_file(path: &Path) -> bool {
 }
 
 /// Names never looked into: version control, dependencies, caches, hidden files.
+/// Whether a walk of the workspace leaves out the path `rel` (relative to the workspace): a
+/// part of it is hidden or a tool's dropping.
+pub fn walk_skips(rel: &Path) -> bool {
+    rel.components()
+        .any(|c| is_skipped(&c.as_os_str().to_string_lossy()))
+}
+
 fn is_skipped(name: &str) -> bool {
     name.starts_with('.')
         || name == "node_modules"

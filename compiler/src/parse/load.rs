@@ -74,10 +74,15 @@ impl LoadCache {
         // Every other file is as the last load read and parsed it.
         tree.unchanged = tree.files.iter().map(|f| f.rel.clone()).collect();
         for rel in &changed {
-            let i = tree
-                .files
-                .binary_search_by(|f| f.rel.as_str().cmp(rel))
-                .ok()?;
+            let Ok(i) = tree.files.binary_search_by(|f| f.rel.as_str().cmp(rel)) else {
+                // Neither read last time nor there now (an editor's short-lived file).
+                let gone = std::fs::symlink_metadata(root.join(rel))
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+                if gone {
+                    continue;
+                }
+                return None;
+            };
             let (content, same) = self.read.read(&root.join(rel));
             if matches!(
                 content,
