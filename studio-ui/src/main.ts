@@ -34,6 +34,9 @@ async function openSkill(file: string, force = false): Promise<void> {
   }
 }
 
+/** What the skill list and the preview's choices were last drawn from. */
+let drawnFrom = "";
+
 async function loadOverview(): Promise<void> {
   const o = await api.overview();
   overview = o;
@@ -43,6 +46,12 @@ async function loadOverview(): Promise<void> {
     categories: o.categories, clients: o.clients, locales: o.locales, tiers: o.tiers, fields: o.fields,
   };
   byId<HTMLInputElement>("workspace-path").value = o.root;
+  // A save reloads the overview; on a large workspace the list (3,500 skills on the reference
+  // workload) is drawn again only when what it shows changed.
+  const query = byId<HTMLInputElement>("search").value;
+  const key = JSON.stringify([o, editor.file, query]);
+  if (key === drawnFrom) return;
+  drawnFrom = key;
   renderSkillList(o, editor.file, (f) => { openSkill(f).catch(fail); });
   fillPreviewChoices(o);
 }

@@ -69,12 +69,16 @@ fn open<R: Runtime>(
             disk.changed(); // events were lost (a full queue): assume anything changed
             return;
         };
-        // Anything but a read outside `.skillc/` (a rescan, a permission change) makes the next
-        // check walk the folder; the user hears only of content changes.
+        // Anything but a read outside `.skillc/` makes the next check and build read again the
+        // files it names (or walk the folder, for a rescan or a path it cannot name); the user
+        // hears only of content changes.
         let cache = watch_root.join(".skillc");
         let ours = !ev.paths.is_empty() && ev.paths.iter().all(|p| p.starts_with(&cache));
         if !ours && !matches!(ev.kind, notify::EventKind::Access(_)) {
-            disk.changed();
+            match files_read(&ev, &watch_root) {
+                Some(files) => disk.files_changed(files),
+                None => disk.changed(),
+            }
         }
         if !skillc::build::watch::changes_content(&ev.kind) {
             return;
@@ -107,6 +111,22 @@ fn open<R: Runtime>(
         .write()
         .map_err(|_| StudioError::from_message("poisoned"))? = Some(session);
     Ok(overview)
+}
+
+/// The workspace-relative files an event names that a load reads, or `None` when one cannot
+/// be named (a rescan notice, a path outside the workspace or not UTF-8).
+fn files_read(ev: &notify::Event, root: &Path) -> Option<Vec<String>> {
+    if ev.need_rescan() || ev.paths.is_empty() {
+        return None;
+    }
+    let mut files = Vec::new();
+    for path in &ev.paths {
+        let rel = path.strip_prefix(root).ok()?;
+        if !skillc::discover::fsio::walk_skips(rel) {
+            files.push(skillc::build::watch::relative_name(rel)?);
+        }
+    }
+    Some(files)
 }
 
 #[tauri::command(async)]

@@ -300,42 +300,83 @@ struct Checks {
 }
 
 /// What the studio knows of changes on disk. The folder's watcher reports every change; until
-/// it runs (or when it cannot), every check walks the folder.
+/// it runs (or when it cannot), every check and every build walks the folder.
 #[derive(Debug)]
 pub struct DiskWatch {
     watching: std::sync::atomic::AtomicBool,
-    changed: std::sync::atomic::AtomicBool,
+    /// What changed since the checks, and since the builds, last looked.
+    since: std::sync::Mutex<[Seen; 2]>,
 }
 
-/// Marks the folder changed when the session's write (the function holding it) is over,
-/// whichever way it ends.
-struct WritesOnDisk<'a>(&'a DiskWatch);
+/// What changed on disk since a reader last looked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seen {
+    /// These files (workspace-relative; none: nothing changed).
+    Files(BTreeSet<String>),
+    /// Anything: the folder must be walked.
+    Anything,
+}
+
+/// The readers of [`DiskWatch`].
+#[derive(Debug, Clone, Copy)]
+enum Reader {
+    Checks = 0,
+    Builds = 1,
+}
+
+/// Reports the session's own write when it is over, whichever way it ends: the files it names,
+/// or (none named) anything.
+struct WritesOnDisk<'a>(&'a DiskWatch, Option<&'a str>);
 
 impl Drop for WritesOnDisk<'_> {
     fn drop(&mut self) {
-        self.0.changed();
+        match self.1 {
+            Some(file) => self.0.files_changed([file.to_string()]),
+            None => self.0.changed(),
+        }
     }
 }
 
 impl DiskWatch {
     /// The folder is watched from now on.
     pub fn watching(&self) {
-        self.changed
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.changed();
         self.watching
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// Something in the folder changed (the watcher saw it, or the studio wrote it).
+    /// Anything in the folder may have changed (events were lost, the studio moved files).
     pub fn changed(&self) {
-        self.changed
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Ok(mut since) = self.since.lock() {
+            *since = [Seen::Anything, Seen::Anything];
+        }
     }
 
-    /// Whether nothing changed since the last call (and the folder is watched).
-    fn unchanged_since_last_look(&self) -> bool {
+    /// These files changed (workspace-relative, `/`-separated).
+    pub fn files_changed(&self, files: impl IntoIterator<Item = String>) {
+        let files: Vec<String> = files.into_iter().collect();
+        if let Ok(mut since) = self.since.lock() {
+            for seen in since.iter_mut() {
+                if let Seen::Files(known) = seen {
+                    known.extend(files.iter().cloned());
+                }
+            }
+        }
+    }
+
+    /// What changed since `reader` last looked (everything while the folder is not watched).
+    fn look(&self, reader: Reader) -> Seen {
         use std::sync::atomic::Ordering::SeqCst;
-        self.watching.load(SeqCst) && !self.changed.swap(false, SeqCst)
+        let fresh = Seen::Files(BTreeSet::new());
+        let seen = match self.since.lock() {
+            Ok(mut since) => std::mem::replace(&mut since[reader as usize], fresh),
+            Err(_) => Seen::Anything,
+        };
+        if self.watching.load(SeqCst) {
+            seen
+        } else {
+            Seen::Anything
+        }
     }
 }
 
@@ -357,7 +398,7 @@ impl Session {
             checks: Default::default(),
             disk: std::sync::Arc::new(DiskWatch {
                 watching: false.into(),
-                changed: true.into(),
+                since: std::sync::Mutex::new([Seen::Anything, Seen::Anything]),
             }),
         })
     }
@@ -431,15 +472,20 @@ impl Session {
 
     fn check_with(&self, drafts: &[RawFile]) -> Result<skillc::CheckReport, StudioError> {
         let mut checks = self.checks.lock().map_err(io_err)?;
-        let unchanged = self.disk.unchanged_since_last_look();
-        if let (true, true, Some(last)) = (unchanged, drafts.is_empty(), &checks.last) {
-            return Ok(last.clone());
-        }
-        // A keystroke's check between changes on disk does not walk the folder again.
-        if unchanged {
-            checks.cache.assume_unchanged();
-        } else {
-            checks.last = None;
+        // A check between changes on disk does not walk the folder again: it reads again only
+        // the files that changed, or serves the last check when none did.
+        match self.disk.look(Reader::Checks) {
+            Seen::Files(files) if files.is_empty() => {
+                if let (true, Some(last)) = (drafts.is_empty(), &checks.last) {
+                    return Ok(last.clone());
+                }
+                checks.cache.assume_unchanged();
+            }
+            Seen::Files(files) => {
+                checks.last = None;
+                checks.cache.assume_changed_only(files);
+            }
+            Seen::Anything => checks.last = None,
         }
         let options = skillc::CheckOptions::default();
         let report = skillc::check::check_cached(&self.root, &options, &mut checks.cache, drafts)
@@ -512,7 +558,7 @@ impl Session {
     /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
     /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
     pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, Some(rel));
         let path = self.inside(rel)?;
         if let Some(base) = base {
             if let Ok(disk) = self.read(rel) {
@@ -529,7 +575,7 @@ impl Session {
 
     /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
     pub fn create_skill(&self, parent: &str, name: &str) -> Result<String, StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, None);
         let folder = if parent.is_empty() {
             name.to_string()
         } else {
@@ -553,7 +599,7 @@ impl Session {
 
     /// Renames a skill: its folder and its `name`.
     pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, None);
         let file = self.inside(rel)?;
         let dir = file
             .parent()
@@ -580,7 +626,7 @@ impl Session {
 
     /// Deletes a skill's folder.
     pub fn delete_skill(&self, rel: &str) -> Result<(), StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, None);
         let file = self.inside(rel)?;
         if file
             .file_name()
@@ -616,7 +662,7 @@ impl Session {
 
     /// Unpacks a ZIP package into the workspace (checked before anything is written).
     pub fn import_package(&self, archive: &str) -> Result<String, StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, None);
         let limits = skillc::interop::package::Limits::default();
         let u = skillc::interop::package::unpack(Path::new(archive), &self.root, false, &limits)
             .map_err(package_err)?;
@@ -694,7 +740,7 @@ impl Session {
     /// Sets (or clears, with `None`) toggles in the clients' `client.yaml` files, all checked
     /// together and each file written once.
     pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
-        let _written = WritesOnDisk(&self.disk);
+        let _written = WritesOnDisk(&self.disk, None);
         // The compiler's lossless edit (the code behind `skillc toggle`): only the toggles'
         // lines change; comments and order stay; an unreadable client.yaml is never replaced.
         let clients: BTreeSet<&str> = changes.iter().map(|c| c.client.as_str()).collect();
@@ -746,6 +792,10 @@ impl Session {
             progress,
             release: skillc::build::git_release_label(&self.root).ok(),
         };
+        // Between changes on disk, the build reads again only the files that changed.
+        if let Seen::Files(files) = self.disk.look(Reader::Builds) {
+            builds.assume_changed_only(files);
+        }
         let report =
             skillc::build::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
         // Only a build that wrote a new artifact moves the diff on.
@@ -1040,6 +1090,39 @@ mod tests {
     }
 
     const DEMO: &str = "public/response_ending/demo_offer/SKILL.md";
+
+    #[test]
+    fn checks_and_builds_read_again_the_files_the_watcher_names() {
+        const OTHER: &str = "public/assistant/greeting/SKILL.md";
+        let (_d, s) = sample();
+        s.disk().watching();
+        assert!(s.build(None).unwrap().written);
+        let description = |s: &Session, file: &str| {
+            let report = s.check().unwrap();
+            let skill = report.workspace.skills.iter().find(|k| k.file == file);
+            skill.unwrap().frontmatter.description.clone().unwrap()
+        };
+        let other = description(&s, OTHER);
+        let rewrite = |file: &str, to: &str| {
+            let text = std::fs::read_to_string(s.root().join(file)).unwrap();
+            let old = description(&s, file);
+            std::fs::write(s.root().join(file), text.replacen(&old, to, 1)).unwrap();
+        };
+        rewrite(DEMO, "Named by the watcher.");
+        rewrite(OTHER, "Changed behind the watcher's back.");
+        // Only DEMO is reported: both readers read it again and take every other file as the
+        // last look read it (a walk would have seen OTHER change too).
+        s.disk().files_changed([DEMO.to_string()]);
+        assert_eq!(description(&s, DEMO), "Named by the watcher.");
+        assert_eq!(description(&s, OTHER), other);
+        assert!(s.build(None).unwrap().written);
+        let catalog = s.preview(&PreviewRequest::default()).unwrap().catalog.text;
+        assert!(catalog.contains("Named by the watcher."));
+        assert!(!catalog.contains("behind the watcher's back"));
+        // A change it cannot name makes both walk.
+        s.disk().changed();
+        assert_eq!(description(&s, OTHER), "Changed behind the watcher's back.");
+    }
 
     #[test]
     fn a_check_is_served_again_until_the_disk_changes() {

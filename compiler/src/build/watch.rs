@@ -193,7 +193,7 @@ impl Burst {
 }
 
 /// `a/b/SKILL.md` for a path below the workspace, if every part is plain UTF-8.
-fn relative_name(rel: &Path) -> Option<String> {
+pub fn relative_name(rel: &Path) -> Option<String> {
     let parts: Option<Vec<&str>> = rel
         .components()
         .map(|c| match c {
