@@ -122,7 +122,7 @@ fn files_read(ev: &notify::Event, root: &Path) -> Option<Vec<String>> {
     let mut files = Vec::new();
     for path in &ev.paths {
         let rel = path.strip_prefix(root).ok()?;
-        if !skillc::discover::fsio::walk_skips(rel) {
+        if !skillc::discover::fsio::never_read(rel) {
             files.push(skillc::build::watch::relative_name(rel)?);
         }
     }

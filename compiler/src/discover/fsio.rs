@@ -280,6 +280,18 @@ pub fn walk_skips(rel: &Path) -> bool {
         .any(|c| is_skipped(&c.as_os_str().to_string_lossy()))
 }
 
+/// Whether no load of the workspace reads `rel` (relative to the workspace): a skipped file
+/// name, or a part that is a tool's folder. Unlike [`walk_skips`], a path in another hidden
+/// folder is read when the workspace declares that folder a root.
+pub fn never_read(rel: &Path) -> bool {
+    let names: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let tool = |n: &String| is_tool_folder(n) || n == "node_modules" || n == "__pycache__";
+    names.last().is_some_and(|n| is_skipped(n)) || names.iter().any(tool)
+}
+
 fn is_skipped(name: &str) -> bool {
     name.starts_with('.')
         || name == "node_modules"
@@ -722,6 +734,28 @@ impl ReadCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_in_a_hidden_folder_may_be_read_one_in_a_tool_folder_never() {
+        for never in [
+            ".git/index",
+            "a/.SKILL.md.swp",
+            "a/notes~",
+            "node_modules/x/y.md",
+            ".skillc/a.db",
+        ] {
+            assert!(never_read(Path::new(never)), "{never}");
+        }
+        // `.curated/` may be a declared root; a skill's own file is read.
+        for maybe in [
+            ".curated/x/SKILL.md",
+            "public/x/SKILL.md",
+            "public/x/notes.bak",
+        ] {
+            assert!(!never_read(Path::new(maybe)), "{maybe}");
+        }
+        assert!(walk_skips(Path::new(".curated/x/SKILL.md")));
+    }
 
     fn contents(tree: &Tree) -> Vec<(String, Vec<u8>)> {
         tree.files
