@@ -52,7 +52,7 @@ impl LoadCache {
     /// the next load takes that load's files instead of walking the folder again (10,000
     /// `stat` calls on the reference workload, a third of a keystroke's check in the studio).
     pub fn assume_unchanged(&mut self) {
-        self.trust_tree = Some(Vec::new());
+        self.assume_changed_only([]);
     }
 
     /// The caller watches the workspace and knows that since the last load only the contents
@@ -61,7 +61,8 @@ impl LoadCache {
     /// new file, a folder), or is gone, or some file is read through a symbolic link (whose
     /// target can change under another name), the next load walks the folder after all.
     pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
-        self.trust_tree = Some(files.into_iter().collect());
+        // Added to what a load that failed before taking them was told.
+        self.trust_tree.get_or_insert_with(Vec::new).extend(files);
     }
 
     /// The last load's files with `changed` read again, if that is the workspace as it is.
