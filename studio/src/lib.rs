@@ -119,14 +119,7 @@ fn files_read(ev: &notify::Event, root: &Path) -> Option<Vec<String>> {
     if ev.need_rescan() || ev.paths.is_empty() {
         return None;
     }
-    let mut files = Vec::new();
-    for path in &ev.paths {
-        let rel = path.strip_prefix(root).ok()?;
-        if !skillc::discover::fsio::never_read(rel) {
-            files.push(skillc::build::watch::relative_name(rel)?);
-        }
-    }
-    Some(files)
+    skillc::build::watch::files_read(&ev.paths, root)
 }
 
 #[tauri::command(async)]

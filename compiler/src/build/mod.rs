@@ -434,8 +434,8 @@ pub struct Shaped {
     pool: pool::Pool,
     plan: bundles::Plan,
     resolved: bundles::Resolved,
-    /// The distinct entry keys, in the order of `entries.list`.
-    keys: Vec<std::sync::Arc<EntryKey>>,
+    /// Each distinct entry key's index in `entries.list`.
+    key_index: FxHashMap<std::sync::Arc<EntryKey>, usize>,
     entries: entries::Entries,
     /// Each bundle's catalog level.
     levels: Vec<String>,
@@ -443,10 +443,9 @@ pub struct Shaped {
     card_texts: budget::CardTextMemo,
     categories: Vec<skillc_runtime::schema::CategoryRow>,
     sources: Vec<skillc_runtime::schema::SourceRow>,
-    assets: (
-        Vec<skillc_runtime::schema::AssetRow>,
-        std::collections::BTreeMap<String, std::sync::Arc<artifact::Blob>>,
-    ),
+    asset_rows: Vec<skillc_runtime::schema::AssetRow>,
+    /// The assets' contents by hash.
+    asset_blobs: std::collections::BTreeMap<String, std::sync::Arc<artifact::Blob>>,
 }
 
 /// The phases over the workspace, taking from `previous` (a build of an earlier state of the
@@ -472,8 +471,11 @@ pub fn shape(
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
     let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
     let keys = resolved.distinct_keys();
-    let key_index: FxHashMap<&EntryKey, usize> =
-        keys.iter().enumerate().map(|(i, k)| (&**k, i)).collect();
+    let key_index: FxHashMap<std::sync::Arc<EntryKey>, usize> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i))
+        .collect();
     let categories = rows::categories(ws, &renderer).map_err(fail)?;
     let meter = Meter::new(options, "rendering entries", keys.len());
     let input = entries::EntryInput {
@@ -498,16 +500,17 @@ pub fn shape(
     let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
     warnings.extend(budgets.warnings);
     let (card_fragments, card_texts) = texts.into_memo(keep);
-    drop(key_index);
+    let (asset_rows, asset_blobs) = rows::assets(ws, keep);
     Ok(Shaped {
         warnings,
         header: rows::header(ws, &prepared, input_hash),
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
-        assets: rows::assets(ws, keep),
+        asset_rows,
+        asset_blobs,
         pool,
         plan,
         resolved,
-        keys,
+        key_index,
         entries,
         levels: budgets.levels,
         card_fragments,
@@ -524,22 +527,22 @@ pub fn lay_out(
     keep: bool,
 ) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
     progress(options, "laying out tables", 0, 1);
-    let key_index: FxHashMap<&EntryKey, usize> =
-        s.keys.iter().enumerate().map(|(i, k)| (&**k, i)).collect();
     // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
     let kept_list = keep.then(|| s.entries.list.clone());
     let listed = s.entries.list.into_iter().zip(s.entries.card_of).collect();
     let (entry_rows, mut blobs) = rows::entries(listed, &s.categories);
-    let bundle_rows = rows::bundles(&s.plan, &s.resolved, &key_index, s.levels);
-    drop(key_index);
-    let (asset_rows, asset_blobs) = s.assets;
-    for (hash, blob) in asset_blobs {
+    let bundle_rows = rows::bundles(&s.plan, &s.resolved, &s.key_index, s.levels);
+    for (hash, blob) in s.asset_blobs {
         blobs.entry(hash).or_insert(blob);
     }
     // The slots, the plan, the pool and the entry keys go to the session's memo, or are freed
     // here, before the other tables' rows are laid out.
     let kept = kept_list.map(|list| incremental::Kept {
-        entries: s.keys.into_iter().zip(list).collect(),
+        entries: s
+            .key_index
+            .into_iter()
+            .map(|(key, i)| (key, list[i].clone()))
+            .collect(),
         pool: s.pool,
         plan: s.plan,
         resolved: s.resolved,
@@ -549,7 +552,7 @@ pub fn lay_out(
         sources: s.sources,
         bundles: bundle_rows,
         cards: rows::cards(s.entries.cards, s.card_fragments),
-        assets: asset_rows,
+        assets: s.asset_rows,
         entries: entry_rows,
         blobs,
         categories: s.categories,

@@ -192,7 +192,7 @@ pub struct Bundles {
 pub fn bundles(
     plan: &Plan,
     resolved: &Resolved,
-    key_index: &FxHashMap<&EntryKey, usize>,
+    key_index: &FxHashMap<Arc<EntryKey>, usize>,
     levels: Vec<String>,
 ) -> Bundles {
     let slots = || resolved.slots.iter().flat_map(|b| b.iter());

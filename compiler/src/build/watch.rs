@@ -173,27 +173,35 @@ impl Burst {
             self.files = None;
             return;
         };
-        for path in &paths {
-            let relevant = is_relevant(path, root, output);
-            self.relevant |= relevant;
-            let ignored =
-                |rel: &Path| crate::discover::fsio::walk_skips(rel) || is_output(path, output);
-            if !relevant && path.strip_prefix(root).is_ok_and(ignored) {
-                continue; // a load never reads it
-            }
-            let rel = path.strip_prefix(root).ok().and_then(relative_name);
-            match (rel, self.files.as_mut()) {
-                (Some(rel), Some(files)) => {
-                    files.insert(rel);
-                }
-                _ => self.files = None,
-            }
+        let paths: Vec<PathBuf> = paths
+            .into_iter()
+            .filter(|p| !is_output(p, output))
+            .collect();
+        self.relevant |= paths.iter().any(|p| is_relevant(p, root, output));
+        match (files_read(&paths, root), self.files.as_mut()) {
+            (Some(read), Some(files)) => files.extend(read),
+            _ => self.files = None,
         }
     }
 }
 
+/// The workspace-relative names of the `paths` a load reads (those no load reads left out:
+/// a tool's folder, a hidden or backup file name), or `None` when one cannot be named (outside
+/// the workspace, not UTF-8). A change that warrants no rebuild can still be read (an editor's
+/// backup in a skill folder is an asset), so this is wider than [`is_relevant`].
+pub fn files_read(paths: &[PathBuf], root: &Path) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    for path in paths {
+        let rel = path.strip_prefix(root).ok()?;
+        if !crate::discover::fsio::never_read(rel) {
+            names.push(relative_name(rel)?);
+        }
+    }
+    Some(names)
+}
+
 /// `a/b/SKILL.md` for a path below the workspace, if every part is plain UTF-8.
-pub fn relative_name(rel: &Path) -> Option<String> {
+fn relative_name(rel: &Path) -> Option<String> {
     let parts: Option<Vec<&str>> = rel
         .components()
         .map(|c| match c {

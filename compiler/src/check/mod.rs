@@ -204,6 +204,11 @@ mod tests {
         }
     }
 
+    /// A check of `root` through `cache`, without drafts.
+    fn check_again(root: &Path, cache: &mut load::LoadCache) -> CheckReport {
+        check_cached(root, &CheckOptions::default(), cache, &[]).unwrap()
+    }
+
     fn descriptions(r: &CheckReport) -> Vec<String> {
         let ws = &r.workspace;
         let description =
@@ -214,30 +219,32 @@ mod tests {
     #[test]
     fn a_load_told_which_files_changed_reads_only_those() {
         let dir = tempfile::tempdir().unwrap();
-        two_skills(dir.path(), "First a.", "First b.");
+        let root = dir.path();
+        two_skills(root, "First a.", "First b.");
         let mut cache = load::LoadCache::default();
-        let options = CheckOptions::default();
-        check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
-        two_skills(dir.path(), "Second a.", "Second b.");
+        check_again(root, &mut cache);
+        two_skills(root, "Second a.", "Second b.");
         // Told only `a` changed, the load reads `a` again and takes `b` as it was: the walk
         // that would have seen `b` change was skipped.
         cache.assume_changed_only(["public/a/SKILL.md".to_string()]);
-        let told = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let told = check_again(root, &mut cache);
         assert_eq!(descriptions(&told), ["Second a.", "First b."]);
         // A path the last load did not read (a new file) cannot be read alone: the folder is
         // walked, and every change is seen.
-        std::fs::write(dir.path().join("public/b/notes.md"), "Notes.").unwrap();
+        std::fs::write(root.join("public/b/notes.md"), "Notes.").unwrap();
         cache.assume_changed_only(["public/b/notes.md".to_string()]);
-        let walked = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let walked = check_again(root, &mut cache);
         assert_eq!(descriptions(&walked), ["Second a.", "Second b."]);
-        // A file that came and went between two loads changes nothing.
+        // A file that came and went between two loads changes nothing, and walks for nothing
+        // (`b`, changed without a word, stays as the last load read it).
+        two_skills(root, "Second a.", "Third b.");
         cache.assume_changed_only(["public/a/4913".to_string()]);
-        let again = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let again = check_again(root, &mut cache);
         assert_eq!(descriptions(&again), ["Second a.", "Second b."]);
         // A file read last time and gone now is walked for.
-        std::fs::remove_dir_all(dir.path().join("public/b")).unwrap();
+        std::fs::remove_dir_all(root.join("public/b")).unwrap();
         cache.assume_changed_only(["public/b/SKILL.md".to_string()]);
-        let removed = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let removed = check_again(root, &mut cache);
         assert_eq!(descriptions(&removed), ["Second a."]);
     }
 
@@ -254,11 +261,10 @@ mod tests {
         )
         .unwrap();
         let mut cache = load::LoadCache::default();
-        let options = CheckOptions::default();
-        check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        check_again(dir.path(), &mut cache);
         two_skills(dir.path(), "Second a.", "First b.");
         cache.assume_changed_only(["public/a/SKILL.md".to_string()]);
-        let report = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        let report = check_again(dir.path(), &mut cache);
         let c = report
             .workspace
             .skills

@@ -273,16 +273,9 @@ pub fn is_artifact_file(path: &Path) -> bool {
 }
 
 /// Names never looked into: version control, dependencies, caches, hidden files.
-/// Whether a walk of the workspace leaves out the path `rel` (relative to the workspace): a
-/// part of it is hidden or a tool's dropping.
-pub fn walk_skips(rel: &Path) -> bool {
-    rel.components()
-        .any(|c| is_skipped(&c.as_os_str().to_string_lossy()))
-}
-
 /// Whether no load of the workspace reads `rel` (relative to the workspace): a skipped file
-/// name, or a part that is a tool's folder. Unlike [`walk_skips`], a path in another hidden
-/// folder is read when the workspace declares that folder a root.
+/// name, or a part that is a tool's folder. A path in another hidden folder, which a walk
+/// skips, is read when the workspace declares that folder a root.
 pub fn never_read(rel: &Path) -> bool {
     let names: Vec<String> = rel
         .components()
@@ -754,7 +747,6 @@ mod tests {
         ] {
             assert!(!never_read(Path::new(maybe)), "{maybe}");
         }
-        assert!(walk_skips(Path::new(".curated/x/SKILL.md")));
     }
 
     fn contents(tree: &Tree) -> Vec<(String, Vec<u8>)> {
