@@ -3,6 +3,7 @@
 //! until it fits, deterministically, with a warning that says what was cut (W114).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -31,7 +32,7 @@ pub type CardTextMemo = FxHashMap<(Card, String), Vec<CardFragment>>;
 /// The catalog fragments of every card, rendered per level on demand.
 pub struct CardTexts<'a> {
     renderer: &'a Renderer,
-    cards: &'a [Card],
+    cards: &'a [Arc<Card>],
     /// Fragments the previous build rendered with the same templates.
     previous: Option<&'a CardTextMemo>,
     /// Fragments per card (every format of each level rendered so far).
@@ -42,7 +43,7 @@ impl<'a> CardTexts<'a> {
     /// Renders the full (uncut) fragments of every card.
     pub fn full(
         renderer: &'a Renderer,
-        cards: &'a [Card],
+        cards: &'a [Arc<Card>],
         previous: Option<&'a CardTextMemo>,
     ) -> Result<Self, RenderError> {
         let mut texts = CardTexts {
@@ -64,7 +65,7 @@ impl<'a> CardTexts<'a> {
             .filter(|&c| self.markdown_tokens(c, level).is_none())
             .collect();
         let (drop_triggers, chars) = parse_level(level);
-        let key = |c: usize| (self.cards[c].clone(), level.to_string());
+        let key = |c: usize| ((*self.cards[c]).clone(), level.to_string());
         let (kept, missing): (Vec<usize>, Vec<usize>) = missing
             .into_iter()
             .partition(|&c| self.previous.is_some_and(|p| p.contains_key(&key(c))));
@@ -108,7 +109,7 @@ impl<'a> CardTexts<'a> {
         }
         for (card, frags) in self.cards.iter().zip(&self.fragments) {
             for f in frags {
-                memo.entry((card.clone(), f.level.clone()))
+                memo.entry(((**card).clone(), f.level.clone()))
                     .or_default()
                     .push(f.clone());
             }
@@ -233,7 +234,7 @@ fn visible_cards(input: &BudgetInput<'_>, b: usize) -> Vec<usize> {
             Slot::Entry(k) => Some(input.key_index[&**k]),
             Slot::Removed(_) => None,
         })
-        .filter(|&i| input.entries.list[i].entry.catalog_visible)
+        .filter(|&i| input.entries.list[i].row.catalog_visible)
         .map(|i| input.entries.card_of[i])
         .collect::<BTreeSet<_>>()
         .into_iter()

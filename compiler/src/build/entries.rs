@@ -1,10 +1,11 @@
 //! Phase: the distinct resolved entries rendered (record, prompt fragment), their tokens
 //! counted, and the catalog cards they share.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
+use skillc_runtime::schema::EntryRow;
 
 use super::artifact::Blob;
 use super::incremental::Reuse;
@@ -13,26 +14,20 @@ use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Rendere
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared};
 
-/// One rendered entry.
+/// One rendered entry, as its row stores it: the entry itself (some thirty fields, most of
+/// them text) is dropped once its row is made, on the core that rendered it (it was a fifth of
+/// the peak memory at 5,000 clients).
 #[derive(Debug, Clone)]
 pub struct Rendered {
-    /// The entry, `body_tokens` counted, its `body` moved into [`Rendered::body`] (boxed: the
-    /// list of a large workspace holds tens of thousands, and moves them more than it reads
-    /// them).
-    pub entry: Box<Entry>,
+    /// Its row, but for the card and the sort key: both are numbered or ordered per build
+    /// (cards by first use, categories by position), and set when the rows are laid out.
+    pub row: EntryRow,
+    /// The card catalogs show of it, one copy shared by the entries that show the same card.
+    pub card: Arc<Card>,
     /// The body as its blob stores it (compressed), one copy shared by the entries with the
     /// same body (half of them at 5,000 clients: locales and tiers without their own text):
     /// nothing reads a body in full after its tokens are counted.
     pub body: Arc<Blob>,
-    /// Its part of an answer prompt.
-    pub prompt: PromptParts,
-    /// Tokens of the whole prompt part.
-    pub prompt_tokens: u32,
-    /// Content hash of the body (its blob).
-    pub body_hash: String,
-    /// The record as its row stores it, serialised when the first row of this entry is laid
-    /// out: a session's next build takes it with the entry instead of serialising it again.
-    pub record: std::sync::OnceLock<String>,
 }
 
 /// The rendered entries (in key order) and the distinct cards they show.
@@ -44,7 +39,7 @@ pub struct Entries {
     /// Index of each entry's card (numbered per build: the order depends on every entry).
     pub card_of: Vec<usize>,
     /// Distinct cards, in the order entries first show them.
-    pub cards: Vec<Card>,
+    pub cards: Vec<Arc<Card>>,
 }
 
 /// What the entry phase reads.
@@ -72,14 +67,14 @@ pub fn render_all(
         .enumerate()
         .map(|(i, k)| (i, input.reuse.and_then(|r| r.entry(ws, k))))
         .partition(|(_, kept)| kept.is_some());
-    let blobs = std::sync::Mutex::new(FxHashMap::default());
+    let shared = Shared::default();
     let rendered: Vec<Arc<Rendered>> = todo
         .par_iter()
         .map(|&(i, _)| {
             let e = render::build_entry(input.prepared, input.pool, &keys[i]);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
-            Ok(finish(Box::new(e), prompt, &blobs))
+            Ok(finish(e, prompt, &shared))
         })
         .collect::<Result<_, RenderError>>()?;
     let list = if kept.is_empty() {
@@ -103,14 +98,32 @@ pub fn render_all(
     })
 }
 
-/// Counts an entry's tokens and moves its body into its blob, encoded once per distinct body
-/// (`blobs`, shared by the workers). Done as each entry is rendered rather than once all are:
-/// holding every rendered body in full until then cost 33 MB of peak at 5,000 clients.
-fn finish(
-    mut entry: Box<Entry>,
-    prompt: PromptParts,
-    blobs: &std::sync::Mutex<FxHashMap<String, Arc<Blob>>>,
-) -> Arc<Rendered> {
+/// What the workers rendering entries share: one copy of each distinct body (encoded) and of
+/// each distinct card.
+#[derive(Default)]
+struct Shared {
+    blobs: Mutex<FxHashMap<String, Arc<Blob>>>,
+    cards: Mutex<FxHashSet<Arc<Card>>>,
+}
+
+/// One copy of `value` in `set`: the one there, or `value` added. Two workers may make the
+/// same value at once: it is the same, one is kept.
+fn intern<T: Eq + std::hash::Hash>(set: &Mutex<FxHashSet<Arc<T>>>, value: T) -> Arc<T> {
+    let Ok(mut set) = set.lock() else {
+        return Arc::new(value);
+    };
+    if let Some(known) = set.get(&value) {
+        return known.clone();
+    }
+    let value = Arc::new(value);
+    set.insert(value.clone());
+    value
+}
+
+/// Counts an entry's tokens, encodes its body once per distinct body and makes its row. Done
+/// as each entry is rendered rather than once all are: holding every rendered body in full
+/// until then cost 33 MB of peak at 5,000 clients, and every entry in full a fifth of it.
+fn finish(mut entry: Entry, prompt: PromptParts, shared: &Shared) -> Arc<Rendered> {
     let body = std::mem::take(&mut entry.body);
     entry.body_tokens = tokens::count(&body);
     let around = tokens::count(&prompt.prefix) + tokens::count(&prompt.suffix);
@@ -121,35 +134,35 @@ fn finish(
             0
         };
     let body_hash = super::hash(body.as_bytes());
-    let known = blobs.lock().ok().and_then(|m| m.get(&body_hash).cloned());
+    let known = shared
+        .blobs
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&body_hash).cloned());
     let body = known.unwrap_or_else(|| {
         // Two workers may encode the same body at once: the output is the same, one is kept.
         let blob = Arc::new(Blob::encode(body.into_bytes()));
-        match blobs.lock() {
+        match shared.blobs.lock() {
             Ok(mut m) => m.entry(body_hash.clone()).or_insert(blob).clone(),
             Err(_) => blob,
         }
     });
-    Arc::new(Rendered {
-        entry,
-        body,
-        prompt,
-        prompt_tokens,
-        body_hash,
-        record: Default::default(),
-    })
+    let card = intern(&shared.cards, entry.card());
+    let row = super::rows::entry_row(&entry, prompt, body_hash, prompt_tokens);
+    Arc::new(Rendered { row, card, body })
 }
 
 /// Cards are what catalogs show, shared by entries that differ only in their body; numbered
-/// in the order entries first show them, for the same locality as the entries'.
-fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Card>) {
-    let mut index: FxHashMap<Card, usize> = FxHashMap::default();
+/// in the order entries first show them, for the same locality as the entries'. (By content:
+/// entries a session's previous build rendered carry their own copies.)
+fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>) {
+    let mut index: FxHashMap<&Card, usize> = FxHashMap::default();
     let mut cards = Vec::new();
     let card_of = list
         .iter()
         .map(|r| {
-            *index.entry(r.entry.card()).or_insert_with_key(|c| {
-                cards.push(c.clone());
+            *index.entry(&*r.card).or_insert_with(|| {
+                cards.push(r.card.clone());
                 cards.len() - 1
             })
         })

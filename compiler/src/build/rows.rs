@@ -15,7 +15,7 @@ use super::bundles::{Plan, Resolved};
 use super::entries::Rendered;
 use super::hash;
 use crate::model::{Category, Scope};
-use crate::render::{tokens, Card, Entry, RenderError, Renderer};
+use crate::render::{tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared, Slot};
 use crate::Workspace;
@@ -101,7 +101,8 @@ pub fn record(e: &Entry) -> Record {
 /// A body by its content hash.
 type Body = (String, Arc<Blob>);
 
-/// Entry rows, and the blobs of their bodies (shared with the entries, not copied).
+/// Entry rows, with each entry's card and sort key, and the blobs of their bodies (shared
+/// with the entries, not copied).
 pub fn entries(
     list: Vec<(Arc<Rendered>, usize)>,
     categories: &[CategoryRow],
@@ -111,12 +112,22 @@ pub fn entries(
         .iter()
         .map(|c| (c.id.as_str(), c.position))
         .collect();
-    // On every core; each entry is dropped once its row is made (unless a session keeps it).
+    // On every core; each entry's row is moved out of it (copied when a session keeps it).
     let (rows, bodies): (Vec<EntryRow>, Vec<Body>) = list
         .into_par_iter()
         .map(|(r, card)| {
-            let row = entry_row(&r, card, &position);
-            (row, (r.body_hash.clone(), r.body.clone()))
+            let (mut row, body) = match Arc::try_unwrap(r) {
+                Ok(r) => (r.row, r.body),
+                Err(r) => (r.row.clone(), r.body.clone()),
+            };
+            row.card = card;
+            row.sort_key = format!(
+                "{:06}:{}",
+                position.get(row.category.as_str()).copied().unwrap_or(0),
+                row.name
+            );
+            let hash = row.body.clone();
+            (row, (hash, body))
         })
         .unzip();
     let mut blobs = BTreeMap::new();
@@ -126,40 +137,41 @@ pub fn entries(
     (rows, blobs)
 }
 
-fn entry_row(r: &Rendered, card: usize, position: &BTreeMap<&str, i64>) -> EntryRow {
-    let e = &r.entry;
-    let category = e.category.clone().unwrap_or_default();
-    let sort_key = format!(
-        "{:06}:{}",
-        position.get(category.as_str()).copied().unwrap_or(0),
-        e.name
-    );
+/// An entry's row as rendering makes it: its card and sort key are set as the rows are laid
+/// out (see [`entries`]).
+pub fn entry_row(
+    e: &Entry,
+    prompt: PromptParts,
+    body_hash: String,
+    prompt_tokens: u32,
+) -> EntryRow {
     EntryRow {
         name: e.name.clone(),
         qualified_name: e.qualified_name.clone(),
         resolved_name: e.resolved_name.clone(),
-        card,
-        category,
-        sort_key,
+        card: 0,
+        category: e.category.clone().unwrap_or_default(),
+        sort_key: String::new(),
         catalog_visible: e.catalog_visible,
         always_on: e.always_on,
         hidden: e.hidden,
         unavailable: e.unavailable.clone(),
         untrusted: e.untrusted,
-        body: r.body_hash.clone(),
+        body: body_hash,
         body_tokens: e.body_tokens,
-        prompt_prefix: r.prompt.prefix.clone(),
-        prompt_body: r.prompt.has_body,
-        prompt_suffix: r.prompt.suffix.clone(),
-        prompt_tokens: r.prompt_tokens,
-        record: r.record.get_or_init(|| json(&record(e))).clone(),
+        prompt_prefix: prompt.prefix,
+        prompt_body: prompt.has_body,
+        prompt_suffix: prompt.suffix,
+        prompt_tokens,
+        record: json(&record(e)),
     }
 }
 
 /// Card rows with the fragments the budgets kept.
-pub fn cards(cards: Vec<Card>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRow> {
+pub fn cards(cards: Vec<Arc<Card>>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRow> {
     cards
         .into_iter()
+        .map(|c| Arc::try_unwrap(c).unwrap_or_else(|c| (*c).clone()))
         .zip(fragments)
         .map(|(c, fragments)| CardRow {
             name: c.name,
