@@ -33,8 +33,10 @@ pub enum Error {
     },
 }
 
+/// The entry rows, laid out as they are written.
+pub type EntryRows = Box<dyn ExactSizeIterator<Item = EntryRow> + Send>;
+
 /// Everything the artifact holds, as rows of [`skillc_runtime::schema`], in insertion order.
-#[derive(Debug, Default)]
 pub struct Data {
     /// Manifest keys and values.
     pub manifest: BTreeMap<String, String>,
@@ -52,7 +54,7 @@ pub struct Data {
     /// Cards with their fragments.
     pub cards: Vec<CardRow>,
     /// Entries.
-    pub entries: Vec<EntryRow>,
+    pub entries: EntryRows,
     /// Bundles with their slots.
     pub bundles: Vec<BundleRow>,
     /// Qualified names the slots point to (`name`).
@@ -214,7 +216,11 @@ fn write_file(path: &Path, mut d: Data, warnings: &[crate::Diagnostic]) -> Resul
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
     insert_small_tables(&tx, &d).map_err(&e)?;
     insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
-    insert_entries(&tx, std::mem::take(&mut d.entries)).map_err(&e)?;
+    insert_entries(
+        &tx,
+        std::mem::replace(&mut d.entries, Box::new(std::iter::empty())),
+    )
+    .map_err(&e)?;
     insert_bundles(&tx, &mut d).map_err(&e)?;
     insert_tail(&tx, &d, warnings).map_err(&e)?;
     tx.commit().map_err(&e)?;
@@ -311,7 +317,7 @@ fn insert_cards(tx: &Transaction<'_>, cards: Vec<CardRow>) -> Sql<()> {
     Ok(())
 }
 
-fn insert_entries(tx: &Transaction<'_>, entries: Vec<EntryRow>) -> Sql<()> {
+fn insert_entries(tx: &Transaction<'_>, entries: EntryRows) -> Sql<()> {
     let mut st = tx.prepare(
         "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;

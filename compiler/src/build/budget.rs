@@ -12,9 +12,9 @@ use skillc_runtime::schema::{CardFragment, CategoryRow, Counted};
 use super::bundles::{Plan, Resolved};
 use super::entries::Entries;
 use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::model::Tier;
 use crate::render::{tokens, Card, RenderError, Renderer};
 use crate::resolve::{EntryKey, Slot};
-use crate::Workspace;
 
 /// Budget levels tried in turn when a catalog is over its budget.
 const LADDER: [&str; 6] = [
@@ -160,8 +160,8 @@ pub struct Budgets {
 
 /// What the budget phase reads.
 pub struct BudgetInput<'a> {
-    /// The workspace (tier budgets).
-    pub ws: &'a Workspace,
+    /// The workspace's tiers (their budgets).
+    pub tiers: &'a [Tier],
     /// The bundles.
     pub plan: &'a Plan,
     /// Their slots.
@@ -184,7 +184,7 @@ pub fn apply(input: &BudgetInput<'_>, texts: &mut CardTexts<'_>) -> Result<Budge
     };
     let mut kept: BTreeSet<(usize, String)> = BTreeSet::new();
     for (b, spec) in specs.iter().enumerate() {
-        let Some(budget) = tier_budget(input.ws, &spec.tier) else {
+        let Some(budget) = tier_budget(input.tiers, &spec.tier) else {
             continue;
         };
         let visible = visible_cards(input, b);
@@ -216,9 +216,8 @@ pub fn apply(input: &BudgetInput<'_>, texts: &mut CardTexts<'_>) -> Result<Budge
     Ok(budgets)
 }
 
-fn tier_budget(ws: &Workspace, tier: &str) -> Option<u64> {
-    ws.config
-        .tiers
+fn tier_budget(tiers: &[Tier], tier: &str) -> Option<u64> {
+    tiers
         .iter()
         .find(|t| t.name == tier)
         .and_then(|t| t.catalog_token_budget)

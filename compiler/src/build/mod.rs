@@ -235,7 +235,13 @@ fn build_once(
     }
     let ws = report.workspace;
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
-    let shaped = match shape(&ws, &input_hash, options, previous, session.is_some()) {
+    let keep = session.is_some();
+    let skills = ws.skills.len();
+    let drawn = draw(&ws, &input_hash, options, previous, keep);
+    // A one-shot build needs the workspace no more: its memory is the budgets' and the
+    // tables' to use.
+    let ws = keep.then_some(ws);
+    let shaped = match drawn.and_then(|drawn| fit(drawn, options, previous, keep)) {
         Ok(shaped) => shaped,
         Err(errors) => {
             diagnostics.extend(errors);
@@ -250,9 +256,6 @@ fn build_once(
     if let Some(s) = session.as_mut() {
         s.previous = None; // not needed past this point: freed before laying out
     }
-    let skills = ws.skills.len();
-    // A one-shot build needs the workspace no more: its memory is the tables' to use.
-    let ws = session.is_some().then_some(ws);
     let (data, warnings, kept) = lay_out(shaped, options, session.is_some());
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
@@ -420,16 +423,22 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let shaped = shape(ws, input_hash, options, None, false)?;
+    let drawn = draw(ws, input_hash, options, None, false)?;
+    let shaped = fit(drawn, options, None, false)?;
     let (data, warnings, _) = lay_out(shaped, options, false);
     Ok((data, warnings))
 }
 
-/// What the phases over the workspace make: everything the artifact's rows are laid out
-/// from, owned (nothing borrows the workspace), so a one-shot build frees the workspace before
-/// the largest tables are laid out.
-pub struct Shaped {
+/// What the phases that read the workspace make: everything the rest is made from, owned
+/// (nothing borrows the workspace), so a one-shot build frees the workspace before the
+/// budgets and the tables.
+pub struct Drawn {
     warnings: Vec<Diagnostic>,
+    renderer: Renderer,
+    /// The workspace's tiers (their catalog budgets).
+    tiers: Vec<crate::model::Tier>,
+    /// Whether this build took from the previous one (its card texts are then valid too).
+    reused: bool,
     header: rows::Header,
     pool: pool::Pool,
     plan: bundles::Plan,
@@ -437,10 +446,6 @@ pub struct Shaped {
     /// Each distinct entry key's index in `entries.list`.
     key_index: FxHashMap<std::sync::Arc<EntryKey>, usize>,
     entries: entries::Entries,
-    /// Each bundle's catalog level.
-    levels: Vec<String>,
-    card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
-    card_texts: budget::CardTextMemo,
     categories: Vec<skillc_runtime::schema::CategoryRow>,
     sources: Vec<skillc_runtime::schema::SourceRow>,
     asset_rows: Vec<skillc_runtime::schema::AssetRow>,
@@ -448,18 +453,27 @@ pub struct Shaped {
     asset_blobs: std::collections::BTreeMap<String, std::sync::Arc<artifact::Blob>>,
 }
 
+/// What the phases make: [`Drawn`] and the catalog budgets fitted to it.
+pub struct Shaped {
+    drawn: Drawn,
+    /// Each bundle's catalog level.
+    levels: Vec<String>,
+    card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
+    card_texts: budget::CardTextMemo,
+}
+
 /// The phases over the workspace, taking from `previous` (a build of an earlier state of the
-/// same workspace) what the changes cannot have touched; `keep`: a session, which keeps what
-/// the next build may take. A row of phases, each a function over the plain data of the ones
-/// before it.
-pub fn shape(
+/// same workspace) what the changes cannot have touched; `session`: the build is one of a
+/// session (its assets are encoded through the process's cache). A row of phases, each a
+/// function over the plain data of the ones before it.
+pub fn draw(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
-    keep: bool,
-) -> Result<Shaped, Vec<Diagnostic>> {
-    let (renderer, mut warnings) = Renderer::new(ws);
+    session: bool,
+) -> Result<Drawn, Vec<Diagnostic>> {
+    let (renderer, warnings) = Renderer::new(ws);
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
     }
@@ -485,26 +499,14 @@ pub fn shape(
         reuse: reuse.as_ref(),
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
-    progress(options, "fitting catalog budgets", 0, 1);
-    let previous_texts = reuse.as_ref().map(|r| r.card_texts());
-    let mut texts =
-        budget::CardTexts::full(&renderer, &entries.cards, previous_texts).map_err(fail)?;
-    let input = budget::BudgetInput {
-        ws,
-        plan: &plan,
-        resolved: &resolved,
-        key_index: &key_index,
-        entries: &entries,
-        categories: &categories,
-    };
-    let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
-    warnings.extend(budgets.warnings);
-    let (card_fragments, card_texts) = texts.into_memo(keep);
-    let (asset_rows, asset_blobs) = rows::assets(ws, keep);
-    Ok(Shaped {
-        warnings,
+    let (asset_rows, asset_blobs) = rows::assets(ws, session);
+    Ok(Drawn {
         header: rows::header(ws, &prepared, input_hash),
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
+        warnings,
+        renderer,
+        tiers: ws.config.tiers.clone(),
+        reused: reuse.is_some(),
         asset_rows,
         asset_blobs,
         pool,
@@ -512,14 +514,45 @@ pub fn shape(
         resolved,
         key_index,
         entries,
-        levels: budgets.levels,
-        card_fragments,
-        card_texts,
         categories,
     })
 }
 
-/// Lays out the artifact's tables from what [`shape`] made; with `keep`, also returns what
+/// Fits every catalog to its tier's budget (taking the card texts of `previous` when the
+/// build took from it); `keep`: a session, which keeps the card texts for the next build.
+pub fn fit(
+    drawn: Drawn,
+    options: &BuildOptions<'_>,
+    previous: Option<&incremental::Memo>,
+    keep: bool,
+) -> Result<Shaped, Vec<Diagnostic>> {
+    progress(options, "fitting catalog budgets", 0, 1);
+    let fail = |e: render::RenderError| vec![render_failure(e)];
+    let d = drawn;
+    let previous_texts = previous.filter(|_| d.reused).map(|m| &m.kept.card_texts);
+    let mut texts =
+        budget::CardTexts::full(&d.renderer, &d.entries.cards, previous_texts).map_err(fail)?;
+    let input = budget::BudgetInput {
+        tiers: &d.tiers,
+        plan: &d.plan,
+        resolved: &d.resolved,
+        key_index: &d.key_index,
+        entries: &d.entries,
+        categories: &d.categories,
+    };
+    let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
+    let (card_fragments, card_texts) = texts.into_memo(keep);
+    let mut shaped = Shaped {
+        drawn: d,
+        levels: budgets.levels,
+        card_fragments,
+        card_texts,
+    };
+    shaped.drawn.warnings.extend(budgets.warnings);
+    Ok(shaped)
+}
+
+/// Lays out the artifact's tables from what [`draw`] and [`fit`] made; with `keep`, also returns what
 /// the next build of a session may take.
 pub fn lay_out(
     s: Shaped,
@@ -527,41 +560,51 @@ pub fn lay_out(
     keep: bool,
 ) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
     progress(options, "laying out tables", 0, 1);
-    // Rows copy an entry's small fields and share its body; a session's memo keeps the entry.
-    let kept_list = keep.then(|| s.entries.list.clone());
-    let listed = s.entries.list.into_iter().zip(s.entries.card_of).collect();
-    let (entry_rows, mut blobs) = rows::entries(listed, &s.categories);
-    let bundle_rows = rows::bundles(&s.plan, &s.resolved, &s.key_index, s.levels);
-    for (hash, blob) in s.asset_blobs {
+    let Shaped {
+        drawn: mut d,
+        levels,
+        card_fragments,
+        card_texts,
+    } = s;
+    // Rows are moved out of the entries, copied only when a session's memo keeps them.
+    let kept_list = keep.then(|| d.entries.list.clone());
+    let listed = d.entries.list.into_iter().zip(d.entries.card_of).collect();
+    let (entry_rows, mut blobs) = rows::entries(listed, &d.categories);
+    let specs = match keep {
+        true => d.plan.specs.clone(),
+        false => std::mem::take(&mut d.plan.specs),
+    };
+    let bundle_rows = rows::bundles(specs, &d.plan.base_of, &d.resolved, &d.key_index, levels);
+    for (hash, blob) in d.asset_blobs {
         blobs.entry(hash).or_insert(blob);
     }
     // The slots, the plan, the pool and the entry keys go to the session's memo, or are freed
     // here, before the other tables' rows are laid out.
     let kept = kept_list.map(|list| incremental::Kept {
-        entries: s
+        entries: d
             .key_index
             .into_iter()
             .map(|(key, i)| (key, list[i].clone()))
             .collect(),
-        pool: s.pool,
-        plan: s.plan,
-        resolved: s.resolved,
-        card_texts: s.card_texts,
+        pool: d.pool,
+        plan: d.plan,
+        resolved: d.resolved,
+        card_texts,
     });
     let tables = rows::Tables {
-        sources: s.sources,
+        sources: d.sources,
         bundles: bundle_rows,
-        cards: rows::cards(s.entries.cards, s.card_fragments),
-        assets: s.asset_rows,
+        cards: rows::cards(d.entries.cards, card_fragments),
+        assets: d.asset_rows,
         entries: entry_rows,
         blobs,
-        categories: s.categories,
+        categories: d.categories,
     };
-    let mut data = rows::data(s.header, tables);
+    let mut data = rows::data(d.header, tables);
     if let Some(label) = &options.release {
         data.manifest.insert("release".to_string(), label.clone());
     }
-    (data, s.warnings, kept)
+    (data, d.warnings, kept)
 }
 
 /// A template that failed on some content (BUILD_FAILED, at the template's file).
