@@ -26,6 +26,9 @@ enum Edit {
     AddClientSkill(usize),
     /// A client toggles a global skill off, through the lossless editor.
     ToggleOff(usize, usize),
+    /// A client's company name (a variable global skills use) changed: the entries of those
+    /// skills for that client are rendered anew, and show the same cards as kept ones.
+    Rename(usize),
     /// The last edited file put back as it was.
     Revert,
 }
@@ -37,6 +40,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         1 => any::<usize>().prop_map(Edit::RemoveClientSkill),
         1 => any::<usize>().prop_map(Edit::AddClientSkill),
         1 => (any::<usize>(), any::<usize>()).prop_map(|(c, s)| Edit::ToggleOff(c, s)),
+        1 => any::<usize>().prop_map(Edit::Rename),
         2 => Just(Edit::Revert),
     ]
 }
@@ -130,6 +134,18 @@ fn apply(ws: &Path, edit: &Edit, n: usize, last: &mut Option<(PathBuf, Option<St
             *last = Some(remember(&yaml));
             let _ =
                 skillc::edit::toggle_in_workspace(ws, &client, &skill, skillc::edit::Toggle::Off);
+        }
+        Edit::Rename(c) => {
+            let yaml = ws.join(format!("clients/client-{}.example/client.yaml", c % 3));
+            *last = Some(remember(&yaml));
+            let Ok(text) = std::fs::read_to_string(&yaml) else {
+                return;
+            };
+            let text = text.replace(
+                "COMPANY_NAME: \"Client",
+                &format!("COMPANY_NAME: \"Renamed {n}"),
+            );
+            std::fs::write(&yaml, text).unwrap();
         }
         Edit::Revert => {
             let Some((p, before)) = last.take() else {

@@ -106,8 +106,7 @@ struct Shared {
     cards: Mutex<FxHashSet<Arc<Card>>>,
 }
 
-/// One copy of `value` in `set`: the one there, or `value` added. Two workers may make the
-/// same value at once: it is the same, one is kept.
+/// The copy of `value` in `set`: the one already there, or `value`, added.
 fn intern<T: Eq + std::hash::Hash>(set: &Mutex<FxHashSet<Arc<T>>>, value: T) -> Arc<T> {
     let Ok(mut set) = set.lock() else {
         return Arc::new(value);
