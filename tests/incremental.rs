@@ -177,13 +177,20 @@ proptest! {
         std::fs::create_dir_all(&ws).unwrap();
         let shape = synth::Shape { skills: 8, clients: 3, overrides: 2, locales: 2, tiers: 2, seed };
         synth::generate(&ws, shape).unwrap();
+        // A budget that cuts the compact tier's catalogs: a rebuild takes the levels of the
+        // bundles it keeps from the previous build.
+        let config = std::fs::read_to_string(ws.join("workspace.yaml")).unwrap();
+        let config = config.replace("body: compact", "body: compact, catalog_token_budget: 420");
+        std::fs::write(ws.join("workspace.yaml"), config).unwrap();
         // Files settle past the file system's clock tick, so rebuilds take unchanged files and
         // their parses from the session instead of reading them again.
         std::thread::sleep(std::time::Duration::from_millis(60));
         let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
         let options = BuildOptions::default();
         let mut session = Session::default();
-        rebuild(&ws, &inc, &options, &mut session).unwrap();
+        let first = rebuild(&ws, &inc, &options, &mut session).unwrap();
+        let cut = first.diagnostics.iter().any(|d| d.code == "W114");
+        prop_assert!(cut, "the budget cuts no catalog: the test would not cover cut levels");
         let mut last = None;
         for (n, e) in edits.iter().enumerate() {
             apply(&ws, e, n, &mut last);

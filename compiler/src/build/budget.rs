@@ -2,7 +2,7 @@
 //! cut down a fixed ladder (trigger examples first, then descriptions shorter and shorter)
 //! until it fits, deterministically, with a warning that says what was cut (W114).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -26,8 +26,9 @@ const LADDER: [&str; 6] = [
     "chars:30",
 ];
 
-/// Catalog fragments by card and budget level, kept for the next build.
-pub type CardTextMemo = FxHashMap<(Card, String), Vec<CardFragment>>;
+/// Catalog fragments by card (of every level a build kept), for the next build. Looked up by
+/// the card's content: a rebuild numbers and shares its cards anew.
+pub type CardTextMemo = FxHashMap<Arc<Card>, Vec<CardFragment>>;
 
 /// The catalog fragments of every card, rendered per level on demand.
 pub struct CardTexts<'a> {
@@ -65,19 +66,23 @@ impl<'a> CardTexts<'a> {
             .filter(|&c| self.markdown_tokens(c, level).is_none())
             .collect();
         let (drop_triggers, chars) = parse_level(level);
-        let key = |c: usize| ((*self.cards[c]).clone(), level.to_string());
-        let (kept, missing): (Vec<usize>, Vec<usize>) = missing
+        // What the previous build rendered of this level for the same card, if anything.
+        let before = |c: usize| -> Vec<CardFragment> {
+            let frags = self.previous.and_then(|p| p.get(&*self.cards[c]));
+            let at_level = frags.map(|f| f.iter().filter(|f| f.level == level).cloned());
+            at_level.map(Iterator::collect).unwrap_or_default()
+        };
+        let (kept, missing): (Vec<_>, Vec<_>) = missing
             .into_iter()
-            .partition(|&c| self.previous.is_some_and(|p| p.contains_key(&key(c))));
-        for c in kept {
-            if let Some(frags) = self.previous.and_then(|p| p.get(&key(c))) {
-                self.fragments[c].extend(frags.iter().cloned());
-            }
+            .map(|c| (c, before(c)))
+            .partition(|(_, frags)| !frags.is_empty());
+        for (c, frags) in kept {
+            self.fragments[c].extend(frags);
         }
         // Rendered and counted on every core: counting tokens is most of a large build.
         let rendered = missing
             .par_iter()
-            .map(|&c| {
+            .map(|&(c, _)| {
                 let frags =
                     self.renderer
                         .catalog_fragments(&self.cards[c], drop_triggers, chars)?;
@@ -101,19 +106,17 @@ impl<'a> CardTexts<'a> {
         Ok(())
     }
 
-    /// The fragments, and (with `keep`) the same by card and level for the next build.
+    /// The fragments, and (with `keep`) the same by card for the next build.
     pub fn into_memo(self, keep: bool) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
-        let mut memo = CardTextMemo::default();
-        if !keep {
-            return (self.fragments, memo);
-        }
-        for (card, frags) in self.cards.iter().zip(&self.fragments) {
-            for f in frags {
-                memo.entry(((**card).clone(), f.level.clone()))
-                    .or_default()
-                    .push(f.clone());
-            }
-        }
+        let memo = match keep {
+            true => self
+                .cards
+                .iter()
+                .cloned()
+                .zip(self.fragments.clone())
+                .collect(),
+            false => CardTextMemo::default(),
+        };
         (self.fragments, memo)
     }
 
@@ -150,12 +153,33 @@ pub fn parse_level(level: &str) -> (bool, Option<usize>) {
 }
 
 /// The catalog level each bundle uses (`''` when it fits) and what was cut.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Budgets {
     /// Level per bundle, in the plan's order.
     pub levels: Vec<String>,
-    /// One W114 per bundle that was cut.
-    pub warnings: Vec<Diagnostic>,
+    /// One W114 per bundle that was cut, by bundle.
+    pub warnings: BTreeMap<usize, Diagnostic>,
+}
+
+/// The budgets of the previous build of a session and the slots they were fitted to.
+pub struct Previous<'a> {
+    /// Its bundles' slots.
+    pub resolved: &'a Resolved,
+    /// Its budgets.
+    pub budgets: &'a Budgets,
+}
+
+impl Previous<'_> {
+    /// Bundle `b` holds what it held in the previous build (its slots and its base's are the
+    /// ones kept from it, and so are the entries they name: see `incremental`), so its
+    /// catalog has the same tokens and gets the same level.
+    fn same_bundle(&self, now: &Resolved, plan: &Plan, b: usize) -> bool {
+        let kept = |i: usize| match (now.slots.get(i), self.resolved.slots.get(i)) {
+            (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        };
+        kept(b) && plan.base_of[b].is_none_or(kept)
+    }
 }
 
 /// What the budget phase reads.
@@ -175,18 +199,37 @@ pub struct BudgetInput<'a> {
 }
 
 /// Cuts every catalog that is over its tier's budget, then keeps only the fragments of the
-/// levels some bundle uses.
-pub fn apply(input: &BudgetInput<'_>, texts: &mut CardTexts<'_>) -> Result<Budgets, RenderError> {
+/// levels some bundle uses. A bundle that holds what it held in `previous` gets the level it
+/// got there without counting its catalog again (15,030 catalogs of ~1,000 cards each in the
+/// reference workload: most of a rebuild's budget phase).
+pub fn apply(
+    input: &BudgetInput<'_>,
+    texts: &mut CardTexts<'_>,
+    previous: Option<&Previous<'_>>,
+) -> Result<Budgets, RenderError> {
     let specs = &input.plan.specs;
     let mut budgets = Budgets {
         levels: vec![String::new(); specs.len()],
-        warnings: Vec::new(),
+        warnings: BTreeMap::new(),
     };
     let mut kept: BTreeSet<(usize, String)> = BTreeSet::new();
     for (b, spec) in specs.iter().enumerate() {
         let Some(budget) = tier_budget(input.tiers, &spec.tier) else {
             continue;
         };
+        if let Some(p) = previous.filter(|p| p.same_bundle(input.resolved, input.plan, b)) {
+            let level = &p.budgets.levels[b];
+            if !level.is_empty() {
+                let visible = visible_cards(input, b);
+                texts.ensure(&visible, level)?;
+                kept.extend(visible.iter().map(|&c| (c, level.clone())));
+                budgets.levels[b] = level.clone();
+            }
+            if let Some(w) = p.budgets.warnings.get(&b) {
+                budgets.warnings.insert(b, w.clone());
+            }
+            continue;
+        }
         let visible = visible_cards(input, b);
         let headers = header_tokens(input, &visible);
         let full = texts.catalog_tokens(&visible, headers, "")?;
@@ -203,15 +246,14 @@ pub fn apply(input: &BudgetInput<'_>, texts: &mut CardTexts<'_>) -> Result<Budge
         }
         budgets.levels[b] = chosen.to_string();
         kept.extend(visible.iter().map(|&c| (c, chosen.to_string())));
-        budgets.warnings.push(over_budget(
-            spec,
-            visible.len(),
-            (full, after, budget),
-            chosen,
-        ));
+        let warning = over_budget(spec, visible.len(), (full, after, budget), chosen);
+        budgets.warnings.insert(b, warning);
     }
     for (c, frags) in texts.fragments.iter_mut().enumerate() {
         frags.retain(|f| f.level.is_empty() || kept.contains(&(c, f.level.clone())));
+        // In the ladder's order, as a clean build renders them (each catalog walks the ladder
+        // from its start); a kept bundle's level may have been rendered before the others.
+        frags.sort_by_key(|f| LADDER.iter().position(|l| *l == f.level));
     }
     Ok(budgets)
 }

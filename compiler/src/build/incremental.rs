@@ -33,6 +33,8 @@ pub struct Kept {
     pub entries: FxHashMap<Arc<EntryKey>, Arc<Rendered>>,
     /// Catalog fragments by card and budget level.
     pub card_texts: CardTextMemo,
+    /// The catalog level of each bundle, and what was cut.
+    pub budgets: super::budget::Budgets,
 }
 
 /// A previous build: its workspace and what it kept.

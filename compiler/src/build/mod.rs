@@ -460,6 +460,8 @@ pub struct Shaped {
     levels: Vec<String>,
     card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
     card_texts: budget::CardTextMemo,
+    /// The budgets, for the next build of a session.
+    budgets: budget::Budgets,
 }
 
 /// The phases over the workspace, taking from `previous` (a build of an earlier state of the
@@ -540,15 +542,26 @@ pub fn fit(
         entries: &d.entries,
         categories: &d.categories,
     };
-    let budgets = budget::apply(&input, &mut texts).map_err(fail)?;
+    let previous_budgets = previous.filter(|_| d.reused).map(|m| budget::Previous {
+        resolved: &m.kept.resolved,
+        budgets: &m.kept.budgets,
+    });
+    let budgets = budget::apply(&input, &mut texts, previous_budgets.as_ref()).map_err(fail)?;
     let (card_fragments, card_texts) = texts.into_memo(keep);
     let mut shaped = Shaped {
         drawn: d,
-        levels: budgets.levels,
+        levels: budgets.levels.clone(),
         card_fragments,
         card_texts,
+        budgets: Default::default(),
     };
-    shaped.drawn.warnings.extend(budgets.warnings);
+    shaped
+        .drawn
+        .warnings
+        .extend(budgets.warnings.values().cloned());
+    if keep {
+        shaped.budgets = budgets;
+    }
     Ok(shaped)
 }
 
@@ -565,6 +578,7 @@ pub fn lay_out(
         levels,
         card_fragments,
         card_texts,
+        budgets,
     } = s;
     // Rows are moved out of the entries, copied only when a session's memo keeps them.
     let kept_list = keep.then(|| d.entries.list.clone());
@@ -590,6 +604,7 @@ pub fn lay_out(
         plan: d.plan,
         resolved: d.resolved,
         card_texts,
+        budgets,
     });
     let tables = rows::Tables {
         sources: d.sources,
