@@ -128,9 +128,4 @@ impl Reuse<'_> {
         }
         self.kept.entries.get(key)
     }
-
-    /// Catalog fragments rendered before, by card and level (the renderer is the same).
-    pub fn card_texts(&self) -> &CardTextMemo {
-        &self.kept.card_texts
-    }
 }
