@@ -216,11 +216,7 @@ fn write_file(path: &Path, mut d: Data, warnings: &[crate::Diagnostic]) -> Resul
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
     insert_small_tables(&tx, &d).map_err(&e)?;
     insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
-    insert_entries(
-        &tx,
-        std::mem::replace(&mut d.entries, Box::new(std::iter::empty())),
-    )
-    .map_err(&e)?;
+    insert_entries(&tx, &mut d.entries).map_err(&e)?;
     insert_bundles(&tx, &mut d).map_err(&e)?;
     insert_tail(&tx, &d, warnings).map_err(&e)?;
     tx.commit().map_err(&e)?;
@@ -317,7 +313,8 @@ fn insert_cards(tx: &Transaction<'_>, cards: Vec<CardRow>) -> Sql<()> {
     Ok(())
 }
 
-fn insert_entries(tx: &Transaction<'_>, entries: EntryRows) -> Sql<()> {
+/// Writes the entry rows as they are laid out, each dropped once written.
+fn insert_entries(tx: &Transaction<'_>, entries: &mut EntryRows) -> Sql<()> {
     let mut st = tx.prepare(
         "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;

@@ -191,7 +191,7 @@ pub struct BudgetInput<'a> {
     /// Their slots.
     pub resolved: &'a Resolved,
     /// Entry index per key.
-    pub key_index: &'a FxHashMap<std::sync::Arc<EntryKey>, usize>,
+    pub key_index: &'a FxHashMap<Arc<EntryKey>, usize>,
     /// The rendered entries.
     pub entries: &'a Entries,
     /// Categories with their header fragments.

@@ -456,11 +456,9 @@ pub struct Drawn {
 /// What the phases make: [`Drawn`] and the catalog budgets fitted to it.
 pub struct Shaped {
     drawn: Drawn,
-    /// Each bundle's catalog level.
-    levels: Vec<String>,
     card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
     card_texts: budget::CardTextMemo,
-    /// The budgets, for the next build of a session.
+    /// Each bundle's catalog level and what was cut (a session's memo keeps them).
     budgets: budget::Budgets,
 }
 
@@ -531,7 +529,9 @@ pub fn fit(
     progress(options, "fitting catalog budgets", 0, 1);
     let fail = |e: render::RenderError| vec![render_failure(e)];
     let d = drawn;
-    let previous_texts = previous.filter(|_| d.reused).map(|m| &m.kept.card_texts);
+    // What the previous build fitted is valid only if this build took from it.
+    let previous = previous.filter(|_| d.reused);
+    let previous_texts = previous.map(|m| &m.kept.card_texts);
     let mut texts =
         budget::CardTexts::full(&d.renderer, &d.entries.cards, previous_texts).map_err(fail)?;
     let input = budget::BudgetInput {
@@ -542,7 +542,7 @@ pub fn fit(
         entries: &d.entries,
         categories: &d.categories,
     };
-    let previous_budgets = previous.filter(|_| d.reused).map(|m| budget::Previous {
+    let previous_budgets = previous.map(|m| budget::Previous {
         resolved: &m.kept.resolved,
         budgets: &m.kept.budgets,
     });
@@ -550,18 +550,12 @@ pub fn fit(
     let (card_fragments, card_texts) = texts.into_memo(keep);
     let mut shaped = Shaped {
         drawn: d,
-        levels: budgets.levels.clone(),
         card_fragments,
         card_texts,
-        budgets: Default::default(),
+        budgets,
     };
-    shaped
-        .drawn
-        .warnings
-        .extend(budgets.warnings.values().cloned());
-    if keep {
-        shaped.budgets = budgets;
-    }
+    let cut = shaped.budgets.warnings.values().cloned();
+    shaped.drawn.warnings.extend(cut);
     Ok(shaped)
 }
 
@@ -575,18 +569,21 @@ pub fn lay_out(
     progress(options, "laying out tables", 0, 1);
     let Shaped {
         drawn: mut d,
-        levels,
         card_fragments,
         card_texts,
-        budgets,
+        mut budgets,
     } = s;
     // Rows are moved out of the entries, copied only when a session's memo keeps them.
     let kept_list = keep.then(|| d.entries.list.clone());
     let listed = d.entries.list.into_iter().zip(d.entries.card_of).collect();
     let (entry_rows, mut blobs) = rows::entries(listed, &d.categories);
-    let specs = match keep {
-        true => d.plan.specs.clone(),
-        false => std::mem::take(&mut d.plan.specs),
+    // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
+    let (specs, levels) = match keep {
+        true => (d.plan.specs.clone(), budgets.levels.clone()),
+        false => (
+            std::mem::take(&mut d.plan.specs),
+            std::mem::take(&mut budgets.levels),
+        ),
     };
     let bundle_rows = rows::bundles(specs, &d.plan.base_of, &d.resolved, &d.key_index, levels);
     for (hash, blob) in d.asset_blobs {
