@@ -272,7 +272,6 @@ pub fn is_artifact_file(path: &Path) -> bool {
         .is_ok_and(|()| skillc_runtime::is_artifact_header(&header))
 }
 
-/// Names never looked into: version control, dependencies, caches, hidden files.
 /// Whether no load of the workspace reads `rel` (relative to the workspace): a skipped file
 /// name, or a part that is a tool's folder. A path in another hidden folder, which a walk
 /// skips, is read when the workspace declares that folder a root.
@@ -285,6 +284,7 @@ pub fn never_read(rel: &Path) -> bool {
     names.last().is_some_and(|n| is_skipped(n)) || names.iter().any(tool)
 }
 
+/// Names never looked into: version control, dependencies, caches, hidden files.
 fn is_skipped(name: &str) -> bool {
     name.starts_with('.')
         || name == "node_modules"
