@@ -96,6 +96,47 @@ fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
 
 /// The schema version is defined once (`skillc_runtime::schema`); the Python runtime, which
 /// cannot import it, must check the same number.
+/// The writer does not have SQLite enforce the schema's references (they hold by
+/// construction); this checks that they do, on the sample, both public collections and a
+/// synthetic workspace with clients, locales and tiers.
+#[test]
+fn every_reference_between_tables_points_to_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let synthetic = dir.path().join("synthetic");
+    let shape = synth::Shape {
+        skills: 40,
+        clients: 6,
+        overrides: 3,
+        locales: 3,
+        tiers: 3,
+        seed: 7,
+    };
+    synth::generate(&synthetic, shape).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let workspaces = [
+        sample(),
+        root.join("tests/public-collection"),
+        root.join("tests/public-collection-2"),
+        synthetic,
+    ];
+    for (i, ws) in workspaces.iter().enumerate() {
+        let out = dir.path().join(format!("{i}.db"));
+        build(ws, &out, &BuildOptions::default()).unwrap();
+        let conn = open(&out);
+        let entries: i64 = conn
+            .query_row("SELECT count(*) FROM entry", [], |r| r.get(0))
+            .unwrap();
+        assert!(entries > 0, "{}: no entries", ws.display());
+        let mut st = conn.prepare("PRAGMA foreign_key_check").unwrap();
+        let dangling: Vec<(String, i64, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1).unwrap_or(0), r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(dangling.is_empty(), "{}: {dangling:?}", ws.display());
+    }
+}
+
 #[test]
 fn the_python_runtime_checks_the_schema_version_the_compiler_writes() {
     let python = std::fs::read_to_string(

@@ -12,8 +12,12 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::build::{self, BuildOptions, BuildReport};
 
-/// Quiet time after the last change before a rebuild starts.
-pub const DEBOUNCE: Duration = Duration::from_millis(50);
+/// Quiet time after the last change before a rebuild starts. An editor's save (a temporary
+/// file, a rename, a backup removed) reaches inotify within a few milliseconds; a longer
+/// burst (a checkout) keeps extending the wait. A change that lands after the rebuild started
+/// queues the next one, and a rebuild of unchanged inputs writes nothing, so a short wait
+/// costs at most one extra build.
+pub const DEBOUNCE: Duration = Duration::from_millis(20);
 
 /// What the watcher reports.
 pub enum Event {
