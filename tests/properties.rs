@@ -216,7 +216,7 @@ mod build_props {
         skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::build::artifact::write(&out, data, &diagnostics, false).unwrap();
+        skillc::build::artifact::write(&out, data, &diagnostics, None).unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -152,12 +152,46 @@ impl Blob {
     }
 }
 
+/// The rows of the tables that an edit of a skill's body or of one client mostly leaves as
+/// they were (cards, bundles and what they point to, diagnostics). A session keeps them, and
+/// its next build copies each table whose rows are equal from the artifact it wrote last
+/// instead of inserting the rows again.
+#[derive(Debug, Default)]
+pub struct Copyable {
+    cards: Vec<CardRow>,
+    names: Vec<String>,
+    reasons: Vec<String>,
+    slot_lists: Vec<String>,
+    bundles: Vec<BundleRow>,
+    warnings: Vec<crate::Diagnostic>,
+}
+
+/// The artifact a session wrote last, with the rows of its copyable tables.
+#[derive(Debug, Clone, Copy)]
+pub struct Previous<'p> {
+    /// The file as that build wrote it (the caller checked its size and time).
+    pub path: &'p Path,
+    /// Its rows.
+    pub rows: &'p Copyable,
+}
+
+/// What [`write`] made.
+#[derive(Debug)]
+pub struct Written {
+    /// The size of the file.
+    pub bytes: u64,
+    /// Its copyable rows, for a session's next build.
+    pub rows: Option<Copyable>,
+}
+
 /// Writes `data` to `out` atomically: a temporary file beside it, then renamed over it. A
 /// failure or a kill at any point leaves a previous artifact untouched. Each table's rows are
 /// dropped once written, so the memory of a build falls as the file grows. With `session`
 /// (watch, the studio), the file is not synced to the disk before the rename: a sync guards
 /// against a power cut, a session's artifact is rebuilt from the files when it starts again,
 /// and the sync took 12-20 ms of each rebuild of the reference workload. A one-shot build (CI's release output) syncs.
+/// A session's build copies the tables whose rows equal those of `previous` from it, and
+/// returns its own rows for the next build.
 ///
 /// `warnings` (of the check and the build, sorted) are the build report's own list, written
 /// from where it is rather than copied into `data` (26,000 of them at 5,000 clients).
@@ -165,8 +199,8 @@ pub fn write(
     out: &Path,
     data: Data,
     warnings: &[crate::Diagnostic],
-    session: bool,
-) -> Result<u64, Error> {
+    session: Option<Option<Previous<'_>>>,
+) -> Result<Written, Error> {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -177,8 +211,8 @@ pub fn write(
         .unwrap_or_else(|| "artifact.db".to_string());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    let result = write_file(&tmp, data, warnings).and_then(|()| {
-        if session {
+    let result = write_file(&tmp, data, warnings, session).and_then(|rows| {
+        if session.is_some() {
             std::fs::rename(&tmp, out).map_err(io(out))?;
         } else {
             std::fs::File::open(&tmp)
@@ -189,7 +223,8 @@ pub fn write(
                 let _ = d.sync_all();
             }
         }
-        Ok(std::fs::metadata(out).map_err(io(out))?.len())
+        let bytes = std::fs::metadata(out).map_err(io(out))?.len();
+        Ok(Written { bytes, rows })
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -197,7 +232,12 @@ pub fn write(
     result
 }
 
-fn write_file(path: &Path, mut d: Data, warnings: &[crate::Diagnostic]) -> Result<(), Error> {
+fn write_file(
+    path: &Path,
+    mut d: Data,
+    warnings: &[crate::Diagnostic],
+    session: Option<Option<Previous<'_>>>,
+) -> Result<Option<Copyable>, Error> {
     let e = sql(path);
     let mut conn = Connection::open(path).map_err(&e)?;
     // No journal and no syncs while filling a new temporary file (the rename is the commit).
@@ -216,21 +256,45 @@ fn write_file(path: &Path, mut d: Data, warnings: &[crate::Diagnostic]) -> Resul
          PRAGMA foreign_keys = OFF;",
     )
     .map_err(&e)?;
+    let old = session.flatten().and_then(|p| {
+        let path = p.path.to_str()?;
+        conn.execute("ATTACH DATABASE ?1 AS old", [path])
+            .ok()
+            .map(|_| p.rows)
+    });
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
     insert_small_tables(&tx, &d).map_err(&e)?;
-    insert_cards(&tx, std::mem::take(&mut d.cards)).map_err(&e)?;
+    let mut rows = Copyable {
+        cards: std::mem::take(&mut d.cards),
+        names: std::mem::take(&mut d.names),
+        reasons: std::mem::take(&mut d.reasons),
+        slot_lists: std::mem::take(&mut d.slot_lists),
+        bundles: std::mem::take(&mut d.bundles),
+        warnings: Vec::new(),
+    };
+    insert_cards(&tx, &rows, old).map_err(&e)?;
+    // A one-shot build frees each table's rows once written: the entries are laid out next.
+    if session.is_none() {
+        rows.cards = Vec::new();
+    }
     insert_entries(&tx, &mut d.entries).map_err(&e)?;
-    insert_bundles(&tx, &mut d).map_err(&e)?;
-    insert_tail(&tx, &d, warnings).map_err(&e)?;
+    insert_bundles(&tx, &rows, old).map_err(&e)?;
+    if session.is_none() {
+        rows = Copyable::default();
+    }
+    insert_tail(&tx, &d, warnings, old).map_err(&e)?;
     tx.commit().map_err(&e)?;
     conn.pragma_update(None, "user_version", schema::VERSION)
         .map_err(&e)?;
     conn.pragma_update(None, "application_id", schema::APPLICATION_ID)
         .map_err(&e)?;
     conn.close().map_err(|(_, err)| e(err))?;
-    Ok(())
+    Ok(session.map(|_| {
+        rows.warnings = warnings.to_vec();
+        rows
+    }))
 }
 
 type Sql<T> = Result<T, rusqlite::Error>;
@@ -297,10 +361,28 @@ fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
     Ok(())
 }
 
-fn insert_cards(tx: &Transaction<'_>, cards: Vec<CardRow>) -> Sql<()> {
+/// Copies `table` whole from the previous artifact. A table without an index is copied as
+/// SQLite transfers it (record by record, the same pages as inserting its rows in order); any
+/// other is read `in_order` of its key and inserted row by row, as a build inserts it (the
+/// transfer would lay out its indexes' pages otherwise).
+fn copy(tx: &Transaction<'_>, table: &str, in_order: Option<&str>) -> Sql<()> {
+    let order = in_order.map_or(String::new(), |key| format!(" ORDER BY {key}"));
+    tx.execute(
+        &format!("INSERT INTO main.{table} SELECT * FROM old.{table}{order}"),
+        [],
+    )?;
+    Ok(())
+}
+
+/// card, then card_fragment in the order of its key (each card's fragments by level and
+/// format, as a copy reads them).
+fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<&Copyable>) -> Sql<()> {
+    if old.is_some_and(|o| o.cards == rows.cards) {
+        copy(tx, "card", None)?;
+        return copy(tx, "card_fragment", Some("card, level, format"));
+    }
     let mut st = tx.prepare("INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
-    let mut frag = tx.prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for (id, c) in (1i64..).zip(cards) {
+    for (id, c) in (1i64..).zip(&rows.cards) {
         st.execute(params![
             id,
             c.name,
@@ -311,7 +393,12 @@ fn insert_cards(tx: &Transaction<'_>, cards: Vec<CardRow>) -> Sql<()> {
             serde_json::to_string(&c.when_to_use).unwrap_or_default(),
             c.location,
         ])?;
-        for f in &c.fragments {
+    }
+    let mut frag = tx.prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    for (id, c) in (1i64..).zip(&rows.cards) {
+        let mut fragments: Vec<_> = c.fragments.iter().collect();
+        fragments.sort_by(|a, b| (&a.level, a.format).cmp(&(&b.level, b.format)));
+        for f in fragments {
             frag.execute(params![id, f.level, f.format, f.text.text, f.text.tokens])?;
         }
     }
@@ -349,24 +436,33 @@ fn insert_entries(tx: &Transaction<'_>, entries: &mut EntryRows) -> Sql<()> {
     Ok(())
 }
 
-/// name, reason, slot_list and bundle. Each bundle's slots are one of the distinct packed
-/// lists laid out by `rows`, numbered in the order of the first bundle holding each; a list
-/// is written just before that bundle.
-fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
-    for (table, texts) in [("name", &d.names), ("reason", &d.reasons)] {
+/// name, reason, slot_list and bundle, each copied when its rows are those of `old`.
+fn insert_bundles(tx: &Transaction<'_>, rows: &Copyable, old: Option<&Copyable>) -> Sql<()> {
+    let texts = [
+        ("name", &rows.names, old.map(|o| &o.names), Some("id")),
+        ("reason", &rows.reasons, old.map(|o| &o.reasons), Some("id")),
+        (
+            "slot_list",
+            &rows.slot_lists,
+            old.map(|o| &o.slot_lists),
+            None,
+        ),
+    ];
+    for (table, texts, old, in_order) in texts {
+        if old == Some(texts) {
+            copy(tx, table, in_order)?;
+            continue;
+        }
         let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
         for (id, text) in (1i64..).zip(texts) {
             st.execute(params![id, text])?;
         }
     }
-    let mut lists = tx.prepare("INSERT INTO slot_list VALUES (?1, ?2)")?;
-    let mut written = 0;
+    if old.is_some_and(|o| o.bundles == rows.bundles) {
+        return copy(tx, "bundle", Some("id"));
+    }
     let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-    for (id, b) in (1i64..).zip(std::mem::take(&mut d.bundles)) {
-        if b.slots == written {
-            lists.execute(params![written as i64 + 1, d.slot_lists[written]])?;
-            written += 1;
-        }
+    for (id, b) in (1i64..).zip(&rows.bundles) {
         let base = b.base.map(|x| x as i64 + 1);
         st.execute(params![
             id,
@@ -382,10 +478,18 @@ fn insert_bundles(tx: &Transaction<'_>, d: &mut Data) -> Sql<()> {
 }
 
 /// asset and diagnostic.
-fn insert_tail(tx: &Transaction<'_>, d: &Data, warnings: &[crate::Diagnostic]) -> Sql<()> {
+fn insert_tail(
+    tx: &Transaction<'_>,
+    d: &Data,
+    warnings: &[crate::Diagnostic],
+    old: Option<&Copyable>,
+) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO asset VALUES (?1, ?2, ?3)")?;
     for a in &d.assets {
         st.execute(params![a.skill_file, a.path, a.blob])?;
+    }
+    if old.is_some_and(|o| o.warnings == warnings) {
+        return copy(tx, "diagnostic", None);
     }
     let mut st = tx.prepare("INSERT INTO diagnostic VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
     for (position, diag) in (1i64..).zip(warnings) {

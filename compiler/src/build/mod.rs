@@ -175,6 +175,15 @@ struct Written {
     /// Size and modification time of the file as written (someone may replace it).
     stamp: (u64, std::time::SystemTime),
     report: BuildReport,
+    /// The rows of its tables that the next build copies from it when they are the same.
+    rows: Option<artifact::Copyable>,
+}
+
+/// What a build of a session made, for [`remember`].
+struct Done<'r> {
+    input_hash: String,
+    report: &'r BuildReport,
+    rows: Option<artifact::Copyable>,
 }
 
 fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
@@ -268,7 +277,16 @@ fn build_once(
         bytes: 0,
         source_bytes,
     };
-    stats.bytes = artifact::write(out, data, &diagnostics, session.is_some())?;
+    // A session copies unchanged tables from the artifact it wrote last, if still in place.
+    let previous = session.as_ref().map(|s| {
+        s.written
+            .as_ref()
+            .filter(|w| w.out == out && stamp(out) == Some(w.stamp))
+            .and_then(|w| w.rows.as_ref())
+            .map(|rows| artifact::Previous { path: out, rows })
+    });
+    let written = artifact::write(out, data, &diagnostics, previous)?;
+    stats.bytes = written.bytes;
     progress(options, "writing", 1, 1);
     let report = BuildReport {
         diagnostics,
@@ -276,7 +294,12 @@ fn build_once(
         unchanged: false,
     };
     if let (Some(s), Some(ws)) = (session, ws) {
-        remember(s, ws, kept, input_hash, options, out, &report);
+        let done = Done {
+            input_hash,
+            report: &report,
+            rows: written.rows,
+        };
+        remember(s, ws, kept, done, options, out);
     }
     Ok(report)
 }
@@ -306,20 +329,20 @@ fn remember(
     s: &mut Session,
     ws: Workspace,
     kept: Option<incremental::Kept>,
-    input_hash: String,
+    done: Done<'_>,
     options: &BuildOptions<'_>,
     out: &Path,
-    report: &BuildReport,
 ) {
     if let Some(kept) = kept {
         s.previous = Some(incremental::Memo { ws, kept });
     }
     s.written = stamp(out).map(|stamp| Written {
-        input_hash,
+        input_hash: done.input_hash,
         release: options.release.clone(),
         out: out.to_path_buf(),
         stamp,
-        report: report.clone(),
+        report: done.report.clone(),
+        rows: done.rows,
     });
 }
 
