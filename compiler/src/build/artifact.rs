@@ -34,7 +34,38 @@ pub enum Error {
 }
 
 /// The entry rows, laid out as they are written.
-pub type EntryRows = Box<dyn ExactSizeIterator<Item = EntryRow> + Send>;
+pub type EntryRows = Box<dyn ExactSizeIterator<Item = LaidEntry> + Send>;
+
+/// An entry's row as the writer reads it: the row rendering made (moved out of the rendered
+/// entry, or read where a session's memo keeps it) with the card and sort key the layout
+/// gives it.
+pub struct LaidEntry {
+    /// The row (its `card` and `sort_key` are not set: these are).
+    pub row: RowOf,
+    /// Index (0-based) of its card.
+    pub card: usize,
+    /// Catalog order.
+    pub sort_key: String,
+}
+
+/// A rendered entry's row, owned or shared.
+pub enum RowOf {
+    /// Moved out of an entry nothing else holds.
+    Owned(EntryRow),
+    /// In an entry a session keeps for its next build (not copied).
+    Kept(Arc<super::entries::Rendered>),
+}
+
+impl std::ops::Deref for RowOf {
+    type Target = EntryRow;
+
+    fn deref(&self) -> &EntryRow {
+        match self {
+            RowOf::Owned(row) => row,
+            RowOf::Kept(r) => &r.row,
+        }
+    }
+}
 
 /// Everything the artifact holds, as rows of [`skillc_runtime::schema`], in insertion order.
 pub struct Data {
@@ -410,15 +441,16 @@ fn insert_entries(tx: &Transaction<'_>, entries: &mut EntryRows) -> Sql<()> {
     let mut st = tx.prepare(
         "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
-    for (id, en) in (1i64..).zip(entries) {
+    for (id, laid) in (1i64..).zip(entries) {
+        let en = &*laid.row;
         st.execute(params![
             id,
             en.name,
             en.qualified_name,
             en.resolved_name,
-            en.card as i64 + 1,
+            laid.card as i64 + 1,
             en.category,
-            en.sort_key,
+            laid.sort_key,
             en.catalog_visible,
             en.always_on,
             en.hidden,

@@ -10,7 +10,7 @@ use skillc_runtime::schema::{
     Counted, EntryRow, Record, SourceRow,
 };
 
-use super::artifact::{Blob, Data, EntryRows};
+use super::artifact::{Blob, Data, EntryRows, LaidEntry, RowOf};
 use super::bundles::Resolved;
 use super::entries::Rendered;
 use super::hash;
@@ -115,25 +115,28 @@ pub fn entries(
             .entry(r.row.body.clone())
             .or_insert_with(|| r.body.clone());
     }
-    // Each entry's row is moved out of it (copied when a session keeps the entry).
+    // Each entry's row is moved out of it, or read in place when a session keeps the entry.
     let rows = list.into_iter().map(move |(r, card)| {
-        let mut row = match Arc::try_unwrap(r) {
-            Ok(r) => r.row,
-            Err(r) => r.row.clone(),
+        let row = match Arc::try_unwrap(r) {
+            Ok(r) => RowOf::Owned(r.row),
+            Err(r) => RowOf::Kept(r),
         };
-        row.card = card;
-        row.sort_key = format!(
+        let sort_key = format!(
             "{:06}:{}",
             position.get(&row.category).copied().unwrap_or(0),
             row.name
         );
-        row
+        LaidEntry {
+            row,
+            card,
+            sort_key,
+        }
     });
     (Box::new(rows), blobs)
 }
 
-/// An entry's row as rendering makes it: its card and sort key are set as the rows are laid
-/// out (see [`entries`]).
+/// An entry's row as rendering makes it: its card and sort key are left unset, and given
+/// beside it as the rows are laid out (see [`entries`]).
 pub fn entry_row(
     e: &Entry,
     prompt: PromptParts,
