@@ -49,6 +49,9 @@ pub struct LaidEntry {
 }
 
 /// A rendered entry's row, owned or shared.
+// Made and written one at a time, never held in bulk: boxing the owned row would cost an
+// allocation per row.
+#[allow(clippy::large_enum_variant)]
 pub enum RowOf {
     /// Moved out of an entry nothing else holds.
     Owned(EntryRow),

@@ -164,6 +164,41 @@ mod tests {
     }
 
     #[test]
+    fn a_client_file_is_parsed_again_when_it_changes_and_a_draft_of_it_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("public/greet/SKILL.md");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, skill("Greets the visitor.")).unwrap();
+        let yaml = dir.path().join("clients/acme.example/client.yaml");
+        std::fs::create_dir_all(yaml.parent().unwrap()).unwrap();
+        let client = |locale: &str| format!("# Acme.\nlocales: [{locale}]\n");
+        std::fs::write(&yaml, client("en")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let mut cache = load::LoadCache::default();
+        let options = CheckOptions::default();
+        let locales = |r: &CheckReport| r.workspace.clients["acme.example"].locales.clone();
+        let en = Some(vec!["en".to_string()]);
+        let disk = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(locales(&disk), en);
+        // Parsed from the session's cache: the same.
+        let again = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(
+            (locales(&again), &again.diagnostics),
+            (en.clone(), &disk.diagnostics)
+        );
+        let rel = "clients/acme.example/client.yaml";
+        let draft = fsio::RawFile::new(rel, client("fr").into_bytes());
+        let drafted = check_cached(dir.path(), &options, &mut cache, &[draft]).unwrap();
+        assert_eq!(locales(&drafted), Some(vec!["fr".to_string()]));
+        let after = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(locales(&after), en, "the draft was taken for the disk");
+        std::fs::write(&yaml, client("de")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let changed = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+        assert_eq!(locales(&changed), Some(vec!["de".to_string()]));
+    }
+
+    #[test]
     fn a_load_told_nothing_changed_skips_the_walk_once() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("public/greet/SKILL.md");
