@@ -205,6 +205,8 @@ pub struct Copyable {
 pub struct Previous<'p> {
     /// The file as that build wrote it (the caller checked its size and time).
     pub path: &'p Path,
+    /// The hash of the inputs it was built from.
+    pub input_hash: &'p str,
     /// Its rows.
     pub rows: &'p Copyable,
 }
@@ -290,12 +292,7 @@ fn write_file(
          PRAGMA foreign_keys = OFF;",
     )
     .map_err(&e)?;
-    let old = session.flatten().and_then(|p| {
-        let path = p.path.to_str()?;
-        conn.execute("ATTACH DATABASE ?1 AS old", [path])
-            .ok()
-            .map(|_| p.rows)
-    });
+    let old = session.flatten().and_then(|p| attach_previous(&conn, p));
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
@@ -332,6 +329,27 @@ fn write_file(
 }
 
 type Sql<T> = Result<T, rusqlite::Error>;
+
+/// Attaches the previous artifact as `old`, if it is the one that build wrote: its size and
+/// time matched, and its manifest names the same inputs (another build of other inputs may
+/// have replaced it within the file system's clock tick; one of the same inputs wrote the
+/// same bytes).
+fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<&'p Copyable> {
+    let path = p.path.to_str()?;
+    conn.execute("ATTACH DATABASE ?1 AS old", [path]).ok()?;
+    let inputs: Option<String> = conn
+        .query_row(
+            "SELECT value FROM old.manifest WHERE key = 'input_hash'",
+            [],
+            |r| r.get(0),
+        )
+        .ok();
+    if inputs.as_deref() == Some(p.input_hash) {
+        return Some(p.rows);
+    }
+    let _ = conn.execute("DETACH DATABASE old", []);
+    None
+}
 
 /// Writes the blobs in hash order, each dropped once written (a rendered entry a session
 /// keeps still holds its own).
@@ -545,6 +563,45 @@ fn insert_tail(
 mod tests {
     use super::Blob;
     use std::io::Read;
+
+    #[test]
+    fn a_previous_artifact_is_copied_from_only_if_built_from_the_same_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let skill = ws.join("public/greet/SKILL.md");
+        std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
+        std::fs::write(
+            &skill,
+            "---\nname: greet\ndescription: Greets.\n---\nHello.\n",
+        )
+        .unwrap();
+        let out = dir.path().join("out.db");
+        crate::build::build(&ws, &out, &crate::build::BuildOptions::default()).unwrap();
+        let built = rusqlite::Connection::open(&out).unwrap();
+        let hash: String = built
+            .query_row(
+                "SELECT value FROM manifest WHERE key = 'input_hash'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        drop(built);
+        let rows = super::Copyable::default();
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let other = super::Previous {
+            path: &out,
+            input_hash: "another",
+            rows: &rows,
+        };
+        assert!(super::attach_previous(&conn, other).is_none());
+        // Detached again: the right one can be attached under the same name.
+        let same = super::Previous {
+            path: &out,
+            input_hash: &hash,
+            rows: &rows,
+        };
+        assert!(super::attach_previous(&conn, same).is_some());
+    }
 
     #[test]
     fn text_is_stored_compressed_and_reads_back_the_same() {

@@ -282,10 +282,26 @@ fn build_once(
         s.written
             .as_ref()
             .filter(|w| w.out == out && stamp(out) == Some(w.stamp))
-            .and_then(|w| w.rows.as_ref())
-            .map(|rows| artifact::Previous { path: out, rows })
+            .and_then(|w| {
+                let rows = w.rows.as_ref()?;
+                let input_hash = &w.input_hash;
+                Some(artifact::Previous {
+                    path: out,
+                    input_hash,
+                    rows,
+                })
+            })
     });
-    let written = artifact::write(out, data, &diagnostics, previous)?;
+    let written = match artifact::write(out, data, &diagnostics, previous) {
+        Ok(written) => written,
+        Err(e) => {
+            // Whatever failed, the next build of the session writes the whole file afresh.
+            if let Some(s) = session.as_mut() {
+                s.written = None;
+            }
+            return Err(e.into());
+        }
+    };
     stats.bytes = written.bytes;
     progress(options, "writing", 1, 1);
     let report = BuildReport {

@@ -488,13 +488,7 @@ fn clients(
         .filter(|(c, _)| c.client_config.as_ref() == Some(config));
     for (id, file) in &main.clients {
         let Some(f) = file else {
-            let client = crate::model::Client {
-                id: id.clone(),
-                file: format!("clients/{id}/client.yaml"),
-                flags: serde_json::Value::Object(Default::default()),
-                ..Default::default()
-            };
-            clients.insert(id.clone(), client);
+            clients.insert(id.clone(), bare_client(id));
             continue;
         };
         let kept = previous
@@ -513,6 +507,16 @@ fn clients(
         c.clients = parsed;
     }
     clients
+}
+
+/// A client without a (readable) `client.yaml`: every setting left to the workspace's.
+fn bare_client(id: &str) -> crate::model::Client {
+    crate::model::Client {
+        id: id.to_string(),
+        file: format!("clients/{id}/client.yaml"),
+        flags: serde_json::Value::Object(Default::default()),
+        ..Default::default()
+    }
 }
 
 /// A `client.yaml` parsed: the client, the file's diagnostics and its text.
@@ -536,12 +540,7 @@ fn parse_client(file: &RawFile, id: &str, config: &WorkspaceConfig) -> ClientPar
             id,
             config,
         ),
-        None => crate::model::Client {
-            id: id.to_string(),
-            file: rel,
-            flags: serde_json::Value::Object(Default::default()),
-            ..Default::default()
-        },
+        None => bare_client(id),
     };
     ClientParse {
         client,
