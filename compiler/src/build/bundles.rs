@@ -68,11 +68,14 @@ impl Resolved {
     /// bundles first): a bundle's entries then sit together in the artifact, so a lookup
     /// reads a few adjacent pages rather than one page per entry.
     pub fn distinct_keys(&self) -> Vec<Arc<EntryKey>> {
+        // Keys are interned, so most slots hold a copy already met: known by its address
+        // first, its contents hashed once per copy (two copies may still be equal).
+        let mut met: FxHashSet<*const EntryKey> = FxHashSet::default();
         let mut seen: FxHashSet<&EntryKey> = FxHashSet::default();
         let mut keys = Vec::new();
         for slot in self.slots.iter().flat_map(|b| b.values()) {
             if let Slot::Entry(k) = slot {
-                if seen.insert(k) {
+                if met.insert(Arc::as_ptr(k)) && seen.insert(k) {
                     keys.push(k.clone());
                 }
             }
