@@ -5,6 +5,7 @@
 //! frontmatter dismisses a pair.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -206,58 +207,73 @@ fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
     }
 }
 
-/// Everything the pass reads of a workspace, owned: an edit that leaves it equal (a body, an
-/// asset, a template) leaves the warnings as they were.
-#[derive(Debug, PartialEq)]
+/// Everything the pass reads of a workspace: an edit that leaves it equal (a body, an asset,
+/// a template) leaves the warnings as they were. The skills are held rather than copied: a
+/// session hands an unchanged skill's parse out again, so most compare by address, and only
+/// the others field by field.
+#[derive(Debug)]
 struct Inputs {
     threshold: u32,
-    skills: Vec<SkillInputs>,
+    skills: Vec<Arc<Skill>>,
     /// Each client's toggles (skill name, enabled).
     toggles: Vec<(String, Vec<(String, bool)>)>,
     /// Categories hidden from the model.
     hidden_categories: Vec<String>,
 }
 
+impl PartialEq for Inputs {
+    fn eq(&self, other: &Self) -> bool {
+        self.threshold == other.threshold
+            && self.toggles == other.toggles
+            && self.hidden_categories == other.hidden_categories
+            && self.skills.len() == other.skills.len()
+            && self
+                .skills
+                .iter()
+                .zip(&other.skills)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || SkillInputs::of(a) == SkillInputs::of(b))
+    }
+}
+
 /// What the pass reads of one skill.
 #[derive(Debug, PartialEq)]
-struct SkillInputs {
-    scope: Scope,
-    file: String,
-    name: String,
-    namespace: String,
-    category: Option<String>,
+struct SkillInputs<'s> {
+    scope: &'s Scope,
+    file: &'s str,
+    name: &'s str,
+    namespace: &'s str,
+    category: Option<&'s str>,
     hidden: bool,
     variant: bool,
     default_enabled: Option<bool>,
-    description: Option<String>,
+    description: Option<&'s str>,
     description_pos: crate::diagnostic::Pos,
-    trigger_examples: Vec<String>,
-    distinct_from: Vec<String>,
+    trigger_examples: &'s [String],
+    distinct_from: Vec<&'s str>,
+}
+
+impl<'s> SkillInputs<'s> {
+    fn of(s: &'s Skill) -> Self {
+        let fm = &s.frontmatter;
+        SkillInputs {
+            scope: &s.scope,
+            file: &s.file,
+            name: &s.name,
+            namespace: &s.namespace,
+            category: s.category.as_deref(),
+            hidden: fm.hidden_from_llm,
+            variant: fm.variant_of.is_some(),
+            default_enabled: fm.default_enabled,
+            description: fm.description.as_deref(),
+            description_pos: s.description_pos,
+            trigger_examples: &fm.trigger_examples,
+            distinct_from: fm.distinct_from.iter().map(|r| r.text.as_str()).collect(),
+        }
+    }
 }
 
 impl Inputs {
     fn of(ws: &Workspace) -> Self {
-        let skills = ws
-            .skills
-            .iter()
-            .map(|s| {
-                let fm = &s.frontmatter;
-                SkillInputs {
-                    scope: s.scope.clone(),
-                    file: s.file.clone(),
-                    name: s.name.clone(),
-                    namespace: s.namespace.clone(),
-                    category: s.category.clone(),
-                    hidden: fm.hidden_from_llm,
-                    variant: fm.variant_of.is_some(),
-                    default_enabled: fm.default_enabled,
-                    description: fm.description.clone(),
-                    description_pos: s.description_pos,
-                    trigger_examples: fm.trigger_examples.clone(),
-                    distinct_from: fm.distinct_from.iter().map(|r| r.text.clone()).collect(),
-                }
-            })
-            .collect();
         let toggles = ws
             .clients
             .values()
@@ -274,7 +290,7 @@ impl Inputs {
             .collect();
         Inputs {
             threshold: ws.config.overlap_threshold,
-            skills,
+            skills: ws.skills.clone(),
             toggles,
             hidden_categories,
         }
