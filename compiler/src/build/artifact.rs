@@ -225,9 +225,11 @@ pub struct Written {
 /// dropped once written, so the memory of a build falls as the file grows. With `session`
 /// (watch, the studio), the file is not synced to the disk before the rename: a sync guards
 /// against a power cut, a session's artifact is rebuilt from the files when it starts again,
-/// and the sync took 12-20 ms of each rebuild of the reference workload. A one-shot build (CI's release output) syncs.
-/// A session's build copies the tables whose rows equal those of `previous` from it, and
-/// returns its own rows for the next build.
+/// and the sync took 12-20 ms of each rebuild of the reference workload. A one-shot build
+/// (CI's release output, `session` is `None`) syncs.
+///
+/// A session's build (`Some`) returns the rows of its copyable tables for the next build, and
+/// copies each table whose rows equal those of the [`Previous`] artifact it names from it.
 ///
 /// `warnings` (of the check and the build, sorted) are the build report's own list, written
 /// from where it is rather than copied into `data` (26,000 of them at 5,000 clients).
