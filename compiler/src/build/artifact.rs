@@ -187,9 +187,9 @@ impl Blob {
 }
 
 /// The rows of the tables that an edit of a skill's body or of one client mostly leaves as
-/// they were (cards, bundles and what they point to, diagnostics). A session keeps them, and
-/// its next build copies each table whose rows are equal from the artifact it wrote last
-/// instead of inserting the rows again.
+/// they were (cards, bundles and what they point to; the diagnostics are the build report's).
+/// A session keeps them, and its next build copies each table whose rows are equal from the
+/// artifact it wrote last instead of inserting the rows again.
 #[derive(Debug, Default)]
 pub struct Copyable {
     cards: Vec<CardRow>,
@@ -197,7 +197,6 @@ pub struct Copyable {
     reasons: Vec<String>,
     slot_lists: Vec<String>,
     bundles: Vec<BundleRow>,
-    warnings: Vec<crate::Diagnostic>,
 }
 
 /// The artifact a session wrote last, with the rows of its copyable tables.
@@ -209,6 +208,8 @@ pub struct Previous<'p> {
     pub input_hash: &'p str,
     /// Its rows.
     pub rows: &'p Copyable,
+    /// Its diagnostics (its build's report).
+    pub warnings: &'p [crate::Diagnostic],
 }
 
 /// What [`write`] made.
@@ -305,7 +306,6 @@ fn write_file(
         reasons: std::mem::take(&mut d.reasons),
         slot_lists: std::mem::take(&mut d.slot_lists),
         bundles: std::mem::take(&mut d.bundles),
-        warnings: Vec::new(),
     };
     insert_cards(&tx, &rows, old).map_err(&e)?;
     // A one-shot build frees each table's rows once written: the entries are laid out next.
@@ -324,10 +324,7 @@ fn write_file(
     conn.pragma_update(None, "application_id", schema::APPLICATION_ID)
         .map_err(&e)?;
     conn.close().map_err(|(_, err)| e(err))?;
-    Ok(session.map(|_| {
-        rows.warnings = warnings.to_vec();
-        rows
-    }))
+    Ok(session.map(|_| rows))
 }
 
 type Sql<T> = Result<T, rusqlite::Error>;
@@ -336,7 +333,7 @@ type Sql<T> = Result<T, rusqlite::Error>;
 /// time matched, and its manifest names the same inputs (another build of other inputs may
 /// have replaced it within the file system's clock tick; one of the same inputs wrote the
 /// same bytes).
-fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<&'p Copyable> {
+fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<Previous<'p>> {
     let path = p.path.to_str()?;
     conn.execute("ATTACH DATABASE ?1 AS old", [path]).ok()?;
     let inputs: Option<String> = conn
@@ -347,7 +344,7 @@ fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<&'p Copyabl
         )
         .ok();
     if inputs.as_deref() == Some(p.input_hash) {
-        return Some(p.rows);
+        return Some(p);
     }
     let _ = conn.execute("DETACH DATABASE old", []);
     None
@@ -430,8 +427,8 @@ fn copy(tx: &Transaction<'_>, table: &str, in_order: Option<&str>) -> Sql<()> {
 
 /// card, then card_fragment in the order of its key (each card's fragments by level and
 /// format, as a copy reads them).
-fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<&Copyable>) -> Sql<()> {
-    if old.is_some_and(|o| o.cards == rows.cards) {
+fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>) -> Sql<()> {
+    if old.is_some_and(|o| o.rows.cards == rows.cards) {
         copy(tx, "card", None)?;
         return copy(tx, "card_fragment", Some("card, level, format"));
     }
@@ -492,7 +489,8 @@ fn insert_entries(tx: &Transaction<'_>, entries: &mut EntryRows) -> Sql<()> {
 }
 
 /// name, reason, slot_list and bundle, each copied when its rows are those of `old`.
-fn insert_bundles(tx: &Transaction<'_>, rows: &Copyable, old: Option<&Copyable>) -> Sql<()> {
+fn insert_bundles(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>) -> Sql<()> {
+    let old = old.map(|o| o.rows);
     let texts = [
         ("name", &rows.names, old.map(|o| &o.names), Some("id")),
         ("reason", &rows.reasons, old.map(|o| &o.reasons), Some("id")),
@@ -537,7 +535,7 @@ fn insert_tail(
     tx: &Transaction<'_>,
     d: &Data,
     warnings: &[crate::Diagnostic],
-    old: Option<&Copyable>,
+    old: Option<Previous<'_>>,
 ) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO asset VALUES (?1, ?2, ?3)")?;
     for a in &d.assets {
@@ -594,6 +592,7 @@ mod tests {
             path: &out,
             input_hash: "another",
             rows: &rows,
+            warnings: &[],
         };
         assert!(super::attach_previous(&conn, other).is_none());
         // Detached again: the right one can be attached under the same name.
@@ -601,6 +600,7 @@ mod tests {
             path: &out,
             input_hash: &hash,
             rows: &rows,
+            warnings: &[],
         };
         assert!(super::attach_previous(&conn, same).is_some());
     }

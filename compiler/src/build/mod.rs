@@ -277,31 +277,7 @@ fn build_once(
         bytes: 0,
         source_bytes,
     };
-    // A session copies unchanged tables from the artifact it wrote last, if still in place.
-    let previous = session.as_ref().map(|s| {
-        s.written
-            .as_ref()
-            .filter(|w| w.out == out && stamp(out) == Some(w.stamp))
-            .and_then(|w| {
-                let rows = w.rows.as_ref()?;
-                let input_hash = &w.input_hash;
-                Some(artifact::Previous {
-                    path: out,
-                    input_hash,
-                    rows,
-                })
-            })
-    });
-    let written = match artifact::write(out, data, &diagnostics, previous) {
-        Ok(written) => written,
-        Err(e) => {
-            // Whatever failed, the next build of the session writes the whole file afresh.
-            if let Some(s) = session.as_mut() {
-                s.written = None;
-            }
-            return Err(e.into());
-        }
-    };
+    let written = write_artifact(out, data, &diagnostics, session.as_deref_mut())?;
     stats.bytes = written.bytes;
     progress(options, "writing", 1, 1);
     let report = BuildReport {
@@ -320,6 +296,42 @@ fn build_once(
     Ok(report)
 }
 
+/// Writes the artifact; a session copies unchanged tables from the artifact it wrote last, if
+/// still in place, and after a failure writes the whole file afresh next time.
+fn write_artifact(
+    out: &Path,
+    data: artifact::Data,
+    diagnostics: &[Diagnostic],
+    session: Option<&mut Session>,
+) -> Result<artifact::Written, Error> {
+    let previous = session
+        .as_deref()
+        .map(|s| s.written.as_ref().and_then(|w| w.previous(out)));
+    let written = artifact::write(out, data, diagnostics, previous);
+    if let (Err(_), Some(s)) = (&written, session) {
+        s.written = None;
+    }
+    Ok(written?)
+}
+
+impl Written {
+    /// Whether `out` is still the file this build wrote there.
+    fn in_place(&self, out: &Path) -> bool {
+        self.out == out && stamp(out) == Some(self.stamp)
+    }
+
+    /// The artifact as the writer of the next build may copy from, if still in place.
+    fn previous(&self, out: &Path) -> Option<artifact::Previous<'_>> {
+        let rows = self.rows.as_ref().filter(|_| self.in_place(out))?;
+        Some(artifact::Previous {
+            path: &self.out,
+            input_hash: &self.input_hash,
+            rows,
+            warnings: &self.report.diagnostics,
+        })
+    }
+}
+
 /// The report of the artifact this session wrote from the same inputs, still in place: it is
 /// already the artifact a build would write (builds are deterministic). A save's own disk
 /// event, or a touch, rebuilds nothing.
@@ -330,10 +342,7 @@ fn already_written(
     out: &Path,
 ) -> Option<BuildReport> {
     let w = session?.written.as_ref()?;
-    let same = w.input_hash == input_hash
-        && w.release == options.release
-        && w.out == out
-        && stamp(out) == Some(w.stamp);
+    let same = w.input_hash == input_hash && w.release == options.release && w.in_place(out);
     same.then(|| BuildReport {
         unchanged: true,
         ..w.report.clone()

@@ -142,12 +142,18 @@ mod tests {
         format!("---\nname: greet\ndescription: {desc}\n---\nSay hello.\n")
     }
 
-    #[test]
-    fn a_draft_is_checked_in_place_and_never_taken_for_the_disk() {
+    /// A workspace of one skill, `public/greet`, described as greeting the visitor.
+    fn one_skill() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("public/greet/SKILL.md");
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(&file, skill("Greets the visitor.")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_draft_is_checked_in_place_and_never_taken_for_the_disk() {
+        let dir = one_skill();
         // Stamps within the clock tick of a read are not trusted: let the file settle so the
         // cache does reuse what it read.
         std::thread::sleep(std::time::Duration::from_millis(120));
@@ -165,10 +171,7 @@ mod tests {
 
     #[test]
     fn a_client_file_is_parsed_again_when_it_changes_and_a_draft_of_it_is_not_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("public/greet/SKILL.md");
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, skill("Greets the visitor.")).unwrap();
+        let dir = one_skill();
         let yaml = dir.path().join("clients/acme.example/client.yaml");
         std::fs::create_dir_all(yaml.parent().unwrap()).unwrap();
         let client = |locale: &str| format!("# Acme.\nlocales: [{locale}]\n");
@@ -200,10 +203,8 @@ mod tests {
 
     #[test]
     fn a_load_told_nothing_changed_skips_the_walk_once() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = one_skill();
         let file = dir.path().join("public/greet/SKILL.md");
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, skill("Greets the visitor.")).unwrap();
         let mut cache = load::LoadCache::default();
         let options = CheckOptions::default();
         let description = |r: &CheckReport| r.workspace.skills[0].frontmatter.description.clone();
