@@ -108,6 +108,20 @@ fn changed_clients(a: &Workspace, b: &Workspace) -> BTreeSet<String> {
     changed
 }
 
+/// Whether this build's bundles hold what the previous build's held, slot for slot, and got
+/// the same catalog levels (the plan is the same when anything was reused): their rows are
+/// then the ones it laid out, as the names, reasons and entry numbers they point to follow
+/// from the slots in order.
+pub fn same_bundles(kept: &Kept, resolved: &Resolved, levels: &[String]) -> bool {
+    let (before, now) = (&kept.resolved.slots, &resolved.slots);
+    kept.budgets.levels == levels
+        && before.len() == now.len()
+        && before
+            .iter()
+            .zip(now)
+            .all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+}
+
 impl Reuse<'_> {
     /// The previous slots of bundle `b` of the plan (the same plan), if its inputs are equal.
     pub fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>> {

@@ -262,16 +262,19 @@ fn build_once(
             });
         }
     };
+    let bundles_before = session
+        .as_deref()
+        .and_then(|s| bundles_as_before(s, &shaped));
     if let Some(s) = session.as_mut() {
         s.previous = None; // not needed past this point: freed before laying out
     }
-    let (data, warnings, kept) = lay_out(shaped, options, session.is_some());
+    let (data, warnings, kept) = lay_out(shaped, options, session.is_some(), bundles_before);
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
     let mut stats = BuildStats {
         skills,
-        bundles: data.bundles.len(),
+        bundles: data.bundles.rows.len(),
         entries: data.entries.len(),
         blobs: data.blobs.len(),
         bytes: 0,
@@ -294,6 +297,16 @@ fn build_once(
         remember(s, ws, kept, done, options, out);
     }
     Ok(report)
+}
+
+/// The bundle tables the session's last artifact holds, when this build's bundles hold what
+/// they held there and got the same catalog levels: laying them out again would give the same
+/// rows (a body edit changes no bundle).
+fn bundles_as_before(s: &Session, shaped: &Shaped) -> Option<artifact::BundleTables> {
+    let memo = s.previous.as_ref().filter(|_| shaped.drawn.reused)?;
+    let tables = s.written.as_ref()?.rows.as_ref()?.bundles();
+    let (resolved, levels) = (&shaped.drawn.resolved, &shaped.budgets.levels);
+    incremental::same_bundles(&memo.kept, resolved, levels).then(|| tables.clone())
 }
 
 /// Writes the artifact; a session copies unchanged tables from the artifact it wrote last, if
@@ -361,6 +374,7 @@ fn remember(
     if let Some(kept) = kept {
         s.previous = Some(incremental::Memo { ws, kept });
     }
+    drop_aside(s.written.take());
     s.written = stamp(out).map(|stamp| Written {
         input_hash: done.input_hash,
         release: options.release.clone(),
@@ -369,6 +383,12 @@ fn remember(
         report: done.report.clone(),
         rows: done.rows,
     });
+}
+
+/// Drops `value` on a thread of its own: freeing what a session kept of its previous artifact
+/// (its report and rows) takes milliseconds the rebuild need not wait for.
+fn drop_aside<T: Send + 'static>(value: T) {
+    std::thread::spawn(move || drop(value));
 }
 
 fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
@@ -473,7 +493,7 @@ pub fn compile(
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
     let drawn = draw(ws, input_hash, options, None, false)?;
     let shaped = fit(drawn, options, None, false)?;
-    let (data, warnings, _) = lay_out(shaped, options, false);
+    let (data, warnings, _) = lay_out(shaped, options, false, None);
     Ok((data, warnings))
 }
 
@@ -607,12 +627,14 @@ pub fn fit(
     Ok(shaped)
 }
 
-/// Lays out the artifact's tables from what [`draw`] and [`fit`] made; with `keep`, also returns what
-/// the next build of a session may take.
+/// Lays out the artifact's tables from what [`draw`] and [`fit`] made, taking the bundle
+/// tables when they are known to be `bundles_before`; with `keep`, also returns what the next
+/// build of a session may take.
 pub fn lay_out(
     s: Shaped,
     options: &BuildOptions<'_>,
     keep: bool,
+    bundles_before: Option<artifact::BundleTables>,
 ) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
     progress(options, "laying out tables", 0, 1);
     let Shaped {
@@ -625,15 +647,17 @@ pub fn lay_out(
     let kept_list = keep.then(|| d.entries.list.clone());
     let listed = d.entries.list.into_iter().zip(d.entries.card_of).collect();
     let (entry_rows, mut blobs) = rows::entries(listed, &d.categories);
-    // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
-    let (specs, levels) = match keep {
-        true => (d.plan.specs.clone(), budgets.levels.clone()),
-        false => (
-            std::mem::take(&mut d.plan.specs),
-            std::mem::take(&mut budgets.levels),
-        ),
-    };
-    let bundle_rows = rows::bundles(specs, &d.plan.base_of, &d.resolved, &d.key_index, levels);
+    let bundle_rows = bundles_before.unwrap_or_else(|| {
+        // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
+        let (specs, levels) = match keep {
+            true => (d.plan.specs.clone(), budgets.levels.clone()),
+            false => (
+                std::mem::take(&mut d.plan.specs),
+                std::mem::take(&mut budgets.levels),
+            ),
+        };
+        rows::bundles(specs, &d.plan.base_of, &d.resolved, &d.key_index, levels)
+    });
     for (hash, blob) in d.asset_blobs {
         blobs.entry(hash).or_insert(blob);
     }

@@ -10,7 +10,7 @@ use skillc_runtime::schema::{
     Counted, EntryRow, Record, SourceRow,
 };
 
-use super::artifact::{Blob, Data, EntryRows, LaidEntry, RowOf};
+use super::artifact::{Blob, BundleTables, Data, EntryRows, LaidEntry, RowOf};
 use super::bundles::Resolved;
 use super::entries::Rendered;
 use super::hash;
@@ -184,20 +184,6 @@ pub fn cards(cards: Vec<Arc<Card>>, fragments: Vec<Vec<CardFragment>>) -> Vec<Ca
         .collect()
 }
 
-/// Bundles (global ones in full, client ones as differences from their global base), with
-/// the `name` and `reason` tables their slots point into.
-pub struct Bundles {
-    /// Bundle rows.
-    pub rows: Vec<BundleRow>,
-    /// Every qualified name a slot holds, sorted.
-    pub names: Vec<String>,
-    /// Every reason a slot gives, sorted.
-    pub reasons: Vec<String>,
-    /// The distinct packed lists of slots the rows point to, in the order of the first bundle
-    /// holding each (a client's bundles mostly differ alike from their bases).
-    pub slot_lists: Vec<String>,
-}
-
 /// Lays out the bundles' rows from the plan's bundles (`specs`, taken: their texts move into
 /// the rows) and the base of each.
 pub fn bundles(
@@ -206,7 +192,7 @@ pub fn bundles(
     resolved: &Resolved,
     key_index: &FxHashMap<Arc<EntryKey>, usize>,
     levels: Vec<String>,
-) -> Bundles {
+) -> BundleTables {
     let slots = || resolved.slots.iter().flat_map(|b| b.iter());
     let (names, name_id) = numbered(slots().map(|(q, _)| q));
     let (reasons, reason_id) = numbered(slots().filter_map(|(_, s)| match s {
@@ -245,7 +231,7 @@ pub fn bundles(
         })
         .unzip();
     let (rows, slot_lists) = shared_lists(rows, packed);
-    Bundles {
+    BundleTables {
         rows,
         names,
         reasons,
@@ -461,8 +447,8 @@ pub struct Tables {
     pub cards: Vec<CardRow>,
     /// Entries.
     pub entries: EntryRows,
-    /// Bundles with their names and reasons.
-    pub bundles: Bundles,
+    /// Bundles with the tables their slots point into.
+    pub bundles: BundleTables,
     /// Assets.
     pub assets: Vec<AssetRow>,
 }
@@ -489,10 +475,7 @@ pub fn data(header: Header, t: Tables) -> Data {
         consumers: header.consumers,
         cards: t.cards,
         entries: t.entries,
-        bundles: t.bundles.rows,
-        names: t.bundles.names,
-        reasons: t.bundles.reasons,
-        slot_lists: t.bundles.slot_lists,
+        bundles: t.bundles,
         assets: t.assets,
     }
 }
