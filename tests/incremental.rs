@@ -300,3 +300,66 @@ fn a_rebuild_of_unchanged_inputs_writes_nothing_unless_the_artifact_was_replaced
     assert!(!edited.unchanged && edited.stats.is_some());
     assert_ne!(std::fs::read(&out).unwrap(), bytes);
 }
+
+/// A client's localized description made the same as its skill's own: the two cards become
+/// one, so every later card is numbered one lower while the entries showing them are kept
+/// from the previous build. Their rows must be written with the new numbers, not copied.
+#[test]
+fn a_card_merged_away_renumbers_the_cards_of_kept_entries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let shape = synth::Shape {
+        skills: 30,
+        clients: 6,
+        overrides: 2,
+        locales: 2,
+        tiers: 1,
+        seed: 5,
+    };
+    synth::generate(&ws, shape).unwrap();
+    let mut client_skills: Vec<PathBuf> = files(&ws)
+        .into_iter()
+        .filter(|p| p.starts_with(ws.join("clients")) && p.ends_with("SKILL.md"))
+        .collect();
+    client_skills.sort();
+    let skill = &client_skills[0];
+    let own = std::fs::read_to_string(skill).unwrap();
+    let description = own
+        .lines()
+        .find(|l| l.starts_with("description:"))
+        .unwrap()
+        .to_string();
+    let localized = skill.with_file_name("SKILL.l1.md");
+    std::fs::write(
+        &localized,
+        "---\ndescription: Localized.\n---\nLocalized body.\n",
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
+    let options = BuildOptions::default();
+    let mut session = Session::default();
+    rebuild(&ws, &inc, &options, &mut session).unwrap();
+    let cards = |path: &Path| -> i64 {
+        let db = rusqlite::Connection::open(path).unwrap();
+        db.query_row("SELECT count(*) FROM card", [], |r| r.get(0))
+            .unwrap()
+    };
+    let before = cards(&inc);
+    std::fs::write(
+        &localized,
+        format!("---\n{description}\n---\nLocalized body.\n"),
+    )
+    .unwrap();
+    let a = rebuild(&ws, &inc, &options, &mut session).unwrap();
+    build(&ws, &clean, &options).unwrap();
+    assert!(a.stats.is_some() && !a.unchanged);
+    assert_eq!(
+        cards(&clean),
+        before - 1,
+        "the two cards did not become one"
+    );
+    let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
+    assert!(same, "the rebuilt artifact differs from a clean build");
+}

@@ -203,6 +203,26 @@ impl Blob {
 pub struct Copyable {
     cards: Vec<CardRow>,
     bundles: BundleTables,
+    /// Each entry row by id (the entries a session keeps: its rows are all read in place).
+    entries: Vec<WrittenEntry>,
+}
+
+/// What an entry's row was written from: the rendered entry a session keeps (held, so the
+/// same address is the same row) with the card and sort key the layout gave it.
+#[derive(Debug)]
+struct WrittenEntry {
+    rendered: Arc<super::entries::Rendered>,
+    card: usize,
+    sort_key: String,
+}
+
+impl WrittenEntry {
+    /// Whether `laid` is this row again.
+    fn is(&self, laid: &LaidEntry) -> bool {
+        matches!(&laid.row, RowOf::Kept(r) if Arc::ptr_eq(r, &self.rendered))
+            && laid.card == self.card
+            && laid.sort_key == self.sort_key
+    }
 }
 
 impl Copyable {
@@ -322,13 +342,16 @@ fn write_file(
     let mut rows = Copyable {
         cards: std::mem::take(&mut d.cards),
         bundles: std::mem::take(&mut d.bundles),
+        entries: Vec::new(),
     };
     insert_cards(&tx, &rows, old).map_err(&e)?;
     // A one-shot build frees each table's rows once written: the entries are laid out next.
     if session.is_none() {
         rows.cards = Vec::new();
     }
-    insert_entries(&tx, &mut d.entries).map_err(&e)?;
+    let old_entries = old.map(|o| o.rows.entries.as_slice());
+    rows.entries =
+        insert_entries(&tx, &mut d.entries, old_entries, session.is_some()).map_err(&e)?;
     insert_bundles(&tx, &rows, old).map_err(&e)?;
     if session.is_none() {
         rows = Copyable::default();
@@ -472,35 +495,76 @@ fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>
     Ok(())
 }
 
-/// Writes the entry rows as they are laid out, each dropped once written.
-fn insert_entries(tx: &Transaction<'_>, entries: &mut EntryRows) -> Sql<()> {
+/// Writes the entry rows as they are laid out, each dropped once written. Runs of rows that
+/// are `old`'s rows at the same ids are copied from the previous artifact (in id order, as
+/// inserting them does); with `keep` (a session), returns what each row was written from.
+fn insert_entries(
+    tx: &Transaction<'_>,
+    entries: &mut EntryRows,
+    old: Option<&[WrittenEntry]>,
+    keep: bool,
+) -> Sql<Vec<WrittenEntry>> {
     let mut st = tx.prepare(
         "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
     )?;
+    let mut copy = match old {
+        Some(_) => Some(tx.prepare(
+            "INSERT INTO main.entry SELECT * FROM old.entry WHERE id BETWEEN ?1 AND ?2",
+        )?),
+        None => None,
+    };
+    // Copies the run of unchanged rows met and not yet copied (first and last id).
+    let mut flush = |run: &mut Option<(i64, i64)>| match (run.take(), copy.as_mut()) {
+        (Some((first, last)), Some(copy)) => copy.execute(params![first, last]).map(|_| ()),
+        _ => Ok(()),
+    };
+    let mut written = Vec::new();
+    let mut run = None;
     for (id, laid) in (1i64..).zip(entries) {
-        let en = &*laid.row;
-        st.execute(params![
-            id,
-            en.name,
-            en.qualified_name,
-            en.resolved_name,
-            laid.card as i64 + 1,
-            en.category,
-            laid.sort_key,
-            en.catalog_visible,
-            en.always_on,
-            en.hidden,
-            en.unavailable,
-            en.untrusted,
-            en.body,
-            en.body_tokens,
-            en.prompt_prefix,
-            en.prompt_body,
-            en.prompt_suffix,
-            en.prompt_tokens,
-            en.record,
-        ])?;
+        let same = old
+            .and_then(|o| o.get(id as usize - 1))
+            .is_some_and(|w| w.is(&laid));
+        if same {
+            run = Some((run.map_or(id, |(first, _)| first), id));
+        } else {
+            flush(&mut run)?;
+            insert_entry(&mut st, id, &laid)?;
+        }
+        if let (true, RowOf::Kept(rendered)) = (keep, laid.row) {
+            written.push(WrittenEntry {
+                rendered,
+                card: laid.card,
+                sort_key: laid.sort_key,
+            });
+        }
     }
+    flush(&mut run)?;
+    Ok(written)
+}
+
+fn insert_entry(st: &mut rusqlite::Statement<'_>, id: i64, laid: &LaidEntry) -> Sql<()> {
+    let en = &*laid.row;
+    st.execute(params![
+        id,
+        en.name,
+        en.qualified_name,
+        en.resolved_name,
+        laid.card as i64 + 1,
+        en.category,
+        laid.sort_key,
+        en.catalog_visible,
+        en.always_on,
+        en.hidden,
+        en.unavailable,
+        en.untrusted,
+        en.body,
+        en.body_tokens,
+        en.prompt_prefix,
+        en.prompt_body,
+        en.prompt_suffix,
+        en.prompt_tokens,
+        en.record,
+    ])?;
     Ok(())
 }
 
