@@ -153,6 +153,7 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
 #[derive(Debug, Default)]
 pub struct Session {
     load: load::LoadCache,
+    digests: TextDigests,
     previous: Option<incremental::Memo>,
     written: Option<Written>,
 }
@@ -228,7 +229,8 @@ fn build_once(
 ) -> Result<BuildReport, Error> {
     progress(options, "reading", 0, 1);
     let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
-    let (input_hash, source_bytes) = input_hash(&loaded);
+    let digests = session.as_mut().map(|s| &mut s.digests);
+    let (input_hash, source_bytes) = input_hash(&loaded, digests);
     if let Some(report) = already_written(session.as_deref(), &input_hash, options, out) {
         return Ok(report);
     }
@@ -421,32 +423,55 @@ pub fn hash(data: &[u8]) -> String {
     format!("{:x}", Sha256::digest(data))
 }
 
+/// The sha256 of each text file a session's last build hashed, by the address of its text
+/// (held, so that address cannot hold another text meanwhile): an unchanged file's text is the
+/// one the parse cache handed out before, and is not hashed again.
+#[derive(Debug, Default)]
+struct TextDigests(FxHashMap<usize, (std::sync::Arc<str>, [u8; 32])>);
+
+/// An input file: its path, its bytes and its digest if known already.
+type Input<'a> = (Cow<'a, str>, &'a [u8], Option<[u8; 32]>);
+
 /// Hash of every input file (its path and the sha256 of its content, in path order) and the
-/// bytes of the distinct inputs. Each file is hashed once, on every core: the inputs are read
-/// again on every rebuild in `watch` and the studio.
-fn input_hash(loaded: &load::Loaded) -> (String, u64) {
+/// bytes of the distinct inputs. Each file is hashed once, on every core, or taken from a
+/// session's `digests`: the inputs are read again on every rebuild in `watch` and the studio.
+fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (String, u64) {
     use rayon::prelude::*;
+    let address = |text: &std::sync::Arc<str>| text.as_ptr() as usize;
+    let known = |text: &std::sync::Arc<str>| {
+        let d = digests.as_deref()?.0.get(&address(text))?;
+        std::sync::Arc::ptr_eq(&d.0, text).then_some(d.1)
+    };
     let texts = loaded
         .texts
         .iter()
-        .map(|(path, text)| (Cow::Borrowed(path.as_str()), text.as_bytes()));
+        .map(|(path, text)| (Cow::Borrowed(path.as_str()), text.as_bytes(), known(text)));
     let assets = loaded.workspace.skills.iter().flat_map(|s| {
         s.assets.iter().map(|a| {
             (
                 Cow::Owned(format!("{}/{}", s.dir, a.path)),
                 a.data.as_slice(),
+                None,
             )
         })
     });
-    let inputs: Vec<(Cow<'_, str>, &[u8])> = texts.chain(assets).collect();
-    let digests: Vec<[u8; 32]> = inputs
+    let inputs: Vec<Input<'_>> = texts.chain(assets).collect();
+    let hashed: Vec<[u8; 32]> = inputs
         .par_iter()
-        .map(|(_, data)| Sha256::digest(data).into())
+        .map(|(_, data, known)| known.unwrap_or_else(|| Sha256::digest(data).into()))
         .collect();
+    if let Some(cache) = digests {
+        cache.0 = loaded
+            .texts
+            .values()
+            .zip(&hashed)
+            .map(|(text, digest)| (address(text), (text.clone(), *digest)))
+            .collect();
+    }
     let mut h = Sha256::new();
     let mut distinct: FxHashSet<[u8; 32]> = FxHashSet::default();
     let mut bytes = 0u64;
-    for ((path, data), digest) in inputs.iter().zip(&digests) {
+    for ((path, data, _), digest) in inputs.iter().zip(&hashed) {
         h.update(path.as_bytes());
         h.update([0]);
         h.update(digest);
