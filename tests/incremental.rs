@@ -363,3 +363,62 @@ fn a_card_merged_away_renumbers_the_cards_of_kept_entries() {
     let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
     assert!(same, "the rebuilt artifact differs from a clean build");
 }
+
+/// A rebuild takes each unchanged skill's resolved references and variable uses from the
+/// previous build. A skill renamed so that an unchanged skill's reference now means it (the
+/// client's own skill before a global one of another namespace), and a placeholder added to
+/// a body, must be seen: both artifacts equal a clean build.
+#[test]
+fn a_rename_resolves_the_references_of_unchanged_skills_anew() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let client = ws.join("clients/hyperline.co");
+    let posture = client.join("response_handling/client_competitor_posture/SKILL.md");
+    let text = std::fs::read_to_string(&posture).unwrap();
+    let text = text.replace(
+        "augments: [competitors]",
+        "augments: [competitors, brand-voice]",
+    );
+    std::fs::write(&posture, text).unwrap();
+    let other = "tools/other_thing/SKILL.md";
+    let other_text = "---\nname: other_thing\ndescription: Another thing.\n---\nDo it.\n";
+    common::write(&client, other, other_text);
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
+    let options = BuildOptions::default();
+    let mut session = Session::default();
+    rebuild(&ws, &inc, &options, &mut session).unwrap();
+    let augments = |path: &Path| -> String {
+        let db = rusqlite::Connection::open(path).unwrap();
+        let sql = "SELECT json_extract(record, '$.augments') FROM entry \
+                   WHERE name = 'client_competitor_posture'";
+        db.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    assert!(augments(&inc).contains("custom.brand-voice"));
+    let edits = [
+        ("other_thing", "brand-voice", other.to_string()),
+        ("Do it.", "Do it for {{COMPANY_NAME}}.", other.to_string()),
+    ];
+    for (from, to, file) in edits {
+        let path = client.join(&file);
+        let text = std::fs::read_to_string(&path).unwrap().replace(from, to);
+        std::fs::write(&path, text).unwrap();
+        let a = rebuild(&ws, &inc, &options, &mut session).unwrap();
+        let b = build(&ws, &clean, &options).unwrap();
+        assert!(
+            a.stats.is_some() && b.stats.is_some(),
+            "{:?}",
+            b.diagnostics
+        );
+        let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
+        assert!(
+            same,
+            "after `{to}` the rebuilt artifact differs from a clean build"
+        );
+    }
+    assert!(augments(&clean).contains("public.brand-voice"));
+}

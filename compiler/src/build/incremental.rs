@@ -23,6 +23,8 @@ use crate::resolve::{EntryKey, Slots};
 /// What a build keeps for the next one.
 #[derive(Debug, Default)]
 pub struct Kept {
+    /// What was prepared of each skill.
+    pub per_skill: crate::resolve::PerSkill,
     /// The sources pool.
     pub pool: Pool,
     /// The bundles.

@@ -533,6 +533,8 @@ pub struct Drawn {
     /// Whether this build took from the previous one (its card texts are then valid too).
     reused: bool,
     header: rows::Header,
+    /// What was prepared of each skill (a session's next build takes from it).
+    per_skill: Option<resolve::PerSkill>,
     pool: pool::Pool,
     plan: bundles::Plan,
     resolved: bundles::Resolved,
@@ -571,7 +573,11 @@ pub fn draw(
         return Err(warnings);
     }
     let fail = |e: render::RenderError| vec![render_failure(e)];
-    let prepared = resolve::prepare(ws);
+    let earlier = previous.map(|m| resolve::Earlier {
+        ws: &m.ws,
+        per_skill: &m.kept.per_skill,
+    });
+    let prepared = resolve::prepare_from(ws, earlier);
     let pool = pool::build(ws);
     let plan = bundles::plan(ws);
     let reuse = incremental::reuse(previous, ws, &pool, &plan);
@@ -593,8 +599,10 @@ pub fn draw(
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
     let (asset_rows, asset_blobs) = rows::assets(ws, session);
+    let header = rows::header(ws, &prepared, input_hash);
     Ok(Drawn {
-        header: rows::header(ws, &prepared, input_hash),
+        per_skill: session.then(|| prepared.into_per_skill()),
+        header,
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
         warnings,
         renderer,
@@ -694,6 +702,7 @@ pub fn lay_out(
             .into_iter()
             .map(|(key, i)| (key, list[i].clone()))
             .collect(),
+        per_skill: d.per_skill.unwrap_or_default(),
         pool: d.pool,
         plan: d.plan,
         resolved: d.resolved,

@@ -189,16 +189,72 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
         .map(|s| s.qualified_name())
 }
 
-/// Precomputes names, edges and variable uses (each skill's on every core: a session's
-/// rebuild after one edit does this for every skill again).
+/// Each skill's resolved references and the variables it uses, by skill index: what a
+/// session's next build may take from [`Prepared`].
+#[derive(Debug, Default)]
+pub struct PerSkill {
+    edges: Vec<Edges>,
+    uses: Vec<BTreeSet<String>>,
+}
+
+/// What an earlier build of the same workspace prepared (a session's previous build).
+#[derive(Clone, Copy)]
+pub struct Earlier<'e> {
+    /// Its workspace.
+    pub ws: &'e Workspace,
+    /// What it prepared of each skill.
+    pub per_skill: &'e PerSkill,
+}
+
+impl Prepared<'_> {
+    /// What a session's next build may take.
+    pub fn into_per_skill(self) -> PerSkill {
+        PerSkill {
+            edges: self.edges,
+            uses: self.uses,
+        }
+    }
+}
+
+/// Precomputes names, edges and variable uses, each skill's on every core.
 pub fn prepare(ws: &Workspace) -> Prepared<'_> {
+    prepare_from(ws, None)
+}
+
+/// [`prepare`], taking from `earlier` what it prepared of each skill that is the same parse:
+/// the variables it uses, and its references while every skill has the name, namespace and
+/// scope it had (they resolve through all of them). A rebuild after one edit otherwise scans
+/// every body for placeholders again.
+pub fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prepared<'a> {
     use rayon::prelude::*;
     let index = Index::new(ws);
     let qualified: Vec<String> = ws.skills.par_iter().map(|s| s.qualified_name()).collect();
+    let earlier = earlier.filter(|e| e.ws.skills.len() == ws.skills.len());
+    let same_names = earlier.is_some_and(|e| {
+        let same_place = |a: &Skill, b: &Skill| {
+            a.scope == b.scope && a.name == b.name && a.namespace == b.namespace
+        };
+        e.ws.skills
+            .iter()
+            .zip(&ws.skills)
+            .all(|(a, b)| same_place(a, b))
+    });
     let (edges, uses): (Vec<Edges>, Vec<BTreeSet<String>>) = ws
         .skills
         .par_iter()
-        .map(|s| (edges_of(&index, ws, s), variables_used(s)))
+        .enumerate()
+        .map(|(i, s)| {
+            let same = earlier.filter(|e| Arc::ptr_eq(&e.ws.skills[i], s));
+            let edges = match same.filter(|_| same_names) {
+                Some(e) => e.per_skill.edges[i].clone(),
+                None => edges_of(&index, ws, s),
+            };
+            let uses = match same {
+                Some(e) => e.per_skill.uses[i].clone(),
+                None => variables_used(s),
+            };
+            (edges, uses)
+        })
         .unzip();
     let mut global = BTreeMap::new();
     let mut client: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
