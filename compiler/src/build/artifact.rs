@@ -289,9 +289,7 @@ pub fn write(
             // reference workload's 15 MB, taken off the rebuild by closing it on another thread.
             let replaced = std::fs::File::open(out).ok();
             std::fs::rename(&tmp, out).map_err(io(out))?;
-            if let Some(file) = replaced {
-                std::thread::spawn(move || drop(file));
-            }
+            super::drop_aside(replaced);
         } else {
             std::fs::File::open(&tmp)
                 .and_then(|file| file.sync_all())

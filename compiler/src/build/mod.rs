@@ -388,8 +388,9 @@ fn remember(
 }
 
 /// Drops `value` on a thread of its own: freeing what a session kept of its previous artifact
-/// (its report and rows) takes milliseconds the rebuild need not wait for.
-fn drop_aside<T: Send + 'static>(value: T) {
+/// (its report and rows, the replaced file's pages) takes milliseconds the rebuild need not
+/// wait for.
+pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     std::thread::spawn(move || drop(value));
 }
 
