@@ -639,6 +639,48 @@ fn workspace_templates_override_the_built_in_ones_and_bad_ones_are_errors() {
 }
 
 #[test]
+fn watch_waits_for_a_file_still_open_for_writing() {
+    use std::io::Write;
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: One.\n---\nBody.\n",
+    );
+    let out = dir.path().join("out.db");
+    let (tx, rx) = mpsc::channel();
+    let (root, output) = (ws.clone(), out.clone());
+    std::thread::spawn(move || {
+        let _ = skillc::build::watch::watch(&root, &output, |event| {
+            let _ = tx.send(
+                matches!(event, skillc::build::watch::Event::Built { report, .. }
+                if report.stats.is_some()),
+            );
+        });
+    });
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(true));
+    // A writer that pauses while the file is open, half written (no closing fence yet), for
+    // longer than the short settle but within the debounce: no build may see the half.
+    let mut file = std::fs::File::create(ws.join("a/SKILL.md")).unwrap();
+    file.write_all(b"---\nname: a\ndescription: Tw").unwrap();
+    std::thread::sleep(Duration::from_millis(8));
+    file.write_all(b"o.\n---\nBody.\n").unwrap();
+    drop(file);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)), Ok(true));
+    while let Ok(more) = rx.recv_timeout(Duration::from_millis(400)) {
+        assert!(more, "a build saw the file half written");
+    }
+    let conn = Connection::open_with_flags(&out, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let n: i64 = conn
+        .query_row("SELECT count(*) FROM entry", [], |r| r.get(0))
+        .unwrap();
+    assert!(n > 0);
+}
+
+#[test]
 fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
     use std::sync::mpsc;
     use std::time::Duration;

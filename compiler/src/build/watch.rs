@@ -19,6 +19,13 @@ use crate::build::{self, BuildOptions, BuildReport};
 /// costs at most one extra build.
 pub const DEBOUNCE: Duration = Duration::from_millis(20);
 
+/// Quiet time instead of [`DEBOUNCE`] once every file the burst wrote was closed again (Linux
+/// reports the close of a file opened for writing) and the burst did nothing less certain (a
+/// folder made or removed, events that lapsed): the save is complete, and only what it set off
+/// at once (a backup removed) is waited for. Where closes are not reported, every written file
+/// stays open to the watcher and the debounce holds.
+pub const SETTLE: Duration = Duration::from_millis(3);
+
 /// What the watcher reports.
 pub enum Event {
     /// A build ran (its report says whether it wrote the artifact).
@@ -102,7 +109,9 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let _ = match res {
             Ok(ev) if ev.need_rescan() => tx.send(None),
-            Ok(ev) if changes_content(&ev.kind) => tx.send(Some(ev.paths)),
+            Ok(ev) if changes_content(&ev.kind) || closes_a_write(&ev.kind) => {
+                tx.send(Some((ev.kind, ev.paths)))
+            }
             Ok(_) => Ok(()),
             Err(_) => tx.send(None),
         };
@@ -135,7 +144,7 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     while let Ok(first) = rx.recv() {
         burst.add(first, &root_abs, &out_abs);
         // Debounce: gather the burst an editor's save makes.
-        while let Ok(more) = rx.recv_timeout(DEBOUNCE) {
+        while let Ok(more) = rx.recv_timeout(burst.quiet_time()) {
             burst.add(more, &root_abs, &out_abs);
         }
         if burst.relevant {
@@ -149,6 +158,18 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     Ok(())
 }
 
+/// Whether an event is the close of a file that was open for writing: its writes are done.
+fn closes_a_write(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    matches!(
+        kind,
+        EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
+}
+
+/// A watcher's report: an event's kind and paths, or `None` when the events lapsed.
+type Report = Option<(notify::EventKind, Vec<PathBuf>)>;
+
 /// What a burst of file events says changed.
 #[derive(Debug, PartialEq)]
 struct Burst {
@@ -158,6 +179,10 @@ struct Burst {
     /// folder warrants no rebuild but is read as an asset), or `None` when one cannot be named
     /// (the events lapsed, a path outside the workspace): the load then walks the folder.
     files: Option<BTreeSet<String>>,
+    /// Relevant files written or made and not closed since: their writer may not be done.
+    open: BTreeSet<PathBuf>,
+    /// An event whose end cannot be told (a folder made or removed, lapsed events).
+    unsure: bool,
 }
 
 impl Default for Burst {
@@ -165,23 +190,68 @@ impl Default for Burst {
         Burst {
             relevant: false,
             files: Some(BTreeSet::new()),
+            open: BTreeSet::new(),
+            unsure: false,
         }
     }
 }
 
 impl Burst {
-    /// Adds one event's paths (`None`: the events lapsed).
-    fn add(&mut self, paths: Option<Vec<PathBuf>>, root: &Path, output: &Path) {
-        let Some(paths) = paths else {
+    /// How long a quiet spell ends the burst: [`SETTLE`] once it is known complete, else
+    /// [`DEBOUNCE`].
+    fn quiet_time(&self) -> Duration {
+        if self.unsure || !self.open.is_empty() {
+            DEBOUNCE
+        } else {
+            SETTLE
+        }
+    }
+
+    /// Follows which files are open for writing through one event.
+    fn track(&mut self, kind: &notify::EventKind, paths: &[PathBuf]) {
+        use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind};
+        if paths.is_empty() {
+            return;
+        }
+        match kind {
+            EventKind::Create(CreateKind::File)
+            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any) => {
+                self.open.extend(paths.iter().cloned());
+            }
+            EventKind::Access(_) | EventKind::Remove(RemoveKind::File) => {
+                for p in paths {
+                    self.open.remove(p);
+                }
+            }
+            // A rename is complete when reported; metadata changes no content.
+            EventKind::Modify(ModifyKind::Name(_) | ModifyKind::Metadata(_)) => {}
+            _ => self.unsure = true,
+        }
+    }
+
+    /// Adds one watcher's report.
+    fn add(&mut self, report: Report, root: &Path, output: &Path) {
+        let Some((kind, paths)) = report else {
             self.relevant = true;
             self.files = None;
+            self.unsure = true;
             return;
         };
         let paths: Vec<PathBuf> = paths
             .into_iter()
             .filter(|p| !is_output(p, output))
             .collect();
-        self.relevant |= paths.iter().any(|p| is_relevant(p, root, output));
+        // Only what warrants a rebuild: an editor keeps its swap file open as long as it runs.
+        let watched: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| is_relevant(p, root, output))
+            .cloned()
+            .collect();
+        self.track(&kind, &watched);
+        if closes_a_write(&kind) {
+            return; // the writes before it were reported by their own events
+        }
+        self.relevant |= !watched.is_empty();
         match (files_read(&paths, root), self.files.as_mut()) {
             (Some(read), Some(files)) => files.extend(read),
             _ => self.files = None,
@@ -242,7 +312,7 @@ mod tests {
     #[test]
     fn a_burst_names_the_files_it_changed_or_asks_for_a_walk() {
         let (root, out) = (Path::new("/w"), Path::new("/w/a.db"));
-        let paths = |ps: &[&str]| Some(ps.iter().map(PathBuf::from).collect());
+        let paths = |ps: &[&str]| Some((written(), ps.iter().map(PathBuf::from).collect()));
         let mut burst = Burst::default();
         burst.add(paths(&["/w/public/x/.SKILL.md.swp", "/w/a.db"]), root, out);
         assert_eq!(burst, Burst::default(), "nothing a build reads");
@@ -272,6 +342,60 @@ mod tests {
             assert!(burst.relevant);
             assert_eq!(burst.files, None);
         }
+    }
+
+    fn written() -> notify::EventKind {
+        use notify::event::{DataChange, ModifyKind};
+        notify::EventKind::Modify(ModifyKind::Data(DataChange::Any))
+    }
+
+    #[test]
+    fn a_burst_waits_the_debounce_until_every_written_file_is_closed() {
+        use notify::event::{
+            AccessKind, AccessMode, CreateKind, EventKind, ModifyKind, RenameMode,
+        };
+        let (root, out) = (Path::new("/w"), Path::new("/w/a.db"));
+        let report = |kind, p: &str| Some((kind, vec![PathBuf::from(p)]));
+        let closed = EventKind::Access(AccessKind::Close(AccessMode::Write));
+        let mut burst = Burst::default();
+        burst.add(report(written(), "/w/public/x/SKILL.md"), root, out);
+        burst.add(report(written(), "/w/public/y/SKILL.md"), root, out);
+        assert_eq!(burst.quiet_time(), DEBOUNCE, "two files being written");
+        burst.add(report(closed, "/w/public/x/SKILL.md"), root, out);
+        assert_eq!(burst.quiet_time(), DEBOUNCE, "one is still open");
+        burst.add(report(closed, "/w/public/y/SKILL.md"), root, out);
+        assert_eq!(
+            burst.quiet_time(),
+            SETTLE,
+            "both closed: the save is complete"
+        );
+        let renamed = EventKind::Modify(ModifyKind::Name(RenameMode::To));
+        burst.add(report(renamed, "/w/public/z/SKILL.md"), root, out);
+        assert_eq!(
+            burst.quiet_time(),
+            SETTLE,
+            "a rename is complete as reported"
+        );
+        assert!(burst.relevant);
+        // A new file is open until closed; a new folder may be filled yet; lapsed events may
+        // hide anything.
+        let mut burst = Burst::default();
+        burst.add(
+            report(EventKind::Create(CreateKind::File), "/w/n/SKILL.md"),
+            root,
+            out,
+        );
+        assert_eq!(burst.quiet_time(), DEBOUNCE);
+        burst.add(
+            report(EventKind::Create(CreateKind::Folder), "/w/m"),
+            root,
+            out,
+        );
+        burst.add(report(closed, "/w/n/SKILL.md"), root, out);
+        assert_eq!(burst.quiet_time(), DEBOUNCE, "a folder was made");
+        let mut burst = Burst::default();
+        burst.add(None, root, out);
+        assert_eq!(burst.quiet_time(), DEBOUNCE, "events lapsed");
     }
 
     #[test]

@@ -367,9 +367,9 @@ fn watch_latency(dir: &Path, out: &Path) -> String {
         }
     }
     format!(
-        "median {:.0} ms over {} edits (includes the {} ms debounce)   target <= 100 ms",
+        "median {:.0} ms over {} edits (includes the watcher's {} ms wait after the file is closed)   target <= 100 ms",
         median(samples.clone()),
         samples.len(),
-        skillc::build::watch::DEBOUNCE.as_millis()
+        skillc::build::watch::SETTLE.as_millis()
     )
 }
