@@ -637,3 +637,59 @@ fn check_keeps_its_result_and_never_serves_it_for_other_files() {
     std::fs::write(&cache, "{ not json").unwrap();
     assert_eq!(check(&[]).0, Some(1));
 }
+
+#[test]
+fn watch_prints_after_a_save_only_the_warnings_the_save_brought() {
+    use common::write;
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let skill = |name: &str, extra: &str| {
+        format!("---\nname: {name}\ndescription: The {name} skill.\n{extra}---\nBody.\n")
+    };
+    write(&ws, "a/SKILL.md", &skill("a", "trigger_example: typo\n"));
+    write(&ws, "b/SKILL.md", &skill("b", ""));
+    // stdout and stderr into one file, in the order they were written.
+    let log = tmp.path().join("watch.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["watch", ws.to_str().unwrap(), "-o"])
+        .arg(tmp.path().join("out.db"))
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .unwrap();
+    let wait_for_builds = |n: usize| {
+        let started = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.matches("rebuilt ").count() >= n || started.elapsed() > Duration::from_secs(60)
+            {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    let first = wait_for_builds(1);
+    write(&ws, "b/SKILL.md", &skill("b", "tags_typo: x\n"));
+    let text = wait_for_builds(2);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        first.contains("warning[W103]") && first.contains("a/SKILL.md"),
+        "{first}"
+    );
+    let after = &text[first.len()..];
+    assert!(
+        after.contains("b/SKILL.md"),
+        "the new warning is shown: {after}"
+    );
+    assert!(
+        !after.contains("a/SKILL.md"),
+        "the old warning is not shown again: {after}"
+    );
+    assert!(
+        after.contains("2 warnings (1 new, above; the others as at the last build)"),
+        "{after}"
+    );
+}

@@ -949,11 +949,52 @@ fn build(
     }
 }
 
+/// What `watch` prints of a build's diagnostics: the first build's as `build` prints them;
+/// after that every error, and only the warnings that the last complete build did not have,
+/// with a count of the rest (on a large workspace, thousands of the same warnings after every
+/// save would bury what the save changed).
+#[derive(Default)]
+struct WatchDiagnostics {
+    /// The warnings of the last build that wrote the artifact, by code, file and message (a
+    /// line moved by an edit above it is the same warning).
+    last: Option<std::collections::HashSet<(&'static str, String, String)>>,
+}
+
+impl WatchDiagnostics {
+    fn text(&mut self, report: &skillc::build::BuildReport, display: &str) -> String {
+        let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
+        let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
+        let Some(last) = &self.last else {
+            if report.stats.is_some() {
+                self.last = Some(report.diagnostics.iter().filter(warning).map(key).collect());
+            }
+            return render_summarised(&report.diagnostics, display, false);
+        };
+        let is_new = |d: &&skillc::Diagnostic| !warning(d) || !last.contains(&key(d));
+        let shown: Vec<skillc::Diagnostic> =
+            report.diagnostics.iter().filter(is_new).cloned().collect();
+        let warnings = report.diagnostics.iter().filter(warning).count();
+        let new = shown.iter().filter(warning).count();
+        let mut text = render_summarised(&shown, display, false);
+        if warnings > new {
+            text.push_str(&format!(
+                "{warnings} warnings ({new} new{}; the others as at the last build)\n",
+                if new > 0 { ", above" } else { "" }
+            ));
+        }
+        if report.stats.is_some() {
+            self.last = Some(report.diagnostics.iter().filter(warning).map(key).collect());
+        }
+        text
+    }
+}
+
 fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
     let display = workspace.to_string_lossy().into_owned();
+    let mut diagnostics = WatchDiagnostics::default();
     let result = skillc::build::watch::watch(workspace, output, |event| match event {
         skillc::build::watch::Event::Built { report, millis } => {
-            eprint!("{}", skillc::render_text(&report.diagnostics, &display));
+            eprint!("{}", diagnostics.text(&report, &display));
             match &report.stats {
                 Some(s) => outln!(
                     "rebuilt {} in {millis} ms ({} bundles, {} bytes)",
