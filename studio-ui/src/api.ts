@@ -79,11 +79,16 @@ export interface BuildSummary {
 export interface PreviewRequest {
   client: string; locale: string; tier: string; consumer: string; page_url: string; turn: string;
   selected: string[]; format: string; context: [string, string][];
+  /** The digest of the catalog the page shows: the answer leaves it out if unchanged. */
+  known_catalog: string;
 }
 export interface BudgetMeter { tokens: number; chars: number; budget: number | null; level: string; cut: string | null }
 export interface CatalogSkill { id: string; name: string; qualified_name: string; category: string; description: string; triggers: string[] }
 export interface Preview {
+  /** Without its text and skills when `catalog_kept` (the request's `known_catalog`). */
   catalog: { client: string | null; locale: string; tier: string; skills: CatalogSkill[]; text: string; tokens: number };
+  catalog_digest: string;
+  catalog_kept: boolean;
   prompt: {
     skills: { name: string; resolved: string; reason: string }[];
     removed: { name: string; reason: string }[];

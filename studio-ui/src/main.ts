@@ -8,7 +8,7 @@ import { fail, say } from "./status";
 import { SkillEditor } from "./views/editor";
 import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
-import { fillPreviewChoices, runPreview, setPreviewRequest } from "./views/preview";
+import { fillPreviewChoices, previewsAsked, runPreview, setPreviewRequest } from "./views/preview";
 import { TestsView } from "./views/tests";
 import { showDiff } from "./views/diff";
 import { publish, showReview } from "./views/review";
@@ -21,8 +21,10 @@ const editor = new SkillEditor({
   vocabulary: () => vocabulary,
   learn: (variables, sources) => { vocabulary = { ...vocabulary, variables, sources }; },
   open: (file) => { openSkill(file).catch(fail); },
-  // A save is one deliberate act: rebuild at once (the preview follows), no debounce.
-  saved: async () => { await Promise.all([loadOverview(), runBuild()]); },
+  // A save is one deliberate act: rebuild at once (the preview follows), no debounce. The
+  // list's reload (a check of the workspace) waits for the build's answer: on two cores, the
+  // two side by side made the build, and so the preview, a third slower.
+  saved: async () => { await runBuild(loadOverview); },
 });
 const toggles = new TogglesView(() => scheduleBuild());
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
@@ -61,19 +63,24 @@ function scheduleBuild(): void {
   buildTimer = window.setTimeout(() => { runBuild().catch(fail); }, 400);
 }
 
-async function runBuild(): Promise<void> {
+/** Builds, then runs `after` (if any) beside the refresh of the tests and the preview. */
+async function runBuild(after?: () => Promise<void>): Promise<void> {
   const button = byId<HTMLButtonElement>("build");
   button.disabled = true;
   say("Building…");
+  let afterDone: Promise<void> = Promise.resolve();
   try {
-    const b = await api.build();
+    const b = await api.build().finally(() => { if (after) afterDone = after().catch(fail); });
+    const asked = previewsAsked();
     const release = b.release ? ` · release ${b.release}` : "";
     say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings${release}` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
     if (b.written) await tests.refresh();
-    if (!byId("tab-preview").hidden) await runPreview();
+    // A preview asked for since the build finished already shows it.
+    if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
   } finally {
     button.disabled = false;
+    await afterDone;
   }
 }
 
@@ -191,7 +198,7 @@ wireSkillActions();
 wireEvents();
 // Started without a workspace (an installed studio opened from a menu): ask for one.
 loadOverview()
-  .then(runBuild)
+  .then(() => runBuild())
   .catch((e) => {
     if (String((e as { message?: string }).message ?? e).includes("no workspace is open")) {
       say("Type a workspace folder's path above, then Open.");

@@ -89,9 +89,11 @@ fn open<R: Runtime>(
             .filter(|p| {
                 skillc::build::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc"))
             })
-            .filter_map(|p| p.strip_prefix(&watch_root).ok())
-            .map(|p| p.to_string_lossy().into_owned())
-            .filter(|p| !p.starts_with(".skillc"))
+            .filter_map(|p| Some((p, p.strip_prefix(&watch_root).ok()?)))
+            .map(|(path, rel)| (path, rel.to_string_lossy().into_owned()))
+            // The studio's own save: the page rebuilt after it already.
+            .filter(|(path, rel)| !rel.starts_with(".skillc") && !disk.is_own_save(rel, path))
+            .map(|(_, rel)| rel)
             .collect();
         if !changed.is_empty() {
             let _ = handle.emit("disk-changed", changed);

@@ -202,6 +202,25 @@ pub struct BuildSummary {
     pub release: Option<String>,
 }
 
+/// The catalog as a preview answers it: whole, or without its text and skills when it is the
+/// `known` one (by digest); with its digest either way.
+fn catalog_answer(
+    catalog: &skillc_runtime::Catalog,
+    known: &str,
+) -> (skillc_runtime::Catalog, String, bool) {
+    let skills = serde_json::to_string(&catalog.skills).unwrap_or_default();
+    let digest = skillc::build::hash(format!("{}\0{skills}", catalog.text).as_bytes());
+    if digest == known {
+        let kept = skillc_runtime::Catalog {
+            text: String::new(),
+            skills: Vec::new(),
+            ..catalog.clone()
+        };
+        return (kept, digest, true);
+    }
+    (catalog.clone(), digest, false)
+}
+
 /// A preview request.
 #[derive(Debug, Clone, Default, serde::Deserialize, PartialEq, Eq)]
 #[serde(default)]
@@ -224,6 +243,10 @@ pub struct PreviewRequest {
     pub format: String,
     /// Other context values (`company`, `<skill>_availability`, …) as `(key, value)`.
     pub context: Vec<(String, String)>,
+    /// The `catalog_digest` of the catalog the page shows (empty: none). When the catalog is
+    /// still that one, its text and skills are left out of the answer: a 1,000-skill catalog
+    /// is most of an 800 KB answer, and a body edit does not change it.
+    pub known_catalog: String,
 }
 
 /// The workspace's test cases (`tests/*.yaml`) run against the last build.
@@ -238,8 +261,12 @@ pub struct TestRun {
 /// What a client sees.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Preview {
-    /// The catalog.
+    /// The catalog (without its text and skills when `catalog_kept`).
     pub catalog: skillc_runtime::Catalog,
+    /// A digest of the catalog's text and skills, for the next request's `known_catalog`.
+    pub catalog_digest: String,
+    /// The catalog is the one the request named as known: its text and skills are left out.
+    pub catalog_kept: bool,
     /// The prompt for the selection.
     pub prompt: skillc_runtime::Prompt,
     /// Tokens of each skill's part of the prompt, by selectable name.
@@ -306,6 +333,9 @@ pub struct DiskWatch {
     watching: std::sync::atomic::AtomicBool,
     /// What changed since the checks, and since the builds, last looked.
     since: std::sync::Mutex<[Seen; 2]>,
+    /// The files the studio saved, with the digest of what it wrote: the watcher's report of
+    /// a save is not news to the page (it rebuilt already).
+    saved: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// What changed on disk since a reader last looked.
@@ -364,6 +394,30 @@ impl DiskWatch {
         }
     }
 
+    /// The studio saved `file` (workspace-relative) with content of this digest.
+    fn saved(&self, file: &str, digest: String) {
+        if let Ok(mut saved) = self.saved.lock() {
+            saved.insert(file.to_string(), digest);
+        }
+    }
+
+    /// Whether `file` (workspace-relative, at `path`) holds what the studio saved there last:
+    /// a change the watcher reports for it is the studio's own save. Another content (someone
+    /// else's edit) ends that, and so does a file gone.
+    pub fn is_own_save(&self, file: &str, path: &Path) -> bool {
+        let Ok(mut saved) = self.saved.lock() else {
+            return false;
+        };
+        let Some(digest) = saved.get(file) else {
+            return false;
+        };
+        let same = std::fs::read(path).is_ok_and(|bytes| hash(&bytes) == *digest);
+        if !same {
+            saved.remove(file);
+        }
+        same
+    }
+
     /// What changed since `reader` last looked (everything while the folder is not watched).
     fn look(&self, reader: Reader) -> Seen {
         use std::sync::atomic::Ordering::SeqCst;
@@ -399,6 +453,7 @@ impl Session {
             disk: std::sync::Arc::new(DiskWatch {
                 watching: false.into(),
                 since: std::sync::Mutex::new([Seen::Anything, Seen::Anything]),
+                saved: Default::default(),
             }),
         })
     }
@@ -567,10 +622,11 @@ impl Session {
                 }
             }
         }
+        // Known before the rename: the watcher may report it before `write_atomic` returns.
+        let digest = hash(text.as_bytes());
+        self.disk.saved(rel, digest.clone());
         write_atomic(&path, text.as_bytes())?;
-        Ok(Saved::Saved {
-            hash: hash(text.as_bytes()),
-        })
+        Ok(Saved::Saved { hash: digest })
     }
 
     /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
@@ -865,8 +921,11 @@ impl Session {
             .catalog(&bundle, consumer.as_deref(), &ctx, Format::Markdown)
             .map_err(req)?;
         let budget = self.budget_meter(&a, &markdown, b.catalog_level())?;
+        let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
-            catalog: (*catalog).clone(),
+            catalog,
+            catalog_digest,
+            catalog_kept,
             prompt,
             skill_tokens,
             budget,
@@ -1079,7 +1138,7 @@ mod tests {
         }
     }
 
-    fn sample() -> (tempfile::TempDir, Session) {
+    pub(super) fn sample() -> (tempfile::TempDir, Session) {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"),
@@ -1677,10 +1736,24 @@ mod tests {
             .skills
             .iter()
             .any(|k| k.name == "competitors" && k.resolved == "competitors_battlecard"));
-        assert!(p.catalog.text.contains("| SK1 "));
+        assert!(p.catalog.text.contains("| SK1 ") && !p.catalog_kept);
+        // The page names the catalog it shows: while it is the same, it is not sent again.
+        let known = PreviewRequest {
+            known_catalog: p.catalog_digest.clone(),
+            ..req.clone()
+        };
+        let again = s.preview(&known).unwrap();
+        assert!(again.catalog_kept && again.catalog.text.is_empty());
+        assert_eq!(
+            (again.catalog_digest, again.catalog.tokens),
+            (p.catalog_digest.clone(), p.catalog.tokens)
+        );
         s.set_toggles(&[change("hyperline.co", "support", Some(false))])
             .unwrap();
         s.build(None).unwrap();
+        let changed = s.preview(&known).unwrap();
+        assert!(!changed.catalog_kept && !changed.catalog.text.is_empty());
+        assert_ne!(changed.catalog_digest, p.catalog_digest);
         let d = s.diff().unwrap();
         assert!(d
             .bundles
@@ -1693,6 +1766,35 @@ mod tests {
             })
             .unwrap();
         assert_eq!(p.prompt.removed[0].reason, "unknown");
+    }
+}
+
+#[cfg(test)]
+mod own_save_tests {
+    use super::*;
+
+    #[test]
+    fn the_watchers_report_of_a_save_is_the_studios_own_until_someone_else_writes() {
+        let (_d, s) = tests::sample();
+        let rel = "public/assistant/greeting/SKILL.md";
+        let path = s.root().join(rel);
+        let text = std::fs::read_to_string(&path).unwrap() + "\nSaved here.\n";
+        let disk = s.disk();
+        assert!(!disk.is_own_save(rel, &path), "not saved by the studio yet");
+        assert!(matches!(
+            s.save(rel, &text, None).unwrap(),
+            Saved::Saved { .. }
+        ));
+        assert!(disk.is_own_save(rel, &path));
+        assert!(
+            disk.is_own_save(rel, &path),
+            "a save reported twice is still the studio's"
+        );
+        std::fs::write(&path, text + "Someone else.\n").unwrap();
+        assert!(
+            !disk.is_own_save(rel, &path),
+            "another writer's change is news"
+        );
     }
 }
 

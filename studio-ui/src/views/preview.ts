@@ -2,7 +2,7 @@
 // and the prompt rendered as a person reads them (raw text one click away), each skill's
 // tokens and why it is in or out, the cited sources, and the catalog against its budget.
 import MarkdownIt from "markdown-it";
-import { api, errorText, type BudgetMeter, type Overview, type PreviewRequest } from "../api";
+import { api, errorText, type BudgetMeter, type Overview, type Preview, type PreviewRequest } from "../api";
 import { byId, el } from "../dom";
 import { say } from "../status";
 
@@ -86,7 +86,30 @@ function sourceItem(s: { sid: number; url: string; title: string | null }): HTML
   return el("li", { value: s.sid }, link, " ", el("small", {}, s.url));
 }
 
+/** The latest preview asked for: an answer to an older request is not drawn (a tab click and
+ * a Run, or a build's refresh, can overlap; each draw of a 1,000-skill catalog costs ~100 ms). */
+let latestPreview = 0;
+/** The catalog as drawn last. A save that changes no catalog (a body edit) keeps it: the
+ * backend leaves out a catalog the page names by its digest, and it is not drawn again. */
+let drawnCatalog = { digest: "", skills: 0, markdown: false };
+
+function showCatalog(p: Preview, markdown: boolean): void {
+  const skills = p.catalog_kept ? drawnCatalog.skills : p.catalog.skills.length;
+  byId("pv-catalog-tokens").textContent = `${skills} skills, ${n(p.catalog.tokens)} tokens`;
+  if (p.catalog_kept || (drawnCatalog.digest === p.catalog_digest && drawnCatalog.markdown === markdown)) return;
+  drawnCatalog = { digest: p.catalog_digest, skills, markdown };
+  byId("pv-catalog").textContent = p.catalog.text;
+  byId("pv-catalog-rendered").innerHTML = markdown ? md.render(p.catalog.text) : "";
+  byId("pv-catalog-rendered").hidden = !markdown;
+}
+
+/** How many previews were asked for so far (a build's refresh skips one asked after it). */
+export function previewsAsked(): number {
+  return latestPreview;
+}
+
 export async function runPreview(): Promise<void> {
+  const ticket = ++latestPreview;
   byId("pv-error").hidden = true;
   const context = value("pv-context").split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
     const at = p.indexOf("=");
@@ -97,13 +120,15 @@ export async function runPreview(): Promise<void> {
     page_url: value("pv-url").trim(), turn: value("pv-turn").trim(), context,
     selected: value("pv-selected").split(",").map((s) => s.trim()).filter(Boolean),
     format: value("pv-format"),
+    known_catalog: drawnCatalog.digest,
   };
+  // Clicks in one go (a tab and Run) ask once.
+  await Promise.resolve();
+  if (ticket !== latestPreview) return;
   try {
     const p = await api.preview(request);
-    byId("pv-catalog").textContent = p.catalog.text;
-    byId("pv-catalog-tokens").textContent = `${p.catalog.skills.length} skills, ${n(p.catalog.tokens)} tokens`;
-    byId("pv-catalog-rendered").innerHTML = request.format === "markdown" ? md.render(p.catalog.text) : "";
-    byId("pv-catalog-rendered").hidden = request.format !== "markdown";
+    if (ticket !== latestPreview) return;
+    showCatalog(p, request.format === "markdown");
     byId("pv-prompt").textContent = p.prompt.text;
     byId("pv-prompt-rendered").innerHTML = md.render(p.prompt.text);
     byId("pv-prompt-tokens").textContent = `${n(p.prompt.tokens)} tokens`;
@@ -121,6 +146,7 @@ export async function runPreview(): Promise<void> {
     byId("pv-sources").replaceChildren(...p.prompt.sources.map(sourceItem));
     showBudget(p.budget);
   } catch (e) {
+    if (ticket !== latestPreview) return;
     byId("pv-error").hidden = false;
     byId("pv-error").textContent = errorText(e);
   }
