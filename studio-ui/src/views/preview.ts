@@ -120,8 +120,9 @@ export async function runPreview(): Promise<void> {
     page_url: value("pv-url").trim(), turn: value("pv-turn").trim(), context,
     selected: value("pv-selected").split(",").map((s) => s.trim()).filter(Boolean),
     format: value("pv-format"),
-    known_catalog: drawnCatalog.digest,
+    known_catalog: "",
   };
+  if (drawnCatalog.markdown === (request.format === "markdown")) request.known_catalog = drawnCatalog.digest;
   // Clicks in one go (a tab and Run) ask once.
   await Promise.resolve();
   if (ticket !== latestPreview) return;
