@@ -875,3 +875,50 @@ fn localized_content_falls_back_from_region_to_language_to_base() {
         }
     }
 }
+
+#[test]
+fn a_release_label_computed_beside_the_build_is_the_label_given_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let given = dir.path().join("given.db");
+    let options = |label: &str| BuildOptions {
+        release: Some(label.to_string()),
+        ..BuildOptions::default()
+    };
+    build(&sample(), &given, &options("v1")).unwrap();
+    let v1 = || Some("v1".to_string());
+    let later = BuildOptions {
+        release_from: Some(&v1),
+        ..BuildOptions::default()
+    };
+    let computed = dir.path().join("computed.db");
+    build(&sample(), &computed, &later).unwrap();
+    assert!(
+        std::fs::read(&given).unwrap() == std::fs::read(&computed).unwrap(),
+        "the same label, given or computed, gives the same bytes"
+    );
+    // In a session, the same files and label write nothing; another label rebuilds.
+    let mut session = skillc::build::Session::default();
+    let out = dir.path().join("session.db");
+    let rebuild = |s: &mut skillc::build::Session, o: &BuildOptions<'_>| {
+        skillc::build::rebuild(&sample(), &out, o, s).unwrap()
+    };
+    assert!(!rebuild(&mut session, &later).unchanged);
+    assert!(rebuild(&mut session, &later).unchanged);
+    let v2 = || Some("v2".to_string());
+    let report = rebuild(
+        &mut session,
+        &BuildOptions {
+            release_from: Some(&v2),
+            ..BuildOptions::default()
+        },
+    );
+    assert!(!report.unchanged);
+    let release: String = open(&out)
+        .query_row(
+            "SELECT value FROM manifest WHERE key = 'release'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(release, "v2");
+}

@@ -905,6 +905,7 @@ fn build(
         jobs,
         progress: tty.then_some(show),
         release,
+        release_from: None,
     };
     let started = std::time::Instant::now();
     let result = skillc::build::build(workspace, output, &options);

@@ -842,11 +842,19 @@ impl Session {
         let _ = std::fs::remove_file(&before);
         let kept = out.exists() && std::fs::hard_link(&out, &before).is_ok();
         // Labelled as `skillc build --release-label git` would (none outside git), so the
-        // studio says which commit, and whether edits on top of it, its preview shows.
+        // studio says which commit, and whether edits on top of it, its preview shows. The
+        // label's `git status` runs beside the build's first phases.
+        let label = std::sync::Mutex::new(None);
+        let git_label = || {
+            let found = skillc::build::git_release_label(&self.root).ok();
+            *label.lock().unwrap_or_else(|e| e.into_inner()) = found.clone();
+            found
+        };
         let options = skillc::build::BuildOptions {
             jobs: None,
             progress,
-            release: skillc::build::git_release_label(&self.root).ok(),
+            release: None,
+            release_from: Some(&git_label),
         };
         // Between changes on disk, the build reads again only the files that changed.
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {
@@ -868,7 +876,7 @@ impl Session {
             diagnostics: errors_of(&report.diagnostics),
             bundles: report.stats.as_ref().map_or(0, |s| s.bundles),
             bytes: report.stats.as_ref().map_or(0, |s| s.bytes),
-            release: options.release.clone(),
+            release: label.into_inner().unwrap_or_else(|e| e.into_inner()),
         })
     }
 

@@ -3,7 +3,8 @@
 
 Usage: studio_bench.py APP_BINARY WORKSPACE [--runs N]
 
-WORKSPACE is copied first (the benchmark edits a skill and saves it). For the reference
+WORKSPACE is copied first, into a new git repository as a content team's checkout is (the
+benchmark edits a skill and saves it; every build labels its artifact from git). For the reference
 workload: `target/release/skillc-bench --keep /tmp/refws --runs 1`, then
 `studio_bench.py target/release/skill-studio /tmp/refws`. Build the studio in release mode:
 a debug build is several times slower and says nothing about what users get.
@@ -19,6 +20,7 @@ latency is not counted; `open` is taken from outside, as a user sees it.
 
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -150,6 +152,11 @@ def main():
     tmp = Path(tempfile.mkdtemp())
     ws = tmp / "ws"
     shutil.copytree(source, ws, ignore=shutil.ignore_patterns(".skillc"))
+    # A content team's workspace is a git checkout (the studio publishes by commit): each
+    # build then labels its artifact with `git status`, as it does for them.
+    git = ["git", "-C", str(ws), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the workspace"]):
+        subprocess.run(git + args, check=True, stdout=subprocess.DEVNULL)
     skills = sorted(ws.glob("clients/*/**/SKILL.md"))
     global_skills = sorted(ws.glob("public/**/SKILL.md"))
     if not skills or not global_skills:
