@@ -44,24 +44,18 @@ pub struct BuildOptions<'a> {
 }
 
 /// The release label of a build: given, or still being computed.
-enum Label<'s> {
-    Known(Option<String>),
-    Pending(std::thread::ScopedJoinHandle<'s, Option<String>>),
+struct Label<'s> {
+    pending: Option<std::thread::ScopedJoinHandle<'s, Option<String>>>,
+    known: Option<String>,
 }
 
 impl Label<'_> {
     /// The label, waiting for it if it is still being computed (a failed computation: none).
     fn get(&mut self) -> &Option<String> {
-        if let Label::Pending(_) = self {
-            let Label::Pending(handle) = std::mem::replace(self, Label::Known(None)) else {
-                unreachable!()
-            };
-            *self = Label::Known(handle.join().unwrap_or(None));
+        if let Some(handle) = self.pending.take() {
+            self.known = handle.join().unwrap_or(None);
         }
-        match self {
-            Label::Known(label) => label,
-            Label::Pending(_) => unreachable!(),
-        }
+        &self.known
     }
 }
 
@@ -238,9 +232,9 @@ fn run(
 ) -> Result<BuildReport, Error> {
     guard_output(root, out)?;
     std::thread::scope(|scope| {
-        let label = match options.release_from {
-            Some(compute) => Label::Pending(scope.spawn(compute)),
-            None => Label::Known(options.release.clone()),
+        let label = Label {
+            pending: options.release_from.map(|compute| scope.spawn(compute)),
+            known: options.release.clone(),
         };
         let run = move || build_once(root, out, options, label, session);
         match options.jobs {
