@@ -965,24 +965,24 @@ impl WatchDiagnostics {
     fn text(&mut self, report: &skillc::build::BuildReport, display: &str) -> String {
         let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
         let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
-        let Some(last) = &self.last else {
-            if report.stats.is_some() {
-                self.last = Some(report.diagnostics.iter().filter(warning).map(key).collect());
+        let text = match &self.last {
+            None => render_summarised(&report.diagnostics, display, false),
+            Some(last) => {
+                let is_new = |d: &&skillc::Diagnostic| !warning(d) || !last.contains(&key(d));
+                let shown: Vec<skillc::Diagnostic> =
+                    report.diagnostics.iter().filter(is_new).cloned().collect();
+                let warnings = report.diagnostics.iter().filter(warning).count();
+                let new = shown.iter().filter(warning).count();
+                let mut text = render_summarised(&shown, display, false);
+                if warnings > new {
+                    text.push_str(&format!(
+                        "{warnings} warnings ({new} new{}; the others as at the last build)\n",
+                        if new > 0 { ", above" } else { "" }
+                    ));
+                }
+                text
             }
-            return render_summarised(&report.diagnostics, display, false);
         };
-        let is_new = |d: &&skillc::Diagnostic| !warning(d) || !last.contains(&key(d));
-        let shown: Vec<skillc::Diagnostic> =
-            report.diagnostics.iter().filter(is_new).cloned().collect();
-        let warnings = report.diagnostics.iter().filter(warning).count();
-        let new = shown.iter().filter(warning).count();
-        let mut text = render_summarised(&shown, display, false);
-        if warnings > new {
-            text.push_str(&format!(
-                "{warnings} warnings ({new} new{}; the others as at the last build)\n",
-                if new > 0 { ", above" } else { "" }
-            ));
-        }
         if report.stats.is_some() {
             self.last = Some(report.diagnostics.iter().filter(warning).map(key).collect());
         }
