@@ -107,11 +107,17 @@ impl Diagnostic {
 
     /// Attaches the text of the diagnostic's line from `text` (the whole file).
     pub fn with_source(mut self, text: &str) -> Self {
-        self.source_line = text
-            .lines()
-            .nth(self.line - 1)
-            .map(|l| l.trim_end_matches('\r').to_string());
+        self.attach_source(text);
         self
+    }
+
+    /// [`Diagnostic::with_source`] in place.
+    pub fn attach_source(&mut self, text: &str) {
+        self.source_line = self
+            .line
+            .checked_sub(1)
+            .and_then(|i| text.lines().nth(i))
+            .map(|l| l.trim_end_matches('\r').to_string());
     }
 
     fn sort_key(&self) -> (&str, usize, usize, Severity, &str, &str) {

@@ -155,14 +155,19 @@ fn finish(mut entry: Entry, prompt: PromptParts, shared: &Shared) -> Arc<Rendere
 /// in the order entries first show them, for the same locality as the entries'. (By content:
 /// entries a session's previous build rendered carry their own copies.)
 fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>) {
+    // Most entries share their card's copy: known by its address first, compared by content
+    // once per copy.
+    let mut by_address: FxHashMap<*const Card, usize> = FxHashMap::default();
     let mut index: FxHashMap<&Card, usize> = FxHashMap::default();
     let mut cards = Vec::new();
     let card_of = list
         .iter()
         .map(|r| {
-            *index.entry(&*r.card).or_insert_with(|| {
-                cards.push(r.card.clone());
-                cards.len() - 1
+            *by_address.entry(Arc::as_ptr(&r.card)).or_insert_with(|| {
+                *index.entry(&*r.card).or_insert_with(|| {
+                    cards.push(r.card.clone());
+                    cards.len() - 1
+                })
             })
         })
         .collect();

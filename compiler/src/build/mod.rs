@@ -296,7 +296,8 @@ fn build_once(
         .as_deref()
         .and_then(|s| bundles_as_before(s, &shaped));
     if let Some(s) = session.as_mut() {
-        s.previous = None; // not needed past this point: freed before laying out
+        // Not needed past this point: freed beside laying out and writing.
+        drop_aside(s.previous.take());
     }
     let release = label.get().clone();
     let (data, warnings, kept) =
@@ -426,18 +427,28 @@ pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
 }
 
 fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
-    if std::env::var_os("SKILLC_TIMING").is_some() && (done == total || done == 0) {
-        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-        let t = START.get_or_init(std::time::Instant::now);
-        eprintln!(
-            "[{:>8.3}s {:>5} MB] {phase} {done}/{total}",
-            t.elapsed().as_secs_f64(),
-            resident_mb()
-        );
+    if done == total || done == 0 {
+        timing(&format_args!("{phase} {done}/{total}"));
     }
     if let Some(p) = options.progress {
         p(phase, done, total);
     }
+}
+
+/// With `SKILLC_TIMING` set, prints the time since the first such line, the resident memory
+/// and `step` to the standard error (the figures behind the benchmark's).
+pub(crate) fn timing(step: &dyn std::fmt::Display) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*ON.get_or_init(|| std::env::var_os("SKILLC_TIMING").is_some()) {
+        return;
+    }
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let t = START.get_or_init(std::time::Instant::now);
+    eprintln!(
+        "[{:>9.4}s {:>5} MB] {step}",
+        t.elapsed().as_secs_f64(),
+        resident_mb()
+    );
 }
 
 /// Resident memory of this process now, in MB (`SKILLC_TIMING`; Linux only, else 0).

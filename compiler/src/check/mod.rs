@@ -65,7 +65,7 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions, remember: boo
         }
         if d.source_line.is_none() {
             if let Some(text) = loaded.texts.get(&d.file) {
-                *d = d.clone().with_source(text);
+                d.attach_source(text);
             }
         }
     }

@@ -44,7 +44,7 @@ pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
 }
 
 fn duplicates(ws: &Workspace, out: &mut Vec<Diagnostic>) {
-    let mut seen: BTreeMap<(&Scope, String), &Skill> = BTreeMap::new();
+    let mut seen: rustc_hash::FxHashMap<(&Scope, String), &Skill> = Default::default();
     for s in &ws.skills {
         match seen.get(&(&s.scope, s.qualified_name())) {
             Some(first) => out.push(
@@ -84,7 +84,8 @@ fn all_refs(s: &Skill) -> Vec<(&'static str, &SkillRef)> {
 }
 
 fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
-    let names = index.names();
+    // Needed only for a reference that names nothing, which most workspaces do not have.
+    let names = std::cell::OnceCell::new();
     for s in &ws.skills {
         for (field, r) in all_refs(s) {
             if index.resolve(&r.text, &s.scope).is_some() || index.exists_anywhere(&r.text) {
@@ -102,7 +103,9 @@ fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
                     "`{bare}` exists as `{}`",
                     ws.skills[other].qualified_name()
                 ));
-            } else if let Some(m) = names::did_you_mean(&bare, names.iter().copied()) {
+            } else if let Some(m) =
+                names::did_you_mean(&bare, names.get_or_init(|| index.names()).iter().copied())
+            {
                 d = d.with_help(format!("did you mean `{m}`?"));
             }
             out.push(d);

@@ -78,11 +78,49 @@ pub struct Tree {
     pub diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills (`.curated/`), sorted.
     pub hidden_skills: Vec<String>,
-    /// Files a [`ReadCache`] knew unchanged since its last read (their relative paths).
-    pub unchanged: std::collections::HashSet<String>,
+    /// Files a [`ReadCache`] knew unchanged since its last read.
+    pub unchanged: Unchanged,
     /// Some file or folder was reached through a symbolic link: a change to its target shows
     /// up under another path than the one the workspace reads.
     pub linked: bool,
+}
+
+/// Which files of a [`Tree`] hold what the last read of them held, by relative path: a walk
+/// lists them, a watcher that knows the few files that changed names those.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unchanged {
+    /// These files and no others.
+    Only(std::collections::HashSet<String>),
+    /// Every file but these.
+    AllBut(std::collections::HashSet<String>),
+}
+
+impl Default for Unchanged {
+    fn default() -> Self {
+        Unchanged::Only(Default::default())
+    }
+}
+
+impl Unchanged {
+    /// Whether the file at `rel` is unchanged.
+    pub fn contains(&self, rel: &str) -> bool {
+        match self {
+            Unchanged::Only(files) => files.contains(rel),
+            Unchanged::AllBut(files) => !files.contains(rel),
+        }
+    }
+
+    /// Counts the file at `rel` as changed.
+    pub fn remove(&mut self, rel: &str) {
+        match self {
+            Unchanged::Only(files) => {
+                files.remove(rel);
+            }
+            Unchanged::AllBut(files) => {
+                files.insert(rel.to_string());
+            }
+        }
+    }
 }
 
 /// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
@@ -113,11 +151,12 @@ pub fn read_tree_cached(
             (RawFile { rel, content }, unchanged)
         })
         .collect();
-    let unchanged = read
-        .iter()
-        .filter(|(_, unchanged)| *unchanged)
-        .map(|(f, _)| f.rel.clone())
-        .collect();
+    let unchanged = Unchanged::Only(
+        read.iter()
+            .filter(|(_, unchanged)| *unchanged)
+            .map(|(f, _)| f.rel.clone())
+            .collect(),
+    );
     let mut files: Vec<RawFile> = read.into_iter().map(|(f, _)| f).collect();
     files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));

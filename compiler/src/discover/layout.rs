@@ -79,6 +79,12 @@ fn ancestors(dir: &str) -> Vec<&str> {
     out
 }
 
+/// The outermost skill folder among `dir` and its ancestors, if any.
+fn skill_owner<'d>(dir: &'d str, skill_dirs: &rustc_hash::FxHashSet<&str>) -> Option<&'d str> {
+    let outer = dir.match_indices('/').map(|(i, _)| &dir[..i]);
+    outer.chain([dir]).find(|a| skill_dirs.contains(a))
+}
+
 /// The scope of `rel` and its scope root's prefix.
 fn scope_of(rel: &str, base: &str) -> (Scope, String) {
     let inner = &rel[base.len()..];
@@ -114,7 +120,7 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
             by_dir.entry("").or_default().push(f);
             continue;
         }
-        if let Some(owner) = ancestors(dir).into_iter().find(|a| skill_dirs.contains(a)) {
+        if let Some(owner) = skill_owner(dir, &skill_dirs) {
             by_dir.entry(owner).or_default().push(f);
             continue;
         }
@@ -164,7 +170,7 @@ fn skill_folders<'a>(
     base: &str,
     root_skill: bool,
     in_templates: &dyn Fn(&str) -> bool,
-) -> BTreeSet<&'a str> {
+) -> rustc_hash::FxHashSet<&'a str> {
     let custom = !base.is_empty();
     let mut candidates: BTreeSet<&str> = BTreeSet::new();
     for f in files {
@@ -195,7 +201,10 @@ fn skill_folders<'a>(
 /// The skill in folder `dir` with its files (`None` when it has no SKILL.md after all).
 fn skill_dir<'a>(dir: &str, dir_files: Vec<&'a RawFile>, base: &str) -> Option<SkillDir<'a>> {
     let (scope, scope_base) = scope_of(dir, base);
-    let named = |name: &str| dir_files.iter().find(|f| f.rel == join(dir, name)).copied();
+    let named = |name: &str| {
+        let path = join(dir, name);
+        dir_files.iter().find(|f| f.rel == path).copied()
+    };
     let (main, shadowed) = match (named("SKILL.md"), named("skill.md")) {
         (Some(u), l) => (u, l),
         (None, Some(l)) => (l, None),

@@ -1,6 +1,6 @@
 //! Loading a workspace: files → typed model, collecting every diagnostic on the way.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path};
 use std::sync::Arc;
 
@@ -68,12 +68,13 @@ impl LoadCache {
     /// The last load's files with `changed` read again, if that is the workspace as it is.
     fn trusted_tree(&mut self, root: &Path) -> Option<fsio::Tree> {
         let changed = self.trust_tree.take()?;
-        let mut tree = self.tree.clone()?;
+        // Taken, not copied: the load puts the tree it used back.
+        let mut tree = self.tree.take()?;
         if tree.linked && !changed.is_empty() {
             return None;
         }
         // Every other file is as the last load read and parsed it.
-        tree.unchanged = tree.files.iter().map(|f| f.rel.clone()).collect();
+        tree.unchanged = fsio::Unchanged::AllBut(Default::default());
         for rel in &changed {
             let Ok(i) = tree.files.binary_search_by(|f| f.rel.as_str().cmp(rel)) else {
                 // Neither read last time nor there now (an editor's short-lived file).
@@ -123,13 +124,13 @@ pub fn load_dir_with(
             fsio::read_tree_cached(root, "", &boundary, read)?
         }
     };
-    if let Some(c) = cache.as_deref_mut() {
-        c.tree = Some(tree.clone());
-    }
-    let mut unchanged = tree.unchanged;
-    let (mut files, mut walk_diags) = (tree.files, tree.diagnostics);
+    let mut unchanged = tree.unchanged.clone();
+    let mut walk_diags = tree.diagnostics.clone();
+    // The files as on disk, with the drafts in place of theirs (copied only if there are some).
+    let mut files = std::borrow::Cow::Borrowed(tree.files.as_slice());
     for draft in drafts {
         unchanged.remove(&draft.rel);
+        let files = files.to_mut();
         match files.iter_mut().find(|f| f.rel == draft.rel) {
             Some(f) => *f = draft.clone(),
             None => files.push(draft.clone()),
@@ -141,8 +142,9 @@ pub fn load_dir_with(
     let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
     let skipped: Vec<String> = tree
         .hidden_skills
-        .into_iter()
+        .iter()
         .filter(|h| !declared.contains(h))
+        .cloned()
         .collect();
     walk_diags.extend(fsio::hidden_warning(&skipped));
     let root_name = boundary
@@ -150,8 +152,10 @@ pub fn load_dir_with(
         .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
     let parsed = cache.as_deref_mut().map(|c| (&mut c.parsed, &unchanged));
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
+    drop(files);
     if let Some(c) = cache {
         c.parsed.forget_files(drafts);
+        c.tree = Some(tree);
     }
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
@@ -315,7 +319,7 @@ fn load_with(
     files: &[RawFile],
     extra: &[RawFile],
     root_name: &str,
-    cache: Option<(&mut ParseCache, &HashSet<String>)>,
+    cache: Option<(&mut ParseCache, &fsio::Unchanged)>,
 ) -> Loaded {
     let mut out = Vec::new();
     let mut texts = BTreeMap::new();
@@ -355,8 +359,8 @@ fn load_with(
     };
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
-    let parsed: Vec<Parsed> = match cache {
-        None => skill_dirs.par_iter().map(|d| parse(d)).collect(),
+    let parsed: Vec<Arc<Parsed>> = match cache {
+        None => skill_dirs.par_iter().map(|d| Arc::new(parse(d))).collect(),
         Some((cache, unchanged)) => {
             let context = ParseContext {
                 config: ws.config.clone(),
@@ -364,24 +368,37 @@ fn load_with(
                 category_dirs: category_dirs.clone(),
                 root_name: root_name.to_string(),
             };
-            let fresh: Vec<Arc<Parsed>> = skill_dirs
+            let same_context = cache.context.as_ref() == Some(&context);
+            let fresh: Vec<(Arc<Parsed>, bool)> = skill_dirs
                 .par_iter()
-                .map(|d| {
-                    cache
-                        .reuse(&context, d, unchanged)
-                        .unwrap_or_else(|| Arc::new(parse(d)))
+                .map(|d| match cache.reuse(same_context, d, unchanged) {
+                    Some(kept) => (kept, true),
+                    None => (Arc::new(parse(d)), false),
                 })
                 .collect();
-            cache.keep(context, &skill_dirs, &fresh);
-            // The workspace owns its skills: copied out of the cache on every core.
-            fresh.par_iter().map(|p| (**p).clone()).collect()
+            cache.keep(context, same_context, &skill_dirs, &fresh);
+            fresh.into_iter().map(|(p, _)| p).collect()
         }
     };
-    for (skill, diags, own_texts) in parsed {
-        ws.skills.extend(skill);
-        out.extend(diags);
-        texts.extend(own_texts);
+    // The workspace owns its skills' diagnostics and texts: a parse the cache holds is copied.
+    // Texts are gathered in a list and the map built from it at once (one insert at a time
+    // was a third of loading a session's workspace again).
+    let mut all_texts: Vec<(String, Arc<str>)> = std::mem::take(&mut texts).into_iter().collect();
+    for p in parsed {
+        match Arc::try_unwrap(p) {
+            Ok((skill, diags, own_texts)) => {
+                ws.skills.extend(skill);
+                out.extend(diags);
+                all_texts.extend(own_texts);
+            }
+            Err(p) => {
+                ws.skills.extend(p.0.clone());
+                out.extend(p.1.iter().cloned());
+                all_texts.extend(p.2.iter().map(|(rel, text)| (rel.clone(), text.clone())));
+            }
+        }
     }
+    texts = all_texts.into_iter().collect();
     ws.skills
         .sort_by(|a, b| (&a.scope, &a.file).cmp(&(&b.scope, &b.file)));
     Loaded {
@@ -479,7 +496,7 @@ fn clients(
     config: &WorkspaceConfig,
     out: &mut Vec<Diagnostic>,
     texts: &mut Texts,
-    cache: Option<(&mut ParseCache, &HashSet<String>)>,
+    cache: Option<(&mut ParseCache, &fsio::Unchanged)>,
 ) -> BTreeMap<String, crate::model::Client> {
     let mut clients = BTreeMap::new();
     let mut parsed = HashMap::new();
@@ -1090,20 +1107,33 @@ fn dir_files(dir: &SkillDir<'_>) -> Vec<String> {
 }
 
 impl ParseCache {
-    /// The previous parse of `dir`, if the settings it read are the same and it has the same
-    /// files, each read unchanged.
+    /// The previous parse of `dir`, if the settings it read are the same (`same_context`) and
+    /// it has the same files, each read unchanged.
     fn reuse(
         &self,
-        context: &ParseContext,
+        same_context: bool,
         dir: &SkillDir<'_>,
-        unchanged: &HashSet<String>,
+        unchanged: &fsio::Unchanged,
     ) -> Option<Arc<Parsed>> {
-        if self.context.as_ref() != Some(context) {
+        if !same_context {
             return None;
         }
         let (files, parsed) = self.skills.get(&dir.dir)?;
-        let same = *files == dir_files(dir) && files.iter().all(|f| unchanged.contains(f));
-        same.then(|| parsed.clone())
+        // `files` is sorted and a folder's files are distinct: the same count, each of them
+        // among `files`, is the same files.
+        let mine = [Some(dir.main), dir.shadowed]
+            .into_iter()
+            .flatten()
+            .chain(dir.files.iter().map(|(_, f)| *f));
+        let mut count = 0;
+        for f in mine {
+            count += 1;
+            let known = files.binary_search_by(|k| k.as_str().cmp(&f.rel)).is_ok();
+            if !known || !unchanged.contains(&f.rel) {
+                return None;
+            }
+        }
+        (count == files.len()).then(|| parsed.clone())
     }
 
     /// Drops the parses that read any of `files`.
@@ -1115,13 +1145,29 @@ impl ParseCache {
         }
     }
 
-    /// Keeps this load's parses for the next one.
-    fn keep(&mut self, context: ParseContext, dirs: &[&SkillDir<'_>], parsed: &[Arc<Parsed>]) {
-        self.context = Some(context);
-        self.skills = dirs
-            .iter()
-            .zip(parsed)
-            .map(|(d, p)| (d.dir.clone(), (dir_files(d), p.clone())))
-            .collect();
+    /// Keeps this load's parses for the next one: in place when the settings are the same
+    /// (`same_context`), as only the parses not `reused` from it are new.
+    fn keep(
+        &mut self,
+        context: ParseContext,
+        same_context: bool,
+        dirs: &[&SkillDir<'_>],
+        parsed: &[(Arc<Parsed>, bool)],
+    ) {
+        if !same_context {
+            self.context = Some(context);
+            self.skills.clear();
+        }
+        for (d, (p, reused)) in dirs.iter().zip(parsed) {
+            if !reused {
+                self.skills.insert(d.dir.clone(), (dir_files(d), p.clone()));
+            }
+        }
+        // Every folder of this load is in; any other is a folder gone since.
+        if self.skills.len() != dirs.len() {
+            let now: std::collections::HashSet<&str> =
+                dirs.iter().map(|d| d.dir.as_str()).collect();
+            self.skills.retain(|dir, _| now.contains(dir.as_str()));
+        }
     }
 }

@@ -40,7 +40,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 
 /// What a catalog shows of a skill. Entries that differ only in their body share a card, so
 /// catalog text is rendered and stored once per card.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Card {
     /// Selectable name.
     pub name: String,
@@ -56,11 +56,33 @@ pub struct Card {
     pub when_to_use: Vec<String>,
     /// The SKILL.md of the catalog identity, relative to the workspace.
     pub location: String,
+    /// A hash of the fields above, computed once: a build looks cards up by content several
+    /// times each (sharing them, their catalog texts, a session's memo of those).
+    #[serde(skip)]
+    digest: u64,
+}
+
+impl std::hash::Hash for Card {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.digest);
+    }
 }
 
 impl Entry {
     /// The entry's catalog card.
     pub fn card(&self) -> Card {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        let fields = (
+            &self.name,
+            &self.qualified_name,
+            &self.category,
+            &self.description,
+            &self.triggers,
+            &self.when_to_use,
+            &self.location,
+        );
+        fields.hash(&mut h);
         Card {
             name: self.name.clone(),
             qualified_name: self.qualified_name.clone(),
@@ -69,6 +91,7 @@ impl Entry {
             triggers: self.triggers.clone(),
             when_to_use: self.when_to_use.clone(),
             location: self.location.clone(),
+            digest: h.finish(),
         }
     }
 }

@@ -144,10 +144,11 @@ pub struct Prepared<'a> {
     pub ws: &'a Workspace,
     /// Qualified names of every skill.
     pub qualified: Vec<String>,
-    /// Each skill's references, resolved to qualified names (in its own scope first).
-    pub edges: Vec<Edges>,
-    /// Variables each skill's content uses (placeholders and declarations).
-    pub uses: Vec<BTreeSet<String>>,
+    /// Each skill's references, resolved to qualified names (in its own scope first). Shared
+    /// with a session's next build, which takes those of unchanged skills.
+    pub edges: Vec<Arc<Edges>>,
+    /// Variables each skill's content uses (placeholders and declarations), shared alike.
+    pub uses: Vec<Arc<BTreeSet<String>>>,
     /// Global base skills by qualified name.
     global: BTreeMap<String, usize>,
     /// Each client's base skills by qualified name.
@@ -193,8 +194,8 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
 /// session's next build may take from [`Prepared`].
 #[derive(Debug, Default)]
 pub struct PerSkill {
-    edges: Vec<Edges>,
-    uses: Vec<BTreeSet<String>>,
+    edges: Vec<Arc<Edges>>,
+    uses: Vec<Arc<BTreeSet<String>>>,
 }
 
 /// What an earlier build of the same workspace prepared (a session's previous build).
@@ -239,7 +240,7 @@ pub fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prep
             .zip(&ws.skills)
             .all(|(a, b)| same_place(a, b))
     });
-    let (edges, uses): (Vec<Edges>, Vec<BTreeSet<String>>) = ws
+    let (edges, uses): (Vec<Arc<Edges>>, Vec<Arc<BTreeSet<String>>>) = ws
         .skills
         .par_iter()
         .enumerate()
@@ -247,11 +248,11 @@ pub fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prep
             let same = earlier.filter(|e| Arc::ptr_eq(&e.ws.skills[i], s));
             let edges = match same.filter(|_| same_names) {
                 Some(e) => e.per_skill.edges[i].clone(),
-                None => edges_of(&index, ws, s),
+                None => Arc::new(edges_of(&index, ws, s)),
             };
             let uses = match same {
                 Some(e) => e.per_skill.uses[i].clone(),
-                None => variables_used(s),
+                None => Arc::new(variables_used(s)),
             };
             (edges, uses)
         })
