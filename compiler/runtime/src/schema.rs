@@ -323,27 +323,6 @@ pub struct ConsumerRow {
     pub hidden: Vec<String>,
 }
 
-/// A row of `card` and its `card_fragment` rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CardRow {
-    /// Selectable name.
-    pub name: String,
-    /// Qualified name.
-    pub qualified_name: String,
-    /// Category (`''` when none).
-    pub category: String,
-    /// Description.
-    pub description: String,
-    /// Trigger examples (catalogs show the first `max_triggers`).
-    pub triggers: Vec<String>,
-    /// When to use.
-    pub when_to_use: Vec<String>,
-    /// SKILL.md path inside the workspace.
-    pub location: String,
-    /// Catalog texts per budget level and format.
-    pub fragments: Vec<CardFragment>,
-}
-
 /// A row of `card_fragment` (without its card).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardFragment {

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use rusqlite::{params, Connection, Transaction};
 use skillc_runtime::schema::{
-    self, AssetRow, BundleRow, CardRow, CategoryRow, ClientRow, ConsumerRow, EntryRow, SourceRow,
+    self, AssetRow, BundleRow, CardFragment, CategoryRow, ClientRow, ConsumerRow, EntryRow,
+    SourceRow,
 };
 
 /// Failures writing the artifact.
@@ -86,13 +87,23 @@ pub struct Data {
     /// Consumers.
     pub consumers: Vec<ConsumerRow>,
     /// Cards with their fragments.
-    pub cards: Vec<CardRow>,
+    pub cards: Vec<CardRows>,
     /// Entries.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into.
     pub bundles: BundleTables,
     /// Assets.
     pub assets: Vec<AssetRow>,
+}
+
+/// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
+/// session's memo share, read in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardRows {
+    /// The card.
+    pub card: Arc<crate::render::Card>,
+    /// Its catalog texts per budget level and format.
+    pub fragments: Vec<CardFragment>,
 }
 
 /// The bundles' rows (global ones in full, client ones as differences from their global base)
@@ -201,7 +212,7 @@ impl Blob {
 /// artifact it wrote last instead of inserting the rows again.
 #[derive(Debug, Default)]
 pub struct Copyable {
-    cards: Vec<CardRow>,
+    cards: Vec<CardRows>,
     bundles: BundleTables,
     /// Each entry row by id (the entries a session keeps: its rows are all read in place).
     entries: Vec<WrittenEntry>,
@@ -470,12 +481,12 @@ fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>
         return copy(tx, "card_fragment", Some("card, level, format"));
     }
     let mut st = tx.prepare("INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
-    for (id, c) in (1i64..).zip(&rows.cards) {
+    for (id, CardRows { card: c, .. }) in (1i64..).zip(&rows.cards) {
         st.execute(params![
             id,
             c.name,
             c.qualified_name,
-            c.category,
+            c.category.as_deref().unwrap_or_default(),
             c.description,
             serde_json::to_string(&c.triggers).unwrap_or_default(),
             serde_json::to_string(&c.when_to_use).unwrap_or_default(),

@@ -488,7 +488,7 @@ fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (Stri
     let texts = loaded
         .texts
         .iter()
-        .map(|(path, text)| (Cow::Borrowed(path.as_str()), text.as_bytes(), known(text)));
+        .map(|(path, text)| (Cow::Borrowed(&**path), text.as_bytes(), known(text)));
     let assets = loaded.workspace.skills.iter().flat_map(|s| {
         s.assets.iter().map(|a| {
             (

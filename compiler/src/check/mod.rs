@@ -64,7 +64,7 @@ pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions, remember: boo
             d.severity = Severity::Error;
         }
         if d.source_line.is_none() {
-            if let Some(text) = loaded.texts.get(&d.file) {
+            if let Some(text) = loaded.texts.get(d.file.as_str()) {
                 d.attach_source(text);
             }
         }
@@ -308,5 +308,46 @@ mod tests {
             .find(|s| s.file == "public/c/SKILL.md");
         let c = c.expect("the linked skill is loaded");
         assert_eq!(c.frontmatter.description.as_deref(), Some("Second a."));
+    }
+
+    #[test]
+    fn a_session_check_follows_edits_to_what_the_cross_file_checks_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        two_skills(root, "First a.", "First b.");
+        let mut cache = load::LoadCache::default();
+        let unknown = |r: &CheckReport| {
+            r.diagnostics
+                .iter()
+                .filter(|d| d.code == codes::UNKNOWN_SKILL)
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+        };
+        let file = root.join("public/a/SKILL.md");
+        let with =
+            |fm: &str, body: &str| format!("---\nname: a\ndescription: A.\n{fm}---\n{body}\n");
+        assert!(unknown(&check_again(root, &mut cache)).is_empty());
+        // A reference to nothing, then a body edit (the cross-file checks read no body), then
+        // the reference fixed: each check reports what the files say at that point.
+        std::fs::write(&file, with("dependencies: [nobody]\n", "Body.")).unwrap();
+        let broken = vec!["unknown skill `nobody` in `dependencies`".to_string()];
+        assert_eq!(unknown(&check_again(root, &mut cache)), broken);
+        std::fs::write(&file, with("dependencies: [nobody]\n", "Another body.")).unwrap();
+        assert_eq!(unknown(&check_again(root, &mut cache)), broken);
+        std::fs::write(&file, with("dependencies: [b]\n", "Another body.")).unwrap();
+        assert!(unknown(&check_again(root, &mut cache)).is_empty());
+        // A client toggle for a skill that does not exist, read from the client's file.
+        let yaml = root.join("clients/acme.example/client.yaml");
+        std::fs::create_dir_all(yaml.parent().unwrap()).unwrap();
+        std::fs::write(&yaml, "toggles:\n  b: false\n").unwrap();
+        let toggles = |r: &CheckReport| {
+            r.diagnostics
+                .iter()
+                .filter(|d| d.code == codes::UNKNOWN_TOGGLE)
+                .count()
+        };
+        assert_eq!(toggles(&check_again(root, &mut cache)), 0);
+        std::fs::write(&yaml, "toggles:\n  nobody: false\n").unwrap();
+        assert_eq!(toggles(&check_again(root, &mut cache)), 1);
     }
 }

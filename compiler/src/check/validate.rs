@@ -8,8 +8,75 @@ use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Scope, Skill, SkillRef, Workspace};
 use crate::resolve::refs::Index;
 
-/// Every cross-file check over a loaded workspace.
+/// Every cross-file check over a loaded workspace. With `remember` (a session), the last
+/// pass's diagnostics when what it read is the same, and this pass kept for the next.
 pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
+    let mut out = match remember {
+        true => across_remembered(ws),
+        false => across(ws),
+    };
+    out.extend(super::overlap::warnings(ws, remember));
+    out
+}
+
+/// What [`across`] reads of a workspace: the skills but their bodies and the files beside
+/// them (held, so that most compare by address), the clients and `variables.json`.
+#[derive(Debug)]
+struct Inputs {
+    skills: Vec<std::sync::Arc<Skill>>,
+    clients: BTreeMap<String, crate::model::Client>,
+    variables: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl Inputs {
+    fn read_alike(&self, ws: &Workspace) -> bool {
+        self.skills.len() == ws.skills.len()
+            && self.variables == ws.variables
+            && self.clients == ws.clients
+            && self
+                .skills
+                .iter()
+                .zip(&ws.skills)
+                .all(|(a, b)| std::sync::Arc::ptr_eq(a, b) || same_outside_content(a, b))
+    }
+}
+
+/// Whether two skills are the same in all that [`across`] reads (a body edit is not).
+fn same_outside_content(a: &Skill, b: &Skill) -> bool {
+    a.scope == b.scope
+        && a.file == b.file
+        && a.dir == b.dir
+        && a.name == b.name
+        && a.name_pos == b.name_pos
+        && a.namespace == b.namespace
+        && a.frontmatter == b.frontmatter
+        && a.vars_json == b.vars_json
+}
+
+/// The last pass of this process (watch and the studio check the same workspace over and
+/// over, and most edits are to bodies).
+static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
+
+fn across_remembered(ws: &Workspace) -> Vec<Diagnostic> {
+    if let Ok(last) = LAST.lock() {
+        if let Some((_, diagnostics)) = last.as_ref().filter(|(seen, _)| seen.read_alike(ws)) {
+            return diagnostics.clone();
+        }
+    }
+    let out = across(ws);
+    let inputs = Inputs {
+        skills: ws.skills.clone(),
+        clients: ws.clients.clone(),
+        variables: ws.variables.clone(),
+    };
+    if let Ok(mut last) = LAST.lock() {
+        *last = Some((inputs, out.clone()));
+    }
+    out
+}
+
+/// The checks across skills and files but the look-alike pass.
+fn across(ws: &Workspace) -> Vec<Diagnostic> {
     let index = Index::new(ws);
     let mut out = Vec::new();
     duplicates(ws, &mut out);
@@ -39,7 +106,6 @@ pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
     );
     clients(ws, &index, &mut out);
     required_variables(ws, &mut out);
-    out.extend(super::overlap::warnings(ws, remember));
     out
 }
 

@@ -258,7 +258,7 @@ fn text_of(file: &RawFile, out: &mut Vec<Diagnostic>, texts: &mut Texts) -> Opti
     match text::decode(&file.rel, bytes) {
         Ok((text, warnings)) => {
             out.extend(warnings);
-            texts.insert(file.rel.clone(), Arc::from(text.as_str()));
+            texts.insert(file.rel.as_str().into(), Arc::from(text.as_str()));
             Some(text)
         }
         Err(d) => {
@@ -383,7 +383,7 @@ fn load_with(
     // The workspace owns its skills' diagnostics and texts: a parse the cache holds is copied.
     // Texts are gathered in a list and the map built from it at once (one insert at a time
     // was a third of loading a session's workspace again).
-    let mut all_texts: Vec<(String, Arc<str>)> = std::mem::take(&mut texts).into_iter().collect();
+    let mut all_texts: Vec<(Arc<str>, Arc<str>)> = std::mem::take(&mut texts).into_iter().collect();
     for p in parsed {
         match Arc::try_unwrap(p) {
             Ok((skill, diags, own_texts)) => {
@@ -514,7 +514,7 @@ fn clients(
         let p = kept.unwrap_or_else(|| Arc::new(parse_client(f, id, config)));
         out.extend(p.diagnostics.iter().cloned());
         if let Some(text) = &p.text {
-            texts.insert(f.rel.clone(), text.clone());
+            texts.insert(f.rel.as_str().into(), text.clone());
         }
         clients.insert(id.clone(), p.client.clone());
         parsed.insert(f.rel.clone(), p);
@@ -562,7 +562,7 @@ fn parse_client(file: &RawFile, id: &str, config: &WorkspaceConfig) -> ClientPar
     ClientParse {
         client,
         diagnostics,
-        text: texts.remove(&file.rel),
+        text: texts.remove(file.rel.as_str()),
     }
 }
 
@@ -1072,7 +1072,7 @@ fn portability(
 type Parsed = (Option<Arc<Skill>>, Vec<Diagnostic>, Texts);
 
 /// Decoded text files by workspace-relative path (shared with the parse cache of a session).
-pub type Texts = BTreeMap<String, Arc<str>>;
+pub type Texts = BTreeMap<Arc<str>, Arc<str>>;
 
 /// What a skill's parse reads besides its own folder.
 #[derive(Debug, Clone, PartialEq)]

@@ -32,7 +32,7 @@ pub struct BundleSpec {
 }
 
 /// Everything that decides a resolved entry's content.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EntryKey {
     /// The skill whose catalog identity is used (the base, or the client's override).
     pub base: usize,
@@ -48,6 +48,35 @@ pub struct EntryKey {
     pub unavailable: Option<String>,
     /// Whether the source's code is untrusted (client overlays the workspace does not trust).
     pub untrusted: bool,
+    /// A hash of the fields above, computed once ([`EntryKey::sealed`]): a build looks keys up
+    /// many times each (sharing them, numbering entries, a session's memo of those).
+    digest: u64,
+}
+
+impl EntryKey {
+    /// The key with its digest computed from its fields.
+    fn sealed(mut self) -> Self {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        let fields = (
+            self.base,
+            self.source,
+            &self.locale_file,
+            self.compact,
+            &self.vars,
+            &self.unavailable,
+            self.untrusted,
+        );
+        fields.hash(&mut h);
+        self.digest = h.finish();
+        self
+    }
+}
+
+impl std::hash::Hash for EntryKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.digest);
+    }
 }
 
 /// What a selectable name is in a bundle.
@@ -679,7 +708,9 @@ impl Prepared<'_> {
             vars,
             unavailable,
             untrusted,
+            digest: 0,
         }
+        .sealed()
     }
 }
 
@@ -793,14 +824,18 @@ mod tests {
 
     #[test]
     fn interned_slots_share_names_and_keys_and_stay_sorted() {
-        let key = |source: usize| EntryKey {
-            base: 0,
-            source,
-            locale_file: None,
-            compact: false,
-            vars: vec![("v".into(), "x".into())],
-            unavailable: None,
-            untrusted: false,
+        let key = |source: usize| {
+            EntryKey {
+                base: 0,
+                source,
+                locale_file: None,
+                compact: false,
+                vars: vec![("v".into(), "x".into())],
+                unavailable: None,
+                untrusted: false,
+                digest: 0,
+            }
+            .sealed()
         };
         let map = |source: usize| {
             BTreeMap::from([
