@@ -11,6 +11,7 @@ pub mod watch;
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
@@ -263,20 +264,36 @@ fn build_once(
         return Ok(report);
     }
     progress(options, "checking", 0, 1);
-    let report = crate::check::finish(loaded, &CheckOptions::default(), session.is_some());
-    let mut diagnostics = report.diagnostics;
+    let mut loaded = loaded;
+    let check = CheckOptions::default();
+    let mut diagnostics = crate::check::found(&mut loaded, &check, session.is_some());
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        crate::check::present(&mut diagnostics, &loaded.texts);
         return Ok(BuildReport {
             diagnostics,
             stats: None,
             unchanged: false,
         });
     }
-    let ws = report.workspace;
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
     let keep = session.is_some();
-    let skills = ws.skills.len();
-    let drawn = draw(&ws, &input_hash, options, previous, keep);
+    let skills = loaded.workspace.skills.len();
+    let drawn = if keep {
+        // A session's check diagnostics are made ready to show on the other core meanwhile.
+        let (drawn, ()) = rayon::join(
+            || draw(&loaded.workspace, &input_hash, options, previous, keep),
+            || crate::check::present(&mut diagnostics, &loaded.texts),
+        );
+        drawn
+    } else {
+        // The texts are kept for the source lines only: a one-shot build frees them before
+        // the phases (at 5,000 clients, every file's text).
+        crate::check::present(&mut diagnostics, &loaded.texts);
+        loaded.texts = Default::default();
+        draw(&loaded.workspace, &input_hash, options, previous, keep)
+    };
+    drop(loaded.texts);
+    let ws = loaded.workspace;
     // A one-shot build needs the workspace no more: its memory is the budgets' and the
     // tables' to use.
     let ws = keep.then_some(ws);
@@ -336,7 +353,7 @@ fn build_once(
 /// The bundle tables the session's last artifact holds, when this build's bundles hold what
 /// they held there and got the same catalog levels: laying them out again would give the same
 /// rows (a body edit changes no bundle).
-fn bundles_as_before(s: &Session, shaped: &Shaped) -> Option<artifact::BundleTables> {
+fn bundles_as_before(s: &Session, shaped: &Shaped) -> Option<Arc<artifact::BundleTables>> {
     let memo = s.previous.as_ref().filter(|_| shaped.drawn.reused)?;
     let tables = s.written.as_ref()?.rows.as_ref()?.bundles();
     let (resolved, levels) = (&shaped.drawn.resolved, &shaped.budgets.levels);
@@ -620,9 +637,11 @@ pub fn draw(
         ws: &m.ws,
         per_skill: &m.kept.per_skill,
     });
-    let prepared = resolve::prepare_from(ws, earlier);
-    let pool = pool::build(ws);
-    let plan = bundles::plan(ws);
+    // Three phases over the workspace alone, side by side.
+    let (prepared, (pool, plan)) = rayon::join(
+        || resolve::prepare_from(ws, earlier),
+        || rayon::join(|| pool::build(ws), || bundles::plan(ws)),
+    );
     let reuse = incremental::reuse(previous, ws, &pool, &plan);
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
     let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
@@ -711,7 +730,7 @@ pub fn lay_out(
     options: &BuildOptions<'_>,
     release: &Option<String>,
     keep: bool,
-    bundles_before: Option<artifact::BundleTables>,
+    bundles_before: Option<Arc<artifact::BundleTables>>,
 ) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
     progress(options, "laying out tables", 0, 1);
     let Shaped {
@@ -733,7 +752,13 @@ pub fn lay_out(
                 std::mem::take(&mut budgets.levels),
             ),
         };
-        rows::bundles(specs, &d.plan.base_of, &d.resolved, &d.key_index, levels)
+        Arc::new(rows::bundles(
+            specs,
+            &d.plan.base_of,
+            &d.resolved,
+            &d.key_index,
+            levels,
+        ))
     });
     for (hash, blob) in d.asset_blobs {
         blobs.entry(hash).or_insert(blob);

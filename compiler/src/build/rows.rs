@@ -444,7 +444,7 @@ pub struct Tables {
     /// Entries.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into.
-    pub bundles: BundleTables,
+    pub bundles: Arc<BundleTables>,
     /// Assets.
     pub assets: Vec<AssetRow>,
 }

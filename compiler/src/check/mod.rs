@@ -53,27 +53,52 @@ impl CheckReport {
 /// Applies the profile, attaches source lines and sorts.
 /// `remember`: a session (watch, the studio) that checks the same workspace again soon; the
 /// overlap pass keeps its last result for it.
-pub(crate) fn finish(loaded: load::Loaded, options: &CheckOptions, remember: bool) -> CheckReport {
-    let mut diagnostics = loaded.diagnostics;
-    diagnostics.extend(validate::validate(&loaded.workspace, remember));
-    diagnostics.retain(|d| {
-        options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
-    });
-    for d in &mut diagnostics {
-        if options.strict_spec && codes::is_portability(d.code) {
-            d.severity = Severity::Error;
-        }
-        if d.source_line.is_none() {
-            if let Some(text) = loaded.texts.get(d.file.as_str()) {
-                d.attach_source(text);
-            }
-        }
-    }
-    diagnostic::sort(&mut diagnostics);
+pub(crate) fn finish(
+    mut loaded: load::Loaded,
+    options: &CheckOptions,
+    remember: bool,
+) -> CheckReport {
+    let mut diagnostics = found(&mut loaded, options, remember);
+    present(&mut diagnostics, &loaded.texts);
     CheckReport {
         workspace: loaded.workspace,
         diagnostics,
     }
+}
+
+/// The diagnostics of loading and validating `loaded` (taken from it), with the profile
+/// applied: whether there are errors is known, and [`present`] makes them ready to show.
+pub(crate) fn found(
+    loaded: &mut load::Loaded,
+    options: &CheckOptions,
+    remember: bool,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
+    diagnostics.extend(validate::validate(&loaded.workspace, remember));
+    diagnostics.retain(|d| {
+        options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
+    });
+    if options.strict_spec {
+        for d in &mut diagnostics {
+            if codes::is_portability(d.code) {
+                d.severity = Severity::Error;
+            }
+        }
+    }
+    diagnostics
+}
+
+/// Attaches each diagnostic's source line from `texts` and sorts them (a build does this
+/// beside its phases, which need only know there is no error).
+pub(crate) fn present(diagnostics: &mut Vec<Diagnostic>, texts: &load::Texts) {
+    for d in diagnostics.iter_mut() {
+        if d.source_line.is_none() {
+            if let Some(text) = texts.get(d.file.as_str()) {
+                d.attach_source(text);
+            }
+        }
+    }
+    diagnostic::sort(diagnostics);
 }
 
 /// Checks the workspace folder at `root`.
