@@ -103,8 +103,8 @@ pub struct Data {
 pub struct CardRows {
     /// The card.
     pub card: Arc<crate::render::Card>,
-    /// Its catalog texts per budget level and format.
-    pub fragments: Vec<CardFragment>,
+    /// Its catalog texts per budget level and format (shared with a session's memo).
+    pub fragments: Arc<Vec<CardFragment>>,
 }
 
 /// The bundles' rows (global ones in full, client ones as differences from their global base)

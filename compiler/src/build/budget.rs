@@ -28,7 +28,11 @@ const LADDER: [&str; 6] = [
 
 /// Catalog fragments by card (of every level a build kept), for the next build. Looked up by
 /// the card's content: a rebuild numbers and shares its cards anew.
-pub type CardTextMemo = FxHashMap<Arc<Card>, Vec<CardFragment>>;
+pub type CardTextMemo = FxHashMap<Arc<Card>, Fragments>;
+
+/// A card's catalog fragments, shared between a build's rows and a session's memo: a rebuild
+/// takes an unchanged card's list as it is.
+pub type Fragments = Arc<Vec<CardFragment>>;
 
 /// The catalog fragments of every card, rendered per level on demand.
 pub struct CardTexts<'a> {
@@ -37,7 +41,7 @@ pub struct CardTexts<'a> {
     /// Fragments the previous build rendered with the same templates.
     previous: Option<&'a CardTextMemo>,
     /// Fragments per card (every format of each level rendered so far).
-    pub fragments: Vec<Vec<CardFragment>>,
+    pub fragments: Vec<Fragments>,
 }
 
 impl<'a> CardTexts<'a> {
@@ -51,7 +55,7 @@ impl<'a> CardTexts<'a> {
             renderer,
             cards,
             previous,
-            fragments: vec![Vec::new(); cards.len()],
+            fragments: vec![Fragments::default(); cards.len()],
         };
         let all: Vec<usize> = (0..cards.len()).collect();
         texts.ensure(&all, "")?;
@@ -67,17 +71,23 @@ impl<'a> CardTexts<'a> {
             .collect();
         let (drop_triggers, chars) = parse_level(level);
         // What the previous build rendered of this level for the same card, if anything.
-        let before = |c: usize| -> Vec<CardFragment> {
-            let frags = self.previous.and_then(|p| p.get(&*self.cards[c]));
-            let at_level = frags.map(|f| f.iter().filter(|f| f.level == level).cloned());
-            at_level.map(Iterator::collect).unwrap_or_default()
+        let before = |c: usize| -> Option<&Fragments> {
+            let frags = self.previous.and_then(|p| p.get(&*self.cards[c]))?;
+            frags.iter().any(|f| f.level == level).then_some(frags)
         };
         let (kept, missing): (Vec<_>, Vec<_>) = missing
             .into_iter()
             .map(|c| (c, before(c)))
-            .partition(|(_, frags)| !frags.is_empty());
-        for (c, frags) in kept {
-            self.fragments[c].extend(frags);
+            .partition(|(_, frags)| frags.is_some());
+        for (c, frags) in kept.into_iter().filter_map(|(c, f)| Some((c, f?.clone()))) {
+            let mine = &mut self.fragments[c];
+            if mine.is_empty() && frags.iter().all(|f| f.level == level) {
+                // The same list as before: taken, not copied.
+                *mine = frags;
+            } else {
+                let at_level = frags.iter().filter(|f| f.level == level).cloned();
+                Arc::make_mut(mine).extend(at_level);
+            }
         }
         // Rendered and counted on every core: counting tokens is most of a large build.
         let rendered = missing
@@ -101,13 +111,13 @@ impl<'a> CardTexts<'a> {
             })
             .collect::<Result<Vec<_>, RenderError>>()?;
         for (c, frags) in rendered {
-            self.fragments[c].extend(frags);
+            Arc::make_mut(&mut self.fragments[c]).extend(frags);
         }
         Ok(())
     }
 
     /// The fragments, and (with `keep`) the same by card for the next build.
-    pub fn into_memo(self, keep: bool) -> (Vec<Vec<CardFragment>>, CardTextMemo) {
+    pub fn into_memo(self, keep: bool) -> (Vec<Fragments>, CardTextMemo) {
         let memo = match keep {
             true => self
                 .cards
@@ -250,10 +260,17 @@ pub fn apply(
         budgets.warnings.insert(b, warning);
     }
     for (c, frags) in texts.fragments.iter_mut().enumerate() {
-        frags.retain(|f| f.level.is_empty() || kept.contains(&(c, f.level.clone())));
+        let used = |f: &CardFragment| f.level.is_empty() || kept.contains(&(c, f.level.clone()));
         // In the ladder's order, as a clean build renders them (each catalog walks the ladder
         // from its start); a kept bundle's level may have been rendered before the others.
-        frags.sort_by_key(|f| LADDER.iter().position(|l| *l == f.level));
+        let rank = |f: &CardFragment| LADDER.iter().position(|l| *l == f.level);
+        let in_order = frags.windows(2).all(|w| rank(&w[0]) <= rank(&w[1]));
+        // Changed only if needed: most lists are shared with the previous build's memo.
+        if !in_order || !frags.iter().all(used) {
+            let frags = Arc::make_mut(frags);
+            frags.retain(used);
+            frags.sort_by_key(rank);
+        }
     }
     Ok(budgets)
 }

@@ -611,7 +611,7 @@ pub struct Drawn {
 /// What the phases make: [`Drawn`] and the catalog budgets fitted to it.
 pub struct Shaped {
     drawn: Drawn,
-    card_fragments: Vec<Vec<skillc_runtime::schema::CardFragment>>,
+    card_fragments: Vec<budget::Fragments>,
     card_texts: budget::CardTextMemo,
     /// Each bundle's catalog level and what was cut (a session's memo keeps them).
     budgets: budget::Budgets,

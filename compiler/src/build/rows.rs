@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use skillc_runtime::schema::{
-    AssetRow, BundleRow, BundleSlot, CardFragment, CategoryRow, ClientRow, ConsumerRow, Counted,
-    EntryRow, Record, SourceRow,
+    AssetRow, BundleRow, BundleSlot, CategoryRow, ClientRow, ConsumerRow, Counted, EntryRow,
+    Record, SourceRow,
 };
 
 use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, RowOf};
@@ -172,7 +172,7 @@ pub fn entry_row(
 }
 
 /// Card rows with the fragments the budgets kept.
-pub fn cards(cards: Vec<Arc<Card>>, fragments: Vec<Vec<CardFragment>>) -> Vec<CardRows> {
+pub fn cards(cards: Vec<Arc<Card>>, fragments: Vec<super::budget::Fragments>) -> Vec<CardRows> {
     cards
         .into_iter()
         .zip(fragments)
