@@ -1,7 +1,7 @@
 //! Classifying a workspace's files by path alone (SPEC 2): skills, categories, clients,
 //! templates and workspace files. Pure: the walk order of the input never matters.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::discover::fsio::RawFile;
 use crate::model::Scope;
@@ -72,13 +72,6 @@ fn is_skill_file(name: &str) -> bool {
     name == "SKILL.md" || name == "skill.md"
 }
 
-/// Ancestors of a folder, outermost first, the folder itself last.
-fn ancestors(dir: &str) -> Vec<&str> {
-    let mut out: Vec<&str> = dir.match_indices('/').map(|(i, _)| &dir[..i]).collect();
-    out.push(dir);
-    out
-}
-
 /// The outermost skill folder among `dir` and its ancestors, if any.
 fn skill_owner<'d>(dir: &'d str, skill_dirs: &rustc_hash::FxHashSet<&str>) -> Option<&'d str> {
     let outer = dir.match_indices('/').map(|(i, _)| &dir[..i]);
@@ -111,7 +104,10 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
 
     let root_skill = !custom && files.iter().any(|f| is_skill_file(&f.rel));
     let skill_dirs = skill_folders(files, base, root_skill, &in_templates);
-    let mut by_dir: BTreeMap<&str, Vec<&'a RawFile>> = BTreeMap::new();
+    let mut by_dir: rustc_hash::FxHashMap<&str, Vec<&'a RawFile>> = Default::default();
+    // The files of a skill folder follow each other in path order: the last owner found is
+    // tried first.
+    let mut last_owner: Option<&str> = None;
 
     for f in files {
         let rel = f.rel.as_str();
@@ -120,8 +116,10 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
             by_dir.entry("").or_default().push(f);
             continue;
         }
-        if let Some(owner) = skill_owner(dir, &skill_dirs) {
+        let under_last = last_owner.filter(|o| is_within(dir, o));
+        if let Some(owner) = under_last.or_else(|| skill_owner(dir, &skill_dirs)) {
             by_dir.entry(owner).or_default().push(f);
+            last_owner = Some(owner);
             continue;
         }
         if in_templates(rel) {
@@ -151,15 +149,26 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
         }
     }
 
+    // In folder order, as the skills are listed.
+    let mut by_dir: Vec<(&str, Vec<&'a RawFile>)> = by_dir.into_iter().collect();
+    by_dir.sort_unstable_by_key(|(dir, _)| *dir);
     for (dir, dir_files) in by_dir {
         if let Some(skill) = skill_dir(dir, dir_files, base) {
             if let Scope::Client(id) = &skill.scope {
-                layout.clients.entry(id.clone()).or_default();
+                if !layout.clients.contains_key(id) {
+                    layout.clients.insert(id.clone(), None);
+                }
             }
             layout.skills.push(skill);
         }
     }
     layout
+}
+
+/// Whether the folder `dir` is `folder` or inside it.
+fn is_within(dir: &str, folder: &str) -> bool {
+    dir.strip_prefix(folder)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// Skill folders: any folder with SKILL.md, except inside another skill folder. A SKILL.md at
@@ -172,7 +181,7 @@ fn skill_folders<'a>(
     in_templates: &dyn Fn(&str) -> bool,
 ) -> rustc_hash::FxHashSet<&'a str> {
     let custom = !base.is_empty();
-    let mut candidates: BTreeSet<&str> = BTreeSet::new();
+    let mut candidates: rustc_hash::FxHashSet<&str> = Default::default();
     for f in files {
         if is_skill_file(file_name(&f.rel)) && !in_templates(&f.rel) {
             let dir = parent(&f.rel);
@@ -183,19 +192,14 @@ fn skill_folders<'a>(
         }
     }
     if root_skill {
-        candidates = BTreeSet::from([""]);
+        candidates = [""].into_iter().collect();
     }
-    candidates
-        .iter()
-        .copied()
-        .filter(|d| {
-            !ancestors(d)
-                .iter()
-                .rev()
-                .skip(1)
-                .any(|a| candidates.contains(a))
-        })
-        .collect()
+    // Not inside another candidate.
+    let outermost = |d: &&str| {
+        !d.match_indices('/')
+            .any(|(i, _)| candidates.contains(&d[..i]))
+    };
+    candidates.iter().copied().filter(outermost).collect()
 }
 
 /// The skill in folder `dir` with its files (`None` when it has no SKILL.md after all).
