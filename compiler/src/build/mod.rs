@@ -264,36 +264,18 @@ fn build_once(
         return Ok(report);
     }
     progress(options, "checking", 0, 1);
-    let mut loaded = loaded;
-    let check = CheckOptions::default();
-    let mut diagnostics = crate::check::found(&mut loaded, &check, session.is_some());
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        crate::check::present(&mut diagnostics, &loaded.texts);
-        return Ok(BuildReport {
-            diagnostics,
-            stats: None,
-            unchanged: false,
-        });
-    }
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
     let keep = session.is_some();
-    let skills = loaded.workspace.skills.len();
-    let drawn = if keep {
-        // A session's check diagnostics are made ready to show on the other core meanwhile.
-        let (drawn, ()) = rayon::join(
-            || draw(&loaded.workspace, &input_hash, options, previous, keep),
-            || crate::check::present(&mut diagnostics, &loaded.texts),
-        );
-        drawn
-    } else {
-        // The texts are kept for the source lines only: a one-shot build frees them before
-        // the phases (at 5,000 clients, every file's text).
-        crate::check::present(&mut diagnostics, &loaded.texts);
-        loaded.texts = Default::default();
-        draw(&loaded.workspace, &input_hash, options, previous, keep)
+    let checked = match check_and_draw(loaded, &input_hash, options, previous, keep) {
+        Ok(checked) => checked,
+        Err(report) => return Ok(report),
     };
-    drop(loaded.texts);
-    let ws = loaded.workspace;
+    let Checked {
+        ws,
+        mut diagnostics,
+        drawn,
+    } = checked;
+    let skills = ws.skills.len();
     // A one-shot build needs the workspace no more: its memory is the budgets' and the
     // tables' to use.
     let ws = keep.then_some(ws);
@@ -302,11 +284,7 @@ fn build_once(
         Err(errors) => {
             diagnostics.extend(errors);
             crate::diagnostic::sort(&mut diagnostics);
-            return Ok(BuildReport {
-                diagnostics,
-                stats: None,
-                unchanged: false,
-            });
+            return Ok(failed(diagnostics));
         }
     };
     let bundles_before = session
@@ -348,6 +326,58 @@ fn build_once(
         remember(s, ws, kept, done, out);
     }
     Ok(report)
+}
+
+/// What checking leaves a build: the workspace, the check's diagnostics ready to show, and
+/// what the phases that read the workspace made of it (or their errors).
+struct Checked {
+    ws: Workspace,
+    diagnostics: Vec<Diagnostic>,
+    drawn: Result<Drawn, Vec<Diagnostic>>,
+}
+
+/// Checks the loaded workspace and, when it has no error, runs the phases that read it
+/// ([`draw`]); `Err`: the report of a workspace with errors. `keep`: a session's build.
+fn check_and_draw(
+    mut loaded: load::Loaded,
+    input_hash: &str,
+    options: &BuildOptions<'_>,
+    previous: Option<&incremental::Memo>,
+    keep: bool,
+) -> Result<Checked, BuildReport> {
+    let mut diagnostics = crate::check::found(&mut loaded, &CheckOptions::default(), keep);
+    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        crate::check::present(&mut diagnostics, &loaded.texts);
+        return Err(failed(diagnostics));
+    }
+    let drawn = if keep {
+        // A session's check diagnostics are made ready to show on the other core meanwhile.
+        let (drawn, ()) = rayon::join(
+            || draw(&loaded.workspace, input_hash, options, previous, keep),
+            || crate::check::present(&mut diagnostics, &loaded.texts),
+        );
+        drawn
+    } else {
+        // The texts are kept for the source lines only: a one-shot build frees them before
+        // the phases (at 5,000 clients, every file's text).
+        crate::check::present(&mut diagnostics, &loaded.texts);
+        loaded.texts = Default::default();
+        draw(&loaded.workspace, input_hash, options, previous, keep)
+    };
+    Ok(Checked {
+        ws: loaded.workspace,
+        diagnostics,
+        drawn,
+    })
+}
+
+/// The report of a build that wrote nothing: its workspace or its templates have errors.
+fn failed(diagnostics: Vec<Diagnostic>) -> BuildReport {
+    BuildReport {
+        diagnostics,
+        stats: None,
+        unchanged: false,
+    }
 }
 
 /// The bundle tables the session's last artifact holds, when this build's bundles hold what

@@ -380,10 +380,26 @@ fn load_with(
             fresh.into_iter().map(|(p, _)| p).collect()
         }
     };
-    // The workspace owns its skills' diagnostics and texts: a parse the cache holds is copied.
-    // Texts are gathered in a list and the map built from it at once (one insert at a time
-    // was a third of loading a session's workspace again).
-    let mut all_texts: Vec<(Arc<str>, Arc<str>)> = std::mem::take(&mut texts).into_iter().collect();
+    let texts = merge(parsed, &mut ws, &mut out, texts);
+    Loaded {
+        workspace: ws,
+        diagnostics: out,
+        texts,
+    }
+}
+
+/// Adds each skill's parse to the workspace, its diagnostics to `out` and its texts to
+/// `texts`, in folder order; the skills are then sorted by scope and file. A parse the cache
+/// holds is copied.
+fn merge(
+    parsed: Vec<Arc<Parsed>>,
+    ws: &mut Workspace,
+    out: &mut Vec<Diagnostic>,
+    texts: Texts,
+) -> Texts {
+    // Gathered in a list and the map built from it at once (one insert at a time was a third
+    // of loading a session's workspace again).
+    let mut all_texts: Vec<(Arc<str>, Arc<str>)> = texts.into_iter().collect();
     for p in parsed {
         match Arc::try_unwrap(p) {
             Ok((skill, diags, own_texts)) => {
@@ -398,14 +414,9 @@ fn load_with(
             }
         }
     }
-    texts = all_texts.into_iter().collect();
     ws.skills
         .sort_by(|a, b| (&a.scope, &a.file).cmp(&(&b.scope, &b.file)));
-    Loaded {
-        workspace: ws,
-        diagnostics: out,
-        texts,
-    }
+    all_texts.into_iter().collect()
 }
 
 /// Each declared custom root's prefix and the files under it.
