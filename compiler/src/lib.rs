@@ -21,6 +21,15 @@ pub mod render;
 pub mod resolve;
 
 pub use build::{build, BuildOptions, BuildReport};
+
+/// A hash of `value`, for types that compute theirs once and hash as it (cards, entry keys:
+/// looked up tens of thousands of times a rebuild). Within one process only.
+pub(crate) fn content_digest<T: std::hash::Hash + ?Sized>(value: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    value.hash(&mut h);
+    h.finish()
+}
 pub use check::{check, check_files, CheckOptions, CheckReport};
 pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity};
 pub use model::Workspace;

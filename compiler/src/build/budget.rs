@@ -70,29 +70,31 @@ impl<'a> CardTexts<'a> {
             .filter(|&c| self.markdown_tokens(c, level).is_none())
             .collect();
         let (drop_triggers, chars) = parse_level(level);
-        // What the previous build rendered of this level for the same card, if anything.
+        // What the previous build rendered of this level for the same card is taken from it.
+        let (previous, cards) = (self.previous, self.cards);
         let before = |c: usize| -> Option<&Fragments> {
-            let frags = self.previous.and_then(|p| p.get(&*self.cards[c]))?;
+            let frags = previous?.get(&*cards[c])?;
             frags.iter().any(|f| f.level == level).then_some(frags)
         };
-        let (kept, missing): (Vec<_>, Vec<_>) = missing
-            .into_iter()
-            .map(|c| (c, before(c)))
-            .partition(|(_, frags)| frags.is_some());
-        for (c, frags) in kept.into_iter().filter_map(|(c, f)| Some((c, f?.clone()))) {
+        let mut unrendered = Vec::new();
+        for c in missing {
+            let Some(frags) = before(c) else {
+                unrendered.push(c);
+                continue;
+            };
             let mine = &mut self.fragments[c];
             if mine.is_empty() && frags.iter().all(|f| f.level == level) {
                 // The same list as before: taken, not copied.
-                *mine = frags;
+                *mine = frags.clone();
             } else {
                 let at_level = frags.iter().filter(|f| f.level == level).cloned();
                 Arc::make_mut(mine).extend(at_level);
             }
         }
         // Rendered and counted on every core: counting tokens is most of a large build.
-        let rendered = missing
+        let rendered = unrendered
             .par_iter()
-            .map(|&(c, _)| {
+            .map(|&c| {
                 let frags =
                     self.renderer
                         .catalog_fragments(&self.cards[c], drop_triggers, chars)?;

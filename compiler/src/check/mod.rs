@@ -341,13 +341,12 @@ mod tests {
         let root = dir.path();
         two_skills(root, "First a.", "First b.");
         let mut cache = load::LoadCache::default();
-        let unknown = |r: &CheckReport| {
-            r.diagnostics
-                .iter()
-                .filter(|d| d.code == codes::UNKNOWN_SKILL)
-                .map(|d| d.message.clone())
-                .collect::<Vec<_>>()
+        // The messages of one code.
+        let with_code = |r: &CheckReport, code: &str| -> Vec<String> {
+            let of_code = r.diagnostics.iter().filter(|d| d.code == code);
+            of_code.map(|d| d.message.clone()).collect()
         };
+        let unknown = |r: &CheckReport| with_code(r, codes::UNKNOWN_SKILL);
         let file = root.join("public/a/SKILL.md");
         let with =
             |fm: &str, body: &str| format!("---\nname: a\ndescription: A.\n{fm}---\n{body}\n");
@@ -365,12 +364,7 @@ mod tests {
         let yaml = root.join("clients/acme.example/client.yaml");
         std::fs::create_dir_all(yaml.parent().unwrap()).unwrap();
         std::fs::write(&yaml, "toggles:\n  b: false\n").unwrap();
-        let toggles = |r: &CheckReport| {
-            r.diagnostics
-                .iter()
-                .filter(|d| d.code == codes::UNKNOWN_TOGGLE)
-                .count()
-        };
+        let toggles = |r: &CheckReport| with_code(r, codes::UNKNOWN_TOGGLE).len();
         assert_eq!(toggles(&check_again(root, &mut cache)), 0);
         std::fs::write(&yaml, "toggles:\n  nobody: false\n").unwrap();
         assert_eq!(toggles(&check_again(root, &mut cache)), 1);

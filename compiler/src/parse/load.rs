@@ -117,14 +117,15 @@ pub fn load_dir_with(
 ) -> Result<Loaded, fsio::Error> {
     let boundary = fsio::canonical_root(root)?;
     let trusted = cache.as_deref_mut().and_then(|c| c.trusted_tree(root));
-    let tree = match trusted {
+    let mut tree = match trusted {
         Some(tree) => tree,
         None => {
             let read = cache.as_deref().map(|c| &c.read);
             fsio::read_tree_cached(root, "", &boundary, read)?
         }
     };
-    let mut unchanged = tree.unchanged.clone();
+    // Taken: the next load that takes this tree sets its own.
+    let mut unchanged = std::mem::take(&mut tree.unchanged);
     let mut walk_diags = tree.diagnostics.clone();
     // The files as on disk, with the drafts in place of theirs (copied only if there are some).
     let mut files = std::borrow::Cow::Borrowed(tree.files.as_slice());
@@ -1105,14 +1106,17 @@ struct ParseCache {
     clients: HashMap<String, Arc<ClientParse>>,
 }
 
-/// The files of a skill folder, by relative path.
-fn dir_files(dir: &SkillDir<'_>) -> Vec<String> {
-    let mut rels: Vec<String> = [Some(dir.main), dir.shadowed]
+/// The files of a skill folder.
+fn files_of<'d>(dir: &'d SkillDir<'_>) -> impl Iterator<Item = &'d RawFile> {
+    [Some(dir.main), dir.shadowed]
         .into_iter()
         .flatten()
         .chain(dir.files.iter().map(|(_, f)| *f))
-        .map(|f| f.rel.clone())
-        .collect();
+}
+
+/// The files of a skill folder, by relative path, sorted.
+fn dir_files(dir: &SkillDir<'_>) -> Vec<String> {
+    let mut rels: Vec<String> = files_of(dir).map(|f| f.rel.clone()).collect();
     rels.sort();
     rels
 }
@@ -1132,12 +1136,8 @@ impl ParseCache {
         let (files, parsed) = self.skills.get(&dir.dir)?;
         // `files` is sorted and a folder's files are distinct: the same count, each of them
         // among `files`, is the same files.
-        let mine = [Some(dir.main), dir.shadowed]
-            .into_iter()
-            .flatten()
-            .chain(dir.files.iter().map(|(_, f)| *f));
         let mut count = 0;
-        for f in mine {
+        for f in files_of(dir) {
             count += 1;
             let known = files.binary_search_by(|k| k.as_str().cmp(&f.rel)).is_ok();
             if !known || !unchanged.contains(&f.rel) {

@@ -71,8 +71,6 @@ impl std::hash::Hash for Card {
 impl Entry {
     /// The entry's catalog card.
     pub fn card(&self) -> Card {
-        use std::hash::{Hash, Hasher};
-        let mut h = rustc_hash::FxHasher::default();
         let fields = (
             &self.name,
             &self.qualified_name,
@@ -82,7 +80,7 @@ impl Entry {
             &self.when_to_use,
             &self.location,
         );
-        fields.hash(&mut h);
+        let digest = crate::content_digest(&fields);
         Card {
             name: self.name.clone(),
             qualified_name: self.qualified_name.clone(),
@@ -91,7 +89,7 @@ impl Entry {
             triggers: self.triggers.clone(),
             when_to_use: self.when_to_use.clone(),
             location: self.location.clone(),
-            digest: h.finish(),
+            digest,
         }
     }
 }

@@ -56,8 +56,6 @@ pub struct EntryKey {
 impl EntryKey {
     /// The key with its digest computed from its fields.
     fn sealed(mut self) -> Self {
-        use std::hash::{Hash, Hasher};
-        let mut h = rustc_hash::FxHasher::default();
         let fields = (
             self.base,
             self.source,
@@ -67,8 +65,7 @@ impl EntryKey {
             &self.unavailable,
             self.untrusted,
         );
-        fields.hash(&mut h);
-        self.digest = h.finish();
+        self.digest = crate::content_digest(&fields);
         self
     }
 }
