@@ -906,6 +906,7 @@ fn build(
         progress: tty.then_some(show),
         release,
         release_from: None,
+        clients_per_batch: None,
     };
     let started = std::time::Instant::now();
     let result = skillc::build::build(workspace, output, &options);

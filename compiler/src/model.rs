@@ -471,4 +471,8 @@ pub struct Workspace {
     pub variables: BTreeMap<String, BTreeMap<String, String>>,
     /// Template overrides: file name → text.
     pub templates: BTreeMap<String, String>,
+    /// Set when this is one batch of a larger workspace's clients, with the global skills: what
+    /// the checks and phases read of the whole workspace (see [`crate::parse::census`]).
+    #[serde(skip)]
+    pub census: Option<Arc<crate::parse::census::Census>>,
 }

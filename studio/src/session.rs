@@ -855,6 +855,7 @@ impl Session {
             progress,
             release: None,
             release_from: Some(&git_label),
+            clients_per_batch: None,
         };
         // Between changes on disk, the build reads again only the files that changed.
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {

@@ -285,6 +285,22 @@ pub fn write(
     warnings: &[crate::Diagnostic],
     session: Option<Option<Previous<'_>>>,
 ) -> Result<Written, Error> {
+    let (dir, tmp) = beside(out, "tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let session_build = session.is_some();
+    let result = write_file(&tmp, data, warnings, session).and_then(|rows| {
+        put_in_place(&tmp, out, &dir, session_build)?;
+        let bytes = std::fs::metadata(out).map_err(io(out))?.len();
+        Ok(Written { bytes, rows })
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A temporary file beside `out` for a file written there (`kind`: `tmp`, `stage`).
+pub(super) fn beside(out: &Path, kind: &str) -> (PathBuf, PathBuf) {
     let dir = match out.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -293,31 +309,28 @@ pub fn write(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "artifact.db".to_string());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let result = write_file(&tmp, data, warnings, session).and_then(|rows| {
-        if session.is_some() {
-            // Replacing a file frees its pages when its last handle closes: 9 ms for the
-            // reference workload's 15 MB, taken off the rebuild by closing it on another thread.
-            let replaced = std::fs::File::open(out).ok();
-            swap_into_place(&tmp, out)?;
-            super::drop_aside(replaced);
-        } else {
-            std::fs::File::open(&tmp)
-                .and_then(|file| file.sync_all())
-                .map_err(io(&tmp))?;
-            std::fs::rename(&tmp, out).map_err(io(out))?;
-            if let Ok(d) = std::fs::File::open(&dir) {
-                let _ = d.sync_all();
-            }
-        }
-        let bytes = std::fs::metadata(out).map_err(io(out))?.len();
-        Ok(Written { bytes, rows })
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let tmp = dir.join(format!(".{name}.{}.{kind}", std::process::id()));
+    (dir, tmp)
+}
+
+/// Puts the written file `tmp` at `out`: swapped in (a session's), or synced and renamed.
+pub(super) fn put_in_place(tmp: &Path, out: &Path, dir: &Path, session: bool) -> Result<(), Error> {
+    if session {
+        // Replacing a file frees its pages when its last handle closes: 9 ms for the
+        // reference workload's 15 MB, taken off the rebuild by closing it on another thread.
+        let replaced = std::fs::File::open(out).ok();
+        swap_into_place(tmp, out)?;
+        super::drop_aside(replaced);
+        return Ok(());
     }
-    result
+    std::fs::File::open(tmp)
+        .and_then(|file| file.sync_all())
+        .map_err(io(tmp))?;
+    std::fs::rename(tmp, out).map_err(io(out))?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 /// Puts the written file `tmp` at `out` atomically, as a rename does. A regular file already
@@ -344,28 +357,12 @@ fn write_file(
     session: Option<Option<Previous<'_>>>,
 ) -> Result<Option<Copyable>, Error> {
     let e = sql(path);
-    let mut conn = Connection::open(path).map_err(&e)?;
-    // No journal and no syncs while filling a new temporary file (the rename is the commit).
-    // A 16 MB page cache: pages spilled early go to the same file, and a larger cache only
-    // grew the peak (5,000 clients: 680 MB with 64 MB, 662 MB with 16 or 4 MB, same time).
-    // 8 KiB pages: fewer interior pages and overflow tails than 4 KiB, and fewer reads per
-    // catalog (5,000 clients: 120.5 -> 118.1 MB; 16 KiB saved 1 MB more but grew the
-    // reference artifact).
-    // Rows are written in an order where every reference points to a row written before it,
-    // and the references hold by construction (the tests run SQLite's `foreign_key_check` on
-    // artifacts): enforcing them here would look each one up again (the bundled SQLite
-    // enforces them by default), a fifth of the time of writing.
-    conn.execute_batch(
-        "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-         PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384;
-         PRAGMA foreign_keys = OFF;",
-    )
-    .map_err(&e)?;
+    let mut conn = open_new(path)?;
     let old = session.flatten().and_then(|p| attach_previous(&conn, p));
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
-    insert_small_tables(&tx, &d).map_err(&e)?;
+    insert_small_tables(&tx, &d, false).map_err(&e)?;
     let mut rows = Copyable {
         cards: std::mem::take(&mut d.cards),
         bundles: std::mem::take(&mut d.bundles),
@@ -385,12 +382,41 @@ fn write_file(
     }
     insert_tail(&tx, &d, warnings, old).map_err(&e)?;
     tx.commit().map_err(&e)?;
+    close(conn, path)?;
+    Ok(session.map(|_| rows))
+}
+
+/// A new database file at `path`, set up for writing an artifact.
+fn open_new(path: &Path) -> Result<Connection, Error> {
+    let e = sql(path);
+    let conn = Connection::open(path).map_err(&e)?;
+    // No journal and no syncs while filling a new temporary file (the rename is the commit).
+    // A 16 MB page cache: pages spilled early go to the same file, and a larger cache only
+    // grew the peak (5,000 clients: 680 MB with 64 MB, 662 MB with 16 or 4 MB, same time).
+    // 8 KiB pages: fewer interior pages and overflow tails than 4 KiB, and fewer reads per
+    // catalog (5,000 clients: 120.5 -> 118.1 MB; 16 KiB saved 1 MB more but grew the
+    // reference artifact).
+    // Rows are written in an order where every reference points to a row written before it,
+    // and the references hold by construction (the tests run SQLite's `foreign_key_check` on
+    // artifacts): enforcing them here would look each one up again (the bundled SQLite
+    // enforces them by default), a fifth of the time of writing.
+    conn.execute_batch(
+        "PRAGMA page_size = 8192; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+         PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -16384;
+         PRAGMA foreign_keys = OFF;",
+    )
+    .map_err(&e)?;
+    Ok(conn)
+}
+
+/// Stamps the schema's version and the application id on a written file and closes it.
+fn close(conn: Connection, path: &Path) -> Result<(), Error> {
+    let e = sql(path);
     conn.pragma_update(None, "user_version", schema::VERSION)
         .map_err(&e)?;
     conn.pragma_update(None, "application_id", schema::APPLICATION_ID)
         .map_err(&e)?;
-    conn.close().map_err(|(_, err)| e(err))?;
-    Ok(session.map(|_| rows))
+    conn.close().map_err(|(_, err)| e(err))
 }
 
 type Sql<T> = Result<T, rusqlite::Error>;
@@ -426,8 +452,9 @@ fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Arc<Blob>>) -> Sql
     Ok(())
 }
 
-/// manifest, category, source, client, consumer and consumer_hidden.
-fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
+/// manifest, category, source, client (copied from `old` if `staged`), consumer and
+/// consumer_hidden.
+fn insert_small_tables(tx: &Transaction<'_>, d: &Data, staged: bool) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO manifest VALUES (?1, ?2)")?;
     for (k, v) in &d.manifest {
         st.execute(params![k, v])?;
@@ -461,11 +488,12 @@ fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
             s.fragment.tokens
         ])?;
     }
+    if staged {
+        copy(tx, "client", Some("id"))?;
+    }
     let mut st = tx.prepare("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
-    for c in &d.clients {
-        st.execute(params![
-            c.id, c.trusted, c.flags, c.locales, c.tiers, c.toggles
-        ])?;
+    for c in d.clients.iter().filter(|_| !staged) {
+        insert_client(&mut st, c)?;
     }
     let mut st = tx.prepare("INSERT INTO consumer VALUES (?1, ?2, ?3)")?;
     let mut hidden = tx.prepare("INSERT INTO consumer_hidden VALUES (?1, ?2)")?;
@@ -475,6 +503,13 @@ fn insert_small_tables(tx: &Transaction<'_>, d: &Data) -> Sql<()> {
             hidden.execute(params![c.name, q])?;
         }
     }
+    Ok(())
+}
+
+fn insert_client(st: &mut rusqlite::Statement<'_>, c: &ClientRow) -> Sql<()> {
+    st.execute(params![
+        c.id, c.trusted, c.flags, c.locales, c.tiers, c.toggles
+    ])?;
     Ok(())
 }
 
@@ -498,26 +533,39 @@ fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>
         copy(tx, "card", None)?;
         return copy(tx, "card_fragment", Some("card, level, format"));
     }
-    let mut st = tx.prepare("INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
-    for (id, CardRows { card: c, .. }) in (1i64..).zip(&rows.cards) {
-        st.execute(params![
-            id,
-            c.name,
-            c.qualified_name,
-            c.category.as_deref().unwrap_or_default(),
-            c.description,
-            serde_json::to_string(&c.triggers).unwrap_or_default(),
-            serde_json::to_string(&c.when_to_use).unwrap_or_default(),
-            c.location,
-        ])?;
+    let mut st = tx.prepare(INSERT_CARD)?;
+    for (id, c) in (1i64..).zip(&rows.cards) {
+        insert_card(&mut st, id, &c.card)?;
     }
     let mut frag = tx.prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")?;
     for (id, c) in (1i64..).zip(&rows.cards) {
-        let mut fragments: Vec<_> = c.fragments.iter().collect();
-        fragments.sort_by(|a, b| (&a.level, a.format).cmp(&(&b.level, b.format)));
-        for f in fragments {
-            frag.execute(params![id, f.level, f.format, f.text.text, f.text.tokens])?;
-        }
+        insert_fragments(&mut frag, id, c)?;
+    }
+    Ok(())
+}
+
+const INSERT_CARD: &str = "INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+fn insert_card(st: &mut rusqlite::Statement<'_>, id: i64, c: &crate::render::Card) -> Sql<()> {
+    st.execute(params![
+        id,
+        c.name,
+        c.qualified_name,
+        c.category.as_deref().unwrap_or_default(),
+        c.description,
+        serde_json::to_string(&c.triggers).unwrap_or_default(),
+        serde_json::to_string(&c.when_to_use).unwrap_or_default(),
+        c.location,
+    ])?;
+    Ok(())
+}
+
+/// A card's fragments, in the order of their key.
+fn insert_fragments(st: &mut rusqlite::Statement<'_>, id: i64, c: &CardRows) -> Sql<()> {
+    let mut fragments: Vec<_> = c.fragments.iter().collect();
+    fragments.sort_by(|a, b| (&a.level, a.format).cmp(&(&b.level, b.format)));
+    for f in fragments {
+        st.execute(params![id, f.level, f.format, f.text.text, f.text.tokens])?;
     }
     Ok(())
 }
@@ -531,9 +579,7 @@ fn insert_entries(
     old: Option<&[WrittenEntry]>,
     keep: bool,
 ) -> Sql<Vec<WrittenEntry>> {
-    let mut st = tx.prepare(
-        "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-    )?;
+    let mut st = tx.prepare(INSERT_ENTRY)?;
     let mut copy = match old {
         Some(_) => Some(tx.prepare(
             "INSERT INTO main.entry SELECT * FROM old.entry WHERE id BETWEEN ?1 AND ?2",
@@ -568,6 +614,8 @@ fn insert_entries(
     flush(&mut run)?;
     Ok(written)
 }
+
+const INSERT_ENTRY: &str = "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
 
 fn insert_entry(st: &mut rusqlite::Statement<'_>, id: i64, laid: &LaidEntry) -> Sql<()> {
     let en = &*laid.row;
@@ -628,19 +676,26 @@ fn insert_bundles(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_
     if old.is_some_and(|o| o.rows == rows.rows) {
         return copy(tx, "bundle", Some("id"));
     }
-    let mut st = tx.prepare("INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut st = tx.prepare(INSERT_BUNDLE)?;
     for (id, b) in (1i64..).zip(&rows.rows) {
-        let base = b.base.map(|x| x as i64 + 1);
-        st.execute(params![
-            id,
-            b.client,
-            b.locale,
-            b.tier,
-            base,
-            b.catalog_level,
-            b.slots as i64 + 1
-        ])?;
+        insert_bundle(&mut st, id, b)?;
     }
+    Ok(())
+}
+
+const INSERT_BUNDLE: &str = "INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+fn insert_bundle(st: &mut rusqlite::Statement<'_>, id: i64, b: &BundleRow) -> Sql<()> {
+    let base = b.base.map(|x| x as i64 + 1);
+    st.execute(params![
+        id,
+        b.client,
+        b.locale,
+        b.tier,
+        base,
+        b.catalog_level,
+        b.slots as i64 + 1
+    ])?;
     Ok(())
 }
 
@@ -671,6 +726,174 @@ fn insert_tail(
         ])?;
     }
     Ok(())
+}
+
+/// The rows of a build of many clients, written batch by batch to a staging file beside the
+/// artifact as each batch numbers them (so they are not held in memory), and then copied into
+/// the artifact table by table in the order a build of the whole workspace writes them: the
+/// two give the same bytes.
+pub struct Stage {
+    path: PathBuf,
+    conn: Connection,
+}
+
+impl Stage {
+    /// A new staging file for the artifact `out`.
+    pub fn create(out: &Path) -> Result<Stage, Error> {
+        let (_, path) = beside(out, "stage");
+        let _ = std::fs::remove_file(&path);
+        let conn = open_new(&path)?;
+        conn.execute_batch(schema::DDL)
+            .and_then(|_| conn.execute_batch("BEGIN"))
+            .map_err(sql(&path))?;
+        Ok(Stage { path, conn })
+    }
+
+    fn run(&self, statement: &str, params: impl rusqlite::Params) -> Result<(), Error> {
+        let mut st = self
+            .conn
+            .prepare_cached(statement)
+            .map_err(sql(&self.path))?;
+        st.execute(params).map_err(sql(&self.path))?;
+        Ok(())
+    }
+
+    /// Blobs (a blob staged already is left as it is).
+    pub fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
+        for (hash, blob) in blobs {
+            let row = params![hash, blob.size as i64, blob.encoding, blob.stored];
+            self.run("INSERT OR IGNORE INTO blob VALUES (?1, ?2, ?3, ?4)", row)?;
+        }
+        Ok(())
+    }
+
+    /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
+    /// the fragments of every level any of them cut it to.
+    pub fn card(&self, id: i64, c: &CardRows, new: bool) -> Result<(), Error> {
+        let e = sql(&self.path);
+        if new {
+            let mut st = self.conn.prepare_cached(INSERT_CARD).map_err(&e)?;
+            insert_card(&mut st, id, &c.card).map_err(&e)?;
+        }
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")
+            .map_err(&e)?;
+        insert_fragments(&mut st, id, c).map_err(&e)
+    }
+
+    /// Entry `id`.
+    pub fn entry(&self, id: i64, laid: &LaidEntry) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self.conn.prepare_cached(INSERT_ENTRY).map_err(&e)?;
+        insert_entry(&mut st, id, laid).map_err(&e)
+    }
+
+    /// Row `id` of `name`, `reason` or `slot_list`.
+    pub fn text(&self, table: &str, id: i64, text: &str) -> Result<(), Error> {
+        let statement = match table {
+            "name" => "INSERT INTO name VALUES (?1, ?2)",
+            "reason" => "INSERT INTO reason VALUES (?1, ?2)",
+            _ => "INSERT INTO slot_list VALUES (?1, ?2)",
+        };
+        self.run(statement, params![id, text])
+    }
+
+    /// Bundle `id`.
+    pub fn bundle(&self, id: i64, b: &BundleRow) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self.conn.prepare_cached(INSERT_BUNDLE).map_err(&e)?;
+        insert_bundle(&mut st, id, b).map_err(&e)
+    }
+
+    /// A client.
+    pub fn client(&self, c: &ClientRow) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .map_err(&e)?;
+        insert_client(&mut st, c).map_err(&e)
+    }
+
+    /// An asset.
+    pub fn asset(&self, a: &AssetRow) -> Result<(), Error> {
+        self.run(
+            "INSERT INTO asset VALUES (?1, ?2, ?3)",
+            params![a.skill_file, a.path, a.blob],
+        )
+    }
+
+    /// Distinct blobs staged.
+    pub fn blob_count(&self) -> Result<usize, Error> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM blob", [], |r| r.get(0))
+            .map_err(sql(&self.path))?;
+        Ok(n as usize)
+    }
+
+    /// Writes the artifact `out` from the staged rows and `d`'s other tables (manifest,
+    /// categories, sources, consumers), with `warnings`; the staging file is removed.
+    pub fn write(self, out: &Path, d: Data, warnings: &[crate::Diagnostic]) -> Result<u64, Error> {
+        let Stage { path, conn } = self;
+        let staged = conn
+            .execute_batch("COMMIT")
+            .map_err(sql(&path))
+            .and_then(|_| conn.close().map_err(|(_, err)| sql(&path)(err)));
+        let (dir, tmp) = beside(out, "tmp");
+        let _ = std::fs::remove_file(&tmp);
+        let result = staged
+            .and_then(|_| write_from_stage(&tmp, &path, &d, warnings))
+            .and_then(|_| put_in_place(&tmp, out, &dir, false))
+            .and_then(|_| Ok(std::fs::metadata(out).map_err(io(out))?.len()));
+        let _ = std::fs::remove_file(&path);
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    /// Removes the staging file (a build that found errors writes nothing).
+    pub fn discard(self) {
+        let Stage { path, conn } = self;
+        drop(conn);
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The artifact at `path` from the staging file `stage`, table by table in the order
+/// [`write_file`] inserts them.
+fn write_from_stage(
+    path: &Path,
+    stage: &Path,
+    d: &Data,
+    warnings: &[crate::Diagnostic],
+) -> Result<(), Error> {
+    let e = sql(path);
+    let mut conn = open_new(path)?;
+    let stage_path = stage.to_str().unwrap_or_default();
+    conn.execute("ATTACH DATABASE ?1 AS old", [stage_path])
+        .map_err(&e)?;
+    let tx = conn.transaction().map_err(&e)?;
+    let copy_all = || -> Sql<()> {
+        tx.execute_batch(schema::DDL)?;
+        copy(&tx, "blob", Some("hash"))?;
+        insert_small_tables(&tx, d, true)?;
+        copy(&tx, "card", None)?;
+        copy(&tx, "card_fragment", Some("card, level, format"))?;
+        copy(&tx, "entry", None)?;
+        copy(&tx, "name", Some("id"))?;
+        copy(&tx, "reason", Some("id"))?;
+        copy(&tx, "slot_list", None)?;
+        copy(&tx, "bundle", Some("id"))?;
+        copy(&tx, "asset", Some("skill_file, path"))?;
+        insert_tail(&tx, d, warnings, None)
+    };
+    copy_all().map_err(&e)?;
+    tx.commit().map_err(&e)?;
+    conn.execute("DETACH DATABASE old", []).map_err(&e)?;
+    close(conn, path)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `skillc build`: check → resolve every bundle → render → write the artifact (SPEC 4, 6).
 
 pub mod artifact;
+mod batched;
 mod budget;
 mod bundles;
 mod entries;
@@ -38,6 +39,9 @@ pub struct BuildOptions<'a> {
     /// The release label stored in the manifest (`release`), if any: an input like the files,
     /// so the same files and label give the same bytes.
     pub release: Option<String>,
+    /// Clients per batch of a one-shot build of more clients than that (`None`:
+    /// [`batched::CLIENTS_PER_BATCH`]): its memory then holds one batch's skills at a time.
+    pub clients_per_batch: Option<usize>,
     /// Computes the release label instead of `release`, on a thread of its own while the build
     /// reads, checks and resolves ([`git_release_label`]'s `git status` takes 50-60 ms on the
     /// reference workload, a tenth of the studio's save-to-preview budget).
@@ -256,6 +260,9 @@ fn build_once(
     mut label: Label<'_>,
     mut session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
+    if let Some(report) = in_batches(root, out, options, &mut label, session.is_none())? {
+        return Ok(report);
+    }
     progress(options, "reading", 0, 1);
     let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
     let digests = session.as_mut().map(|s| &mut s.digests);
@@ -326,6 +333,29 @@ fn build_once(
         remember(s, ws, kept, done, out);
     }
     Ok(report)
+}
+
+/// A one-shot build of more clients than a batch holds, run batch by batch ([`batched`]);
+/// `None` for any other build.
+fn in_batches(
+    root: &Path,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    label: &mut Label<'_>,
+    one_shot: bool,
+) -> Result<Option<BuildReport>, Error> {
+    let size = options
+        .clients_per_batch
+        .unwrap_or(batched::CLIENTS_PER_BATCH);
+    let batches = match one_shot {
+        true => crate::parse::batches::plan(root, size)?,
+        false => None,
+    };
+    let Some(batches) = batches else {
+        return Ok(None);
+    };
+    let release = label.get().clone();
+    batched::build(&batches, out, options, &release).map(Some)
 }
 
 /// What checking leaves a build: the workspace, the check's diagnostics ready to show, and
@@ -558,15 +588,25 @@ fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (Stri
             .map(|(text, digest)| (address(text), (text.clone(), *digest)))
             .collect();
     }
+    let all = inputs
+        .iter()
+        .zip(&hashed)
+        .map(|((path, data, _), digest)| (&**path, *digest, data.len() as u64));
+    fold_inputs(all)
+}
+
+/// The input hash of the files (path, sha256, length) in the order [`input_hash`] takes them,
+/// and the bytes of the distinct ones.
+fn fold_inputs<'p>(inputs: impl Iterator<Item = (&'p str, [u8; 32], u64)>) -> (String, u64) {
     let mut h = Sha256::new();
     let mut distinct: FxHashSet<[u8; 32]> = FxHashSet::default();
     let mut bytes = 0u64;
-    for ((path, data, _), digest) in inputs.iter().zip(&hashed) {
+    for (path, digest, len) in inputs {
         h.update(path.as_bytes());
         h.update([0]);
         h.update(digest);
-        if distinct.insert(*digest) {
-            bytes += data.len() as u64;
+        if distinct.insert(digest) {
+            bytes += len;
         }
     }
     (format!("{:x}", h.finalize()), bytes)

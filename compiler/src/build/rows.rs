@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CategoryRow, ClientRow, ConsumerRow, Counted, EntryRow,
     Record, SourceRow,
@@ -34,7 +34,16 @@ fn counted(text: String) -> Counted {
 /// Category order: `order`, then id; uncategorized (`''`) last.
 pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow>, RenderError> {
     let mut cats: BTreeMap<String, Category> = ws.categories.clone();
-    for c in ws.skills.iter().filter_map(|s| s.category.as_ref()) {
+    // In a batch of clients, the categories of every batch's skills.
+    let named: Vec<&String> = match ws.census.as_deref() {
+        Some(census) => census.skill_categories.iter().collect(),
+        None => ws
+            .skills
+            .iter()
+            .filter_map(|s| s.category.as_ref())
+            .collect(),
+    };
+    for c in named {
         cats.entry(c.clone()).or_insert_with(|| Category {
             id: c.clone(),
             order: i64::MAX,
@@ -261,7 +270,7 @@ fn shared_lists(
 
 /// A bundle's slots as stored: `[name, entry]`, or `[name, null, reason]` for a name left out
 /// (1-based ids of the `name`, `entry` and `reason` tables).
-fn pack_slots(slots: impl Iterator<Item = BundleSlot>) -> String {
+pub(super) fn pack_slots(slots: impl Iterator<Item = BundleSlot>) -> String {
     use std::fmt::Write as _;
     let mut packed = String::from("[");
     for s in slots {
@@ -278,18 +287,26 @@ fn pack_slots(slots: impl Iterator<Item = BundleSlot>) -> String {
     packed
 }
 
-/// The distinct texts, sorted, and the index of each.
+/// The distinct texts in order of first appearance, and the index of each: the bundles of a
+/// batch of clients then number theirs after the ones before them, as a whole build does.
 fn numbered<'a>(texts: impl Iterator<Item = &'a str>) -> (Vec<String>, FxHashMap<&'a str, usize>) {
-    let distinct: FxHashSet<&str> = texts.collect();
-    let mut sorted: Vec<&str> = distinct.into_iter().collect();
-    sorted.sort_unstable();
-    let index = sorted.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-    (sorted.into_iter().map(str::to_string).collect(), index)
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut distinct = Vec::new();
+    for t in texts {
+        index.entry(t).or_insert_with(|| {
+            distinct.push(t.to_string());
+            distinct.len() - 1
+        });
+    }
+    (distinct, index)
 }
 
 /// Consumers and the qualified names each one's catalogs leave out.
 fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
-    let names: BTreeSet<&str> = qualified.iter().map(String::as_str).collect();
+    let names: BTreeSet<&str> = match ws.census.as_deref() {
+        Some(census) => census.qualified.iter().map(String::as_str).collect(),
+        None => qualified.iter().map(String::as_str).collect(),
+    };
     ws.config
         .consumers
         .iter()
@@ -365,6 +382,8 @@ pub fn assets(ws: &Workspace, session: bool) -> (Vec<AssetRow>, BTreeMap<String,
             });
         }
     }
+    // In the table's key order, as a build of many clients copies them in.
+    rows.sort_by(|a, b| (&a.skill_file, &a.path).cmp(&(&b.skill_file, &b.path)));
     (rows, blobs)
 }
 
@@ -373,11 +392,18 @@ pub fn assets(ws: &Workspace, session: bool) -> (Vec<AssetRow>, BTreeMap<String,
 fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     let cfg = &ws.config;
     let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
-    let global = ws
-        .skills
-        .iter()
-        .filter(|s| s.scope == Scope::Global)
-        .count();
+    let counts = match ws.census.as_deref() {
+        Some(census) => census.counts,
+        None => crate::parse::census::Counts {
+            skills: ws.skills.len(),
+            global_skills: ws
+                .skills
+                .iter()
+                .filter(|s| s.scope == Scope::Global)
+                .count(),
+            clients: ws.clients.len(),
+        },
+    };
     let mut m: BTreeMap<String, String> = [
         (
             "schema_version",
@@ -398,9 +424,9 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
         ),
         ("pipeline_max_depth", cfg.pipeline_max_depth.to_string()),
         ("max_triggers", cfg.max_triggers.to_string()),
-        ("skills", ws.skills.len().to_string()),
-        ("global_skills", global.to_string()),
-        ("clients", ws.clients.len().to_string()),
+        ("skills", counts.skills.to_string()),
+        ("global_skills", counts.global_skills.to_string()),
+        ("clients", counts.clients.to_string()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

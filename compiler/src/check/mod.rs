@@ -3,7 +3,7 @@
 
 pub mod cache;
 pub mod names;
-pub(crate) mod overlap;
+pub mod overlap;
 pub(crate) mod template_guard;
 pub(crate) mod validate;
 

@@ -57,28 +57,73 @@ fn listed(ws: &Workspace, s: &Skill) -> bool {
         && s.frontmatter.variant_of.is_none()
 }
 
-/// The TF-IDF vector of every skill (by index in `ws.skills`; empty unless listed), and the
-/// vocabulary.
-fn vectors(ws: &Workspace, listed: &[usize]) -> (Vec<Vector>, Vec<String>) {
-    let mut vocabulary: HashMap<String, u32> = HashMap::new();
-    let mut counts: Vec<(usize, BTreeMap<u32, f32>)> = Vec::new();
-    let mut df: Vec<u32> = Vec::new();
-    for &i in listed {
-        let mut tf: BTreeMap<u32, f32> = BTreeMap::new();
-        for w in catalog_words(&ws.skills[i]) {
-            let next = vocabulary.len() as u32;
-            let id = *vocabulary.entry(w).or_insert(next);
-            *tf.entry(id).or_default() += 1.0;
+/// How often each word appears in one skill's catalog text, by word id.
+type TermCounts = BTreeMap<u32, f32>;
+
+/// The vocabulary of the listed skills' catalog texts, numbered in order of first appearance
+/// over the skills in workspace order, with each word's document frequency and the number of
+/// listed skills: the inverse document frequencies depend on every listed skill.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Words {
+    ids: HashMap<String, u32>,
+    df: Vec<u32>,
+    listed: usize,
+}
+
+impl Words {
+    /// Counts the listed ones of `skills` (indices into `ws.skills`, in workspace order) into
+    /// the vocabulary, and returns their term counts.
+    pub fn add(&mut self, ws: &Workspace, skills: &[usize]) -> Vec<(usize, TermCounts)> {
+        let mut counts = Vec::new();
+        for &i in skills.iter().filter(|&&i| listed(ws, &ws.skills[i])) {
+            let mut tf = TermCounts::new();
+            for w in catalog_words(&ws.skills[i]) {
+                let next = self.ids.len() as u32;
+                let id = *self.ids.entry(w).or_insert(next);
+                *tf.entry(id).or_default() += 1.0;
+            }
+            self.df.resize(self.ids.len(), 0);
+            for id in tf.keys() {
+                self.df[*id as usize] += 1;
+            }
+            self.listed += 1;
+            counts.push((i, tf));
         }
-        df.resize(vocabulary.len(), 0);
-        for id in tf.keys() {
-            df[*id as usize] += 1;
-        }
-        counts.push((i, tf));
+        counts
     }
-    let n = listed.len() as f32;
+
+    /// The term counts of `listed`, whose words this vocabulary has counted already.
+    fn counts_of(&self, ws: &Workspace, listed: &[usize]) -> Vec<(usize, TermCounts)> {
+        let count = |i: usize| {
+            let mut tf = TermCounts::new();
+            for id in catalog_words(&ws.skills[i])
+                .iter()
+                .filter_map(|w| self.ids.get(w))
+            {
+                *tf.entry(*id).or_default() += 1.0;
+            }
+            (i, tf)
+        };
+        listed.iter().map(|&i| count(i)).collect()
+    }
+
+    /// The words by id.
+    fn vocabulary(&self) -> Vec<String> {
+        let mut words = vec![String::new(); self.ids.len()];
+        for (w, id) in &self.ids {
+            words[*id as usize] = w.clone();
+        }
+        words
+    }
+}
+
+/// The TF-IDF vector of every skill (by index in `ws.skills`; empty unless listed) from the
+/// term counts of the listed ones.
+fn vectors(ws: &Workspace, counts: Vec<(usize, TermCounts)>, words: &Words) -> Vec<Vector> {
+    let n = words.listed as f32;
+    let df = &words.df;
     let mut vectors = vec![Vector::new(); ws.skills.len()];
-    for (i, v) in counts.into_iter().map(|(i, tf)| {
+    for (i, tf) in counts {
         let mut v: Vector = tf
             .into_iter()
             .map(|(id, count)| {
@@ -90,15 +135,9 @@ fn vectors(ws: &Workspace, listed: &[usize]) -> (Vec<Vector>, Vec<String>) {
         if norm > 0.0 {
             v.iter_mut().for_each(|(_, w)| *w /= norm);
         }
-        (i, v)
-    }) {
         vectors[i] = v;
     }
-    let mut words = vec![String::new(); vocabulary.len()];
-    for (w, id) in vocabulary {
-        words[id as usize] = w;
-    }
-    (vectors, words)
+    vectors
 }
 
 /// Whether either skill says the other is meant to look alike.
@@ -332,7 +371,17 @@ fn compute(ws: &Workspace) -> Vec<Diagnostic> {
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
-    let (vectors, vocabulary) = vectors(ws, &listed);
+    // A batch of a larger workspace weighs words over all of it, as a whole load does.
+    let mut own = Words::default();
+    let (words, counts) = match ws.census.as_deref() {
+        Some(census) => (&census.words, census.words.counts_of(ws, &listed)),
+        None => {
+            let counts = own.add(ws, &listed);
+            (&own, counts)
+        }
+    };
+    let vectors = vectors(ws, counts, words);
+    let vocabulary = words.vocabulary();
     let best = closest(ws, &listed, &vectors, vocabulary.len(), threshold);
     best.into_iter()
         .enumerate()

@@ -347,7 +347,7 @@ fn required_variables(ws: &Workspace, out: &mut Vec<Diagnostic>) {
             };
             let resolved = s.vars_json.contains_key(var)
                 || in_section(&ws.variables)
-                || ws.clients.values().any(|c| in_section(&c.vars))
+                || some_client_sets(ws, &s.name, var)
                 || std::env::var_os(var).is_some();
             if !resolved {
                 out.push(
@@ -365,4 +365,19 @@ fn required_variables(ws: &Workspace, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// Whether some client's `vars` sets `var` for the skill `name` or for all skills (in a batch
+/// of clients, any client of the workspace).
+fn some_client_sets(ws: &Workspace, name: &str, var: &str) -> bool {
+    let sets = |section: &str| match ws.census.as_deref() {
+        Some(census) => census
+            .client_vars
+            .contains(&(section.to_string(), var.to_string())),
+        None => ws
+            .clients
+            .values()
+            .any(|c| c.vars.get(section).is_some_and(|v| v.contains_key(var))),
+    };
+    sets(name) || sets("_global")
 }

@@ -138,10 +138,21 @@ pub fn read_tree_cached(
     cache: Option<&ReadCache>,
 ) -> Result<Tree, Error> {
     let listed = walk(root, prefix, boundary, cache)?;
+    Ok(read_listed(&listed, cache, |_| true))
+}
+
+/// Reads the files of a walk's listing that `keep` selects by relative path (a batch of
+/// clients), taking from `cache` what it knows unchanged.
+pub fn read_listed(
+    listed: &Listed,
+    cache: Option<&ReadCache>,
+    keep: impl Fn(&str) -> bool + Sync,
+) -> Tree {
     use rayon::prelude::*;
     let read: Vec<(RawFile, bool)> = listed
         .found
         .par_iter()
+        .filter(|(rel, _)| keep(rel))
         .map(|(rel, path)| {
             let (content, unchanged) = match cache {
                 Some(c) => c.read(path),
@@ -160,13 +171,13 @@ pub fn read_tree_cached(
     let mut files: Vec<RawFile> = read.into_iter().map(|(f, _)| f).collect();
     files.retain(|f| f.content != FileContent::Artifact);
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
-    Ok(Tree {
+    Tree {
         files,
-        diagnostics: listed.diagnostics,
-        hidden_skills: listed.hidden_skills,
+        diagnostics: listed.diagnostics.clone(),
+        hidden_skills: listed.hidden_skills.clone(),
         unchanged,
         linked: listed.linked,
-    })
+    }
 }
 
 /// The canonical folder of a workspace: symbolic links inside it may point anywhere below it.
@@ -178,7 +189,7 @@ pub fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
 }
 
 /// What a walk found before reading any file.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Listed {
     /// The files a read would read: relative path and path on disk, in path order.
     pub found: Vec<(String, PathBuf)>,

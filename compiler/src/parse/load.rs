@@ -117,13 +117,36 @@ pub fn load_dir_with(
 ) -> Result<Loaded, fsio::Error> {
     let boundary = fsio::canonical_root(root)?;
     let trusted = cache.as_deref_mut().and_then(|c| c.trusted_tree(root));
-    let mut tree = match trusted {
+    let tree = match trusted {
         Some(tree) => tree,
         None => {
             let read = cache.as_deref().map(|c| &c.read);
             fsio::read_tree_cached(root, "", &boundary, read)?
         }
     };
+    load_tree(root, &boundary, tree, cache, drafts)
+}
+
+/// Loads the files of `listed` (a walk of `root`) that `keep` selects: the workspace as
+/// [`load_dir`] would load it if it held only those files (one batch of its clients).
+pub fn load_listed(
+    root: &Path,
+    listed: &fsio::Listed,
+    keep: impl Fn(&str) -> bool + Sync,
+) -> Result<Loaded, fsio::Error> {
+    let boundary = fsio::canonical_root(root)?;
+    let tree = fsio::read_listed(listed, None, keep);
+    load_tree(root, &boundary, tree, None, &[])
+}
+
+/// Loads the files read into `tree`, with `drafts` in place of theirs.
+fn load_tree(
+    root: &Path,
+    boundary: &Path,
+    mut tree: fsio::Tree,
+    mut cache: Option<&mut LoadCache>,
+    drafts: &[RawFile],
+) -> Result<Loaded, fsio::Error> {
     // Taken: the next load that takes this tree sets its own.
     let mut unchanged = std::mem::take(&mut tree.unchanged);
     let mut walk_diags = tree.diagnostics.clone();

@@ -65,12 +65,47 @@ pub fn normalize_url(url: &str) -> String {
     format!("{scheme}://{host}{path}{query}")
 }
 
-/// Builds the pool of all sources of `ws`.
+/// Builds the pool of all sources of `ws` (in a batch of clients, of the whole workspace).
 pub fn build(ws: &Workspace) -> Pool {
-    let mut by_url: BTreeMap<String, PooledSource> = BTreeMap::new();
-    // Skills are sorted by scope and path: the first description of a URL wins, the same way
-    // on every run.
-    for skill in &ws.skills {
+    let gathered;
+    let by_url = match ws.census.as_deref() {
+        Some(census) => &census.sources,
+        None => {
+            let mut by_url = BTreeMap::new();
+            gather(&mut by_url, ws.skills.iter().map(|s| &**s));
+            gathered = by_url;
+            &gathered
+        }
+    };
+    let mut sources: Vec<PooledSource> = by_url.values().cloned().collect();
+    let mut sid_of: BTreeMap<&str, u32> = BTreeMap::new();
+    for (i, s) in sources.iter_mut().enumerate() {
+        s.sid = i as u32 + 1;
+    }
+    for s in &sources {
+        sid_of.insert(&s.url, s.sid);
+    }
+    let local = ws
+        .skills
+        .iter()
+        .map(|skill| {
+            skill
+                .sources
+                .iter()
+                .map(|s| (s.sid, sid_of[normalize_url(&s.url).as_str()]))
+                .collect()
+        })
+        .collect();
+    Pool { sources, local }
+}
+
+/// Adds the sources of `skills` to the pool by normalised URL. Skills come sorted by scope
+/// and path: the first description of a URL wins, the same way on every run.
+pub fn gather<'s>(
+    by_url: &mut BTreeMap<String, PooledSource>,
+    skills: impl Iterator<Item = &'s crate::model::Skill>,
+) {
+    for skill in skills {
         for s in &skill.sources {
             let url = normalize_url(&s.url);
             let entry = by_url.entry(url.clone()).or_insert_with(|| PooledSource {
@@ -91,24 +126,6 @@ pub fn build(ws: &Workspace) -> Pool {
             }
         }
     }
-    let mut sources: Vec<PooledSource> = by_url.into_values().collect();
-    let mut sid_of: BTreeMap<String, u32> = BTreeMap::new();
-    for (i, s) in sources.iter_mut().enumerate() {
-        s.sid = i as u32 + 1;
-        sid_of.insert(s.url.clone(), s.sid);
-    }
-    let local = ws
-        .skills
-        .iter()
-        .map(|skill| {
-            skill
-                .sources
-                .iter()
-                .map(|s| (s.sid, sid_of[&normalize_url(&s.url)]))
-                .collect()
-        })
-        .collect();
-    Pool { sources, local }
 }
 
 /// Writes pool ids as a token body: `1,2,3,7` → `1-3,7`.

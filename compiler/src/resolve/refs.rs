@@ -72,6 +72,10 @@ impl<'a> Index<'a> {
     /// only some clients have, such as a client skill it blocks).
     pub fn exists_anywhere(&self, text: &str) -> bool {
         let (ns, name) = split(text);
+        if let Some(census) = self.ws.census.as_deref() {
+            // A batch of clients: the other batches' skills count too.
+            return census.exists_anywhere(ns, &name);
+        }
         self.by_name.iter().any(|((_, n), ids)| {
             *n == name
                 && ids
@@ -82,6 +86,9 @@ impl<'a> Index<'a> {
 
     /// All distinct skill names, for suggestions.
     pub fn names(&self) -> Vec<&'a str> {
+        if let Some(census) = self.ws.census.as_deref() {
+            return census.names.keys().map(String::as_str).collect();
+        }
         let mut keys: Vec<&(&Scope, &str)> = self.by_name.keys().collect();
         keys.sort();
         let mut v: Vec<&str> = keys.into_iter().map(|(_, n)| *n).collect();

@@ -1,0 +1,353 @@
+//! A one-shot build of a workspace of many clients, a batch of clients at a time, so that its
+//! memory does not grow with the number of clients (SPEC 9's scale points).
+//!
+//! A first pass loads each batch to take the census of the whole workspace (the facts some
+//! results read across clients, see [`crate::parse::census`]) and its input hash. The second
+//! loads each batch again with the census, checks it, runs the phases over it and stages its
+//! rows, numbered as a build of the whole workspace numbers them: every table is numbered in
+//! the order its rows first appear over the bundles, global bundles first and then each
+//! client's, and batches follow the clients' order. The artifact is then copied from the
+//! staged rows; it is byte for byte the one a build of the whole workspace writes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use sha2::{Digest, Sha256};
+use skillc_runtime::schema::BundleSlot;
+
+use super::artifact::{BundleTables, Data, Stage};
+use super::{fit, fold_inputs, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::parse::batches::Batches;
+use crate::parse::census::Census;
+use crate::resolve::EntryKey;
+use crate::{CheckOptions, Workspace};
+
+/// Clients per batch when the build options do not say.
+pub const CLIENTS_PER_BATCH: usize = 1000;
+
+/// Builds the workspace split into `batches` into `out`, with the release label `release`.
+pub(super) fn build(
+    batches: &Batches<'_>,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    release: &Option<String>,
+) -> Result<BuildReport, Error> {
+    progress(options, "reading", 0, 1);
+    let survey = survey(batches)?;
+    let census = Arc::new(survey.census);
+    let mut diagnostics = Vec::new();
+    let mut merge = Some(Merge::new(Stage::create(out)?));
+    let mut small = None;
+    for k in 0..batches.len() {
+        progress(options, "building batches", k, batches.len());
+        let mut loaded = batches.load(k)?;
+        loaded.workspace.census = Some(census.clone());
+        let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), false);
+        crate::check::present(&mut found, &loaded.texts);
+        let failed = found.iter().any(|d| d.severity == Severity::Error);
+        diagnostics.extend(found);
+        let Some(m) = merge.as_mut().filter(|_| !failed) else {
+            // Checked on, to report every batch's errors; nothing more is staged.
+            give_up(&mut merge);
+            continue;
+        };
+        loaded.texts = Default::default();
+        let ws = loaded.workspace;
+        let drawn = super::draw(&ws, &survey.input_hash, options, None, false);
+        let shaped = match drawn.and_then(|d| fit(d, options, None, false)) {
+            Ok(shaped) => shaped,
+            Err(errors) => {
+                diagnostics.extend(errors);
+                give_up(&mut merge);
+                continue;
+            }
+        };
+        let ids = entry_identities(&ws, &shaped.drawn.key_index);
+        drop(ws);
+        let (data, warnings, _) = lay_out(shaped, options, release, false, None);
+        diagnostics.extend(warnings);
+        let rest = m.add(batches, k, data, &ids)?;
+        small.get_or_insert(rest);
+    }
+    progress(options, "building batches", batches.len(), batches.len());
+    crate::diagnostic::sort(&mut diagnostics);
+    let (Some(m), Some(small)) = (merge, small) else {
+        return Ok(super::failed(diagnostics));
+    };
+    progress(options, "writing", 0, 1);
+    let (written, mut stats) = m.write(out, small, &diagnostics)?;
+    progress(options, "writing", 1, 1);
+    stats.skills = census.counts.skills;
+    stats.source_bytes = survey.source_bytes;
+    stats.bytes = written;
+    Ok(BuildReport {
+        diagnostics,
+        stats: Some(stats),
+        unchanged: false,
+    })
+}
+
+/// Stops staging: a batch had errors, so nothing will be written.
+fn give_up(merge: &mut Option<Merge>) {
+    if let Some(m) = merge.take() {
+        m.stage.discard();
+    }
+}
+
+/// What the first pass finds: the census, and the input hash and distinct source bytes a
+/// build of the whole workspace computes.
+struct Survey {
+    census: Census,
+    input_hash: String,
+    source_bytes: u64,
+}
+
+/// Loads every batch once: the census, and the digest of every input file in the order the
+/// input hash takes them (text files by path, then the skills' other files skill by skill).
+fn survey(batches: &Batches<'_>) -> Result<Survey, Error> {
+    let mut census = Census::default();
+    let mut texts: Vec<(Arc<str>, [u8; 32], u64)> = Vec::new();
+    let mut assets: Vec<(String, [u8; 32], u64)> = Vec::new();
+    for k in 0..batches.len() {
+        let loaded = batches.load(k)?;
+        let ws = &loaded.workspace;
+        census.add(ws, k == 0);
+        let own: Vec<(&Arc<str>, &Arc<str>)> = loaded
+            .texts
+            .iter()
+            .filter(|(path, _)| batches.owns(k, path))
+            .collect();
+        texts.par_extend(
+            own.par_iter()
+                .map(|(path, text)| ((*path).clone(), sha256(text.as_bytes()), text.len() as u64)),
+        );
+        let skills = ws.skills.iter().filter(|s| batches.owns(k, &s.file));
+        let files: Vec<(String, &[u8])> = skills
+            .flat_map(|s| {
+                let dir = &s.dir;
+                s.assets
+                    .iter()
+                    .map(move |a| (format!("{dir}/{}", a.path), a.data.as_slice()))
+            })
+            .collect();
+        assets.par_extend(
+            files
+                .into_par_iter()
+                .map(|(path, data)| (path, sha256(data), data.len() as u64)),
+        );
+    }
+    texts.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let all = texts
+        .iter()
+        .map(|(p, d, n)| (&**p, *d, *n))
+        .chain(assets.iter().map(|(p, d, n)| (p.as_str(), *d, *n)));
+    let (input_hash, source_bytes) = fold_inputs(all);
+    Ok(Survey {
+        census,
+        input_hash,
+        source_bytes,
+    })
+}
+
+fn sha256(data: &[u8]) -> [u8; 32] {
+    Sha256::digest(data).into()
+}
+
+/// A 128-bit digest, to know a row met in an earlier batch by content without holding it.
+fn digest128(data: &[u8]) -> u128 {
+    let full = Sha256::digest(data);
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&full[..16]);
+    u128::from_le_bytes(first)
+}
+
+/// What makes each of a batch's entries (by index) the same entry in every batch: its key,
+/// with skills named by file rather than by their place in this batch's workspace.
+fn entry_identities(ws: &Workspace, key_index: &FxHashMap<Arc<EntryKey>, usize>) -> Vec<u128> {
+    let mut ids = vec![0u128; key_index.len()];
+    for (k, &i) in key_index {
+        let key = format!(
+            "{}\0{}\0{:?}\0{}\0{:?}\0{:?}\0{}",
+            ws.skills[k.base].file,
+            ws.skills[k.source].file,
+            k.locale_file,
+            k.compact,
+            k.vars,
+            k.unavailable,
+            k.untrusted
+        );
+        ids[i] = digest128(key.as_bytes());
+    }
+    ids
+}
+
+/// One numbering of the rows of every batch: ids by content, in order of first appearance.
+#[derive(Default)]
+struct Numbering<K> {
+    ids: FxHashMap<K, u32>,
+}
+
+impl<K: std::hash::Hash + Eq> Numbering<K> {
+    /// The id of `key` (from 1) and whether it is new.
+    fn id(&mut self, key: K) -> (i64, bool) {
+        let next = self.ids.len() as u32;
+        let id = *self.ids.entry(key).or_insert(next);
+        (id as i64 + 1, id == next)
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// The staged rows and their numberings.
+struct Merge {
+    stage: Stage,
+    cards: Numbering<u128>,
+    entries: Numbering<u128>,
+    names: Numbering<String>,
+    reasons: Numbering<String>,
+    lists: Numbering<u128>,
+    bundles: i64,
+}
+
+impl Merge {
+    fn new(stage: Stage) -> Self {
+        Merge {
+            stage,
+            cards: Numbering::default(),
+            entries: Numbering::default(),
+            names: Numbering::default(),
+            reasons: Numbering::default(),
+            lists: Numbering::default(),
+            bundles: 0,
+        }
+    }
+
+    /// Stages batch `k`'s new rows, renumbered (`ids`: its entries' identities); returns its
+    /// other tables (the same in every batch).
+    fn add(
+        &mut self,
+        batches: &Batches<'_>,
+        k: usize,
+        mut data: Data,
+        ids: &[u128],
+    ) -> Result<Data, Error> {
+        self.stage.blobs(std::mem::take(&mut data.blobs))?;
+        let mut card_id = Vec::with_capacity(data.cards.len());
+        for c in std::mem::take(&mut data.cards) {
+            let (id, new) = self
+                .cards
+                .id(digest128(&serde_json::to_vec(&*c.card).unwrap_or_default()));
+            self.stage.card(id, &c, new)?;
+            card_id.push(id);
+        }
+        let mut entry_id = Vec::with_capacity(ids.len());
+        for (mut laid, identity) in
+            std::mem::replace(&mut data.entries, Box::new(std::iter::empty())).zip(ids)
+        {
+            let (id, new) = self.entries.id(*identity);
+            if new {
+                laid.card = card_id[laid.card] as usize - 1;
+                self.stage.entry(id, &laid)?;
+            }
+            entry_id.push(id);
+        }
+        let bundles = std::mem::take(&mut data.bundles);
+        self.add_bundles(&bundles, k, &entry_id)?;
+        for c in std::mem::take(&mut data.clients) {
+            self.stage.client(&c)?;
+        }
+        for a in std::mem::take(&mut data.assets) {
+            if batches.owns(k, &a.skill_file) {
+                self.stage.asset(&a)?;
+            }
+        }
+        Ok(data)
+    }
+
+    /// Stages the bundles of batch `k` (the global ones with the first batch), their slot
+    /// lists repacked with the ids of every batch.
+    fn add_bundles(&mut self, t: &BundleTables, k: usize, entry_id: &[i64]) -> Result<(), Error> {
+        let renumber = |texts: &[String], numbering: &mut Numbering<String>, table| {
+            let mut ids = Vec::with_capacity(texts.len());
+            for text in texts {
+                let (id, new) = numbering.id(text.clone());
+                if new {
+                    self.stage.text(table, id, text)?;
+                }
+                ids.push(id);
+            }
+            Ok::<_, Error>(ids)
+        };
+        let name_id = renumber(&t.names, &mut self.names, "name")?;
+        let reason_id = renumber(&t.reasons, &mut self.reasons, "reason")?;
+        for row in t.rows.iter().filter(|b| k == 0 || !b.client.is_empty()) {
+            let list = repack(&t.slot_lists[row.slots], |s| BundleSlot {
+                name: name_id[s.name] as usize - 1,
+                entry: s.entry.map(|e| entry_id[e] as usize - 1),
+                reason: s.reason.map(|r| reason_id[r] as usize - 1),
+            });
+            let (list_id, new) = self.lists.id(digest128(list.as_bytes()));
+            if new {
+                self.stage.text("slot_list", list_id, &list)?;
+            }
+            self.bundles += 1;
+            let mut row = row.clone();
+            row.slots = list_id as usize - 1;
+            self.stage.bundle(self.bundles, &row)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the artifact from the staged rows and `small` (the tables every batch has
+    /// alike), with its counts; returns its size and the build's figures.
+    fn write(
+        self,
+        out: &Path,
+        mut small: Data,
+        diagnostics: &[Diagnostic],
+    ) -> Result<(u64, BuildStats), Error> {
+        let stats = BuildStats {
+            bundles: self.bundles as usize,
+            entries: self.entries.len(),
+            blobs: self.stage.blob_count()?,
+            ..BuildStats::default()
+        };
+        let counts = [
+            ("bundles", stats.bundles),
+            ("entries", stats.entries),
+            ("cards", self.cards.len()),
+            ("blobs", stats.blobs),
+            ("sources", small.sources.len()),
+        ];
+        for (key, n) in counts {
+            small.manifest.insert(key.to_string(), n.to_string());
+        }
+        let bytes = self.stage.write(out, small, diagnostics)?;
+        Ok((bytes, stats))
+    }
+}
+
+/// A packed slot list (see `rows::pack_slots`) with each slot's ids changed by `renumber`.
+fn repack(list: &str, renumber: impl Fn(BundleSlot) -> BundleSlot) -> String {
+    let inner = list
+        .strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .unwrap_or_default();
+    let id = |field: Option<&str>| field.and_then(|f| f.parse::<usize>().ok()).map(|n| n - 1);
+    let slots = inner.split("],[").filter(|s| !s.is_empty()).map(|item| {
+        let mut fields = item.trim_matches(['[', ']']).split(',');
+        let name = id(fields.next()).unwrap_or_default();
+        let (entry, reason) = (id(fields.next()), id(fields.next()));
+        renumber(BundleSlot {
+            name,
+            entry,
+            reason,
+        })
+    });
+    super::rows::pack_slots(slots)
+}

@@ -1,0 +1,133 @@
+//! A one-shot build of many clients runs a batch of clients at a time: its artifact and its
+//! report are the ones a build of the whole workspace makes, whatever the batch size.
+
+// The generator of the benchmark, shared rather than part of the library's API.
+#[path = "../compiler/src/bin/skillc-bench/synth.rs"]
+#[allow(dead_code)]
+mod synth;
+
+use std::path::{Path, PathBuf};
+
+use skillc::build::{build, BuildOptions, BuildReport};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// Builds `root` with `per_batch` clients per batch: the report and the artifact's bytes.
+fn built(root: &Path, out: &Path, per_batch: usize) -> (BuildReport, Vec<u8>) {
+    let options = BuildOptions {
+        clients_per_batch: Some(per_batch),
+        ..BuildOptions::default()
+    };
+    let report = build(root, out, &options).unwrap();
+    let bytes = std::fs::read(out).unwrap_or_default();
+    (report, bytes)
+}
+
+/// Batches of 1, 2 and 3 clients give the whole build's bytes, diagnostics and figures.
+fn assert_batches_build_the_whole(root: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let whole_out = dir.path().join("whole.db");
+    let (whole, whole_bytes) = built(root, &whole_out, usize::MAX);
+    for per_batch in [1, 2, 3] {
+        let out = dir.path().join(format!("batches-of-{per_batch}.db"));
+        let (report, bytes) = built(root, &out, per_batch);
+        let what = format!("{} in batches of {per_batch}", root.display());
+        assert_eq!(report.diagnostics, whole.diagnostics, "{what}: diagnostics");
+        assert_eq!(report.stats, whole.stats, "{what}: figures");
+        assert!(bytes == whole_bytes, "{what}: the artifacts differ");
+        assert_eq!(out.exists(), whole_out.exists(), "{what}: written or not");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "{what}: left {leftovers:?}");
+    }
+}
+
+#[test]
+fn the_sample_built_in_batches_is_the_sample_built_whole() {
+    assert_batches_build_the_whole(&repo("skills"));
+}
+
+#[test]
+fn fixtures_with_clients_built_in_batches_are_the_same_built_whole() {
+    for name in [
+        "client-warnings",
+        "overlap",
+        "duplicate-skill",
+        "unknown-name",
+    ] {
+        assert_batches_build_the_whole(&repo(&format!("tests/fixtures/{name}/workspace")));
+    }
+}
+
+#[test]
+fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let shape = synth::Shape {
+        skills: 40,
+        clients: 7,
+        overrides: 3,
+        locales: 2,
+        tiers: 2,
+        seed: 7,
+    };
+    synth::generate(dir.path(), shape).unwrap();
+    assert_batches_build_the_whole(dir.path());
+}
+
+#[test]
+fn a_workspace_with_errors_in_a_later_batch_reports_them_alike_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let shape = synth::Shape {
+        skills: 20,
+        clients: 5,
+        overrides: 2,
+        locales: 1,
+        tiers: 1,
+        seed: 3,
+    };
+    synth::generate(&ws, shape).unwrap();
+    // An error in the last client's first skill, and a warning in the first client's.
+    let skill_of = |client: &str| {
+        let folder = ws.join("clients").join(client);
+        walk(&folder)
+            .into_iter()
+            .find(|p| p.ends_with("SKILL.md"))
+            .unwrap()
+    };
+    let mut clients: Vec<String> = std::fs::read_dir(ws.join("clients"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    clients.sort();
+    let last = skill_of(clients.last().unwrap());
+    let text = std::fs::read_to_string(&last).unwrap();
+    std::fs::write(
+        &last,
+        text.replacen("description:", "description: [unclosed", 1),
+    )
+    .unwrap();
+    let (report, _) = built(&ws, &dir.path().join("whole.db"), usize::MAX);
+    assert!(report.error_count() > 0 && report.stats.is_none());
+    assert_batches_build_the_whole(&ws);
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
