@@ -131,3 +131,28 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// The same at the scale batches are for (3,000 clients of the reference workload's shape:
+/// three batches of the default size). Slow unoptimised: run it with
+/// `cargo test --release --test batched -- --ignored`.
+#[test]
+#[ignore]
+fn three_thousand_clients_built_in_default_batches_are_the_same_built_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let shape = synth::Shape {
+        clients: 3000,
+        ..synth::Shape::reference()
+    };
+    synth::generate(&ws, shape).unwrap();
+    let (whole, whole_bytes) = built(&ws, &dir.path().join("whole.db"), usize::MAX);
+    let options = BuildOptions::default();
+    let out = dir.path().join("batched.db");
+    let batched = build(&ws, &out, &options).unwrap();
+    assert_eq!(batched.diagnostics, whole.diagnostics);
+    assert_eq!(batched.stats, whole.stats);
+    assert!(
+        std::fs::read(&out).unwrap() == whole_bytes,
+        "the artifacts differ"
+    );
+}
