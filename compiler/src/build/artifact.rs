@@ -113,9 +113,9 @@ pub struct CardRows {
 pub struct BundleTables {
     /// Bundle rows.
     pub rows: Vec<BundleRow>,
-    /// Every qualified name a slot holds, sorted.
+    /// Every qualified name a slot holds, in order of first appearance over the bundles.
     pub names: Vec<String>,
-    /// Every reason a slot gives, sorted.
+    /// Every reason a slot gives, in order of first appearance.
     pub reasons: Vec<String>,
     /// The distinct packed lists of slots the rows point to, in the order of the first bundle
     /// holding each (a client's bundles mostly differ alike from their bases).

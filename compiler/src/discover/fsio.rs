@@ -189,7 +189,7 @@ pub fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
 }
 
 /// What a walk found before reading any file.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Listed {
     /// The files a read would read: relative path and path on disk, in path order.
     pub found: Vec<(String, PathBuf)>,
