@@ -1258,10 +1258,10 @@ mod tests {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
-    #[test]
-    fn review_shows_files_and_impact_and_publish_commits_exactly_the_reviewed_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = dir.path().join("repo");
+    /// A git repository in `dir` holding the sample under `skills/` and a file beside it,
+    /// committed once; returns it and its commit.
+    fn committed_sample(dir: &Path) -> (PathBuf, String) {
+        let repo = dir.join("repo");
         copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"),
             &repo.join("skills"),
@@ -1273,6 +1273,13 @@ mod tests {
         git_in(&repo, &["add", "-A"]);
         git_in(&repo, &["commit", "-qm", "first"]);
         let first = git_in(&repo, &["rev-parse", "HEAD"]);
+        (repo, first)
+    }
+
+    #[test]
+    fn review_shows_files_and_impact_and_publish_commits_exactly_the_reviewed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, first) = committed_sample(dir.path());
         let s = Session::open(&repo.join("skills")).unwrap();
         assert!(s.review().unwrap().files.is_empty());
         // A description edit, a new file, and something else staged outside the workspace.

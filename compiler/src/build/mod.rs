@@ -241,7 +241,13 @@ fn run(
             pending: options.release_from.map(|compute| scope.spawn(compute)),
             known: options.release.clone(),
         };
-        let run = move || build_once(root, out, options, label, session);
+        let run = move || {
+            let mut label = label;
+            match in_batches(root, out, options, &mut label, session.is_none())? {
+                Some(report) => Ok(report),
+                None => build_once(root, out, options, label, session),
+            }
+        };
         match options.jobs {
             Some(n) => rayon::ThreadPoolBuilder::new()
                 .num_threads(n.max(1))
@@ -260,9 +266,6 @@ fn build_once(
     mut label: Label<'_>,
     mut session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
-    if let Some(report) = in_batches(root, out, options, &mut label, session.is_none())? {
-        return Ok(report);
-    }
     progress(options, "reading", 0, 1);
     let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
     let digests = session.as_mut().map(|s| &mut s.digests);
