@@ -156,3 +156,90 @@ fn three_thousand_clients_built_in_default_batches_are_the_same_built_whole() {
         "the artifacts differ"
     );
 }
+
+/// Writes `files` (path, text) under `root`.
+fn write_all(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// The results that read across clients: a global skill naming a skill only one client has,
+/// a required variable only one client sets, `variables.json` naming that client's skill, a
+/// source and a category only it has, a consumer's filter over every qualified name, and
+/// the overlap check's word weights over every client's texts. Batches of one client must
+/// see them as the whole workspace does.
+#[test]
+fn results_that_read_across_clients_are_the_same_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let overrides = "---\nname: greet\ndescription: Greet visitors warmly and offer a demo of \
+                     the product roadmap dashboard\n---\nHello from this client.\n";
+    write_all(
+        &ws,
+        &[
+            (
+                "workspace.yaml",
+                "name: couplings\nlocales: [en]\nconsumers:\n  strict: { disabled: [\"public.wel*\"] }\n",
+            ),
+            ("variables.json", "{ \"welcome\": { \"TONE\": \"warm\" } }\n"),
+            (
+                "public/greet/SKILL.md",
+                "---\nname: greet\ndescription: Greet visitors and offer a product roadmap \
+                 demo\ndependencies: [welcome]\nvars:\n  TEAM:\n    required: true\n---\n\
+                 Hello from {{TEAM}}.\n",
+            ),
+            (
+                "public/roadmap/SKILL.md",
+                "---\nname: roadmap\ndescription: Explain the product roadmap dashboard and \
+                 demo schedule\n---\nThe roadmap.\n",
+            ),
+            ("clients/a.example/client.yaml", "tiers: [standard]\n"),
+            ("clients/a.example/greet/SKILL.md", overrides),
+            ("clients/b.example/client.yaml", "tiers: [standard]\n"),
+            (
+                "clients/c.example/client.yaml",
+                "vars: { greet: { TEAM: Sales } }\n",
+            ),
+            (
+                "clients/c.example/welcome/SKILL.md",
+                "---\nname: welcome\ndescription: Welcome returning visitors by name\n\
+                 category: onboarding\n---\nWelcome back [[S:1]].\n",
+            ),
+            (
+                "clients/c.example/welcome/sources.yaml",
+                "sources:\n  - sid: 1\n    url: https://example.com/welcome\n    title: Welcome guide\n",
+            ),
+            ("clients/d.example/greet/SKILL.md", overrides),
+        ],
+    );
+    let (whole, _) = built(&ws, &dir.path().join("whole.db"), usize::MAX);
+    let codes: Vec<&str> = whole.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(whole.error_count(), 0, "{:#?}", whole.diagnostics);
+    let absent = [
+        skillc::codes::UNKNOWN_SKILL,
+        skillc::codes::UNRESOLVED_VARIABLE,
+        skillc::codes::UNKNOWN_TOGGLE,
+    ];
+    for absent in absent {
+        assert!(
+            !codes.contains(&absent),
+            "{absent}: {:#?}",
+            whole.diagnostics
+        );
+    }
+    let db = rusqlite::Connection::open(dir.path().join("whole.db")).unwrap();
+    let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        count("SELECT count(*) FROM source WHERE url LIKE '%/welcome'"),
+        1
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM category WHERE id = 'onboarding'"),
+        1
+    );
+    assert_eq!(count("SELECT count(*) FROM consumer_hidden"), 1);
+    assert_batches_build_the_whole(&ws);
+}

@@ -18,8 +18,9 @@ use crate::resolve::pool::{self, PooledSource};
 /// Facts of a whole workspace, gathered batch by batch (see the module's documentation).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Census {
-    /// Every skill name, in any scope, with the namespaces it is used in.
-    pub names: BTreeMap<String, BTreeSet<String>>,
+    /// Every skill name, in any scope, with the namespaces it is used in, in order of first
+    /// appearance (a global skill's reference to a skill only clients have means the first).
+    pub names: BTreeMap<String, Vec<String>>,
     /// Every (section, variable) some client's `vars` sets.
     pub client_vars: BTreeSet<(String, String)>,
     /// The overlap pass's vocabulary and document frequencies over every listed skill.
@@ -56,10 +57,10 @@ impl Census {
             .collect();
         for &i in &skills {
             let s = &ws.skills[i];
-            self.names
-                .entry(s.name.clone())
-                .or_default()
-                .insert(s.namespace.clone());
+            let namespaces = self.names.entry(s.name.clone()).or_default();
+            if !namespaces.contains(&s.namespace) {
+                namespaces.push(s.namespace.clone());
+            }
             self.skill_categories.extend(s.category.iter().cloned());
             self.qualified.insert(s.qualified_name());
         }
@@ -83,8 +84,17 @@ impl Census {
 
     /// Whether a reference (`name` or `namespace.name`, split) names a skill in any scope.
     pub fn exists_anywhere(&self, namespace: Option<&str>, name: &str) -> bool {
-        self.names
-            .get(name)
-            .is_some_and(|ns| namespace.is_none_or(|n| ns.contains(n)))
+        self.anywhere(namespace, name).is_some()
+    }
+
+    /// The qualified name a reference (split) means when it names no skill in its own scope:
+    /// the first skill of the workspace with that name (and namespace, if given).
+    pub fn anywhere(&self, namespace: Option<&str>, name: &str) -> Option<String> {
+        let known = self.names.get(name)?;
+        let ns = match namespace {
+            Some(ns) => known.iter().find(|n| *n == ns)?,
+            None => known.first()?,
+        };
+        Some(format!("{ns}.{name}"))
     }
 }

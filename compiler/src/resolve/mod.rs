@@ -208,8 +208,12 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
     if let Some(i) = index.resolve(text, scope) {
         return Some(ws.skills[i].qualified_name());
     }
-    // A global skill may name a skill that only some clients have.
+    // A global skill may name a skill that only some clients have (in a batch of clients,
+    // any client of the workspace).
     let (ns, name) = crate::resolve::refs::split(text);
+    if let Some(census) = ws.census.as_deref() {
+        return census.anywhere(ns, &name);
+    }
     ws.skills
         .iter()
         .find(|s| s.name == name && ns.is_none_or(|ns| s.namespace == ns))
