@@ -188,7 +188,7 @@ fn results_that_read_across_clients_are_the_same_in_batches() {
             (
                 "public/greet/SKILL.md",
                 "---\nname: greet\ndescription: Greet visitors and offer a product roadmap \
-                 demo\ndependencies: [welcome]\nvars:\n  TEAM:\n    required: true\n---\n\
+                 demo\ndependencies: [welcome]\nimport: [welcome]\nblocks: [welcome]\nnext_skill: welcome\nvars:\n  TEAM:\n    required: true\n---\n\
                  Hello from {{TEAM}}.\n",
             ),
             (
@@ -242,4 +242,47 @@ fn results_that_read_across_clients_are_the_same_in_batches() {
     );
     assert_eq!(count("SELECT count(*) FROM consumer_hidden"), 1);
     assert_batches_build_the_whole(&ws);
+}
+
+/// A file edited between the two passes (here by the progress callback, as the second pass
+/// starts) is caught: the build fails, writes nothing and leaves no staging file.
+#[test]
+fn a_file_changed_between_the_passes_fails_the_build_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let shape = synth::Shape {
+        skills: 10,
+        clients: 3,
+        overrides: 1,
+        locales: 1,
+        tiers: 1,
+        seed: 5,
+    };
+    synth::generate(&ws, shape).unwrap();
+    let victim = walk(&ws.join("clients"))
+        .into_iter()
+        .rev()
+        .find(|p| p.ends_with("SKILL.md"))
+        .unwrap();
+    // Owned by the callback: a progress callback lives as long as the program.
+    let edit = move |phase: &str, done: usize, _: usize| {
+        if phase == "building batches" && done == 0 {
+            let text = std::fs::read_to_string(&victim).unwrap();
+            std::fs::write(&victim, text + "\nEdited meanwhile.\n").unwrap();
+        }
+    };
+    let options = BuildOptions {
+        clients_per_batch: Some(1),
+        progress: Some(&edit),
+        ..BuildOptions::default()
+    };
+    let out = dir.path().join("out").join("artifact.db");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let failed = build(&ws, &out, &options);
+    assert!(
+        matches!(failed, Err(skillc::build::Error::ChangedDuringBuild)),
+        "{failed:?}"
+    );
+    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -22,6 +22,7 @@ use super::{fit, fold_inputs, lay_out, progress, BuildOptions, BuildReport, Buil
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::parse::batches::Batches;
 use crate::parse::census::Census;
+use crate::parse::load::Loaded;
 use crate::resolve::EntryKey;
 use crate::{CheckOptions, Workspace};
 
@@ -44,6 +45,8 @@ pub(super) fn build(
     for k in 0..batches.len() {
         progress(options, "building batches", k, batches.len());
         let mut loaded = batches.load(k)?;
+        let surveyed = survey.batch_digests[k];
+        same_as_surveyed(batches, k, &loaded, surveyed).inspect_err(|_| give_up(&mut merge))?;
         loaded.workspace.census = Some(census.clone());
         let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), false);
         crate::check::present(&mut found, &loaded.texts);
@@ -97,47 +100,32 @@ fn give_up(merge: &mut Option<Merge>) {
     }
 }
 
-/// What the first pass finds: the census, and the input hash and distinct source bytes a
-/// build of the whole workspace computes.
+/// What the first pass finds: the census, the input hash and distinct source bytes a build
+/// of the whole workspace computes, and a digest of each batch's own files.
 struct Survey {
     census: Census,
     input_hash: String,
     source_bytes: u64,
+    batch_digests: Vec<u128>,
 }
+
+/// An input file's path, sha256 and length.
+type Input<P> = (P, [u8; 32], u64);
 
 /// Loads every batch once: the census, and the digest of every input file in the order the
 /// input hash takes them (text files by path, then the skills' other files skill by skill).
 fn survey(batches: &Batches<'_>) -> Result<Survey, Error> {
     let mut census = Census::default();
-    let mut texts: Vec<(Arc<str>, [u8; 32], u64)> = Vec::new();
-    let mut assets: Vec<(String, [u8; 32], u64)> = Vec::new();
+    let mut texts: Vec<Input<Arc<str>>> = Vec::new();
+    let mut assets: Vec<Input<String>> = Vec::new();
+    let mut batch_digests = Vec::new();
     for k in 0..batches.len() {
         let loaded = batches.load(k)?;
-        let ws = &loaded.workspace;
-        census.add(ws, k == 0);
-        let own: Vec<(&Arc<str>, &Arc<str>)> = loaded
-            .texts
-            .iter()
-            .filter(|(path, _)| batches.owns(k, path))
-            .collect();
-        texts.par_extend(
-            own.par_iter()
-                .map(|(path, text)| ((*path).clone(), sha256(text.as_bytes()), text.len() as u64)),
-        );
-        let skills = ws.skills.iter().filter(|s| batches.owns(k, &s.file));
-        let files: Vec<(String, &[u8])> = skills
-            .flat_map(|s| {
-                let dir = &s.dir;
-                s.assets
-                    .iter()
-                    .map(move |a| (format!("{dir}/{}", a.path), a.data.as_slice()))
-            })
-            .collect();
-        assets.par_extend(
-            files
-                .into_par_iter()
-                .map(|(path, data)| (path, sha256(data), data.len() as u64)),
-        );
+        census.add(&loaded.workspace, k == 0);
+        let (own_texts, own_assets) = own_inputs(batches, k, &loaded);
+        batch_digests.push(batch_digest(&own_texts, &own_assets));
+        texts.extend(own_texts);
+        assets.extend(own_assets);
     }
     texts.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
     let all = texts
@@ -149,7 +137,70 @@ fn survey(batches: &Batches<'_>) -> Result<Survey, Error> {
         census,
         input_hash,
         source_bytes,
+        batch_digests,
     })
+}
+
+/// Batch `k`'s own input files, hashed: its text files, and its skills' other files.
+fn own_inputs(
+    batches: &Batches<'_>,
+    k: usize,
+    loaded: &Loaded,
+) -> (Vec<Input<Arc<str>>>, Vec<Input<String>>) {
+    let own: Vec<(&Arc<str>, &Arc<str>)> = loaded
+        .texts
+        .iter()
+        .filter(|(path, _)| batches.owns(k, path))
+        .collect();
+    let texts = own
+        .par_iter()
+        .map(|(path, text)| ((*path).clone(), sha256(text.as_bytes()), text.len() as u64))
+        .collect();
+    let skills = loaded.workspace.skills.iter();
+    let files: Vec<(String, &[u8])> = skills
+        .filter(|s| batches.owns(k, &s.file))
+        .flat_map(|s| {
+            let dir = &s.dir;
+            s.assets
+                .iter()
+                .map(move |a| (format!("{dir}/{}", a.path), a.data.as_slice()))
+        })
+        .collect();
+    let assets = files
+        .into_par_iter()
+        .map(|(path, data)| (path, sha256(data), data.len() as u64))
+        .collect();
+    (texts, assets)
+}
+
+/// One digest of a batch's own files.
+fn batch_digest(texts: &[Input<Arc<str>>], assets: &[Input<String>]) -> u128 {
+    let mut h = Sha256::new();
+    let all = texts
+        .iter()
+        .map(|(p, d, _)| (&**p, d))
+        .chain(assets.iter().map(|(p, d, _)| (p.as_str(), d)));
+    for (path, digest) in all {
+        h.update(path.as_bytes());
+        h.update([0]);
+        h.update(digest);
+    }
+    digest128(&h.finalize())
+}
+
+/// Fails when batch `k` as loaded again is not what the first pass read: a file changed
+/// meanwhile, and the census and the input hash would not describe what is built.
+fn same_as_surveyed(
+    batches: &Batches<'_>,
+    k: usize,
+    loaded: &Loaded,
+    surveyed: u128,
+) -> Result<(), Error> {
+    let (texts, assets) = own_inputs(batches, k, loaded);
+    match batch_digest(&texts, &assets) == surveyed {
+        true => Ok(()),
+        false => Err(Error::ChangedDuringBuild),
+    }
 }
 
 fn sha256(data: &[u8]) -> [u8; 32] {

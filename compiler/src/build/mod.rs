@@ -143,6 +143,11 @@ pub enum Error {
     /// The worker threads could not start.
     #[error("cannot start {0} worker threads")]
     Threads(usize),
+    /// A build in batches of clients read a file that changed between its two passes.
+    #[error(
+        "the workspace changed while it was built batch by batch; nothing was written, build again"
+    )]
+    ChangedDuringBuild,
     /// The output path is one of the workspace's input files.
     #[error("`{0}` is a file of the workspace (an input); write the artifact elsewhere, e.g. outside the workspace folder")]
     OutputIsInput(std::path::PathBuf),
