@@ -216,6 +216,25 @@ fn results_that_read_across_clients_are_the_same_in_batches() {
         ],
     );
     let (whole, _) = built(&ws, &dir.path().join("whole.db"), usize::MAX);
+    assert_cross_client_results(&whole, &dir.path().join("whole.db"));
+    assert_batches_build_the_whole(&ws);
+    // With a catalog budget every bundle is over (W114, a warning of the phases); then with
+    // an error in the last client too: the check's diagnostics alone, as a whole build.
+    let config = "name: couplings\nlocales: [en]\n\
+                  tiers: [{ name: standard, catalog_token_budget: 5 }]\n";
+    std::fs::write(ws.join("workspace.yaml"), config).unwrap();
+    let (over, _) = built(&ws, &dir.path().join("over.db"), usize::MAX);
+    assert!(over.diagnostics.iter().any(|d| d.code == "W114"));
+    assert_batches_build_the_whole(&ws);
+    let broken = "---\nname: [\n---\n";
+    std::fs::write(ws.join("clients/d.example/greet/SKILL.md"), broken).unwrap();
+    let (failed, _) = built(&ws, &dir.path().join("failed.db"), usize::MAX);
+    assert!(failed.error_count() > 0 && failed.diagnostics.iter().all(|d| d.code != "W114"));
+    assert_batches_build_the_whole(&ws);
+}
+
+/// What the whole build of the cross-client workspace shows.
+fn assert_cross_client_results(whole: &BuildReport, artifact: &Path) {
     let codes: Vec<&str> = whole.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(whole.error_count(), 0, "{:#?}", whole.diagnostics);
     let absent = [
@@ -224,24 +243,15 @@ fn results_that_read_across_clients_are_the_same_in_batches() {
         skillc::codes::UNKNOWN_TOGGLE,
     ];
     for absent in absent {
-        assert!(
-            !codes.contains(&absent),
-            "{absent}: {:#?}",
-            whole.diagnostics
-        );
+        assert!(!codes.contains(&absent), "{absent}: {codes:?}");
     }
-    let db = rusqlite::Connection::open(dir.path().join("whole.db")).unwrap();
+    let db = rusqlite::Connection::open(artifact).unwrap();
     let count = |sql: &str| -> i64 { db.query_row(sql, [], |r| r.get(0)).unwrap() };
-    assert_eq!(
-        count("SELECT count(*) FROM source WHERE url LIKE '%/welcome'"),
-        1
-    );
-    assert_eq!(
-        count("SELECT count(*) FROM category WHERE id = 'onboarding'"),
-        1
-    );
+    let welcome = "SELECT count(*) FROM source WHERE url LIKE '%/welcome'";
+    assert_eq!(count(welcome), 1);
+    let onboarding = "SELECT count(*) FROM category WHERE id = 'onboarding'";
+    assert_eq!(count(onboarding), 1);
     assert_eq!(count("SELECT count(*) FROM consumer_hidden"), 1);
-    assert_batches_build_the_whole(&ws);
 }
 
 /// A file edited between the two passes (here by the progress callback, as the second pass

@@ -40,6 +40,9 @@ pub(super) fn build(
     let survey = survey(batches)?;
     let census = Arc::new(survey.census);
     let mut diagnostics = Vec::new();
+    // The phases' own warnings count only if every batch gets through (as in a whole build,
+    // whose phases do not run when the check finds errors).
+    let mut warned = Vec::new();
     let mut merge = Some(Merge::new(Stage::create(out)?));
     let mut small = None;
     for k in 0..batches.len() {
@@ -71,15 +74,17 @@ pub(super) fn build(
         let ids = entry_identities(&ws, &shaped.drawn.key_index);
         drop(ws);
         let (data, warnings, _) = lay_out(shaped, options, release, false, None);
-        diagnostics.extend(warnings);
+        warned.extend(warnings);
         let rest = m.add(batches, k, data, &ids)?;
         small.get_or_insert(rest);
     }
     progress(options, "building batches", batches.len(), batches.len());
-    crate::diagnostic::sort(&mut diagnostics);
     let (Some(m), Some(small)) = (merge, small) else {
+        crate::diagnostic::sort(&mut diagnostics);
         return Ok(super::failed(diagnostics));
     };
+    diagnostics.extend(warned);
+    crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
     let (written, mut stats) = m.write(out, small, &diagnostics)?;
     progress(options, "writing", 1, 1);
