@@ -66,8 +66,27 @@ fn pick<T: Clone>(list: &[T], i: usize) -> Option<T> {
     (!list.is_empty()).then(|| list[i % list.len()].clone())
 }
 
-/// Applies `edit`; returns the file and its text before, for a later revert.
-fn apply(ws: &Path, edit: &Edit, n: usize, last: &mut Option<(PathBuf, Option<String>)>) {
+/// Applies `edit`, keeping in `last` the file and its text before, for a later revert;
+/// returns the file it wrote or removed, relative to `ws` (as a watcher reports it).
+fn apply(
+    ws: &Path,
+    edit: &Edit,
+    n: usize,
+    last: &mut Option<(PathBuf, Option<String>)>,
+) -> Option<String> {
+    let before = last.clone();
+    apply_edit(ws, edit, n, last);
+    // Every edit keeps the file it touches for a revert; a revert takes it.
+    let touched = match edit {
+        Edit::Revert => before,
+        _ => last.clone(),
+    };
+    let (path, _) = touched?;
+    let rel = path.strip_prefix(ws).ok()?;
+    Some(rel.to_string_lossy().replace('\\', "/"))
+}
+
+fn apply_edit(ws: &Path, edit: &Edit, n: usize, last: &mut Option<(PathBuf, Option<String>)>) {
     let all = files(ws);
     let client_skills: Vec<PathBuf> = all
         .iter()
@@ -171,6 +190,7 @@ proptest! {
     fn a_rebuild_after_any_edits_equals_a_clean_build(
         seed in 0u64..1000,
         edits in proptest::collection::vec(edit(), 1..7),
+        told in any::<bool>(),
     ) {
         let tmp = tempfile::tempdir().unwrap();
         let ws = tmp.path().join("ws");
@@ -193,7 +213,11 @@ proptest! {
         prop_assert!(cut, "the budget cuts no catalog: the test would not cover cut levels");
         let mut last = None;
         for (n, e) in edits.iter().enumerate() {
-            apply(&ws, e, n, &mut last);
+            let touched = apply(&ws, e, n, &mut last);
+            if told {
+                // As `watch` and the studio do: the session is told which file changed.
+                session.assume_changed_only(touched);
+            }
             // The session's last artifact stays in place: a rebuild copies its unchanged
             // tables from it.
             let _ = std::fs::remove_file(&clean);
