@@ -537,19 +537,7 @@ fn load_with(
         .collect();
 
     let category_dirs = categories(&main, &custom_layouts, &mut ws, &mut out, &mut texts);
-    // Each skill folder, with the prefix of the root it was classified under.
-    let bases = main.skills.iter().map(|_| "").chain(
-        customs
-            .iter()
-            .zip(&custom_layouts)
-            .flat_map(|((prefix, _), l)| l.skills.iter().map(move |_| prefix.as_str())),
-    );
-    let skill_dirs: Vec<&SkillDir<'_>> = main
-        .skills
-        .iter()
-        .chain(custom_layouts.iter().flat_map(|l| l.skills.iter()))
-        .collect();
-    let bases: Vec<&str> = bases.collect();
+    let (skill_dirs, bases) = skill_folders(&main, &customs, &custom_layouts);
     if skill_dirs.is_empty() {
         out.push(no_skills());
     }
@@ -568,8 +556,11 @@ fn load_with(
     };
     // Skills parse independently: in parallel, each with its own diagnostics and texts,
     // merged in folder order.
-    let parsed: Vec<Arc<Parsed>> = match cache {
-        None => skill_dirs.par_iter().map(|d| Arc::new(parse(d))).collect(),
+    let (parsed, cache) = match cache {
+        None => {
+            let parsed = skill_dirs.par_iter().map(|d| Arc::new(parse(d))).collect();
+            (parsed, None)
+        }
         Some((cache, unchanged)) => {
             let context = ParseContext {
                 config: ws.config.clone(),
@@ -577,39 +568,67 @@ fn load_with(
                 category_dirs: category_dirs.clone(),
                 root_name: root_name.to_string(),
             };
-            let same_context = cache.context.as_ref() == Some(&context);
-            let fresh: Vec<(Arc<Parsed>, bool)> = skill_dirs
-                .par_iter()
-                .map(|d| match cache.reuse(same_context, d, unchanged) {
-                    Some(kept) => (kept, true),
-                    None => (Arc::new(parse(d)), false),
-                })
-                .collect();
-            cache.keep(context, same_context, &skill_dirs, &fresh);
-            let parsed: Vec<Arc<Parsed>> = fresh.into_iter().map(|(p, _)| p).collect();
-            let dirs = skill_dirs
-                .iter()
-                .zip(&bases)
-                .zip(&parsed)
-                .map(|((d, base), p)| (d.dir.clone(), base.to_string(), p.clone()))
-                .collect();
-            let head = out.clone();
-            let texts = merge(parsed, &mut ws, &mut out, texts);
-            let loaded = Loaded {
-                workspace: ws,
-                diagnostics: out,
-                texts,
-            };
-            cache.last = Some(LastLoad::new(&loaded, head, dirs, category_dirs, root_name));
-            return loaded;
+            let parsed = parse_cached(cache, unchanged, context, &skill_dirs, &parse);
+            (parsed, Some(cache))
         }
     };
+    // A session keeps how this load was put together, to patch it after the next edits.
+    let keep = cache.map(|cache| {
+        let dirs: Vec<_> = skill_dirs
+            .iter()
+            .zip(&bases)
+            .zip(&parsed)
+            .map(|((d, base), p)| (d.dir.clone(), base.to_string(), p.clone()))
+            .collect();
+        (cache, dirs, out.clone())
+    });
     let texts = merge(parsed, &mut ws, &mut out, texts);
-    Loaded {
+    let loaded = Loaded {
         workspace: ws,
         diagnostics: out,
         texts,
+    };
+    if let Some((cache, dirs, head)) = keep {
+        cache.last = Some(LastLoad::new(&loaded, head, dirs, category_dirs, root_name));
     }
+    loaded
+}
+
+/// The skill folders of the workspace's own layout and of its custom roots, each with the
+/// prefix of the root it was classified under (`""` for the workspace's own).
+fn skill_folders<'l, 'f>(
+    main: &'l layout::Layout<'f>,
+    customs: &'l [(String, Vec<RawFile>)],
+    custom_layouts: &'l [layout::Layout<'f>],
+) -> (Vec<&'l SkillDir<'f>>, Vec<&'l str>) {
+    let mut dirs: Vec<&SkillDir<'_>> = main.skills.iter().collect();
+    let mut bases = vec![""; dirs.len()];
+    for ((prefix, _), l) in customs.iter().zip(custom_layouts) {
+        dirs.extend(l.skills.iter());
+        bases.extend(l.skills.iter().map(|_| prefix.as_str()));
+    }
+    (dirs, bases)
+}
+
+/// Parses the skill folders through `cache`: a folder whose files are all `unchanged` and
+/// whose settings (`context`) are the same is taken from it.
+fn parse_cached(
+    cache: &mut ParseCache,
+    unchanged: &fsio::Unchanged,
+    context: ParseContext,
+    skill_dirs: &[&SkillDir<'_>],
+    parse: &(dyn Fn(&SkillDir<'_>) -> Parsed + Sync),
+) -> Vec<Arc<Parsed>> {
+    let same_context = cache.context.as_ref() == Some(&context);
+    let fresh: Vec<(Arc<Parsed>, bool)> = skill_dirs
+        .par_iter()
+        .map(|d| match cache.reuse(same_context, d, unchanged) {
+            Some(kept) => (kept, true),
+            None => (Arc::new(parse(d)), false),
+        })
+        .collect();
+    cache.keep(context, same_context, skill_dirs, &fresh);
+    fresh.into_iter().map(|(p, _)| p).collect()
 }
 
 /// Adds each skill's parse to the workspace, its diagnostics to `out` and its texts to
