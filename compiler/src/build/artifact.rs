@@ -733,20 +733,38 @@ fn insert_tail(
 /// the artifact table by table in the order a build of the whole workspace writes them: the
 /// two give the same bytes.
 pub struct Stage {
-    path: PathBuf,
+    // Closed before its file is removed (fields drop in this order).
     conn: Connection,
+    path: StageFile,
+}
+
+/// The staging file, removed however the build ends.
+struct StageFile(PathBuf);
+
+impl Drop for StageFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl std::ops::Deref for StageFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
 }
 
 impl Stage {
     /// A new staging file for the artifact `out`.
     pub fn create(out: &Path) -> Result<Stage, Error> {
-        let (_, path) = beside(out, "stage");
-        let _ = std::fs::remove_file(&path);
+        let path = StageFile(beside(out, "stage").1);
+        let _ = std::fs::remove_file(&*path);
         let conn = open_new(&path)?;
         conn.execute_batch(schema::DDL)
             .and_then(|_| conn.execute_batch("BEGIN"))
             .map_err(sql(&path))?;
-        Ok(Stage { path, conn })
+        Ok(Stage { conn, path })
     }
 
     fn run(&self, statement: &str, params: impl rusqlite::Params) -> Result<(), Error> {
@@ -836,7 +854,7 @@ impl Stage {
     /// Writes the artifact `out` from the staged rows and `d`'s other tables (manifest,
     /// categories, sources, consumers), with `warnings`; the staging file is removed.
     pub fn write(self, out: &Path, d: Data, warnings: &[crate::Diagnostic]) -> Result<u64, Error> {
-        let Stage { path, conn } = self;
+        let Stage { conn, path } = self;
         let staged = conn
             .execute_batch("COMMIT")
             .map_err(sql(&path))
@@ -847,18 +865,11 @@ impl Stage {
             .and_then(|_| write_from_stage(&tmp, &path, &d, warnings))
             .and_then(|_| put_in_place(&tmp, out, &dir, false))
             .and_then(|_| Ok(std::fs::metadata(out).map_err(io(out))?.len()));
-        let _ = std::fs::remove_file(&path);
+        drop(path);
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
         result
-    }
-
-    /// Removes the staging file (a build that found errors writes nothing).
-    pub fn discard(self) {
-        let Stage { path, conn } = self;
-        drop(conn);
-        let _ = std::fs::remove_file(path);
     }
 }
 

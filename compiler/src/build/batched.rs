@@ -49,7 +49,7 @@ pub(super) fn build(
         progress(options, "building batches", k, batches.len());
         let mut loaded = batches.load(k)?;
         let surveyed = survey.batch_digests[k];
-        same_as_surveyed(batches, k, &loaded, surveyed).inspect_err(|_| give_up(&mut merge))?;
+        same_as_surveyed(batches, k, &loaded, surveyed)?;
         loaded.workspace.census = Some(census.clone());
         let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), false);
         crate::check::present(&mut found, &loaded.texts);
@@ -98,11 +98,10 @@ pub(super) fn build(
     })
 }
 
-/// Stops staging: a batch had errors, so nothing will be written.
+/// Stops staging: a batch had errors, so nothing will be written (the staging file goes
+/// with the stage).
 fn give_up(merge: &mut Option<Merge>) {
-    if let Some(m) = merge.take() {
-        m.stage.discard();
-    }
+    merge.take();
 }
 
 /// What the first pass finds: the census, the input hash and distinct source bytes a build
