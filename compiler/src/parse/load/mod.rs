@@ -18,6 +18,9 @@ use crate::parse::text;
 use crate::parse::yaml::{self, YamlDoc};
 use crate::resolve::sources;
 
+mod patch;
+use patch::{patch_last, LastLoad};
+
 /// A loaded workspace: the model, its diagnostics (unsorted, profile not applied) and the
 /// decoded text of every file, for snippets.
 #[derive(Debug, Default, Clone)]
@@ -194,172 +197,6 @@ fn load_tree(
     }
     loaded.diagnostics.extend(walk_diags);
     Ok(loaded)
-}
-
-impl LastLoad {
-    fn new(
-        loaded: &Loaded,
-        head: Vec<Diagnostic>,
-        dirs: Vec<(String, String, Arc<Parsed>)>,
-        category_dirs: BTreeMap<String, String>,
-        root_name: &str,
-    ) -> Self {
-        let dir_index = dirs
-            .iter()
-            .enumerate()
-            .map(|(i, (dir, _, _))| (dir.clone(), i))
-            .collect();
-        LastLoad {
-            loaded: loaded.clone(),
-            head,
-            dirs,
-            dir_index,
-            category_dirs,
-            root_name: root_name.to_string(),
-        }
-    }
-
-    /// The walk's diagnostics, added after the load's own.
-    fn set_tail(&mut self, tail: &[Diagnostic]) {
-        self.loaded.diagnostics.extend_from_slice(tail);
-    }
-
-    /// The skill folder holding the file `rel`, if it is an ordinary file of one (not a file
-    /// with a role of its own in the workspace, which only a full load places).
-    fn folder_of(&self, rel: &str) -> Option<usize> {
-        let name = rel.rsplit('/').next().unwrap_or(rel);
-        let roles = [
-            "workspace.yaml",
-            "variables.json",
-            "client.yaml",
-            "CATEGORY.md",
-        ];
-        if roles.contains(&name) || rel.starts_with("templates/") {
-            return None;
-        }
-        let mut dir = rel;
-        while let Some((up, _)) = dir.rsplit_once('/') {
-            if let Some(&i) = self.dir_index.get(up) {
-                return Some(i);
-            }
-            dir = up;
-        }
-        None
-    }
-}
-
-/// The last load with the skill folders whose files changed (`unchanged` names every other
-/// file) parsed again, when nothing else can have changed: the same files are there, and
-/// only ordinary files of known skill folders changed. `None`: a full load is needed. After a
-/// body edit, putting the whole workspace together again was a seventh of a rebuild of the
-/// reference workload (sorting 4,560 files into folders, merging 3,500 parses).
-fn patch_last(
-    cache: &mut ParseCache,
-    tree: &fsio::Tree,
-    unchanged: &fsio::Unchanged,
-) -> Option<Loaded> {
-    let fsio::Unchanged::AllBut(changed) = unchanged else {
-        return None;
-    };
-    let last = cache.last.as_ref()?;
-    // Files outside the workspace are read on every full load.
-    if last
-        .loaded
-        .workspace
-        .config
-        .roots
-        .values()
-        .any(|p| read_apart(&root_prefix(p)))
-    {
-        return None;
-    }
-    let mut folders: Vec<usize> = Vec::new();
-    for rel in changed {
-        folders.push(last.folder_of(rel)?);
-    }
-    folders.sort_unstable();
-    folders.dedup();
-    let mut last = cache.last.take()?;
-    for i in folders {
-        let (files, fresh) = reparse(&last, tree, i)?;
-        let (dir, _, before) = &last.dirs[i];
-        cache.skills.insert(dir.clone(), (files, fresh.clone()));
-        replace_parse(&mut last.loaded, before, &fresh);
-        if before.1 != fresh.1 {
-            // Its diagnostics sit after the head's and those of the folders before it.
-            let before_it: usize = last.dirs[..i].iter().map(|d| d.2 .1.len()).sum();
-            let at = last.head.len() + before_it;
-            let range = at..at + before.1.len();
-            last.loaded
-                .diagnostics
-                .splice(range, fresh.1.iter().cloned());
-        }
-        last.dirs[i].2 = fresh;
-    }
-    let loaded = last.loaded.clone();
-    cache.last = Some(last);
-    Some(loaded)
-}
-
-/// Skill folder `i` of the last load parsed again from `tree`: its sorted file list (as the
-/// parse cache keeps it) and its parse; `None` if its files no longer make that one folder.
-fn reparse(last: &LastLoad, tree: &fsio::Tree, i: usize) -> Option<(Vec<String>, Arc<Parsed>)> {
-    let (dir, base, _) = &last.dirs[i];
-    let inside = format!("{dir}/");
-    let start = tree
-        .files
-        .partition_point(|f| f.rel.as_str() < inside.as_str());
-    let files: Vec<RawFile> = tree.files[start..]
-        .iter()
-        .take_while(|f| f.rel.starts_with(&inside))
-        .cloned()
-        .collect();
-    let layout = layout::classify(&files, base);
-    let [skill_dir] = layout.skills.as_slice() else {
-        return None;
-    };
-    if skill_dir.dir != *dir {
-        return None;
-    }
-    let mut diags = Vec::new();
-    let mut texts = BTreeMap::new();
-    let ws = &last.loaded.workspace;
-    let skill = load_skill(
-        skill_dir,
-        &last.root_name,
-        ws,
-        &last.category_dirs,
-        &mut diags,
-        &mut texts,
-    );
-    Some((
-        dir_files(skill_dir),
-        Arc::new((skill.map(Arc::new), diags, texts)),
-    ))
-}
-
-/// Puts the parse `now` of a skill folder in place of `before` in `loaded` (its skill among
-/// the sorted skills, its texts).
-fn replace_parse(loaded: &mut Loaded, before: &Parsed, now: &Parsed) {
-    let skills = &mut loaded.workspace.skills;
-    let place = |skills: &[Arc<Skill>], x: &Skill| {
-        skills.binary_search_by(|s| (&s.scope, &s.file).cmp(&(&x.scope, &x.file)))
-    };
-    if let Some(old) = &before.0 {
-        if let Ok(at) = place(skills, old) {
-            skills.remove(at);
-        }
-    }
-    if let Some(new) = &now.0 {
-        let at = place(skills, new).unwrap_or_else(|at| at);
-        skills.insert(at, new.clone());
-    }
-    for rel in before.2.keys() {
-        loaded.texts.remove(rel);
-    }
-    for (rel, text) in &now.2 {
-        loaded.texts.insert(rel.clone(), text.clone());
-    }
 }
 
 /// The files of the declared custom roots outside the workspace (or in a hidden folder of
@@ -1349,22 +1186,6 @@ struct ParseCache {
     /// The last load from the files on disk, to patch when only files inside skill folders
     /// changed since (see [`patch_last`]).
     last: Option<LastLoad>,
-}
-
-/// A load as [`patch_last`] patches it: the result, and how it was put together.
-#[derive(Debug)]
-struct LastLoad {
-    loaded: Loaded,
-    /// The diagnostics before the skills' (settings, clients, categories); the walk's follow
-    /// the skills'.
-    head: Vec<Diagnostic>,
-    /// Each skill folder, the prefix of the root it was classified under (`""` for the
-    /// workspace's own) and its parse, in folder order.
-    dirs: Vec<(String, String, Arc<Parsed>)>,
-    /// Each folder's place in `dirs`.
-    dir_index: HashMap<String, usize>,
-    category_dirs: BTreeMap<String, String>,
-    root_name: String,
 }
 
 /// The files of a skill folder.

@@ -1,0 +1,194 @@
+//! Staging the rows of a build of many clients, batch by batch, and copying the artifact
+//! from them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{params, Connection};
+use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
+
+use super::{
+    beside, close, copy, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
+    insert_small_tables, insert_tail, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error,
+    LaidEntry, Sql, INSERT_BUNDLE, INSERT_CARD, INSERT_ENTRY,
+};
+
+/// The rows of a build of many clients, written batch by batch to a staging file beside the
+/// artifact as each batch numbers them (so they are not held in memory), and then copied into
+/// the artifact table by table in the order a build of the whole workspace writes them: the
+/// two give the same bytes.
+pub struct Stage {
+    // Closed before its file is removed (fields drop in this order).
+    conn: Connection,
+    path: StageFile,
+}
+
+/// The staging file, removed however the build ends.
+struct StageFile(PathBuf);
+
+impl Drop for StageFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl std::ops::Deref for StageFile {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Stage {
+    /// A new staging file for the artifact `out`.
+    pub fn create(out: &Path) -> Result<Stage, Error> {
+        let path = StageFile(beside(out, "stage").1);
+        let _ = std::fs::remove_file(&*path);
+        let conn = open_new(&path)?;
+        conn.execute_batch(schema::DDL)
+            .and_then(|_| conn.execute_batch("BEGIN"))
+            .map_err(sql(&path))?;
+        Ok(Stage { conn, path })
+    }
+
+    fn run(&self, statement: &str, params: impl rusqlite::Params) -> Result<(), Error> {
+        let mut st = self
+            .conn
+            .prepare_cached(statement)
+            .map_err(sql(&self.path))?;
+        st.execute(params).map_err(sql(&self.path))?;
+        Ok(())
+    }
+
+    /// Blobs (a blob staged already is left as it is).
+    pub fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
+        for (hash, blob) in blobs {
+            let row = params![hash, blob.size as i64, blob.encoding, blob.stored];
+            self.run("INSERT OR IGNORE INTO blob VALUES (?1, ?2, ?3, ?4)", row)?;
+        }
+        Ok(())
+    }
+
+    /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
+    /// the fragments of every level any of them cut it to.
+    pub fn card(&self, id: i64, c: &CardRows, new: bool) -> Result<(), Error> {
+        let e = sql(&self.path);
+        if new {
+            let mut st = self.conn.prepare_cached(INSERT_CARD).map_err(&e)?;
+            insert_card(&mut st, id, &c.card).map_err(&e)?;
+        }
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")
+            .map_err(&e)?;
+        insert_fragments(&mut st, id, c).map_err(&e)
+    }
+
+    /// Entry `id`.
+    pub fn entry(&self, id: i64, laid: &LaidEntry) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self.conn.prepare_cached(INSERT_ENTRY).map_err(&e)?;
+        insert_entry(&mut st, id, laid).map_err(&e)
+    }
+
+    /// Row `id` of `name`, `reason` or `slot_list`.
+    pub fn text(&self, table: &str, id: i64, text: &str) -> Result<(), Error> {
+        let statement = match table {
+            "name" => "INSERT INTO name VALUES (?1, ?2)",
+            "reason" => "INSERT INTO reason VALUES (?1, ?2)",
+            _ => "INSERT INTO slot_list VALUES (?1, ?2)",
+        };
+        self.run(statement, params![id, text])
+    }
+
+    /// Bundle `id`.
+    pub fn bundle(&self, id: i64, b: &BundleRow) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self.conn.prepare_cached(INSERT_BUNDLE).map_err(&e)?;
+        insert_bundle(&mut st, id, b).map_err(&e)
+    }
+
+    /// A client.
+    pub fn client(&self, c: &ClientRow) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .map_err(&e)?;
+        insert_client(&mut st, c).map_err(&e)
+    }
+
+    /// An asset.
+    pub fn asset(&self, a: &AssetRow) -> Result<(), Error> {
+        self.run(
+            "INSERT INTO asset VALUES (?1, ?2, ?3)",
+            params![a.skill_file, a.path, a.blob],
+        )
+    }
+
+    /// Distinct blobs staged.
+    pub fn blob_count(&self) -> Result<usize, Error> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT count(*) FROM blob", [], |r| r.get(0))
+            .map_err(sql(&self.path))?;
+        Ok(n as usize)
+    }
+
+    /// Writes the artifact `out` from the staged rows and `d`'s other tables (manifest,
+    /// categories, sources, consumers), with `warnings`; the staging file is removed.
+    pub fn write(self, out: &Path, d: Data, warnings: &[crate::Diagnostic]) -> Result<u64, Error> {
+        let Stage { conn, path } = self;
+        let staged = conn
+            .execute_batch("COMMIT")
+            .map_err(sql(&path))
+            .and_then(|_| conn.close().map_err(|(_, err)| sql(&path)(err)));
+        let (dir, tmp) = beside(out, "tmp");
+        let _ = std::fs::remove_file(&tmp);
+        let result = staged
+            .and_then(|_| write_from_stage(&tmp, &path, &d, warnings))
+            .and_then(|_| put_in_place(&tmp, out, &dir, false))
+            .and_then(|_| Ok(std::fs::metadata(out).map_err(io(out))?.len()));
+        drop(path);
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+/// The artifact at `path` from the staging file `stage`, table by table in the order
+/// the writer of a whole build inserts them.
+fn write_from_stage(
+    path: &Path,
+    stage: &Path,
+    d: &Data,
+    warnings: &[crate::Diagnostic],
+) -> Result<(), Error> {
+    let e = sql(path);
+    let mut conn = open_new(path)?;
+    let stage_path = stage.to_str().unwrap_or_default();
+    conn.execute("ATTACH DATABASE ?1 AS old", [stage_path])
+        .map_err(&e)?;
+    let tx = conn.transaction().map_err(&e)?;
+    let copy_all = || -> Sql<()> {
+        tx.execute_batch(schema::DDL)?;
+        copy(&tx, "blob", Some("hash"))?;
+        insert_small_tables(&tx, d, true)?;
+        copy(&tx, "card", None)?;
+        copy(&tx, "card_fragment", Some("card, level, format"))?;
+        copy(&tx, "entry", None)?;
+        copy(&tx, "name", Some("id"))?;
+        copy(&tx, "reason", Some("id"))?;
+        copy(&tx, "slot_list", None)?;
+        copy(&tx, "bundle", Some("id"))?;
+        copy(&tx, "asset", Some("skill_file, path"))?;
+        insert_tail(&tx, d, warnings, None)
+    };
+    copy_all().map_err(&e)?;
+    tx.commit().map_err(&e)?;
+    conn.execute("DETACH DATABASE old", []).map_err(&e)?;
+    close(conn, path)
+}
