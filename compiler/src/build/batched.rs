@@ -36,8 +36,7 @@ pub(super) fn build(
     options: &BuildOptions<'_>,
     release: &Option<String>,
 ) -> Result<BuildReport, Error> {
-    progress(options, "reading", 0, 1);
-    let survey = survey(batches)?;
+    let survey = survey(batches, options)?;
     let census = Arc::new(survey.census);
     let mut diagnostics = Vec::new();
     // The phases' own warnings count only if every batch gets through (as in a whole build,
@@ -118,12 +117,13 @@ type Input<P> = (P, [u8; 32], u64);
 
 /// Loads every batch once: the census, and the digest of every input file in the order the
 /// input hash takes them (text files by path, then the skills' other files skill by skill).
-fn survey(batches: &Batches<'_>) -> Result<Survey, Error> {
+fn survey(batches: &Batches<'_>, options: &BuildOptions<'_>) -> Result<Survey, Error> {
     let mut census = Census::default();
     let mut texts: Vec<Input<Arc<str>>> = Vec::new();
     let mut assets: Vec<Input<String>> = Vec::new();
     let mut batch_digests = Vec::new();
     for k in 0..batches.len() {
+        progress(options, "reading batches", k, batches.len());
         let loaded = batches.load(k)?;
         census.add(&loaded.workspace, k == 0);
         let (own_texts, own_assets) = own_inputs(batches, k, &loaded);
