@@ -228,8 +228,18 @@ fn results_that_read_across_clients_are_the_same_in_batches() {
     assert_batches_build_the_whole(&ws);
     let broken = "---\nname: [\n---\n";
     std::fs::write(ws.join("clients/d.example/greet/SKILL.md"), broken).unwrap();
+    // A misspelt reference in the first client: the name suggested is another client's skill.
+    let misspelt = "---\nname: hello\ndescription: Say hello\ndependencies: [welcom]\n---\nHi.\n";
+    std::fs::create_dir_all(ws.join("clients/a.example/hello")).unwrap();
+    std::fs::write(ws.join("clients/a.example/hello/SKILL.md"), misspelt).unwrap();
     let (failed, _) = built(&ws, &dir.path().join("failed.db"), usize::MAX);
     assert!(failed.error_count() > 0 && failed.diagnostics.iter().all(|d| d.code != "W114"));
+    let suggested = |d: &skillc::Diagnostic| d.help.as_deref() == Some("did you mean `welcome`?");
+    assert!(
+        failed.diagnostics.iter().any(suggested),
+        "{:#?}",
+        failed.diagnostics
+    );
     assert_batches_build_the_whole(&ws);
 }
 
