@@ -67,17 +67,14 @@ pub fn normalize_url(url: &str) -> String {
 
 /// Builds the pool of all sources of `ws` (in a batch of clients, of the whole workspace).
 pub fn build(ws: &Workspace) -> Pool {
-    let gathered;
-    let by_url = match ws.census.as_deref() {
-        Some(census) => &census.sources,
+    let mut sources: Vec<PooledSource> = match ws.census.as_deref() {
+        Some(census) => census.sources.values().cloned().collect(),
         None => {
             let mut by_url = BTreeMap::new();
             gather(&mut by_url, ws.skills.iter().map(|s| &**s));
-            gathered = by_url;
-            &gathered
+            by_url.into_values().collect()
         }
     };
-    let mut sources: Vec<PooledSource> = by_url.values().cloned().collect();
     let mut sid_of: BTreeMap<&str, u32> = BTreeMap::new();
     for (i, s) in sources.iter_mut().enumerate() {
         s.sid = i as u32 + 1;

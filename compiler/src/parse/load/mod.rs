@@ -19,7 +19,7 @@ use crate::parse::yaml::{self, YamlDoc};
 use crate::resolve::sources;
 
 mod patch;
-use patch::{patch_last, LastLoad};
+use patch::{folder_parses, patch_last, LastLoad};
 
 /// A loaded workspace: the model, its diagnostics (unsorted, profile not applied) and the
 /// decoded text of every file, for snippets.
@@ -183,16 +183,19 @@ fn load_tree(
     let root_name = boundary
         .file_name()
         .map_or("workspace".into(), |n| n.to_string_lossy().into_owned());
-    let parsed = cache.as_deref_mut().map(|c| (&mut c.parsed, &unchanged));
+    let parsed = cache.as_deref_mut().map(|c| Cached {
+        parses: &mut c.parsed,
+        unchanged: &unchanged,
+        // A load with drafts is not the files on disk: nothing to patch later.
+        patchable: drafts.is_empty(),
+    });
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
     drop(files);
     if let Some(c) = cache {
         c.parsed.forget_files(drafts);
         c.tree = Some(tree);
-        // A load with drafts is not the files on disk: the next one starts afresh.
-        match (&mut c.parsed.last, drafts.is_empty()) {
-            (Some(last), true) => last.set_tail(&walk_diags),
-            (last, _) => *last = None,
+        if let Some(last) = &mut c.parsed.last {
+            last.set_tail(&walk_diags);
         }
     }
     loaded.diagnostics.extend(walk_diags);
@@ -353,11 +356,20 @@ pub fn load_named(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Load
 
 /// [`load_named`], reusing what `cache` parsed of skill folders whose files are all in
 /// `unchanged` (read unchanged by the read cache).
+/// What a session's load reads its earlier parses from.
+struct Cached<'c> {
+    parses: &'c mut ParseCache,
+    /// The files read unchanged since the last load.
+    unchanged: &'c fsio::Unchanged,
+    /// The files are the ones on disk (no drafts): the next load may patch this one.
+    patchable: bool,
+}
+
 fn load_with(
     files: &[RawFile],
     extra: &[RawFile],
     root_name: &str,
-    cache: Option<(&mut ParseCache, &fsio::Unchanged)>,
+    cache: Option<Cached<'_>>,
 ) -> Loaded {
     let mut out = Vec::new();
     let mut texts = BTreeMap::new();
@@ -365,7 +377,7 @@ fn load_with(
     let main = layout::classify(&main_files, "");
     let mut ws = settings(&main, &mut out, &mut texts);
     let mut cache = cache;
-    let client_cache = cache.as_mut().map(|(c, unchanged)| (&mut **c, *unchanged));
+    let client_cache = cache.as_mut().map(|c| (&mut *c.parses, c.unchanged));
     ws.clients = clients(&main, &ws.config, &mut out, &mut texts, client_cache);
     let customs = custom_roots(&ws, &extra);
     let custom_layouts: Vec<layout::Layout<'_>> = customs
@@ -398,26 +410,23 @@ fn load_with(
             let parsed = skill_dirs.par_iter().map(|d| Arc::new(parse(d))).collect();
             (parsed, None)
         }
-        Some((cache, unchanged)) => {
+        Some(cached) => {
             let context = ParseContext {
                 config: ws.config.clone(),
                 categories: ws.categories.clone(),
                 category_dirs: category_dirs.clone(),
                 root_name: root_name.to_string(),
             };
-            let parsed = parse_cached(cache, unchanged, context, &skill_dirs, &parse);
-            (parsed, Some(cache))
+            parse_cached(cached, context, &skill_dirs, &parse)
         }
     };
     // A session keeps how this load was put together, to patch it after the next edits.
     let keep = cache.map(|cache| {
-        let dirs: Vec<_> = skill_dirs
-            .iter()
-            .zip(&bases)
-            .zip(&parsed)
-            .map(|((d, base), p)| (d.dir.clone(), base.to_string(), p.clone()))
-            .collect();
-        (cache, dirs, out.clone())
+        (
+            cache,
+            folder_parses(&skill_dirs, &bases, &parsed),
+            out.clone(),
+        )
     });
     let texts = merge(parsed, &mut ws, &mut out, texts);
     let loaded = Loaded {
@@ -447,15 +456,16 @@ fn skill_folders<'l, 'f>(
     (dirs, bases)
 }
 
-/// Parses the skill folders through `cache`: a folder whose files are all `unchanged` and
-/// whose settings (`context`) are the same is taken from it.
-fn parse_cached(
-    cache: &mut ParseCache,
-    unchanged: &fsio::Unchanged,
+/// Parses the skill folders through the session's cache: a folder whose files are all
+/// unchanged and whose settings (`context`) are the same is taken from it. Returns the parses
+/// and the cache if the next load may patch this one.
+fn parse_cached<'c>(
+    cached: Cached<'c>,
     context: ParseContext,
     skill_dirs: &[&SkillDir<'_>],
     parse: &(dyn Fn(&SkillDir<'_>) -> Parsed + Sync),
-) -> Vec<Arc<Parsed>> {
+) -> (Vec<Arc<Parsed>>, Option<&'c mut ParseCache>) {
+    let (cache, unchanged) = (cached.parses, cached.unchanged);
     let same_context = cache.context.as_ref() == Some(&context);
     let fresh: Vec<(Arc<Parsed>, bool)> = skill_dirs
         .par_iter()
@@ -465,7 +475,11 @@ fn parse_cached(
         })
         .collect();
     cache.keep(context, same_context, skill_dirs, &fresh);
-    fresh.into_iter().map(|(p, _)| p).collect()
+    // This load's replaces it, unless it read drafts, which are not the files on disk: the
+    // next load then starts afresh.
+    cache.last = None;
+    let parsed = fresh.into_iter().map(|(p, _)| p).collect();
+    (parsed, Some(cache).filter(|_| cached.patchable))
 }
 
 /// Adds each skill's parse to the workspace, its diagnostics to `out` and its texts to

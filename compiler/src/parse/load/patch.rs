@@ -26,6 +26,18 @@ pub(super) struct LastLoad {
     root_name: String,
 }
 
+/// Each skill folder with the prefix of its root and its parse, as [`LastLoad`] keeps them.
+pub(super) fn folder_parses(
+    skill_dirs: &[&layout::SkillDir<'_>],
+    bases: &[&str],
+    parsed: &[Arc<Parsed>],
+) -> Vec<(String, String, Arc<Parsed>)> {
+    let folders = skill_dirs.iter().zip(bases).zip(parsed);
+    folders
+        .map(|((d, base), p)| (d.dir.clone(), base.to_string(), p.clone()))
+        .collect()
+}
+
 impl LastLoad {
     pub(super) fn new(
         loaded: &Loaded,
