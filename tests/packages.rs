@@ -523,3 +523,105 @@ fn diff_sees_catalog_changes_that_no_entry_carries() {
         .iter()
         .all(|b| b.added.is_empty() && b.changed.is_empty()));
 }
+
+/// Every file under `dir` with its bytes, for before/after comparisons.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = files_under(dir)
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn package_named(dir: &Path, name: &str) -> PathBuf {
+    let zip = dir.join(format!("{name}.zip"));
+    let skill = format!("---\nname: {name}\ndescription: A package named {name}.\n---\nBody.\n");
+    std::fs::write(
+        &zip,
+        zip_of(&[(&format!("{name}/SKILL.md"), skill.as_bytes())]),
+    )
+    .unwrap();
+    zip
+}
+
+#[test]
+fn force_replaces_only_a_skills_own_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_dir(&sample(), &ws);
+    // A skill sitting directly in a client's folder, and one holding another skill.
+    common::write(
+        &ws,
+        "clients/example.com/SKILL.md",
+        "---\nname: cli\ndescription: A skill in a client folder.\n---\nBody.\n",
+    );
+    common::write(
+        &ws,
+        "outer/SKILL.md",
+        "---\nname: outer\ndescription: Holds another.\n---\nBody.\n",
+    );
+    common::write(
+        &ws,
+        "outer/inner/SKILL.md",
+        "---\nname: inner\ndescription: Inside outer.\n---\nBody.\n",
+    );
+    let before = snapshot(&ws);
+    for (name, why) in [
+        ("public", "is a namespace folder"),
+        ("tests", "holds the workspace's test cases"),
+        ("cli", "is a client's folder"),
+        ("outer", "holds `outer/inner/SKILL.md`"),
+        ("internal", "is a namespace folder"),
+    ] {
+        let zip = package_named(dir.path(), name);
+        let err = unpack(&zip, &ws, true, &Limits::default()).expect_err(name);
+        assert!(err.to_string().contains(why), "{name}: {err}");
+        assert!(snapshot(&ws) == before, "{name} changed the workspace");
+    }
+    // A workspace that is one skill, under git: never replaced.
+    let one = dir.path().join("one");
+    common::write(
+        &one,
+        "SKILL.md",
+        "---\nname: one\ndescription: The only skill.\n---\nBody.\n",
+    );
+    common::write(&one, ".git/HEAD", "ref: refs/heads/main\n");
+    let err = unpack(
+        &package_named(dir.path(), "one"),
+        &one,
+        true,
+        &Limits::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("is the workspace itself"), "{err}");
+    assert!(one.join(".git/HEAD").exists() && one.join("SKILL.md").exists());
+    // A skill's own folder is replaced: its old files go, the package's come, nothing is left
+    // beside it.
+    common::write(
+        &ws,
+        "public/assistant/lonely/SKILL.md",
+        "---\nname: lonely\ndescription: Old.\n---\nOld.\n",
+    );
+    common::write(&ws, "public/assistant/lonely/old.txt", "old");
+    let done = unpack(
+        &package_named(dir.path(), "lonely"),
+        &ws,
+        true,
+        &Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(done.dir, ws.join("public/assistant/lonely"));
+    let body = std::fs::read_to_string(done.dir.join("SKILL.md")).unwrap();
+    assert!(body.contains("A package named lonely"), "{body}");
+    assert!(!done.dir.join("old.txt").exists());
+    let stray: Vec<_> = std::fs::read_dir(&ws)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".unpack"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}

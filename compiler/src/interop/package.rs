@@ -423,7 +423,7 @@ pub fn unpack(
             "`{path}` is both a file and a folder in the package"
         )));
     }
-    let target = destination(workspace, &name, workspace.join(&portable), force).map_err(refuse)?;
+    let target = destination(workspace, &name, &portable, force).map_err(refuse)?;
     std::fs::create_dir_all(workspace).map_err(io(workspace))?;
     let staging = workspace.join(format!(".unpack-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
@@ -447,24 +447,39 @@ pub fn unpack(
 
 /// Where an unpacked skill goes: its portable folder name in the workspace, or, with `force`,
 /// the folder of the global skill of the same name wherever it is (so that the workspace never
-/// holds two copies of it). Without `force`, an existing folder or skill of that name refuses.
+/// holds two copies of it). Without `force`, an existing folder or skill of that name refuses;
+/// with it, the folder replaced must be that skill's own folder and hold nothing else
+/// ([`replaceable`]).
 fn destination(
     workspace: &Path,
     name: &str,
-    target: PathBuf,
+    portable: &str,
     force: bool,
 ) -> Result<PathBuf, String> {
+    let target = workspace.join(portable);
     if target.exists() && !target.is_dir() {
         return Err(format!("`{}` exists and is not a folder", target.display()));
     }
     let existing = crate::check(workspace, &CheckOptions::default()).ok();
-    let skills = existing.iter().flat_map(|r| r.workspace.skills.iter());
+    let skills: Vec<&crate::model::Skill> = existing
+        .iter()
+        .flat_map(|r| r.workspace.skills.iter().map(|s| &**s))
+        .collect();
     if force {
         let global = skills
-            .filter(|s| s.name == name && s.scope == crate::model::Scope::Global)
-            .map(|s| workspace.join(&s.dir))
-            .next();
-        return Ok(global.unwrap_or(target));
+            .iter()
+            .find(|s| s.name == name && s.scope == crate::model::Scope::Global);
+        let rel = global.map_or(portable, |s| s.dir.as_str());
+        let dir = workspace.join(rel);
+        if std::fs::symlink_metadata(&dir).is_ok() {
+            replaceable(workspace, rel, name, &skills).map_err(|why| {
+                format!(
+                    "--force replaces one skill's own folder only: `{}` {why}",
+                    dir.display()
+                )
+            })?;
+        }
+        return Ok(dir);
     }
     if target.exists() {
         return Err(format!(
@@ -479,6 +494,72 @@ fn destination(
         )),
         None => Ok(target),
     }
+}
+
+/// Files whose role reaches past one skill: a folder holding one is never replaced.
+const NOT_A_SKILLS_OWN: &[&str] = &[
+    "workspace.yaml",
+    "client.yaml",
+    "variables.json",
+    "CATEGORY.md",
+    ".git",
+    "SKILL.md",
+    "skill.md",
+];
+
+/// Why the folder `rel` (inside `workspace`) may not be replaced by a package of the skill
+/// `name`, if it may not: it must be the folder of the skill `name` and nothing else (not the
+/// workspace, a namespace, a client's folder, `tests/` or `templates/`; no other skill, client,
+/// category or repository inside it; not a link).
+fn replaceable(
+    workspace: &Path,
+    rel: &str,
+    name: &str,
+    skills: &[&crate::model::Skill],
+) -> Result<(), String> {
+    let parts: Vec<&str> = rel
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    match parts.as_slice() {
+        [] => return Err("is the workspace itself".into()),
+        ["clients"] | ["clients", _] => return Err("is a client's folder".into()),
+        ["tests"] => return Err("holds the workspace's test cases".into()),
+        ["templates"] => return Err("holds the workspace's templates".into()),
+        ["public" | "internal" | "custom"] => return Err("is a namespace folder".into()),
+        _ => {}
+    }
+    let dir = workspace.join(rel);
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("cannot be read: {e}"))?;
+    if meta.file_type().is_symlink() {
+        return Err("is a symbolic link".into());
+    }
+    if !skills.iter().any(|s| s.name == name && s.dir == rel) {
+        return Err(format!("is not the folder of the skill `{name}`"));
+    }
+    // Walk what is on disk, not what the check found: a nested skill the check skipped
+    // (inside another skill's folder) is still someone's work.
+    let mut stack = vec![(dir, true)];
+    while let Some((folder, top)) = stack.pop() {
+        let entries = std::fs::read_dir(&folder).map_err(|e| format!("cannot be read: {e}"))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| format!("cannot be read: {e}"))?;
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let own_skill_md = top && (file == "SKILL.md" || file == "skill.md");
+            if NOT_A_SKILLS_OWN.contains(&file.as_str()) && !own_skill_md {
+                let inside = entry.path();
+                let shown = inside.strip_prefix(workspace).unwrap_or(&inside);
+                return Err(format!(
+                    "holds `{}`, which is not part of the skill",
+                    shown.display()
+                ));
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push((entry.path(), false));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A checked package ready to be written.
@@ -520,10 +601,21 @@ impl Staged<'_> {
             crate::build::hash(self.raw)
         );
         std::fs::write(staging.join("package.yaml"), marker).map_err(io(staging))?;
-        if target.exists() {
-            std::fs::remove_dir_all(target).map_err(io(target))?;
+        // The folder replaced is moved aside, not deleted, until the new one is in its place.
+        let aside = staging.with_extension("old");
+        let replacing = std::fs::symlink_metadata(target).is_ok();
+        if replacing {
+            std::fs::rename(target, &aside).map_err(io(target))?;
         }
-        std::fs::rename(staging, target).map_err(io(target))?;
+        if let Err(e) = std::fs::rename(staging, target) {
+            if replacing {
+                let _ = std::fs::rename(&aside, target);
+            }
+            return Err(io(target)(e));
+        }
+        if replacing {
+            std::fs::remove_dir_all(&aside).map_err(io(&aside))?;
+        }
         Ok(n)
     }
 }
