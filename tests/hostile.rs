@@ -628,3 +628,46 @@ fn a_closed_stdout_ends_the_output_quietly() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn an_output_that_is_not_a_regular_file_is_refused_and_a_link_is_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    let pipe = tmp.path().join("pipe");
+    mkfifo(&pipe);
+    let folder = tmp.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let mut outputs = vec![(pipe, "is a named pipe"), (folder, "is a folder")];
+    // A device node of our own (root can make one; /dev/null itself is never put at risk).
+    let device = tmp.path().join("null");
+    let made = Command::new("mknod")
+        .args([s(&device), "c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if made {
+        outputs.push((device, "is a device"));
+    }
+    for (out, needle) in &outputs {
+        for command in ["build", "watch"] {
+            let run = skillc(&[command, s(&ws), "-o", s(out)]);
+            assert_eq!(run.code, 2, "{command} -o {out:?}: {}", run.all());
+            assert!(run.stderr.contains(needle), "{}", run.stderr);
+            let meta = std::fs::symlink_metadata(out).unwrap();
+            assert!(!meta.is_file(), "{command} replaced {out:?} with a file");
+        }
+    }
+    // A link to a regular file: the file it points to gets the artifact, the link stays.
+    let target = tmp.path().join("real.db");
+    std::fs::write(&target, b"").unwrap();
+    let link = tmp.path().join("link.db");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let run = skillc(&["build", s(&ws), "-o", s(&link)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::metadata(&target).unwrap().len() > 0);
+}

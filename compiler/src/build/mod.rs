@@ -151,11 +151,24 @@ pub enum Error {
     /// The output path is one of the workspace's input files.
     #[error("`{0}` is a file of the workspace (an input); write the artifact elsewhere, e.g. outside the workspace folder")]
     OutputIsInput(std::path::PathBuf),
+    /// The output path exists and is not a regular file (a device, a pipe, a folder).
+    #[error("`{0}` is {1}: the artifact is written to a file (a new one, or a previous artifact)")]
+    OutputNotAFile(std::path::PathBuf, &'static str),
 }
 
-/// Refuses an output path that names an existing file inside the workspace unless it is a
-/// previous artifact (a new file there is fine: artifacts are never read as input).
+/// Refuses an output path that is not a regular file (a device such as `/dev/null`, a pipe, a
+/// socket or a folder: the artifact is renamed over it, which would replace the device), or
+/// that names an existing file inside the workspace unless it is a previous artifact (a new
+/// file there is fine: artifacts are never read as input).
 pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
+    if let Ok(meta) = std::fs::metadata(out) {
+        if !meta.is_file() {
+            return Err(Error::OutputNotAFile(
+                out.to_path_buf(),
+                crate::discover::fsio::special_kind(&meta.file_type()),
+            ));
+        }
+    }
     let Ok(root) = root.canonicalize() else {
         return Ok(()); // reading the workspace reports it
     };
@@ -169,6 +182,16 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::OutputIsInput(out.to_path_buf()))
+    }
+}
+
+/// The file an output path names: a link to a regular file is followed, so that the artifact
+/// replaces the file it points to and the link stays.
+pub fn output_file(out: &Path) -> std::path::PathBuf {
+    let is_link = std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink());
+    match out.canonicalize() {
+        Ok(target) if is_link && target.is_file() => target,
+        _ => out.to_path_buf(),
     }
 }
 
@@ -241,6 +264,7 @@ fn run(
     session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
     guard_output(root, out)?;
+    let out = &output_file(out);
     std::thread::scope(|scope| {
         let label = Label {
             pending: options.release_from.map(|compute| scope.spawn(compute)),

@@ -102,6 +102,7 @@ pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
 /// Builds once, then after every relevant change, until the process ends.
 pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Result<(), Error> {
     build::guard_output(root, output).map_err(Error::Output)?;
+    let output = &build::output_file(output);
     let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     let (tx, rx) = mpsc::channel();
