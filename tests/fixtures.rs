@@ -155,6 +155,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("bad-template", &["E024"]),
     ("bad-test-cases", &["E026", "E027", "E010"]),
     ("overlap", &["W118", "E012"]),
+    ("secret-elsewhere", &["W120"]),
     ("bad-variant", &["E022"]),
     ("bom", &["W101"]),
     ("client-warnings", &["W109", "W110", "W111"]),

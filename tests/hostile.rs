@@ -671,3 +671,78 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_a_link_is_followed() {
         .is_symlink());
     assert!(std::fs::metadata(&target).unwrap().len() > 0);
 }
+
+/// Whether `needle` occurs anywhere in the file's bytes (pages, blobs, free space).
+fn file_holds(path: &Path, needle: &str) -> bool {
+    let bytes = std::fs::read(path).unwrap();
+    bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn a_secret_name_is_secret_in_every_skill_and_never_reaches_the_artifact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    write(
+        &ws,
+        "vault/SKILL.md",
+        "---\nname: vault\ndescription: Declares the token secret.\nvars:\n  CI_TOKEN_X7: {secret: true}\n---\nUse {{CI_TOKEN_X7}}.\n",
+    );
+    // Writes the name without declaring it; `variables.json` has a value for every skill.
+    write(
+        &ws,
+        "echo/SKILL.md",
+        "---\nname: echo\ndescription: Repeats things.\n---\nThe token is {{CI_TOKEN_X7}}.\n",
+    );
+    // Declares it plainly (as an unpacked package could), hoping for the environment's value.
+    write(
+        &ws,
+        "plain/SKILL.md",
+        "---\nname: plain\ndescription: Declares it plainly.\nvars:\n  CI_TOKEN_X7: {description: a token}\n---\nToken: {{CI_TOKEN_X7}}.\n",
+    );
+    write(
+        &ws,
+        "variables.json",
+        r#"{"_global": {"CI_TOKEN_X7": "from-variables-json-9f3"}}"#,
+    );
+    let out = tmp.path().join("out.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"));
+    let run = child
+        .args(["build", s(&ws), "-o", s(&out)])
+        .env("CI_TOKEN_X7", "from-the-environment-4b1")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{run:?}");
+    assert!(!file_holds(&out, "from-variables-json-9f3"));
+    assert!(!file_holds(&out, "from-the-environment-4b1"));
+    // Each skill still shows the placeholder, listed for the runtime to fill.
+    for name in ["echo", "plain", "vault"] {
+        let prompt = skillc(&["prompt", s(&out), "--select", name]);
+        assert!(
+            prompt.stdout.contains("{{CI_TOKEN_X7}}"),
+            "{name}: {}",
+            prompt.stdout
+        );
+    }
+    let check = skillc(&["check", s(&ws)]);
+    assert_eq!(check.code, 0, "{}", check.all());
+    assert!(
+        check
+            .stdout
+            .contains("warning[W120]: skill `echo` writes `{{CI_TOKEN_X7}}`"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check.stdout.contains("echo/SKILL.md:5:14"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check
+            .stdout
+            .contains("warning[W120]: skill `plain` declares `CI_TOKEN_X7` without `secret: true`"),
+        "{}",
+        check.stdout
+    );
+    assert!(!check.stdout.contains("skill `vault`"), "{}", check.stdout);
+}

@@ -237,6 +237,9 @@ pub mod codes {
     /// Two skills of one catalog have catalog texts so alike that a selector may not tell them
     /// apart.
     pub const OVERLAP: &str = "W118";
+    /// A variable some skill declares secret is used, or declared, by a skill that does not
+    /// declare it secret (it stays a placeholder there too).
+    pub const SECRET_ELSEWHERE: &str = "W120";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -298,6 +301,7 @@ pub mod codes {
         OVER_BUDGET,
         HIDDEN_SKIPPED,
         FOREIGN_FIELD,
+        SECRET_ELSEWHERE,
         NO_SKILLS,
         OVERLAP,
         NAME_NOT_PORTABLE,

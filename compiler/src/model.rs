@@ -476,3 +476,26 @@ pub struct Workspace {
     #[serde(skip)]
     pub census: Option<Arc<crate::parse::census::Census>>,
 }
+
+impl Workspace {
+    /// The variables some skill of the whole workspace declares `secret: true`: a secret name
+    /// is secret in every skill (SPEC 10), whoever else uses or declares it.
+    pub fn secret_names(&self) -> std::collections::BTreeSet<String> {
+        match self.census.as_deref() {
+            Some(census) => census.secret_vars.clone(),
+            None => secret_names_of(self.skills.iter().map(|s| &**s)),
+        }
+    }
+}
+
+/// The variables `skills` declare `secret: true`.
+pub fn secret_names_of<'a>(
+    skills: impl IntoIterator<Item = &'a Skill>,
+) -> std::collections::BTreeSet<String> {
+    skills
+        .into_iter()
+        .flat_map(|s| s.frontmatter.vars.iter())
+        .filter(|(_, decl)| decl.secret)
+        .map(|(name, _)| name.clone())
+        .collect()
+}

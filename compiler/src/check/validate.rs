@@ -16,7 +16,63 @@ pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
         false => across(ws),
     };
     out.extend(super::overlap::warnings(ws, remember));
+    secrets_elsewhere(ws, &mut out);
     out
+}
+
+/// W120: a name some skill declares secret, used or declared plainly by another skill. It reads
+/// bodies, so it is not part of the remembered pass (a body edit can add a use).
+fn secrets_elsewhere(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    let secrets = ws.secret_names();
+    if secrets.is_empty() {
+        return;
+    }
+    for s in &ws.skills {
+        let declared_secret = |name: &str| s.frontmatter.vars.get(name).is_some_and(|d| d.secret);
+        let mut seen = BTreeSet::new();
+        let declared = s.frontmatter.vars.keys().map(|n| (n.as_str(), None));
+        let written = crate::resolve::vars::placeholders(&s.body)
+            .into_iter()
+            .map(|n| (n, Some(())));
+        for (name, in_body) in declared.chain(written) {
+            if !secrets.contains(name) || declared_secret(name) || !seen.insert(name) {
+                continue;
+            }
+            let pos = match in_body {
+                Some(()) => placeholder_pos(s, name),
+                None => s.name_pos,
+            };
+            let how = if in_body.is_some() {
+                format!("writes `{{{{{name}}}}}`")
+            } else {
+                format!("declares `{name}` without `secret: true`")
+            };
+            out.push(
+                Diagnostic::new(
+                    codes::SECRET_ELSEWHERE,
+                    &s.file,
+                    pos,
+                    format!("skill `{}` {how}, a variable another skill declares secret: it stays a placeholder here too, for the runtime to fill", s.name),
+                )
+                .with_help(format!("declare it in this skill's `vars` with `secret: true` (or give this skill's variable another name)")),
+            );
+        }
+    }
+}
+
+/// Where `{{name}}` first appears in a skill's body, as a position in its file.
+fn placeholder_pos(s: &Skill, name: &str) -> crate::diagnostic::Pos {
+    let needle = format!("{{{{{name}}}}}");
+    let Some(at) = s.body.find(&needle) else {
+        return s.name_pos;
+    };
+    let before = &s.body[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    crate::diagnostic::Pos {
+        line: s.body_first_line + before.matches('\n').count(),
+        column: before[line_start..].chars().count() + 1,
+        len: needle.chars().count(),
+    }
 }
 
 /// What [`across`] reads of a workspace: the skills but their bodies and the files beside

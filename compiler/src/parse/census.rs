@@ -33,6 +33,8 @@ pub struct Census {
     pub qualified: BTreeSet<String>,
     /// Skills, global skills and clients.
     pub counts: Counts,
+    /// The variables some skill declares `secret: true`.
+    pub secret_vars: BTreeSet<String>,
 }
 
 /// The manifest's counts of a workspace.
@@ -71,6 +73,9 @@ impl Census {
                 }
             }
         }
+        self.secret_vars.extend(crate::model::secret_names_of(
+            skills.iter().map(|&i| &*ws.skills[i]),
+        ));
         self.words.add(ws, &skills);
         pool::gather(&mut self.sources, skills.iter().map(|&i| &*ws.skills[i]));
         let global = skills

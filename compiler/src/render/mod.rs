@@ -487,7 +487,9 @@ fn runtime_vars(p: &Prepared<'_>, key: &EntryKey, values: &BTreeMap<&str, &str>)
     let fm = &p.ws.skills[key.source].frontmatter;
     let mut names: Vec<String> = p.uses[key.source]
         .iter()
-        .filter(|n| !values.contains_key(n.as_str()) && fm.vars.contains_key(*n))
+        .filter(|n| {
+            !values.contains_key(n.as_str()) && (fm.vars.contains_key(*n) || p.secrets.contains(*n))
+        })
         .cloned()
         .collect();
     names.sort();

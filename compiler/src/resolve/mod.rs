@@ -175,6 +175,8 @@ pub struct Prepared<'a> {
     pub edges: Vec<Arc<Edges>>,
     /// Variables each skill's content uses (placeholders and declarations), shared alike.
     pub uses: Vec<Arc<BTreeSet<String>>>,
+    /// Variables some skill declares secret: never given a value at build time, in any skill.
+    pub secrets: BTreeSet<String>,
     /// Global base skills by qualified name.
     global: BTreeMap<String, usize>,
     /// Each client's base skills by qualified name.
@@ -310,6 +312,7 @@ pub fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prep
         qualified,
         edges,
         uses,
+        secrets: ws.secret_names(),
         global,
         client,
         variants,
@@ -454,7 +457,18 @@ pub fn var_value(
         return Some(v);
     }
     let decl = skill.frontmatter.vars.get(name)?;
-    std::env::var(name).ok().or_else(|| decl.default.clone())
+    // The build's environment (a CI token, say) reaches only a skill that declares the
+    // variable, and never one from a package the workspace does not trust.
+    let untrusted_package = skill
+        .package
+        .as_ref()
+        .is_some_and(|p| !ws.config.trusted.iter().any(|t| t == p));
+    let from_env = if untrusted_package {
+        None
+    } else {
+        std::env::var(name).ok()
+    };
+    from_env.or_else(|| decl.default.clone())
 }
 
 impl Prepared<'_> {
@@ -646,7 +660,9 @@ impl Prepared<'_> {
         for (q, &(_, source)) in present {
             let src = &ws.skills[source];
             let missing = src.frontmatter.vars.iter().find(|(name, decl)| {
-                decl.required && !decl.secret && var_value(ws, ctx.client, src, name).is_none()
+                decl.required
+                    && !self.secrets.contains(*name)
+                    && var_value(ws, ctx.client, src, name).is_none()
             });
             if let Some((name, _)) = missing {
                 unavailable.insert(q, format!("required variable `{name}` has no value"));
@@ -686,7 +702,7 @@ impl Prepared<'_> {
         let src = &ws.skills[source];
         let vars: Vec<(String, String)> = self.uses[source]
             .iter()
-            .filter(|name| src.frontmatter.vars.get(*name).is_none_or(|d| !d.secret))
+            .filter(|name| !self.secrets.contains(*name))
             .filter_map(|name| var_value(ws, ctx.client, src, name).map(|v| (name.clone(), v)))
             .collect();
         let locale_file = locale_chain(&ctx.spec.locale)
