@@ -198,6 +198,27 @@ fn templates_that_recurse_or_loop_get_a_diagnostic_not_an_abort() {
             "- {{ summary }}",
             "error[E025]: template `catalog_list_skill` failed to render",
         ),
+        // Growth that compounds: each 256-fold `replace` multiplies the last one's output.
+        (
+            "catalog_list_skill.tera",
+            "{{ description | replace(from=\"a\", to=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\") | replace(from=\"a\", to=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\") | replace(from=\"a\", to=\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\") }}",
+            "more than 256 times longer",
+        ),
+        (
+            "catalog_list_skill.tera",
+            "{% for i in range(end=1, step_by=0) %}x{% endfor %}",
+            "takes a step of at least 1",
+        ),
+        (
+            "catalog_list_skill.tera",
+            "{{ description | int(base=1) }}",
+            "takes a base from 2 to 36",
+        ),
+        (
+            "catalog_list_skill.tera",
+            "{{ (-9223372036854775807 - 1) % -1 }}",
+            "`%` takes a positive number",
+        ),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let ws = tmp.path().join("ws");
@@ -745,4 +766,18 @@ fn a_secret_name_is_secret_in_every_skill_and_never_reaches_the_artifact() {
         check.stdout
     );
     assert!(!check.stdout.contains("skill `vault`"), "{}", check.stdout);
+}
+
+#[test]
+fn a_body_of_one_long_word_builds_in_linear_time() {
+    // BPE token counting is quadratic in one word: 300 KB without a space took two minutes.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let body = "a".repeat(300_000);
+    write(
+        &ws,
+        "alpha/SKILL.md",
+        &format!("---\nname: alpha\ndescription: One long word.\n---\n{body}\n"),
+    );
+    check_and_build(&ws, 0, "1 skills");
 }

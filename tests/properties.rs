@@ -513,3 +513,189 @@ mod edit_props {
         }
     }
 }
+
+/// A literal of a template expression (tera's syntax: no exponents), extremes included.
+fn template_literal() -> impl Strategy<Value = String> {
+    prop_oneof![
+        template_number(),
+        prop::sample::select(vec![
+            "\"\"",
+            "\"a\"",
+            "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"",
+            "\"%\"",
+            "\"\\\\\"",
+        ])
+        .prop_map(str::to_string),
+        "[a-z&<%]{0,4}".prop_map(|s| format!("\"{s}\"")),
+    ]
+}
+
+/// A filter with literal arguments, of the names the guard knows and a few it does not.
+fn template_filter() -> impl Strategy<Value = String> {
+    let names = prop::sample::select(vec![
+        "replace",
+        "join",
+        "split",
+        "int",
+        "float",
+        "round",
+        "truncate",
+        "escape",
+        "upper",
+        "lower",
+        "addslashes",
+        "json_encode",
+        "urlencode",
+        "linebreaksbr",
+        "slice",
+        "nth",
+        "default",
+        "pluralize",
+        "length",
+        "first",
+        "reverse",
+        "sort",
+        "as_str",
+        "abs",
+        "title",
+        "md_cell",
+        "xml_escape",
+        "wordcount",
+        "date",
+        "filesizeformat",
+    ]);
+    let arg_names = prop::sample::select(vec![
+        "from",
+        "to",
+        "sep",
+        "pat",
+        "base",
+        "precision",
+        "length",
+        "start",
+        "end",
+        "n",
+        "value",
+        "method",
+        "default",
+        "pretty",
+    ]);
+    (
+        names,
+        prop::collection::vec((arg_names, template_literal()), 0..3),
+    )
+        .prop_map(|(name, args)| {
+            let mut seen = std::collections::BTreeSet::new();
+            let args: Vec<String> = args
+                .into_iter()
+                .filter(|(k, _)| seen.insert(*k))
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            if args.is_empty() {
+                name.to_string()
+            } else {
+                format!("{name}({})", args.join(", "))
+            }
+        })
+}
+
+/// An integer or float literal, extremes included.
+fn template_number() -> impl Strategy<Value = String> {
+    let huge = format!("1{}.0", "0".repeat(308));
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        prop::sample::select(vec![
+            "-9223372036854775808".to_string(),
+            "9223372036854775807".to_string(),
+            "0".to_string(),
+            "-1".to_string(),
+            "1".to_string(),
+            "2".to_string(),
+            "36".to_string(),
+            "1.5".to_string(),
+            "0.0".to_string(),
+            "-0.5".to_string(),
+            huge,
+        ]),
+    ]
+}
+
+/// A name of the catalog line's context, a `set` variable or a loop variable.
+fn template_ident() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["name", "description", "triggers", "v0", "v1", "x"])
+        .prop_map(str::to_string)
+}
+
+/// Arithmetic over numbers and names (tera's `basic_expr`).
+fn template_math() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![template_number(), template_ident()];
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        (
+            inner.clone(),
+            prop::sample::select(vec!["+", "-", "*", "/", "%"]),
+            inner,
+        )
+            .prop_map(|(a, op, b)| format!("({a} {op} {b})"))
+    })
+}
+
+/// An expression: arithmetic, a concatenation, a string or a name, through a chain of filters.
+fn template_expr() -> impl Strategy<Value = String> {
+    let atom = prop_oneof![template_literal(), template_ident()];
+    let base = prop_oneof![
+        template_math(),
+        prop::collection::vec(atom, 2..4).prop_map(|a| a.join(" ~ ")),
+        template_literal(),
+        template_ident(),
+    ];
+    (base, prop::collection::vec(template_filter(), 0..4))
+        .prop_map(|(b, fs)| std::iter::once(b).chain(fs).collect::<Vec<_>>().join(" | "))
+}
+
+/// A template: expressions printed, set, looped, filtered and tested.
+fn template_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        template_expr().prop_map(|e| format!("{{{{ {e} }}}}")),
+        (0..2u8, template_expr()).prop_map(|(v, e)| format!("{{% set v{v} = {e} %}}")),
+        (0..20i64, 0..20_000i64, -1..3i64, template_expr()).prop_map(
+            |(s, e, step, body)| format!(
+                "{{% for x in range(start={s}, end={e}, step_by={step}) %}}{{{{ {body} }}}}{{% endfor %}}"
+            )
+        ),
+        template_expr()
+            .prop_map(|e| format!("{{% for x in triggers %}}{{{{ {e} }}}}{{% endfor %}}")),
+        (template_filter(), template_expr()).prop_map(|(f, e)| format!(
+            "{{% filter {f} %}}{{{{ {e} }}}}{{% endfilter %}}"
+        )),
+        template_expr().prop_map(|e| format!("{{% if {e} | length > 3 %}}y{{% endif %}}")),
+    ];
+    // `v0` and `v1` are set first, so that most expressions that name them render.
+    prop::collection::vec(piece, 1..5)
+        .prop_map(|p| format!("{{% set v0 = name %}}{{% set v1 = 3 %}}{}", p.concat()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Any template expression of the grammar above is refused (E024), fails on the content
+    /// (E025) or renders: it never panics (the engine's own panics are refused before
+    /// rendering, not merely caught), hangs or grows past the output cap.
+    #[test]
+    fn template_expressions_never_panic_hang_or_run_away(text in template_text()) {
+        let files = [
+            RawFile::new(
+                "a/SKILL.md",
+                b"---\nname: a\ndescription: An aaa skill & <more> 100%.\ntrigger_examples: [\"Hi\", \"\"]\n---\nBody.\n".to_vec(),
+            ),
+            RawFile::new("templates/catalog_list_skill.tera", text.clone().into_bytes()),
+        ];
+        let started = std::time::Instant::now();
+        let report = check_files(&files, &CheckOptions::default());
+        // Generous: a template that passes the guard renders in milliseconds; a loop without
+        // end or an exponential value would take minutes or all memory.
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(20), "{text}");
+        for d in &report.diagnostics {
+            prop_assert!(!d.message.contains("engine failed"), "{text}: {}", d.message);
+        }
+    }
+}

@@ -155,8 +155,11 @@ fn render_templates(report: &mut CheckReport) {
 }
 
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
+/// Templates are rendered as [`check`] renders them.
 pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
-    finish(load::load_files(files, &[]), options, false)
+    let mut report = finish(load::load_files(files, &[]), options, false);
+    render_templates(&mut report);
+    report
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ fn secrets_elsewhere(ws: &Workspace, out: &mut Vec<Diagnostic>) {
                     pos,
                     format!("skill `{}` {how}, a variable another skill declares secret: it stays a placeholder here too, for the runtime to fill", s.name),
                 )
-                .with_help(format!("declare it in this skill's `vars` with `secret: true` (or give this skill's variable another name)")),
+                .with_help("declare it in this skill's `vars` with `secret: true` (or give this skill's variable another name)"),
             );
         }
     }

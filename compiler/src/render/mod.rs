@@ -276,6 +276,21 @@ fn xml_escape(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Re
     Ok(tera::Value::String(out))
 }
 
+/// tera's `abs`, without its overflow on the smallest integer (a panic in a debug build, a
+/// negative result in a release build).
+fn abs(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
+    match value {
+        tera::Value::Number(n) if n.is_i64() => n
+            .as_i64()
+            .and_then(i64::checked_abs)
+            .map(tera::Value::from)
+            .ok_or_else(|| tera::Error::msg(format!("`abs` of {n} is out of range"))),
+        tera::Value::Number(n) if n.is_u64() => Ok(value.clone()),
+        tera::Value::Number(n) => Ok(tera::Value::from(n.as_f64().unwrap_or(0.0).abs())),
+        _ => Err(tera::Error::msg("`abs` is for numbers")),
+    }
+}
+
 fn md_cell(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Result<tera::Value> {
     let s = tera::try_get_value!("md_cell", "value", String, value);
     let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -291,13 +306,16 @@ impl Renderer {
         tera.autoescape_on(vec![]);
         tera.register_filter("xml_escape", xml_escape);
         tera.register_filter("md_cell", md_cell);
+        tera.register_filter("abs", abs);
         for (name, text) in TEMPLATES {
             let file = format!("{name}.tera");
             let (body, origin) = match ws.templates.get(&file) {
                 Some(custom) => (custom.as_str(), format!("templates/{file}")),
                 None => (*text, String::new()),
             };
-            let parsed = tera.add_raw_template(name, body);
+            let parsed =
+                crate::check::template_guard::contained(|| tera.add_raw_template(name, body))
+                    .unwrap_or_else(|why| Err(tera::Error::msg(why)));
             if parsed.is_ok() && !origin.is_empty() {
                 let template = tera.get_template(name).expect("just added");
                 if let Err(why) = crate::check::template_guard::check(&template.ast) {
@@ -362,11 +380,14 @@ impl Renderer {
 
     fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, RenderError> {
         let mut out = crate::check::template_guard::CappedOutput::default();
-        let rendered = self
-            .tera
-            .render_to(name, ctx, &mut out)
-            .map(|()| String::from_utf8_lossy(&out.0).into_owned());
-        rendered.map_err(|e| {
+        let rendered = crate::check::template_guard::contained(|| {
+            self.tera
+                .render_to(name, ctx, &mut out)
+                .map_err(|e| tera_reason(&e).0)
+        })
+        .and_then(|r| r)
+        .map(|()| String::from_utf8_lossy(&out.0).into_owned());
+        rendered.map_err(|why| {
             let file = format!("{name}.tera");
             RenderError {
                 file: if self.overridden.contains(&file) {
@@ -374,7 +395,7 @@ impl Renderer {
                 } else {
                     String::new()
                 },
-                message: format!("template `{name}` failed to render: {}", tera_reason(&e).0),
+                message: format!("template `{name}` failed to render: {why}"),
             }
         })
     }
