@@ -781,3 +781,82 @@ fn a_body_of_one_long_word_builds_in_linear_time() {
     );
     check_and_build(&ws, 0, "1 skills");
 }
+
+#[test]
+fn the_mcp_server_answers_every_bad_request_with_its_id() {
+    use std::io::{BufRead, Write};
+    let artifact = sample_artifact();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["mcp", s(&artifact)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let mut ask = |line: String| -> serde_json::Value {
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let answer = rx
+            .recv_timeout(BOUND)
+            .unwrap_or_else(|_| panic!("no answer to {}", &line[..line.len().min(80)]));
+        serde_json::from_str(&answer).unwrap()
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    assert_eq!(ask(init.to_string())["id"], 1);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{}{}}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    for (line, id, code) in [
+        (
+            "this is not json".to_string(),
+            serde_json::Value::Null,
+            -32700,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list""#.to_string(),
+            2.into(),
+            -32700,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":5}"#.to_string(),
+            3.into(),
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"r4","method":"resources/read","params":{}}"#.to_string(),
+            "r4".into(),
+            -32602,
+        ),
+        (deep, 8.into(), -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":9,"method":"no/such"}"#.to_string(),
+            9.into(),
+            -32601,
+        ),
+    ] {
+        let answer = ask(line.clone());
+        assert_eq!(
+            answer["id"],
+            id,
+            "{}: {answer}",
+            &line[..line.len().min(80)]
+        );
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+    }
+    // The server still works after all of that.
+    let ping = ask(r#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#.to_string());
+    assert_eq!(ping["id"], 10, "{ping}");
+    drop(stdin);
+    let _ = child.wait();
+}

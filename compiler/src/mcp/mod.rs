@@ -7,6 +7,8 @@
 //! from the artifact now at the path ([`LiveArtifact`]), so a build swapped in by rename is
 //! served from the next call on. Bad requests are MCP errors worded as the CLI words them.
 
+mod gate;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -400,21 +402,93 @@ impl ServerHandler for Server {
     }
 }
 
-/// Serves the bundle on stdin/stdout until the client closes the connection.
+/// Longest line read from the client (a longer one is answered as a parse error and skipped).
+const MAX_LINE: usize = 16 << 20;
+
+/// Serves the bundle on stdin/stdout until the client closes the connection. Lines from the
+/// client pass through [`gate`] before the SDK sees them; its answers and the SDK's go out
+/// one whole line at a time.
 pub fn serve_stdio(server: Server) -> Result<(), String> {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the server: {e}"))?;
     runtime.block_on(async move {
-        let running = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| format!("the MCP session did not start: {e}"))?;
-        running
-            .waiting()
-            .await
-            .map_err(|e| format!("the MCP server stopped: {e}"))?;
-        Ok(())
+        let (ours, sdk_side) = tokio::io::duplex(1 << 16);
+        let (from_sdk, mut to_sdk) = tokio::io::split(ours);
+        let (out, mut lines_out) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let sdk = async move {
+            let running = server
+                .serve(sdk_side)
+                .await
+                .map_err(|e| format!("the MCP session did not start: {e}"))?;
+            running
+                .waiting()
+                .await
+                .map_err(|e| format!("the MCP server stopped: {e}"))?;
+            Ok::<(), String>(())
+        };
+        let answers = out.clone();
+        let input = async move {
+            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                let read = (&mut stdin)
+                    .take(MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut line)
+                    .await;
+                match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) if n > MAX_LINE && line.last() != Some(&b'\n') => {
+                        // Skip the rest of the line, then say why.
+                        let mut rest = Vec::new();
+                        let _ = stdin.read_until(b'\n', &mut rest).await;
+                        let why = format!("Parse error: a message is at most {MAX_LINE} bytes");
+                        let _ = answers.send(
+                            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}})
+                                .to_string(),
+                        );
+                        continue;
+                    }
+                    Ok(_) => {}
+                }
+                let text = String::from_utf8_lossy(&line);
+                match gate::gate(&text) {
+                    gate::Gate::Forward => {
+                        let mut whole = text.trim_end().to_string();
+                        whole.push('\n');
+                        if to_sdk.write_all(whole.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                    gate::Gate::Answer(a) => {
+                        let _ = answers.send(a);
+                    }
+                    gate::Gate::Ignore => {}
+                }
+            }
+            // The client is gone: the SDK sees the end of its input and stops.
+            let _ = to_sdk.shutdown().await;
+        };
+        let relay = async move {
+            let mut from_sdk = tokio::io::BufReader::new(from_sdk);
+            let mut line = String::new();
+            while matches!(from_sdk.read_line(&mut line).await, Ok(n) if n > 0) {
+                let _ = out.send(std::mem::take(&mut line).trim_end().to_string());
+            }
+        };
+        let output = async move {
+            let mut stdout = tokio::io::stdout();
+            while let Some(mut line) = lines_out.recv().await {
+                line.push('\n');
+                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        };
+        let (served, (), (), ()) = tokio::join!(sdk, input, relay, output);
+        served
     })
 }
