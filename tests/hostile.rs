@@ -860,3 +860,21 @@ fn the_mcp_server_answers_every_bad_request_with_its_id() {
     drop(stdin);
     let _ = child.wait();
 }
+
+#[test]
+fn a_huge_jobs_count_is_capped_and_gives_the_same_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    for name in ["alpha", "beta", "gamma"] {
+        skill(&ws, name, name);
+    }
+    let (one, many) = (tmp.path().join("one.db"), tmp.path().join("many.db"));
+    assert_eq!(
+        skillc(&["build", s(&ws), "-o", s(&one), "--jobs", "1"]).code,
+        0
+    );
+    // 20,000 threads took over a minute to start and stop; BOUND is 10 s.
+    let run = skillc(&["build", s(&ws), "-o", s(&many), "--jobs", "20000"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&many).unwrap());
+}

@@ -122,7 +122,7 @@ enum WorkspaceCommand {
         /// The artifact to write (replaced atomically).
         #[arg(short, long)]
         output: PathBuf,
-        /// Worker threads (default: one per core).
+        /// Worker threads (default: one per core; at most 64, or one per core if more).
         #[arg(long)]
         jobs: Option<usize>,
         /// A release label stored in the artifact (`git`: the workspace's commit, short hash,

@@ -32,7 +32,7 @@ pub type Progress = dyn Fn(&str, usize, usize) + Sync;
 /// How to build.
 #[derive(Default)]
 pub struct BuildOptions<'a> {
-    /// Worker threads (`None`: one per core).
+    /// Worker threads (`None`: one per core; at most [`max_jobs`]).
     pub jobs: Option<usize>,
     /// Called with (phase, done, total) as the build goes.
     pub progress: Option<&'a Progress>,
@@ -279,13 +279,20 @@ fn run(
         };
         match options.jobs {
             Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n.max(1))
+                .num_threads(n.clamp(1, max_jobs()))
                 .build()
                 .map_err(|_| Error::Threads(n))?
                 .install(run),
             None => run(),
         }
     })
+}
+
+/// Most worker threads a build starts: past a few per core, threads only cost (20,000 took a
+/// minute to start and stop for a build of a quarter of a second). 64, or the cores if more.
+pub fn max_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.max(64)
 }
 
 fn build_once(
