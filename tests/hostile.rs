@@ -878,3 +878,43 @@ fn a_huge_jobs_count_is_capped_and_gives_the_same_bytes() {
     assert_eq!(run.code, 0, "{}", run.all());
     assert_eq!(std::fs::read(&one).unwrap(), std::fs::read(&many).unwrap());
 }
+
+#[test]
+fn watch_follows_a_workspace_folder_replaced_at_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    let out = tmp.path().join("out.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["watch", s(&ws), "-o", s(&out)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let shows = |name: &str| {
+        let started = Instant::now();
+        while started.elapsed() < BOUND {
+            let run = skillc(&["catalog", s(&out), "--format", "list"]);
+            if run.code == 0 && run.stdout.contains(&format!("**{name}**")) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    };
+    let first = shows("alpha");
+    // A checkout tool or a sync client replaces the folder: the old one moves away, a new
+    // one takes its path.
+    std::fs::rename(&ws, tmp.path().join("ws.old")).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    skill(&ws, "beta", "beta");
+    let second = shows("beta");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first, "the first build never showed alpha");
+    assert!(
+        second,
+        "watch never built the folder put in place of the first"
+    );
+}

@@ -99,12 +99,17 @@ pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
     })
 }
 
-/// Builds once, then after every relevant change, until the process ends.
-pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Result<(), Error> {
-    build::guard_output(root, output).map_err(Error::Output)?;
-    let output = &build::output_file(output);
-    let root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+/// How often watch looks whether its workspace folder was replaced (moved away, another put at
+/// its path): the watcher follows the folder it was given, not the path.
+pub const FOLDER_CHECK: Duration = Duration::from_millis(500);
+
+/// A watcher's report: an event's kind and paths, or `None` when the events lapsed.
+type Report = Option<(notify::EventKind, Vec<PathBuf>)>;
+
+/// Watches the folder now at `root` (recursively), reporting into a new channel.
+fn watch_folder(
+    root: &Path,
+) -> Result<(notify::RecommendedWatcher, mpsc::Receiver<Report>), Error> {
     let (tx, rx) = mpsc::channel();
     // `None`: the events lapsed (a rescan notice, a watcher error); anything may have changed.
     let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
@@ -122,11 +127,40 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
         source,
     })?;
     watcher
-        .watch(&root_abs, RecursiveMode::Recursive)
+        .watch(root, RecursiveMode::Recursive)
         .map_err(|source| Error::Notify {
             path: root.to_path_buf(),
             source,
         })?;
+    Ok((watcher, rx))
+}
+
+/// Which folder is at `path` (device and inode), if one is.
+fn folder_at(path: &Path) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_dir())
+            .map(|m| (m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Builds once, then after every relevant change, until the process ends. A workspace folder
+/// replaced at its path is watched anew and built again.
+pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Result<(), Error> {
+    build::guard_output(root, output).map_err(Error::Output)?;
+    let output = &build::output_file(output);
+    let mut root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+    let mut watched = folder_at(&root_abs);
+    let (mut watcher, mut rx) = watch_folder(&root_abs)?;
     // Rebuilds take from the previous build what an edit cannot have changed.
     let mut session = build::Session::default();
     let run = |session: &mut build::Session, on_event: &mut dyn FnMut(Event)| {
@@ -142,21 +176,37 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
     run(&mut session, &mut on_event);
     // Changes gathered until a rebuild (one that warrants none still counts for the next).
     let mut burst = Burst::default();
-    while let Ok(first) = rx.recv() {
-        burst.add(first, &root_abs, &out_abs);
-        // Debounce: gather the burst an editor's save makes.
-        while let Ok(more) = rx.recv_timeout(burst.quiet_time()) {
-            burst.add(more, &root_abs, &out_abs);
-        }
-        if burst.relevant {
-            if let Some(files) = std::mem::take(&mut burst).files {
-                // The load reads these again instead of walking the whole folder.
-                session.assume_changed_only(files);
+    loop {
+        match rx.recv_timeout(FOLDER_CHECK) {
+            Ok(first) => {
+                burst.add(first, &root_abs, &out_abs);
+                // Debounce: gather the burst an editor's save makes.
+                while let Ok(more) = rx.recv_timeout(burst.quiet_time()) {
+                    burst.add(more, &root_abs, &out_abs);
+                }
+                if burst.relevant {
+                    if let Some(files) = std::mem::take(&mut burst).files {
+                        // The load reads these again instead of walking the whole folder.
+                        session.assume_changed_only(files);
+                    }
+                    run(&mut session, &mut on_event);
+                }
             }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+        }
+        let now = folder_at(root);
+        if now.is_some() && now != watched {
+            // Another folder is at the path: watch it, and build it from scratch.
+            root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            drop(watcher);
+            (watcher, rx) = watch_folder(&root_abs)?;
+            watched = now;
+            session = build::Session::default();
+            burst = Burst::default();
             run(&mut session, &mut on_event);
         }
     }
-    Ok(())
 }
 
 /// Whether an event is the close of a file that was open for writing: its writes are done.
@@ -167,9 +217,6 @@ fn closes_a_write(kind: &notify::EventKind) -> bool {
         EventKind::Access(AccessKind::Close(AccessMode::Write))
     )
 }
-
-/// A watcher's report: an event's kind and paths, or `None` when the events lapsed.
-type Report = Option<(notify::EventKind, Vec<PathBuf>)>;
 
 /// What a burst of file events says changed.
 #[derive(Debug, PartialEq)]
