@@ -918,3 +918,75 @@ fn watch_follows_a_workspace_folder_replaced_at_its_path() {
         "watch never built the folder put in place of the first"
     );
 }
+
+#[test]
+fn small_things_users_run_into() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    // `set` reads past a byte order mark, as check does, and keeps it.
+    write(
+        &ws,
+        "a/SKILL.md",
+        "\u{feff}---\nname: a\ndescription: An a skill.\n---\nBody.\n",
+    );
+    let run = skillc(&["set", s(&ws.join("a/SKILL.md")), "priority", "2"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let text = std::fs::read_to_string(ws.join("a/SKILL.md")).unwrap();
+    assert_eq!(
+        text,
+        "\u{feff}---\nname: a\ndescription: An a skill.\npriority: 2\n---\nBody.\n"
+    );
+    // `toggle` on flow-style toggles keeps the comment after them.
+    write(
+        &ws,
+        "clients/c/client.yaml",
+        "toggles: {a: false}  # reviewed\n",
+    );
+    let run = skillc(&["toggle", s(&ws), "--client", "c", "a", "on"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let text = std::fs::read_to_string(ws.join("clients/c/client.yaml")).unwrap();
+    assert_eq!(text, "toggles: { a: true }  # reviewed\n");
+    // An artifact whose manifest was emptied is damaged, not a request for a missing bundle.
+    let out = tmp.path().join("out.db");
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&out)]).code, 0);
+    let conn = rusqlite::Connection::open(&out).unwrap();
+    conn.execute("DELETE FROM manifest", []).unwrap();
+    drop(conn);
+    let run = skillc(&["catalog", s(&out)]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(
+        run.stderr.contains("is not a readable skillc artifact"),
+        "{}",
+        run.stderr
+    );
+    // Names holding ESC or BEL are refused, and printed escaped.
+    write(
+        &ws,
+        "b/SKILL.md",
+        "---\nname: \"b\\e[31mred\\a\"\ndescription: B.\n---\nBody.\n",
+    );
+    write(
+        &ws,
+        "c\u{1b}[2J/SKILL.md",
+        "---\ndescription: C.\n---\nBody.\n",
+    );
+    let run = skillc(&["check", s(&ws)]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        !run.all().contains('\u{1b}') && !run.all().contains('\u{7}'),
+        "{:?}",
+        run.all()
+    );
+    assert!(
+        run.stdout
+            .contains("`name` holds control characters: `b\\u{1b}[31mred\\u{7}`"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("the name `c\\u{1b}[2J` holds control characters"),
+        "{}",
+        run.stdout
+    );
+}

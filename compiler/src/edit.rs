@@ -167,6 +167,10 @@ fn parse_value(value: &str) -> Result<serde_yaml::Value, Error> {
 
 /// Edits one top-level field of a SKILL.md's frontmatter, touching only that field's lines.
 pub fn set_field(text: &str, field: &str, edit: &FieldEdit<'_>) -> Result<String, Error> {
+    // A byte order mark is read past (as check reads past it) and kept.
+    if let Some(rest) = text.strip_prefix('\u{feff}') {
+        return set_field(rest, field, edit).map(|out| format!("\u{feff}{out}"));
+    }
     let ok_name = !field.is_empty()
         && field
             .chars()
@@ -240,7 +244,14 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
     if !inline.is_empty() && !inline.starts_with('#') {
         // A flow mapping on the key's line (`toggles: { a: true }`): that one line is
         // rewritten from its parsed value.
-        let line = flow_toggles(inline, skill, value, nl)?;
+        // A comment after the mapping (`toggles: {a: false}  # reviewed`) stays, spaces and all.
+        let whole = head.trim_end_matches(['\n', '\r']);
+        let comment = whole
+            .rfind('}')
+            .map(|i| &whole[i + 1..])
+            .filter(|rest| rest.trim_start().starts_with('#'))
+            .unwrap_or("");
+        let line = flow_toggles(inline, skill, value, nl, comment)?;
         let mut out: String = ls[..start].concat();
         out.push_str(&line);
         out.extend(ls[start + 1..].iter().copied());
@@ -272,7 +283,13 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
 }
 
 /// `toggles: { … }` rewritten with `skill` set to `value` (removed when `None`).
-fn flow_toggles(inline: &str, skill: &str, value: Option<&str>, nl: &str) -> Result<String, Error> {
+fn flow_toggles(
+    inline: &str,
+    skill: &str,
+    value: Option<&str>,
+    nl: &str,
+    comment: &str,
+) -> Result<String, Error> {
     let parsed: serde_yaml::Value = serde_yaml::from_str(inline)
         .map_err(|e| Error::Invalid(format!("`toggles` does not parse: {e}")))?;
     let mut map = match parsed {
@@ -296,7 +313,7 @@ fn flow_toggles(inline: &str, skill: &str, value: Option<&str>, nl: &str) -> Res
             format!("{k}: {v}")
         })
         .collect();
-    Ok(format!("toggles: {{ {} }}{nl}", items.join(", ")))
+    Ok(format!("toggles: {{ {} }}{comment}{nl}", items.join(", ")))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, synced, then renamed.

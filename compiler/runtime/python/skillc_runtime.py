@@ -110,6 +110,9 @@ class Artifact:
         if version != SCHEMA_VERSION:
             raise ValueError(f"{path} has schema version {version}, expected {SCHEMA_VERSION}")
         self.manifest = dict(self.db.execute("SELECT key, value FROM manifest"))
+        for key in ("schema_version", "default_locale", "default_tier", "locales", "tiers"):
+            if key not in self.manifest:
+                raise ValueError(f"{path} is not a readable skillc artifact: its manifest has no {key!r} (the file is damaged)")
         # The label of `skillc build --release-label`, or None.
         self.release = self.manifest.get("release")
         self.categories = {

@@ -583,6 +583,20 @@ impl Artifact {
             });
         }
         let manifest = read_manifest(&conn).map_err(&bad)?;
+        // Every answer reads these: an artifact without them is damaged, not a bad request.
+        let needed = [
+            "schema_version",
+            "default_locale",
+            "default_tier",
+            "locales",
+            "tiers",
+        ];
+        if let Some(key) = needed.iter().find(|k| !manifest.contains_key(**k)) {
+            return Err(Error::NotAnArtifact {
+                path,
+                why: format!("its manifest has no `{key}` (the file is damaged)"),
+            });
+        }
         let consumers = read_consumers(&conn).map_err(&bad)?;
         let categories = read_categories(&conn).map_err(&bad)?;
         Ok(Artifact {

@@ -460,6 +460,21 @@ impl Walk<'_> {
                 );
                 continue;
             };
+            if name.chars().any(char::is_control) {
+                // Printed raw, a name holding ESC or BEL would drive the terminal or CI log
+                // that shows it: reported escaped and left out.
+                let escaped = name.escape_debug().to_string();
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        codes::UNREADABLE,
+                        &format!("{prefix}{escaped}"),
+                        Pos::start(),
+                        format!("the name `{escaped}` holds control characters; it is not read"),
+                    )
+                    .with_help("rename it without control characters"),
+                );
+                continue;
+            }
             names.push((name, path, e.file_type().ok()));
         }
         names.sort_by(|a, b| a.0.cmp(&b.0));

@@ -173,6 +173,10 @@ export class Snapshot {
       );
     }
     this.manifest = new Map(rows(db, "SELECT key, value FROM manifest").map(([k, v]) => [String(k), String(v)]));
+    // Every answer reads these: an artifact without them is damaged, not a bad request.
+    for (const key of ["schema_version", "default_locale", "default_tier", "locales", "tiers"]) {
+      if (!this.manifest.has(key)) throw bad(`its manifest has no \`${key}\` (the file is damaged)`);
+    }
     this.categories = new Map(
       rows(
         db,

@@ -850,6 +850,16 @@ fn skill_name(f: &mut Fields<'_>, doc: &YamlDoc, fm: &Frontmatter, folder: &str)
             f.report(d.with_help(format!("remove it to use the folder name `{folder}`")));
             folder.to_string()
         }
+        Some(n) if n.chars().any(char::is_control) => {
+            // Printed raw, ESC or BEL would drive the terminal or CI log that shows the name.
+            let d = f.diag(
+                codes::INVALID_VALUE,
+                doc.key_pos("name"),
+                format!("`name` holds control characters: `{}`", n.escape_debug()),
+            );
+            f.report(d.with_help("names are printed in terminals, logs and catalogs: use letters, digits and hyphens"));
+            folder.to_string()
+        }
         Some(n) => n.clone(),
         None => {
             let d = f
