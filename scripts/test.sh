@@ -30,6 +30,9 @@ echo "== the TypeScript runtime: its tests, then every parity request against sk
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
 python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact"
 
+echo "== rules the sample does not exercise (blocks over always-on, locale fallback, a secret name) in every runtime"
+python3 tests/parity/rules_parity.py "$target/debug/skillc"
+
 echo "== the Java example of docs/artifact.md (JDBC) against skillc catalog"
 python3 tests/parity/java_example_parity.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"

@@ -198,6 +198,35 @@ fn blocks_removes_a_skill_that_priority_would_keep() {
 }
 
 #[test]
+fn blocks_apply_last_even_over_always_on_skills() {
+    // SPEC 5: `blocks` is the final pass. The sample has no always-on skill that a selected
+    // skill blocks, so an order with always-on skills added after `blocks` passed everything.
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    common::write(
+        &ws,
+        "greeting/SKILL.md",
+        "---\nname: greeting\ndescription: Greets the visitor.\nalways_on: true\n---\nSay hello.\n",
+    );
+    common::write(
+        &ws,
+        "handoff/SKILL.md",
+        "---\nname: handoff\ndescription: Hands over to a human.\nblocks: [greeting]\n---\nHand over.\n",
+    );
+    let out = tmp.path().join("out.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let g = BundleRef::default();
+    let p = a.prompt(&g, None, &Context::default(), &[]).unwrap();
+    assert_eq!(names(&p), [("greeting", "always_on")]);
+    let p = a
+        .prompt(&g, None, &Context::default(), &["handoff"])
+        .unwrap();
+    assert_eq!(names(&p), [("handoff", "selected")]);
+    assert_eq!(removed(&p), [("greeting", "blocked:handoff")]);
+}
+
+#[test]
 fn always_on_skills_appear_only_when_their_conditions_hold() {
     let a = artifact();
     let g = BundleRef::default();

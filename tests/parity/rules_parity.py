@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Rules the sample workspace does not exercise, in every runtime: `blocks` applied last (over
+an always-on skill), locale fallback (`fr-ca` -> `fr` -> the base file) and a secret name
+written by a skill that does not declare it. A small workspace is built with skillc; the Rust
+runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the TypeScript
+runtime's CLI must give the same answers, and the answers must say what SPEC 5 and 2.6 say.
+Usage: rules_parity.py SKILLC
+"""
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "compiler" / "runtime" / "python"))
+from skillc_runtime import Artifact  # noqa: E402
+
+CLI = ROOT / "compiler" / "runtime" / "typescript" / "dist" / "cli.js"
+
+FILES = {
+    "workspace.yaml": "locales: [en, fr, fr-ca]\ndefault_locale: en\n",
+    "variables.json": '{"_global": {"API_TOKEN": "value-that-must-not-leak"}}\n',
+    "greeting/SKILL.md": "---\nname: greeting\ndescription: Greets the visitor.\nalways_on: true\n---\nSay hello.\n",
+    "greeting/SKILL.fr.md": "---\ndescription: Salue le visiteur.\n---\nDites bonjour.\n",
+    "handoff/SKILL.md": "---\nname: handoff\ndescription: Hands over to a human.\nblocks: [greeting]\n---\n"
+    "Hand over with {{API_TOKEN}}.\n",
+    "vault/SKILL.md": "---\nname: vault\ndescription: Calls the vault.\nvars:\n  API_TOKEN: {secret: true}\n---\n"
+    "Use {{API_TOKEN}}.\n",
+}
+
+REQUESTS = [
+    (locale, select)
+    for locale in ("en", "fr", "fr-ca")
+    for select in ([], ["handoff"], ["vault", "greeting"], ["handoff", "vault"])
+]
+
+
+def skillc_json(skillc, args):
+    out = subprocess.run([skillc, *args, "--format", "json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def main():
+    skillc = sys.argv[1]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        for rel, text in FILES.items():
+            (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+            (ws / rel).write_text(text)
+        artifact = str(Path(tmp) / "rules.db")
+        subprocess.run([skillc, "build", str(ws), "-o", artifact], capture_output=True, check=True)
+        if b"value-that-must-not-leak" in Path(artifact).read_bytes():
+            failures.append("the secret's value is in the artifact")
+        py = Artifact(artifact)
+        compared = 0
+        for locale, select in REQUESTS:
+            args = ["prompt", artifact, "--locale", locale, "--select", ",".join(select)]
+            rust = skillc_json(skillc, args)
+            mine = py.prompt(select, locale=locale)
+            ts = subprocess.run(["node", str(CLI), *args, "--format", "json"], capture_output=True, text=True)
+            text = subprocess.run([skillc, *args, "--format", "json"], capture_output=True, text=True).stdout
+            compared += 1
+            for k in ("skills", "removed", "sources", "text"):
+                if rust[k] != mine[k]:
+                    failures.append(f"python {locale} {select} {k}: {mine[k]!r} != {rust[k]!r}")
+            if ts.stdout != text:
+                failures.append(f"typescript {locale} {select}: {ts.stdout[:300]!r} != {text[:300]!r}")
+            # What the rules say, whichever runtime answered.
+            names = {s["name"] for s in rust["skills"]}
+            if "handoff" in select and ("greeting" in names or {"name": "greeting", "reason": "blocked:handoff"} not in rust["removed"]):
+                failures.append(f"{locale} {select}: blocks did not apply last: {rust}")
+            if "handoff" not in select and "greeting" not in names:
+                failures.append(f"{locale} {select}: the always-on skill is missing: {rust}")
+            french = "Dites bonjour." in rust["text"]
+            if ("greeting" in names) and french != locale.startswith("fr"):
+                failures.append(f"{locale} {select}: locale fallback gave the wrong greeting: {rust['text']!r}")
+            if ("handoff" in names or "vault" in names) and "{{API_TOKEN}}" not in rust["text"]:
+                failures.append(f"{locale} {select}: the secret placeholder was not kept: {rust['text']!r}")
+        for locale in ("en", "fr-ca"):
+            args = ["catalog", artifact, "--locale", locale]
+            rust = skillc_json(skillc, args)
+            mine = py.catalog(locale=locale, fmt="json")
+            compared += 1
+            if rust["text"] != mine["text"]:
+                failures.append(f"python catalog {locale}: {mine['text']!r} != {rust['text']!r}")
+            if ("Salue le visiteur." in rust["text"]) != (locale == "fr-ca"):
+                failures.append(f"catalog {locale}: locale fallback: {rust['text']!r}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{compared} requests compared, {len(failures)} failures")
+    return 1 if failures or compared < len(REQUESTS) + 2 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
