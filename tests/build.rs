@@ -6,7 +6,7 @@ mod common;
 #[allow(dead_code)]
 mod synth;
 
-use common::write;
+use common::{copy_dir, write};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -366,6 +366,45 @@ fn a_build_killed_at_any_point_leaves_the_old_or_the_new_artifact_whole() {
         saw_old && saw_new,
         "old seen: {saw_old}, new seen: {saw_new}"
     );
+}
+
+#[test]
+fn a_build_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_byte_identical() {
+    // Deterministic where the kill test above is statistical: the build ends its own process
+    // at each step of the writer in turn (SKILLC_TEST_STOP_AT), as a kill there would.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_dir(&sample(), &ws);
+    let out = dir.path().join("out.db");
+    let run = |stop: Option<&str>| {
+        let mut cmd = skillc();
+        cmd.args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        if let Some(step) = stop {
+            cmd.env("SKILLC_TEST_STOP_AT", step);
+        }
+        cmd.output().unwrap().status.code()
+    };
+    assert_eq!(run(None), Some(0));
+    let old = std::fs::read(&out).unwrap();
+    write(
+        &ws,
+        "public/assistant/extra/SKILL.md",
+        "---\nname: extra\ndescription: New.\n---\nNew.\n",
+    );
+    for step in skillc::build::artifact::STEPS {
+        // 86: the build reached the step and stopped there.
+        assert_eq!(
+            run(Some(step)),
+            Some(86),
+            "the build never reached `{step}`"
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == old,
+            "stopped at `{step}`: the previous artifact changed"
+        );
+    }
+    assert_eq!(run(None), Some(0));
+    assert_ne!(std::fs::read(&out).unwrap(), old);
 }
 
 fn full_view(

@@ -319,6 +319,7 @@ pub(super) fn beside(out: &Path, kind: &str) -> (PathBuf, PathBuf) {
 /// Puts the written file `tmp` at `out`: swapped in (a session's), or synced and renamed.
 pub(super) fn put_in_place(tmp: &Path, out: &Path, dir: &Path, session: bool) -> Result<(), Error> {
     if session {
+        stop_point("rename");
         // Replacing a file frees its pages when its last handle closes: 9 ms for the
         // reference workload's 15 MB, taken off the rebuild by closing it on another thread.
         let replaced = std::fs::File::open(out).ok();
@@ -329,6 +330,7 @@ pub(super) fn put_in_place(tmp: &Path, out: &Path, dir: &Path, session: bool) ->
     std::fs::File::open(tmp)
         .and_then(|file| file.sync_all())
         .map_err(io(tmp))?;
+    stop_point("rename");
     std::fs::rename(tmp, out).map_err(io(out))?;
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -353,6 +355,22 @@ fn swap_into_place(tmp: &Path, out: &Path) -> Result<(), Error> {
     std::fs::rename(tmp, out).map_err(io(out))
 }
 
+/// The writer's steps, in order, for the crash tests: with `SKILLC_TEST_STOP_AT=<step>` in its
+/// environment a build ends its process at that step (exit status 86, no cleanup, as a kill
+/// would), so that a test can stop it at every step in turn and find the previous artifact
+/// untouched, instead of aiming a signal at a moment.
+pub const STEPS: &[&str] = &[
+    "schema", "blobs", "small", "cards", "entries", "bundles", "tail", "commit", "rename",
+];
+
+fn stop_point(step: &str) {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let at = AT.get_or_init(|| std::env::var("SKILLC_TEST_STOP_AT").ok());
+    if at.as_deref() == Some(step) {
+        std::process::exit(86);
+    }
+}
+
 fn write_file(
     path: &Path,
     mut d: Data,
@@ -364,14 +382,18 @@ fn write_file(
     let old = session.flatten().and_then(|p| attach_previous(&conn, p));
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
+    stop_point("schema");
     insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
+    stop_point("blobs");
     insert_small_tables(&tx, &d, false).map_err(&e)?;
+    stop_point("small");
     let mut rows = Copyable {
         cards: std::mem::take(&mut d.cards),
         bundles: std::mem::take(&mut d.bundles),
         entries: Vec::new(),
     };
     insert_cards(&tx, &rows, old).map_err(&e)?;
+    stop_point("cards");
     // A one-shot build frees each table's rows once written: the entries are laid out next.
     if session.is_none() {
         rows.cards = Vec::new();
@@ -379,12 +401,16 @@ fn write_file(
     let old_entries = old.map(|o| o.rows.entries.as_slice());
     rows.entries =
         insert_entries(&tx, &mut d.entries, old_entries, session.is_some()).map_err(&e)?;
+    stop_point("entries");
     insert_bundles(&tx, &rows, old).map_err(&e)?;
+    stop_point("bundles");
     if session.is_none() {
         rows = Copyable::default();
     }
     insert_tail(&tx, &d, warnings, old).map_err(&e)?;
+    stop_point("tail");
     tx.commit().map_err(&e)?;
+    stop_point("commit");
     close(conn, path)?;
     Ok(session.map(|_| rows))
 }
