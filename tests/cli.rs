@@ -693,3 +693,46 @@ fn watch_prints_after_a_save_only_the_warnings_the_save_brought() {
         "{after}"
     );
 }
+
+#[test]
+fn past_fifty_errors_each_distinct_message_is_shown_once_with_its_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    for i in 0..60 {
+        common::write(
+            ws,
+            &format!("s{i:02}/SKILL.md"),
+            &format!(
+                "---\nname: s{i:02}\ndescription: Skill {i}.\ndependencies: [nope]\n---\nBody.\n"
+            ),
+        );
+    }
+    common::write(
+        ws,
+        "odd/SKILL.md",
+        "---\nname: odd\ndescription: Odd.\nimports: [gone]\n---\nBody.\n",
+    );
+    for command in ["check", "build"] {
+        let mut args = vec![command, ws.to_str().unwrap()];
+        let out_db = tmp.path().join("out.db");
+        if command == "build" {
+            args.extend(["-o", out_db.to_str().unwrap()]);
+        }
+        let out = skillc(&args);
+        assert_eq!(out.status.code(), Some(1));
+        let text = format!("{}{}", stdout(&out), String::from_utf8_lossy(&out.stderr));
+        assert_eq!(text.matches("error[E012]").count(), 2, "{text}");
+        assert!(
+            text.contains("unknown skill `nope` in `dependencies` (60 times; also at s01/SKILL.md:4:16, s02/SKILL.md:4:16, s03/SKILL.md:4:16 and 56 more)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("61 errors, 2 distinct; `--all-errors`"),
+            "{text}"
+        );
+        args.push("--all-errors");
+        let all = skillc(&args);
+        let text = format!("{}{}", stdout(&all), String::from_utf8_lossy(&all.stderr));
+        assert_eq!(text.matches("error[E012]").count(), 61, "{command}");
+    }
+}

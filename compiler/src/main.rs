@@ -109,6 +109,10 @@ enum WorkspaceCommand {
         /// and the rest counted by code).
         #[arg(long)]
         all_warnings: bool,
+        /// Print every error in full (by default, past 50 errors each distinct message is
+        /// shown once, with its count and its first places).
+        #[arg(long)]
+        all_errors: bool,
         /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
         /// last result, reused while every input file has the same content).
         #[arg(long)]
@@ -135,6 +139,9 @@ enum WorkspaceCommand {
         /// Print every warning in full (by default, past 50 they are summarised).
         #[arg(long)]
         all_warnings: bool,
+        /// Print every error in full (by default, past 50 the same message is shown once).
+        #[arg(long)]
+        all_errors: bool,
     },
     /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
     Test {
@@ -355,8 +362,18 @@ fn run_on_workspace(command: WorkspaceCommand) -> ExitCode {
             format,
             strict_spec,
             all_warnings,
+            all_errors,
             no_cache,
-        } => check(&workspace, format, strict_spec, all_warnings, no_cache),
+        } => check(
+            &workspace,
+            format,
+            strict_spec,
+            Shown {
+                all_warnings,
+                all_errors,
+            },
+            no_cache,
+        ),
         WorkspaceCommand::Build {
             workspace,
             output,
@@ -364,13 +381,17 @@ fn run_on_workspace(command: WorkspaceCommand) -> ExitCode {
             release_label,
             format,
             all_warnings,
+            all_errors,
         } => build(
             &workspace,
             &output,
             jobs,
             release_label.as_deref(),
             format,
-            all_warnings,
+            Shown {
+                all_warnings,
+                all_errors,
+            },
         ),
         WorkspaceCommand::Test { workspace, format } => run_tests(&workspace, format),
         WorkspaceCommand::Watch { workspace, output } => watch(&workspace, &output),
@@ -889,7 +910,7 @@ fn build(
     jobs: Option<usize>,
     release_label: Option<&str>,
     format: DiagFormat,
-    all_warnings: bool,
+    shown: Shown,
 ) -> ExitCode {
     use std::io::IsTerminal;
     let release = match release_of(workspace, release_label) {
@@ -926,7 +947,7 @@ fn build(
         Some(text) => out!("{text}"),
         None => eprint!(
             "{}",
-            render_summarised(&report.diagnostics, &display, all_warnings)
+            render_summarised(&report.diagnostics, &display, shown)
         ),
     }
     match &report.stats {
@@ -967,14 +988,14 @@ impl WatchDiagnostics {
         let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
         let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
         let text = match &self.last {
-            None => render_summarised(&report.diagnostics, display, false),
+            None => render_summarised(&report.diagnostics, display, Shown::default()),
             Some(last) => {
                 let is_new = |d: &&skillc::Diagnostic| !warning(d) || !last.contains(&key(d));
                 let shown: Vec<skillc::Diagnostic> =
                     report.diagnostics.iter().filter(is_new).cloned().collect();
                 let warnings = report.diagnostics.iter().filter(warning).count();
                 let new = shown.iter().filter(warning).count();
-                let mut text = render_summarised(&shown, display, false);
+                let mut text = render_summarised(&shown, display, Shown::default());
                 if warnings > new {
                     text.push_str(&format!(
                         "{warnings} warnings ({new} new{}; the others as at the last build)\n",
@@ -1048,44 +1069,101 @@ const SHOWN_WARNINGS: usize = 20;
 /// More warnings than this are summarised (unless `--all-warnings`).
 const SUMMARY_ABOVE: usize = 50;
 
-/// The diagnostics as text: every error, and past [`SUMMARY_ABOVE`] warnings, the first
-/// [`SHOWN_WARNINGS`] of them and a count per code of the others (a public collection can
-/// have hundreds; a flood hides the errors).
-fn render_summarised(diagnostics: &[skillc::Diagnostic], display: &str, all: bool) -> String {
-    let warnings = diagnostics
-        .iter()
-        .filter(|d| d.severity != skillc::Severity::Error)
-        .count();
-    if all || warnings <= SUMMARY_ABOVE {
+/// What the text form prints in full.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shown {
+    all_warnings: bool,
+    all_errors: bool,
+}
+
+/// Places listed for an error message that repeats.
+const SHOWN_PLACES: usize = 3;
+
+/// The diagnostics as text. Past [`SUMMARY_ABOVE`] errors, each distinct error (code and
+/// message) is shown once, with its count and its first places (a public collection gave
+/// 832 identical errors, 5,135 lines); past [`SUMMARY_ABOVE`] warnings, the first
+/// [`SHOWN_WARNINGS`] and a count per code of the others (a flood hides the errors).
+fn render_summarised(diagnostics: &[skillc::Diagnostic], display: &str, shown: Shown) -> String {
+    let is_error = |d: &skillc::Diagnostic| d.severity == skillc::Severity::Error;
+    let errors = diagnostics.iter().filter(|d| is_error(d)).count();
+    let warnings = diagnostics.len() - errors;
+    let fold_errors = !shown.all_errors && errors > SUMMARY_ABOVE;
+    let fold_warnings = !shown.all_warnings && warnings > SUMMARY_ABOVE;
+    if !fold_errors && !fold_warnings {
         return skillc::render_text(diagnostics, display);
     }
-    let mut shown = Vec::new();
+    // Each distinct error: where it first appears in the list, and every place it appears.
+    let mut places: std::collections::HashMap<(&str, &str), Vec<String>> = Default::default();
+    if fold_errors {
+        for d in diagnostics.iter().filter(|d| is_error(d)) {
+            let at = format!("{}:{}:{}", d.file, d.line, d.column);
+            places
+                .entry((d.code, d.message.as_str()))
+                .or_default()
+                .push(at);
+        }
+    }
+    let mut out = Vec::new();
     let mut hidden: std::collections::BTreeMap<&str, usize> = Default::default();
-    let mut seen = 0;
+    let mut seen_warnings = 0;
+    let mut said = std::collections::HashSet::new();
     for d in diagnostics {
-        if d.severity == skillc::Severity::Error {
-            shown.push(d.clone());
-        } else if seen < SHOWN_WARNINGS {
-            seen += 1;
-            shown.push(d.clone());
+        if is_error(d) && fold_errors {
+            if !said.insert((d.code, d.message.as_str())) {
+                continue;
+            }
+            let all = &places[&(d.code, d.message.as_str())];
+            let mut d = d.clone();
+            if all.len() > 1 {
+                let also: Vec<&str> = all[1..]
+                    .iter()
+                    .take(SHOWN_PLACES)
+                    .map(String::as_str)
+                    .collect();
+                let more = all.len() - 1 - also.len();
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                d.message = format!(
+                    "{} ({} times; also at {}{more})",
+                    d.message,
+                    all.len(),
+                    also.join(", ")
+                );
+            }
+            out.push(d);
+        } else if is_error(d) || !fold_warnings || seen_warnings < SHOWN_WARNINGS {
+            seen_warnings += usize::from(!is_error(d));
+            out.push(d.clone());
         } else {
             *hidden.entry(d.code).or_default() += 1;
         }
     }
-    let counts: Vec<String> = hidden.iter().map(|(c, n)| format!("{c} x{n}")).collect();
-    format!(
-        "{}... and {} more warnings ({}); `--all-warnings` or `--format json` lists every one\n\n",
-        skillc::render_text(&shown, display),
-        warnings - seen,
-        counts.join(", ")
-    )
+    let mut text = skillc::render_text(&out, display);
+    if fold_errors {
+        text.push_str(&format!(
+            "{errors} errors, {} distinct; `--all-errors` or `--format json` lists every one\n\n",
+            said.len()
+        ));
+    }
+    if fold_warnings {
+        let counts: Vec<String> = hidden.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+        text.push_str(&format!(
+            "... and {} more warnings ({}); `--all-warnings` or `--format json` lists every one\n\n",
+            warnings - seen_warnings,
+            counts.join(", ")
+        ));
+    }
+    text
 }
 
 fn check(
     workspace: &std::path::Path,
     format: DiagFormat,
     strict_spec: bool,
-    all_warnings: bool,
+    shown: Shown,
     no_cache: bool,
 ) -> ExitCode {
     let options = skillc::CheckOptions { strict_spec };
@@ -1111,11 +1189,7 @@ fn check(
         Some(text) => text,
         None => format!(
             "{}checked {}: {} errors, {} warnings\n",
-            render_summarised(
-                &report.diagnostics,
-                &workspace.to_string_lossy(),
-                all_warnings
-            ),
+            render_summarised(&report.diagnostics, &workspace.to_string_lossy(), shown),
             skill_count(&report.diagnostics, &report.skill_files),
             errors,
             report.diagnostics.len() - errors
