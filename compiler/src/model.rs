@@ -266,7 +266,33 @@ pub struct Asset {
     pub size: u64,
     /// The bytes (stored in the artifact as a content-addressed blob; never executed).
     #[serde(skip)]
-    pub data: Vec<u8>,
+    pub data: AssetData,
+}
+
+/// An asset's content: in memory, or a large file read again when the artifact is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AssetData {
+    /// The bytes.
+    Bytes(Vec<u8>),
+    /// A large file, hashed when read and copied in chunks when written.
+    File(Arc<crate::discover::fsio::LargeFile>),
+}
+
+impl Default for AssetData {
+    fn default() -> Self {
+        AssetData::Bytes(Vec::new())
+    }
+}
+
+impl AssetData {
+    /// The SHA-256 of the content.
+    pub fn sha256(&self) -> [u8; 32] {
+        use sha2::Digest as _;
+        match self {
+            AssetData::Bytes(b) => sha2::Sha256::digest(b).into(),
+            AssetData::File(f) => f.sha256,
+        }
+    }
 }
 
 /// One skill, parsed.
@@ -478,6 +504,14 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// Bytes of every skill's assets, in the whole workspace.
+    pub fn asset_bytes(&self) -> u64 {
+        match self.census.as_deref() {
+            Some(census) => census.asset_bytes,
+            None => asset_bytes_of(self.skills.iter().map(|s| &**s)),
+        }
+    }
+
     /// The variables some skill of the whole workspace declares `secret: true`: a secret name
     /// is secret in every skill (SPEC 10), whoever else uses or declares it.
     pub fn secret_names(&self) -> std::collections::BTreeSet<String> {
@@ -486,6 +520,15 @@ impl Workspace {
             None => secret_names_of(self.skills.iter().map(|s| &**s)),
         }
     }
+}
+
+/// Bytes of the assets of `skills`.
+pub fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
+    skills
+        .into_iter()
+        .flat_map(|s| s.assets.iter())
+        .map(|a| a.size)
+        .sum()
 }
 
 /// The variables `skills` declare `secret: true`.

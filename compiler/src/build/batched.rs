@@ -161,18 +161,18 @@ fn own_inputs(
         .map(|(path, text)| ((*path).clone(), sha256(text.as_bytes()), text.len() as u64))
         .collect();
     let skills = loaded.workspace.skills.iter();
-    let files: Vec<(String, &[u8])> = skills
+    let files: Vec<(String, &crate::model::Asset)> = skills
         .filter(|s| batches.owns(k, &s.file))
         .flat_map(|s| {
             let dir = &s.dir;
             s.assets
                 .iter()
-                .map(move |a| (format!("{dir}/{}", a.path), a.data.as_slice()))
+                .map(move |a| (format!("{dir}/{}", a.path), a))
         })
         .collect();
     let assets = files
         .into_par_iter()
-        .map(|(path, data)| (path, sha256(data), data.len() as u64))
+        .map(|(path, a)| (path, a.data.sha256(), a.size))
         .collect();
     (texts, assets)
 }

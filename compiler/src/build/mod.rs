@@ -582,14 +582,20 @@ pub fn hash(data: &[u8]) -> String {
     format!("{:x}", Sha256::digest(data))
 }
 
+/// A SHA-256 as [`hash`] writes it.
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The sha256 of each text file a session's last build hashed, by the address of its text
 /// (held, so that address cannot hold another text meanwhile): an unchanged file's text is the
 /// one the parse cache handed out before, and is not hashed again.
 #[derive(Debug, Default)]
 struct TextDigests(FxHashMap<usize, (std::sync::Arc<str>, [u8; 32])>);
 
-/// An input file: its path, its bytes and its digest if known already.
-type Input<'a> = (Cow<'a, str>, &'a [u8], Option<[u8; 32]>);
+/// An input file: its path, its bytes (none for a large file), its digest if known already,
+/// and its length.
+type Input<'a> = (Cow<'a, str>, &'a [u8], Option<[u8; 32]>, u64);
 
 /// Hash of every input file (its path and the sha256 of its content, in path order) and the
 /// bytes of the distinct inputs. Each file is hashed once, on every core, or taken from a
@@ -601,23 +607,29 @@ fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (Stri
         let d = digests.as_deref()?.0.get(&address(text))?;
         std::sync::Arc::ptr_eq(&d.0, text).then_some(d.1)
     };
-    let texts = loaded
-        .texts
-        .iter()
-        .map(|(path, text)| (Cow::Borrowed(&**path), text.as_bytes(), known(text)));
+    let texts = loaded.texts.iter().map(|(path, text)| {
+        let bytes = text.as_bytes();
+        (
+            Cow::Borrowed(&**path),
+            bytes,
+            known(text),
+            bytes.len() as u64,
+        )
+    });
     let assets = loaded.workspace.skills.iter().flat_map(|s| {
         s.assets.iter().map(|a| {
-            (
-                Cow::Owned(format!("{}/{}", s.dir, a.path)),
-                a.data.as_slice(),
-                None,
-            )
+            let path = Cow::Owned(format!("{}/{}", s.dir, a.path));
+            match &a.data {
+                crate::model::AssetData::Bytes(b) => (path, b.as_slice(), None, a.size),
+                // Hashed when read: its bytes are not held.
+                crate::model::AssetData::File(f) => (path, &[][..], Some(f.sha256), a.size),
+            }
         })
     });
     let inputs: Vec<Input<'_>> = texts.chain(assets).collect();
     let hashed: Vec<[u8; 32]> = inputs
         .par_iter()
-        .map(|(_, data, known)| known.unwrap_or_else(|| Sha256::digest(data).into()))
+        .map(|(_, data, known, _)| known.unwrap_or_else(|| Sha256::digest(data).into()))
         .collect();
     if let Some(cache) = digests {
         cache.0 = loaded
@@ -630,7 +642,7 @@ fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (Stri
     let all = inputs
         .iter()
         .zip(&hashed)
-        .map(|((path, data, _), digest)| (&**path, *digest, data.len() as u64));
+        .map(|((path, _, _, len), digest)| (&**path, *digest, *len));
     fold_inputs(all)
 }
 

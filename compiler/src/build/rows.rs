@@ -13,8 +13,8 @@ use skillc_runtime::schema::{
 use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, RowOf};
 use super::bundles::Resolved;
 use super::entries::Rendered;
-use super::hash;
-use crate::model::{Category, Scope};
+use super::hex;
+use crate::model::{AssetData, Category, Scope};
 use crate::render::{tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{BundleSpec, EntryKey, Prepared, Slot};
@@ -367,13 +367,11 @@ pub fn assets(ws: &Workspace, session: bool) -> (Vec<AssetRow>, BTreeMap<String,
     let (mut rows, mut blobs) = (Vec::new(), BTreeMap::new());
     for s in &ws.skills {
         for a in &s.assets {
-            let blob = hash(&a.data);
-            blobs.entry(blob.clone()).or_insert_with(|| {
-                if session {
-                    Blob::encode_cached(&blob, &a.data)
-                } else {
-                    Arc::new(Blob::encode(a.data.clone()))
-                }
+            let blob = hex(&a.data.sha256());
+            blobs.entry(blob.clone()).or_insert_with(|| match &a.data {
+                AssetData::Bytes(b) if session => Blob::encode_cached(&blob, b),
+                AssetData::Bytes(b) => Arc::new(Blob::encode(b.clone())),
+                AssetData::File(f) => Arc::new(Blob::from_file(f.clone())),
             });
             rows.push(AssetRow {
                 skill_file: s.file.clone(),

@@ -175,7 +175,8 @@ fn fingerprint(
                 let (s, h) = files.get(rel)?;
                 (Some(*s) == stamp && s.settled_before(taken)).then(|| h.clone())
             });
-            let hash = known.unwrap_or_else(|| content_hash(&fsio::read_capped(path)));
+            let read = || fsio::read_file(path, !fsio::may_have_role(rel));
+            let hash = known.unwrap_or_else(|| content_hash(&read()));
             (rel.clone(), stamp, hash)
         })
         .collect();
@@ -230,6 +231,7 @@ fn roots_read_apart(root: &Path, listed: &fsio::Listed) -> Vec<(String, std::pat
 fn content_hash(content: &FileContent) -> String {
     match content {
         FileContent::Bytes(bytes) => crate::build::hash(bytes),
+        FileContent::Large(large) => crate::build::hex(&large.sha256),
         FileContent::TooLarge(size) => format!("too large: {size}"),
         FileContent::Unreadable(why) => format!("unreadable: {why}"),
         FileContent::Artifact => "artifact".to_string(),

@@ -17,7 +17,27 @@ pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
     };
     out.extend(super::overlap::warnings(ws, remember));
     secrets_elsewhere(ws, &mut out);
+    assets_total(ws, &mut out);
     out
+}
+
+/// E003: assets past what an artifact holds ([`crate::discover::fsio::MAX_ASSET_BYTES`]).
+fn assets_total(ws: &Workspace, out: &mut Vec<Diagnostic>) {
+    use crate::discover::fsio::MAX_ASSET_BYTES;
+    let total = ws.asset_bytes();
+    if total > MAX_ASSET_BYTES {
+        out.push(
+            Diagnostic::new(
+                codes::TOO_LARGE,
+                "",
+                crate::diagnostic::Pos::start(),
+                format!(
+                    "the skills' assets come to {total} bytes, over the {MAX_ASSET_BYTES} bytes an artifact holds"
+                ),
+            )
+            .with_help("keep large data out of skill folders (a runtime can fetch it), or split the workspace"),
+        );
+    }
 }
 
 /// W120: a name some skill declares secret, used or declared plainly by another skill. It reads

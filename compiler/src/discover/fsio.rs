@@ -10,11 +10,102 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 /// Largest file of any kind (assets included) the compiler reads: 16 MiB.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
+/// A file that has no role of its own (an asset, at most) and is larger than this is not held
+/// in memory: it is hashed as it is read, and copied into the artifact in chunks when written
+/// ([`LargeFile`]), so a build's memory does not grow with the assets' bytes.
+pub const STREAM_ABOVE: u64 = 256 << 10;
+
+/// Most bytes of assets, all skills together, a workspace may carry into its artifact: 2 GiB
+/// (runtimes open the artifact whole, and SQLite stores at most 1 GB per value anyway).
+pub const MAX_ASSET_BYTES: u64 = 2 << 30;
+
+/// A large file read in passing ([`STREAM_ABOVE`]): where it is, its size and its SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargeFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its SHA-256.
+    pub sha256: [u8; 32],
+}
+
+impl LargeFile {
+    /// The first `n` bytes of the file (fewer if it is shorter).
+    pub fn head(&self, n: usize) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        let mut bytes = Vec::with_capacity(n);
+        open_nonblocking(&self.path)?
+            .take(n as u64)
+            .read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Reads the file again in chunks, giving each to `each`, and fails if it no longer holds
+    /// what was hashed when it was first read (it changed during the build).
+    pub fn stream(&self, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        use sha2::Digest as _;
+        use std::io::Read;
+        let mut f = open_nonblocking(&self.path)?;
+        let mut hasher = sha2::Sha256::new();
+        let mut buf = vec![0u8; 64 << 10];
+        let mut total = 0u64;
+        loop {
+            let n = f.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if total > self.size {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            each(&buf[..n])?;
+        }
+        if total != self.size || <[u8; 32]>::from(hasher.finalize()) != self.sha256 {
+            return Err(io::Error::other(format!(
+                "`{}` changed while the workspace was built; build again",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Whether a file at `rel` (relative to the workspace) may have a role of its own: a skill's
+/// files, a category's, a client's, the workspace's, a template or test cases. Those are read
+/// whole; any other file over [`STREAM_ABOVE`] bytes is read in passing ([`LargeFile`]).
+pub fn may_have_role(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let localized = |stem: &str| {
+        name.strip_prefix(stem)
+            .and_then(|rest| rest.strip_suffix(".md"))
+            .is_some()
+    };
+    matches!(
+        name,
+        "compact.md"
+            | "tools.yaml"
+            | "sources.yaml"
+            | "package.yaml"
+            | "vars.json"
+            | "CATEGORY.md"
+            | "workspace.yaml"
+            | "variables.json"
+            | "client.yaml"
+    ) || localized("SKILL")
+        || localized("skill")
+        || name.ends_with(".tera")
+        || rel.starts_with("tests/")
+}
+
 /// What reading one file gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileContent {
     /// The file's bytes (shared: a cached read hands out the same bytes, not a copy).
     Bytes(std::sync::Arc<[u8]>),
+    /// A large file without a role, hashed but not held ([`STREAM_ABOVE`]).
+    Large(std::sync::Arc<LargeFile>),
     /// The file is larger than [`MAX_FILE_BYTES`]; its size.
     TooLarge(u64),
     /// Reading failed; the reason.
@@ -154,9 +245,10 @@ pub fn read_listed(
         .par_iter()
         .filter(|(rel, _)| keep(rel))
         .map(|(rel, path)| {
+            let streamed = !may_have_role(rel);
             let (content, unchanged) = match cache {
-                Some(c) => c.read(path),
-                None => (read_capped(path), false),
+                Some(c) => c.read(path, streamed),
+                None => (read_file(path, streamed), false),
             };
             let rel = rel.clone();
             (RawFile { rel, content }, unchanged)
@@ -281,6 +373,12 @@ pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
 /// Reads a regular file unless it is over [`MAX_FILE_BYTES`] (checked on the open file, so a
 /// file swapped for a pipe after the walk is still refused rather than read forever).
 pub fn read_capped(path: &Path) -> FileContent {
+    read_file(path, false)
+}
+
+/// [`read_capped`]; with `streamed`, a file over [`STREAM_ABOVE`] bytes is hashed in chunks and
+/// not held ([`FileContent::Large`]).
+pub fn read_file(path: &Path, streamed: bool) -> FileContent {
     use std::io::Read;
     let mut f = match open_nonblocking(path) {
         Ok(f) => f,
@@ -305,12 +403,47 @@ pub fn read_capped(path: &Path) -> FileContent {
         }
         return FileContent::TooLarge(size);
     }
+    if streamed && size > STREAM_ABOVE {
+        return hash_large(f, path, size);
+    }
     let mut bytes = Vec::with_capacity(size as usize);
     match f.read_to_end(&mut bytes) {
         Ok(_) if skillc_runtime::is_artifact_header(&bytes) => FileContent::Artifact,
         Ok(_) => FileContent::Bytes(bytes.into()),
         Err(e) => FileContent::Unreadable(e.to_string()),
     }
+}
+
+/// Hashes an open large file in chunks (an artifact among them is left out, as in full reads).
+fn hash_large(mut f: std::fs::File, path: &Path, size: u64) -> FileContent {
+    use sha2::Digest as _;
+    use std::io::Read;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut total = 0u64;
+    loop {
+        let n = match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) => return FileContent::Unreadable(e.to_string()),
+        };
+        if total == 0 && skillc_runtime::is_artifact_header(&buf[..n]) {
+            return FileContent::Artifact;
+        }
+        total += n as u64;
+        if total > MAX_FILE_BYTES {
+            return FileContent::TooLarge(total);
+        }
+        hasher.update(&buf[..n]);
+    }
+    if total != size {
+        return FileContent::Unreadable("it changed while it was read".to_string());
+    }
+    FileContent::Large(std::sync::Arc::new(LargeFile {
+        path: path.to_path_buf(),
+        size,
+        sha256: hasher.finalize().into(),
+    }))
 }
 
 /// Whether the file at `path` is a skillc artifact (by its SQLite header).
@@ -668,6 +801,37 @@ pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
             Pos::start(),
             format!("cannot read file: {why}"),
         )),
+        // Only files without a role are read in passing, and those are assets.
+        FileContent::Large(large) => Err(Diagnostic::new(
+            codes::UNREADABLE,
+            &file.rel,
+            Pos::start(),
+            format!("file of {} bytes was not held in memory", large.size),
+        )),
+    }
+}
+
+/// A file's bytes, read again from disk if it was read in passing ([`FileContent::Large`]).
+pub fn contents_of(file: &RawFile) -> Result<std::borrow::Cow<'_, [u8]>, Diagnostic> {
+    match &file.content {
+        FileContent::Large(large) => {
+            let mut bytes = Vec::with_capacity(large.size as usize);
+            large
+                .stream(|chunk| {
+                    bytes.extend_from_slice(chunk);
+                    Ok(())
+                })
+                .map_err(|e| {
+                    Diagnostic::new(
+                        codes::UNREADABLE,
+                        &file.rel,
+                        Pos::start(),
+                        format!("cannot read file: {e}"),
+                    )
+                })?;
+            Ok(std::borrow::Cow::Owned(bytes))
+        }
+        _ => bytes_of(file).map(std::borrow::Cow::Borrowed),
     }
 }
 
@@ -771,7 +935,7 @@ impl ReadCache {
     }
 
     /// The file's content, and whether it is the content this cache held (unchanged).
-    pub(crate) fn read(&self, path: &Path) -> (FileContent, bool) {
+    pub(crate) fn read(&self, path: &Path, streamed: bool) -> (FileContent, bool) {
         let read_at = now_ns();
         let stamp = Self::stamp(path, read_at);
         if let (Some(s), Ok(files)) = (stamp, self.files.lock()) {
@@ -781,7 +945,7 @@ impl ReadCache {
                 }
             }
         }
-        let content = read_capped(path);
+        let content = read_file(path, streamed);
         if let (Some(s), Ok(mut files)) = (stamp, self.files.lock()) {
             files.insert(path.to_path_buf(), (s, content.clone()));
         }

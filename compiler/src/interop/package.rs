@@ -151,7 +151,7 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
         source: std::io::Error::other(e.to_string()),
     };
     for f in &files {
-        let bytes = fsio::bytes_of(f).map_err(|d| Error::Invalid(vec![d]))?;
+        let bytes = fsio::contents_of(f).map_err(|d| Error::Invalid(vec![d]))?;
         let inner = &f.rel[folder.len() + 1..];
         // Scripts keep their executable bit; nothing else of the file's mode is carried.
         let mode = if is_executable(&canonical.join(inner)) {
@@ -161,7 +161,7 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
         };
         zip.start_file(format!("{prefix}{inner}"), options.unix_permissions(mode))
             .map_err(zerr)?;
-        zip.write_all(bytes).map_err(io(&tmp))?;
+        zip.write_all(&bytes).map_err(io(&tmp))?;
     }
     zip.finish().map_err(zerr)?;
     std::fs::rename(&tmp, out).map_err(io(out))?;

@@ -35,6 +35,8 @@ pub struct Census {
     pub counts: Counts,
     /// The variables some skill declares `secret: true`.
     pub secret_vars: BTreeSet<String>,
+    /// Bytes of every skill's assets.
+    pub asset_bytes: u64,
 }
 
 /// The manifest's counts of a workspace.
@@ -73,9 +75,10 @@ impl Census {
                 }
             }
         }
-        self.secret_vars.extend(crate::model::secret_names_of(
-            skills.iter().map(|&i| &*ws.skills[i]),
-        ));
+        let these = || skills.iter().map(|&i| &*ws.skills[i]);
+        self.secret_vars
+            .extend(crate::model::secret_names_of(these()));
+        self.asset_bytes += crate::model::asset_bytes_of(these());
         self.words.add(ws, &skills);
         pool::gather(&mut self.sources, skills.iter().map(|&i| &*ws.skills[i]));
         let global = skills

@@ -147,8 +147,10 @@ pub struct Blob {
     pub size: usize,
     /// `identity`, or `zlib` (RFC 1950).
     pub encoding: &'static str,
-    /// The bytes written.
+    /// The bytes written (none for a large file, which is copied in chunks as it is written).
     pub stored: Vec<u8>,
+    /// A large file the blob is read from when written, its encoding chosen then.
+    pub file: Option<Arc<crate::discover::fsio::LargeFile>>,
 }
 
 impl Blob {
@@ -167,6 +169,7 @@ impl Blob {
                             size,
                             encoding: "zlib",
                             stored: packed,
+                            file: None,
                         };
                     }
                 }
@@ -176,8 +179,61 @@ impl Blob {
             size,
             encoding: "identity",
             stored: data,
+            file: None,
         }
     }
+
+    /// A blob of a large file: nothing is read until it is written ([`insert_blob`]).
+    pub fn from_file(file: Arc<crate::discover::fsio::LargeFile>) -> Blob {
+        Blob {
+            size: file.size as usize,
+            encoding: "identity",
+            stored: Vec::new(),
+            file: Some(file),
+        }
+    }
+}
+
+/// Bytes of a large file compressed to tell whether compressing all of it is worth it: most
+/// large assets (images, archives, documents) are compressed already.
+const SAMPLE: usize = 256 << 10;
+
+/// Inserts one blob with `insert` (`INSERT [OR IGNORE] INTO blob VALUES (?1, ?2, ?3, ?4)`).
+/// A large file is compressed whole only when its first [`SAMPLE`] bytes save a fifth, and
+/// kept compressed when all of it does (as [`Blob::encode`] decides); otherwise it is copied
+/// in chunks into a blob of its size written in place. Memory holds at most one compressed
+/// file, never the assets together.
+pub(super) fn insert_blob(
+    conn: &Connection,
+    insert: &mut rusqlite::Statement<'_>,
+    hash: &str,
+    blob: &Blob,
+) -> Sql<()> {
+    let Some(file) = &blob.file else {
+        insert.execute(params![hash, blob.size as i64, blob.encoding, blob.stored])?;
+        return Ok(());
+    };
+    let failed = |e: std::io::Error| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
+    let head = file.head(SAMPLE).map_err(failed)?;
+    if Blob::encode(head).encoding == "zlib" {
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+        file.stream(|chunk| std::io::Write::write_all(&mut z, chunk))
+            .map_err(failed)?;
+        let packed = z.finish().map_err(failed)?;
+        if packed.len() * 5 <= blob.size * 4 {
+            insert.execute(params![hash, blob.size as i64, "zlib", packed])?;
+            return Ok(());
+        }
+    }
+    let zeros = rusqlite::blob::ZeroBlob(blob.size as i32);
+    if insert.execute(params![hash, blob.size as i64, "identity", zeros])? == 0 {
+        return Ok(()); // staged already
+    }
+    let row = conn.last_insert_rowid();
+    let mut cell = conn.blob_open(rusqlite::MAIN_DB, "blob", "data", row, false)?;
+    file.stream(|chunk| std::io::Write::write_all(&mut cell, chunk))
+        .map_err(failed)?;
+    Ok(())
 }
 
 /// Assets compressed earlier in this process, by content hash: a session (watch, the studio)
@@ -476,7 +532,7 @@ fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<Previous<'p
 fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Arc<Blob>>) -> Sql<()> {
     let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
     for (hash, blob) in blobs {
-        st.execute(params![hash, blob.size as i64, blob.encoding, blob.stored])?;
+        insert_blob(tx, &mut st, &hash, &blob)?;
     }
     Ok(())
 }

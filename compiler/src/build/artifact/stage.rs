@@ -64,9 +64,12 @@ impl Stage {
 
     /// Blobs (a blob staged already is left as it is).
     pub fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
+        let mut insert = self
+            .conn
+            .prepare_cached("INSERT OR IGNORE INTO blob VALUES (?1, ?2, ?3, ?4)")
+            .map_err(sql(&self.path))?;
         for (hash, blob) in blobs {
-            let row = params![hash, blob.size as i64, blob.encoding, blob.stored];
-            self.run("INSERT OR IGNORE INTO blob VALUES (?1, ?2, ?3, ?4)", row)?;
+            super::insert_blob(&self.conn, &mut insert, &hash, &blob).map_err(sql(&self.path))?;
         }
         Ok(())
     }

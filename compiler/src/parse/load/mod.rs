@@ -10,7 +10,9 @@ use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::discover::fsio::{self, RawFile};
 use crate::discover::layout::{self, SkillDir};
-use crate::model::{Asset, Frontmatter, Localized, Scope, Skill, Workspace, WorkspaceConfig};
+use crate::model::{
+    Asset, AssetData, Frontmatter, Localized, Scope, Skill, Workspace, WorkspaceConfig,
+};
 use crate::parse::config;
 use crate::parse::fields::Fields;
 use crate::parse::frontmatter;
@@ -88,7 +90,7 @@ impl LoadCache {
                 }
                 return None;
             };
-            let (content, same) = self.read.read(&root.join(rel));
+            let (content, same) = self.read.read(&root.join(rel), !fsio::may_have_role(rel));
             if matches!(
                 content,
                 fsio::FileContent::Unreadable(_) | fsio::FileContent::Artifact
@@ -934,16 +936,19 @@ fn add_file(
                 }
             }
             None => {
-                let data = match fsio::bytes_of(raw) {
-                    Ok(b) => b.to_vec(),
-                    Err(d) => {
-                        out.push(d);
-                        return;
-                    }
+                let (size, data) = match &raw.content {
+                    fsio::FileContent::Large(large) => (large.size, AssetData::File(large.clone())),
+                    _ => match fsio::bytes_of(raw) {
+                        Ok(b) => (b.len() as u64, AssetData::Bytes(b.to_vec())),
+                        Err(d) => {
+                            out.push(d);
+                            return;
+                        }
+                    },
                 };
                 skill.assets.push(Asset {
                     path: other.to_string(),
-                    size: data.len() as u64,
+                    size,
                     data,
                 });
             }
