@@ -43,26 +43,10 @@ impl LargeFile {
 
     /// Reads the file again in chunks, giving each to `each`, and fails if it no longer holds
     /// what was hashed when it was first read (it changed during the build).
-    pub fn stream(&self, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        use sha2::Digest as _;
-        use std::io::Read;
+    pub fn stream(&self, each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         let mut f = open_nonblocking(&self.path)?;
-        let mut hasher = sha2::Sha256::new();
-        let mut buf = vec![0u8; 64 << 10];
-        let mut total = 0u64;
-        loop {
-            let n = f.read(&mut buf)?;
-            if n == 0 {
-                break;
-            }
-            total += n as u64;
-            if total > self.size {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            each(&buf[..n])?;
-        }
-        if total != self.size || <[u8; 32]>::from(hasher.finalize()) != self.sha256 {
+        let (total, sha256) = chunks(&mut f, self.size, each)?;
+        if total != self.size || sha256 != self.sha256 {
             return Err(io::Error::other(format!(
                 "`{}` changed while the workspace was built; build again",
                 self.path.display()
@@ -70,6 +54,29 @@ impl LargeFile {
         }
         Ok(())
     }
+}
+
+/// Reads `f` in chunks of 64 KiB up to `limit` bytes (and one chunk more, to tell a longer
+/// file), giving each to `each`; returns the bytes read and their SHA-256.
+fn chunks(
+    f: &mut impl std::io::Read,
+    limit: u64,
+    mut each: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<(u64, [u8; 32])> {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut total = 0u64;
+    while total <= limit {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        hasher.update(&buf[..n]);
+        each(&buf[..n])?;
+    }
+    Ok((total, hasher.finalize().into()))
 }
 
 /// Whether a file at `rel` (relative to the workspace) may have a role of its own: a skill's
@@ -416,34 +423,26 @@ pub fn read_file(path: &Path, streamed: bool) -> FileContent {
 
 /// Hashes an open large file in chunks (an artifact among them is left out, as in full reads).
 fn hash_large(mut f: std::fs::File, path: &Path, size: u64) -> FileContent {
-    use sha2::Digest as _;
-    use std::io::Read;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 64 << 10];
-    let mut total = 0u64;
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) => return FileContent::Unreadable(e.to_string()),
-        };
-        if total == 0 && skillc_runtime::is_artifact_header(&buf[..n]) {
-            return FileContent::Artifact;
+    let mut first = true;
+    let mut artifact = false;
+    let read = chunks(&mut f, MAX_FILE_BYTES, |chunk| {
+        artifact |= first && skillc_runtime::is_artifact_header(chunk);
+        first = false;
+        Ok(())
+    });
+    match read {
+        Err(e) => FileContent::Unreadable(e.to_string()),
+        Ok(_) if artifact => FileContent::Artifact,
+        Ok((total, _)) if total > MAX_FILE_BYTES => FileContent::TooLarge(total),
+        Ok((total, _)) if total != size => {
+            FileContent::Unreadable("it changed while it was read".to_string())
         }
-        total += n as u64;
-        if total > MAX_FILE_BYTES {
-            return FileContent::TooLarge(total);
-        }
-        hasher.update(&buf[..n]);
+        Ok((_, sha256)) => FileContent::Large(std::sync::Arc::new(LargeFile {
+            path: path.to_path_buf(),
+            size,
+            sha256,
+        })),
     }
-    if total != size {
-        return FileContent::Unreadable("it changed while it was read".to_string());
-    }
-    FileContent::Large(std::sync::Arc::new(LargeFile {
-        path: path.to_path_buf(),
-        size,
-        sha256: hasher.finalize().into(),
-    }))
 }
 
 /// Whether the file at `path` is a skillc artifact (by its SQLite header).
