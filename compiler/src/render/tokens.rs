@@ -48,6 +48,16 @@ const LONG_RUN: usize = 400;
 /// Tokens of `text`, cutting runs without whitespace longer than [`LONG_RUN`] bytes.
 fn bpe_count(text: &str) -> usize {
     let bpe = tiktoken_rs::o200k_base_singleton();
+    // Most texts have no such run: a pass over bytes tells (a run between ASCII spaces is at
+    // least as long as one between any spaces), and they are counted whole.
+    let has_long_run = text.len() > LONG_RUN
+        && text
+            .as_bytes()
+            .split(u8::is_ascii_whitespace)
+            .any(|run| run.len() > LONG_RUN);
+    if !has_long_run {
+        return bpe.encode_ordinary(text).len();
+    }
     let mut total = 0;
     let mut from = 0;
     let mut run = 0;
