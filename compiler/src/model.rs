@@ -269,13 +269,25 @@ pub struct Asset {
     pub data: AssetData,
 }
 
+/// A large file without a role, read in passing (see `discover::fsio::STREAM_ABOVE`): where it
+/// is, its size and its SHA-256. It is read again, in chunks, when the artifact is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargeFile {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its SHA-256.
+    pub sha256: [u8; 32],
+}
+
 /// An asset's content: in memory, or a large file read again when the artifact is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AssetData {
     /// The bytes.
     Bytes(Vec<u8>),
     /// A large file, hashed when read and copied in chunks when written.
-    File(Arc<crate::discover::fsio::LargeFile>),
+    File(Arc<LargeFile>),
 }
 
 impl Default for AssetData {

@@ -19,17 +19,9 @@ pub const STREAM_ABOVE: u64 = 256 << 10;
 /// (runtimes open the artifact whole, and SQLite stores at most 1 GB per value anyway).
 pub const MAX_ASSET_BYTES: u64 = 2 << 30;
 
-/// A large file read in passing ([`STREAM_ABOVE`]): where it is, its size and its SHA-256.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LargeFile {
-    /// The file.
-    pub path: PathBuf,
-    /// Its size in bytes.
-    pub size: u64,
-    /// Its SHA-256.
-    pub sha256: [u8; 32],
-}
+pub use crate::model::LargeFile;
 
+/// Reading a large file again (the model holds where it is; reading is this module's).
 impl LargeFile {
     /// The first `n` bytes of the file (fewer if it is shorter).
     pub fn head(&self, n: usize) -> io::Result<Vec<u8>> {
