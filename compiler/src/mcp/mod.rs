@@ -406,7 +406,7 @@ impl ServerHandler for Server {
 const MAX_LINE: usize = 16 << 20;
 
 /// Serves the bundle on stdin/stdout until the client closes the connection. Lines from the
-/// client pass through [`gate`] before the SDK sees them; its answers and the SDK's go out
+/// client pass through `gate` before the SDK sees them; its answers and the SDK's go out
 /// one whole line at a time.
 pub fn serve_stdio(server: Server) -> Result<(), String> {
     use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};

@@ -183,7 +183,7 @@ impl Blob {
         }
     }
 
-    /// A blob of a large file: nothing is read until it is written ([`insert_blob`]).
+    /// A blob of a large file: nothing is read until it is written (`insert_blob`).
     pub fn from_file(file: Arc<crate::discover::fsio::LargeFile>) -> Blob {
         Blob {
             size: file.size as usize,
