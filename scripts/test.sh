@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 
+echo "== dependencies point one way (no import circle, no phase using one above it)"
+python3 scripts/check-layers.py
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

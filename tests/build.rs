@@ -568,7 +568,7 @@ fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
         )
         .unwrap();
     let body = content(&encoding, body);
-    let (tokens, bad) = skillc::resolve::sources::scan(&body);
+    let (tokens, bad) = skillc::parse::sources::scan(&body);
     assert!(bad.is_empty());
     assert_eq!(tokens.len(), 3);
     for t in tokens {

@@ -391,7 +391,7 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
                 d.display()
             );
         }
-        assert!(skillc::check::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
+        assert!(skillc::parse::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
         assert_eq!(
             v["name"].as_str().unwrap(),
             d.file_name().unwrap().to_str().unwrap()

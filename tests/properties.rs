@@ -280,7 +280,7 @@ mod build_props {
             prop_assert_eq!(distinct.len(), urls.len());
             for (i, skill) in ws.skills.iter().enumerate() {
                 let (text, cited) = skillc::resolve::pool::rewrite(&skill.body, &pool.local[i]);
-                let (tokens, bad) = skillc::resolve::sources::scan(&text);
+                let (tokens, bad) = skillc::parse::sources::scan(&text);
                 prop_assert!(bad.is_empty());
                 for t in tokens {
                     for sid in t.sids {

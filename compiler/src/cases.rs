@@ -253,7 +253,7 @@ impl Reader<'_> {
             pos,
             format!("unknown {what} `{name}`"),
         );
-        if let Some(near) = crate::check::names::did_you_mean(name, known.iter().copied()) {
+        if let Some(near) = crate::parse::names::did_you_mean(name, known.iter().copied()) {
             d = d.with_help(format!("did you mean `{near}`?"));
         }
         self.diagnostics.push(d);

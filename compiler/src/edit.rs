@@ -368,12 +368,16 @@ fn errors_added(
     })?;
     let blocking = |d: &Diagnostic| d.severity == Severity::Error || also.contains(&d.code);
     let mut errors = |drafts: &[RawFile]| -> Result<Vec<Diagnostic>, Error> {
-        let report =
-            crate::check::check_cached(root, &crate::CheckOptions::default(), cache, drafts)
-                .map_err(|e| Error::Io {
-                    path: root.to_path_buf(),
-                    source: std::io::Error::other(e.to_string()),
-                })?;
+        let report = crate::workspace_check::check_cached(
+            root,
+            &crate::CheckOptions::default(),
+            cache,
+            drafts,
+        )
+        .map_err(|e| Error::Io {
+            path: root.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
         Ok(report.diagnostics.into_iter().filter(blocking).collect())
     };
     let before: std::collections::HashSet<(&str, String)> = errors(&[])?

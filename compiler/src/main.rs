@@ -1168,9 +1168,9 @@ fn check(
 ) -> ExitCode {
     let options = skillc::CheckOptions { strict_spec };
     let checked = if no_cache {
-        skillc::check(workspace, &options).map(skillc::check::cache::Checked::from)
+        skillc::check(workspace, &options).map(skillc::workspace_check::cache::Checked::from)
     } else {
-        skillc::check::cache::check(workspace, &options)
+        skillc::workspace_check::cache::check(workspace, &options)
     };
     let report = match checked {
         Ok(r) => r,

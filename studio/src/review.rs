@@ -16,7 +16,7 @@ use std::process::Command;
 use serde::Serialize;
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
-use crate::session::StudioError;
+use crate::error::StudioError;
 
 /// Files whose diff is shown; the rest are listed without one.
 const MAX_DIFFS: usize = 300;
@@ -419,7 +419,7 @@ fn token_of(head: Option<&str>, files: &[FileChange]) -> String {
         all.push('\0');
         all.push_str(&f.diff);
     }
-    skillc::build::hash(all.as_bytes())
+    skillc::digest::hash(all.as_bytes())
 }
 
 /// The changed files with their diffs (every one, for the token), and the token.

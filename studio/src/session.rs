@@ -9,32 +9,7 @@ use skillc::discover::fsio::RawFile;
 use skillc::model::Scope;
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
-/// An error the UI shows: a kind, a message, and the diagnostics behind it, if any.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct StudioError {
-    /// `io`, `request`, `invalid`, `outside`.
-    pub kind: &'static str,
-    /// What went wrong.
-    pub message: String,
-    /// Diagnostics, with file, line and column, for the UI to link to.
-    pub diagnostics: Vec<Diag>,
-}
-
-impl StudioError {
-    pub(crate) fn new(kind: &'static str, message: impl Into<String>) -> Self {
-        StudioError {
-            kind,
-            message: message.into(),
-            diagnostics: Vec::new(),
-        }
-    }
-}
-
-impl std::fmt::Display for StudioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.message)
-    }
-}
+pub use crate::error::{Diag, StudioError};
 
 /// A refused edit keeps its diagnostics for the UI.
 fn edit_err(e: skillc::edit::Error) -> StudioError {
@@ -51,39 +26,6 @@ fn edit_err(e: skillc::edit::Error) -> StudioError {
 
 fn io_err(e: impl std::fmt::Display) -> StudioError {
     StudioError::new("io", e.to_string())
-}
-
-/// A diagnostic as the UI shows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Diag {
-    /// `error` or `warning`.
-    pub severity: &'static str,
-    /// Stable code.
-    pub code: &'static str,
-    /// File relative to the workspace.
-    pub file: String,
-    /// Line.
-    pub line: usize,
-    /// Column.
-    pub column: usize,
-    /// Message.
-    pub message: String,
-    /// Help, if any.
-    pub help: Option<String>,
-}
-
-impl From<&skillc::Diagnostic> for Diag {
-    fn from(d: &skillc::Diagnostic) -> Self {
-        Diag {
-            severity: d.severity.as_str(),
-            code: d.code,
-            file: d.file.clone(),
-            line: d.line,
-            column: d.column,
-            message: d.message.clone(),
-            help: d.help.clone(),
-        }
-    }
 }
 
 /// A skill in the browser list.
@@ -209,7 +151,7 @@ fn catalog_answer(
     known: &str,
 ) -> (skillc_runtime::Catalog, String, bool) {
     let skills = serde_json::to_string(&catalog.skills).unwrap_or_default();
-    let digest = skillc::build::hash(format!("{}\0{skills}", catalog.text).as_bytes());
+    let digest = skillc::digest::hash(format!("{}\0{skills}", catalog.text).as_bytes());
     if digest == known {
         let kept = skillc_runtime::Catalog {
             text: String::new(),
@@ -301,7 +243,7 @@ fn errors_of(diagnostics: &[skillc::Diagnostic]) -> Vec<Diag> {
 
 /// sha256 hex.
 fn hash(bytes: &[u8]) -> String {
-    skillc::build::hash(bytes)
+    skillc::digest::hash(bytes)
 }
 
 /// One open workspace.
@@ -543,8 +485,9 @@ impl Session {
             Seen::Anything => checks.last = None,
         }
         let options = skillc::CheckOptions::default();
-        let report = skillc::check::check_cached(&self.root, &options, &mut checks.cache, drafts)
-            .map_err(io_err)?;
+        let report =
+            skillc::workspace_check::check_cached(&self.root, &options, &mut checks.cache, drafts)
+                .map_err(io_err)?;
         if drafts.is_empty() {
             checks.last = Some(report.clone());
         }

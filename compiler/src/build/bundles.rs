@@ -8,7 +8,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::incremental::Reuse;
 use super::Meter;
 use crate::resolve::{self, BundleSpec, EntryKey, Interner, Prepared, Slot, Slots};
 use crate::Workspace;
@@ -84,6 +83,12 @@ impl Resolved {
     }
 }
 
+/// What a rebuild may take from the previous build's bundles (`incremental::Reuse`).
+pub trait KeptSlots {
+    /// The previous slots of bundle `b` of `plan`, if nothing they depend on changed.
+    fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>>;
+}
+
 /// Resolves the global bundles, then each client bundle's differences from its base; what
 /// `reuse` has from the previous build is taken from it. Names and entry keys are interned:
 /// the global bundles share one copy, and each client's bundles one of their own.
@@ -91,7 +96,7 @@ pub fn resolve_all(
     prepared: &Prepared<'_>,
     plan: &Plan,
     meter: &Meter<'_>,
-    reuse: Option<&Reuse<'_>>,
+    reuse: Option<&dyn KeptSlots>,
 ) -> Resolved {
     let kept: Vec<Option<Arc<Slots>>> = (0..plan.specs.len())
         .map(|b| reuse.and_then(|r| r.slots(plan, b)))

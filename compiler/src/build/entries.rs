@@ -5,29 +5,18 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
-use skillc_runtime::schema::EntryRow;
 
 use super::artifact::Blob;
-use super::incremental::Reuse;
+use super::artifact::Rendered;
 use super::Meter;
 use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared};
 
-/// One rendered entry, as its row stores it: the entry itself (some thirty fields, most of
-/// them text) is dropped once its row is made, on the core that rendered it (it was a fifth of
-/// the peak memory at 5,000 clients).
-#[derive(Debug, Clone)]
-pub struct Rendered {
-    /// Its row, but for the card and the sort key: both are numbered or ordered per build
-    /// (cards by first use, categories by position), and set when the rows are laid out.
-    pub row: EntryRow,
-    /// The card catalogs show of it, one copy shared by the entries that show the same card.
-    pub card: Arc<Card>,
-    /// The body as its blob stores it (compressed), one copy shared by the entries with the
-    /// same body (half of them at 5,000 clients: locales and tiers without their own text):
-    /// nothing reads a body in full after its tokens are counted.
-    pub body: Arc<Blob>,
+/// What a rebuild may take from the previous build's entries (`incremental::Reuse`).
+pub trait KeptEntries {
+    /// The previous rendering of `key`, if the skills it is built from are unchanged.
+    fn entry(&self, ws: &crate::model::Workspace, key: &EntryKey) -> Option<&Arc<Rendered>>;
 }
 
 /// The rendered entries (in key order) and the distinct cards they show.
@@ -51,7 +40,7 @@ pub struct EntryInput<'a> {
     /// Templates.
     pub renderer: &'a Renderer,
     /// What the previous build rendered that is still valid.
-    pub reuse: Option<&'a Reuse<'a>>,
+    pub reuse: Option<&'a dyn KeptEntries>,
 }
 
 /// Renders every entry (or takes it from the previous build), counts its tokens and assigns
@@ -132,7 +121,7 @@ fn finish(mut entry: Entry, prompt: PromptParts, shared: &Shared) -> Arc<Rendere
         } else {
             0
         };
-    let body_hash = super::hash(body.as_bytes());
+    let body_hash = crate::digest::hash(body.as_bytes());
     let known = shared
         .blobs
         .lock()

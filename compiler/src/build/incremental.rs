@@ -13,9 +13,9 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use super::artifact::Rendered;
 use super::budget::CardTextMemo;
 use super::bundles::{Plan, Resolved};
-use super::entries::Rendered;
 use crate::model::{Scope, Skill, Workspace};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Slots};
@@ -124,17 +124,18 @@ pub fn same_bundles(kept: &Kept, resolved: &Resolved, levels: &[String]) -> bool
             .all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
 }
 
-impl Reuse<'_> {
+impl super::bundles::KeptSlots for Reuse<'_> {
     /// The previous slots of bundle `b` of the plan (the same plan), if its inputs are equal.
-    pub fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>> {
+    fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>> {
         match &plan.specs[b].client {
             Some(c) if self.changed_clients.contains(c) => None,
             _ => self.kept.resolved.slots.get(b).cloned(),
         }
     }
+}
 
-    /// The previous rendering of `key`, if the skills it is built from are unchanged.
-    pub fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Arc<Rendered>> {
+impl super::entries::KeptEntries for Reuse<'_> {
+    fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Arc<Rendered>> {
         let changed = |i: usize| match &ws.skills[i].scope {
             Scope::Client(c) => self.changed_clients.contains(c),
             Scope::Global => false,

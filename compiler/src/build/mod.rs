@@ -4,6 +4,7 @@ pub mod artifact;
 mod batched;
 mod budget;
 mod bundles;
+mod census;
 mod entries;
 pub mod incremental;
 mod rows;
@@ -577,16 +578,6 @@ fn resident_mb() -> u64 {
     kb.unwrap_or(0) / 1000
 }
 
-/// sha256 hex of `data`.
-pub fn hash(data: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(data))
-}
-
-/// A SHA-256 as [`hash`] writes it.
-pub fn hex(digest: &[u8; 32]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The sha256 of each text file a session's last build hashed, by the address of its text
 /// (held, so that address cannot hold another text meanwhile): an unchanged file's text is the
 /// one the parse cache handed out before, and is not hashed again.
@@ -765,7 +756,8 @@ pub fn draw(
     );
     let reuse = incremental::reuse(previous, ws, &pool, &plan);
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
-    let resolved = bundles::resolve_all(&prepared, &plan, &meter, reuse.as_ref());
+    let kept_slots = reuse.as_ref().map(|r| r as &dyn bundles::KeptSlots);
+    let resolved = bundles::resolve_all(&prepared, &plan, &meter, kept_slots);
     let keys = resolved.distinct_keys();
     let key_index: FxHashMap<std::sync::Arc<EntryKey>, usize> = keys
         .iter()
@@ -778,7 +770,7 @@ pub fn draw(
         prepared: &prepared,
         pool: &pool,
         renderer: &renderer,
-        reuse: reuse.as_ref(),
+        reuse: reuse.as_ref().map(|r| r as &dyn entries::KeptEntries),
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
     let (asset_rows, asset_blobs) = rows::assets(ws, session);

@@ -10,10 +10,9 @@ use skillc_runtime::schema::{
     Record, SourceRow,
 };
 
-use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, RowOf};
+use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, Rendered, RowOf};
 use super::bundles::Resolved;
-use super::entries::Rendered;
-use super::hex;
+use crate::digest::hex;
 use crate::model::{AssetData, Category, Scope};
 use crate::render::{tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
@@ -181,7 +180,10 @@ pub fn entry_row(
 }
 
 /// Card rows with the fragments the budgets kept.
-pub fn cards(cards: Vec<Arc<Card>>, fragments: Vec<super::budget::Fragments>) -> Vec<CardRows> {
+pub fn cards(
+    cards: Vec<Arc<Card>>,
+    fragments: Vec<Arc<Vec<skillc_runtime::schema::CardFragment>>>,
+) -> Vec<CardRows> {
     cards
         .into_iter()
         .zip(fragments)
@@ -392,7 +394,7 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
     let counts = match ws.census.as_deref() {
         Some(census) => census.counts,
-        None => crate::parse::census::Counts {
+        None => crate::model::census::Counts {
             skills: ws.skills.len(),
             global_skills: ws
                 .skills

@@ -60,15 +60,7 @@ fn listed(ws: &Workspace, s: &Skill) -> bool {
 /// How often each word appears in one skill's catalog text, by word id.
 type TermCounts = BTreeMap<u32, f32>;
 
-/// The vocabulary of the listed skills' catalog texts, numbered in order of first appearance
-/// over the skills in workspace order, with each word's document frequency and the number of
-/// listed skills: the inverse document frequencies depend on every listed skill.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Words {
-    ids: HashMap<String, u32>,
-    df: Vec<u32>,
-    listed: usize,
-}
+pub use crate::model::census::Words;
 
 impl Words {
     /// Counts the listed ones of `skills` (indices into `ws.skills`, in workspace order) into
@@ -507,9 +499,7 @@ mod tests {
     fn fixture() -> Workspace {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/fixtures/overlap/workspace");
-        crate::check::check(&root, &Default::default())
-            .unwrap()
-            .workspace
+        crate::check(&root, &Default::default()).unwrap().workspace
     }
 
     fn skill<'w>(ws: &'w mut Workspace, name: &str) -> &'w mut Skill {

@@ -3,10 +3,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Scope, Skill, SkillRef, Workspace};
-use crate::resolve::refs::Index;
+use crate::parse::names;
+use crate::parse::refs::Index;
 
 /// Every cross-file check over a loaded workspace. With `remember` (a session), the last
 /// pass's diagnostics when what it read is the same, and this pass kept for the next.
@@ -51,7 +51,7 @@ fn secrets_elsewhere(ws: &Workspace, out: &mut Vec<Diagnostic>) {
         let declared_secret = |name: &str| s.frontmatter.vars.get(name).is_some_and(|d| d.secret);
         let mut seen = BTreeSet::new();
         let declared = s.frontmatter.vars.keys().map(|n| (n.as_str(), None));
-        let written = crate::resolve::vars::placeholders(&s.body)
+        let written = crate::parse::vars::placeholders(&s.body)
             .into_iter()
             .map(|n| (n, Some(())));
         for (name, in_body) in declared.chain(written) {
@@ -239,7 +239,7 @@ fn references(ws: &Workspace, index: &Index<'_>, out: &mut Vec<Diagnostic>) {
                 r.pos,
                 format!("unknown skill `{}` in `{field}`", r.text),
             );
-            let (ns, bare) = crate::resolve::refs::split(&r.text);
+            let (ns, bare) = crate::parse::refs::split(&r.text);
             if let Some(other) = ns.and_then(|_| index.resolve(&bare, &s.scope)) {
                 d = d.with_help(format!(
                     "`{bare}` exists as `{}`",

@@ -324,7 +324,7 @@ fn digest(parts: &[&str]) -> String {
         all.push_str(p);
         all.push('\0');
     }
-    crate::build::hash(all.as_bytes())
+    crate::digest::hash(all.as_bytes())
 }
 
 impl Side {

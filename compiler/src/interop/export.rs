@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skillc_runtime::{Artifact, BundleRef, Skill};
 
-use crate::check::names;
+use crate::parse::names;
 
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]

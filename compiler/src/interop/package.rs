@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use crate::check::names;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::fsio::{self, RawFile};
+use crate::parse::names;
 use crate::{check_files, CheckOptions};
 
 /// Caps that an archive must stay under.
@@ -598,7 +598,7 @@ impl Staged<'_> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            crate::build::hash(self.raw)
+            crate::digest::hash(self.raw)
         );
         std::fs::write(staging.join("package.yaml"), marker).map_err(io(staging))?;
         // The folder replaced is moved aside, not deleted, until the new one is in its place.

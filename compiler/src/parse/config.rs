@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
-use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::{BodyMode, Category, Client, Consumer, Tier, Toggle, WorkspaceConfig};
 use crate::parse::fields::Fields;
+use crate::parse::names;
 use crate::parse::yaml::{scalar_string, value_kind, Seg};
 
 const WORKSPACE_FIELDS: &[&str] = &[
@@ -563,7 +563,7 @@ fn flat_vars(
 fn locate_json_key(text: &str, key: &str) -> Pos {
     let needle = format!("\"{key}\"");
     match text.find(&needle) {
-        Some(at) => crate::resolve::sources::pos_of(text, at, 1, needle.len()),
+        Some(at) => crate::parse::sources::pos_of(text, at, 1, needle.len()),
         None => Pos::start(),
     }
 }

@@ -188,7 +188,7 @@ impl<'a> Fields<'a> {
                 self.doc.key_pos(&key),
                 format!("unknown field `{key}` in {what}"),
             );
-            if let Some(s) = crate::check::names::did_you_mean(&key, known.iter().copied()) {
+            if let Some(s) = crate::parse::names::did_you_mean(&key, known.iter().copied()) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.report(d);

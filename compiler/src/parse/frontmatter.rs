@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
-use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::{Condition, Frontmatter, Mcp, Predicate, Provider, Requires, Tool, VarDecl};
 use crate::parse::fields::Fields;
+use crate::parse::names;
 use crate::parse::yaml::{scalar_string, value_kind, Seg};
 
 /// The portable core of agentskills.io.

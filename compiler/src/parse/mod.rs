@@ -3,11 +3,14 @@
 
 pub mod batches;
 pub(crate) mod body;
-pub mod census;
 pub(crate) mod config;
 pub(crate) mod fields;
 pub(crate) mod frontmatter;
+pub mod names;
+pub mod refs;
+pub mod sources;
 pub use frontmatter::KNOWN_FIELDS;
 pub mod load;
 pub(crate) mod text;
+pub mod vars;
 pub mod yaml;

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::{Category, Condition, Localized, Mcp, Predicate, Scope, Skill, Tool, Workspace};
+use crate::parse::vars;
 use crate::resolve::pool::{self, PooledSource};
-use crate::resolve::vars;
 use crate::resolve::{EntryKey, Prepared};
 
 /// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.

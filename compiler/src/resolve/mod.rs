@@ -7,9 +7,6 @@
 //! that decides the entry's content, so identical content is built and stored once.
 
 pub mod pool;
-pub mod refs;
-pub mod sources;
-pub mod vars;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -18,7 +15,8 @@ use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
-use refs::Index;
+use crate::parse::refs::Index;
+use crate::parse::vars;
 
 /// One bundle to build.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -212,7 +210,7 @@ fn resolve_ref(index: &Index<'_>, ws: &Workspace, text: &str, scope: &Scope) -> 
     }
     // A global skill may name a skill that only some clients have (in a batch of clients,
     // any client of the workspace).
-    let (ns, name) = crate::resolve::refs::split(text);
+    let (ns, name) = crate::parse::refs::split(text);
     if let Some(census) = ws.census.as_deref() {
         return census.anywhere(ns, &name);
     }

@@ -6,25 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
 use crate::model::Workspace;
-use crate::resolve::sources;
+use crate::parse::sources;
 
-/// One pooled source.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PooledSource {
-    /// Workspace-wide id, from 1.
-    pub sid: u32,
-    /// Normalised URL.
-    pub url: String,
-    /// Title (from the first skill, in path order, that gives one).
-    pub title: Option<String>,
-    /// Summary text.
-    pub text: Option<String>,
-    /// Other fields, merged in path order.
-    pub extra: BTreeMap<String, serde_json::Value>,
-}
+pub use crate::model::census::PooledSource;
 
 /// The pool and each skill's local-to-pool id map.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::check::names;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::discover::fsio::{self, RawFile};
 use crate::discover::layout::{self, SkillDir};
@@ -16,9 +15,10 @@ use crate::model::{
 use crate::parse::config;
 use crate::parse::fields::Fields;
 use crate::parse::frontmatter;
+use crate::parse::names;
+use crate::parse::sources;
 use crate::parse::text;
 use crate::parse::yaml::{self, YamlDoc};
-use crate::resolve::sources;
 
 mod patch;
 use patch::{folder_parses, patch_last, LastLoad};

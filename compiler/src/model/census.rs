@@ -5,17 +5,42 @@
 //! client: whether a reference names a skill anywhere, which variables some client sets, the
 //! overlap pass's word weights, the sources pool, the categories skills name, the qualified
 //! names consumers filter and the manifest's counts. A census gathers those facts over every
-//! batch first; a batch's workspace carries it ([`Workspace::census`]), and each of those
+//! batch first; a batch's workspace carries it ([`Workspace::census`](crate::model::Workspace::census)), and each of those
 //! places reads it instead of the batch's own skills and clients. A workspace loaded whole
 //! carries none and reads itself: both give the same results.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::check::overlap::Words;
-use crate::model::{Scope, Workspace};
-use crate::resolve::pool::{self, PooledSource};
+use serde::Serialize;
 
-/// Facts of a whole workspace, gathered batch by batch (see the module's documentation).
+/// The vocabulary of the listed skills' catalog texts, numbered in order of first appearance
+/// over the skills in workspace order, with each word's document frequency and the number of
+/// listed skills: the inverse document frequencies depend on every listed skill. Counted and
+/// weighed by `check::overlap`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Words {
+    pub(crate) ids: HashMap<String, u32>,
+    pub(crate) df: Vec<u32>,
+    pub(crate) listed: usize,
+}
+
+/// One source of the workspace's pool (`resolve::pool`): one normalised URL, one id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PooledSource {
+    /// Workspace-wide id, from 1.
+    pub sid: u32,
+    /// Normalised URL.
+    pub url: String,
+    /// Title (from the first skill, in path order, that gives one).
+    pub title: Option<String>,
+    /// Summary text.
+    pub text: Option<String>,
+    /// Other fields, merged in path order.
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// Facts of a whole workspace, gathered batch by batch (see the module's documentation; the
+/// gathering is the pipeline's, `build::census`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Census {
     /// Every skill name, in any scope, with the namespaces it is used in, in order of first
@@ -51,45 +76,6 @@ pub struct Counts {
 }
 
 impl Census {
-    /// Adds a batch: its clients and their skills, and the global skills if `with_global`
-    /// (the first batch). Batches are added in the order of their clients, as a workspace
-    /// loaded whole sorts its skills (global ones first, then by client): the facts kept in
-    /// order of first appearance come out the same.
-    pub fn add(&mut self, ws: &Workspace, with_global: bool) {
-        let skills: Vec<usize> = (0..ws.skills.len())
-            .filter(|&i| with_global || ws.skills[i].scope != Scope::Global)
-            .collect();
-        for &i in &skills {
-            let s = &ws.skills[i];
-            let namespaces = self.names.entry(s.name.clone()).or_default();
-            if !namespaces.contains(&s.namespace) {
-                namespaces.push(s.namespace.clone());
-            }
-            self.skill_categories.extend(s.category.iter().cloned());
-            self.qualified.insert(s.qualified_name());
-        }
-        for c in ws.clients.values() {
-            for (section, vars) in &c.vars {
-                for var in vars.keys() {
-                    self.client_vars.insert((section.clone(), var.clone()));
-                }
-            }
-        }
-        let these = || skills.iter().map(|&i| &*ws.skills[i]);
-        self.secret_vars
-            .extend(crate::model::secret_names_of(these()));
-        self.asset_bytes += crate::model::asset_bytes_of(these());
-        self.words.add(ws, &skills);
-        pool::gather(&mut self.sources, skills.iter().map(|&i| &*ws.skills[i]));
-        let global = skills
-            .iter()
-            .filter(|&&i| ws.skills[i].scope == Scope::Global)
-            .count();
-        self.counts.skills += skills.len();
-        self.counts.global_skills += global;
-        self.counts.clients += ws.clients.len();
-    }
-
     /// Whether a reference (`name` or `namespace.name`, split) names a skill in any scope.
     pub fn exists_anywhere(&self, namespace: Option<&str>, name: &str) -> bool {
         self.anywhere(namespace, name).is_some()

@@ -230,8 +230,8 @@ fn roots_read_apart(root: &Path, listed: &fsio::Listed) -> Vec<(String, std::pat
 /// A file's content as the fingerprint sees it: its hash, or what kept it from being read.
 fn content_hash(content: &FileContent) -> String {
     match content {
-        FileContent::Bytes(bytes) => crate::build::hash(bytes),
-        FileContent::Large(large) => crate::build::hex(&large.sha256),
+        FileContent::Bytes(bytes) => crate::digest::hash(bytes),
+        FileContent::Large(large) => crate::digest::hex(&large.sha256),
         FileContent::TooLarge(size) => format!("too large: {size}"),
         FileContent::Unreadable(why) => format!("unreadable: {why}"),
         FileContent::Artifact => "artifact".to_string(),

@@ -2,9 +2,9 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::check::names;
 use crate::model::{Scope, Workspace};
 use crate::parse::frontmatter::NAMESPACES;
+use crate::parse::names;
 
 /// A reference split into its optional namespace and its name.
 pub fn split(text: &str) -> (Option<&str>, String) {

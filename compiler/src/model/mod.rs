@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use crate::diagnostic::Pos;
 
+pub mod census;
+
 /// A reference to another skill as written (`name`, `ns.name`, `skills.ns.name`), with where
 /// it was written for diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -510,9 +512,9 @@ pub struct Workspace {
     /// Template overrides: file name → text.
     pub templates: BTreeMap<String, String>,
     /// Set when this is one batch of a larger workspace's clients, with the global skills: what
-    /// the checks and phases read of the whole workspace (see [`crate::parse::census`]).
+    /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]
-    pub census: Option<Arc<crate::parse::census::Census>>,
+    pub census: Option<Arc<census::Census>>,
 }
 
 impl Workspace {

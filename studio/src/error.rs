@@ -1,0 +1,63 @@
+//! The errors the UI shows, with the diagnostics behind them.
+
+use serde::Serialize;
+
+/// An error the UI shows: a kind, a message, and the diagnostics behind it, if any.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct StudioError {
+    /// `io`, `request`, `invalid`, `outside`.
+    pub kind: &'static str,
+    /// What went wrong.
+    pub message: String,
+    /// Diagnostics, with file, line and column, for the UI to link to.
+    pub diagnostics: Vec<Diag>,
+}
+
+impl StudioError {
+    pub(crate) fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        StudioError {
+            kind,
+            message: message.into(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for StudioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+/// A diagnostic as the UI shows it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Diag {
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// Stable code.
+    pub code: &'static str,
+    /// File relative to the workspace.
+    pub file: String,
+    /// Line.
+    pub line: usize,
+    /// Column.
+    pub column: usize,
+    /// Message.
+    pub message: String,
+    /// Help, if any.
+    pub help: Option<String>,
+}
+
+impl From<&skillc::Diagnostic> for Diag {
+    fn from(d: &skillc::Diagnostic) -> Self {
+        Diag {
+            severity: d.severity.as_str(),
+            code: d.code,
+            file: d.file.clone(),
+            line: d.line,
+            column: d.column,
+            message: d.message.clone(),
+            help: d.help.clone(),
+        }
+    }
+}
