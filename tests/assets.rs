@@ -7,7 +7,7 @@ mod common;
 use std::io::Write;
 use std::path::Path;
 
-use skillc::build::{build, BuildOptions};
+use skillc::pipeline::{build, BuildOptions};
 
 /// Status line of this process in KiB (`VmHWM`, `VmRSS`).
 fn status_kib(key: &str) -> u64 {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rusqlite::{Connection, OpenFlags};
-use skillc::build::{build, BuildOptions};
+use skillc::pipeline::{build, BuildOptions};
 use skillc::resolve::{self, BundleSpec, Slot, Slots};
 use skillc::CheckOptions;
 
@@ -391,7 +391,7 @@ fn a_build_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_byte_ident
         "public/assistant/extra/SKILL.md",
         "---\nname: extra\ndescription: New.\n---\nNew.\n",
     );
-    for step in skillc::build::artifact::STEPS {
+    for step in skillc::pipeline::artifact::STEPS {
         // 86: the build reached the step and stopped there.
         assert_eq!(
             run(Some(step)),
@@ -682,9 +682,9 @@ fn watch_in_background(ws: &Path, out: &Path) -> std::sync::mpsc::Receiver<bool>
     let (tx, rx) = std::sync::mpsc::channel();
     let (root, output) = (ws.to_path_buf(), out.to_path_buf());
     std::thread::spawn(move || {
-        let _ = skillc::build::watch::watch(&root, &output, |event| {
+        let _ = skillc::pipeline::watch::watch(&root, &output, |event| {
             let _ = tx.send(
-                matches!(event, skillc::build::watch::Event::Built { report, .. }
+                matches!(event, skillc::pipeline::watch::Event::Built { report, .. }
                 if report.stats.is_some()),
             );
         });
@@ -925,10 +925,10 @@ fn a_release_label_computed_beside_the_build_is_the_label_given_up_front() {
         "the same label, given or computed, gives the same bytes"
     );
     // In a session, the same files and label write nothing; another label rebuilds.
-    let mut session = skillc::build::Session::default();
+    let mut session = skillc::pipeline::Session::default();
     let out = dir.path().join("session.db");
-    let rebuild = |s: &mut skillc::build::Session, o: &BuildOptions<'_>| {
-        skillc::build::rebuild(&sample(), &out, o, s).unwrap()
+    let rebuild = |s: &mut skillc::pipeline::Session, o: &BuildOptions<'_>| {
+        skillc::pipeline::rebuild(&sample(), &out, o, s).unwrap()
     };
     assert!(!rebuild(&mut session, &later).unchanged);
     assert!(rebuild(&mut session, &later).unchanged);

@@ -11,7 +11,7 @@ mod synth;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use skillc::build::{build, rebuild, BuildOptions, Session};
+use skillc::pipeline::{build, rebuild, BuildOptions, Session};
 
 /// One edit, applied to the `file`-th file of the workspace (in sorted order).
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use common::copy_dir;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use skillc::build::{build, BuildOptions};
 use skillc::interop::package::{pack, unpack, Error, Limits};
+use skillc::pipeline::{build, BuildOptions};
 use skillc_runtime::{Artifact, BundleRef};
 
 fn sample() -> PathBuf {

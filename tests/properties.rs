@@ -120,8 +120,8 @@ mod build_props {
     use std::collections::{BTreeMap, BTreeSet};
 
     use proptest::prelude::*;
-    use skillc::build::{compile, BuildOptions};
     use skillc::discover::fsio::RawFile;
+    use skillc::pipeline::{compile, BuildOptions};
     use skillc::resolve::{self, Slot};
     use skillc::{check_files, CheckOptions};
 
@@ -216,7 +216,7 @@ mod build_props {
         skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::build::artifact::write(&out, data, &diagnostics, None).unwrap();
+        skillc::pipeline::artifact::write(&out, data, &diagnostics, None).unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -8,7 +8,7 @@ use common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use skillc::build::{build, BuildOptions};
+use skillc::pipeline::{build, BuildOptions};
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
 /// The sample's artifact, built once for all tests of this binary.

@@ -671,7 +671,7 @@ fn run_tests(workspace: &std::path::Path, format: TestFormat) -> ExitCode {
     let built = std::fs::create_dir_all(&dir)
         .map_err(|e| e.to_string())
         .and_then(|()| {
-            skillc::build::build(workspace, &artifact, &Default::default())
+            skillc::pipeline::build(workspace, &artifact, &Default::default())
                 .map_err(|e| e.to_string())
         });
     let outcomes = match built {
@@ -875,7 +875,7 @@ fn progress_line(phase: &str, done: usize, total: usize) {
 fn release_of(workspace: &std::path::Path, label: Option<&str>) -> Result<Option<String>, String> {
     match label.map(str::trim) {
         None => Ok(None),
-        Some("git") => skillc::build::git_release_label(workspace)
+        Some("git") => skillc::pipeline::git_release_label(workspace)
             .map(Some)
             .map_err(|e| format!("--release-label git: {e}")),
         Some("") => Err("--release-label needs a label (or `git`)".to_string()),
@@ -884,7 +884,7 @@ fn release_of(workspace: &std::path::Path, label: Option<&str>) -> Result<Option
 }
 
 /// `built out.db in 1.91s: 3500 skills, ... (1.96x the 8561097 bytes of distinct sources)`.
-fn built_summary(output: &std::path::Path, secs: f64, s: &skillc::build::BuildStats) -> String {
+fn built_summary(output: &std::path::Path, secs: f64, s: &skillc::pipeline::BuildStats) -> String {
     let ratio = match s.source_bytes {
         0 => "no source bytes".to_string(),
         n => format!(
@@ -922,7 +922,7 @@ fn build(
     };
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
-    let options = skillc::build::BuildOptions {
+    let options = skillc::pipeline::BuildOptions {
         jobs,
         progress: tty.then_some(show),
         release,
@@ -930,7 +930,7 @@ fn build(
         clients_per_batch: None,
     };
     let started = std::time::Instant::now();
-    let result = skillc::build::build(workspace, output, &options);
+    let result = skillc::pipeline::build(workspace, output, &options);
     if tty {
         eprint!("\r\x1b[2K");
     }
@@ -984,7 +984,7 @@ struct WatchDiagnostics {
 }
 
 impl WatchDiagnostics {
-    fn text(&mut self, report: &skillc::build::BuildReport, display: &str) -> String {
+    fn text(&mut self, report: &skillc::pipeline::BuildReport, display: &str) -> String {
         let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
         let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
         let text = match &self.last {
@@ -1015,8 +1015,8 @@ impl WatchDiagnostics {
 fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
     let display = workspace.to_string_lossy().into_owned();
     let mut diagnostics = WatchDiagnostics::default();
-    let result = skillc::build::watch::watch(workspace, output, |event| match event {
-        skillc::build::watch::Event::Built { report, millis } => {
+    let result = skillc::pipeline::watch::watch(workspace, output, |event| match event {
+        skillc::pipeline::watch::Event::Built { report, millis } => {
             eprint!("{}", diagnostics.text(&report, &display));
             match &report.stats {
                 Some(s) => outln!(
@@ -1035,7 +1035,7 @@ fn watch(workspace: &std::path::Path, output: &std::path::Path) -> ExitCode {
                 ),
             }
         }
-        skillc::build::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
+        skillc::pipeline::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

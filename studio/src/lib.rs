@@ -81,14 +81,14 @@ fn open<R: Runtime>(
                 None => disk.changed(),
             }
         }
-        if !skillc::build::watch::changes_content(&ev.kind) {
+        if !skillc::pipeline::watch::changes_content(&ev.kind) {
             return;
         }
         let changed: Vec<String> = ev
             .paths
             .iter()
             .filter(|p| {
-                skillc::build::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc"))
+                skillc::pipeline::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc"))
             })
             .filter_map(|p| Some((p, p.strip_prefix(&watch_root).ok()?)))
             .map(|(path, rel)| (path, rel.to_string_lossy().into_owned()))
@@ -122,7 +122,7 @@ fn files_read(ev: &notify::Event, root: &Path) -> Option<Vec<String>> {
     if ev.need_rescan() || ev.paths.is_empty() {
         return None;
     }
-    skillc::build::watch::files_read(&ev.paths, root)
+    skillc::pipeline::watch::files_read(&ev.paths, root)
 }
 
 #[tauri::command(async)]

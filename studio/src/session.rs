@@ -250,7 +250,7 @@ fn hash(bytes: &[u8]) -> String {
 pub struct Session {
     root: PathBuf,
     /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
-    builds: std::sync::Mutex<skillc::build::Session>,
+    builds: std::sync::Mutex<skillc::pipeline::Session>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
     checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
@@ -766,7 +766,7 @@ impl Session {
     /// Builds the artifact (keeping the previous one for [`Session::diff`]).
     pub fn build(
         &self,
-        progress: Option<&skillc::build::Progress>,
+        progress: Option<&skillc::pipeline::Progress>,
     ) -> Result<BuildSummary, StudioError> {
         // One build at a time, from its first step (the diff's files below) to its last: the
         // studio's other commands run meanwhile.
@@ -789,11 +789,11 @@ impl Session {
         // label's `git status` runs beside the build's first phases.
         let label = std::sync::Mutex::new(None);
         let git_label = || {
-            let found = skillc::build::git_release_label(&self.root).ok();
+            let found = skillc::pipeline::git_release_label(&self.root).ok();
             *label.lock().unwrap_or_else(|e| e.into_inner()) = found.clone();
             found
         };
-        let options = skillc::build::BuildOptions {
+        let options = skillc::pipeline::BuildOptions {
             jobs: None,
             progress,
             release: None,
@@ -805,7 +805,7 @@ impl Session {
             builds.assume_changed_only(files);
         }
         let report =
-            skillc::build::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
+            skillc::pipeline::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
         // Only a build that wrote a new artifact moves the diff on.
         if kept && report.stats.is_some() && !report.unchanged {
             std::fs::rename(&before, self.previous()).map_err(io_err)?;

@@ -6,11 +6,11 @@ pub mod cache;
 
 use std::path::Path;
 
-use crate::build;
 use crate::check::{finish, CheckOptions, CheckReport};
 use crate::diagnostic;
 use crate::discover::fsio;
 use crate::parse::load;
+use crate::pipeline;
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
@@ -58,8 +58,8 @@ fn render_templates(report: &mut CheckReport) {
     if report.workspace.templates.is_empty() || !report.is_ok() {
         return;
     }
-    let options = build::BuildOptions::default();
-    if let Err(errors) = build::compile(&report.workspace, "", &options) {
+    let options = pipeline::BuildOptions::default();
+    if let Err(errors) = pipeline::compile(&report.workspace, "", &options) {
         report.diagnostics.extend(errors);
         diagnostic::sort(&mut report.diagnostics);
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
 
-use crate::build::{self, BuildOptions, BuildReport};
+use crate::pipeline::{self, BuildOptions, BuildReport};
 
 /// Quiet time after the last change before a rebuild starts. An editor's save (a temporary
 /// file, a rename, a backup removed) reaches inotify within a few milliseconds; a longer
@@ -36,7 +36,7 @@ pub enum Event {
         millis: u128,
     },
     /// A build could not run (I/O); the watcher keeps going.
-    Failed(build::Error),
+    Failed(pipeline::Error),
 }
 
 /// Failures that stop the watcher before it starts.
@@ -52,7 +52,7 @@ pub enum Error {
     },
     /// The output path is refused (one of the workspace's inputs).
     #[error(transparent)]
-    Output(build::Error),
+    Output(pipeline::Error),
 }
 
 /// Editor and tool droppings that never warrant a rebuild.
@@ -155,17 +155,17 @@ fn folder_at(path: &Path) -> Option<(u64, u64)> {
 /// Builds once, then after every relevant change, until the process ends. A workspace folder
 /// replaced at its path is watched anew and built again.
 pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Result<(), Error> {
-    build::guard_output(root, output).map_err(Error::Output)?;
-    let output = &build::output_file(output);
+    pipeline::guard_output(root, output).map_err(Error::Output)?;
+    let output = &pipeline::output_file(output);
     let mut root_abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let out_abs = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
     let mut watched = folder_at(&root_abs);
     let (mut watcher, mut rx) = watch_folder(&root_abs)?;
     // Rebuilds take from the previous build what an edit cannot have changed.
-    let mut session = build::Session::default();
-    let run = |session: &mut build::Session, on_event: &mut dyn FnMut(Event)| {
+    let mut session = pipeline::Session::default();
+    let run = |session: &mut pipeline::Session, on_event: &mut dyn FnMut(Event)| {
         let started = Instant::now();
-        match build::rebuild(root, output, &BuildOptions::default(), session) {
+        match pipeline::rebuild(root, output, &BuildOptions::default(), session) {
             Ok(report) => on_event(Event::Built {
                 report,
                 millis: started.elapsed().as_millis(),
@@ -202,7 +202,7 @@ pub fn watch(root: &Path, output: &Path, mut on_event: impl FnMut(Event)) -> Res
             drop(watcher);
             (watcher, rx) = watch_folder(&root_abs)?;
             watched = now;
-            session = build::Session::default();
+            session = pipeline::Session::default();
             burst = Burst::default();
             run(&mut session, &mut on_event);
         }

@@ -846,7 +846,7 @@ mod tests {
         )
         .unwrap();
         let out = dir.path().join("out.db");
-        crate::build::build(&ws, &out, &crate::build::BuildOptions::default()).unwrap();
+        crate::pipeline::build(&ws, &out, &crate::pipeline::BuildOptions::default()).unwrap();
         let built = rusqlite::Connection::open(&out).unwrap();
         let hash: String = built
             .query_row(
