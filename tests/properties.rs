@@ -216,7 +216,14 @@ mod build_props {
         skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::pipeline::artifact::write(&out, data, &diagnostics, None).unwrap();
+        skillc::pipeline::artifact::write(
+            &out,
+            data,
+            &diagnostics,
+            skillc::model::Mode::OneShot,
+            None,
+        )
+        .unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -6,6 +6,7 @@ pub(crate) mod template_guard;
 pub(crate) mod validate;
 
 use crate::diagnostic::{self, codes, Severity};
+use crate::model::Mode;
 use crate::parse::load;
 use crate::{Diagnostic, Workspace};
 
@@ -46,10 +47,10 @@ impl CheckReport {
 }
 
 /// Applies the profile, attaches source lines and sorts.
-/// `remember`: a session (watch, the studio) that checks the same workspace again soon; the
-/// overlap pass keeps its last result for it.
-pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, remember: bool) -> CheckReport {
-    let mut diagnostics = found(&mut loaded, options, remember);
+/// In a session (watch, the studio), which checks the same workspace again soon, the
+/// cross-file checks and the overlap pass keep their last result.
+pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> CheckReport {
+    let mut diagnostics = found(&mut loaded, options, mode);
     present(&mut diagnostics, &loaded.texts);
     CheckReport {
         workspace: loaded.workspace,
@@ -62,10 +63,10 @@ pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, remember: bool) 
 pub(crate) fn found(
     loaded: &mut load::Loaded,
     options: &CheckOptions,
-    remember: bool,
+    mode: Mode,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
-    diagnostics.extend(validate::validate(&loaded.workspace, remember));
+    diagnostics.extend(validate::validate(&loaded.workspace, mode));
     diagnostics.retain(|d| {
         options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
     });

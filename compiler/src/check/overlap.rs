@@ -333,14 +333,14 @@ impl Inputs {
 static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
 
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
-/// `catalog.overlap_threshold`. With `remember` (a session), the last pass's warnings when its
+/// `catalog.overlap_threshold`. In a session, the last pass's warnings when its
 /// inputs are equal, and this pass kept for the next; a one-shot check keeps nothing (at
 /// 50,000 clients the warnings alone are hundreds of megabytes).
-pub fn warnings(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
+pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
-    if !remember {
+    if !mode.keeps() {
         return compute(ws);
     }
     let inputs = Inputs::of(ws);
@@ -512,7 +512,8 @@ mod tests {
     #[test]
     fn the_last_result_is_reused_only_for_equal_inputs() {
         let mut ws = fixture();
-        let check = |ws: &Workspace| assert_eq!(warnings(ws, true), compute(ws));
+        let check =
+            |ws: &Workspace| assert_eq!(warnings(ws, crate::model::Mode::Session), compute(ws));
         check(&ws);
         assert!(!compute(&ws).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
@@ -557,7 +558,7 @@ mod tests {
             Box::new(|ws| skill(ws, "invoices").frontmatter.hidden_from_llm = true),
         ];
         for (n, edit) in edits.iter().enumerate() {
-            let before = warnings(&ws, true);
+            let before = warnings(&ws, crate::model::Mode::Session);
             edit(&mut ws);
             assert_ne!(compute(&ws), before, "edit {n} changes the warnings");
             check(&ws);

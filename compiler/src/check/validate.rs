@@ -8,14 +8,14 @@ use crate::model::{Scope, Skill, SkillRef, Workspace};
 use crate::parse::names;
 use crate::parse::refs::Index;
 
-/// Every cross-file check over a loaded workspace. With `remember` (a session), the last
-/// pass's diagnostics when what it read is the same, and this pass kept for the next.
-pub fn validate(ws: &Workspace, remember: bool) -> Vec<Diagnostic> {
-    let mut out = match remember {
+/// Every cross-file check over a loaded workspace. In a session, the last pass's diagnostics
+/// when what it read is the same, and this pass kept for the next.
+pub fn validate(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
+    let mut out = match mode.keeps() {
         true => across_remembered(ws),
         false => across(ws),
     };
-    out.extend(super::overlap::warnings(ws, remember));
+    out.extend(super::overlap::warnings(ws, mode));
     secrets_elsewhere(ws, &mut out);
     assets_total(ws, &mut out);
     out

@@ -9,6 +9,24 @@ use crate::diagnostic::Pos;
 
 pub mod census;
 
+/// Whether a run is one of many over the same workspace: a session (`watch`, the studio)
+/// keeps what its next run can take again; a one-shot run (the `check` and `build` commands)
+/// keeps nothing, and frees what it is done with as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One run, then the process ends.
+    OneShot,
+    /// One of many runs over the same workspace.
+    Session,
+}
+
+impl Mode {
+    /// Whether this run keeps what the next one can take again.
+    pub fn keeps(self) -> bool {
+        self == Mode::Session
+    }
+}
+
 /// A reference to another skill as written (`name`, `ns.name`, `skills.ns.name`), with where
 /// it was written for diagnostics.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

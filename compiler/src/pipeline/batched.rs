@@ -21,6 +21,7 @@ use super::artifact::{BundleTables, Data, Stage};
 use super::{fit, fold_inputs, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::census::Census;
+use crate::model::Mode;
 use crate::parse::batches::Batches;
 use crate::parse::load::Loaded;
 use crate::resolve::EntryKey;
@@ -50,7 +51,7 @@ pub(super) fn build(
         let surveyed = survey.batch_digests[k];
         same_as_surveyed(batches, k, &loaded, surveyed)?;
         loaded.workspace.census = Some(census.clone());
-        let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), false);
+        let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), Mode::OneShot);
         crate::check::present(&mut found, &loaded.texts);
         let failed = found.iter().any(|d| d.severity == Severity::Error);
         diagnostics.extend(found);
@@ -61,8 +62,8 @@ pub(super) fn build(
         };
         loaded.texts = Default::default();
         let ws = loaded.workspace;
-        let drawn = super::draw(&ws, &survey.input_hash, options, None, false);
-        let shaped = match drawn.and_then(|d| fit(d, options, None, false)) {
+        let drawn = super::draw(&ws, &survey.input_hash, options, None, Mode::OneShot);
+        let shaped = match drawn.and_then(|d| fit(d, options, None, Mode::OneShot)) {
             Ok(shaped) => shaped,
             Err(errors) => {
                 diagnostics.extend(errors);
@@ -72,7 +73,7 @@ pub(super) fn build(
         };
         let ids = entry_identities(&ws, &shaped.drawn.key_index);
         drop(ws);
-        let (data, warnings, _) = lay_out(shaped, options, release, false, None);
+        let (data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
         warned.extend(warnings);
         let rest = m.add(batches, k, data, &ids)?;
         small.get_or_insert(rest);

@@ -118,9 +118,9 @@ impl<'a> CardTexts<'a> {
         Ok(())
     }
 
-    /// The fragments, and (with `keep`) the same by card for the next build.
-    pub fn into_memo(self, keep: bool) -> (Vec<Fragments>, CardTextMemo) {
-        let memo = match keep {
+    /// The fragments, and in a session the same by card for the next build.
+    pub fn into_memo(self, mode: crate::model::Mode) -> (Vec<Fragments>, CardTextMemo) {
+        let memo = match mode.keeps() {
             true => self
                 .cards
                 .iter()

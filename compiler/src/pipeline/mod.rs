@@ -19,7 +19,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};
-use crate::model::Workspace;
+use crate::model::{Mode, Workspace};
 use crate::parse::load;
 use crate::render::{self, Renderer};
 use crate::resolve::pool;
@@ -273,7 +273,7 @@ fn run(
         };
         let run = move || {
             let mut label = label;
-            match in_batches(root, out, options, &mut label, session.is_none())? {
+            match in_batches(root, out, options, &mut label, mode_of(&session))? {
                 Some(report) => Ok(report),
                 None => build_once(root, out, options, label, session),
             }
@@ -296,6 +296,14 @@ pub fn max_jobs() -> usize {
     cores.max(64)
 }
 
+/// A build with a session is one of many; without, a one-shot build.
+fn mode_of(session: &Option<&mut Session>) -> Mode {
+    match session {
+        Some(_) => Mode::Session,
+        None => Mode::OneShot,
+    }
+}
+
 fn build_once(
     root: &Path,
     out: &Path,
@@ -312,8 +320,8 @@ fn build_once(
     }
     progress(options, "checking", 0, 1);
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
-    let keep = session.is_some();
-    let checked = match check_and_draw(loaded, &input_hash, options, previous, keep) {
+    let mode = mode_of(&session);
+    let checked = match check_and_draw(loaded, &input_hash, options, previous, mode) {
         Ok(checked) => checked,
         Err(report) => return Ok(report),
     };
@@ -325,8 +333,8 @@ fn build_once(
     let skills = ws.skills.len();
     // A one-shot build needs the workspace no more: its memory is the budgets' and the
     // tables' to use.
-    let ws = keep.then_some(ws);
-    let shaped = match drawn.and_then(|drawn| fit(drawn, options, previous, keep)) {
+    let ws = mode.keeps().then_some(ws);
+    let shaped = match drawn.and_then(|drawn| fit(drawn, options, previous, mode)) {
         Ok(shaped) => shaped,
         Err(errors) => {
             diagnostics.extend(errors);
@@ -342,8 +350,7 @@ fn build_once(
         drop_aside(s.previous.take());
     }
     let release = label.get().clone();
-    let (data, warnings, kept) =
-        lay_out(shaped, options, &release, session.is_some(), bundles_before);
+    let (data, warnings, kept) = lay_out(shaped, options, &release, mode, bundles_before);
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
@@ -382,14 +389,14 @@ fn in_batches(
     out: &Path,
     options: &BuildOptions<'_>,
     label: &mut Label<'_>,
-    one_shot: bool,
+    mode: Mode,
 ) -> Result<Option<BuildReport>, Error> {
     let size = options
         .clients_per_batch
         .unwrap_or(batched::CLIENTS_PER_BATCH);
-    let batches = match one_shot {
-        true => crate::parse::batches::plan(root, size)?,
-        false => None,
+    let batches = match mode {
+        Mode::OneShot => crate::parse::batches::plan(root, size)?,
+        Mode::Session => None,
     };
     let Some(batches) = batches else {
         return Ok(None);
@@ -407,23 +414,23 @@ struct Checked {
 }
 
 /// Checks the loaded workspace and, when it has no error, runs the phases that read it
-/// ([`draw`]); `Err`: the report of a workspace with errors. `keep`: a session's build.
+/// ([`draw`]); `Err`: the report of a workspace with errors.
 fn check_and_draw(
     mut loaded: load::Loaded,
     input_hash: &str,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
-    keep: bool,
+    mode: Mode,
 ) -> Result<Checked, BuildReport> {
-    let mut diagnostics = crate::check::found(&mut loaded, &CheckOptions::default(), keep);
+    let mut diagnostics = crate::check::found(&mut loaded, &CheckOptions::default(), mode);
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         crate::check::present(&mut diagnostics, &loaded.texts);
         return Err(failed(diagnostics));
     }
-    let drawn = if keep {
+    let drawn = if mode.keeps() {
         // A session's check diagnostics are made ready to show on the other core meanwhile.
         let (drawn, ()) = rayon::join(
-            || draw(&loaded.workspace, input_hash, options, previous, keep),
+            || draw(&loaded.workspace, input_hash, options, previous, mode),
             || crate::check::present(&mut diagnostics, &loaded.texts),
         );
         drawn
@@ -432,7 +439,7 @@ fn check_and_draw(
         // the phases (at 5,000 clients, every file's text).
         crate::check::present(&mut diagnostics, &loaded.texts);
         loaded.texts = Default::default();
-        draw(&loaded.workspace, input_hash, options, previous, keep)
+        draw(&loaded.workspace, input_hash, options, previous, mode)
     };
     Ok(Checked {
         ws: loaded.workspace,
@@ -468,10 +475,11 @@ fn write_artifact(
     diagnostics: &[Diagnostic],
     session: Option<&mut Session>,
 ) -> Result<artifact::Written, Error> {
+    let mode = mode_of(&session);
     let previous = session
         .as_deref()
-        .map(|s| s.written.as_ref().and_then(|w| w.previous(out)));
-    let written = artifact::write(out, data, diagnostics, previous);
+        .and_then(|s| s.written.as_ref().and_then(|w| w.previous(out)));
+    let written = artifact::write(out, data, diagnostics, mode, previous);
     if let (Err(_), Some(s)) = (&written, session) {
         s.written = None;
     }
@@ -688,9 +696,9 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let drawn = draw(ws, input_hash, options, None, false)?;
-    let shaped = fit(drawn, options, None, false)?;
-    let (data, warnings, _) = lay_out(shaped, options, &options.release, false, None);
+    let drawn = draw(ws, input_hash, options, None, Mode::OneShot)?;
+    let shaped = fit(drawn, options, None, Mode::OneShot)?;
+    let (data, warnings, _) = lay_out(shaped, options, &options.release, Mode::OneShot, None);
     Ok((data, warnings))
 }
 
@@ -730,15 +738,15 @@ pub struct Shaped {
 }
 
 /// The phases over the workspace, taking from `previous` (a build of an earlier state of the
-/// same workspace) what the changes cannot have touched; `session`: the build is one of a
-/// session (its assets are encoded through the process's cache). A row of phases, each a
+/// same workspace) what the changes cannot have touched; in a session, assets are encoded
+/// through the process's cache. A row of phases, each a
 /// function over the plain data of the ones before it.
 pub fn draw(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
-    session: bool,
+    mode: Mode,
 ) -> Result<Drawn, Vec<Diagnostic>> {
     let (renderer, warnings) = Renderer::new(ws);
     if warnings.iter().any(|d| d.severity == Severity::Error) {
@@ -773,10 +781,10 @@ pub fn draw(
         reuse: reuse.as_ref().map(|r| r as &dyn entries::KeptEntries),
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
-    let (asset_rows, asset_blobs) = rows::assets(ws, session);
+    let (asset_rows, asset_blobs) = rows::assets(ws, mode);
     let header = rows::header(ws, &prepared, input_hash);
     Ok(Drawn {
-        per_skill: session.then(|| prepared.into_per_skill()),
+        per_skill: mode.keeps().then(|| prepared.into_per_skill()),
         header,
         sources: rows::sources(&pool, &renderer).map_err(fail)?,
         warnings,
@@ -795,12 +803,12 @@ pub fn draw(
 }
 
 /// Fits every catalog to its tier's budget (taking the card texts of `previous` when the
-/// build took from it); `keep`: a session, which keeps the card texts for the next build.
+/// build took from it); a session keeps the card texts for the next build.
 pub fn fit(
     drawn: Drawn,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
-    keep: bool,
+    mode: Mode,
 ) -> Result<Shaped, Vec<Diagnostic>> {
     progress(options, "fitting catalog budgets", 0, 1);
     let fail = |e: render::RenderError| vec![render_failure(e)];
@@ -823,7 +831,7 @@ pub fn fit(
         budgets: &m.kept.budgets,
     });
     let budgets = budget::apply(&input, &mut texts, previous_budgets.as_ref()).map_err(fail)?;
-    let (card_fragments, card_texts) = texts.into_memo(keep);
+    let (card_fragments, card_texts) = texts.into_memo(mode);
     let mut shaped = Shaped {
         drawn: d,
         card_fragments,
@@ -836,13 +844,13 @@ pub fn fit(
 }
 
 /// Lays out the artifact's tables from what [`draw`] and [`fit`] made, taking the bundle
-/// tables when they are known to be `bundles_before`; with `keep`, also returns what the next
-/// build of a session may take.
+/// tables when they are known to be `bundles_before`; in a session, also returns what the
+/// next build may take.
 pub fn lay_out(
     s: Shaped,
     options: &BuildOptions<'_>,
     release: &Option<String>,
-    keep: bool,
+    mode: Mode,
     bundles_before: Option<Arc<artifact::BundleTables>>,
 ) -> (Data, Vec<Diagnostic>, Option<incremental::Kept>) {
     progress(options, "laying out tables", 0, 1);
@@ -853,14 +861,14 @@ pub fn lay_out(
         mut budgets,
     } = s;
     // Rows are moved out of the entries, copied only when a session's memo keeps them.
-    let kept_list = keep.then(|| d.entries.list.clone());
+    let kept_list = mode.keeps().then(|| d.entries.list.clone());
     let listed = d.entries.list.into_iter().zip(d.entries.card_of).collect();
     let (entry_rows, mut blobs) = rows::entries(listed, &d.categories);
     let bundle_rows = bundles_before.unwrap_or_else(|| {
         // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
-        let (specs, levels) = match keep {
-            true => (d.plan.specs.clone(), budgets.levels.clone()),
-            false => (
+        let (specs, levels) = match mode {
+            Mode::Session => (d.plan.specs.clone(), budgets.levels.clone()),
+            Mode::OneShot => (
                 std::mem::take(&mut d.plan.specs),
                 std::mem::take(&mut budgets.levels),
             ),

@@ -365,13 +365,16 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
 
 /// Asset rows and the blobs of their contents (in a session, through the cache of assets
 /// encoded before).
-pub fn assets(ws: &Workspace, session: bool) -> (Vec<AssetRow>, BTreeMap<String, Arc<Blob>>) {
+pub fn assets(
+    ws: &Workspace,
+    mode: crate::model::Mode,
+) -> (Vec<AssetRow>, BTreeMap<String, Arc<Blob>>) {
     let (mut rows, mut blobs) = (Vec::new(), BTreeMap::new());
     for s in &ws.skills {
         for a in &s.assets {
             let blob = hex(&a.data.sha256());
             blobs.entry(blob.clone()).or_insert_with(|| match &a.data {
-                AssetData::Bytes(b) if session => Blob::encode_cached(&blob, b),
+                AssetData::Bytes(b) if mode.keeps() => Blob::encode_cached(&blob, b),
                 AssetData::Bytes(b) => Arc::new(Blob::encode(b.clone())),
                 AssetData::File(f) => Arc::new(Blob::from_file(f.clone())),
             });

@@ -9,23 +9,19 @@ use std::path::Path;
 use crate::check::{finish, CheckOptions, CheckReport};
 use crate::diagnostic;
 use crate::discover::fsio;
+use crate::model::Mode;
 use crate::parse::load;
 use crate::pipeline;
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    Ok(checked(root, load::load_dir(root)?, options, false))
+    Ok(checked(root, load::load_dir(root)?, options, Mode::OneShot))
 }
 
 /// Validates a loaded workspace, renders its templates and reads its test cases, as `check`
 /// reports them.
-fn checked(
-    root: &Path,
-    loaded: load::Loaded,
-    options: &CheckOptions,
-    remember: bool,
-) -> CheckReport {
-    let mut report = finish(loaded, options, remember);
+fn checked(root: &Path, loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> CheckReport {
+    let mut report = finish(loaded, options, mode);
     render_templates(&mut report);
     let (_, case_problems) = crate::cases::load(root, &report.workspace);
     if !case_problems.is_empty() {
@@ -47,7 +43,7 @@ pub fn check_cached(
         root,
         load::load_dir_with(root, Some(cache), drafts)?,
         options,
-        true,
+        Mode::Session,
     ))
 }
 
@@ -68,7 +64,7 @@ fn render_templates(report: &mut CheckReport) {
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
 /// Templates are rendered as [`check`] renders them.
 pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
-    let mut report = finish(load::load_files(files, &[]), options, false);
+    let mut report = finish(load::load_files(files, &[]), options, Mode::OneShot);
     render_templates(&mut report);
     report
 }

@@ -3,6 +3,7 @@
 //! The tables and rows are defined once, in `skillc_runtime::schema`, which runtimes read. Rows are inserted in a fixed order from sorted data, so the same input
 //! gives a byte-identical file.
 
+use crate::model::Mode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -343,14 +344,14 @@ pub struct Written {
 
 /// Writes `data` to `out` atomically: a temporary file beside it, then renamed over it. A
 /// failure or a kill at any point leaves a previous artifact untouched. Each table's rows are
-/// dropped once written, so the memory of a build falls as the file grows. With `session`
+/// dropped once written, so the memory of a build falls as the file grows. In a session
 /// (watch, the studio), the file is not synced to the disk before the rename: a sync guards
 /// against a power cut, a session's artifact is rebuilt from the files when it starts again,
 /// and the sync took 12-20 ms of each rebuild of the reference workload. A one-shot build
-/// (CI's release output, `session` is `None`) syncs.
+/// (CI's release output) syncs.
 ///
-/// A session's build (`Some`) returns the rows of its copyable tables for the next build, and
-/// copies each table whose rows equal those of the [`Previous`] artifact it names from it.
+/// A session's build returns the rows of its copyable tables for the next build, and copies
+/// each table whose rows equal those of the `previous` artifact from it.
 ///
 /// `warnings` (of the check and the build, sorted) are the build report's own list, written
 /// from where it is rather than copied into `data` (26,000 of them at 5,000 clients).
@@ -358,13 +359,13 @@ pub fn write(
     out: &Path,
     data: Data,
     warnings: &[crate::Diagnostic],
-    session: Option<Option<Previous<'_>>>,
+    mode: Mode,
+    previous: Option<Previous<'_>>,
 ) -> Result<Written, Error> {
     let (dir, tmp) = beside(out, "tmp");
     let _ = std::fs::remove_file(&tmp);
-    let session_build = session.is_some();
-    let result = write_file(&tmp, data, warnings, session).and_then(|rows| {
-        put_in_place(&tmp, out, &dir, session_build)?;
+    let result = write_file(&tmp, data, warnings, mode, previous).and_then(|rows| {
+        put_in_place(&tmp, out, &dir, mode)?;
         let bytes = std::fs::metadata(out).map_err(io(out))?.len();
         Ok(Written { bytes, rows })
     });
@@ -389,8 +390,8 @@ pub(super) fn beside(out: &Path, kind: &str) -> (PathBuf, PathBuf) {
 }
 
 /// Puts the written file `tmp` at `out`: swapped in (a session's), or synced and renamed.
-pub(super) fn put_in_place(tmp: &Path, out: &Path, dir: &Path, session: bool) -> Result<(), Error> {
-    if session {
+pub(super) fn put_in_place(tmp: &Path, out: &Path, dir: &Path, mode: Mode) -> Result<(), Error> {
+    if mode.keeps() {
         stop_point("rename");
         // Replacing a file frees its pages when its last handle closes: 9 ms for the
         // reference workload's 15 MB, taken off the rebuild by closing it on another thread.
@@ -447,11 +448,12 @@ fn write_file(
     path: &Path,
     mut d: Data,
     warnings: &[crate::Diagnostic],
-    session: Option<Option<Previous<'_>>>,
+    mode: Mode,
+    previous: Option<Previous<'_>>,
 ) -> Result<Option<Copyable>, Error> {
     let e = sql(path);
     let mut conn = open_new(path)?;
-    let old = session.flatten().and_then(|p| attach_previous(&conn, p));
+    let old = previous.and_then(|p| attach_previous(&conn, p));
     let tx = conn.transaction().map_err(&e)?;
     tx.execute_batch(schema::DDL).map_err(&e)?;
     stop_point("schema");
@@ -467,16 +469,15 @@ fn write_file(
     insert_cards(&tx, &rows, old).map_err(&e)?;
     stop_point("cards");
     // A one-shot build frees each table's rows once written: the entries are laid out next.
-    if session.is_none() {
+    if !mode.keeps() {
         rows.cards = Vec::new();
     }
     let old_entries = old.map(|o| o.rows.entries.as_slice());
-    rows.entries =
-        insert_entries(&tx, &mut d.entries, old_entries, session.is_some()).map_err(&e)?;
+    rows.entries = insert_entries(&tx, &mut d.entries, old_entries, mode).map_err(&e)?;
     stop_point("entries");
     insert_bundles(&tx, &rows, old).map_err(&e)?;
     stop_point("bundles");
-    if session.is_none() {
+    if !mode.keeps() {
         rows = Copyable::default();
     }
     insert_tail(&tx, &d, warnings, old).map_err(&e)?;
@@ -484,7 +485,7 @@ fn write_file(
     tx.commit().map_err(&e)?;
     stop_point("commit");
     close(conn, path)?;
-    Ok(session.map(|_| rows))
+    Ok(mode.keeps().then_some(rows))
 }
 
 /// A new database file at `path`, set up for writing an artifact.
@@ -673,12 +674,12 @@ fn insert_fragments(st: &mut rusqlite::Statement<'_>, id: i64, c: &CardRows) -> 
 
 /// Writes the entry rows as they are laid out, each dropped once written. Runs of rows that
 /// are `old`'s rows at the same ids are copied from the previous artifact (in id order, as
-/// inserting them does); with `keep` (a session), returns what each row was written from.
+/// inserting them does); in a session, returns what each row was written from.
 fn insert_entries(
     tx: &Transaction<'_>,
     entries: &mut EntryRows,
     old: Option<&[WrittenEntry]>,
-    keep: bool,
+    mode: Mode,
 ) -> Sql<Vec<WrittenEntry>> {
     let mut st = tx.prepare(INSERT_ENTRY)?;
     let mut copy = match old {
@@ -704,7 +705,7 @@ fn insert_entries(
             flush(&mut run)?;
             insert_entry(&mut st, id, &laid)?;
         }
-        if let (true, RowOf::Kept(rendered)) = (keep, laid.row) {
+        if let (true, RowOf::Kept(rendered)) = (mode.keeps(), laid.row) {
             written.push(WrittenEntry {
                 rendered,
                 card: laid.card,

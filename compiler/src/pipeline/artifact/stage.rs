@@ -1,6 +1,7 @@
 //! Staging the rows of a build of many clients, batch by batch, and copying the artifact
 //! from them.
 
+use crate::model::Mode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -152,7 +153,7 @@ impl Stage {
         let _ = std::fs::remove_file(&tmp);
         let result = staged
             .and_then(|_| write_from_stage(&tmp, &path, &d, warnings))
-            .and_then(|_| put_in_place(&tmp, out, &dir, false))
+            .and_then(|_| put_in_place(&tmp, out, &dir, Mode::OneShot))
             .and_then(|_| Ok(std::fs::metadata(out).map_err(io(out))?.len()));
         drop(path);
         if result.is_err() {
