@@ -21,6 +21,7 @@ pub mod mcp;
 pub mod model;
 pub mod parse;
 pub mod pipeline;
+pub mod release;
 pub mod render;
 pub mod resolve;
 pub mod workspace_check;

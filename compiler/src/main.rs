@@ -875,7 +875,7 @@ fn progress_line(phase: &str, done: usize, total: usize) {
 fn release_of(workspace: &std::path::Path, label: Option<&str>) -> Result<Option<String>, String> {
     match label.map(str::trim) {
         None => Ok(None),
-        Some("git") => skillc::pipeline::git_release_label(workspace)
+        Some("git") => skillc::release::git_label(workspace)
             .map(Some)
             .map_err(|e| format!("--release-label git: {e}")),
         Some("") => Err("--release-label needs a label (or `git`)".to_string()),

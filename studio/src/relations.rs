@@ -238,7 +238,7 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         .config
         .consumers
         .iter()
-        .filter(|(_, c)| !skillc::pipeline::consumer_shows(c, &qualified))
+        .filter(|(_, c)| !c.shows(&qualified))
         .map(|(n, _)| n.clone())
         .collect();
     let locales: Vec<String> = s.localized.keys().cloned().collect();

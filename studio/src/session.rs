@@ -789,7 +789,7 @@ impl Session {
         // label's `git status` runs beside the build's first phases.
         let label = std::sync::Mutex::new(None);
         let git_label = || {
-            let found = skillc::pipeline::git_release_label(&self.root).ok();
+            let found = skillc::release::git_label(&self.root).ok();
             *label.lock().unwrap_or_else(|e| e.into_inner()) = found.clone();
             found
         };

@@ -434,6 +434,37 @@ pub struct Consumer {
     pub disabled: Vec<String>,
 }
 
+impl Consumer {
+    /// Whether this consumer's filters show the skill `qualified` (002: an `enabled` list
+    /// wins, else `disabled` removes).
+    pub fn shows(&self, qualified: &str) -> bool {
+        if !self.enabled.is_empty() {
+            return self.enabled.iter().any(|p| wildcard(p, qualified));
+        }
+        !self.disabled.iter().any(|p| wildcard(p, qualified))
+    }
+}
+
+/// Glob match with `*` for any run of characters.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || !text[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
 /// `workspace.yaml` (SPEC 2.5); every field has the documented default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkspaceConfig {
@@ -573,4 +604,18 @@ pub fn secret_names_of<'a>(
         .filter(|(_, decl)| decl.secret)
         .map(|(name, _)| name.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_any_run() {
+        assert!(wildcard("public.*-press", "public.pdf-press"));
+        assert!(!wildcard("public.*-press", "public.url-gen"));
+        assert!(wildcard("public.*", "public.x"));
+        assert!(wildcard("public.url-gen", "public.url-gen"));
+        assert!(!wildcard("a*b*c", "acb"));
+    }
 }

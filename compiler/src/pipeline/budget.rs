@@ -343,7 +343,7 @@ fn over_budget(
         Pos::start(),
         format!(
             "catalog of {} is {full} tokens, over tier `{}`'s budget of {budget}: {what}, now {after} tokens{still}",
-            super::bundle_label(spec),
+            spec,
             spec.tier
         ),
     )

@@ -23,7 +23,7 @@ use crate::model::{Mode, Workspace};
 use crate::parse::load;
 use crate::render::{self, Renderer};
 use crate::resolve::pool;
-use crate::resolve::{self, BundleSpec, EntryKey};
+use crate::resolve::{self, EntryKey};
 use crate::CheckOptions;
 use artifact::Data;
 
@@ -44,7 +44,7 @@ pub struct BuildOptions<'a> {
     /// [`batched::CLIENTS_PER_BATCH`]): its memory then holds one batch's skills at a time.
     pub clients_per_batch: Option<usize>,
     /// Computes the release label instead of `release`, on a thread of its own while the build
-    /// reads, checks and resolves ([`git_release_label`]'s `git status` takes 50-60 ms on the
+    /// reads, checks and resolves ([`crate::release::git_label`]'s `git status` takes 50-60 ms on the
     /// reference workload, a tenth of the studio's save-to-preview budget).
     pub release_from: Option<&'a (dyn Fn() -> Option<String> + Sync)>,
 }
@@ -63,35 +63,6 @@ impl Label<'_> {
         }
         &self.known
     }
-}
-
-/// The label `--release-label git` stands for: the short hash of the commit the workspace's
-/// git repository is at, with `-dirty` when files under the workspace differ from it.
-pub fn git_release_label(root: &Path) -> Result<String, String> {
-    let git = |args: &[&str]| -> Result<String, String> {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run git: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "`{}` is not in a git repository with a commit ({})",
-                root.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ));
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    };
-    let commit = git(&["rev-parse", "--short", "HEAD"])?;
-    // Untracked files count: a new skill is part of what gets built.
-    let changes = git(&["status", "--porcelain", "--", "."])?;
-    Ok(if changes.is_empty() {
-        commit
-    } else {
-        format!("{commit}-dirty")
-    })
 }
 
 /// Figures of a written artifact.
@@ -662,34 +633,6 @@ fn fold_inputs<'p>(inputs: impl Iterator<Item = (&'p str, [u8; 32], u64)>) -> (S
     (format!("{:x}", h.finalize()), bytes)
 }
 
-/// Glob match with `*` for any run of characters.
-pub fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || !text[first.len()..].ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
-/// Whether `consumer`'s filters show a skill (002: enabled lists win, else disabled removes).
-pub fn consumer_shows(c: &crate::model::Consumer, qualified: &str) -> bool {
-    if !c.enabled.is_empty() {
-        return c.enabled.iter().any(|p| wildcard(p, qualified));
-    }
-    !c.disabled.iter().any(|p| wildcard(p, qualified))
-}
-
 /// Resolves, renders and lays out every table of the artifact.
 pub fn compile(
     ws: &Workspace,
@@ -944,33 +887,5 @@ impl<'a> Meter<'a> {
         if n.is_multiple_of(256) || n == self.total {
             progress(self.options, self.phase, n, self.total);
         }
-    }
-}
-
-/// `client example.com, locale en, tier fast` (or `the global bundle, …`).
-pub fn bundle_label(spec: &BundleSpec) -> String {
-    match &spec.client {
-        Some(c) => format!(
-            "client `{c}`, locale `{}`, tier `{}`",
-            spec.locale, spec.tier
-        ),
-        None => format!(
-            "the global bundle, locale `{}`, tier `{}`",
-            spec.locale, spec.tier
-        ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wildcards_match_any_run() {
-        assert!(wildcard("public.*-press", "public.pdf-press"));
-        assert!(!wildcard("public.*-press", "public.url-gen"));
-        assert!(wildcard("public.*", "public.x"));
-        assert!(wildcard("public.url-gen", "public.url-gen"));
-        assert!(!wildcard("a*b*c", "acb"));
     }
 }

@@ -318,7 +318,7 @@ fn consumers(ws: &Workspace, qualified: &[String]) -> Vec<ConsumerRow> {
             disabled: json(&c.disabled),
             hidden: names
                 .iter()
-                .filter(|q| !super::consumer_shows(c, q))
+                .filter(|q| !c.shows(q))
                 .map(|q| q.to_string())
                 .collect(),
         })

@@ -29,6 +29,17 @@ pub struct BundleSpec {
     pub tier: String,
 }
 
+/// `client `example.com`, locale `en`, tier `fast`` (or `the global bundle, …`).
+impl std::fmt::Display for BundleSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.client {
+            Some(c) => write!(f, "client `{c}`, ")?,
+            None => write!(f, "the global bundle, ")?,
+        }
+        write!(f, "locale `{}`, tier `{}`", self.locale, self.tier)
+    }
+}
+
 /// Everything that decides a resolved entry's content.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EntryKey {
