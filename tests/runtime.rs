@@ -860,3 +860,32 @@ fn catalogs_follow_category_order_not_entry_order() {
     let (z, a) = (text.find("z-skill").unwrap(), text.find("a-skill").unwrap());
     assert!(z < a, "{text}");
 }
+
+#[test]
+fn every_runtime_reads_the_schema_version_the_compiler_writes() {
+    // The Python, TypeScript and Java readers each carry the version as a constant of their
+    // own; a format change that forgets one would let it misread new artifacts.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (file, prefix) in [
+        (
+            "compiler/runtime/python/skillc_runtime.py",
+            "SCHEMA_VERSION = ",
+        ),
+        (
+            "compiler/runtime/typescript/src/artifact.ts",
+            "export const SCHEMA_VERSION = ",
+        ),
+        (
+            "docs/examples/java/SkillcCatalog.java",
+            "static final int SCHEMA_VERSION = ",
+        ),
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        let value = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("{file} has no `{prefix}`"));
+        let value: i64 = value.trim_end_matches(';').trim().parse().unwrap();
+        assert_eq!(value, skillc_runtime::SCHEMA_VERSION, "{file}");
+    }
+}
