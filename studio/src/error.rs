@@ -21,6 +21,11 @@ impl StudioError {
             diagnostics: Vec::new(),
         }
     }
+
+    /// A request the studio cannot answer (no workspace open, an unknown bundle).
+    pub(crate) fn request(message: impl Into<String>) -> Self {
+        StudioError::new("request", message)
+    }
 }
 
 impl std::fmt::Display for StudioError {

@@ -35,20 +35,10 @@ impl Studio {
         let guard = self
             .session
             .read()
-            .map_err(|_| StudioError::from_message("the studio state is poisoned"))?;
+            .map_err(|_| StudioError::request("the studio state is poisoned"))?;
         match guard.as_ref() {
             Some(s) => f(s),
-            None => Err(StudioError::from_message("no workspace is open")),
-        }
-    }
-}
-
-impl StudioError {
-    fn from_message(m: &str) -> StudioError {
-        StudioError {
-            kind: "request",
-            message: m.to_string(),
-            diagnostics: Vec::new(),
+            None => Err(StudioError::request("no workspace is open")),
         }
     }
 }
@@ -106,13 +96,13 @@ fn open<R: Runtime>(
             *studio
                 .watcher
                 .lock()
-                .map_err(|_| StudioError::from_message("poisoned"))? = Some(w);
+                .map_err(|_| StudioError::request("poisoned"))? = Some(w);
         }
     }
     *studio
         .session
         .write()
-        .map_err(|_| StudioError::from_message("poisoned"))? = Some(session);
+        .map_err(|_| StudioError::request("poisoned"))? = Some(session);
     Ok(overview)
 }
 
@@ -240,7 +230,7 @@ async fn build<R: Runtime>(app: tauri::AppHandle<R>) -> Result<BuildSummary, Stu
         studio.with(|s| s.build(Some(&progress)))
     })
     .await
-    .map_err(|e| StudioError::from_message(&e.to_string()))?
+    .map_err(|e| StudioError::request(e.to_string()))?
 }
 
 #[tauri::command(async)]
@@ -258,7 +248,7 @@ async fn review<R: Runtime>(app: tauri::AppHandle<R>) -> Result<review::Review, 
     // Building the last commit takes seconds on big workspaces: off the main thread.
     tauri::async_runtime::spawn_blocking(move || app.state::<Studio>().with(Session::review))
         .await
-        .map_err(|e| StudioError::from_message(&e.to_string()))?
+        .map_err(|e| StudioError::request(e.to_string()))?
 }
 
 #[tauri::command(async)]
