@@ -50,8 +50,8 @@ impl CheckReport {
 /// In a session (watch, the studio), which checks the same workspace again soon, the
 /// cross-file checks and the overlap pass keep their last result.
 pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> CheckReport {
-    let mut diagnostics = found(&mut loaded, options, mode);
-    present(&mut diagnostics, &loaded.texts);
+    let mut diagnostics = diagnose(&mut loaded, options, mode);
+    ready_to_show(&mut diagnostics, &loaded.texts);
     CheckReport {
         workspace: loaded.workspace,
         diagnostics,
@@ -59,8 +59,8 @@ pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> C
 }
 
 /// The diagnostics of loading and validating `loaded` (taken from it), with the profile
-/// applied: whether there are errors is known, and [`present`] makes them ready to show.
-pub(crate) fn found(
+/// applied: whether there are errors is known, and [`ready_to_show`] attaches their source lines and sorts them.
+pub(crate) fn diagnose(
     loaded: &mut load::Loaded,
     options: &CheckOptions,
     mode: Mode,
@@ -82,7 +82,7 @@ pub(crate) fn found(
 
 /// Attaches each diagnostic's source line from `texts` and sorts them (a build does this
 /// beside its phases, which need only know there is no error).
-pub(crate) fn present(diagnostics: &mut Vec<Diagnostic>, texts: &load::Texts) {
+pub(crate) fn ready_to_show(diagnostics: &mut Vec<Diagnostic>, texts: &load::Texts) {
     for d in diagnostics.iter_mut() {
         if d.source_line.is_none() {
             if let Some(text) = texts.get(d.file.as_str()) {

@@ -51,8 +51,9 @@ pub(super) fn build(
         let surveyed = survey.batch_digests[k];
         same_as_surveyed(batches, k, &loaded, surveyed)?;
         loaded.workspace.census = Some(census.clone());
-        let mut found = crate::check::found(&mut loaded, &CheckOptions::default(), Mode::OneShot);
-        crate::check::present(&mut found, &loaded.texts);
+        let mut found =
+            crate::check::diagnose(&mut loaded, &CheckOptions::default(), Mode::OneShot);
+        crate::check::ready_to_show(&mut found, &loaded.texts);
         let failed = found.iter().any(|d| d.severity == Severity::Error);
         diagnostics.extend(found);
         let Some(m) = merge.as_mut().filter(|_| !failed) else {
@@ -62,7 +63,7 @@ pub(super) fn build(
         };
         loaded.texts = Default::default();
         let ws = loaded.workspace;
-        let drawn = super::draw(&ws, &survey.input_hash, options, None, Mode::OneShot);
+        let drawn = super::run_phases(&ws, &survey.input_hash, options, None, Mode::OneShot);
         let shaped = match drawn.and_then(|d| fit(d, options, None, Mode::OneShot)) {
             Ok(shaped) => shaped,
             Err(errors) => {

@@ -385,7 +385,7 @@ struct Checked {
 }
 
 /// Checks the loaded workspace and, when it has no error, runs the phases that read it
-/// ([`draw`]); `Err`: the report of a workspace with errors.
+/// ([`run_phases`]); `Err`: the report of a workspace with errors.
 fn check_and_draw(
     mut loaded: load::Loaded,
     input_hash: &str,
@@ -393,24 +393,24 @@ fn check_and_draw(
     previous: Option<&incremental::Memo>,
     mode: Mode,
 ) -> Result<Checked, BuildReport> {
-    let mut diagnostics = crate::check::found(&mut loaded, &CheckOptions::default(), mode);
+    let mut diagnostics = crate::check::diagnose(&mut loaded, &CheckOptions::default(), mode);
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        crate::check::present(&mut diagnostics, &loaded.texts);
+        crate::check::ready_to_show(&mut diagnostics, &loaded.texts);
         return Err(failed(diagnostics));
     }
     let drawn = if mode.keeps() {
         // A session's check diagnostics are made ready to show on the other core meanwhile.
         let (drawn, ()) = rayon::join(
-            || draw(&loaded.workspace, input_hash, options, previous, mode),
-            || crate::check::present(&mut diagnostics, &loaded.texts),
+            || run_phases(&loaded.workspace, input_hash, options, previous, mode),
+            || crate::check::ready_to_show(&mut diagnostics, &loaded.texts),
         );
         drawn
     } else {
         // The texts are kept for the source lines only: a one-shot build frees them before
         // the phases (at 5,000 clients, every file's text).
-        crate::check::present(&mut diagnostics, &loaded.texts);
+        crate::check::ready_to_show(&mut diagnostics, &loaded.texts);
         loaded.texts = Default::default();
-        draw(&loaded.workspace, input_hash, options, previous, mode)
+        run_phases(&loaded.workspace, input_hash, options, previous, mode)
     };
     Ok(Checked {
         ws: loaded.workspace,
@@ -639,7 +639,7 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let drawn = draw(ws, input_hash, options, None, Mode::OneShot)?;
+    let drawn = run_phases(ws, input_hash, options, None, Mode::OneShot)?;
     let shaped = fit(drawn, options, None, Mode::OneShot)?;
     let (data, warnings, _) = lay_out(shaped, options, &options.release, Mode::OneShot, None);
     Ok((data, warnings))
@@ -684,7 +684,7 @@ pub struct Shaped {
 /// same workspace) what the changes cannot have touched; in a session, assets are encoded
 /// through the process's cache. A row of phases, each a
 /// function over the plain data of the ones before it.
-pub fn draw(
+pub fn run_phases(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
@@ -786,7 +786,7 @@ pub fn fit(
     Ok(shaped)
 }
 
-/// Lays out the artifact's tables from what [`draw`] and [`fit`] made, taking the bundle
+/// Lays out the artifact's tables from what [`run_phases`] and [`fit`] made, taking the bundle
 /// tables when they are known to be `bundles_before`; in a session, also returns what the
 /// next build may take.
 pub fn lay_out(
