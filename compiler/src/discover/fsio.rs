@@ -95,7 +95,7 @@ pub fn may_have_role(rel: &str) -> bool {
     ) || localized("SKILL")
         || localized("skill")
         || name.ends_with(".tera")
-        || rel.starts_with("tests/")
+        || (rel.starts_with("tests/") && (name.ends_with(".yaml") || name.ends_with(".yml")))
 }
 
 /// What reading one file gave.
@@ -947,6 +947,37 @@ impl ReadCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_files_that_may_have_a_role_are_held_whole() {
+        for role in [
+            "a/SKILL.md",
+            "a/skill.md",
+            "a/SKILL.fr-ca.md",
+            "a/compact.md",
+            "a/tools.yaml",
+            "a/sources.yaml",
+            "a/vars.json",
+            "a/package.yaml",
+            "public/CATEGORY.md",
+            "workspace.yaml",
+            "variables.json",
+            "clients/c/client.yaml",
+            "templates/prompt_skill.tera",
+            "tests/pricing.yaml",
+        ] {
+            assert!(may_have_role(role), "{role}");
+        }
+        for asset in [
+            "a/assets/clip.bin",
+            "a/references/manual.md",
+            "a/scripts/run.py",
+            "a/data.json",
+            "tests/fixtures/big.bin",
+        ] {
+            assert!(!may_have_role(asset), "{asset}");
+        }
+    }
 
     #[test]
     fn a_path_in_a_hidden_folder_may_be_read_one_in_a_tool_folder_never() {
