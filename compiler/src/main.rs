@@ -643,62 +643,28 @@ fn explain(
 /// `skillc test`: checks the workspace (case files included), builds it into a temporary
 /// artifact and runs every case against it.
 fn run_tests(workspace: &std::path::Path, format: TestFormat) -> ExitCode {
-    let report = match skillc::check(workspace, &skillc::CheckOptions::default()) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+    use skillc::workspace_check::CaseRun;
     let display = workspace.to_string_lossy();
-    if !report.is_ok() {
-        let errors: Vec<skillc::Diagnostic> = report
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == skillc::Severity::Error)
-            .cloned()
-            .collect();
-        eprint!("{}", skillc::render_text(&errors, &display));
-        eprintln!(
-            "error: the workspace or its cases have {} errors; no case was run",
-            errors.len()
-        );
-        return ExitCode::from(EXIT_ERRORS);
-    }
-    let (cases, _) = skillc::cases::load(workspace, &report.workspace);
-    let dir = std::env::temp_dir().join(format!("skillc-test-{}", std::process::id()));
-    let artifact = dir.join("test.db");
-    let built = std::fs::create_dir_all(&dir)
-        .map_err(|e| e.to_string())
-        .and_then(|()| {
-            skillc::pipeline::build(workspace, &artifact, &Default::default())
-                .map_err(|e| e.to_string())
-        });
-    let outcomes = match built {
-        Ok(r) if r.stats.is_some() => match skillc_runtime::Artifact::open(&artifact) {
-            Ok(a) => cases
-                .iter()
-                .map(|c| skillc::cases::run(&a, c))
-                .collect::<Vec<_>>(),
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                eprintln!("error: {e}");
-                return ExitCode::from(EXIT_USAGE);
-            }
-        },
-        Ok(r) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            eprint!("{}", skillc::render_text(&r.diagnostics, &display));
+    let outcomes = match skillc::workspace_check::run_cases(workspace) {
+        Ok(CaseRun::Ran(outcomes)) => outcomes,
+        Ok(CaseRun::CheckFailed(errors)) => {
+            eprint!("{}", skillc::render_text(&errors, &display));
+            eprintln!(
+                "error: the workspace or its cases have {} errors; no case was run",
+                errors.len()
+            );
+            return ExitCode::from(EXIT_ERRORS);
+        }
+        Ok(CaseRun::BuildFailed(diagnostics)) => {
+            eprint!("{}", skillc::render_text(&diagnostics, &display));
             eprintln!("error: the build failed; no case was run");
             return ExitCode::from(EXIT_ERRORS);
         }
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
             eprintln!("error: {e}");
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let _ = std::fs::remove_dir_all(&dir);
     let text = match format {
         TestFormat::Text => skillc::cases::render_text(&outcomes),
         TestFormat::Json => skillc::cases::render_json(&outcomes) + "\n",

@@ -69,6 +69,49 @@ pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckRepo
     report
 }
 
+/// What running a workspace's own test cases gave (`skillc test`).
+#[derive(Debug)]
+pub enum CaseRun {
+    /// Every case ran against a fresh build: the outcomes, in file order.
+    Ran(Vec<crate::cases::Outcome>),
+    /// The workspace or its cases have errors: no case ran.
+    CheckFailed(Vec<crate::Diagnostic>),
+    /// The build failed (a template, say): no case ran.
+    BuildFailed(Vec<crate::Diagnostic>),
+}
+
+/// Checks the workspace at `root`, builds it into a temporary artifact and runs its cases
+/// against it. `Err`: the environment failed (an unreadable workspace, no temporary folder).
+pub fn run_cases(root: &Path) -> Result<CaseRun, String> {
+    let report = check(root, &CheckOptions::default()).map_err(|e| e.to_string())?;
+    if !report.is_ok() {
+        let errors = report
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.severity == crate::Severity::Error)
+            .collect();
+        return Ok(CaseRun::CheckFailed(errors));
+    }
+    let (cases, _) = crate::cases::load(root, &report.workspace);
+    let dir = std::env::temp_dir().join(format!("skillc-test-{}", std::process::id()));
+    let artifact = dir.join("test.db");
+    let run = || -> Result<CaseRun, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let built =
+            pipeline::build(root, &artifact, &Default::default()).map_err(|e| e.to_string())?;
+        if built.stats.is_none() {
+            return Ok(CaseRun::BuildFailed(built.diagnostics));
+        }
+        let a = skillc_runtime::Artifact::open(&artifact).map_err(|e| e.to_string())?;
+        Ok(CaseRun::Ran(
+            cases.iter().map(|c| crate::cases::run(&a, c)).collect(),
+        ))
+    };
+    let result = run();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
