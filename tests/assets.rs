@@ -133,7 +133,7 @@ fn assets_past_what_an_artifact_holds_are_an_error() {
     );
     // Sparse files: 2 GiB and a little more, on no disk.
     let each = skillc::discover::fsio::MAX_FILE_BYTES;
-    let count = skillc::discover::fsio::MAX_ASSET_BYTES / each + 1;
+    let count = skillc::discover::fsio::large::MAX_ASSET_BYTES / each + 1;
     for i in 0..count {
         let path = ws.join(format!("big/data/part-{i:03}.bin"));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -21,9 +21,9 @@ pub fn validate(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     out
 }
 
-/// E003: assets past what an artifact holds ([`crate::discover::fsio::MAX_ASSET_BYTES`]).
+/// E003: assets past what an artifact holds ([`crate::discover::fsio::large::MAX_ASSET_BYTES`]).
 fn assets_total(ws: &Workspace, out: &mut Vec<Diagnostic>) {
-    use crate::discover::fsio::MAX_ASSET_BYTES;
+    use crate::discover::fsio::large::MAX_ASSET_BYTES;
     let total = ws.asset_bytes();
     if total > MAX_ASSET_BYTES {
         out.push(

@@ -289,7 +289,7 @@ pub struct Asset {
     pub data: AssetData,
 }
 
-/// A large file without a role, read in passing (see `discover::fsio::STREAM_ABOVE`): where it
+/// A large file without a role, read in passing (see `discover::fsio::large::STREAM_ABOVE`): where it
 /// is, its size and its SHA-256. It is read again, in chunks, when the artifact is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LargeFile {

@@ -175,7 +175,7 @@ fn fingerprint(
                 let (s, h) = files.get(rel)?;
                 (Some(*s) == stamp && s.settled_before(taken)).then(|| h.clone())
             });
-            let read = || fsio::read_file(path, !fsio::may_have_role(rel));
+            let read = || fsio::read_file(path, !crate::discover::fsio::large::may_have_role(rel));
             let hash = known.unwrap_or_else(|| content_hash(&read()));
             (rel.clone(), stamp, hash)
         })

@@ -90,7 +90,10 @@ impl LoadCache {
                 }
                 return None;
             };
-            let (content, same) = self.read.read(&root.join(rel), !fsio::may_have_role(rel));
+            let (content, same) = self.read.read(
+                &root.join(rel),
+                !crate::discover::fsio::large::may_have_role(rel),
+            );
             if matches!(
                 content,
                 fsio::FileContent::Unreadable(_) | fsio::FileContent::Artifact

@@ -167,7 +167,7 @@ pub struct Blob {
     /// The bytes written (none for a large file, which is copied in chunks as it is written).
     pub stored: Vec<u8>,
     /// A large file the blob is read from when written, its encoding chosen then.
-    pub file: Option<Arc<crate::discover::fsio::LargeFile>>,
+    pub file: Option<Arc<crate::model::LargeFile>>,
 }
 
 impl Blob {
@@ -201,7 +201,7 @@ impl Blob {
     }
 
     /// A blob of a large file: nothing is read until it is written (`insert_blob`).
-    pub fn from_file(file: Arc<crate::discover::fsio::LargeFile>) -> Blob {
+    pub fn from_file(file: Arc<crate::model::LargeFile>) -> Blob {
         Blob {
             size: file.size as usize,
             encoding: "identity",

@@ -7,104 +7,18 @@ use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 
+pub mod large;
+
 /// Largest file of any kind (assets included) the compiler reads: 16 MiB.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
-
-/// A file that has no role of its own (an asset, at most) and is larger than this is not held
-/// in memory: it is hashed as it is read, and copied into the artifact in chunks when written
-/// ([`LargeFile`]), so a build's memory does not grow with the assets' bytes.
-pub const STREAM_ABOVE: u64 = 256 << 10;
-
-/// Most bytes of assets, all skills together, a workspace may carry into its artifact: 2 GiB
-/// (runtimes open the artifact whole, and SQLite stores at most 1 GB per value anyway).
-pub const MAX_ASSET_BYTES: u64 = 2 << 30;
-
-pub use crate::model::LargeFile;
-
-/// Reading a large file again (the model holds where it is; reading is this module's).
-impl LargeFile {
-    /// The first `n` bytes of the file (fewer if it is shorter).
-    pub fn head(&self, n: usize) -> io::Result<Vec<u8>> {
-        use std::io::Read;
-        let mut bytes = Vec::with_capacity(n);
-        open_nonblocking(&self.path)?
-            .take(n as u64)
-            .read_to_end(&mut bytes)?;
-        Ok(bytes)
-    }
-
-    /// Reads the file again in chunks, giving each to `each`, and fails if it no longer holds
-    /// what was hashed when it was first read (it changed during the build).
-    pub fn stream(&self, each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        let mut f = open_nonblocking(&self.path)?;
-        let (total, sha256) = chunks(&mut f, self.size, each)?;
-        if total != self.size || sha256 != self.sha256 {
-            return Err(io::Error::other(format!(
-                "`{}` changed while the workspace was built; build again",
-                self.path.display()
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// Reads `f` in chunks of 64 KiB up to `limit` bytes (and one chunk more, to tell a longer
-/// file), giving each to `each`; returns the bytes read and their SHA-256.
-fn chunks(
-    f: &mut impl std::io::Read,
-    limit: u64,
-    mut each: impl FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<(u64, [u8; 32])> {
-    use sha2::Digest as _;
-    let mut hasher = sha2::Sha256::new();
-    let mut buf = vec![0u8; 64 << 10];
-    let mut total = 0u64;
-    while total <= limit {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        total += n as u64;
-        hasher.update(&buf[..n]);
-        each(&buf[..n])?;
-    }
-    Ok((total, hasher.finalize().into()))
-}
-
-/// Whether a file at `rel` (relative to the workspace) may have a role of its own: a skill's
-/// files, a category's, a client's, the workspace's, a template or test cases. Those are read
-/// whole; any other file over [`STREAM_ABOVE`] bytes is read in passing ([`LargeFile`]).
-pub fn may_have_role(rel: &str) -> bool {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    let localized = |stem: &str| {
-        name.strip_prefix(stem)
-            .and_then(|rest| rest.strip_suffix(".md"))
-            .is_some()
-    };
-    matches!(
-        name,
-        "compact.md"
-            | "tools.yaml"
-            | "sources.yaml"
-            | "package.yaml"
-            | "vars.json"
-            | "CATEGORY.md"
-            | "workspace.yaml"
-            | "variables.json"
-            | "client.yaml"
-    ) || localized("SKILL")
-        || localized("skill")
-        || name.ends_with(".tera")
-        || (rel.starts_with("tests/") && (name.ends_with(".yaml") || name.ends_with(".yml")))
-}
 
 /// What reading one file gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileContent {
     /// The file's bytes (shared: a cached read hands out the same bytes, not a copy).
     Bytes(std::sync::Arc<[u8]>),
-    /// A large file without a role, hashed but not held ([`STREAM_ABOVE`]).
-    Large(std::sync::Arc<LargeFile>),
+    /// A large file without a role, hashed but not held ([`STREAM_ABOVE`](large::STREAM_ABOVE)).
+    Large(std::sync::Arc<crate::model::LargeFile>),
     /// The file is larger than [`MAX_FILE_BYTES`]; its size.
     TooLarge(u64),
     /// Reading failed; the reason.
@@ -244,7 +158,7 @@ pub fn read_listed(
         .par_iter()
         .filter(|(rel, _)| keep(rel))
         .map(|(rel, path)| {
-            let streamed = !may_have_role(rel);
+            let streamed = !large::may_have_role(rel);
             let (content, unchanged) = match cache {
                 Some(c) => c.read(path, streamed),
                 None => (read_file(path, streamed), false),
@@ -333,7 +247,7 @@ fn walk(
 
 /// Opens a file without blocking: opening a named pipe for reading waits for a writer, so the
 /// open itself must not block (`O_NONBLOCK` has no effect on regular files).
-fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -375,9 +289,10 @@ pub fn read_capped(path: &Path) -> FileContent {
     read_file(path, false)
 }
 
-/// [`read_capped`]; with `streamed`, a file over [`STREAM_ABOVE`] bytes is hashed in chunks and
+/// [`read_capped`]; with `streamed`, a file over [`STREAM_ABOVE`](large::STREAM_ABOVE) bytes is hashed in chunks and
 /// not held ([`FileContent::Large`]).
 pub fn read_file(path: &Path, streamed: bool) -> FileContent {
+    use large::STREAM_ABOVE;
     use std::io::Read;
     let mut f = match open_nonblocking(path) {
         Ok(f) => f,
@@ -403,37 +318,13 @@ pub fn read_file(path: &Path, streamed: bool) -> FileContent {
         return FileContent::TooLarge(size);
     }
     if streamed && size > STREAM_ABOVE {
-        return hash_large(f, path, size);
+        return large::hash(f, path, size);
     }
     let mut bytes = Vec::with_capacity(size as usize);
     match f.read_to_end(&mut bytes) {
         Ok(_) if skillc_runtime::is_artifact_header(&bytes) => FileContent::Artifact,
         Ok(_) => FileContent::Bytes(bytes.into()),
         Err(e) => FileContent::Unreadable(e.to_string()),
-    }
-}
-
-/// Hashes an open large file in chunks (an artifact among them is left out, as in full reads).
-fn hash_large(mut f: std::fs::File, path: &Path, size: u64) -> FileContent {
-    let mut first = true;
-    let mut artifact = false;
-    let read = chunks(&mut f, MAX_FILE_BYTES, |chunk| {
-        artifact |= first && skillc_runtime::is_artifact_header(chunk);
-        first = false;
-        Ok(())
-    });
-    match read {
-        Err(e) => FileContent::Unreadable(e.to_string()),
-        Ok(_) if artifact => FileContent::Artifact,
-        Ok((total, _)) if total > MAX_FILE_BYTES => FileContent::TooLarge(total),
-        Ok((total, _)) if total != size => {
-            FileContent::Unreadable("it changed while it was read".to_string())
-        }
-        Ok((_, sha256)) => FileContent::Large(std::sync::Arc::new(LargeFile {
-            path: path.to_path_buf(),
-            size,
-            sha256,
-        })),
     }
 }
 
@@ -947,37 +838,6 @@ impl ReadCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_files_that_may_have_a_role_are_held_whole() {
-        for role in [
-            "a/SKILL.md",
-            "a/skill.md",
-            "a/SKILL.fr-ca.md",
-            "a/compact.md",
-            "a/tools.yaml",
-            "a/sources.yaml",
-            "a/vars.json",
-            "a/package.yaml",
-            "public/CATEGORY.md",
-            "workspace.yaml",
-            "variables.json",
-            "clients/c/client.yaml",
-            "templates/prompt_skill.tera",
-            "tests/pricing.yaml",
-        ] {
-            assert!(may_have_role(role), "{role}");
-        }
-        for asset in [
-            "a/assets/clip.bin",
-            "a/references/manual.md",
-            "a/scripts/run.py",
-            "a/data.json",
-            "tests/fixtures/big.bin",
-        ] {
-            assert!(!may_have_role(asset), "{asset}");
-        }
-    }
 
     #[test]
     fn a_path_in_a_hidden_folder_may_be_read_one_in_a_tool_folder_never() {
