@@ -520,7 +520,7 @@ impl Session {
             tiers: ws.config.tiers.iter().map(|t| t.name.clone()).collect(),
             consumers: ws.config.consumers.keys().cloned().collect(),
             categories: ws.categories.keys().cloned().collect(),
-            fields: skillc::parse::KNOWN_FIELDS.to_vec(),
+            fields: skillc::model::fields::known_names().collect(),
             diagnostics: errors_of(&report.diagnostics),
             warnings: report.warning_count(),
         })

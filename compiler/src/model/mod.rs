@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::diagnostic::Pos;
 
 pub mod census;
+pub mod fields;
 
 /// Whether a run is one of many over the same workspace: a session (`watch`, the studio)
 /// keeps what its next run can take again; a one-shot run (the `check` and `build` commands)

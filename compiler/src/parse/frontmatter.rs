@@ -5,65 +5,11 @@ use std::collections::BTreeMap;
 use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::model::fields::{self, Shape};
 use crate::model::{Condition, Frontmatter, Mcp, Predicate, Provider, Requires, Tool, VarDecl};
 use crate::parse::fields::Fields;
 use crate::parse::names;
 use crate::parse::yaml::{scalar_string, value_kind, Seg};
-
-/// The portable core of agentskills.io.
-pub const SPEC_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-];
-
-/// Every field this format knows (the portable core and the extensions of SPEC 2.2).
-pub const KNOWN_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-    "category",
-    "emoji",
-    "required",
-    "default_enabled",
-    "always_on",
-    "hidden_from_llm",
-    "trigger_examples",
-    "conditions",
-    "dependencies",
-    "augments",
-    "blocks",
-    "distinct_from",
-    "priority",
-    "exclusive",
-    "variant_of",
-    "when",
-    "variant_priority",
-    "tiers",
-    "requires",
-    "vars",
-    "mcp",
-    "next_skill",
-    "conditional_next_skills",
-    "namespace",
-    "version",
-    "tags",
-    "author",
-    "created",
-    "when_to_use",
-    "import",
-    "imports",
-    "displayName",
-    "bindShells",
-    "provider",
-    "tools",
-];
 
 /// The namespaces a skill can live in (002).
 pub const NAMESPACES: &[&str] = &["public", "internal", "custom"];
@@ -79,61 +25,32 @@ const CONDITION_KEYS: &[&str] = &[
     "<skill>_availability",
 ];
 
-/// Extension fields that other tools also use, with the shape skillc gives them.
-const INT_FIELDS: &[&str] = &["priority", "variant_priority"];
-const BOOL_FIELDS: &[&str] = &[
-    "required",
-    "default_enabled",
-    "always_on",
-    "hidden_from_llm",
-    "exclusive",
-];
-const REF_LIST_FIELDS: &[&str] = &[
-    "dependencies",
-    "augments",
-    "blocks",
-    "distinct_from",
-    "import",
-    "imports",
-];
-const LIST_FIELDS: &[&str] = &["tags", "trigger_examples", "when_to_use", "bindShells"];
-const TEXT_FIELDS: &[&str] = &[
-    "category",
-    "emoji",
-    "version",
-    "author",
-    "created",
-    "displayName",
-    "variant_of",
-    "next_skill",
-];
-
 /// The shape skillc expects of `key` when `v` is written in another tool's shape
-/// (`priority: high`, `dependencies: None (prompt-only)`, `tags: a, b`), else `None`.
+/// (`priority: high`, `dependencies: None (prompt-only)`, `tags: a, b`), else `None`. Only
+/// fields other tools share (see [`fields::Field::shared`]) are read this leniently.
 fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
+    let field = fields::field(key).filter(|f| f.shared)?;
     let is_list_of_scalars = |v: &Value| {
         v.as_sequence()
             .is_some_and(|items| items.iter().all(|i| scalar_string(i).is_some()))
     };
-    if INT_FIELDS.contains(&key) {
-        (!(v.is_i64() || v.is_null())).then_some("a whole number")
-    } else if BOOL_FIELDS.contains(&key) {
-        (!(v.is_bool() || v.is_null())).then_some("`true` or `false`")
-    } else if REF_LIST_FIELDS.contains(&key) {
-        let prose = v
-            .as_str()
-            .is_some_and(|t| t.trim().contains(char::is_whitespace));
-        (prose || !(v.is_null() || v.is_string() || is_list_of_scalars(v)))
-            .then_some("a list of skill names")
-    } else if LIST_FIELDS.contains(&key) {
-        let joined = v.as_str().is_some_and(|t| t.contains(','));
-        (joined || !(v.is_null() || scalar_string(v).is_some() || is_list_of_scalars(v)))
-            .then_some("a list of strings")
-    } else if TEXT_FIELDS.contains(&key) {
-        (!(v.is_null() || scalar_string(v).is_some())).then_some("a string")
-    } else {
-        None
-    }
+    let fits = match field.shape {
+        Shape::Int => v.is_i64() || v.is_null(),
+        Shape::Bool => v.is_bool() || v.is_null(),
+        Shape::Names => {
+            let prose = v
+                .as_str()
+                .is_some_and(|t| t.trim().contains(char::is_whitespace));
+            !prose && (v.is_null() || v.is_string() || is_list_of_scalars(v))
+        }
+        Shape::Texts => {
+            let joined = v.as_str().is_some_and(|t| t.contains(','));
+            !joined && (v.is_null() || scalar_string(v).is_some() || is_list_of_scalars(v))
+        }
+        Shape::Text | Shape::Name => v.is_null() || scalar_string(v).is_some(),
+        Shape::Words | Shape::Map | Shape::Structured => true,
+    };
+    (!fits).then_some(field.shape.words())
 }
 
 /// Sets aside extension fields written in another tool's shape: one W116 each, and their
@@ -799,11 +716,12 @@ fn tools(f: &mut Fields<'_>) -> Vec<Tool> {
 /// Reports fields outside the portable core (strict profile) and unknown fields (always).
 pub fn field_diagnostics(f: &mut Fields<'_>) {
     for key in f.doc.keys() {
-        if SPEC_FIELDS.contains(&key.as_str()) {
+        let known = fields::field(&key);
+        if known.is_some_and(|k| k.portable) {
             continue;
         }
         let pos = f.doc.key_pos(&key);
-        if KNOWN_FIELDS.contains(&key.as_str()) {
+        if known.is_some() {
             let d = f
                 .diag(
                     codes::NOT_IN_SPEC,
@@ -818,7 +736,7 @@ pub fn field_diagnostics(f: &mut Fields<'_>) {
                 pos,
                 format!("unknown frontmatter field `{key}`"),
             );
-            if let Some(s) = names::did_you_mean(&key, KNOWN_FIELDS.iter().copied()) {
+            if let Some(s) = names::did_you_mean(&key, fields::known_names()) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             f.report(d);

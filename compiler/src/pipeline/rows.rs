@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CategoryRow, ClientRow, ConsumerRow, Counted, EntryRow,
-    Record, SourceRow,
+    SourceRow,
 };
 
 use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, Rendered, RowOf};
@@ -72,38 +72,6 @@ pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow
             })
         })
         .collect()
-}
-
-/// The run-time fields of an entry, as `entry.record` stores them.
-pub fn record(e: &Entry) -> Record {
-    Record {
-        namespace: e.namespace.clone(),
-        resolved_file: e.resolved_file.clone(),
-        priority: e.priority,
-        exclusive: e.exclusive,
-        conditions: e.conditions.clone(),
-        dependencies: e.dependencies.clone(),
-        augments: e.augments.clone(),
-        blocks: e.blocks.clone(),
-        imports: e.imports.clone(),
-        requires_env: e.requires_env.clone(),
-        requires_binary: e.requires_binary.clone(),
-        runtime_vars: e.runtime_vars.clone(),
-        mcp: e.mcp.clone(),
-        tools: e
-            .tools
-            .iter()
-            .map(|t| serde_json::to_value(t).unwrap_or_default())
-            .collect(),
-        next_skill: e.next_skill.clone(),
-        conditional_next: e.conditional_next.clone(),
-        cited: e.cited.clone(),
-        meta: e.meta.clone(),
-        default_enabled: e.default_enabled,
-        variant_when: e.variant_when.clone(),
-        locale_used: e.locale_used.clone(),
-        compact: e.compact,
-    }
 }
 
 /// Entry rows, with each entry's card and sort key, laid out one by one as they are written
@@ -175,7 +143,7 @@ pub fn entry_row(
         prompt_body: prompt.has_body,
         prompt_suffix: prompt.suffix,
         prompt_tokens,
-        record: json(&record(e)),
+        record: json(&e.record),
     }
 }
 

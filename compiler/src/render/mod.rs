@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::{Category, Condition, Localized, Mcp, Predicate, Scope, Skill, Tool, Workspace};
+use crate::model::{Category, Condition, Localized, Mcp, Predicate, Scope, Skill, Workspace};
 use crate::parse::vars;
 use crate::resolve::pool::{self, PooledSource};
 use crate::resolve::{EntryKey, Prepared};
+use skillc_runtime::schema::Record;
 
 /// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.
 pub const TEMPLATES: &[(&str, &str)] = &[
@@ -95,114 +96,42 @@ impl Entry {
 }
 
 /// A resolved skill in a bundle: everything a runtime needs, no rule left to apply but the
-/// run-time ones (SPEC 5).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// run-time ones. What catalogs and the entry row show is here; the run-time fields are the
+/// [`Record`] the artifact stores as it is.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
     /// Selectable name.
     pub name: String,
     /// `<namespace>.<name>`.
     pub qualified_name: String,
-    /// Namespace.
-    pub namespace: String,
     /// The skill whose content is used (a variant or client override).
     pub resolved_name: String,
-    /// Its SKILL.md, relative to the workspace.
-    pub resolved_file: String,
     /// The SKILL.md of the catalog identity (the base skill or the client's override).
     pub location: String,
     /// Category id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     /// Description (localized).
     pub description: String,
     /// Trigger examples (localized), all of them.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub triggers: Vec<String>,
     /// `when_to_use` (localized).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub when_to_use: Vec<String>,
     /// Never in catalogs.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub hidden: bool,
     /// Shown in catalogs (available, not hidden, not internal, category not hidden).
     pub catalog_visible: bool,
     /// Injected into every answer prompt whose conditions hold.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub always_on: bool,
-    /// Category priority (lower is stronger).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority: Option<i64>,
-    /// Removes weaker skills of its category.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub exclusive: bool,
-    /// Run-time conditions (build-time ones are already decided).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<Condition>,
-    /// Qualified names added with this skill.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub dependencies: Vec<String>,
-    /// Qualified names linked both ways.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub augments: Vec<String>,
-    /// Qualified names removed when this skill is in.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub blocks: Vec<String>,
-    /// Qualified names imported (direct; the runtime takes the closure).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub imports: Vec<String>,
-    /// Environment variables the runtime host must have.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub requires_env: Vec<String>,
-    /// Programs the runtime host must have.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub requires_binary: Vec<String>,
-    /// Variables left for the runtime to fill (secrets, unresolved declared ones).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub runtime_vars: Vec<String>,
-    /// MCP server, non-secret variables substituted.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcp: Option<Mcp>,
-    /// Tools (frontmatter `tools` and `tools.yaml`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Tool>,
-    /// Pipeline: automatic next skill.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_skill: Option<String>,
-    /// Pipeline: transition key → skill.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub conditional_next: BTreeMap<String, String>,
     /// The body: localized, tier-selected, variables substituted, sources rewritten.
     pub body: String,
-    /// Pool ids the body cites.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub cited: Vec<u32>,
     /// Tokens of the body (counted once per distinct body by the build).
     pub body_tokens: u32,
     /// Code from an untrusted client overlay: prompt-only.
-    #[serde(default, skip_serializing_if = "is_false")]
     pub untrusted: bool,
     /// Why the skill is unavailable in this bundle, if it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unavailable: Option<String>,
-    /// Display and catalog metadata (version, tags, author, license, emoji, …).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub meta: BTreeMap<String, serde_json::Value>,
-    /// `default_enabled` of the catalog identity, when it says (why a skill is in: explain).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub default_enabled: Option<bool>,
-    /// The `when` of the variant whose content is used, in words (empty for no variant).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub variant_when: Vec<String>,
-    /// The locale of the `SKILL.<locale>.md` used, if one is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub locale_used: Option<String>,
-    /// The body is the tier's `compact.md`.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub compact: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
+    /// The run-time fields (composition, conditions, tools, requirements, sources cited, …).
+    pub record: Record,
 }
 
 /// Stands for the body while the prompt template renders, so the stored fragment is the text
@@ -438,7 +367,7 @@ impl Renderer {
         ctx.insert("name", &e.name);
         ctx.insert("resolved_name", &e.resolved_name);
         ctx.insert("category", &e.category);
-        ctx.insert("meta", &e.meta);
+        ctx.insert("meta", &e.record.meta);
         ctx.insert("body", BODY_MARK);
         let marked = self.render("prompt_skill", &ctx)?;
         if let Some((prefix, suffix)) = marked.split_once(BODY_MARK) {
@@ -560,9 +489,7 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
     Entry {
         name: base.name.clone(),
         qualified_name: p.qualified[key.base].clone(),
-        namespace: base.namespace.clone(),
         resolved_name: src.name.clone(),
-        resolved_file: src.file.clone(),
         location: base.file.clone(),
         category,
         description,
@@ -574,36 +501,43 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
             && !category_hidden
             && base.namespace != "internal",
         always_on: fm.always_on || base.frontmatter.always_on,
-        priority: base.frontmatter.priority,
-        exclusive: base.frontmatter.exclusive,
-        // The conversation's language picks the locale at build time, not at run time.
-        conditions: fm
-            .conditions
-            .iter()
-            .filter(|c| !matches!(c, Condition::ConversationLanguage(_)))
-            .cloned()
-            .collect(),
-        dependencies: edges.dependencies.clone(),
-        augments: edges.augments.clone(),
-        blocks: edges.blocks.clone(),
-        imports: edges.imports.clone(),
-        requires_env: fm.requires.env.clone(),
-        requires_binary: fm.requires.binary.clone(),
-        runtime_vars: runtime_vars(p, key, &values),
-        mcp,
-        tools,
-        next_skill: edges.next_skill.clone(),
-        conditional_next: edges.conditional_next.clone(),
         body_tokens: 0,
         body,
-        cited,
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
-        meta,
-        default_enabled: base.frontmatter.default_enabled,
-        variant_when: variant_when(key, fm),
-        locale_used: key.locale_file.clone(),
-        compact: key.compact,
+        record: Record {
+            namespace: base.namespace.clone(),
+            resolved_file: src.file.clone(),
+            priority: base.frontmatter.priority,
+            exclusive: base.frontmatter.exclusive,
+            // The conversation's language picks the locale at build time, not at run time.
+            conditions: fm
+                .conditions
+                .iter()
+                .filter(|c| !matches!(c, Condition::ConversationLanguage(_)))
+                .cloned()
+                .collect(),
+            dependencies: edges.dependencies.clone(),
+            augments: edges.augments.clone(),
+            blocks: edges.blocks.clone(),
+            imports: edges.imports.clone(),
+            requires_env: fm.requires.env.clone(),
+            requires_binary: fm.requires.binary.clone(),
+            runtime_vars: runtime_vars(p, key, &values),
+            mcp,
+            tools: tools
+                .iter()
+                .map(|t| serde_json::to_value(t).unwrap_or_default())
+                .collect(),
+            next_skill: edges.next_skill.clone(),
+            conditional_next: edges.conditional_next.clone(),
+            cited,
+            meta,
+            default_enabled: base.frontmatter.default_enabled,
+            variant_when: variant_when(key, fm),
+            locale_used: key.locale_file.clone(),
+            compact: key.compact,
+        },
     }
 }
 
