@@ -159,6 +159,64 @@ CREATE TABLE diagnostic (
 );
 ";
 
+/// The columns of every table as [`DDL`] declares them, in order: the one list the writer's
+/// statements derive from.
+fn tables() -> &'static BTreeMap<&'static str, Vec<&'static str>> {
+    static TABLES: std::sync::OnceLock<BTreeMap<&'static str, Vec<&'static str>>> =
+        std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut out = BTreeMap::new();
+        for part in DDL.split("CREATE TABLE ").skip(1) {
+            let name = part.split_whitespace().next().unwrap_or_default();
+            let columns = part
+                .lines()
+                .skip(1)
+                .map(str::trim_start)
+                .take_while(|l| !l.starts_with(')'))
+                .filter(|l| !(l.is_empty() || l.starts_with("--")))
+                .filter(|l| !(l.starts_with("PRIMARY KEY") || l.starts_with("UNIQUE")))
+                .filter_map(|l| l.split_whitespace().next())
+                .collect();
+            out.insert(name, columns);
+        }
+        out
+    })
+}
+
+/// The columns of `table`, in the order [`DDL`] declares them (empty for no such table).
+pub fn columns(table: &str) -> &'static [&'static str] {
+    tables().get(table).map_or(&[], Vec::as_slice)
+}
+
+/// The statement that inserts a row of `table` (`INSERT INTO t (a, b) VALUES (:a, :b)`; with
+/// `or_ignore`, a row whose key is there already is left as it is). Writers bind each value
+/// by its column's name, so what they write does not depend on the order of the columns.
+pub fn insert(table: &str, or_ignore: bool) -> &'static str {
+    static STATEMENTS: std::sync::OnceLock<BTreeMap<(&'static str, bool), String>> =
+        std::sync::OnceLock::new();
+    let all = STATEMENTS.get_or_init(|| {
+        let mut out = BTreeMap::new();
+        for (name, columns) in tables() {
+            let names = columns.join(", ");
+            let values = columns
+                .iter()
+                .map(|c| format!(":{c}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            for ignore in [false, true] {
+                let verb = if ignore { "INSERT OR IGNORE" } else { "INSERT" };
+                let sql = format!("{verb} INTO {name} ({names}) VALUES ({values})");
+                out.insert((*name, ignore), sql);
+            }
+        }
+        out
+    });
+    let Some((name, _)) = tables().get_key_value(table) else {
+        return "";
+    };
+    all.get(&(*name, or_ignore)).map_or("", String::as_str)
+}
+
 /// The run-time fields of a resolved skill (`entry.record`).
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(default)]
@@ -415,4 +473,39 @@ pub struct AssetRow {
     pub path: String,
     /// Blob hash of its content.
     pub blob: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The column lists the writer binds are those SQLite reads from the DDL.
+    #[test]
+    fn column_lists_are_the_ddl_s() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(DDL).unwrap();
+        let mut st = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        let names: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(names.len(), tables().len());
+        for table in names {
+            let declared: Vec<String> = conn
+                .prepare(&format!(
+                    "SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+                ))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(columns(&table), declared, "{table}");
+            conn.prepare(insert(&table, false)).unwrap();
+            conn.prepare(insert(&table, true)).unwrap();
+        }
+    }
 }

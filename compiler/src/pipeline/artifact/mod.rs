@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{named_params, params, Connection, Transaction};
 use skillc_runtime::schema::{
     self, AssetRow, BundleRow, CardFragment, CategoryRow, ClientRow, ConsumerRow, EntryRow,
     SourceRow,
@@ -215,7 +215,7 @@ impl Blob {
 /// large assets (images, archives, documents) are compressed already.
 const SAMPLE: usize = 256 << 10;
 
-/// Inserts one blob with `insert` (`INSERT [OR IGNORE] INTO blob VALUES (?1, ?2, ?3, ?4)`).
+/// Inserts one blob with `insert` (`schema::insert("blob", …)`).
 /// A large file is compressed whole only when its first [`SAMPLE`] bytes save a fifth, and
 /// kept compressed when all of it does (as [`Blob::encode`] decides); otherwise it is copied
 /// in chunks into a blob of its size written in place. Memory holds at most one compressed
@@ -227,7 +227,7 @@ pub(super) fn insert_blob(
     blob: &Blob,
 ) -> Sql<()> {
     let Some(file) = &blob.file else {
-        insert.execute(params![hash, blob.size as i64, blob.encoding, blob.stored])?;
+        insert.execute(named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": blob.encoding, ":data": blob.stored})?;
         return Ok(());
     };
     let failed = |e: std::io::Error| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
@@ -238,12 +238,13 @@ pub(super) fn insert_blob(
             .map_err(failed)?;
         let packed = z.finish().map_err(failed)?;
         if packed.len() * 5 <= blob.size * 4 {
-            insert.execute(params![hash, blob.size as i64, "zlib", packed])?;
+            insert.execute(named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": "zlib", ":data": packed})?;
             return Ok(());
         }
     }
     let zeros = rusqlite::blob::ZeroBlob(blob.size as i32);
-    if insert.execute(params![hash, blob.size as i64, "identity", zeros])? == 0 {
+    let row = named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": "identity", ":data": zeros};
+    if insert.execute(row)? == 0 {
         return Ok(()); // staged already
     }
     let row = conn.last_insert_rowid();
@@ -547,7 +548,7 @@ fn attach_previous<'p>(conn: &Connection, p: Previous<'p>) -> Option<Previous<'p
 /// Writes the blobs in hash order, each dropped once written (a rendered entry a session
 /// keeps still holds its own).
 fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Arc<Blob>>) -> Sql<()> {
-    let mut st = tx.prepare("INSERT INTO blob VALUES (?1, ?2, ?3, ?4)")?;
+    let mut st = tx.prepare(schema::insert("blob", false))?;
     for (hash, blob) in blobs {
         insert_blob(tx, &mut st, &hash, &blob)?;
     }
@@ -557,61 +558,72 @@ fn insert_blobs(tx: &Transaction<'_>, blobs: BTreeMap<String, Arc<Blob>>) -> Sql
 /// manifest, category, source, client (copied from `old` if `staged`), consumer and
 /// consumer_hidden.
 fn insert_small_tables(tx: &Transaction<'_>, d: &Data, staged: bool) -> Sql<()> {
-    let mut st = tx.prepare("INSERT INTO manifest VALUES (?1, ?2)")?;
+    let mut st = tx.prepare(schema::insert("manifest", false))?;
     for (k, v) in &d.manifest {
-        st.execute(params![k, v])?;
+        st.execute(named_params! {":key": k, ":value": v})?;
     }
-    let mut st =
-        tx.prepare("INSERT INTO category VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")?;
+    let mut st = tx.prepare(schema::insert("category", false))?;
     for c in &d.categories {
         let (h, p, u) = (&c.catalog_header, &c.prompt_heading, &c.uncertainty);
-        st.execute(params![
-            c.id,
-            c.position,
-            c.display_name,
-            c.hidden,
-            h.text,
-            h.tokens,
-            p.text,
-            p.tokens,
-            u.text,
-            u.tokens
-        ])?;
+        st.execute(named_params! {
+            ":id": c.id,
+            ":position": c.position,
+            ":display_name": c.display_name,
+            ":hidden": c.hidden,
+            ":catalog_header": h.text,
+            ":catalog_header_tokens": h.tokens,
+            ":prompt_heading": p.text,
+            ":prompt_heading_tokens": p.tokens,
+            ":uncertainty": u.text,
+            ":uncertainty_tokens": u.tokens,
+        })?;
     }
-    let mut st = tx.prepare("INSERT INTO source VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut st = tx.prepare(schema::insert("source", false))?;
     for s in &d.sources {
-        st.execute(params![
-            s.sid,
-            s.url,
-            s.title,
-            s.text,
-            s.extra,
-            s.fragment.text,
-            s.fragment.tokens
-        ])?;
+        st.execute(named_params! {
+            ":sid": s.sid,
+            ":url": s.url,
+            ":title": s.title,
+            ":text": s.text,
+            ":extra": s.extra,
+            ":fragment": s.fragment.text,
+            ":tokens": s.fragment.tokens,
+        })?;
     }
     if staged {
         copy(tx, "client", Some("id"))?;
     }
-    let mut st = tx.prepare("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?;
+    let mut st = tx.prepare(schema::insert("client", false))?;
     for c in d.clients.iter().filter(|_| !staged) {
         insert_client(&mut st, c)?;
     }
-    let mut st = tx.prepare("INSERT INTO consumer VALUES (?1, ?2, ?3)")?;
-    let mut hidden = tx.prepare("INSERT INTO consumer_hidden VALUES (?1, ?2)")?;
+    let mut st = tx.prepare(schema::insert("consumer", false))?;
+    let mut hidden = tx.prepare(schema::insert("consumer_hidden", false))?;
     for c in &d.consumers {
-        st.execute(params![c.name, c.enabled, c.disabled])?;
+        st.execute(
+            named_params! {":name": c.name, ":enabled": c.enabled, ":disabled": c.disabled},
+        )?;
         for q in &c.hidden {
-            hidden.execute(params![c.name, q])?;
+            hidden.execute(named_params! {":consumer": c.name, ":qualified_name": q})?;
         }
     }
     Ok(())
 }
 
 fn insert_client(st: &mut rusqlite::Statement<'_>, c: &ClientRow) -> Sql<()> {
-    st.execute(params![
-        c.id, c.trusted, c.flags, c.locales, c.tiers, c.toggles
-    ])?;
+    st.execute(named_params! {
+        ":id": c.id,
+        ":trusted": c.trusted,
+        ":flags": c.flags,
+        ":locales": c.locales,
+        ":tiers": c.tiers,
+        ":toggles": c.toggles,
+    })?;
+    Ok(())
+}
+
+pub(super) fn insert_asset(st: &mut rusqlite::Statement<'_>, a: &AssetRow) -> Sql<()> {
+    st.execute(named_params! {":skill_file": a.skill_file, ":path": a.path, ":blob": a.blob})?;
     Ok(())
 }
 
@@ -635,30 +647,28 @@ fn insert_cards(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_>>
         copy(tx, "card", None)?;
         return copy(tx, "card_fragment", Some("card, level, format"));
     }
-    let mut st = tx.prepare(INSERT_CARD)?;
+    let mut st = tx.prepare(schema::insert("card", false))?;
     for (id, c) in (1i64..).zip(&rows.cards) {
         insert_card(&mut st, id, &c.card)?;
     }
-    let mut frag = tx.prepare("INSERT INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    let mut frag = tx.prepare(schema::insert("card_fragment", false))?;
     for (id, c) in (1i64..).zip(&rows.cards) {
         insert_fragments(&mut frag, id, c)?;
     }
     Ok(())
 }
 
-const INSERT_CARD: &str = "INSERT INTO card VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
-
 fn insert_card(st: &mut rusqlite::Statement<'_>, id: i64, c: &crate::render::Card) -> Sql<()> {
-    st.execute(params![
-        id,
-        c.name,
-        c.qualified_name,
-        c.category.as_deref().unwrap_or_default(),
-        c.description,
-        serde_json::to_string(&c.triggers).unwrap_or_default(),
-        serde_json::to_string(&c.when_to_use).unwrap_or_default(),
-        c.location,
-    ])?;
+    st.execute(named_params! {
+        ":id": id,
+        ":name": c.name,
+        ":qualified_name": c.qualified_name,
+        ":category": c.category.as_deref().unwrap_or_default(),
+        ":description": c.description,
+        ":triggers": serde_json::to_string(&c.triggers).unwrap_or_default(),
+        ":when_to_use": serde_json::to_string(&c.when_to_use).unwrap_or_default(),
+        ":location": c.location,
+    })?;
     Ok(())
 }
 
@@ -667,7 +677,13 @@ fn insert_fragments(st: &mut rusqlite::Statement<'_>, id: i64, c: &CardRows) -> 
     let mut fragments: Vec<_> = c.fragments.iter().collect();
     fragments.sort_by(|a, b| (&a.level, a.format).cmp(&(&b.level, b.format)));
     for f in fragments {
-        st.execute(params![id, f.level, f.format, f.text.text, f.text.tokens])?;
+        st.execute(named_params! {
+            ":card": id,
+            ":level": f.level,
+            ":format": f.format,
+            ":text": f.text.text,
+            ":tokens": f.text.tokens,
+        })?;
     }
     Ok(())
 }
@@ -681,7 +697,7 @@ fn insert_entries(
     old: Option<&[WrittenEntry]>,
     mode: Mode,
 ) -> Sql<Vec<WrittenEntry>> {
-    let mut st = tx.prepare(INSERT_ENTRY)?;
+    let mut st = tx.prepare(schema::insert("entry", false))?;
     let mut copy = match old {
         Some(_) => Some(tx.prepare(
             "INSERT INTO main.entry SELECT * FROM old.entry WHERE id BETWEEN ?1 AND ?2",
@@ -717,31 +733,29 @@ fn insert_entries(
     Ok(written)
 }
 
-const INSERT_ENTRY: &str = "INSERT INTO entry VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
-
 fn insert_entry(st: &mut rusqlite::Statement<'_>, id: i64, laid: &LaidEntry) -> Sql<()> {
     let en = &*laid.row;
-    st.execute(params![
-        id,
-        en.name,
-        en.qualified_name,
-        en.resolved_name,
-        laid.card as i64 + 1,
-        en.category,
-        laid.sort_key,
-        en.catalog_visible,
-        en.always_on,
-        en.hidden,
-        en.unavailable,
-        en.untrusted,
-        en.body,
-        en.body_tokens,
-        en.prompt_prefix,
-        en.prompt_body,
-        en.prompt_suffix,
-        en.prompt_tokens,
-        en.record,
-    ])?;
+    st.execute(named_params! {
+        ":id": id,
+        ":name": en.name,
+        ":qualified_name": en.qualified_name,
+        ":resolved_name": en.resolved_name,
+        ":card": laid.card as i64 + 1,
+        ":category": en.category,
+        ":sort_key": laid.sort_key,
+        ":catalog_visible": en.catalog_visible,
+        ":always_on": en.always_on,
+        ":hidden": en.hidden,
+        ":unavailable": en.unavailable,
+        ":untrusted": en.untrusted,
+        ":body": en.body,
+        ":body_tokens": en.body_tokens,
+        ":prompt_prefix": en.prompt_prefix,
+        ":prompt_body": en.prompt_body,
+        ":prompt_suffix": en.prompt_suffix,
+        ":prompt_tokens": en.prompt_tokens,
+        ":record": en.record,
+    })?;
     Ok(())
 }
 
@@ -770,34 +784,43 @@ fn insert_bundles(tx: &Transaction<'_>, rows: &Copyable, old: Option<Previous<'_
             copy(tx, table, in_order)?;
             continue;
         }
-        let mut st = tx.prepare(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
+        let mut st = tx.prepare(schema::insert(table, false))?;
         for (id, text) in (1i64..).zip(texts) {
-            st.execute(params![id, text])?;
+            insert_text(&mut st, table, id, text)?;
         }
     }
     if old.is_some_and(|o| o.rows == rows.rows) {
         return copy(tx, "bundle", Some("id"));
     }
-    let mut st = tx.prepare(INSERT_BUNDLE)?;
+    let mut st = tx.prepare(schema::insert("bundle", false))?;
     for (id, b) in (1i64..).zip(&rows.rows) {
         insert_bundle(&mut st, id, b)?;
     }
     Ok(())
 }
 
-const INSERT_BUNDLE: &str = "INSERT INTO bundle VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+/// A row of `name`, `reason` or `slot_list`: an id and its one text.
+fn insert_text(st: &mut rusqlite::Statement<'_>, table: &str, id: i64, text: &str) -> Sql<()> {
+    let column = match table {
+        "name" => ":qualified_name",
+        "reason" => ":text",
+        _ => ":slots",
+    };
+    st.execute(&[(":id", &id as &dyn rusqlite::ToSql), (column, &text)])?;
+    Ok(())
+}
 
 fn insert_bundle(st: &mut rusqlite::Statement<'_>, id: i64, b: &BundleRow) -> Sql<()> {
     let base = b.base.map(|x| x as i64 + 1);
-    st.execute(params![
-        id,
-        b.client,
-        b.locale,
-        b.tier,
-        base,
-        b.catalog_level,
-        b.slots as i64 + 1
-    ])?;
+    st.execute(named_params! {
+        ":id": id,
+        ":client": b.client,
+        ":locale": b.locale,
+        ":tier": b.tier,
+        ":base": base,
+        ":catalog_level": b.catalog_level,
+        ":slots": b.slots as i64 + 1,
+    })?;
     Ok(())
 }
 
@@ -808,24 +831,24 @@ fn insert_tail(
     warnings: &[crate::Diagnostic],
     old: Option<Previous<'_>>,
 ) -> Sql<()> {
-    let mut st = tx.prepare("INSERT INTO asset VALUES (?1, ?2, ?3)")?;
+    let mut st = tx.prepare(schema::insert("asset", false))?;
     for a in &d.assets {
-        st.execute(params![a.skill_file, a.path, a.blob])?;
+        insert_asset(&mut st, a)?;
     }
     if old.is_some_and(|o| o.warnings == warnings) {
         return copy(tx, "diagnostic", None);
     }
-    let mut st = tx.prepare("INSERT INTO diagnostic VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut st = tx.prepare(schema::insert("diagnostic", false))?;
     for (position, diag) in (1i64..).zip(warnings) {
-        st.execute(params![
-            position,
-            diag.severity.as_str(),
-            diag.code,
-            diag.file,
-            diag.line as i64,
-            diag.column as i64,
-            diag.message
-        ])?;
+        st.execute(named_params! {
+            ":position": position,
+            ":severity": diag.severity.as_str(),
+            ":code": diag.code,
+            ":file": diag.file,
+            ":line": diag.line as i64,
+            ":column": diag.column as i64,
+            ":message": diag.message,
+        })?;
     }
     Ok(())
 }

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
 use super::{
-    beside, close, copy, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
-    insert_small_tables, insert_tail, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error,
-    LaidEntry, Sql, INSERT_BUNDLE, INSERT_CARD, INSERT_ENTRY,
+    beside, close, copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry,
+    insert_fragments, insert_small_tables, insert_tail, insert_text, io, open_new, put_in_place,
+    sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
 };
 
 /// The rows of a build of many clients, written batch by batch to a staging file beside the
@@ -54,82 +54,63 @@ impl Stage {
         Ok(Stage { conn, path })
     }
 
-    fn run(&self, statement: &str, params: impl rusqlite::Params) -> Result<(), Error> {
+    /// Runs `write` with the statement that inserts into `table`.
+    fn insert(
+        &self,
+        table: &str,
+        or_ignore: bool,
+        write: impl FnOnce(&mut rusqlite::Statement<'_>) -> Sql<()>,
+    ) -> Result<(), Error> {
+        let e = sql(&self.path);
         let mut st = self
             .conn
-            .prepare_cached(statement)
-            .map_err(sql(&self.path))?;
-        st.execute(params).map_err(sql(&self.path))?;
-        Ok(())
+            .prepare_cached(schema::insert(table, or_ignore))
+            .map_err(&e)?;
+        write(&mut st).map_err(&e)
     }
 
     /// Blobs (a blob staged already is left as it is).
     pub fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
-        let mut insert = self
-            .conn
-            .prepare_cached("INSERT OR IGNORE INTO blob VALUES (?1, ?2, ?3, ?4)")
-            .map_err(sql(&self.path))?;
-        for (hash, blob) in blobs {
-            super::insert_blob(&self.conn, &mut insert, &hash, &blob).map_err(sql(&self.path))?;
-        }
-        Ok(())
+        self.insert("blob", true, |st| {
+            for (hash, blob) in blobs {
+                super::insert_blob(&self.conn, st, &hash, &blob)?;
+            }
+            Ok(())
+        })
     }
 
     /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
     /// the fragments of every level any of them cut it to.
     pub fn card(&self, id: i64, c: &CardRows, new: bool) -> Result<(), Error> {
-        let e = sql(&self.path);
         if new {
-            let mut st = self.conn.prepare_cached(INSERT_CARD).map_err(&e)?;
-            insert_card(&mut st, id, &c.card).map_err(&e)?;
+            self.insert("card", false, |st| insert_card(st, id, &c.card))?;
         }
-        let mut st = self
-            .conn
-            .prepare_cached("INSERT OR IGNORE INTO card_fragment VALUES (?1, ?2, ?3, ?4, ?5)")
-            .map_err(&e)?;
-        insert_fragments(&mut st, id, c).map_err(&e)
+        self.insert("card_fragment", true, |st| insert_fragments(st, id, c))
     }
 
     /// Entry `id`.
     pub fn entry(&self, id: i64, laid: &LaidEntry) -> Result<(), Error> {
-        let e = sql(&self.path);
-        let mut st = self.conn.prepare_cached(INSERT_ENTRY).map_err(&e)?;
-        insert_entry(&mut st, id, laid).map_err(&e)
+        self.insert("entry", false, |st| insert_entry(st, id, laid))
     }
 
     /// Row `id` of `name`, `reason` or `slot_list`.
     pub fn text(&self, table: &str, id: i64, text: &str) -> Result<(), Error> {
-        let statement = match table {
-            "name" => "INSERT INTO name VALUES (?1, ?2)",
-            "reason" => "INSERT INTO reason VALUES (?1, ?2)",
-            _ => "INSERT INTO slot_list VALUES (?1, ?2)",
-        };
-        self.run(statement, params![id, text])
+        self.insert(table, false, |st| insert_text(st, table, id, text))
     }
 
     /// Bundle `id`.
     pub fn bundle(&self, id: i64, b: &BundleRow) -> Result<(), Error> {
-        let e = sql(&self.path);
-        let mut st = self.conn.prepare_cached(INSERT_BUNDLE).map_err(&e)?;
-        insert_bundle(&mut st, id, b).map_err(&e)
+        self.insert("bundle", false, |st| insert_bundle(st, id, b))
     }
 
     /// A client.
     pub fn client(&self, c: &ClientRow) -> Result<(), Error> {
-        let e = sql(&self.path);
-        let mut st = self
-            .conn
-            .prepare_cached("INSERT INTO client VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-            .map_err(&e)?;
-        insert_client(&mut st, c).map_err(&e)
+        self.insert("client", false, |st| insert_client(st, c))
     }
 
     /// An asset.
     pub fn asset(&self, a: &AssetRow) -> Result<(), Error> {
-        self.run(
-            "INSERT INTO asset VALUES (?1, ?2, ?3)",
-            params![a.skill_file, a.path, a.blob],
-        )
+        self.insert("asset", false, |st| insert_asset(st, a))
     }
 
     /// Distinct blobs staged.
