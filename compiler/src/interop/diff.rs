@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
-use skillc_runtime::Artifact;
+use skillc_runtime::{Artifact, StoredEntry};
 
 /// Changes of one bundle.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
@@ -329,19 +329,34 @@ fn digest(parts: &[&str]) -> String {
 
 impl Side {
     fn read(artifact: &Artifact) -> Result<Side, skillc_runtime::Error> {
-        let conn = rusqlite::Connection::open_with_flags(
-            artifact.path(),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| bad(artifact, e))?;
         let max_triggers = artifact
             .manifest("max_triggers")
             .and_then(|v| v.parse().ok())
             .unwrap_or(5);
-        let fragments = read_fragments(&conn).map_err(|e| bad(artifact, e))?;
-        let entries =
-            read_entries(&conn, &fragments, max_triggers).map_err(|e| bad(artifact, e))?;
-        let (bundles, labels) = read_bundles(&conn).map_err(|e| bad(artifact, e))?;
+        let mut fragments: Fragments = HashMap::new();
+        artifact.each_stored_fragment(|f| {
+            fragments
+                .entry(f.card)
+                .or_default()
+                .insert((f.level, f.format), digest(&[&f.text]));
+        })?;
+        let mut entries = HashMap::new();
+        artifact.each_stored_entry(|e| {
+            entries.insert(e.id, summarise(e, &fragments, max_triggers));
+        })?;
+        let (mut bundles, mut labels) = (HashMap::new(), Vec::new());
+        artifact.each_stored_bundle(|b| {
+            let own = b.slots.into_iter().collect();
+            labels.push(((b.client, b.locale, b.tier), b.id));
+            bundles.insert(
+                b.id,
+                BundleRows {
+                    base: b.base,
+                    level: b.level,
+                    own,
+                },
+            );
+        })?;
         let consumers = artifact
             .consumers()
             .into_iter()
@@ -439,135 +454,60 @@ impl Side {
     }
 }
 
-fn bad(artifact: &Artifact, e: rusqlite::Error) -> skillc_runtime::Error {
-    skillc_runtime::Error::NotAnArtifact {
-        path: artifact.path().to_path_buf(),
-        why: e.to_string(),
+/// An entry summarised: a digest of all of it (its fields, card and every catalog text) and
+/// of what a catalog line shows.
+fn summarise(e: StoredEntry, fragments: &Fragments, max_triggers: usize) -> EntryRow {
+    let flag = |b: bool| if b { "1" } else { "0" };
+    // `\u{1}` stands for no reason: an empty reason is not the same as none.
+    let unavailable = e.unavailable.as_deref().unwrap_or("\u{1}");
+    let mut parts: Vec<&str> = vec![
+        &e.name,
+        &e.qualified_name,
+        &e.resolved_name,
+        &e.category,
+        &e.sort_key,
+        flag(e.catalog_visible),
+        flag(e.always_on),
+        flag(e.hidden),
+        unavailable,
+        flag(e.untrusted),
+        &e.body,
+        &e.prompt_prefix,
+        flag(e.prompt_body),
+        &e.prompt_suffix,
+        &e.record,
+        &e.description,
+        &e.triggers,
+        &e.when_to_use,
+        &e.location,
+    ];
+    let mut texts: Vec<(&(String, String), &String)> = fragments
+        .get(&e.card)
+        .map(|m| m.iter().collect())
+        .unwrap_or_default();
+    texts.sort();
+    for ((level, format), d) in &texts {
+        parts.extend([level.as_str(), format.as_str(), d.as_str()]);
     }
-}
-
-fn read_fragments(conn: &rusqlite::Connection) -> rusqlite::Result<Fragments> {
-    let mut out: Fragments = HashMap::new();
-    let mut st = conn.prepare("SELECT card, level, format, text FROM card_fragment")?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (card, level, format, text) = row?;
-        out.entry(card)
-            .or_default()
-            .insert((level, format), digest(&[&text]));
+    let triggers: Vec<String> = serde_json::from_str(&e.triggers).unwrap_or_default();
+    let shown = serde_json::to_string(&triggers.iter().take(max_triggers).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let line = digest(&[
+        &e.name,
+        &e.qualified_name,
+        &e.category,
+        &e.sort_key,
+        &e.description,
+        &shown,
+    ]);
+    EntryRow {
+        content: digest(&parts),
+        listed: e.catalog_visible && e.conditions == 0,
+        line,
+        card: e.card,
+        qualified_name: e.qualified_name,
+        category: e.category,
     }
-    Ok(out)
-}
-
-fn read_entries(
-    conn: &rusqlite::Connection,
-    fragments: &Fragments,
-    max_triggers: usize,
-) -> rusqlite::Result<HashMap<i64, EntryRow>> {
-    let mut st = conn.prepare(
-        "SELECT e.id, e.card, e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
-                e.catalog_visible, e.always_on, e.hidden, coalesce(e.unavailable, char(1)),
-                e.untrusted, e.body, e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.record,
-                c.description, c.triggers, c.when_to_use, c.location,
-                json_array_length(e.record, '$.conditions')
-         FROM entry e JOIN card c ON c.id = e.card",
-    )?;
-    let mut out = HashMap::new();
-    let rows = st.query_map([], |r| {
-        let text = |i: usize| -> rusqlite::Result<String> {
-            Ok(match r.get_ref(i)? {
-                rusqlite::types::ValueRef::Integer(n) => n.to_string(),
-                v => v.as_str().unwrap_or_default().to_string(),
-            })
-        };
-        let cols: Vec<String> = (2..21).map(text).collect::<rusqlite::Result<_>>()?;
-        let conditions: Option<i64> = r.get(21)?;
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            cols,
-            conditions.unwrap_or(0),
-        ))
-    })?;
-    for row in rows {
-        let (id, card, cols, conditions) = row?;
-        let mut texts: Vec<(&(String, String), &String)> = fragments
-            .get(&card)
-            .map(|m| m.iter().collect())
-            .unwrap_or_default();
-        texts.sort();
-        let mut parts: Vec<&str> = cols.iter().map(String::as_str).collect();
-        for ((level, format), d) in &texts {
-            parts.extend([level.as_str(), format.as_str(), d.as_str()]);
-        }
-        let triggers: Vec<String> = serde_json::from_str(&cols[16]).unwrap_or_default();
-        let shown = serde_json::to_string(&triggers.iter().take(max_triggers).collect::<Vec<_>>())
-            .unwrap_or_default();
-        // name, qualified name, category, sort key, description, the triggers shown.
-        let line = digest(&[&cols[0], &cols[1], &cols[3], &cols[4], &cols[15], &shown]);
-        out.insert(
-            id,
-            EntryRow {
-                content: digest(&parts),
-                qualified_name: cols[1].clone(),
-                category: cols[3].clone(),
-                listed: cols[5] == "1" && conditions == 0,
-                line,
-                card,
-            },
-        );
-    }
-    Ok(out)
-}
-
-type Labels = Vec<((String, String, String), i64)>;
-
-fn read_bundles(
-    conn: &rusqlite::Connection,
-) -> rusqlite::Result<(HashMap<i64, BundleRows>, Labels)> {
-    let names: HashMap<i64, String> = conn
-        .prepare("SELECT id, qualified_name FROM name")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut st = conn.prepare(
-        "SELECT b.id, b.client, b.locale, b.tier, b.base, b.catalog_level, l.slots
-         FROM bundle b JOIN slot_list l ON l.id = b.slots ORDER BY b.id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            (
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-            ),
-            r.get::<_, Option<i64>>(4)?,
-            r.get::<_, String>(5)?,
-            r.get::<_, String>(6)?,
-        ))
-    })?;
-    let (mut bundles, mut labels) = (HashMap::new(), Vec::new());
-    for row in rows {
-        let (id, key, base, level, slots) = row?;
-        let packed: Vec<Vec<Option<i64>>> = serde_json::from_str(&slots).unwrap_or_default();
-        let own = packed
-            .iter()
-            .filter_map(|s| {
-                let name = names.get(&s.first().copied().flatten()?)?;
-                Some((name.clone(), s.get(1).copied().flatten()))
-            })
-            .collect();
-        bundles.insert(id, BundleRows { base, level, own });
-        labels.push((key, id));
-    }
-    Ok((bundles, labels))
 }
 
 /// The diff as review text.
