@@ -631,6 +631,17 @@ fn catalogs_over_a_tier_budget_are_cut_with_a_warning() {
         )
         .unwrap();
     assert_eq!(full, "");
+    // A runtime tells the budget and the cut from what the build recorded.
+    let a = skillc_runtime::Artifact::open(&out).unwrap();
+    assert_eq!(a.catalog_budget("tiny"), Some(120));
+    assert_eq!(a.catalog_budget("standard"), None);
+    let tier = |t| skillc_runtime::BundleRef {
+        tier: Some(t),
+        ..Default::default()
+    };
+    let cut = a.bundle(&tier("tiny")).unwrap().catalog_cut();
+    assert!(cut.is_some_and(|c| c.starts_with("trigger examples left out")));
+    assert_eq!(a.bundle(&tier("standard")).unwrap().catalog_cut(), None);
 }
 
 #[test]

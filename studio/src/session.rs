@@ -228,7 +228,7 @@ pub struct BudgetMeter {
     pub budget: Option<u64>,
     /// The budget level the build cut the catalog to (`''`: nothing was cut).
     pub level: String,
-    /// What the build cut, in words (its W114 warning for this bundle).
+    /// What the build cut to meet the budget, in words.
     pub cut: Option<String>,
 }
 
@@ -872,7 +872,13 @@ impl Session {
         let markdown = a
             .catalog(&bundle, consumer.as_deref(), &ctx, Format::Markdown)
             .map_err(req)?;
-        let budget = self.budget_meter(&a, &markdown, b.catalog_level())?;
+        let budget = BudgetMeter {
+            tokens: markdown.tokens,
+            chars: markdown.text.chars().count(),
+            budget: a.catalog_budget(&markdown.tier),
+            level: b.catalog_level().to_string(),
+            cut: b.catalog_cut(),
+        };
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
             catalog,
@@ -921,45 +927,6 @@ impl Session {
     ) -> Result<String, StudioError> {
         let cache = self.cache_dir()?.join("review");
         crate::review::publish(&self.root, token, files, message, &cache)
-    }
-
-    /// The budget meter of a previewed catalog: its size, its tier's budget, and what the
-    /// build cut to meet it.
-    fn budget_meter(
-        &self,
-        a: &Artifact,
-        markdown: &skillc_runtime::Catalog,
-        level: &str,
-    ) -> Result<BudgetMeter, StudioError> {
-        let report = self.check()?;
-        let budget = report
-            .workspace
-            .config
-            .tiers
-            .iter()
-            .find(|t| t.name == markdown.tier)
-            .and_then(|t| t.catalog_token_budget);
-        let who = match &markdown.client {
-            Some(c) => format!("client `{c}`"),
-            None => "the global bundle".to_string(),
-        };
-        let label = format!(
-            "catalog of {who}, locale `{}`, tier `{}` is ",
-            markdown.locale, markdown.tier
-        );
-        let cut = a
-            .diagnostics(Some("W114"))
-            .map_err(|e| StudioError::new("request", e.to_string()))?
-            .into_iter()
-            .find(|d| d.message.starts_with(&label))
-            .map(|d| d.message);
-        Ok(BudgetMeter {
-            tokens: markdown.tokens,
-            chars: markdown.text.chars().count(),
-            budget,
-            level: level.to_string(),
-            cut,
-        })
     }
 
     /// What changed since the previous build.

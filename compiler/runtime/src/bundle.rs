@@ -203,10 +203,22 @@ impl Bundle {
         &self.augmented_by[i]
     }
 
-    /// The budget level of its catalog texts: `''` (full), `no-triggers`, `chars:N` (SPEC 9's
-    /// tier budgets; the build's W114 warning says what was cut).
+    /// The budget level of its catalog texts: `''` (full), `no-triggers`, `chars:N` (the
+    /// build cuts a catalog over its tier's budget to the first level that fits).
     pub fn catalog_level(&self) -> &str {
         &self.info.level
+    }
+
+    /// What the build cut of its catalog to meet its tier's budget, in words (`None`: nothing).
+    pub fn catalog_cut(&self) -> Option<String> {
+        let level = self.catalog_level();
+        match level.strip_prefix("chars:") {
+            Some(n) => Some(format!(
+                "trigger examples left out and descriptions cut to {n} characters"
+            )),
+            None if level.is_empty() => None,
+            None => Some("trigger examples left out".to_string()),
+        }
     }
 }
 

@@ -251,6 +251,13 @@ impl Artifact {
         self.manifest("release")
     }
 
+    /// The catalog token budget of `tier`, when it has one.
+    pub fn catalog_budget(&self, tier: &str) -> Option<u64> {
+        let budgets: BTreeMap<String, u64> =
+            serde_json::from_str(self.manifest("catalog_budgets")?).ok()?;
+        budgets.get(tier).copied()
+    }
+
     /// `max_active_skills`, when set.
     pub fn max_active_skills(&self) -> Option<usize> {
         self.manifest("max_active_skills")

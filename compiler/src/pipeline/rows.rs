@@ -405,6 +405,15 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Ok(epoch) = std::env::var("SOURCE_DATE_EPOCH") {
         m.insert("source_date_epoch".to_string(), epoch);
     }
+    // Each tier's catalog budget, so what a bundle was cut to can be told against it.
+    let budgets: BTreeMap<&str, u64> = cfg
+        .tiers
+        .iter()
+        .filter_map(|t| Some((t.name.as_str(), t.catalog_token_budget?)))
+        .collect();
+    if !budgets.is_empty() {
+        m.insert("catalog_budgets".to_string(), json(&budgets));
+    }
     m
 }
 

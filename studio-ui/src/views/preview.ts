@@ -73,7 +73,7 @@ function showBudget(b: BudgetMeter): void {
   meter.className = `meter ${b.cut ? "cut" : share > 0.9 ? "near" : "ok"}`;
   const bar = el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.min(100, share * 100).toFixed(1)}%` }));
   const line = el("span", {}, `${size} of a ${n(b.budget)}-token budget (${Math.round(share * 100)}%).`);
-  const cut = b.cut ? el("p", { class: "cut-note" }, `Over budget, so the build cut it: ${b.cut.replace(/^catalog of [^:]*: /, "")}.`) : null;
+  const cut = b.cut ? el("p", { class: "cut-note" }, `Over budget, so the build cut it: ${b.cut}.`) : null;
   meter.replaceChildren(bar, line, cut ?? "");
 }
 
