@@ -66,3 +66,20 @@ impl From<&skillc::Diagnostic> for Diag {
         }
     }
 }
+
+/// A refused edit keeps its diagnostics for the UI.
+pub(crate) fn edit_err(e: skillc::edit::Error) -> StudioError {
+    match e {
+        skillc::edit::Error::Refused(diags) => StudioError {
+            kind: "invalid",
+            message: "the edit would leave errors; nothing was written".into(),
+            diagnostics: diags.iter().map(Diag::from).collect(),
+        },
+        skillc::edit::Error::Invalid(why) => StudioError::new("invalid", why),
+        e @ skillc::edit::Error::Io { .. } => io_err(e),
+    }
+}
+
+pub(crate) fn io_err(e: impl std::fmt::Display) -> StudioError {
+    StudioError::new("io", e.to_string())
+}

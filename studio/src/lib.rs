@@ -3,6 +3,7 @@
 //! diagnostics}` so it can link each diagnostic to its file and line.
 
 pub mod error;
+pub mod form;
 pub mod relations;
 pub mod review;
 pub mod session;
@@ -154,8 +155,8 @@ fn save_file(
 }
 
 #[tauri::command]
-fn decompose(text: String) -> session::Parts {
-    session::decompose(&text)
+fn decompose(text: String) -> form::Parts {
+    form::decompose(&text)
 }
 
 #[tauri::command]
@@ -164,7 +165,7 @@ fn set_field(
     field: String,
     value: Option<serde_json::Value>,
 ) -> Result<String, StudioError> {
-    session::set_field(&text, &field, value.as_ref())
+    form::set_field(&text, &field, value.as_ref())
 }
 
 #[tauri::command(async)]

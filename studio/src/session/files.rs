@@ -1,0 +1,337 @@
+//! Files and skills: reading, live checks of drafts, saves that never overwrite a change made
+//! on disk, creating, renaming and deleting skills, packages in and out.
+
+use std::path::Path;
+
+use serde::Serialize;
+use skillc::discover::fsio::RawFile;
+
+use super::disk::WritesOnDisk;
+use super::{hash, io_err, Session};
+use crate::error::{Diag, StudioError};
+
+/// A file as read, with the hash that a later save compares against.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileState {
+    /// Relative path.
+    pub file: String,
+    /// Text.
+    pub text: String,
+    /// sha256 of the bytes on disk.
+    pub hash: String,
+}
+
+/// The outcome of a save.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Saved {
+    /// Written; the new hash.
+    Saved {
+        /// Hash of what is now on disk.
+        hash: String,
+    },
+    /// Someone else changed the file since it was read: nothing was written.
+    Conflict {
+        /// What is on disk now.
+        disk: FileState,
+    },
+}
+
+pub(super) fn package_err(e: skillc::interop::package::Error) -> StudioError {
+    match e {
+        skillc::interop::package::Error::Invalid(d) => StudioError {
+            kind: "invalid",
+            message: "the package's skill has errors".into(),
+            diagnostics: d.iter().map(Diag::from).collect(),
+        },
+        other => StudioError::new("request", other.to_string()),
+    }
+}
+
+/// Writes through a temporary file and a rename, so a crash never leaves half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
+    // The compiler's one atomic writer: temporary file beside it, synced, renamed.
+    skillc::edit::write_atomic(path, bytes).map_err(io_err)
+}
+
+/// Replaces (or adds) the `name:` line of a frontmatter.
+pub(super) fn rename_in_frontmatter(text: &str, name: &str) -> String {
+    let mut out = Vec::new();
+    let mut replaced = false;
+    for (i, line) in text.lines().enumerate() {
+        if !replaced && i > 0 && line.starts_with("name:") {
+            out.push(format!("name: {name}"));
+            replaced = true;
+        } else {
+            out.push(line.to_string());
+        }
+        if i == 0 && line.trim_end() == "---" && !text.contains("\nname:") {
+            out.push(format!("name: {name}"));
+            replaced = true;
+        }
+    }
+    out.join("\n") + "\n"
+}
+
+impl Session {
+    /// Reads a file of the workspace.
+    pub fn read(&self, rel: &str) -> Result<FileState, StudioError> {
+        let path = self.inside(rel)?;
+        let bytes = std::fs::read(&path).map_err(io_err)?;
+        Ok(FileState {
+            file: rel.to_string(),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            hash: hash(&bytes),
+        })
+    }
+
+    /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved).
+    pub fn check_draft(&self, rel: &str, text: &str) -> Result<Vec<Diag>, StudioError> {
+        self.inside(rel)?;
+        let report = self.check_with(&[RawFile::new(rel, text.as_bytes())])?;
+        Ok(report.diagnostics.iter().map(Diag::from).collect())
+    }
+
+    /// Saves `text` to `rel` atomically, unless the file changed on disk since it was read
+    /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
+    /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
+    pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
+        let _written = WritesOnDisk(&self.disk, Some(rel));
+        let path = self.inside(rel)?;
+        if let Some(base) = base {
+            if let Ok(disk) = self.read(rel) {
+                if disk.hash != base {
+                    return Ok(Saved::Conflict { disk });
+                }
+            }
+        }
+        // Known before the rename: the watcher may report it before `write_atomic` returns.
+        let digest = hash(text.as_bytes());
+        self.disk.saved(rel, digest.clone());
+        write_atomic(&path, text.as_bytes())?;
+        Ok(Saved::Saved { hash: digest })
+    }
+
+    /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
+    pub fn create_skill(&self, parent: &str, name: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let folder = if parent.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}/{name}", parent.trim_end_matches('/'))
+        };
+        let dir = self.inside(&folder)?;
+        if dir.exists() {
+            return Err(StudioError::new(
+                "request",
+                format!("`{folder}` already exists"),
+            ));
+        }
+        let rel = format!("{folder}/SKILL.md");
+        std::fs::create_dir_all(&dir).map_err(io_err)?;
+        write_atomic(
+            &dir.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: What this skill does and when to use it.\n---\n# Instructions\n\n").as_bytes(),
+        )?;
+        Ok(rel)
+    }
+
+    /// Renames a skill: its folder and its `name`.
+    pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let file = self.inside(rel)?;
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        let target = dir.with_file_name(new_name);
+        let new_rel_dir = target
+            .strip_prefix(&self.root)
+            .map_err(io_err)?
+            .to_string_lossy()
+            .into_owned();
+        self.inside(&new_rel_dir)?;
+        if target.exists() {
+            return Err(StudioError::new(
+                "request",
+                format!("`{new_rel_dir}` already exists"),
+            ));
+        }
+        let text = std::fs::read_to_string(&file).map_err(io_err)?;
+        let renamed = rename_in_frontmatter(&text, new_name);
+        std::fs::rename(dir, &target).map_err(io_err)?;
+        write_atomic(&target.join("SKILL.md"), renamed.as_bytes())?;
+        Ok(format!("{new_rel_dir}/SKILL.md"))
+    }
+
+    /// Deletes a skill's folder.
+    pub fn delete_skill(&self, rel: &str) -> Result<(), StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let file = self.inside(rel)?;
+        if file
+            .file_name()
+            .is_none_or(|n| n != "SKILL.md" && n != "skill.md")
+        {
+            return Err(StudioError::new(
+                "request",
+                "only skill folders can be deleted",
+            ));
+        }
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        std::fs::remove_dir_all(dir).map_err(io_err)
+    }
+
+    /// Packs a skill into `.skillc/packages/<name>.zip` inside the workspace.
+    pub fn export_package(&self, rel: &str) -> Result<String, StudioError> {
+        let file = self.inside(rel)?;
+        let dir = file
+            .parent()
+            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let out_dir = self.cache_dir()?.join("packages");
+        std::fs::create_dir_all(&out_dir).map_err(io_err)?;
+        let out = out_dir.join(format!("{name}.zip"));
+        skillc::interop::package::pack(dir, &out, false).map_err(package_err)?;
+        Ok(out.display().to_string())
+    }
+
+    /// Unpacks a ZIP package into the workspace (checked before anything is written).
+    pub fn import_package(&self, archive: &str) -> Result<String, StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let limits = skillc::interop::package::Limits::default();
+        let u = skillc::interop::package::unpack(Path::new(archive), &self.root, false, &limits)
+            .map_err(package_err)?;
+        let dir = u.dir.strip_prefix(&self.root).map_err(io_err)?;
+        Ok(format!("{}/SKILL.md", dir.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+
+    #[test]
+    fn a_link_out_of_the_workspace_is_neither_read_nor_written_through() {
+        let (d, s) = sample();
+        let elsewhere = d.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("SKILL.md"), "private\n").unwrap();
+        let ws = d.path().join("ws");
+        std::os::unix::fs::symlink(&elsewhere, ws.join("public/escape")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("gone"), ws.join("dangling")).unwrap();
+        let err = s.read("public/escape/SKILL.md").unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        let err = s.save("public/escape/new.md", "x", None).unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        let err = s.save("dangling", "x", None).unwrap_err();
+        assert_eq!(err.kind, "outside", "{}", err.message);
+        assert!(!elsewhere.join("new.md").exists());
+        assert!(!elsewhere.join("gone").exists());
+        assert_eq!(
+            std::fs::read_to_string(elsewhere.join("SKILL.md")).unwrap(),
+            "private\n"
+        );
+        // A link that stays inside is fine.
+        std::os::unix::fs::symlink(ws.join("public"), ws.join("alias")).unwrap();
+        assert!(s
+            .read(&format!("alias/{}", &DEMO["public/".len()..]))
+            .is_ok());
+    }
+
+    #[test]
+    fn a_draft_gets_live_diagnostics_without_being_saved() {
+        let (_d, s) = sample();
+        let before = s.read(DEMO).unwrap();
+        let draft = before
+            .text
+            .replace("dependencies: []", "")
+            .replace("priority: 1", "priority: first");
+        let diags = s.check_draft(DEMO, &draft).unwrap();
+        let d = diags
+            .iter()
+            .find(|d| d.file == DEMO && d.code == "W116")
+            .expect("the new warning: `priority: first` is not skillc's shape");
+        assert_eq!(d.line, 7);
+        assert_eq!(s.read(DEMO).unwrap(), before);
+    }
+
+    #[test]
+    fn saves_are_atomic_and_never_overwrite_a_change_made_on_disk() {
+        let (_d, s) = sample();
+        let mine = s.read(DEMO).unwrap();
+        // Someone else edits the file.
+        std::fs::write(
+            s.root().join(DEMO),
+            mine.text.replace("Offer a demo", "Propose a demo"),
+        )
+        .unwrap();
+        let edited = mine.text.replace("Offer a demo", "Suggest a demo");
+        match s.save(DEMO, &edited, Some(&mine.hash)).unwrap() {
+            Saved::Conflict { disk } => assert!(disk.text.contains("Propose a demo")),
+            other => panic!("expected a conflict, got {other:?}"),
+        }
+        assert!(s.read(DEMO).unwrap().text.contains("Propose a demo"));
+        // The user chooses to keep theirs.
+        assert!(matches!(
+            s.save(DEMO, &edited, None).unwrap(),
+            Saved::Saved { .. }
+        ));
+        assert!(s.read(DEMO).unwrap().text.contains("Suggest a demo"));
+        assert!(!s
+            .root()
+            .join("public/response_ending/demo_offer/.SKILL.md.studio.tmp")
+            .exists());
+    }
+
+    #[test]
+    fn skills_are_created_renamed_and_deleted() {
+        let (_d, s) = sample();
+        let file = s.create_skill("public/assistant", "farewell").unwrap();
+        assert!(s
+            .overview()
+            .unwrap()
+            .skills
+            .iter()
+            .any(|r| r.name == "farewell"));
+        let renamed = s.rename_skill(&file, "goodbye").unwrap();
+        assert_eq!(renamed, "public/assistant/goodbye/SKILL.md");
+        assert!(s.read(&renamed).unwrap().text.contains("name: goodbye"));
+        s.delete_skill(&renamed).unwrap();
+        assert!(!s
+            .overview()
+            .unwrap()
+            .skills
+            .iter()
+            .any(|r| r.name == "goodbye"));
+        assert_eq!(
+            s.create_skill("public/assistant", "greeting")
+                .unwrap_err()
+                .kind,
+            "request"
+        );
+    }
+
+    #[test]
+    fn skills_export_to_packages_and_import_back() {
+        let (_d, s) = sample();
+        let zip = s
+            .export_package("public/tools/mermaid-diagram/SKILL.md")
+            .unwrap();
+        assert!(zip.ends_with(".skillc/packages/mermaid-diagram.zip"));
+        s.delete_skill("public/tools/mermaid-diagram/SKILL.md")
+            .unwrap();
+        let file = s.import_package(&zip).unwrap();
+        assert_eq!(file, "mermaid-diagram/SKILL.md");
+        assert!(s
+            .read("mermaid-diagram/package.yaml")
+            .unwrap()
+            .text
+            .contains("untrusted"));
+        assert_eq!(s.import_package(&zip).unwrap_err().kind, "request");
+    }
+}

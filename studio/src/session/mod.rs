@@ -1,0 +1,440 @@
+//! The studio's logic, free of Tauri: one open workspace and what the content team does with
+//! it. Every path the UI sends is relative to the workspace and checked to stay inside it.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use skillc::discover::fsio::RawFile;
+use skillc::model::Scope;
+
+mod disk;
+mod files;
+mod preview;
+#[cfg(test)]
+mod testing;
+mod toggles;
+
+use crate::error::{edit_err, io_err};
+pub use crate::error::{Diag, StudioError};
+pub use disk::DiskWatch;
+use disk::{Reader, Seen};
+pub use files::{write_atomic, FileState, Saved};
+pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
+pub use toggles::{ToggleChange, Toggles};
+
+/// A skill in the browser list.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SkillRow {
+    /// Its SKILL.md, relative to the workspace.
+    pub file: String,
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Category (empty when none).
+    pub category: String,
+    /// Client id, empty for global skills.
+    pub client: String,
+    /// Description.
+    pub description: String,
+}
+
+/// What the studio shows of a workspace.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Overview {
+    /// The workspace folder.
+    pub root: String,
+    /// Its skills.
+    pub skills: Vec<SkillRow>,
+    /// Client ids.
+    pub clients: Vec<String>,
+    /// Locales.
+    pub locales: Vec<String>,
+    /// Tiers.
+    pub tiers: Vec<String>,
+    /// Consumers.
+    pub consumers: Vec<String>,
+    /// Category ids.
+    pub categories: Vec<String>,
+    /// Every frontmatter field the compiler knows (the form offers these).
+    pub fields: Vec<&'static str>,
+    /// The check's errors (the skill list marks their files). Warnings are counted only: the
+    /// editor shows each file's own, and a large workspace has thousands (3,497 on the
+    /// reference workload, 1.9 MB of the overview's JSON on every save).
+    pub diagnostics: Vec<Diag>,
+    /// Warnings of the check.
+    pub warnings: usize,
+}
+
+/// The errors among `diagnostics`, for the UI.
+fn errors_of(diagnostics: &[skillc::Diagnostic]) -> Vec<Diag> {
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == skillc::diagnostic::Severity::Error)
+        .map(Diag::from)
+        .collect()
+}
+
+/// sha256 hex.
+fn hash(bytes: &[u8]) -> String {
+    skillc::digest::hash(bytes)
+}
+
+/// One open workspace.
+pub struct Session {
+    root: PathBuf,
+    /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
+    builds: std::sync::Mutex<skillc::pipeline::Session>,
+    /// Checks (the overview, a draft as the user types) read and parse only what changed.
+    checks: std::sync::Mutex<Checks>,
+    /// Whether the folder changed since the last check (its watcher and our writes say so).
+    disk: std::sync::Arc<DiskWatch>,
+}
+
+/// Checks of the workspace: what the next one may take from the earlier ones.
+#[derive(Debug, Default)]
+struct Checks {
+    /// Files read and skills parsed.
+    cache: skillc::parse::load::LoadCache,
+    /// The last check of the files as they are on disk (no drafts): served again while the
+    /// watcher reports no change (a save asks for the overview, the tests and the preview's
+    /// budget, each a check of the same files).
+    last: Option<skillc::CheckReport>,
+}
+
+impl Session {
+    /// Opens a workspace folder.
+    pub fn open(root: &Path) -> Result<Session, StudioError> {
+        let root = root.canonicalize().map_err(|e| {
+            StudioError::new("io", format!("cannot open `{}`: {e}", root.display()))
+        })?;
+        if !root.is_dir() {
+            return Err(StudioError::new(
+                "io",
+                format!("`{}` is not a folder", root.display()),
+            ));
+        }
+        Ok(Session {
+            root,
+            builds: Default::default(),
+            checks: Default::default(),
+            disk: std::sync::Arc::new(DiskWatch {
+                watching: false.into(),
+                since: std::sync::Mutex::new([Seen::Anything, Seen::Anything]),
+                saved: Default::default(),
+            }),
+        })
+    }
+
+    /// The workspace folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where the studio's artifacts live (a hidden folder the compiler skips).
+    pub fn artifact(&self) -> PathBuf {
+        self.root.join(".skillc").join("studio.db")
+    }
+
+    /// `.skillc/`, created with a `.gitignore` of `*` so that git never offers the studio's
+    /// artifacts and packages for a commit.
+    fn cache_dir(&self) -> Result<PathBuf, StudioError> {
+        let dir = self.root.join(".skillc");
+        std::fs::create_dir_all(&dir).map_err(io_err)?;
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            write_atomic(&ignore, b"*\n")?;
+        }
+        Ok(dir)
+    }
+
+    fn previous(&self) -> PathBuf {
+        self.root.join(".skillc").join("previous.db")
+    }
+
+    /// A path inside the workspace, or an error: no absolute paths, no `..`, and no symbolic
+    /// link on the way that leads out of the workspace (the compiler's rule for links), so
+    /// nothing is read or written outside through a link.
+    pub fn inside(&self, rel: &str) -> Result<PathBuf, StudioError> {
+        let p = Path::new(rel);
+        let ok = !rel.is_empty() && p.components().all(|c| matches!(c, Component::Normal(_)));
+        let outside = || {
+            StudioError::new(
+                "outside",
+                format!("`{rel}` is not a path inside the workspace"),
+            )
+        };
+        if !ok {
+            return Err(outside());
+        }
+        let full = self.root.join(p);
+        // The deepest part of the path that exists (a link counts, even a dangling one) is
+        // resolved; what lies below it does not exist yet, so holds no link.
+        let mut existing = full.as_path();
+        while existing.symlink_metadata().is_err() {
+            existing = existing.parent().ok_or_else(outside)?;
+        }
+        let real = existing.canonicalize().map_err(|_| outside())?;
+        if !real.starts_with(&self.root) {
+            return Err(StudioError::new(
+                "outside",
+                format!("`{rel}` leads outside the workspace through a symbolic link"),
+            ));
+        }
+        Ok(full)
+    }
+
+    fn check(&self) -> Result<skillc::CheckReport, StudioError> {
+        self.check_with(&[])
+    }
+
+    /// The watcher's view of the folder, for it to report changes to.
+    pub fn disk(&self) -> std::sync::Arc<DiskWatch> {
+        self.disk.clone()
+    }
+
+    fn check_with(&self, drafts: &[RawFile]) -> Result<skillc::CheckReport, StudioError> {
+        let mut checks = self.checks.lock().map_err(io_err)?;
+        // A check between changes on disk does not walk the folder again: it reads again only
+        // the files that changed, or serves the last check when none did.
+        match self.disk.look(Reader::Checks) {
+            Seen::Files(files) if files.is_empty() => {
+                if let (true, Some(last)) = (drafts.is_empty(), &checks.last) {
+                    return Ok(last.clone());
+                }
+                checks.cache.assume_unchanged();
+            }
+            Seen::Files(files) => {
+                checks.last = None;
+                checks.cache.assume_changed_only(files);
+            }
+            Seen::Anything => checks.last = None,
+        }
+        let options = skillc::CheckOptions::default();
+        let report =
+            skillc::workspace_check::check_cached(&self.root, &options, &mut checks.cache, drafts)
+                .map_err(io_err)?;
+        if drafts.is_empty() {
+            checks.last = Some(report.clone());
+        }
+        Ok(report)
+    }
+
+    /// The skills, configuration and diagnostics.
+    pub fn overview(&self) -> Result<Overview, StudioError> {
+        let report = self.check()?;
+        let ws = &report.workspace;
+        Ok(Overview {
+            root: self.root.display().to_string(),
+            skills: ws
+                .skills
+                .iter()
+                .map(|s| SkillRow {
+                    file: s.file.clone(),
+                    name: s.name.clone(),
+                    namespace: s.namespace.clone(),
+                    category: s.category.clone().unwrap_or_default(),
+                    client: match &s.scope {
+                        Scope::Client(c) => c.clone(),
+                        Scope::Global => String::new(),
+                    },
+                    description: s.frontmatter.description.clone().unwrap_or_default(),
+                })
+                .collect(),
+            clients: ws.clients.keys().cloned().collect(),
+            locales: ws.config.locales.clone(),
+            tiers: ws.config.tiers.iter().map(|t| t.name.clone()).collect(),
+            consumers: ws.config.consumers.keys().cloned().collect(),
+            categories: ws.categories.keys().cloned().collect(),
+            fields: skillc::model::fields::known_names().collect(),
+            diagnostics: errors_of(&report.diagnostics),
+            warnings: report.warning_count(),
+        })
+    }
+
+    /// What the skill at `rel` is tied to (the relations panel).
+    pub fn relations(&self, rel: &str) -> Result<crate::relations::Relations, StudioError> {
+        self.inside(rel)?;
+        let report = self.check()?;
+        crate::relations::of(&report.workspace, rel)
+            .ok_or_else(|| StudioError::new("request", format!("`{rel}` is not a skill")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{sample, DEMO};
+    use super::*;
+
+    #[test]
+    fn checks_and_builds_read_again_the_files_the_watcher_names() {
+        const OTHER: &str = "public/assistant/greeting/SKILL.md";
+        let (_d, s) = sample();
+        s.disk().watching();
+        assert!(s.build(None).unwrap().written);
+        let description = |s: &Session, file: &str| {
+            let report = s.check().unwrap();
+            let skill = report.workspace.skills.iter().find(|k| k.file == file);
+            skill.unwrap().frontmatter.description.clone().unwrap()
+        };
+        let other = description(&s, OTHER);
+        let rewrite = |file: &str, to: &str| {
+            let text = std::fs::read_to_string(s.root().join(file)).unwrap();
+            let old = description(&s, file);
+            std::fs::write(s.root().join(file), text.replacen(&old, to, 1)).unwrap();
+        };
+        rewrite(DEMO, "Named by the watcher.");
+        rewrite(OTHER, "Changed behind the watcher's back.");
+        // Only DEMO is reported: both readers read it again and take every other file as the
+        // last look read it (a walk would have seen OTHER change too).
+        s.disk().files_changed([DEMO.to_string()]);
+        assert_eq!(description(&s, DEMO), "Named by the watcher.");
+        assert_eq!(description(&s, OTHER), other);
+        assert!(s.build(None).unwrap().written);
+        let catalog = s.preview(&PreviewRequest::default()).unwrap().catalog.text;
+        assert!(catalog.contains("Named by the watcher."));
+        assert!(!catalog.contains("behind the watcher's back"));
+        // A change it cannot name makes both walk.
+        s.disk().changed();
+        assert_eq!(description(&s, OTHER), "Changed behind the watcher's back.");
+    }
+
+    #[test]
+    fn a_check_is_served_again_until_the_disk_changes() {
+        let (_d, s) = sample();
+        s.disk().watching();
+        let description = |s: &Session| {
+            let report = s.check().unwrap();
+            let demo = report.workspace.skills.iter().find(|k| k.file == DEMO);
+            demo.unwrap().frontmatter.description.clone().unwrap()
+        };
+        let before = description(&s);
+        let text = std::fs::read_to_string(s.root().join(DEMO)).unwrap();
+        let edited = text.replacen(&before, "Edited behind the watcher's back.", 1);
+        std::fs::write(s.root().join(DEMO), edited).unwrap();
+        // No change reported: the last check is the answer (the watcher reports every change
+        // the studio does not make itself).
+        assert_eq!(description(&s), before);
+        // A draft is checked, and does not become the disk's answer.
+        let draft = RawFile::new(DEMO, text.replacen(&before, "A draft.", 1).into_bytes());
+        let drafted = s.check_with(&[draft]).unwrap();
+        let demo = drafted.workspace.skills.iter().find(|k| k.file == DEMO);
+        assert_eq!(
+            demo.unwrap().frontmatter.description.as_deref(),
+            Some("A draft.")
+        );
+        assert_eq!(description(&s), before);
+        s.disk().changed();
+        assert_eq!(description(&s), "Edited behind the watcher's back.");
+    }
+
+    #[test]
+    fn checks_between_changes_skip_the_walk_yet_see_every_change_they_are_told_of() {
+        let (d, s) = sample();
+        let ws = d.path().join("ws");
+        s.disk().watching();
+        let has = |name: &str| s.overview().unwrap().skills.iter().any(|k| k.name == name);
+        assert!(!has("fresh-one"));
+        // A skill the watcher has not reported yet: a check in between trusts the last walk.
+        std::fs::create_dir_all(ws.join("public/fresh-one")).unwrap();
+        let skill = "---\nname: fresh-one\ndescription: New.\n---\nBody.\n";
+        std::fs::write(ws.join("public/fresh-one/SKILL.md"), skill).unwrap();
+        assert!(
+            !has("fresh-one"),
+            "the check walked although nothing was reported"
+        );
+        // Reported (what the watcher does): the next check walks and finds it.
+        s.disk().changed();
+        assert!(has("fresh-one"));
+        // The studio's own writes need no watcher: they mark the folder changed themselves.
+        let created = s.create_skill("public", "made-here").unwrap();
+        assert!(has("made-here"), "{created}");
+        let text = s
+            .read(&created)
+            .unwrap()
+            .text
+            .replace("made-here", "renamed-here");
+        s.save(&created, &text, None).unwrap();
+        assert!(has("renamed-here"));
+    }
+
+    #[test]
+    fn relations_name_variants_overrides_and_composition_both_ways() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        let file = |name: &str, client: &str| {
+            o.skills
+                .iter()
+                .find(|k| k.name == name && k.client == client)
+                .map(|k| k.file.clone())
+                .unwrap_or_else(|| panic!("no skill {name} of {client:?}"))
+        };
+        let competitors = s.relations(&file("competitors", "")).unwrap();
+        assert!(
+            competitors
+                .variants
+                .iter()
+                .any(|v| v.link.name == "competitors_aware"
+                    && v.when == ["flag competitors.names is set"]),
+            "{:?}",
+            competitors.variants
+        );
+        let aware = s.relations(&file("competitors_aware", "")).unwrap();
+        assert_eq!(
+            aware.variant_of.as_ref().map(|l| l.name.as_str()),
+            Some("competitors")
+        );
+        let pricing = s.relations(&file("pricing", "")).unwrap();
+        assert!(pricing
+            .overridden_by
+            .iter()
+            .any(|l| l.client == "ibanfirst.com"));
+        let theirs = s.relations(&file("pricing", "ibanfirst.com")).unwrap();
+        assert_eq!(
+            theirs.overrides.and_then(|l| l.file),
+            Some(file("pricing", ""))
+        );
+        let demo = s.relations(&file("demo_offer", "")).unwrap();
+        let toggled: Vec<&str> = demo.toggled_by.iter().map(|t| t.client.as_str()).collect();
+        assert!(toggled.contains(&"example.com"), "{toggled:?}");
+        // Every link one way shows up the other way.
+        let mut seen = 0;
+        for k in &o.skills {
+            let r = s.relations(&k.file).unwrap();
+            for l in r.uses.dependencies.iter().filter_map(|l| l.file.as_ref()) {
+                seen += 1;
+                let back = s.relations(l).unwrap();
+                assert!(back
+                    .used_by
+                    .dependencies
+                    .iter()
+                    .any(|b| b.file.as_ref() == Some(&k.file)));
+            }
+        }
+        assert!(seen > 0, "the sample has dependencies to follow back");
+        assert_eq!(s.relations("workspace.yaml").unwrap_err().kind, "request");
+    }
+
+    #[test]
+    fn overview_lists_skills_by_scope_with_diagnostics() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        assert!(o
+            .skills
+            .iter()
+            .any(|r| r.name == "pricing-uk" && r.client == "ibanfirst.com"));
+        assert!(o.clients.contains(&"hyperline.co".to_string()));
+        // The sample has warnings and no errors: the count comes, the list stays empty.
+        assert!(o.warnings > 0);
+        assert!(o.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn paths_outside_the_workspace_are_refused() {
+        let (_d, s) = sample();
+        for bad in ["../x", "/etc/passwd", "a/../../b", ""] {
+            assert_eq!(s.read(bad).unwrap_err().kind, "outside", "{bad}");
+        }
+    }
+}

@@ -1,0 +1,527 @@
+//! Building and looking at the result: the build, what a client sees (catalog, prompt and
+//! budget), the test cases, review and publish, and what changed since the previous build.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use skillc_runtime::{Artifact, BundleRef, Context, Format};
+
+use super::disk::{Reader, Seen};
+use super::{errors_of, io_err, Session};
+use crate::error::{Diag, StudioError};
+
+/// What a build did.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct BuildSummary {
+    /// Whether the artifact was written.
+    pub written: bool,
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// The errors that stopped the build (warnings are counted only, as in [`Overview`]).
+    pub diagnostics: Vec<Diag>,
+    /// Bundles built.
+    pub bundles: usize,
+    /// Bytes of the artifact.
+    pub bytes: u64,
+    /// Its release label: the workspace's commit (`-dirty` with changes), when it is in git.
+    pub release: Option<String>,
+}
+
+/// The catalog as a preview answers it: whole, or without its text and skills when it is the
+/// `known` one (by digest); with its digest either way.
+pub(super) fn catalog_answer(
+    catalog: &skillc_runtime::Catalog,
+    known: &str,
+) -> (skillc_runtime::Catalog, String, bool) {
+    let skills = serde_json::to_string(&catalog.skills).unwrap_or_default();
+    let digest = skillc::digest::hash(format!("{}\0{skills}", catalog.text).as_bytes());
+    if digest == known {
+        let kept = skillc_runtime::Catalog {
+            text: String::new(),
+            skills: Vec::new(),
+            ..catalog.clone()
+        };
+        return (kept, digest, true);
+    }
+    (catalog.clone(), digest, false)
+}
+
+/// A preview request.
+#[derive(Debug, Clone, Default, serde::Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct PreviewRequest {
+    /// Client (empty: global).
+    pub client: String,
+    /// Locale (empty: default).
+    pub locale: String,
+    /// Tier (empty: default).
+    pub tier: String,
+    /// Consumer (empty: none).
+    pub consumer: String,
+    /// Page URL (empty: none).
+    pub page_url: String,
+    /// Turn (empty: none).
+    pub turn: String,
+    /// Selected skills: names or SK ids.
+    pub selected: Vec<String>,
+    /// Catalog format.
+    pub format: String,
+    /// Other context values (`company`, `<skill>_availability`, …) as `(key, value)`.
+    pub context: Vec<(String, String)>,
+    /// The `catalog_digest` of the catalog the page shows (empty: none). When the catalog is
+    /// still that one, its text and skills are left out of the answer: a 1,000-skill catalog
+    /// is most of an 800 KB answer, and a body edit does not change it.
+    pub known_catalog: String,
+}
+
+/// The workspace's test cases (`tests/*.yaml`) run against the last build.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct TestRun {
+    /// Each case with what did not hold (empty: it passed).
+    pub outcomes: Vec<skillc::cases::Outcome>,
+    /// Problems of the case files (unknown keys, clients, skills); their cases do not run.
+    pub problems: Vec<Diag>,
+}
+
+/// What a client sees.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Preview {
+    /// The catalog (without its text and skills when `catalog_kept`).
+    pub catalog: skillc_runtime::Catalog,
+    /// A digest of the catalog's text and skills, for the next request's `known_catalog`.
+    pub catalog_digest: String,
+    /// The catalog is the one the request named as known: its text and skills are left out.
+    pub catalog_kept: bool,
+    /// The prompt for the selection.
+    pub prompt: skillc_runtime::Prompt,
+    /// Tokens of each skill's part of the prompt, by selectable name.
+    pub skill_tokens: std::collections::BTreeMap<String, u32>,
+    /// The catalog against its tier's budget.
+    pub budget: BudgetMeter,
+}
+
+/// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct BudgetMeter {
+    /// Tokens of the catalog as previewed (consumer and context applied).
+    pub tokens: u32,
+    /// Its characters.
+    pub chars: usize,
+    /// The tier's `catalog_token_budget`, if it has one.
+    pub budget: Option<u64>,
+    /// The budget level the build cut the catalog to (`''`: nothing was cut).
+    pub level: String,
+    /// What the build cut to meet the budget, in words.
+    pub cut: Option<String>,
+}
+
+impl Session {
+    /// Builds the artifact (keeping the previous one for [`Session::diff`]).
+    pub fn build(
+        &self,
+        progress: Option<&skillc::pipeline::Progress>,
+    ) -> Result<BuildSummary, StudioError> {
+        // One build at a time, from its first step (the diff's files below) to its last: the
+        // studio's other commands run meanwhile.
+        // A build that panicked has left nothing half-updated worth keeping: start over.
+        let mut builds = self.builds.lock().unwrap_or_else(|poisoned| {
+            self.builds.clear_poison();
+            let mut fresh = poisoned.into_inner();
+            *fresh = Default::default();
+            fresh
+        });
+        let out = self.artifact();
+        self.cache_dir()?;
+        // The artifact as it is now becomes the diff's "before" once this build replaces it.
+        // A hard link keeps it (the build swaps a new file in by rename) without copying it.
+        let before = self.root.join(".skillc").join("before.db");
+        let _ = std::fs::remove_file(&before);
+        let kept = out.exists() && std::fs::hard_link(&out, &before).is_ok();
+        // Labelled as `skillc build --release-label git` would (none outside git), so the
+        // studio says which commit, and whether edits on top of it, its preview shows. The
+        // label's `git status` runs beside the build's first phases.
+        let label = std::sync::Mutex::new(None);
+        let git_label = || {
+            let found = skillc::release::git_label(&self.root).ok();
+            *label.lock().unwrap_or_else(|e| e.into_inner()) = found.clone();
+            found
+        };
+        let options = skillc::pipeline::BuildOptions {
+            jobs: None,
+            progress,
+            release: None,
+            release_from: Some(&git_label),
+            clients_per_batch: None,
+        };
+        // Between changes on disk, the build reads again only the files that changed.
+        if let Seen::Files(files) = self.disk.look(Reader::Builds) {
+            builds.assume_changed_only(files);
+        }
+        let report =
+            skillc::pipeline::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
+        // Only a build that wrote a new artifact moves the diff on.
+        if kept && report.stats.is_some() && !report.unchanged {
+            std::fs::rename(&before, self.previous()).map_err(io_err)?;
+        } else {
+            let _ = std::fs::remove_file(&before);
+        }
+        let errors = report.error_count();
+        Ok(BuildSummary {
+            written: report.stats.is_some(),
+            errors,
+            warnings: report.diagnostics.len() - errors,
+            diagnostics: errors_of(&report.diagnostics),
+            bundles: report.stats.as_ref().map_or(0, |s| s.bundles),
+            bytes: report.stats.as_ref().map_or(0, |s| s.bytes),
+            release: label.into_inner().unwrap_or_else(|e| e.into_inner()),
+        })
+    }
+
+    /// The catalog and the prompt a client sees, from the last build.
+    pub fn preview(&self, r: &PreviewRequest) -> Result<Preview, StudioError> {
+        let a = Artifact::open(self.artifact())
+            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+        let opt = |s: &str| (!s.is_empty()).then_some(s.to_string());
+        let (client, locale, tier, consumer) = (
+            opt(&r.client),
+            opt(&r.locale),
+            opt(&r.tier),
+            opt(&r.consumer),
+        );
+        let bundle = BundleRef {
+            client: client.as_deref(),
+            locale: locale.as_deref(),
+            tier: tier.as_deref(),
+        };
+        let mut pairs = Vec::new();
+        if !r.page_url.is_empty() {
+            pairs.push(("page_url", r.page_url.as_str()));
+        }
+        if !r.turn.is_empty() {
+            pairs.push(("turn", r.turn.as_str()));
+        }
+        pairs.extend(r.context.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::new("request", e))?;
+        let format = Format::parse(&r.format).unwrap_or(Format::Markdown);
+        let req = |e: skillc_runtime::Error| StudioError::new("request", e.to_string());
+        let catalog = a
+            .catalog(&bundle, consumer.as_deref(), &ctx, format)
+            .map_err(req)?;
+        let picked: Vec<&str> = r
+            .selected
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .collect();
+        let prompt = a
+            .prompt(&bundle, consumer.as_deref(), &ctx, &picked)
+            .map_err(req)?;
+        let b = a.bundle(&bundle).map_err(req)?;
+        let skill_tokens = prompt
+            .skills
+            .iter()
+            .filter_map(|s| b.find(&s.name).map(|k| (s.name.clone(), k.prompt_tokens)))
+            .collect();
+        let markdown = a
+            .catalog(&bundle, consumer.as_deref(), &ctx, Format::Markdown)
+            .map_err(req)?;
+        let budget = BudgetMeter {
+            tokens: markdown.tokens,
+            chars: markdown.text.chars().count(),
+            budget: a.catalog_budget(&markdown.tier),
+            level: b.catalog_level().to_string(),
+            cut: b.catalog_cut(),
+        };
+        let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
+        Ok(Preview {
+            catalog,
+            catalog_digest,
+            catalog_kept,
+            prompt,
+            skill_tokens,
+            budget,
+        })
+    }
+
+    /// Runs the workspace's test cases against the last build.
+    pub fn test_cases(&self) -> Result<TestRun, StudioError> {
+        let report = self.check()?;
+        let (cases, problems) = skillc::cases::load(&self.root, &report.workspace);
+        let problems: Vec<Diag> = problems.iter().map(Diag::from).collect();
+        if cases.is_empty() {
+            return Ok(TestRun {
+                outcomes: Vec::new(),
+                problems,
+            });
+        }
+        let a = Artifact::open(self.artifact())
+            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+        Ok(TestRun {
+            outcomes: cases.iter().map(|c| skillc::cases::run(&a, c)).collect(),
+            problems,
+        })
+    }
+
+    /// Every change since the last commit, and what it does to each bundle (the working tree
+    /// is built first; HEAD's build is kept in `.skillc/review/` per commit).
+    pub fn review(&self) -> Result<crate::review::Review, StudioError> {
+        let built = self.build(None)?;
+        let artifact = self.artifact();
+        let work = built.written.then_some(artifact.as_path());
+        crate::review::review(&self.root, work, &self.cache_dir()?.join("review"))
+    }
+
+    /// Commits exactly the reviewed files (see [`crate::review::publish`]).
+    pub fn publish(
+        &self,
+        token: &str,
+        files: &[String],
+        message: &str,
+    ) -> Result<String, StudioError> {
+        let cache = self.cache_dir()?.join("review");
+        crate::review::publish(&self.root, token, files, message, &cache)
+    }
+
+    /// What changed since the previous build.
+    pub fn diff(&self) -> Result<skillc::interop::diff::Diff, StudioError> {
+        let open = |p: PathBuf| {
+            Artifact::open(p)
+                .map_err(|e| StudioError::new("request", format!("build twice to compare: {e}")))
+        };
+        let (old, new) = (open(self.previous())?, open(self.artifact())?);
+        skillc::interop::diff::diff(&old, &new)
+            .map_err(|e| StudioError::new("request", e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+
+    #[test]
+    fn a_build_is_labelled_with_the_workspace_commit_when_there_is_one() {
+        let (d, s) = sample();
+        assert_eq!(s.build(None).unwrap().release, None, "not in git: no label");
+        let ws = d.path().join("ws");
+        let git = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-C"])
+                .arg(&ws)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(ok.status.success(), "{ok:?}");
+            String::from_utf8_lossy(&ok.stdout).trim().to_string()
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "skills"]);
+        let head = git(&["rev-parse", "--short", "HEAD"]);
+        let built = s.build(None).unwrap();
+        assert_eq!(built.release.as_deref(), Some(head.as_str()));
+        let a = skillc_runtime::Artifact::open(s.artifact()).unwrap();
+        assert_eq!(a.release(), Some(head.as_str()));
+    }
+
+    #[test]
+    fn review_shows_files_and_impact_and_publish_commits_exactly_the_reviewed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, first) = committed_sample(dir.path());
+        let s = Session::open(&repo.join("skills")).unwrap();
+        assert!(s.review().unwrap().files.is_empty());
+        // A description edit, a new file, and something else staged outside the workspace.
+        let uk = "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md";
+        let text = std::fs::read_to_string(s.root().join(uk)).unwrap();
+        let edited = text.replacen("description: ", "description: UK only. ", 1);
+        assert_ne!(edited, text);
+        std::fs::write(s.root().join(uk), edited).unwrap();
+        std::fs::write(s.root().join("public/README.md"), "# Public skills\n").unwrap();
+        std::fs::write(repo.join("notes.txt"), "staged by hand\n").unwrap();
+        git_in(&repo, &["add", "notes.txt"]);
+        let r = s.review().unwrap();
+        let files: Vec<(&str, &str)> = r
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.status))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                (
+                    "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md",
+                    "changed"
+                ),
+                ("public/README.md", "added")
+            ]
+        );
+        assert!(
+            r.files[0].diff.contains("+description: UK only."),
+            "{}",
+            r.files[0].diff
+        );
+        assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
+        let g = &r.impact.groups;
+        assert!(
+            g.iter()
+                .any(|g| g.change.starts_with("pricing-uk's description changed")
+                    && g.bundles
+                        .contains(&"ibanfirst.com, en, standard".to_string())),
+            "{g:#?}"
+        );
+        let bundles: Vec<&String> = g.iter().flat_map(|g| &g.bundles).collect();
+        assert!(
+            bundles.iter().all(|b| b.starts_with("ibanfirst.com")),
+            "only ibanfirst.com changes: {bundles:?}"
+        );
+        // Refused: an empty message, a stale review, a file that was not reviewed.
+        let paths: Vec<String> = r.files.iter().map(|f| f.path.clone()).collect();
+        assert!(s.publish(&r.token, &paths, " ").is_err());
+        assert!(s.publish("stale", &paths, "Say UK only").is_err());
+        assert!(s
+            .publish(&r.token, &["workspace.yaml".to_string()], "Say UK only")
+            .is_err());
+        assert_eq!(
+            git_in(&repo, &["rev-parse", "HEAD"]),
+            first,
+            "nothing committed"
+        );
+        let commit = s.publish(&r.token, &paths, "Say UK only").unwrap();
+        assert!(git_in(&repo, &["rev-parse", "HEAD"]).starts_with(&commit));
+        let committed = git_in(&repo, &["show", "--name-only", "--format=%an|%s", "HEAD"]);
+        assert_eq!(
+            committed,
+            "Content Team|Say UK only\n\nskills/clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md\nskills/public/README.md"
+        );
+        // What the user staged by hand is still staged, and not in the commit.
+        assert_eq!(
+            git_in(&repo, &["diff", "--cached", "--name-only"]),
+            "notes.txt"
+        );
+        assert!(
+            s.review().unwrap().files.is_empty(),
+            "the workspace is clean"
+        );
+    }
+
+    #[test]
+    fn the_sample_cases_pass_and_a_broken_one_fails_by_name() {
+        let (_d, s) = sample();
+        s.build(None).unwrap();
+        let run = s.test_cases().unwrap();
+        assert!(
+            run.outcomes.len() >= 9 && run.problems.is_empty(),
+            "{run:?}"
+        );
+        assert!(
+            run.outcomes.iter().all(|o| o.passed()),
+            "{:#?}",
+            run.outcomes
+        );
+        std::fs::write(
+            s.root().join("tests/broken.yaml"),
+            "- name: Deliberately broken\n  request: {client: hyperline.co, select: [pricing]}\n  expect: {text_contains: [\"no such words\"]}\n",
+        )
+        .unwrap();
+        s.disk().changed();
+        let run = s.test_cases().unwrap();
+        let failed: Vec<&skillc::cases::Outcome> =
+            run.outcomes.iter().filter(|o| !o.passed()).collect();
+        assert_eq!(failed.len(), 1, "{failed:#?}");
+        assert_eq!(failed[0].case.name, "Deliberately broken");
+        assert!(
+            failed[0].failures[0].contains("no such words"),
+            "{:?}",
+            failed[0].failures
+        );
+    }
+
+    #[test]
+    fn a_workspace_outside_git_is_told_how_to_make_it_a_repository() {
+        let (_d, s) = sample();
+        let r = s.review().unwrap();
+        assert!(r.not_a_repository.unwrap().contains("git init"));
+        assert!(s.publish(&r.token, &[], "x").is_err());
+    }
+
+    #[test]
+    fn a_secret_never_reaches_the_preview() {
+        let (d, s) = sample();
+        let ws = d.path().join("ws");
+        let secret = "sk-live-studio-preview-7e1f";
+        std::fs::create_dir_all(ws.join("public/api-key")).unwrap();
+        std::fs::write(
+            ws.join("public/api-key/SKILL.md"),
+            "---\nname: api-key\ndescription: Calls the billing API.\nvars:\n  API_KEY: { required: true, secret: true }\n---\nAuthenticate with {{API_KEY}}.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            ws.join("public/api-key/vars.json"),
+            format!("{{\"API_KEY\": \"{secret}\"}}"),
+        )
+        .unwrap();
+        s.build(None).unwrap();
+        let p = s
+            .preview(&PreviewRequest {
+                selected: vec!["api-key".into()],
+                format: "markdown".into(),
+                ..PreviewRequest::default()
+            })
+            .unwrap();
+        let shown = serde_json::to_string(&p).unwrap();
+        assert!(shown.contains("Authenticate with {{API_KEY}}."), "{shown}");
+        assert!(!shown.contains(secret), "the preview shows the secret");
+    }
+
+    #[test]
+    fn build_preview_and_diff_show_what_a_client_sees() {
+        let (_d, s) = sample();
+        assert!(s.build(None).unwrap().written);
+        let ignore = s.root().join(".skillc/.gitignore");
+        assert_eq!(std::fs::read_to_string(ignore).unwrap(), "*\n");
+        let req = PreviewRequest {
+            client: "hyperline.co".into(),
+            selected: vec!["competitors".into()],
+            format: "markdown".into(),
+            ..PreviewRequest::default()
+        };
+        let p = s.preview(&req).unwrap();
+        assert!(p
+            .prompt
+            .skills
+            .iter()
+            .any(|k| k.name == "competitors" && k.resolved == "competitors_battlecard"));
+        assert!(p.catalog.text.contains("| SK1 ") && !p.catalog_kept);
+        // The page names the catalog it shows: while it is the same, it is not sent again.
+        let known = PreviewRequest {
+            known_catalog: p.catalog_digest.clone(),
+            ..req.clone()
+        };
+        let again = s.preview(&known).unwrap();
+        assert!(again.catalog_kept && again.catalog.text.is_empty());
+        assert_eq!(
+            (again.catalog_digest, again.catalog.tokens),
+            (p.catalog_digest.clone(), p.catalog.tokens)
+        );
+        s.set_toggles(&[change("hyperline.co", "support", Some(false))])
+            .unwrap();
+        s.build(None).unwrap();
+        let changed = s.preview(&known).unwrap();
+        assert!(!changed.catalog_kept && !changed.catalog.text.is_empty());
+        assert_ne!(changed.catalog_digest, p.catalog_digest);
+        let d = s.diff().unwrap();
+        assert!(d
+            .bundles
+            .iter()
+            .any(|b| b.client == "hyperline.co" && b.removed == ["public.support"]));
+        let p = s
+            .preview(&PreviewRequest {
+                selected: vec!["support".into()],
+                ..req
+            })
+            .unwrap();
+        assert_eq!(p.prompt.removed[0].reason, "unknown");
+    }
+}
