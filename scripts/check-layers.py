@@ -6,8 +6,8 @@
    submodules are one unit here.
 2. The compiler's phases depend only on the layers below them:
    diagnostic, digest, release < model < discover < parse < check < resolve < render < pipeline
-   and cases < workspace_check < edit, interop, mcp. `main.rs` is above everything
-   and nothing imports it.
+   and cases < workspace_check < edit, interop, mcp. `main.rs` and its commands (`cli/`)
+   are above everything and nothing imports them.
 
 It reads `crate::…` and `super::…` paths (tests modules left out) from the files themselves:
 no build needed. Usage: check-layers.py [REPO]
@@ -21,6 +21,7 @@ LAYERS = {
     "diagnostic": 0, "codes": 0, "digest": 0, "content_digest": 0, "release": 0,
     "model": 1, "discover": 2, "parse": 3, "check": 4, "resolve": 5, "render": 6,
     "pipeline": 7, "cases": 7, "workspace_check": 8, "edit": 9, "interop": 9, "mcp": 9,
+    "cli": 10,
 }
 
 

@@ -1,0 +1,281 @@
+//! The command line's shape: every command, argument and format, as clap reads them.
+
+use std::path::PathBuf;
+
+use clap::{Subcommand, ValueEnum};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+}
+
+/// How `test` prints its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TestFormat {
+    Text,
+    Json,
+    /// JUnit XML, which CI systems show per test.
+    Junit,
+}
+
+/// How `check` and `build` print diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiagFormat {
+    Text,
+    Json,
+    /// GitHub Actions annotations (`::error file=…,line=…,col=…::…`).
+    Github,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    #[command(flatten)]
+    Workspace(WorkspaceCommand),
+    #[command(flatten)]
+    Artifact(ArtifactCommand),
+}
+
+/// Commands on a workspace, a skill or a package.
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceCommand {
+    /// Validate a workspace and print every diagnostic.
+    Check {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+        format: DiagFormat,
+        /// Apply exactly the agentskills.io rules (portability issues become errors).
+        #[arg(long)]
+        strict_spec: bool,
+        /// Print every warning in full (by default, past 50 warnings the first 20 are shown
+        /// and the rest counted by code).
+        #[arg(long)]
+        all_warnings: bool,
+        /// Print every error in full (by default, past 50 errors each distinct message is
+        /// shown once, with its count and its first places).
+        #[arg(long)]
+        all_errors: bool,
+        /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
+        /// last result, reused while every input file has the same content).
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Compile a workspace into the SQLite artifact.
+    Build {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// The artifact to write (replaced atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Worker threads (default: one per core; at most 64, or one per core if more).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// A release label stored in the artifact (`git`: the workspace's commit, short hash,
+        /// with `-dirty` when it has changes). No label by default.
+        #[arg(long, value_name = "LABEL|git")]
+        release_label: Option<String>,
+        /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
+        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+        format: DiagFormat,
+        /// Print every warning in full (by default, past 50 they are summarised).
+        #[arg(long)]
+        all_warnings: bool,
+        /// Print every error in full (by default, past 50 the same message is shown once).
+        #[arg(long)]
+        all_errors: bool,
+    },
+    /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
+    Test {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+        format: TestFormat,
+    },
+    /// Rebuild the artifact whenever the workspace changes.
+    Watch {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// The artifact to write (replaced atomically).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    #[command(
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+    )]
+    Set {
+        /// The SKILL.md to edit.
+        skill_md: PathBuf,
+        /// The field (with `--unset`: the field to remove).
+        field: Option<String>,
+        /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
+        value: Option<String>,
+        /// Remove this field.
+        #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
+        unset: Option<String>,
+    },
+    /// Set a client's toggle for a skill in clients/ID/client.yaml (only its line changes).
+    #[command(override_usage = "skillc toggle [WORKSPACE] --client ID SKILL on|off|default")]
+    Toggle {
+        /// The client.
+        #[arg(long)]
+        client: String,
+        /// WORKSPACE (default `.`) when three values are given, else SKILL.
+        #[arg(value_name = "WORKSPACE|SKILL")]
+        first: String,
+        /// SKILL, or the state when the workspace is left out.
+        #[arg(value_name = "SKILL|STATE")]
+        second: String,
+        /// `on`, `off`, or `default` (remove the toggle).
+        #[arg(value_name = "STATE")]
+        third: Option<String>,
+    },
+    /// Pack a skill folder into a ZIP package (deterministic).
+    Pack {
+        /// The skill folder.
+        skill_dir: PathBuf,
+        /// The package to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
+        #[arg(long)]
+        flat: bool,
+    },
+    /// Unpack a ZIP package into a workspace (validated before anything is written).
+    Unpack {
+        /// The package.
+        package: PathBuf,
+        /// The workspace folder to add the skill to.
+        workspace: PathBuf,
+        /// Replace a skill of the same name.
+        #[arg(long)]
+        force: bool,
+    },
+}
+
+/// Commands that read an artifact.
+#[derive(Debug, Subcommand)]
+pub enum ArtifactCommand {
+    /// Print the catalog of a bundle.
+    Catalog {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+        #[arg(long, value_name = "KEY=VALUE")]
+        context: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CatalogFormat::Markdown)]
+        format: CatalogFormat,
+    },
+    /// Assemble the answer prompt for selected skills.
+    Prompt {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply (for SK ids and hidden skills).
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Selected skills: names, qualified names or SK ids.
+        #[arg(long, value_delimiter = ',', required = true)]
+        select: Vec<String>,
+        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+        #[arg(long, value_name = "KEY=VALUE")]
+        context: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Say why a skill is, or is not, in a bundle: variant, toggle, locale, tier, catalog.
+    Explain {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The skill (name or qualified name).
+        name: String,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Serve one bundle to MCP clients (Claude Desktop, Claude Code, Cursor, …) on stdio:
+    /// tools skills_catalog and load_skills, resources skill://<name>/<path>.
+    Mcp {
+        /// The artifact (a new one renamed over it is served from the next call).
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+    },
+    /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
+    Diff {
+        /// The older artifact.
+        old: PathBuf,
+        /// The newer artifact.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Write a bundle as portable agentskills.io folders.
+    Export {
+        /// The artifact.
+        artifact: PathBuf,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The folder to write (new or empty).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+/// Which bundle of an artifact.
+#[derive(Debug, clap::Args)]
+pub struct BundleArgs {
+    /// Client id (omitted: the global bundle).
+    #[arg(long)]
+    pub client: Option<String>,
+    /// Locale (default: the workspace's default locale).
+    #[arg(long)]
+    pub locale: Option<String>,
+    /// Tier (default: the workspace's first tier).
+    #[arg(long)]
+    pub tier: Option<String>,
+}
+
+impl BundleArgs {
+    pub fn as_ref(&self) -> skillc_runtime::BundleRef<'_> {
+        skillc_runtime::BundleRef {
+            client: self.client.as_deref(),
+            locale: self.locale.as_deref(),
+            tier: self.tier.as_deref(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum CatalogFormat {
+    Xml,
+    Markdown,
+    List,
+    Json,
+}

@@ -1,0 +1,150 @@
+//! The commands over a built artifact, answered through the runtime: `catalog`, `prompt`,
+//! `explain`, `mcp`, `diff` and `export`.
+
+use std::path::Path;
+
+use super::args::{BundleArgs, CatalogFormat, CheckFormat};
+use super::{Done, Failure};
+
+pub fn export(artifact: &Path, bundle: &BundleArgs, output: &Path) -> Done {
+    let dirs = match skillc::interop::export::export(artifact, &bundle.as_ref(), output) {
+        Ok(dirs) => dirs,
+        Err(skillc::interop::export::Error::Runtime(e)) => return Err(e.into()),
+        Err(e) => return Err(Failure::usage(e)),
+    };
+    for problem in skillc::interop::export::portability_problems(output) {
+        eprintln!("warning: {problem}");
+    }
+    outln!("exported {} skills into {}", dirs.len(), output.display());
+    Ok(())
+}
+
+pub fn catalog(
+    artifact: &Path,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    context: &[String],
+    format: CatalogFormat,
+) -> Done {
+    runtime_answer(artifact, context, |a, ctx| {
+        let f = match format {
+            CatalogFormat::Xml => skillc_runtime::Format::Xml,
+            CatalogFormat::Markdown => skillc_runtime::Format::Markdown,
+            CatalogFormat::List => skillc_runtime::Format::List,
+            CatalogFormat::Json => skillc_runtime::Format::Json,
+        };
+        Ok(match format {
+            CatalogFormat::Json => {
+                let c = a.catalog(&bundle.as_ref(), consumer, ctx, f)?;
+                serde_json::to_string_pretty(&a.catalog_json(&c)).unwrap_or_default() + "\n"
+            }
+            // One catalog and the process ends: only what the text shows is read.
+            _ => {
+                let mut t = a.catalog_text(&bundle.as_ref(), consumer, ctx, f)?;
+                if !t.ends_with('\n') {
+                    t.push('\n');
+                }
+                t
+            }
+        })
+    })
+}
+
+pub fn prompt(
+    artifact: &Path,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    select: &[String],
+    context: &[String],
+    format: CheckFormat,
+) -> Done {
+    runtime_answer(artifact, context, |a, ctx| {
+        let picked: Vec<&str> = select
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let p = a.prompt(&bundle.as_ref(), consumer, ctx, &picked)?;
+        Ok(match format {
+            CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
+            CheckFormat::Text => {
+                // The text is the prompt alone; what was left out goes to stderr, so a
+                // misspelt name is never silent.
+                for r in &p.removed {
+                    eprintln!("note: `{}` left out: {}", r.name, r.words());
+                }
+                p.text.clone()
+            }
+        })
+    })
+}
+
+pub fn explain(
+    artifact: &Path,
+    name: &str,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    format: CheckFormat,
+) -> Done {
+    runtime_answer(artifact, &[], |a, _| {
+        let e = a.explain(&bundle.as_ref(), consumer, name)?;
+        Ok(match format {
+            CheckFormat::Json => serde_json::to_string_pretty(&e).unwrap_or_default() + "\n",
+            CheckFormat::Text => {
+                let mut t = format!("{}\n", e.name);
+                for line in &e.why {
+                    t.push_str(&format!("  {line}\n"));
+                }
+                t
+            }
+        })
+    })
+}
+
+pub fn mcp(artifact: &Path, bundle: BundleArgs, consumer: Option<String>) -> Done {
+    let bundle = skillc::mcp::Bundle {
+        client: bundle.client,
+        locale: bundle.locale,
+        tier: bundle.tier,
+        consumer,
+    };
+    let server = skillc::mcp::Server::open(artifact, bundle)?;
+    skillc::mcp::serve_stdio(server).map_err(Failure::usage)
+}
+
+pub fn diff(old: &Path, new: &Path, format: CheckFormat) -> Done {
+    let open = |p: &Path| skillc_runtime::Artifact::open(p).map_err(Failure::usage);
+    let (a, b) = (open(old)?, open(new)?);
+    let d = skillc::interop::diff::diff(&a, &b).map_err(Failure::usage)?;
+    match format {
+        CheckFormat::Text => out!("{}", skillc::interop::diff::render_text(&d)),
+        CheckFormat::Json => outln!("{}", serde_json::to_string_pretty(&d).unwrap_or_default()),
+    }
+    Ok(())
+}
+
+/// Opens an artifact, reads the context and prints what `answer` returns.
+fn runtime_answer(
+    artifact: &Path,
+    context: &[String],
+    answer: impl FnOnce(
+        &skillc_runtime::Artifact,
+        &skillc_runtime::Context,
+    ) -> Result<String, skillc_runtime::Error>,
+) -> Done {
+    let mut pairs = Vec::new();
+    for kv in context {
+        let pair = kv
+            .split_once('=')
+            .ok_or_else(|| Failure::usage(format!("--context takes KEY=VALUE, not `{kv}`")))?;
+        pairs.push(pair);
+    }
+    let ctx = skillc_runtime::Context::from_pairs(pairs).map_err(Failure::usage)?;
+    let a = skillc_runtime::Artifact::open(artifact).map_err(Failure::usage)?;
+    let answered = answer(&a, &ctx);
+    // The process ends here: freeing the loaded bundle and closing a read-only connection
+    // would only cost time (about a millisecond on the reference workload).
+    std::mem::forget(a);
+    out!("{}", answered?);
+    Ok(())
+}

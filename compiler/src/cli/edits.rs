@@ -1,0 +1,100 @@
+//! The commands that write into a workspace: `set`, `toggle`, `pack` and `unpack`. Each writes
+//! everything or nothing.
+
+use std::path::{Path, PathBuf};
+
+use skillc::interop::package;
+
+use super::{Done, Failure};
+
+pub fn pack(skill_dir: &Path, output: &Path, flat: bool) -> Done {
+    let n = package::pack(skill_dir, output, flat).map_err(|e| package_failure(e, skill_dir))?;
+    outln!("packed {} files into {}", n, output.display());
+    Ok(())
+}
+
+pub fn unpack(archive: &Path, workspace: &Path, force: bool) -> Done {
+    let limits = package::Limits::default();
+    let u = package::unpack(archive, workspace, force, &limits)
+        .map_err(|e| package_failure(e, archive))?;
+    outln!(
+        "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
+        u.name,
+        u.dir.display(),
+        u.files
+    );
+    Ok(())
+}
+
+pub fn set(skill_md: &Path, field: Option<&str>, value: Option<&str>, unset: Option<&str>) -> Done {
+    let (field, edit) = match (unset, field, value) {
+        (Some(f), None, None) => (f, skillc::edit::FieldEdit::Unset),
+        (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
+        _ => {
+            return Err(Failure::usage(
+                "give FIELD and YAML_VALUE, or --unset FIELD",
+            ))
+        }
+    };
+    let done = skillc::edit::set_field_in_file(skill_md, field, &edit);
+    edited(done.map(|()| skill_md.to_path_buf()))
+}
+
+/// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
+pub fn toggle(client: &str, first: &str, second: &str, third: Option<&str>) -> Done {
+    let (workspace, skill, state) = match third {
+        Some(state) => (PathBuf::from(first), second, state),
+        None => (PathBuf::from("."), first, second),
+    };
+    let toggle = match state {
+        "on" => skillc::edit::Toggle::On,
+        "off" => skillc::edit::Toggle::Off,
+        "default" => skillc::edit::Toggle::Default,
+        other => {
+            return Err(Failure::usage(format!(
+                "the state is `on`, `off` or `default`, not `{other}`"
+            )))
+        }
+    };
+    edited(skillc::edit::toggle_in_workspace(
+        &workspace, client, skill, toggle,
+    ))
+}
+
+/// What `set` and `toggle` say of their edit.
+fn edited(done: Result<PathBuf, skillc::edit::Error>) -> Done {
+    match done {
+        Ok(path) => {
+            outln!("edited {}", path.display());
+            Ok(())
+        }
+        Err(skillc::edit::Error::Refused(diags)) => {
+            eprint!("{}", skillc::render_text(&diags, ""));
+            Err(Failure::Errors(
+                "the edit would leave these problems; nothing was written".to_string(),
+            ))
+        }
+        Err(e @ skillc::edit::Error::Invalid(_)) => {
+            Err(Failure::Errors(format!("{e}; nothing was written")))
+        }
+        Err(e @ skillc::edit::Error::Io { .. }) => {
+            Err(Failure::Usage(format!("{e}; nothing was written")))
+        }
+    }
+}
+
+/// A package that could not be made or taken in: its skill's diagnostics, then why.
+fn package_failure(e: package::Error, path: &Path) -> Failure {
+    match e {
+        package::Error::Invalid(mut diags) => {
+            skillc::diagnostic::sort(&mut diags);
+            eprint!("{}", skillc::render_text(&diags, ""));
+            Failure::Errors(format!(
+                "`{}`: the skill has errors; nothing was written",
+                path.display()
+            ))
+        }
+        e @ package::Error::Refused { .. } => Failure::Errors(format!("{e}; nothing was written")),
+        e @ package::Error::Io { .. } => Failure::usage(e),
+    }
+}

@@ -1,0 +1,58 @@
+//! The commands, one module per family; each returns `Ok` or the one [`Failure`] that `main`
+//! prints and turns into the exit status (SPEC: 0 success, 1 errors in the input or a request
+//! that cannot be answered, 2 the command could not run).
+
+pub mod args;
+pub mod artifact;
+pub mod edits;
+pub mod report;
+pub mod workspace;
+
+use std::process::ExitCode;
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input has errors, or the request cannot be answered (exit 1): `error: <why>`.
+    Errors(String),
+    /// The output already said what failed (a check's diagnostics, failing cases): exit 1.
+    Reported,
+    /// The command could not run: bad arguments, an unreadable file (exit 2).
+    Usage(String),
+}
+
+impl Failure {
+    /// A failure to run, from anything that says why.
+    pub fn usage(why: impl std::fmt::Display) -> Failure {
+        Failure::Usage(why.to_string())
+    }
+
+    /// Prints what failed (once) and gives the exit status.
+    pub fn report(self) -> ExitCode {
+        match self {
+            Failure::Errors(why) => {
+                eprintln!("error: {why}");
+                ExitCode::from(1)
+            }
+            Failure::Reported => ExitCode::from(1),
+            Failure::Usage(why) => {
+                eprintln!("error: {why}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+/// A runtime's refusal: a request it cannot answer is exit 1, a file it cannot read exit 2.
+impl From<skillc_runtime::Error> for Failure {
+    fn from(e: skillc_runtime::Error) -> Failure {
+        if e.is_request_error() {
+            Failure::Errors(e.to_string())
+        } else {
+            Failure::Usage(e.to_string())
+        }
+    }
+}
+
+/// What a command ends with.
+pub type Done = Result<(), Failure>;

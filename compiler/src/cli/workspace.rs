@@ -1,0 +1,248 @@
+//! The commands over a workspace that read it whole: `check`, `build`, `watch` and `test`.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::args::{DiagFormat, TestFormat};
+use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
+use super::{Done, Failure};
+
+/// `skillc test`: checks the workspace (case files included), builds it into a temporary
+/// artifact and runs every case against it.
+pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
+    use skillc::workspace_check::CaseRun;
+    let display = workspace.to_string_lossy();
+    let outcomes = match skillc::workspace_check::run_cases(workspace) {
+        Ok(CaseRun::Ran(outcomes)) => outcomes,
+        Ok(CaseRun::CheckFailed(errors)) => {
+            eprint!("{}", skillc::render_text(&errors, &display));
+            return Err(Failure::Errors(format!(
+                "the workspace or its cases have {} errors; no case was run",
+                errors.len()
+            )));
+        }
+        Ok(CaseRun::BuildFailed(diagnostics)) => {
+            eprint!("{}", skillc::render_text(&diagnostics, &display));
+            return Err(Failure::Errors(
+                "the build failed; no case was run".to_string(),
+            ));
+        }
+        Err(e) => return Err(Failure::usage(e)),
+    };
+    let text = match format {
+        TestFormat::Text => skillc::cases::render_text(&outcomes),
+        TestFormat::Json => skillc::cases::render_json(&outcomes) + "\n",
+        TestFormat::Junit => skillc::cases::render_junit(&outcomes),
+    };
+    out!("{text}");
+    if outcomes.iter().all(|o| o.passed()) {
+        Ok(())
+    } else {
+        Err(Failure::Reported)
+    }
+}
+
+/// The release label `--release-label` asks for (`git`: the workspace's commit).
+fn release_of(workspace: &Path, label: Option<&str>) -> Result<Option<String>, String> {
+    match label.map(str::trim) {
+        None => Ok(None),
+        Some("git") => skillc::release::git_label(workspace)
+            .map(Some)
+            .map_err(|e| format!("--release-label git: {e}")),
+        Some("") => Err("--release-label needs a label (or `git`)".to_string()),
+        Some(label) => Ok(Some(label.to_string())),
+    }
+}
+
+/// `built out.db in 1.91s: 3500 skills, ... (1.96x the 8561097 bytes of distinct sources)`.
+fn built_summary(output: &Path, secs: f64, s: &skillc::pipeline::BuildStats) -> String {
+    let ratio = match s.source_bytes {
+        0 => "no source bytes".to_string(),
+        n => format!(
+            "{:.2}x the {n} bytes of distinct sources",
+            s.bytes as f64 / n as f64
+        ),
+    };
+    format!(
+        "built {} in {secs:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \
+         {} bytes ({ratio})",
+        output.display(),
+        s.skills,
+        s.bundles,
+        s.entries,
+        s.blobs,
+        s.bytes,
+    )
+}
+
+pub fn build(
+    workspace: &Path,
+    output: &Path,
+    jobs: Option<usize>,
+    release_label: Option<&str>,
+    format: DiagFormat,
+    shown: Shown,
+) -> Done {
+    use std::io::IsTerminal;
+    let release = release_of(workspace, release_label).map_err(Failure::Usage)?;
+    let tty = std::io::stderr().is_terminal();
+    let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
+    let options = skillc::pipeline::BuildOptions {
+        jobs,
+        progress: tty.then_some(show),
+        release,
+        release_from: None,
+        clients_per_batch: None,
+    };
+    let started = std::time::Instant::now();
+    let result = skillc::pipeline::build(workspace, output, &options);
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    let report = result.map_err(Failure::usage)?;
+    let display = workspace.to_string_lossy();
+    let machine = render_machine(&report.diagnostics, &display, format);
+    match &machine {
+        Some(text) => out!("{text}"),
+        None => eprint!(
+            "{}",
+            render_summarised(&report.diagnostics, &display, shown)
+        ),
+    }
+    match &report.stats {
+        Some(s) => {
+            let summary = built_summary(output, started.elapsed().as_secs_f64(), s);
+            // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
+            if machine.is_some() {
+                eprintln!("{summary}");
+            } else {
+                outln!("{summary}");
+            }
+            Ok(())
+        }
+        None => {
+            eprintln!(
+                "build failed: {} errors; {} was not written",
+                report.error_count(),
+                output.display()
+            );
+            Err(Failure::Reported)
+        }
+    }
+}
+
+/// What `watch` prints of a build's diagnostics: the first build's as `build` prints them;
+/// after that every error, and only the warnings that the last complete build did not have,
+/// with a count of the rest (on a large workspace, thousands of the same warnings after every
+/// save would bury what the save changed).
+#[derive(Default)]
+struct WatchDiagnostics {
+    /// The warnings of the last build that wrote the artifact, by code, file and message (a
+    /// line moved by an edit above it is the same warning).
+    last: Option<std::collections::HashSet<(&'static str, String, String)>>,
+}
+
+impl WatchDiagnostics {
+    fn text(&mut self, report: &skillc::pipeline::BuildReport, display: &str) -> String {
+        let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
+        let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
+        let text = match &self.last {
+            None => render_summarised(&report.diagnostics, display, Shown::default()),
+            Some(last) => {
+                let is_new = |d: &&skillc::Diagnostic| !warning(d) || !last.contains(&key(d));
+                let shown: Vec<skillc::Diagnostic> =
+                    report.diagnostics.iter().filter(is_new).cloned().collect();
+                let warnings = report.diagnostics.iter().filter(warning).count();
+                let new = shown.iter().filter(warning).count();
+                let mut text = render_summarised(&shown, display, Shown::default());
+                if warnings > new {
+                    text.push_str(&format!(
+                        "{warnings} warnings ({new} new{}; the others as at the last build)\n",
+                        if new > 0 { ", above" } else { "" }
+                    ));
+                }
+                text
+            }
+        };
+        if report.stats.is_some() {
+            self.last = Some(report.diagnostics.iter().filter(warning).map(key).collect());
+        }
+        text
+    }
+}
+
+pub fn watch(workspace: &Path, output: &Path) -> Done {
+    let display = workspace.to_string_lossy().into_owned();
+    let mut diagnostics = WatchDiagnostics::default();
+    let result = skillc::pipeline::watch::watch(workspace, output, |event| match event {
+        skillc::pipeline::watch::Event::Built { report, millis } => {
+            eprint!("{}", diagnostics.text(&report, &display));
+            match &report.stats {
+                Some(s) => outln!(
+                    "rebuilt {} in {millis} ms ({} bundles, {} bytes)",
+                    output.display(),
+                    s.bundles,
+                    s.bytes
+                ),
+                None if output.exists() => outln!(
+                    "not rebuilt: {} errors (the previous artifact is kept)",
+                    report.error_count()
+                ),
+                None => outln!(
+                    "not built: {} errors (no artifact is written until they are fixed)",
+                    report.error_count()
+                ),
+            }
+        }
+        skillc::pipeline::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
+    });
+    result.map_err(Failure::usage)
+}
+
+pub fn check(
+    workspace: &Path,
+    format: DiagFormat,
+    strict_spec: bool,
+    shown: Shown,
+    no_cache: bool,
+) -> Done {
+    let options = skillc::CheckOptions { strict_spec };
+    let checked = if no_cache {
+        skillc::check(workspace, &options).map(skillc::workspace_check::cache::Checked::from)
+    } else {
+        skillc::workspace_check::cache::check(workspace, &options)
+    };
+    let report = checked.map_err(Failure::usage)?;
+    let root = workspace.to_string_lossy();
+    let errors = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skillc::Severity::Error)
+        .count();
+    let text = match render_machine(&report.diagnostics, &root, format) {
+        Some(text) => text,
+        None => format!(
+            "{}checked {}: {} errors, {} warnings\n",
+            render_summarised(&report.diagnostics, &workspace.to_string_lossy(), shown),
+            skill_count(&report.diagnostics, &report.skill_files),
+            errors,
+            report.diagnostics.len() - errors
+        ),
+    };
+    // A reader that stops early (`| head`) does not change what the check found.
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(Failure::usage(format!("cannot write the output: {e}")));
+        }
+        _ => {}
+    }
+    if errors == 0 {
+        Ok(())
+    } else {
+        Err(Failure::Reported)
+    }
+}
