@@ -283,7 +283,7 @@ fn build_once(
     mut session: Option<&mut Session>,
 ) -> Result<BuildReport, Error> {
     progress(options, "reading", 0, 1);
-    let loaded = load::load_dir_cached(root, session.as_mut().map(|s| &mut s.load))?;
+    let loaded = load::load_dir(root, session.as_mut().map(|s| &mut s.load), &[])?;
     let digests = session.as_mut().map(|s| &mut s.digests);
     let (input_hash, source_bytes) = input_hash(&loaded, digests);
     if let Some(report) = already_written(session.as_deref(), &input_hash, &mut label, out) {

@@ -4,7 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::{dir_files, load_skill, read_apart, root_prefix, Loaded, ParseCache, Parsed};
+use super::cache::{dir_files, ParseCache, Parsed};
+use super::skill::load_skill;
+use super::{read_apart, root_prefix, Loaded};
 use crate::diagnostic::Diagnostic;
 use crate::discover::fsio::{self, RawFile};
 use crate::discover::layout;
