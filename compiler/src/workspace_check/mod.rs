@@ -15,7 +15,12 @@ use crate::pipeline;
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
-    Ok(checked(root, load::load_dir(root, None, &[])?, options, Mode::OneShot))
+    Ok(checked(
+        root,
+        load::load_dir(root, None, &[])?,
+        options,
+        Mode::OneShot,
+    ))
 }
 
 /// Validates a loaded workspace, renders its templates and reads its test cases, as `check`
@@ -64,7 +69,11 @@ fn render_templates(report: &mut CheckReport) {
 /// Checks a workspace held in memory (tests, the studio's unsaved edits, fuzzing).
 /// Templates are rendered as [`check`] renders them.
 pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckReport {
-    let mut report = finish(load::load_files(files, &[], "workspace"), options, Mode::OneShot);
+    let mut report = finish(
+        load::load_files(files, &[], "workspace"),
+        options,
+        Mode::OneShot,
+    );
     render_templates(&mut report);
     report
 }

@@ -37,7 +37,6 @@ pub struct Loaded {
     pub texts: Texts,
 }
 
-
 /// Reads and loads the workspace folder `root`, including custom roots it declares. Through
 /// a session's `cache`, files and folders unchanged since an earlier read are not read again,
 /// and a skill folder whose files are all unchanged is not parsed again. `drafts` replace some

@@ -1,0 +1,157 @@
+//! `skillc test` (SPEC 11.2): the workspace's own cases, `tests/*.yaml`, each a request to a
+//! bundle and what its catalog and prompt must (not) hold. Case files are checked like any
+//! workspace file: an unknown key, client, locale, tier, consumer or skill is a diagnostic at
+//! its line and column, never a case that quietly passes.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::parse::text;
+use crate::Workspace;
+
+mod read;
+mod run;
+
+use read::{names_a_case, read_yaml, Node, Reader};
+pub use run::{render_json, render_junit, render_text, run, Outcome};
+
+/// Largest case file read (a text file's limit).
+const MAX_CASE_BYTES: u64 = 1 << 20;
+
+/// One case of a `tests/*.yaml` file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Case {
+    /// What it checks, in words.
+    pub name: String,
+    /// Its file, relative to the workspace.
+    pub file: String,
+    /// The line of its `name`.
+    pub line: usize,
+    /// The bundle and the request.
+    pub request: Request,
+    /// What must hold.
+    pub expect: Expect,
+}
+
+/// Which bundle, in which context, with which skills selected.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Request {
+    /// Client (none: the global bundle).
+    pub client: Option<String>,
+    /// Locale (none: the default).
+    pub locale: Option<String>,
+    /// Tier (none: the default).
+    pub tier: Option<String>,
+    /// Consumer whose filters apply.
+    pub consumer: Option<String>,
+    /// Run-time context: `page_url`, `turn`, …
+    pub context: Vec<(String, String)>,
+    /// Selected skills (names or SK ids); the prompt is assembled when there are any, or when
+    /// an expectation is about the prompt.
+    pub select: Vec<String>,
+}
+
+/// What the catalog and the prompt must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Expect {
+    /// Selectable names the catalog shows.
+    pub catalog_includes: Vec<String>,
+    /// Selectable names the catalog does not show.
+    pub catalog_excludes: Vec<String>,
+    /// Skills in the prompt (by selectable name or by the skill whose content is used).
+    pub prompt_includes: Vec<String>,
+    /// Skills not in the prompt, under either name.
+    pub prompt_excludes: Vec<String>,
+    /// Skills left out, each with the start of its reason (`blocked`, `excluded:x`, …).
+    pub removed: Vec<(String, String)>,
+    /// Texts the prompt holds (the catalog, when no prompt is assembled).
+    pub text_contains: Vec<String>,
+    /// Most tokens of the prompt (the catalog, when no prompt is assembled).
+    pub max_tokens: Option<u64>,
+}
+
+impl Expect {
+    fn about_the_prompt(&self) -> bool {
+        !(self.prompt_includes.is_empty()
+            && self.prompt_excludes.is_empty()
+            && self.removed.is_empty())
+    }
+}
+
+/// The cases of one file (relative path `file`, content `text`) and what is wrong with them.
+pub fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
+    let mut reader = Reader {
+        file,
+        ws,
+        diagnostics: Vec::new(),
+    };
+    let cases = match read_yaml(file, text) {
+        Err(d) => {
+            reader.diagnostics.push(d);
+            Vec::new()
+        }
+        Ok(Node::List(items, _)) if items.iter().any(names_a_case) => {
+            items.iter().filter_map(|c| reader.case(c)).collect()
+        }
+        // Not shaped like cases (a collection's own test data): not ours to judge.
+        Ok(_) => Vec::new(),
+    };
+    (cases, reader.diagnostics)
+}
+
+/// Every case of `<root>/tests/*.yaml` (in file order), and what is wrong with them. A
+/// workspace without a `tests/` folder has no cases.
+pub fn load(root: &Path, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
+    let mut cases = Vec::new();
+    let mut diagnostics = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root.join("tests")) else {
+        return (cases, diagnostics);
+    };
+    let mut files: Vec<(String, std::path::PathBuf)> = entries
+        .flatten()
+        // Regular files only: a link, a pipe or a folder named `x.yaml` is not read.
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name.ends_with(".yaml") || name.ends_with(".yml"))
+                .then(|| (format!("tests/{name}"), e.path()))
+        })
+        .collect();
+    files.sort();
+    for (rel, path) in files {
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if size > MAX_CASE_BYTES {
+            diagnostics.push(Diagnostic::new(
+                codes::TOO_LARGE,
+                &rel,
+                Pos::start(),
+                format!(
+                    "file is {size} bytes, over the {MAX_CASE_BYTES} byte limit of a text file"
+                ),
+            ));
+            continue;
+        }
+        let decoded = std::fs::read(&path)
+            .map_err(|e| {
+                Diagnostic::new(
+                    codes::UNREADABLE,
+                    &rel,
+                    Pos::start(),
+                    format!("cannot read: {e}"),
+                )
+            })
+            .and_then(|bytes| text::decode(&rel, &bytes));
+        match decoded {
+            Ok((text, warnings)) => {
+                diagnostics.extend(warnings);
+                let (more, found) = read_file(&rel, &text, ws);
+                cases.extend(more);
+                diagnostics.extend(found.into_iter().map(|d| d.with_source(&text)));
+            }
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    (cases, diagnostics)
+}
