@@ -5,9 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::patch::LastLoad;
-use super::settings::ClientParse;
-use super::Texts;
+use super::{Loaded, Texts};
 use crate::diagnostic::Diagnostic;
 use crate::discover::fsio;
 use crate::discover::fsio::RawFile;
@@ -183,4 +181,28 @@ impl ParseCache {
             self.skills.retain(|dir, _| now.contains(dir.as_str()));
         }
     }
+}
+
+/// A `client.yaml` parsed: the client, the file's diagnostics and its text.
+#[derive(Debug)]
+pub(super) struct ClientParse {
+    pub(super) client: crate::model::Client,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    pub(super) text: Option<Arc<str>>,
+}
+
+/// A load as [`super::patch::patch_last`] patches it: the result, and how it was put together.
+#[derive(Debug)]
+pub(super) struct LastLoad {
+    pub(super) loaded: Loaded,
+    /// The diagnostics before the skills' (settings, clients, categories); the walk's follow
+    /// the skills'.
+    pub(super) head: Vec<Diagnostic>,
+    /// Each skill folder, the prefix of the root it was classified under (`""` for the
+    /// workspace's own) and its parse, in folder order.
+    pub(super) dirs: Vec<(String, String, Arc<Parsed>)>,
+    /// Each folder's place in `dirs`.
+    pub(super) dir_index: HashMap<String, usize>,
+    pub(super) category_dirs: BTreeMap<String, String>,
+    pub(super) root_name: String,
 }

@@ -20,8 +20,8 @@ mod settings;
 mod skill;
 
 pub use cache::LoadCache;
-use cache::{ParseCache, ParseContext, Parsed};
-use patch::{folder_parses, patch_last, LastLoad};
+use cache::{LastLoad, ParseCache, ParseContext, Parsed};
+use patch::{folder_parses, patch_last};
 use settings::{categories, clients, settings};
 use skill::load_skill;
 

@@ -1,32 +1,16 @@
 //! Patching the last load of a session after edits inside skill folders, instead of
 //! loading the whole workspace again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::cache::{dir_files, ParseCache, Parsed};
+use super::cache::{dir_files, LastLoad, ParseCache, Parsed};
 use super::skill::load_skill;
 use super::{read_apart, root_prefix, Loaded};
 use crate::diagnostic::Diagnostic;
 use crate::discover::fsio::{self, RawFile};
 use crate::discover::layout;
 use crate::model::Skill;
-
-/// A load as [`patch_last`] patches it: the result, and how it was put together.
-#[derive(Debug)]
-pub(super) struct LastLoad {
-    loaded: Loaded,
-    /// The diagnostics before the skills' (settings, clients, categories); the walk's follow
-    /// the skills'.
-    head: Vec<Diagnostic>,
-    /// Each skill folder, the prefix of the root it was classified under (`""` for the
-    /// workspace's own) and its parse, in folder order.
-    dirs: Vec<(String, String, Arc<Parsed>)>,
-    /// Each folder's place in `dirs`.
-    dir_index: HashMap<String, usize>,
-    category_dirs: BTreeMap<String, String>,
-    root_name: String,
-}
 
 /// Each skill folder with the prefix of its root and its parse, as [`LastLoad`] keeps them.
 pub(super) fn folder_parses(

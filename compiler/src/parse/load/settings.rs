@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use super::cache::ParseCache;
+use super::cache::{ClientParse, ParseCache};
 use super::{markdown_file, text_of, yaml_file, Texts};
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::discover::fsio::RawFile;
@@ -92,14 +92,6 @@ pub(super) fn bare_client(id: &str) -> crate::model::Client {
         flags: serde_json::Value::Object(Default::default()),
         ..Default::default()
     }
-}
-
-/// A `client.yaml` parsed: the client, the file's diagnostics and its text.
-#[derive(Debug)]
-pub(super) struct ClientParse {
-    pub(super) client: crate::model::Client,
-    pub(super) diagnostics: Vec<Diagnostic>,
-    pub(super) text: Option<Arc<str>>,
 }
 
 pub(super) fn parse_client(file: &RawFile, id: &str, config: &WorkspaceConfig) -> ClientParse {
