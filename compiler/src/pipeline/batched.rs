@@ -18,7 +18,8 @@ use sha2::{Digest, Sha256};
 use skillc_runtime::schema::BundleSlot;
 
 use super::artifact::{BundleTables, Data, Stage};
-use super::{fit, fold_inputs, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
+use super::inputs::fold_inputs;
+use super::{fit, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::census::Census;
 use crate::model::Mode;

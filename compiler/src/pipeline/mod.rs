@@ -7,16 +7,15 @@ mod bundles;
 mod census;
 mod entries;
 pub mod incremental;
+mod inputs;
+mod progress;
 mod rows;
 pub mod watch;
 
-use std::borrow::Cow;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
-use sha2::{Digest, Sha256};
+use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};
 use crate::model::{Mode, Workspace};
@@ -26,6 +25,8 @@ use crate::resolve::pool;
 use crate::resolve::{self, EntryKey};
 use crate::CheckOptions;
 use artifact::Data;
+use inputs::{input_hash, TextDigests};
+use progress::{progress, Meter};
 
 /// A progress callback: (phase, done, total).
 pub type Progress = dyn Fn(&str, usize, usize) + Sync;
@@ -522,117 +523,6 @@ pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     std::thread::spawn(move || drop(value));
 }
 
-fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, total: usize) {
-    if done == total || done == 0 {
-        timing(&format_args!("{phase} {done}/{total}"));
-    }
-    if let Some(p) = options.progress {
-        p(phase, done, total);
-    }
-}
-
-/// With `SKILLC_TIMING` set, prints the time since the first such line, the resident memory
-/// and `step` to the standard error (the figures behind the benchmark's).
-pub(crate) fn timing(step: &dyn std::fmt::Display) {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    if !*ON.get_or_init(|| std::env::var_os("SKILLC_TIMING").is_some()) {
-        return;
-    }
-    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let t = START.get_or_init(std::time::Instant::now);
-    eprintln!(
-        "[{:>9.4}s {:>5} MB] {step}",
-        t.elapsed().as_secs_f64(),
-        resident_mb()
-    );
-}
-
-/// Resident memory of this process now, in MB (`SKILLC_TIMING`; Linux only, else 0).
-fn resident_mb() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-    kb.unwrap_or(0) / 1000
-}
-
-/// The sha256 of each text file a session's last build hashed, by the address of its text
-/// (held, so that address cannot hold another text meanwhile): an unchanged file's text is the
-/// one the parse cache handed out before, and is not hashed again.
-#[derive(Debug, Default)]
-struct TextDigests(FxHashMap<usize, (std::sync::Arc<str>, [u8; 32])>);
-
-/// An input file: its path, its bytes (none for a large file), its digest if known already,
-/// and its length.
-type Input<'a> = (Cow<'a, str>, &'a [u8], Option<[u8; 32]>, u64);
-
-/// Hash of every input file (its path and the sha256 of its content, in path order) and the
-/// bytes of the distinct inputs. Each file is hashed once, on every core, or taken from a
-/// session's `digests`: the inputs are read again on every rebuild in `watch` and the studio.
-fn input_hash(loaded: &load::Loaded, digests: Option<&mut TextDigests>) -> (String, u64) {
-    use rayon::prelude::*;
-    let address = |text: &std::sync::Arc<str>| text.as_ptr() as usize;
-    let known = |text: &std::sync::Arc<str>| {
-        let d = digests.as_deref()?.0.get(&address(text))?;
-        std::sync::Arc::ptr_eq(&d.0, text).then_some(d.1)
-    };
-    let texts = loaded.texts.iter().map(|(path, text)| {
-        let bytes = text.as_bytes();
-        (
-            Cow::Borrowed(&**path),
-            bytes,
-            known(text),
-            bytes.len() as u64,
-        )
-    });
-    let assets = loaded.workspace.skills.iter().flat_map(|s| {
-        s.assets.iter().map(|a| {
-            let path = Cow::Owned(format!("{}/{}", s.dir, a.path));
-            match &a.data {
-                crate::model::AssetData::Bytes(b) => (path, b.as_slice(), None, a.size),
-                // Hashed when read: its bytes are not held.
-                crate::model::AssetData::File(f) => (path, &[][..], Some(f.sha256), a.size),
-            }
-        })
-    });
-    let inputs: Vec<Input<'_>> = texts.chain(assets).collect();
-    let hashed: Vec<[u8; 32]> = inputs
-        .par_iter()
-        .map(|(_, data, known, _)| known.unwrap_or_else(|| Sha256::digest(data).into()))
-        .collect();
-    if let Some(cache) = digests {
-        cache.0 = loaded
-            .texts
-            .values()
-            .zip(&hashed)
-            .map(|(text, digest)| (address(text), (text.clone(), *digest)))
-            .collect();
-    }
-    let all = inputs
-        .iter()
-        .zip(&hashed)
-        .map(|((path, _, _, len), digest)| (&**path, *digest, *len));
-    fold_inputs(all)
-}
-
-/// The input hash of the files (path, sha256, length) in the order [`input_hash`] takes them,
-/// and the bytes of the distinct ones.
-fn fold_inputs<'p>(inputs: impl Iterator<Item = (&'p str, [u8; 32], u64)>) -> (String, u64) {
-    let mut h = Sha256::new();
-    let mut distinct: FxHashSet<[u8; 32]> = FxHashSet::default();
-    let mut bytes = 0u64;
-    for (path, digest, len) in inputs {
-        h.update(path.as_bytes());
-        h.update([0]);
-        h.update(digest);
-        if distinct.insert(digest) {
-            bytes += len;
-        }
-    }
-    (format!("{:x}", h.finalize()), bytes)
-}
-
 /// Resolves, renders and lays out every table of the artifact.
 pub fn compile(
     ws: &Workspace,
@@ -861,31 +751,4 @@ pub fn lay_out(
 /// A template that failed on some content (BUILD_FAILED, at the template's file).
 fn render_failure(e: render::RenderError) -> Diagnostic {
     Diagnostic::new(codes::BUILD_FAILED, &e.file, Pos::start(), e.message)
-}
-
-/// Reports a phase's progress every 256 items and at its end.
-pub struct Meter<'a> {
-    options: &'a BuildOptions<'a>,
-    phase: &'static str,
-    total: usize,
-    done: AtomicUsize,
-}
-
-impl<'a> Meter<'a> {
-    fn new(options: &'a BuildOptions<'a>, phase: &'static str, total: usize) -> Self {
-        Meter {
-            options,
-            phase,
-            total,
-            done: AtomicUsize::new(0),
-        }
-    }
-
-    /// One more item done.
-    pub fn tick(&self) {
-        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n.is_multiple_of(256) || n == self.total {
-            progress(self.options, self.phase, n, self.total);
-        }
-    }
 }
