@@ -9,6 +9,9 @@ bash scripts/setup.sh
 echo "== dependencies point one way (no import circle, no phase using one above it)"
 python3 scripts/check-layers.py
 
+echo "== no file over 800 lines, no function over 80 (tests apart)"
+python3 scripts/check-sizes.py
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

@@ -405,18 +405,67 @@ impl ServerHandler for Server {
 /// Longest line read from the client (a longer one is answered as a parse error and skipped).
 const MAX_LINE: usize = 16 << 20;
 
+/// Reads the client's lines: each passes through `gate`, then goes to the SDK whole, or is
+/// answered on `answers` (a line past [`MAX_LINE`] is skipped with a parse error).
+async fn read_client(
+    mut to_sdk: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    answers: tokio::sync::mpsc::UnboundedSender<String>,
+) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = (&mut stdin)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await;
+        match read {
+            Ok(0) | Err(_) => break,
+            Ok(n) if n > MAX_LINE && line.last() != Some(&b'\n') => {
+                // Skip the rest of the line, then say why.
+                let mut rest = Vec::new();
+                let _ = stdin.read_until(b'\n', &mut rest).await;
+                let why = format!("Parse error: a message is at most {MAX_LINE} bytes");
+                let _ = answers.send(
+                    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}})
+                        .to_string(),
+                );
+                continue;
+            }
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&line);
+        match gate::gate(&text) {
+            gate::Gate::Forward => {
+                let mut whole = text.trim_end().to_string();
+                whole.push('\n');
+                if to_sdk.write_all(whole.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+            gate::Gate::Answer(a) => {
+                let _ = answers.send(a);
+            }
+            gate::Gate::Ignore => {}
+        }
+    }
+    // The client is gone: the SDK sees the end of its input and stops.
+    let _ = to_sdk.shutdown().await;
+}
+
 /// Serves the bundle on stdin/stdout until the client closes the connection. Lines from the
 /// client pass through `gate` before the SDK sees them; its answers and the SDK's go out
 /// one whole line at a time.
 pub fn serve_stdio(server: Server) -> Result<(), String> {
-    use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the server: {e}"))?;
     runtime.block_on(async move {
         let (ours, sdk_side) = tokio::io::duplex(1 << 16);
-        let (from_sdk, mut to_sdk) = tokio::io::split(ours);
+        let (from_sdk, to_sdk) = tokio::io::split(ours);
         let (out, mut lines_out) = tokio::sync::mpsc::unbounded_channel::<String>();
         let sdk = async move {
             let running = server
@@ -429,49 +478,7 @@ pub fn serve_stdio(server: Server) -> Result<(), String> {
                 .map_err(|e| format!("the MCP server stopped: {e}"))?;
             Ok::<(), String>(())
         };
-        let answers = out.clone();
-        let input = async move {
-            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                let read = (&mut stdin)
-                    .take(MAX_LINE as u64 + 1)
-                    .read_until(b'\n', &mut line)
-                    .await;
-                match read {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) if n > MAX_LINE && line.last() != Some(&b'\n') => {
-                        // Skip the rest of the line, then say why.
-                        let mut rest = Vec::new();
-                        let _ = stdin.read_until(b'\n', &mut rest).await;
-                        let why = format!("Parse error: a message is at most {MAX_LINE} bytes");
-                        let _ = answers.send(
-                            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}})
-                                .to_string(),
-                        );
-                        continue;
-                    }
-                    Ok(_) => {}
-                }
-                let text = String::from_utf8_lossy(&line);
-                match gate::gate(&text) {
-                    gate::Gate::Forward => {
-                        let mut whole = text.trim_end().to_string();
-                        whole.push('\n');
-                        if to_sdk.write_all(whole.as_bytes()).await.is_err() {
-                            break;
-                        }
-                    }
-                    gate::Gate::Answer(a) => {
-                        let _ = answers.send(a);
-                    }
-                    gate::Gate::Ignore => {}
-                }
-            }
-            // The client is gone: the SDK sees the end of its input and stops.
-            let _ = to_sdk.shutdown().await;
-        };
+        let input = read_client(to_sdk, out.clone());
         let relay = async move {
             let mut from_sdk = tokio::io::BufReader::new(from_sdk);
             let mut line = String::new();
@@ -483,7 +490,8 @@ pub fn serve_stdio(server: Server) -> Result<(), String> {
             let mut stdout = tokio::io::stdout();
             while let Some(mut line) = lines_out.recv().await {
                 line.push('\n');
-                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err()
+                {
                     break;
                 }
             }

@@ -473,18 +473,12 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
 
     let (description, triggers, when_to_use) = catalog_text(base, loc_base);
 
-    let mcp = fm.mcp.as_ref().map(|m| with_values(m, &values));
-    let mut tools = fm.tools.clone();
-    tools.extend(src.tool_notes.iter().cloned());
-
     let category = base.category.clone();
     let category_hidden = category
         .as_ref()
         .and_then(|c| ws.categories.get(c))
         .is_some_and(|c| c.hidden_from_llm);
     let hidden = base.frontmatter.hidden_from_llm;
-    let edges = &p.edges[key.source];
-    let meta = display_meta(base, src);
 
     Entry {
         name: base.name.clone(),
@@ -505,39 +499,52 @@ pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry
         body,
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
-        record: Record {
-            namespace: base.namespace.clone(),
-            resolved_file: src.file.clone(),
-            priority: base.frontmatter.priority,
-            exclusive: base.frontmatter.exclusive,
-            // The conversation's language picks the locale at build time, not at run time.
-            conditions: fm
-                .conditions
-                .iter()
-                .filter(|c| !matches!(c, Condition::ConversationLanguage(_)))
-                .cloned()
-                .collect(),
-            dependencies: edges.dependencies.clone(),
-            augments: edges.augments.clone(),
-            blocks: edges.blocks.clone(),
-            imports: edges.imports.clone(),
-            requires_env: fm.requires.env.clone(),
-            requires_binary: fm.requires.binary.clone(),
-            runtime_vars: runtime_vars(p, key, &values),
-            mcp,
-            tools: tools
-                .iter()
-                .map(|t| serde_json::to_value(t).unwrap_or_default())
-                .collect(),
-            next_skill: edges.next_skill.clone(),
-            conditional_next: edges.conditional_next.clone(),
-            cited,
-            meta,
-            default_enabled: base.frontmatter.default_enabled,
-            variant_when: variant_when(key, fm),
-            locale_used: key.locale_file.clone(),
-            compact: key.compact,
-        },
+        record: record_of(p, key, &values, cited),
+    }
+}
+
+/// The run-time fields of the entry `key` describes.
+fn record_of(
+    p: &Prepared<'_>,
+    key: &EntryKey,
+    values: &BTreeMap<&str, &str>,
+    cited: Vec<u32>,
+) -> Record {
+    let (base, src) = (&p.ws.skills[key.base], &p.ws.skills[key.source]);
+    let fm = &src.frontmatter;
+    let edges = &p.edges[key.source];
+    let tools = fm.tools.iter().chain(&src.tool_notes);
+    Record {
+        namespace: base.namespace.clone(),
+        resolved_file: src.file.clone(),
+        priority: base.frontmatter.priority,
+        exclusive: base.frontmatter.exclusive,
+        // The conversation's language picks the locale at build time, not at run time.
+        conditions: fm
+            .conditions
+            .iter()
+            .filter(|c| !matches!(c, Condition::ConversationLanguage(_)))
+            .cloned()
+            .collect(),
+        dependencies: edges.dependencies.clone(),
+        augments: edges.augments.clone(),
+        blocks: edges.blocks.clone(),
+        imports: edges.imports.clone(),
+        requires_env: fm.requires.env.clone(),
+        requires_binary: fm.requires.binary.clone(),
+        runtime_vars: runtime_vars(p, key, values),
+        mcp: fm.mcp.as_ref().map(|m| with_values(m, values)),
+        tools: tools
+            .map(|t| serde_json::to_value(t).unwrap_or_default())
+            .collect(),
+        next_skill: edges.next_skill.clone(),
+        conditional_next: edges.conditional_next.clone(),
+        cited,
+        meta: display_meta(base, src),
+        default_enabled: base.frontmatter.default_enabled,
+        variant_when: variant_when(key, fm),
+        locale_used: key.locale_file.clone(),
+        compact: key.compact,
     }
 }
 

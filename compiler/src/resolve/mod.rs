@@ -7,11 +7,13 @@
 //! that decides the entry's content, so identical content is built and stored once.
 
 pub mod pool;
+mod slots;
+
+pub use slots::{Interner, Slot, Slots};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
@@ -82,93 +84,6 @@ impl EntryKey {
 impl std::hash::Hash for EntryKey {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_u64(self.digest);
-    }
-}
-
-/// What a selectable name is in a bundle.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Slot {
-    /// Present, with this content (shared by the bundles that hold the same entry: a client's
-    /// 30 locale and tier bundles mostly do).
-    Entry(Arc<EntryKey>),
-    /// Left out of the bundle, and why.
-    Removed(String),
-}
-
-/// A bundle's slots, sorted by qualified name. Most are a client bundle's few differences
-/// from its base, and there are as many as bundles (150,000 at 5,000 clients): a sorted slice
-/// holds them in their own size (a B-tree allocates room for eleven in its first node), and
-/// names and entries are shared through an [`Interner`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Slots(Box<[(Arc<str>, Slot)]>);
-
-impl Slots {
-    /// The slot of qualified name `q`.
-    pub fn get(&self, q: &str) -> Option<&Slot> {
-        let i = self.0.binary_search_by(|(n, _)| (**n).cmp(q)).ok()?;
-        Some(&self.0[i].1)
-    }
-
-    /// Whether the bundle has a slot named `q`.
-    pub fn contains_key(&self, q: &str) -> bool {
-        self.get(q).is_some()
-    }
-
-    /// Names and slots, in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Slot)> {
-        self.0.iter().map(|(q, s)| (&**q, s))
-    }
-
-    /// Slots, in name order.
-    pub fn values(&self) -> impl Iterator<Item = &Slot> {
-        self.0.iter().map(|(_, s)| s)
-    }
-}
-
-impl From<BTreeMap<String, Slot>> for Slots {
-    fn from(map: BTreeMap<String, Slot>) -> Self {
-        Interner::default().slots(map)
-    }
-}
-
-/// One copy of each name and entry key across the bundles it is used for.
-#[derive(Debug, Default)]
-pub struct Interner {
-    names: FxHashSet<Arc<str>>,
-    keys: FxHashSet<Arc<EntryKey>>,
-}
-
-impl Interner {
-    /// `map` as slots, its names and keys shared with the ones interned before.
-    pub fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
-        let slots = map
-            .into_iter()
-            .map(|(q, slot)| {
-                let slot = match slot {
-                    Slot::Entry(k) => Slot::Entry(self.key(k)),
-                    removed => removed,
-                };
-                (self.name(&q), slot)
-            })
-            .collect();
-        Slots(slots)
-    }
-
-    fn name(&mut self, q: &str) -> Arc<str> {
-        if let Some(n) = self.names.get(q) {
-            return n.clone();
-        }
-        let n: Arc<str> = Arc::from(q);
-        self.names.insert(n.clone());
-        n
-    }
-
-    fn key(&mut self, k: Arc<EntryKey>) -> Arc<EntryKey> {
-        if let Some(shared) = self.keys.get(&k) {
-            return shared.clone();
-        }
-        self.keys.insert(k.clone());
-        k
     }
 }
 

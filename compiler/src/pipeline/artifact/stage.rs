@@ -9,10 +9,12 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
+use super::insert::{
+    copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
+    insert_small_tables, insert_tail, insert_text,
+};
 use super::{
-    beside, close, copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry,
-    insert_fragments, insert_small_tables, insert_tail, insert_text, io, open_new, put_in_place,
-    sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
+    beside, close, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
 };
 
 /// The rows of a build of many clients, written batch by batch to a staging file beside the
