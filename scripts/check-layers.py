@@ -8,6 +8,8 @@
    diagnostic, digest, release < model < discover < parse < check < resolve < render < pipeline
    and cases < workspace_check < edit, interop, mcp. `main.rs` and its commands (`cli/`)
    are above everything and nothing imports them.
+3. The studio uses the compiler's API only (what `lib.rs` exports at its root and its API
+   modules), never a phase's insides (`skillc::parse::…`, `skillc::pipeline::…`, …).
 
 It reads `crate::…` and `super::…` paths (tests modules left out) from the files themselves:
 no build needed. Usage: check-layers.py [REPO]
@@ -109,6 +111,26 @@ def circles(edges):
     return out
 
 
+INTERNAL = ("check", "discover", "parse", "pipeline", "render", "resolve")
+
+
+def studio_internals(repo):
+    """Places where the studio names a phase of the compiler instead of its API."""
+    found = []
+    for folder, _, files in os.walk(os.path.join(repo, "studio/src")):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            path = os.path.join(folder, f)
+            for n, line in enumerate(open(path, encoding="utf-8"), 1):
+                code = re.sub(r"//.*", "", line)
+                for m in re.finditer(r"\bskillc::(\w+)::", code):
+                    if m.group(1) in INTERNAL:
+                        rel = os.path.relpath(path, repo)
+                        found.append(f"{rel}:{n}: uses `skillc::{m.group(1)}`, not the API")
+    return found
+
+
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
     problems = []
@@ -124,6 +146,7 @@ def main():
                     if layer in LAYERS and above in LAYERS and LAYERS[above] >= LAYERS[layer] \
                             and above != layer:
                         problems.append(f"{root}: `{module}` uses `{target}`, a layer at or above its own")
+    problems += studio_internals(repo)
     for p in problems:
         print("FAIL", p)
     print(f"layers: {len(problems)} problems")

@@ -10,25 +10,39 @@
 //! them all, [`diagnostic`] and [`digest`]. Problems in the user's files are [`Diagnostic`]
 //! values; failures of the environment are error types of each phase.
 
+// The API: what the studio, the benchmark and other callers use.
 pub mod cases;
-pub mod check;
 pub mod diagnostic;
 pub mod digest;
-pub mod discover;
 pub mod edit;
 pub mod interop;
 pub mod mcp;
 pub mod model;
-pub mod parse;
-pub mod pipeline;
 pub mod release;
-pub mod render;
-pub mod resolve;
 pub mod workspace_check;
+
+// The phases. Public for this crate's own binaries and tests, which look inside them; not part
+// of the API (`scripts/check-layers.py` keeps the studio off them).
+#[doc(hidden)]
+pub mod check;
+#[doc(hidden)]
+pub mod discover;
+#[doc(hidden)]
+pub mod parse;
+#[doc(hidden)]
+pub mod pipeline;
+#[doc(hidden)]
+pub mod render;
+#[doc(hidden)]
+pub mod resolve;
 
 pub use check::{CheckOptions, CheckReport};
 pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity};
 pub(crate) use digest::content_digest;
+pub use discover::fsio::RawFile;
 pub use model::Workspace;
-pub use pipeline::{build, BuildOptions, BuildReport};
-pub use workspace_check::{check, check_files};
+pub use parse::load::LoadCache;
+pub use parse::yaml::split_frontmatter;
+pub use pipeline::watch;
+pub use pipeline::{build, rebuild, BuildOptions, BuildReport, Progress, Session as BuildSession};
+pub use workspace_check::{check, check_cached, check_files};

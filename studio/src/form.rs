@@ -27,7 +27,7 @@ pub fn decompose(text: &str) -> Parts {
         body: text.to_string(),
         error: Some(e),
     };
-    let split = match skillc::parse::yaml::split_frontmatter("SKILL.md", text) {
+    let split = match skillc::split_frontmatter("SKILL.md", text) {
         Ok(s) => s,
         Err(d) => return fail(d.message),
     };

@@ -72,15 +72,13 @@ fn open<R: Runtime>(
                 None => disk.changed(),
             }
         }
-        if !skillc::pipeline::watch::changes_content(&ev.kind) {
+        if !skillc::watch::changes_content(&ev.kind) {
             return;
         }
         let changed: Vec<String> = ev
             .paths
             .iter()
-            .filter(|p| {
-                skillc::pipeline::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc"))
-            })
+            .filter(|p| skillc::watch::is_relevant(p, &watch_root, &watch_root.join(".skillc")))
             .filter_map(|p| Some((p, p.strip_prefix(&watch_root).ok()?)))
             .map(|(path, rel)| (path, rel.to_string_lossy().into_owned()))
             // The studio's own save: the page rebuilt after it already.
@@ -113,7 +111,7 @@ fn files_read(ev: &notify::Event, root: &Path) -> Option<Vec<String>> {
     if ev.need_rescan() || ev.paths.is_empty() {
         return None;
     }
-    skillc::pipeline::watch::files_read(&ev.paths, root)
+    skillc::watch::files_read(&ev.paths, root)
 }
 
 #[tauri::command(async)]

@@ -248,8 +248,8 @@ fn build_head(repo: &Repo, cache: &Path) -> Result<PathBuf, String> {
     }
     let dir = cache.join("head");
     export_head(repo, &dir).map_err(|e| format!("cannot read the last commit: {e}"))?;
-    let report = skillc::pipeline::build(&dir, &out, &skillc::pipeline::BuildOptions::default())
-        .map_err(|e| e.to_string())?;
+    let report =
+        skillc::build(&dir, &out, &skillc::BuildOptions::default()).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
     if report.stats.is_none() {
         return Err(format!(

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use serde::Serialize;
-use skillc::discover::fsio::RawFile;
+use skillc::RawFile;
 
 use super::disk::WritesOnDisk;
 use super::{hash, io_err, Session};

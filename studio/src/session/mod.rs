@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
-use skillc::discover::fsio::RawFile;
 use skillc::model::Scope;
+use skillc::RawFile;
 
 mod disk;
 mod files;
@@ -85,7 +85,7 @@ fn hash(bytes: &[u8]) -> String {
 pub struct Session {
     root: PathBuf,
     /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
-    builds: std::sync::Mutex<skillc::pipeline::Session>,
+    builds: std::sync::Mutex<skillc::BuildSession>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
     checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
@@ -96,7 +96,7 @@ pub struct Session {
 #[derive(Debug, Default)]
 struct Checks {
     /// Files read and skills parsed.
-    cache: skillc::parse::load::LoadCache,
+    cache: skillc::LoadCache,
     /// The last check of the files as they are on disk (no drafts): served again while the
     /// watcher reports no change (a save asks for the overview, the tests and the preview's
     /// budget, each a check of the same files).

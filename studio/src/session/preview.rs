@@ -119,10 +119,7 @@ pub struct BudgetMeter {
 
 impl Session {
     /// Builds the artifact (keeping the previous one for [`Session::diff`]).
-    pub fn build(
-        &self,
-        progress: Option<&skillc::pipeline::Progress>,
-    ) -> Result<BuildSummary, StudioError> {
+    pub fn build(&self, progress: Option<&skillc::Progress>) -> Result<BuildSummary, StudioError> {
         // One build at a time, from its first step (the diff's files below) to its last: the
         // studio's other commands run meanwhile.
         // A build that panicked has left nothing half-updated worth keeping: start over.
@@ -148,7 +145,7 @@ impl Session {
             *label.lock().unwrap_or_else(|e| e.into_inner()) = found.clone();
             found
         };
-        let options = skillc::pipeline::BuildOptions {
+        let options = skillc::BuildOptions {
             jobs: None,
             progress,
             release: None,
@@ -159,8 +156,7 @@ impl Session {
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {
             builds.assume_changed_only(files);
         }
-        let report =
-            skillc::pipeline::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
+        let report = skillc::rebuild(&self.root, &out, &options, &mut builds).map_err(io_err)?;
         // Only a build that wrote a new artifact moves the diff on.
         if kept && report.stats.is_some() && !report.unchanged {
             std::fs::rename(&before, self.previous()).map_err(io_err)?;
