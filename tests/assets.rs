@@ -1,4 +1,4 @@
-//! Large assets (SPEC 10): a build streams them into the artifact, so its memory does not grow
+//! Large assets: a build streams them into the artifact, so its memory does not grow
 //! with their bytes, and a workspace whose assets exceed what an artifact holds gets a clear
 //! error. A test binary of its own: peak memory is read for the whole process.
 

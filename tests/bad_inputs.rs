@@ -1,4 +1,4 @@
-//! Bad input never panics and always gets a diagnostic (SPEC 3), including inputs too
+//! Bad input never panics and always gets a diagnostic, including inputs too
 //! awkward to commit as fixtures.
 
 use skillc::discover::fsio::RawFile;

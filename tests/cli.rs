@@ -1,4 +1,4 @@
-//! The `skillc` command line as a user and CI run it: exit codes and output (SPEC 7).
+//! The `skillc` command line as a user and CI run it: exit codes and output.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

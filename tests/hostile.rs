@@ -1,4 +1,4 @@
-//! The bad-input corpus (SPEC 10, 11.1): hostile and awkward workspaces run through the real
+//! The bad-input corpus: hostile and awkward workspaces run through the real
 //! `skillc` binary. Every run must end within a generous bound (a hang fails the test rather
 //! than CI) and with an exit code, never a signal; each case also asserts what the user sees.
 

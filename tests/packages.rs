@@ -1,4 +1,4 @@
-//! ZIP packages, portable export and artifact diff (SPEC 7 `pack`, `unpack`, `export`, `diff`).
+//! ZIP packages, portable export and artifact diff (`skillc pack`, `unpack`, `export`, `diff`).
 
 mod common;
 

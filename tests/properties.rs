@@ -114,7 +114,7 @@ proptest! {
     }
 }
 
-// ---- Build invariants (SPEC 10) -------------------------------------------------------------
+// ---- Build invariants -----------------------------------------------------------------------
 
 mod build_props {
     use std::collections::{BTreeMap, BTreeSet};
@@ -329,7 +329,7 @@ mod build_props {
     }
 }
 
-// ---- Lossless edits (SPEC 7 `set`, `toggle`) ------------------------------------------------
+// ---- Lossless edits (`set`, `toggle`) -------------------------------------------------------
 
 mod edit_props {
     use proptest::prelude::*;

@@ -1,4 +1,4 @@
-//! The runtime on the sample workspace's artifact: SPEC 5 in order, seed 000's rules, the
+//! The runtime on the sample workspace's artifact: the prompt's rules in order, seed 000's rules, the
 //! pricing split, the competitors matrix, and readers during an artifact swap.
 
 mod common;
@@ -199,7 +199,7 @@ fn blocks_removes_a_skill_that_priority_would_keep() {
 
 #[test]
 fn blocks_apply_last_even_over_always_on_skills() {
-    // SPEC 5: `blocks` is the final pass. The sample has no always-on skill that a selected
+    // `blocks` is the final pass. The sample has no always-on skill that a selected
     // skill blocks, so an order with always-on skills added after `blocks` passed everything.
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
@@ -709,7 +709,7 @@ fn a_live_artifact_serves_the_artifact_swapped_in_by_rename_from_the_next_call()
     assert!(shared.refused().is_none());
 }
 
-// ---- Selection invariants (SPEC 5, 10) ------------------------------------------------------
+// ---- Selection invariants -----------------------------------------------------------------
 
 mod selection_props {
     use std::collections::{BTreeMap, BTreeSet};

@@ -388,7 +388,7 @@ pub fn render_text(diagnostics: &[Diagnostic], display_root: &str) -> String {
     out
 }
 
-/// The JSON form of a check (SPEC 7): `{"errors", "warnings", "diagnostics": [...]}`.
+/// The JSON form of a check: `{"errors", "warnings", "diagnostics": [...]}`.
 pub fn render_json(diagnostics: &[Diagnostic]) -> String {
     #[derive(Serialize)]
     struct Report<'a> {

@@ -1,4 +1,5 @@
-//! The `skillc` command line (SPEC 7).
+//! The `skillc` command line: its shape is a contract scripts and CI depend on (README, "The
+//! command line").
 
 use std::io::Write;
 use std::process::ExitCode;

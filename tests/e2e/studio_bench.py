@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The studio's figures of SPEC 9, measured in the real window (WebDriver, Xvfb).
+"""The studio's figures (the README's Performance table), measured in the real window (WebDriver, Xvfb).
 
 Usage: studio_bench.py APP_BINARY WORKSPACE [--runs N]
 

@@ -18,7 +18,7 @@ SELECTIONS = [
     ["context_gathering", "demo_offer", "competitors", "pricing", "clean_ending"],
     ["context_gathering", "competitors", "pricing", "greeting", "clean_ending"],
 ]
-# Consumers hide and show skills in catalogs and selections (SPEC 2.5).
+# Consumers hide and show skills in catalogs and selections.
 CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
 
 

@@ -3,7 +3,8 @@
 an always-on skill), locale fallback (`fr-ca` -> `fr` -> the base file) and a secret name
 written by a skill that does not declare it. A small workspace is built with skillc; the Rust
 runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the TypeScript
-runtime's CLI must give the same answers, and the answers must say what SPEC 5 and 2.6 say.
+runtime's CLI must give the same answers, and the answers must follow the prompt rules and
+the priority of variables.
 Usage: rules_parity.py SKILLC
 """
 

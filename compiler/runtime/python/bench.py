@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run-time figures of SPEC 9 measured in one run on one workspace:
+"""Run-time figures (the README's Performance table) measured in one run on one workspace:
 
 - the Python runtime's catalog (standard library only, reading the artifact) against
   `skills-ref to-prompt` building the same catalog from the skill folders;

@@ -1,7 +1,7 @@
 """A skillc runtime in Python, with only the standard library (sqlite3, json, zlib, re).
 
 It reads an artifact built by `skillc build` and answers the same questions as the Rust
-runtime: the catalog of a bundle and the prompt for a selection (SPEC 5). It is an example of
+runtime: the catalog of a bundle and the prompt for a selection. It is an example of
 how little a runtime needs once the compiler has resolved everything: no YAML, no rules beyond
 the run-time ones. CI checks that it gives the same catalog text and the same final skill list
 as the Rust runtime (tests/parity/python_runtime_parity.py).
@@ -293,7 +293,7 @@ class Artifact:
                 "tier": tier or self.manifest["default_tier"], "consumer": consumer,
                 "skills": skills, "text": text}
 
-    # -- prompt (SPEC 5) -------------------------------------------------------------------
+    # -- prompt ------------------------------------------------------------------------
 
     def prompt(self, select, client=None, locale=None, tier=None, consumer=None, context=None):
         with self._lock:

@@ -1,4 +1,4 @@
-//! Run-time conditions (SPEC 2.3), evaluated against a request's context. Fail-closed: a
+//! Run-time conditions, evaluated against a request's context. Fail-closed: a
 //! condition whose value is missing does not hold.
 
 use std::collections::BTreeMap;

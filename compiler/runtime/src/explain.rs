@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::{corrupt, Artifact, Bundle, BundleRef, Error, Record, Skill};
 
-/// What `skillc explain` reports (SPEC 7).
+/// What `skillc explain` reports: why a skill is in a bundle, or why not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Explanation {
     /// The selectable name.

@@ -1,4 +1,4 @@
-//! From a selection to a prompt (SPEC 5), and the other per-skill questions: pipelines,
+//! From a selection to a prompt, and the other per-skill questions: pipelines,
 //! requirements, MCP configuration.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -310,7 +310,7 @@ impl Selection<'_> {
 
 impl Artifact {
     /// Assembles the answer prompt for the skills a selector picked (names, qualified names or
-    /// catalog ids `SKn` of the catalog for the same consumer and context), applying SPEC 5's
+    /// catalog ids `SKn` of the catalog for the same consumer and context), applying the prompt's
     /// steps in order.
     pub fn prompt(
         &self,

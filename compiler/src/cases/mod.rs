@@ -1,4 +1,4 @@
-//! `skillc test` (SPEC 11.2): the workspace's own cases, `tests/*.yaml`, each a request to a
+//! `skillc test`: the workspace's own cases, `tests/*.yaml`, each a request to a
 //! bundle and what its catalog and prompt must (not) hold. Case files are checked like any
 //! workspace file: an unknown key, client, locale, tier, consumer or skill is a diagnostic at
 //! its line and column, never a case that quietly passes.

@@ -1,4 +1,4 @@
-//! Checking a workspace (SPEC 3): the per-file diagnostics of [`crate::parse`], the checks
+//! Checking a workspace: the per-file diagnostics of [`crate::parse`], the checks
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
 pub mod overlap;

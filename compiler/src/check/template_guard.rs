@@ -1,6 +1,6 @@
 //! Limits on workspace templates (`templates/*.tera`), checked on their syntax tree before any
 //! rendering, so that no template can recurse, loop without bound or grow its output faster
-//! than its input (SPEC 10: hostile input is bounded by construction).
+//! than its input (hostile input is bounded by construction, not by a timeout).
 //!
 //! An override renders one small fragment (a catalog line, a prompt heading), so the rules
 //! cost nothing real: no macros, includes, blocks or `set_global` (recursion and accumulation);

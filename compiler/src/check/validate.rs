@@ -1,4 +1,4 @@
-//! Checks across skills and files (SPEC 3): duplicates, references, variants, cycles, client
+//! Checks across skills and files: duplicates, references, variants, cycles, client
 //! configuration and required variables.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,5 +1,5 @@
 //! The commands, one module per family; each returns `Ok` or the one [`Failure`] that `main`
-//! prints and turns into the exit status (SPEC: 0 success, 1 errors in the input or a request
+//! prints and turns into the exit status (0 success, 1 errors in the input or a request
 //! that cannot be answered, 2 the command could not run).
 
 pub mod args;

@@ -1,4 +1,4 @@
-//! Classifying a workspace's files by path alone (SPEC 2): skills, categories, clients,
+//! Classifying a workspace's files by path alone: skills, categories, clients,
 //! templates and workspace files. Pure: the walk order of the input never matters.
 
 use std::collections::BTreeMap;

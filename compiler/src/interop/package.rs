@@ -1,4 +1,4 @@
-//! ZIP skill packages (SPEC 7 `pack`, `unpack`): seed 004's flat shape (SKILL.md at the root,
+//! ZIP skill packages (`skillc pack`, `unpack`): seed 004's flat shape (SKILL.md at the root,
 //! provider modules beside it) and the `.skill` shape of public repositories (one top-level
 //! `<name>/` folder). Packing is deterministic; unpacking validates everything before writing
 //! anything and refuses traversal, absolute paths, links, bombs and name clashes.

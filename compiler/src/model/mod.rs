@@ -1,4 +1,4 @@
-//! The typed source model of a skills workspace (SPEC 2): plain data, no I/O.
+//! The typed source model of a skills workspace (`docs/workspace-format.md`): plain data, no I/O.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -49,11 +49,11 @@ pub enum Scope {
     Client(String),
 }
 
-/// One hard-gate predicate of `conditions` (SPEC 2.3). The runtime's own type: what the
+/// One hard-gate predicate of `conditions`: all must hold for the skill to be in. The runtime's own type: what the
 /// compiler stores is, by construction, what every runtime reads.
 pub use skillc_runtime::Condition;
 
-/// A `when` predicate of a variant (SPEC 2.4).
+/// A `when` predicate of a variant: the variant replaces its base in a bundle where it holds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Predicate {
@@ -92,7 +92,7 @@ impl Predicate {
     }
 }
 
-/// A declared variable (SPEC 2.6; full, shorthand and minimal forms).
+/// A declared variable (full, shorthand and minimal forms).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VarDecl {
     /// What the variable is for.
@@ -145,7 +145,7 @@ pub struct Tool {
     pub config: Option<serde_json::Value>,
 }
 
-/// Every frontmatter field of SPEC 2.2, typed.
+/// Every frontmatter field (see [`fields::FIELDS`]), typed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Frontmatter {
     // Portable core (agentskills.io).
@@ -466,7 +466,7 @@ fn wildcard(pattern: &str, text: &str) -> bool {
     true
 }
 
-/// `workspace.yaml` (SPEC 2.5); every field has the documented default.
+/// `workspace.yaml`; every field has the default `docs/workspace-format.md` gives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WorkspaceConfig {
     /// Workspace name.
@@ -526,7 +526,7 @@ pub struct Toggle {
     pub pos: Pos,
 }
 
-/// `clients/<id>/client.yaml` (SPEC 2.5).
+/// `clients/<id>/client.yaml`: a client's flags, variables, locales, tiers and toggles.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Client {
     /// The client id (its folder name).
@@ -577,7 +577,7 @@ impl Workspace {
     }
 
     /// The variables some skill of the whole workspace declares `secret: true`: a secret name
-    /// is secret in every skill (SPEC 10), whoever else uses or declares it.
+    /// is secret in every skill (its value never reaches the artifact), whoever else uses or declares it.
     pub fn secret_names(&self) -> std::collections::BTreeSet<String> {
         match self.census.as_deref() {
             Some(census) => census.secret_vars.clone(),

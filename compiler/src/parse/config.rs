@@ -1,5 +1,5 @@
 //! Workspace-level files: `workspace.yaml`, `client.yaml`, `CATEGORY.md`, `variables.json`,
-//! `vars.json` (SPEC 2.4–2.6).
+//! `vars.json`.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,4 @@
-//! Typed parse of a SKILL.md frontmatter (SPEC 2.2): every field, every shape problem reported.
+//! Typed parse of a SKILL.md frontmatter: every field, every shape problem reported.
 
 use std::collections::BTreeMap;
 

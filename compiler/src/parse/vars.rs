@@ -1,4 +1,4 @@
-//! Variables (SPEC 2.6): the `{{VAR}}` placeholders of bodies and the `${VAR}` ones of MCP
+//! Variables: the `{{VAR}}` placeholders of bodies and the `${VAR}` ones of MCP
 //! settings, through the runtime's own placeholder rules so both sides read them alike.
 
 use std::collections::BTreeSet;

@@ -1,5 +1,5 @@
 //! A one-shot build of a workspace of many clients, a batch of clients at a time, so that its
-//! memory does not grow with the number of clients (SPEC 9's scale points).
+//! memory does not grow with the number of clients (the benchmark's scale points: 500 to 50,000 clients).
 //!
 //! A first pass loads each batch to take the census of the whole workspace (the facts some
 //! results read across clients, see [`crate::parse::census`]) and its input hash. The second

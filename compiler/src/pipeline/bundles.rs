@@ -1,4 +1,4 @@
-//! Phase: which bundles exist and what each holds (SPEC 4). Global bundles are resolved in
+//! Phase: which bundles exist and what each holds. Global bundles are resolved in
 //! full; a client's bundle only where it can differ from the global bundle of its locale and
 //! tier, and keeps only its differences (the rest is shared with that base).
 

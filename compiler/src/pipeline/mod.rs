@@ -1,4 +1,4 @@
-//! `skillc build`: check → resolve every bundle → render → write the artifact (SPEC 4, 6).
+//! `skillc build`: check → resolve every bundle → render → write the artifact.
 
 pub mod artifact;
 mod batched;

@@ -1,4 +1,4 @@
-//! Resolution (SPEC 4): which content each selectable name has in a bundle.
+//! Resolution: which content each selectable name has in a bundle.
 //!
 //! A bundle is a client (or the client-less global bundle) × a locale × a tier. For each
 //! selectable name, resolution applies, in order: client overrides, variants, toggles, the tier
@@ -355,7 +355,7 @@ pub fn locale_chain(locale: &str) -> Vec<&str> {
     out
 }
 
-/// The value of a variable for a skill in a bundle, by the priority of SPEC 2.6: client vars
+/// The value of a variable for a skill in a bundle, by priority: client vars
 /// (skill section, then `_global`) → the skill's vars.json → variables.json skill section →
 /// variables.json `_global` → the environment and the declared default (declared variables
 /// only: an undeclared placeholder never reads the build machine's environment).

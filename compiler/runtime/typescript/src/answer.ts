@@ -44,7 +44,7 @@ export interface Removed {
   reason: string;
 }
 
-/** An assembled prompt (SPEC 5). */
+/** An assembled prompt. */
 export interface Prompt {
   skills: PromptSkill[];
   removed: Removed[];

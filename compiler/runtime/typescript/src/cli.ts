@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The TypeScript runtime as a command, with the flags and output of `skillc catalog` and
-// `skillc prompt` (SPEC 7), so that both can be compared request for request:
+// `skillc prompt`, so that both can be compared request for request:
 //
 //   node dist/cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
 //                    [--context KEY=VALUE]... [--format xml|markdown|list|json]

@@ -1,4 +1,4 @@
-//! The benchmark of SPEC 9: builds a synthetic workspace and prints its figures.
+//! The benchmark: builds a synthetic workspace and prints its figures.
 //!
 //! ```text
 //! skillc-bench [--skills N] [--clients N] [--overrides N] [--locales N] [--tiers N] [--seed N]
@@ -8,7 +8,7 @@
 //! peak memory of one build, the artifact's size against the workspace's distinct source bytes,
 //! and the latency from editing one client's skill to the new artifact in watch mode.
 //! `--scale 5000,50000` then builds the same workload with those numbers of clients, one fresh
-//! workspace each, and prints time, peak memory and size for each (SPEC 9's scale points);
+//! workspace each, and prints time, peak memory and size for each;
 //! `--only-scale` skips the reference workload's figures; `--generate-only` writes the workspace
 //! (into `--keep DIR`) and stops.
 

@@ -1,4 +1,4 @@
-//! The only module that touches SQLite: writes the artifact (SPEC 6) atomically.
+//! The only module that touches SQLite: writes the artifact (`docs/artifact.md`) atomically.
 //!
 //! The tables and rows are defined once, in `skillc_runtime::schema`, which runtimes read. Rows are inserted in a fixed order from sorted data, so the same input
 //! gives a byte-identical file.
