@@ -26,6 +26,14 @@ impl StudioError {
     pub(crate) fn request(message: impl Into<String>) -> Self {
         StudioError::new("request", message)
     }
+
+    /// Input that would leave errors, with the diagnostics that say where.
+    pub(crate) fn invalid(message: impl Into<String>, diagnostics: &[skillc::Diagnostic]) -> Self {
+        StudioError {
+            diagnostics: diagnostics.iter().map(Diag::from).collect(),
+            ..StudioError::new("invalid", message)
+        }
+    }
 }
 
 impl std::fmt::Display for StudioError {
@@ -70,11 +78,9 @@ impl From<&skillc::Diagnostic> for Diag {
 /// A refused edit keeps its diagnostics for the UI.
 pub(crate) fn edit_err(e: skillc::edit::Error) -> StudioError {
     match e {
-        skillc::edit::Error::Refused(diags) => StudioError {
-            kind: "invalid",
-            message: "the edit would leave errors; nothing was written".into(),
-            diagnostics: diags.iter().map(Diag::from).collect(),
-        },
+        skillc::edit::Error::Refused(diags) => {
+            StudioError::invalid("the edit would leave errors; nothing was written", &diags)
+        }
         skillc::edit::Error::Invalid(why) => StudioError::new("invalid", why),
         e @ skillc::edit::Error::Io { .. } => io_err(e),
     }

@@ -485,7 +485,7 @@ pub fn publish(
     message: &str,
     cache: &Path,
 ) -> Result<String, StudioError> {
-    let refuse = |m: &str| Err(StudioError::new("request", m.to_string()));
+    let refuse = |m: &str| Err(StudioError::request(m.to_string()));
     if message.trim().is_empty() {
         return refuse("write a message that says what this change does");
     }

@@ -39,12 +39,10 @@ pub enum Saved {
 
 pub(super) fn package_err(e: skillc::interop::package::Error) -> StudioError {
     match e {
-        skillc::interop::package::Error::Invalid(d) => StudioError {
-            kind: "invalid",
-            message: "the package's skill has errors".into(),
-            diagnostics: d.iter().map(Diag::from).collect(),
-        },
-        other => StudioError::new("request", other.to_string()),
+        skillc::interop::package::Error::Invalid(d) => {
+            StudioError::invalid("the package's skill has errors", &d)
+        }
+        other => StudioError::request(other.to_string()),
     }
 }
 
@@ -142,7 +140,7 @@ impl Session {
         let file = self.inside(rel)?;
         let dir = file
             .parent()
-            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+            .ok_or_else(|| StudioError::request("no folder"))?;
         let target = dir.with_file_name(new_name);
         let new_rel_dir = target
             .strip_prefix(&self.root)
@@ -178,7 +176,7 @@ impl Session {
         }
         let dir = file
             .parent()
-            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+            .ok_or_else(|| StudioError::request("no folder"))?;
         std::fs::remove_dir_all(dir).map_err(io_err)
     }
 
@@ -187,7 +185,7 @@ impl Session {
         let file = self.inside(rel)?;
         let dir = file
             .parent()
-            .ok_or_else(|| StudioError::new("request", "no folder"))?;
+            .ok_or_else(|| StudioError::request("no folder"))?;
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

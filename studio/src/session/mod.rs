@@ -258,7 +258,7 @@ impl Session {
         self.inside(rel)?;
         let report = self.check()?;
         crate::relations::of(&report.workspace, rel)
-            .ok_or_else(|| StudioError::new("request", format!("`{rel}` is not a skill")))
+            .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))
     }
 }
 

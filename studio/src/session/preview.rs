@@ -178,7 +178,7 @@ impl Session {
     /// The catalog and the prompt a client sees, from the last build.
     pub fn preview(&self, r: &PreviewRequest) -> Result<Preview, StudioError> {
         let a = Artifact::open(self.artifact())
-            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+            .map_err(|e| StudioError::request(format!("build first: {e}")))?;
         let opt = |s: &str| (!s.is_empty()).then_some(s.to_string());
         let (client, locale, tier, consumer) = (
             opt(&r.client),
@@ -199,9 +199,9 @@ impl Session {
             pairs.push(("turn", r.turn.as_str()));
         }
         pairs.extend(r.context.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::new("request", e))?;
+        let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::request(e))?;
         let format = Format::parse(&r.format).unwrap_or(Format::Markdown);
-        let req = |e: skillc_runtime::Error| StudioError::new("request", e.to_string());
+        let req = |e: skillc_runtime::Error| StudioError::request(e.to_string());
         let catalog = a
             .catalog(&bundle, consumer.as_deref(), &ctx, format)
             .map_err(req)?;
@@ -253,7 +253,7 @@ impl Session {
             });
         }
         let a = Artifact::open(self.artifact())
-            .map_err(|e| StudioError::new("request", format!("build first: {e}")))?;
+            .map_err(|e| StudioError::request(format!("build first: {e}")))?;
         Ok(TestRun {
             outcomes: cases.iter().map(|c| skillc::cases::run(&a, c)).collect(),
             problems,
@@ -284,11 +284,10 @@ impl Session {
     pub fn diff(&self) -> Result<skillc::interop::diff::Diff, StudioError> {
         let open = |p: PathBuf| {
             Artifact::open(p)
-                .map_err(|e| StudioError::new("request", format!("build twice to compare: {e}")))
+                .map_err(|e| StudioError::request(format!("build twice to compare: {e}")))
         };
         let (old, new) = (open(self.previous())?, open(self.artifact())?);
-        skillc::interop::diff::diff(&old, &new)
-            .map_err(|e| StudioError::new("request", e.to_string()))
+        skillc::interop::diff::diff(&old, &new).map_err(|e| StudioError::request(e.to_string()))
     }
 }
 
