@@ -41,6 +41,16 @@ pub(crate) fn index_skills(skills: &[Skill]) -> SkillIndex {
     (by_name, by_qualified, augmented_by)
 }
 
+/// A bundle in words, as every message names one: ``client `example.com`, locale `en`, tier
+/// `fast` `` (`client` empty: ``the global bundle, locale `en`, tier `fast` ``).
+pub fn bundle_label(client: &str, locale: &str, tier: &str) -> String {
+    let who = match client {
+        "" => "the global bundle".to_string(),
+        c => format!("client `{c}`"),
+    };
+    format!("{who}, locale `{locale}`, tier `{tier}`")
+}
+
 /// Which bundle: `None` fields mean the global bundle, the default locale, the default tier.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct BundleRef<'a> {

@@ -45,12 +45,7 @@ struct Stored {
 }
 
 fn bundle_words(b: &Bundle) -> String {
-    let who = if b.client.is_empty() {
-        "the global bundle".to_string()
-    } else {
-        format!("client {}", b.client)
-    };
-    format!("{who}, {}, {}", b.locale, b.tier)
+    crate::bundle_label(&b.client, &b.locale, &b.tier)
 }
 
 impl Artifact {

@@ -34,7 +34,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use bundle::{
-    Bundle, BundleRef, Catalog, CatalogSkill, Category, Format, Skill, StoredDiagnostic,
+    bundle_label, Bundle, BundleRef, Catalog, CatalogSkill, Category, Format, Skill,
+    StoredDiagnostic,
 };
 use catalog::CatalogKey;
 pub use condition::{Compiled, Condition, Context};

@@ -31,14 +31,15 @@ pub struct BundleSpec {
     pub tier: String,
 }
 
-/// `client `example.com`, locale `en`, tier `fast`` (or `the global bundle, …`).
+/// The bundle in words (see [`skillc_runtime::bundle_label`]).
 impl std::fmt::Display for BundleSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.client {
-            Some(c) => write!(f, "client `{c}`, ")?,
-            None => write!(f, "the global bundle, ")?,
-        }
-        write!(f, "locale `{}`, tier `{}`", self.locale, self.tier)
+        let client = self.client.as_deref().unwrap_or_default();
+        f.write_str(&skillc_runtime::bundle_label(
+            client,
+            &self.locale,
+            &self.tier,
+        ))
     }
 }
 
