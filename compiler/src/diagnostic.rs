@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How bad a problem is.
 #[derive(
@@ -351,6 +351,54 @@ fn snippet_window(src: &str, column: usize) -> (String, usize) {
         shown.push_str("...");
     }
     (shown, column.max(1))
+}
+
+/// A diagnostic with every field, to keep it aside and take it back (the JSON output leaves the
+/// snippet and the help out): the check's cache and a batched build's staged warnings.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WholeDiagnostic {
+    severity: Severity,
+    code: String,
+    file: String,
+    line: usize,
+    column: usize,
+    message: String,
+    span_len: usize,
+    help: Option<String>,
+    source_line: Option<String>,
+}
+
+impl WholeDiagnostic {
+    /// Every field of `d`.
+    pub fn of(d: &Diagnostic) -> Self {
+        WholeDiagnostic {
+            severity: d.severity,
+            code: d.code.to_string(),
+            file: d.file.clone(),
+            line: d.line,
+            column: d.column,
+            message: d.message.clone(),
+            span_len: d.span_len,
+            help: d.help.clone(),
+            source_line: d.source_line.clone(),
+        }
+    }
+
+    /// The diagnostic, if its code is one this skillc knows.
+    pub fn restore(self) -> Option<Diagnostic> {
+        let code = codes::ALL.iter().find(|c| **c == self.code)?;
+        Some(Diagnostic {
+            severity: self.severity,
+            code,
+            file: self.file,
+            line: self.line,
+            column: self.column,
+            message: self.message,
+            span_len: self.span_len,
+            help: self.help,
+            source_line: self.source_line,
+        })
+    }
 }
 
 /// Renders diagnostics in the rustc style, with `display_root` joined to each file path.

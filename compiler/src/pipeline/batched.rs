@@ -28,8 +28,10 @@ use crate::parse::load::Loaded;
 use crate::resolve::EntryKey;
 use crate::{CheckOptions, Workspace};
 
-/// Clients per batch when the build options do not say.
-pub const CLIENTS_PER_BATCH: usize = 1000;
+/// Clients per batch when the build options do not say. At 5,000 clients of the reference
+/// shape, batches of 500 peaked at 186 MB in 13.6 s, of 1,000 at 217 MB in 12.6 s: the
+/// smaller batch keeps memory within 1.5 times that of a 500-client build (133 MB).
+pub const CLIENTS_PER_BATCH: usize = 500;
 
 /// Builds the workspace split into `batches` into `out`, with the release label `release`.
 pub(super) fn build(
@@ -56,12 +58,14 @@ pub(super) fn build(
             crate::check::diagnose(&mut loaded, &CheckOptions::default(), Mode::OneShot);
         crate::check::ready_to_show(&mut found, &loaded.texts);
         let failed = found.iter().any(|d| d.severity == Severity::Error);
-        diagnostics.extend(found);
         let Some(m) = merge.as_mut().filter(|_| !failed) else {
             // Checked on, to report every batch's errors; nothing more is staged.
-            give_up(&mut merge);
+            diagnostics.extend(found);
+            give_up(&mut merge, &mut diagnostics)?;
             continue;
         };
+        m.stage.keep_diagnostics(&found)?;
+        drop(found);
         loaded.texts = Default::default();
         let ws = loaded.workspace;
         let drawn = super::run_phases(&ws, &survey.input_hash, options, None, Mode::OneShot);
@@ -69,7 +73,7 @@ pub(super) fn build(
             Ok(shaped) => shaped,
             Err(errors) => {
                 diagnostics.extend(errors);
-                give_up(&mut merge);
+                give_up(&mut merge, &mut diagnostics)?;
                 continue;
             }
         };
@@ -81,6 +85,14 @@ pub(super) fn build(
         small.get_or_insert(rest);
     }
     progress(options, "building batches", batches.len(), batches.len());
+    // Taken back on a thread of the pool that ran the batches, so their memory, freed, is
+    // reused: on the calling thread the 26,000 warnings of 5,000 clients grew the peak by a
+    // sixth.
+    let (merge, kept) = on_the_pool(move || {
+        let kept = merge.as_ref().map(|m| m.stage.take_diagnostics());
+        (merge, kept)
+    });
+    diagnostics.extend(kept.transpose()?.unwrap_or_default());
     let (Some(m), Some(small)) = (merge, small) else {
         crate::diagnostic::sort(&mut diagnostics);
         return Ok(super::failed(diagnostics));
@@ -100,10 +112,20 @@ pub(super) fn build(
     })
 }
 
+/// Runs `f` on a thread of rayon's pool and returns what it returns.
+fn on_the_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let mut out = None;
+    rayon::scope(|s| s.spawn(|_| out = Some(f())));
+    out.expect("the scope waits for its task")
+}
+
 /// Stops staging: a batch had errors, so nothing will be written (the staging file goes
-/// with the stage).
-fn give_up(merge: &mut Option<Merge>) {
-    merge.take();
+/// with the stage, once the diagnostics it kept are back in `diagnostics`).
+fn give_up(merge: &mut Option<Merge>, diagnostics: &mut Vec<Diagnostic>) -> Result<(), Error> {
+    if let Some(m) = merge.take() {
+        diagnostics.extend(m.stage.take_diagnostics()?);
+    }
+    Ok(())
 }
 
 /// What the first pass finds: the census, the input hash and distinct source bytes a build

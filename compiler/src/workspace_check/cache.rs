@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::CheckOptions;
-use crate::diagnostic::{codes, Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, WholeDiagnostic};
 use crate::discover::fsio::{self, FileContent, RawFile, Stamp};
 use crate::parse::load;
 
@@ -69,53 +69,7 @@ struct Stored {
     at: i128,
     files: Hashes,
     skill_files: Vec<String>,
-    diagnostics: Vec<StoredDiagnostic>,
-}
-
-/// A diagnostic with every field (the JSON output leaves the snippet out).
-#[derive(Serialize, Deserialize)]
-struct StoredDiagnostic {
-    severity: Severity,
-    code: String,
-    file: String,
-    line: usize,
-    column: usize,
-    message: String,
-    span_len: usize,
-    help: Option<String>,
-    source_line: Option<String>,
-}
-
-impl StoredDiagnostic {
-    fn of(d: &Diagnostic) -> Self {
-        StoredDiagnostic {
-            severity: d.severity,
-            code: d.code.to_string(),
-            file: d.file.clone(),
-            line: d.line,
-            column: d.column,
-            message: d.message.clone(),
-            span_len: d.span_len,
-            help: d.help.clone(),
-            source_line: d.source_line.clone(),
-        }
-    }
-
-    /// The diagnostic, if its code is one this skillc knows.
-    fn restore(self) -> Option<Diagnostic> {
-        let code = codes::ALL.iter().find(|c| **c == self.code)?;
-        Some(Diagnostic {
-            severity: self.severity,
-            code,
-            file: self.file,
-            line: self.line,
-            column: self.column,
-            message: self.message,
-            span_len: self.span_len,
-            help: self.help,
-            source_line: self.source_line,
-        })
-    }
+    diagnostics: Vec<WholeDiagnostic>,
 }
 
 /// [`super::check`] through the cache: the kept result when every input is as it was, else
@@ -128,7 +82,7 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<Checked, fsio::Error
         let restored: Option<Vec<Diagnostic>> = s
             .diagnostics
             .into_iter()
-            .map(StoredDiagnostic::restore)
+            .map(WholeDiagnostic::restore)
             .collect();
         if let Some(diagnostics) = restored {
             return Ok(Checked {
@@ -262,7 +216,7 @@ fn write_stored(root: &Path, fingerprint: Fingerprint, checked: &Checked) {
         diagnostics: checked
             .diagnostics
             .iter()
-            .map(StoredDiagnostic::of)
+            .map(WholeDiagnostic::of)
             .collect(),
     };
     let Ok(json) = serde_json::to_vec(&stored) else {

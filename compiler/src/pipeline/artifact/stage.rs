@@ -1,6 +1,7 @@
 //! Staging the rows of a build of many clients, batch by batch, and copying the artifact
 //! from them.
 
+use crate::diagnostic::{Diagnostic, WholeDiagnostic};
 use crate::model::Mode;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +17,10 @@ use super::insert::{
 use super::{
     beside, close, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
 };
+
+/// The staging file's own table: diagnostics kept aside (never copied into the artifact).
+const KEPT_DIAGNOSTICS: &str =
+    "CREATE TABLE kept_diagnostic (n INTEGER PRIMARY KEY, whole TEXT NOT NULL);";
 
 /// The rows of a build of many clients, written batch by batch to a staging file beside the
 /// artifact as each batch numbers them (so they are not held in memory), and then copied into
@@ -51,9 +56,46 @@ impl Stage {
         let _ = std::fs::remove_file(&*path);
         let conn = open_new(&path)?;
         conn.execute_batch(schema::DDL)
+            .and_then(|_| conn.execute_batch(KEPT_DIAGNOSTICS))
             .and_then(|_| conn.execute_batch("BEGIN"))
             .map_err(sql(&path))?;
         Ok(Stage { conn, path })
+    }
+
+    /// Keeps `diagnostics` aside in the staging file until [`Stage::take_diagnostics`]: a
+    /// batch's warnings (five a client on the reference workload, with their help and source
+    /// line) held in memory until the end made a fifth of the peak at 5,000 clients.
+    pub fn keep_diagnostics(&self, diagnostics: &[Diagnostic]) -> Result<(), Error> {
+        let e = sql(&self.path);
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT INTO kept_diagnostic (whole) VALUES (?1)")
+            .map_err(&e)?;
+        for d in diagnostics {
+            let whole = serde_json::to_string(&WholeDiagnostic::of(d)).unwrap_or_default();
+            st.execute([whole]).map_err(&e)?;
+        }
+        Ok(())
+    }
+
+    /// The diagnostics kept aside, in the order they were kept.
+    pub fn take_diagnostics(&self) -> Result<Vec<Diagnostic>, Error> {
+        let e = sql(&self.path);
+        let mut st = self
+            .conn
+            .prepare("SELECT whole FROM kept_diagnostic ORDER BY n")
+            .map_err(&e)?;
+        let rows = st.query_map([], |r| r.get::<_, String>(0)).map_err(&e)?;
+        let mut out = Vec::new();
+        for whole in rows {
+            let whole = whole.map_err(&e)?;
+            let kept: Option<WholeDiagnostic> = serde_json::from_str(&whole).ok();
+            out.extend(kept.and_then(WholeDiagnostic::restore));
+        }
+        self.conn
+            .execute("DELETE FROM kept_diagnostic", [])
+            .map_err(&e)?;
+        Ok(out)
     }
 
     /// Runs `write` with the statement that inserts into `table`.
