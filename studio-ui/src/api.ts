@@ -1,5 +1,5 @@
 // The only module that talks to the Rust backend: typed wrappers of its commands.
-import { invoke } from "@tauri-apps/api/core";
+import { invoke as invokeTauri } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 
 export interface Diag {
@@ -125,6 +125,22 @@ export function errorText(e: unknown): string {
   if (typeof e === "string") return e;
   if (e && typeof e === "object" && "message" in e) return String((e as { message: unknown }).message);
   return JSON.stringify(e);
+}
+
+/** The last commands run, with when each started and ended (performance.now, ms): what the
+ * benchmark reads to say where a save's time goes. */
+export const trace: [string, number, number][] = [];
+(window as unknown as { __studioTrace: typeof trace }).__studioTrace = trace;
+
+function invoke<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  const start = performance.now();
+  const done = () => {
+    trace.push([cmd, start, performance.now()]);
+    if (trace.length > 200) trace.shift();
+  };
+  const p = invokeTauri<T>(cmd, args);
+  p.then(done, done);
+  return p;
 }
 
 export const api = {

@@ -8,7 +8,7 @@ import { fail, say } from "./status";
 import { SkillEditor } from "./views/editor";
 import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
-import { fillPreviewChoices, previewsAsked, runPreview, setPreviewRequest } from "./views/preview";
+import { fillPreviewChoices, previewSettled, previewsAsked, runPreview, setPreviewRequest } from "./views/preview";
 import { TestsView } from "./views/tests";
 import { showDiff } from "./views/diff";
 import { publish, showReview } from "./views/review";
@@ -22,8 +22,8 @@ const editor = new SkillEditor({
   learn: (variables, sources) => { vocabulary = { ...vocabulary, variables, sources }; },
   open: (file) => { openSkill(file).catch(fail); },
   // A save is one deliberate act: rebuild at once (the preview follows), no debounce. The
-  // list's reload (a check of the workspace) waits for the build's answer: on two cores, the
-  // two side by side made the build, and so the preview, a third slower.
+  // list's reload (a check of the workspace) comes after the build and the preview: on two
+  // cores, side by side with them it made the preview a third slower.
   saved: async () => { await runBuild(loadOverview); },
 });
 const toggles = new TogglesView(() => scheduleBuild());
@@ -63,24 +63,24 @@ function scheduleBuild(): void {
   buildTimer = window.setTimeout(() => { runBuild().catch(fail); }, 400);
 }
 
-/** Builds, then runs `after` (if any) beside the refresh of the tests and the preview. */
+/** Builds, refreshes what shows the build (the preview first: it is what the user looks at),
+ * then runs `after` (if any). */
 async function runBuild(after?: () => Promise<void>): Promise<void> {
   const button = byId<HTMLButtonElement>("build");
   button.disabled = true;
   say("Building…");
-  let afterDone: Promise<void> = Promise.resolve();
   try {
-    const b = await api.build().finally(() => { if (after) afterDone = after().catch(fail); });
+    const b = await api.build();
     const asked = previewsAsked();
     const release = b.release ? ` · release ${b.release}` : "";
     say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings${release}` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
-    if (b.written) await tests.refresh();
     // A preview asked for since the build finished already shows it.
     if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
+    if (b.written) await tests.refresh();
   } finally {
     button.disabled = false;
-    await afterDone;
+    if (after) await previewSettled().then(after).catch(fail);
   }
 }
 

@@ -7,11 +7,11 @@ pub mod form;
 pub mod relations;
 pub mod review;
 pub mod session;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
-use notify::{RecursiveMode, Watcher};
 use session::{
     BuildSummary, Diag, FileState, Overview, Preview, PreviewRequest, Saved, Session, StudioError,
     Toggles,
@@ -25,7 +25,7 @@ pub struct Studio {
     /// build does not hold up a keystroke's check, the overview or a preview; opening another
     /// workspace waits for them.
     session: RwLock<Option<Session>>,
-    watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    watcher: Mutex<Option<watch::DiskWatcher>>,
 }
 
 impl Studio {
@@ -56,7 +56,7 @@ fn open<R: Runtime>(
     let handle = app.clone();
     let watch_root = root.clone();
     let disk = session.disk();
-    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+    let watcher = watch::DiskWatcher::start(&root, move |res: notify::Result<notify::Event>| {
         let Ok(ev) = res else {
             disk.changed(); // events were lost (a full queue): assume anything changed
             return;
@@ -89,14 +89,12 @@ fn open<R: Runtime>(
             let _ = handle.emit("disk-changed", changed);
         }
     });
-    if let Ok(mut w) = watcher {
-        if w.watch(&root, RecursiveMode::Recursive).is_ok() {
-            session.disk().watching();
-            *studio
-                .watcher
-                .lock()
-                .map_err(|_| StudioError::request("poisoned"))? = Some(w);
-        }
+    if let Some(w) = watcher {
+        session.disk().watching();
+        *studio
+            .watcher
+            .lock()
+            .map_err(|_| StudioError::request("poisoned"))? = Some(w);
     }
     *studio
         .session
@@ -223,8 +221,16 @@ async fn build<R: Runtime>(app: tauri::AppHandle<R>) -> Result<BuildSummary, Stu
     tauri::async_runtime::spawn_blocking(move || {
         let studio = app.state::<Studio>();
         let emitter = app.clone();
+        // At most one event every 100 ms (and each phase's end): each goes through the
+        // window's main thread, and a rebuild of 100 ms sent a hundred of them.
+        let last = Mutex::new(None::<std::time::Instant>);
         let progress = move |phase: &str, done: usize, total: usize| {
-            let _ = emitter.emit("build-progress", (phase.to_string(), done, total));
+            let Ok(mut last) = last.lock() else { return };
+            let due = last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(100));
+            if due || done == total {
+                *last = Some(std::time::Instant::now());
+                let _ = emitter.emit("build-progress", (phase.to_string(), done, total));
+            }
         };
         studio.with(|s| s.build(Some(&progress)))
     })
