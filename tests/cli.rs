@@ -469,6 +469,18 @@ fn a_release_label_is_stored_and_reported_and_git_names_the_commit() {
         release(&db("d.db")),
         serde_json::Value::from(format!("{head}-dirty"))
     );
+    // A change to a tracked file alone is dirty too (git is asked about those first).
+    std::fs::remove_file(ws.join("public/assistant/greeting/notes.md")).unwrap();
+    skillc_ok(&["build", ws_arg, "-o", &db("c.db"), "--release-label", "git"]);
+    assert_eq!(release(&db("c.db")), serde_json::Value::from(head.clone()));
+    let config = ws.join("workspace.yaml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}\n# edited\n")).unwrap();
+    skillc_ok(&["build", ws_arg, "-o", &db("e.db"), "--release-label", "git"]);
+    assert_eq!(
+        release(&db("e.db")),
+        serde_json::Value::from(format!("{head}-dirty"))
+    );
 }
 
 #[test]
