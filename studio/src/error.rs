@@ -51,11 +51,11 @@ pub struct Diag {
     pub code: &'static str,
     /// File relative to the workspace.
     pub file: String,
-    /// Line.
+    /// 1-based line.
     pub line: usize,
-    /// Column.
+    /// 1-based column.
     pub column: usize,
-    /// Message.
+    /// What is wrong.
     pub message: String,
     /// Help, if any.
     pub help: Option<String>,

@@ -56,9 +56,9 @@ pub fn bundle_label(client: &str, locale: &str, tier: &str) -> String {
 pub struct BundleRef<'a> {
     /// Client id.
     pub client: Option<&'a str>,
-    /// Locale.
+    /// Locale (`None`: the workspace's default).
     pub locale: Option<&'a str>,
-    /// Tier.
+    /// Tier (`None`: the workspace's first).
     pub tier: Option<&'a str>,
 }
 
@@ -71,7 +71,7 @@ pub enum Format {
     Markdown,
     /// `- **name**: description` lines.
     List,
-    /// JSON.
+    /// A JSON list of `{id, name, description, triggers}`.
     Json,
 }
 
@@ -103,7 +103,7 @@ pub struct Skill {
     pub entry: i64,
     /// Selectable name.
     pub name: String,
-    /// Qualified name.
+    /// `<namespace>.<name>`.
     pub qualified_name: String,
     /// Skill whose content is used.
     pub resolved_name: String,
@@ -151,7 +151,7 @@ impl Skill {
 /// A category's texts.
 #[derive(Debug, Clone)]
 pub struct Category {
-    /// Id.
+    /// Category id (`''` holds uncategorized skills).
     pub id: String,
     /// Order.
     pub position: i64,
@@ -168,9 +168,9 @@ pub struct Category {
 pub struct Bundle {
     /// Client (`''` for global).
     pub client: String,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
     /// Skills in catalog order.
     pub skills: Vec<Skill>,
@@ -241,11 +241,11 @@ pub struct StoredDiagnostic {
     pub code: String,
     /// File inside the workspace.
     pub file: String,
-    /// Line.
+    /// 1-based line in the file.
     pub line: u32,
-    /// Column.
+    /// 1-based column in the line.
     pub column: u32,
-    /// Message.
+    /// What is wrong.
     pub message: String,
 }
 
@@ -254,13 +254,13 @@ pub struct StoredDiagnostic {
 pub struct CatalogSkill {
     /// `SK1`, `SK2`, … in catalog order.
     pub id: String,
-    /// Name.
+    /// Selectable name.
     pub name: String,
-    /// Qualified name.
+    /// `<namespace>.<name>`.
     pub qualified_name: String,
-    /// Category.
+    /// Category id (`''` when none).
     pub category: String,
-    /// Description.
+    /// Description (localized, whole; what the catalog text shows of it depends on the level).
     pub description: String,
     /// The first `max_triggers` triggers.
     pub triggers: Vec<String>,
@@ -271,11 +271,11 @@ pub struct CatalogSkill {
 pub struct Catalog {
     /// Client (`null` for global).
     pub client: Option<String>,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
-    /// Consumer.
+    /// The consumer whose filter applies, if any.
     pub consumer: Option<String>,
     /// Its skills.
     pub skills: Vec<CatalogSkill>,

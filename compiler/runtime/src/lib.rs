@@ -74,7 +74,7 @@ pub enum Error {
     NotAnArtifact {
         /// The file.
         path: PathBuf,
-        /// Why.
+        /// What SQLite or the header check said.
         why: String,
     },
     /// The artifact has another schema version.

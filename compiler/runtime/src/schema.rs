@@ -292,7 +292,7 @@ pub struct Record {
 /// An MCP server declaration.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 pub struct Mcp {
-    /// Command.
+    /// The command line that starts the server.
     pub command: String,
     /// Environment (`${VAR}` placeholders).
     pub env: BTreeMap<String, String>,
@@ -322,7 +322,7 @@ pub struct CategoryRow {
     pub id: String,
     /// Catalog and prompt order.
     pub position: i64,
-    /// Display name.
+    /// Heading of the category in catalogs and prompts.
     pub display_name: String,
     /// Hidden from catalogs.
     pub hidden: bool,
@@ -341,7 +341,7 @@ pub struct SourceRow {
     pub sid: u32,
     /// Normalised URL.
     pub url: String,
-    /// Title.
+    /// Title to show beside the link, if the source gives one.
     pub title: Option<String>,
     /// Quoted text.
     pub text: Option<String>,
@@ -397,7 +397,7 @@ pub struct CardFragment {
 pub struct EntryRow {
     /// Selectable name.
     pub name: String,
-    /// Qualified name.
+    /// `<namespace>.<name>`.
     pub qualified_name: String,
     /// Skill whose content is used (variant, override).
     pub resolved_name: String,
@@ -439,9 +439,9 @@ pub struct EntryRow {
 pub struct BundleRow {
     /// Client id, `''` for a global bundle.
     pub client: String,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
     /// Index (0-based) of the base bundle whose slots apply unless this one has its own.
     pub base: Option<usize>,

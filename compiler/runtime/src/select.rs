@@ -57,9 +57,9 @@ impl Removed {
 pub struct SourceRef {
     /// Pool id.
     pub sid: u32,
-    /// URL.
+    /// Normalised URL of the source.
     pub url: String,
-    /// Title.
+    /// Title to show beside the link, if the source gives one.
     pub title: Option<String>,
 }
 

@@ -15,7 +15,7 @@ pub struct StoredEntry {
     pub card: i64,
     /// Selectable name.
     pub name: String,
-    /// Qualified name.
+    /// `<namespace>.<name>`.
     pub qualified_name: String,
     /// The skill whose content is used.
     pub resolved_name: String,
@@ -75,9 +75,9 @@ pub struct StoredBundle {
     pub id: i64,
     /// Client id, `''` for the global bundle.
     pub client: String,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
     /// The base bundle whose slots apply unless this one has its own.
     pub base: Option<i64>,

@@ -11,9 +11,9 @@ use skillc_runtime::{Artifact, StoredEntry};
 pub struct BundleDiff {
     /// Client (`''` for global).
     pub client: String,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
     /// Skills now in the bundle.
     pub added: Vec<String>,

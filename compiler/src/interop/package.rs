@@ -52,7 +52,7 @@ pub enum Error {
     Refused {
         /// The archive.
         archive: PathBuf,
-        /// Why.
+        /// What was refused, in words.
         why: String,
     },
     /// The skill has errors; they are listed.

@@ -30,9 +30,9 @@ use skillc_runtime::{Artifact, BundleRef, Context, Error, Format, LiveArtifact};
 pub struct Bundle {
     /// Client id.
     pub client: Option<String>,
-    /// Locale.
+    /// Locale (`None`: the workspace's default).
     pub locale: Option<String>,
-    /// Tier.
+    /// Tier (`None`: the workspace's first).
     pub tier: Option<String>,
     /// Consumer whose filters apply.
     pub consumer: Option<String>,

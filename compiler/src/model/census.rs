@@ -67,11 +67,11 @@ pub struct Census {
 /// The manifest's counts of a workspace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
-    /// Skills.
+    /// Skills of the whole workspace, every client's included.
     pub skills: usize,
-    /// Global skills.
+    /// Skills outside client folders.
     pub global_skills: usize,
-    /// Clients.
+    /// Client folders.
     pub clients: usize,
 }
 

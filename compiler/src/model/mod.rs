@@ -244,7 +244,7 @@ pub struct Source {
     pub sid: u32,
     /// The URL (as written).
     pub url: String,
-    /// Title.
+    /// Title to show beside the link, if the source gives one.
     pub title: Option<String>,
     /// Short summary.
     pub text: Option<String>,
@@ -473,7 +473,7 @@ pub struct WorkspaceConfig {
     pub name: Option<String>,
     /// Locales bundles are built for.
     pub locales: Vec<String>,
-    /// Default locale.
+    /// The locale a request without one gets, and whose files are the base of the others.
     pub default_locale: String,
     /// Tiers bundles are built for.
     pub tiers: Vec<Tier>,

@@ -422,9 +422,9 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
 pub struct Header {
     /// The manifest without the tables' counts.
     pub manifest: BTreeMap<String, String>,
-    /// Clients.
+    /// A row per client: trust, flags, locales, tiers, toggles.
     pub clients: Vec<ClientRow>,
-    /// Consumers.
+    /// A row per consumer, with the names its catalogs hide.
     pub consumers: Vec<ConsumerRow>,
 }
 
@@ -441,17 +441,17 @@ pub fn header(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str) -> Head
 pub struct Tables {
     /// Blob contents by hash.
     pub blobs: BTreeMap<String, Arc<Blob>>,
-    /// Categories.
+    /// Category rows, in catalog order.
     pub categories: Vec<CategoryRow>,
     /// Pooled sources.
     pub sources: Vec<SourceRow>,
-    /// Cards.
+    /// Cards with the fragments the budgets kept.
     pub cards: Vec<CardRows>,
-    /// Entries.
+    /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into.
     pub bundles: Arc<BundleTables>,
-    /// Assets.
+    /// Asset rows: each file of a skill folder with its blob.
     pub assets: Vec<AssetRow>,
 }
 

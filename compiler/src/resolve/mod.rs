@@ -25,9 +25,9 @@ use crate::parse::vars;
 pub struct BundleSpec {
     /// The client, or `None` for the global bundle.
     pub client: Option<String>,
-    /// Locale.
+    /// Locale of the bundle.
     pub locale: String,
-    /// Tier.
+    /// Tier of the bundle.
     pub tier: String,
 }
 

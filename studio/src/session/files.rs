@@ -15,7 +15,7 @@ use crate::error::{Diag, StudioError};
 pub struct FileState {
     /// Relative path.
     pub file: String,
-    /// Text.
+    /// The file's text as read.
     pub text: String,
     /// sha256 of the bytes on disk.
     pub hash: String,

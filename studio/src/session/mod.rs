@@ -28,15 +28,15 @@ pub use toggles::{ToggleChange, Toggles};
 pub struct SkillRow {
     /// Its SKILL.md, relative to the workspace.
     pub file: String,
-    /// Name.
+    /// Selectable name.
     pub name: String,
-    /// Namespace.
+    /// `public`, `internal` or `custom`.
     pub namespace: String,
     /// Category (empty when none).
     pub category: String,
     /// Client id, empty for global skills.
     pub client: String,
-    /// Description.
+    /// Description, for the list's search and tooltip.
     pub description: String,
 }
 
@@ -49,11 +49,11 @@ pub struct Overview {
     pub skills: Vec<SkillRow>,
     /// Client ids.
     pub clients: Vec<String>,
-    /// Locales.
+    /// Locales the workspace builds, for the preview's choices.
     pub locales: Vec<String>,
-    /// Tiers.
+    /// Tiers the workspace builds, the default (first) first.
     pub tiers: Vec<String>,
-    /// Consumers.
+    /// Consumers `workspace.yaml` declares.
     pub consumers: Vec<String>,
     /// Category ids.
     pub categories: Vec<String>,

@@ -26,9 +26,9 @@ fn has_case_files(root: &std::path::Path) -> bool {
 pub struct BuildSummary {
     /// Whether the artifact was written.
     pub written: bool,
-    /// Errors.
+    /// Number of errors (none written when there is one).
     pub errors: usize,
-    /// Warnings.
+    /// Number of warnings.
     pub warnings: usize,
     /// The errors that stopped the build (warnings are counted only, as in [`Overview`]).
     pub diagnostics: Vec<Diag>,

@@ -14,11 +14,11 @@ use std::path::Path;
 pub struct Shape {
     /// Global skills.
     pub skills: usize,
-    /// Clients.
+    /// Client folders, each with its overrides.
     pub clients: usize,
     /// Overriding skills per client.
     pub overrides: usize,
-    /// Locales.
+    /// Locales; each global skill gets a `SKILL.<locale>.md` for all but the first.
     pub locales: usize,
     /// Tiers (the second one uses compact bodies).
     pub tiers: usize,

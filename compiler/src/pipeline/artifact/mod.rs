@@ -87,22 +87,22 @@ pub struct Data {
     /// Blobs as stored, by content hash (shared with the rendered entries whose bodies they
     /// are).
     pub blobs: BTreeMap<String, Arc<Blob>>,
-    /// Categories.
+    /// Category rows, in catalog order.
     pub categories: Vec<CategoryRow>,
     /// Pooled sources.
     pub sources: Vec<SourceRow>,
-    /// Clients.
+    /// A row per client: trust, flags, locales, tiers, toggles.
     pub clients: Vec<ClientRow>,
-    /// Consumers.
+    /// A row per consumer, with the names its catalogs hide.
     pub consumers: Vec<ConsumerRow>,
     /// Cards with their fragments.
     pub cards: Vec<CardRows>,
-    /// Entries.
+    /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into (shared with a session's next build,
     /// which takes them when its bundles are the same).
     pub bundles: Arc<BundleTables>,
-    /// Assets.
+    /// Asset rows: each file of a skill folder with its blob.
     pub assets: Vec<AssetRow>,
 }
 
