@@ -109,7 +109,10 @@ export interface Diff { added_bundles: string[]; removed_bundles: string[]; bund
 export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string }
 export interface ImpactGroup { change: string; count: number; clients: [string, number][]; bundles: string[] }
 export interface Impact { groups: ImpactGroup[]; changed: number; unchanged: number; problem: string | null }
-export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string }
+export interface FailingCase { name: string; file: string; line: number; failures: string[] }
+/** What stands in the way of publishing: the build's errors and the failing test cases. */
+export interface Blockers { errors: Diag[]; failing_cases: FailingCase[] }
+export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string; blockers: Blockers }
 
 export interface CaseRequest {
   client: string | null; locale: string | null; tier: string | null; consumer: string | null;
@@ -165,6 +168,6 @@ export const api = {
   diff: () => invoke<Diff>("diff"),
   review: () => invoke<Review>("review"),
   testCases: () => invoke<TestRun>("test_cases"),
-  publish: (token: string, files: string[], message: string) => invoke<string>("publish", { token, files, message }),
+  publish: (token: string, files: string[], message: string, anyway: string | null) => invoke<string>("publish", { token, files, message, anyway }),
   on: <T>(event: string, handler: (payload: T) => void) => listen<T>(event, (e) => handler(e.payload)),
 };

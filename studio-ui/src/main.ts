@@ -11,7 +11,7 @@ import { TogglesView } from "./views/toggles";
 import { fillPreviewChoices, previewSettled, previewsAsked, runPreview, setPreviewRequest } from "./views/preview";
 import { TestsView } from "./views/tests";
 import { showDiff } from "./views/diff";
-import { publish, showReview } from "./views/review";
+import { publish, reviewHooks, showReview } from "./views/review";
 
 let overview: Overview | null = null;
 let vocabulary: Vocabulary = emptyVocabulary();
@@ -28,6 +28,11 @@ const editor = new SkillEditor({
 });
 const toggles = new TogglesView(() => scheduleBuild());
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
+reviewHooks.open = (file, line) => {
+  openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
+};
+// After a publish the header names the new commit: the label comes with the next build.
+reviewHooks.published = () => runBuild();
 
 async function openSkill(file: string, force = false): Promise<void> {
   if (await editor.open(file, force)) {

@@ -267,8 +267,9 @@ fn publish(
     token: String,
     files: Vec<String>,
     message: String,
+    anyway: Option<String>,
 ) -> Result<String, StudioError> {
-    studio.with(|s| s.publish(&token, &files, &message))
+    studio.with(|s| s.publish(&token, &files, &message, anyway.as_deref()))
 }
 
 /// The workspace to open: the first argument, else (in a development build) the sample of the

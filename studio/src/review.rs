@@ -78,6 +78,9 @@ pub struct Review {
     /// Identifies exactly what was reviewed (HEAD, and each file's status and diff): a
     /// publish of another state is refused.
     pub token: String,
+    /// What stands in the way of publishing (filled by the session, which builds and runs the
+    /// cases).
+    pub blockers: crate::session::Blockers,
 }
 
 /// Runs git in `dir`; stdout on success, the trimmed stderr as the error.
@@ -471,6 +474,7 @@ pub fn review(root: &Path, work: Option<&Path>, cache: &Path) -> Result<Review, 
         files,
         impact,
         token,
+        blockers: Default::default(),
     })
 }
 

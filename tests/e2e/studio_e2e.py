@@ -526,6 +526,35 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
 
 
+def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    for args in (["init", "-q"], ["config", "user.name", "Content Team"],
+                 ["config", "user.email", "content@example.com"], ["add", "-A"], ["commit", "-qm", "first"]):
+        git(repo, *args)
+    first = git(repo, "rev-parse", "HEAD")
+    uk = ws / "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md"
+    uk.write_text(uk.read_text().replace("GBP", "pounds"))
+    d.click('#tabs button[data-tab="review"]')
+    box = d.wait_text("#rv-blockers", "Not ready to publish: 1 failing test case", timeout=60)
+    assert "a UK pricing page gets the UK pricing skill" in box, box
+    assert d.text("#rv-commit") == "Publish anyway"
+    d.set_value("#rv-message", "Pounds, not GBP")
+    d.click("#rv-commit")
+    d.wait_text("#rv-status", "not published: the workspace has 1 failing test case", timeout=30)
+    assert git(repo, "rev-parse", "HEAD") == first, "nothing was committed"
+    d.screenshot(shots / "review-blocked.png")
+    d.set_value("#rv-anyway", "the pricing team asked for it today")
+    d.click("#rv-commit")
+    d.wait_text("#rv-status", "Published 1 file as commit", timeout=30)
+    message = git(repo, "log", "-1", "--format=%B")
+    assert "Published anyway with 1 failing test case" in message, message
+    assert message.endswith(": the pricing team asked for it today"), message
+    # The header names the new commit once the build after the publish is done.
+    head = git(repo, "rev-parse", "--short", "HEAD")
+    d.wait_text("#build-status", f"release {head}", timeout=60)
+
+
 def test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
@@ -582,6 +611,7 @@ TESTS = (
     test_relations_link_a_skill_to_its_variants,
     test_toggles_filter_and_set_in_bulk,
     test_review_a_change_and_publish_it_as_a_commit,
+    test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
 )

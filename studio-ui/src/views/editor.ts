@@ -248,7 +248,8 @@ export class SkillEditor {
     this.body.showDiagnostics(mine, headLines);
   }
 
-  private async jumpTo(line: number, column: number): Promise<void> {
+  /** Shows the open file's text at `line`, `column`. */
+  async jumpTo(line: number, column: number): Promise<void> {
     if (this.mode !== "source") await this.setMode("source");
     this.source.jumpTo(line, column);
   }

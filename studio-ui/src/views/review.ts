@@ -1,10 +1,46 @@
 // The Review & publish tab: the files changed since the last commit with their line diffs,
 // what the change does to each client, locale and tier, and a commit of the ticked files.
-import { api, errorText, type ImpactGroup, type Review } from "../api";
+import { api, errorText, type Blockers, type ImpactGroup, type Review } from "../api";
 import { byId, el } from "../dom";
 
 let current: Review | null = null;
 let shown = "";
+
+/** What the review asks of the rest of the app: opening a file at a line, and what follows a
+ * publish (a build, so the header names the new commit). */
+export const reviewHooks = {
+  open: (_file: string, _line: number): void => {},
+  published: async (): Promise<void> => {},
+};
+
+/** "2 errors and 1 failing test case". */
+function blockerWords(b: Blockers): string {
+  const count = (k: number, one: string, many: string) => (k === 1 ? `1 ${one}` : `${k} ${many}`);
+  const parts = [];
+  if (b.errors.length) parts.push(count(b.errors.length, "error", "errors"));
+  if (b.failing_cases.length) parts.push(count(b.failing_cases.length, "failing test case", "failing test cases"));
+  return parts.join(" and ");
+}
+
+/** The errors and failing cases that stand in the way of publishing, each a link to its place;
+ * while there are any, Publish asks for a reason to publish anyway. */
+function showBlockers(r: Review): void {
+  const b = r.blockers;
+  const blocked = b.errors.length + b.failing_cases.length > 0 && r.files.length > 0;
+  const box = byId("rv-blockers");
+  box.hidden = !blocked;
+  byId("rv-anyway-label").hidden = !blocked;
+  byId("rv-commit").textContent = blocked ? "Publish anyway" : "Publish";
+  if (!blocked) return box.replaceChildren();
+  const link = (file: string, line: number, text: string) =>
+    el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); reviewHooks.open(file, line); } }, text);
+  box.replaceChildren(
+    el("p", {}, el("b", {}, `Not ready to publish: ${blockerWords(b)}.`), " Fix them first, or say why it cannot wait."),
+    el("ul", {},
+      ...b.errors.map((d) => el("li", { class: "error" }, d.message, " ", link(d.file, d.line, `${d.file}:${d.line}`))),
+      ...b.failing_cases.map((c) => el("li", { class: "error" }, `Test case “${c.name}” fails: ${c.failures.join("; ")} `,
+        link(c.file, c.line, `${c.file}:${c.line}`)))));
+}
 
 /** One diff line, coloured by its first character. */
 function diffLine(line: string): HTMLElement {
@@ -65,6 +101,7 @@ function render(r: Review): void {
   if (!impact.problem && r.files.length && !impact.changed) items.push(el("li", {}, "No client, locale or tier sees a difference."));
   byId("rv-impact").replaceChildren(...items);
   showFile(r.files.some((f) => f.path === shown) ? shown : r.files[0]?.path ?? "");
+  showBlockers(r);
 }
 
 export async function showReview(): Promise<void> {
@@ -84,10 +121,13 @@ export async function publish(): Promise<void> {
   const files = [...document.querySelectorAll<HTMLInputElement>("#rv-files input[type=checkbox]")]
     .filter((c) => c.checked).map((c) => c.dataset.path ?? "");
   const message = byId<HTMLInputElement>("rv-message").value;
+  const anyway = byId<HTMLInputElement>("rv-anyway");
   const status = byId("rv-status");
   try {
-    const commit = await api.publish(current.token, files, message);
+    const commit = await api.publish(current.token, files, message, anyway.value.trim() || null);
     byId<HTMLInputElement>("rv-message").value = "";
+    anyway.value = "";
+    await reviewHooks.published();
     await showReview();
     status.className = "good";
     status.textContent = `Published ${files.length} ${files.length === 1 ? "file" : "files"} as commit ${commit}. ${status.textContent ?? ""}`;

@@ -11,6 +11,7 @@ use skillc::RawFile;
 mod disk;
 mod files;
 mod preview;
+mod publish;
 #[cfg(test)]
 mod testing;
 mod toggles;
@@ -21,6 +22,7 @@ pub use disk::DiskWatch;
 use disk::{Reader, Seen};
 pub use files::{write_atomic, FileState, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
+pub use publish::{Blockers, FailingCase};
 pub use toggles::{ToggleChange, Toggles};
 
 /// A skill in the browser list.

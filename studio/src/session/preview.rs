@@ -283,26 +283,6 @@ impl Session {
         })
     }
 
-    /// Every change since the last commit, and what it does to each bundle (the working tree
-    /// is built first; HEAD's build is kept in `.skillc/review/` per commit).
-    pub fn review(&self) -> Result<crate::review::Review, StudioError> {
-        let built = self.build(None)?;
-        let artifact = self.artifact();
-        let work = built.written.then_some(artifact.as_path());
-        crate::review::review(&self.root, work, &self.cache_dir()?.join("review"))
-    }
-
-    /// Commits exactly the reviewed files (see [`crate::review::publish`]).
-    pub fn publish(
-        &self,
-        token: &str,
-        files: &[String],
-        message: &str,
-    ) -> Result<String, StudioError> {
-        let cache = self.cache_dir()?.join("review");
-        crate::review::publish(&self.root, token, files, message, &cache)
-    }
-
     /// What changed since the previous build.
     pub fn diff(&self) -> Result<skillc::interop::diff::Diff, StudioError> {
         let open = |p: PathBuf| {
@@ -345,86 +325,6 @@ mod tests {
     }
 
     #[test]
-    fn review_shows_files_and_impact_and_publish_commits_exactly_the_reviewed_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let (repo, first) = committed_sample(dir.path());
-        let s = Session::open(&repo.join("skills")).unwrap();
-        assert!(s.review().unwrap().files.is_empty());
-        // A description edit, a new file, and something else staged outside the workspace.
-        let uk = "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md";
-        let text = std::fs::read_to_string(s.root().join(uk)).unwrap();
-        let edited = text.replacen("description: ", "description: UK only. ", 1);
-        assert_ne!(edited, text);
-        std::fs::write(s.root().join(uk), edited).unwrap();
-        std::fs::write(s.root().join("public/README.md"), "# Public skills\n").unwrap();
-        std::fs::write(repo.join("notes.txt"), "staged by hand\n").unwrap();
-        git_in(&repo, &["add", "notes.txt"]);
-        let r = s.review().unwrap();
-        let files: Vec<(&str, &str)> = r
-            .files
-            .iter()
-            .map(|f| (f.path.as_str(), f.status))
-            .collect();
-        assert_eq!(
-            files,
-            [
-                (
-                    "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md",
-                    "changed"
-                ),
-                ("public/README.md", "added")
-            ]
-        );
-        assert!(
-            r.files[0].diff.contains("+description: UK only."),
-            "{}",
-            r.files[0].diff
-        );
-        assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
-        let g = &r.impact.groups;
-        assert!(
-            g.iter()
-                .any(|g| g.change.starts_with("pricing-uk's description changed")
-                    && g.bundles
-                        .contains(&"ibanfirst.com, en, standard".to_string())),
-            "{g:#?}"
-        );
-        let bundles: Vec<&String> = g.iter().flat_map(|g| &g.bundles).collect();
-        assert!(
-            bundles.iter().all(|b| b.starts_with("ibanfirst.com")),
-            "only ibanfirst.com changes: {bundles:?}"
-        );
-        // Refused: an empty message, a stale review, a file that was not reviewed.
-        let paths: Vec<String> = r.files.iter().map(|f| f.path.clone()).collect();
-        assert!(s.publish(&r.token, &paths, " ").is_err());
-        assert!(s.publish("stale", &paths, "Say UK only").is_err());
-        assert!(s
-            .publish(&r.token, &["workspace.yaml".to_string()], "Say UK only")
-            .is_err());
-        assert_eq!(
-            git_in(&repo, &["rev-parse", "HEAD"]),
-            first,
-            "nothing committed"
-        );
-        let commit = s.publish(&r.token, &paths, "Say UK only").unwrap();
-        assert!(git_in(&repo, &["rev-parse", "HEAD"]).starts_with(&commit));
-        let committed = git_in(&repo, &["show", "--name-only", "--format=%an|%s", "HEAD"]);
-        assert_eq!(
-            committed,
-            "Content Team|Say UK only\n\nskills/clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md\nskills/public/README.md"
-        );
-        // What the user staged by hand is still staged, and not in the commit.
-        assert_eq!(
-            git_in(&repo, &["diff", "--cached", "--name-only"]),
-            "notes.txt"
-        );
-        assert!(
-            s.review().unwrap().files.is_empty(),
-            "the workspace is clean"
-        );
-    }
-
-    #[test]
     fn the_sample_cases_pass_and_a_broken_one_fails_by_name() {
         let (_d, s) = sample();
         s.build(None).unwrap();
@@ -454,14 +354,6 @@ mod tests {
             "{:?}",
             failed[0].failures
         );
-    }
-
-    #[test]
-    fn a_workspace_outside_git_is_told_how_to_make_it_a_repository() {
-        let (_d, s) = sample();
-        let r = s.review().unwrap();
-        assert!(r.not_a_repository.unwrap().contains("git init"));
-        assert!(s.publish(&r.token, &[], "x").is_err());
     }
 
     #[test]
