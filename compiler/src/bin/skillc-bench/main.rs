@@ -177,12 +177,20 @@ fn scale_points(args: &[String], tmp: &Path, shape: Shape) {
             peaks.push((clients, peak));
         }
     }
+    // Flat: ten times the clients in at most 1.5 times the memory; past that, within 1 GiB.
     if let Some(((first, base), rest)) = peaks.split_first() {
         for (clients, peak) in rest {
-            println!(
-                "peak memory at {clients} clients: {:.2}x that at {first}   target <= 1.5x",
-                peak / base
-            );
+            if *clients <= first * 10 {
+                println!(
+                    "peak memory at {clients} clients: {:.2}x that at {first}   target <= 1.5x",
+                    peak / base
+                );
+            } else {
+                println!(
+                    "peak memory at {clients} clients: {peak:.0} MiB ({:.2}x that at {first})   target <= 1024 MiB",
+                    peak / base
+                );
+            }
         }
     }
 }
