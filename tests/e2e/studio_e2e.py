@@ -526,6 +526,20 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
 
 
+def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    f = "public/assistant/greeting/SKILL.md"
+    d.click('#tabs button[data-tab="edit"]')
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value('[data-field="description"]', "Greet the visitor, saved with the keyboard.")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+    # Control held down, then s, then every key released (WebDriver's NULL key).
+    d.type('[data-field="description"]', "\ue009s\ue000")
+    wait_until(lambda: "saved with the keyboard" in (ws / f).read_text(), "Ctrl+S saved the skill")
+    d.wait_text("#build-status", "Built", timeout=60)
+
+
 def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     repo = ws.parent
@@ -612,6 +626,7 @@ TESTS = (
     test_toggles_filter_and_set_in_bulk,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
+    test_ctrl_s_saves_the_open_skill,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
 )

@@ -47,6 +47,13 @@ export class SkillEditor {
     byId("save").addEventListener("click", () => this.save(this.base).catch(fail));
     byId("keep-mine").addEventListener("click", () => this.save(null).catch(fail));
     byId("load-theirs").addEventListener("click", () => { if (this.file) this.open(this.file, true).catch(fail); });
+    // Ctrl+S (Cmd+S on a Mac) saves the open skill wherever the focus is, as in any editor;
+    // the window's own "save page" is never what a content person means here.
+    document.addEventListener("keydown", (e) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
+      e.preventDefault();
+      if (this.file && this.dirty) this.save(this.base).catch(fail);
+    });
   }
 
   /** Whether unsaved edits may be dropped: the first call warns, a second within 10 s agrees. */

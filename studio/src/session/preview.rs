@@ -214,7 +214,7 @@ impl Session {
             pairs.push(("turn", r.turn.as_str()));
         }
         pairs.extend(r.context.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        let ctx = Context::from_pairs(pairs).map_err(|e| StudioError::request(e))?;
+        let ctx = Context::from_pairs(pairs).map_err(StudioError::request)?;
         let format = Format::parse(&r.format).unwrap_or(Format::Markdown);
         let req = |e: skillc_runtime::Error| StudioError::request(e.to_string());
         let catalog = a
