@@ -273,6 +273,19 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
         None if value.is_none() => return Ok(text.to_string()),
         None => (end, end),
     };
+    // The last toggle back to its default: the `toggles:` line goes too (unless comments stay
+    // under it), so a file toggled and then untoggled is as it was.
+    let emptied = value.is_none()
+        && ls[start + 1..a]
+            .iter()
+            .chain(&ls[b..end])
+            .all(|l| l.trim().is_empty());
+    if emptied {
+        let mut out: String = ls[..start].concat();
+        out.extend(ls[start + 1..a].iter().copied());
+        out.extend(ls[b..].iter().copied());
+        return Ok(out);
+    }
     let mut out: String = ls[..a].concat();
     if a == end && a > 0 && !ls[a - 1].ends_with('\n') {
         out.push_str(nl);
@@ -304,6 +317,9 @@ fn flow_toggles(
         None => {
             map.remove(skill);
         }
+    }
+    if map.is_empty() && comment.is_empty() {
+        return Ok(String::new()); // the last toggle gone: so is the line
     }
     let items: Vec<String> = map
         .iter()
@@ -582,5 +598,24 @@ mod tests {
         assert_eq!(out, "locales: [en]\ntoggles:\n  pricing: false\n");
         let out = set_toggle("toggles: { a: true }  \n", "b", Toggle::Off).unwrap();
         assert_eq!(out, "toggles: { a: true, b: false }\n");
+        // A toggle set and then put back to its default leaves the file as it was.
+        for original in ["locales: [en]\n", "locales: [en]\n\nflags: {}\n"] {
+            let on = set_toggle(original, "pricing", Toggle::On).unwrap();
+            assert_ne!(on, original);
+            assert_eq!(
+                set_toggle(&on, "pricing", Toggle::Default).unwrap(),
+                original
+            );
+        }
+        let flow = set_toggle(
+            "toggles: { a: true }\nlocales: [en]\n",
+            "a",
+            Toggle::Default,
+        );
+        assert_eq!(flow.unwrap(), "locales: [en]\n");
+        // Comments under `toggles:` are the author's: the line stays with them.
+        let kept = "toggles:\n  # launch\n  a: true\n";
+        let out = set_toggle(kept, "a", Toggle::Default).unwrap();
+        assert_eq!(out, "toggles:\n  # launch\n");
     }
 }

@@ -532,10 +532,12 @@ def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     d.click('#tabs button[data-tab="edit"]')
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#editor-title", "greeting")
+    d.click("#mode-form")
     d.set_value('[data-field="description"]', "Greet the visitor, saved with the keyboard.")
     wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
-    # Control held down, then s, then every key released (WebDriver's NULL key).
-    d.type('[data-field="description"]', "\ue009s\ue000")
+    # Wherever the focus is (here the search box): Control held down, then s, then every key
+    # released (WebDriver's NULL key).
+    d.type("#search", "\ue009s\ue000")
     wait_until(lambda: "saved with the keyboard" in (ws / f).read_text(), "Ctrl+S saved the skill")
     d.wait_text("#build-status", "Built", timeout=60)
 
