@@ -244,14 +244,7 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
     if !inline.is_empty() && !inline.starts_with('#') {
         // A flow mapping on the key's line (`toggles: { a: true }`): that one line is
         // rewritten from its parsed value.
-        // A comment after the mapping (`toggles: {a: false}  # reviewed`) stays, spaces and all.
-        let whole = head.trim_end_matches(['\n', '\r']);
-        let comment = whole
-            .rfind('}')
-            .map(|i| &whole[i + 1..])
-            .filter(|rest| rest.trim_start().starts_with('#'))
-            .unwrap_or("");
-        let line = flow_toggles(inline, skill, value, nl, comment)?;
+        let line = flow_toggles(head, inline, skill, value, nl)?;
         let mut out: String = ls[..start].concat();
         out.push_str(&line);
         out.extend(ls[start + 1..].iter().copied());
@@ -295,14 +288,22 @@ pub fn set_toggle(text: &str, skill: &str, toggle: Toggle) -> Result<String, Err
     Ok(out)
 }
 
-/// `toggles: { … }` rewritten with `skill` set to `value` (removed when `None`).
+/// The line `head` (`toggles: { … }`, whose mapping is `inline`) rewritten with `skill` set to
+/// `value` (removed when `None`). A comment after the mapping (`toggles: {a: false}  # reviewed`)
+/// stays, spaces and all.
 fn flow_toggles(
+    head: &str,
     inline: &str,
     skill: &str,
     value: Option<&str>,
     nl: &str,
-    comment: &str,
 ) -> Result<String, Error> {
+    let whole = head.trim_end_matches(['\n', '\r']);
+    let comment = whole
+        .rfind('}')
+        .map(|i| &whole[i + 1..])
+        .filter(|rest| rest.trim_start().starts_with('#'))
+        .unwrap_or("");
     let parsed: serde_yaml::Value = serde_yaml::from_str(inline)
         .map_err(|e| Error::Invalid(format!("`toggles` does not parse: {e}")))?;
     let mut map = match parsed {
