@@ -489,7 +489,12 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     after = (ws / "clients/hyperline.co/client.yaml").read_text()
     # Only the toggle's line is new; the rest of the file (comments included) is kept.
     assert [l for l in before.split("\n") if l not in after.split("\n")] == [], after
+    assert "off for this client" in d.text("#tg-legend"), "the legend says what the cells mean"
     d.screenshot(shots / "toggles-bulk.png")
+    # Back to the default: the file is as it was, byte for byte.
+    d.click("#tg-bulk-default")
+    wait_until(lambda: (ws / "clients/hyperline.co/client.yaml").read_text() == before,
+               "the default takes the toggle's line away again")
 
 
 def git(cwd, *args):
