@@ -472,6 +472,10 @@ def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
     d.click('#relations a[data-open="public/response_handling/competitors-aware/SKILL.md"]')
     d.wait_text("#editor-title", "competitors-aware")
     d.wait_text("#relations", "Variant of")
+    # A client's own skill says whose it is (its qualified name only says `public`).
+    uk = "clients/ibanfirst.com/response_handling/pricing-uk/SKILL.md"
+    d.click(f'#skill-list li[data-file="{uk}"]')
+    d.wait_text("#relations", "pricing-uk: ibanfirst.com's own skill")
 
 
 def test_toggles_filter_and_set_in_bulk(d, tmp, shots):

@@ -33,5 +33,8 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
       ...(r.missing_locales.length ? [el("span", { class: "missing" }, `falls back to the default in: ${r.missing_locales.join(", ")}`)] : [])]),
   ];
   const shown = parts.filter((p): p is HTMLElement => p !== null);
-  return el("div", {}, el("p", { class: "qualified" }, r.qualified_name), ...shown);
+  // Whose skill it is, in words; the qualified name (which says only its namespace) beside.
+  const whose = r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
+  const title = el("p", { class: "qualified" }, `${r.link.name}: ${whose} `, el("small", {}, `(${r.qualified_name})`));
+  return el("div", {}, title, ...shown);
 }
