@@ -86,8 +86,8 @@ pub(super) fn build(
     }
     progress(options, "building batches", batches.len(), batches.len());
     // Taken back on a thread of the pool that ran the batches, so their memory, freed, is
-    // reused: on the calling thread the 26,000 warnings of 5,000 clients grew the peak by a
-    // sixth.
+    // reused: on the calling thread the 26,000 warnings of 5,000 clients grew the peak by
+    // 11 MB (197 MB against 186).
     let (merge, kept) = on_the_pool(move || {
         let kept = merge.as_ref().map(|m| m.stage.take_diagnostics());
         (merge, kept)
