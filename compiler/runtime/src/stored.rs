@@ -4,45 +4,16 @@
 
 use std::collections::HashMap;
 
+use crate::schema::EntryRow;
 use crate::{corrupt, Artifact, Error};
 
 /// An entry row with its card's catalog fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StoredEntry {
     /// `entry.id`.
     pub id: i64,
-    /// `card.id`.
-    pub card: i64,
-    /// Selectable name.
-    pub name: String,
-    /// `<namespace>.<name>`.
-    pub qualified_name: String,
-    /// The skill whose content is used.
-    pub resolved_name: String,
-    /// Category (`''` when none).
-    pub category: String,
-    /// Catalog order.
-    pub sort_key: String,
-    /// Shown in catalogs.
-    pub catalog_visible: bool,
-    /// Injected when its conditions hold.
-    pub always_on: bool,
-    /// Hidden from catalogs.
-    pub hidden: bool,
-    /// Why unavailable, when it is.
-    pub unavailable: Option<String>,
-    /// Prompt-only code.
-    pub untrusted: bool,
-    /// Blob hash of the body.
-    pub body: String,
-    /// Prompt text before the body.
-    pub prompt_prefix: String,
-    /// Whether the body goes between prefix and suffix.
-    pub prompt_body: bool,
-    /// Prompt text after the body.
-    pub prompt_suffix: String,
-    /// The run-time fields, as the JSON stored.
-    pub record: String,
+    /// The row as the writer laid it out (`card` the 0-based index of its card).
+    pub row: EntryRow,
     /// Number of run-time conditions in the record.
     pub conditions: usize,
     /// The card's description.
@@ -90,23 +61,17 @@ pub struct StoredBundle {
 impl Artifact {
     /// Hands `each` every entry row, in no particular order.
     pub fn each_stored_entry(&self, mut each: impl FnMut(StoredEntry)) -> Result<(), Error> {
-        let conn = self.conn.lock().expect("lock");
-        let bad = corrupt(&self.path);
-        let mut st = conn
-            .prepare(
-                "SELECT e.id, e.card, e.name, e.qualified_name, e.resolved_name, e.category,
-                        e.sort_key, e.catalog_visible, e.always_on, e.hidden, e.unavailable,
-                        e.untrusted, e.body, e.prompt_prefix, e.prompt_body, e.prompt_suffix,
-                        e.record, coalesce(json_array_length(e.record, '$.conditions'), 0),
-                        c.description, c.triggers, c.when_to_use, c.location
-                 FROM entry e JOIN card c ON c.id = e.card",
-            )
-            .map_err(&bad)?;
-        let rows = st
-            .query_map([], |r| {
-                Ok(StoredEntry {
-                    id: r.get(0)?,
-                    card: r.get(1)?,
+        self.each_row(
+            "SELECT e.id, e.card, e.name, e.qualified_name, e.resolved_name, e.category,
+                    e.sort_key, e.catalog_visible, e.always_on, e.hidden, e.unavailable,
+                    e.untrusted, e.body, e.body_tokens, e.prompt_prefix, e.prompt_body,
+                    e.prompt_suffix, e.prompt_tokens, e.record,
+                    coalesce(json_array_length(e.record, '$.conditions'), 0),
+                    c.description, c.triggers, c.when_to_use, c.location
+             FROM entry e JOIN card c ON c.id = e.card",
+            |r| {
+                let row = EntryRow {
+                    card: (r.get::<_, i64>(1)? - 1) as usize,
                     name: r.get(2)?,
                     qualified_name: r.get(3)?,
                     resolved_name: r.get(4)?,
@@ -118,97 +83,107 @@ impl Artifact {
                     unavailable: r.get(10)?,
                     untrusted: r.get(11)?,
                     body: r.get(12)?,
-                    prompt_prefix: r.get(13)?,
-                    prompt_body: r.get(14)?,
-                    prompt_suffix: r.get(15)?,
-                    record: r.get(16)?,
-                    conditions: r.get::<_, i64>(17)? as usize,
-                    description: r.get(18)?,
-                    triggers: r.get(19)?,
-                    when_to_use: r.get(20)?,
-                    location: r.get(21)?,
+                    body_tokens: r.get(13)?,
+                    prompt_prefix: r.get(14)?,
+                    prompt_body: r.get(15)?,
+                    prompt_suffix: r.get(16)?,
+                    prompt_tokens: r.get(17)?,
+                    record: r.get(18)?,
+                };
+                Ok(StoredEntry {
+                    id: r.get(0)?,
+                    row,
+                    conditions: r.get::<_, i64>(19)? as usize,
+                    description: r.get(20)?,
+                    triggers: r.get(21)?,
+                    when_to_use: r.get(22)?,
+                    location: r.get(23)?,
                 })
-            })
-            .map_err(&bad)?;
-        for row in rows {
-            each(row.map_err(&bad)?);
-        }
-        Ok(())
+            },
+            |e| {
+                each(e);
+                Ok(())
+            },
+        )
     }
 
     /// Hands `each` every card fragment, in no particular order.
     pub fn each_stored_fragment(&self, mut each: impl FnMut(StoredFragment)) -> Result<(), Error> {
-        let conn = self.conn.lock().expect("lock");
-        let bad = corrupt(&self.path);
-        let mut st = conn
-            .prepare("SELECT card, level, format, text FROM card_fragment")
-            .map_err(&bad)?;
-        let rows = st
-            .query_map([], |r| {
+        self.each_row(
+            "SELECT card, level, format, text FROM card_fragment",
+            |r| {
                 Ok(StoredFragment {
                     card: r.get(0)?,
                     level: r.get(1)?,
                     format: r.get(2)?,
                     text: r.get(3)?,
                 })
-            })
-            .map_err(&bad)?;
-        for row in rows {
-            each(row.map_err(&bad)?);
-        }
-        Ok(())
+            },
+            |f| {
+                each(f);
+                Ok(())
+            },
+        )
     }
 
     /// Hands `each` every bundle with its own slots, in id order.
     pub fn each_stored_bundle(&self, mut each: impl FnMut(StoredBundle)) -> Result<(), Error> {
+        let mut names: HashMap<i64, String> = HashMap::new();
+        self.each_row(
+            "SELECT id, qualified_name FROM name",
+            |r| Ok((r.get(0)?, r.get(1)?)),
+            |(id, name)| {
+                names.insert(id, name);
+                Ok(())
+            },
+        )?;
+        self.each_row(
+            "SELECT b.id, b.client, b.locale, b.tier, b.base, b.catalog_level, l.slots
+             FROM bundle b JOIN slot_list l ON l.id = b.slots ORDER BY b.id",
+            |r| {
+                let bundle = StoredBundle {
+                    id: r.get(0)?,
+                    client: r.get(1)?,
+                    locale: r.get(2)?,
+                    tier: r.get(3)?,
+                    base: r.get(4)?,
+                    level: r.get(5)?,
+                    slots: Vec::new(),
+                };
+                Ok((bundle, r.get::<_, String>(6)?))
+            },
+            |(mut bundle, slots)| {
+                // `[[name, entry], [name, null, reason], …]` by the ids of `name` and `entry`.
+                let packed: Vec<Vec<Option<i64>>> =
+                    serde_json::from_str(&slots).map_err(|e| Error::NotAnArtifact {
+                        path: self.path.clone(),
+                        why: format!("bundle {}: slots: {e}", bundle.id),
+                    })?;
+                bundle.slots = packed
+                    .iter()
+                    .filter_map(|s| {
+                        let name = names.get(&s.first().copied().flatten()?)?;
+                        Some((name.clone(), s.get(1).copied().flatten()))
+                    })
+                    .collect();
+                each(bundle);
+                Ok(())
+            },
+        )
+    }
+
+    /// Runs `sql`, reads each row with `read` and hands it to `each`, one at a time.
+    fn each_row<T>(
+        &self,
+        sql: &str,
+        read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+        mut each: impl FnMut(T) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let conn = self.conn.lock().expect("lock");
         let bad = corrupt(&self.path);
-        let names: HashMap<i64, String> = conn
-            .prepare("SELECT id, qualified_name FROM name")
-            .and_then(|mut st| {
-                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<_>>()
-            })
-            .map_err(&bad)?;
-        let mut st = conn
-            .prepare(
-                "SELECT b.id, b.client, b.locale, b.tier, b.base, b.catalog_level, l.slots
-                 FROM bundle b JOIN slot_list l ON l.id = b.slots ORDER BY b.id",
-            )
-            .map_err(&bad)?;
-        let rows = st
-            .query_map([], |r| {
-                let slots: String = r.get(6)?;
-                Ok((
-                    StoredBundle {
-                        id: r.get(0)?,
-                        client: r.get(1)?,
-                        locale: r.get(2)?,
-                        tier: r.get(3)?,
-                        base: r.get(4)?,
-                        level: r.get(5)?,
-                        slots: Vec::new(),
-                    },
-                    slots,
-                ))
-            })
-            .map_err(&bad)?;
-        for row in rows {
-            let (mut bundle, slots) = row.map_err(&bad)?;
-            // `[[name, entry], [name, null, reason], …]` by the ids of `name` and `entry`.
-            let packed: Vec<Vec<Option<i64>>> =
-                serde_json::from_str(&slots).map_err(|e| Error::NotAnArtifact {
-                    path: self.path.clone(),
-                    why: format!("bundle {}: slots: {e}", bundle.id),
-                })?;
-            bundle.slots = packed
-                .iter()
-                .filter_map(|s| {
-                    let name = names.get(&s.first().copied().flatten()?)?;
-                    Some((name.clone(), s.get(1).copied().flatten()))
-                })
-                .collect();
-            each(bundle);
+        let mut st = conn.prepare(sql).map_err(&bad)?;
+        for row in st.query_map([], read).map_err(&bad)? {
+            each(row.map_err(&bad)?)?;
         }
         Ok(())
     }

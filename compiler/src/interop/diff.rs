@@ -457,32 +457,34 @@ impl Side {
 /// An entry summarised: a digest of all of it (its fields, card and every catalog text) and
 /// of what a catalog line shows.
 fn summarise(e: StoredEntry, fragments: &Fragments, max_triggers: usize) -> EntryRow {
+    let r = &e.row;
     let flag = |b: bool| if b { "1" } else { "0" };
     // `\u{1}` stands for no reason: an empty reason is not the same as none.
-    let unavailable = e.unavailable.as_deref().unwrap_or("\u{1}");
+    let unavailable = r.unavailable.as_deref().unwrap_or("\u{1}");
+    let card = r.card as i64 + 1;
     let mut parts: Vec<&str> = vec![
-        &e.name,
-        &e.qualified_name,
-        &e.resolved_name,
-        &e.category,
-        &e.sort_key,
-        flag(e.catalog_visible),
-        flag(e.always_on),
-        flag(e.hidden),
+        &r.name,
+        &r.qualified_name,
+        &r.resolved_name,
+        &r.category,
+        &r.sort_key,
+        flag(r.catalog_visible),
+        flag(r.always_on),
+        flag(r.hidden),
         unavailable,
-        flag(e.untrusted),
-        &e.body,
-        &e.prompt_prefix,
-        flag(e.prompt_body),
-        &e.prompt_suffix,
-        &e.record,
+        flag(r.untrusted),
+        &r.body,
+        &r.prompt_prefix,
+        flag(r.prompt_body),
+        &r.prompt_suffix,
+        &r.record,
         &e.description,
         &e.triggers,
         &e.when_to_use,
         &e.location,
     ];
     let mut texts: Vec<(&(String, String), &String)> = fragments
-        .get(&e.card)
+        .get(&card)
         .map(|m| m.iter().collect())
         .unwrap_or_default();
     texts.sort();
@@ -493,20 +495,23 @@ fn summarise(e: StoredEntry, fragments: &Fragments, max_triggers: usize) -> Entr
     let shown = serde_json::to_string(&triggers.iter().take(max_triggers).collect::<Vec<_>>())
         .unwrap_or_default();
     let line = digest(&[
-        &e.name,
-        &e.qualified_name,
-        &e.category,
-        &e.sort_key,
+        &r.name,
+        &r.qualified_name,
+        &r.category,
+        &r.sort_key,
         &e.description,
         &shown,
     ]);
+    let content = digest(&parts);
+    let listed = r.catalog_visible && e.conditions == 0;
+    let row = e.row;
     EntryRow {
-        content: digest(&parts),
-        listed: e.catalog_visible && e.conditions == 0,
+        content,
+        listed,
         line,
-        card: e.card,
-        qualified_name: e.qualified_name,
-        category: e.category,
+        card,
+        qualified_name: row.qualified_name,
+        category: row.category,
     }
 }
 
