@@ -486,7 +486,7 @@ fn the_sample_resolves_variants_toggles_and_overrides_per_client() {
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(reason, "toggled off for this client");
+    assert_eq!(reason, "disabled: toggled off for this client");
     // Client-only skills exist only for their client; the pricing catch-all overrides.
     assert!(!global.contains_key("public.pricing-uk"));
     let iban = full_view(&conn, "ibanfirst.com", "en-gb", "standard");

@@ -179,7 +179,12 @@ fn seed_000_ending_rules_hold() {
     let p = a
         .prompt(&BundleRef::default(), None, &allowed, &["content_gating"])
         .unwrap();
-    assert_eq!(removed(&p), [("content_gating", "unknown")]);
+    assert_eq!(removed(&p), [("content_gating", "disabled")]);
+    // A name the workspace never had is unknown.
+    let p = a
+        .prompt(&BundleRef::default(), None, &allowed, &["no_such_skill"])
+        .unwrap();
+    assert_eq!(removed(&p), [("no_such_skill", "unknown")]);
 }
 
 #[test]
@@ -817,7 +822,7 @@ mod selection_props {
             for s in &p.skills {
                 prop_assert!(kinds.iter().any(|k| s.reason == *k || (k.ends_with(':') && s.reason.starts_with(k))), "{}", s.reason);
             }
-            let gone = ["blocked:", "excluded:", "condition", "hidden", "unknown", "max_active", "unavailable"];
+            let gone = ["blocked:", "excluded:", "condition", "hidden", "disabled", "unknown", "max_active", "unavailable"];
             for r in &p.removed {
                 prop_assert!(gone.iter().any(|k| r.reason == *k || (k.ends_with(':') && r.reason.starts_with(k))), "{}", r.reason);
             }

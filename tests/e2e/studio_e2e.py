@@ -286,7 +286,7 @@ def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shot
     d.screenshot(shots / "toggles.png")
     wait_built(d)
     preview(d, "hyperline.co", "support")
-    wait_until(lambda: reason_of(d, "support") == "unknown", "support is out once toggled off")
+    wait_until(lambda: reason_of(d, "support") == "disabled", "support is out once toggled off")
 
 
 def test_preview_a_client_and_see_its_variant(d, tmp, shots):

@@ -22,7 +22,7 @@ import sqlite3
 import threading
 import zlib
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class RequestError(Exception):
@@ -160,9 +160,10 @@ class Artifact:
             self._bundles[row[0]] = self._load(*row)
         return self._bundles[row[0]]
 
-    def _entry_ids(self, bundle_id, base):
-        """The entries of a bundle, as a JSON list: its own slots over its base's
-        (its `slot_list.slots` holds `[name, entry]` and `[name, null, reason]` lists)."""
+    def _slots(self, bundle_id, base):
+        """A bundle's entries as a JSON list, and the names the build turned off for it: its own
+        slots over its base's (`slot_list.slots` holds `[name, entry]` and `[name, null, reason]`
+        lists; a reason is stored as `code: words`)."""
         slots = {}
         for b in (base, bundle_id):
             if b is not None:
@@ -170,11 +171,20 @@ class Artifact:
                     "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?",
                     (b,)).fetchone()
                 for slot in json.loads(packed):
-                    slots[slot[0]] = slot[1]
-        return json.dumps(sorted(e for e in slots.values() if e is not None))
+                    slots[slot[0]] = slot[1:]
+        entries = json.dumps(sorted(s[0] for s in slots.values() if s[0] is not None))
+        disabled = set()
+        for name, slot in slots.items():
+            if slot[0] is None and len(slot) > 1:
+                (text,) = self.db.execute("SELECT text FROM reason WHERE id = ?", (slot[1],)).fetchone()
+                if text.startswith("disabled: "):
+                    (q,) = self.db.execute("SELECT qualified_name FROM name WHERE id = ?", (name,)).fetchone()
+                    disabled.update((q, q.rsplit(".", 1)[-1]))
+        return entries, disabled
 
     def _load(self, bundle_id, base, level):
-        args = {"entries": self._entry_ids(bundle_id, base), "level": level}
+        entries, disabled = self._slots(bundle_id, base)
+        args = {"entries": entries, "level": level}
         skills = []
         for (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
              prefix, has_body, suffix, record, description, triggers, body, card) in self.db.execute(
@@ -199,7 +209,8 @@ class Artifact:
         by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
         for i, s in enumerate(skills):
             by_name.setdefault(s["name"], i)
-        return {"skills": skills, "by_name": by_name, "args": args, "formats": set()}
+        return {"skills": skills, "by_name": by_name, "disabled": disabled, "args": args,
+                "formats": set()}
 
     def _fragments(self, b, fmt):
         """Loads one format's catalog texts for a bundle, on first use."""
@@ -334,7 +345,9 @@ class Artifact:
             m = re.fullmatch(r"SK(\d+)", name)
             i = (catalog[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(catalog) else None) if m else find(name)
             if i is None:
-                removed.append({"name": name, "reason": "unknown"})
+                # A skill the build turned off for this client is `disabled`, not unknown.
+                bare = name.strip().removeprefix("skills.")
+                removed.append({"name": name, "reason": "disabled" if bare in b["disabled"] else "unknown"})
                 continue
             s = skills[i]
             if not s["visible"] or s["qualified_name"] in hidden:

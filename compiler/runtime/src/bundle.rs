@@ -6,6 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
 
+use crate::schema::LeftOut;
 use crate::{BundleInfo, Compiled, Context, Record};
 
 /// Lookups of a loaded bundle: by name, by qualified name, and who augments each skill.
@@ -174,8 +175,8 @@ pub struct Bundle {
     pub tier: String,
     /// Skills in catalog order.
     pub skills: Vec<Skill>,
-    /// Left-out names and why.
-    pub left_out: BTreeMap<String, String>,
+    /// Left-out qualified names and why.
+    pub left_out: BTreeMap<String, LeftOut>,
     pub(crate) by_name: HashMap<String, usize>,
     /// Qualified name → index.
     pub(crate) by_qualified: HashMap<String, usize>,
@@ -201,6 +202,17 @@ impl Bundle {
         let name = name.trim();
         let name = name.strip_prefix("skills.").unwrap_or(name);
         self.by_name.get(name).copied()
+    }
+
+    /// Why a name that is not in the bundle was left out of it (by name, qualified name or
+    /// `skills.ns.name`), if the build left it out rather than never knowing it.
+    pub fn left_out(&self, name: &str) -> Option<(&str, &LeftOut)> {
+        let name = name.trim();
+        let name = name.strip_prefix("skills.").unwrap_or(name);
+        self.left_out
+            .iter()
+            .find(|(q, _)| q.as_str() == name || q.rsplit_once('.').is_some_and(|(_, n)| n == name))
+            .map(|(q, why)| (q.as_str(), why))
     }
 
     /// The index of a skill by qualified name.

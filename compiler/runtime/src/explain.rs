@@ -65,23 +65,21 @@ impl Artifact {
             return Ok(self.present(&bundle, skill, toggle, &stored, consumer, consumer_hides));
         }
         let wanted = name.trim().strip_prefix("skills.").unwrap_or(name.trim());
-        let left_out = bundle.left_out.iter().find(|(q, _)| {
-            q.as_str() == wanted || q.rsplit_once('.').is_some_and(|(_, n)| n == wanted)
-        });
-        let Some((q, reason)) = left_out else {
+        let Some((q, reason)) = bundle.left_out(wanted) else {
             return Err(Error::Request(format!(
                 "no skill `{wanted}` in {}",
                 bundle_words(&bundle)
             )));
         };
-        let short = q.rsplit_once('.').map_or(q.as_str(), |(_, n)| n);
+        let short = q.rsplit_once('.').map_or(q, |(_, n)| n);
         let toggle = self.toggle(&bundle.client, short)?;
         let (enabled, enabled_by) = match toggle {
             Some(on) => (on, "toggle"),
-            None if reason.contains("default_enabled") => (false, "default_enabled"),
+            None if reason.code == "disabled" => (false, "default_enabled"),
             None => (true, "default"),
         };
-        let mut why = vec![format!("Left out of {}: {reason}.", bundle_words(&bundle))];
+        let words = &reason.words;
+        let mut why = vec![format!("Left out of {}: {words}.", bundle_words(&bundle))];
         if enabled && enabled_by == "toggle" {
             why.push(format!(
                 "Client {}'s toggle turns it on, but that does not bring it back.",

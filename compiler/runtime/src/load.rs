@@ -8,6 +8,7 @@ use rusqlite::{Connection, OptionalExtension};
 use serde::Deserialize;
 
 use crate::bundle::index_skills;
+use crate::schema::LeftOut;
 use crate::{
     corrupt, Artifact, Bundle, BundleRef, Category, Condition, Error, Record, Skill, SourceRef,
     Sources,
@@ -248,7 +249,7 @@ impl Artifact {
     pub(crate) fn slots(
         tx: &rusqlite::Transaction<'_>,
         info: &BundleInfo,
-    ) -> rusqlite::Result<(BTreeMap<String, String>, BTreeSet<i64>)> {
+    ) -> rusqlite::Result<(BTreeMap<String, LeftOut>, BTreeSet<i64>)> {
         type Packed = Vec<Vec<Option<i64>>>;
         let mut slots: BTreeMap<i64, (Option<i64>, Option<i64>)> = BTreeMap::new();
         let mut st = tx.prepare_cached(
@@ -279,7 +280,7 @@ impl Artifact {
             for (name, reason) in out {
                 let q: String = names.query_row([name], |r| r.get(0))?;
                 let why: Option<String> = reasons.query_row([reason], |r| r.get(0)).optional()?;
-                left_out.insert(q, why.unwrap_or_default());
+                left_out.insert(q, LeftOut::parse(&why.unwrap_or_default()));
             }
         }
         Ok((left_out, wanted))

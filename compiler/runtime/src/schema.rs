@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 4;
+pub const VERSION: i64 = 5;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -132,8 +132,8 @@ CREATE TABLE name (                 -- every selectable qualified name
   id INTEGER PRIMARY KEY,
   qualified_name TEXT NOT NULL UNIQUE
 );
-CREATE TABLE reason (               -- why skills are left out of bundles, each text once
-  id INTEGER PRIMARY KEY,
+CREATE TABLE reason (               -- why skills are left out of bundles, each text once,
+  id INTEGER PRIMARY KEY,           -- as `code: words` (see LeftOut)
   text TEXT NOT NULL UNIQUE
 );
 -- The names of each bundle, one row each: `entry` NULL means left out, `reason` says why.
@@ -462,6 +462,44 @@ pub struct BundleSlot {
     pub entry: Option<usize>,
     /// Why it was left out.
     pub reason: Option<usize>,
+}
+
+/// Why a skill is left out of a bundle, stored in `reason.text` as `code: words`. The code is
+/// what runtimes act on: `disabled` (a toggle or `default_enabled: false`), `tier` (not in the
+/// bundle's tier), `condition` (a build-time condition); the words are for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// `disabled`, `tier` or `condition`.
+    pub code: String,
+    /// The reason in words (`toggled off for this client`).
+    pub words: String,
+}
+
+impl LeftOut {
+    /// A reason with its code.
+    pub fn new(code: &str, words: impl Into<String>) -> LeftOut {
+        LeftOut {
+            code: code.to_string(),
+            words: words.into(),
+        }
+    }
+
+    /// The reason as stored: `code: words`.
+    pub fn stored(&self) -> String {
+        format!("{}: {}", self.code, self.words)
+    }
+
+    /// A stored reason read back; a text without a code is all words.
+    pub fn parse(text: &str) -> LeftOut {
+        match text.split_once(": ") {
+            Some((code, words))
+                if !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase()) =>
+            {
+                LeftOut::new(code, words)
+            }
+            _ => LeftOut::new("", text),
+        }
+    }
 }
 
 /// A row of `asset`.

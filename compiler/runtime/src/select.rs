@@ -24,8 +24,8 @@ pub struct PromptSkill {
 pub struct Removed {
     /// Name as selected or added.
     pub name: String,
-    /// `blocked:<by>`, `excluded:<by>`, `condition`, `hidden`, `unknown`, `max_active`,
-    /// `unavailable`.
+    /// `blocked:<by>`, `excluded:<by>`, `condition`, `hidden`, `disabled`, `unknown`,
+    /// `max_active`, `unavailable`.
     pub reason: String,
 }
 
@@ -41,6 +41,9 @@ impl Removed {
             _ => match self.reason.as_str() {
                 "unknown" => "no skill of that name in this bundle".to_string(),
                 "hidden" => "hidden from selection".to_string(),
+                "disabled" => {
+                    "turned off for this client (a toggle or default_enabled: false)".to_string()
+                }
                 "condition" => "its conditions do not hold for this context".to_string(),
                 "max_active" => "over the workspace's max_active_skills".to_string(),
                 "unavailable" => {
@@ -178,7 +181,11 @@ impl Selection<'_> {
                 None => b.position(name),
             };
             let Some(i) = found else {
-                self.left_out(name, "unknown");
+                // A skill the build turned off for this client is `disabled`, not unknown.
+                match b.left_out(name) {
+                    Some((_, why)) if why.code == "disabled" => self.left_out(name, "disabled"),
+                    _ => self.left_out(name, "unknown"),
+                }
                 continue;
             };
             let s = &b.skills[i];

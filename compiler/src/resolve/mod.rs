@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde::Serialize;
+use skillc_runtime::schema::LeftOut;
 
 use crate::model::{BodyMode, Client, Condition, Predicate, Scope, Skill, Workspace};
 use crate::parse::refs::Index;
@@ -477,7 +478,7 @@ impl Prepared<'_> {
             let source = self.variant(&ctx, q, base);
             match self.left_out(&ctx, base, source) {
                 Some(why) => {
-                    slots.insert(q.to_string(), Slot::Removed(why));
+                    slots.insert(q.to_string(), Slot::Removed(why.stored()));
                 }
                 None => {
                     present.insert(q, (base, source));
@@ -545,7 +546,7 @@ impl Prepared<'_> {
     /// 3–5. Why the skill is left out of the bundle, if it is: toggles (explicit toggle >
     /// default_enabled > enabled), the tier filter, build-time conditions (the conversation
     /// language is the bundle's locale).
-    fn left_out(&self, ctx: &BundleCtx<'_, '_>, base: usize, source: usize) -> Option<String> {
+    fn left_out(&self, ctx: &BundleCtx<'_, '_>, base: usize, source: usize) -> Option<LeftOut> {
         let skill = &self.ws.skills[base];
         let toggle = ctx.client.and_then(|c| c.toggles.get(&skill.name));
         let enabled = toggle
@@ -553,22 +554,29 @@ impl Prepared<'_> {
             .or(skill.frontmatter.default_enabled)
             .unwrap_or(true);
         if !enabled {
-            return Some(match toggle {
-                Some(_) => "toggled off for this client".to_string(),
-                None => "disabled by default (default_enabled: false)".to_string(),
-            });
+            let words = match toggle {
+                Some(_) => "toggled off for this client",
+                None => "disabled by default (default_enabled: false)",
+            };
+            return Some(LeftOut::new("disabled", words));
         }
         let src = &self.ws.skills[source];
         if let Some(tiers) = &src.frontmatter.tiers {
             if !tiers.contains(&ctx.spec.tier) {
-                return Some(format!("not in tier `{}`", ctx.spec.tier));
+                return Some(LeftOut::new(
+                    "tier",
+                    format!("not in tier `{}`", ctx.spec.tier),
+                ));
             }
         }
         src.frontmatter.conditions.iter().find_map(|c| match c {
             Condition::ConversationLanguage(l)
                 if !locale_chain(&ctx.spec.locale).contains(&l.as_str()) =>
             {
-                Some(format!("conversation_language is `{l}`"))
+                Some(LeftOut::new(
+                    "condition",
+                    format!("conversation_language is `{l}`"),
+                ))
             }
             _ => None,
         })

@@ -432,6 +432,6 @@ mod tests {
                 ..req
             })
             .unwrap();
-        assert_eq!(p.prompt.removed[0].reason, "unknown");
+        assert_eq!(p.prompt.removed[0].reason, "disabled");
     }
 }

@@ -221,7 +221,9 @@ class Selection {
       const id = catalogId(name);
       const i = id !== undefined ? (id >= 1 ? shown[id - 1] : undefined) : position(this.b, name);
       if (i === undefined) {
-        this.leftOut(name, "unknown");
+        // A skill the build turned off for this client is `disabled`, not unknown.
+        const bare = name.trim().replace(/^skills\./, "");
+        this.leftOut(name, this.b.disabled.has(bare) ? "disabled" : "unknown");
         continue;
       }
       const s = this.b.skills[i];
@@ -396,6 +398,7 @@ export function removalWords(r: Removed): string {
   const words: Record<string, string> = {
     unknown: "no skill of that name in this bundle",
     hidden: "hidden from selection",
+    disabled: "turned off for this client (a toggle or default_enabled: false)",
     condition: "its conditions do not hold for this context",
     max_active: "over the workspace's max_active_skills",
     unavailable: "unavailable in this bundle (requirements or variables)",

@@ -13,7 +13,7 @@ import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from "sql.j
 import { compileCondition, type Compiled, type Condition, type Context } from "./context.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** The request names a bundle, consumer or skill that was not built (the CLI exits 1). */
 export class RequestError extends Error {
@@ -91,6 +91,8 @@ export interface Bundle {
   skills: Skill[];
   byName: Map<string, number>;
   byQualified: Map<string, number>;
+  /** Names (qualified and short) the build turned off for this bundle's client. */
+  disabled: Set<string>;
   augmentedBy?: number[][];
   /** The catalog-visible skills with run-time conditions (what a catalog's outcome depends on). */
   conditional?: Skill[];
@@ -291,18 +293,32 @@ export class Snapshot {
     throw new RequestError(`no bundle for tier \`${tier}\` of ${who}; its tiers: ${list((b) => b.tier)}`);
   }
 
+  /** The names a bundle's slots leave out with a `disabled: …` reason (stored `code: words`). */
+  private disabledNames(slots: Map<unknown, unknown[]>): Set<string> {
+    const disabled = new Set<string>();
+    for (const [name, slot] of slots) {
+      if ((slot[0] ?? null) !== null || slot[1] === undefined) continue;
+      const text = String(rows(this.db, "SELECT text FROM reason WHERE id = ?", [Number(slot[1])])[0][0]);
+      if (!text.startsWith("disabled: ")) continue;
+      const q = String(rows(this.db, "SELECT qualified_name FROM name WHERE id = ?", [Number(name)])[0][0]);
+      disabled.add(q).add(q.slice(q.lastIndexOf(".") + 1));
+    }
+    return disabled;
+  }
+
   /** A bundle, loaded once: its own slots over its base's, the entries they name. */
   bundle(client: string, locale: string, tier: string): Bundle {
     const info = this.findBundle(client, locale, tier);
     const loaded = this.bundles.get(info.id);
     if (loaded) return loaded;
-    const slots = new Map<unknown, unknown>();
+    const slots = new Map<unknown, unknown[]>();
     for (const id of info.base === null ? [info.id] : [info.base, info.id]) {
       const sql = "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?";
       const packed = JSON.parse(String(rows(this.db, sql, [id])[0][0])) as unknown[][];
-      for (const slot of packed) slots.set(slot[0], slot[1] ?? null);
+      for (const slot of packed) slots.set(slot[0], slot.slice(1));
     }
-    const wanted = [...slots.values()].filter((e) => e !== null);
+    const wanted = [...slots.values()].map((s) => s[0] ?? null).filter((e) => e !== null);
+    const disabled = this.disabledNames(slots);
     const skills: [string, Skill][] = rows(
       this.db,
       `SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
@@ -341,7 +357,7 @@ export class Snapshot {
     list.forEach((s, i) => {
       if (!byName.has(s.name)) byName.set(s.name, i);
     });
-    const bundle: Bundle = { ...info, skills: list, byName, byQualified, fragments: new Map() };
+    const bundle: Bundle = { ...info, skills: list, byName, byQualified, disabled, fragments: new Map() };
     this.bundles.set(info.id, bundle);
     return bundle;
   }
