@@ -144,7 +144,13 @@ fn inline_comment(line: &str) -> Option<&str> {
 fn render(key: &str, value: &str, indent: usize, nl: &str, comment: Option<&str>) -> String {
     let pad = " ".repeat(indent);
     let value = value.trim_end_matches(['\n', '\r']);
-    if !value.contains('\n') {
+    // A one-line block list or mapping (`- a`, `k: v`) still needs its own lines under the key.
+    let flow = value.trim_start().starts_with(['[', '{']);
+    let nested = matches!(
+        serde_yaml::from_str::<serde_yaml::Value>(value),
+        Ok(serde_yaml::Value::Sequence(_) | serde_yaml::Value::Mapping(_))
+    );
+    if !value.contains('\n') && (flow || !nested) {
         return format!("{pad}{key}: {}{}{nl}", value.trim(), comment.unwrap_or(""));
     }
     // A block value: indented under the key, two spaces deeper than the key.
@@ -562,6 +568,24 @@ mod tests {
         );
         assert!(set_field(SKILL, "nope", &FieldEdit::Unset).is_err());
         assert!(set_field(SKILL, "priority", &FieldEdit::Set("[unclosed")).is_err());
+    }
+
+    #[test]
+    fn a_one_line_block_list_or_mapping_goes_under_its_key() {
+        // What serde_yaml writes for a one-item list or a one-key mapping.
+        let out = set_field(SKILL, "trigger_examples", &FieldEdit::Set("- Show me")).unwrap();
+        assert!(
+            out.contains("trigger_examples:\n  - Show me\n\npriority"),
+            "{out}"
+        );
+        let out = set_field(SKILL, "metadata", &FieldEdit::Set("owner: content")).unwrap();
+        assert!(
+            out.ends_with("metadata:\n  owner: content\n---\nBody {{ x }}\n"),
+            "{out}"
+        );
+        // A plain string that looks like neither stays on the key's line.
+        let out = set_field(SKILL, "description", &FieldEdit::Set("'a: b'")).unwrap();
+        assert!(out.contains("description: 'a: b'\n"), "{out}");
     }
 
     #[test]

@@ -65,6 +65,17 @@ export interface Relations {
   missing_locales: string[];
   variables: string[];
   sources: [number, string, string][];
+  reach: Reach;
+}
+
+/** Who an edit of a skill reaches. */
+export interface Reach {
+  clients: number;
+  getting: number;
+  global: boolean;
+  own_version: Link[];
+  turned_off: string[];
+  replaced_when: { link: Link; when: string[]; priority: number }[];
 }
 
 /** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
@@ -121,6 +132,9 @@ export interface CaseRequest {
 export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
 export interface TestRun { outcomes: Outcome[]; problems: Diag[] }
 
+/** Something deleted or discarded, restorable until it is published. */
+export interface Trashed { id: string; path: string; label: string }
+
 /** An error from a command: its kind, message and the diagnostics that explain it. */
 export interface StudioError { kind: string; message: string; diagnostics: Diag[] }
 
@@ -158,7 +172,10 @@ export const api = {
   relations: (file: string) => invoke<Relations>("relations", { file }),
   createSkill: (parent: string, name: string) => invoke<string>("create_skill", { parent, name }),
   renameSkill: (file: string, name: string) => invoke<string>("rename_skill", { file, name }),
-  deleteSkill: (file: string) => invoke<void>("delete_skill", { file }),
+  deleteSkill: (file: string) => invoke<Trashed>("delete_skill", { file }),
+  removed: () => invoke<Trashed[]>("removed"),
+  restore: (id: string) => invoke<string>("restore", { id }),
+  discard: (file: string) => invoke<void>("discard", { file }),
   exportPackage: (file: string) => invoke<string>("export_package", { file }),
   importPackage: (path: string) => invoke<string>("import_package", { path }),
   toggles: () => invoke<Toggles>("toggles"),

@@ -8,7 +8,7 @@ import { fail, say } from "./status";
 import { SkillEditor } from "./views/editor";
 import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
-import { fillPreviewChoices, previewSettled, previewsAsked, runPreview, setPreviewRequest } from "./views/preview";
+import { fillPreviewChoices, previewHooks, previewSettled, previewsAsked, runPreview, setPreviewRequest, wirePreviewControls } from "./views/preview";
 import { TestsView } from "./views/tests";
 import { showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
@@ -31,8 +31,11 @@ const tests = new TestsView((request) => { setPreviewRequest(request); showTab("
 reviewHooks.open = (file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
 };
+previewHooks.unsaved = () => (editor.dirty ? editor.file : null);
+previewHooks.save = () => editor.saveNow();
 // After a publish the header names the new commit: the label comes with the next build.
-reviewHooks.published = () => runBuild();
+reviewHooks.published = () => runBuild().then(showTrash);
+reviewHooks.discarded = async () => { await loadOverview(); await showTrash(); scheduleBuild(); };
 
 async function openSkill(file: string, force = false): Promise<void> {
   if (await editor.open(file, force)) {
@@ -160,20 +163,39 @@ function wireSkillActions(): void {
       scheduleBuild();
     });
   });
-  // The first click arms the deletion of this skill only; a second within 4 s confirms it.
-  let armed: string | null = null;
-  const del = byId("delete");
-  del.addEventListener("click", async () => {
+  // Deleting is one click: the skill waits in the list of deleted skills, restorable until it
+  // is published.
+  byId("delete").addEventListener("click", async () => {
     const file = editor.file;
     if (!file) return;
-    if (armed !== file) {
-      armed = file; del.textContent = "Click to confirm";
-      setTimeout(() => { if (armed === file) { armed = null; del.textContent = "Delete"; } }, 4000);
-      return;
-    }
-    armed = null; del.textContent = "Delete";
-    try { await api.deleteSkill(file); editor.close(); await loadOverview(); scheduleBuild(); } catch (e) { fail(e); }
+    try {
+      const gone = await api.deleteSkill(file);
+      editor.close();
+      say(`Deleted ${gone.label}. Restore it below the list until you publish.`, "good");
+      await loadOverview();
+      await showTrash();
+      scheduleBuild();
+    } catch (e) { fail(e); }
   });
+}
+
+/** What was deleted or discarded and can still be restored, under the skill list. */
+async function showTrash(): Promise<void> {
+  const items = await api.removed();
+  const box = byId("trash");
+  box.hidden = items.length === 0;
+  box.replaceChildren(el("h4", {}, "Deleted, restorable until published"), el("ul", {}, ...items.map((t) =>
+    el("li", { title: t.path }, el("span", {}, t.label), " ", el("button", { class: "small", "data-restore": t.path, onclick: async () => {
+      try {
+        const path = await api.restore(t.id);
+        say(`Restored ${t.label}.`, "good");
+        await loadOverview();
+        await showTrash();
+        scheduleBuild();
+        const skill = overview?.skills.find((k) => k.file === path || k.file.startsWith(`${path}/`));
+        if (skill) await openSkill(skill.file, true);
+      } catch (e) { fail(e); }
+    } }, "Restore")))));
 }
 
 function wireEvents(): void {
@@ -199,10 +221,12 @@ function wireEvents(): void {
 }
 
 wireWorkspace();
+wirePreviewControls();
 wireSkillActions();
 wireEvents();
 // Started without a workspace (an installed studio opened from a menu): ask for one.
 loadOverview()
+  .then(() => showTrash())
   .then(() => runBuild())
   .catch((e) => {
     if (String((e as { message?: string }).message ?? e).includes("no workspace is open")) {

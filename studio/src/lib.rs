@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 use session::{
-    BuildSummary, Diag, FileState, Overview, Preview, PreviewRequest, Saved, Session, StudioError,
-    Toggles,
+    BuildSummary, Diag, FileState, NewSkill, Overview, Preview, PreviewRequest, Saved, Session,
+    StudioError, Toggles, Trashed,
 };
 use tauri::{Emitter, Manager, Runtime, State};
 
@@ -165,12 +165,8 @@ fn set_field(
 }
 
 #[tauri::command(async)]
-fn create_skill(
-    studio: State<'_, Studio>,
-    parent: String,
-    name: String,
-) -> Result<String, StudioError> {
-    studio.with(|s| s.create_skill(&parent, &name))
+fn create_skill(studio: State<'_, Studio>, skill: NewSkill) -> Result<String, StudioError> {
+    studio.with(|s| s.create_skill(&skill))
 }
 
 #[tauri::command(async)]
@@ -183,8 +179,23 @@ fn rename_skill(
 }
 
 #[tauri::command(async)]
-fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<(), StudioError> {
+fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<Trashed, StudioError> {
     studio.with(|s| s.delete_skill(&file))
+}
+
+#[tauri::command(async)]
+fn removed(studio: State<'_, Studio>) -> Result<Vec<Trashed>, StudioError> {
+    studio.with(|s| s.removed())
+}
+
+#[tauri::command(async)]
+fn restore(studio: State<'_, Studio>, id: String) -> Result<String, StudioError> {
+    studio.with(|s| s.restore(&id))
+}
+
+#[tauri::command(async)]
+fn discard(studio: State<'_, Studio>, file: String) -> Result<(), StudioError> {
+    studio.with(|s| s.discard(&file))
 }
 
 #[tauri::command(async)]
@@ -307,6 +318,9 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             create_skill,
             rename_skill,
             delete_skill,
+            removed,
+            restore,
+            discard,
             export_package,
             import_package,
             toggles,

@@ -53,6 +53,26 @@ pub struct ClientToggle {
     pub enabled: bool,
 }
 
+/// Who an edit of a global skill reaches: the clients that get it, those that use their own
+/// version instead, those that have it turned off, and the variants that replace it when
+/// their conditions hold. A client's own skill reaches only its client.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Reach {
+    /// Clients in the workspace.
+    pub clients: usize,
+    /// Clients that get this text (not their own version, not turned off).
+    pub getting: usize,
+    /// Whether visitors of no client (the global bundles) get it.
+    pub global: bool,
+    /// Clients' own skills of the same name, used by their client instead.
+    pub own_version: Vec<Link>,
+    /// Clients that have it turned off (a toggle, or the skill's `default_enabled: false`).
+    pub turned_off: Vec<String>,
+    /// Variants used instead of it when their conditions hold (a client's variant only for
+    /// that client).
+    pub replaced_when: Vec<Variant>,
+}
+
 /// Everything the relations panel shows of one skill.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Relations {
@@ -84,6 +104,8 @@ pub struct Relations {
     pub variables: Vec<String>,
     /// Its sources, for `[[S:n]]`: id, title and URL.
     pub sources: Vec<(u32, String, String)>,
+    /// Who an edit of it reaches.
+    pub reach: Reach,
 }
 
 fn client_of(s: &Skill) -> String {
@@ -197,6 +219,36 @@ fn variables(ws: &Workspace, s: &Skill) -> Vec<String> {
     names.into_iter().collect()
 }
 
+/// Who gets `s`: its clients (every client for a global skill, less those with their own
+/// version or with it turned off), and the variants that take its place under conditions.
+fn reach(ws: &Workspace, s: &Skill, own_version: &[Link], variants: &[Variant]) -> Reach {
+    let on = |c: &skillc::model::Client| {
+        c.toggles
+            .get(&s.name)
+            .map(|t| t.enabled)
+            .or(s.frontmatter.default_enabled)
+            .unwrap_or(true)
+    };
+    let mine = |c: &&skillc::model::Client| match &s.scope {
+        Scope::Global => true,
+        Scope::Client(id) => *id == c.id,
+    };
+    let own: BTreeSet<&str> = own_version.iter().map(|l| l.client.as_str()).collect();
+    let clients: Vec<&skillc::model::Client> = ws.clients.values().filter(mine).collect();
+    let (getting, off): (Vec<&&skillc::model::Client>, Vec<_>) = clients
+        .iter()
+        .filter(|c| !own.contains(c.id.as_str()))
+        .partition(|c| on(c));
+    Reach {
+        clients: ws.clients.len(),
+        getting: getting.len(),
+        turned_off: off.iter().map(|c| c.id.clone()).collect(),
+        global: s.scope == Scope::Global && s.frontmatter.default_enabled != Some(false),
+        own_version: own_version.to_vec(),
+        replaced_when: variants.to_vec(),
+    }
+}
+
 /// The relations of the skill whose SKILL.md is `file`, or `None` when no skill has it.
 pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
     let s = ws.skills.iter().find(|s| s.file == file)?;
@@ -249,11 +301,14 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         .filter(|l| **l != ws.config.default_locale && !locales.contains(l))
         .cloned()
         .collect();
+    let variants = variants(ws, s);
+    let reach = reach(ws, s, &overridden_by, &variants);
     Some(Relations {
+        reach,
         link: link_to(s),
         qualified_name: qualified,
         variant_of: s.frontmatter.variant_of.as_ref().map(|r| resolve(ws, s, r)),
-        variants: variants(ws, s),
+        variants,
         overridden_by,
         overrides,
         toggled_by,

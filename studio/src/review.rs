@@ -482,6 +482,23 @@ pub fn review(root: &Path, work: Option<&Path>, cache: &Path) -> Result<Review, 
 /// Refused when the files or HEAD changed since the review (`token`), when a file was not
 /// part of it, or with an empty message. On any failure nothing is committed and no file or
 /// index entry changes.
+/// The status of `path` among the changes since the last commit (`added`, `changed`,
+/// `removed`), or `None` when it has none.
+pub fn status_of(root: &Path, path: &str) -> Result<Option<&'static str>, StudioError> {
+    let Some(repo) = repo(root)? else {
+        return Err(StudioError::request(NOT_A_REPOSITORY));
+    };
+    let files = changed_files(root, &repo.prefix)?;
+    Ok(files.into_iter().find(|(p, _)| p == path).map(|(_, s)| s))
+}
+
+/// Puts a changed or removed file back as the last commit has it.
+pub fn restore_from_head(root: &Path, path: &str) -> Result<(), StudioError> {
+    let literal = format!(":(literal){path}");
+    git(root, &["checkout", "HEAD", "--", &literal]).map_err(git_err("discarding failed"))?;
+    Ok(())
+}
+
 pub fn publish(
     root: &Path,
     token: &str,

@@ -6,7 +6,7 @@ import { api, type Diag, type Json, type Parts } from "../api";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
 import { fail, say } from "../status";
-import { renderRelations } from "./relations";
+import { renderReach, renderRelations } from "./relations";
 
 // Raw HTML in a body is shown as text, never run: the preview is of markdown only.
 const md = new MarkdownIt({ html: false, linkify: false });
@@ -56,6 +56,11 @@ export class SkillEditor {
     });
   }
 
+  /** Saves the open skill's edits, if any (the preview's "Save and preview"). */
+  async saveNow(): Promise<void> {
+    if (this.file && this.dirty) await this.save(this.base);
+  }
+
   /** Whether unsaved edits may be dropped: the first call warns, a second within 10 s agrees. */
   confirmDiscard(): boolean {
     if (!this.dirty || this.discardArmed) { this.discardArmed = 0; return true; }
@@ -69,6 +74,7 @@ export class SkillEditor {
     if (!force && file !== this.file && !this.confirmDiscard()) return false;
     const f = await api.readFile(file);
     this.file = file; this.base = f.hash; this.text = f.text;
+    byId("saved-reach").hidden = true;
     this.setDirty(false);
     this.showConflict(false);
     byId("editor-empty").hidden = true; byId("editor").hidden = false;
@@ -93,13 +99,20 @@ export class SkillEditor {
     else await this.open(this.file, true);
   }
 
-  private loadRelations(): void {
+  /** Draws the relations panel; after a save, also says whom the saved text reaches. */
+  private loadRelations(saved = false): void {
     const file = this.file;
     if (!file) return;
     api.relations(file).then((r) => {
       if (this.file !== file) return;
       this.hooks.learn(r.variables, r.sources);
-      byId("relations").replaceChildren(renderRelations(r, (f) => this.hooks.open(f)));
+      const open = (f: string) => this.hooks.open(f);
+      byId("relations").replaceChildren(renderRelations(r, open));
+      if (saved) {
+        const note = byId("saved-reach");
+        note.replaceChildren(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));
+        note.hidden = false;
+      }
     }).catch((e) => byId("relations").replaceChildren(el("p", { class: "empty" }, String(e.message ?? e))));
   }
 
@@ -214,6 +227,7 @@ export class SkillEditor {
 
   private markDirty(): void {
     this.setDirty(true);
+    byId("saved-reach").hidden = true;
     this.scheduleCheck();
   }
 
@@ -272,6 +286,7 @@ export class SkillEditor {
     this.setDirty(false);
     this.showConflict(false);
     say("Saved", "good");
+    this.loadRelations(true);
     await this.hooks.saved();
   }
 

@@ -22,6 +22,57 @@ export function fillPreviewChoices(o: Overview): void {
   fill("pv-locale", o.locales);
   fill("pv-tier", o.tiers);
   fill("pv-consumer", o.consumers, "(none)");
+  locales = o.locales;
+}
+
+/** What the preview asks of the rest of the window. */
+export const previewHooks = {
+  /** The file with edits not saved yet, if any: the preview shows the last saved text. */
+  unsaved: (): string | null => null,
+  save: async (): Promise<void> => undefined,
+};
+
+/** The locales of the open workspace, to read one from a page URL. */
+let locales: string[] = [];
+
+/** The locale a page URL names by its first path segment (`/en-gb/pricing` → `en-gb`), if the
+ * workspace has that locale: sites put the language there, and the visitor's bundle is that
+ * locale's. */
+export function localeOfUrl(url: string, known: string[]): string | null {
+  const path = url.trim().replace(/^[a-z]+:\/\/[^/]*/i, "");
+  const first = path.split("/").filter(Boolean)[0]?.toLowerCase();
+  return known.find((l) => l.toLowerCase() === first) ?? null;
+}
+
+/** The locale control follows the page URL when the URL names one of the workspace's locales,
+ * and says so either way. */
+function followUrl(): void {
+  const url = value("pv-url");
+  const note = byId("pv-locale-note");
+  const found = localeOfUrl(url, locales);
+  if (found) {
+    byId<HTMLSelectElement>("pv-locale").value = found;
+    note.textContent = `Language follows the page: ${url.trim()} is in ${found}.`;
+  } else {
+    note.textContent = url.trim()
+      ? `The page ${url.trim()} names none of this workspace's languages (${locales.join(", ")}): the language is the one chosen here.`
+      : "";
+  }
+}
+
+/** Every change of a control shows the preview again (typing waits for a pause). */
+export function wirePreviewControls(): void {
+  let timer = 0;
+  const again = (wait: number) => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => { if (!byId("tab-preview").hidden) runPreview().catch(() => undefined); }, wait);
+  };
+  for (const id of ["pv-client", "pv-locale", "pv-tier", "pv-consumer", "pv-format"]) {
+    byId(id).addEventListener("change", () => again(0));
+  }
+  for (const id of ["pv-url", "pv-turn", "pv-context", "pv-selected"]) {
+    byId(id).addEventListener("input", () => { if (id === "pv-url") followUrl(); again(300); });
+  }
 }
 
 /** A request to show: fills the form (a test case's "preview this request"). */
@@ -37,6 +88,9 @@ export function setPreviewRequest(r: { client?: string | null; locale?: string |
   set("pv-turn", ctx.get("turn") ?? "");
   set("pv-context", r.context.filter(([k]) => k !== "page_url" && k !== "turn").map(([k, v]) => `${k}=${v}`).join(", "));
   set("pv-selected", r.select.join(", "));
+  // A case names its locale; the note says whether the page URL agrees.
+  if (!r.locale) followUrl();
+  else byId("pv-locale-note").textContent = "";
 }
 
 /** Why a skill is in, in words. */
@@ -55,7 +109,8 @@ function outWords(reason: string): string {
   if (by !== undefined && kind === "blocked") return `blocked by ${by}`;
   if (by !== undefined && kind === "excluded") return `excluded by ${by} (same category, stronger priority)`;
   return ({
-    unknown: "no skill of that name in this bundle", hidden: "hidden from selection",
+    unknown: "no skill of that name for this client", hidden: "hidden from selection",
+    disabled: "turned off for this client (a toggle, or off by the skill's default)",
     condition: "its conditions do not hold for this context", max_active: "over the workspace's max_active_skills",
     unavailable: "unavailable in this bundle (requirements or variables)",
   } as Record<string, string>)[reason] ?? reason;
@@ -161,9 +216,20 @@ export function runPreview(): Promise<void> {
   return run;
 }
 
+/** Says when the open skill has edits the preview does not show yet, with a way to save. */
+function flagUnsaved(): void {
+  const banner = byId("pv-unsaved");
+  const file = previewHooks.unsaved();
+  banner.hidden = file === null;
+  if (file === null) return;
+  banner.replaceChildren(el("span", {}, `${file} has unsaved edits: this preview shows its last saved text. `),
+    el("button", { id: "pv-save", onclick: () => { previewHooks.save().catch(() => undefined); } }, "Save and preview"));
+}
+
 async function drawPreview(): Promise<void> {
   const ticket = ++latestPreview;
   byId("pv-error").hidden = true;
+  flagUnsaved();
   const context = value("pv-context").split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
     const at = p.indexOf("=");
     return (at < 0 ? [p, ""] : [p.slice(0, at).trim(), p.slice(at + 1).trim()]) as [string, string];
@@ -186,7 +252,7 @@ async function drawPreview(): Promise<void> {
     byId("pv-prompt").textContent = p.prompt.text;
     byId("pv-prompt-rendered").innerHTML = md.render(p.prompt.text);
     byId("pv-prompt-tokens").textContent = `${n(p.prompt.tokens)} tokens`;
-    const rows = [el("tr", {}, el("th", {}, "skill"), el("th", {}, "content"), el("th", {}, "tokens"), el("th", {}, "reason"))];
+    const rows = [el("tr", {}, el("th", {}, "skill"), el("th", {}, "content used"), el("th", {}, "tokens"), el("th", {}, "reason code"))];
     for (const s of p.prompt.skills) {
       rows.push(el("tr", { class: "in" }, el("td", {}, s.name), el("td", {}, s.resolved),
         el("td", { class: "num" }, n(p.skill_tokens[s.name] ?? 0)), el("td", {}, s.reason)));

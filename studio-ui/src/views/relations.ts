@@ -1,5 +1,5 @@
 // The relations panel: what a skill is tied to, each name a link that opens it.
-import type { Composition, Link, Relations } from "../api";
+import type { Composition, Link, Reach, Relations } from "../api";
 import { el } from "../dom";
 
 function link(l: Link, open: (file: string) => void): HTMLElement {
@@ -16,6 +16,34 @@ function section(title: string, items: HTMLElement[]): HTMLElement | null {
 
 function composition(c: Composition, verb: Record<keyof Composition, string>, open: (f: string) => void): (HTMLElement | null)[] {
   return (Object.keys(verb) as (keyof Composition)[]).map((k) => section(verb[k], c[k].map((l) => link(l, open))));
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** Who an edit of the skill reaches, in words, each other version a link: how many clients get
+ * this text, and who gets another one instead (their own version, a variant when its
+ * conditions hold) or none (turned off). */
+export function renderReach(r: Reach, link: Link, open: (file: string) => void): HTMLElement {
+  const who = link.client
+    ? `Only ${link.client}'s visitors get this text${r.getting ? "" : " (it is turned off for them)"}.`
+    : `${plural(r.getting, "client gets", "clients get")} this text, of ${r.clients}${r.global ? ", and visitors of no client" : ""}.`;
+  const items: HTMLElement[] = [];
+  for (const l of r.own_version) {
+    items.push(el("li", {}, `${l.client} uses its own version instead: `, ownLink(l, open)));
+  }
+  for (const v of r.replaced_when) {
+    const whose = v.link.client ? `${v.link.client}'s visitors get ` : "Visitors get ";
+    const when = v.when.length ? ` when ${v.when.join(" and ")}` : "";
+    items.push(el("li", {}, whose, ownLink(v.link, open), `${when}, and never see this one.`));
+  }
+  if (r.turned_off.length) items.push(el("li", {}, `Turned off for ${r.turned_off.join(", ")}.`));
+  return el("div", { class: "reach" }, el("p", {}, who), items.length ? el("ul", {}, ...items) : "");
+}
+
+function ownLink(l: Link, open: (file: string) => void): HTMLElement {
+  const file = l.file;
+  if (!file) return el("span", {}, l.name);
+  return el("a", { href: "#", "data-open": file, onclick: (e: Event) => { e.preventDefault(); open(file); } }, l.name);
 }
 
 export function renderRelations(r: Relations, open: (file: string) => void): HTMLElement {
@@ -36,5 +64,6 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
   // Whose skill it is, in words; the qualified name (which says only its namespace) beside.
   const whose = r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
   const title = el("p", { class: "qualified" }, `${r.link.name}: ${whose} `, el("small", {}, `(${r.qualified_name})`));
-  return el("div", {}, title, ...shown);
+  const reach = el("div", { class: "rel" }, el("h4", {}, "Who an edit reaches"), renderReach(r.reach, r.link, open));
+  return el("div", {}, title, reach, ...shown);
 }

@@ -11,6 +11,8 @@ let shown = "";
 export const reviewHooks = {
   open: (_file: string, _line: number): void => {},
   published: async (): Promise<void> => {},
+  /** A file was discarded: the list of what can be restored changed. */
+  discarded: async (): Promise<void> => {},
 };
 
 /** "2 errors and 1 failing test case". */
@@ -75,6 +77,28 @@ function groupItem(g: ImpactGroup): HTMLElement {
       more > 0 ? el("li", { class: "more" }, `and ${n(more)} more`) : "")));
 }
 
+const STATUS_WORDS = { added: "new", changed: "edited", removed: "deleted" } as const;
+
+/** "Discard", then one confirmation beside it: a change goes back to the last published
+ * text; a new file goes where deleted skills go, restorable until the next publish. */
+function discardButton(path: string, status: keyof typeof STATUS_WORDS): HTMLElement {
+  const what = status === "added" ? "Remove this new file (you can restore it until you publish)?"
+    : status === "removed" ? "Bring this file back as last published?" : "Drop these edits and go back to the last published text?";
+  const box = el("span", { class: "discard" });
+  const ask = el("button", { class: "small", "data-discard": path, onclick: () => {
+    box.replaceChildren(el("span", {}, what), " ",
+      el("button", { class: "small danger", "data-confirm-discard": path, onclick: () => {
+        api.discard(path).then(() => reviewHooks.discarded()).then(showReview).catch((e) => {
+          byId("rv-status").className = "error";
+          byId("rv-status").textContent = errorText(e);
+        });
+      } }, "Discard"), " ",
+      el("button", { class: "small", onclick: () => box.replaceChildren(ask) }, "Keep"));
+  } }, "Discard…");
+  box.append(ask);
+  return box;
+}
+
 function render(r: Review): void {
   current = r;
   const status = byId("rv-status");
@@ -93,8 +117,9 @@ function render(r: Review): void {
   byId("rv-count").textContent = r.files.length ? `${r.files.length}` : "";
   byId("rv-files").replaceChildren(...r.files.map((f) => el("li", { "data-file": f.path, class: f.status },
     el("input", { type: "checkbox", checked: true, "data-path": f.path, "aria-label": `publish ${f.path}` }),
-    el("span", { class: "status" }, f.status),
-    el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); showFile(f.path); } }, f.path))));
+    el("span", { class: "status" }, STATUS_WORDS[f.status]),
+    el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); showFile(f.path); } }, f.path),
+    discardButton(f.path, f.status))));
   const impact = r.impact;
   byId("rv-impact-count").textContent = impact.changed ? `${n(impact.changed)} bundles change, ${n(impact.unchanged)} do not` : "";
   const items = impact.problem ? [el("li", { class: "problem" }, impact.problem)] : impact.groups.map(groupItem);

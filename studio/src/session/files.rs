@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use skillc::RawFile;
 
 use super::disk::WritesOnDisk;
@@ -19,6 +19,55 @@ pub struct FileState {
     pub text: String,
     /// sha256 of the bytes on disk.
     pub hash: String,
+}
+
+/// A skill to create, as the "New skill" form asks for it.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+pub struct NewSkill {
+    /// Its name (and folder name).
+    pub name: String,
+    /// The client it is for; `None` for every client (a global skill).
+    pub client: Option<String>,
+    /// Its category id (empty for none).
+    #[serde(default)]
+    pub category: String,
+    /// Its description (a placeholder when empty).
+    #[serde(default)]
+    pub description: String,
+    /// Messages that should select it.
+    #[serde(default)]
+    pub trigger_examples: Vec<String>,
+}
+
+/// Where a new skill goes, and whether its frontmatter must name its category: a global skill
+/// in its category's folder (the one holding `CATEGORY.md`, which gives the category), else
+/// beside the other global skills (`public/`); a client's skill under `clients/<id>/`, in a
+/// folder named after its category as the sample's clients do, naming the category itself.
+fn new_skill_folder(ws: &skillc::Workspace, new: &NewSkill, name: &str) -> (String, bool) {
+    let category = new.category.trim();
+    match (&new.client, ws.categories.get(category)) {
+        (None, Some(c)) => {
+            let parent = c.file.rsplit_once('/').map_or("", |(dir, _)| dir);
+            (join(parent, name), false)
+        }
+        (None, None) => {
+            let public = ws.skills.iter().any(|s| s.file.starts_with("public/"));
+            let parent = if public { "public" } else { "" };
+            (join(&join(parent, category), name), !category.is_empty())
+        }
+        (Some(client), _) => {
+            let parent = format!("clients/{client}");
+            (join(&join(&parent, category), name), !category.is_empty())
+        }
+    }
+}
+
+fn join(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a}/{b}"),
+    }
 }
 
 /// The outcome of a save.
@@ -110,28 +159,54 @@ impl Session {
         Ok(Saved::Saved { hash: digest })
     }
 
-    /// Creates `<parent>/<name>/SKILL.md` with a minimal frontmatter.
-    pub fn create_skill(&self, parent: &str, name: &str) -> Result<String, StudioError> {
+    /// Creates a skill where the workspace's layout expects it (see [`NewSkill`]); returns its
+    /// SKILL.md.
+    pub fn create_skill(&self, new: &NewSkill) -> Result<String, StudioError> {
         let _written = WritesOnDisk(&self.disk, None);
-        let folder = if parent.is_empty() {
-            name.to_string()
-        } else {
-            format!("{}/{name}", parent.trim_end_matches('/'))
-        };
-        let dir = self.inside(&folder)?;
-        if dir.exists() {
-            return Err(StudioError::new(
-                "request",
-                format!("`{folder}` already exists"),
+        let name = new.name.trim();
+        if name.is_empty() || name.starts_with('.') || name.contains(['/', '\\']) {
+            return Err(StudioError::request(
+                "a skill's name is a single word or words-joined-by-hyphens, like `pricing-faq`",
             ));
         }
-        let rel = format!("{folder}/SKILL.md");
+        let report = self.check()?;
+        let ws = &report.workspace;
+        if let Some(c) = new
+            .client
+            .as_deref()
+            .filter(|c| !ws.clients.contains_key(*c))
+        {
+            return Err(StudioError::request(format!("there is no client `{c}`")));
+        }
+        let (folder, say_category) = new_skill_folder(ws, new, name);
+        let dir = self.inside(&folder)?;
+        if dir.exists() {
+            return Err(StudioError::request(format!("`{folder}` already exists")));
+        }
+        let mut text = format!("---\nname: {name}\n---\n# Instructions\n\n");
+        let description = match new.description.trim() {
+            "" => "What this skill does and when to use it.",
+            d => d,
+        };
+        let triggers: Vec<&str> = new
+            .trigger_examples
+            .iter()
+            .map(|t| t.trim())
+            .filter(|t| !t.is_empty())
+            .collect();
+        let mut fields = vec![("description", serde_json::json!(description))];
+        if say_category {
+            fields.push(("category", serde_json::json!(new.category)));
+        }
+        if !triggers.is_empty() {
+            fields.push(("trigger_examples", serde_json::json!(triggers)));
+        }
+        for (field, value) in fields {
+            text = crate::form::set_field(&text, field, Some(&value))?;
+        }
         std::fs::create_dir_all(&dir).map_err(io_err)?;
-        write_atomic(
-            &dir.join("SKILL.md"),
-            format!("---\nname: {name}\ndescription: What this skill does and when to use it.\n---\n# Instructions\n\n").as_bytes(),
-        )?;
-        Ok(rel)
+        write_atomic(&dir.join("SKILL.md"), text.as_bytes())?;
+        Ok(format!("{folder}/SKILL.md"))
     }
 
     /// Renames a skill: its folder and its `name`.
@@ -159,25 +234,6 @@ impl Session {
         std::fs::rename(dir, &target).map_err(io_err)?;
         write_atomic(&target.join("SKILL.md"), renamed.as_bytes())?;
         Ok(format!("{new_rel_dir}/SKILL.md"))
-    }
-
-    /// Deletes a skill's folder.
-    pub fn delete_skill(&self, rel: &str) -> Result<(), StudioError> {
-        let _written = WritesOnDisk(&self.disk, None);
-        let file = self.inside(rel)?;
-        if file
-            .file_name()
-            .is_none_or(|n| n != "SKILL.md" && n != "skill.md")
-        {
-            return Err(StudioError::new(
-                "request",
-                "only skill folders can be deleted",
-            ));
-        }
-        let dir = file
-            .parent()
-            .ok_or_else(|| StudioError::request("no folder"))?;
-        std::fs::remove_dir_all(dir).map_err(io_err)
     }
 
     /// Packs a skill into `.skillc/packages/<name>.zip` inside the workspace.
@@ -286,10 +342,76 @@ mod tests {
             .exists());
     }
 
+    fn new_skill(name: &str, client: Option<&str>, category: &str) -> NewSkill {
+        NewSkill {
+            name: name.into(),
+            client: client.map(str::to_string),
+            category: category.into(),
+            ..NewSkill::default()
+        }
+    }
+
+    #[test]
+    fn a_new_skill_lands_where_the_layout_expects_it_for_any_client() {
+        let (_d, s) = sample();
+        let global = s
+            .create_skill(&new_skill("refunds", None, "response_handling"))
+            .unwrap();
+        assert_eq!(global, "public/response_handling/refunds/SKILL.md");
+        assert!(!s.read(&global).unwrap().text.contains("category:"));
+        // example.com has no skills yet; its first lands in its own folder and says its category.
+        let theirs = NewSkill {
+            description: "Answer questions: about refunds.".into(),
+            trigger_examples: vec!["Can I get my money back?".into(), " ".into()],
+            ..new_skill("refunds", Some("example.com"), "response_ending")
+        };
+        let file = s.create_skill(&theirs).unwrap();
+        assert_eq!(file, "clients/example.com/response_ending/refunds/SKILL.md");
+        let rows = s.overview().unwrap();
+        let row = rows.skills.iter().find(|r| r.file == file).unwrap();
+        assert_eq!(
+            (row.client.as_str(), row.category.as_str()),
+            ("example.com", "response_ending")
+        );
+        assert_eq!(row.description, "Answer questions: about refunds.");
+        let text = s.read(&file).unwrap().text;
+        assert!(text.contains("trigger_examples:"), "{text}");
+        let parts = crate::form::decompose(&text);
+        let triggers = parts
+            .fields
+            .iter()
+            .find(|(k, _)| k == "trigger_examples")
+            .unwrap();
+        assert_eq!(triggers.1, serde_json::json!(["Can I get my money back?"]));
+        assert!(
+            rows.diagnostics.iter().all(|d| d.file != file),
+            "{:?}",
+            rows.diagnostics
+        );
+        assert_eq!(
+            s.create_skill(&new_skill("x", Some("nobody.com"), ""))
+                .unwrap_err()
+                .kind,
+            "request"
+        );
+        assert_eq!(
+            s.create_skill(&new_skill("../x", None, ""))
+                .unwrap_err()
+                .kind,
+            "request"
+        );
+        assert_eq!(
+            s.create_skill(&new_skill("plain", None, "")).unwrap(),
+            "public/plain/SKILL.md"
+        );
+    }
+
     #[test]
     fn skills_are_created_renamed_and_deleted() {
         let (_d, s) = sample();
-        let file = s.create_skill("public/assistant", "farewell").unwrap();
+        let file = s
+            .create_skill(&new_skill("farewell", None, "response_handling"))
+            .unwrap();
         assert!(s
             .overview()
             .unwrap()
@@ -297,7 +419,7 @@ mod tests {
             .iter()
             .any(|r| r.name == "farewell"));
         let renamed = s.rename_skill(&file, "goodbye").unwrap();
-        assert_eq!(renamed, "public/assistant/goodbye/SKILL.md");
+        assert_eq!(renamed, "public/response_handling/goodbye/SKILL.md");
         assert!(s.read(&renamed).unwrap().text.contains("name: goodbye"));
         s.delete_skill(&renamed).unwrap();
         assert!(!s
@@ -307,7 +429,7 @@ mod tests {
             .iter()
             .any(|r| r.name == "goodbye"));
         assert_eq!(
-            s.create_skill("public/assistant", "greeting")
+            s.create_skill(&new_skill("pricing", None, "response_handling"))
                 .unwrap_err()
                 .kind,
             "request"

@@ -15,15 +15,17 @@ mod publish;
 #[cfg(test)]
 mod testing;
 mod toggles;
+mod trash;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
 pub use disk::DiskWatch;
 use disk::{Reader, Seen};
-pub use files::{write_atomic, FileState, Saved};
+pub use files::{write_atomic, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
 pub use toggles::{ToggleChange, Toggles};
+pub use trash::Trashed;
 
 /// A skill in the browser list.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -350,7 +352,12 @@ mod tests {
         s.disk().changed();
         assert!(has("fresh-one"));
         // The studio's own writes need no watcher: they mark the folder changed themselves.
-        let created = s.create_skill("public", "made-here").unwrap();
+        let created = s
+            .create_skill(&NewSkill {
+                name: "made-here".into(),
+                ..NewSkill::default()
+            })
+            .unwrap();
         assert!(has("made-here"), "{created}");
         let text = s
             .read(&created)
@@ -397,9 +404,25 @@ mod tests {
             theirs.overrides.and_then(|l| l.file),
             Some(file("pricing", ""))
         );
+        // The reach of an edit: five clients, ibanfirst.com with its own pricing.
+        assert_eq!((pricing.reach.clients, pricing.reach.getting), (5, 4));
+        assert!(pricing.reach.global && pricing.reach.turned_off.is_empty());
+        let own: Vec<&str> = pricing
+            .reach
+            .own_version
+            .iter()
+            .map(|l| l.client.as_str())
+            .collect();
+        assert_eq!(own, ["ibanfirst.com"]);
+        assert_eq!(
+            theirs.reach.getting, 1,
+            "a client's skill reaches its client only"
+        );
         let demo = s.relations(&file("demo_offer", "")).unwrap();
         let toggled: Vec<&str> = demo.toggled_by.iter().map(|t| t.client.as_str()).collect();
         assert!(toggled.contains(&"example.com"), "{toggled:?}");
+        assert_eq!(demo.reach.turned_off, ["example.com"]);
+        assert_eq!(demo.reach.getting, 4);
         // Every link one way shows up the other way.
         let mut seen = 0;
         for k in &o.skills {

@@ -127,7 +127,23 @@ impl Session {
             ),
         };
         let cache = self.cache_dir()?.join("review");
-        crate::review::publish(&self.root, token, files, &message, &cache)
+        let commit = crate::review::publish(&self.root, token, files, &message, &cache)?;
+        self.forget_published(files)?;
+        Ok(commit)
+    }
+
+    /// Drops a change from Review: a changed or removed file is put back as the last commit has
+    /// it; a new file goes to the trash (restorable, as a deleted skill is).
+    pub fn discard(&self, rel: &str) -> Result<(), StudioError> {
+        let _written = super::disk::WritesOnDisk(&self.disk, None);
+        self.inside(rel)?;
+        match crate::review::status_of(&self.root, rel)? {
+            None => Err(StudioError::request(format!(
+                "`{rel}` has no change to discard"
+            ))),
+            Some("added") => self.to_trash(rel, rel).map(|_| ()),
+            Some(_) => crate::review::restore_from_head(&self.root, rel),
+        }
     }
 }
 
@@ -218,6 +234,39 @@ mod tests {
         assert!(
             s.review().unwrap().files.is_empty(),
             "the workspace is clean"
+        );
+    }
+
+    #[test]
+    fn discarding_from_review_puts_a_file_back_or_keeps_a_new_one_restorable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, _) = committed_sample(dir.path());
+        let s = Session::open(&repo.join("skills")).unwrap();
+        let before = std::fs::read_to_string(s.root.join(DEMO)).unwrap();
+        std::fs::write(s.root.join(DEMO), "changed\n").unwrap();
+        std::fs::write(s.root.join("public/NEW.md"), "new\n").unwrap();
+        std::fs::remove_file(s.root.join("workspace.yaml")).unwrap();
+        s.discard(DEMO).unwrap();
+        s.discard("workspace.yaml").unwrap();
+        s.discard("public/NEW.md").unwrap();
+        assert_eq!(std::fs::read_to_string(s.root.join(DEMO)).unwrap(), before);
+        assert!(s.root.join("workspace.yaml").is_file());
+        assert!(!s.root.join("public/NEW.md").exists());
+        assert!(
+            s.review().unwrap().files.is_empty(),
+            "nothing left to review"
+        );
+        let kept = s.removed().unwrap();
+        assert_eq!(kept[0].path, "public/NEW.md");
+        s.restore(&kept[0].id).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(s.root.join("public/NEW.md")).unwrap(),
+            "new\n"
+        );
+        assert_eq!(
+            s.discard(DEMO).unwrap_err().kind,
+            "request",
+            "no change left"
         );
     }
 
