@@ -240,6 +240,9 @@ pub mod codes {
     /// A variable some skill declares secret is used, or declared, by a skill that does not
     /// declare it secret (it stays a placeholder there too).
     pub const SECRET_ELSEWHERE: &str = "W120";
+    /// A translation (`SKILL.<locale>.md`) made from an older default text: its
+    /// `translated_from` names another digest than the default's now.
+    pub const STALE_TRANSLATION: &str = "W121";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";

@@ -29,7 +29,7 @@ export interface Overview {
   tiers: string[];
   consumers: string[];
   categories: string[];
-  fields: string[];
+  fields: FieldInfo[];
   /** The check's errors (warnings are counted). */
   diagnostics: Diag[];
   warnings: number;
@@ -132,6 +132,18 @@ export interface CaseRequest {
 export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
 export interface TestRun { outcomes: Outcome[]; problems: Diag[] }
 
+/** A frontmatter field the compiler knows: how its value is written and what it is for. */
+export interface FieldInfo {
+  name: string;
+  shape: "text" | "bool" | "int" | "name" | "names" | "texts" | "words" | "map" | "structured";
+  portable: boolean;
+  shared: boolean;
+  about: string;
+}
+
+/** A skill to create: where the studio puts it follows from its client and category. */
+export interface NewSkill { name: string; client: string | null; category: string; description: string; trigger_examples: string[] }
+
 /** Something deleted or discarded, restorable until it is published. */
 export interface Trashed { id: string; path: string; label: string }
 
@@ -170,7 +182,7 @@ export const api = {
   setField: (text: string, field: string, value: Json | undefined) =>
     invoke<string>("set_field", { text, field, value: value === undefined ? null : value }),
   relations: (file: string) => invoke<Relations>("relations", { file }),
-  createSkill: (parent: string, name: string) => invoke<string>("create_skill", { parent, name }),
+  createSkill: (skill: NewSkill) => invoke<string>("create_skill", { skill }),
   renameSkill: (file: string, name: string) => invoke<string>("rename_skill", { file, name }),
   deleteSkill: (file: string) => invoke<Trashed>("delete_skill", { file }),
   removed: () => invoke<Trashed[]>("removed"),

@@ -84,6 +84,9 @@ export interface CodeEditor {
   text(): string;
   /** Replaces the whole text without reporting it as the user's edit. */
   setText(text: string): void;
+  /** Shows another file's text: its own undo history comes back when it was open before in
+   * this session with the same text (a save keeps it), else it starts without one. */
+  load(text: string, key: string): void;
   /** Underlines diagnostics; `firstLine` is the file line of the editor's first line. */
   showDiagnostics(diags: Diag[], firstLine: number): void;
   jumpTo(line: number, column: number): void;
@@ -94,21 +97,19 @@ export function createEditor(
 ): CodeEditor {
   let quiet = false;
   const language: Extension = kind === "source" ? yamlFrontmatter({ content: markdown() }) : markdown();
-  const view = new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: "",
-      extensions: [
-        basicSetup,
-        language,
-        lintGutter(),
-        EditorView.lineWrapping,
-        autocompletion({ override: [complete(vocab, kind === "source")] }),
-        EditorView.updateListener.of((u) => { if (u.docChanged && !quiet) onChange(u.state.doc.toString()); }),
-        EditorView.contentAttributes.of({ "aria-label": kind === "source" ? "SKILL.md source" : "Body", spellcheck: "false" }),
-      ],
-    }),
-  });
+  const extensions: Extension[] = [
+    basicSetup,
+    language,
+    lintGutter(),
+    EditorView.lineWrapping,
+    autocompletion({ override: [complete(vocab, kind === "source")] }),
+    EditorView.updateListener.of((u) => { if (u.docChanged && !quiet) onChange(u.state.doc.toString()); }),
+    EditorView.contentAttributes.of({ "aria-label": kind === "source" ? "SKILL.md source" : "Body", spellcheck: "false" }),
+  ];
+  const view = new EditorView({ parent, state: EditorState.create({ doc: "", extensions }) });
+  /** Each file's last state (its text and undo history), by key. */
+  const states = new Map<string, EditorState>();
+  let current = "";
   // The window tests replace the text as typing does, through the view on its element.
   Object.assign(parent, { cm: view });
   return {
@@ -118,6 +119,14 @@ export function createEditor(
       if (text === view.state.doc.toString()) return;
       quiet = true;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      quiet = false;
+    },
+    load(text: string, key: string) {
+      if (current) states.set(current, view.state);
+      current = key;
+      const kept = states.get(key);
+      quiet = true;
+      view.setState(kept && kept.doc.toString() === text ? kept : EditorState.create({ doc: text, extensions }));
       quiet = false;
     },
     showDiagnostics(diags: Diag[], firstLine: number) {

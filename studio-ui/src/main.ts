@@ -10,6 +10,7 @@ import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
 import { fillPreviewChoices, previewHooks, previewSettled, previewsAsked, runPreview, setPreviewRequest, wirePreviewControls } from "./views/preview";
 import { TestsView } from "./views/tests";
+import { toggleNewSkillForm } from "./views/newSkill";
 import { showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
@@ -25,6 +26,8 @@ const editor = new SkillEditor({
   // list's reload (a check of the workspace) comes after the build and the preview: on two
   // cores, side by side with them it made the preview a third slower.
   saved: async () => { await runBuild(loadOverview); },
+  describe: (file) => overview?.skills.find((k) => k.file === file) ?? null,
+  fields: () => overview?.fields ?? [],
 });
 const toggles = new TogglesView(() => scheduleBuild());
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
@@ -53,7 +56,7 @@ async function loadOverview(): Promise<void> {
   vocabulary = {
     ...vocabulary,
     skills: [...new Set(o.skills.map((s) => s.name))].sort(),
-    categories: o.categories, clients: o.clients, locales: o.locales, tiers: o.tiers, fields: o.fields,
+    categories: o.categories, clients: o.clients, locales: o.locales, tiers: o.tiers, fields: o.fields.map((f) => f.name),
   };
   byId<HTMLInputElement>("workspace-path").value = o.root;
   // A save reloads the overview; on a large workspace the list (3,500 skills on the reference
@@ -119,7 +122,7 @@ function wireWorkspace(): void {
   byId("rv-commit").addEventListener("click", () => { publish().catch(fail); });
   byId("open-workspace").addEventListener("click", async () => {
     // Opening another workspace drops unsaved edits: the same second click as leaving a skill.
-    if (!editor.confirmDiscard()) return;
+    if (!(await editor.mayLeave())) return;
     try {
       await api.openWorkspace(byId<HTMLInputElement>("workspace-path").value);
     } catch (e) { fail(e); return; }
@@ -127,6 +130,7 @@ function wireWorkspace(): void {
     editor.close();
     scheduleBuild();
     await loadOverview().catch(fail);
+    await showTrash().catch(fail);
   });
   for (const b of document.querySelectorAll<HTMLElement>("#tabs button")) {
     b.addEventListener("click", () => showTab(b.dataset.tab ?? "edit"));
@@ -135,11 +139,15 @@ function wireWorkspace(): void {
 
 function wireSkillActions(): void {
   byId("new-skill").addEventListener("click", () => {
-    const parent = editor.file ? editor.file.split("/").slice(0, -2).join("/") : "public";
-    inlineForm(byId("new-skill"), "new-skill-name", "", "Create", async (name) => {
-      const f = await api.createSkill(parent, name);
-      await loadOverview();
-      await openSkill(f, true);
+    if (!overview) return;
+    const open = overview.skills.find((k) => k.file === editor.file);
+    toggleNewSkillForm(byId("new-skill"), {
+      overview, client: open?.client ?? "", category: open?.category ?? "",
+      created: async (file) => {
+        await loadOverview();
+        await openSkill(file, true);
+        scheduleBuild();
+      },
     });
   });
   byId("rename").addEventListener("click", () => {

@@ -217,7 +217,8 @@ def fresh_workspace(d, tmp):
         d.set_value("#workspace-path", str(ws))
         d.click("#open-workspace")
         if dirty:
-            d.click("#open-workspace")  # a test left edits unsaved: drop them, as a user would
+            # A test left edits unsaved: the studio asks first; drop them, as a user would.
+            d.click("#leave-discard")
         # The backend has this workspace open: a late reload of the last one (which has the
         # same skills) cannot pass for it. A WebDriver request lost on the way (tauri-driver
         # logs "connection reset") is the one thing worth a second try.
@@ -306,16 +307,22 @@ def test_preview_a_client_and_see_its_variant(d, tmp, shots):
 def test_provoke_and_resolve_an_on_disk_conflict(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="edit"]')
-    # Unsaved edits are not dropped silently: leaving them asks for a second click.
+    # Unsaved edits are not dropped silently: leaving them asks first (save, discard or stay).
     d.click('#skill-list li[data-file="public/assistant/greeting/SKILL.md"]')
     d.wait_text("#editor-title", "greeting")
     d.set_code("#body", "An unsaved edit.\n")
     f = "public/response_handling/support/SKILL.md"
     d.click(f'#skill-list li[data-file="{f}"]')
-    d.wait_text("#build-status", "Unsaved edits")
+    d.wait_text("#leave", "has unsaved changes")
+    d.click("#leave-stay")
+    wait_until(lambda: d.js("return document.getElementById('leave').hidden"), "staying closes the question")
     assert "greeting" in d.text("#editor-title")
+    assert d.code("#body") == "An unsaved edit.\n", "staying keeps the edit"
     d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#leave", "has unsaved changes")
+    d.click("#leave-discard")
     d.wait_text("#editor-title", f)
+    assert "An unsaved edit." not in (ws / "public/assistant/greeting/SKILL.md").read_text()
     d.set_code("#body", "# Instructions\n\nMy edit in the studio.\n")
     # Someone else changes the file meanwhile.
     path = ws / f
@@ -352,7 +359,7 @@ def test_create_rename_and_delete_a_skill(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click("#new-skill")
     d.set_value("#new-skill-name", "e2e-notes")
-    d.click("#new-skill + .inline button")
+    d.click("#new-skill-create")
     created = ws / "public/e2e-notes/SKILL.md"
     wait_until(created.exists, "the new skill is written")
     d.wait_text("#editor-title", "e2e-notes")
@@ -364,13 +371,19 @@ def test_create_rename_and_delete_a_skill(d, tmp, shots):
     wait_until(renamed.exists, "the skill folder is renamed")
     assert not created.exists()
     d.wait_text("#editor-title", "e2e-renamed")
-    d.click("#delete")
-    d.wait_text("#delete", "Click to confirm")
-    assert renamed.exists(), "one click must not delete"
+    body = renamed.read_text()
     d.click("#delete")
     wait_until(lambda: not renamed.parent.exists(), "the skill folder is deleted")
     wait_until(lambda: "e2e-renamed" not in d.text("#skill-list"), "the list forgets it")
+    # Never published, yet not lost: it waits under the list until restored.
+    d.wait_text("#trash", "e2e-renamed")
     d.screenshot(shots / "create-rename-delete.png")
+    d.click('#trash button[data-restore="public/e2e-renamed"]')
+    wait_until(renamed.exists, "the deleted skill is restored")
+    assert renamed.read_text() == body
+    d.wait_text("#skill-list", "e2e-renamed")
+    d.wait_text("#editor-title", "e2e-renamed")
+    wait_until(lambda: not d.js("return !document.getElementById('trash').hidden"), "nothing left to restore")
 
 
 def test_export_a_package_and_import_it_back(d, tmp, shots):
@@ -384,9 +397,8 @@ def test_export_a_package_and_import_it_back(d, tmp, shots):
     zip_path = next(packages.glob("*.zip"))
     body = (ws / f).read_text()
     d.click("#delete")
-    d.wait_text("#delete", "Click to confirm")
-    d.click("#delete")
     wait_until(lambda: not (ws / f).exists(), "the skill is deleted")
+    d.wait_text("#trash", "greeting")  # the list and the side bar are drawn again by now
     d.click("#import-package")
     d.set_value("#import-path", str(zip_path))
     d.click("#import-package + .inline button")

@@ -269,6 +269,10 @@ pub struct Localized {
     pub body: String,
     /// File line of the body's first line.
     pub body_line: usize,
+    /// `translated_from`: the [`Skill::translation_digest`] of the default text it was
+    /// translated from, and where it is written.
+    #[serde(skip)]
+    pub translated_from: Option<(String, crate::diagnostic::Pos)>,
 }
 
 impl Localized {
@@ -375,6 +379,21 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// A short digest of the default text a translation renders (description, trigger
+    /// examples, `when_to_use`, body): a translation that names another was made from an
+    /// older default and is stale (W121).
+    pub fn translation_digest(&self) -> String {
+        let fm = &self.frontmatter;
+        let text = [
+            fm.description.as_deref().unwrap_or(""),
+            &fm.trigger_examples.join("\n"),
+            &fm.when_to_use.join("\n"),
+            self.body.trim_end(),
+        ]
+        .join("\u{0}");
+        crate::digest::hash(text.as_bytes())[..12].to_string()
+    }
+
     /// `<namespace>.<name>`.
     pub fn qualified_name(&self) -> String {
         format!("{}.{}", self.namespace, self.name)

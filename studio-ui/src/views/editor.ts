@@ -2,7 +2,8 @@
 // the body rendered as markdown, live diagnostics, saves that never overwrite a change made on
 // disk, and the relations panel.
 import MarkdownIt from "markdown-it";
-import { api, type Diag, type Json, type Parts } from "../api";
+import { api, type Diag, type FieldInfo, type Json, type Parts } from "../api";
+import { fieldInput } from "./fieldInput";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
 import { fail, say } from "../status";
@@ -17,9 +18,11 @@ export interface EditorHooks {
   learn(variables: string[], sources: [number, string, string][]): void;
   open(file: string): void;
   saved(): Promise<void>;
+  /** The skill's name and client (empty for every client), when the list knows the file. */
+  describe(file: string): { name: string; client: string } | null;
+  /** The fields the compiler knows, with their shapes and explanations. */
+  fields(): FieldInfo[];
 }
-
-type FieldKind = "bool" | "number" | "list" | "string" | "json";
 
 export class SkillEditor {
   file: string | null = null;
@@ -33,8 +36,8 @@ export class SkillEditor {
   private fieldEdits: Promise<void> = Promise.resolve();
   /** Form inputs typed into but not yet applied (debounced), by field. */
   private pending = new Map<string, () => void>();
-  private discardArmed = 0;
-  private discardWarnings = 0;
+  /** Answers the question "save, discard or stay?" asked before leaving unsaved edits. */
+  private leaving: ((go: boolean) => void) | null = null;
   private readonly body: CodeEditor;
   private readonly source: CodeEditor;
 
@@ -45,6 +48,7 @@ export class SkillEditor {
     byId("mode-form").addEventListener("click", () => this.setMode("form").catch(fail));
     byId("mode-source").addEventListener("click", () => this.setMode("source").catch(fail));
     byId("save").addEventListener("click", () => this.save(this.base).catch(fail));
+    byId("discard-edits").addEventListener("click", () => this.askDiscard());
     byId("keep-mine").addEventListener("click", () => this.save(null).catch(fail));
     byId("load-theirs").addEventListener("click", () => { if (this.file) this.open(this.file, true).catch(fail); });
     // Ctrl+S (Cmd+S on a Mac) saves the open skill wherever the focus is, as in any editor;
@@ -61,28 +65,66 @@ export class SkillEditor {
     if (this.file && this.dirty) await this.save(this.base);
   }
 
-  /** Whether unsaved edits may be dropped: the first call warns, a second within 10 s agrees. */
-  confirmDiscard(): boolean {
-    if (!this.dirty || this.discardArmed) { this.discardArmed = 0; return true; }
-    const warning = this.discardArmed = ++this.discardWarnings;
-    say("Unsaved edits: save them, or click again to discard.", "bad");
-    setTimeout(() => { if (this.discardArmed === warning) this.discardArmed = 0; }, 10000);
-    return false;
+  /** Whether the open skill may be left: at once without unsaved edits, else once the user
+   * chose to save or discard them (staying answers no). */
+  mayLeave(): Promise<boolean> {
+    if (!this.dirty || !this.file) return Promise.resolve(true);
+    this.leaving?.(false);
+    const box = byId("leave");
+    let resolve: (go: boolean) => void = () => undefined;
+    const answer = new Promise<boolean>((r) => { resolve = r; });
+    const mine = (go: boolean) => {
+      // Only the question still asked hides the box (a newer one may have replaced it).
+      if (this.leaving === mine) { box.hidden = true; this.leaving = null; }
+      resolve(go);
+    };
+    this.leaving = mine;
+    const choose = (go: boolean) => () => mine(go);
+    box.replaceChildren(el("span", {}, el("b", {}, `${this.file} has unsaved changes.`), " Save them before you go?"),
+      el("button", { id: "leave-save", class: "primary", onclick: () => {
+        this.save(this.base).then(() => mine(!this.dirty)).catch(fail);
+      } }, "Save"),
+      el("button", { id: "leave-discard", onclick: choose(true) }, "Discard them"),
+      el("button", { id: "leave-stay", onclick: choose(false) }, "Stay"));
+    box.hidden = false;
+    return answer;
+  }
+
+  /** "Discard…", then one confirmation: the file as saved comes back. */
+  private askDiscard(): void {
+    const box = byId("discard-box");
+    const file = this.file;
+    if (!file) return;
+    const back = () => box.replaceChildren(el("button", { id: "discard-edits", class: "small", onclick: () => this.askDiscard() }, "Discard…"));
+    box.replaceChildren("Lose them? ",
+      el("button", { id: "discard-confirm", class: "small danger", onclick: () => {
+        back();
+        this.open(file, true).then(() => say("Edits discarded: the skill is as saved.")).catch(fail);
+      } }, "Discard edits"),
+      el("button", { class: "small", onclick: back }, "Keep"));
   }
 
   async open(file: string, force = false): Promise<boolean> {
-    if (!force && file !== this.file && !this.confirmDiscard()) return false;
+    if (!force && file !== this.file && !(await this.mayLeave())) return false;
     const f = await api.readFile(file);
+    this.showTitle(file);
     this.file = file; this.base = f.hash; this.text = f.text;
     byId("saved-reach").hidden = true;
     this.setDirty(false);
     this.showConflict(false);
     byId("editor-empty").hidden = true; byId("editor").hidden = false;
-    byId("editor-title").textContent = file;
-    await this.render();
+    await this.render(true);
     this.scheduleCheck();
     this.loadRelations();
     return true;
+  }
+
+  /** The skill's name and whose it is first; its file beside, for those who need it. */
+  private showTitle(file: string): void {
+    const d = this.hooks.describe(file);
+    const whose = !d ? "" : d.client ? ` · ${d.client}'s own skill` : " · every client";
+    byId("editor-title").replaceChildren(d?.name ?? file, el("small", { class: "whose" }, whose), " ",
+      el("small", { class: "tech" }, file));
   }
 
   close(): void {
@@ -121,7 +163,9 @@ export class SkillEditor {
     await this.render();
   }
 
-  private async render(): Promise<void> {
+  /** Draws the open file; `opened`: it was just opened (each editor shows that file's text
+   * with the undo history it had in this session, when it had one). */
+  private async render(opened = false): Promise<void> {
     this.parts = await api.decompose(this.text);
     if (this.parts.error) this.mode = "source";
     byId("mode-form").classList.toggle("active", this.mode === "form");
@@ -129,8 +173,13 @@ export class SkillEditor {
     byId("form").hidden = this.mode !== "form";
     byId("body-pane").hidden = this.mode !== "form";
     byId("source").hidden = this.mode !== "source";
-    this.source.setText(this.text);
-    this.body.setText(this.parts.body);
+    if (opened && this.file) {
+      this.source.load(this.text, this.file);
+      this.body.load(this.parts.body, this.file);
+    } else {
+      this.source.setText(this.text);
+      this.body.setText(this.parts.body);
+    }
     this.renderBodyPreview(this.parts.body);
     this.renderForm();
   }
@@ -147,51 +196,57 @@ export class SkillEditor {
     if (!parts || parts.error) return;
     parts.fields.forEach(([key, value]) => form.append(this.fieldRow(key, value)));
     const present = new Set(parts.fields.map(([k]) => k));
-    const known = this.hooks.vocabulary().fields.filter((k) => !present.has(k));
-    const select = el("select", { id: "add-field-name", "aria-label": "Field to add" }, ...known.map((k) => el("option", {}, k)));
+    const known = this.hooks.fields().filter((f) => !present.has(f.name));
+    const select = el("select", { id: "add-field-name", "aria-label": "Field to add" },
+      ...known.map((f) => el("option", { value: f.name, title: f.about }, `${f.name}: ${f.about}`)));
     form.append(el("div", { class: "add-field" }, select, el("button", {
-      onclick: () => this.editField(select.value, ""),
+      id: "add-field",
+      onclick: () => {
+        // The new field's row waits in the form; the first valid value writes it.
+        if (!select.value || form.querySelector(`[data-field="${select.value}"]`)) return;
+        const row = this.fieldRow(select.value, emptyOf(this.fieldInfo(select.value)));
+        select.parentElement?.before(row);
+        row.querySelector<HTMLElement>("input, textarea, select")?.focus();
+      },
     }, "Add field")));
   }
 
+  private fieldInfo(key: string): FieldInfo | undefined {
+    return this.hooks.fields().find((f) => f.name === key);
+  }
+
   private fieldRow(key: string, value: Json): HTMLElement {
-    const kind: FieldKind = typeof value === "boolean" ? "bool" : typeof value === "number" ? "number"
-      : Array.isArray(value) && value.every((v) => typeof v !== "object" || v === null) ? "list"
-      : typeof value === "string" ? "string" : "json";
-    let input: HTMLInputElement | HTMLTextAreaElement;
-    if (kind === "bool") {
-      input = el("input", { type: "checkbox" });
-      (input as HTMLInputElement).checked = value as boolean;
-    } else if (kind === "number") {
-      input = el("input", { type: "number", value: String(value) });
-    } else if (kind === "string" && (key === "description" || (value as string).includes("\n"))) {
-      input = el("textarea", { rows: 3 }); input.value = value as string;
-    } else if (kind === "string") {
-      input = el("input", { value: value as string });
-    } else if (kind === "list") {
-      input = el("textarea", { rows: Math.max(2, (value as Json[]).length), title: "One item per line" });
-      input.value = (value as Json[]).join("\n");
-    } else {
-      input = el("textarea", { rows: 4, class: "json", title: "JSON (any YAML value)" });
-      input.value = JSON.stringify(value, null, 2);
-    }
-    input.dataset.field = key;
+    const info = this.fieldInfo(key);
+    const vocab = this.hooks.vocabulary();
     let timer = 0;
     const apply = () => {
       clearTimeout(timer);
       this.pending.delete(key);
-      // A form redrawn for another text (a reload, another skill) drops what was typed in it.
-      if (input.isConnected) this.editField(key, readInput(input, kind));
+      const v = input.read();
+      // A form redrawn for another text (a reload, another skill) drops what was typed in it;
+      // a value not of the field's shape yet (half-typed JSON, an empty number) waits.
+      row.classList.toggle("invalid", v === undefined);
+      if (input.element.isConnected && v !== undefined) {
+        row.dataset.written = "yes";
+        this.editField(key, v);
+      }
     };
     const changed = () => {
       clearTimeout(timer);
       this.pending.set(key, apply);
       timer = window.setTimeout(apply, 120);
     };
-    input.addEventListener("input", changed);
-    input.addEventListener("change", changed);
-    const remove = el("button", { class: "icon", title: `Remove ${key}`, onclick: () => this.editField(key, undefined) }, "×");
-    return el("div", { class: "field" }, el("label", {}, key), input, remove);
+    const input = fieldInput(info, key, value, { skills: vocab.skills, categories: vocab.categories }, changed);
+    input.element.dataset.field = key;
+    const remove = el("button", { class: "icon", title: `Remove ${key}`, onclick: () => {
+      if (row.dataset.written === "no") row.remove();
+      else this.editField(key, undefined);
+    } }, "×");
+    const label = el("label", { title: info?.about ?? "" }, key, info ? el("small", { class: "about" }, info.about) : "");
+    const row = el("div", { class: "field" }, label, input.element, remove);
+    const inText = this.parts?.fields.some(([k]) => k === key) ?? false;
+    row.dataset.written = inText ? "yes" : "no";
+    return row;
   }
 
   /** One field changed in the form: the compiler's lossless edit touches only its lines. */
@@ -201,7 +256,7 @@ export class SkillEditor {
         this.text = await api.setField(this.text, key, value);
         this.parts = await api.decompose(this.text);
         this.source.setText(this.text);
-        const present = [...byId("form").querySelectorAll<HTMLElement>("[data-field]")].map((e) => e.dataset.field);
+        const present = byId("form").querySelectorAll('.field[data-written="yes"]');
         // Adding or removing a field redraws the form; an edited field keeps its input (and focus).
         if (present.length !== this.parts.fields.length) this.renderForm();
         this.markDirty();
@@ -295,12 +350,14 @@ export class SkillEditor {
   }
 }
 
-function readInput(input: HTMLInputElement | HTMLTextAreaElement, kind: FieldKind): Json {
-  switch (kind) {
-    case "bool": return (input as HTMLInputElement).checked;
-    case "number": return input.value === "" ? null : Number(input.value);
-    case "list": return input.value.split("\n").map((s) => s.trim()).filter(Boolean);
-    case "json": try { return JSON.parse(input.value) as Json; } catch { return input.value; }
-    default: return input.value;
+/** The value a newly added field starts from, by its shape (written only once edited). */
+function emptyOf(f: FieldInfo | undefined): Json {
+  switch (f?.shape) {
+    case "bool": return false;
+    case "int": return "";
+    case "names": case "texts": return [];
+    case "map": return {};
+    case "structured": return "";
+    default: return "";
   }
 }

@@ -61,8 +61,9 @@ pub struct Overview {
     pub consumers: Vec<String>,
     /// Category ids.
     pub categories: Vec<String>,
-    /// Every frontmatter field the compiler knows (the form offers these).
-    pub fields: Vec<&'static str>,
+    /// Every frontmatter field the compiler knows, with its shape and what it is for (the
+    /// form offers these, each edited as its shape asks).
+    pub fields: &'static [skillc::model::fields::Field],
     /// The check's errors (the skill list marks their files). Warnings are counted only: the
     /// editor shows each file's own, and a large workspace has thousands (3,497 on the
     /// reference workload, 1.9 MB of the overview's JSON on every save).
@@ -251,7 +252,7 @@ impl Session {
             tiers: ws.config.tiers.iter().map(|t| t.name.clone()).collect(),
             consumers: ws.config.consumers.keys().cloned().collect(),
             categories: ws.categories.keys().cloned().collect(),
-            fields: skillc::model::fields::known_names().collect(),
+            fields: skillc::model::fields::FIELDS,
             diagnostics: errors_of(&report.diagnostics),
             warnings: report.warning_count(),
         })

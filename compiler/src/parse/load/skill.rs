@@ -272,9 +272,26 @@ pub(super) fn single_skill_checks(
             out,
         );
     }
+    let digest = skill.translation_digest();
     for l in skill.localized.values() {
         let first = l.body_first_line();
         sources::check_tokens(&l.file, &l.body, first, &defined, out);
+        if let Some((from, pos)) = l.translated_from.as_ref().filter(|(d, _)| *d != digest) {
+            out.push(
+                Diagnostic::new(
+                    codes::STALE_TRANSLATION,
+                    &l.file,
+                    *pos,
+                    format!(
+                        "the `{}` text of `{}` was translated from an older default: its description, trigger examples or body changed since",
+                        l.locale, skill.name
+                    ),
+                )
+                .with_help(format!(
+                    "bring the translation up to date, then set `translated_from: {digest}` (the studio does this when you save the translation); it was `{from}`"
+                )),
+            );
+        }
     }
 }
 
@@ -311,6 +328,7 @@ pub(super) fn load_localized(
         when_to_use: None,
         body: text.clone(),
         body_line: 1,
+        translated_from: None,
     };
     if !config
         .locales
@@ -354,10 +372,13 @@ pub(super) fn load_localized(
             .get("trigger_examples")
             .map(|_| f.string_list("trigger_examples"));
         l.when_to_use = doc.get("when_to_use").map(|_| f.string_list("when_to_use"));
+        l.translated_from = f
+            .string("translated_from")
+            .map(|d| (d.trim().to_string(), doc.value_pos("translated_from", d.trim())));
         for key in doc.keys() {
             if !matches!(
                 key.as_str(),
-                "description" | "trigger_examples" | "when_to_use" | "name"
+                "description" | "trigger_examples" | "when_to_use" | "name" | "translated_from"
             ) {
                 let d = f
                     .diag(
