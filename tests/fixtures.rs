@@ -156,6 +156,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("bad-test-cases", &["E026", "E027", "E010"]),
     ("overlap", &["W118", "E012"]),
     ("secret-elsewhere", &["W120"]),
+    ("stale-translation", &["W121"]),
     ("bad-variant", &["E022"]),
     ("bom", &["W101"]),
     ("client-warnings", &["W109", "W110", "W111"]),
