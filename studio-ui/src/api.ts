@@ -141,6 +141,13 @@ export interface FieldInfo {
   about: string;
 }
 
+/** A skill's translations: each of the workspace's other locales and its state. */
+export interface Translations {
+  name: string; default_file: string; default_locale: string; digest: string;
+  locales: { locale: string; file: string; state: "current" | "stale" | "unmarked" | "missing" }[];
+  open_locale: string | null;
+}
+
 /** A skill to create: where the studio puts it follows from its client and category. */
 export interface NewSkill { name: string; client: string | null; category: string; description: string; trigger_examples: string[] }
 
@@ -182,6 +189,8 @@ export const api = {
   setField: (text: string, field: string, value: Json | undefined) =>
     invoke<string>("set_field", { text, field, value: value === undefined ? null : value }),
   relations: (file: string) => invoke<Relations>("relations", { file }),
+  translations: (file: string) => invoke<Translations>("translations", { file }),
+  createTranslation: (file: string, locale: string) => invoke<string>("create_translation", { file, locale }),
   createSkill: (skill: NewSkill) => invoke<string>("create_skill", { skill }),
   renameSkill: (file: string, name: string) => invoke<string>("rename_skill", { file, name }),
   deleteSkill: (file: string) => invoke<Trashed>("delete_skill", { file }),

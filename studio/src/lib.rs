@@ -7,6 +7,7 @@ pub mod form;
 pub mod relations;
 pub mod review;
 pub mod session;
+pub mod translations;
 pub mod watch;
 
 use std::path::{Path, PathBuf};
@@ -214,6 +215,23 @@ fn relations(studio: State<'_, Studio>, file: String) -> Result<relations::Relat
 }
 
 #[tauri::command(async)]
+fn translations(
+    studio: State<'_, Studio>,
+    file: String,
+) -> Result<translations::Translations, StudioError> {
+    studio.with(|s| s.translations(&file))
+}
+
+#[tauri::command(async)]
+fn create_translation(
+    studio: State<'_, Studio>,
+    file: String,
+    locale: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.create_translation(&file, &locale))
+}
+
+#[tauri::command(async)]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
@@ -326,6 +344,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             toggles,
             set_toggles,
             relations,
+            translations,
+            create_translation,
             build,
             preview,
             diff,

@@ -2,12 +2,13 @@
 // the body rendered as markdown, live diagnostics, saves that never overwrite a change made on
 // disk, and the relations panel.
 import MarkdownIt from "markdown-it";
-import { api, type Diag, type FieldInfo, type Json, type Parts } from "../api";
+import { api, type Diag, type FieldInfo, type Json, type Parts, type Translations } from "../api";
 import { fieldInput } from "./fieldInput";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
 import { fail, say } from "../status";
 import { renderReach, renderRelations } from "./relations";
+import { renderDefaultBeside, renderTranslations } from "./translations";
 
 // Raw HTML in a body is shown as text, never run: the preview is of markdown only.
 const md = new MarkdownIt({ html: false, linkify: false });
@@ -36,6 +37,8 @@ export class SkillEditor {
   private fieldEdits: Promise<void> = Promise.resolve();
   /** Form inputs typed into but not yet applied (debounced), by field. */
   private pending = new Map<string, () => void>();
+  /** The open skill's translations (when it is a skill or one of its translations). */
+  private translations: Translations | null = null;
   /** Answers the question "save, discard or stay?" asked before leaving unsaved edits. */
   private leaving: ((go: boolean) => void) | null = null;
   private readonly body: CodeEditor;
@@ -109,6 +112,7 @@ export class SkillEditor {
     const f = await api.readFile(file);
     this.showTitle(file);
     this.file = file; this.base = f.hash; this.text = f.text;
+    if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
     byId("saved-reach").hidden = true;
     this.setDirty(false);
     this.showConflict(false);
@@ -121,8 +125,11 @@ export class SkillEditor {
 
   /** The skill's name and whose it is first; its file beside, for those who need it. */
   private showTitle(file: string): void {
-    const d = this.hooks.describe(file);
-    const whose = !d ? "" : d.client ? ` · ${d.client}'s own skill` : " · every client";
+    const t = this.translations;
+    const translation = t && t.open_locale && t.locales.some((l) => l.file === file) ? t : null;
+    const d = this.hooks.describe(translation ? translation.default_file : file);
+    const whose = translation ? ` · its ${translation.open_locale} translation`
+      : !d ? "" : d.client ? ` · ${d.client}'s own skill` : " · every client";
     byId("editor-title").replaceChildren(d?.name ?? file, el("small", { class: "whose" }, whose), " ",
       el("small", { class: "tech" }, file));
   }
@@ -141,21 +148,35 @@ export class SkillEditor {
     else await this.open(this.file, true);
   }
 
-  /** Draws the relations panel; after a save, also says whom the saved text reaches. */
+  /** Draws the side panel: a skill's relations and translations, or, for an open translation,
+   * the default text beside it. After a save, also says whom the saved text reaches. */
   private loadRelations(saved = false): void {
     const file = this.file;
     if (!file) return;
-    api.relations(file).then((r) => {
+    const open = (f: string) => this.hooks.open(f);
+    const create = (locale: string) => {
+      api.createTranslation(file, locale).then((f) => { say(`Started the ${locale} text from the default: translate it, then save.`, "good"); open(f); }).catch(fail);
+    };
+    const panel = byId("relations");
+    const shown = (nodes: HTMLElement[]) => { if (this.file === file) panel.replaceChildren(...nodes); };
+    api.translations(file).then(async (t) => {
+      if (this.file !== file) return;
+      this.translations = t;
+      this.showTitle(file);
+      const list = renderTranslations(t, open, create);
+      // A translation is written beside its default text: the side panel widens to hold it.
+      byId("relations-pane").classList.toggle("beside", !!t.open_locale);
+      if (t.open_locale) { shown([await renderDefaultBeside(t), list]); return; }
+      const r = await api.relations(file);
       if (this.file !== file) return;
       this.hooks.learn(r.variables, r.sources);
-      const open = (f: string) => this.hooks.open(f);
-      byId("relations").replaceChildren(renderRelations(r, open));
+      shown([renderRelations(r, open), list]);
       if (saved) {
         const note = byId("saved-reach");
         note.replaceChildren(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));
         note.hidden = false;
       }
-    }).catch((e) => byId("relations").replaceChildren(el("p", { class: "empty" }, String(e.message ?? e))));
+    }).catch((e) => panel.replaceChildren(el("p", { class: "empty" }, String(e.message ?? e))));
   }
 
   private async setMode(mode: "form" | "source"): Promise<void> {
@@ -196,7 +217,10 @@ export class SkillEditor {
     if (!parts || parts.error) return;
     parts.fields.forEach(([key, value]) => form.append(this.fieldRow(key, value)));
     const present = new Set(parts.fields.map(([k]) => k));
-    const known = this.hooks.fields().filter((f) => !present.has(f.name));
+    // A translation holds only the fields that can be translated.
+    const translating = !!this.translations?.open_locale && this.translations.default_file !== this.file;
+    const translatable = ["description", "trigger_examples", "when_to_use"];
+    const known = this.hooks.fields().filter((f) => !present.has(f.name) && (!translating || translatable.includes(f.name)));
     const select = el("select", { id: "add-field-name", "aria-label": "Field to add" },
       ...known.map((f) => el("option", { value: f.name, title: f.about }, `${f.name}: ${f.about}`)));
     form.append(el("div", { class: "add-field" }, select, el("button", {
@@ -335,6 +359,12 @@ export class SkillEditor {
     // What was typed a moment ago is saved too.
     for (const apply of [...this.pending.values()]) apply();
     await this.fieldEdits;
+    // Saving a translation says it follows today's default text (no longer stale).
+    const t = this.translations;
+    if (t?.open_locale && t.locales.some((l) => l.file === this.file) && !this.parts?.error) {
+      this.text = await api.setField(this.text, "translated_from", t.digest);
+      this.source.setText(this.text);
+    }
     const r = await api.saveFile(this.file, this.text, base);
     if (r.status === "conflict") { this.showConflict(true); return; }
     this.base = r.hash;

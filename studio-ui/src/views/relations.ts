@@ -57,8 +57,6 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
     ...composition(r.uses, { dependencies: "Depends on", augments: "Augments", blocks: "Blocks", imports: "Imports" }, open),
     ...composition(r.used_by, { dependencies: "Needed by", augments: "Augmented by", blocks: "Blocked by", imports: "Imported by" }, open),
     section("Hidden from consumers", r.hidden_by.map((c) => el("span", {}, c))),
-    section("Locales", [el("span", {}, `own text: ${r.locales.join(", ") || "default only"}`),
-      ...(r.missing_locales.length ? [el("span", { class: "missing" }, `falls back to the default in: ${r.missing_locales.join(", ")}`)] : [])]),
   ];
   const shown = parts.filter((p): p is HTMLElement => p !== null);
   // Whose skill it is, in words; the qualified name (which says only its namespace) beside.

@@ -258,6 +258,32 @@ impl Session {
         })
     }
 
+    /// The translations of the skill `rel` (its SKILL.md or a translation) belongs to.
+    pub fn translations(
+        &self,
+        rel: &str,
+    ) -> Result<crate::translations::Translations, StudioError> {
+        self.inside(rel)?;
+        let report = self.check()?;
+        crate::translations::of(&report.workspace, rel)
+            .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))
+    }
+
+    /// Starts the `locale` translation of the skill `rel` from its default text; returns the
+    /// new file.
+    pub fn create_translation(&self, rel: &str, locale: &str) -> Result<String, StudioError> {
+        let _written = disk::WritesOnDisk(&self.disk, None);
+        self.inside(rel)?;
+        let report = self.check()?;
+        let (file, text) = crate::translations::starting_text(&report.workspace, rel, locale)?;
+        let path = self.inside(&file)?;
+        if path.exists() {
+            return Err(StudioError::request(format!("`{file}` exists already")));
+        }
+        write_atomic(&path, text.as_bytes())?;
+        Ok(file)
+    }
+
     /// What the skill at `rel` is tied to (the relations panel).
     pub fn relations(&self, rel: &str) -> Result<crate::relations::Relations, StudioError> {
         self.inside(rel)?;
@@ -367,6 +393,68 @@ mod tests {
             .replace("made-here", "renamed-here");
         s.save(&created, &text, None).unwrap();
         assert!(has("renamed-here"));
+    }
+
+    #[test]
+    fn a_translation_is_created_from_the_default_and_goes_stale_when_the_default_changes() {
+        let (_d, s) = sample();
+        let t = s.translations(DEMO).unwrap();
+        let states: Vec<(&str, &str)> = t
+            .locales
+            .iter()
+            .map(|l| (l.locale.as_str(), l.state))
+            .collect();
+        assert_eq!(states, [("en-gb", "missing"), ("fr", "unmarked")]);
+        let gb = s.create_translation(DEMO, "en-gb").unwrap();
+        assert_eq!(gb, "public/response_ending/demo_offer/SKILL.en-gb.md");
+        let text = s.read(&gb).unwrap().text;
+        assert!(
+            text.contains(&format!("translated_from: {}", t.digest)),
+            "{text}"
+        );
+        let again = s.translations(&gb).unwrap();
+        assert_eq!(again.open_locale.as_deref(), Some("en-gb"));
+        let state = |t: &crate::translations::Translations| {
+            t.locales
+                .iter()
+                .find(|l| l.locale == "en-gb")
+                .unwrap()
+                .state
+        };
+        assert_eq!(state(&again), "current");
+        assert!(s
+            .overview()
+            .unwrap()
+            .diagnostics
+            .iter()
+            .all(|d| d.file != gb));
+        // The default's description changes: the French text is now stale, and the build says so.
+        let default = s.read(DEMO).unwrap();
+        let edited = crate::form::set_field(
+            &default.text,
+            "description",
+            Some(&serde_json::json!("Offer a live demo.")),
+        )
+        .unwrap();
+        s.save(DEMO, &edited, Some(&default.hash)).unwrap();
+        let t = s.translations(DEMO).unwrap();
+        assert_eq!(state(&t), "stale");
+        let report = s.check().unwrap();
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == "W121" && d.file == gb),
+            "the build warns about the stale translation"
+        );
+        assert_eq!(
+            s.create_translation(DEMO, "en-gb").unwrap_err().kind,
+            "request"
+        );
+        assert_eq!(
+            s.create_translation(DEMO, "xx").unwrap_err().kind,
+            "request"
+        );
     }
 
     #[test]

@@ -372,9 +372,12 @@ pub(super) fn load_localized(
             .get("trigger_examples")
             .map(|_| f.string_list("trigger_examples"));
         l.when_to_use = doc.get("when_to_use").map(|_| f.string_list("when_to_use"));
-        l.translated_from = f
-            .string("translated_from")
-            .map(|d| (d.trim().to_string(), doc.value_pos("translated_from", d.trim())));
+        l.translated_from = f.string("translated_from").map(|d| {
+            (
+                d.trim().to_string(),
+                doc.value_pos("translated_from", d.trim()),
+            )
+        });
         for key in doc.keys() {
             if !matches!(
                 key.as_str(),

@@ -1,0 +1,48 @@
+// A skill's translations in the side panel: each locale present, stale or missing, one click
+// to open it or start it from the default text; and, while a translation is open, the default
+// text beside it to translate from.
+import MarkdownIt from "markdown-it";
+import { api, type Translations } from "../api";
+import { el } from "../dom";
+
+const md = new MarkdownIt({ html: false, linkify: false });
+
+const STATE_WORDS: Record<string, string> = {
+  current: "up to date",
+  stale: "out of date: the default text changed since it was translated",
+  unmarked: "not marked as up to date: save it once it matches the default",
+  missing: "missing: visitors get the default text",
+};
+
+/** The list of the skill's locales, each with what can be done about it. */
+export function renderTranslations(t: Translations, open: (file: string) => void, create: (locale: string) => void): HTMLElement {
+  const items = t.locales.map((l) => {
+    const words = el("span", { class: `tr-state ${l.state}` }, STATE_WORDS[l.state] ?? l.state);
+    if (l.state === "missing") {
+      return el("li", { "data-locale": l.locale }, el("b", {}, l.locale), " ", words, " ",
+        el("button", { class: "small", "data-create-translation": l.locale, onclick: () => create(l.locale) }, "Create from the default"));
+    }
+    const link = el("a", { href: "#", "data-open": l.file, onclick: (e: Event) => { e.preventDefault(); open(l.file); } }, l.locale);
+    return el("li", { "data-locale": l.locale, class: t.open_locale === l.locale ? "open" : "" }, el("b", {}, link), " ", words);
+  });
+  const def = t.open_locale
+    ? el("p", {}, "Default (", t.default_locale, "): ", el("a", { href: "#", "data-open": t.default_file, onclick: (e: Event) => { e.preventDefault(); open(t.default_file); } }, t.name))
+    : null;
+  return el("div", { class: "rel translations" }, el("h4", {}, "Translations"), def ?? "", el("ul", {}, ...items));
+}
+
+/** The default text beside an open translation: its description, trigger examples and body. */
+export async function renderDefaultBeside(t: Translations): Promise<HTMLElement> {
+  const file = await api.readFile(t.default_file);
+  const parts = await api.decompose(file.text);
+  const field = (k: string) => parts.fields.find(([key]) => key === k)?.[1];
+  const description = field("description");
+  const triggers = field("trigger_examples");
+  const body = el("div", { class: "rendered" });
+  body.innerHTML = md.render(parts.body);
+  return el("div", { class: "default-beside", id: "default-beside" },
+    el("h4", {}, `The default text (${t.default_locale}) to translate from`),
+    typeof description === "string" ? el("p", { class: "description" }, description) : "",
+    Array.isArray(triggers) ? el("ul", { class: "triggers" }, ...triggers.map((x) => el("li", {}, String(x)))) : "",
+    body);
+}
