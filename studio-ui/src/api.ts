@@ -148,6 +148,15 @@ export interface Translations {
   open_locale: string | null;
 }
 
+/** A client's page: its settings as the compiler reads them. */
+export interface ClientPage {
+  client: string; file: string; locales: string[] | null; tiers: string[] | null;
+  all_locales: string[]; all_tiers: string[]; flags: Json;
+  vars: { section: string; name: string; value: string | null }[];
+  toggles: [string, boolean][]; own_skills: [string, string][];
+  variants: { name: string; file: string; variant_of: string; when: string[]; applies: boolean }[];
+}
+
 /** A skill to create: where the studio puts it follows from its client and category. */
 export interface NewSkill { name: string; client: string | null; category: string; description: string; trigger_examples: string[] }
 
@@ -199,6 +208,9 @@ export const api = {
   discard: (file: string) => invoke<void>("discard", { file }),
   exportPackage: (file: string) => invoke<string>("export_package", { file }),
   importPackage: (path: string) => invoke<string>("import_package", { path }),
+  clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
+  setClientValue: (client: string, path: string[], value: Json | undefined) =>
+    invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
   toggles: () => invoke<Toggles>("toggles"),
   setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
   build: () => invoke<BuildSummary>("build"),

@@ -11,6 +11,7 @@ import { TogglesView } from "./views/toggles";
 import { fillPreviewChoices, previewHooks, previewSettled, previewsAsked, runPreview, setPreviewRequest, wirePreviewControls } from "./views/preview";
 import { TestsView } from "./views/tests";
 import { toggleNewSkillForm } from "./views/newSkill";
+import { ClientsView } from "./views/clients";
 import { showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
@@ -30,6 +31,15 @@ const editor = new SkillEditor({
   fields: () => overview?.fields ?? [],
 });
 const toggles = new TogglesView(() => scheduleBuild());
+const clients = new ClientsView({
+  changed: () => scheduleBuild(),
+  open: (file) => { openSkill(file).catch(fail); },
+  newSkill: (client) => { if (overview) openNewSkill(client, ""); },
+  toggles: (client) => {
+    byId<HTMLInputElement>("tg-clients").value = client;
+    showTab("toggles");
+  },
+});
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 reviewHooks.open = (file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
@@ -99,6 +109,7 @@ function showTab(name: string): void {
   for (const b of document.querySelectorAll<HTMLElement>("#tabs button")) b.classList.toggle("active", b.dataset.tab === name);
   for (const s of document.querySelectorAll<HTMLElement>(".tab")) s.hidden = s.id !== `tab-${name}`;
   if (name === "toggles") toggles.show().catch(fail);
+  if (name === "clients") clients.show(overview?.clients).catch(fail);
   if (name === "preview") runPreview().catch(fail);
   if (name === "diff") showDiff().catch(fail);
   if (name === "review") showReview().catch(fail);
@@ -137,18 +148,23 @@ function wireWorkspace(): void {
   }
 }
 
+/** The "New skill" form, for `client` ("" for every client) and `category` first. */
+function openNewSkill(client: string, category: string): void {
+  if (!overview) return;
+  toggleNewSkillForm(byId("new-skill"), {
+    overview, client, category,
+    created: async (file) => {
+      await loadOverview();
+      await openSkill(file, true);
+      scheduleBuild();
+    },
+  });
+}
+
 function wireSkillActions(): void {
   byId("new-skill").addEventListener("click", () => {
-    if (!overview) return;
-    const open = overview.skills.find((k) => k.file === editor.file);
-    toggleNewSkillForm(byId("new-skill"), {
-      overview, client: open?.client ?? "", category: open?.category ?? "",
-      created: async (file) => {
-        await loadOverview();
-        await openSkill(file, true);
-        scheduleBuild();
-      },
-    });
+    const open = overview?.skills.find((k) => k.file === editor.file);
+    openNewSkill(open?.client ?? "", open?.category ?? "");
   });
   byId("rename").addEventListener("click", () => {
     const file = editor.file;

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 use session::{
-    BuildSummary, Diag, FileState, NewSkill, Overview, Preview, PreviewRequest, Saved, Session,
-    StudioError, Toggles, Trashed,
+    BuildSummary, ClientPage, Diag, FileState, NewSkill, Overview, Preview, PreviewRequest, Saved,
+    Session, StudioError, Toggles, Trashed,
 };
 use tauri::{Emitter, Manager, Runtime, State};
 
@@ -232,6 +232,21 @@ fn create_translation(
 }
 
 #[tauri::command(async)]
+fn client_page(studio: State<'_, Studio>, client: String) -> Result<ClientPage, StudioError> {
+    studio.with(|s| s.client_page(&client))
+}
+
+#[tauri::command(async)]
+fn set_client_value(
+    studio: State<'_, Studio>,
+    client: String,
+    path: Vec<String>,
+    value: Option<serde_json::Value>,
+) -> Result<ClientPage, StudioError> {
+    studio.with(|s| s.set_client_value(&client, &path, value.as_ref()))
+}
+
+#[tauri::command(async)]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
@@ -346,6 +361,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             relations,
             translations,
             create_translation,
+            client_page,
+            set_client_value,
             build,
             preview,
             diff,

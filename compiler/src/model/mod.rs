@@ -90,6 +90,38 @@ impl Predicate {
             Predicate::Locale(l) => format!("locale is {}", l.join(" or ")),
         }
     }
+
+    /// Whether the predicate holds for a client's `flags`; `None` for a tier or locale
+    /// predicate, which depends on the bundle instead.
+    pub fn holds_for_flags(&self, flags: &serde_json::Value) -> Option<bool> {
+        let at = |path: &str| path.split('.').try_fold(flags, |v, key| v.get(key));
+        match self {
+            Predicate::FlagNonEmpty { flag, non_empty } => Some(is_empty(at(flag)) != *non_empty),
+            Predicate::FlagEquals { flag, equals } => Some(at(flag) == Some(equals)),
+            Predicate::Tier(_) | Predicate::Locale(_) => None,
+        }
+    }
+
+    /// Whether the predicate holds for a client's `flags` in the bundle of `tier` and `locale`.
+    pub fn holds(&self, flags: &serde_json::Value, tier: &str, locale: &str) -> bool {
+        match self {
+            Predicate::Tier(tiers) => tiers.iter().any(|t| t == tier),
+            Predicate::Locale(locales) => locales.iter().any(|l| l == locale),
+            flag => flag.holds_for_flags(flags) == Some(true),
+        }
+    }
+}
+
+/// Whether a flag's value counts as empty (absent, null, false, "", [], {}).
+fn is_empty(v: Option<&serde_json::Value>) -> bool {
+    match v {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::Bool(b)) => !b,
+        Some(serde_json::Value::String(s)) => s.is_empty(),
+        Some(serde_json::Value::Array(a)) => a.is_empty(),
+        Some(serde_json::Value::Object(o)) => o.is_empty(),
+        Some(serde_json::Value::Number(_)) => false,
+    }
 }
 
 /// A declared variable (full, shorthand and minimal forms).

@@ -321,29 +321,10 @@ pub fn bundles(ws: &Workspace) -> Vec<BundleSpec> {
 }
 
 /// Looks up a dotted path (`competitors.names`) in client flags.
-fn flag<'v>(flags: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
-    path.split('.').try_fold(flags, |v, key| v.get(key))
-}
-
-fn is_empty(v: Option<&serde_json::Value>) -> bool {
-    match v {
-        None | Some(serde_json::Value::Null) => true,
-        Some(serde_json::Value::Bool(b)) => !b,
-        Some(serde_json::Value::String(s)) => s.is_empty(),
-        Some(serde_json::Value::Array(a)) => a.is_empty(),
-        Some(serde_json::Value::Object(o)) => o.is_empty(),
-        Some(serde_json::Value::Number(_)) => false,
-    }
-}
-
 /// Whether a variant's `when` predicates all hold for this client, tier and locale.
 pub fn predicates_hold(when: &[Predicate], flags: &serde_json::Value, spec: &BundleSpec) -> bool {
-    when.iter().all(|p| match p {
-        Predicate::FlagNonEmpty { flag: f, non_empty } => is_empty(flag(flags, f)) != *non_empty,
-        Predicate::FlagEquals { flag: f, equals } => flag(flags, f) == Some(equals),
-        Predicate::Tier(tiers) => tiers.contains(&spec.tier),
-        Predicate::Locale(locales) => locales.contains(&spec.locale),
-    })
+    when.iter()
+        .all(|p| p.holds(flags, &spec.tier, &spec.locale))
 }
 
 /// The locale chain `fr-ca` → `fr-ca`, `fr`.

@@ -1,6 +1,7 @@
 // The Toggles tab: clients × skills, usable at 500 × 1,000. Both axes are filtered and the
-// grid draws one page of cells at a time; a cell click or a bulk action edits client.yaml
-// through the compiler's lossless toggle edit.
+// grid draws one page of cells at a time. A cell click offers the three states to choose from
+// (no cycling through the others on disk); a choice or a bulk action edits client.yaml through
+// the compiler's lossless toggle edit, and every edit can be undone, last first.
 import { api, type ToggleChange, type Toggles } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
@@ -16,6 +17,8 @@ export class TogglesView {
   private data: Toggles | null = null;
   private clientPage = 0;
   private skillPage = 0;
+  /** What puts back each applied edit, last first, with its words. */
+  private undo: { changes: ToggleChange[]; words: string }[] = [];
 
   constructor(private readonly changed: () => void) {
     for (const id of ["tg-clients", "tg-skills", "tg-category"]) {
@@ -24,6 +27,15 @@ export class TogglesView {
     byId("tg-bulk-on").addEventListener("click", () => this.bulk(true));
     byId("tg-bulk-off").addEventListener("click", () => this.bulk(false));
     byId("tg-bulk-default").addEventListener("click", () => this.bulk(null));
+    byId("tg-undo").addEventListener("click", () => this.undoLast());
+    document.addEventListener("click", (e) => {
+      if (!(e.target as HTMLElement).closest("#tg-menu, table.matrix td")) byId("tg-menu").hidden = true;
+    });
+  }
+
+  /** The value a cell's code stands for in client.yaml: its toggle, or none (the default). */
+  private static valueOf(code: string): boolean | null {
+    return code === "T" ? true : code === "t" ? false : null;
   }
 
   async show(): Promise<void> {
@@ -79,14 +91,33 @@ export class TogglesView {
   private cell(client: string, skill: string, code: string): HTMLElement {
     const [enabled, source] = SOURCE[code] ?? [false, "absent"];
     if (source === "absent") return el("td", { class: "absent", title: `${skill} is another client's skill` }, "");
-    // Cycle: the cascade's state → explicitly on → explicitly off → back to the cascade.
-    const next = source !== "toggle" ? true : enabled ? false : null;
-    return el("td", {
+    const td = el("td", {
       class: `${enabled ? "on" : "off"} ${source}`,
       title: `${client} / ${skill}: ${enabled ? "on" : "off"} (${source})`,
       "data-client": client, "data-skill": skill,
-      onclick: () => this.apply([{ client, skill, value: next }]),
+      onclick: () => this.offer(td, client, skill, code),
     }, enabled ? "●" : "○");
+    return td;
+  }
+
+  /** The three states of a cell to choose from, beside it. */
+  private offer(td: HTMLElement, client: string, skill: string, code: string): void {
+    const menu = byId("tg-menu");
+    const now = TogglesView.valueOf(code);
+    const choose = (value: boolean | null) => () => {
+      menu.hidden = true;
+      if (value !== now || (value === null && (code === "T" || code === "t"))) this.apply([{ client, skill, value }]);
+    };
+    const item = (value: boolean | null, label: string, key: string) =>
+      el("button", { "data-value": key, class: value === now ? "current" : "", onclick: choose(value) }, label);
+    menu.replaceChildren(el("div", { class: "tg-menu-title" }, `${skill} for ${client}`),
+      item(true, "● On for this client", "on"),
+      item(false, "○ Off for this client", "off"),
+      item(null, "The skill's default", "default"));
+    const box = td.getBoundingClientRect();
+    menu.style.left = `${Math.min(box.right + 4, window.innerWidth - 220)}px`;
+    menu.style.top = `${Math.min(box.top, window.innerHeight - 140)}px`;
+    menu.hidden = false;
   }
 
   /** Sets every filtered cell (all pages) that belongs to its client. */
@@ -104,9 +135,40 @@ export class TogglesView {
     this.apply(changes);
   }
 
-  private apply(changes: ToggleChange[]): void {
+  /** Applies `changes`, keeping what undoes them (unless they are an undo themselves). */
+  private apply(changes: ToggleChange[], undoing = false): void {
+    const t = this.data;
+    const before = changes.map((c) => {
+      const ci = t?.clients.indexOf(c.client) ?? -1;
+      const si = t?.skills.indexOf(c.skill) ?? -1;
+      const code = ci >= 0 && si >= 0 ? t?.cells[ci][si] ?? "" : "";
+      return { ...c, value: TogglesView.valueOf(code) };
+    });
+    const words = changes.length === 1
+      ? `${changes[0].skill} ${changes[0].value === null ? "back to its default" : changes[0].value ? "on" : "off"} for ${changes[0].client}`
+      : `${changes.length} toggles`;
     api.setToggles(changes)
-      .then(async (files) => { if (changes.length > 1) say(`${changes.length} toggles set in ${files} client files`, "good"); await this.show(); this.changed(); })
+      .then(async (files) => {
+        if (!undoing) this.undo.push({ changes: before, words });
+        if (changes.length > 1) say(`${changes.length} toggles set in ${files} client files`, "good");
+        this.showUndo();
+        await this.show();
+        this.changed();
+      })
       .catch(fail);
+  }
+
+  private showUndo(): void {
+    const last = this.undo[this.undo.length - 1];
+    const button = byId<HTMLButtonElement>("tg-undo");
+    button.disabled = !last;
+    button.textContent = last ? `Undo: ${last.words}` : "Undo";
+  }
+
+  private undoLast(): void {
+    const last = this.undo.pop();
+    if (!last) return;
+    say(`Undone: ${last.words}`);
+    this.apply(last.changes, true);
   }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 use skillc::model::Scope;
 use skillc::RawFile;
 
+mod clients;
 mod disk;
 mod files;
 mod preview;
@@ -19,6 +20,7 @@ mod trash;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
+pub use clients::{ClientPage, ClientVar, FlagVariant};
 pub use disk::DiskWatch;
 use disk::{Reader, Seen};
 pub use files::{write_atomic, FileState, NewSkill, Saved};

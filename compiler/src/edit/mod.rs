@@ -1,5 +1,6 @@
 //! Lossless edits of the files people write by hand: one frontmatter field of a SKILL.md
-//! (`skillc set`) and one toggle of a client.yaml (`skillc toggle`). Only the lines of the
+//! (`skillc set`), one toggle of a client.yaml (`skillc toggle`), and any value of a YAML file
+//! by its path of keys (the studio's client page, [`set_path`]). Only the lines of the
 //! edited field change; comments, key order, quoting, blank lines and line endings elsewhere stay
 //! byte-identical. Skill Studio uses the same functions.
 //!
@@ -11,6 +12,9 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+mod path;
+pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::fsio::RawFile;
