@@ -44,7 +44,7 @@ const tests = new TestsView((request) => { setPreviewRequest(request); showTab("
 reviewHooks.open = (file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
 };
-previewHooks.unsaved = () => (editor.dirty ? editor.file : null);
+previewHooks.unsaved = () => (editor.hasUnsaved() ? editor.file : null);
 previewHooks.save = () => editor.saveNow();
 // After a publish the header names the new commit: the label comes with the next build.
 reviewHooks.published = () => runBuild().then(showTrash);

@@ -91,7 +91,15 @@ class Driver:
                 time.sleep(0.2)
 
     def click(self, css):
-        self.s("POST", f"/element/{self.find(css)}/click", {})
+        # A panel drawn again between finding and clicking (the page redraws on every build)
+        # leaves a stale element: find it again.
+        for attempt in range(3):
+            try:
+                return self.s("POST", f"/element/{self.find(css)}/click", {})
+            except RuntimeError as e:
+                if "stale element" not in str(e) or attempt == 2:
+                    raise
+                time.sleep(0.2)
 
     def text(self, css):
         return self.s("GET", f"/element/{self.find(css)}/text")
@@ -279,12 +287,29 @@ def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shot
     cell = 'td[data-client="hyperline.co"][data-skill="support"]'
     state = lambda: d.js("const c = document.querySelector(arguments[0]); return c && c.className + ' ' + c.textContent", cell)
     wait_until(lambda: state() and "toggle" not in state(), "the cell starts from the cascade")
-    d.click(cell)  # on (explicit toggle)
+    client_yaml = ws / "clients/hyperline.co/client.yaml"
+    original = client_yaml.read_text()
+
+    def choose(value):
+        d.click(cell)
+        d.click(f'#tg-menu button[data-value="{value}"]')
+
+    choose("on")
     wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}")
-    d.click(cell)  # off (explicit toggle)
+    choose("off")
     wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}")
-    assert "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text()
+    assert "support: false" in client_yaml.read_text()
     d.screenshot(shots / "toggles.png")
+    # Undo, last first: back on, then the file as it was.
+    d.wait_text("#tg-undo", "support off for hyperline.co")
+    d.click("#tg-undo")
+    wait_until(lambda: state() == "on toggle ●", f"undo turns it back on: {state()}")
+    d.wait_text("#tg-undo", "support on for hyperline.co")
+    d.click("#tg-undo")
+    wait_until(lambda: client_yaml.read_text() == original, "a second undo leaves client.yaml as it was")
+    wait_until(lambda: "toggle" not in state(), "the cell follows the cascade again")
+    choose("off")
+    wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}")
     wait_built(d)
     preview(d, "hyperline.co", "support")
     wait_until(lambda: reason_of(d, "support") == "disabled", "support is out once toggled off")
@@ -561,6 +586,15 @@ def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     d.type("#search", "\ue009s\ue000")
     wait_until(lambda: "saved with the keyboard" in (ws / f).read_text(), "Ctrl+S saved the skill")
     d.wait_text("#build-status", "Built", timeout=60)
+    # Undo reaches back past a save: the body edited, saved, then Ctrl+Z in the body.
+    before = d.code("#body")
+    d.set_code("#body", before + "\nA line added, then saved.\n")
+    d.type("#search", "\ue009s\ue000")
+    wait_until(lambda: "A line added, then saved." in (ws / f).read_text(), "the body edit is saved")
+    wait_until(lambda: d.js("return document.getElementById('dirty').hidden"), "nothing is unsaved")
+    d.type("#body .cm-content", "\ue009z\ue000")
+    wait_until(lambda: d.code("#body") == before, "undo brings back the text from before the save")
+    assert not d.js("return document.getElementById('dirty').hidden"), "the undone text is unsaved"
 
 
 def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, shots):
@@ -634,6 +668,147 @@ def test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter(d, tm
     d.screenshot(shots / "preview-budget.png")
 
 
+def select(d, css, value):
+    """Chooses an option of a select as a user does: the page sees a change event."""
+    d.js("const s = document.querySelector(arguments[0]); s.value = arguments[1];"
+         " s.dispatchEvent(new Event('change', {bubbles: true}));", css, value)
+
+
+def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_ending/demo_offer/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text('#relations li[data-locale="en-gb"]', "missing")
+    d.click('[data-create-translation="en-gb"]')
+    gb = ws / "public/response_ending/demo_offer/SKILL.en-gb.md"
+    wait_until(gb.exists, "the translation is started from the default")
+    d.wait_text("#editor-title", "en-gb translation")
+    d.wait_text("#default-beside", "The default text (en)")
+    d.set_value('[data-field="description"]', "Offer a demo, in British English.")
+    d.click("#save")
+    wait_until(lambda: "British English" in gb.read_text(), "the translation is saved")
+    d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    d.screenshot(shots / "translation-beside.png")
+    # The default changes: the translation is out of date, and the check says so.
+    d.click(f'#relations a[data-open="{f}"]')
+    d.wait_text("#editor-title", "every client")
+    d.set_value('[data-field="description"]', "Offer a live demo to visitors who ask to see the product.")
+    d.click("#save")
+    d.wait_text('#relations li[data-locale="en-gb"]', "out of date")
+    d.click(f'#relations a[data-open="{f[:-3]}.en-gb.md"]')
+    d.wait_text("#diagnostics", "W121")
+    # Saving the translation (here, as it is) says it follows today's default.
+    d.click("#save")
+    d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    d.wait_text("#diagnostics", "No problems")
+
+
+def test_a_client_skill_is_created_for_a_client_without_skills(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="clients"]')
+    select(d, "#cl-client", "example.com")
+    d.wait_text("#client-page h3", "example.com")
+    d.click("#cl-new-skill")
+    assert d.js("return document.getElementById('new-skill-client').value") == "example.com"
+    d.set_value("#new-skill-name", "refunds")
+    select(d, "#new-skill-category", "response_ending")
+    d.set_value("#new-skill-description", "Answer refund questions from the refund policy.")
+    d.set_value("#new-skill-triggers", "Can I get my money back?\nHow do refunds work?")
+    d.screenshot(shots / "new-skill.png")
+    d.click("#new-skill-create")
+    f = ws / "clients/example.com/response_ending/refunds/SKILL.md"
+    wait_until(f.exists, "the skill lands in the client's folder")
+    d.wait_text("#editor-title", "example.com's own skill")
+    text = f.read_text()
+    assert "category: response_ending" in text, text
+    assert "trigger_examples:\n  - Can I get my money back?\n  - How do refunds work?\n" in text, text
+    d.wait_text('#skill-list li[data-file="clients/example.com/response_ending/refunds/SKILL.md"]', "refunds")
+    wait_until(lambda: d.js("return document.querySelectorAll('#diagnostics li.error').length") == 0, "no error")
+
+
+def test_a_list_field_is_added_and_edited_as_a_list(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    select(d, "#add-field-name", "trigger_examples")
+    d.click("#add-field")
+    row = '[data-field="trigger_examples"]'
+    d.set_value(f"{row} li:nth-child(1) input", "Hello there")
+    d.click(f"{row} .add-item")
+    d.set_value(f"{row} li:nth-child(2) input", "Good morning")
+    d.click(f'{row} li:nth-child(2) button[title="Move up"]')
+    d.screenshot(shots / "form-list.png")
+    d.click("#save")
+    wait_until(lambda: "trigger_examples:\n  - Good morning\n  - Hello there\n" in (ws / f).read_text(),
+               "the list is saved as a list, in the order shown")
+    d.wait_text("#diagnostics", "No problems")
+    d.click(f'{row} li:nth-child(1) button[title="Remove this item"]')
+    d.click("#save")
+    wait_until(lambda: "trigger_examples:\n  - Hello there\n" in (ws / f).read_text(), "an item is removed")
+
+
+def test_a_clients_flag_changes_and_its_variant_follows(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="clients"]')
+    select(d, "#cl-client", "hyperline.co")
+    applying = lambda: d.js("return [...document.querySelectorAll('#cl-variants li.applies a')].map((a) => a.textContent)")  # noqa: E731
+    wait_until(lambda: "competitors_battlecard" in (applying() or []), "the battlecard variant applies")
+    assert "COMPANY_NAME" in d.text("#client-page")
+    d.screenshot(shots / "client-page.png")
+    d.click('[data-flag="flags.competitors.battlecard_mode"] input')
+    client_yaml = ws / "clients/hyperline.co/client.yaml"
+    wait_until(lambda: "battlecard_mode: false" in client_yaml.read_text(), "the flag is saved")
+    assert client_yaml.read_text().startswith("# Tier 3 competitors"), "the file's comments stay"
+    wait_until(lambda: applying() == ["competitors_aware"], f"only the aware variant applies now: {applying()}")
+    wait_built(d)
+    preview(d, "hyperline.co", "competitors")
+    d.wait_text("#pv-reasons", "competitors_aware")
+
+
+def test_saving_a_global_skill_says_whom_it_reaches(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_handling/pricing/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#relations", "Who an edit reaches")
+    d.set_value('[data-field="description"]', "Answer questions about plans and prices from retrieved pricing facts only.")
+    d.click("#save")
+    d.wait_text("#saved-reach", "4 clients get this text, of 5")
+    d.wait_text("#saved-reach", "ibanfirst.com uses its own version instead")
+    d.screenshot(shots / "reach.png")
+    d.click('#saved-reach a[data-open="clients/ibanfirst.com/response_handling/pricing/SKILL.md"]')
+    d.wait_text("#editor-title", "ibanfirst.com's own skill")
+
+
+def test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="preview"]')
+    select(d, "#pv-client", "ibanfirst.com")
+    select(d, "#pv-tier", "standard")
+    select(d, "#pv-consumer", "")
+    d.set_value("#pv-url", "/en-gb/pricing")
+    wait_until(lambda: d.js("return document.getElementById('pv-locale').value") == "en-gb", "the language follows the URL")
+    d.wait_text("#pv-locale-note", "en-gb")
+    # No Preview click: a change of the controls shows the preview again.
+    d.set_value("#pv-selected", "pricing-uk")
+    wait_until(lambda: reason_of(d, "pricing-uk") == "selected", "the UK pricing skill is selected on /en-gb")
+    # An edit not saved yet is flagged, with a way to save it.
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.set_value('[data-field="description"]', "Greet the visitor, not saved yet.")
+    d.click('#tabs button[data-tab="preview"]')
+    d.wait_text("#pv-unsaved", "unsaved edits")
+    d.screenshot(shots / "preview-unsaved.png")
+    d.click("#pv-save")
+    wait_until(lambda: "not saved yet" in (ws / f).read_text(), "Save and preview saves")
+    wait_until(lambda: d.js("return document.getElementById('pv-unsaved').hidden"), "the flag goes once saved")
+
+
 TESTS = (
     test_open_the_sample_and_see_a_new_diagnostic_after_editing_a_description,
     test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
@@ -652,6 +827,12 @@ TESTS = (
     test_ctrl_s_saves_the_open_skill,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
+    test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
+    test_a_client_skill_is_created_for_a_client_without_skills,
+    test_a_list_field_is_added_and_edited_as_a_list,
+    test_a_clients_flag_changes_and_its_variant_follows,
+    test_saving_a_global_skill_says_whom_it_reaches,
+    test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
 )
 
 

@@ -63,9 +63,14 @@ export class SkillEditor {
     });
   }
 
+  /** Whether the open file has edits not saved (typed a moment ago included). */
+  hasUnsaved(): boolean {
+    return this.file !== null && (this.dirty || this.pending.size > 0);
+  }
+
   /** Saves the open skill's edits, if any (the preview's "Save and preview"). */
   async saveNow(): Promise<void> {
-    if (this.file && this.dirty) await this.save(this.base);
+    if (this.hasUnsaved()) await this.save(this.base);
   }
 
   /** Whether the open skill may be left: at once without unsaved edits, else once the user
@@ -370,6 +375,8 @@ export class SkillEditor {
     this.base = r.hash;
     this.setDirty(false);
     this.showConflict(false);
+    // What was saved may differ from what was last checked (a translation's mark).
+    this.scheduleCheck();
     say("Saved", "good");
     this.loadRelations(true);
     await this.hooks.saved();
