@@ -117,9 +117,12 @@ export interface BundleDiff {
 }
 export interface Diff { added_bundles: string[]; removed_bundles: string[]; bundles: BundleDiff[]; unchanged: number }
 
-export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string }
+/** A skill file's change as a document: fields from what to what, paragraphs gone and new. */
+export interface DocChange { fields: { key: string; before: string | null; after: string | null }[]; removed: string[]; added: string[] }
+export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string; document: DocChange | null }
 export interface ImpactGroup { change: string; count: number; clients: [string, number][]; bundles: string[] }
-export interface Impact { groups: ImpactGroup[]; changed: number; unchanged: number; problem: string | null }
+export interface NewWarning { code: string; file: string; line: number; message: string }
+export interface Impact { groups: ImpactGroup[]; changed: number; unchanged: number; problem: string | null; new_warnings: NewWarning[] }
 export interface FailingCase { name: string; file: string; line: number; failures: string[] }
 /** What stands in the way of publishing: the build's errors and the failing test cases. */
 export interface Blockers { errors: Diag[]; failing_cases: FailingCase[] }

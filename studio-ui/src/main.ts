@@ -93,8 +93,8 @@ async function runBuild(after?: () => Promise<void>): Promise<void> {
   try {
     const b = await api.build();
     const asked = previewsAsked();
-    const release = b.release ? ` · release ${b.release}` : "";
-    say(b.written ? `Built: ${b.bundles} bundles, ${b.warnings} warnings${release}` : `Not built: ${b.errors} errors`, b.written ? "good" : "bad");
+    say(b.written ? `Built: ${b.bundles} versions (one per client, language and plan), ${b.warnings} warnings${releaseWords(b.release)}`
+      : `Not built: ${b.errors} ${b.errors === 1 ? "error" : "errors"} to fix first`, b.written ? "good" : "bad");
     // A preview asked for since the build finished already shows it.
     if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
@@ -103,6 +103,14 @@ async function runBuild(after?: () => Promise<void>): Promise<void> {
     button.disabled = false;
     if (after) await previewSettled().then(after).catch(fail);
   }
+}
+
+/** The build's release label in words: its commit, and whether unpublished changes are in. */
+function releaseWords(release: string | null): string {
+  if (!release) return "";
+  const dirty = release.endsWith("-dirty");
+  const commit = dirty ? release.slice(0, -"-dirty".length) : release;
+  return dirty ? ` · commit ${commit} plus your unpublished changes` : ` · as published in commit ${commit}`;
 }
 
 function showTab(name: string): void {

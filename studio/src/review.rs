@@ -36,6 +36,9 @@ pub struct FileChange {
     pub status: &'static str,
     /// Unified diff against HEAD (empty past [`MAX_DIFFS`] files or for binary files).
     pub diff: String,
+    /// For a SKILL.md or a translation, the change as a document: fields from what to what,
+    /// paragraphs gone and new.
+    pub document: Option<crate::docdiff::DocChange>,
 }
 
 /// One change, in words, and the bundles it happens in.
@@ -62,6 +65,45 @@ pub struct Impact {
     pub unchanged: usize,
     /// Why the impact could not be computed (a side that does not build), if so.
     pub problem: Option<String>,
+    /// Warnings the change brings: in the new build and not in the last commit's (compared
+    /// by code, file and message, as lines move).
+    pub new_warnings: Vec<NewWarning>,
+}
+
+/// A warning the change brings.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct NewWarning {
+    /// Its code.
+    pub code: String,
+    /// The file.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The warnings of `new` that `old` does not have.
+fn new_warnings(old: &Artifact, new: &Artifact) -> Result<Vec<NewWarning>, String> {
+    let key = |d: &skillc_runtime::StoredDiagnostic| (d.code.clone(), d.file.clone(), d.message.clone());
+    let before: std::collections::HashSet<_> = old
+        .diagnostics(None)
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(key)
+        .collect();
+    Ok(new
+        .diagnostics(None)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|d| !before.contains(&key(d)))
+        .map(|d| NewWarning {
+            code: d.code,
+            file: d.file,
+            line: d.line,
+            message: d.message,
+        })
+        .collect())
 }
 
 /// The review of a workspace.
@@ -409,6 +451,7 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
         changed,
         unchanged: d.unchanged,
         problem: None,
+        new_warnings: new_warnings(&old, &new)?,
     })
 }
 
@@ -429,13 +472,40 @@ fn token_of(head: Option<&str>, files: &[FileChange]) -> String {
 fn files_and_token(root: &Path, repo: &Repo) -> Result<(Vec<FileChange>, String), StudioError> {
     let files: Vec<FileChange> = changed_files(root, &repo.prefix)?
         .into_iter()
-        .map(|(path, status)| {
+        .enumerate()
+        .map(|(i, (path, status))| {
             let diff = file_diff(root, &path, status, repo.head.is_some());
-            FileChange { path, status, diff }
+            let document = (i < MAX_DIFFS)
+                .then(|| document(root, repo, &path))
+                .flatten();
+            FileChange {
+                path,
+                status,
+                diff,
+                document,
+            }
         })
         .collect();
     let token = token_of(repo.head.as_deref(), &files);
     Ok((files, token))
+}
+
+/// A skill file's change as a document: HEAD's text against the file now.
+fn document(root: &Path, repo: &Repo, path: &str) -> Option<crate::docdiff::DocChange> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let skill_file =
+        name.len() > 3 && name.to_ascii_uppercase().starts_with("SKILL.") && name.ends_with(".md");
+    if !skill_file {
+        return None;
+    }
+    let before = repo.head.as_ref().and_then(|_| {
+        let spec = format!("HEAD:{}{path}", repo.prefix);
+        git(root, &["show", &spec])
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    });
+    let after = std::fs::read_to_string(root.join(path)).ok();
+    crate::docdiff::document_change(before.as_deref(), after.as_deref())
 }
 
 /// Reviews the workspace at `root` whose working tree was just built into `work`; HEAD's

@@ -447,7 +447,7 @@ def test_the_diff_names_what_an_edit_changed(d, tmp, shots):
     wait_built(d)
     d.click('#tabs button[data-tab="diff"]')
     diff = d.wait_text("#diff", "~ public.greeting: description")
-    assert "bundles changed" in diff
+    assert "versions changed" in diff
     d.screenshot(shots / "diff.png")
 
 
@@ -558,9 +558,13 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     wait_until(lambda: "in one short sentence" in (ws / f).read_text(), "the edit is saved")
     d.click('#tabs button[data-tab="review"]')
     d.wait_text("#rv-files", f, timeout=60)
+    # The change reads as a document (the description before and after); the raw diff is one
+    # click away.
+    d.wait_text("#rv-doc", "Greet the visitor warmly, in one short sentence.")
+    d.click("#rv-raw summary")
     d.wait_text("#rv-diff", "+description: Greet the visitor warmly, in one short sentence.")
     impact = d.wait_text("#rv-impact", "greeting's description changed; the catalog grows by", timeout=60)
-    assert "in 41 bundles: global ×9" in impact, impact
+    assert "in 41 versions: global ×9" in impact, impact
     bundles = d.js("return document.querySelector('#rv-impact ul.bundles').textContent")
     assert "global, en, standard" in bundles and "hyperline.co, en, standard" in bundles, bundles
     d.screenshot(shots / "review.png")

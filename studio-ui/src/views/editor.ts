@@ -169,8 +169,11 @@ export class SkillEditor {
       this.translations = t;
       this.showTitle(file);
       const list = renderTranslations(t, open, create);
-      // A translation is written beside its default text: the side panel widens to hold it.
+      // A translation is written beside its default text: the side panel widens to hold it,
+      // and the form offers only what a translation holds.
       byId("relations-pane").classList.toggle("beside", !!t.open_locale);
+      byId("side-title").textContent = t.open_locale ? "Translating" : "Relations";
+      if (t.open_locale && this.pending.size === 0) this.renderForm();
       if (t.open_locale) { shown([await renderDefaultBeside(t), list]); return; }
       const r = await api.relations(file);
       if (this.file !== file) return;
@@ -220,10 +223,9 @@ export class SkillEditor {
     form.replaceChildren();
     const parts = this.parts;
     if (!parts || parts.error) return;
-    parts.fields.forEach(([key, value]) => form.append(this.fieldRow(key, value)));
+    const translating = this.translating();
+    this.shownFields().forEach(([key, value]) => form.append(this.fieldRow(key, value)));
     const present = new Set(parts.fields.map(([k]) => k));
-    // A translation holds only the fields that can be translated.
-    const translating = !!this.translations?.open_locale && this.translations.default_file !== this.file;
     const translatable = ["description", "trigger_examples", "when_to_use"];
     const known = this.hooks.fields().filter((f) => !present.has(f.name) && (!translating || translatable.includes(f.name)));
     const select = el("select", { id: "add-field-name", "aria-label": "Field to add" },
@@ -238,6 +240,18 @@ export class SkillEditor {
         row.querySelector<HTMLElement>("input, textarea, select")?.focus();
       },
     }, "Add field")));
+  }
+
+  /** Whether the open file is a translation of a skill. */
+  private translating(): boolean {
+    return !!this.translations?.open_locale && this.translations.default_file !== this.file;
+  }
+
+  /** The fields the form shows: all, except a translation's `translated_from` mark, which is
+   * the studio's to keep (set on every save). */
+  private shownFields(): [string, Json][] {
+    const all = this.parts && !this.parts.error ? this.parts.fields : [];
+    return this.translating() ? all.filter(([key]) => key !== "translated_from") : all;
   }
 
   private fieldInfo(key: string): FieldInfo | undefined {
@@ -287,7 +301,7 @@ export class SkillEditor {
         this.source.setText(this.text);
         const present = byId("form").querySelectorAll('.field[data-written="yes"]');
         // Adding or removing a field redraws the form; an edited field keeps its input (and focus).
-        if (present.length !== this.parts.fields.length) this.renderForm();
+        if (present.length !== this.shownFields().length) this.renderForm();
         this.markDirty();
       } catch (e) {
         fail(e);
@@ -339,14 +353,22 @@ export class SkillEditor {
     run().catch(fail);
   }
 
-  private showDiagnostics(mine: Diag[]): void {
+  private showDiagnostics(all: Diag[]): void {
+    // Portability notes (P…) matter only when the skills go to other tools: folded, and not
+    // underlined in the text, so that names chosen on purpose do not read as mistakes.
+    const mine = all.filter((d) => !d.code.startsWith("P"));
+    const portability = all.filter((d) => d.code.startsWith("P"));
     const ul = byId("diagnostics");
     ul.replaceChildren();
     if (!mine.length) ul.append(el("li", { class: "ok" }, "No problems in this file."));
-    for (const d of mine) {
-      ul.append(el("li", { class: d.severity, "data-line": d.line, onclick: () => this.jumpTo(d.line, d.column) },
-        el("b", {}, `${d.severity}[${d.code}]`), ` ${d.line}:${d.column} `, d.message,
-        d.help ? el("div", { class: "help" }, d.help) : ""));
+    const item = (d: Diag) => el("li", { class: d.severity, "data-line": d.line, onclick: () => this.jumpTo(d.line, d.column) },
+      d.message, " ", el("small", { class: "tech" }, `line ${d.line} · ${d.severity} ${d.code}`),
+      d.help ? el("div", { class: "help" }, d.help) : "");
+    for (const d of mine) ul.append(item(d));
+    if (portability.length) {
+      ul.append(el("li", { class: "portability" }, el("details", {},
+        el("summary", {}, `${portability.length} portability ${portability.length === 1 ? "note" : "notes"}: they matter only if these skills are used by other tools (agentskills.io)`),
+        el("ul", {}, ...portability.map(item)))));
     }
     this.source.showDiagnostics(mine, 1);
     const headLines = this.parts && !this.parts.error ? this.parts.head.split("\n").length : 1;

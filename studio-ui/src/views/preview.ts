@@ -112,7 +112,7 @@ function outWords(reason: string): string {
     unknown: "no skill of that name for this client", hidden: "hidden from selection",
     disabled: "turned off for this client (a toggle, or off by the skill's default)",
     condition: "its conditions do not hold for this context", max_active: "over the workspace's max_active_skills",
-    unavailable: "unavailable in this bundle (requirements or variables)",
+    unavailable: "unavailable for this client (a requirement or a variable is missing)",
   } as Record<string, string>)[reason] ?? reason;
 }
 

@@ -1,6 +1,6 @@
 // The Review & publish tab: the files changed since the last commit with their line diffs,
 // what the change does to each client, locale and tier, and a commit of the ticked files.
-import { api, errorText, type Blockers, type ImpactGroup, type Review } from "../api";
+import { api, errorText, type Blockers, type DocChange, type ImpactGroup, type Review } from "../api";
 import { byId, el } from "../dom";
 
 let current: Review | null = null;
@@ -51,9 +51,32 @@ function diffLine(line: string): HTMLElement {
   return el("span", { class: kind }, line);
 }
 
+/** A skill file's change as a document: each field before and after, the body's paragraphs
+ * that went and came. */
+function documentView(d: DocChange): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  if (d.fields.length) {
+    out.push(el("table", { class: "doc-fields" },
+      el("tr", {}, el("th", {}, "field"), el("th", {}, "before"), el("th", {}, "after")),
+      ...d.fields.map((f) => el("tr", {}, el("td", {}, f.key),
+        el("td", { class: "before" }, f.before ?? "(none)"), el("td", { class: "after" }, f.after ?? "(removed)")))));
+  }
+  if (d.removed.length || d.added.length) {
+    out.push(el("h4", {}, "Instructions"),
+      ...d.removed.map((p) => el("p", { class: "gone" }, p)),
+      ...d.added.map((p) => el("p", { class: "new" }, p)));
+  }
+  if (!out.length) out.push(el("p", { class: "empty" }, "Only spacing or comments changed."));
+  return out;
+}
+
 function showFile(path: string): void {
   shown = path;
   const f = current?.files.find((x) => x.path === path);
+  const doc = f?.document ?? null;
+  byId("rv-doc").replaceChildren(...(doc ? documentView(doc) : []));
+  // A skill's change reads as a document; the raw diff stays one click away (open for other files).
+  (byId("rv-raw") as HTMLDetailsElement).open = !doc;
   for (const li of document.querySelectorAll<HTMLElement>("#rv-files li")) li.classList.toggle("active", li.dataset.file === path);
   const lines = (f?.diff ?? "").split("\n").filter((l, i, all) => i < all.length - 1 || l !== "");
   byId("rv-diff").replaceChildren(...(lines.length ? lines.map(diffLine) : [el("span", {}, "(no line diff: a binary file, or past the first 300 files)")]));
@@ -72,7 +95,7 @@ function groupItem(g: ImpactGroup): HTMLElement {
   if (g.count <= 3) return el("li", {}, el("span", { class: "who" }, g.bundles.join("; ")), ": ", g.change);
   const more = g.count - g.bundles.length;
   return el("li", {}, g.change, " ", el("details", {},
-    el("summary", {}, `in ${n(g.count)} bundles: ${byClient(g.clients)}`),
+    el("summary", {}, `in ${n(g.count)} versions: ${byClient(g.clients)}`),
     el("ul", { class: "bundles" }, ...g.bundles.map((b) => el("li", {}, b)),
       more > 0 ? el("li", { class: "more" }, `and ${n(more)} more`) : "")));
 }
@@ -121,10 +144,16 @@ function render(r: Review): void {
     el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); showFile(f.path); } }, f.path),
     discardButton(f.path, f.status))));
   const impact = r.impact;
-  byId("rv-impact-count").textContent = impact.changed ? `${n(impact.changed)} bundles change, ${n(impact.unchanged)} do not` : "";
+  byId("rv-impact-count").textContent = impact.changed ? `${n(impact.changed)} versions (client, language, plan) change, ${n(impact.unchanged)} do not` : "";
   const items = impact.problem ? [el("li", { class: "problem" }, impact.problem)] : impact.groups.map(groupItem);
   if (!impact.problem && r.files.length && !impact.changed) items.push(el("li", {}, "No client, locale or tier sees a difference."));
   byId("rv-impact").replaceChildren(...items);
+  const warnings = impact.new_warnings ?? [];
+  const box = byId("rv-warnings");
+  box.hidden = warnings.length === 0;
+  box.replaceChildren(el("h4", {}, `New warnings (${warnings.length})`), el("ul", {}, ...warnings.map((w) =>
+    el("li", { class: "warning" }, w.message, " ", el("a", { href: "#", onclick: (e: Event) => { e.preventDefault(); reviewHooks.open(w.file, w.line); } },
+      `${w.file}:${w.line}`), " ", el("small", { class: "tech" }, w.code)))));
   showFile(r.files.some((f) => f.path === shown) ? shown : r.files[0]?.path ?? "");
   showBlockers(r);
 }

@@ -188,6 +188,13 @@ mod tests {
             "{}",
             r.files[0].diff
         );
+        // The same change as a document: the description from what to what, nothing else.
+        let doc = r.files[0].document.as_ref().unwrap();
+        assert_eq!(doc.fields.len(), 1, "{doc:?}");
+        assert_eq!(doc.fields[0].key, "description");
+        assert!(doc.fields[0].after.as_deref().unwrap().starts_with("UK only. "));
+        assert!(doc.added.is_empty() && doc.removed.is_empty());
+        assert!(r.files[1].document.is_none(), "a README is not a skill");
         assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
         let g = &r.impact.groups;
         assert!(
@@ -235,6 +242,26 @@ mod tests {
             s.review().unwrap().files.is_empty(),
             "the workspace is clean"
         );
+    }
+
+    #[test]
+    fn review_names_the_warnings_a_change_brings_and_only_those() {
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, _) = committed_sample(dir.path());
+        let s = Session::open(&repo.join("skills")).unwrap();
+        let greeting = "public/assistant/greeting/SKILL.md";
+        let text = std::fs::read_to_string(s.root.join(greeting)).unwrap();
+        let many = (1..=7).map(|i| format!("  - Hello number {i}\n")).collect::<String>();
+        let edited = text.replacen("---\n", &format!("---\ntrigger_examples:\n{many}"), 1);
+        std::fs::write(s.root.join(greeting), edited).unwrap();
+        let r = s.review().unwrap();
+        let new: Vec<(&str, &str)> = r
+            .impact
+            .new_warnings
+            .iter()
+            .map(|w| (w.code.as_str(), w.file.as_str()))
+            .collect();
+        assert_eq!(new, [("W107", greeting)], "{:?}", r.impact.new_warnings);
     }
 
     #[test]
