@@ -59,7 +59,7 @@ export class SkillEditor {
     document.addEventListener("keydown", (e) => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
       e.preventDefault();
-      if (this.file && this.dirty) this.save(this.base).catch(fail);
+      if (this.hasUnsaved()) this.save(this.base).catch(fail);
     });
   }
 
