@@ -97,8 +97,8 @@ def measure_save(d, file, client, name, runs, spent):
         marker = f"benchmarker{i}x{int(time.time())}"
         d.click('#tabs button[data-tab="edit"]')
         d.click(f'#skill-list li[data-file="{file}"]')
-        if "Unsaved edits" in d.text("#build-status"):
-            d.click(f'#skill-list li[data-file="{file}"]')  # drop the keystrokes' edits
+        if d.js("return !document.getElementById('leave').hidden"):
+            d.click("#leave-discard")  # drop the keystrokes' edits
         d.wait_text("#editor-title", file.split("/")[-2])
         d.js("const v = document.querySelector('#body').cm;"
              " v.dispatch({changes: {from: v.state.doc.length, insert: '\\n' + arguments[0] + '\\n'}});", marker)

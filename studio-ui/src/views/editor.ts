@@ -388,8 +388,11 @@ export class SkillEditor {
     await this.fieldEdits;
     // Saving a translation says it follows today's default text (no longer stale).
     const t = this.translations;
+    let marked = false;
     if (t?.open_locale && t.locales.some((l) => l.file === this.file) && !this.parts?.error) {
-      this.text = await api.setField(this.text, "translated_from", t.digest);
+      const text = await api.setField(this.text, "translated_from", t.digest);
+      marked = text !== this.text;
+      this.text = text;
       this.source.setText(this.text);
     }
     const r = await api.saveFile(this.file, this.text, base);
@@ -397,11 +400,12 @@ export class SkillEditor {
     this.base = r.hash;
     this.setDirty(false);
     this.showConflict(false);
-    // What was saved may differ from what was last checked (a translation's mark).
-    this.scheduleCheck();
+    // What was saved differs from what was last checked only by a translation's mark.
+    if (marked) this.scheduleCheck();
     say("Saved", "good");
-    this.loadRelations(true);
+    // The build and the preview first (what the user waits for), then whom the save reached.
     await this.hooks.saved();
+    this.loadRelations(true);
   }
 
   private showConflict(shown: boolean): void {
