@@ -93,7 +93,8 @@ async function runBuild(after?: () => Promise<void>): Promise<void> {
   try {
     const b = await api.build();
     const asked = previewsAsked();
-    say(b.written ? `Built: ${b.bundles} versions (one per client, language and plan), ${b.warnings} warnings${releaseWords(b.release)}`
+    const n = (x: number) => x.toLocaleString("en");
+    say(b.written ? `Built: ${n(b.bundles)} versions (one per client, language and plan), ${n(b.warnings)} warnings${releaseWords(b.release)}`
       : `Not built: ${b.errors} ${b.errors === 1 ? "error" : "errors"} to fix first`, b.written ? "good" : "bad");
     // A preview asked for since the build finished already shows it.
     if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
