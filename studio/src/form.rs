@@ -58,15 +58,23 @@ pub fn set_field(
     field: &str,
     value: Option<&serde_json::Value>,
 ) -> Result<String, StudioError> {
+    with_edit(value, |edit| skillc::edit::set_field(text, field, edit))
+}
+
+/// Runs a lossless edit that sets `value` (written as YAML) or, with `None`, removes it.
+pub fn with_edit(
+    value: Option<&serde_json::Value>,
+    edit: impl FnOnce(&skillc::edit::FieldEdit<'_>) -> Result<String, skillc::edit::Error>,
+) -> Result<String, StudioError> {
     let yaml = value
         .map(serde_yaml::to_string)
         .transpose()
         .map_err(io_err)?;
-    let edit = match &yaml {
+    let change = match &yaml {
         Some(y) => skillc::edit::FieldEdit::Set(y.trim_end_matches('\n')),
         None => skillc::edit::FieldEdit::Unset,
     };
-    skillc::edit::set_field(text, field, &edit).map_err(edit_err)
+    edit(&change).map_err(edit_err)
 }
 
 #[cfg(test)]

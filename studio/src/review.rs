@@ -85,7 +85,8 @@ pub struct NewWarning {
 
 /// The warnings of `new` that `old` does not have.
 fn new_warnings(old: &Artifact, new: &Artifact) -> Result<Vec<NewWarning>, String> {
-    let key = |d: &skillc_runtime::StoredDiagnostic| (d.code.clone(), d.file.clone(), d.message.clone());
+    let key =
+        |d: &skillc_runtime::StoredDiagnostic| (d.code.clone(), d.file.clone(), d.message.clone());
     let before: std::collections::HashSet<_> = old
         .diagnostics(None)
         .map_err(|e| e.to_string())?

@@ -10,7 +10,7 @@ use skillc::model::Scope;
 use super::disk::WritesOnDisk;
 use super::files::write_atomic;
 use super::{io_err, Session};
-use crate::error::{edit_err, StudioError};
+use crate::error::StudioError;
 
 /// One variable of a client.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -159,16 +159,9 @@ impl Session {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
                 Err(e) => return Err(io_err(e)),
             };
-            let yaml = value
-                .map(serde_yaml::to_string)
-                .transpose()
-                .map_err(io_err)?;
-            let edit = match &yaml {
-                Some(y) => skillc::edit::FieldEdit::Set(y.trim_end_matches('\n')),
-                None => skillc::edit::FieldEdit::Unset,
-            };
             let keys: Vec<&str> = path.iter().map(String::as_str).collect();
-            let new = skillc::edit::set_path(&text, &keys, &edit).map_err(edit_err)?;
+            let new =
+                crate::form::with_edit(value, |edit| skillc::edit::set_path(&text, &keys, edit))?;
             write_atomic(&full, new.as_bytes())?;
         }
         self.client_page(id)

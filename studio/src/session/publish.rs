@@ -192,7 +192,11 @@ mod tests {
         let doc = r.files[0].document.as_ref().unwrap();
         assert_eq!(doc.fields.len(), 1, "{doc:?}");
         assert_eq!(doc.fields[0].key, "description");
-        assert!(doc.fields[0].after.as_deref().unwrap().starts_with("UK only. "));
+        assert!(doc.fields[0]
+            .after
+            .as_deref()
+            .unwrap()
+            .starts_with("UK only. "));
         assert!(doc.added.is_empty() && doc.removed.is_empty());
         assert!(r.files[1].document.is_none(), "a README is not a skill");
         assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
@@ -251,7 +255,9 @@ mod tests {
         let s = Session::open(&repo.join("skills")).unwrap();
         let greeting = "public/assistant/greeting/SKILL.md";
         let text = std::fs::read_to_string(s.root.join(greeting)).unwrap();
-        let many = (1..=7).map(|i| format!("  - Hello number {i}\n")).collect::<String>();
+        let many = (1..=7)
+            .map(|i| format!("  - Hello number {i}\n"))
+            .collect::<String>();
         let edited = text.replacen("---\n", &format!("---\ntrigger_examples:\n{many}"), 1);
         std::fs::write(s.root.join(greeting), edited).unwrap();
         let r = s.review().unwrap();

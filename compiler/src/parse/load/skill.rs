@@ -348,55 +348,59 @@ pub(super) fn load_localized(
         );
     }
     if text.starts_with("---") {
-        let split = match yaml::split_frontmatter(&raw.rel, &text) {
-            Ok(s) => s,
-            Err(d) => {
-                out.push(d);
-                return None;
-            }
-        };
-        let doc = match yaml::parse_mapping(&raw.rel, split.yaml, split.yaml_first_line) {
-            Ok(doc) => doc,
-            Err(d) => {
-                out.push(d);
-                return None;
-            }
-        };
-        let mut f = Fields {
-            file: &raw.rel,
-            doc: &doc,
-            diagnostics: out,
-        };
-        l.description = f.string("description");
-        l.trigger_examples = doc
-            .get("trigger_examples")
-            .map(|_| f.string_list("trigger_examples"));
-        l.when_to_use = doc.get("when_to_use").map(|_| f.string_list("when_to_use"));
-        l.translated_from = f.string("translated_from").map(|d| {
-            (
-                d.trim().to_string(),
-                doc.value_pos("translated_from", d.trim()),
-            )
-        });
-        for key in doc.keys() {
-            if !matches!(
-                key.as_str(),
-                "description" | "trigger_examples" | "when_to_use" | "name" | "translated_from"
-            ) {
-                let d = f
-                    .diag(
-                        codes::LOCALIZED_FILE,
-                        doc.key_pos(&key),
-                        format!("`{key}` cannot be localized and is ignored here"),
-                    )
-                    .with_help("a localized file may set description, trigger_examples, when_to_use and the body");
-                f.report(d);
-            }
-        }
-        l.body = split.body.to_string();
-        l.body_line = split.body_first_line;
+        read_localized_frontmatter(&mut l, &raw.rel, &text, out)?;
     }
     Some(l)
+}
+
+/// The fields of a localized file's frontmatter, and its body after it; `None` when the
+/// frontmatter cannot be read (the diagnostic says why).
+fn read_localized_frontmatter(
+    l: &mut Localized,
+    file: &str,
+    text: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<()> {
+    let split = yaml::split_frontmatter(file, text)
+        .map_err(|d| out.push(d))
+        .ok()?;
+    let doc = yaml::parse_mapping(file, split.yaml, split.yaml_first_line)
+        .map_err(|d| out.push(d))
+        .ok()?;
+    let mut f = Fields {
+        file,
+        doc: &doc,
+        diagnostics: out,
+    };
+    l.description = f.string("description");
+    l.trigger_examples = doc
+        .get("trigger_examples")
+        .map(|_| f.string_list("trigger_examples"));
+    l.when_to_use = doc.get("when_to_use").map(|_| f.string_list("when_to_use"));
+    l.translated_from = f.string("translated_from").map(|d| {
+        (
+            d.trim().to_string(),
+            doc.value_pos("translated_from", d.trim()),
+        )
+    });
+    for key in doc.keys() {
+        if !matches!(
+            key.as_str(),
+            "description" | "trigger_examples" | "when_to_use" | "name" | "translated_from"
+        ) {
+            let d = f
+                .diag(
+                    codes::LOCALIZED_FILE,
+                    doc.key_pos(&key),
+                    format!("`{key}` cannot be localized and is ignored here"),
+                )
+                .with_help("a localized file may set description, trigger_examples, when_to_use and the body");
+            f.report(d);
+        }
+    }
+    l.body = split.body.to_string();
+    l.body_line = split.body_first_line;
+    Some(())
 }
 
 pub(super) fn portability(
