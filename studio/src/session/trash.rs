@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(gone.label, "demo_offer");
         assert!(!s.root.join(DEMO).exists());
         assert!(!s.overview().unwrap().skills.iter().any(|k| k.file == DEMO));
-        assert_eq!(s.removed().unwrap(), [gone.clone()]);
+        assert_eq!(s.removed().unwrap(), std::slice::from_ref(&gone));
         assert_eq!(
             s.restore(&gone.id).unwrap(),
             "public/response_ending/demo_offer"
