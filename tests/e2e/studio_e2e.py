@@ -627,7 +627,7 @@ def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, s
     assert message.endswith(": the pricing team asked for it today"), message
     # The header names the new commit once the build after the publish is done.
     head = git(repo, "rev-parse", "--short", "HEAD")
-    d.wait_text("#build-status", f"release {head}", timeout=60)
+    d.wait_text("#build-status", f"commit {head}", timeout=60)
 
 
 def test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview(d, tmp, shots):
