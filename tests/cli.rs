@@ -748,3 +748,130 @@ fn past_fifty_errors_each_distinct_message_is_shown_once_with_its_count() {
         assert_eq!(text.matches("error[E012]").count(), 61, "{command}");
     }
 }
+
+#[test]
+fn route_ranks_a_clients_catalog_for_a_message_and_no_candidate_is_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("s.db");
+    let db = db.to_str().unwrap();
+    skillc_ok(&["build", &repo("skills"), "-o", db]);
+    let route = |args: &[&str]| {
+        let mut all = vec!["route", db];
+        all.extend_from_slice(args);
+        let out = skillc(&all);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let out = route(&[
+        "How much does the pro plan cost?",
+        "--client",
+        "hyperline.co",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["client"], "hyperline.co");
+    assert_eq!(r["method"], "lexical");
+    let first = &r["candidates"][0];
+    assert_eq!(first["name"], "pricing", "{r}");
+    assert_eq!(
+        first["matched"],
+        serde_json::json!(["much", "plan", "cost"])
+    );
+    let score = first["score"].as_f64().unwrap();
+    assert!(score > 0.2 && score < 1.0, "{score}");
+    // The id is the skill's id in the same catalog.
+    let catalog = skillc(&[
+        "catalog",
+        db,
+        "--client",
+        "hyperline.co",
+        "--format",
+        "json",
+    ]);
+    let catalog: serde_json::Value = serde_json::from_slice(&catalog.stdout).unwrap();
+    let id = catalog["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "pricing")
+        .unwrap()["id"]
+        .clone();
+    assert_eq!(first["id"], id);
+    // Text: score with four decimals, id, name, matched words.
+    let text = stdout(&route(&["I can't log in to my account"]));
+    assert!(
+        text.starts_with("0.") && text.contains(" support (log, account)"),
+        "{text}"
+    );
+    // Nothing known, an empty message, 100 KB of one letter (an argument can hold no more;
+    // the runtime test routes a megabyte): no candidate, exit 0.
+    for message in ["bananas and kiwis", "", &"x ".repeat(50_000)] {
+        let r: serde_json::Value =
+            serde_json::from_slice(&route(&[message, "--format", "json"]).stdout).unwrap();
+        assert_eq!(r["candidates"], serde_json::json!([]));
+        assert_eq!(r["confident"], false);
+    }
+    // --top cuts; a query vector needs an artifact built with vectors.
+    let r: serde_json::Value = serde_json::from_slice(
+        &route(&[
+            "log in, prices or competitors",
+            "--top",
+            "1",
+            "--format",
+            "json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 1);
+    let out = skillc(&["route", db, "cost", "--query-vector", "v.json"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("carries no embedding vectors"));
+}
+
+#[test]
+fn routing_settings_come_from_workspace_yaml_and_bad_ones_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    common::copy_dir(Path::new(&repo("skills")), &ws);
+    let yaml = ws.join("workspace.yaml");
+    let base = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        format!("{base}routing: {{top_k: 1, min_score: 0.05}}\n"),
+    )
+    .unwrap();
+    let db = dir.path().join("r.db");
+    skillc_ok(&["build", ws.to_str().unwrap(), "-o", db.to_str().unwrap()]);
+    let out = skillc(&[
+        "route",
+        db.to_str().unwrap(),
+        "log in, prices or competitors",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["candidates"].as_array().unwrap().len(), 1, "{r}");
+    std::fs::write(
+        &yaml,
+        format!("{base}routing: {{top_k: 0, min_score: 2}}\n"),
+    )
+    .unwrap();
+    let out = skillc(&["check", ws.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("error[E019]: unknown or invalid `routing.top_k`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unknown or invalid `routing.min_score`"),
+        "{text}"
+    );
+}

@@ -894,3 +894,63 @@ fn every_runtime_reads_the_schema_version_the_compiler_writes() {
         assert_eq!(value, skillc_runtime::SCHEMA_VERSION, "{file}");
     }
 }
+
+#[test]
+fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
+    let a = artifact();
+    let none = Context::default();
+    let names = |r: &skillc_runtime::route::Route| -> Vec<String> {
+        r.candidates.iter().map(|c| c.name.clone()).collect()
+    };
+    let message = "turn this into a PDF press release";
+    let all = a
+        .route(&BundleRef::default(), None, &none, message, None)
+        .unwrap();
+    assert_eq!(names(&all)[0], "pdf-press", "{all:?}");
+    // A consumer that hides a skill never routes to it.
+    let strong = a
+        .route(
+            &BundleRef::default(),
+            Some("answer.generator.strong"),
+            &none,
+            message,
+            None,
+        )
+        .unwrap();
+    assert!(
+        !names(&strong).contains(&"pdf-press".to_string()),
+        "{strong:?}"
+    );
+    // Run-time conditions: ibanfirst.com's UK pricing only on its UK pages.
+    let uk = ctx(&[("page_url", "/en-gb/pricing")]);
+    let fr = ctx(&[("page_url", "/fr/tarifs")]);
+    let iban = client("ibanfirst.com");
+    let on_uk = a
+        .route(&iban, None, &uk, "pricing in GBP for UK accounts", None)
+        .unwrap();
+    let on_fr = a
+        .route(&iban, None, &fr, "pricing in GBP for UK accounts", None)
+        .unwrap();
+    assert!(
+        names(&on_uk).contains(&"pricing-uk".to_string()),
+        "{on_uk:?}"
+    );
+    assert!(
+        !names(&on_fr).contains(&"pricing-uk".to_string()),
+        "{on_fr:?}"
+    );
+    // Scores in [0, 1], best first, ties by name; hostile messages route to nothing.
+    for c in all.candidates.windows(2) {
+        assert!(c[0].score > c[1].score || (c[0].score == c[1].score && c[0].name < c[1].name));
+    }
+    for hostile in [
+        "\u{0}\u{1b}[31m",
+        &"pricing ".repeat(130_000),
+        "価格はいくらですか",
+    ] {
+        let r = a
+            .route(&BundleRef::default(), None, &none, hostile, None)
+            .unwrap();
+        assert!(r.candidates.iter().all(|c| (0.0..=1.0).contains(&c.score)));
+    }
+}

@@ -186,6 +186,8 @@ pub struct Bundle {
     pub(crate) info: BundleInfo,
     /// Card fragments read so far, per stored format: card → (text, tokens).
     pub(crate) fragments: RwLock<HashMap<&'static str, Arc<CardTexts>>>,
+    /// The routing index of its catalog, read on its first route.
+    pub(crate) route_index: std::sync::OnceLock<Arc<crate::route::RouteIndex>>,
 }
 
 /// Catalog text of each card in one format: card → (text, tokens).

@@ -22,6 +22,7 @@ mod explain;
 mod live;
 mod load;
 pub mod placeholder;
+pub mod route;
 pub mod schema;
 mod select;
 mod stored;

@@ -375,6 +375,7 @@ impl Artifact {
         Ok(Bundle {
             info: info.clone(),
             fragments: RwLock::new(HashMap::new()),
+            route_index: Default::default(),
             client: info.client.clone(),
             locale: info.locale.clone(),
             tier: info.tier.clone(),

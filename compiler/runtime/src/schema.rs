@@ -81,7 +81,8 @@ CREATE TABLE card (                 -- what catalogs show of a skill; shared by 
   description TEXT NOT NULL,
   triggers TEXT NOT NULL,           -- JSON list (catalogs show the first max_triggers)
   when_to_use TEXT NOT NULL,        -- JSON list
-  location TEXT NOT NULL            -- SKILL.md path inside the workspace
+  location TEXT NOT NULL,           -- SKILL.md path inside the workspace
+  terms TEXT NOT NULL               -- JSON {word: weighted count}: the routing index (route.rs)
 );
 CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
   card INTEGER NOT NULL REFERENCES card(id),

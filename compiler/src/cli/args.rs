@@ -200,6 +200,30 @@ pub enum ArtifactCommand {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
+    /// Rank the skills a bundle's catalog shows for a message (the lexical routing index).
+    Route {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The visitor's message.
+        message: String,
+        #[command(flatten)]
+        bundle: BundleArgs,
+        /// The consumer whose filters apply.
+        #[arg(long)]
+        consumer: Option<String>,
+        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+        #[arg(long, value_name = "KEY=VALUE")]
+        context: Vec<String>,
+        /// At most this many candidates (the workspace's `routing.top_k` by default).
+        #[arg(long)]
+        top: Option<usize>,
+        /// A JSON file holding the message's embedding (for artifacts built with vectors).
+        #[arg(long, value_name = "FILE")]
+        query_vector: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
     /// Say why a skill is, or is not, in a bundle: variant, toggle, locale, tier, catalog.
     Explain {
         /// The artifact.

@@ -79,6 +79,46 @@ pub fn prompt(
     })
 }
 
+/// `skillc route`: the candidates for a message, best first (none is an answer too, exit 0).
+pub fn route(
+    artifact: &Path,
+    message: &str,
+    bundle: &BundleArgs,
+    consumer: Option<&str>,
+    context: &[String],
+    (top, query_vector): (Option<usize>, Option<&Path>),
+    format: CheckFormat,
+) -> Done {
+    runtime_answer(artifact, context, |a, ctx| {
+        if let Some(file) = query_vector {
+            // Vectors come with `routing.embedding_model` and an embedder at build time; an
+            // artifact without them cannot use one, and says so rather than ignore it.
+            return Err(skillc_runtime::Error::Request(format!(
+                "`{}`: this artifact carries no embedding vectors (its workspace sets no \
+                 `routing.embedding_model`), so it routes by words only; leave out --query-vector",
+                file.display()
+            )));
+        }
+        let r = a.route(&bundle.as_ref(), consumer, ctx, message, top)?;
+        Ok(match format {
+            CheckFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
+            CheckFormat::Text => r
+                .candidates
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{:.4} {} {} ({})\n",
+                        c.score,
+                        c.id,
+                        c.name,
+                        c.matched.join(", ")
+                    )
+                })
+                .collect(),
+        })
+    })
+}
+
 pub fn explain(
     artifact: &Path,
     name: &str,

@@ -543,6 +543,8 @@ pub struct WorkspaceConfig {
     pub roots: BTreeMap<String, String>,
     /// Client ids and package names whose code is trusted (not prompt-only).
     pub trusted: Vec<String>,
+    /// `routing:` settings as checked (`top_k`, `min_score`, `confident`), for the manifest.
+    pub routing: Option<serde_json::Value>,
 }
 
 impl Default for WorkspaceConfig {
@@ -563,6 +565,7 @@ impl Default for WorkspaceConfig {
             overlap_threshold: 60,
             roots: BTreeMap::new(),
             trusted: Vec::new(),
+            routing: None,
         }
     }
 }

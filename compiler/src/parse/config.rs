@@ -22,6 +22,7 @@ const WORKSPACE_FIELDS: &[&str] = &[
     "catalog",
     "roots",
     "trusted",
+    "routing",
 ];
 
 /// Reads `workspace.yaml`.
@@ -87,7 +88,46 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     }
     c.roots = roots(f);
     c.trusted = f.string_list("trusted");
+    c.routing = routing_settings(f);
     c
+}
+
+/// `routing:` settings (`top_k`, `min_score`, `confident`), checked, as the JSON the manifest
+/// keeps for every runtime (absent keys take the runtimes' documented defaults).
+fn routing_settings(f: &mut Fields<'_>) -> Option<serde_json::Value> {
+    let Some(Value::Mapping(m)) = f.doc.get("routing").cloned() else {
+        return None;
+    };
+    let mut out = serde_json::Map::new();
+    for (k, v) in &m {
+        let key = scalar_string(k).unwrap_or_default();
+        let value = match (key.as_str(), v.as_f64()) {
+            ("top_k", _) if v.as_u64().is_some_and(|n| n > 0) => {
+                v.as_u64().map(serde_json::Value::from)
+            }
+            ("min_score" | "confident", Some(x)) if (0.0..=1.0).contains(&x) => {
+                serde_json::Number::from_f64(x).map(serde_json::Value::Number)
+            }
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                out.insert(key, v);
+            }
+            None => {
+                let d = f.diag(
+                    codes::UNKNOWN_CONFIG_FIELD,
+                    f.doc.path_pos(&["routing", &key]),
+                    format!(
+                        "unknown or invalid `routing.{key}` (known: top_k: a whole number above 0, \
+                         min_score and confident: numbers from 0 to 1)"
+                    ),
+                );
+                f.report(d);
+            }
+        }
+    }
+    Some(serde_json::Value::Object(out))
 }
 
 /// `catalog:` settings: `max_triggers` and `overlap_threshold` (in hundredths), when set.

@@ -414,6 +414,9 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if !budgets.is_empty() {
         m.insert("catalog_budgets".to_string(), json(&budgets));
     }
+    if let Some(routing) = &cfg.routing {
+        m.insert("routing".to_string(), json(routing));
+    }
     m
 }
 

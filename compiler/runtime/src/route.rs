@@ -1,0 +1,409 @@
+//! Routing a message to the skills of a catalog (SPEC 13.1, seed 001's first stage): the words
+//! of every card are indexed at build time (`card.terms`), and a message is ranked against the
+//! bundle's catalog by BM25, scaled to [0, 1]. The Python and TypeScript runtimes implement the
+//! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
+
+/// BM25's term-frequency saturation.
+const K1: f64 = 1.2;
+/// BM25's length normalisation.
+const B: f64 = 0.75;
+/// How much each place a word appears in counts: the name most, then the description, then
+/// each trigger example and `when_to_use` line.
+const NAME_WEIGHT: u32 = 3;
+const DESCRIPTION_WEIGHT: u32 = 2;
+const EXAMPLE_WEIGHT: u32 = 1;
+
+/// Words too common to tell skills apart (English and French, the sample's languages).
+pub const STOPWORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "could", "do", "does", "for",
+    "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no",
+    "not", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there", "these",
+    "they", "this", "to", "us", "was", "we", "what", "when", "where", "which", "who", "why",
+    "will", "with", "would", "you", "your", "au", "aux", "ce", "ces", "dans", "de", "des", "du",
+    "en", "est", "et", "il", "je", "la", "le", "les", "mes", "mon", "ne", "nous", "ou", "par",
+    "pas", "pour", "que", "qui", "sur", "un", "une", "vous", "votre", "vos",
+];
+
+/// A word's indexed form: a final `s` dropped from words of four letters or more (`prices`
+/// and `price` meet), except after `s`, `u` or `i` (`class`, `status`, `analysis`).
+fn stem(word: &str) -> &str {
+    let chars = word.chars().count();
+    match word.strip_suffix('s') {
+        Some(rest) if chars >= 4 && !rest.ends_with(['s', 'u', 'i']) => rest,
+        _ => word,
+    }
+}
+
+/// The words of a text as the index holds them: lowercased, split at every character that is
+/// not a letter or a digit (so `pricing-uk` and `pricing_uk` are two words), stopwords and
+/// lone Latin letters (the `t` of `can't`) out, stemmed.
+pub fn tokens(text: &str) -> Vec<String> {
+    let lone_letter = |w: &str| w.len() == 1 && w.bytes().all(|b| b.is_ascii_lowercase());
+    text.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !lone_letter(w) && !STOPWORDS.contains(w))
+        .map(|w| stem(w).to_string())
+        .collect()
+}
+
+/// A card's indexed words and their weighted counts, as stored in `card.terms` (JSON, keys
+/// sorted).
+pub fn card_terms(
+    name: &str,
+    description: &str,
+    examples: &[String],
+    when_to_use: &[String],
+) -> String {
+    let mut terms: BTreeMap<String, u32> = BTreeMap::new();
+    let mut add = |text: &str, weight: u32| {
+        for t in tokens(text) {
+            *terms.entry(t).or_default() += weight;
+        }
+    };
+    add(name, NAME_WEIGHT);
+    add(description, DESCRIPTION_WEIGHT);
+    for e in examples.iter().chain(when_to_use) {
+        add(e, EXAMPLE_WEIGHT);
+    }
+    serde_json::to_string(&terms).unwrap_or_else(|_| "{}".to_string())
+}
+
+/// The index of one bundle's catalog: each shown skill's words, and how many skills hold each.
+#[derive(Debug, Default)]
+pub struct RouteIndex {
+    /// Per skill (index into the bundle's skills): its words' weighted counts and their sum.
+    pub(crate) docs: Vec<(usize, HashMap<String, u32>, u32)>,
+    /// Skills holding each word.
+    pub(crate) df: HashMap<String, u32>,
+    /// Average of the sums.
+    pub(crate) avg_len: f64,
+}
+
+impl RouteIndex {
+    /// Builds the index from each skill's stored terms.
+    pub fn new(docs: Vec<(usize, HashMap<String, u32>)>) -> RouteIndex {
+        let mut df: HashMap<String, u32> = HashMap::new();
+        let docs: Vec<_> = docs
+            .into_iter()
+            .map(|(i, terms)| {
+                for t in terms.keys() {
+                    *df.entry(t.clone()).or_default() += 1;
+                }
+                let len = terms.values().sum();
+                (i, terms, len)
+            })
+            .collect();
+        let total: u64 = docs.iter().map(|d| u64::from(d.2)).sum();
+        let avg_len = if docs.is_empty() {
+            1.0
+        } else {
+            total as f64 / docs.len() as f64
+        };
+        RouteIndex {
+            docs,
+            df,
+            avg_len: avg_len.max(1.0),
+        }
+    }
+
+    /// Each skill's score for `message` (skills that match no word left out), best first, ties
+    /// by skill index order given by `name_of`.
+    pub fn rank(&self, message: &str) -> Vec<Scored> {
+        let mut words: Vec<String> = Vec::new();
+        for t in tokens(message) {
+            if self.df.contains_key(&t) && !words.contains(&t) {
+                words.push(t);
+            }
+        }
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let n = self.docs.len() as f64;
+        let idf: Vec<f64> = words
+            .iter()
+            .map(|t| {
+                let df = f64::from(self.df[t]);
+                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+            })
+            .collect();
+        let whole: f64 = idf.iter().sum();
+        let mut out = Vec::new();
+        for (skill, terms, len) in &self.docs {
+            let norm = K1 * (1.0 - B + B * f64::from(*len) / self.avg_len);
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for (t, idf) in words.iter().zip(&idf) {
+                if let Some(&tf) = terms.get(t) {
+                    let tf = f64::from(tf);
+                    score += idf * tf / (tf + norm);
+                    matched.push(t.clone());
+                }
+            }
+            if !matched.is_empty() {
+                out.push(Scored {
+                    skill: *skill,
+                    score: round(score / whole),
+                    matched,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Scores kept to 6 decimals: every runtime then gives the same figure, whatever the last bit
+/// of its logarithm.
+fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// One skill's score for a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// Index into the bundle's skills.
+    pub skill: usize,
+    /// In [0, 1): the share of the message's known words' weight the skill matches, each
+    /// word's match saturating as BM25's does.
+    pub score: f64,
+    /// The message's words it holds (indexed forms), in the message's order.
+    pub matched: Vec<String>,
+}
+
+/// A candidate skill of a route, as `skillc route --format json` prints it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Candidate {
+    /// Catalog id (`SK3`).
+    pub id: String,
+    /// Selectable name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// The message's words it holds.
+    pub matched: Vec<String>,
+}
+
+/// A route: the candidates at or above `min_score`, best first, at most `top_k`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Route {
+    /// The message routed.
+    pub message: String,
+    /// Client (`None` for the global bundle).
+    pub client: Option<String>,
+    /// Locale of the bundle.
+    pub locale: String,
+    /// Tier of the bundle.
+    pub tier: String,
+    /// Consumer, if any.
+    pub consumer: Option<String>,
+    /// `lexical` (or `hybrid` with a query vector; not built yet).
+    pub method: &'static str,
+    /// Whether the first candidate scores at least `confident`.
+    pub confident: bool,
+    /// The candidates.
+    pub candidates: Vec<Candidate>,
+}
+
+/// The routing settings of `workspace.yaml` (`routing:`), with their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct RoutingSettings {
+    /// At most this many candidates.
+    pub top_k: usize,
+    /// Candidates score at least this.
+    pub min_score: f64,
+    /// A first candidate scoring this or more makes the route confident.
+    pub confident: f64,
+}
+
+impl Default for RoutingSettings {
+    fn default() -> Self {
+        RoutingSettings {
+            top_k: 5,
+            min_score: 0.2,
+            confident: 0.95,
+        }
+    }
+}
+
+impl Artifact {
+    /// The workspace's routing settings (`routing:` of workspace.yaml), defaults otherwise.
+    pub fn routing_settings(&self) -> RoutingSettings {
+        self.manifest("routing")
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or_default()
+    }
+
+    /// The routing index of a bundle's catalog: every skill a catalog can show.
+    fn route_index(&self, bundle: &Bundle) -> Result<Arc<RouteIndex>, Error> {
+        if let Some(ix) = bundle.route_index.get() {
+            return Ok(ix.clone());
+        }
+        let shown: Vec<(usize, i64)> = bundle
+            .skills
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.catalog_visible)
+            .map(|(i, s)| (i, s.card))
+            .collect();
+        let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
+        let mut terms: HashMap<i64, HashMap<String, u32>> = HashMap::new();
+        {
+            let conn = self.conn.lock().expect("lock");
+            let mut st = conn
+                .prepare_cached(
+                    "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?1))",
+                )
+                .map_err(corrupt(&self.path))?;
+            let ids = serde_json::to_string(&cards).unwrap_or_default();
+            let rows = st
+                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .map_err(corrupt(&self.path))?;
+            for row in rows {
+                let (id, text) = row.map_err(corrupt(&self.path))?;
+                terms.insert(id, serde_json::from_str(&text).unwrap_or_default());
+            }
+        }
+        let docs = shown
+            .into_iter()
+            .map(|(i, card)| (i, terms.get(&card).cloned().unwrap_or_default()))
+            .collect();
+        let ix = Arc::new(RouteIndex::new(docs));
+        Ok(bundle.route_index.get_or_init(|| ix).clone())
+    }
+
+    /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
+    /// shows, ranked, at or above `min_score`, at most `top` (the settings' `top_k` by default).
+    pub fn route(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        message: &str,
+        top: Option<usize>,
+    ) -> Result<Route, Error> {
+        let bundle = self.bundle(r)?;
+        let settings = self.routing_settings();
+        let members = self.catalog_members(&bundle, consumer, ctx)?;
+        let position: HashMap<usize, usize> = members
+            .iter()
+            .enumerate()
+            .map(|(n, i)| (*i, n + 1))
+            .collect();
+        let mut ranked: Vec<(Scored, usize)> = self
+            .route_index(&bundle)?
+            .rank(message)
+            .into_iter()
+            .filter(|s| s.score >= settings.min_score)
+            .filter_map(|s| position.get(&s.skill).map(|&p| (s, p)))
+            .collect();
+        ranked.sort_by(|(a, _), (b, _)| {
+            b.score.total_cmp(&a.score).then_with(|| {
+                bundle.skills[a.skill]
+                    .name
+                    .cmp(&bundle.skills[b.skill].name)
+            })
+        });
+        ranked.truncate(top.unwrap_or(settings.top_k));
+        let candidates: Vec<Candidate> = ranked
+            .into_iter()
+            .map(|(s, p)| {
+                let skill = &bundle.skills[s.skill];
+                Candidate {
+                    id: format!("SK{p}"),
+                    name: skill.name.clone(),
+                    qualified_name: skill.qualified_name.clone(),
+                    score: s.score,
+                    matched: s.matched,
+                }
+            })
+            .collect();
+        Ok(Route {
+            message: message.to_string(),
+            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
+            locale: bundle.locale.clone(),
+            tier: bundle.tier.clone(),
+            consumer: consumer.map(str::to_string),
+            method: "lexical",
+            confident: candidates
+                .first()
+                .is_some_and(|c| c.score >= settings.confident),
+            candidates,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(cards: &[(&str, &str, &[&str])]) -> RouteIndex {
+        RouteIndex::new(
+            cards
+                .iter()
+                .enumerate()
+                .map(|(i, (name, description, examples))| {
+                    let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+                    let terms: HashMap<String, u32> =
+                        serde_json::from_str(&card_terms(name, description, &examples, &[]))
+                            .unwrap();
+                    (i, terms)
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn words_are_lowercased_split_stopped_and_stemmed() {
+        assert_eq!(
+            tokens("How much are the Prices of pricing-uk?"),
+            ["much", "price", "pricing", "uk"]
+        );
+        assert_eq!(
+            tokens("class status analysis bus"),
+            ["class", "status", "analysis", "bus"]
+        );
+        assert_eq!(tokens("Quels sont vos tarifs ?"), ["quel", "sont", "tarif"]);
+        assert!(tokens("").is_empty() && tokens("\u{0}\u{7}!!").is_empty());
+    }
+
+    #[test]
+    fn the_skill_that_holds_the_message_words_ranks_first_and_scores_stay_in_range() {
+        let ix = index(&[
+            (
+                "pricing",
+                "Answer questions about plans and prices.",
+                &["How much does it cost?"],
+            ),
+            (
+                "support",
+                "Help customers who cannot log in.",
+                &["I can't log in"],
+            ),
+            (
+                "competitors",
+                "Compare us with competitors.",
+                &["Why not use Globex?"],
+            ),
+        ]);
+        let ranked = ix.rank("what does the pro plan cost per month");
+        assert_eq!(ranked.len(), 1);
+        assert_eq!(ranked[0].skill, 0);
+        assert_eq!(ranked[0].matched, ["plan", "cost"]);
+        assert!(ranked[0].score > 0.0 && ranked[0].score < 1.0);
+        assert!(
+            ix.rank("bananas and kiwis").is_empty(),
+            "no known word, no candidate"
+        );
+        let both = ix.rank("log in to compare competitors");
+        assert_eq!(both.len(), 2);
+    }
+}
