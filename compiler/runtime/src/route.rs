@@ -72,54 +72,66 @@ pub fn card_terms(
     for e in examples.iter().chain(when_to_use) {
         add(e, EXAMPLE_WEIGHT);
     }
-    serde_json::to_string(&terms).unwrap_or_else(|_| "{}".to_string())
+    let pairs: Vec<String> = terms.iter().map(|(t, n)| format!("{t}:{n}")).collect();
+    pairs.join(" ")
+}
+
+/// The pairs of a stored `card.terms`.
+pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
+    stored.split(' ').filter_map(|pair| {
+        let (word, count) = pair.rsplit_once(':')?;
+        Some((word, count.parse().ok()?))
+    })
 }
 
 /// The index of one bundle's catalog: each shown skill's words, and how many skills hold each.
 #[derive(Debug, Default)]
 pub struct RouteIndex {
-    /// Per skill (index into the bundle's skills): its words' weighted counts and their sum.
-    pub(crate) docs: Vec<(usize, HashMap<String, u32>, u32)>,
-    /// Skills holding each word.
-    pub(crate) df: HashMap<String, u32>,
+    /// Every word of the catalog, by id.
+    pub(crate) ids: HashMap<String, usize>,
+    /// Per word (by id), the documents holding it and its weighted count there: how many
+    /// skills hold a word is its list's length.
+    pub(crate) postings: Vec<Vec<(usize, u32)>>,
+    /// Per document: the skill (index into the bundle's skills) and the sum of its counts.
+    pub(crate) docs: Vec<(usize, u32)>,
     /// Average of the sums.
     pub(crate) avg_len: f64,
 }
 
 impl RouteIndex {
-    /// Builds the index from each skill's stored terms.
-    pub fn new(docs: Vec<(usize, HashMap<String, u32>)>) -> RouteIndex {
-        let mut df: HashMap<String, u32> = HashMap::new();
-        let docs: Vec<_> = docs
-            .into_iter()
-            .map(|(i, terms)| {
-                for t in terms.keys() {
-                    *df.entry(t.clone()).or_default() += 1;
+    /// Builds the index from each skill's stored terms (`card.terms`).
+    pub fn new<'a>(docs: impl IntoIterator<Item = (usize, &'a str)>) -> RouteIndex {
+        let mut ix = RouteIndex::default();
+        let mut total = 0u64;
+        for (skill, stored) in docs {
+            let doc = ix.docs.len();
+            let mut len = 0;
+            for (word, count) in parse_terms(stored) {
+                let next = ix.ids.len();
+                let id = *ix.ids.entry(word.to_string()).or_insert(next);
+                if id == ix.postings.len() {
+                    ix.postings.push(Vec::new());
                 }
-                let len = terms.values().sum();
-                (i, terms, len)
-            })
-            .collect();
-        let total: u64 = docs.iter().map(|d| u64::from(d.2)).sum();
-        let avg_len = if docs.is_empty() {
-            1.0
-        } else {
-            total as f64 / docs.len() as f64
-        };
-        RouteIndex {
-            docs,
-            df,
-            avg_len: avg_len.max(1.0),
+                ix.postings[id].push((doc, count));
+                len += count;
+            }
+            total += u64::from(len);
+            ix.docs.push((skill, len));
         }
+        let n = ix.docs.len().max(1) as f64;
+        ix.avg_len = (total as f64 / n).max(1.0);
+        ix
     }
 
     /// Each skill's score for `message` (skills that match no word left out), best first, ties
     /// by skill index order given by `name_of`.
     pub fn rank(&self, message: &str) -> Vec<Scored> {
-        let mut words: Vec<String> = Vec::new();
+        let mut words: Vec<(String, usize)> = Vec::new();
         for t in tokens(message) {
-            if self.df.contains_key(&t) && !words.contains(&t) {
-                words.push(t);
+            if let Some(&id) = self.ids.get(&t) {
+                if !words.iter().any(|(_, w)| *w == id) {
+                    words.push((t, id));
+                }
             }
         }
         if words.is_empty() {
@@ -128,33 +140,31 @@ impl RouteIndex {
         let n = self.docs.len() as f64;
         let idf: Vec<f64> = words
             .iter()
-            .map(|t| {
-                let df = f64::from(self.df[t]);
+            .map(|(_, id)| {
+                let df = self.postings[*id].len() as f64;
                 (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
         let whole: f64 = idf.iter().sum();
-        let mut out = Vec::new();
-        for (skill, terms, len) in &self.docs {
-            let norm = K1 * (1.0 - B + B * f64::from(*len) / self.avg_len);
-            let mut score = 0.0;
-            let mut matched = Vec::new();
-            for (t, idf) in words.iter().zip(&idf) {
-                if let Some(&tf) = terms.get(t) {
-                    let tf = f64::from(tf);
-                    score += idf * tf / (tf + norm);
-                    matched.push(t.clone());
-                }
-            }
-            if !matched.is_empty() {
-                out.push(Scored {
-                    skill: *skill,
-                    score: round(score / whole),
-                    matched,
-                });
+        // Per document that holds a word: its score so far and the words it matched.
+        let mut hits: BTreeMap<usize, (f64, Vec<String>)> = BTreeMap::new();
+        for ((word, id), idf) in words.iter().zip(&idf) {
+            for &(doc, tf) in &self.postings[*id] {
+                let len = f64::from(self.docs[doc].1);
+                let norm = K1 * (1.0 - B + B * len / self.avg_len);
+                let tf = f64::from(tf);
+                let hit = hits.entry(doc).or_insert_with(|| (0.0, Vec::new()));
+                hit.0 += idf * tf / (tf + norm);
+                hit.1.push(word.clone());
             }
         }
-        out
+        hits.into_iter()
+            .map(|(doc, (score, matched))| Scored {
+                skill: self.docs[doc].0,
+                score: round(score / whole),
+                matched,
+            })
+            .collect()
     }
 }
 
@@ -255,7 +265,7 @@ impl Artifact {
             .map(|(i, s)| (i, s.card))
             .collect();
         let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
-        let mut terms: HashMap<i64, HashMap<String, u32>> = HashMap::new();
+        let mut terms: HashMap<i64, String> = HashMap::new();
         {
             let conn = self.conn.lock().expect("lock");
             let mut st = conn
@@ -269,13 +279,12 @@ impl Artifact {
                 .map_err(corrupt(&self.path))?;
             for row in rows {
                 let (id, text) = row.map_err(corrupt(&self.path))?;
-                terms.insert(id, serde_json::from_str(&text).unwrap_or_default());
+                terms.insert(id, text);
             }
         }
         let docs = shown
             .into_iter()
-            .map(|(i, card)| (i, terms.get(&card).cloned().unwrap_or_default()))
-            .collect();
+            .map(|(i, card)| (i, terms.get(&card).map_or("", String::as_str)));
         let ix = Arc::new(RouteIndex::new(docs));
         Ok(bundle.route_index.get_or_init(|| ix).clone())
     }
@@ -346,19 +355,23 @@ mod tests {
     use super::*;
 
     fn index(cards: &[(&str, &str, &[&str])]) -> RouteIndex {
-        RouteIndex::new(
-            cards
-                .iter()
-                .enumerate()
-                .map(|(i, (name, description, examples))| {
-                    let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
-                    let terms: HashMap<String, u32> =
-                        serde_json::from_str(&card_terms(name, description, &examples, &[]))
-                            .unwrap();
-                    (i, terms)
-                })
-                .collect(),
-        )
+        let stored: Vec<String> = cards
+            .iter()
+            .map(|(name, description, examples)| {
+                let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+                card_terms(name, description, &examples, &[])
+            })
+            .collect();
+        RouteIndex::new(stored.iter().enumerate().map(|(i, s)| (i, s.as_str())))
+    }
+
+    #[test]
+    fn stored_terms_are_sorted_word_count_pairs() {
+        let stored = card_terms("pricing-uk", "Prices in GBP.", &["How much?".into()], &[]);
+        assert_eq!(stored, "gbp:2 much:1 price:2 pricing:3 uk:3");
+        let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
+        assert_eq!(back[0], ("gbp", 2));
+        assert_eq!(parse_terms("").count(), 0);
     }
 
     #[test]
