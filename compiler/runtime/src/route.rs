@@ -123,11 +123,14 @@ impl RouteIndex {
         ix
     }
 
-    /// Each skill's score for `message` (skills that match no word left out), best first, ties
-    /// by skill index order given by `name_of`.
-    pub fn rank(&self, message: &str) -> Vec<Scored> {
+    /// Each skill's score for `message` (skills that match no word left out, in no order).
+    /// At most [`MAX_WORDS`] distinct known words of the message count, the first ones.
+    pub fn rank(&self, message: &str) -> Ranking {
         let mut words: Vec<(String, usize)> = Vec::new();
         for t in tokens(message) {
+            if words.len() == MAX_WORDS {
+                break;
+            }
             if let Some(&id) = self.ids.get(&t) {
                 if !words.iter().any(|(_, w)| *w == id) {
                     words.push((t, id));
@@ -135,7 +138,7 @@ impl RouteIndex {
             }
         }
         if words.is_empty() {
-            return Vec::new();
+            return Ranking::default();
         }
         let n = self.docs.len() as f64;
         let idf: Vec<f64> = words
@@ -146,27 +149,54 @@ impl RouteIndex {
             })
             .collect();
         let whole: f64 = idf.iter().sum();
-        // Per document that holds a word: its score so far and the words it matched.
-        let mut hits: BTreeMap<usize, (f64, Vec<String>)> = BTreeMap::new();
-        for ((word, id), idf) in words.iter().zip(&idf) {
+        // Per document: its score so far and which of the words it holds (a bit each).
+        let mut score = vec![0.0f64; self.docs.len()];
+        let mut held = vec![0u64; self.docs.len()];
+        for (k, ((_, id), idf)) in words.iter().zip(&idf).enumerate() {
             for &(doc, tf) in &self.postings[*id] {
                 let len = f64::from(self.docs[doc].1);
                 let norm = K1 * (1.0 - B + B * len / self.avg_len);
                 let tf = f64::from(tf);
-                let hit = hits.entry(doc).or_insert_with(|| (0.0, Vec::new()));
-                hit.0 += idf * tf / (tf + norm);
-                hit.1.push(word.clone());
+                score[doc] += idf * tf / (tf + norm);
+                held[doc] |= 1 << k;
             }
         }
-        hits.into_iter()
-            .map(|(doc, (score, matched))| Scored {
+        let scored = (0..self.docs.len())
+            .filter(|&doc| held[doc] != 0)
+            .map(|doc| Scored {
                 skill: self.docs[doc].0,
-                score: round(score / whole),
-                matched,
+                score: round(score[doc] / whole),
+                held: held[doc],
             })
+            .collect();
+        Ranking {
+            words: words.into_iter().map(|(w, _)| w).collect(),
+            scored,
+        }
+    }
+}
+
+/// The skills a message's words reach.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranking {
+    /// The message's distinct known words (indexed forms), in its order.
+    pub words: Vec<String>,
+    /// Each skill holding one of them, in no order.
+    pub scored: Vec<Scored>,
+}
+
+impl Ranking {
+    /// The words of `words` a scored skill holds, in the message's order.
+    pub fn matched(&self, s: &Scored) -> Vec<String> {
+        (self.words.iter().enumerate())
+            .filter(|(k, _)| s.held & (1 << k) != 0)
+            .map(|(_, w)| w.clone())
             .collect()
     }
 }
+
+/// The most distinct known words of a message a route weighs (a bit each per skill).
+pub const MAX_WORDS: usize = 64;
 
 /// Scores kept to 6 decimals: every runtime then gives the same figure, whatever the last bit
 /// of its logarithm.
@@ -182,8 +212,8 @@ pub struct Scored {
     /// In [0, 1): the share of the message's known words' weight the skill matches, each
     /// word's match saturating as BM25's does.
     pub score: f64,
-    /// The message's words it holds (indexed forms), in the message's order.
-    pub matched: Vec<String>,
+    /// Which of the ranking's words it holds, a bit each.
+    pub held: u64,
 }
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -302,19 +332,18 @@ impl Artifact {
         let bundle = self.bundle(r)?;
         let settings = self.routing_settings();
         let members = self.catalog_members(&bundle, consumer, ctx)?;
-        let position: HashMap<usize, usize> = members
+        // Catalog position (1-based) of each shown skill; 0: not in this catalog.
+        let mut position = vec![0usize; bundle.skills.len()];
+        for (n, &i) in members.iter().enumerate() {
+            position[i] = n + 1;
+        }
+        let ranking = self.route_index(&bundle)?.rank(message);
+        let mut ranked: Vec<&Scored> = ranking
+            .scored
             .iter()
-            .enumerate()
-            .map(|(n, i)| (*i, n + 1))
+            .filter(|s| s.score >= settings.min_score && position[s.skill] > 0)
             .collect();
-        let mut ranked: Vec<(Scored, usize)> = self
-            .route_index(&bundle)?
-            .rank(message)
-            .into_iter()
-            .filter(|s| s.score >= settings.min_score)
-            .filter_map(|s| position.get(&s.skill).map(|&p| (s, p)))
-            .collect();
-        ranked.sort_by(|(a, _), (b, _)| {
+        ranked.sort_by(|a, b| {
             b.score.total_cmp(&a.score).then_with(|| {
                 bundle.skills[a.skill]
                     .name
@@ -324,14 +353,14 @@ impl Artifact {
         ranked.truncate(top.unwrap_or(settings.top_k));
         let candidates: Vec<Candidate> = ranked
             .into_iter()
-            .map(|(s, p)| {
+            .map(|s| {
                 let skill = &bundle.skills[s.skill];
                 Candidate {
-                    id: format!("SK{p}"),
+                    id: format!("SK{}", position[s.skill]),
                     name: skill.name.clone(),
                     qualified_name: skill.qualified_name.clone(),
                     score: s.score,
-                    matched: s.matched,
+                    matched: ranking.matched(s),
                 }
             })
             .collect();
@@ -408,15 +437,15 @@ mod tests {
             ),
         ]);
         let ranked = ix.rank("what does the pro plan cost per month");
-        assert_eq!(ranked.len(), 1);
-        assert_eq!(ranked[0].skill, 0);
-        assert_eq!(ranked[0].matched, ["plan", "cost"]);
-        assert!(ranked[0].score > 0.0 && ranked[0].score < 1.0);
+        assert_eq!(ranked.scored.len(), 1);
+        assert_eq!(ranked.scored[0].skill, 0);
+        assert_eq!(ranked.matched(&ranked.scored[0]), ["plan", "cost"]);
+        assert!(ranked.scored[0].score > 0.0 && ranked.scored[0].score < 1.0);
         assert!(
-            ix.rank("bananas and kiwis").is_empty(),
+            ix.rank("bananas and kiwis").scored.is_empty(),
             "no known word, no candidate"
         );
         let both = ix.rank("log in to compare competitors");
-        assert_eq!(both.len(), 2);
+        assert_eq!(both.scored.len(), 2);
     }
 }
