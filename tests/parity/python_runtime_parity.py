@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler" / "runti
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from skillc_runtime import Artifact  # noqa: E402
 
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, SELECTIONS, flags  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags  # noqa: E402
 
 
 def run(skillc, args):
@@ -71,6 +71,19 @@ def main():
                 failed += not same
                 if not same:
                     print(f"FAIL consumer {consumer} {bundle} {context}")
+    # Routes: the same candidates, ids, scores and matched words.
+    for bundle in BUNDLES:
+        for context in CONTEXTS[:3]:
+            for consumer in [None, *CONSUMERS]:
+                for message in MESSAGES:
+                    args = [*flags(bundle, context), *(["--consumer", consumer] if consumer else [])]
+                    rust = run(skillc, ["route", artifact, message, *args, "--format", "json"])
+                    mine = py.route(message, context=context, consumer=consumer, **bundle)
+                    same = rust == mine
+                    passed += same
+                    failed += not same
+                    if not same:
+                        print(f"FAIL route {bundle} {context} {consumer} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}")
     print(f"{passed} passed, {failed} failed")
     # The count is part of the result: a run that compared nothing must not pass.
     if passed + failed < 400:

@@ -18,6 +18,13 @@ SELECTIONS = [
     ["context_gathering", "demo_offer", "competitors", "pricing", "clean_ending"],
     ["context_gathering", "competitors", "pricing", "greeting", "clean_ending"],
 ]
+# Messages routed (docs/routing.md): plain questions, French, several topics, nothing known,
+# punctuation only, another script, a long one.
+MESSAGES = [
+    "How much does the pro plan cost?", "I can't log in to my account", "Quels sont vos tarifs ?",
+    "compare you with Chargebee and book a demo", "turn this into a PDF press release",
+    "bananas", "?!", "価格はいくらですか", "pricing " * 300,
+]
 # Consumers hide and show skills in catalogs and selections.
 CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
 

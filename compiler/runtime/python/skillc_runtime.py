@@ -16,6 +16,7 @@ connection keeps it readable until it is replaced.
 """
 
 import json
+import math
 import os
 import re
 import sqlite3
@@ -450,3 +451,99 @@ class Artifact:
             "sources": sources,
             "text": text.rstrip() + "\n",
         }
+
+    # -- route (docs/routing.md: the same words and scores as the Rust runtime) --------------
+
+    def route(self, message, client=None, locale=None, tier=None, consumer=None, context=None, top=None):
+        """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
+        --format json` gives them."""
+        with self._lock:
+            self._follow()
+            return self._route(message, client, locale, tier, consumer, context or {}, top)
+
+    def _route_index(self, b):
+        if "route" not in b:
+            shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
+            terms = dict(self.db.execute(
+                "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted({c for _, c in shown})),)))
+            ids, postings, docs, total = {}, [], [], 0
+            for i, card in shown:
+                length = 0
+                for pair in filter(None, (terms.get(card) or "").split(" ")):
+                    word, _, count = pair.rpartition(":")
+                    word_id = ids.setdefault(word, len(ids))
+                    if word_id == len(postings):
+                        postings.append([])
+                    postings[word_id].append((len(docs), int(count)))
+                    length += int(count)
+                total += length
+                docs.append((i, length))
+            avg = max(total / max(len(docs), 1), 1.0)
+            b["route"] = (ids, postings, docs, avg)
+        return b["route"]
+
+    def _route(self, message, client, locale, tier, consumer, ctx, top):
+        b = self.bundle(client, locale, tier)
+        settings = {"top_k": 5, "min_score": 0.2, "confident": 0.95,
+                    **json.loads(self.manifest.get("routing", "{}"))}
+        position = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+        ids, postings, docs, avg = self._route_index(b)
+        words = []
+        for t in route_tokens(message):
+            if len(words) == _MAX_WORDS:
+                break
+            if t in ids and all(w != t for w, _ in words):
+                words.append((t, ids[t]))
+        scored = []
+        if words:
+            n = float(len(docs))
+            idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
+            whole = sum(idf)
+            score, held = {}, {}
+            for k, ((_, w), weight) in enumerate(zip(words, idf)):
+                for doc, tf in postings[w]:
+                    norm = _K1 * (1.0 - _B + _B * docs[doc][1] / avg)
+                    score[doc] = score.get(doc, 0.0) + weight * tf / (tf + norm)
+                    held.setdefault(doc, []).append(k)
+            for doc in score:
+                s = math.floor(score[doc] / whole * 1e6 + 0.5) / 1e6
+                if s >= settings["min_score"] and docs[doc][0] in position:
+                    scored.append((s, docs[doc][0], held[doc]))
+        scored.sort(key=lambda x: (-x[0], b["skills"][x[1]]["name"]))
+        scored = scored[:settings["top_k"] if top is None else top]
+        candidates = [{
+            "id": f"SK{position[i]}", "name": b["skills"][i]["name"],
+            "qualified_name": b["skills"][i]["qualified_name"], "score": s,
+            "matched": [words[k][0] for k in held_words],
+        } for s, i, held_words in scored]
+        return {"message": message, "client": client or None,
+                "locale": locale or self.manifest["default_locale"],
+                "tier": tier or self.manifest["default_tier"], "consumer": consumer,
+                "method": "lexical",
+                "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
+                "candidates": candidates}
+
+
+# Routing's words (docs/routing.md), as compiler/runtime/src/route.rs makes them.
+_K1, _B = 1.2, 0.75
+_MAX_WORDS = 64
+ROUTE_STOPWORDS = frozenset("""
+    a an and are as at be but by can could do does for from has have how i if in into is it its me
+    my no not of on or our so that the their them then there these they this to us was we what when
+    where which who why will with would you your au aux ce ces dans de des du en est et il je la le
+    les mes mon ne nous ou par pas pour que qui sur un une vous votre vos""".split())
+
+
+def route_tokens(text):
+    """A text's words as the routing index holds them: lowercased, split at every character
+    that is not a letter or a digit, stopwords and lone Latin letters out, a final `s` dropped
+    from words of four letters or more (not after `s`, `u` or `i`)."""
+    out = []
+    for w in re.findall(r"[^\W_]+", text.lower()):
+        if (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
+            continue
+        if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
+            w = w[:-1]
+        out.append(w)
+    return out
