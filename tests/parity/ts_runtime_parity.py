@@ -2,7 +2,7 @@
 """The TypeScript runtime against the Rust runtime, through their command lines.
 
 Every request of the Python parity test (bundles, contexts, consumers, catalog formats,
-selections), plus prompts in text form and requests that must fail, is asked of `skillc` and
+selections, routes), plus prompts and routes in text form and requests that must fail, is asked of `skillc` and
 of `node compiler/runtime/typescript/dist/cli.js`: standard output and exit status must be
 byte for byte the same (the error message too, for failures).
 Usage: ts_runtime_parity.py SKILLC ARTIFACT
@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, SELECTIONS, flags  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags  # noqa: E402
 
 CLI = Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "typescript" / "dist" / "cli.js"
 
@@ -36,6 +36,16 @@ def requests(artifact):
                 yield ["catalog", *base, "--format", "json"]
                 for select in SELECTIONS:
                     yield ["prompt", *base, "--select", ",".join(select), "--format", "json"]
+    # Routes, as JSON and as text (scores to four decimals), for every consumer.
+    for bundle in BUNDLES:
+        for context in CONTEXTS[:3]:
+            for consumer in [None, *CONSUMERS]:
+                for message in MESSAGES:
+                    base = [artifact, message, *flags(bundle, context), *(["--consumer", consumer] if consumer else [])]
+                    yield ["route", *base, "--format", "json"]
+    for message in MESSAGES:
+        yield ["route", artifact, message, "--client", "hyperline.co"]
+        yield ["route", artifact, message, "--top", "1", "--format", "json"]
     # Requests that must fail, with the same words and status.
     yield ["catalog", artifact, "--client", "nope.example"]
     yield ["catalog", artifact, "--client", "hyperline.co", "--locale", "de"]

@@ -6,6 +6,8 @@
 //                    [--context KEY=VALUE]... [--format xml|markdown|list|json]
 //   node dist/cli.js prompt ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
 //                    --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
+//   node dist/cli.js route ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C]
+//                    [--context KEY=VALUE]... [--top K] [--format text|json]
 //
 // Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage or
 // I/O error.
@@ -13,10 +15,11 @@
 import { setFlagsFromString } from "node:v8";
 
 import { Artifact, ContextError, contextFromPairs, RequestError, removalWords } from "./index.js";
-import type { Catalog, Format, Prompt } from "./index.js";
+import type { Catalog, Format, Prompt, Route } from "./index.js";
 
 const USAGE = `usage: cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--format xml|markdown|list|json]
-       cli.js prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]`;
+       cli.js prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
+       cli.js route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--top K] [--format text|json]`;
 
 class UsageError extends Error {}
 
@@ -25,18 +28,20 @@ class UsageError extends Error {}
 setFlagsFromString("--liftoff-only");
 
 interface Args {
-  command: "catalog" | "prompt";
+  command: "catalog" | "prompt" | "route";
   artifact: string;
+  message: string;
   flags: Map<string, string>;
   context: [string, string][];
   select: string[];
 }
 
-const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context"]);
+const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top"]);
 
 function parse(argv: string[]): Args {
   const [command, ...rest] = argv;
-  if (command !== "catalog" && command !== "prompt") throw new UsageError(USAGE);
+  if (command !== "catalog" && command !== "prompt" && command !== "route") throw new UsageError(USAGE);
+  const positional: string[] = [];
   const flags = new Map<string, string>();
   const context: [string, string][] = [];
   const select: string[] = [];
@@ -44,13 +49,14 @@ function parse(argv: string[]): Args {
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (!arg.startsWith("--")) {
-      if (artifact !== undefined) throw new UsageError(`unexpected argument \`${arg}\`\n${USAGE}`);
-      artifact = arg;
+      positional.push(arg);
+      if (positional.length > (command === "route" ? 2 : 1)) throw new UsageError(`unexpected argument \`${arg}\`\n${USAGE}`);
+      artifact = positional[0];
       continue;
     }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (!FLAGS.has(name) || (name === "select" && command !== "prompt")) {
+    if (!FLAGS.has(name) || (name === "select" && command !== "prompt") || (name === "top" && command !== "route")) {
       throw new UsageError(`unexpected argument \`--${name}\`\n${USAGE}`);
     }
     const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
@@ -65,14 +71,14 @@ function parse(argv: string[]): Args {
       flags.set(name, value);
     }
   }
-  if (artifact === undefined) throw new UsageError(USAGE);
+  if (artifact === undefined || (command === "route" && positional.length < 2)) throw new UsageError(USAGE);
   if (command === "prompt" && select.length === 0) throw new UsageError(`\`--select\` is required\n${USAGE}`);
   const formats = command === "catalog" ? ["xml", "markdown", "list", "json"] : ["text", "json"];
   const format = flags.get("format");
   if (format !== undefined && !formats.includes(format)) {
     throw new UsageError(`invalid value \`${format}\` for \`--format\`; possible values: ${formats.join(", ")}`);
   }
-  return { command, artifact, flags, context, select };
+  return { command, artifact, message: positional[1] ?? "", flags, context, select };
 }
 
 /** `skillc catalog --format json`: keys in the order serde_json prints them (sorted). */
@@ -108,6 +114,11 @@ function promptJson(p: Prompt): string {
   return JSON.stringify(v, null, 2) + "\n";
 }
 
+/** `skillc route --format json`: the fields in the Rust struct's order. */
+function routeJson(r: Route): string {
+  return JSON.stringify(r, null, 2) + "\n";
+}
+
 async function run(argv: string[]): Promise<number> {
   const args = parse(argv);
   const context = contextFromPairs(args.context);
@@ -120,7 +131,13 @@ async function run(argv: string[]): Promise<number> {
     context,
   };
   const format = args.flags.get("format");
-  if (args.command === "catalog") {
+  if (args.command === "route") {
+    const top = args.flags.get("top");
+    if (top !== undefined && !/^\d+$/.test(top)) throw new UsageError(`invalid value \`${top}\` for \`--top\``);
+    const r = artifact.route({ ...request, message: args.message, top: top === undefined ? undefined : Number(top) });
+    process.stdout.write(format === "json" ? routeJson(r)
+      : r.candidates.map((c) => `${c.score.toFixed(4)} ${c.id} ${c.name} (${c.matched.join(", ")})\n`).join(""));
+  } else if (args.command === "catalog") {
     const f = (format ?? "markdown") as Format;
     const c = artifact.catalog({ ...request, format: f });
     process.stdout.write(f === "json" ? catalogJson(c) : c.text.endsWith("\n") ? c.text : c.text + "\n");

@@ -1,4 +1,4 @@
-// skillc-runtime for TypeScript: catalogs and prompts from a skillc artifact, read-only.
+// skillc-runtime for TypeScript: catalogs, prompts and routes from a skillc artifact, read-only.
 //
 //   const artifact = await Artifact.open("out.db");
 //   const catalog = artifact.catalog({ client: "example.com", context: { page_url: "/en-gb/x" } });
@@ -11,6 +11,7 @@
 import { engine, Snapshot, stampOf } from "./artifact.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
+import { route, type Route } from "./route.js";
 import type { SqlJsStatic } from "sql.js";
 
 export { ArtifactError, RequestError, SCHEMA_VERSION } from "./artifact.js";
@@ -19,6 +20,8 @@ export { removalWords } from "./answer.js";
 export type { Catalog, CatalogSkill, Format, Prompt, PromptSkill, Removed } from "./answer.js";
 export { ContextError, contextFromObject, contextFromPairs } from "./context.js";
 export type { Context } from "./context.js";
+export { routeTokens } from "./route.js";
+export type { Candidate, Route } from "./route.js";
 
 /** Which bundle, for which consumer, in which context. Omitted: global, defaults, none. */
 export interface Request {
@@ -105,6 +108,13 @@ export class Artifact {
     const snap = this.current();
     const ctx = toContext(r.context);
     return prompt(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.select);
+  }
+
+  /** The skills the catalog shows, ranked for `message` (docs/routing.md). */
+  route(r: Request & { message: string; top?: number }): Route {
+    const snap = this.current();
+    const ctx = toContext(r.context);
+    return route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.message, r.top);
   }
 
   /** Closes the file's database. */

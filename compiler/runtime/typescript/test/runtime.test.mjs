@@ -96,3 +96,16 @@ test("an artifact swapped in by rename is served from the next call; a bad one i
   assert.equal(a.refused, undefined);
   a.close();
 });
+
+test("a route ranks the catalog's skills for a message and says which words matched", async () => {
+  const a = await Artifact.open(first);
+  const r = a.route({ client: "hyperline.co", message: "How much does the pro plan cost?" });
+  assert.equal(r.method, "lexical");
+  assert.equal(r.candidates[0].name, "pricing");
+  assert.deepEqual(r.candidates[0].matched, ["much", "plan", "cost"]);
+  const id = a.catalog({ client: "hyperline.co", format: "json" }).skills.find((s) => s.name === "pricing").id;
+  assert.equal(r.candidates[0].id, id);
+  assert.deepEqual(a.route({ message: "bananas" }).candidates, []);
+  assert.equal(a.route({ message: "log in, prices or competitors", top: 1 }).candidates.length, 1);
+  a.close();
+});

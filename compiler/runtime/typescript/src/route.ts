@@ -1,0 +1,145 @@
+// Routing a message to the skills of a catalog (docs/routing.md): the same words, scores and
+// order as the Rust runtime's `route` (compiler/runtime/src/route.rs); the parity runs compare
+// them on every request.
+import { rows, type Bundle, type Snapshot } from "./artifact.js";
+import { catalogMembers } from "./answer.js";
+import type { Context } from "./context.js";
+
+const K1 = 1.2;
+const B = 0.75;
+const MAX_WORDS = 64;
+const STOPWORDS = new Set(`a an and are as at be but by can could do does for from has have how i if in into is it its me
+  my no not of on or our so that the their them then there these they this to us was we what when
+  where which who why will with would you your au aux ce ces dans de des du en est et il je la le
+  les mes mon ne nous ou par pas pour que qui sur un une vous votre vos`.split(/\s+/));
+
+/** A text's words as the routing index holds them (see docs/routing.md). */
+export function routeTokens(text: string): string[] {
+  const out: string[] = [];
+  for (let w of text.toLowerCase().split(/[^\p{Alphabetic}\p{N}]+/u)) {
+    if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) continue;
+    const rest = w.slice(0, -1);
+    if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
+    out.push(w);
+  }
+  return out;
+}
+
+/** One candidate of a route. */
+export interface Candidate {
+  id: string;
+  name: string;
+  qualified_name: string;
+  score: number;
+  matched: string[];
+}
+
+/** A route, as `skillc route --format json` prints it. */
+export interface Route {
+  message: string;
+  client: string | null;
+  locale: string;
+  tier: string;
+  consumer: string | null;
+  method: "lexical";
+  confident: boolean;
+  candidates: Candidate[];
+}
+
+interface RouteIndex {
+  ids: Map<string, number>;
+  postings: [number, number][][];
+  docs: [number, number][];
+  avg: number;
+}
+
+const indexes = new WeakMap<Bundle, RouteIndex>();
+
+function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
+  const known = indexes.get(b);
+  if (known) return known;
+  const shown: [number, number][] = [];
+  b.skills.forEach((s, i) => {
+    if (s.catalogVisible) shown.push([i, s.card]);
+  });
+  const cards = [...new Set(shown.map(([, c]) => c))].sort((x, y) => x - y);
+  const terms = new Map<number, string>(
+    rows(snap.db, "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
+      .map((r) => [Number(r[0]), String(r[1])]),
+  );
+  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1 };
+  let total = 0;
+  for (const [skill, card] of shown) {
+    let len = 0;
+    for (const pair of (terms.get(card) ?? "").split(" ")) {
+      const at = pair.lastIndexOf(":");
+      if (at < 0) continue;
+      const word = pair.slice(0, at);
+      const count = Number(pair.slice(at + 1));
+      let id = ix.ids.get(word);
+      if (id === undefined) {
+        id = ix.ids.size;
+        ix.ids.set(word, id);
+        ix.postings.push([]);
+      }
+      ix.postings[id].push([ix.docs.length, count]);
+      len += count;
+    }
+    total += len;
+    ix.docs.push([skill, len]);
+  }
+  ix.avg = Math.max(total / Math.max(ix.docs.length, 1), 1);
+  indexes.set(b, ix);
+  return ix;
+}
+
+/** The skills the catalog shows for this consumer and context, ranked for `message`. */
+export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number): Route {
+  const settings = { top_k: 5, min_score: 0.2, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}") };
+  const position = new Map(catalogMembers(snap, b, consumer, ctx).map((i, n) => [i, n + 1]));
+  const ix = indexOf(snap, b);
+  const words: [string, number][] = [];
+  for (const t of routeTokens(message)) {
+    if (words.length === MAX_WORDS) break;
+    const id = ix.ids.get(t);
+    if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
+  }
+  const scored: [number, number, number[]][] = [];
+  if (words.length) {
+    const n = ix.docs.length;
+    const idf = words.map(([, w]) => Math.log(1 + (n - ix.postings[w].length + 0.5) / (ix.postings[w].length + 0.5)));
+    const whole = idf.reduce((x, y) => x + y, 0);
+    const score = new Map<number, number>();
+    const held = new Map<number, number[]>();
+    words.forEach(([, w], k) => {
+      for (const [doc, tf] of ix.postings[w]) {
+        const norm = K1 * (1 - B + (B * ix.docs[doc][1]) / ix.avg);
+        score.set(doc, (score.get(doc) ?? 0) + (idf[k] * tf) / (tf + norm));
+        held.set(doc, [...(held.get(doc) ?? []), k]);
+      }
+    });
+    for (const [doc, raw] of score) {
+      const s = Math.floor((raw / whole) * 1e6 + 0.5) / 1e6;
+      if (s >= settings.min_score && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
+    }
+  }
+  const name = (i: number) => b.skills[i].name;
+  scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));
+  const candidates = scored.slice(0, top ?? settings.top_k).map(([score, i, held]) => ({
+    id: `SK${position.get(i)}`,
+    name: b.skills[i].name,
+    qualified_name: b.skills[i].qualifiedName,
+    score,
+    matched: held.map((k) => words[k][0]),
+  }));
+  return {
+    message,
+    client: b.client || null,
+    locale: b.locale,
+    tier: b.tier,
+    consumer,
+    method: "lexical",
+    confident: candidates.length > 0 && candidates[0].score >= settings.confident,
+    candidates,
+  };
+}
