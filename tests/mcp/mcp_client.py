@@ -60,7 +60,7 @@ async def session_checks(skillc, live, other, workspace):
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = sorted(t.name for t in (await session.list_tools()).tools)
-            check("tools listed", tools == ["load_skills", "skills_catalog"], tools)
+            check("tools listed", tools == ["load_skills", "route_skills", "skills_catalog"], tools)
 
             got = await session.call_tool("skills_catalog", {"context": CONTEXT})
             check("catalog text equals `skillc catalog`",
@@ -80,6 +80,15 @@ async def session_checks(skillc, live, other, workspace):
                   got.structured_content)
             check("left-out names are noted", len(got.content) == 2 and "`nope` left out" in got.content[1].text,
                   [c.text for c in got.content])
+
+            message = "How much does the pro plan cost?"
+            got = await session.call_tool("route_skills", {"message": message, "context": CONTEXT})
+            want = json.loads(cli(skillc, "route", str(live), message, *cli_flags(), "--format", "json"))
+            check("route JSON equals `skillc route --format json`", got.structured_content == want,
+                  got.structured_content)
+            check("route text lists the candidates as `skillc route` does",
+                  got.content[0].text == cli(skillc, "route", str(live), message, *cli_flags()),
+                  got.content[0].text)
 
             resources = (await session.list_resources()).resources
             uris = [str(r.uri) for r in resources]

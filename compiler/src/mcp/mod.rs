@@ -106,6 +106,41 @@ impl Server {
         Ok((p.text.clone(), notes, json))
     }
 
+    /// The route of a message: its candidates as text lines, and the JSON of `skillc route
+    /// --format json`.
+    pub fn route(
+        &self,
+        ctx: &Context,
+        message: &str,
+        top: Option<usize>,
+    ) -> Result<(String, Value), Error> {
+        let a = self.artifact();
+        let r = a.route(
+            &self.bundle.as_ref(),
+            self.bundle.consumer.as_deref(),
+            ctx,
+            message,
+            top,
+        )?;
+        let text: String = if r.candidates.is_empty() {
+            "No skill matches this message.\n".to_string()
+        } else {
+            r.candidates
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{:.4} {} {} ({})\n",
+                        c.score,
+                        c.id,
+                        c.name,
+                        c.matched.join(", ")
+                    )
+                })
+                .collect()
+        };
+        Ok((text, serde_json::to_value(&r).unwrap_or(Value::Null)))
+    }
+
     /// Every file of the skills a catalog of this bundle may show, as (uri, skill, path).
     fn resources(&self) -> Result<Vec<(String, String, String)>, Error> {
         let a = self.artifact();
@@ -267,6 +302,20 @@ fn tools() -> Vec<Tool> {
             })),
         ),
         Tool::new(
+            "route_skills",
+            "The skills of the catalog ranked for a visitor's message (score, SK id, name and the words that matched); none when no skill's words are in it.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "message": {"type": "string"},
+                    "top": {"type": "integer", "minimum": 1},
+                    "context": context
+                },
+                "required": ["message"],
+                "additionalProperties": false
+            })),
+        ),
+        Tool::new(
             "load_skills",
             "The assembled prompt for the chosen skills (names or SK ids from the catalog), with the reason for every skill in or out and the cited sources.",
             schema(json!({
@@ -315,8 +364,37 @@ impl Server {
                 result.structured_content = Some(json);
                 Ok(result)
             }
+            "route_skills" => {
+                refuse_unknown_arguments(args, &["message", "top", "context"])?;
+                let ctx = context_of(args)?;
+                let message = match args.get("message") {
+                    Some(Value::String(m)) => m.clone(),
+                    _ => {
+                        return Err(ErrorData::invalid_params(
+                            "`message` must be a string: the visitor's message",
+                            None,
+                        ))
+                    }
+                };
+                let top = match args.get("top") {
+                    None => None,
+                    Some(v) => match v.as_u64().filter(|&n| n >= 1) {
+                        Some(n) => Some(n as usize),
+                        None => {
+                            return Err(ErrorData::invalid_params(
+                                "`top` must be a whole number of at least 1",
+                                None,
+                            ))
+                        }
+                    },
+                };
+                let (text, json) = self.route(&ctx, &message, top).map_err(|e| mcp_error(&e))?;
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(json);
+                Ok(result)
+            }
             other => Err(ErrorData::invalid_params(
-                format!("unknown tool `{other}`; tools: skills_catalog, load_skills"),
+                format!("unknown tool `{other}`; tools: skills_catalog, route_skills, load_skills"),
                 None,
             )),
         }
@@ -337,7 +415,7 @@ impl ServerHandler for Server {
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("skillc", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!(
-                "Compiled agent skills{release}. Call skills_catalog to see the skills, then load_skills with the names or SK ids you choose; a skill's files are resources skill://<name>/<path>."
+                "Compiled agent skills{release}. Call skills_catalog to see the skills (or route_skills with the visitor's message to rank them), then load_skills with the names or SK ids you choose; a skill's files are resources skill://<name>/<path>."
             ))
     }
 
