@@ -518,7 +518,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     let out = skillc(&["test", &repo("skills")]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
-        stdout(&out).contains("9 cases: 9 passed, 0 failed"),
+        stdout(&out).contains("12 cases: 12 passed, 0 failed"),
         "{}",
         stdout(&out)
     );
@@ -546,13 +546,13 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
         text.contains("expected the prompt within 5 tokens; it has"),
         "{text}"
     );
-    assert!(text.contains("10 cases: 9 passed, 1 failed"), "{text}");
+    assert!(text.contains("13 cases: 12 passed, 1 failed"), "{text}");
     // JSON and JUnit carry the same verdicts.
     let json: serde_json::Value =
         serde_json::from_slice(&skillc(&["test", ws_arg, "--format", "json"]).stdout).unwrap();
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),
-        (Some(9), Some(1))
+        (Some(12), Some(1))
     );
     let failed = json["cases"]
         .as_array()
@@ -564,7 +564,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     assert_eq!(failed["failures"].as_array().unwrap().len(), 2);
     let junit = stdout(&skillc(&["test", ws_arg, "--format", "junit"]));
     assert!(
-        junit.contains("<testsuite name=\"skillc\" tests=\"10\" failures=\"1\">"),
+        junit.contains("<testsuite name=\"skillc\" tests=\"13\" failures=\"1\">"),
         "{junit}"
     );
     assert_eq!(junit.matches("<failure ").count(), 1);
@@ -587,6 +587,27 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     let out = skillc(&["check", ws_arg]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("unknown client `ibanfirst.co`"));
+    // A routing case that does not hold says where the message went instead.
+    common::write(
+        &ws,
+        "tests/wrong.yaml",
+        "- name: a login problem wrongly expected at pricing\n  request: {client: hyperline.co, message: \"I can't log in\"}\n  expect: {routes_to: [pricing], routes_not_to: [support]}\n- name: nothing expected, something reached\n  request: {message: How much does it cost?}\n  expect: {routes_to: []}\n- name: reached, but not first\n  request: {message: prices or competitors, client: hyperline.co}\n  expect: {routes_to: [pricing, competitors], within: 1}\n",
+    );
+    let text = stdout(&skillc(&["test", ws_arg]));
+    assert!(
+        text.contains("expected the message to reach `pricing`; it reaches support ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("expected the message not to reach `support`; it reaches support ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("expected the message to reach no skill; it reaches pricing ("),
+        "{text}"
+    );
+    assert!(text.contains("within the first 1; it comes 2:"), "{text}");
+    assert!(text.contains("15 cases: 12 passed, 3 failed"), "{text}");
 }
 
 #[test]

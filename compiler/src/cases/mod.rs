@@ -51,6 +51,8 @@ pub struct Request {
     /// Selected skills (names or SK ids); the prompt is assembled when there are any, or when
     /// an expectation is about the prompt.
     pub select: Vec<String>,
+    /// A visitor's message to route (`skillc route`), for `routes_to` and `routes_not_to`.
+    pub message: Option<String>,
 }
 
 /// What the catalog and the prompt must hold.
@@ -70,6 +72,13 @@ pub struct Expect {
     pub text_contains: Vec<String>,
     /// Most tokens of the prompt (the catalog, when no prompt is assembled).
     pub max_tokens: Option<u64>,
+    /// Skills the message must reach, each among its candidates (`Some([])`: no candidate at
+    /// all).
+    pub routes_to: Option<Vec<String>>,
+    /// `routes_to` within the first this many candidates.
+    pub within: Option<usize>,
+    /// Skills the message must not reach.
+    pub routes_not_to: Vec<String>,
 }
 
 impl Expect {

@@ -254,7 +254,9 @@ impl Reader<'_> {
     }
 
     pub(super) fn request(&mut self, node: &Node) -> Request {
-        const KEYS: &[&str] = &["client", "locale", "tier", "consumer", "context", "select"];
+        const KEYS: &[&str] = &[
+            "client", "locale", "tier", "consumer", "context", "select", "message",
+        ];
         let mut r = Request::default();
         let Node::Map(entries, _) = node else {
             self.problem(
@@ -302,6 +304,7 @@ impl Reader<'_> {
                         r.select.push(name);
                     }
                 }
+                "message" => r.message = self.text(key, value),
                 _ => self.unknown_key(key, *key_pos, "`request`", KEYS),
             }
         }
@@ -371,6 +374,9 @@ impl Reader<'_> {
             "removed",
             "text_contains",
             "max_tokens",
+            "routes_to",
+            "within",
+            "routes_not_to",
         ];
         let mut e = Expect::default();
         let Node::Map(entries, _) = node else {
@@ -383,6 +389,30 @@ impl Reader<'_> {
         };
         for (key, key_pos, value) in entries {
             match key.as_str() {
+                "routes_to" | "routes_not_to" => {
+                    let names: Vec<String> = self
+                        .texts(key, value)
+                        .into_iter()
+                        .map(|(name, pos)| {
+                            self.skill(&name, pos, false);
+                            name
+                        })
+                        .collect();
+                    if key == "routes_to" {
+                        e.routes_to = Some(names);
+                    } else {
+                        e.routes_not_to = names;
+                    }
+                }
+                "within" => match self.text(key, value).map(|t| t.parse::<usize>()) {
+                    Some(Ok(n)) if n > 0 => e.within = Some(n),
+                    Some(_) => self.problem(
+                        codes::INVALID_VALUE,
+                        value.pos(),
+                        "`within` takes a whole number of at least 1".to_string(),
+                    ),
+                    None => {}
+                },
                 "catalog_includes" | "catalog_excludes" | "prompt_includes" | "prompt_excludes" => {
                     let names: Vec<String> = self
                         .texts(key, value)

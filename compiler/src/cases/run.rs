@@ -67,6 +67,10 @@ pub(super) fn run_into(
         check_prompt(&prompt, e, failures);
         (prompt.text.clone(), u64::from(prompt.tokens), "prompt")
     };
+    if let Some(message) = &r.message {
+        let route = artifact.route(&bundle, consumer, &ctx, message, None)?;
+        check_route(&route, e, failures);
+    }
     for t in &e.text_contains {
         if !text.contains(t.as_str()) {
             failures.push(format!("expected the {what} to contain {t:?}; it does not"));
@@ -80,6 +84,59 @@ pub(super) fn run_into(
         }
     }
     Ok(())
+}
+
+/// `routes_to` (within the first `within`), `routes_not_to`.
+pub(super) fn check_route(
+    route: &skillc_runtime::route::Route,
+    e: &Expect,
+    failures: &mut Vec<String>,
+) {
+    let reached = || {
+        listed(
+            route
+                .candidates
+                .iter()
+                .map(|c| format!("{} ({:.4})", c.name, c.score)),
+        )
+    };
+    let rank = |n: &str| {
+        route
+            .candidates
+            .iter()
+            .position(|c| c.name == n || c.qualified_name == n)
+    };
+    match &e.routes_to {
+        Some(names) if names.is_empty() && !route.candidates.is_empty() => failures.push(format!(
+            "expected the message to reach no skill; it reaches {}",
+            reached()
+        )),
+        Some(names) => {
+            for n in names {
+                match (rank(n), e.within) {
+                    (None, _) => failures.push(format!(
+                        "expected the message to reach `{n}`; it reaches {}",
+                        reached()
+                    )),
+                    (Some(at), Some(within)) if at >= within => failures.push(format!(
+                        "expected `{n}` within the first {within}; it comes {}: {}",
+                        at + 1,
+                        reached()
+                    )),
+                    _ => {}
+                }
+            }
+        }
+        None => {}
+    }
+    for n in &e.routes_not_to {
+        if rank(n).is_some() {
+            failures.push(format!(
+                "expected the message not to reach `{n}`; it reaches {}",
+                reached()
+            ));
+        }
+    }
 }
 
 /// `catalog_includes` and `catalog_excludes`.
