@@ -365,6 +365,35 @@ impl Reader<'_> {
         }
     }
 
+    /// Skill names of an expectation, each checked to exist.
+    fn skill_names(&mut self, key: &str, value: &Node) -> Vec<String> {
+        self.texts(key, value)
+            .into_iter()
+            .map(|(name, pos)| {
+                self.skill(&name, pos, false);
+                name
+            })
+            .collect()
+    }
+
+    /// A whole number of at least `least`, or a problem at its place.
+    fn whole_number(&mut self, key: &str, value: &Node, least: u64) -> Option<u64> {
+        match self.text(key, value).map(|t| t.parse::<u64>()) {
+            Some(Ok(n)) if n >= least => Some(n),
+            Some(_) if least > 0 => {
+                let why = format!("`{key}` takes a whole number of at least {least}");
+                self.problem(codes::INVALID_VALUE, value.pos(), why);
+                None
+            }
+            Some(_) => {
+                let why = format!("`{key}` takes a whole number");
+                self.problem(codes::INVALID_VALUE, value.pos(), why);
+                None
+            }
+            None => None,
+        }
+    }
+
     pub(super) fn expect(&mut self, node: &Node) -> Expect {
         const KEYS: &[&str] = &[
             "catalog_includes",
@@ -390,38 +419,16 @@ impl Reader<'_> {
         for (key, key_pos, value) in entries {
             match key.as_str() {
                 "routes_to" | "routes_not_to" => {
-                    let names: Vec<String> = self
-                        .texts(key, value)
-                        .into_iter()
-                        .map(|(name, pos)| {
-                            self.skill(&name, pos, false);
-                            name
-                        })
-                        .collect();
+                    let names = self.skill_names(key, value);
                     if key == "routes_to" {
                         e.routes_to = Some(names);
                     } else {
                         e.routes_not_to = names;
                     }
                 }
-                "within" => match self.text(key, value).map(|t| t.parse::<usize>()) {
-                    Some(Ok(n)) if n > 0 => e.within = Some(n),
-                    Some(_) => self.problem(
-                        codes::INVALID_VALUE,
-                        value.pos(),
-                        "`within` takes a whole number of at least 1".to_string(),
-                    ),
-                    None => {}
-                },
+                "within" => e.within = self.whole_number(key, value, 1).map(|n| n as usize),
                 "catalog_includes" | "catalog_excludes" | "prompt_includes" | "prompt_excludes" => {
-                    let names: Vec<String> = self
-                        .texts(key, value)
-                        .into_iter()
-                        .map(|(name, pos)| {
-                            self.skill(&name, pos, false);
-                            name
-                        })
-                        .collect();
+                    let names = self.skill_names(key, value);
                     match key.as_str() {
                         "catalog_includes" => e.catalog_includes = names,
                         "catalog_excludes" => e.catalog_excludes = names,
@@ -450,15 +457,7 @@ impl Reader<'_> {
                 "text_contains" => {
                     e.text_contains = self.texts(key, value).into_iter().map(|(t, _)| t).collect()
                 }
-                "max_tokens" => match self.text(key, value).map(|t| t.parse::<u64>()) {
-                    Some(Ok(n)) => e.max_tokens = Some(n),
-                    Some(Err(_)) => self.problem(
-                        codes::INVALID_VALUE,
-                        value.pos(),
-                        "`max_tokens` takes a whole number".to_string(),
-                    ),
-                    None => {}
-                },
+                "max_tokens" => e.max_tokens = self.whole_number(key, value, 0),
                 _ => self.unknown_key(key, *key_pos, "`expect`", KEYS),
             }
         }

@@ -302,36 +302,9 @@ fn runtime_figures(out: &Path) {
         prompt.push(t.elapsed().as_secs_f64() * 1e6);
         std::hint::black_box(p);
     }
-    // Messages made of a skill's own words (a name and its category's words) and of others.
-    let messages: Vec<String> = (0..64)
-        .map(|i| {
-            format!(
-                "how do I use {} with my account and export {}",
-                names[(i * 37) % names.len()],
-                i
-            )
-        })
-        .collect();
-    a.route(&b, None, &contexts[0], &messages[0], None)
-        .expect("route");
-    let mut route = Vec::new();
-    for i in 0..5_000 {
-        let t = Instant::now();
-        let r = a
-            .route(
-                &b,
-                None,
-                &contexts[i % contexts.len()],
-                &messages[i % messages.len()],
-                None,
-            )
-            .expect("route");
-        route.push(t.elapsed().as_secs_f64() * 1e6);
-        std::hint::black_box(r);
-    }
     let (c50, c99) = percentiles(catalog);
     let (p50, p99) = percentiles(prompt);
-    let (r50, r99) = percentiles(route);
+    let (r50, r99) = route_figures(&a, &b, &contexts, &names);
     println!(
         "runtime (Rust API, warm, a {}-skill client bundle): catalog lookup p50 {c50:.1} us, p99 {c99:.1} us   target p50 <= 20 us",
         names.len()
@@ -340,6 +313,32 @@ fn runtime_figures(out: &Path) {
         "  prompt for 5 selected skills: p50 {p50:.1} us, p99 {p99:.1} us   target p50 <= 100 us"
     );
     println!("  route a message: p50 {r50:.1} us, p99 {r99:.1} us   target p50 <= 50 us");
+}
+
+/// Warm routes of messages made of a skill's name and common words: p50 and p99 in µs.
+fn route_figures(
+    a: &skillc_runtime::Artifact,
+    b: &skillc_runtime::BundleRef<'_>,
+    contexts: &[skillc_runtime::Context],
+    names: &[String],
+) -> (f64, f64) {
+    let messages: Vec<String> = (0..64)
+        .map(|i| {
+            let name = &names[(i * 37) % names.len()];
+            format!("how do I use {name} with my account and export {i}")
+        })
+        .collect();
+    a.route(b, None, &contexts[0], &messages[0], None)
+        .expect("route");
+    let mut route = Vec::new();
+    for i in 0..5_000 {
+        let (ctx, message) = (&contexts[i % contexts.len()], &messages[i % messages.len()]);
+        let t = Instant::now();
+        let r = a.route(b, None, ctx, message, None).expect("route");
+        route.push(t.elapsed().as_secs_f64() * 1e6);
+        std::hint::black_box(r);
+    }
+    percentiles(route)
 }
 
 /// The `skillc` binary beside this one, if built.
