@@ -90,6 +90,8 @@ export interface BuildSummary {
 export interface PreviewRequest {
   client: string; locale: string; tier: string; consumer: string; page_url: string; turn: string;
   selected: string[]; format: string; context: [string, string][];
+  /** A visitor's message to route (empty: none). */
+  message: string;
   /** The digest of the catalog the page shows: the answer leaves it out if unchanged. */
   known_catalog: string;
 }
@@ -109,6 +111,16 @@ export interface Preview {
   };
   skill_tokens: Record<string, number>;
   budget: BudgetMeter;
+  /** The route of the request's message, when it has one, with the settings it was cut by. */
+  route: Route | null;
+  routing: { top_k: number; min_score: number; confident: number };
+}
+
+/** `skillc route --format json`. */
+export interface Route {
+  message: string; client: string | null; locale: string; tier: string; consumer: string | null;
+  method: string; confident: boolean;
+  candidates: { id: string; name: string; qualified_name: string; score: number; matched: string[] }[];
 }
 
 export interface BundleDiff {
@@ -221,6 +233,8 @@ export const api = {
   diff: () => invoke<Diff>("diff"),
   review: () => invoke<Review>("review"),
   testCases: () => invoke<TestRun>("test_cases"),
+  saveRouteCase: (request: PreviewRequest, name: string, routesTo: string[]) =>
+    invoke<string>("save_route_case", { request, name, routesTo }),
   publish: (token: string, files: string[], message: string, anyway: string | null) => invoke<string>("publish", { token, files, message, anyway }),
   on: <T>(event: string, handler: (payload: T) => void) => listen<T>(event, (e) => handler(e.payload)),
 };

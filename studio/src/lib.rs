@@ -289,6 +289,16 @@ fn preview(studio: State<'_, Studio>, request: PreviewRequest) -> Result<Preview
 }
 
 #[tauri::command(async)]
+fn save_route_case(
+    studio: State<'_, Studio>,
+    request: PreviewRequest,
+    name: String,
+    routes_to: Vec<String>,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.save_route_case(&request, &name, &routes_to))
+}
+
+#[tauri::command(async)]
 fn diff(studio: State<'_, Studio>) -> Result<skillc::interop::diff::Diff, StudioError> {
     studio.with(Session::diff)
 }
@@ -366,6 +376,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             set_client_value,
             build,
             preview,
+            save_route_case,
             diff,
             review,
             publish,

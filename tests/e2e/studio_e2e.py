@@ -814,6 +814,33 @@ def test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits(d, tmp,
 
 
 
+def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="preview"]')
+    select(d, "#pv-client", "hyperline.co")
+    select(d, "#pv-tier", "standard")
+    select(d, "#pv-locale", "en")
+    d.set_value("#pv-url", "/pricing")
+    d.set_value("#pv-message", "How much does the pro plan cost?")
+    d.wait_text("#pv-route", "This message reaches")
+    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
+    assert first == "pricing", first
+    assert "much, plan, cost" in d.text("#pv-route")
+    assert "min_score" in d.text("#pv-route")
+    d.screenshot(shots / "route.png")
+    cases = ws / "tests/routing.yaml"
+    before = cases.read_text()
+    d.click("#pv-save-case")
+    wait_until(lambda: cases.read_text() != before, "the case is appended")
+    after = cases.read_text()
+    assert after.startswith(before), "the file's other lines stay"
+    assert "message: How much does the pro plan cost?" in after and "- pricing" in after, after
+    # The saved case runs with the others after the next build, and passes.
+    d.click('#tabs button[data-tab="tests"]')
+    d.wait_text("#ts-cases", "reaches pricing", timeout=60)
+    d.wait_text("#ts-summary", "0 failed", timeout=60)
+
+
 def test_eight_everyday_tasks_each_under_a_minute(d, tmp, shots):
     """The eight tasks a content person tried in the studio, start to finish, each timed from
     its first click to the result on screen (or on disk)."""
@@ -948,6 +975,7 @@ TESTS = (
     test_saving_a_global_skill_says_whom_it_reaches,
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
+    test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
 )
 
 

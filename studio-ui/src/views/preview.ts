@@ -70,7 +70,7 @@ export function wirePreviewControls(): void {
   for (const id of ["pv-client", "pv-locale", "pv-tier", "pv-consumer", "pv-format"]) {
     byId(id).addEventListener("change", () => again(0));
   }
-  for (const id of ["pv-url", "pv-turn", "pv-context", "pv-selected"]) {
+  for (const id of ["pv-url", "pv-turn", "pv-context", "pv-selected", "pv-message"]) {
     byId(id).addEventListener("input", () => { if (id === "pv-url") followUrl(); again(300); });
   }
 }
@@ -130,6 +130,37 @@ function showBudget(b: BudgetMeter): void {
   const line = el("span", {}, `${size} of a ${n(b.budget)}-token budget (${Math.round(share * 100)}%).`);
   const cut = b.cut ? el("p", { class: "cut-note" }, `Over budget, so the build cut it: ${b.cut}.`) : null;
   meter.replaceChildren(bar, line, cut ?? "");
+}
+
+/** The skills the visitor's message reaches: each candidate's score against the cut, the
+ * words that matched, whether the route is confident; the message can be kept as a case. */
+function showRoute(p: Preview, request: PreviewRequest): void {
+  const box = byId("pv-route");
+  const route = p.route;
+  box.hidden = route === null;
+  if (!route) return box.replaceChildren();
+  const cut = p.routing.min_score;
+  const head = el("p", {}, el("b", {}, route.candidates.length
+    ? `This message reaches ${route.candidates.length === 1 ? "1 skill" : `${route.candidates.length} skills`}`
+    : "This message reaches no skill: the agent answers without one"),
+    route.candidates.length ? ` ${route.confident ? "· confident (the first scores at least " + p.routing.confident + ")" : "· not confident: the agent's selector decides"}` : "");
+  const rows = route.candidates.map((c) => el("tr", { "data-candidate": c.name },
+    el("td", { class: "num" }, c.score.toFixed(4)),
+    el("td", {}, el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.round(c.score * 100)}%` }))),
+    el("td", {}, c.id), el("td", {}, el("b", {}, c.name)),
+    el("td", { class: "matched" }, c.matched.join(", "))));
+  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} (the workspace's min_score) are not candidates; at most ${p.routing.top_k} are.`);
+  const first = route.candidates[0]?.name;
+  const save = el("button", { id: "pv-save-case", onclick: () => {
+    const name = `"${route.message.slice(0, 60)}" reaches ${first ?? "no skill"}`;
+    api.saveRouteCase(request, name, first ? [first] : []).then((file) => say(`Saved as a case in ${file}`, "good"))
+      .catch((e) => say(errorText(e), "bad"));
+  } }, first ? `Save as a case: it reaches ${first}` : "Save as a case: it reaches no skill");
+  const use = el("button", { onclick: () => {
+    byId<HTMLInputElement>("pv-selected").value = route.candidates.map((c) => c.name).join(", ");
+    runPreview().catch(() => undefined);
+  } }, "Select these");
+  box.replaceChildren(head, rows.length ? el("table", {}, ...rows) : "", note, el("div", { class: "inline" }, save, rows.length ? use : ""));
 }
 
 /** Sources as links; a click copies the address (the studio itself never goes online). */
@@ -239,6 +270,7 @@ async function drawPreview(): Promise<void> {
     page_url: value("pv-url").trim(), turn: value("pv-turn").trim(), context,
     selected: value("pv-selected").split(",").map((s) => s.trim()).filter(Boolean),
     format: value("pv-format"),
+    message: value("pv-message").trim(),
     known_catalog: "",
   };
   if (drawnCatalog.markdown === (request.format === "markdown")) request.known_catalog = drawnCatalog.digest;
@@ -265,6 +297,7 @@ async function drawPreview(): Promise<void> {
     byId("pv-sources-title").hidden = p.prompt.sources.length === 0;
     byId("pv-sources").replaceChildren(...p.prompt.sources.map(sourceItem));
     showBudget(p.budget);
+    showRoute(p, request);
   } catch (e) {
     if (ticket !== latestPreview) return;
     byId("pv-error").hidden = false;

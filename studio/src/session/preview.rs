@@ -7,7 +7,7 @@ use serde::Serialize;
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
 use super::disk::{Reader, Seen};
-use super::{errors_of, io_err, Session};
+use super::{errors_of, io_err, write_atomic, Session};
 use crate::error::{Diag, StudioError};
 
 /// Whether `tests/` holds a case file (`*.yaml`, `*.yml`) or anything else named so.
@@ -85,6 +85,8 @@ pub struct PreviewRequest {
     /// still that one, its text and skills are left out of the answer: a 1,000-skill catalog
     /// is most of an 800 KB answer, and a body edit does not change it.
     pub known_catalog: String,
+    /// A visitor's message to route in the catalog (empty: none).
+    pub message: String,
 }
 
 /// The workspace's test cases (`tests/*.yaml`) run against the last build.
@@ -111,6 +113,10 @@ pub struct Preview {
     pub skill_tokens: std::collections::BTreeMap<String, u32>,
     /// The catalog against its tier's budget.
     pub budget: BudgetMeter,
+    /// The route of the request's message, when it has one.
+    pub route: Option<skillc_runtime::route::Route>,
+    /// The routing settings it was cut by.
+    pub routing: skillc_runtime::route::RoutingSettings,
 }
 
 /// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
@@ -128,7 +134,85 @@ pub struct BudgetMeter {
     pub cut: Option<String>,
 }
 
+/// The file a case saved from the preview goes to.
+pub const ROUTING_CASES: &str = "tests/routing.yaml";
+
+/// A routing case as YAML, in the key order people write them: name, request, expect.
+fn route_case_yaml(
+    r: &PreviewRequest,
+    name: &str,
+    routes_to: &[String],
+) -> Result<String, StudioError> {
+    use serde_yaml::{Mapping, Value};
+    let text = |s: &str| Value::String(s.to_string());
+    let mut request = Mapping::new();
+    for (key, v) in [
+        ("client", &r.client),
+        ("locale", &r.locale),
+        ("tier", &r.tier),
+        ("consumer", &r.consumer),
+    ] {
+        if !v.is_empty() {
+            request.insert(text(key), text(v));
+        }
+    }
+    let mut context = Mapping::new();
+    if !r.page_url.is_empty() {
+        context.insert(text("page_url"), text(&r.page_url));
+    }
+    if !r.turn.is_empty() {
+        context.insert(text("turn"), text(&r.turn));
+    }
+    for (k, v) in &r.context {
+        context.insert(text(k), text(v));
+    }
+    if !context.is_empty() {
+        request.insert(text("context"), Value::Mapping(context));
+    }
+    request.insert(text("message"), text(r.message.trim()));
+    let mut expect = Mapping::new();
+    let names = routes_to.iter().map(|n| text(n)).collect();
+    expect.insert(text("routes_to"), Value::Sequence(names));
+    let mut case = Mapping::new();
+    case.insert(text("name"), text(name));
+    case.insert(text("request"), Value::Mapping(request));
+    case.insert(text("expect"), Value::Mapping(expect));
+    serde_yaml::to_string(&vec![Value::Mapping(case)]).map_err(io_err)
+}
+
 impl Session {
+    /// Appends the preview's message and where it goes now to [`ROUTING_CASES`] as a case,
+    /// the file's other lines untouched; returns the file.
+    pub fn save_route_case(
+        &self,
+        r: &PreviewRequest,
+        name: &str,
+        routes_to: &[String],
+    ) -> Result<String, StudioError> {
+        if r.message.trim().is_empty() {
+            return Err(StudioError::request("type the visitor's message first"));
+        }
+        let _written = super::disk::WritesOnDisk(&self.disk, Some(ROUTING_CASES));
+        let path = self.inside(ROUTING_CASES)?;
+        let mut text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                "# Which skill a visitor's message reaches, saved from Skill Studio's preview.\n"
+                    .to_string()
+            }
+            Err(e) => return Err(io_err(e)),
+        };
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&route_case_yaml(r, name, routes_to)?);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_err)?;
+        }
+        write_atomic(&path, text.as_bytes())?;
+        Ok(ROUTING_CASES.to_string())
+    }
+
     /// Builds the artifact (keeping the previous one for [`Session::diff`]).
     pub fn build(&self, progress: Option<&skillc::Progress>) -> Result<BuildSummary, StudioError> {
         // One build at a time, from its first step (the diff's files below) to its last: the
@@ -245,8 +329,14 @@ impl Session {
             level: b.catalog_level().to_string(),
             cut: b.catalog_cut(),
         };
+        let route = (!r.message.trim().is_empty())
+            .then(|| a.route(&bundle, consumer.as_deref(), &ctx, r.message.trim(), None))
+            .transpose()
+            .map_err(req)?;
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
+            route,
+            routing: a.routing_settings(),
             catalog,
             catalog_digest,
             catalog_kept,
@@ -298,6 +388,50 @@ impl Session {
 mod tests {
     use super::super::testing::*;
     use super::*;
+
+    #[test]
+    fn a_route_is_previewed_and_saved_as_a_case_that_then_passes() {
+        let (_d, s) = sample();
+        s.build(None).unwrap();
+        let r = PreviewRequest {
+            client: "hyperline.co".into(),
+            page_url: "/pricing".into(),
+            message: "How much does the pro plan cost?".into(),
+            format: "markdown".into(),
+            ..PreviewRequest::default()
+        };
+        let p = s.preview(&r).unwrap();
+        let route = p.route.unwrap();
+        assert_eq!(route.candidates[0].name, "pricing");
+        assert_eq!(p.routing.min_score, 0.2);
+        let before = std::fs::read_to_string(s.root.join(ROUTING_CASES)).unwrap();
+        let file = s
+            .save_route_case(&r, "a price question", &["pricing".into()])
+            .unwrap();
+        let after = std::fs::read_to_string(s.root.join(&file)).unwrap();
+        assert!(
+            after.starts_with(&before),
+            "the file's other lines stay as they were"
+        );
+        assert!(after.ends_with("    message: How much does the pro plan cost?\n  expect:\n    routes_to:\n    - pricing\n"), "{after}");
+        s.build(None).unwrap();
+        let run = s.test_cases().unwrap();
+        assert!(run.problems.is_empty(), "{:?}", run.problems);
+        let saved = run
+            .outcomes
+            .iter()
+            .find(|o| o.case.name == "a price question")
+            .unwrap();
+        assert!(saved.passed(), "{:?}", saved.failures);
+        let empty = PreviewRequest {
+            message: " ".into(),
+            ..r
+        };
+        assert_eq!(
+            s.save_route_case(&empty, "x", &[]).unwrap_err().kind,
+            "request"
+        );
+    }
 
     #[test]
     fn a_build_is_labelled_with_the_workspace_commit_when_there_is_one() {
