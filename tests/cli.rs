@@ -896,3 +896,77 @@ fn routing_settings_come_from_workspace_yaml_and_bad_ones_are_errors() {
         "{text}"
     );
 }
+
+#[test]
+fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_recall() {
+    // Two skills whose examples share words with their own texts but not with each other's.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    common::write(
+        &ws,
+        "billing/SKILL.md",
+        "---\nname: billing\ndescription: Invoices, payments and refunds.\ntrigger_examples: [Where is my invoice?, I want a refund for my payment, My payment failed]\n---\nHelp with billing.\n",
+    );
+    common::write(
+        &ws,
+        "shipping/SKILL.md",
+        "---\nname: shipping\ndescription: Parcels, delivery and tracking.\ntrigger_examples: [Where is my parcel?, Track my delivery, The parcel delivery is late]\n---\nHelp with shipping.\n",
+    );
+    common::write(
+        &ws,
+        "tests/routing.yaml",
+        "- name: bananas reach nothing\n  request: {message: bananas}\n  expect: {routes_to: []}\n- name: a refund reaches billing\n  request: {message: refund please}\n  expect: {routes_to: [billing]}\n",
+    );
+    let ws_arg = ws.to_str().unwrap();
+    let out = skillc(&["eval", ws_arg, "--format", "json", "--min-recall", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let b = &r["bundles"][0];
+    assert_eq!(
+        (b["examples"].as_u64(), b["cases"].as_u64()),
+        (Some(6), Some(2)),
+        "{b}"
+    );
+    assert_eq!(b["recall_at_1"], 1.0, "{b}");
+    assert_eq!(
+        (b["false_fire"].as_u64(), b["expect_none"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(b["confusions"], serde_json::json!([]));
+    // The sample's short examples share few words with their skills' other texts: the eval
+    // says so, and --min-recall fails the run.
+    let out = skillc(&["eval", &repo("skills"), "--min-recall", "0.9"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("global (en, standard): 20 examples, 1 cases · recall@1 "),
+        "{text}"
+    );
+    assert!(text.contains("  pricing → "), "{text}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("recall@k under --min-recall 0.9: global")
+    );
+    assert_eq!(
+        skillc(&["eval", ws_arg, "--min-recall", "2"]).status.code(),
+        Some(2)
+    );
+    let out = skillc(&[
+        "eval",
+        &repo("skills"),
+        "--client",
+        "hyperline.co",
+        "--format",
+        "json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["bundles"][0]["client"], "hyperline.co");
+    assert_eq!(
+        r["bundles"][0]["cases"], 2,
+        "the sample's two hyperline.co routing cases"
+    );
+}

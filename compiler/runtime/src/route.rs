@@ -96,6 +96,8 @@ pub struct RouteIndex {
     pub(crate) docs: Vec<(usize, u32)>,
     /// Average of the sums.
     pub(crate) avg_len: f64,
+    /// The sums' total.
+    pub(crate) total: u64,
 }
 
 impl RouteIndex {
@@ -120,12 +122,20 @@ impl RouteIndex {
         }
         let n = ix.docs.len().max(1) as f64;
         ix.avg_len = (total as f64 / n).max(1.0);
+        ix.total = total;
         ix
     }
 
     /// Each skill's score for `message` (skills that match no word left out, in no order).
     /// At most [`MAX_WORDS`] distinct known words of the message count, the first ones.
     pub fn rank(&self, message: &str) -> Ranking {
+        self.rank_leaving_out(message, None)
+    }
+
+    /// [`rank`](Self::rank) as if one skill's text did not hold `example` (one of its trigger
+    /// examples, weight 1 a word): what `eval` scores each example by, so that an example does
+    /// not find its own skill by being part of it.
+    pub fn rank_leaving_out(&self, message: &str, leave_out: Option<(usize, &str)>) -> Ranking {
         let mut words: Vec<(String, usize)> = Vec::new();
         for t in tokens(message) {
             if words.len() == MAX_WORDS {
@@ -140,11 +150,40 @@ impl RouteIndex {
         if words.is_empty() {
             return Ranking::default();
         }
+        // The left-out document, and the counts its example takes away from it.
+        let mut minus: HashMap<usize, u32> = HashMap::new();
+        let mut minus_len = 0u32;
+        let out_doc = leave_out.and_then(|(skill, example)| {
+            for t in tokens(example) {
+                if let Some(&id) = self.ids.get(&t) {
+                    *minus.entry(id).or_default() += EXAMPLE_WEIGHT;
+                    minus_len += EXAMPLE_WEIGHT;
+                }
+            }
+            self.docs.iter().position(|d| d.0 == skill)
+        });
+        let tf_of = |id: usize, doc: usize, tf: u32| match out_doc {
+            Some(d) if d == doc => tf.saturating_sub(minus.get(&id).copied().unwrap_or(0)),
+            _ => tf,
+        };
+        let len_of = |doc: usize| match out_doc {
+            Some(d) if d == doc => self.docs[doc].1.saturating_sub(minus_len),
+            _ => self.docs[doc].1,
+        };
+        let avg_len = match out_doc {
+            Some(_) => {
+                ((self.total - u64::from(minus_len)) as f64 / self.docs.len() as f64).max(1.0)
+            }
+            None => self.avg_len,
+        };
         let n = self.docs.len() as f64;
         let idf: Vec<f64> = words
             .iter()
             .map(|(_, id)| {
-                let df = self.postings[*id].len() as f64;
+                let held = self.postings[*id]
+                    .iter()
+                    .filter(|&&(doc, tf)| tf_of(*id, doc, tf) > 0);
+                let df = held.count() as f64;
                 (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
@@ -154,8 +193,12 @@ impl RouteIndex {
         let mut held = vec![0u64; self.docs.len()];
         for (k, ((_, id), idf)) in words.iter().zip(&idf).enumerate() {
             for &(doc, tf) in &self.postings[*id] {
-                let len = f64::from(self.docs[doc].1);
-                let norm = K1 * (1.0 - B + B * len / self.avg_len);
+                let tf = tf_of(*id, doc, tf);
+                if tf == 0 {
+                    continue;
+                }
+                let len = f64::from(len_of(doc));
+                let norm = K1 * (1.0 - B + B * len / avg_len);
                 let tf = f64::from(tf);
                 score[doc] += idf * tf / (tf + norm);
                 held[doc] |= 1 << k;
@@ -329,6 +372,20 @@ impl Artifact {
         message: &str,
         top: Option<usize>,
     ) -> Result<Route, Error> {
+        self.route_leaving_out(r, consumer, ctx, message, top, None)
+    }
+
+    /// [`route`](Self::route) as if the skill of `leave_out.0` (an index into the bundle's
+    /// skills) did not hold the trigger example `leave_out.1`: `eval`'s leave-one-out.
+    pub fn route_leaving_out(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        message: &str,
+        top: Option<usize>,
+        leave_out: Option<(usize, &str)>,
+    ) -> Result<Route, Error> {
         let bundle = self.bundle(r)?;
         let settings = self.routing_settings();
         let members = self.catalog_members(&bundle, consumer, ctx)?;
@@ -337,7 +394,9 @@ impl Artifact {
         for (n, &i) in members.iter().enumerate() {
             position[i] = n + 1;
         }
-        let ranking = self.route_index(&bundle)?.rank(message);
+        let ranking = self
+            .route_index(&bundle)?
+            .rank_leaving_out(message, leave_out);
         let mut ranked: Vec<&Scored> = ranking
             .scored
             .iter()
@@ -447,5 +506,15 @@ mod tests {
         );
         let both = ix.rank("log in to compare competitors");
         assert_eq!(both.scored.len(), 2);
+        // Left out, an example no longer finds its skill through its own words.
+        assert_eq!(ix.rank("Why not use Globex?").scored.len(), 1);
+        assert!(ix
+            .rank_leaving_out("Why not use Globex?", Some((2, "Why not use Globex?")))
+            .scored
+            .is_empty());
+        // Another skill's example only shifts the average length.
+        let kept = ix.rank_leaving_out("How much does it cost?", Some((1, "I can't log in")));
+        assert_eq!(kept.scored.len(), 1);
+        assert_eq!((kept.scored[0].skill, kept.scored[0].held), (0, 3));
     }
 }

@@ -11,6 +11,7 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::parse::text;
 use crate::Workspace;
 
+pub mod eval;
 mod read;
 mod run;
 

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::args::{DiagFormat, TestFormat};
+use super::args::{CheckFormat, DiagFormat, TestFormat};
 use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
 use super::{Done, Failure};
 
@@ -39,6 +39,80 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
         Ok(())
     } else {
         Err(Failure::Reported)
+    }
+}
+
+/// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
+pub fn run_eval(
+    workspace: &Path,
+    clients: &[String],
+    (locale, tier): (Option<&str>, Option<&str>),
+    min_recall: Option<f64>,
+    format: CheckFormat,
+) -> Done {
+    use skillc::workspace_check::CaseRun;
+    if let Some(r) = min_recall.filter(|r| !(0.0..=1.0).contains(r)) {
+        return Err(Failure::Usage(format!(
+            "--min-recall takes a share from 0 to 1, not {r}"
+        )));
+    }
+    let display = workspace.to_string_lossy();
+    let run = skillc::workspace_check::with_fresh_build(workspace, |a, cases| {
+        let mut bundles: Vec<skillc_runtime::BundleRef<'_>> = clients
+            .iter()
+            .map(|c| skillc_runtime::BundleRef {
+                client: Some(c.as_str()),
+                locale,
+                tier,
+            })
+            .collect();
+        if bundles.is_empty() {
+            bundles.push(skillc_runtime::BundleRef {
+                client: None,
+                locale,
+                tier,
+            });
+        }
+        skillc::cases::eval::evaluate(a, &bundles, cases).map_err(|e| e.to_string())
+    });
+    let evals = match run {
+        Ok(CaseRun::Ran(evals)) => evals,
+        Ok(CaseRun::CheckFailed(errors)) | Ok(CaseRun::BuildFailed(errors)) => {
+            eprint!("{}", skillc::render_text(&errors, &display));
+            return Err(Failure::Errors(
+                "the workspace does not build; nothing was evaluated".to_string(),
+            ));
+        }
+        Err(e) => return Err(Failure::Errors(e)),
+    };
+    let text = match format {
+        CheckFormat::Text => skillc::cases::eval::render_eval_text(&evals),
+        CheckFormat::Json => {
+            serde_json::to_string_pretty(&serde_json::json!({ "bundles": evals }))
+                .unwrap_or_default()
+                + "\n"
+        }
+    };
+    out!("{text}");
+    let under: Vec<String> = evals
+        .iter()
+        .filter(|e| min_recall.is_some_and(|r| e.recall_at_k < r))
+        .map(|e| {
+            format!(
+                "{} ({:.3})",
+                e.client.as_deref().unwrap_or("global"),
+                e.recall_at_k
+            )
+        })
+        .collect();
+    if under.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Errors(format!(
+            "recall@k under --min-recall {}: {}",
+            min_recall.unwrap_or_default(),
+            under.join(", ")
+        )))
     }
 }
 

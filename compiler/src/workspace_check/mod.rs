@@ -78,20 +78,32 @@ pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckRepo
     report
 }
 
-/// What running a workspace's own test cases gave (`skillc test`).
+/// What running a workspace's own test cases (`skillc test`) or its routing evaluation
+/// (`skillc eval`) against a fresh build gave.
 #[derive(Debug)]
-pub enum CaseRun {
-    /// Every case ran against a fresh build: the outcomes, in file order.
-    Ran(Vec<crate::cases::Outcome>),
-    /// The workspace or its cases have errors: no case ran.
+pub enum CaseRun<T = Vec<crate::cases::Outcome>> {
+    /// It ran against a fresh build: the cases' outcomes in file order, or the evaluation.
+    Ran(T),
+    /// The workspace or its cases have errors: nothing ran.
     CheckFailed(Vec<crate::Diagnostic>),
-    /// The build failed (a template, say): no case ran.
+    /// The build failed (a template, say): nothing ran.
     BuildFailed(Vec<crate::Diagnostic>),
 }
 
 /// Checks the workspace at `root`, builds it into a temporary artifact and runs its cases
 /// against it. `Err`: the environment failed (an unreadable workspace, no temporary folder).
 pub fn run_cases(root: &Path) -> Result<CaseRun, String> {
+    with_fresh_build(root, |a, cases| {
+        Ok(cases.iter().map(|c| crate::cases::run(a, c)).collect())
+    })
+}
+
+/// Checks the workspace at `root`, builds it into a temporary artifact (removed after) and
+/// hands it and the workspace's cases to `then`.
+pub fn with_fresh_build<T>(
+    root: &Path,
+    then: impl FnOnce(&skillc_runtime::Artifact, &[crate::cases::Case]) -> Result<T, String>,
+) -> Result<CaseRun<T>, String> {
     let report = check(root, &CheckOptions::default()).map_err(|e| e.to_string())?;
     if !report.is_ok() {
         let errors = report
@@ -104,7 +116,7 @@ pub fn run_cases(root: &Path) -> Result<CaseRun, String> {
     let (cases, _) = crate::cases::load(root, &report.workspace);
     let dir = std::env::temp_dir().join(format!("skillc-test-{}", std::process::id()));
     let artifact = dir.join("test.db");
-    let run = || -> Result<CaseRun, String> {
+    let run = || -> Result<CaseRun<T>, String> {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let built =
             pipeline::build(root, &artifact, &Default::default()).map_err(|e| e.to_string())?;
@@ -112,9 +124,7 @@ pub fn run_cases(root: &Path) -> Result<CaseRun, String> {
             return Ok(CaseRun::BuildFailed(built.diagnostics));
         }
         let a = skillc_runtime::Artifact::open(&artifact).map_err(|e| e.to_string())?;
-        Ok(CaseRun::Ran(
-            cases.iter().map(|c| crate::cases::run(&a, c)).collect(),
-        ))
+        then(&a, &cases).map(CaseRun::Ran)
     };
     let result = run();
     let _ = std::fs::remove_dir_all(&dir);
