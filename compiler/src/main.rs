@@ -108,20 +108,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             },
         ),
         WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
-        WorkspaceCommand::Eval {
-            workspace,
-            client,
-            locale,
-            tier,
-            min_recall,
-            format,
-        } => workspace::run_eval(
-            &workspace,
-            &client,
-            (locale.as_deref(), tier.as_deref()),
-            min_recall,
-            format,
-        ),
+        WorkspaceCommand::Eval(args) => workspace::run_eval(&args),
         WorkspaceCommand::Watch { workspace, output } => workspace::watch(&workspace, &output),
         WorkspaceCommand::Set {
             skill_md,

@@ -150,29 +150,12 @@ impl RouteIndex {
         if words.is_empty() {
             return Ranking::default();
         }
-        // The left-out document, and the counts its example takes away from it.
-        let mut minus: HashMap<usize, u32> = HashMap::new();
-        let mut minus_len = 0u32;
-        let out_doc = leave_out.and_then(|(skill, example)| {
-            for t in tokens(example) {
-                if let Some(&id) = self.ids.get(&t) {
-                    *minus.entry(id).or_default() += EXAMPLE_WEIGHT;
-                    minus_len += EXAMPLE_WEIGHT;
-                }
-            }
-            self.docs.iter().position(|d| d.0 == skill)
-        });
-        let tf_of = |id: usize, doc: usize, tf: u32| match out_doc {
-            Some(d) if d == doc => tf.saturating_sub(minus.get(&id).copied().unwrap_or(0)),
-            _ => tf,
-        };
-        let len_of = |doc: usize| match out_doc {
-            Some(d) if d == doc => self.docs[doc].1.saturating_sub(minus_len),
-            _ => self.docs[doc].1,
-        };
-        let avg_len = match out_doc {
+        let out = LeftOut::new(self, leave_out);
+        let tf_of = |id: usize, doc: usize, tf: u32| out.tf(id, doc, tf);
+        let len_of = |doc: usize| out.len(doc, self.docs[doc].1);
+        let avg_len = match out.doc {
             Some(_) => {
-                ((self.total - u64::from(minus_len)) as f64 / self.docs.len() as f64).max(1.0)
+                ((self.total - u64::from(out.words)) as f64 / self.docs.len() as f64).max(1.0)
             }
             None => self.avg_len,
         };
@@ -215,6 +198,50 @@ impl RouteIndex {
         Ranking {
             words: words.into_iter().map(|(w, _)| w).collect(),
             scored,
+        }
+    }
+}
+
+/// One skill's trigger example taken out of the index for a rank: the document, the counts the
+/// example's words take away from it, and their sum.
+struct LeftOut {
+    doc: Option<usize>,
+    minus: HashMap<usize, u32>,
+    words: u32,
+}
+
+impl LeftOut {
+    fn new(ix: &RouteIndex, leave_out: Option<(usize, &str)>) -> LeftOut {
+        let mut out = LeftOut {
+            doc: None,
+            minus: HashMap::new(),
+            words: 0,
+        };
+        if let Some((skill, example)) = leave_out {
+            for t in tokens(example) {
+                if let Some(&id) = ix.ids.get(&t) {
+                    *out.minus.entry(id).or_default() += EXAMPLE_WEIGHT;
+                    out.words += EXAMPLE_WEIGHT;
+                }
+            }
+            out.doc = ix.docs.iter().position(|d| d.0 == skill);
+        }
+        out
+    }
+
+    /// A word's count in a document, less what the example took.
+    fn tf(&self, id: usize, doc: usize, tf: u32) -> u32 {
+        match self.doc {
+            Some(d) if d == doc => tf.saturating_sub(self.minus.get(&id).copied().unwrap_or(0)),
+            _ => tf,
+        }
+    }
+
+    /// A document's length, less the example's words.
+    fn len(&self, doc: usize, len: u32) -> u32 {
+        match self.doc {
+            Some(d) if d == doc => len.saturating_sub(self.words),
+            _ => len,
         }
     }
 }

@@ -61,13 +61,10 @@ impl Tally {
     /// One message that should reach `expected`, with the names it reached in order.
     fn add(&mut self, expected: &str, reached: &[String], message: &str) {
         self.scored += 1;
-        match reached.iter().position(|n| n == expected) {
-            Some(at) => {
-                self.found += 1;
-                self.first += usize::from(at == 0);
-                self.reciprocal += 1.0 / (at + 1) as f64;
-            }
-            None => {}
+        if let Some(at) = reached.iter().position(|n| n == expected) {
+            self.found += 1;
+            self.first += usize::from(at == 0);
+            self.reciprocal += 1.0 / (at + 1) as f64;
         }
         if reached.first().map(String::as_str) != Some(expected) {
             self.confusions.push(Confusion {

@@ -19,6 +19,29 @@ pub enum TestFormat {
     Junit,
 }
 
+/// `skillc eval`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// A client whose bundle to evaluate (repeatable; none: the global bundle).
+    #[arg(long)]
+    pub client: Vec<String>,
+    /// The locale of the bundles (the workspace's default otherwise).
+    #[arg(long)]
+    pub locale: Option<String>,
+    /// The tier of the bundles (the workspace's first otherwise).
+    #[arg(long)]
+    pub tier: Option<String>,
+    /// Fail (exit 1) when a bundle's recall@k is under this share (0 to 1).
+    #[arg(long)]
+    pub min_recall: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    pub format: CheckFormat,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
@@ -101,26 +124,7 @@ pub enum WorkspaceCommand {
     },
     /// Measure routing: per bundle, recall@1, recall@k and MRR over every trigger example
     /// (each left out of its own skill) and the routing cases, with the confusions.
-    Eval {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// A client whose bundle to evaluate (repeatable; none: the global bundle).
-        #[arg(long)]
-        client: Vec<String>,
-        /// The locale of the bundles (the workspace's default otherwise).
-        #[arg(long)]
-        locale: Option<String>,
-        /// The tier of the bundles (the workspace's first otherwise).
-        #[arg(long)]
-        tier: Option<String>,
-        /// Fail (exit 1) when a bundle's recall@k is under this share (0 to 1).
-        #[arg(long)]
-        min_recall: Option<f64>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
-    },
+    Eval(EvalArgs),
     /// Rebuild the artifact whenever the workspace changes.
     Watch {
         /// The workspace folder.

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::args::{CheckFormat, DiagFormat, TestFormat};
+use super::args::{CheckFormat, DiagFormat, EvalArgs, TestFormat};
 use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
 use super::{Done, Failure};
 
@@ -43,14 +43,11 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
 }
 
 /// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
-pub fn run_eval(
-    workspace: &Path,
-    clients: &[String],
-    (locale, tier): (Option<&str>, Option<&str>),
-    min_recall: Option<f64>,
-    format: CheckFormat,
-) -> Done {
+pub fn run_eval(args: &EvalArgs) -> Done {
     use skillc::workspace_check::CaseRun;
+    let (workspace, clients, min_recall, format) =
+        (&args.workspace, &args.client, args.min_recall, args.format);
+    let (locale, tier) = (args.locale.as_deref(), args.tier.as_deref());
     if let Some(r) = min_recall.filter(|r| !(0.0..=1.0).contains(r)) {
         return Err(Failure::Usage(format!(
             "--min-recall takes a share from 0 to 1, not {r}"
