@@ -322,6 +322,25 @@ pub struct Route {
     pub candidates: Vec<Candidate>,
 }
 
+impl Route {
+    /// The candidates as `skillc route` prints them: a line each, score to four decimals, id,
+    /// name, the words that matched.
+    pub fn text(&self) -> String {
+        self.candidates
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:.4} {} {} ({})\n",
+                    c.score,
+                    c.id,
+                    c.name,
+                    c.matched.join(", ")
+                )
+            })
+            .collect()
+    }
+}
+
 /// The routing settings of `workspace.yaml` (`routing:`), with their defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default)]

@@ -102,19 +102,7 @@ pub fn route(
         let r = a.route(&bundle.as_ref(), consumer, ctx, message, top)?;
         Ok(match format {
             CheckFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
-            CheckFormat::Text => r
-                .candidates
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{:.4} {} {} ({})\n",
-                        c.score,
-                        c.id,
-                        c.name,
-                        c.matched.join(", ")
-                    )
-                })
-                .collect(),
+            CheckFormat::Text => r.text(),
         })
     })
 }

@@ -122,21 +122,10 @@ impl Server {
             message,
             top,
         )?;
-        let text: String = if r.candidates.is_empty() {
+        let text = if r.candidates.is_empty() {
             "No skill matches this message.\n".to_string()
         } else {
-            r.candidates
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{:.4} {} {} ({})\n",
-                        c.score,
-                        c.id,
-                        c.name,
-                        c.matched.join(", ")
-                    )
-                })
-                .collect()
+            r.text()
         };
         Ok((text, serde_json::to_value(&r).unwrap_or(Value::Null)))
     }
