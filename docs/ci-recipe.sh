@@ -37,4 +37,14 @@ mkdir -p "$out"
     echo "No previous release artifact to compare with."
   fi
 } >> "$summary"
+# 5. How well visitors' messages reach their skills (docs/routing.md), in the summary;
+#    SKILLC_MIN_RECALL (a share from 0 to 1) fails the job under that recall.
+{
+  echo
+  echo "## Routing"
+  echo
+  echo '```'
+  "$skillc" eval "$workspace" ${SKILLC_MIN_RECALL:+--min-recall "$SKILLC_MIN_RECALL"}
+  echo '```'
+} >> "$summary"
 echo "ci-recipe: $out/skills.db built; tests in $out/skillc-tests.xml; summary in $summary"

@@ -55,6 +55,7 @@ ci_out="$(mktemp -d)"
 SKILLC="$target/debug/skillc" GITHUB_STEP_SUMMARY="$ci_out/summary.md" \
   bash docs/ci-recipe.sh skills "$ci_out/out" "$ci_out/previous.db" >/dev/null 2>&1
 grep -q "bundles changed" "$ci_out/summary.md"
+grep -q "^## Routing" "$ci_out/summary.md"
 grep -q 'failures="0"' "$ci_out/out/skillc-tests.xml"
 "$target/debug/skillc" catalog "$ci_out/out/skills.db" --format json | grep -q '"release": "[0-9a-f]'
 rm -rf "$ci_out"
