@@ -25,6 +25,9 @@ for s in p["skills"]:
 for s in p["removed"]:
     print("  out: {:28} {}".format(s["name"], s["reason"]))
 print("  {} tokens".format(p["tokens"]))'
+echo
+echo "== which skills a visitor's message reaches (client hyperline.co): score, id, name, words"
+$skillc route "$artifact" "How much does the pro plan cost?" --client hyperline.co
 
 if [ -n "${DISPLAY:-}" ]; then
   bash scripts/setup.sh
