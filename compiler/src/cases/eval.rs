@@ -87,15 +87,23 @@ impl Tally {
 /// Evaluates routing in each bundle of `bundles` (an empty context, no consumer): every trigger
 /// example of every skill its catalog shows, left out of its own skill, and the routing cases
 /// of that bundle with their own context and consumer.
+/// Told of each bundle as its turn comes: a phase, how many are done, of how many.
+pub type Progress<'a> = &'a dyn Fn(&str, usize, usize);
+
+/// `progress` hears of each bundle as its turn comes (`eval` shows it on a terminal).
 pub fn evaluate(
     a: &Artifact,
     bundles: &[BundleRef<'_>],
     cases: &[Case],
+    progress: Option<Progress<'_>>,
 ) -> Result<Vec<BundleEval>, skillc_runtime::Error> {
     let settings = a.routing_settings();
     let none = Context::default();
     let mut out = Vec::new();
-    for r in bundles {
+    for (done, r) in bundles.iter().enumerate() {
+        if let Some(show) = progress {
+            show("evaluating bundles", done, bundles.len());
+        }
         let bundle = a.bundle(r)?;
         let mut tally = Tally::default();
         let mut examples = 0;
@@ -114,37 +122,7 @@ pub fn evaluate(
                 examples += 1;
             }
         }
-        let (mut ran, mut false_fire, mut expect_none) = (0, 0, 0);
-        let same = |c: &Case| {
-            c.request.client.as_deref().unwrap_or("") == bundle.client
-                && c.request
-                    .locale
-                    .as_deref()
-                    .is_none_or(|l| l == bundle.locale)
-                && c.request.tier.as_deref().is_none_or(|t| t == bundle.tier)
-        };
-        for c in cases.iter().filter(|c| same(c)) {
-            let (Some(message), Some(expected)) = (&c.request.message, &c.expect.routes_to) else {
-                continue;
-            };
-            let ctx = Context::from_pairs(
-                c.request
-                    .context
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), v.as_str())),
-            )
-            .map_err(skillc_runtime::Error::Request)?;
-            let route = a.route(r, c.request.consumer.as_deref(), &ctx, message, None)?;
-            let reached: Vec<String> = route.candidates.into_iter().map(|c| c.name).collect();
-            ran += 1;
-            match expected.first() {
-                Some(first) => tally.add(first, &reached, message),
-                None => {
-                    expect_none += 1;
-                    false_fire += usize::from(!reached.is_empty());
-                }
-            }
-        }
+        let (ran, false_fire, expect_none) = route_cases(a, r, &bundle, cases, &mut tally)?;
         out.push(BundleEval {
             client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
             locale: bundle.locale.clone(),
@@ -165,6 +143,49 @@ pub fn evaluate(
         });
     }
     Ok(out)
+}
+
+/// The routing cases of one bundle, into `tally`: how many ran, and of those expecting no skill,
+/// how many reached one and how many there were.
+fn route_cases(
+    a: &Artifact,
+    r: &BundleRef<'_>,
+    bundle: &skillc_runtime::Bundle,
+    cases: &[Case],
+    tally: &mut Tally,
+) -> Result<(usize, usize, usize), skillc_runtime::Error> {
+    let (mut ran, mut false_fire, mut expect_none) = (0, 0, 0);
+    let same = |c: &Case| {
+        c.request.client.as_deref().unwrap_or("") == bundle.client
+            && c.request
+                .locale
+                .as_deref()
+                .is_none_or(|l| l == bundle.locale)
+            && c.request.tier.as_deref().is_none_or(|t| t == bundle.tier)
+    };
+    for c in cases.iter().filter(|c| same(c)) {
+        let (Some(message), Some(expected)) = (&c.request.message, &c.expect.routes_to) else {
+            continue;
+        };
+        let ctx = Context::from_pairs(
+            c.request
+                .context
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+        .map_err(skillc_runtime::Error::Request)?;
+        let route = a.route(r, c.request.consumer.as_deref(), &ctx, message, None)?;
+        let reached: Vec<String> = route.candidates.into_iter().map(|c| c.name).collect();
+        ran += 1;
+        match expected.first() {
+            Some(first) => tally.add(first, &reached, message),
+            None => {
+                expect_none += 1;
+                false_fire += usize::from(!reached.is_empty());
+            }
+        }
+    }
+    Ok((ran, false_fire, expect_none))
 }
 
 /// The figures as JSON: `{"bundles": [...]}`, each bundle's fields in their order above.

@@ -70,7 +70,14 @@ pub fn run_eval(args: &EvalArgs) -> Done {
                 tier,
             });
         }
-        skillc::cases::eval::evaluate(a, &bundles, cases).map_err(|e| e.to_string())
+        // Progress on a terminal only: a piped eval (CI) stays quiet.
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let show: &dyn Fn(&str, usize, usize) = &progress_line;
+        let evals = skillc::cases::eval::evaluate(a, &bundles, cases, tty.then_some(show));
+        if tty {
+            eprint!("\r\x1b[2K");
+        }
+        evals.map_err(|e| e.to_string())
     });
     let evals = match run {
         Ok(CaseRun::Ran(evals)) => evals,
