@@ -926,18 +926,21 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
         String::from_utf8_lossy(&out.stderr)
     );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["method"], "lexical");
     let b = &r["bundles"][0];
     assert_eq!(
         (b["examples"].as_u64(), b["cases"].as_u64()),
         (Some(6), Some(2)),
         "{b}"
     );
-    assert_eq!(b["recall_at_1"], 1.0, "{b}");
     assert_eq!(
-        (b["false_fire"].as_u64(), b["expect_none"].as_u64()),
-        (Some(0), Some(1))
+        (b["positives"].as_u64(), b["negatives"].as_u64()),
+        (Some(7), Some(1))
     );
+    assert_eq!(b["recall_at_1"], 1.0, "{b}");
+    assert_eq!(b["false_fire"], 0.0);
     assert_eq!(b["confusions"], serde_json::json!([]));
+    assert_eq!(b["selector"], serde_json::Value::Null);
     // The sample's short examples share few words with their skills' other texts: the eval
     // says so, and --min-recall fails the run.
     let out = skillc(&["eval", &repo("skills"), "--min-recall", "0.9"]);
@@ -948,6 +951,19 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
         "{text}"
     );
     assert!(text.contains("  pricing → "), "{text}");
+    // Without --client: the global bundle and every client's.
+    for client in [
+        "augment.org",
+        "example.com",
+        "hyperline.co",
+        "ibanfirst.com",
+        "northwind.io",
+    ] {
+        assert!(
+            text.contains(&format!("\n{client} (en, standard): ")),
+            "{client}: {text}"
+        );
+    }
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("recall@k under --min-recall 0.9: global")
     );
@@ -968,5 +984,147 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
     assert_eq!(
         r["bundles"][0]["cases"], 2,
         "the sample's two hyperline.co routing cases"
+    );
+    assert_eq!(r["bundles"].as_array().unwrap().len(), 1);
+}
+
+/// A workspace of two skills and a routing case expecting no skill, for the selector.
+fn two_skill_workspace(ws: &Path) {
+    common::write(
+        ws,
+        "billing/SKILL.md",
+        "---\nname: billing\ndescription: Invoices, payments and refunds.\ntrigger_examples: [Where is my invoice?, I want a refund]\n---\nHelp with billing.\n",
+    );
+    common::write(
+        ws,
+        "shipping/SKILL.md",
+        "---\nname: shipping\ndescription: Parcels and delivery.\ntrigger_examples: [Where is my parcel?, crash now]\n---\nHelp with shipping.\n",
+    );
+    common::write(
+        ws,
+        "tests/routing.yaml",
+        "- name: bananas reach nothing\n  request: {message: bananas}\n  expect: {routes_to: []}\n",
+    );
+}
+
+#[test]
+fn eval_puts_every_message_to_a_selector_and_counts_its_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    two_skill_workspace(&ws);
+    // A selector that reads the request, picks by a word of the message, answers with an SK
+    // id for invoices, fails on "crash", hangs on "parcel" and prints garbage for bananas.
+    let script = dir.path().join("selector.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nreq=$(cat)\ncase \"$req\" in\n  *'\"message\":\"Where is my invoice?\"'*) echo '{\"select\": [\"SK1\"]}' ;;\n  *'\"message\":\"crash now\"'*) echo boom >&2; exit 3 ;;\n  *'\"message\":\"Where is my parcel?\"'*) sleep 30 ;;\n  *'\"message\":\"bananas\"'*) echo 'not json' ;;\n  *) echo 'thinking'; echo '{\"select\": [\"billing\"]}' ;;\nesac\n",
+    )
+    .unwrap();
+    let (ws_arg, cmd) = (ws.to_str().unwrap(), format!("sh {}", script.display()));
+    let out = skillc(&[
+        "eval",
+        ws_arg,
+        "--selector",
+        &cmd,
+        "--samples",
+        "2",
+        "--selector-timeout",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &r["bundles"][0]["selector"];
+    assert_eq!(
+        (s["samples"].as_u64(), s["calls"].as_u64()),
+        (Some(2), Some(10)),
+        "{s}"
+    );
+    // Billing's two examples reach billing; shipping's two fail; bananas is garbage, twice.
+    assert_eq!(s["failures"], 6, "{s}");
+    assert_eq!(s["recall_at_1"], 0.5, "{s}");
+    assert_eq!(s["false_fire"], 0.0, "{s}");
+    let errors: Vec<&str> = s["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["error"].as_str().unwrap())
+        .collect();
+    assert!(
+        errors.iter().any(|e| e.contains("timed out after 1 s")),
+        "{errors:?}"
+    );
+    assert!(errors.iter().any(|e| e.contains("boom")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("not json")), "{errors:?}");
+    assert_eq!(
+        s["spread"]["recall_at_1"],
+        serde_json::json!({"min": 0.5, "max": 0.5})
+    );
+    let text = stdout(&skillc(&[
+        "eval",
+        ws_arg,
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "1",
+    ]));
+    assert!(
+        text.contains("  selector (1 sample, 5 calls, 3 failed): recall@1 0.500"),
+        "{text}"
+    );
+    // Usage errors: --samples without a selector, or zero samples.
+    assert_eq!(
+        skillc(&["eval", ws_arg, "--samples", "3"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        skillc(&["eval", ws_arg, "--selector", "true", "--samples", "0"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_client_yaml_routing_setting_overrides_the_workspace_one_for_that_client_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    common::copy_dir(Path::new(&repo("skills")), &ws);
+    let yaml = ws.join("workspace.yaml");
+    let settings = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, format!("{settings}routing: {{min_score: 0.01}}\n")).unwrap();
+    // The client's top_k lies over the workspace's settings; its min_score is the workspace's.
+    let client = ws.join("clients/example.com/client.yaml");
+    let base = std::fs::read_to_string(&client).unwrap();
+    std::fs::write(&client, format!("{base}routing: {{top_k: 1}}\n")).unwrap();
+    let db = dir.path().join("r.db");
+    skillc_ok(&["build", ws.to_str().unwrap(), "-o", db.to_str().unwrap()]);
+    let count = |client: Option<&str>| {
+        let mut args = vec![
+            "route",
+            db.to_str().unwrap(),
+            "log in, prices, competitors, demo",
+        ];
+        args.extend(client.map(|c| ["--client", c]).into_iter().flatten());
+        args.extend(["--format", "json"]);
+        let r: serde_json::Value = serde_json::from_slice(&skillc(&args).stdout).unwrap();
+        r["candidates"].as_array().unwrap().len()
+    };
+    assert_eq!(count(Some("example.com")), 1);
+    assert!(count(None) > 1);
+    assert!(count(Some("hyperline.co")) > 1);
+    std::fs::write(&client, format!("{base}routing: {{top_k: many}}\n")).unwrap();
+    let out = skillc(&["check", ws.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("unknown or invalid `routing.top_k`"),
+        "{}",
+        stdout(&out)
     );
 }

@@ -483,10 +483,15 @@ class Artifact:
             b["route"] = (ids, postings, docs, avg)
         return b["route"]
 
+    def routing_settings(self, client=None):
+        """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
+        own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
+        return {"top_k": 5, "min_score": 0.2, "confident": 0.95,
+                **json.loads(self.manifest.get("routing", "{}")), **own}
+
     def _route(self, message, client, locale, tier, consumer, ctx, top):
         b = self.bundle(client, locale, tier)
-        settings = {"top_k": 5, "min_score": 0.2, "confident": 0.95,
-                    **json.loads(self.manifest.get("routing", "{}"))}
+        settings = self.routing_settings(client)
         position = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
         ids, postings, docs, avg = self._route_index(b)
         words = []

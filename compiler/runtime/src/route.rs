@@ -364,11 +364,21 @@ impl Default for RoutingSettings {
 }
 
 impl Artifact {
-    /// The workspace's routing settings (`routing:` of workspace.yaml), defaults otherwise.
-    pub fn routing_settings(&self) -> RoutingSettings {
-        self.manifest("routing")
-            .and_then(|t| serde_json::from_str(t).ok())
-            .unwrap_or_default()
+    /// The routing settings of a client (`routing:` of its client.yaml, key by key over
+    /// workspace.yaml's) or of the global bundle (`None`), defaults otherwise.
+    pub fn routing_settings(&self, client: Option<&str>) -> RoutingSettings {
+        let object = |key: &str| -> serde_json::Map<String, serde_json::Value> {
+            self.manifest(key)
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or_default()
+        };
+        let mut settings = object("routing");
+        if let Some(serde_json::Value::Object(own)) =
+            client.and_then(|c| object("routing_clients").remove(c))
+        {
+            settings.extend(own);
+        }
+        serde_json::from_value(serde_json::Value::Object(settings)).unwrap_or_default()
     }
 
     /// The routing index of a bundle's catalog: every skill a catalog can show.
@@ -433,7 +443,7 @@ impl Artifact {
         leave_out: Option<(usize, &str)>,
     ) -> Result<Route, Error> {
         let bundle = self.bundle(r)?;
-        let settings = self.routing_settings();
+        let settings = self.routing_settings(r.client);
         let members = self.catalog_members(&bundle, consumer, ctx)?;
         // Catalog position (1-based) of each shown skill; 0: not in this catalog.
         let mut position = vec![0usize; bundle.skills.len()];

@@ -14,6 +14,7 @@ use crate::Workspace;
 pub mod eval;
 mod read;
 mod run;
+pub mod selector;
 
 use read::{names_a_case, read_yaml, Node, Reader};
 pub use run::{render_json, render_junit, render_text, run, Outcome};

@@ -37,6 +37,17 @@ pub struct EvalArgs {
     /// Fail (exit 1) when a bundle's recall@k is under this share (0 to 1).
     #[arg(long)]
     pub min_recall: Option<f64>,
+    /// Also put every message to this command (`sh -c`): one JSON request on stdin, an answer
+    /// `{"select": [names or SK ids]}` on stdout (docs/routing.md).
+    #[arg(long, value_name = "CMD")]
+    pub selector: Option<String>,
+    /// How many times each message is put to the selector (an LLM does not answer the same
+    /// twice): the figures carry their spread.
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+    /// Seconds one selector call may take before it is stopped and counted as failed.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    pub selector_timeout: f64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,

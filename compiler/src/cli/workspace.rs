@@ -44,36 +44,31 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
 
 /// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
 pub fn run_eval(args: &EvalArgs) -> Done {
+    use skillc::cases::eval;
     use skillc::workspace_check::CaseRun;
-    let (workspace, clients, min_recall, format) =
-        (&args.workspace, &args.client, args.min_recall, args.format);
-    let (locale, tier) = (args.locale.as_deref(), args.tier.as_deref());
+    let (workspace, min_recall) = (&args.workspace, args.min_recall);
     if let Some(r) = min_recall.filter(|r| !(0.0..=1.0).contains(r)) {
         return Err(Failure::Usage(format!(
             "--min-recall takes a share from 0 to 1, not {r}"
         )));
     }
+    let selector = selector_of(args)?;
     let display = workspace.to_string_lossy();
     let run = skillc::workspace_check::with_fresh_build(workspace, |a, cases| {
-        let mut bundles: Vec<skillc_runtime::BundleRef<'_>> = clients
+        let (locale, tier) = (args.locale.as_deref(), args.tier.as_deref());
+        let names = eval::bundles_to_evaluate(a, &args.client, locale, tier);
+        let bundles: Vec<skillc_runtime::BundleRef<'_>> = names
             .iter()
-            .map(|c| skillc_runtime::BundleRef {
-                client: Some(c.as_str()),
-                locale,
-                tier,
+            .map(|(c, l, t)| skillc_runtime::BundleRef {
+                client: (!c.is_empty()).then_some(c.as_str()),
+                locale: Some(l.as_str()),
+                tier: Some(t.as_str()),
             })
             .collect();
-        if bundles.is_empty() {
-            bundles.push(skillc_runtime::BundleRef {
-                client: None,
-                locale,
-                tier,
-            });
-        }
         // Progress on a terminal only: a piped eval (CI) stays quiet.
         let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let show: &dyn Fn(&str, usize, usize) = &progress_line;
-        let evals = skillc::cases::eval::evaluate(a, &bundles, cases, tty.then_some(show));
+        let show: eval::Progress<'_> = &progress_line;
+        let evals = eval::evaluate(a, &bundles, cases, selector.as_ref(), tty.then_some(show));
         if tty {
             eprint!("\r\x1b[2K");
         }
@@ -89,24 +84,19 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         }
         Err(e) => return Err(Failure::Errors(e)),
     };
-    let text = match format {
-        CheckFormat::Text => skillc::cases::eval::render_eval_text(&evals),
-        CheckFormat::Json => {
-            serde_json::to_string_pretty(&serde_json::json!({ "bundles": evals }))
-                .unwrap_or_default()
-                + "\n"
+    out!(
+        "{}",
+        match args.format {
+            CheckFormat::Text => eval::render_eval_text(&evals),
+            CheckFormat::Json => eval::render_eval_json(&evals),
         }
-    };
-    out!("{text}");
+    );
     let under: Vec<String> = evals
         .iter()
-        .filter(|e| min_recall.is_some_and(|r| e.recall_at_k < r))
+        .filter(|e| min_recall.is_some_and(|r| e.figures.recall_at_k < r))
         .map(|e| {
-            format!(
-                "{} ({:.3})",
-                e.client.as_deref().unwrap_or("global"),
-                e.recall_at_k
-            )
+            let who = e.client.as_deref().unwrap_or("global");
+            format!("{who} ({:.3})", e.figures.recall_at_k)
         })
         .collect();
     if under.is_empty() {
@@ -118,6 +108,36 @@ pub fn run_eval(args: &EvalArgs) -> Done {
             under.join(", ")
         )))
     }
+}
+
+/// The selector `--selector`, `--samples` and `--selector-timeout` describe, if any.
+fn selector_of(args: &EvalArgs) -> Result<Option<skillc::cases::selector::Selector>, Failure> {
+    let Some(command) = args.selector.as_deref().map(str::trim) else {
+        return match args.samples {
+            Some(_) => Err(Failure::Usage(
+                "--samples repeats the calls of --selector CMD; give a selector too".to_string(),
+            )),
+            None => Ok(None),
+        };
+    };
+    if command.is_empty() {
+        return Err(Failure::Usage("--selector needs a command".to_string()));
+    }
+    let samples = args.samples.unwrap_or(1);
+    if samples == 0 {
+        return Err(Failure::Usage("--samples takes 1 or more".to_string()));
+    }
+    let timeout = args.selector_timeout;
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(Failure::Usage(
+            "--selector-timeout takes a number of seconds above 0".to_string(),
+        ));
+    }
+    Ok(Some(skillc::cases::selector::Selector {
+        command: command.to_string(),
+        samples,
+        timeout: std::time::Duration::from_secs_f64(timeout.min(86_400.0)),
+    }))
 }
 
 /// The release label `--release-label` asks for (`git`: the workspace's commit).

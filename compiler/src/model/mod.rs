@@ -597,6 +597,8 @@ pub struct Client {
     pub flags: serde_json::Value,
     /// Variables: `_global` and per-skill sections.
     pub vars: BTreeMap<String, BTreeMap<String, String>>,
+    /// `routing:` settings of this client over the workspace's, as checked.
+    pub routing: Option<serde_json::Value>,
 }
 
 /// Everything in a workspace, parsed.

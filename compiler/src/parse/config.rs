@@ -92,8 +92,9 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c
 }
 
-/// `routing:` settings (`top_k`, `min_score`, `confident`), checked, as the JSON the manifest
-/// keeps for every runtime (absent keys take the runtimes' documented defaults).
+/// `routing:` settings (`top_k`, `min_score`, `confident`) of workspace.yaml or a client.yaml,
+/// checked, as the JSON the manifest keeps for every runtime (absent keys take the
+/// workspace's, then the runtimes' documented defaults).
 fn routing_settings(f: &mut Fields<'_>) -> Option<serde_json::Value> {
     let Some(Value::Mapping(m)) = f.doc.get("routing").cloned() else {
         return None;
@@ -334,7 +335,7 @@ fn consumers(f: &mut Fields<'_>) -> BTreeMap<String, Consumer> {
     out
 }
 
-const CLIENT_FIELDS: &[&str] = &["locales", "tiers", "toggles", "flags", "vars"];
+const CLIENT_FIELDS: &[&str] = &["locales", "tiers", "toggles", "flags", "vars", "routing"];
 
 /// Reads `clients/<id>/client.yaml`.
 pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
@@ -349,6 +350,7 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
         toggles: client_toggles(f),
         flags: client_flags(f),
         vars: client_vars(f),
+        routing: routing_settings(f),
     }
 }
 

@@ -336,7 +336,7 @@ impl Session {
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
             route,
-            routing: a.routing_settings(),
+            routing: a.routing_settings(bundle.client),
             catalog,
             catalog_digest,
             catalog_kept,

@@ -93,9 +93,15 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
   return ix;
 }
 
+/** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
+export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; confident: number } {
+  const own = JSON.parse(snap.manifest.get("routing_clients") ?? "{}")[client] ?? {};
+  return { top_k: 5, min_score: 0.2, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
+}
+
 /** The skills the catalog shows for this consumer and context, ranked for `message`. */
 export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number): Route {
-  const settings = { top_k: 5, min_score: 0.2, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}") };
+  const settings = routingSettings(snap, b.client);
   const position = new Map(catalogMembers(snap, b, consumer, ctx).map((i, n) => [i, n + 1]));
   const ix = indexOf(snap, b);
   const words: [string, number][] = [];
