@@ -591,7 +591,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     common::write(
         &ws,
         "tests/wrong.yaml",
-        "- name: a login problem wrongly expected at pricing\n  request: {client: hyperline.co, message: \"I can't log in\"}\n  expect: {routes_to: [pricing], routes_not_to: [support]}\n- name: nothing expected, something reached\n  request: {message: How much does it cost?}\n  expect: {routes_to: []}\n- name: reached, but not first\n  request: {message: prices or competitors, client: hyperline.co}\n  expect: {routes_to: [pricing, competitors], within: 1}\n",
+        "- name: a login problem wrongly expected at pricing\n  request: {client: hyperline.co, message: \"I can't log in\"}\n  expect: {routes_to: [pricing], routes_not_to: [support]}\n- name: nothing expected, something reached\n  request: {message: How much does it cost?}\n  expect: {routes_to: []}\n- name: reached, but not first\n  request: {message: prices or competitors, client: northwind.io}\n  expect: {routes_to: [pricing, competitors], within: 1}\n",
     );
     let text = stdout(&skillc(&["test", ws_arg]));
     assert!(
@@ -1118,7 +1118,7 @@ fn a_client_yaml_routing_setting_overrides_the_workspace_one_for_that_client_onl
     };
     assert_eq!(count(Some("example.com")), 1);
     assert!(count(None) > 1);
-    assert!(count(Some("hyperline.co")) > 1);
+    assert!(count(Some("northwind.io")) > 1);
     std::fs::write(&client, format!("{base}routing: {{top_k: many}}\n")).unwrap();
     let out = skillc(&["check", ws.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));

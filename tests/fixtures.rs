@@ -155,6 +155,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("bad-template", &["E024"]),
     ("bad-test-cases", &["E026", "E027", "E010"]),
     ("overlap", &["W118", "E012"]),
+    ("example-routes-elsewhere", &["W119"]),
     ("secret-elsewhere", &["W120"]),
     ("stale-translation", &["W121"]),
     ("bad-variant", &["E022"]),

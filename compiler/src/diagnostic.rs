@@ -237,6 +237,9 @@ pub mod codes {
     /// Two skills of one catalog have catalog texts so alike that a selector may not tell them
     /// apart.
     pub const OVERLAP: &str = "W118";
+    /// A skill's own trigger example routes first to another skill of its catalog (scored
+    /// leave-one-out, as `skillc eval` does).
+    pub const EXAMPLE_ROUTES_ELSEWHERE: &str = "W119";
     /// A variable some skill declares secret is used, or declared, by a skill that does not
     /// declare it secret (it stays a placeholder there too).
     pub const SECRET_ELSEWHERE: &str = "W120";
@@ -307,6 +310,8 @@ pub mod codes {
         SECRET_ELSEWHERE,
         NO_SKILLS,
         OVERLAP,
+        EXAMPLE_ROUTES_ELSEWHERE,
+        STALE_TRANSLATION,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

@@ -109,8 +109,16 @@ impl RouteIndex {
             let doc = ix.docs.len();
             let mut len = 0;
             for (word, count) in parse_terms(stored) {
-                let next = ix.ids.len();
-                let id = *ix.ids.entry(word.to_string()).or_insert(next);
+                // Looked up before inserting: most words are already known, and an entry
+                // would allocate the word each time.
+                let id = match ix.ids.get(word) {
+                    Some(&id) => id,
+                    None => {
+                        let next = ix.ids.len();
+                        ix.ids.insert(word.to_string(), next);
+                        next
+                    }
+                };
                 if id == ix.postings.len() {
                     ix.postings.push(Vec::new());
                 }

@@ -2,6 +2,7 @@
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
 pub mod overlap;
+pub(crate) mod routing;
 pub(crate) mod template_guard;
 pub(crate) mod validate;
 

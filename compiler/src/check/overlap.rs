@@ -45,7 +45,7 @@ fn catalog_words(s: &Skill) -> Vec<String> {
 }
 
 /// Whether a skill has a catalog line of its own (variants show their base's).
-fn listed(ws: &Workspace, s: &Skill) -> bool {
+pub(super) fn listed(ws: &Workspace, s: &Skill) -> bool {
     let category_hidden = s
         .category
         .as_ref()
@@ -158,10 +158,10 @@ fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
 
 /// A catalog's listed skills, for pairing: its own skills (`own`), each compared with the own
 /// skills after it and with every skill of `kept` (the global skills a client keeps).
-struct Catalog<'w> {
-    client: Option<&'w str>,
-    own: Vec<usize>,
-    kept: Vec<usize>,
+pub(super) struct Catalog<'w> {
+    pub client: Option<&'w str>,
+    pub own: Vec<usize>,
+    pub kept: Vec<usize>,
 }
 
 impl Catalog<'_> {
@@ -175,7 +175,7 @@ impl Catalog<'_> {
 /// against each other and against the global skills it keeps), then the global catalog. Each
 /// pair comes once; the partner lists are shared by a catalog's skills, not copied per skill
 /// (at 5,000 clients a copy each was 200 MB).
-fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
+pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
     let mut global_listed: Vec<usize> = Vec::new();
     let mut own_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for &i in listed {

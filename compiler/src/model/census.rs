@@ -62,6 +62,8 @@ pub struct Census {
     pub secret_vars: BTreeSet<String>,
     /// Bytes of every skill's assets.
     pub asset_bytes: u64,
+    /// Each client's own `routing:` settings, for the manifest.
+    pub client_routing: BTreeMap<String, serde_json::Value>,
 }
 
 /// The manifest's counts of a workspace.

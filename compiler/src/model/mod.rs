@@ -383,6 +383,9 @@ pub struct Skill {
     /// Where `description` is written (line 1 when it is missing).
     #[serde(skip)]
     pub description_pos: Pos,
+    /// Where each of `trigger_examples` is written, in their order.
+    #[serde(skip)]
+    pub examples_pos: Vec<Pos>,
     /// `public`, `internal` or `custom` (or a frontmatter value).
     pub namespace: String,
     /// The category, if any.

@@ -24,6 +24,9 @@ impl Census {
             self.qualified.insert(s.qualified_name());
         }
         for c in ws.clients.values() {
+            if let Some(routing) = &c.routing {
+                self.client_routing.insert(c.id.clone(), routing.clone());
+            }
             for (section, vars) in &c.vars {
                 for var in vars.keys() {
                     self.client_vars.insert((section.clone(), var.clone()));

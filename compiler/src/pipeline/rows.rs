@@ -417,12 +417,20 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Some(routing) = &cfg.routing {
         m.insert("routing".to_string(), json(routing));
     }
-    // A client's own `routing:` keys, laid over the workspace's by every runtime.
-    let per_client: BTreeMap<&str, &serde_json::Value> = ws
-        .clients
-        .values()
-        .filter_map(|c| Some((c.id.as_str(), c.routing.as_ref()?)))
-        .collect();
+    // A client's own `routing:` keys, laid over the workspace's by every runtime (of every
+    // batch's clients in a build by batches).
+    let per_client: BTreeMap<&str, &serde_json::Value> = match ws.census.as_deref() {
+        Some(census) => census
+            .client_routing
+            .iter()
+            .map(|(id, r)| (id.as_str(), r))
+            .collect(),
+        None => ws
+            .clients
+            .values()
+            .filter_map(|c| Some((c.id.as_str(), c.routing.as_ref()?)))
+            .collect(),
+    };
     if !per_client.is_empty() {
         m.insert("routing_clients".to_string(), json(&per_client));
     }

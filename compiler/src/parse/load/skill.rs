@@ -72,6 +72,7 @@ pub(super) fn load_skill(
         name,
         name_pos,
         description_pos,
+        examples_pos: examples_pos(&doc, &fm.trigger_examples),
         namespace,
         category,
         frontmatter: fm,
@@ -91,6 +92,14 @@ pub(super) fn load_skill(
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
     Some(skill)
+}
+
+/// Where each trigger example is written (a repeated one: its own occurrence).
+fn examples_pos(doc: &crate::parse::yaml::YamlDoc, examples: &[String]) -> Vec<Pos> {
+    let occurrence = |n: usize| examples[..n].iter().filter(|x| **x == examples[n]).count();
+    (0..examples.len())
+        .map(|n| doc.value_pos_nth("trigger_examples", &examples[n], occurrence(n)))
+        .collect()
 }
 
 /// The namespace a skill's path gives (`internal/…`), else its root's default.
