@@ -147,6 +147,19 @@ export interface CaseRequest {
 export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
 export interface TestRun { outcomes: Outcome[]; problems: Diag[] }
 
+/** Messages that should reach `expected` and reached `got` first (`null`: no skill). */
+export interface Confusion { expected: string; got: string | null; count: number; examples: string[] }
+
+/** `skillc eval`'s figures of one bundle. */
+export interface BundleEval {
+  client: string | null; locale: string; tier: string; positives: number; negatives: number;
+  recall_at_1: number; recall_at_k: number; mrr: number; false_fire: number;
+  confusions: Confusion[]; k: number; examples: number; cases: number;
+}
+
+/** The Routing view: figures per bundle, and the examples that route elsewhere (W119). */
+export interface RoutingView { bundles: BundleEval[]; clients: number; elsewhere: Diag[] }
+
 /** A frontmatter field the compiler knows: how its value is written and what it is for. */
 export interface FieldInfo {
   name: string;
@@ -233,6 +246,7 @@ export const api = {
   diff: () => invoke<Diff>("diff"),
   review: () => invoke<Review>("review"),
   testCases: () => invoke<TestRun>("test_cases"),
+  routing: () => invoke<RoutingView>("routing"),
   saveRouteCase: (request: PreviewRequest, name: string, routesTo: string[]) =>
     invoke<string>("save_route_case", { request, name, routesTo }),
   publish: (token: string, files: string[], message: string, anyway: string | null) => invoke<string>("publish", { token, files, message, anyway }),

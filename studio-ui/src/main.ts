@@ -10,6 +10,7 @@ import { renderSkillList } from "./views/skillList";
 import { TogglesView } from "./views/toggles";
 import { fillPreviewChoices, previewHooks, previewSettled, previewsAsked, runPreview, setPreviewRequest, wirePreviewControls } from "./views/preview";
 import { TestsView } from "./views/tests";
+import { RoutingPanel } from "./views/routing";
 import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
 import { showDiff } from "./views/diff";
@@ -41,6 +42,9 @@ const clients = new ClientsView({
   },
 });
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
+const routing = new RoutingPanel((file, line) => {
+  openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
+});
 reviewHooks.open = (file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
 };
@@ -100,6 +104,7 @@ async function runBuild(after?: () => Promise<void>): Promise<void> {
     if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
     if (b.written) await tests.refresh();
+    if (b.written && !byId("tab-routing").hidden) await routing.show();
   } finally {
     button.disabled = false;
     if (after) await previewSettled().then(after).catch(fail);
@@ -122,6 +127,7 @@ function showTab(name: string): void {
   if (name === "preview") runPreview().catch(fail);
   if (name === "diff") showDiff().catch(fail);
   if (name === "review") showReview().catch(fail);
+  if (name === "routing") routing.show().catch(fail);
 }
 
 /** A small inline form after `anchor`: one text input and a button. */

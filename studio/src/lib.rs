@@ -312,6 +312,11 @@ async fn review<R: Runtime>(app: tauri::AppHandle<R>) -> Result<review::Review, 
 }
 
 #[tauri::command(async)]
+fn routing(studio: State<'_, Studio>) -> Result<session::RoutingView, StudioError> {
+    studio.with(Session::routing)
+}
+
+#[tauri::command(async)]
 fn test_cases(studio: State<'_, Studio>) -> Result<session::TestRun, StudioError> {
     studio.with(Session::test_cases)
 }
@@ -380,6 +385,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             diff,
             review,
             publish,
+            routing,
             test_cases
         ])
 }

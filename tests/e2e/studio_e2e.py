@@ -849,6 +849,26 @@ def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
     d.wait_text("#ts-summary", "0 failed", timeout=60)
 
 
+def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
+               "the first build is in", timeout=60)
+    d.click('#tabs button[data-tab="routing"]')
+    d.wait_text("#rt-summary", "Everyone: the right skill is first for", timeout=60)
+    bars = d.js("return [...document.querySelectorAll('#rt-chart .rt-bar')].map(b => b.dataset.client)")
+    assert len(bars) == 6 and "" in bars and "hyperline.co" in bars, bars
+    # A client's bar shows its confusions, with their messages.
+    d.click('#rt-chart .rt-bar[data-client="example.com"]')
+    d.wait_text("#rt-confusions-title", "example.com")
+    assert "How are you different from Acme?" in d.text("#rt-confusions"), d.text("#rt-confusions")
+    d.screenshot(shots / "routing.png")
+    # An example that routes elsewhere (W119) opens its skill in the editor.
+    link = '#rt-elsewhere a[data-file$="demo_offer/SKILL.md"]'
+    assert "case studies" in d.text("#rt-elsewhere"), d.text("#rt-elsewhere")
+    d.click(link)
+    d.wait_text("#editor-title", "demo_offer")
+
+
 def test_eight_everyday_tasks_each_under_a_minute(d, tmp, shots):
     """The eight tasks a content person tried in the studio, start to finish, each timed from
     its first click to the result on screen (or on disk)."""
@@ -984,6 +1004,7 @@ TESTS = (
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
+    test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
 )
 
 

@@ -13,6 +13,7 @@ mod disk;
 mod files;
 mod preview;
 mod publish;
+mod routing;
 #[cfg(test)]
 mod testing;
 mod toggles;
@@ -26,6 +27,7 @@ use disk::{Reader, Seen};
 pub use files::{write_atomic, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
+pub use routing::RoutingView;
 pub use toggles::{ToggleChange, Toggles};
 pub use trash::Trashed;
 
