@@ -3,64 +3,13 @@
 //! trivially find its skill) and the routing cases (`message` with `routes_to`). With a
 //! selector (`--selector CMD`, the team's own LLM call) the same messages are put to it too.
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 use skillc_runtime::route::Route;
 use skillc_runtime::{Artifact, BundleRef, Context};
 
+pub use super::figures::{figures, figures_line, Confusion, Figures, Labelled, Progress};
 use super::selector::{self, Selector, SelectorEval};
 use super::Case;
-
-/// Told of each step as its turn comes: a phase, how many are done, of how many.
-pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
-
-/// A message and the skill it should reach.
-#[derive(Debug, Clone)]
-pub struct Labelled {
-    /// The message: a trigger example, or a case's message.
-    pub message: String,
-    /// The skill it should reach first (`None`: no skill, a case's `routes_to: []`).
-    pub expected: Option<String>,
-    /// A trigger example's own skill (an index into the bundle's skills), left out while the
-    /// example is routed.
-    pub example_of: Option<usize>,
-    /// The case's consumer.
-    pub consumer: Option<String>,
-    /// The case's run-time context.
-    pub context: Context,
-}
-
-/// Messages that should reach one skill and reached another first (or none).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Confusion {
-    /// The skill they should reach.
-    pub expected: String,
-    /// The skill they reached first (`None`: no candidate).
-    pub got: Option<String>,
-    /// How many messages did so.
-    pub count: usize,
-    /// Up to three of them.
-    pub examples: Vec<String>,
-}
-
-/// Messages shown per confusion.
-const CONFUSION_EXAMPLES: usize = 3;
-
-/// The figures of one way of routing (the index, or a selector) over a bundle's messages.
-#[derive(Debug, Clone, Serialize, PartialEq, Default)]
-pub struct Figures {
-    /// Messages whose skill comes first, as a share of those with a skill to reach.
-    pub recall_at_1: f64,
-    /// Messages whose skill is among the first `k` reached.
-    pub recall_at_k: f64,
-    /// Mean reciprocal rank of the skill (0 when not among the first `k`).
-    pub mrr: f64,
-    /// Share of the messages expecting no skill that reached one.
-    pub false_fire: f64,
-    /// The messages that reached another skill first, or none, grouped, most first.
-    pub confusions: Vec<Confusion>,
-}
 
 /// The figures of one bundle.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -86,67 +35,6 @@ pub struct BundleEval {
     pub examples: usize,
     /// Routing cases of this bundle run.
     pub cases: usize,
-}
-
-/// A share rounded to four decimals; `empty` when there is nothing to count.
-fn share(n: f64, of: usize, empty: f64) -> f64 {
-    if of == 0 {
-        empty
-    } else {
-        (n / of as f64 * 1e4).round() / 1e4
-    }
-}
-
-/// The figures of `reached` (the names each message reached, best first), counting the first
-/// `k` of each.
-pub fn figures<'a>(
-    outcomes: impl Iterator<Item = (&'a Labelled, &'a [String])>,
-    k: usize,
-) -> Figures {
-    let (mut positives, mut first, mut found, mut reciprocal) = (0, 0, 0, 0.0);
-    let (mut negatives, mut fired) = (0, 0);
-    let mut grouped: BTreeMap<(String, Option<String>), Vec<&str>> = BTreeMap::new();
-    for (m, reached) in outcomes {
-        let reached = &reached[..reached.len().min(k)];
-        let Some(expected) = &m.expected else {
-            negatives += 1;
-            fired += usize::from(!reached.is_empty());
-            continue;
-        };
-        positives += 1;
-        if let Some(at) = reached.iter().position(|n| n == expected) {
-            found += 1;
-            first += usize::from(at == 0);
-            reciprocal += 1.0 / (at + 1) as f64;
-        }
-        if reached.first() != Some(expected) {
-            grouped
-                .entry((expected.clone(), reached.first().cloned()))
-                .or_default()
-                .push(&m.message);
-        }
-    }
-    let mut confusions: Vec<Confusion> = grouped
-        .into_iter()
-        .map(|((expected, got), messages)| Confusion {
-            expected,
-            got,
-            count: messages.len(),
-            examples: messages
-                .iter()
-                .take(CONFUSION_EXAMPLES)
-                .map(|m| m.to_string())
-                .collect(),
-        })
-        .collect();
-    confusions.sort_by_key(|c| std::cmp::Reverse(c.count));
-    Figures {
-        recall_at_1: share(first as f64, positives, 1.0),
-        recall_at_k: share(found as f64, positives, 1.0),
-        mrr: share(reciprocal, positives, 1.0),
-        false_fire: share(fired as f64, negatives, 0.0),
-        confusions,
-    }
 }
 
 /// The bundles `eval` looks at: each client of `clients` (none given: the global bundle and
@@ -312,21 +200,6 @@ pub fn render_eval_json(evals: &[BundleEval]) -> String {
         bundles: evals,
     };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
-}
-
-/// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`.
-pub(super) fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
-    format!(
-        "recall@1 {:.3} · recall@{k} {:.3} · MRR {:.3} · false fire {}",
-        f.recall_at_1,
-        f.recall_at_k,
-        f.mrr,
-        if negatives == 0 {
-            "-".to_string()
-        } else {
-            format!("{:.3} of {negatives}", f.false_fire)
-        }
-    )
 }
 
 /// The figures as text: a line per bundle, its selector's figures, then its confusions.

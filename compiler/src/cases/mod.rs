@@ -12,6 +12,7 @@ use crate::parse::text;
 use crate::Workspace;
 
 pub mod eval;
+mod figures;
 mod read;
 mod run;
 pub mod selector;

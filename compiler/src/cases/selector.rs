@@ -14,7 +14,7 @@ use serde::Serialize;
 use skillc_runtime::route::Route;
 use skillc_runtime::{Artifact, BundleRef, Format};
 
-use super::eval::{figures, figures_line, Figures, Labelled, Progress};
+use super::figures::{figures, figures_line, Figures, Labelled, Progress};
 
 /// How to run the selector.
 #[derive(Debug, Clone)]

@@ -1,0 +1,133 @@
+//! What `eval` counts, shared by the index's figures and a selector's: a labelled message, and
+//! recall, MRR, false fires and the confusions over the names each message reached.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use skillc_runtime::Context;
+
+/// Told of each step as its turn comes: a phase, how many are done, of how many.
+pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+
+/// A message and the skill it should reach.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    /// The message: a trigger example, or a case's message.
+    pub message: String,
+    /// The skill it should reach first (`None`: no skill, a case's `routes_to: []`).
+    pub expected: Option<String>,
+    /// A trigger example's own skill (an index into the bundle's skills), left out while the
+    /// example is routed.
+    pub example_of: Option<usize>,
+    /// The case's consumer.
+    pub consumer: Option<String>,
+    /// The case's run-time context.
+    pub context: Context,
+}
+
+/// Messages that should reach one skill and reached another first (or none).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Confusion {
+    /// The skill they should reach.
+    pub expected: String,
+    /// The skill they reached first (`None`: no candidate).
+    pub got: Option<String>,
+    /// How many messages did so.
+    pub count: usize,
+    /// Up to three of them.
+    pub examples: Vec<String>,
+}
+
+/// Messages shown per confusion.
+const CONFUSION_EXAMPLES: usize = 3;
+
+/// The figures of one way of routing (the index, or a selector) over a bundle's messages.
+#[derive(Debug, Clone, Serialize, PartialEq, Default)]
+pub struct Figures {
+    /// Messages whose skill comes first, as a share of those with a skill to reach.
+    pub recall_at_1: f64,
+    /// Messages whose skill is among the first `k` reached.
+    pub recall_at_k: f64,
+    /// Mean reciprocal rank of the skill (0 when not among the first `k`).
+    pub mrr: f64,
+    /// Share of the messages expecting no skill that reached one.
+    pub false_fire: f64,
+    /// The messages that reached another skill first, or none, grouped, most first.
+    pub confusions: Vec<Confusion>,
+}
+
+/// A share rounded to four decimals; `empty` when there is nothing to count.
+fn share(n: f64, of: usize, empty: f64) -> f64 {
+    if of == 0 {
+        empty
+    } else {
+        (n / of as f64 * 1e4).round() / 1e4
+    }
+}
+
+/// The figures of `reached` (the names each message reached, best first), counting the first
+/// `k` of each.
+pub fn figures<'a>(
+    outcomes: impl Iterator<Item = (&'a Labelled, &'a [String])>,
+    k: usize,
+) -> Figures {
+    let (mut positives, mut first, mut found, mut reciprocal) = (0, 0, 0, 0.0);
+    let (mut negatives, mut fired) = (0, 0);
+    let mut grouped: BTreeMap<(String, Option<String>), Vec<&str>> = BTreeMap::new();
+    for (m, reached) in outcomes {
+        let reached = &reached[..reached.len().min(k)];
+        let Some(expected) = &m.expected else {
+            negatives += 1;
+            fired += usize::from(!reached.is_empty());
+            continue;
+        };
+        positives += 1;
+        if let Some(at) = reached.iter().position(|n| n == expected) {
+            found += 1;
+            first += usize::from(at == 0);
+            reciprocal += 1.0 / (at + 1) as f64;
+        }
+        if reached.first() != Some(expected) {
+            grouped
+                .entry((expected.clone(), reached.first().cloned()))
+                .or_default()
+                .push(&m.message);
+        }
+    }
+    let mut confusions: Vec<Confusion> = grouped
+        .into_iter()
+        .map(|((expected, got), messages)| Confusion {
+            expected,
+            got,
+            count: messages.len(),
+            examples: messages
+                .iter()
+                .take(CONFUSION_EXAMPLES)
+                .map(|m| m.to_string())
+                .collect(),
+        })
+        .collect();
+    confusions.sort_by_key(|c| std::cmp::Reverse(c.count));
+    Figures {
+        recall_at_1: share(first as f64, positives, 1.0),
+        recall_at_k: share(found as f64, positives, 1.0),
+        mrr: share(reciprocal, positives, 1.0),
+        false_fire: share(fired as f64, negatives, 0.0),
+        confusions,
+    }
+}
+
+/// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`.
+pub fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
+    format!(
+        "recall@1 {:.3} · recall@{k} {:.3} · MRR {:.3} · false fire {}",
+        f.recall_at_1,
+        f.recall_at_k,
+        f.mrr,
+        if negatives == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.3} of {negatives}", f.false_fire)
+        }
+    )
+}
