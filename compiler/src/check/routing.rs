@@ -106,9 +106,11 @@ fn routed_elsewhere(
         None => "the global catalog".to_string(),
         Some(c) => format!("client {c}'s catalog"),
     };
+    // In words, not scores: the scores move with any edit of the catalog, and a review lists
+    // a warning whose text changed as a new one.
     let own_score = match own {
-        Some(s) if s.score >= floor => format!("`{}` scores {:.2}", skill.name, s.score),
-        Some(s) => format!("`{}` only {:.2}, under min_score", skill.name, s.score),
+        Some(s) if s.score >= floor => format!("`{}` comes after it", skill.name),
+        Some(_) => format!("`{}` scores under min_score", skill.name),
         None => format!("`{}` shares no word with it", skill.name),
     };
     let pulled = match pulled.is_empty() {
@@ -127,8 +129,8 @@ fn routed_elsewhere(
             pos,
             format!(
                 "trigger example {example:?} of `{}` routes first to `{}` in {catalog} \
-                 (score {:.2}; {own_score}): {pulled}",
-                skill.name, other.name, first.score
+                 ({own_score}): {pulled}",
+                skill.name, other.name
             ),
         )
         .with_help(format!(
