@@ -97,9 +97,10 @@ class Driver:
             try:
                 return self.s("POST", f"/element/{self.find(css)}/click", {})
             except RuntimeError as e:
-                if "stale element" not in str(e) or attempt == 2:
+                # A banner still being shown is not interactable yet: a moment later it is.
+                if not ("stale element" in str(e) or "not interactable" in str(e)) or attempt == 2:
                     raise
-                time.sleep(0.2)
+                time.sleep(0.3)
 
     def text(self, css):
         return self.s("GET", f"/element/{self.find(css)}/text")
