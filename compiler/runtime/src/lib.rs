@@ -121,6 +121,23 @@ pub struct Artifact {
     found: RwLock<HashMap<(String, String, String), BundleInfo>>,
     loaded: RwLock<HashMap<i64, Arc<Bundle>>>,
     catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
+    /// The routing settings of the manifest, read on the first route.
+    routing: std::sync::OnceLock<route::RoutingTable>,
+}
+
+/// `path`, when it is a file; else why it cannot be opened.
+fn must_be_a_file(path: &Path) -> Result<PathBuf, Error> {
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    Err(Error::Missing {
+        what: if path.exists() {
+            "is not a file"
+        } else {
+            "does not exist"
+        },
+        path: path.to_path_buf(),
+    })
 }
 
 /// The sources pool: id → (reference, prompt fragment, tokens).
@@ -145,17 +162,7 @@ fn inflate(encoding: &str, data: Vec<u8>) -> Result<Vec<u8>, String> {
 impl Artifact {
     /// Opens an artifact read-only and checks its schema version.
     pub fn open(path: impl AsRef<Path>) -> Result<Artifact, Error> {
-        let path = path.as_ref().to_path_buf();
-        if !path.is_file() {
-            return Err(Error::Missing {
-                what: if path.exists() {
-                    "is not a file"
-                } else {
-                    "does not exist"
-                },
-                path,
-            });
-        }
+        let path = must_be_a_file(path.as_ref())?;
         let conn = Connection::open_with_flags(
             &path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -222,6 +229,7 @@ impl Artifact {
             found: RwLock::new(HashMap::new()),
             loaded: RwLock::new(HashMap::new()),
             catalogs: RwLock::new(HashMap::new()),
+            routing: std::sync::OnceLock::new(),
         })
     }
 

@@ -271,6 +271,20 @@ impl Ranking {
             .map(|(_, w)| w.clone())
             .collect()
     }
+
+    /// The scored skills `keep` lets through, best first, ties broken by `name_of` each:
+    /// the order of a route's candidates.
+    pub fn ordered<'n>(
+        &self,
+        keep: impl Fn(&Scored) -> bool,
+        name_of: impl Fn(usize) -> &'n str,
+    ) -> Vec<&Scored> {
+        let mut ranked: Vec<&Scored> = self.scored.iter().filter(|s| keep(s)).collect();
+        ranked.sort_by(|a, b| {
+            (b.score.total_cmp(&a.score)).then_with(|| name_of(a.skill).cmp(name_of(b.skill)))
+        });
+        ranked
+    }
 }
 
 /// The most distinct known words of a message a route weighs (a bit each per skill).
@@ -361,6 +375,39 @@ pub struct RoutingSettings {
     pub confident: f64,
 }
 
+/// The manifest's routing settings, read once: the workspace's, and each client's that sets
+/// its own (its keys over the workspace's).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RoutingTable {
+    global: RoutingSettings,
+    clients: HashMap<String, RoutingSettings>,
+}
+
+impl RoutingTable {
+    fn read(a: &Artifact) -> RoutingTable {
+        type Object = serde_json::Map<String, serde_json::Value>;
+        let object = |key: &str| -> Option<Object> { serde_json::from_str(a.manifest(key)?).ok() };
+        let settings =
+            |o: Object| serde_json::from_value(serde_json::Value::Object(o)).unwrap_or_default();
+        let base = object("routing").unwrap_or_default();
+        let clients = object("routing_clients").unwrap_or_default();
+        RoutingTable {
+            global: settings(base.clone()),
+            clients: clients
+                .into_iter()
+                .filter_map(|(id, own)| {
+                    let serde_json::Value::Object(own) = own else {
+                        return None;
+                    };
+                    let mut merged = base.clone();
+                    merged.extend(own);
+                    Some((id, settings(merged)))
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Default for RoutingSettings {
     fn default() -> Self {
         RoutingSettings {
@@ -375,18 +422,11 @@ impl Artifact {
     /// The routing settings of a client (`routing:` of its client.yaml, key by key over
     /// workspace.yaml's) or of the global bundle (`None`), defaults otherwise.
     pub fn routing_settings(&self, client: Option<&str>) -> RoutingSettings {
-        let object = |key: &str| -> serde_json::Map<String, serde_json::Value> {
-            self.manifest(key)
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or_default()
-        };
-        let mut settings = object("routing");
-        if let Some(serde_json::Value::Object(own)) =
-            client.and_then(|c| object("routing_clients").remove(c))
-        {
-            settings.extend(own);
-        }
-        serde_json::from_value(serde_json::Value::Object(settings)).unwrap_or_default()
+        let table = self.routing.get_or_init(|| RoutingTable::read(self));
+        client
+            .and_then(|c| table.clients.get(c))
+            .copied()
+            .unwrap_or(table.global)
     }
 
     /// The routing index of a bundle's catalog: every skill a catalog can show.
@@ -461,18 +501,10 @@ impl Artifact {
         let ranking = self
             .route_index(&bundle)?
             .rank_leaving_out(message, leave_out);
-        let mut ranked: Vec<&Scored> = ranking
-            .scored
-            .iter()
-            .filter(|s| s.score >= settings.min_score && position[s.skill] > 0)
-            .collect();
-        ranked.sort_by(|a, b| {
-            b.score.total_cmp(&a.score).then_with(|| {
-                bundle.skills[a.skill]
-                    .name
-                    .cmp(&bundle.skills[b.skill].name)
-            })
-        });
+        let mut ranked = ranking.ordered(
+            |s| s.score >= settings.min_score && position[s.skill] > 0,
+            |i| &bundle.skills[i].name,
+        );
         ranked.truncate(top.unwrap_or(settings.top_k));
         let candidates: Vec<Candidate> = ranked
             .into_iter()

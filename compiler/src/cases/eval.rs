@@ -7,7 +7,8 @@ use serde::Serialize;
 use skillc_runtime::route::Route;
 use skillc_runtime::{Artifact, BundleRef, Context};
 
-pub use super::figures::{figures, figures_line, Confusion, Figures, Labelled, Progress};
+use super::figures::figures_line;
+pub use super::figures::{figures, Confusion, Figures, Labelled, Progress};
 use super::selector::{self, Selector, SelectorEval};
 use super::Case;
 
@@ -133,7 +134,7 @@ fn labelled_messages(
 }
 
 /// Routes a labelled message by the index (its own example left out).
-pub fn route_labelled(
+fn route_labelled(
     a: &Artifact,
     r: &BundleRef<'_>,
     m: &Labelled,

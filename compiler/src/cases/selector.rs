@@ -96,35 +96,38 @@ pub fn evaluate(
     k: usize,
     progress: Option<Progress<'_>>,
 ) -> Result<SelectorEval, skillc_runtime::Error> {
-    let requests = labelled
-        .iter()
-        .zip(routes)
-        .map(|(m, route)| request(a, r, m, route))
-        .collect::<Result<Vec<(String, Names)>, _>>()?;
     let calls = labelled.len() * selector.samples;
     let done = AtomicUsize::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(PARALLEL_CALLS)
         .build()
         .map_err(|e| skillc_runtime::Error::Request(format!("could not start calls: {e}")))?;
-    let answers: Vec<Result<Vec<String>, String>> = pool.install(|| {
-        (0..calls)
-            .into_par_iter()
-            .map(|n| {
-                let (input, names) = &requests[n % labelled.len()];
-                let answer = call(&selector.command, input, selector.timeout)
-                    .map(|picked| picked.iter().map(|p| names.name_of(p)).collect());
-                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(show) = progress {
-                    show("asking the selector", finished, calls);
-                }
-                answer
+    // Per message, its request is made when its turn comes (a big catalog's text is in each,
+    // so only the calls running hold one), then put to the selector `samples` times.
+    let per_message: Vec<Vec<Result<Vec<String>, String>>> = pool.install(|| {
+        labelled
+            .par_iter()
+            .zip(routes)
+            .map(|(m, route)| {
+                let (input, names) = request(a, r, m, route)?;
+                let answers = (0..selector.samples).map(|_| {
+                    let answer = call(&selector.command, &input, selector.timeout)
+                        .map(|picked| picked.iter().map(|p| names.name_of(p)).collect());
+                    let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if let Some(show) = progress {
+                        show("asking the selector", finished, calls);
+                    }
+                    answer
+                });
+                Ok(answers.collect())
             })
-            .collect()
-    });
+            .collect::<Result<_, skillc_runtime::Error>>()
+    })?;
+    // Sample by sample, each in the messages' order.
+    let answers = (0..selector.samples)
+        .flat_map(|sample| per_message.iter().map(move |of| of[sample].clone()));
     let mut failed = Vec::new();
     let reached: Vec<Vec<String>> = answers
-        .into_iter()
         .enumerate()
         .map(|(n, answer)| {
             answer.unwrap_or_else(|error| {

@@ -6,7 +6,7 @@
 //! client's catalog is checked for its own skills' examples.
 
 use rayon::prelude::*;
-use skillc_runtime::route::{card_terms, RouteIndex, RoutingSettings, Scored};
+use skillc_runtime::route::{card_terms, RouteIndex, RoutingSettings};
 
 use super::overlap::{catalogs, listed};
 use crate::diagnostic::{codes, Diagnostic};
@@ -81,16 +81,8 @@ fn routed_elsewhere(
     let skill = &ws.skills[i];
     let example = &skill.frontmatter.trigger_examples[n];
     let ranking = index.rank_leaving_out(example, Some((i, example)));
-    let rank = |s: &&Scored| (s.score, std::cmp::Reverse(&ws.skills[s.skill].name));
-    let first = ranking
-        .scored
-        .iter()
-        .filter(|s| s.score >= floor)
-        .max_by(|a, b| {
-            rank(a)
-                .partial_cmp(&rank(b))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })?;
+    let ordered = ranking.ordered(|s| s.score >= floor, |k| &ws.skills[k].name);
+    let first = *ordered.first()?;
     if first.skill == i {
         return None;
     }
