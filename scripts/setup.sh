@@ -39,6 +39,12 @@ if ! python3 -c "import mcp.client.stdio" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check "mcp==2.3.0"
 fi
 
+# The BM25 baseline the routing quality table measures skillc route against.
+if ! python3 -c "import rank_bm25" 2>/dev/null; then
+  echo "setup: installing rank-bm25 (the routing quality baseline)"
+  python3 -m pip install -q --disable-pip-version-check "rank-bm25==0.2.2"
+fi
+
 # The WebDriver bridge for the studio's end-to-end tests (WebKitWebDriver comes from apt).
 if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
   echo "setup: installing tauri-driver"

@@ -36,6 +36,9 @@ echo "== the TypeScript runtime: its tests, then every parity request against sk
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
 python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact"
 
+echo "== routing quality: skillc route beside a plain BM25 baseline on labelled requests"
+python3 tests/quality/routing_quality.py "$target/debug/skillc" --check
+
 echo "== rules the sample does not exercise (blocks over always-on, locale fallback, a secret name) in every runtime"
 python3 tests/parity/rules_parity.py "$target/debug/skillc"
 

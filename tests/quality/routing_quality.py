@@ -1,0 +1,130 @@
+"""Routing quality against a peer: recall@1 and recall@5 of `skillc route` on labelled requests
+(tests/quality/*.tsv), beside a plain BM25 baseline (the `rank_bm25` package's BM25Okapi over
+each skill's name and description, words split on non-word characters) on the same messages and
+the same catalog.
+
+    python3 tests/quality/routing_quality.py SKILLC [--check]
+
+Three rankings per message set:
+- `skillc route`: as shipped, candidates at or above `min_score` (0.2), at most 5;
+- `skillc ranking`: the same index and scores without the `min_score` cut, the first 5;
+- `BM25 baseline`: every skill sharing a word with the message, best first, the first 5;
+- `BM25, skillc's words`: the baseline with skillc's words (stopwords out, names split on `-`
+  and `_`, a final `s` dropped), which tells how much of the difference the words make and how
+  much the index's other texts and weights.
+False fire is the share of messages expecting no skill (`-`) that get a candidate.
+With --check it exits 1 when the ranking is worse than the baseline on recall@1 or recall@5.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rank_bm25 import BM25Okapi
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "compiler/runtime/python"))
+from skillc_runtime import Artifact, route_tokens  # noqa: E402
+
+# Ten skills of the public collections (the second collection's duplicate docx left out).
+PUBLIC = [*(f"tests/public-collection/skills/{n}" for n in (
+    "brand-guidelines", "canvas-design", "docx", "internal-comms", "mcp-builder", "pdf",
+    "webapp-testing")),
+    *(f"tests/public-collection-2/skills/{n}" for n in ("frontend-design", "pptx", "xlsx"))]
+
+
+def labelled(path):
+    """(expected skill or None, message) per line of a .tsv file."""
+    out = []
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            expected, message = line.split("\t", 1)
+            out.append((None if expected == "-" else expected, message))
+    return out
+
+
+def plain_words(text):
+    return re.findall(r"\w+", text.lower())
+
+
+def baseline(catalog, words=plain_words):
+    """A function ranking a message over the catalog's skills with BM25Okapi, the texts made
+    into words by `words`."""
+    names = [s["name"] for s in catalog["skills"]]
+    bm25 = BM25Okapi([words(f'{s["name"]} {s["description"]}') for s in catalog["skills"]])
+
+    def rank(message):
+        scores = bm25.get_scores(words(message))
+        held = [(-scores[i], names[i]) for i in range(len(names)) if scores[i] > 0]
+        return [name for _, name in sorted(held)]
+    return rank
+
+
+def figures(messages, rank):
+    """recall@1, recall@5 over the messages with a skill, and the false-fire share."""
+    positives = [(e, m) for e, m in messages if e]
+    negatives = [m for e, m in messages if not e]
+    ranked = {m: rank(m)[:5] for _, m in messages}
+    first = sum(ranked[m][:1] == [e] for e, m in positives)
+    within = sum(e in ranked[m] for e, m in positives)
+    fired = sum(bool(ranked[m]) for m in negatives)
+    return (first / len(positives), within / len(positives),
+            fired / len(negatives) if negatives else 0.0)
+
+
+def measure(skillc, workspace, messages):
+    """The three rankings' figures on one workspace's global catalog."""
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = Path(tmp) / "quality.db"
+        subprocess.run([skillc, "build", str(workspace), "-o", str(artifact)], check=True,
+                       capture_output=True)
+        shipped = Artifact(str(artifact))
+        uncut = Artifact(str(artifact))
+        # The same index and scores without the min_score cut (what the settings would give).
+        uncut.manifest["routing"] = json.dumps({"top_k": 5, "min_score": 0.0})
+        catalog = shipped.catalog(fmt="json")
+        names = lambda a: lambda m: [c["name"] for c in a.route(m)["candidates"]]  # noqa: E731
+        return {
+            "skillc route": figures(messages, names(shipped)),
+            "skillc ranking": figures(messages, names(uncut)),
+            "BM25 baseline": figures(messages, baseline(catalog)),
+            # Which part of the difference is skillc's words (stopwords, stems, names split).
+            "BM25, skillc's words": figures(messages, baseline(catalog, route_tokens)),
+        }
+
+
+def public_workspace(tmp):
+    ws = Path(tmp) / "public"
+    for rel in PUBLIC:
+        shutil.copytree(REPO / rel, ws / Path(rel).name)
+    return ws
+
+
+def main():
+    skillc, check = sys.argv[1], "--check" in sys.argv[2:]
+    worse = []
+    with tempfile.TemporaryDirectory() as tmp:
+        sets = [("public collections (10 skills)", public_workspace(tmp), "public.tsv"),
+                ("sample, global catalog (32 skills)", REPO / "skills", "sample.tsv")]
+        print("| message set | messages | ranking | recall@1 | recall@5 | false fire |")
+        print("|---|---|---|---|---|---|")
+        for title, workspace, name in sets:
+            messages = labelled(REPO / "tests/quality" / name)
+            results = measure(skillc, workspace, messages)
+            for ranking, (r1, r5, ff) in results.items():
+                print(f"| {title} | {len(messages)} | {ranking} | {r1:.3f} | {r5:.3f} | {ff:.3f} |")
+            ours, peer = results["skillc ranking"], results["BM25 baseline"]
+            if ours[0] < peer[0] or ours[1] < peer[1]:
+                worse.append(title)
+    if worse:
+        print(f"FAIL skillc's ranking is worse than the BM25 baseline on: {', '.join(worse)}")
+        if check:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
