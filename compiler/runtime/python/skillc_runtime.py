@@ -480,7 +480,9 @@ class Artifact:
                 total += length
                 docs.append((i, length))
             avg = max(total / max(len(docs), 1), 1.0)
-            b["route"] = (ids, postings, docs, avg)
+            # Each document's BM25 length norm, computed once (the same expression as per word).
+            norms = [_K1 * (1.0 - _B + _B * length / avg) for _, length in docs]
+            b["route"] = (ids, postings, docs, norms)
         return b["route"]
 
     def routing_settings(self, client=None):
@@ -493,7 +495,7 @@ class Artifact:
         b = self.bundle(client, locale, tier)
         settings = self.routing_settings(client)
         position = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
-        ids, postings, docs, avg = self._route_index(b)
+        ids, postings, docs, norms = self._route_index(b)
         words = []
         for t in route_tokens(message):
             if len(words) == _MAX_WORDS:
@@ -505,13 +507,17 @@ class Artifact:
             n = float(len(docs))
             idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
             whole = sum(idf)
-            score, held = {}, {}
+            score, held = [0.0] * len(docs), [None] * len(docs)
             for k, ((_, w), weight) in enumerate(zip(words, idf)):
                 for doc, tf in postings[w]:
-                    norm = _K1 * (1.0 - _B + _B * docs[doc][1] / avg)
-                    score[doc] = score.get(doc, 0.0) + weight * tf / (tf + norm)
-                    held.setdefault(doc, []).append(k)
-            for doc in score:
+                    score[doc] += weight * tf / (tf + norms[doc])
+                    if held[doc] is None:
+                        held[doc] = [k]
+                    else:
+                        held[doc].append(k)
+            for doc, words_held in enumerate(held):
+                if words_held is None:
+                    continue
                 s = math.floor(score[doc] / whole * 1e6 + 0.5) / 1e6
                 if s >= settings["min_score"] and docs[doc][0] in position:
                     scored.append((s, docs[doc][0], held[doc]))

@@ -94,8 +94,6 @@ pub struct RouteIndex {
     pub(crate) postings: Vec<Vec<(usize, u32)>>,
     /// Per document: the skill (index into the bundle's skills) and the sum of its counts.
     pub(crate) docs: Vec<(usize, u32)>,
-    /// Average of the sums.
-    pub(crate) avg_len: f64,
     /// The sums' total.
     pub(crate) total: u64,
 }
@@ -128,8 +126,6 @@ impl RouteIndex {
             total += u64::from(len);
             ix.docs.push((skill, len));
         }
-        let n = ix.docs.len().max(1) as f64;
-        ix.avg_len = (total as f64 / n).max(1.0);
         ix.total = total;
         ix
     }
@@ -144,111 +140,213 @@ impl RouteIndex {
     /// examples, weight 1 a word): what `eval` scores each example by, so that an example does
     /// not find its own skill by being part of it.
     pub fn rank_leaving_out(&self, message: &str, leave_out: Option<(usize, &str)>) -> Ranking {
-        let mut words: Vec<(String, usize)> = Vec::new();
-        for t in tokens(message) {
-            if words.len() == MAX_WORDS {
-                break;
-            }
-            if let Some(&id) = self.ids.get(&t) {
-                if !words.iter().any(|(_, w)| *w == id) {
-                    words.push((t, id));
-                }
-            }
-        }
-        if words.is_empty() {
-            return Ranking::default();
-        }
-        let out = LeftOut::new(self, leave_out);
-        let tf_of = |id: usize, doc: usize, tf: u32| out.tf(id, doc, tf);
-        let len_of = |doc: usize| out.len(doc, self.docs[doc].1);
-        let avg_len = match out.doc {
-            Some(_) => {
-                ((self.total - u64::from(out.words)) as f64 / self.docs.len() as f64).max(1.0)
-            }
-            None => self.avg_len,
-        };
-        let n = self.docs.len() as f64;
-        let idf: Vec<f64> = words
-            .iter()
-            .map(|(_, id)| {
-                let held = self.postings[*id]
-                    .iter()
-                    .filter(|&&(doc, tf)| tf_of(*id, doc, tf) > 0);
-                let df = held.count() as f64;
-                (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-            })
-            .collect();
-        let whole: f64 = idf.iter().sum();
-        // Per document: its score so far and which of the words it holds (a bit each).
-        let mut score = vec![0.0f64; self.docs.len()];
-        let mut held = vec![0u64; self.docs.len()];
-        for (k, ((_, id), idf)) in words.iter().zip(&idf).enumerate() {
-            for &(doc, tf) in &self.postings[*id] {
-                let tf = tf_of(*id, doc, tf);
-                if tf == 0 {
-                    continue;
-                }
-                let len = f64::from(len_of(doc));
-                let norm = K1 * (1.0 - B + B * len / avg_len);
-                let tf = f64::from(tf);
-                score[doc] += idf * tf / (tf + norm);
-                held[doc] |= 1 << k;
-            }
-        }
-        let scored = (0..self.docs.len())
-            .filter(|&doc| held[doc] != 0)
-            .map(|doc| Scored {
-                skill: self.docs[doc].0,
-                score: round(score[doc] / whole),
-                held: held[doc],
-            })
-            .collect();
-        Ranking {
-            words: words.into_iter().map(|(w, _)| w).collect(),
-            scored,
-        }
+        rank_parts(&[Part::whole(self)], message, leave_out)
     }
 }
 
-/// One skill's trigger example taken out of the index for a rank: the document, the counts the
-/// example's words take away from it, and their sum.
+/// One part of a catalog's index: an index, less the documents `removed` marks (by document).
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
+    index: &'a RouteIndex,
+    removed: Option<&'a [bool]>,
+    /// Its documents in the catalog and the sum of their lengths.
+    size: (usize, u64),
+}
+
+impl<'a> Part<'a> {
+    /// All of `index`.
+    pub fn whole(index: &'a RouteIndex) -> Part<'a> {
+        Part {
+            index,
+            removed: None,
+            size: (index.docs.len(), index.total),
+        }
+    }
+
+    /// `index` less the documents `removed` marks (one flag per document).
+    pub fn less(index: &'a RouteIndex, removed: &'a [bool]) -> Part<'a> {
+        let kept = (0..index.docs.len()).filter(|&d| !removed[d]);
+        let size = kept.fold((0, 0), |(n, t), d| (n + 1, t + u64::from(index.docs[d].1)));
+        Part {
+            index,
+            removed: Some(removed),
+            size,
+        }
+    }
+
+    fn kept(&self, doc: usize) -> bool {
+        self.removed.is_none_or(|r| !r[doc])
+    }
+
+    /// The id of a word some kept document holds.
+    fn id(&self, word: &str) -> Option<usize> {
+        let id = *self.index.ids.get(word)?;
+        (self.removed.is_none() || self.index.postings[id].iter().any(|&(d, _)| self.kept(d)))
+            .then_some(id)
+    }
+}
+
+/// Ranks `message` over the kept documents of `parts` exactly as one index of them would:
+/// a catalog that differs from another by a few skills (a client's from the global one) is
+/// ranked without building its index again. `leave_out` as in
+/// [`RouteIndex::rank_leaving_out`].
+pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &str)>) -> Ranking {
+    let words = known_words(parts, message);
+    if words.is_empty() {
+        return Ranking::default();
+    }
+    let offsets: Vec<usize> = parts
+        .iter()
+        .scan(0, |at, p| {
+            let here = *at;
+            *at += p.index.docs.len();
+            Some(here)
+        })
+        .collect();
+    let (n, total) = parts
+        .iter()
+        .fold((0, 0), |(n, t), p| (n + p.size.0, t + p.size.1));
+    let out = LeftOut::new(parts, leave_out);
+    let tf_of = |p: usize, id: usize, doc: usize, tf: u32| out.tf(p, id, doc, tf);
+    let len_of = |p: usize, doc: usize| out.len(p, doc, parts[p].index.docs[doc].1);
+    let avg_len = match out.at {
+        Some(_) => ((total - u64::from(out.words)) as f64 / n as f64).max(1.0),
+        None => (total as f64 / n.max(1) as f64).max(1.0),
+    };
+    let n = n as f64;
+    let idf: Vec<f64> = words
+        .iter()
+        .map(|(_, ids)| {
+            let df = held_by(parts, ids)
+                .filter(|&(p, id, doc, tf)| tf_of(p, id, doc, tf) > 0)
+                .count() as f64;
+            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+        })
+        .collect();
+    let whole: f64 = idf.iter().sum();
+    // Per document: its score so far and which of the words it holds (a bit each).
+    let docs =
+        offsets.last().copied().unwrap_or(0) + parts.last().map_or(0, |p| p.index.docs.len());
+    let mut score = vec![0.0f64; docs];
+    let mut held = vec![0u64; docs];
+    for (k, ((_, ids), idf)) in words.iter().zip(&idf).enumerate() {
+        for (p, id, doc, tf) in held_by(parts, ids) {
+            let tf = tf_of(p, id, doc, tf);
+            if tf == 0 {
+                continue;
+            }
+            let len = f64::from(len_of(p, doc));
+            let norm = K1 * (1.0 - B + B * len / avg_len);
+            let tf = f64::from(tf);
+            score[offsets[p] + doc] += idf * tf / (tf + norm);
+            held[offsets[p] + doc] |= 1 << k;
+        }
+    }
+    let mut scored = Vec::new();
+    for (p, part) in parts.iter().enumerate() {
+        for doc in 0..part.index.docs.len() {
+            let at = offsets[p] + doc;
+            if held[at] != 0 {
+                scored.push(Scored {
+                    skill: part.index.docs[doc].0,
+                    score: round(score[at] / whole),
+                    held: held[at],
+                });
+            }
+        }
+    }
+    Ranking {
+        words: words.into_iter().map(|(w, _)| w).collect(),
+        scored,
+    }
+}
+
+/// The first [`MAX_WORDS`] distinct known words of a message, each with its id in each part
+/// that holds it.
+fn known_words(parts: &[Part<'_>], message: &str) -> Vec<(String, Vec<Option<usize>>)> {
+    let mut words: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    for t in tokens(message) {
+        if words.len() == MAX_WORDS {
+            break;
+        }
+        if words.iter().any(|(w, _)| *w == t) {
+            continue;
+        }
+        let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
+        if ids.iter().any(Option::is_some) {
+            words.push((t, ids));
+        }
+    }
+    words
+}
+
+/// Each kept document of `parts` holding a word (by its id in each part): (part, id,
+/// document, count).
+fn held_by<'a>(
+    parts: &'a [Part<'a>],
+    ids: &'a [Option<usize>],
+) -> impl Iterator<Item = (usize, usize, usize, u32)> + 'a {
+    let per_part = ids
+        .iter()
+        .enumerate()
+        .filter_map(|(p, id)| Some((p, (*id)?)));
+    per_part.flat_map(move |(p, id)| {
+        let postings = parts[p].index.postings[id].iter();
+        postings
+            .filter(move |&&(doc, _)| parts[p].kept(doc))
+            .map(move |&(doc, tf)| (p, id, doc, tf))
+    })
+}
+
+/// One skill's trigger example taken out of the index for a rank: the part and document, the
+/// counts the example's words take away from it (by the part's word ids), and their sum.
 struct LeftOut {
-    doc: Option<usize>,
+    at: Option<(usize, usize)>,
     minus: HashMap<usize, u32>,
     words: u32,
 }
 
 impl LeftOut {
-    fn new(ix: &RouteIndex, leave_out: Option<(usize, &str)>) -> LeftOut {
+    fn new(parts: &[Part<'_>], leave_out: Option<(usize, &str)>) -> LeftOut {
         let mut out = LeftOut {
-            doc: None,
+            at: None,
             minus: HashMap::new(),
             words: 0,
         };
-        if let Some((skill, example)) = leave_out {
+        let Some((skill, example)) = leave_out else {
+            return out;
+        };
+        let found = parts.iter().enumerate().find_map(|(p, part)| {
+            let docs = &part.index.docs;
+            let doc = (0..docs.len()).find(|&d| docs[d].0 == skill && part.kept(d))?;
+            Some((p, doc))
+        });
+        if let Some((p, _)) = found {
             for t in tokens(example) {
-                if let Some(&id) = ix.ids.get(&t) {
+                if let Some(&id) = parts[p].index.ids.get(&t) {
                     *out.minus.entry(id).or_default() += EXAMPLE_WEIGHT;
                     out.words += EXAMPLE_WEIGHT;
                 }
             }
-            out.doc = ix.docs.iter().position(|d| d.0 == skill);
         }
+        out.at = found;
         out
     }
 
     /// A word's count in a document, less what the example took.
-    fn tf(&self, id: usize, doc: usize, tf: u32) -> u32 {
-        match self.doc {
-            Some(d) if d == doc => tf.saturating_sub(self.minus.get(&id).copied().unwrap_or(0)),
+    fn tf(&self, part: usize, id: usize, doc: usize, tf: u32) -> u32 {
+        match self.at {
+            Some(at) if at == (part, doc) => {
+                tf.saturating_sub(self.minus.get(&id).copied().unwrap_or(0))
+            }
             _ => tf,
         }
     }
 
     /// A document's length, less the example's words.
-    fn len(&self, doc: usize, len: u32) -> u32 {
-        match self.doc {
-            Some(d) if d == doc => len.saturating_sub(self.words),
+    fn len(&self, part: usize, doc: usize, len: u32) -> u32 {
+        match self.at {
+            Some(at) if at == (part, doc) => len.saturating_sub(self.words),
             _ => len,
         }
     }
@@ -280,11 +378,24 @@ impl Ranking {
         name_of: impl Fn(usize) -> &'n str,
     ) -> Vec<&Scored> {
         let mut ranked: Vec<&Scored> = self.scored.iter().filter(|s| keep(s)).collect();
-        ranked.sort_by(|a, b| {
-            (b.score.total_cmp(&a.score)).then_with(|| name_of(a.skill).cmp(name_of(b.skill)))
-        });
+        ranked.sort_by(|a, b| before(a, b, &name_of));
         ranked
     }
+
+    /// The first of [`ordered`](Self::ordered), without ordering the rest.
+    pub fn first<'n>(
+        &self,
+        keep: impl Fn(&Scored) -> bool,
+        name_of: impl Fn(usize) -> &'n str,
+    ) -> Option<&Scored> {
+        let kept = self.scored.iter().filter(|s| keep(s));
+        kept.min_by(|a, b| before(a, b, &name_of))
+    }
+}
+
+/// Candidates' order: the higher score first, then the name.
+fn before<'n>(a: &Scored, b: &Scored, name_of: impl Fn(usize) -> &'n str) -> std::cmp::Ordering {
+    (b.score.total_cmp(&a.score)).then_with(|| name_of(a.skill).cmp(name_of(b.skill)))
 }
 
 /// The most distinct known words of a message a route weighs (a bit each per skill).
@@ -537,6 +648,59 @@ impl Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ranking a catalog as an index less some skills plus another index gives exactly what
+    /// an index of that catalog gives, with and without an example left out.
+    #[test]
+    fn parts_rank_as_one_index_of_their_kept_documents() {
+        const WORDS: &[&str] = &[
+            "invoice", "refund", "parcel", "delivery", "price", "plan", "login", "password",
+            "export", "chart", "demo", "sales", "report", "bug", "team", "seat",
+        ];
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..200 {
+            let mut text = |n: usize| {
+                (0..n)
+                    .map(|_| WORDS[next(WORDS.len())])
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            let docs: Vec<(String, String)> = (0..12).map(|_| (text(4), text(3))).collect();
+            let terms: Vec<String> = docs
+                .iter()
+                .map(|(d, e)| card_terms("", d, std::slice::from_ref(e), &[]))
+                .collect();
+            let (message, removed_every, own) = (text(5), 2 + next(3), 9);
+            // Skills 0..own in the base (some removed), own.. added; the catalog is the rest.
+            let base = RouteIndex::new((0..own).map(|i| (i, terms[i].as_str())));
+            let removed: Vec<bool> = (0..own).map(|d| d % removed_every == 0).collect();
+            let added = RouteIndex::new((own..12).map(|i| (i, terms[i].as_str())));
+            let kept = (0..12).filter(|&i| i >= own || !removed[i]);
+            let whole = RouteIndex::new(kept.map(|i| (i, terms[i].as_str())));
+            let parts = [Part::less(&base, &removed), Part::whole(&added)];
+            for leave_out in [
+                None,
+                Some((10, docs[10].1.as_str())),
+                Some((1, docs[1].1.as_str())),
+            ] {
+                let sorted = |mut r: Ranking| {
+                    r.scored.sort_by_key(|s| s.skill);
+                    r
+                };
+                assert_eq!(
+                    sorted(rank_parts(&parts, &message, leave_out)),
+                    sorted(whole.rank_leaving_out(&message, leave_out)),
+                    "{message:?} leaving out {leave_out:?}"
+                );
+            }
+        }
+    }
 
     fn index(cards: &[(&str, &str, &[&str])]) -> RouteIndex {
         let stored: Vec<String> = cards

@@ -1,6 +1,6 @@
 // Run-time figures of the TypeScript runtime on one artifact (SPEC 9's runtime questions):
-// opening it, a catalog lookup warm (p50, p99), a prompt for five skills warm, and the CLI as a
-// whole process (median). Usage: node bench.mjs ARTIFACT [CLIENT]
+// opening it, a catalog lookup warm (p50, p99), a prompt for five skills warm, a route warm
+// (target 1 ms), and the CLI as a whole process (median). Usage: node bench.mjs ARTIFACT [CLIENT]
 //   (after `npm run build`; the reference workload: `skillc-bench --keep DIR`, then `skillc build`)
 
 import { execFileSync } from "node:child_process";
@@ -32,6 +32,10 @@ const times = (fn, n) => {
 const catalogs = times(() => artifact.catalog({ client, format: "markdown" }), 2000);
 const picks = first.skills.slice(0, 5).map((s) => s.name);
 const prompts = times(() => artifact.prompt({ client, select: picks }), 500);
+// Messages of a few words of every 50th skill's description, and one matching nothing.
+const messages = [...first.skills.filter((_, i) => i % 50 === 0).map((s) => s.description.split(/\s+/).slice(0, 6).join(" ")), "bananas and kiwis"];
+for (const message of messages) artifact.route({ client, message });
+const routes = Array.from({ length: 20 }, () => messages.flatMap((message) => times(() => artifact.route({ client, message }), 1))).flat();
 
 const cli = fileURLToPath(new URL("./dist/cli.js", import.meta.url));
 const args = [cli, "catalog", artifactPath, ...(client ? ["--client", client] : [])];
@@ -41,4 +45,5 @@ console.log(`artifact ${artifactPath}, bundle ${client ?? "global"}: ${first.ski
 console.log(`open (read the file into sql.js): ${open.toFixed(1)} ms; first catalog (loads the bundle): ${firstCatalog.toFixed(1)} ms`);
 console.log(`catalog lookup, warm: p50 ${us(quantile(catalogs, 0.5))}, p99 ${us(quantile(catalogs, 0.99))}`);
 console.log(`prompt for 5 selected skills, warm: p50 ${us(quantile(prompts, 0.5))}, p99 ${us(quantile(prompts, 0.99))}`);
+console.log(`route, warm (${messages.length} messages, 20 times each): p50 ${us(quantile(routes, 0.5))}, p99 ${us(quantile(routes, 0.99))}   target <= 1 ms`);
 console.log(`cli.js catalog as a whole process: median ${quantile(processes, 0.5).toFixed(0)} ms over 10 runs`);

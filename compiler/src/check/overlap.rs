@@ -243,8 +243,10 @@ fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
 /// session hands an unchanged skill's parse out again, so most compare by address, and only
 /// the others field by field.
 #[derive(Debug)]
-struct Inputs {
+pub(super) struct Inputs {
     threshold: u32,
+    /// `routing:` of workspace.yaml and of each client (W119 reads the `min_score`s).
+    routing: Vec<Option<serde_json::Value>>,
     skills: Vec<Arc<Skill>>,
     /// Each client's toggles (skill name, enabled).
     toggles: Vec<(String, Vec<(String, bool)>)>,
@@ -255,6 +257,7 @@ struct Inputs {
 impl PartialEq for Inputs {
     fn eq(&self, other: &Self) -> bool {
         self.threshold == other.threshold
+            && self.routing == other.routing
             && self.toggles == other.toggles
             && self.hidden_categories == other.hidden_categories
             && self.skills.len() == other.skills.len()
@@ -280,6 +283,8 @@ struct SkillInputs<'s> {
     description: Option<&'s str>,
     description_pos: crate::diagnostic::Pos,
     trigger_examples: &'s [String],
+    examples_pos: &'s [crate::diagnostic::Pos],
+    when_to_use: &'s [String],
     distinct_from: Vec<&'s str>,
 }
 
@@ -298,6 +303,8 @@ impl<'s> SkillInputs<'s> {
             description: fm.description.as_deref(),
             description_pos: s.description_pos,
             trigger_examples: &fm.trigger_examples,
+            examples_pos: &s.examples_pos,
+            when_to_use: &fm.when_to_use,
             distinct_from: fm.distinct_from.iter().map(|r| r.text.as_str()).collect(),
         }
     }
@@ -319,8 +326,12 @@ impl Inputs {
             .filter(|c| c.hidden_from_llm)
             .map(|c| c.id.clone())
             .collect();
+        let clients = ws.clients.values().map(|c| c.routing.clone());
         Inputs {
             threshold: ws.config.overlap_threshold,
+            routing: std::iter::once(ws.config.routing.clone())
+                .chain(clients)
+                .collect(),
             skills: ws.skills.clone(),
             toggles,
             hidden_categories,
@@ -328,23 +339,36 @@ impl Inputs {
     }
 }
 
+/// A pass's last inputs and warnings in this process.
+pub(super) type Last = std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>>;
+
 /// The last pass of this process: its inputs and warnings (watch and the studio check the
 /// same workspace over and over, and most edits are to bodies).
-static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
+static LAST: Last = std::sync::Mutex::new(None);
 
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
-/// `catalog.overlap_threshold`. In a session, the last pass's warnings when its
-/// inputs are equal, and this pass kept for the next; a one-shot check keeps nothing (at
-/// 50,000 clients the warnings alone are hundreds of megabytes).
+/// `catalog.overlap_threshold`.
 pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
+    remembered(&LAST, ws, mode, compute)
+}
+
+/// The warnings of a pass over catalog texts: in a session, the last pass's when its inputs
+/// are equal, and this pass kept for the next; a one-shot check keeps nothing (at 50,000
+/// clients the warnings alone are hundreds of megabytes).
+pub(super) fn remembered(
+    last: &Last,
+    ws: &Workspace,
+    mode: crate::model::Mode,
+    compute: fn(&Workspace) -> Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
     if !mode.keeps() {
         return compute(ws);
     }
     let inputs = Inputs::of(ws);
-    if let Ok(last) = LAST.lock() {
+    if let Ok(last) = last.lock() {
         if let Some((seen, warnings)) = last.as_ref() {
             if *seen == inputs {
                 return warnings.clone();
@@ -352,7 +376,7 @@ pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
         }
     }
     let warnings = compute(ws);
-    if let Ok(mut last) = LAST.lock() {
+    if let Ok(mut last) = last.lock() {
         *last = Some((inputs, warnings.clone()));
     }
     warnings

@@ -6,9 +6,9 @@
 //! client's catalog is checked for its own skills' examples.
 
 use rayon::prelude::*;
-use skillc_runtime::route::{card_terms, RouteIndex, RoutingSettings};
+use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSettings};
 
-use super::overlap::{catalogs, listed};
+use super::overlap::{catalogs, listed, remembered, Last};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
@@ -34,9 +34,18 @@ fn terms(s: &Skill) -> String {
     )
 }
 
-/// W119 for every trigger example of a listed skill whose first candidate, leave-one-out, is
-/// another skill of the same catalog.
-pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
+/// W119 for every listed skill with a trigger example whose first candidate, leave-one-out,
+/// is another skill of the same catalog: one warning per skill (at its first such example),
+/// as W118 gives one per skill.
+pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
+    remembered(&LAST, ws, mode, compute)
+}
+
+/// The last pass of this process (watch and the studio check again and again, and most edits
+/// are to bodies): a rebuild after a body edit does not route every example again.
+static LAST: Last = std::sync::Mutex::new(None);
+
+fn compute(ws: &Workspace) -> Vec<Diagnostic> {
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
@@ -48,70 +57,118 @@ pub fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
     for (i, t) in computed {
         terms_of[i] = t;
     }
-    // A catalog each, on every core: building a catalog's index is most of the work.
+    let terms = |i: &usize| (*i, terms_of[*i].as_str());
     let catalogs = catalogs(ws, &listed);
+    // The global catalog's index is built once; a client's catalog is ranked as that index
+    // less the global skills it does not show plus an index of its own skills and the ones
+    // it turns on (`route::rank_parts`, exactly as an index of its own would rank).
+    let global: &[usize] = catalogs
+        .iter()
+        .find(|c| c.client.is_none())
+        .map_or(&[], |c| &c.own);
+    let base = RouteIndex::new(global.iter().map(terms));
     let found: Vec<Vec<Diagnostic>> = catalogs
         .par_iter()
         .map(|catalog| {
-            let members = catalog.own.iter().chain(&catalog.kept);
-            let index = RouteIndex::new(members.map(|&i| (i, terms_of[i].as_str())));
+            let mut shown = vec![false; ws.skills.len()];
+            for &i in catalog.own.iter().chain(&catalog.kept) {
+                shown[i] = true;
+            }
+            let removed: Vec<bool> = global.iter().map(|&i| !shown[i]).collect();
+            let in_base: std::collections::HashSet<usize> = global.iter().copied().collect();
+            let more = catalog.own.iter().chain(&catalog.kept);
+            let added = RouteIndex::new(more.filter(|i| !in_base.contains(i)).map(terms));
+            let parts = [Part::less(&base, &removed), Part::whole(&added)];
             let floor = min_score(ws, catalog.client);
-            let examples = |&i: &usize| {
-                let n = ws.skills[i].frontmatter.trigger_examples.len();
-                (0..n).map(move |n| (i, n))
-            };
-            let jobs: Vec<(usize, usize)> = catalog.own.iter().flat_map(examples).collect();
-            jobs.par_iter()
-                .filter_map(|&(i, n)| routed_elsewhere(ws, &index, floor, catalog.client, i, n))
+            catalog
+                .own
+                .par_iter()
+                .filter_map(|&i| routed_elsewhere(ws, &parts, floor, catalog.client, i))
                 .collect()
         })
         .collect();
     found.into_iter().flatten().collect()
 }
 
-/// The W119 of the `n`th trigger example of skill `i`, when it routes first to another skill.
-fn routed_elsewhere(
-    ws: &Workspace,
-    index: &RouteIndex,
+/// Where one trigger example goes first instead of its own skill.
+struct Elsewhere<'w> {
+    /// Which example.
+    n: usize,
+    /// The skill it reaches first.
+    other: &'w str,
+    /// Where its own skill stands, in words.
+    own: String,
+    /// The words that pulled it away.
+    pulled: Vec<String>,
+}
+
+/// Where the `n`th trigger example of skill `i` goes first, when that is another skill.
+fn example_elsewhere<'w>(
+    ws: &'w Workspace,
+    parts: &[Part<'_>],
     floor: f64,
-    client: Option<&str>,
     i: usize,
     n: usize,
-) -> Option<Diagnostic> {
+) -> Option<Elsewhere<'w>> {
     let skill = &ws.skills[i];
     let example = &skill.frontmatter.trigger_examples[n];
-    let ranking = index.rank_leaving_out(example, Some((i, example)));
-    let ordered = ranking.ordered(|s| s.score >= floor, |k| &ws.skills[k].name);
-    let first = *ordered.first()?;
+    let ranking = rank_parts(parts, example, Some((i, example)));
+    let first = ranking.first(|s| s.score >= floor, |k| &ws.skills[k].name)?;
     if first.skill == i {
         return None;
     }
     let own = ranking.scored.iter().find(|s| s.skill == i);
     let own_words = own.map(|s| ranking.matched(s)).unwrap_or_default();
-    let pulled: Vec<String> = ranking
-        .matched(first)
-        .into_iter()
-        .filter(|w| !own_words.contains(w))
-        .collect();
-    let other = &ws.skills[first.skill];
-    let catalog = match client {
-        None => "the global catalog".to_string(),
-        Some(c) => format!("client {c}'s catalog"),
-    };
     // In words, not scores: the scores move with any edit of the catalog, and a review lists
     // a warning whose text changed as a new one.
-    let own_score = match own {
+    let standing = match own {
         Some(s) if s.score >= floor => format!("`{}` comes after it", skill.name),
         Some(_) => format!("`{}` scores under min_score", skill.name),
         None => format!("`{}` shares no word with it", skill.name),
     };
-    let pulled = match pulled.is_empty() {
+    Some(Elsewhere {
+        n,
+        other: &ws.skills[first.skill].name,
+        own: standing,
+        pulled: (ranking.matched(first).into_iter())
+            .filter(|w| !own_words.contains(w))
+            .collect(),
+    })
+}
+
+/// The W119 of skill `i`, when some of its trigger examples route first to another skill.
+fn routed_elsewhere(
+    ws: &Workspace,
+    parts: &[Part<'_>],
+    floor: f64,
+    client: Option<&str>,
+    i: usize,
+) -> Option<Diagnostic> {
+    let skill = &ws.skills[i];
+    let examples = &skill.frontmatter.trigger_examples;
+    let away: Vec<Elsewhere<'_>> = (0..examples.len())
+        .filter_map(|n| example_elsewhere(ws, parts, floor, i, n))
+        .collect();
+    let first = away.first()?;
+    let catalog = match client {
+        None => "the global catalog".to_string(),
+        Some(c) => format!("client {c}'s catalog"),
+    };
+    let pulled = match first.pulled.is_empty() {
         true => "the words they share weigh more in it".to_string(),
-        false => format!("pulled by {}", pulled.join(", ")),
+        false => format!("pulled by {}", first.pulled.join(", ")),
+    };
+    // The others are counted, not listed: `skillc eval` and the studio's Routing tab list them.
+    let others = match away.len() - 1 {
+        0 => String::new(),
+        more => format!(
+            "; {more} more of its {} examples route elsewhere too",
+            examples.len()
+        ),
     };
     let pos = skill
         .examples_pos
-        .get(n)
+        .get(first.n)
         .copied()
         .unwrap_or(skill.description_pos);
     Some(
@@ -120,14 +177,13 @@ fn routed_elsewhere(
             &skill.file,
             pos,
             format!(
-                "trigger example {example:?} of `{}` routes first to `{}` in {catalog} \
-                 ({own_score}): {pulled}",
-                skill.name, other.name
+                "trigger example {:?} of `{}` routes first to `{}` in {catalog} ({}): {pulled}{others}",
+                examples[first.n], skill.name, first.other, first.own
             ),
         )
         .with_help(format!(
-            "say in `{}`'s description or examples the words visitors use for it, or reword \
-             this example; `skillc eval` shows every message's route",
+            "say in `{}`'s description or examples the words visitors use for it; `skillc eval` \
+             shows where each example goes",
             skill.name
         )),
     )

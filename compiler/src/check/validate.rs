@@ -16,7 +16,7 @@ pub fn validate(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
         false => across(ws),
     };
     out.extend(super::overlap::warnings(ws, mode));
-    out.extend(super::routing::warnings(ws));
+    out.extend(super::routing::warnings(ws, mode));
     secrets_elsewhere(ws, &mut out);
     assets_total(ws, &mut out);
     out
