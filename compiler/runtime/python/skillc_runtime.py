@@ -485,6 +485,19 @@ class Artifact:
             b["route"] = (ids, postings, docs, norms)
         return b["route"]
 
+    def _positions(self, b, consumer, ctx):
+        """Catalog position (from 1) of each skill the catalog shows. Only the consumer and the
+        outcome of the skills' conditions change it: kept by those, as the Rust runtime keeps
+        catalogs."""
+        if "conditioned" not in b:
+            b["conditioned"] = [s for s in b["skills"]
+                                if s["visible"] and (s["record"] or {}).get("conditions")]
+        key = (consumer, tuple(self._holds(s, ctx) for s in b["conditioned"]))
+        kept = b.setdefault("positions", {})
+        if key not in kept:
+            kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+        return kept[key]
+
     def routing_settings(self, client=None):
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
@@ -494,7 +507,7 @@ class Artifact:
     def _route(self, message, client, locale, tier, consumer, ctx, top):
         b = self.bundle(client, locale, tier)
         settings = self.routing_settings(client)
-        position = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+        position = self._positions(b, consumer, ctx)
         ids, postings, docs, norms = self._route_index(b)
         words = []
         for t in route_tokens(message):
