@@ -15,6 +15,7 @@ path's file (device, inode, size, modification time: one stat) with the one open
 connection keeps it readable until it is replaced.
 """
 
+import heapq
 import json
 import math
 import os
@@ -467,9 +468,9 @@ class Artifact:
             terms = dict(self.db.execute(
                 "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(sorted({c for _, c in shown})),)))
-            ids, postings, docs, total = {}, [], [], 0
+            ids, postings, docs, total, held = {}, [], [], 0, []
             for i, card in shown:
-                length = 0
+                length, words = 0, set()
                 for pair in filter(None, (terms.get(card) or "").split(" ")):
                     word, _, count = pair.rpartition(":")
                     word_id = ids.setdefault(word, len(ids))
@@ -477,12 +478,14 @@ class Artifact:
                         postings.append([])
                     postings[word_id].append((len(docs), int(count)))
                     length += int(count)
+                    words.add(word_id)
                 total += length
                 docs.append((i, length))
+                held.append(words)
             avg = max(total / max(len(docs), 1), 1.0)
             # Each document's BM25 length norm, computed once (the same expression as per word).
             norms = [_K1 * (1.0 - _B + _B * length / avg) for _, length in docs]
-            b["route"] = (ids, postings, docs, norms)
+            b["route"] = (ids, postings, docs, norms, held)
         return b["route"]
 
     def _positions(self, b, consumer, ctx):
@@ -508,7 +511,7 @@ class Artifact:
         b = self.bundle(client, locale, tier)
         settings = self.routing_settings(client)
         position = self._positions(b, consumer, ctx)
-        ids, postings, docs, norms = self._route_index(b)
+        ids, postings, docs, norms, holds = self._route_index(b)
         words = []
         for t in route_tokens(message):
             if len(words) == _MAX_WORDS:
@@ -520,27 +523,26 @@ class Artifact:
             n = float(len(docs))
             idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
             whole = sum(idf)
-            score, held = [0.0] * len(docs), [None] * len(docs)
-            for k, ((_, w), weight) in enumerate(zip(words, idf)):
+            # Every term adds a positive amount: a document scores above 0 when it holds a word.
+            score = [0.0] * len(docs)
+            for (_, w), weight in zip(words, idf):
                 for doc, tf in postings[w]:
                     score[doc] += weight * tf / (tf + norms[doc])
-                    if held[doc] is None:
-                        held[doc] = [k]
-                    else:
-                        held[doc].append(k)
-            for doc, words_held in enumerate(held):
-                if words_held is None:
+            floor = settings["min_score"]
+            for doc, total in enumerate(score):
+                if total == 0.0:
                     continue
-                s = math.floor(score[doc] / whole * 1e6 + 0.5) / 1e6
-                if s >= settings["min_score"] and docs[doc][0] in position:
-                    scored.append((s, docs[doc][0], held[doc]))
-        scored.sort(key=lambda x: (-x[0], b["skills"][x[1]]["name"]))
-        scored = scored[:settings["top_k"] if top is None else top]
+                s = math.floor(total / whole * 1e6 + 0.5) / 1e6
+                i = docs[doc][0]
+                if s >= floor and i in position:
+                    scored.append((-s, b["skills"][i]["name"], i, doc))
+        # Best first, ties by name; only the first few are ordered.
+        scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
         candidates = [{
-            "id": f"SK{position[i]}", "name": b["skills"][i]["name"],
-            "qualified_name": b["skills"][i]["qualified_name"], "score": s,
-            "matched": [words[k][0] for k in held_words],
-        } for s, i, held_words in scored]
+            "id": f"SK{position[i]}", "name": name,
+            "qualified_name": b["skills"][i]["qualified_name"], "score": -s,
+            "matched": [w for w, word_id in words if word_id in holds[doc]],
+        } for s, name, i, doc in scored]
         return {"message": message, "client": client or None,
                 "locale": locale or self.manifest["default_locale"],
                 "tier": tier or self.manifest["default_tier"], "consumer": consumer,
