@@ -29,12 +29,19 @@ python3 tests/parity/skills_ref_parity.py "$target/debug/skillc"
 echo "== the Python example runtime against the Rust runtime"
 artifact="$(mktemp -d)/sample.db"
 "$target/debug/skillc" build skills -o "$artifact" --release-label sample-parity 2>/dev/null
-python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact"
+# The sample again with vectors (routing.embedding_model, the test embedder): hybrid routes too.
+hybrid_ws="$(mktemp -d)/ws"
+cp -r skills "$hybrid_ws" && rm -rf "$hybrid_ws/.skillc"
+printf 'routing: { embedding_model: skillc-test-trigrams }\n' >> "$hybrid_ws/workspace.yaml"
+hybrid="$(dirname "$artifact")/hybrid.db"
+"$target/debug/skillc" build "$hybrid_ws" -o "$hybrid" --release-label sample-parity \
+  --embedder "python3 $PWD/tests/embedder/trigrams.py" 2>/dev/null
+python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
 SKILLC="$target/debug/skillc" python3 compiler/runtime/python/test_skillc_runtime.py
 
 echo "== the TypeScript runtime: its tests, then every parity request against skillc"
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
-python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact"
+python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
 
 echo "== routing quality: skillc route beside a plain BM25 baseline on labelled requests"
 python3 tests/quality/routing_quality.py "$target/debug/skillc" --check

@@ -12,6 +12,7 @@
 
 // The API: what the studio, the benchmark and other callers use.
 pub mod cases;
+pub mod command;
 pub mod diagnostic;
 pub mod digest;
 pub mod edit;

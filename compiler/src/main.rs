@@ -93,6 +93,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             output,
             jobs,
             release_label,
+            embedder,
             format,
             all_warnings,
             all_errors,
@@ -100,7 +101,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             &workspace,
             &output,
             jobs,
-            release_label.as_deref(),
+            (release_label.as_deref(), embedder.as_deref()),
             format,
             Shown {
                 all_warnings,

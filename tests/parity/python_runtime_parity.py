@@ -3,7 +3,9 @@
 
 For a set of requests (bundles, consumers, contexts, formats, selections) both must give the
 same catalog text and skill ids, and the same final skill list, removals, sources and prompt
-text. Usage: python_runtime_parity.py SKILLC ARTIFACT
+text, and the same routes; given HYBRID (the sample built with `routing.embedding_model` and
+tests/embedder/trigrams.py), the same hybrid routes for each message's vector too.
+Usage: python_runtime_parity.py SKILLC ARTIFACT [HYBRID]
 """
 
 import json
@@ -15,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler" / "runti
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from skillc_runtime import Artifact  # noqa: E402
 
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
 
 
 def run(skillc, args):
@@ -84,12 +86,37 @@ def main():
                     failed += not same
                     if not same:
                         print(f"FAIL route {bundle} {context} {consumer} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}")
+    if len(sys.argv) > 3:
+        p, f = hybrid_routes(skillc, sys.argv[3])
+        passed, failed = passed + p, failed + f
     print(f"{passed} passed, {failed} failed")
     # The count is part of the result: a run that compared nothing must not pass.
     if passed + failed < 400:
         print(f"FAIL only {passed + failed} requests were compared")
         return 1
     return 1 if failed else 0
+
+
+def hybrid_routes(skillc, artifact):
+    """Hybrid routes: each message with its vector, in every bundle."""
+    import tempfile
+
+    py = Artifact(artifact)
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        vectors = query_vectors(folder)
+        for bundle in BUNDLES:
+            for message in MESSAGES:
+                vector, file = vectors[message]
+                rust = run(skillc, ["route", artifact, message, *flags(bundle, {}), "--query-vector", file,
+                                    "--format", "json"])
+                mine = py.route(message, query_vector=vector, **bundle)
+                same = rust == mine and rust["method"] == "hybrid"
+                passed += same
+                failed += not same
+                if not same:
+                    print(f"FAIL hybrid route {bundle} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}")
+    return passed, failed
 
 
 if __name__ == "__main__":

@@ -29,6 +29,25 @@ MESSAGES = [
 CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
 
 
+def query_vectors(folder):
+    """Each message's vector from the test embedder (tests/embedder/trigrams.py), in a file of
+    `folder` as `--query-vector` reads it: message -> (vector, file)."""
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "embedder"))
+    import trigrams
+
+    out = {}
+    for n, message in enumerate(MESSAGES):
+        vector = trigrams.vector(message)
+        file = Path(folder) / f"query-{n}.json"
+        file.write_text(json.dumps({"model": "skillc-test-trigrams", "vector": vector}))
+        out[message] = (vector, str(file))
+    return out
+
+
 def flags(bundle, context):
     f = []
     for k in ("client", "locale", "tier"):

@@ -4,19 +4,39 @@
 Every request of the Python parity test (bundles, contexts, consumers, catalog formats,
 selections, routes), plus prompts and routes in text form and requests that must fail, is asked of `skillc` and
 of `node compiler/runtime/typescript/dist/cli.js`: standard output and exit status must be
-byte for byte the same (the error message too, for failures).
-Usage: ts_runtime_parity.py SKILLC ARTIFACT
+byte for byte the same (the error message too, for failures). Given HYBRID (the sample built
+with `routing.embedding_model` and tests/embedder/trigrams.py), hybrid routes and refused query
+vectors too. Usage: ts_runtime_parity.py SKILLC ARTIFACT [HYBRID]
 """
 
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
 
 CLI = Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "typescript" / "dist" / "cli.js"
+
+
+def hybrid_requests(artifact, lexical, vectors):
+    """Hybrid routes (each message with its vector, JSON and text, every bundle) and vectors
+    that must be refused with the same words."""
+    for bundle in BUNDLES:
+        for message in MESSAGES:
+            file = vectors[message][1]
+            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file, "--format", "json"]
+            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file]
+    file = vectors[MESSAGES[0]][1]
+    yield ["route", lexical, MESSAGES[0], "--query-vector", file]
+    for bad in ("[1, 2]", '{"model": "other", "vector": [1]}', '{"model": "skillc-test-trigrams"}', '"x"',
+                "[1e300]", '["a"]'):
+        path = Path(file).with_name(f"bad-{len(bad)}.json")
+        path.write_text(bad)
+        yield ["route", artifact, MESSAGES[0], "--query-vector", str(path)]
 
 
 def requests(artifact):
@@ -69,8 +89,12 @@ def compare(skillc, args):
 def main():
     skillc, artifact = sys.argv[1], sys.argv[2]
     passed = failed = 0
+    folder = tempfile.mkdtemp()
+    asked = list(requests(artifact))
+    if len(sys.argv) > 3:
+        asked += list(hybrid_requests(sys.argv[3], artifact, query_vectors(folder)))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        for args, rust, ts in pool.map(lambda a: compare(skillc, a), list(requests(artifact))):
+        for args, rust, ts in pool.map(lambda a: compare(skillc, a), asked):
             if rust == ts:
                 passed += 1
                 continue
@@ -79,6 +103,7 @@ def main():
             for label, a, b in (("status", rust[0], ts[0]), ("stdout", rust[1], ts[1]), ("stderr", rust[2], ts[2])):
                 if a != b:
                     print(f"  {label}\n    rust: {a[:400]!r}\n    ts:   {b[:400]!r}")
+    shutil.rmtree(folder, ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     # The count is part of the result: a run that compared nothing must not pass.
     if passed + failed < 500:

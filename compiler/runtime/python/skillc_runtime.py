@@ -20,11 +20,12 @@ import json
 import math
 import os
 import re
+import struct
 import sqlite3
 import threading
 import zlib
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class RequestError(Exception):
@@ -455,12 +456,45 @@ class Artifact:
 
     # -- route (docs/routing.md: the same words and scores as the Rust runtime) --------------
 
-    def route(self, message, client=None, locale=None, tier=None, consumer=None, context=None, top=None):
+    def route(self, message, client=None, locale=None, tier=None, consumer=None, context=None, top=None,
+              query_vector=None):
         """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
-        --format json` gives them."""
+        --format json` gives them. With `query_vector` (the message's embedding from the
+        artifact's `embedding_model`), ranked by words and vectors (`hybrid`)."""
         with self._lock:
             self._follow()
-            return self._route(message, client, locale, tier, consumer, context or {}, top)
+            query = self._query_vector(query_vector) if query_vector is not None else None
+            return self._route(message, client, locale, tier, consumer, context or {}, top, query)
+
+    def _query_vector(self, vector):
+        model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
+        if model is None:
+            raise ValueError("this artifact carries no embedding vectors (its workspace sets no "
+                             "`routing.embedding_model`), so it routes by words only; give no query vector")
+        if len(vector) != dims:
+            raise ValueError(f"the query vector has {len(vector)} numbers; this artifact's model `{model}` gives {dims}")
+        # Stored vectors are 32-bit floats: the query is rounded to them too, as in every runtime.
+        return struct.unpack(f"<{dims}f", struct.pack(f"<{dims}f", *vector))
+
+    def _dense_index(self, b):
+        """Per document of the route index: its vectors (summary, then each trigger example)
+        with their norms."""
+        if "dense" not in b:
+            _, _, docs, _, _ = self._route_index(b)
+            cards = {i: s["card"] for i, s in enumerate(b["skills"])}
+            listed = dict(self.db.execute(
+                "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted({cards[i] for i, _ in docs})),)))
+            wanted = sorted({d for v in listed.values() for d in v.split(" ") if d})
+            stored = {}
+            for digest, data in self.db.execute(
+                    "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
+                    (json.dumps(wanted),)):
+                v = struct.unpack(f"<{len(data) // 4}f", data)
+                stored[digest] = (v, _norm(v))
+            b["dense"] = [[stored[d] for d in (listed.get(cards[i]) or "").split(" ") if d in stored]
+                          for i, _ in docs]
+        return b["dense"]
 
     def _route_index(self, b):
         if "route" not in b:
@@ -507,7 +541,7 @@ class Artifact:
         return {"top_k": 5, "min_score": 0.2, "confident": 0.95,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
-    def _route(self, message, client, locale, tier, consumer, ctx, top):
+    def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
         b = self.bundle(client, locale, tier)
         settings = self.routing_settings(client)
         position = self._positions(b, consumer, ctx)
@@ -518,24 +552,40 @@ class Artifact:
                 break
             if t in ids and all(w != t for w, _ in words):
                 words.append((t, ids[t]))
-        scored = []
+        # Each document's score, and whether it is a candidate at all: it holds a word of the
+        # message (lexical), or its hybrid score is above 0.
+        lexical, held = [0.0] * len(docs), [False] * len(docs)
         if words:
             n = float(len(docs))
             idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
-            whole = sum(idf)
+            whole = 0.0
+            for x in idf:
+                whole += x
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
             for (_, w), weight in zip(words, idf):
                 for doc, tf in postings[w]:
                     score[doc] += weight * tf / (tf + norms[doc])
-            floor = settings["min_score"]
             for doc, total in enumerate(score):
-                if total == 0.0:
-                    continue
-                s = math.floor(total / whole * 1e6 + 0.5) / 1e6
-                i = docs[doc][0]
-                if s >= floor and i in position:
-                    scored.append((-s, b["skills"][i]["name"], i, doc))
+                if total != 0.0:
+                    lexical[doc] = math.floor(total / whole * 1e6 + 0.5) / 1e6
+                    held[doc] = True
+        if query is not None:
+            # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
+            q_norm = _norm(query)
+            for doc, vectors in enumerate(self._dense_index(b)):
+                best = 0.0
+                for v, v_norm in vectors:
+                    best = max(best, _cosine(query, q_norm, v, v_norm))
+                fused = _LEXICAL_SHARE * lexical[doc] + (1.0 - _LEXICAL_SHARE) * best
+                lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
+                held[doc] = lexical[doc] > 0.0
+        scored = []
+        floor = settings["min_score"]
+        for doc, s in enumerate(lexical):
+            i = docs[doc][0]
+            if held[doc] and s >= floor and i in position:
+                scored.append((-s, b["skills"][i]["name"], i, doc))
         # Best first, ties by name; only the first few are ordered.
         scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
         candidates = [{
@@ -546,13 +596,31 @@ class Artifact:
         return {"message": message, "client": client or None,
                 "locale": locale or self.manifest["default_locale"],
                 "tier": tier or self.manifest["default_tier"], "consumer": consumer,
-                "method": "lexical",
+                "method": "lexical" if query is None else "hybrid",
                 "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
                 "candidates": candidates}
 
 
-# Routing's words (docs/routing.md), as compiler/runtime/src/route.rs makes them.
+def _norm(v):
+    """A vector's length, summed in order (as every runtime sums it)."""
+    total = 0.0
+    for x in v:
+        total += x * x
+    return math.sqrt(total)
+
+
+def _cosine(q, q_norm, v, v_norm):
+    if q_norm == 0.0 or v_norm == 0.0 or len(q) != len(v):
+        return 0.0
+    dot = 0.0
+    for a, b in zip(q, v):
+        dot += a * b
+    return dot / (q_norm * v_norm)
+
+
+# Routing's words (docs/routing.md), as compiler/runtime/src/route/mod.rs makes them.
 _K1, _B = 1.2, 0.75
+_LEXICAL_SHARE = 0.5
 _MAX_WORDS = 64
 ROUTE_STOPWORDS = frozenset("""
     a an and are as at be but by can could do does for from has have how i if in into is it its me

@@ -188,6 +188,8 @@ pub struct Bundle {
     pub(crate) fragments: RwLock<HashMap<&'static str, Arc<CardTexts>>>,
     /// The routing index of its catalog, read on its first route.
     pub(crate) route_index: std::sync::OnceLock<Arc<crate::route::RouteIndex>>,
+    /// The vectors of its catalog, read on its first hybrid route.
+    pub(crate) dense: std::sync::OnceLock<Arc<crate::route::DenseIndex>>,
 }
 
 /// Catalog text of each card in one format: card → (text, tokens).

@@ -376,6 +376,7 @@ impl Artifact {
             info: info.clone(),
             fragments: RwLock::new(HashMap::new()),
             route_index: Default::default(),
+            dense: Default::default(),
             client: info.client.clone(),
             locale: info.locale.clone(),
             tier: info.tier.clone(),

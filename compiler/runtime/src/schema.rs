@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 5;
+pub const VERSION: i64 = 6;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -82,8 +82,14 @@ CREATE TABLE card (                 -- what catalogs show of a skill; shared by 
   triggers TEXT NOT NULL,           -- JSON list (catalogs show the first max_triggers)
   when_to_use TEXT NOT NULL,        -- JSON list
   location TEXT NOT NULL,           -- SKILL.md path inside the workspace
-  terms TEXT NOT NULL               -- JSON {word: weighted count}: the routing index (route.rs)
+  terms TEXT NOT NULL,              -- `word:count` pairs sorted by word: the routing index (route.rs)
+  vectors TEXT NOT NULL             -- '' unless routing.embedding_model: the digests (vector) of its
+                                    -- summary, then of each trigger example, space-separated (dense.rs)
 );
+CREATE TABLE vector (               -- embedding of a text, by the SHA-256 of the text (dense.rs)
+  digest TEXT PRIMARY KEY,
+  data BLOB NOT NULL                -- little-endian f32, manifest embedding_dims of them
+) WITHOUT ROWID;
 CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
   card INTEGER NOT NULL REFERENCES card(id),
   level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'

@@ -4,7 +4,7 @@
 //! selector (`--selector CMD`, the team's own LLM call) the same messages are put to it too.
 
 use serde::Serialize;
-use skillc_runtime::route::Route;
+use skillc_runtime::route::{Query, Route};
 use skillc_runtime::{Artifact, BundleRef, Context};
 
 use super::figures::figures_line;
@@ -133,16 +133,26 @@ fn labelled_messages(
     Ok((out, examples, cases))
 }
 
-/// Routes a labelled message by the index (its own example left out).
+/// Routes a labelled message by the index (its own example left out), and by its vector too
+/// when it has one.
 fn route_labelled(
     a: &Artifact,
     r: &BundleRef<'_>,
     m: &Labelled,
+    vector: Option<&[f32]>,
 ) -> Result<Route, skillc_runtime::Error> {
-    let consumer = m.consumer.as_deref();
-    let leave_out = m.example_of.map(|i| (i, m.message.as_str()));
-    a.route_leaving_out(r, consumer, &m.context, &m.message, None, leave_out)
+    let query = Query {
+        message: &m.message,
+        top: None,
+        vector,
+        leave_out: m.example_of.map(|i| (i, m.message.as_str())),
+    };
+    a.route_query(r, m.consumer.as_deref(), &m.context, &query)
 }
+
+/// Gives the vectors of messages, in their order, from the artifact's embedding model: a
+/// hybrid evaluation.
+pub type Embed<'a> = dyn Fn(&[String]) -> Result<Vec<Vec<f32>>, String> + 'a;
 
 /// Evaluates routing in each bundle of `bundles`, by the index and, when given, by a selector.
 /// `progress` hears of each bundle (and each selector call) as its turn comes.
@@ -151,6 +161,7 @@ pub fn evaluate(
     bundles: &[BundleRef<'_>],
     cases: &[Case],
     selector: Option<&Selector>,
+    embed: Option<&Embed<'_>>,
     progress: Option<Progress<'_>>,
 ) -> Result<Vec<BundleEval>, skillc_runtime::Error> {
     let mut out = Vec::new();
@@ -160,9 +171,15 @@ pub fn evaluate(
         }
         let k = a.routing_settings(r.client).top_k;
         let (labelled, examples, ran) = labelled_messages(a, r, cases)?;
-        let routes = labelled
-            .iter()
-            .map(|m| route_labelled(a, r, m))
+        let vectors = match embed {
+            Some(embed) => {
+                let messages: Vec<String> = labelled.iter().map(|m| m.message.clone()).collect();
+                embed(&messages).map_err(skillc_runtime::Error::Request)?
+            }
+            None => Vec::new(),
+        };
+        let routes = (labelled.iter().enumerate())
+            .map(|(n, m)| route_labelled(a, r, m, vectors.get(n).map(Vec::as_slice)))
             .collect::<Result<Vec<Route>, _>>()?;
         let reached: Vec<Vec<String>> = routes
             .iter()
@@ -189,15 +206,15 @@ pub fn evaluate(
 }
 
 /// The figures as JSON: `{"method", "bundles": [...]}`, each bundle's fields in their order
-/// above.
-pub fn render_eval_json(evals: &[BundleEval]) -> String {
+/// above; `method` is `lexical`, or `hybrid` when the messages had vectors.
+pub fn render_eval_json(evals: &[BundleEval], method: &'static str) -> String {
     #[derive(Serialize)]
     struct Report<'a> {
         method: &'static str,
         bundles: &'a [BundleEval],
     }
     let report = Report {
-        method: "lexical",
+        method,
         bundles: evals,
     };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"

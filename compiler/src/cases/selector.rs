@@ -4,10 +4,8 @@
 //! [names or SK ids]}` from stdout. A call that fails, hangs or answers garbage is counted and
 //! named, and scores as reaching no skill.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -240,71 +238,7 @@ fn request(
 
 /// Runs the selector once: its answer's `select` list, or why there is none.
 fn call(command: &str, input: &str, timeout: Duration) -> Result<Vec<String>, String> {
-    use std::os::unix::process::CommandExt;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so a timeout stops what the shell started too.
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("could not start `sh -c {command}`: {e}"))?;
-    let stdin = child.stdin.take();
-    let input = input.to_string();
-    std::thread::spawn(move || {
-        // A selector that does not read its input gets a broken pipe here, not an error.
-        let _ = stdin.map(|mut s| s.write_all(input.as_bytes()));
-    });
-    let read = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(p) = pipe {
-                let _ = p.take(MAX_ANSWER).read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let out = read(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{}", child.id())])
-                    .status();
-                let _ = child.wait();
-                return Err(format!("timed out after {} s", timeout.as_secs_f64()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("could not wait for it: {e}")),
-        }
-    };
-    let (out, err) = (
-        out.join().unwrap_or_default(),
-        err.join().unwrap_or_default(),
-    );
-    if !status.success() {
-        let last = err
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        return Err(format!("exited with {status}: {}", clip(last)));
-    }
+    let out = crate::command::run(command, input.to_string(), timeout, MAX_ANSWER)?;
     parse_answer(&out)
 }
 
@@ -328,19 +262,16 @@ fn parse_answer(out: &str) -> Result<Vec<String>, String> {
             .iter()
             .map(|i| i.as_str().map(str::to_string))
             .collect::<Option<Vec<String>>>()
-            .ok_or_else(|| format!("`select` holds something other than names: {}", clip(out))),
+            .ok_or_else(|| {
+                format!(
+                    "`select` holds something other than names: {}",
+                    crate::command::clip(out)
+                )
+            }),
         None => Err(format!(
             "answered {:?}, not {{\"select\": [names]}}",
-            clip(out.trim())
+            crate::command::clip(out.trim())
         )),
-    }
-}
-
-/// At most 120 characters of a text, for a message.
-fn clip(s: &str) -> String {
-    match s.char_indices().nth(120) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
     }
 }
 
@@ -390,7 +321,7 @@ mod tests {
 
     #[test]
     fn a_hanging_selector_is_stopped() {
-        let t = Instant::now();
+        let t = std::time::Instant::now();
         let e = call("sleep 30", "{}", Duration::from_millis(300)).unwrap_err();
         assert!(e.contains("timed out"), "{e}");
         assert!(t.elapsed() < Duration::from_secs(10));

@@ -48,6 +48,11 @@ pub struct EvalArgs {
     /// Seconds one selector call may take before it is stopped and counted as failed.
     #[arg(long, value_name = "SECS", default_value_t = 60.0)]
     pub selector_timeout: f64,
+    /// The command that embeds texts (as `build --embedder`; default: $SKILLC_EMBEDDER): with
+    /// a workspace that declares `routing.embedding_model`, messages route by words and vectors
+    /// (`hybrid`).
+    #[arg(long, value_name = "CMD")]
+    pub embedder: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
     pub format: CheckFormat,
@@ -114,6 +119,11 @@ pub enum WorkspaceCommand {
         /// with `-dirty` when it has changes). No label by default.
         #[arg(long, value_name = "LABEL|git")]
         release_label: Option<String>,
+        /// The command that embeds texts when workspace.yaml declares
+        /// `routing.embedding_model` (`sh -c`; JSON lines `{"text"}` in, `{"model", "vector"}`
+        /// out; default: $SKILLC_EMBEDDER). Vectors are cached in .skillc/embeddings.db.
+        #[arg(long, value_name = "CMD")]
+        embedder: Option<String>,
         /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
         #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
         format: DiagFormat,

@@ -90,21 +90,50 @@ pub fn route(
     format: CheckFormat,
 ) -> Done {
     runtime_answer(artifact, context, |a, ctx| {
-        if let Some(file) = query_vector {
-            // Vectors come with `routing.embedding_model` and an embedder at build time; an
-            // artifact without them cannot use one, and says so rather than ignore it.
-            return Err(skillc_runtime::Error::Request(format!(
-                "`{}`: this artifact carries no embedding vectors (its workspace sets no \
-                 `routing.embedding_model`), so it routes by words only; leave out --query-vector",
-                file.display()
-            )));
-        }
-        let r = a.route(&bundle.as_ref(), consumer, ctx, message, top)?;
+        let vector = match query_vector {
+            Some(file) => Some(query_vector_of(a, file)?),
+            None => None,
+        };
+        let query = skillc_runtime::route::Query {
+            message,
+            top,
+            vector: vector.as_deref(),
+            leave_out: None,
+        };
+        let r = a.route_query(&bundle.as_ref(), consumer, ctx, &query)?;
         Ok(match format {
             CheckFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
             CheckFormat::Text => r.text(),
         })
     })
+}
+
+/// The message's vector in `file` (`-`: stdin), checked against the artifact's model.
+fn query_vector_of(
+    a: &skillc_runtime::Artifact,
+    file: &Path,
+) -> Result<Vec<f32>, skillc_runtime::Error> {
+    let request = |why: String| {
+        skillc_runtime::Error::Request(format!("--query-vector `{}`: {why}", file.display()))
+    };
+    let Some((model, dims)) = a.embedding_model() else {
+        // Vectors come with `routing.embedding_model` and an embedder at build time; an
+        // artifact without them cannot use one, and says so rather than ignore it.
+        return Err(request(
+            "this artifact carries no embedding vectors (its workspace sets no \
+             `routing.embedding_model`), so it routes by words only; leave out --query-vector"
+                .to_string(),
+        ));
+    };
+    let text = if file == Path::new("-") {
+        let mut text = String::new();
+        let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);
+        std::io::Read::read_to_string(&mut stdin, &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(file)
+    }
+    .map_err(|e| request(e.to_string()))?;
+    skillc_runtime::route::parse_query_vector(&text, model, dims).map_err(request)
 }
 
 pub fn explain(

@@ -54,7 +54,9 @@ pub fn run_eval(args: &EvalArgs) -> Done {
     }
     let selector = selector_of(args)?;
     let display = workspace.to_string_lossy();
-    let run = skillc::workspace_check::with_fresh_build(workspace, |a, cases| {
+    let embedder = args.embedder.as_deref();
+    let hybrid = std::cell::Cell::new(false);
+    let run = skillc::workspace_check::with_fresh_build(workspace, embedder, |a, cases| {
         let (locale, tier) = (args.locale.as_deref(), args.tier.as_deref());
         let names = eval::bundles_to_evaluate(a, &args.client, locale, tier);
         let bundles: Vec<skillc_runtime::BundleRef<'_>> = names
@@ -68,7 +70,14 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         // Progress on a terminal only: a piped eval (CI) stays quiet.
         let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let show: eval::Progress<'_> = &progress_line;
-        let evals = eval::evaluate(a, &bundles, cases, selector.as_ref(), tty.then_some(show));
+        // With vectors in the artifact, messages route by words and vectors.
+        let embed = |messages: &[String]| {
+            skillc::pipeline::embed::message_vectors(a, messages, embedder, workspace)
+        };
+        let embed: Option<&eval::Embed<'_>> = a.embedding_model().map(|_| &embed as _);
+        hybrid.set(embed.is_some());
+        let (selector, progress) = (selector.as_ref(), tty.then_some(show));
+        let evals = eval::evaluate(a, &bundles, cases, selector, embed, progress);
         if tty {
             eprint!("\r\x1b[2K");
         }
@@ -88,7 +97,8 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         "{}",
         match args.format {
             CheckFormat::Text => eval::render_eval_text(&evals),
-            CheckFormat::Json => eval::render_eval_json(&evals),
+            CheckFormat::Json =>
+                eval::render_eval_json(&evals, if hybrid.get() { "hybrid" } else { "lexical" }),
         }
     );
     let under: Vec<String> = evals
@@ -177,7 +187,7 @@ pub fn build(
     workspace: &Path,
     output: &Path,
     jobs: Option<usize>,
-    release_label: Option<&str>,
+    (release_label, embedder): (Option<&str>, Option<&str>),
     format: DiagFormat,
     shown: Shown,
 ) -> Done {
@@ -191,6 +201,7 @@ pub fn build(
         release,
         release_from: None,
         clients_per_batch: None,
+        embedder,
     };
     let started = std::time::Instant::now();
     let result = skillc::pipeline::build(workspace, output, &options);

@@ -88,14 +88,15 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     }
     c.roots = roots(f);
     c.trusted = f.string_list("trusted");
-    c.routing = routing_settings(f);
+    c.routing = routing_settings(f, true);
     c
 }
 
 /// `routing:` settings (`top_k`, `min_score`, `confident`) of workspace.yaml or a client.yaml,
 /// checked, as the JSON the manifest keeps for every runtime (absent keys take the
-/// workspace's, then the runtimes' documented defaults).
-fn routing_settings(f: &mut Fields<'_>) -> Option<serde_json::Value> {
+/// workspace's, then the runtimes' documented defaults). `embedding_model` only in
+/// workspace.yaml (`in_workspace`): an artifact's vectors all come from one model.
+fn routing_settings(f: &mut Fields<'_>, in_workspace: bool) -> Option<serde_json::Value> {
     let Some(Value::Mapping(m)) = f.doc.get("routing").cloned() else {
         return None;
     };
@@ -109,6 +110,9 @@ fn routing_settings(f: &mut Fields<'_>) -> Option<serde_json::Value> {
             ("min_score" | "confident", Some(x)) if (0.0..=1.0).contains(&x) => {
                 serde_json::Number::from_f64(x).map(serde_json::Value::Number)
             }
+            ("embedding_model", _) if in_workspace => scalar_string(v)
+                .filter(|m| !m.trim().is_empty())
+                .map(serde_json::Value::from),
             _ => None,
         };
         match value {
@@ -121,7 +125,12 @@ fn routing_settings(f: &mut Fields<'_>) -> Option<serde_json::Value> {
                     f.doc.path_pos(&["routing", &key]),
                     format!(
                         "unknown or invalid `routing.{key}` (known: top_k: a whole number above 0, \
-                         min_score and confident: numbers from 0 to 1)"
+                         min_score and confident: numbers from 0 to 1{})",
+                        if in_workspace {
+                            ", embedding_model: a model's name"
+                        } else {
+                            "; embedding_model is set once, in workspace.yaml"
+                        }
                     ),
                 );
                 f.report(d);
@@ -350,7 +359,7 @@ pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
         toggles: client_toggles(f),
         flags: client_flags(f),
         vars: client_vars(f),
-        routing: routing_settings(f),
+        routing: routing_settings(f, false),
     }
 }
 

@@ -35,6 +35,7 @@ pub const CLIENTS_PER_BATCH: usize = 500;
 
 /// Builds the workspace split into `batches` into `out`, with the release label `release`.
 pub(super) fn build(
+    root: &Path,
     batches: &Batches<'_>,
     out: &Path,
     options: &BuildOptions<'_>,
@@ -79,7 +80,8 @@ pub(super) fn build(
         };
         let ids = entry_identities(&ws, &shaped.drawn.key_index);
         drop(ws);
-        let (data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
+        let (mut data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
+        super::embed::attach(&mut data, options.embedder, root).map_err(Error::Embed)?;
         warned.extend(warnings);
         let rest = m.add(batches, k, data, &ids)?;
         small.get_or_insert(rest);
@@ -317,6 +319,7 @@ impl Merge {
         ids: &[u128],
     ) -> Result<Data, Error> {
         self.stage.blobs(std::mem::take(&mut data.blobs))?;
+        self.stage.vectors(&std::mem::take(&mut data.vectors))?;
         let mut card_id = Vec::with_capacity(data.cards.len());
         for c in std::mem::take(&mut data.cards) {
             let (id, new) = self

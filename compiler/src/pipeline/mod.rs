@@ -5,6 +5,7 @@ mod batched;
 mod budget;
 mod bundles;
 mod census;
+pub mod embed;
 mod entries;
 pub mod incremental;
 mod inputs;
@@ -48,6 +49,10 @@ pub struct BuildOptions<'a> {
     /// reads, checks and resolves ([`crate::release::git_label`]'s `git status` takes 50-60 ms on the
     /// reference workload, a tenth of the studio's save-to-preview budget).
     pub release_from: Option<&'a (dyn Fn() -> Option<String> + Sync)>,
+    /// The command that embeds texts for dense routing (`--embedder`; `None`: the
+    /// `SKILLC_EMBEDDER` variable's, if any). Used only when the workspace declares
+    /// `routing.embedding_model`.
+    pub embedder: Option<&'a str>,
 }
 
 /// The release label of a build: given, or still being computed.
@@ -124,6 +129,9 @@ pub enum Error {
     /// The output path is one of the workspace's input files.
     #[error("`{0}` is a file of the workspace (an input); write the artifact elsewhere, e.g. outside the workspace folder")]
     OutputIsInput(std::path::PathBuf),
+    /// The embedding vectors could not be made (SPEC 13.1's dense routing).
+    #[error("{0}")]
+    Embed(String),
     /// The output path exists and is not a regular file (a device, a pipe, a folder).
     #[error("`{0}` is {1}: the artifact is written to a file (a new one, or a previous artifact)")]
     OutputNotAFile(std::path::PathBuf, &'static str),
@@ -322,7 +330,8 @@ fn build_once(
         drop_aside(s.previous.take());
     }
     let release = label.get().clone();
-    let (data, warnings, kept) = lay_out(shaped, options, &release, mode, bundles_before);
+    let (mut data, warnings, kept) = lay_out(shaped, options, &release, mode, bundles_before);
+    embed::attach(&mut data, options.embedder, root).map_err(Error::Embed)?;
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);
@@ -374,7 +383,7 @@ fn in_batches(
         return Ok(None);
     };
     let release = label.get().clone();
-    batched::build(&batches, out, options, &release).map(Some)
+    batched::build(root, &batches, out, options, &release).map(Some)
 }
 
 /// What checking leaves a build: the workspace, the check's diagnostics ready to show, and

@@ -155,7 +155,11 @@ pub fn cards(
     cards
         .into_iter()
         .zip(fragments)
-        .map(|(card, fragments)| CardRows { card, fragments })
+        .map(|(card, fragments)| CardRows {
+            card,
+            fragments,
+            vectors: String::new(),
+        })
         .collect()
 }
 
@@ -416,6 +420,10 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     }
     if let Some(routing) = &cfg.routing {
         m.insert("routing".to_string(), json(routing));
+        // Its vectors' length is known once they are made (`embed::attach`).
+        if let Some(model) = routing.get("embedding_model").and_then(|m| m.as_str()) {
+            m.insert("embedding_model".to_string(), model.to_string());
+        }
     }
     // A client's own `routing:` keys, laid over the workspace's by every runtime (of every
     // batch's clients in a build by batches).
@@ -499,5 +507,6 @@ pub fn data(header: Header, t: Tables) -> Data {
         entries: t.entries,
         bundles: t.bundles,
         assets: t.assets,
+        vectors: Default::default(),
     }
 }

@@ -93,15 +93,17 @@ pub enum CaseRun<T = Vec<crate::cases::Outcome>> {
 /// Checks the workspace at `root`, builds it into a temporary artifact and runs its cases
 /// against it. `Err`: the environment failed (an unreadable workspace, no temporary folder).
 pub fn run_cases(root: &Path) -> Result<CaseRun, String> {
-    with_fresh_build(root, |a, cases| {
+    with_fresh_build(root, None, |a, cases| {
         Ok(cases.iter().map(|c| crate::cases::run(a, c)).collect())
     })
 }
 
-/// Checks the workspace at `root`, builds it into a temporary artifact (removed after) and
-/// hands it and the workspace's cases to `then`.
+/// Checks the workspace at `root`, builds it into a temporary artifact (removed after, with
+/// `embedder` for its vectors, if it declares an embedding model) and hands it and the
+/// workspace's cases to `then`.
 pub fn with_fresh_build<T>(
     root: &Path,
+    embedder: Option<&str>,
     then: impl FnOnce(&skillc_runtime::Artifact, &[crate::cases::Case]) -> Result<T, String>,
 ) -> Result<CaseRun<T>, String> {
     let report = check(root, &CheckOptions::default()).map_err(|e| e.to_string())?;
@@ -118,8 +120,11 @@ pub fn with_fresh_build<T>(
     let artifact = dir.join("test.db");
     let run = || -> Result<CaseRun<T>, String> {
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-        let built =
-            pipeline::build(root, &artifact, &Default::default()).map_err(|e| e.to_string())?;
+        let options = pipeline::BuildOptions {
+            embedder,
+            ..Default::default()
+        };
+        let built = pipeline::build(root, &artifact, &options).map_err(|e| e.to_string())?;
         if built.stats.is_none() {
             return Ok(CaseRun::BuildFailed(built.diagnostics));
         }

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 
 public final class SkillcCatalog {
     /** The schema version this example reads. */
-    static final int SCHEMA_VERSION = 5;
+    static final int SCHEMA_VERSION = 6;
 
     /** docs/artifact.md, "The catalog for a consumer, in a format" (kept equal by CI). */
     static final String CATALOG_SQL = """

@@ -246,6 +246,8 @@ impl Session {
             release: None,
             release_from: Some(&git_label),
             clients_per_batch: None,
+            // A workspace with `routing.embedding_model` is embedded by $SKILLC_EMBEDDER.
+            embedder: None,
         };
         // Between changes on disk, the build reads again only the files that changed.
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {

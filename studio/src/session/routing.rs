@@ -43,7 +43,7 @@ impl Session {
                 locale: Some(locale.as_str()),
                 tier: Some(tier.as_str()),
             };
-            let measured = eval::evaluate(&a, &[r], &cases, None, None)
+            let measured = eval::evaluate(&a, &[r], &cases, None, None, None)
                 .map_err(|e| StudioError::request(e.to_string()))?;
             bundles.extend(measured);
         }

@@ -13,7 +13,7 @@ import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from "sql.j
 import { compileCondition, type Compiled, type Condition, type Context } from "./context.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** The request names a bundle, consumer or skill that was not built (the CLI exits 1). */
 export class RequestError extends Error {

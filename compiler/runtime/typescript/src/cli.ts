@@ -7,11 +7,12 @@
 //   node dist/cli.js prompt ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
 //                    --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
 //   node dist/cli.js route ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C]
-//                    [--context KEY=VALUE]... [--top K] [--format text|json]
+//                    [--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]
 //
 // Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage or
 // I/O error.
 
+import { readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 
 import { Artifact, ContextError, contextFromPairs, RequestError, removalWords } from "./index.js";
@@ -19,7 +20,7 @@ import type { Catalog, Format, Prompt, Route } from "./index.js";
 
 const USAGE = `usage: cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--format xml|markdown|list|json]
        cli.js prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
-       cli.js route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--top K] [--format text|json]`;
+       cli.js route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]`;
 
 class UsageError extends Error {}
 
@@ -36,7 +37,7 @@ interface Args {
   select: string[];
 }
 
-const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top"]);
+const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector"]);
 
 function parse(argv: string[]): Args {
   const [command, ...rest] = argv;
@@ -56,7 +57,7 @@ function parse(argv: string[]): Args {
     }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (!FLAGS.has(name) || (name === "select" && command !== "prompt") || (name === "top" && command !== "route")) {
+    if (!FLAGS.has(name) || (name === "select" && command !== "prompt") || ((name === "top" || name === "query-vector") && command !== "route")) {
       throw new UsageError(`unexpected argument \`--${name}\`\n${USAGE}`);
     }
     const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
@@ -114,6 +115,44 @@ function promptJson(p: Prompt): string {
   return JSON.stringify(v, null, 2) + "\n";
 }
 
+/** The message's vector in `file` (`-`: stdin): a JSON array of numbers, or an embedder's
+ * line `{"model", "vector"}` whose model must be the artifact's; the same checks and words as
+ * `skillc route`. */
+function readQueryVector(file: string, artifact: Artifact): number[] {
+  const fail = (why: string) => new RequestError(`--query-vector \`${file}\`: ${why}`);
+  const model = artifact.manifest("embedding_model");
+  const dims = Number(artifact.manifest("embedding_dims") ?? "0");
+  if (model === undefined) {
+    throw fail("this artifact carries no embedding vectors (its workspace sets no `routing.embedding_model`), so it routes by words only; leave out --query-vector");
+  }
+  let text: string;
+  try {
+    text = readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (e) {
+    throw fail(e instanceof Error ? e.message : String(e));
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw fail(`not JSON (${e instanceof Error ? e.message : String(e)}): give an array of numbers or an embedder's line`);
+  }
+  let numbers: unknown = value;
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const line = value as { model?: unknown; vector?: unknown };
+    if (typeof line.model === "string" && line.model !== model) {
+      throw fail(`the vector is from model \`${line.model}\`; this artifact's vectors are from \`${model}\``);
+    }
+    if (!Array.isArray(line.vector)) throw fail("an object needs `vector`: an array of numbers");
+    numbers = line.vector;
+  }
+  if (!Array.isArray(numbers)) throw fail("give an array of numbers or an embedder's line");
+  const vector = numbers.map((x) => (typeof x === "number" ? Math.fround(x) : NaN));
+  if (!vector.every((x) => Number.isFinite(x))) throw fail("every element of the vector must be a finite number");
+  if (vector.length !== dims) throw fail(`the vector has ${vector.length} numbers; this artifact's model \`${model}\` gives ${dims}`);
+  return vector;
+}
+
 /** `skillc route --format json`: the fields in the Rust struct's order. */
 function routeJson(r: Route): string {
   return JSON.stringify(r, null, 2) + "\n";
@@ -134,7 +173,9 @@ async function run(argv: string[]): Promise<number> {
   if (args.command === "route") {
     const top = args.flags.get("top");
     if (top !== undefined && !/^\d+$/.test(top)) throw new UsageError(`invalid value \`${top}\` for \`--top\``);
-    const r = artifact.route({ ...request, message: args.message, top: top === undefined ? undefined : Number(top) });
+    const file = args.flags.get("query-vector");
+    const queryVector = file === undefined ? undefined : readQueryVector(file, artifact);
+    const r = artifact.route({ ...request, message: args.message, top: top === undefined ? undefined : Number(top), queryVector });
     process.stdout.write(format === "json" ? routeJson(r)
       : r.candidates.map((c) => `${c.score.toFixed(4)} ${c.id} ${c.name} (${c.matched.join(", ")})\n`).join(""));
   } else if (args.command === "catalog") {

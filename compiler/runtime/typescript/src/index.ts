@@ -110,11 +110,12 @@ export class Artifact {
     return prompt(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.select);
   }
 
-  /** The skills the catalog shows, ranked for `message` (docs/routing.md). */
-  route(r: Request & { message: string; top?: number }): Route {
+  /** The skills the catalog shows, ranked for `message` (docs/routing.md); by words and
+   * vectors when `queryVector` (the message's embedding from the artifact's model) is given. */
+  route(r: Request & { message: string; top?: number; queryVector?: number[] }): Route {
     const snap = this.current();
     const ctx = toContext(r.context);
-    return route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.message, r.top);
+    return route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.message, r.top, r.queryVector);
   }
 
   /** Closes the file's database. */

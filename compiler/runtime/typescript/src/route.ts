@@ -1,13 +1,15 @@
 // Routing a message to the skills of a catalog (docs/routing.md): the same words, scores and
-// order as the Rust runtime's `route` (compiler/runtime/src/route.rs); the parity runs compare
+// order as the Rust runtime's `route` (compiler/runtime/src/route/); the parity runs compare
 // them on every request.
-import { rows, type Bundle, type Snapshot } from "./artifact.js";
+import { RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
 import type { Context } from "./context.js";
 
 const K1 = 1.2;
 const B = 0.75;
 const MAX_WORDS = 64;
+/** A hybrid score's lexical share; the closest text's cosine has the rest. */
+const LEXICAL_SHARE = 0.5;
 const STOPWORDS = new Set(`a an and are as at be but by can could do does for from has have how i if in into is it its me
   my no not of on or our so that the their them then there these they this to us was we what when
   where which who why will with would you your au aux ce ces dans de des du en est et il je la le
@@ -41,7 +43,7 @@ export interface Route {
   locale: string;
   tier: string;
   consumer: string | null;
-  method: "lexical";
+  method: "lexical" | "hybrid";
   confident: boolean;
   candidates: Candidate[];
 }
@@ -99,24 +101,81 @@ export function routingSettings(snap: Snapshot, client: string): { top_k: number
   return { top_k: 5, min_score: 0.2, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
-/** The skills the catalog shows for this consumer and context, ranked for `message`. */
-export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number): Route {
+/** One stored vector (as 32-bit floats read into numbers) and its norm. */
+type Stored = [number[], number];
+
+const denseIndexes = new WeakMap<Bundle, Stored[][]>();
+
+/** A vector's length, summed in order (as every runtime sums it). */
+function norm(v: ArrayLike<number>): number {
+  let total = 0;
+  for (let i = 0; i < v.length; i++) total += v[i] * v[i];
+  return Math.sqrt(total);
+}
+
+function cosine(q: number[], qNorm: number, [v, vNorm]: Stored): number {
+  if (qNorm === 0 || vNorm === 0 || q.length !== v.length) return 0;
+  let dot = 0;
+  for (let i = 0; i < q.length; i++) dot += q[i] * v[i];
+  return dot / (qNorm * vNorm);
+}
+
+/** Per document of the route index: its vectors (summary, then each trigger example). */
+function denseOf(snap: Snapshot, b: Bundle, ix: RouteIndex): Stored[][] {
+  const known = denseIndexes.get(b);
+  if (known) return known;
+  const cards = [...new Set(ix.docs.map(([skill]) => b.skills[skill].card))].sort((x, y) => x - y);
+  const listed = new Map<number, string>(
+    rows(snap.db, "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
+      .map((r) => [Number(r[0]), String(r[1])]),
+  );
+  const wanted = [...new Set([...listed.values()].flatMap((v) => v.split(" ")).filter((d) => d))].sort();
+  const stored = new Map<string, Stored>();
+  for (const [digest, data] of rows(snap.db, "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)])) {
+    const bytes = data as Uint8Array;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const v: number[] = [];
+    for (let at = 0; at + 4 <= bytes.byteLength; at += 4) v.push(view.getFloat32(at, true));
+    stored.set(String(digest), [v, norm(v)]);
+  }
+  const dense = ix.docs.map(([skill]) =>
+    (listed.get(b.skills[skill].card) ?? "").split(" ").filter((d) => stored.has(d)).map((d) => stored.get(d) as Stored));
+  denseIndexes.set(b, dense);
+  return dense;
+}
+
+/** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
+function queryOf(snap: Snapshot, vector: number[]): number[] {
+  const model = snap.manifest.get("embedding_model");
+  const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
+  if (model === undefined) {
+    throw new RequestError("this artifact carries no embedding vectors (its workspace sets no `routing.embedding_model`), so it routes by words only; give no query vector");
+  }
+  if (vector.length !== dims) throw new RequestError(`the query vector has ${vector.length} numbers; this artifact's model \`${model}\` gives ${dims}`);
+  return Array.from(Float32Array.from(vector));
+}
+
+/** The skills the catalog shows for this consumer and context, ranked for `message`; by words
+ * and vectors (`hybrid`) when `queryVector`, the message's embedding, is given. */
+export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number, queryVector?: number[]): Route {
   const settings = routingSettings(snap, b.client);
   const position = new Map(catalogMembers(snap, b, consumer, ctx).map((i, n) => [i, n + 1]));
   const ix = indexOf(snap, b);
+  const query = queryVector === undefined ? undefined : queryOf(snap, queryVector);
   const words: [string, number][] = [];
   for (const t of routeTokens(message)) {
     if (words.length === MAX_WORDS) break;
     const id = ix.ids.get(t);
     if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
   }
-  const scored: [number, number, number[]][] = [];
+  // Each document's score: the lexical one of the documents holding a word of the message.
+  const lexical = new Map<number, number>();
+  const held = new Map<number, number[]>();
   if (words.length) {
     const n = ix.docs.length;
     const idf = words.map(([, w]) => Math.log(1 + (n - ix.postings[w].length + 0.5) / (ix.postings[w].length + 0.5)));
     const whole = idf.reduce((x, y) => x + y, 0);
     const score = new Map<number, number>();
-    const held = new Map<number, number[]>();
     words.forEach(([, w], k) => {
       for (const [doc, tf] of ix.postings[w]) {
         const norm = K1 * (1 - B + (B * ix.docs[doc][1]) / ix.avg);
@@ -124,10 +183,22 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
         held.set(doc, [...(held.get(doc) ?? []), k]);
       }
     });
-    for (const [doc, raw] of score) {
-      const s = Math.floor((raw / whole) * 1e6 + 0.5) / 1e6;
-      if (s >= settings.min_score && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
-    }
+    for (const [doc, raw] of score) lexical.set(doc, Math.floor((raw / whole) * 1e6 + 0.5) / 1e6);
+  }
+  if (query !== undefined) {
+    // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
+    const qNorm = norm(query);
+    denseOf(snap, b, ix).forEach((vectors, doc) => {
+      let best = 0;
+      for (const v of vectors) best = Math.max(best, cosine(query, qNorm, v));
+      const fused = Math.floor((LEXICAL_SHARE * (lexical.get(doc) ?? 0) + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+      if (fused > 0) lexical.set(doc, fused);
+      else lexical.delete(doc);
+    });
+  }
+  const scored: [number, number, number[]][] = [];
+  for (const [doc, s] of lexical) {
+    if (s >= settings.min_score && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
   }
   const name = (i: number) => b.skills[i].name;
   scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));
@@ -144,7 +215,7 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     locale: b.locale,
     tier: b.tier,
     consumer,
-    method: "lexical",
+    method: query === undefined ? "lexical" : "hybrid",
     confident: candidates.length > 0 && candidates[0].score >= settings.confident,
     candidates,
   };

@@ -121,7 +121,7 @@ pub(super) fn insert_cards(
     }
     let mut st = tx.prepare(schema::insert("card", false))?;
     for (id, c) in (1i64..).zip(&rows.cards) {
-        insert_card(&mut st, id, &c.card)?;
+        insert_card(&mut st, id, c)?;
     }
     let mut frag = tx.prepare(schema::insert("card_fragment", false))?;
     for (id, c) in (1i64..).zip(&rows.cards) {
@@ -130,11 +130,8 @@ pub(super) fn insert_cards(
     Ok(())
 }
 
-pub(super) fn insert_card(
-    st: &mut rusqlite::Statement<'_>,
-    id: i64,
-    c: &crate::render::Card,
-) -> Sql<()> {
+pub(super) fn insert_card(st: &mut rusqlite::Statement<'_>, id: i64, rows: &CardRows) -> Sql<()> {
+    let c = &rows.card;
     st.execute(named_params! {
         ":id": id,
         ":name": c.name,
@@ -145,6 +142,7 @@ pub(super) fn insert_card(
         ":when_to_use": serde_json::to_string(&c.when_to_use).unwrap_or_default(),
         ":location": c.location,
         ":terms": skillc_runtime::route::card_terms(&c.name, &c.description, &c.triggers, &c.when_to_use),
+        ":vectors": rows.vectors,
     })?;
     Ok(())
 }
@@ -310,7 +308,19 @@ pub(super) fn insert_bundle(st: &mut rusqlite::Statement<'_>, id: i64, b: &Bundl
     Ok(())
 }
 
-/// asset and diagnostic.
+/// Embedding vectors (none is staged twice: a batch's are inserted or ignored).
+pub(super) fn insert_vectors(
+    tx: &rusqlite::Connection,
+    vectors: &BTreeMap<String, Vec<u8>>,
+) -> Sql<()> {
+    let mut st = tx.prepare_cached(schema::insert("vector", true))?;
+    for (digest, data) in vectors {
+        st.execute(named_params! { ":digest": digest, ":data": data })?;
+    }
+    Ok(())
+}
+
+/// asset, vector and diagnostic.
 pub(super) fn insert_tail(
     tx: &Transaction<'_>,
     d: &Data,
@@ -321,6 +331,7 @@ pub(super) fn insert_tail(
     for a in &d.assets {
         insert_asset(&mut st, a)?;
     }
+    insert_vectors(tx, &d.vectors)?;
     if old.is_some_and(|o| o.warnings == warnings) {
         return copy(tx, "diagnostic", None);
     }

@@ -104,6 +104,8 @@ pub struct Data {
     pub bundles: Arc<BundleTables>,
     /// Asset rows: each file of a skill folder with its blob.
     pub assets: Vec<AssetRow>,
+    /// Embedding vectors by the digest of their text, as stored (little-endian f32).
+    pub vectors: BTreeMap<String, Vec<u8>>,
 }
 
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
@@ -114,6 +116,9 @@ pub struct CardRows {
     pub card: Arc<crate::render::Card>,
     /// Its catalog texts per budget level and format (shared with a session's memo).
     pub fragments: Arc<Vec<CardFragment>>,
+    /// The digests of its embedded texts, space-separated (`card.vectors`; empty without an
+    /// embedding model).
+    pub vectors: String,
 }
 
 /// The bundles' rows (global ones in full, client ones as differences from their global base)

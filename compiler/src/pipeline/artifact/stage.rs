@@ -127,9 +127,17 @@ impl Stage {
     /// the fragments of every level any of them cut it to.
     pub fn card(&self, id: i64, c: &CardRows, new: bool) -> Result<(), Error> {
         if new {
-            self.insert("card", false, |st| insert_card(st, id, &c.card))?;
+            self.insert("card", false, |st| insert_card(st, id, c))?;
         }
         self.insert("card_fragment", true, |st| insert_fragments(st, id, c))
+    }
+
+    /// Embedding vectors, each once however many batches hold its text.
+    pub fn vectors(
+        &self,
+        vectors: &std::collections::BTreeMap<String, Vec<u8>>,
+    ) -> Result<(), Error> {
+        super::insert::insert_vectors(&self.conn, vectors).map_err(sql(&self.path))
     }
 
     /// Entry `id`.
@@ -214,6 +222,7 @@ fn write_from_stage(
         copy(&tx, "slot_list", None)?;
         copy(&tx, "bundle", Some("id"))?;
         copy(&tx, "asset", Some("skill_file, path"))?;
+        copy(&tx, "vector", Some("digest"))?;
         insert_tail(&tx, d, warnings, None)
     };
     copy_all().map_err(&e)?;

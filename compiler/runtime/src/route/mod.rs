@@ -3,12 +3,16 @@
 //! bundle's catalog by BM25, scaled to [0, 1]. The Python and TypeScript runtimes implement the
 //! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
 
-use serde::Serialize;
+mod answer;
+mod dense;
+mod settings;
 
-use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
+pub use answer::{Candidate, Query, Route};
+pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
+pub use settings::RoutingSettings;
+pub(crate) use settings::RoutingTable;
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;
@@ -403,7 +407,7 @@ pub const MAX_WORDS: usize = 64;
 
 /// Scores kept to 6 decimals: every runtime then gives the same figure, whatever the last bit
 /// of its logarithm.
-fn round(x: f64) -> f64 {
+pub(crate) fn round(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
 
@@ -417,232 +421,6 @@ pub struct Scored {
     pub score: f64,
     /// Which of the ranking's words it holds, a bit each.
     pub held: u64,
-}
-
-/// A candidate skill of a route, as `skillc route --format json` prints it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Candidate {
-    /// Catalog id (`SK3`).
-    pub id: String,
-    /// Selectable name.
-    pub name: String,
-    /// Qualified name.
-    pub qualified_name: String,
-    /// Score in [0, 1].
-    pub score: f64,
-    /// The message's words it holds.
-    pub matched: Vec<String>,
-}
-
-/// A route: the candidates at or above `min_score`, best first, at most `top_k`.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Route {
-    /// The message routed.
-    pub message: String,
-    /// Client (`None` for the global bundle).
-    pub client: Option<String>,
-    /// Locale of the bundle.
-    pub locale: String,
-    /// Tier of the bundle.
-    pub tier: String,
-    /// Consumer, if any.
-    pub consumer: Option<String>,
-    /// `lexical` (or `hybrid` with a query vector; not built yet).
-    pub method: &'static str,
-    /// Whether the first candidate scores at least `confident`.
-    pub confident: bool,
-    /// The candidates.
-    pub candidates: Vec<Candidate>,
-}
-
-impl Route {
-    /// The candidates as `skillc route` prints them: a line each, score to four decimals, id,
-    /// name, the words that matched.
-    pub fn text(&self) -> String {
-        self.candidates
-            .iter()
-            .map(|c| {
-                format!(
-                    "{:.4} {} {} ({})\n",
-                    c.score,
-                    c.id,
-                    c.name,
-                    c.matched.join(", ")
-                )
-            })
-            .collect()
-    }
-}
-
-/// The routing settings of `workspace.yaml` (`routing:`), with their defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct RoutingSettings {
-    /// At most this many candidates.
-    pub top_k: usize,
-    /// Candidates score at least this.
-    pub min_score: f64,
-    /// A first candidate scoring this or more makes the route confident.
-    pub confident: f64,
-}
-
-/// The manifest's routing settings, read once: the workspace's, and each client's that sets
-/// its own (its keys over the workspace's).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RoutingTable {
-    global: RoutingSettings,
-    clients: HashMap<String, RoutingSettings>,
-}
-
-impl RoutingTable {
-    fn read(a: &Artifact) -> RoutingTable {
-        type Object = serde_json::Map<String, serde_json::Value>;
-        let object = |key: &str| -> Option<Object> { serde_json::from_str(a.manifest(key)?).ok() };
-        let settings =
-            |o: Object| serde_json::from_value(serde_json::Value::Object(o)).unwrap_or_default();
-        let base = object("routing").unwrap_or_default();
-        let clients = object("routing_clients").unwrap_or_default();
-        RoutingTable {
-            global: settings(base.clone()),
-            clients: clients
-                .into_iter()
-                .filter_map(|(id, own)| {
-                    let serde_json::Value::Object(own) = own else {
-                        return None;
-                    };
-                    let mut merged = base.clone();
-                    merged.extend(own);
-                    Some((id, settings(merged)))
-                })
-                .collect(),
-        }
-    }
-}
-
-impl Default for RoutingSettings {
-    fn default() -> Self {
-        RoutingSettings {
-            top_k: 5,
-            min_score: 0.2,
-            confident: 0.95,
-        }
-    }
-}
-
-impl Artifact {
-    /// The routing settings of a client (`routing:` of its client.yaml, key by key over
-    /// workspace.yaml's) or of the global bundle (`None`), defaults otherwise.
-    pub fn routing_settings(&self, client: Option<&str>) -> RoutingSettings {
-        let table = self.routing.get_or_init(|| RoutingTable::read(self));
-        client
-            .and_then(|c| table.clients.get(c))
-            .copied()
-            .unwrap_or(table.global)
-    }
-
-    /// The routing index of a bundle's catalog: every skill a catalog can show.
-    fn route_index(&self, bundle: &Bundle) -> Result<Arc<RouteIndex>, Error> {
-        if let Some(ix) = bundle.route_index.get() {
-            return Ok(ix.clone());
-        }
-        let shown: Vec<(usize, i64)> = bundle
-            .skills
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.catalog_visible)
-            .map(|(i, s)| (i, s.card))
-            .collect();
-        let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
-        let mut terms: HashMap<i64, String> = HashMap::new();
-        {
-            let conn = self.conn.lock().expect("lock");
-            let mut st = conn
-                .prepare_cached(
-                    "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?1))",
-                )
-                .map_err(corrupt(&self.path))?;
-            let ids = serde_json::to_string(&cards).unwrap_or_default();
-            let rows = st
-                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-                .map_err(corrupt(&self.path))?;
-            for row in rows {
-                let (id, text) = row.map_err(corrupt(&self.path))?;
-                terms.insert(id, text);
-            }
-        }
-        let docs = shown
-            .into_iter()
-            .map(|(i, card)| (i, terms.get(&card).map_or("", String::as_str)));
-        let ix = Arc::new(RouteIndex::new(docs));
-        Ok(bundle.route_index.get_or_init(|| ix).clone())
-    }
-
-    /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
-    /// shows, ranked, at or above `min_score`, at most `top` (the settings' `top_k` by default).
-    pub fn route(
-        &self,
-        r: &BundleRef<'_>,
-        consumer: Option<&str>,
-        ctx: &Context,
-        message: &str,
-        top: Option<usize>,
-    ) -> Result<Route, Error> {
-        self.route_leaving_out(r, consumer, ctx, message, top, None)
-    }
-
-    /// [`route`](Self::route) as if the skill of `leave_out.0` (an index into the bundle's
-    /// skills) did not hold the trigger example `leave_out.1`: `eval`'s leave-one-out.
-    pub fn route_leaving_out(
-        &self,
-        r: &BundleRef<'_>,
-        consumer: Option<&str>,
-        ctx: &Context,
-        message: &str,
-        top: Option<usize>,
-        leave_out: Option<(usize, &str)>,
-    ) -> Result<Route, Error> {
-        let bundle = self.bundle(r)?;
-        let settings = self.routing_settings(r.client);
-        let members = self.catalog_members(&bundle, consumer, ctx)?;
-        // Catalog position (1-based) of each shown skill; 0: not in this catalog.
-        let mut position = vec![0usize; bundle.skills.len()];
-        for (n, &i) in members.iter().enumerate() {
-            position[i] = n + 1;
-        }
-        let ranking = self
-            .route_index(&bundle)?
-            .rank_leaving_out(message, leave_out);
-        let mut ranked = ranking.ordered(
-            |s| s.score >= settings.min_score && position[s.skill] > 0,
-            |i| &bundle.skills[i].name,
-        );
-        ranked.truncate(top.unwrap_or(settings.top_k));
-        let candidates: Vec<Candidate> = ranked
-            .into_iter()
-            .map(|s| {
-                let skill = &bundle.skills[s.skill];
-                Candidate {
-                    id: format!("SK{}", position[s.skill]),
-                    name: skill.name.clone(),
-                    qualified_name: skill.qualified_name.clone(),
-                    score: s.score,
-                    matched: ranking.matched(s),
-                }
-            })
-            .collect();
-        Ok(Route {
-            message: message.to_string(),
-            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
-            locale: bundle.locale.clone(),
-            tier: bundle.tier.clone(),
-            consumer: consumer.map(str::to_string),
-            method: "lexical",
-            confident: candidates
-                .first()
-                .is_some_and(|c| c.score >= settings.confident),
-            candidates,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,241 @@
+//! A route: the candidates of a bundle's catalog for a message, as every runtime answers it.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::dense::fuse;
+use super::{Ranking, RouteIndex, Scored};
+use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
+
+/// A candidate skill of a route, as `skillc route --format json` prints it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Candidate {
+    /// Catalog id (`SK3`).
+    pub id: String,
+    /// Selectable name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// The message's words it holds.
+    pub matched: Vec<String>,
+}
+
+/// A route: the candidates at or above `min_score`, best first, at most `top_k`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Route {
+    /// The message routed.
+    pub message: String,
+    /// Client (`None` for the global bundle).
+    pub client: Option<String>,
+    /// Locale of the bundle.
+    pub locale: String,
+    /// Tier of the bundle.
+    pub tier: String,
+    /// Consumer, if any.
+    pub consumer: Option<String>,
+    /// `lexical`, or `hybrid` with a query vector.
+    pub method: &'static str,
+    /// Whether the first candidate scores at least `confident`.
+    pub confident: bool,
+    /// The candidates.
+    pub candidates: Vec<Candidate>,
+}
+
+impl Route {
+    /// The candidates as `skillc route` prints them: a line each, score to four decimals, id,
+    /// name, the words that matched.
+    pub fn text(&self) -> String {
+        self.candidates
+            .iter()
+            .map(|c| {
+                format!(
+                    "{:.4} {} {} ({})\n",
+                    c.score,
+                    c.id,
+                    c.name,
+                    c.matched.join(", ")
+                )
+            })
+            .collect()
+    }
+}
+
+impl Artifact {
+    /// The routing index of a bundle's catalog: every skill a catalog can show.
+    fn route_index(&self, bundle: &Bundle) -> Result<Arc<RouteIndex>, Error> {
+        if let Some(ix) = bundle.route_index.get() {
+            return Ok(ix.clone());
+        }
+        let shown: Vec<(usize, i64)> = bundle
+            .skills
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.catalog_visible)
+            .map(|(i, s)| (i, s.card))
+            .collect();
+        let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
+        let mut terms: HashMap<i64, String> = HashMap::new();
+        {
+            let conn = self.conn.lock().expect("lock");
+            let mut st = conn
+                .prepare_cached(
+                    "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?1))",
+                )
+                .map_err(corrupt(&self.path))?;
+            let ids = serde_json::to_string(&cards).unwrap_or_default();
+            let rows = st
+                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .map_err(corrupt(&self.path))?;
+            for row in rows {
+                let (id, text) = row.map_err(corrupt(&self.path))?;
+                terms.insert(id, text);
+            }
+        }
+        let docs = shown
+            .into_iter()
+            .map(|(i, card)| (i, terms.get(&card).map_or("", String::as_str)));
+        let ix = Arc::new(RouteIndex::new(docs));
+        Ok(bundle.route_index.get_or_init(|| ix).clone())
+    }
+
+    /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
+    /// shows, ranked, at or above `min_score`, at most `top` (the settings' `top_k` by default).
+    pub fn route(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        message: &str,
+        top: Option<usize>,
+    ) -> Result<Route, Error> {
+        let query = Query {
+            message,
+            top,
+            ..Query::default()
+        };
+        self.route_query(r, consumer, ctx, &query)
+    }
+
+    /// Routes a query: by words, or by words and vectors when it carries the message's vector
+    /// (`hybrid`; the artifact must hold vectors of the same model and length).
+    pub fn route_query(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        q: &Query<'_>,
+    ) -> Result<Route, Error> {
+        let (message, top) = (q.message, q.top);
+        let bundle = self.bundle(r)?;
+        let settings = self.routing_settings(r.client);
+        let members = self.catalog_members(&bundle, consumer, ctx)?;
+        // Catalog position (1-based) of each shown skill; 0: not in this catalog.
+        let mut position = vec![0usize; bundle.skills.len()];
+        for (n, &i) in members.iter().enumerate() {
+            position[i] = n + 1;
+        }
+        let lexical = self
+            .route_index(&bundle)?
+            .rank_leaving_out(message, q.leave_out);
+        let (ranking, method) = match q.vector {
+            None => (lexical, "lexical"),
+            Some(v) => (self.hybrid(&bundle, lexical, v, q.leave_out)?, "hybrid"),
+        };
+        let mut ranked = ranking.ordered(
+            |s| s.score >= settings.min_score && position[s.skill] > 0,
+            |i| &bundle.skills[i].name,
+        );
+        ranked.truncate(top.unwrap_or(settings.top_k));
+        let candidates: Vec<Candidate> = ranked
+            .into_iter()
+            .map(|s| {
+                let skill = &bundle.skills[s.skill];
+                Candidate {
+                    id: format!("SK{}", position[s.skill]),
+                    name: skill.name.clone(),
+                    qualified_name: skill.qualified_name.clone(),
+                    score: s.score,
+                    matched: ranking.matched(s),
+                }
+            })
+            .collect();
+        Ok(Route {
+            message: message.to_string(),
+            client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
+            locale: bundle.locale.clone(),
+            tier: bundle.tier.clone(),
+            consumer: consumer.map(str::to_string),
+            method,
+            confident: candidates
+                .first()
+                .is_some_and(|c| c.score >= settings.confident),
+            candidates,
+        })
+    }
+
+    /// The lexical ranking fused with each shown skill's similarity to `vector`.
+    fn hybrid(
+        &self,
+        bundle: &Bundle,
+        lexical: Ranking,
+        vector: &[f32],
+        leave_out: Option<(usize, &str)>,
+    ) -> Result<Ranking, Error> {
+        let Some((model, dims)) = self.embedding_model() else {
+            return Err(Error::Request(
+                "this artifact carries no embedding vectors (its workspace sets no \
+                 `routing.embedding_model`), so it routes by words only; give no query vector"
+                    .to_string(),
+            ));
+        };
+        if vector.len() != dims {
+            return Err(Error::Request(format!(
+                "the query vector has {} numbers; this artifact's model `{model}` gives {dims}",
+                vector.len()
+            )));
+        }
+        let by_words: HashMap<usize, &Scored> =
+            lexical.scored.iter().map(|s| (s.skill, s)).collect();
+        let example = leave_out.and_then(|(skill, text)| {
+            let n = bundle.skills[skill]
+                .triggers
+                .iter()
+                .position(|t| t == text)?;
+            Some((skill, n))
+        });
+        let scored = (self.dense_index(bundle)?.similarities(vector, example))
+            .into_iter()
+            .map(|(skill, similarity)| {
+                let words = by_words.get(&skill);
+                Scored {
+                    skill,
+                    score: fuse(words.map_or(0.0, |s| s.score), similarity),
+                    held: words.map_or(0, |s| s.held),
+                }
+            })
+            .filter(|s| s.score > 0.0)
+            .collect();
+        Ok(Ranking {
+            words: lexical.words,
+            scored,
+        })
+    }
+}
+
+/// What a route asks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Query<'q> {
+    /// The visitor's message.
+    pub message: &'q str,
+    /// At most this many candidates (the settings' `top_k` by default).
+    pub top: Option<usize>,
+    /// The message's vector from the artifact's embedding model: a hybrid route.
+    pub vector: Option<&'q [f32]>,
+    /// A skill (index into the bundle's skills) and one of its trigger examples, taken out of
+    /// the index while the message is ranked: `eval`'s leave-one-out.
+    pub leave_out: Option<(usize, &'q str)>,
+}

@@ -1,0 +1,253 @@
+//! Dense routing (SPEC 13.1, optional; seed 001's embeddings). When the workspace declares
+//! `routing.embedding_model`, the build stores a vector for each card's summary (name,
+//! description, `when_to_use`) and for each of its trigger examples, made by the embedder the
+//! person building gave (`card.vectors`, table `vector`). A route given the message's vector
+//! from the same model scores each skill by its closest text and fuses that with its lexical
+//! score (`docs/routing.md`); the Python and TypeScript runtimes do the same sums in the same
+//! order.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::{corrupt, Artifact, Bundle, Error};
+
+/// The lexical score's share of a hybrid score; the dense similarity has the rest.
+pub const LEXICAL_SHARE: f64 = 0.5;
+
+/// One stored vector and its norm.
+#[derive(Debug)]
+struct Stored {
+    data: Arc<[f32]>,
+    norm: f64,
+}
+
+/// The vectors of one bundle's catalog: per skill it can show, its summary's then each
+/// trigger example's (in the card's order).
+#[derive(Debug, Default)]
+pub struct DenseIndex {
+    docs: Vec<(usize, Vec<Stored>)>,
+}
+
+impl DenseIndex {
+    /// Each skill's similarity to `query`: the cosine of its closest text, 0 at worst.
+    /// `leave_out` (a skill, and the position of one of its trigger examples) skips that
+    /// example's vector: `eval`'s leave-one-out.
+    pub fn similarities(
+        &self,
+        query: &[f32],
+        leave_out: Option<(usize, usize)>,
+    ) -> Vec<(usize, f64)> {
+        let q_norm = norm(query);
+        self.docs
+            .iter()
+            .map(|(skill, vectors)| {
+                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
+                let best = (vectors.iter().enumerate())
+                    .filter(|(k, _)| Some(*k) != skipped)
+                    .map(|(_, v)| cosine(query, q_norm, v))
+                    .fold(0.0f64, f64::max);
+                (*skill, best)
+            })
+            .collect()
+    }
+}
+
+/// A vector's length, summed in f64 in order (as every runtime sums it).
+fn norm(v: &[f32]) -> f64 {
+    v.iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt()
+}
+
+/// The cosine of a query and a stored vector (0 when either is all zeros).
+fn cosine(q: &[f32], q_norm: f64, v: &Stored) -> f64 {
+    if q_norm == 0.0 || v.norm == 0.0 || q.len() != v.data.len() {
+        return 0.0;
+    }
+    let dot: f64 = q
+        .iter()
+        .zip(v.data.iter())
+        .map(|(&a, &b)| f64::from(a) * f64::from(b))
+        .sum();
+    dot / (q_norm * v.norm)
+}
+
+/// A hybrid score: the lexical score's share plus the similarity's, kept to 6 decimals.
+pub fn fuse(lexical: f64, similarity: f64) -> f64 {
+    super::round(LEXICAL_SHARE * lexical + (1.0 - LEXICAL_SHARE) * similarity)
+}
+
+/// The vector of a message as `--query-vector` gives it: a JSON array of numbers, or one
+/// line of an embedder's answer (`{"model": …, "vector": […]}`, whose model must be
+/// `model`). It must have `dims` numbers.
+pub fn parse_query_vector(text: &str, model: &str, dims: usize) -> Result<Vec<f32>, String> {
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| format!("not JSON ({e}): give an array of numbers or an embedder's line"))?;
+    let numbers = match &value {
+        serde_json::Value::Array(a) => a,
+        serde_json::Value::Object(o) => {
+            if let Some(given) = o.get("model").and_then(|m| m.as_str()) {
+                if given != model {
+                    return Err(format!(
+                        "the vector is from model `{given}`; this artifact's vectors are from `{model}`"
+                    ));
+                }
+            }
+            match o.get("vector") {
+                Some(serde_json::Value::Array(a)) => a,
+                _ => return Err("an object needs `vector`: an array of numbers".to_string()),
+            }
+        }
+        _ => return Err("give an array of numbers or an embedder's line".to_string()),
+    };
+    let vector: Vec<f32> = numbers
+        .iter()
+        .map(|n| n.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or("every element of the vector must be a finite number")?;
+    if vector.len() != dims {
+        return Err(format!(
+            "the vector has {} numbers; this artifact's model `{model}` gives {dims}",
+            vector.len()
+        ));
+    }
+    Ok(vector)
+}
+
+/// Little-endian f32s, as `vector.data` stores them.
+pub fn decode(data: &[u8]) -> Vec<f32> {
+    (data.chunks_exact(4))
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// Little-endian f32s, as `vector.data` stores them.
+pub fn encode(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+impl Artifact {
+    /// The embedding model the artifact's vectors come from and their length, if it has any.
+    pub fn embedding_model(&self) -> Option<(&str, usize)> {
+        let model = self.manifest("embedding_model")?;
+        let dims = self.manifest("embedding_dims")?.parse().ok()?;
+        Some((model, dims))
+    }
+
+    /// The stored vector of a text, by the SHA-256 (hex) of the text.
+    pub fn vector(&self, digest: &str) -> Result<Option<Vec<f32>>, Error> {
+        let conn = self.conn.lock().expect("lock");
+        let mut st = conn
+            .prepare_cached("SELECT data FROM vector WHERE digest = ?1")
+            .map_err(corrupt(&self.path))?;
+        let mut rows = st.query([digest]).map_err(corrupt(&self.path))?;
+        let row = rows.next().map_err(corrupt(&self.path))?;
+        row.map(|r| r.get::<_, Vec<u8>>(0).map(|d| decode(&d)))
+            .transpose()
+            .map_err(corrupt(&self.path))
+    }
+
+    /// The vectors of a bundle's catalog: every skill a catalog can show.
+    pub(crate) fn dense_index(&self, bundle: &Bundle) -> Result<Arc<DenseIndex>, Error> {
+        if let Some(ix) = bundle.dense.get() {
+            return Ok(ix.clone());
+        }
+        let shown: Vec<(usize, i64)> = (bundle.skills.iter().enumerate())
+            .filter(|(_, s)| s.catalog_visible)
+            .map(|(i, s)| (i, s.card))
+            .collect();
+        let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
+        let e = corrupt(&self.path);
+        let mut listed: HashMap<i64, String> = HashMap::new();
+        let mut stored: HashMap<String, Arc<[f32]>> = HashMap::new();
+        {
+            let conn = self.conn.lock().expect("lock");
+            let mut st = conn
+                .prepare_cached(
+                    "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?1))",
+                )
+                .map_err(&e)?;
+            let ids = serde_json::to_string(&cards).unwrap_or_default();
+            let rows = st
+                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+                .map_err(&e)?;
+            for row in rows {
+                let (id, digests) = row.map_err(&e)?;
+                listed.insert(id, digests);
+            }
+            let wanted: BTreeSet<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
+            let mut st = conn
+                .prepare_cached(
+                    "SELECT digest, data FROM vector \
+                     WHERE digest IN (SELECT value FROM json_each(?1))",
+                )
+                .map_err(&e)?;
+            let digests = serde_json::to_string(&wanted).unwrap_or_default();
+            let rows = st
+                .query_map([digests], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
+                })
+                .map_err(&e)?;
+            for row in rows {
+                let (digest, data) = row.map_err(&e)?;
+                stored.insert(digest, decode(&data).into());
+            }
+        }
+        let docs = shown
+            .into_iter()
+            .map(|(i, card)| {
+                let digests = listed.get(&card).map_or("", String::as_str);
+                let vectors = (digests.split(' '))
+                    .filter_map(|d| stored.get(d))
+                    .map(|data| Stored {
+                        norm: norm(data),
+                        data: data.clone(),
+                    })
+                    .collect();
+                (i, vectors)
+            })
+            .collect();
+        let ix = Arc::new(DenseIndex { docs });
+        Ok(bundle.dense.get_or_init(|| ix).clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_vector_is_an_array_or_an_embedder_line_of_the_artifact_model() {
+        assert_eq!(parse_query_vector("[1, 0.5]", "m", 2), Ok(vec![1.0, 0.5]));
+        let line = r#"{"model": "m", "vector": [0, 2]}"#;
+        assert_eq!(parse_query_vector(line, "m", 2), Ok(vec![0.0, 2.0]));
+        let other = parse_query_vector(r#"{"model": "x", "vector": [0, 2]}"#, "m", 2);
+        assert!(other.unwrap_err().contains("model `x`"));
+        assert!(parse_query_vector("[1]", "m", 2)
+            .unwrap_err()
+            .contains("1 numbers"));
+        assert!(parse_query_vector("[1, \"a\"]", "m", 2).is_err());
+        assert!(parse_query_vector("nope", "m", 2).is_err());
+    }
+
+    #[test]
+    fn a_skill_scores_by_its_closest_text_and_leaving_one_out_skips_that_example() {
+        let stored = |v: &[f32]| Stored {
+            norm: norm(v),
+            data: v.into(),
+        };
+        let ix = DenseIndex {
+            docs: vec![
+                (0, vec![stored(&[1.0, 0.0]), stored(&[0.0, 1.0])]),
+                (1, vec![stored(&[-1.0, 0.0])]),
+            ],
+        };
+        let sims = ix.similarities(&[0.0, 2.0], None);
+        assert_eq!(sims, [(0, 1.0), (1, 0.0)]);
+        // Its one example left out, skill 0 is only as close as its summary.
+        assert_eq!(ix.similarities(&[0.0, 2.0], Some((0, 0)))[0], (0, 0.0));
+        assert_eq!(decode(&encode(&[1.5, -2.0])), [1.5, -2.0]);
+        assert_eq!(fuse(0.5, 1.0), 0.75);
+    }
+}

@@ -1,0 +1,297 @@
+//! Vectors for dense routing (SPEC 13.1): when workspace.yaml declares
+//! `routing.embedding_model`, every card gets a vector for its summary and one for each trigger
+//! example, made by the embedder command of the person building (`--embedder CMD` or
+//! `SKILLC_EMBEDDER`; never a command from the workspace's files). The command reads JSON lines
+//! `{"text": …}` and writes one `{"model": …, "vector": […]}` line for each. Vectors are kept in
+//! `.skillc/embeddings.db` by model and text digest, so an unchanged text is embedded once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::artifact::Data;
+use crate::digest;
+
+/// The cache, inside the workspace (`.skillc/` is ignored by git and by the build).
+pub const CACHE_FILE: &str = ".skillc/embeddings.db";
+/// The environment variable naming the embedder when `--embedder` is not given.
+pub const EMBEDDER_VARIABLE: &str = "SKILLC_EMBEDDER";
+/// Texts per call of the embedder: each call's time and output stay bounded.
+const PER_CALL: usize = 256;
+/// How long one call (of at most [`PER_CALL`] texts) may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// The most a call may print: [`PER_CALL`] vectors of 8,192 numbers written long.
+const MAX_OUTPUT: u64 = 256 << 20;
+/// The longest vector taken.
+const MAX_DIMS: usize = 65_536;
+
+/// The text of a card's summary vector: its name (split on `-` and `_`), its description and
+/// its `when_to_use` lines.
+pub fn summary(name: &str, description: &str, when_to_use: &[String]) -> String {
+    let mut text = format!("{}: {description}", name.replace(['-', '_'], " "));
+    for line in when_to_use {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
+}
+
+/// The embedder to use: `given`, else [`EMBEDDER_VARIABLE`] when set and not empty.
+pub fn embedder_command(given: Option<&str>) -> Option<String> {
+    given
+        .map(str::to_string)
+        .or_else(|| std::env::var(EMBEDDER_VARIABLE).ok())
+        .filter(|c| !c.trim().is_empty())
+}
+
+/// Gives every card of `data` the digests of its texts and `data` their vectors, when its
+/// manifest names an embedding model (else leaves it as it is).
+pub fn attach(data: &mut Data, embedder: Option<&str>, root: &Path) -> Result<(), String> {
+    let Some(model) = data.manifest.get("embedding_model").cloned() else {
+        return Ok(());
+    };
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for rows in &mut data.cards {
+        let c = &rows.card;
+        let all = std::iter::once(summary(&c.name, &c.description, &c.when_to_use))
+            .chain(c.triggers.iter().cloned());
+        let digests: Vec<String> = all
+            .map(|text| {
+                let d = digest::hash(text.as_bytes());
+                texts.entry(d.clone()).or_insert(text);
+                d
+            })
+            .collect();
+        rows.vectors = digests.join(" ");
+    }
+    let found = vectors(&model, &texts, embedder, root)?;
+    let dims = found.values().next().map_or(0, Vec::len);
+    data.vectors = found
+        .into_iter()
+        .map(|(d, v)| (d, skillc_runtime::route::encode(&v)))
+        .collect();
+    data.manifest
+        .insert("embedding_dims".to_string(), dims.to_string());
+    Ok(())
+}
+
+/// The vector of each text (by digest) from `model`: the cached ones, and the others from
+/// the embedder (then cached). All of one length.
+pub fn vectors(
+    model: &str,
+    texts: &BTreeMap<String, String>,
+    embedder: Option<&str>,
+    root: &Path,
+) -> Result<BTreeMap<String, Vec<f32>>, String> {
+    let cache = Cache::open(root);
+    let mut found = cache
+        .as_ref()
+        .map(|c| c.get(model, texts))
+        .unwrap_or_default();
+    let missing: Vec<(&String, &String)> = texts
+        .iter()
+        .filter(|(d, _)| !found.contains_key(*d))
+        .collect();
+    if !missing.is_empty() {
+        let Some(command) = embedder_command(embedder) else {
+            return Err(format!(
+                "workspace.yaml declares `routing.embedding_model: {model}` and {} of its texts \
+                 have no vector yet: give the command that embeds them with --embedder CMD or \
+                 {EMBEDDER_VARIABLE} (docs/routing.md)",
+                missing.len()
+            ));
+        };
+        for chunk in missing.chunks(PER_CALL) {
+            let made = call(&command, model, chunk)?;
+            if let Some(c) = &cache {
+                c.put(model, &made);
+            }
+            found.extend(made);
+        }
+    }
+    let mut lengths = found.values().map(Vec::len);
+    if let Some(first) = lengths.next() {
+        if let Some(other) = lengths.find(|&n| n != first) {
+            return Err(format!(
+                "the vectors of model `{model}` differ in length ({first} and {other} numbers); \
+                 if the model changed, delete {CACHE_FILE}"
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// The vectors of `messages` from the model of artifact `a`, in their order: a text the
+/// artifact holds (a trigger example) from it, any other from the cache or the embedder.
+pub fn message_vectors(
+    a: &skillc_runtime::Artifact,
+    messages: &[String],
+    embedder: Option<&str>,
+    root: &Path,
+) -> Result<Vec<Vec<f32>>, String> {
+    let Some((model, _)) = a.embedding_model() else {
+        return Err("this artifact carries no embedding vectors".to_string());
+    };
+    let digests: Vec<String> = messages
+        .iter()
+        .map(|m| digest::hash(m.as_bytes()))
+        .collect();
+    let mut found: BTreeMap<String, Vec<f32>> = BTreeMap::new();
+    let mut missing: BTreeMap<String, String> = BTreeMap::new();
+    for (digest, message) in digests.iter().zip(messages) {
+        match a.vector(digest).map_err(|e| e.to_string())? {
+            Some(v) => {
+                found.insert(digest.clone(), v);
+            }
+            None => {
+                missing.insert(digest.clone(), message.clone());
+            }
+        }
+    }
+    if !missing.is_empty() {
+        found.extend(vectors(model, &missing, embedder, root)?);
+    }
+    let vector_of = |d: &String| found.get(d).cloned().ok_or("a message got no vector");
+    Ok(digests.iter().map(vector_of).collect::<Result<_, _>>()?)
+}
+
+/// One call of the embedder over `texts`: their vectors by digest.
+fn call(
+    command: &str,
+    model: &str,
+    texts: &[(&String, &String)],
+) -> Result<HashMap<String, Vec<f32>>, String> {
+    let input: String = texts
+        .iter()
+        .map(|(_, t)| serde_json::json!({ "text": t }).to_string() + "\n")
+        .collect();
+    let fail = |why: String| format!("the embedder `{}` {why}", crate::command::clip(command));
+    let out = crate::command::run(command, input, CALL_TIMEOUT, MAX_OUTPUT).map_err(fail)?;
+    let lines: Vec<&str> = out.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() != texts.len() {
+        return Err(fail(format!(
+            "answered {} lines for {} texts (one `{{\"model\", \"vector\"}}` line per text)",
+            lines.len(),
+            texts.len()
+        )));
+    }
+    let mut made = HashMap::new();
+    for (n, (line, (digest, _))) in lines.iter().zip(texts).enumerate() {
+        let vector =
+            parse_line(line, model).map_err(|why| fail(format!("line {}: {why}", n + 1)))?;
+        made.insert((*digest).clone(), vector);
+    }
+    Ok(made)
+}
+
+/// A line of the embedder's answer: its vector, if its model is `model`.
+fn parse_line(line: &str, model: &str) -> Result<Vec<f32>, String> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        model: String,
+        vector: Vec<f64>,
+    }
+    let parsed: Line = serde_json::from_str(line)
+        .map_err(|e| format!("is not `{{\"model\": …, \"vector\": [numbers]}}` ({e})"))?;
+    if parsed.model != model {
+        return Err(format!(
+            "is from model `{}`; workspace.yaml declares `{model}`",
+            parsed.model
+        ));
+    }
+    if parsed.vector.is_empty() || parsed.vector.len() > MAX_DIMS {
+        return Err(format!(
+            "has {} numbers (from 1 to {MAX_DIMS})",
+            parsed.vector.len()
+        ));
+    }
+    let vector: Vec<f32> = parsed.vector.iter().map(|&x| x as f32).collect();
+    if vector.iter().any(|x| !x.is_finite()) {
+        return Err("holds a number too large for a 32-bit float".to_string());
+    }
+    Ok(vector)
+}
+
+/// Vectors kept between builds, by model and text digest. A cache that cannot be opened or
+/// written is done without: the vectors are then made again.
+struct Cache {
+    conn: rusqlite::Connection,
+}
+
+impl Cache {
+    fn open(root: &Path) -> Option<Cache> {
+        let path: PathBuf = root.join(CACHE_FILE);
+        let dir = path.parent()?;
+        std::fs::create_dir_all(dir).ok()?;
+        let ignore = dir.join(".gitignore");
+        if !ignore.exists() {
+            let _ = std::fs::write(&ignore, "*\n");
+        }
+        let conn = rusqlite::Connection::open(&path).ok()?;
+        conn.execute_batch(
+            "PRAGMA busy_timeout = 5000;
+             CREATE TABLE IF NOT EXISTS embedding (
+               model TEXT NOT NULL, digest TEXT NOT NULL, data BLOB NOT NULL,
+               PRIMARY KEY (model, digest)) WITHOUT ROWID;",
+        )
+        .ok()?;
+        Some(Cache { conn })
+    }
+
+    fn get(&self, model: &str, texts: &BTreeMap<String, String>) -> BTreeMap<String, Vec<f32>> {
+        let mut found = BTreeMap::new();
+        let Ok(mut st) = self
+            .conn
+            .prepare("SELECT data FROM embedding WHERE model = ?1 AND digest = ?2")
+        else {
+            return found;
+        };
+        for digest in texts.keys() {
+            let data: Option<Vec<u8>> = st.query_row([model, digest.as_str()], |r| r.get(0)).ok();
+            if let Some(data) = data {
+                found.insert(digest.clone(), skillc_runtime::route::decode(&data));
+            }
+        }
+        found
+    }
+
+    fn put(&self, model: &str, made: &HashMap<String, Vec<f32>>) {
+        let Ok(tx) = self.conn.unchecked_transaction() else {
+            return;
+        };
+        if let Ok(mut st) =
+            tx.prepare("INSERT OR REPLACE INTO embedding (model, digest, data) VALUES (?1, ?2, ?3)")
+        {
+            for (digest, vector) in made {
+                let data = skillc_runtime::route::encode(vector);
+                let _ = st.execute(rusqlite::params![model, digest, data]);
+            }
+        }
+        let _ = tx.commit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_embedder_line_must_be_of_the_declared_model_and_finite() {
+        assert_eq!(
+            parse_line(r#"{"model": "m", "vector": [1, -0.5]}"#, "m"),
+            Ok(vec![1.0, -0.5])
+        );
+        assert!(parse_line(r#"{"model": "x", "vector": [1]}"#, "m")
+            .unwrap_err()
+            .contains("model `x`"));
+        assert!(parse_line(r#"{"model": "m", "vector": []}"#, "m").is_err());
+        assert!(parse_line(r#"{"model": "m", "vector": [1e300]}"#, "m").is_err());
+        assert!(parse_line("garbage", "m").is_err());
+    }
+
+    #[test]
+    fn a_summary_reads_as_words() {
+        let s = summary("pricing-uk_plans", "Prices.", &["When asked.".to_string()]);
+        assert_eq!(s, "pricing uk plans: Prices.\nWhen asked.");
+    }
+}

@@ -1,0 +1,224 @@
+//! Dense routing (SPEC 13.1): vectors made at build time by the embedder the person building
+//! gives, cached by model and text, stored in the artifact and fused with the lexical score when
+//! a route gets the message's vector. The embedder is `tests/embedder/trigrams.py`, a small
+//! deterministic one that speaks the protocol.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn skillc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(args)
+        .env_remove("SKILLC_EMBEDDER")
+        .output()
+        .expect("run skillc")
+}
+
+fn embedder(extra: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/embedder/trigrams.py");
+    format!("python3 {} {extra}", script.display())
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A workspace of three skills that declares an embedding model.
+fn workspace(dir: &Path) -> PathBuf {
+    let root = dir.join("ws");
+    let skill = |name: &str, description: &str, examples: &[&str]| {
+        let folder = root.join("public/main").join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let examples: String = examples.iter().map(|e| format!("  - \"{e}\"\n")).collect();
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: {description}\ntrigger_examples:\n{examples}---\nBody.\n"),
+        )
+        .unwrap();
+    };
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("workspace.yaml"),
+        "name: dense\nlocales: [en]\ntiers: [{ name: standard }]\nrouting: { embedding_model: skillc-test-trigrams }\n",
+    )
+    .unwrap();
+    skill(
+        "billing",
+        "Answer questions about invoicing and payments.",
+        &["Where is my invoice?", "Can I pay by card?"],
+    );
+    skill(
+        "login-help",
+        "Help visitors who cannot sign in.",
+        &["I forgot my password"],
+    );
+    skill(
+        "shipping",
+        "Track parcels and deliveries.",
+        &["Where is my parcel?"],
+    );
+    root
+}
+
+fn calls(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn vectors_are_made_by_the_embedder_once_per_text_and_the_artifact_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    let (ws, out) = (root.to_str().unwrap(), dir.path().join("a.db"));
+    let out_s = out.to_str().unwrap();
+    // Declared but no embedder: a clear error, nothing written.
+    let o = skillc(&["build", ws, "-o", out_s]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("--embedder CMD or SKILLC_EMBEDDER"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+    let log = dir.path().join("calls.log");
+    let command = embedder(&format!("--log {}", log.display()));
+    let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Three summaries and four trigger examples, in one call.
+    assert_eq!(calls(&log), ["7"]);
+    let db = rusqlite::Connection::open(&out).unwrap();
+    let count: i64 = db
+        .query_row("SELECT count(*) FROM vector", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, 7);
+    let dims: String = db
+        .query_row(
+            "SELECT value FROM manifest WHERE key = 'embedding_dims'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(dims, "64");
+    let listed: String = db
+        .query_row("SELECT vectors FROM card WHERE name = 'billing'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(listed.split(' ').count(), 3, "summary and two examples");
+    drop(db);
+    // Again: every vector from the cache, the same bytes, even with the embedder gone.
+    let first = std::fs::read(&out).unwrap();
+    let again = dir.path().join("b.db");
+    let o = skillc(&["build", ws, "-o", again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(calls(&log), ["7"]);
+    assert_eq!(first, std::fs::read(&again).unwrap());
+    // One example edited: only its text is embedded.
+    let md = root.join("public/main/shipping/SKILL.md");
+    let text = std::fs::read_to_string(&md).unwrap();
+    std::fs::write(
+        &md,
+        text.replace("Where is my parcel?", "Has my parcel shipped?"),
+    )
+    .unwrap();
+    let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(calls(&log), ["7", "1"]);
+}
+
+#[test]
+fn an_embedder_that_fails_or_answers_another_model_fails_the_build_and_keeps_the_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    let ws = root.to_str().unwrap();
+    let out = dir.path().join("a.db");
+    let out_s = out.to_str().unwrap();
+    let o = skillc(&["build", ws, "-o", out_s, "--embedder", &embedder("")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = std::fs::read(&out).unwrap();
+    std::fs::remove_dir_all(root.join(".skillc")).unwrap();
+    for (command, says) in [
+        (embedder("--model other"), "model `other`"),
+        ("echo garbage".to_string(), "answered 1 lines for 7 texts"),
+        (
+            "cat >/dev/null; echo '{\"model\": \"skillc-test-trigrams\", \"vector\": []}'; exit 0"
+                .to_string(),
+            "answered 1 lines",
+        ),
+        ("echo oops >&2; exit 3".to_string(), "oops"),
+        ("no-such-embedder-here".to_string(), "exited with"),
+    ] {
+        let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
+        assert_ne!(o.status.code(), Some(0), "{command}");
+        assert!(stderr(&o).contains(says), "{command}: {}", stderr(&o));
+        assert_eq!(
+            before,
+            std::fs::read(&out).unwrap(),
+            "{command} left the artifact as it was"
+        );
+    }
+}
+
+#[test]
+fn a_hybrid_route_reaches_a_skill_by_word_pieces_and_eval_says_hybrid() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    let ws = root.to_str().unwrap();
+    let out = dir.path().join("a.db");
+    let out_s = out.to_str().unwrap();
+    let command = embedder("");
+    let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // "invoiced" is no word of the index ("invoicing", "invoice"): lexically, no candidate.
+    let message = "invoiced twice";
+    let route = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["route", out_s, message, "--format", "json"];
+        args.extend_from_slice(extra);
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let lexical = route(&[]);
+    assert_eq!(lexical["method"], "lexical");
+    assert_eq!(lexical["candidates"], serde_json::json!([]));
+    let query = dir.path().join("q.json");
+    let vector = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo '{{\"text\": \"{message}\"}}' | {command}"))
+        .output()
+        .unwrap();
+    std::fs::write(&query, &vector.stdout).unwrap();
+    let hybrid = route(&["--query-vector", query.to_str().unwrap()]);
+    assert_eq!(hybrid["method"], "hybrid");
+    assert_eq!(hybrid["candidates"][0]["name"], "billing", "{hybrid}");
+    assert_eq!(hybrid["candidates"][0]["matched"], serde_json::json!([]));
+    // Eval routes every example by words and vectors, each left out of its own skill.
+    let o = skillc(&["eval", ws, "--embedder", &command, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let eval: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(eval["method"], "hybrid");
+    assert_eq!(eval["bundles"][0]["positives"], 4);
+}
+
+#[test]
+fn an_embedding_model_is_declared_once_in_workspace_yaml() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    let client = root.join("clients/acme.example");
+    std::fs::create_dir_all(&client).unwrap();
+    std::fs::write(
+        client.join("client.yaml"),
+        "routing: { embedding_model: other }\n",
+    )
+    .unwrap();
+    let o = skillc(&["check", root.to_str().unwrap()]);
+    assert_ne!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &stderr(&o);
+    assert!(
+        text.contains("embedding_model is set once, in workspace.yaml"),
+        "{text}"
+    );
+}
