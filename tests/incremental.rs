@@ -446,3 +446,75 @@ fn a_rename_resolves_the_references_of_unchanged_skills_anew() {
     }
     assert!(augments(&clean).contains("public.brand-voice"));
 }
+
+/// A keystroke's check (a draft) redoes W118 and W119 for the edited skill alone, over the
+/// last full pass's other warnings: the edited skill's warnings are those a full check of the
+/// same files gives.
+#[test]
+fn a_draft_check_gives_the_edited_skill_the_warnings_of_a_full_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = |description: &str, examples: &[&str]| {
+        let examples: String = examples.iter().map(|e| format!("  - \"{e}\"\n")).collect();
+        format!("---\nname: NAME\ndescription: {description}\ntrigger_examples:\n{examples}---\nBody.\n")
+    };
+    let files = [
+        (
+            "billing",
+            skill(
+                "Answer questions about invoices, refunds and payment methods for the plans.",
+                &["Where is my invoice?", "Can I pay by card?"],
+            ),
+        ),
+        (
+            "login-help",
+            skill(
+                "Help visitors who cannot sign in to their account.",
+                &["I forgot my password"],
+            ),
+        ),
+        (
+            "shipping",
+            skill(
+                "Track parcels and deliveries to the visitor's address.",
+                &["Where is my parcel?"],
+            ),
+        ),
+    ];
+    let mut raw = Vec::new();
+    for (name, text) in &files {
+        let rel = format!("public/main/{name}/SKILL.md");
+        let text = text.replace("NAME", name);
+        std::fs::create_dir_all(dir.path().join(&rel).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(&rel), &text).unwrap();
+        raw.push(skillc::RawFile::new(rel, text.into_bytes()));
+    }
+    let options = skillc::CheckOptions::default();
+    let mut cache = skillc::LoadCache::default();
+    let saved = skillc::check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
+    let routing = |r: &skillc::CheckReport, file: &str| -> Vec<(String, String)> {
+        (r.diagnostics.iter())
+            .filter(|d| (d.code == "W118" || d.code == "W119") && d.file == file)
+            .map(|d| (d.code.to_string(), d.message.clone()))
+            .collect()
+    };
+    let rel = "public/main/shipping/SKILL.md";
+    assert!(routing(&saved, rel).is_empty());
+    // Typed: shipping now reads like billing, and its example is billing's.
+    let draft = skill(
+        "Answer questions about invoices, refunds and payment methods for the plans.",
+        &["Where is my invoice for the plans?"],
+    )
+    .replace("NAME", "shipping");
+    let drafted = skillc::check_cached(
+        dir.path(),
+        &options,
+        &mut cache,
+        &[skillc::RawFile::new(rel, draft.clone().into_bytes())],
+    )
+    .unwrap();
+    raw[2] = skillc::RawFile::new(rel, draft.into_bytes());
+    let full = skillc::check_files(&raw, &options);
+    let codes: Vec<String> = routing(&full, rel).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(codes, ["W118", "W119"], "{:?}", full.diagnostics);
+    assert_eq!(routing(&drafted, rel), routing(&full, rel));
+}

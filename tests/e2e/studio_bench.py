@@ -12,6 +12,8 @@ a debug build is several times slower and says nothing about what users get.
 Prints the median (and every run) of:
 - open: from launching the app to a usable skill list;
 - keystroke: from one keystroke in the body editor to fresh diagnostics on screen;
+- description keystroke: the same in a skill's description (its overlap and routing warnings,
+  W118 and W119, are redone for that skill);
 - save: from clicking Save to the preview showing the saved text (rebuild included);
 - toggles: from clicking the Toggles tab to the matrix drawn.
 Times of the last three are taken inside the page (performance.now), so WebDriver's own
@@ -29,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import studio_e2e as e2e  # noqa: E402  (the same Driver as the end-to-end tests)
 
-TARGETS = {"open": 3000, "keystroke": 150, "save": 250, "toggles": 1000}
+TARGETS = {"open": 3000, "keystroke": 150, "description keystroke": 150, "save": 250, "toggles": 1000}
 
 
 def page_wait(d, script, timeout=120):
@@ -83,6 +85,23 @@ const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append
 const v = document.querySelector('#body').cm;
 const t0 = performance.now();
 v.dispatch({changes: {from: v.state.doc.length, insert: 'x'}});
+when(() => !document.getElementById('bench-sentinel')).then(() => { window.__bench = performance.now() - t0; });
+"""))
+        time.sleep(0.3)
+    return times
+
+
+def measure_description_keystrokes(d, runs):
+    """Keystrokes in the description of the skill the editor holds."""
+    times = []
+    for i in range(runs):
+        times.append(page_wait(d, WHEN + """
+const ul = document.getElementById('diagnostics');
+const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append(mark);
+const t = document.querySelector('[data-field="description"] textarea');
+const t0 = performance.now();
+t.value += ' x';
+t.dispatchEvent(new Event('input'));
 when(() => !document.getElementById('bench-sentinel')).then(() => { window.__bench = performance.now() - t0; });
 """))
         time.sleep(0.3)
@@ -177,6 +196,7 @@ def main():
             try:
                 d.wait_text("#build-status", "Built", timeout=600)
                 report("keystroke", measure_keystrokes(d, str(global_skills[0].relative_to(ws)), runs * 2))
+                report("description keystroke", measure_description_keystrokes(d, runs * 2))
                 spent = {}
                 report("save", measure_save(d, str(client_skill.relative_to(ws)), client, name, runs, spent))
                 # Where a save's time goes: the commands on its way, as the page waited for them

@@ -148,7 +148,7 @@ fn dismissed(a: &Skill, b: &Skill) -> bool {
 }
 
 /// Enabled in the catalog of `client` (`None`: the global catalog).
-fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
+pub(super) fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
     let toggle = client
         .and_then(|c| ws.clients.get(c))
         .and_then(|c| c.toggles.get(&s.name))
@@ -311,6 +311,20 @@ impl<'s> SkillInputs<'s> {
 }
 
 impl Inputs {
+    /// The skills whose inputs differ from `other`'s, when nothing else does (the same
+    /// settings, toggles and skills in the same places).
+    fn changed_skills(&self, other: &Inputs) -> Option<HashSet<usize>> {
+        let same_rest = self.threshold == other.threshold
+            && self.routing == other.routing
+            && self.toggles == other.toggles
+            && self.hidden_categories == other.hidden_categories
+            && self.skills.len() == other.skills.len();
+        let changed = (self.skills.iter().zip(&other.skills).enumerate())
+            .filter(|(_, (a, b))| !(Arc::ptr_eq(a, b) || SkillInputs::of(a) == SkillInputs::of(b)))
+            .map(|(i, _)| i);
+        same_rest.then(|| changed.collect())
+    }
+
     fn of(ws: &Workspace) -> Self {
         let toggles = ws
             .clients
@@ -352,17 +366,27 @@ pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
-    remembered(&LAST, ws, mode, compute)
+    remembered(
+        &LAST,
+        ws,
+        mode,
+        |ws| compute(ws, None),
+        |ws, only| compute(ws, Some(only)),
+    )
 }
 
 /// The warnings of a pass over catalog texts: in a session, the last pass's when its inputs
 /// are equal, and this pass kept for the next; a one-shot check keeps nothing (at 50,000
-/// clients the warnings alone are hundreds of megabytes).
+/// clients the warnings alone are hundreds of megabytes). A draft's check whose edits changed
+/// the inputs of a few skills only redoes those skills' warnings (`compute_for`) over the last
+/// full pass's others, and keeps nothing: a keystroke in a description costs a few
+/// milliseconds, not a pass over every catalog.
 pub(super) fn remembered(
     last: &Last,
     ws: &Workspace,
     mode: crate::model::Mode,
     compute: fn(&Workspace) -> Vec<Diagnostic>,
+    compute_for: fn(&Workspace, &HashSet<usize>) -> Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
     if !mode.keeps() {
         return compute(ws);
@@ -373,6 +397,20 @@ pub(super) fn remembered(
             if *seen == inputs {
                 return warnings.clone();
             }
+            let few = seen
+                .changed_skills(&inputs)
+                .filter(|c| c.len() <= MAX_DRAFT_EDITS);
+            if let (crate::model::Mode::Draft, Some(changed)) = (mode, few) {
+                let files: HashSet<&str> = (changed.iter())
+                    .flat_map(|&i| [ws.skills[i].file.as_str(), seen.skills[i].file.as_str()])
+                    .collect();
+                let mut out: Vec<Diagnostic> = (warnings.iter())
+                    .filter(|d| !files.contains(d.file.as_str()))
+                    .cloned()
+                    .collect();
+                out.extend(compute_for(ws, &changed));
+                return out;
+            }
         }
     }
     let warnings = compute(ws);
@@ -382,7 +420,12 @@ pub(super) fn remembered(
     warnings
 }
 
-fn compute(ws: &Workspace) -> Vec<Diagnostic> {
+/// Skills a draft's check redoes alone; more edited skills (a search and replace) redo the
+/// whole pass.
+const MAX_DRAFT_EDITS: usize = 4;
+
+/// W118 of every listed skill, or of the skills of `only` (a draft's edited skills).
+fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
     let threshold = ws.config.overlap_threshold as f32 / 100.0;
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
@@ -398,9 +441,10 @@ fn compute(ws: &Workspace) -> Vec<Diagnostic> {
     };
     let vectors = vectors(ws, counts, words);
     let vocabulary = words.vocabulary();
-    let best = closest(ws, &listed, &vectors, vocabulary.len(), threshold);
+    let best = closest(ws, &listed, &vectors, (vocabulary.len(), threshold), only);
     best.into_iter()
         .enumerate()
+        .filter(|(second, _)| only.is_none_or(|o| o.contains(second)))
         .filter_map(|(second, b)| b.map(|b| (second, b)))
         .map(|(second, b)| warning(ws, second, b, &vectors, &vocabulary))
         .collect()
@@ -410,17 +454,19 @@ fn compute(ws: &Workspace) -> Vec<Diagnostic> {
 /// order: a workspace of near-identical texts gets a warning per skill, not one per pair.
 /// Each skill's vector is spread over a dense array once, so a partner costs a look-up per
 /// term; each thread keeps the best per skill, and merging keeps the best of the bests (the
-/// same whatever the split).
+/// same whatever the split). With `only`, just the pairs that hold one of its skills.
 fn closest<'a>(
     ws: &'a Workspace,
     listed: &[usize],
     vectors: &[Vector],
-    terms: usize,
-    threshold: f32,
+    (terms, threshold): (usize, f32),
+    only: Option<&HashSet<usize>>,
 ) -> Vec<Best<'a>> {
     let vector = |i: usize| &vectors[i];
     let n = ws.skills.len();
-    let catalogs = catalogs(ws, listed);
+    let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
+    let mut catalogs = catalogs(ws, listed);
+    catalogs.retain(|c| c.own.iter().chain(&c.kept).any(wanted));
     let jobs: Vec<(&Catalog, usize)> = catalogs
         .iter()
         .flat_map(|c| (0..c.own.len()).map(move |n| (c, n)))
@@ -433,7 +479,8 @@ fn closest<'a>(
                 for (id, w) in vector(a) {
                     dense[*id as usize] = *w;
                 }
-                for b in catalog.partners(nth) {
+                let pairs_wanted = wanted(&a);
+                for b in catalog.partners(nth).filter(|b| pairs_wanted || wanted(b)) {
                     let sim: f32 = vector(b)
                         .iter()
                         .map(|(id, w)| dense[*id as usize] * w)
@@ -536,10 +583,11 @@ mod tests {
     #[test]
     fn the_last_result_is_reused_only_for_equal_inputs() {
         let mut ws = fixture();
-        let check =
-            |ws: &Workspace| assert_eq!(warnings(ws, crate::model::Mode::Session), compute(ws));
+        let check = |ws: &Workspace| {
+            assert_eq!(warnings(ws, crate::model::Mode::Session), compute(ws, None))
+        };
         check(&ws);
-        assert!(!compute(&ws).is_empty());
+        assert!(!compute(&ws, None).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
         check(&ws);
         type Edit = Box<dyn Fn(&mut Workspace)>;
@@ -584,7 +632,7 @@ mod tests {
         for (n, edit) in edits.iter().enumerate() {
             let before = warnings(&ws, crate::model::Mode::Session);
             edit(&mut ws);
-            assert_ne!(compute(&ws), before, "edit {n} changes the warnings");
+            assert_ne!(compute(&ws, None), before, "edit {n} changes the warnings");
             check(&ws);
         }
     }

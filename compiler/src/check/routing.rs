@@ -5,6 +5,8 @@
 //! those of the overlap pass (W118): the global one, and each client's with its own skills; a
 //! client's catalog is checked for its own skills' examples.
 
+use std::collections::HashSet;
+
 use rayon::prelude::*;
 use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSettings};
 
@@ -38,35 +40,41 @@ fn terms(s: &Skill) -> String {
 /// is another skill of the same catalog: one warning per skill (at its first such example),
 /// as W118 gives one per skill.
 pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
-    remembered(&LAST, ws, mode, compute)
+    remembered(
+        &LAST,
+        ws,
+        mode,
+        |ws| compute(ws, None),
+        |ws, only| compute(ws, Some(only)),
+    )
 }
 
 /// The last pass of this process (watch and the studio check again and again, and most edits
 /// are to bodies): a rebuild after a body edit does not route every example again.
 static LAST: Last = std::sync::Mutex::new(None);
 
-fn compute(ws: &Workspace) -> Vec<Diagnostic> {
+/// W119 of every listed skill, or of the skills of `only` (a draft's edited skills).
+fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
+    let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
-    let mut terms_of: Vec<String> = vec![String::new(); ws.skills.len()];
-    let computed: Vec<(usize, String)> = listed
-        .par_iter()
-        .map(|&i| (i, terms(&ws.skills[i])))
-        .collect();
-    for (i, t) in computed {
-        terms_of[i] = t;
-    }
-    let terms = |i: &usize| (*i, terms_of[*i].as_str());
-    let catalogs = catalogs(ws, &listed);
+    let mut catalogs = catalogs(ws, &listed);
+    catalogs.retain(|c| c.own.iter().any(wanted));
     // The global catalog's index is built once; a client's catalog is ranked as that index
     // less the global skills it does not show plus an index of its own skills and the ones
-    // it turns on (`route::rank_parts`, exactly as an index of its own would rank).
-    let global: &[usize] = catalogs
-        .iter()
-        .find(|c| c.client.is_none())
-        .map_or(&[], |c| &c.own);
-    let base = RouteIndex::new(global.iter().map(terms));
+    // it turns on (`route::rank_parts`, exactly as an index of its own would rank). Only the
+    // global skills' words are held for the whole pass; a client's are made where its
+    // catalog is ranked.
+    let global: Vec<usize> = (listed.iter().copied())
+        .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
+        .filter(|&i| super::overlap::enabled(ws, &ws.skills[i], None))
+        .collect();
+    let global_terms: Vec<String> = global.par_iter().map(|&i| terms(&ws.skills[i])).collect();
+    let base =
+        RouteIndex::new((global.iter().copied()).zip(global_terms.iter().map(String::as_str)));
+    drop(global_terms);
+    let in_base: HashSet<usize> = global.iter().copied().collect();
     let found: Vec<Vec<Diagnostic>> = catalogs
         .par_iter()
         .map(|catalog| {
@@ -75,14 +83,15 @@ fn compute(ws: &Workspace) -> Vec<Diagnostic> {
                 shown[i] = true;
             }
             let removed: Vec<bool> = global.iter().map(|&i| !shown[i]).collect();
-            let in_base: std::collections::HashSet<usize> = global.iter().copied().collect();
-            let more = catalog.own.iter().chain(&catalog.kept);
-            let added = RouteIndex::new(more.filter(|i| !in_base.contains(i)).map(terms));
+            let more: Vec<(usize, String)> = (catalog.own.iter().chain(&catalog.kept))
+                .filter(|i| !in_base.contains(i))
+                .map(|&i| (i, terms(&ws.skills[i])))
+                .collect();
+            let added = RouteIndex::new(more.iter().map(|(i, t)| (*i, t.as_str())));
             let parts = [Part::less(&base, &removed), Part::whole(&added)];
             let floor = min_score(ws, catalog.client);
-            catalog
-                .own
-                .par_iter()
+            (catalog.own.par_iter())
+                .filter(|i| wanted(i))
                 .filter_map(|&i| routed_elsewhere(ws, &parts, floor, catalog.client, i))
                 .collect()
         })

@@ -19,12 +19,16 @@ pub enum Mode {
     OneShot,
     /// One of many runs over the same workspace.
     Session,
+    /// A session's check of unsaved edits, run again at every keystroke: passes over whole
+    /// catalogs (W118, W119) redo only the edited skills' warnings and keep the others' from
+    /// the last full pass, which the next save's check or build redoes.
+    Draft,
 }
 
 impl Mode {
     /// Whether this run keeps what the next one can take again.
     pub fn keeps(self) -> bool {
-        self == Mode::Session
+        matches!(self, Mode::Session | Mode::Draft)
     }
 }
 

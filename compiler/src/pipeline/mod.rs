@@ -377,7 +377,7 @@ fn in_batches(
         .unwrap_or(batched::CLIENTS_PER_BATCH);
     let batches = match mode {
         Mode::OneShot => crate::parse::batches::plan(root, size)?,
-        Mode::Session => None,
+        Mode::Session | Mode::Draft => None,
     };
     let Some(batches) = batches else {
         return Ok(None);
@@ -709,7 +709,7 @@ pub fn lay_out(
     let bundle_rows = bundles_before.unwrap_or_else(|| {
         // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
         let (specs, levels) = match mode {
-            Mode::Session => (d.plan.specs.clone(), budgets.levels.clone()),
+            Mode::Session | Mode::Draft => (d.plan.specs.clone(), budgets.levels.clone()),
             Mode::OneShot => (
                 std::mem::take(&mut d.plan.specs),
                 std::mem::take(&mut budgets.levels),

@@ -48,7 +48,11 @@ pub fn check_cached(
         root,
         load::load_dir(root, Some(cache), drafts)?,
         options,
-        Mode::Session,
+        if drafts.is_empty() {
+            Mode::Session
+        } else {
+            Mode::Draft
+        },
     ))
 }
 
