@@ -12,6 +12,22 @@ export interface Diag {
   help: string | null;
 }
 
+/** Where one trigger example of the skill being edited goes first (leave-one-out). */
+export interface ExampleRoute {
+  example: string;
+  line: number;
+  first: string | null;
+  own: boolean;
+  pulled: string[];
+  standing: string | null;
+}
+
+/** A draft's check: its diagnostics and where its skill's examples go. */
+export interface DraftCheck {
+  diagnostics: Diag[];
+  examples: ExampleRoute[];
+}
+
 export interface SkillRow {
   file: string;
   name: string;
@@ -220,7 +236,7 @@ export const api = {
   openWorkspace: (path: string) => invoke<Overview>("open_workspace", { path }),
   overview: () => invoke<Overview>("overview"),
   readFile: (file: string) => invoke<FileState>("read_file", { file }),
-  checkDraft: (file: string, text: string) => invoke<Diag[]>("check_draft", { file, text }),
+  checkDraft: (file: string, text: string) => invoke<DraftCheck>("check_draft", { file, text }),
   saveFile: (file: string, text: string, base: string | null) => invoke<Saved>("save_file", { file, text, base }),
   decompose: (text: string) => invoke<Parts>("decompose", { text }),
   setField: (text: string, field: string, value: Json | undefined) =>

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 use session::{
-    BuildSummary, ClientPage, Diag, FileState, NewSkill, Overview, Preview, PreviewRequest, Saved,
-    Session, StudioError, Toggles, Trashed,
+    BuildSummary, ClientPage, DraftCheck, FileState, NewSkill, Overview, Preview, PreviewRequest,
+    Saved, Session, StudioError, Toggles, Trashed,
 };
 use tauri::{Emitter, Manager, Runtime, State};
 
@@ -138,7 +138,7 @@ fn check_draft(
     studio: State<'_, Studio>,
     file: String,
     text: String,
-) -> Result<Vec<Diag>, StudioError> {
+) -> Result<DraftCheck, StudioError> {
     studio.with(|s| s.check_draft(&file, &text))
 }
 

@@ -10,7 +10,9 @@ use std::collections::HashSet;
 use rayon::prelude::*;
 use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSettings};
 
-use super::overlap::{catalogs, listed, remembered, Last};
+use serde::Serialize;
+
+use super::overlap::{catalogs, listed, remembered, Catalog, Last};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
@@ -56,16 +58,32 @@ static LAST: Last = std::sync::Mutex::new(None);
 /// W119 of every listed skill, or of the skills of `only` (a draft's edited skills).
 fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
+    let found = each_catalog(ws, only, |catalog, parts, floor| {
+        (catalog.own.par_iter())
+            .filter(|i| wanted(i))
+            .filter_map(|&i| routed_elsewhere(ws, parts, floor, catalog.client, i))
+            .collect::<Vec<_>>()
+    });
+    found.into_iter().flatten().collect()
+}
+
+/// `f` of each catalog with an own skill of `only` (every catalog without it), with the parts
+/// of its index and its `min_score`. The global catalog's index is built once; a client's
+/// catalog is ranked as that index less the global skills it does not show plus an index of
+/// its own skills and the ones it turns on (`route::rank_parts`, exactly as an index of its
+/// own would rank). Only the global skills' words are held for the whole pass; a client's
+/// are made where its catalog is ranked.
+fn each_catalog<T: Send>(
+    ws: &Workspace,
+    only: Option<&HashSet<usize>>,
+    f: impl Fn(&Catalog<'_>, &[Part<'_>], f64) -> T + Sync,
+) -> Vec<T> {
+    let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
     let mut catalogs = catalogs(ws, &listed);
     catalogs.retain(|c| c.own.iter().any(wanted));
-    // The global catalog's index is built once; a client's catalog is ranked as that index
-    // less the global skills it does not show plus an index of its own skills and the ones
-    // it turns on (`route::rank_parts`, exactly as an index of its own would rank). Only the
-    // global skills' words are held for the whole pass; a client's are made where its
-    // catalog is ranked.
     let global: Vec<usize> = (listed.iter().copied())
         .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
         .filter(|&i| super::overlap::enabled(ws, &ws.skills[i], None))
@@ -75,7 +93,7 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
         RouteIndex::new((global.iter().copied()).zip(global_terms.iter().map(String::as_str)));
     drop(global_terms);
     let in_base: HashSet<usize> = global.iter().copied().collect();
-    let found: Vec<Vec<Diagnostic>> = catalogs
+    catalogs
         .par_iter()
         .map(|catalog| {
             let mut shown = vec![false; ws.skills.len()];
@@ -89,14 +107,67 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
                 .collect();
             let added = RouteIndex::new(more.iter().map(|(i, t)| (*i, t.as_str())));
             let parts = [Part::less(&base, &removed), Part::whole(&added)];
-            let floor = min_score(ws, catalog.client);
-            (catalog.own.par_iter())
-                .filter(|i| wanted(i))
-                .filter_map(|&i| routed_elsewhere(ws, &parts, floor, catalog.client, i))
-                .collect()
+            f(catalog, &parts, min_score(ws, catalog.client))
         })
-        .collect();
-    found.into_iter().flatten().collect()
+        .collect()
+}
+
+/// Where one trigger example of a skill goes first, leave-one-out, in the skill's own
+/// catalog: what the studio's editor shows while a description or an example is typed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExampleRoute {
+    /// The example.
+    pub example: String,
+    /// Its line in the file (1-based; 0 when unknown).
+    pub line: usize,
+    /// The skill it reaches first, if any scores `min_score`.
+    pub first: Option<String>,
+    /// Whether that is its own skill.
+    pub own: bool,
+    /// When it reaches another skill: the words that pulled it there, and where its own
+    /// skill stands, in words.
+    pub pulled: Vec<String>,
+    /// Where its own skill stands when another comes first.
+    pub standing: Option<String>,
+}
+
+/// Where each trigger example of skill `i` goes first in its catalog (the global one, or its
+/// client's), as W119 routes them. Empty for a skill no catalog lists.
+pub fn example_routes(ws: &Workspace, i: usize) -> Vec<ExampleRoute> {
+    let only: HashSet<usize> = [i].into_iter().collect();
+    let skill = &ws.skills[i];
+    let examples = &skill.frontmatter.trigger_examples;
+    let mut found = each_catalog(ws, Some(&only), |_, parts, floor| {
+        (0..examples.len())
+            .map(|n| {
+                let line = skill.examples_pos.get(n).map_or(0, |p| p.line);
+                let example = examples[n].clone();
+                match example_elsewhere(ws, parts, floor, i, n) {
+                    Some(away) => ExampleRoute {
+                        example,
+                        line,
+                        first: Some(away.other.to_string()),
+                        own: false,
+                        pulled: away.pulled,
+                        standing: Some(away.own),
+                    },
+                    None => {
+                        let ranking = rank_parts(parts, &examples[n], Some((i, &examples[n])));
+                        let first = ranking.first(|s| s.score >= floor, |k| &ws.skills[k].name);
+                        ExampleRoute {
+                            example,
+                            line,
+                            own: first.is_some(),
+                            first: first.map(|_| skill.name.clone()),
+                            pulled: Vec::new(),
+                            standing: None,
+                        }
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    found.pop().unwrap_or_default()
 }
 
 /// Where one trigger example goes first instead of its own skill.

@@ -82,6 +82,19 @@ pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckRepo
     report
 }
 
+pub use crate::check::routing::ExampleRoute;
+
+/// Where each trigger example of the skill in `file` goes first in its catalog, leave-one-out
+/// (as W119 routes them), in the workspace `report` checked: the studio shows it while a
+/// description or an example is typed. Empty when no skill of the workspace is in `file`.
+pub fn example_routes(report: &CheckReport, file: &str) -> Vec<ExampleRoute> {
+    let ws = &report.workspace;
+    match ws.skills.iter().position(|s| s.file == file) {
+        Some(i) => crate::check::routing::example_routes(ws, i),
+        None => Vec::new(),
+    }
+}
+
 /// What running a workspace's own test cases (`skillc test`) or its routing evaluation
 /// (`skillc eval`) against a fresh build gave.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 // the body rendered as markdown, live diagnostics, saves that never overwrite a change made on
 // disk, and the relations panel.
 import MarkdownIt from "markdown-it";
-import { api, type Diag, type FieldInfo, type Json, type Parts, type Translations } from "../api";
+import { api, type Diag, type ExampleRoute, type FieldInfo, type Json, type Parts, type Translations } from "../api";
 import { fieldInput } from "./fieldInput";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
@@ -344,8 +344,11 @@ export class SkillEditor {
         const file = this.file;
         if (!file) break;
         try {
-          const diags = await api.checkDraft(file, this.text);
-          if (file === this.file) this.showDiagnostics(diags.filter((d) => d.file === file));
+          const checked = await api.checkDraft(file, this.text);
+          if (file === this.file) {
+            this.showDiagnostics(checked.diagnostics.filter((d) => d.file === file));
+            this.showExampleRoutes(checked.examples);
+          }
         } catch (e) { fail(e); }
       } while (this.checkAgain);
       this.checking = false;
@@ -373,6 +376,28 @@ export class SkillEditor {
     this.source.showDiagnostics(mine, 1);
     const headLines = this.parts && !this.parts.error ? this.parts.head.split("\n").length : 1;
     this.body.showDiagnostics(mine, headLines);
+  }
+
+  /** Where each trigger example goes first: a content person sees, while typing a
+   *  description or an example, which examples another skill now takes. */
+  private showExampleRoutes(routes: ExampleRoute[]): void {
+    const section = byId("example-routes");
+    section.hidden = routes.length === 0;
+    const away = routes.filter((r) => !r.own).length;
+    byId("example-routes").querySelector("h3")!.textContent = away
+      ? `Where its trigger examples go: ${away} of ${routes.length} reach another skill or none`
+      : `Where its trigger examples go: all ${routes.length} reach this skill first`;
+    byId("example-route-list").replaceChildren(...routes.map((r) => {
+      const where = r.own ? "reaches this skill first"
+        : r.first === null ? "reaches no skill (every score is under min_score)"
+        : `goes to ${r.first} first${r.pulled.length ? `, pulled by ${r.pulled.join(", ")}` : ""} (${r.standing ?? ""})`;
+      return el("li", {
+        class: r.own ? "own" : "away",
+        "data-line": r.line,
+        title: r.line ? `line ${r.line}` : "",
+        onclick: () => { if (r.line) void this.jumpTo(r.line, 1); },
+      }, el("q", {}, r.example), " ", where);
+    }));
   }
 
   /** Shows the open file's text at `line`, `column`. */

@@ -120,6 +120,15 @@ pub(super) fn rename_in_frontmatter(text: &str, name: &str) -> String {
     out.join("\n") + "\n"
 }
 
+/// A draft's check: its diagnostics, and where its skill's trigger examples go first.
+#[derive(Debug, Clone, Serialize)]
+pub struct DraftCheck {
+    /// Every diagnostic of the workspace with the draft in place.
+    pub diagnostics: Vec<Diag>,
+    /// Each trigger example of the draft's skill, routed leave-one-out in its catalog.
+    pub examples: Vec<skillc::workspace_check::ExampleRoute>,
+}
+
 impl Session {
     /// Reads a file of the workspace.
     pub fn read(&self, rel: &str) -> Result<FileState, StudioError> {
@@ -132,11 +141,39 @@ impl Session {
         })
     }
 
-    /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved).
-    pub fn check_draft(&self, rel: &str, text: &str) -> Result<Vec<Diag>, StudioError> {
+    /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved), and where
+    /// the trigger examples of its skill then go.
+    pub fn check_draft(&self, rel: &str, text: &str) -> Result<DraftCheck, StudioError> {
         self.inside(rel)?;
         let report = self.check_with(&[RawFile::new(rel, text.as_bytes())])?;
-        Ok(report.diagnostics.iter().map(Diag::from).collect())
+        let diagnostics = report.diagnostics.iter().map(Diag::from).collect();
+        let skill = report.workspace.skills.iter().find(|s| s.file == rel);
+        let key = skill.map(|s| {
+            let fm = &s.frontmatter;
+            let texts = (
+                &s.name,
+                &fm.description,
+                &fm.trigger_examples,
+                &fm.when_to_use,
+            );
+            format!(
+                "{rel}\n{}",
+                serde_json::to_string(&texts).unwrap_or_default()
+            )
+        });
+        let mut checks = self.checks.lock().map_err(io_err)?;
+        let examples = match (&checks.routes, &key) {
+            (Some((seen, routes)), Some(key)) if seen == key => routes.clone(),
+            _ => {
+                let routes = skillc::workspace_check::example_routes(&report, rel);
+                checks.routes = key.map(|k| (k, routes.clone()));
+                routes
+            }
+        };
+        Ok(DraftCheck {
+            diagnostics,
+            examples,
+        })
     }
 
     /// Saves `text` to `rel` atomically, unless the file changed on disk since it was read
@@ -305,13 +342,42 @@ mod tests {
             .text
             .replace("dependencies: []", "")
             .replace("priority: 1", "priority: first");
-        let diags = s.check_draft(DEMO, &draft).unwrap();
+        let diags = s.check_draft(DEMO, &draft).unwrap().diagnostics;
         let d = diags
             .iter()
             .find(|d| d.file == DEMO && d.code == "W116")
             .expect("the new warning: `priority: first` is not skillc's shape");
         assert_eq!(d.line, 7);
         assert_eq!(s.read(DEMO).unwrap(), before);
+    }
+
+    #[test]
+    fn a_draft_says_where_each_of_its_trigger_examples_goes() {
+        let (_d, s) = sample();
+        let before = s.read(DEMO).unwrap();
+        let routes = s.check_draft(DEMO, &before.text).unwrap().examples;
+        assert_eq!(routes.len(), 5);
+        assert_eq!(routes[0].example, "We're a fintech company");
+        assert_eq!(routes[0].line, 10);
+        // Typed: an example about prices now goes to `pricing`, pulled by its words.
+        let draft = before.text.replace(
+            "We're a fintech company",
+            "How much do plans and prices cost with billing?",
+        );
+        let routes = s.check_draft(DEMO, &draft).unwrap().examples;
+        let typed = &routes[0];
+        assert_eq!(
+            typed.example,
+            "How much do plans and prices cost with billing?"
+        );
+        assert_eq!(
+            (typed.first.as_deref(), typed.own),
+            (Some("pricing"), false)
+        );
+        assert!(typed.pulled.contains(&"billing".to_string()), "{typed:?}");
+        // A body keystroke routes nothing again, and gives the same.
+        let body = draft.replace("Offer a demo", "Offer a short demo");
+        assert_eq!(s.check_draft(DEMO, &body).unwrap().examples, routes);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use crate::error::{Diag, StudioError};
 pub use clients::{ClientPage, ClientVar, FlagVariant};
 pub use disk::DiskWatch;
 use disk::{Reader, Seen};
-pub use files::{write_atomic, FileState, NewSkill, Saved};
+pub use files::{write_atomic, DraftCheck, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
 pub use routing::RoutingView;
@@ -110,6 +110,10 @@ struct Checks {
     /// watcher reports no change (a save asks for the overview, the tests and the preview's
     /// budget, each a check of the same files).
     last: Option<skillc::CheckReport>,
+    /// Where the trigger examples of the skill last typed go, and what of it they were routed
+    /// from (its file and routing texts): a keystroke in a body routes nothing again. Dropped
+    /// with `last`, when the folder changes.
+    routes: Option<(String, Vec<skillc::workspace_check::ExampleRoute>)>,
 }
 
 impl Session {
@@ -215,10 +219,10 @@ impl Session {
                 checks.cache.assume_unchanged();
             }
             Seen::Files(files) => {
-                checks.last = None;
+                (checks.last, checks.routes) = (None, None);
                 checks.cache.assume_changed_only(files);
             }
-            Seen::Anything => checks.last = None,
+            Seen::Anything => (checks.last, checks.routes) = (None, None),
         }
         let options = skillc::CheckOptions::default();
         let report =
