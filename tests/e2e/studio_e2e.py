@@ -870,6 +870,23 @@ def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(
     d.wait_text("#editor-title", "demo_offer")
 
 
+def test_typing_an_example_shows_where_each_example_of_the_skill_goes(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    file = "public/response_ending/demo_offer/SKILL.md"
+    d.click(f'#skill-list li[data-file="{file}"]')
+    d.wait_text("#example-routes", "Where its trigger examples go")
+    assert len(d.js("return [...document.querySelectorAll('#example-route-list li')]")) == 5
+    d.click("#mode-source")
+    text = d.code("#source")
+    d.set_code("#source", text.replace("We're a fintech company", "How much do plans and prices cost with billing?"))
+    d.wait_text("#example-route-list", "goes to pricing first")
+    first = d.text("#example-route-list li:first-child")
+    assert "How much do plans and prices cost with billing?" in first and "billing" in first, first
+    d.screenshot(shots / "example-routes.png")
+    # Typed, not saved: the file on disk is as it was.
+    assert "We're a fintech company" in (ws / file).read_text()
+
+
 def test_eight_everyday_tasks_each_under_a_minute(d, tmp, shots):
     """The eight tasks a content person tried in the studio, start to finish, each timed from
     its first click to the result on screen (or on disk)."""
@@ -1006,6 +1023,7 @@ TESTS = (
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
+    test_typing_an_example_shows_where_each_example_of_the_skill_goes,
 )
 
 
