@@ -89,6 +89,12 @@ async def session_checks(skillc, live, other, workspace):
             check("route text lists the candidates as `skillc route` does",
                   got.content[0].text == cli(skillc, "route", str(live), message, *cli_flags()),
                   got.content[0].text)
+            await expect_error("a query vector on an artifact without vectors is refused in the CLI's words",
+                               session.call_tool("route_skills", {"message": message, "query_vector": [0.5, 0.5]}),
+                               "carries no embedding vectors")
+            await expect_error("a query vector that is not numbers is refused",
+                               session.call_tool("route_skills", {"message": message, "query_vector": ["a"]}),
+                               "`query_vector` must be an array of numbers")
 
             resources = (await session.list_resources()).resources
             uris = [str(r.uri) for r in resources]

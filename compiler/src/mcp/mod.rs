@@ -106,21 +106,26 @@ impl Server {
         Ok((p.text.clone(), notes, json))
     }
 
-    /// The route of a message: its candidates as text lines, and the JSON of `skillc route
-    /// --format json`.
+    /// The route of a message (by words and vectors with the message's vector): its
+    /// candidates as text lines, and the JSON of `skillc route --format json`.
     pub fn route(
         &self,
         ctx: &Context,
         message: &str,
-        top: Option<usize>,
+        (top, vector): (Option<usize>, Option<&[f32]>),
     ) -> Result<(String, Value), Error> {
         let a = self.artifact();
-        let r = a.route(
+        let query = skillc_runtime::route::Query {
+            message,
+            top,
+            vector,
+            leave_out: None,
+        };
+        let r = a.route_query(
             &self.bundle.as_ref(),
             self.bundle.consumer.as_deref(),
             ctx,
-            message,
-            top,
+            &query,
         )?;
         let text = if r.candidates.is_empty() {
             "No skill matches this message.\n".to_string()
@@ -292,12 +297,13 @@ fn tools() -> Vec<Tool> {
         ),
         Tool::new(
             "route_skills",
-            "The skills of the catalog ranked for a visitor's message (score, SK id, name and the words that matched); none when no skill's words are in it.",
+            "The skills of the catalog ranked for a visitor's message (score, SK id, name and the words that matched); none when no skill's words are in it. With query_vector (the message's embedding from the artifact's embedding model), ranked by words and vectors.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "message": {"type": "string"},
                     "top": {"type": "integer", "minimum": 1},
+                    "query_vector": {"type": "array", "items": {"type": "number"}},
                     "context": context
                 },
                 "required": ["message"],
@@ -354,7 +360,7 @@ impl Server {
                 Ok(result)
             }
             "route_skills" => {
-                refuse_unknown_arguments(args, &["message", "top", "context"])?;
+                refuse_unknown_arguments(args, &["message", "top", "query_vector", "context"])?;
                 let ctx = context_of(args)?;
                 let message = match args.get("message") {
                     Some(Value::String(m)) => m.clone(),
@@ -377,7 +383,28 @@ impl Server {
                         }
                     },
                 };
-                let (text, json) = self.route(&ctx, &message, top).map_err(|e| mcp_error(&e))?;
+                let vector = match args.get("query_vector") {
+                    None => None,
+                    Some(v) => {
+                        let numbers = v.as_array().map(|a| {
+                            a.iter()
+                                .map(|n| n.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
+                                .collect::<Option<Vec<f32>>>()
+                        });
+                        match numbers.flatten() {
+                            Some(vector) => Some(vector),
+                            None => {
+                                return Err(ErrorData::invalid_params(
+                                    "`query_vector` must be an array of numbers: the message's embedding",
+                                    None,
+                                ))
+                            }
+                        }
+                    }
+                };
+                let (text, json) = self
+                    .route(&ctx, &message, (top, vector.as_deref()))
+                    .map_err(|e| mcp_error(&e))?;
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                 result.structured_content = Some(json);
                 Ok(result)
