@@ -158,24 +158,101 @@ pub(super) fn enabled(ws: &Workspace, s: &Skill, client: Option<&str>) -> bool {
 
 /// A catalog's listed skills, for pairing: its own skills (`own`), each compared with the own
 /// skills after it and with every skill of `kept` (the global skills a client keeps).
+/// The lists are shared: by a session's next pass, and `kept` by the clients that keep the
+/// same skills.
 pub(super) struct Catalog<'w> {
     pub client: Option<&'w str>,
-    pub own: Vec<usize>,
-    pub kept: Vec<usize>,
+    pub own: Arc<[usize]>,
+    pub kept: Arc<[usize]>,
 }
 
 impl Catalog<'_> {
     /// The skills the `n`th own skill is compared with.
     fn partners(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
-        self.own[n + 1..].iter().chain(&self.kept).copied()
+        self.own[n + 1..].iter().chain(self.kept.iter()).copied()
     }
+}
+
+/// What the catalogs are made of: each listed skill's place, names and default, and each
+/// client's toggles.
+#[derive(PartialEq)]
+struct Membership {
+    skills: Vec<(usize, Scope, String, Option<bool>)>,
+    toggles: Vec<(String, Vec<(String, bool)>)>,
+}
+
+impl Membership {
+    fn of(ws: &Workspace, listed: &[usize]) -> Membership {
+        let skill = |i: usize| {
+            let s = &ws.skills[i];
+            (
+                i,
+                s.scope.clone(),
+                s.qualified_name(),
+                s.frontmatter.default_enabled,
+            )
+        };
+        let toggles = ws.clients.values().map(|c| {
+            let t = c.toggles.iter().map(|(n, t)| (n.clone(), t.enabled));
+            (c.id.clone(), t.collect())
+        });
+        Membership {
+            skills: listed.iter().map(|&i| skill(i)).collect(),
+            toggles: toggles.collect(),
+        }
+    }
+}
+
+/// A catalog as the memo keeps it.
+type Kept = (Option<String>, Arc<[usize]>, Arc<[usize]>);
+
+/// The catalogs of the last session pass and what they were made of: a keystroke in a
+/// description changes none of it, and making them took 13 ms on 500 clients, three times a
+/// keystroke (W118, W119, the examples' routes).
+static CATALOGS: std::sync::Mutex<Option<(Membership, Vec<Kept>)>> = std::sync::Mutex::new(None);
+
+/// [`make_catalogs`], or the last session pass's when made of the same (`keep`: in a session,
+/// whose next pass may take them again).
+pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize], keep: bool) -> Vec<Catalog<'w>> {
+    if !keep {
+        return make_catalogs(ws, listed);
+    }
+    let key = Membership::of(ws, listed);
+    let client = |id: &Option<String>| -> Option<Option<&'w str>> {
+        match id {
+            None => Some(None),
+            Some(id) => ws.clients.get_key_value(id).map(|(k, _)| Some(k.as_str())),
+        }
+    };
+    if let Ok(memo) = CATALOGS.lock() {
+        if let Some((seen, kept)) = memo.as_ref().filter(|(seen, _)| *seen == key) {
+            let _ = seen;
+            return (kept.iter())
+                .filter_map(|(id, own, kept)| {
+                    Some(Catalog {
+                        client: client(id)?,
+                        own: own.clone(),
+                        kept: kept.clone(),
+                    })
+                })
+                .collect();
+        }
+    }
+    let made = make_catalogs(ws, listed);
+    if let Ok(mut memo) = CATALOGS.lock() {
+        let kept = (made.iter())
+            .map(|c| (c.client.map(str::to_string), c.own.clone(), c.kept.clone()))
+            .collect();
+        *memo = Some((key, kept));
+    }
+    made
 }
 
 /// The catalogs whose pairs of listed skills are compared: each client's (its own skills
 /// against each other and against the global skills it keeps), then the global catalog. Each
 /// pair comes once; the partner lists are shared by a catalog's skills, not copied per skill
 /// (at 5,000 clients a copy each was 200 MB).
-pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
+fn make_catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'w>> {
     let mut global_listed: Vec<usize> = Vec::new();
     let mut own_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for &i in listed {
@@ -203,6 +280,8 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'
             .or_default()
             .push(i);
     }
+    // Most clients keep the whole of it: one list for them all.
+    let all_global: Arc<[usize]> = global.clone().into();
     let mut out = Vec::new();
     for (id, own) in own_of {
         let Some(client) = ws.clients.get(id) else {
@@ -224,8 +303,8 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'
                 decided.insert(i, false);
             }
         }
-        let kept: Vec<usize> = match decided.is_empty() {
-            true => global.clone(),
+        let kept: Arc<[usize]> = match decided.is_empty() {
+            true => all_global.clone(),
             false => (global.iter().filter(|i| decided.get(i) != Some(&false)))
                 .chain(off.iter().filter(|i| decided.get(i) == Some(&true)))
                 .copied()
@@ -233,7 +312,7 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'
         };
         out.push(Catalog {
             client: Some(id),
-            own,
+            own: own.into(),
             kept,
         });
     }
@@ -241,8 +320,8 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize]) -> Vec<Catalog<'
     // of the catalogs does not change the result).
     out.push(Catalog {
         client: None,
-        own: global,
-        kept: Vec::new(),
+        own: all_global,
+        kept: Arc::from(Vec::new()),
     });
     out
 }
@@ -392,14 +471,12 @@ pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
-    remembered(
-        &LAST,
-        ws,
-        mode,
-        |ws| compute(ws, None),
-        |ws, only| compute(ws, Some(only)),
-    )
+    remembered(&LAST, ws, mode, compute)
 }
+
+/// What a pass computes: every listed skill's warnings, or those of `only` (a draft's edited
+/// skills); `keep` when in a session, whose next pass may take the catalogs again.
+pub(super) type Compute = fn(&Workspace, Option<&HashSet<usize>>, bool) -> Vec<Diagnostic>;
 
 /// The warnings of a pass over catalog texts: in a session, the last pass's when its inputs
 /// are equal, and this pass kept for the next; a one-shot check keeps nothing (at 50,000
@@ -411,11 +488,10 @@ pub(super) fn remembered(
     last: &Last,
     ws: &Workspace,
     mode: crate::model::Mode,
-    compute: fn(&Workspace) -> Vec<Diagnostic>,
-    compute_for: fn(&Workspace, &HashSet<usize>) -> Vec<Diagnostic>,
+    compute: Compute,
 ) -> Vec<Diagnostic> {
     if !mode.keeps() {
-        return compute(ws);
+        return compute(ws, None, false);
     }
     let inputs = Inputs::of(ws);
     if let Ok(last) = last.lock() {
@@ -434,12 +510,12 @@ pub(super) fn remembered(
                     .filter(|d| !files.contains(d.file.as_str()))
                     .cloned()
                     .collect();
-                out.extend(compute_for(ws, &changed));
+                out.extend(compute(ws, Some(&changed), true));
                 return out;
             }
         }
     }
-    let warnings = compute(ws);
+    let warnings = compute(ws, None, true);
     if let Ok(mut last) = last.lock() {
         *last = Some((inputs, warnings.clone()));
     }
@@ -451,7 +527,7 @@ pub(super) fn remembered(
 const MAX_DRAFT_EDITS: usize = 4;
 
 /// W118 of every listed skill, or of the skills of `only` (a draft's edited skills).
-fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
+fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Diagnostic> {
     let threshold = ws.config.overlap_threshold as f32 / 100.0;
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
@@ -467,7 +543,13 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
     };
     let vectors = vectors(ws, counts, words);
     let vocabulary = words.vocabulary();
-    let best = closest(ws, &listed, &vectors, (vocabulary.len(), threshold), only);
+    let best = closest(
+        ws,
+        (&listed, keep),
+        &vectors,
+        (vocabulary.len(), threshold),
+        only,
+    );
     best.into_iter()
         .enumerate()
         .filter(|(second, _)| only.is_none_or(|o| o.contains(second)))
@@ -483,7 +565,7 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
 /// same whatever the split). With `only`, just the pairs that hold one of its skills.
 fn closest<'a>(
     ws: &'a Workspace,
-    listed: &[usize],
+    (listed, keep): (&[usize], bool),
     vectors: &[Vector],
     (terms, threshold): (usize, f32),
     only: Option<&HashSet<usize>>,
@@ -493,8 +575,8 @@ fn closest<'a>(
     // A flag per skill: looked up for each of millions of pairs.
     let flags: Option<Vec<bool>> = only.map(|o| (0..n).map(|i| o.contains(&i)).collect());
     let wanted = |i: &usize| flags.as_ref().is_none_or(|f| f[*i]);
-    let mut catalogs = catalogs(ws, listed);
-    catalogs.retain(|c| c.own.iter().chain(&c.kept).any(wanted));
+    let mut catalogs = catalogs(ws, listed, keep);
+    catalogs.retain(|c| c.own.iter().chain(c.kept.iter()).any(wanted));
     let jobs: Vec<(&Catalog, usize)> = catalogs
         .iter()
         .flat_map(|c| (0..c.own.len()).map(move |n| (c, n)))
@@ -620,8 +702,26 @@ mod tests {
         let global: Vec<usize> = (listed.iter().copied())
             .filter(|&i| ws.skills[i].scope == Scope::Global)
             .collect();
-        let catalogs = catalogs(&ws, &listed);
+        let catalogs = catalogs(&ws, &listed, false);
         assert!(catalogs.len() > 3);
+        // A session's pass takes the last one's catalogs again: the same lists.
+        let lists = |cs: &[Catalog<'_>]| -> Vec<(Option<String>, Vec<usize>, Vec<usize>)> {
+            (cs.iter())
+                .map(|c| {
+                    (
+                        c.client.map(str::to_string),
+                        c.own.to_vec(),
+                        c.kept.to_vec(),
+                    )
+                })
+                .collect()
+        };
+        for _ in 0..2 {
+            assert_eq!(
+                lists(&super::catalogs(&ws, &listed, true)),
+                lists(&catalogs)
+            );
+        }
         let toggled = catalogs.iter().filter(|c| {
             c.client
                 .is_some_and(|id| !ws.clients[id].toggles.is_empty())
@@ -638,7 +738,7 @@ mod tests {
                 .filter(|&i| enabled(&ws, &ws.skills[i], Some(id)))
                 .filter(|&i| !replaced.contains(&ws.skills[i].qualified_name()))
                 .collect();
-            let mut kept = c.kept.clone();
+            let mut kept = c.kept.to_vec();
             expected.sort();
             kept.sort();
             assert_eq!(kept, expected, "{id}");
@@ -656,10 +756,13 @@ mod tests {
     fn the_last_result_is_reused_only_for_equal_inputs() {
         let mut ws = fixture();
         let check = |ws: &Workspace| {
-            assert_eq!(warnings(ws, crate::model::Mode::Session), compute(ws, None))
+            assert_eq!(
+                warnings(ws, crate::model::Mode::Session),
+                compute(ws, None, false)
+            )
         };
         check(&ws);
-        assert!(!compute(&ws, None).is_empty());
+        assert!(!compute(&ws, None, false).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
         check(&ws);
         type Edit = Box<dyn Fn(&mut Workspace)>;
@@ -704,7 +807,11 @@ mod tests {
         for (n, edit) in edits.iter().enumerate() {
             let before = warnings(&ws, crate::model::Mode::Session);
             edit(&mut ws);
-            assert_ne!(compute(&ws, None), before, "edit {n} changes the warnings");
+            assert_ne!(
+                compute(&ws, None, false),
+                before,
+                "edit {n} changes the warnings"
+            );
             check(&ws);
         }
     }

@@ -6,6 +6,7 @@
 //! client's catalog is checked for its own skills' examples.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSettings};
@@ -42,13 +43,7 @@ fn terms(s: &Skill) -> String {
 /// is another skill of the same catalog: one warning per skill (at its first such example),
 /// as W118 gives one per skill.
 pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
-    remembered(
-        &LAST,
-        ws,
-        mode,
-        |ws| compute(ws, None),
-        |ws, only| compute(ws, Some(only)),
-    )
+    remembered(&LAST, ws, mode, compute)
 }
 
 /// The last pass of this process (watch and the studio check again and again, and most edits
@@ -56,9 +51,9 @@ pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
 static LAST: Last = std::sync::Mutex::new(None);
 
 /// W119 of every listed skill, or of the skills of `only` (a draft's edited skills).
-fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
+fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Diagnostic> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
-    let found = each_catalog(ws, only, |catalog, parts, floor| {
+    let found = each_catalog(ws, (only, keep), |catalog, parts, floor| {
         (catalog.own.par_iter())
             .filter(|i| wanted(i))
             .filter_map(|&i| routed_elsewhere(ws, parts, floor, catalog.client, i))
@@ -75,33 +70,40 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>) -> Vec<Diagnostic> {
 /// are made where its catalog is ranked.
 fn each_catalog<T: Send>(
     ws: &Workspace,
-    only: Option<&HashSet<usize>>,
+    (only, keep): (Option<&HashSet<usize>>, bool),
     f: impl Fn(&Catalog<'_>, &[Part<'_>], f64) -> T + Sync,
 ) -> Vec<T> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
-    let mut catalogs = catalogs(ws, &listed);
+    let mut catalogs = catalogs(ws, &listed, keep);
     catalogs.retain(|c| c.own.iter().any(wanted));
     let global: Vec<usize> = (listed.iter().copied())
         .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
         .filter(|&i| super::overlap::enabled(ws, &ws.skills[i], None))
         .collect();
-    let global_terms: Vec<String> = global.par_iter().map(|&i| terms(&ws.skills[i])).collect();
-    let base =
-        RouteIndex::new((global.iter().copied()).zip(global_terms.iter().map(String::as_str)));
-    drop(global_terms);
-    let in_base: HashSet<usize> = global.iter().copied().collect();
+    // The base's documents are the global skills it was built from; those since edited
+    // (`stale`) are left out of it and ranked with a catalog's added skills instead.
+    let (base, built_from) = global_index(ws, &global, keep);
+    let stale: Vec<bool> = (built_from.iter())
+        .map(|(i, skill)| !Arc::ptr_eq(skill, &ws.skills[*i]))
+        .collect();
+    let in_base: HashSet<usize> = (built_from.iter().zip(&stale))
+        .filter(|(_, stale)| !**stale)
+        .map(|((i, _), _)| *i)
+        .collect();
     catalogs
         .par_iter()
         .map(|catalog| {
             let mut shown = vec![false; ws.skills.len()];
-            for &i in catalog.own.iter().chain(&catalog.kept) {
+            for &i in catalog.own.iter().chain(catalog.kept.iter()) {
                 shown[i] = true;
             }
-            let removed: Vec<bool> = global.iter().map(|&i| !shown[i]).collect();
-            let more: Vec<(usize, String)> = (catalog.own.iter().chain(&catalog.kept))
+            let removed: Vec<bool> = (built_from.iter().zip(&stale))
+                .map(|((i, _), stale)| *stale || !shown[*i])
+                .collect();
+            let more: Vec<(usize, String)> = (catalog.own.iter().chain(catalog.kept.iter()))
                 .filter(|i| !in_base.contains(i))
                 .map(|&i| (i, terms(&ws.skills[i])))
                 .collect();
@@ -111,6 +113,49 @@ fn each_catalog<T: Send>(
         })
         .collect()
 }
+
+/// The index of the global catalog and the skills it was built from: in a session, the last
+/// one while it was built from the same skills in the same places with at most
+/// [`MAX_STALE`] of them edited since (each keystroke in a description would build it again:
+/// 8 ms on a thousand skills, twice a keystroke).
+fn global_index(ws: &Workspace, global: &[usize], keep: bool) -> (Arc<RouteIndex>, BuiltFrom) {
+    static BASE: std::sync::Mutex<Option<(Arc<RouteIndex>, BuiltFrom)>> =
+        std::sync::Mutex::new(None);
+    if keep {
+        if let Ok(memo) = BASE.lock() {
+            if let Some((index, from)) = memo.as_ref() {
+                let same_places =
+                    from.len() == global.len() && from.iter().zip(global).all(|((i, _), g)| i == g);
+                // Its places are then `global`'s, all in the workspace.
+                let edited = || {
+                    (from.iter())
+                        .filter(|(i, skill)| !Arc::ptr_eq(skill, &ws.skills[*i]))
+                        .count()
+                };
+                if same_places && edited() <= MAX_STALE {
+                    return (index.clone(), from.clone());
+                }
+            }
+        }
+    }
+    let terms: Vec<String> = global.par_iter().map(|&i| terms(&ws.skills[i])).collect();
+    let index = Arc::new(RouteIndex::new(
+        (global.iter().copied()).zip(terms.iter().map(String::as_str)),
+    ));
+    let from: BuiltFrom = Arc::new(global.iter().map(|&i| (i, ws.skills[i].clone())).collect());
+    if keep {
+        if let Ok(mut memo) = BASE.lock() {
+            *memo = Some((index.clone(), from.clone()));
+        }
+    }
+    (index, from)
+}
+
+/// The skills an index was built from, by their place in the workspace.
+type BuiltFrom = Arc<Vec<(usize, Arc<Skill>)>>;
+
+/// Edited global skills ranked beside the kept global index rather than in it.
+const MAX_STALE: usize = 16;
 
 /// Where one trigger example of a skill goes first, leave-one-out, in the skill's own
 /// catalog: what the studio's editor shows while a description or an example is typed.
@@ -137,7 +182,7 @@ pub fn example_routes(ws: &Workspace, i: usize) -> Vec<ExampleRoute> {
     let only: HashSet<usize> = [i].into_iter().collect();
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
-    let mut found = each_catalog(ws, Some(&only), |_, parts, floor| {
+    let mut found = each_catalog(ws, (Some(&only), true), |_, parts, floor| {
         (0..examples.len())
             .map(|n| {
                 let line = skill.examples_pos.get(n).map_or(0, |p| p.line);

@@ -123,7 +123,7 @@ pub(super) fn rename_in_frontmatter(text: &str, name: &str) -> String {
 /// A draft's check: its diagnostics, and where its skill's trigger examples go first.
 #[derive(Debug, Clone, Serialize)]
 pub struct DraftCheck {
-    /// Every diagnostic of the workspace with the draft in place.
+    /// The draft file's diagnostics, with the rest of the workspace as it is on disk.
     pub diagnostics: Vec<Diag>,
     /// Each trigger example of the draft's skill, routed leave-one-out in its catalog.
     pub examples: Vec<skillc::workspace_check::ExampleRoute>,
@@ -141,12 +141,17 @@ impl Session {
         })
     }
 
-    /// Diagnostics of the workspace as it would be with `text` in `rel` (not saved), and where
-    /// the trigger examples of its skill then go.
+    /// Diagnostics of `rel` as they would be with `text` in it (not saved), and where the
+    /// trigger examples of its skill then go.
     pub fn check_draft(&self, rel: &str, text: &str) -> Result<DraftCheck, StudioError> {
         self.inside(rel)?;
         let report = self.check_with(&[RawFile::new(rel, text.as_bytes())])?;
-        let diagnostics = report.diagnostics.iter().map(Diag::from).collect();
+        // The editor shows the draft's own: the workspace's thousands of others would cross
+        // to the page at every keystroke for nothing.
+        let diagnostics = (report.diagnostics.iter())
+            .filter(|d| d.file == rel)
+            .map(Diag::from)
+            .collect();
         let skill = report.workspace.skills.iter().find(|s| s.file == rel);
         let key = skill.map(|s| {
             let fm = &s.frontmatter;
