@@ -48,6 +48,25 @@ impl Bundle {
     }
 }
 
+/// `query_vector` of a `route_skills` call, if given: the message's embedding.
+fn query_vector_of(args: &serde_json::Map<String, Value>) -> Result<Option<Vec<f32>>, ErrorData> {
+    let Some(v) = args.get("query_vector") else {
+        return Ok(None);
+    };
+    let numbers = v.as_array().and_then(|a| {
+        a.iter()
+            .map(|n| n.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
+            .collect::<Option<Vec<f32>>>()
+    });
+    match numbers {
+        Some(vector) => Ok(Some(vector)),
+        None => Err(ErrorData::invalid_params(
+            "`query_vector` must be an array of numbers: the message's embedding",
+            None,
+        )),
+    }
+}
+
 /// Resources listed per page.
 const PAGE: usize = 500;
 
@@ -383,25 +402,7 @@ impl Server {
                         }
                     },
                 };
-                let vector = match args.get("query_vector") {
-                    None => None,
-                    Some(v) => {
-                        let numbers = v.as_array().map(|a| {
-                            a.iter()
-                                .map(|n| n.as_f64().map(|x| x as f32).filter(|x| x.is_finite()))
-                                .collect::<Option<Vec<f32>>>()
-                        });
-                        match numbers.flatten() {
-                            Some(vector) => Some(vector),
-                            None => {
-                                return Err(ErrorData::invalid_params(
-                                    "`query_vector` must be an array of numbers: the message's embedding",
-                                    None,
-                                ))
-                            }
-                        }
-                    }
-                };
+                let vector = query_vector_of(args)?;
                 let (text, json) = self
                     .route(&ctx, &message, (top, vector.as_deref()))
                     .map_err(|e| mcp_error(&e))?;
