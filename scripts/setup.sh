@@ -33,6 +33,11 @@ if ! python3 -c "import skills_ref" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check "skills-ref==0.1.1"
 fi
 
+# PyYAML: the MCP Skills extension test parses each served SKILL.md's frontmatter as a host would.
+if ! python3 -c "import yaml" 2>/dev/null; then
+  echo "setup: installing PyYAML (the MCP Skills extension test reads frontmatter with it)"
+  python3 -m pip install -q --disable-pip-version-check "pyyaml==6.0.3"
+fi
 # The official MCP SDK for Python: the real client that drives `skillc mcp` in the tests.
 if ! python3 -c "import mcp.client.stdio" 2>/dev/null; then
   echo "setup: installing the MCP Python SDK (test client of skillc mcp)"

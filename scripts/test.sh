@@ -58,6 +58,7 @@ python3 tests/sarif/check_sarif.py "$target/debug/skillc" tests/fixtures
 
 echo "== skillc mcp driven by a real MCP client (the official Python SDK)"
 python3 tests/mcp/mcp_client.py "$target/debug/skillc" skills
+python3 tests/mcp/skills_extension.py "$target/debug/skillc" skills
 
 echo "== the CI recipe of docs/ci.md, on the sample"
 ci_out="$(mktemp -d)"

@@ -278,7 +278,7 @@ fn scalars_are_kept_as_written_in_catalogs_and_exports() {
     write(
         &ws,
         "1e3/SKILL.md",
-        "---\nname: 1e3\ndescription: 0x1F\ncompatibility: 1.20\nmetadata: {version: 1.10}\n---\nBody.\n",
+        "---\nname: 1e3\ndescription: 0x1F\ncompatibility: 1.20\nmetadata: {version: 1.10, created: 2026-01-16, beta: no}\n---\nBody.\n",
     );
     let db = tmp.path().join("a.db");
     assert_eq!(skillc(&["build", s(&ws), "-o", s(&db)]).code, 0);
@@ -294,11 +294,15 @@ fn scalars_are_kept_as_written_in_catalogs_and_exports() {
     let out = tmp.path().join("export");
     assert_eq!(skillc(&["export", s(&db), "-o", s(&out)]).code, 0);
     let exported = std::fs::read_to_string(out.join("1e3/SKILL.md")).unwrap();
+    // Quoted: a YAML 1.1 reader (PyYAML, many hosts) would take `2026-01-16` for a date and
+    // `no` for false.
     for line in [
-        "name: '1e3'",
-        "description: '0x1F'",
-        "compatibility: '1.20'",
-        "version: '1.10'",
+        "name: \"1e3\"",
+        "description: \"0x1F\"",
+        "compatibility: \"1.20\"",
+        "version: \"1.10\"",
+        "created: \"2026-01-16\"",
+        "beta: \"no\"",
     ] {
         assert!(exported.contains(line), "{line} in\n{exported}");
     }

@@ -405,7 +405,7 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
     assert!(to.join("web-scraping/scripts/scraper.py").exists());
     let demo = std::fs::read_to_string(to.join("demo-offer/SKILL.md")).unwrap();
     assert!(
-        demo.contains("original-name: demo_offer") && demo.contains("priority: '1'"),
+        demo.contains("original-name: demo_offer") && demo.contains("priority: \"1\""),
         "{demo}"
     );
     // A second export into the same folder is refused.

@@ -20,6 +20,7 @@ pub mod interop;
 pub mod mcp;
 pub mod model;
 pub mod release;
+pub mod skill_md;
 pub mod workspace_check;
 
 // The phases. Public for this crate's own binaries and tests, which look inside them; not part

@@ -54,6 +54,13 @@ async def expect_error(what, call, words):
     check(what, False, "no error")
 
 
+async def expect_tool_error(what, call, words):
+    """Bad tool input is a result the model reads (isError, SEP-1303), in the CLI's words."""
+    result = await call
+    text = " ".join(c.text for c in result.content if hasattr(c, "text"))
+    check(what, result.is_error is True and words in text, f"is_error {result.is_error}: {text}")
+
+
 async def session_checks(skillc, live, other, workspace):
     params = StdioServerParameters(command=skillc, args=["mcp", str(live), "--client", CLIENT])
     async with stdio_client(params) as (read, write):
@@ -89,10 +96,10 @@ async def session_checks(skillc, live, other, workspace):
             check("route text lists the candidates as `skillc route` does",
                   got.content[0].text == cli(skillc, "route", str(live), message, *cli_flags()),
                   got.content[0].text)
-            await expect_error("a query vector on an artifact without vectors is refused in the CLI's words",
+            await expect_tool_error("a query vector on an artifact without vectors is refused in the CLI's words",
                                session.call_tool("route_skills", {"message": message, "query_vector": [0.5, 0.5]}),
                                "carries no embedding vectors")
-            await expect_error("a query vector that is not numbers is refused",
+            await expect_tool_error("a query vector that is not numbers is refused",
                                session.call_tool("route_skills", {"message": message, "query_vector": ["a"]}),
                                "`query_vector` must be an array of numbers")
 
@@ -104,7 +111,7 @@ async def session_checks(skillc, live, other, workspace):
             on_disk = (workspace / "public/tools/web-scraping/references/selectors.md").read_text()
             check("a resource reads the skill's file", read.contents[0].text == on_disk, read.contents[0])
 
-            await expect_error("a bad context value is an MCP error in the CLI's words",
+            await expect_tool_error("a bad context value is a tool error in the CLI's words",
                                session.call_tool("skills_catalog", {"context": {"turn": "abc"}}),
                                "turn must be a whole number, not `abc`")
             await expect_error("an unknown resource is an MCP error",

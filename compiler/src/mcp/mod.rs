@@ -8,6 +8,7 @@
 //! served from the next call on. Bad requests are MCP errors worded as the CLI words them.
 
 mod gate;
+mod skills;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,9 +17,9 @@ use std::sync::Arc;
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    GetSkillRequestParams, GetSkillResult, Implementation, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
@@ -154,25 +155,43 @@ impl Server {
         Ok((text, serde_json::to_value(&r).unwrap_or(Value::Null)))
     }
 
-    /// Every file of the skills a catalog of this bundle may show, as (uri, skill, path).
-    fn resources(&self) -> Result<Vec<(String, String, String)>, Error> {
+    /// The skills the catalogs of this bundle may show, in catalog order: each one's name in
+    /// `skill://` uris (its name made portable, as `skillc export` names its folder: the MCP
+    /// Skills extension requires the agentskills.io naming rules) and its name.
+    fn served(&self) -> Result<Vec<(String, String)>, Error> {
+        let a = self.artifact();
+        let bundle = a.bundle(&self.bundle.as_ref())?;
+        let hidden = a.hidden_for(self.bundle.consumer.as_deref())?;
+        let mut used = std::collections::BTreeSet::new();
+        Ok((bundle.skills.iter())
+            .filter(|s| s.catalog_visible && !hidden.is_some_and(|h| h.contains(&s.qualified_name)))
+            .map(|s| {
+                (
+                    crate::skill_md::portable_name(&s.name, &mut used),
+                    s.name.clone(),
+                )
+            })
+            .collect())
+    }
+
+    /// Every file of the served skills, as (uri, uri name, skill, path): each one's SKILL.md
+    /// (as `skillc export` writes it for this bundle), then its other files.
+    fn resources(&self) -> Result<Vec<(String, String, String, String)>, Error> {
         let a = self.artifact();
         let r = self.bundle.as_ref();
-        let bundle = a.bundle(&r)?;
-        let hidden = a.hidden_for(self.bundle.consumer.as_deref())?;
         let mut out = Vec::new();
-        for s in &bundle.skills {
-            if !s.catalog_visible || hidden.is_some_and(|h| h.contains(&s.qualified_name)) {
-                continue;
-            }
-            for path in a.asset_paths(&r, &s.qualified_name)? {
-                out.push((format!("skill://{}/{path}", s.name), s.name.clone(), path));
+        for (portable, name) in self.served()? {
+            let skill_md = std::iter::once("SKILL.md".to_string());
+            for path in skill_md.chain(a.asset_paths(&r, &name)?) {
+                let uri = format!("skill://{portable}/{path}");
+                out.push((uri, portable.clone(), name.clone(), path));
             }
         }
         Ok(out)
     }
 
-    /// One file of a skill by its `skill://<name>/<path>` uri: text when it is UTF-8.
+    /// One file of a skill by its `skill://<name>/<path>` uri (the name as listed, or the
+    /// skill's own): text when it is UTF-8.
     pub fn read(&self, uri: &str) -> Result<ResourceContents, Error> {
         let (skill, path) = uri
             .strip_prefix("skill://")
@@ -182,8 +201,14 @@ impl Server {
                     "`{uri}` is not a skill file: write skill://<name>/<path>"
                 ))
             })?;
-        let a = self.artifact();
-        let bytes = a.asset(&self.bundle.as_ref(), skill, path)?;
+        let served = self.served()?;
+        let (portable, name) = (served.iter())
+            .find(|(p, n)| p == skill || n == skill)
+            .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        let bytes = match path {
+            "SKILL.md" => self.skill_md(portable, name)?.1.into_bytes(),
+            _ => self.artifact().asset(&self.bundle.as_ref(), name, path)?,
+        };
         let mime = mime_type(path);
         Ok(match String::from_utf8(bytes) {
             Ok(text) => ResourceContents::text(text, uri).with_mime_type(mime),
@@ -423,6 +448,7 @@ impl ServerHandler for Server {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
+            .enable_skills()
             .build();
         let a = self.live.current();
         let release = a
@@ -454,7 +480,39 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        self.call(&request.name, &args).map(Into::into)
+        if !tools().iter().any(|t| t.name == request.name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{}`; tools: skills_catalog, route_skills, load_skills",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        // Bad input to a known tool is a result the model reads and can correct (SEP-1303), in
+        // the CLI's words; a failing artifact stays a protocol error.
+        match self.call(&request.name, &args) {
+            Err(e) if e.code == rmcp::model::ErrorCode::INVALID_PARAMS => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(e.message.to_string())]).into())
+            }
+            other => other.map(Into::into),
+        }
+    }
+
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.list_skills()
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.get_skill(&request.uri)
     }
 
     async fn list_resources(
@@ -475,8 +533,8 @@ impl ServerHandler for Server {
             .iter()
             .skip(start)
             .take(PAGE)
-            .map(|(uri, skill, path)| {
-                Resource::new(uri.clone(), format!("{skill}/{path}"))
+            .map(|(uri, portable, _, path)| {
+                Resource::new(uri.clone(), format!("{portable}/{path}"))
                     .with_mime_type(mime_type(path))
             })
             .collect();

@@ -1,0 +1,230 @@
+//! A resolved skill as a plain agentskills.io SKILL.md: only the six fields of the
+//! specification at the top level, every extension under `metadata` as a string, variables
+//! substituted and cited sources listed. `skillc export` writes it to disk; `skillc mcp`
+//! serves it (the MCP Skills extension), with its frontmatter as JSON.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use skillc_runtime::{Artifact, Skill};
+
+use crate::parse::names;
+
+/// A folder name that passes the portability rules, unique among those `used`.
+pub fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
+    let mut portable = if names::portability_problems(name).is_empty() {
+        name.to_string()
+    } else {
+        names::portable_suggestion(name)
+    };
+    if portable.is_empty() {
+        portable = "skill".to_string();
+    }
+    let base = portable.clone();
+    let mut n = 2;
+    while !used.insert(portable.clone()) {
+        portable = format!("{base}-{n}");
+        n += 1;
+    }
+    portable
+}
+
+/// A skill's SKILL.md under `name`: its frontmatter (as JSON, field for field what the text's
+/// YAML says) and its whole text.
+pub fn skill_md(
+    a: &Artifact,
+    s: &Skill,
+    name: &str,
+) -> Result<(serde_json::Map<String, serde_json::Value>, String), skillc_runtime::Error> {
+    let front = front_matter(s, name);
+    let yaml = yaml_text(&front);
+    let body = body_with_sources(a, s)?;
+    let text = format!("---\n{yaml}---\n{}\n", body.trim_end());
+    let json = match serde_json::to_value(&front) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    Ok((json, text))
+}
+
+/// The frontmatter of an exported skill: the specification's fields, in its order.
+#[derive(Serialize)]
+struct Front {
+    name: String,
+    description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    license: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compatibility: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    metadata: BTreeMap<String, String>,
+    #[serde(rename = "allowed-tools", skip_serializing_if = "Option::is_none")]
+    allowed_tools: Option<String>,
+}
+
+/// The frontmatter's YAML, field by field in the specification's order. Every value is a
+/// string; one that some YAML reader would take for something else (a date such as
+/// `2026-01-16` in YAML 1.1, `yes`, `1.0`, a leading `*`, several lines) is written
+/// double-quoted, so that every reader gets the same text back (the MCP Skills extension has
+/// hosts compare the frontmatter field by field).
+fn yaml_text(front: &Front) -> String {
+    let mut out = String::new();
+    let mut field = |indent: &str, key: &str, value: &str| {
+        out.push_str(&format!("{indent}{}: {}\n", scalar(key), scalar(value)));
+    };
+    field("", "name", &front.name);
+    field("", "description", &front.description);
+    if let Some(license) = &front.license {
+        field("", "license", license);
+    }
+    if let Some(compatibility) = &front.compatibility {
+        field("", "compatibility", compatibility);
+    }
+    if !front.metadata.is_empty() {
+        out.push_str("metadata:\n");
+        for (key, value) in &front.metadata {
+            out.push_str(&format!("  {}: {}\n", scalar(key), scalar(value)));
+        }
+    }
+    if let Some(tools) = &front.allowed_tools {
+        out.push_str(&format!("allowed-tools: {}\n", scalar(tools)));
+    }
+    out
+}
+
+/// A string as a YAML scalar: plain when every reader takes it for that string, else
+/// double-quoted (JSON's escapes are YAML's too).
+fn scalar(s: &str) -> String {
+    let first = s.chars().next();
+    let words = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
+    let plain = first.is_some_and(|c| c.is_alphabetic())
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || " -_.,/()+@'".contains(c))
+        && !s.ends_with(' ')
+        && !words.contains(&s.to_lowercase().as_str());
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).unwrap_or_default()
+    }
+}
+
+/// JSON text of a value, for metadata (whose values are strings).
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn string_of(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The six fields of the specification; every extension under `metadata`, as a string.
+fn front_matter(s: &Skill, name: &str) -> Front {
+    let meta = &s.record.meta;
+    let description = if s.description.trim().is_empty() {
+        s.name.clone()
+    } else {
+        s.description.clone()
+    };
+    Front {
+        name: name.to_string(),
+        description,
+        license: meta.get("license").map(string_of),
+        compatibility: meta
+            .get("compatibility")
+            .map(string_of)
+            .filter(|c| !c.is_empty()),
+        metadata: extension_metadata(s, name),
+        allowed_tools: meta
+            .get("allowed_tools")
+            .and_then(|v| v.as_array())
+            .map(|l| l.iter().map(string_of).collect::<Vec<_>>().join(" ")),
+    }
+}
+
+/// Every field the specification does not have, flattened to strings (empty ones left out).
+fn extension_metadata(s: &Skill, name: &str) -> BTreeMap<String, String> {
+    let meta = &s.record.meta;
+    let mut metadata: BTreeMap<String, String> = meta
+        .get("metadata")
+        .and_then(|m| m.as_object())
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), string_of(v))).collect())
+        .unwrap_or_default();
+    let mut put = |k: &str, v: String| {
+        if !v.is_empty() && v != "[]" && v != "{}" && v != "null" {
+            metadata.insert(k.to_string(), v);
+        }
+    };
+    if name != s.name {
+        put("original-name", s.name.clone());
+    }
+    put("qualified-name", s.qualified_name.clone());
+    if s.resolved_name != s.name {
+        put("resolved-from", s.resolved_name.clone());
+    }
+    put("category", s.category.clone());
+    let r = &s.record;
+    put(
+        "priority",
+        r.priority.map(|p| p.to_string()).unwrap_or_default(),
+    );
+    let flags = [
+        ("exclusive", r.exclusive),
+        ("always-on", s.always_on),
+        ("hidden-from-llm", !s.catalog_visible),
+        ("untrusted", s.untrusted),
+    ];
+    for (key, set) in flags {
+        if set {
+            put(key, "true".into());
+        }
+    }
+    put("conditions", json(&r.conditions));
+    put("dependencies", json(&r.dependencies));
+    put("augments", json(&r.augments));
+    put("blocks", json(&r.blocks));
+    put("imports", json(&r.imports));
+    put("requires-env", r.requires_env.join(" "));
+    put("requires-binary", r.requires_binary.join(" "));
+    put("runtime-vars", r.runtime_vars.join(" "));
+    put("mcp", r.mcp.as_ref().map(json).unwrap_or_default());
+    put("tools", json(&r.tools));
+    put("next-skill", r.next_skill.clone().unwrap_or_default());
+    put("conditional-next-skills", json(&r.conditional_next));
+    put("triggers", json(&s.triggers));
+    for key in [
+        "version",
+        "author",
+        "created",
+        "emoji",
+        "display_name",
+        "tags",
+        "bind_shells",
+        "provider",
+    ] {
+        if let Some(v) = meta.get(key) {
+            put(&key.replace('_', "-"), string_of(v));
+        }
+    }
+    metadata
+}
+
+/// The body, with the sources it cites listed after it.
+fn body_with_sources(a: &Artifact, s: &Skill) -> Result<String, skillc_runtime::Error> {
+    let mut body = a.body(s)?.to_string();
+    if !s.record.cited.is_empty() {
+        body.push_str("\n\n## Sources\n\n");
+        for sid in &s.record.cited {
+            if let Some(src) = a.source(*sid) {
+                match &src.title {
+                    Some(t) => body.push_str(&format!("[{sid}] {t} — {}\n", src.url)),
+                    None => body.push_str(&format!("[{sid}] {}\n", src.url)),
+                }
+            }
+        }
+    }
+    Ok(body)
+}
