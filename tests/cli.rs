@@ -162,6 +162,12 @@ fn set_changes_one_field_keeps_every_comment_and_refuses_errors() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown skill `no_such_skill`"));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
+    // The sample has a workspace.yaml: a value the compiler would not read (another tool's
+    // shape) is refused, not written and then ignored.
+    let out = skillc(&["set", f, "priority", "high"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`priority` must be a whole number"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), after);
     // Unset, a value that is not YAML, a missing file.
     assert_eq!(
         skillc(&["set", f, "--unset", "priority"]).status.code(),

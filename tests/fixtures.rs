@@ -147,6 +147,8 @@ fn every_diagnostic_code_has_a_failing_fixture() {
 /// `expected.txt` blessed after a regression could otherwise hold anything).
 const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("alias-bomb", &["E009"]),
+    ("authored-wrong-shapes", &["E010", "E012", "E021", "E022"]),
+    ("collection-fields", &["W116"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

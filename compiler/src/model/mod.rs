@@ -552,6 +552,10 @@ pub struct WorkspaceConfig {
     pub trusted: Vec<String>,
     /// `routing:` settings as checked (`top_k`, `min_score`, `confident`), for the manifest.
     pub routing: Option<serde_json::Value>,
+    /// Whether the folder has a `workspace.yaml`: authored for skillc, so a field of the
+    /// wrong shape is an error. Without one it is a collection written for other tools, whose
+    /// fields named like ours but shaped otherwise are set aside (W116).
+    pub authored: bool,
 }
 
 impl Default for WorkspaceConfig {
@@ -573,6 +577,7 @@ impl Default for WorkspaceConfig {
             roots: BTreeMap::new(),
             trusted: Vec::new(),
             routing: None,
+            authored: false,
         }
     }
 }

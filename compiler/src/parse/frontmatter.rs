@@ -53,16 +53,24 @@ fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
     (!fits).then_some(field.shape.words())
 }
 
-/// Sets aside extension fields written in another tool's shape: one W116 each, and their
-/// text under `metadata`, so a public collection builds as it is and exports keep them.
+/// Sets aside, in a `collection` (no workspace.yaml: written for other tools), the fields of
+/// ours written in another tool's shape: one W116 each, and their text under `metadata`, so a
+/// public collection builds as it is and exports keep them.
 fn set_aside_foreign(
     f: &mut Fields<'_>,
+    collection: bool,
 ) -> Option<(crate::parse::yaml::YamlDoc, BTreeMap<String, String>)> {
+    // A workspace (workspace.yaml) is written for skillc: a wrong shape there is an error,
+    // so that a typo in our own format fails, and `skillc set` refuses it.
+    let foreign = |key: &str, v: &Value| match collection {
+        true => foreign_shape(key, v).or_else(|| of_another_tool(key, v).then_some(REFUSED)),
+        false => None,
+    };
     let any = f
         .doc
         .map
         .iter()
-        .any(|(k, v)| k.as_str().is_some_and(|k| foreign_shape(k, v).is_some()));
+        .any(|(k, v)| k.as_str().is_some_and(|k| foreign(k, v).is_some()));
     if !any {
         return None; // the common case: no copy of the document
     }
@@ -70,7 +78,7 @@ fn set_aside_foreign(
     let mut kept = BTreeMap::new();
     for key in f.doc.keys() {
         let Some(v) = f.doc.get(&key) else { continue };
-        let Some(expected) = foreign_shape(&key, v) else {
+        let Some(expected) = foreign(&key, v) else {
             continue;
         };
         let text = f
@@ -83,9 +91,15 @@ fn set_aside_foreign(
                 f.doc.key_pos(&key),
                 format!("`{key}` here is not {expected}; it is ignored (another tool's field?)"),
             )
-            .with_help(format!(
-                "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
-            ));
+            .with_help(match expected {
+                REFUSED => format!(
+                    "skillc reads `{key}` otherwise (docs/workspace-format.md); the value is kept \
+                     under `metadata` on export, and a workspace.yaml makes it an error"
+                ),
+                _ => format!(
+                    "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
+                ),
+            });
         f.report(d);
         doc.map.remove(key.as_str());
         kept.insert(key, text);
@@ -93,9 +107,32 @@ fn set_aside_foreign(
     Some((doc, kept))
 }
 
-/// Reads every field of a skill's frontmatter.
-pub fn parse(f: &mut Fields<'_>) -> Frontmatter {
-    match set_aside_foreign(f) {
+/// What a field set aside in a collection is not.
+const REFUSED: &str = "in the shape skillc reads";
+
+/// Whether `v` is another tool's value for our field `key`, by its kind alone: a plain string
+/// where we read a list or a map (`tools: Read, Glob`, `mcp: rube`, `when: always`,
+/// `conditions: x`, `dependencies: requests`, the Python package), or a `requires` that is a
+/// list (`requires: [git]`) or a map of none of our keys (`requires: {mcp: [rube]}`). A
+/// mistake inside a value of ours stays an error.
+fn of_another_tool(key: &str, v: &Value) -> bool {
+    match key {
+        "tools" | "mcp" | "when" | "conditions" | "dependencies" => v.is_string(),
+        "requires" => match v {
+            Value::Mapping(m) => !m.keys().any(|k| {
+                k.as_str()
+                    .is_some_and(|k| ["env", "binary", "skills"].contains(&k))
+            }),
+            _ => !v.is_null(),
+        },
+        _ => false,
+    }
+}
+
+/// Reads every field of a skill's frontmatter; in a `collection` (no workspace.yaml), fields
+/// of ours in another tool's shape are set aside rather than refused.
+pub fn parse(f: &mut Fields<'_>, collection: bool) -> Frontmatter {
+    match set_aside_foreign(f, collection) {
         None => parse_fields(f, BTreeMap::new()),
         Some((own, foreign)) => parse_fields(
             &mut Fields {

@@ -350,8 +350,8 @@ mod tests {
         let diags = s.check_draft(DEMO, &draft).unwrap().diagnostics;
         let d = diags
             .iter()
-            .find(|d| d.file == DEMO && d.code == "W116")
-            .expect("the new warning: `priority: first` is not skillc's shape");
+            .find(|d| d.file == DEMO && d.code == "E010")
+            .expect("the new error: `priority: first` is not skillc's shape (a workspace)");
         assert_eq!(d.line, 7);
         assert_eq!(s.read(DEMO).unwrap(), before);
     }

@@ -27,6 +27,10 @@ pub(super) fn settings(
         }),
         None => WorkspaceConfig::default(),
     };
+    let config = WorkspaceConfig {
+        authored: main.workspace_yaml.is_some(),
+        ..config
+    };
     let mut ws = Workspace {
         config,
         ..Workspace::default()

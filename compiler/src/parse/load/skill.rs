@@ -39,7 +39,7 @@ pub(super) fn load_skill(
         doc: &doc,
         diagnostics: out,
     };
-    let fm = frontmatter::parse(&mut f);
+    let fm = frontmatter::parse(&mut f, !ws.config.authored);
     frontmatter::field_diagnostics(&mut f);
 
     let own_folder = match dir.dir.as_str() {
