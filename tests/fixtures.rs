@@ -149,6 +149,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("alias-bomb", &["E009"]),
     ("authored-wrong-shapes", &["E010", "E012", "E021", "E022"]),
     ("collection-fields", &["W116"]),
+    ("collection-same-name", &["W122"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

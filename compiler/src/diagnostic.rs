@@ -246,6 +246,9 @@ pub mod codes {
     /// A translation (`SKILL.<locale>.md`) made from an older default text: its
     /// `translated_from` names another digest than the default's now.
     pub const STALE_TRANSLATION: &str = "W121";
+    /// In a collection (no workspace.yaml), several folders declare the same name: they are
+    /// as many skills, each named after its folder.
+    pub const SAME_NAME_FOLDERS: &str = "W122";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -312,6 +315,7 @@ pub mod codes {
         OVERLAP,
         EXAMPLE_ROUTES_ELSEWHERE,
         STALE_TRANSLATION,
+        SAME_NAME_FOLDERS,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

@@ -15,6 +15,7 @@ use crate::parse::yaml::{self, YamlDoc};
 use crate::parse::{config, text};
 
 mod cache;
+mod collection;
 mod patch;
 mod settings;
 mod skill;
@@ -352,6 +353,7 @@ fn load_with(
         )
     });
     let texts = merge(parsed, &mut ws, &mut out, texts);
+    collection::tell_apart_by_folder(&mut ws, &mut out);
     let loaded = Loaded {
         workspace: ws,
         diagnostics: out,

@@ -90,6 +90,11 @@ pub(super) fn patch_last(
         return None;
     };
     let last = cache.last.as_ref()?;
+    // A collection's skills may be renamed after their folders across folders
+    // (`collection::tell_apart_by_folder`): loaded whole.
+    if !last.loaded.workspace.config.authored {
+        return None;
+    }
     // Files outside the workspace are read on every full load.
     if last
         .loaded
