@@ -390,7 +390,7 @@ export class SkillEditor {
     byId("example-route-list").replaceChildren(...routes.map((r) => {
       const where = r.own ? "reaches this skill first"
         : r.first === null ? "reaches no skill (every score is under min_score)"
-        : `goes to ${r.first} first${r.pulled.length ? `, pulled by ${r.pulled.join(", ")}` : ""} (${r.standing ?? ""})`;
+        : `goes to ${r.first} first${r.pulled.length ? `, pulled by ${r.pulled.join(", ")}` : ""} (${(r.standing ?? "").replace(/`/g, "")})`;
       return el("li", {
         class: r.own ? "own" : "away",
         "data-line": r.line,
