@@ -412,6 +412,51 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
     assert!(skillc::interop::export::export(&out, &bundle, &to).is_err());
 }
 
+/// `export --target`: the client's folder inside a project, and what its listing keeps: a
+/// description past Claude Code's 1,536 characters is cut, and a listing past its 8,000 is
+/// said to be over, before the client drops anything silently.
+#[test]
+fn a_target_export_writes_the_clients_folder_and_says_what_its_listing_keeps() {
+    use skillc::interop::targets::{export, Target};
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let long = "Answers about the billing of plans, invoices and refunds. ".repeat(30);
+    for n in 0..12 {
+        let folder = ws.join(format!("skill-{n}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let description = if n == 0 {
+            long.trim().to_string()
+        } else {
+            format!("Skill {n}. {}", &long[..700])
+        };
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!("---\nname: skill-{n}\ndescription: {description}\n---\nBody.\n"),
+        )
+        .unwrap();
+    }
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("README.md"), "a project\n").unwrap();
+    let (dirs, report) = export(&out, &BundleRef::default(), &project, Target::ClaudeCode).unwrap();
+    assert_eq!(dirs.len(), 12);
+    assert!(project.join(".claude/skills/skill-3/SKILL.md").exists());
+    assert_eq!(report.cut.len(), 1, "{report:?}");
+    assert_eq!(report.cut[0].0, "skill-0");
+    let text = report.text();
+    assert!(
+        text.contains("cut: `skill-0`'s description") && text.contains("claude-code keeps 1536"),
+        "{text}"
+    );
+    assert!(text.contains("over budget by"), "{text}");
+    // A client without a documented budget says so; a non-empty client folder is refused.
+    let (_, gemini) = export(&out, &BundleRef::default(), &project, Target::Gemini).unwrap();
+    assert!(gemini.text().contains("documents no listing budget"));
+    assert!(export(&out, &BundleRef::default(), &project, Target::ClaudeCode).is_err());
+}
+
 #[test]
 fn diff_names_what_changed_for_which_bundle() {
     let dir = tempfile::tempdir().unwrap();

@@ -200,6 +200,7 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
             artifact,
             bundle,
             output,
-        } => artifact::export(&artifact, &bundle, &output),
+            target,
+        } => artifact::export(&artifact, &bundle, &output, target),
     }
 }

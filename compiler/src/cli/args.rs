@@ -313,9 +313,13 @@ pub enum ArtifactCommand {
         artifact: PathBuf,
         #[command(flatten)]
         bundle: BundleArgs,
-        /// The folder to write (new or empty).
+        /// The folder to write (new or empty); with --target, the project whose client folder
+        /// (`.claude/skills`, …) is written.
         #[arg(short, long)]
         output: PathBuf,
+        /// Write where this client reads skills, and say what its listing keeps of them.
+        #[arg(long, value_enum)]
+        target: Option<skillc::interop::targets::Target>,
     },
 }
 

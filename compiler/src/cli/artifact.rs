@@ -6,16 +6,35 @@ use std::path::Path;
 use super::args::{BundleArgs, CatalogFormat, CheckFormat};
 use super::{Done, Failure};
 
-pub fn export(artifact: &Path, bundle: &BundleArgs, output: &Path) -> Done {
-    let dirs = match skillc::interop::export::export(artifact, &bundle.as_ref(), output) {
-        Ok(dirs) => dirs,
-        Err(skillc::interop::export::Error::Runtime(e)) => return Err(e.into()),
+pub fn export(
+    artifact: &Path,
+    bundle: &BundleArgs,
+    output: &Path,
+    target: Option<skillc::interop::targets::Target>,
+) -> Done {
+    use skillc::interop::{export, targets};
+    let written = match target {
+        None => export::export(artifact, &bundle.as_ref(), output).map(|d| (d, None)),
+        Some(t) => {
+            targets::export(artifact, &bundle.as_ref(), output, t).map(|(d, r)| (d, Some(r)))
+        }
+    };
+    let (dirs, report) = match written {
+        Ok(written) => written,
+        Err(export::Error::Runtime(e)) => return Err(e.into()),
         Err(e) => return Err(Failure::usage(e)),
     };
-    for problem in skillc::interop::export::portability_problems(output) {
+    let folder = match target {
+        Some(t) => output.join(t.folder()),
+        None => output.to_path_buf(),
+    };
+    for problem in export::portability_problems(&folder) {
         eprintln!("warning: {problem}");
     }
-    outln!("exported {} skills into {}", dirs.len(), output.display());
+    outln!("exported {} skills into {}", dirs.len(), folder.display());
+    if let Some(report) = report {
+        out!("{}", report.text());
+    }
     Ok(())
 }
 

@@ -4,3 +4,4 @@
 pub mod diff;
 pub mod export;
 pub mod package;
+pub mod targets;
