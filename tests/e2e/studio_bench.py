@@ -71,24 +71,31 @@ def measure_open(app, ws, runs):
     return times
 
 
+def keystrokes(d, runs, editor, at):
+    """Times `runs` keystrokes in the CodeMirror view `editor`, inserting at the offset the
+    JavaScript expression `at` gives (over `text`, the document): from the keystroke to the
+    diagnostics list drawn from a new check (a sentinel in it goes when it is redrawn)."""
+    times = []
+    for i in range(runs):
+        times.append(page_wait(d, WHEN + f"""
+const ul = document.getElementById('diagnostics');
+const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append(mark);
+const v = document.querySelector('{editor}').cm;
+const text = v.state.doc.toString();
+const t0 = performance.now();
+v.dispatch({{changes: {{from: {at}, insert: ' x'}}}});
+when(() => !document.getElementById('bench-sentinel')).then(() => {{ window.__bench = performance.now() - t0; }});
+"""))
+        time.sleep(0.3)
+    return times
+
+
 def measure_keystrokes(d, file, runs):
     d.click('#tabs button[data-tab="edit"]')
     d.click(f'#skill-list li[data-file="{file}"]')
     d.wait_text("#editor-title", file.split("/")[-2])
     time.sleep(1)
-    times = []
-    for i in range(runs):
-        # A sentinel in the diagnostics list: it goes when the list is drawn from a new check.
-        times.append(page_wait(d, WHEN + """
-const ul = document.getElementById('diagnostics');
-const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append(mark);
-const v = document.querySelector('#body').cm;
-const t0 = performance.now();
-v.dispatch({changes: {from: v.state.doc.length, insert: 'x'}});
-when(() => !document.getElementById('bench-sentinel')).then(() => { window.__bench = performance.now() - t0; });
-"""))
-        time.sleep(0.3)
-    return times
+    return keystrokes(d, runs, "#body", "text.length")
 
 
 def measure_description_keystrokes(d, runs):
@@ -96,19 +103,7 @@ def measure_description_keystrokes(d, runs):
     source view (the form's fields wait 120 ms for the typing to pause; the source does not)."""
     d.click("#mode-source")
     time.sleep(1)
-    times = []
-    for i in range(runs):
-        times.append(page_wait(d, WHEN + """
-const ul = document.getElementById('diagnostics');
-const mark = document.createElement('li'); mark.id = 'bench-sentinel'; ul.append(mark);
-const v = document.querySelector('#source').cm;
-const text = v.state.doc.toString();
-const at = text.indexOf('\\n', text.indexOf('description:'));
-const t0 = performance.now();
-v.dispatch({changes: {from: at, insert: ' x'}});
-when(() => !document.getElementById('bench-sentinel')).then(() => { window.__bench = performance.now() - t0; });
-"""))
-        time.sleep(0.3)
+    times = keystrokes(d, runs, "#source", "text.indexOf('\\n', text.indexOf('description:'))")
     d.click("#mode-form")
     return times
 
