@@ -481,7 +481,7 @@ pub(super) type Compute = fn(&Workspace, Option<&HashSet<usize>>, bool) -> Vec<D
 /// The warnings of a pass over catalog texts: in a session, the last pass's when its inputs
 /// are equal, and this pass kept for the next; a one-shot check keeps nothing (at 50,000
 /// clients the warnings alone are hundreds of megabytes). A draft's check whose edits changed
-/// the inputs of a few skills only redoes those skills' warnings (`compute_for`) over the last
+/// the inputs of a few skills only redoes those skills' warnings over the last
 /// full pass's others, and keeps nothing: a keystroke in a description costs a few
 /// milliseconds, not a pass over every catalog.
 pub(super) fn remembered(
