@@ -141,7 +141,8 @@ fn build_figures(dir: &Path, out: &Path, runs: usize) {
         );
     }
     println!(
-        "artifact: {} bytes = {:.2}x the {} distinct source bytes   target <= 2x",
+        // SPEC 9's 2x, raised to 2.5x by SPEC 13.1 for the routing index the artifact now holds.
+        "artifact: {} bytes = {:.2}x the {} distinct source bytes   target <= 2.5x (with the routing index)",
         s.bytes,
         s.bytes as f64 / s.source_bytes.max(1) as f64,
         s.source_bytes
@@ -215,7 +216,7 @@ fn scale_point(tmp: &Path, shape: Shape) -> Option<f64> {
     match report.stats {
         Some(s) => {
             println!(
-                "scale: {} clients ({} bundles, {files} files, generated in {generated:.0}s): build {secs:.1}s, peak {peak:.0} MiB, artifact {:.2}x the distinct source   target <= 2x",
+                "scale: {} clients ({} bundles, {files} files, generated in {generated:.0}s): build {secs:.1}s, peak {peak:.0} MiB, artifact {:.2}x the distinct source   target <= 2.5x",
                 shape.clients,
                 s.bundles,
                 s.bytes as f64 / s.source_bytes.max(1) as f64
