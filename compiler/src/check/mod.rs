@@ -1,6 +1,7 @@
 //! Checking a workspace: the per-file diagnostics of [`crate::parse`], the checks
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
+mod catalogs;
 pub mod overlap;
 pub(crate) mod routing;
 pub(crate) mod template_guard;

@@ -13,7 +13,8 @@ use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSet
 
 use serde::Serialize;
 
-use super::overlap::{catalogs, listed, remembered, Catalog, Last};
+use super::catalogs::{catalogs, listed, Catalog};
+use super::overlap::{remembered, Last};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
@@ -81,7 +82,7 @@ fn each_catalog<T: Send>(
     catalogs.retain(|c| c.own.iter().any(wanted));
     let global: Vec<usize> = (listed.iter().copied())
         .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
-        .filter(|&i| super::overlap::enabled(ws, &ws.skills[i], None))
+        .filter(|&i| super::catalogs::enabled(ws, &ws.skills[i], None))
         .collect();
     // The base's documents are the global skills it was built from; those since edited
     // (`stale`) are left out of it and ranked with a catalog's added skills instead.
