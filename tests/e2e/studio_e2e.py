@@ -679,6 +679,20 @@ def select(d, css, value):
          " s.dispatchEvent(new Event('change', {bubbles: true}));", css, value)
 
 
+def create_translation(d, locale, file):
+    """Clicks the side panel's "Create from the default" for `locale` until `file` exists: the
+    panel is drawn again when a build lands, a click on the button it replaced is lost, and a
+    person clicks again."""
+    for attempt in range(3):
+        d.click(f'[data-create-translation="{locale}"]')
+        try:
+            wait_until(file.exists, f"the {locale} text is started from the default", timeout=6)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise AssertionError(f"no translation after 3 clicks; status: {d.text('#build-status')!r}")
+
+
 def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="edit"]')
@@ -686,16 +700,7 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text('#relations li[data-locale="en-gb"]', "missing")
     gb = ws / "public/response_ending/demo_offer/SKILL.en-gb.md"
-    # The side panel is drawn again when the first build lands; a click on the button it
-    # replaced is lost, and a person clicks again.
-    for attempt in range(3):
-        d.click('[data-create-translation="en-gb"]')
-        try:
-            wait_until(gb.exists, "the translation is started from the default", timeout=6)
-            break
-        except AssertionError:
-            if attempt == 2:
-                raise AssertionError(f"no translation after 3 clicks; status: {d.text('#build-status')!r}")
+    create_translation(d, "en-gb", gb)
     d.wait_text("#editor-title", "en-gb translation")
     d.wait_text("#default-beside", "The default text (en)")
     d.set_value('[data-field="description"]', "Offer a demo, in British English.")
@@ -938,17 +943,8 @@ def test_eight_everyday_tasks_each_under_a_minute(d, tmp, shots):
 
     def a_french_version():
         open_skill("public/assistant/greeting/SKILL.md")
-        # The side panel is drawn again when a build lands; a click on the button it replaced
-        # is lost (a debug build, slower, met it), and a person clicks again.
         fr = ws / "public/assistant/greeting/SKILL.fr.md"
-        for attempt in range(3):
-            d.click('[data-create-translation="fr"]')
-            try:
-                wait_until(fr.exists, "the French text is started from the default", timeout=6)
-                break
-            except AssertionError:
-                if attempt == 2:
-                    raise
+        create_translation(d, "fr", fr)
         d.wait_text("#editor-title", "fr translation")
         d.set_value('[data-field="description"]', "Répondre aux salutations et à la conversation courante")
         d.click("#save")
