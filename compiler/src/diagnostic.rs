@@ -249,6 +249,8 @@ pub mod codes {
     /// In a collection (no workspace.yaml), several folders declare the same name: they are
     /// as many skills, each named after its folder.
     pub const SAME_NAME_FOLDERS: &str = "W122";
+    pub const PLUGIN_MANIFEST: &str = "W123";
+    pub const OVER_TARGET_BUDGET: &str = "W124";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -316,6 +318,8 @@ pub mod codes {
         EXAMPLE_ROUTES_ELSEWHERE,
         STALE_TRANSLATION,
         SAME_NAME_FOLDERS,
+        PLUGIN_MANIFEST,
+        OVER_TARGET_BUDGET,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

@@ -4,7 +4,9 @@ an always-on skill), locale fallback (`fr-ca` -> `fr` -> the base file) and a se
 written by a skill that does not declare it. A small workspace is built with skillc; the Rust
 runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the TypeScript
 runtime's CLI must give the same answers, and the answers must follow the prompt rules and
-the priority of variables.
+the priority of variables. Then Claude Code plugins (the `plugin-marketplace` fixture): skills
+named `<plugin>:<skill>`, a plain name selecting only when one plugin has it, and each skill's
+plugin metadata in the catalog JSON.
 Usage: rules_parity.py SKILLC
 """
 
@@ -89,10 +91,60 @@ def main():
                 failures.append(f"python catalog {locale}: {mine['text']!r} != {rust['text']!r}")
             if ("Salue le visiteur." in rust["text"]) != (locale == "fr-ca"):
                 failures.append(f"catalog {locale}: locale fallback: {rust['text']!r}")
+        compared += plugins(skillc, Path(tmp), failures)
     for f in failures:
         print("FAIL", f)
     print(f"{compared} requests compared, {len(failures)} failures")
-    return 1 if failures or compared < len(REQUESTS) + 2 else 0
+    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 else 0
+
+
+# Selections over the plugin-marketplace fixture and the names each must include.
+PLUGIN_SELECTIONS = [
+    (["run"], {"ci-kit:run"}),
+    (["access"], set()),  # two plugins have `access`: neither is chosen
+    (["discord:access", "status"], {"discord:access", "review-kit:status"}),
+    (["review", "telegram:configure"], {"telegram:configure"}),
+]
+
+
+def plugins(skillc, tmp, failures):
+    """The same requests over a marketplace in every runtime; returns how many were compared."""
+    ws = ROOT / "tests" / "fixtures" / "plugin-marketplace" / "workspace"
+    artifact = str(tmp / "plugins.db")
+    subprocess.run([skillc, "build", str(ws), "-o", artifact], capture_output=True, check=True)
+    py = Artifact(artifact)
+    compared = 0
+    for select, expected in PLUGIN_SELECTIONS:
+        args = ["prompt", artifact, "--select", ",".join(select), "--format", "json"]
+        text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
+        rust = json.loads(text)
+        mine = py.prompt(select)
+        ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
+        compared += 1
+        for k in ("skills", "removed", "text"):
+            if rust[k] != mine[k]:
+                failures.append(f"python plugins {select} {k}: {mine[k]!r} != {rust[k]!r}")
+        if ts.stdout != text:
+            failures.append(f"typescript plugins {select}: {ts.stdout[:300]!r} != {text[:300]!r}")
+        got = {s["name"] for s in rust["skills"]}
+        if got != expected:
+            failures.append(f"plugins {select}: selected {sorted(got)}, expected {sorted(expected)}")
+    args = ["catalog", artifact, "--format", "json"]
+    text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
+    rust = json.loads(text)
+    mine = py.catalog(fmt="json")
+    ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
+    compared += 1
+    if rust["skills"] != mine["skills"]:
+        failures.append(f"python plugins catalog: {mine['skills']!r} != {rust['skills']!r}")
+    if ts.stdout != text:
+        failures.append(f"typescript plugins catalog: {ts.stdout[:300]!r} != {text[:300]!r}")
+    review = next((s for s in rust["skills"] if s["name"] == "review-kit:review"), {})
+    want = {"name": "review-kit", "version": "1.4.0", "description": "Code review helpers",
+            "author": "Dev Experience"}
+    if review.get("plugin") != want:
+        failures.append(f"plugins catalog: review-kit:review's plugin is {review.get('plugin')!r}")
+    return compared
 
 
 if __name__ == "__main__":

@@ -212,6 +212,15 @@ class Artifact:
         by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
         for i, s in enumerate(skills):
             by_name.setdefault(s["name"], i)
+        # A plugin's skill (`plugin:skill`) is also found by its plain name when no other
+        # skill is named so and no other plugin of the bundle has a skill of that name.
+        plain = {}
+        for i, s in enumerate(skills):
+            if ":" in s["name"]:
+                plain.setdefault(s["name"].split(":", 1)[1], []).append(i)
+        for p, ids in plain.items():
+            if len(ids) == 1:
+                by_name.setdefault(p, ids[0])
         return {"skills": skills, "by_name": by_name, "disabled": disabled, "args": args,
                 "formats": set()}
 
@@ -266,6 +275,18 @@ class Artifact:
 
     # -- catalog ---------------------------------------------------------------------------
 
+    def plugin_of(self, name):
+        """The Claude Code plugin a skill named `<plugin>:<skill>` comes from (manifest
+        `plugins`): a dict of name, version, description and author, or None."""
+        if ":" not in name or "plugins" not in self.manifest:
+            return None
+        plugin = name.split(":", 1)[0]
+        about = json.loads(self.manifest["plugins"]).get(plugin)
+        if about is None:
+            return None
+        return {"name": plugin, "version": about.get("version"),
+                "description": about.get("description"), "author": about.get("author")}
+
     def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
         with self._lock:
             self._follow()
@@ -284,6 +305,10 @@ class Artifact:
             "description": b["skills"][i]["description"],
             "triggers": b["skills"][i]["triggers"][:max_triggers],
         } for n, i in enumerate(members)]
+        for s in skills:
+            plugin = self.plugin_of(s["name"])
+            if plugin is not None:
+                s["plugin"] = plugin
         frag = lambda i: b["skills"][i]["fragments"].get(stored, "")
         if fmt == "xml":
             text = "<available_skills>\n" + "".join(frag(i) for i in members) + "</available_skills>"

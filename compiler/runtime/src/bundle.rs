@@ -16,6 +16,23 @@ pub(crate) type SkillIndex = (
     Vec<Vec<usize>>,
 );
 
+/// A plugin's skill (`<plugin>:<skill>`) is also found by its plain name when no other skill
+/// is named so and no other plugin of the bundle has a skill of that name (the compiler's and
+/// every runtime's rule).
+fn add_plain_names(skills: &[Skill], by_name: &mut HashMap<String, usize>) {
+    let mut plain: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in skills.iter().enumerate() {
+        if let Some((_, p)) = s.name.split_once(':') {
+            plain.entry(p).or_default().push(i);
+        }
+    }
+    for (p, ids) in plain {
+        if let [i] = ids[..] {
+            by_name.entry(p.to_string()).or_insert(i);
+        }
+    }
+}
+
 /// Builds a bundle's [`SkillIndex`].
 pub(crate) fn index_skills(skills: &[Skill]) -> SkillIndex {
     let mut by_name = HashMap::new();
@@ -26,6 +43,7 @@ pub(crate) fn index_skills(skills: &[Skill]) -> SkillIndex {
         // A bare name prefers public, then internal, then custom (the build's rule).
         by_name.entry(s.name.clone()).or_insert(i);
     }
+    add_plain_names(skills, &mut by_name);
     let by_qualified: HashMap<String, usize> = skills
         .iter()
         .enumerate()
@@ -280,6 +298,22 @@ pub struct CatalogSkill {
     pub description: String,
     /// The first `max_triggers` triggers.
     pub triggers: Vec<String>,
+    /// The Claude Code plugin it comes from, when it is a plugin's skill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<Plugin>,
+}
+
+/// A Claude Code plugin's metadata, as its manifest gives it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Plugin {
+    /// Its name (the part before `:` in its skills' names).
+    pub name: String,
+    /// Its version.
+    pub version: Option<String>,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Its author's name.
+    pub author: Option<String>,
 }
 
 /// A catalog.

@@ -191,6 +191,7 @@ impl Artifact {
                     category: s.category.clone(),
                     description: s.description.clone(),
                     triggers: s.triggers.iter().take(max_triggers).cloned().collect(),
+                    plugin: self.plugin_of(&s.name),
                 }
             })
             .collect();

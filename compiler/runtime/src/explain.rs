@@ -35,6 +35,9 @@ pub struct Explanation {
     pub imports: Vec<String>,
     /// Its run-time conditions, in words.
     pub conditions: Vec<String>,
+    /// The Claude Code plugin it comes from, when it is a plugin's skill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<crate::Plugin>,
 }
 
 /// Catalog facts the loaded bundle does not keep.
@@ -66,6 +69,18 @@ impl Artifact {
         }
         let wanted = name.trim().strip_prefix("skills.").unwrap_or(name.trim());
         let Some((q, reason)) = bundle.left_out(wanted) else {
+            // A plain name that several plugins' skills share selects none of them.
+            let plugins: Vec<&str> = (bundle.skills.iter())
+                .filter(|s| s.name.split_once(':').is_some_and(|(_, p)| p == wanted))
+                .map(|s| s.name.as_str())
+                .collect();
+            if plugins.len() > 1 {
+                return Err(Error::Request(format!(
+                    "`{wanted}` is the name of a skill in several plugins of {}: {}; name one of them",
+                    bundle_words(&bundle),
+                    plugins.join(", ")
+                )));
+            }
             return Err(Error::Request(format!(
                 "no skill `{wanted}` in {}",
                 bundle_words(&bundle)
@@ -99,6 +114,7 @@ impl Artifact {
             tier: bundle.tier.clone(),
             imports: Vec::new(),
             conditions: Vec::new(),
+            plugin: self.plugin_of(short),
         })
     }
 
@@ -114,6 +130,10 @@ impl Artifact {
         let record = &skill.record;
         let mut why = Vec::new();
         let variant = content_lines(bundle, skill, stored, &mut why);
+        let plugin = self.plugin_of(&skill.name);
+        if let Some(p) = &plugin {
+            why.push(plugin_line(p));
+        }
         let enabled_by = enabled_line(bundle, record, toggle, &mut why);
         let default_locale = self.manifest("default_locale").unwrap_or_default();
         let locale_used = locale_lines(bundle, record, default_locale, &mut why);
@@ -151,6 +171,7 @@ impl Artifact {
             tier: bundle.tier.clone(),
             imports: record.imports.clone(),
             conditions,
+            plugin,
         }
     }
 
@@ -195,6 +216,22 @@ impl Artifact {
         )
         .map_err(corrupt(&self.path))
     }
+}
+
+/// Where a plugin's skill comes from, in words.
+fn plugin_line(p: &crate::Plugin) -> String {
+    let mut line = format!("From the Claude Code plugin `{}`", p.name);
+    if let Some(v) = &p.version {
+        line.push_str(&format!(" {v}"));
+    }
+    if let Some(a) = &p.author {
+        line.push_str(&format!(" by {a}"));
+    }
+    if let Some(d) = &p.description {
+        line.push_str(&format!(": {}", d.trim_end_matches('.')));
+    }
+    line.push('.');
+    line
 }
 
 /// Whose content is used: the client's own skill, a variant and its `when`, or its own;

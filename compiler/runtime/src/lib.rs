@@ -35,7 +35,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use bundle::{
-    bundle_label, Bundle, BundleRef, Catalog, CatalogSkill, Category, Format, Skill,
+    bundle_label, Bundle, BundleRef, Catalog, CatalogSkill, Category, Format, Plugin, Skill,
     StoredDiagnostic,
 };
 use catalog::CatalogKey;
@@ -123,6 +123,8 @@ pub struct Artifact {
     catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
     /// The routing settings of the manifest, read on the first route.
     routing: std::sync::OnceLock<route::RoutingTable>,
+    /// Plugin metadata by plugin name (manifest `plugins`), read on first use.
+    plugins: std::sync::OnceLock<BTreeMap<String, Plugin>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -230,6 +232,7 @@ impl Artifact {
             loaded: RwLock::new(HashMap::new()),
             catalogs: RwLock::new(HashMap::new()),
             routing: std::sync::OnceLock::new(),
+            plugins: std::sync::OnceLock::new(),
         })
     }
 
@@ -266,6 +269,30 @@ impl Artifact {
         let budgets: BTreeMap<String, u64> =
             serde_json::from_str(self.manifest("catalog_budgets")?).ok()?;
         budgets.get(tier).copied()
+    }
+
+    /// The Claude Code plugin a skill named `<plugin>:<skill>` comes from, with its metadata
+    /// (manifest `plugins`), or `None`.
+    pub fn plugin_of(&self, name: &str) -> Option<Plugin> {
+        let (plugin, _) = name.split_once(':')?;
+        let all = self.plugins.get_or_init(|| {
+            let all: BTreeMap<String, serde_json::Value> = self
+                .manifest("plugins")
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or_default();
+            let plugins = all.into_iter().map(|(name, about)| {
+                let text = |k: &str| about.get(k).and_then(|v| v.as_str()).map(str::to_string);
+                let plugin = Plugin {
+                    version: text("version"),
+                    description: text("description"),
+                    author: text("author"),
+                    name: name.clone(),
+                };
+                (name, plugin)
+            });
+            plugins.collect()
+        });
+        all.get(plugin).cloned()
     }
 
     /// `max_active_skills`, when set.

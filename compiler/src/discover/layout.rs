@@ -40,6 +40,8 @@ pub struct Layout<'a> {
     pub categories: Vec<(Scope, String, &'a RawFile)>,
     /// Skill folders.
     pub skills: Vec<SkillDir<'a>>,
+    /// Claude Code plugin and marketplace manifests (`.claude-plugin/*.json`), in path order.
+    pub plugin_manifests: Vec<&'a RawFile>,
 }
 
 fn parent(rel: &str) -> &str {
@@ -136,6 +138,10 @@ pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
                 *entry = Some(f);
                 continue;
             }
+        }
+        if file_name(dir) == crate::discover::fsio::PLUGIN_FOLDER {
+            layout.plugin_manifests.push(f);
+            continue;
         }
         match file_name(rel) {
             "CATEGORY.md" => layout.categories.push((scope, dir.to_string(), f)),

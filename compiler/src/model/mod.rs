@@ -415,6 +415,9 @@ pub struct Skill {
     /// The package it was unpacked from (`package.yaml`), if any: its code is untrusted
     /// unless the workspace trusts the package.
     pub package: Option<String>,
+    /// The Claude Code plugin whose `skills/` folder holds it, if any: its name is then
+    /// `<plugin>:<declared name>`.
+    pub plugin: Option<String>,
 }
 
 impl Skill {
@@ -613,6 +616,27 @@ pub struct Client {
     pub routing: Option<serde_json::Value>,
 }
 
+/// A Claude Code plugin: a namespace for the skills under its `skills/` folder (or the ones
+/// its marketplace entry lists), with the metadata a catalog shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Plugin {
+    /// Its name: the part before `:` in its skills' names.
+    pub name: String,
+    /// Its version, as written.
+    pub version: Option<String>,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Its author's name.
+    pub author: Option<String>,
+    /// Workspace-relative folder of the plugin (`""`: the workspace root).
+    pub root: String,
+    /// The manifest it was read from (`plugin.json`, or the marketplace's).
+    pub manifest: String,
+    /// Skill folders its marketplace entry lists (workspace-relative); `None`: every skill
+    /// under `<root>/skills/`.
+    pub skill_dirs: Option<Vec<String>>,
+}
+
 /// Everything in a workspace, parsed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Workspace {
@@ -629,6 +653,9 @@ pub struct Workspace {
     pub variables: BTreeMap<String, BTreeMap<String, String>>,
     /// Template overrides: file name → text.
     pub templates: BTreeMap<String, String>,
+    /// Claude Code plugins (`.claude-plugin/plugin.json`, `marketplace.json` entries), by root
+    /// folder order.
+    pub plugins: Vec<Plugin>,
     /// Set when this is one batch of a larger workspace's clients, with the global skills: what
     /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]

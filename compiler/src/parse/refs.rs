@@ -34,6 +34,31 @@ fn namespace_rank(ns: &str) -> usize {
         .unwrap_or(NAMESPACES.len())
 }
 
+/// The part of a plugin skill's name after `<plugin>:`; `None` for other skills.
+pub fn plain_name(name: &str) -> Option<&str> {
+    name.split_once(':').map(|(_, plain)| plain)
+}
+
+/// A plugin skill is also reached by its plain name when no other skill of its scope is named
+/// so and no other plugin of the scope has a skill of that plain name (the same rule in every
+/// runtime).
+fn add_plain_names<'a>(
+    ws: &'a Workspace,
+    by_name: &mut FxHashMap<(&'a Scope, &'a str), Vec<usize>>,
+) {
+    let mut plain: FxHashMap<(&'a Scope, &'a str), Vec<usize>> = FxHashMap::default();
+    for (i, s) in ws.skills.iter().enumerate() {
+        if let Some(p) = plain_name(&s.name) {
+            plain.entry((&s.scope, p)).or_default().push(i);
+        }
+    }
+    for (key, ids) in plain {
+        if ids.len() == 1 && !by_name.contains_key(&key) {
+            by_name.insert(key, ids);
+        }
+    }
+}
+
 impl<'a> Index<'a> {
     /// Indexes every skill of `ws`.
     pub fn new(ws: &'a Workspace) -> Self {
@@ -44,6 +69,7 @@ impl<'a> Index<'a> {
                 .or_default()
                 .push(i);
         }
+        add_plain_names(ws, &mut by_name);
         Index { ws, by_name }
     }
 

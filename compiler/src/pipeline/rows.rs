@@ -364,21 +364,24 @@ pub fn assets(
 
 /// The manifest: versions, the input hash and the workspace's settings (the counts of the
 /// tables join it once they are laid out).
-fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
-    let cfg = &ws.config;
-    let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
-    let counts = match ws.census.as_deref() {
+/// How many skills, global skills and clients the whole workspace has.
+fn counts(ws: &Workspace) -> crate::model::census::Counts {
+    match ws.census.as_deref() {
         Some(census) => census.counts,
         None => crate::model::census::Counts {
             skills: ws.skills.len(),
-            global_skills: ws
-                .skills
-                .iter()
+            global_skills: (ws.skills.iter())
                 .filter(|s| s.scope == Scope::Global)
                 .count(),
             clients: ws.clients.len(),
         },
-    };
+    }
+}
+
+fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
+    let cfg = &ws.config;
+    let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
+    let counts = counts(ws);
     let mut m: BTreeMap<String, String> = [
         (
             "schema_version",
@@ -442,7 +445,24 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if !per_client.is_empty() {
         m.insert("routing_clients".to_string(), json(&per_client));
     }
+    if let Some(plugins) = plugins(ws) {
+        m.insert("plugins".to_string(), plugins);
+    }
     m
+}
+
+/// Plugin metadata by plugin name (the first declared of a name), for the manifest: a skill
+/// named `<plugin>:<skill>` is that plugin's.
+fn plugins(ws: &Workspace) -> Option<String> {
+    let plugins: BTreeMap<&str, serde_json::Value> = (ws.plugins.iter().rev())
+        .map(|p| {
+            let about = serde_json::json!({
+                "version": p.version, "description": p.description, "author": p.author,
+            });
+            (p.name.as_str(), about)
+        })
+        .collect();
+    (!plugins.is_empty()).then(|| json(&plugins))
 }
 
 /// What the artifact takes from the workspace itself: the manifest (counts apart), clients

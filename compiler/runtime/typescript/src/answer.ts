@@ -16,6 +16,28 @@ export interface CatalogSkill {
   category: string;
   description: string;
   triggers: string[];
+  /** The Claude Code plugin it comes from, when it is a plugin's skill. */
+  plugin?: Plugin;
+}
+
+/** A Claude Code plugin's metadata (manifest `plugins`). */
+export interface Plugin {
+  name: string;
+  version: string | null;
+  description: string | null;
+  author: string | null;
+}
+
+/** The plugin a skill named `<plugin>:<skill>` comes from, or undefined. */
+export function pluginOf(manifest: Map<string, string>, name: string): Plugin | undefined {
+  const at = name.indexOf(":");
+  const text = manifest.get("plugins");
+  if (at < 0 || text === undefined) return undefined;
+  const plugin = name.slice(0, at);
+  const about = (JSON.parse(text) as Record<string, Record<string, unknown>>)[plugin];
+  if (about === undefined) return undefined;
+  const str = (k: string) => (typeof about[k] === "string" ? (about[k] as string) : null);
+  return { name: plugin, version: str("version"), description: str("description"), author: str("author") };
 }
 
 /** A catalog of a bundle for a consumer and context. */
@@ -101,6 +123,7 @@ function render(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context
       category: s.category,
       description: s.description,
       triggers: s.triggers.slice(0, maxTriggers),
+      ...(pluginOf(snap.manifest, s.name) ? { plugin: pluginOf(snap.manifest, s.name) } : {}),
     };
   });
   const texts = snap.cardTexts(b, format === "json" ? "markdown" : format);

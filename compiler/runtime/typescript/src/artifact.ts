@@ -357,6 +357,19 @@ export class Snapshot {
     list.forEach((s, i) => {
       if (!byName.has(s.name)) byName.set(s.name, i);
     });
+    // A plugin's skill (`plugin:skill`) is also found by its plain name when no other skill
+    // is named so and no other plugin of the bundle has a skill of that name.
+    const plain = new Map<string, number[]>();
+    list.forEach((s, i) => {
+      const at = s.name.indexOf(":");
+      if (at >= 0) {
+        const p = s.name.slice(at + 1);
+        plain.set(p, [...(plain.get(p) ?? []), i]);
+      }
+    });
+    for (const [p, ids] of plain) {
+      if (ids.length === 1 && !byName.has(p)) byName.set(p, ids[0]);
+    }
     const bundle: Bundle = { ...info, skills: list, byName, byQualified, disabled, fragments: new Map() };
     this.bundles.set(info.id, bundle);
     return bundle;

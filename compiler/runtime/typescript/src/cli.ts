@@ -94,6 +94,16 @@ function catalogJson(c: Catalog): string {
       description: s.description,
       id: s.id,
       name: s.name,
+      ...(s.plugin
+        ? {
+            plugin: {
+              author: s.plugin.author,
+              description: s.plugin.description,
+              name: s.plugin.name,
+              version: s.plugin.version,
+            },
+          }
+        : {}),
       qualified_name: s.qualified_name,
       triggers: s.triggers,
     })),

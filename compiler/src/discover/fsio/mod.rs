@@ -352,6 +352,11 @@ pub fn never_read(rel: &Path) -> bool {
     names.last().is_some_and(|n| is_skipped(n)) || names.iter().any(tool)
 }
 
+/// The hidden folder of a Claude Code plugin or marketplace, and the manifests read from it.
+pub const PLUGIN_FOLDER: &str = ".claude-plugin";
+/// See [`PLUGIN_FOLDER`].
+pub const PLUGIN_MANIFESTS: [&str; 2] = ["marketplace.json", "plugin.json"];
+
 /// Names never looked into: version control, dependencies, caches, hidden files.
 fn is_skipped(name: &str) -> bool {
     name.starts_with('.')
@@ -504,6 +509,10 @@ impl Walk<'_> {
         let mut subdirs = Vec::new();
         for (name, path, kind) in names {
             let rel = format!("{prefix}{name}");
+            if name == PLUGIN_FOLDER && kind.is_some_and(|k| k.is_dir()) {
+                self.plugin_manifests(&path, &rel);
+                continue;
+            }
             if is_skipped(&name) {
                 let hidden_dir = name.starts_with('.') && kind.is_some_and(|k| k.is_dir());
                 if hidden_dir && !is_tool_folder(&name) && holds_skill(&path) {
@@ -550,6 +559,17 @@ impl Walk<'_> {
             self.diagnostics.extend(w.diagnostics);
             self.hidden_skills.extend(w.hidden_skills);
             self.linked |= w.linked;
+        }
+    }
+
+    /// The manifests of a Claude Code plugin folder (`.claude-plugin/`), the only files of a
+    /// hidden folder a walk reads: regular files, never links.
+    fn plugin_manifests(&mut self, dir: &Path, rel: &str) {
+        for file in PLUGIN_MANIFESTS {
+            let path = dir.join(file);
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+                self.found.push((format!("{rel}/{file}"), path));
+            }
         }
     }
 

@@ -88,6 +88,7 @@ pub(super) type Parsed = (Option<Arc<Skill>>, Vec<Diagnostic>, Texts);
 pub(super) struct ParseContext {
     pub(super) config: WorkspaceConfig,
     pub(super) categories: BTreeMap<String, crate::model::Category>,
+    pub(super) plugins: Vec<crate::model::Plugin>,
     pub(super) category_dirs: BTreeMap<String, String>,
     pub(super) root_name: String,
 }

@@ -17,6 +17,7 @@ use crate::parse::{config, text};
 mod cache;
 mod collection;
 mod patch;
+mod plugins;
 mod settings;
 mod skill;
 
@@ -300,6 +301,7 @@ fn load_with(
     let (main_files, extra) = split_roots(files, extra);
     let main = layout::classify(&main_files, "");
     let mut ws = settings(&main, &mut out, &mut texts);
+    ws.plugins = plugins::plugins(&main.plugin_manifests, &mut out, &mut texts);
     let mut cache = cache;
     let client_cache = cache.as_mut().map(|c| (&mut *c.parses, c.unchanged));
     ws.clients = clients(&main, &ws.config, &mut out, &mut texts, client_cache);
@@ -338,6 +340,7 @@ fn load_with(
             let context = ParseContext {
                 config: ws.config.clone(),
                 categories: ws.categories.clone(),
+                plugins: ws.plugins.clone(),
                 category_dirs: category_dirs.clone(),
                 root_name: root_name.to_string(),
             };

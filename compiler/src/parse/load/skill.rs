@@ -23,15 +23,7 @@ pub(super) fn load_skill(
 ) -> Option<Skill> {
     let file = dir.main.rel.as_str();
     if let Some(other) = dir.shadowed {
-        out.push(
-            Diagnostic::new(
-                codes::TWO_SKILL_FILES,
-                &other.rel,
-                Pos::start(),
-                "both SKILL.md and skill.md exist; skill.md is ignored",
-            )
-            .with_help("keep one of the two files"),
-        );
+        out.push(two_skill_files(other));
     }
     let (doc, body, body_first_line) = markdown_file(dir.main, out, texts)?;
     let mut f = Fields {
@@ -49,6 +41,12 @@ pub(super) fn load_skill(
     let folder = names::normalize(own_folder);
     let name = skill_name(&mut f, &doc, &fm, &folder);
     portability(&mut f, &doc, &fm, &name, &folder);
+    // A plugin's skill is named as Claude Code names it.
+    let plugin = super::plugins::plugin_of(&dir.dir, &ws.plugins).map(|p| p.name.clone());
+    let name = match &plugin {
+        Some(p) => format!("{p}:{name}"),
+        None => name,
+    };
     let name_pos = match &fm.name {
         Some(n) => doc.value_pos("name", n.trim()),
         None => Pos::line(1),
@@ -85,6 +83,7 @@ pub(super) fn load_skill(
         vars_json: BTreeMap::new(),
         assets: Vec::new(),
         package: None,
+        plugin,
     };
 
     for (inner, raw) in &dir.files {
@@ -92,6 +91,16 @@ pub(super) fn load_skill(
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
     Some(skill)
+}
+
+fn two_skill_files(other: &crate::discover::fsio::RawFile) -> Diagnostic {
+    Diagnostic::new(
+        codes::TWO_SKILL_FILES,
+        &other.rel,
+        Pos::start(),
+        "both SKILL.md and skill.md exist; skill.md is ignored",
+    )
+    .with_help("keep one of the two files")
 }
 
 /// Where each trigger example is written (a repeated one: its own occurrence).

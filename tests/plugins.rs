@@ -1,0 +1,240 @@
+//! Claude Code plugins (SPEC 13.2): a marketplace's plugins and a plugin inside a skillc
+//! workspace are namespaces; their skills are `<plugin>:<skill>`, a plain name selects one when
+//! only one plugin has it, and the plugin's metadata reaches the catalog JSON and `explain`.
+//! (Every runtime's answers over the marketplace fixture: `tests/parity/rules_parity.py`.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use skillc::pipeline::{build, rebuild, BuildOptions, Session};
+use skillc_runtime::{Artifact, BundleRef, Format};
+
+fn skillc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(args)
+        .output()
+        .expect("run skillc")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn marketplace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/plugin-marketplace/workspace")
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_marketplace_builds_with_each_plugin_as_a_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a.db");
+    let out_s = out.to_str().unwrap();
+    let built = skillc(&["build", marketplace().to_str().unwrap(), "-o", out_s]);
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+
+    let catalog: serde_json::Value =
+        serde_json::from_str(&stdout(&skillc(&["catalog", out_s, "--format", "json"]))).unwrap();
+    let names: Vec<&str> = (catalog["skills"].as_array().unwrap().iter())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "ci-kit:review",
+            "ci-kit:run",
+            "discord:access",
+            "discord:configure",
+            "review-kit:review",
+            "review-kit:status",
+            "telegram:access",
+            "telegram:configure"
+        ]
+    );
+    // Metadata from plugin.json, and from the marketplace entry where there is none.
+    let discord = &catalog["skills"][2]["plugin"];
+    assert_eq!(discord["version"], "0.3.1");
+    assert_eq!(discord["name"], "discord");
+    assert_eq!(catalog["skills"][0]["plugin"]["author"], "Build team");
+
+    // A plain name selects the one plugin skill that has it; a shared one selects none.
+    let prompt = stdout(&skillc(&[
+        "prompt",
+        out_s,
+        "--select",
+        "run,access",
+        "--format",
+        "json",
+    ]));
+    let prompt: serde_json::Value = serde_json::from_str(&prompt).unwrap();
+    assert_eq!(prompt["skills"][0]["name"], "ci-kit:run");
+    assert_eq!(prompt["removed"][0]["name"], "access");
+    assert_eq!(prompt["removed"][0]["reason"], "unknown");
+
+    let explained = skillc(&["explain", out_s, "access"]);
+    assert_eq!(explained.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&explained.stderr);
+    assert!(
+        err.contains("discord:access, telegram:access; name one of them"),
+        "{err}"
+    );
+    let explained = stdout(&skillc(&["explain", out_s, "status"]));
+    assert!(
+        explained.contains("From the Claude Code plugin `review-kit` 1.4.0 by Dev Experience"),
+        "{explained}"
+    );
+}
+
+/// A workspace authored for skillc holding one plugin (`vendor/.claude-plugin/plugin.json`).
+fn workspace_with_a_plugin(root: &Path) {
+    write(root, "workspace.yaml", "locales: [en]\n");
+    write(
+        root,
+        "vendor/.claude-plugin/plugin.json",
+        r#"{"name": "vendor", "version": "2.0.0", "description": "Vendor skills"}"#,
+    );
+    write(
+        root,
+        "vendor/skills/lookup/SKILL.md",
+        "---\nname: lookup\ndescription: Looks an order up.\ndependencies: [format]\n---\nLook it up.\n",
+    );
+    write(
+        root,
+        "vendor/skills/format/SKILL.md",
+        "---\nname: format\ndescription: Formats an order.\n---\nFormat it.\n",
+    );
+    write(
+        root,
+        "public/orders/SKILL.md",
+        "---\nname: orders\ndescription: Answers about orders.\ndependencies: [vendor:lookup]\n---\nAnswer.\n",
+    );
+    write(
+        root,
+        "clients/acme/client.yaml",
+        "toggles:\n  vendor:format: false\n",
+    );
+}
+
+#[test]
+fn a_plugin_inside_a_workspace_is_referenced_toggled_and_rebuilt_by_its_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    workspace_with_a_plugin(&ws);
+    let checked = skillc(&["check", ws.to_str().unwrap()]);
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let global = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            Format::Markdown,
+        )
+        .unwrap();
+    let names: Vec<&str> = global.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["orders", "vendor:format", "vendor:lookup"]);
+    // `dependencies: [format]` inside the plugin means `vendor:format`.
+    let p = a
+        .prompt(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            &["lookup"],
+        )
+        .unwrap();
+    let got: Vec<(&str, &str)> = (p.skills.iter())
+        .map(|s| (s.name.as_str(), s.reason.as_str()))
+        .collect();
+    assert!(
+        got.contains(&("vendor:format", "dependency:vendor:lookup")),
+        "{got:?}"
+    );
+    // The client's toggle names the plugin skill.
+    let acme = BundleRef {
+        client: Some("acme"),
+        ..BundleRef::default()
+    };
+    let names: Vec<String> = (a
+        .catalog(&acme, None, &Default::default(), Format::Markdown)
+        .unwrap()
+        .skills
+        .iter())
+    .map(|s| s.name.clone())
+    .collect();
+    assert!(!names.contains(&"vendor:format".to_string()), "{names:?}");
+
+    // An edit inside the plugin's skill (the incremental path) keeps its name.
+    let (options, mut session) = (BuildOptions::default(), Session::default());
+    rebuild(&ws, &out, &options, &mut session).unwrap();
+    write(
+        &ws,
+        "vendor/skills/lookup/SKILL.md",
+        "---\nname: lookup\ndescription: Looks an order up by its number.\ndependencies: [format]\n---\nLook it up.\n",
+    );
+    rebuild(&ws, &out, &options, &mut session).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let global = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            Format::Markdown,
+        )
+        .unwrap();
+    let lookup = global.skills.iter().find(|s| s.name == "vendor:lookup");
+    assert_eq!(
+        lookup.map(|s| s.description.as_str()),
+        Some("Looks an order up by its number.")
+    );
+}
+
+#[test]
+fn a_broken_plugin_manifest_is_a_warning_and_its_skills_keep_their_plain_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "tools/.claude-plugin/plugin.json",
+        "{ \"name\": \"tools\", }",
+    );
+    write(
+        &ws,
+        "tools/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Runs the linters.\n---\nRun.\n",
+    );
+    let checked = skillc(&["check", ws.to_str().unwrap(), "--format", "json"]);
+    assert!(checked.status.success());
+    let report: serde_json::Value = serde_json::from_str(&stdout(&checked)).unwrap();
+    assert_eq!(report["diagnostics"][0]["code"], "W123");
+    assert_eq!(
+        report["diagnostics"][0]["file"],
+        "tools/.claude-plugin/plugin.json"
+    );
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let catalog = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            Format::Markdown,
+        )
+        .unwrap();
+    assert_eq!(catalog.skills[0].name, "lint");
+}
