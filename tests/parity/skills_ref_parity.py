@@ -164,6 +164,13 @@ def main() -> int:
     if len(exported) < 150:
         failures.append(f"export wrote {len(exported)} folders; the sample's four bundles give 157")
     failures.extend(f"export {b}: {n}: {e}" for b, n, e in bad)
+    targeted = target_export_parity(skillc)
+    bad = [(b, n, e) for b, n, e in targeted if e]
+    print(f"export --target: {len(targeted) - len(bad)} of {len(targeted)} folders pass skills-ref validate")
+    agree += len(targeted) - len(bad)
+    if len(targeted) < 5 * 37 + 8:
+        failures.append(f"export --target wrote {len(targeted)} folders; five targets of the sample (37 skills) and a marketplace (8) give 193")
+    failures.extend(f"export {b}: {n}: {e}" for b, n, e in bad)
     print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
     for f in failures:
         print("FAIL", f)
@@ -279,6 +286,36 @@ def export_parity(skillc):
             subprocess.run([skillc, "export", str(out), *flags, "-o", str(target)], capture_output=True, check=True)
             for d in sorted(target.iterdir()):
                 results.append((" ".join(flags) or "global", d.name, ref_validate(d)))
+    return results
+
+
+TARGETS = {"claude-code": ".claude/skills", "codex": ".agents/skills", "gemini": ".gemini/skills",
+           "copilot": ".github/skills", "agents": ".agents/skills"}
+
+
+def target_export_parity(skillc):
+    """`skillc export --target` for every client tool, of the sample's global bundle and of a
+    plugin marketplace (names `<plugin>:<skill>` made portable): every folder written where
+    that tool reads skills passes `skills-ref validate`."""
+    from skills_ref.validator import validate as ref_validate
+
+    tests = Path(__file__).resolve().parents[1]
+    workspaces = [("sample", tests.parent / "skills", list(TARGETS)),
+                  ("marketplace", tests / "fixtures" / "plugin-marketplace" / "workspace", ["claude-code"])]
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, ws, targets in workspaces:
+            out = Path(tmp) / f"{label}.db"
+            subprocess.run([skillc, "build", str(ws), "-o", str(out)], capture_output=True, check=True)
+            for target in targets:
+                project = Path(tmp) / f"{label}-{target}"
+                done = subprocess.run([skillc, "export", str(out), "--target", target, "-o", str(project)],
+                                      capture_output=True, text=True)
+                if done.returncode != 0:
+                    results.append((f"{label} --target {target}", "(export)", [done.stderr]))
+                    continue
+                for d in sorted((project / TARGETS[target]).iterdir()):
+                    results.append((f"{label} --target {target}", d.name, ref_validate(d)))
     return results
 
 
