@@ -153,6 +153,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("collection-same-name", &["W122"]),
     ("plugin-marketplace", &["W118", "!E013", "!E012"]),
     ("plugin-manifest-broken", &["W123"]),
+    ("target-budget", &["W124"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

@@ -4,6 +4,7 @@
 mod catalogs;
 pub mod overlap;
 pub(crate) mod routing;
+pub mod targets;
 pub(crate) mod template_guard;
 pub(crate) mod validate;
 

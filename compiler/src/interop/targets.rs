@@ -5,74 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// A client that reads agentskills.io folders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Target {
-    /// Claude Code: `.claude/skills`.
-    ClaudeCode,
-    /// OpenAI Codex: `.agents/skills`.
-    Codex,
-    /// Gemini CLI: `.gemini/skills`.
-    Gemini,
-    /// GitHub Copilot: `.github/skills`.
-    Copilot,
-    /// Any tool that reads the shared `.agents/skills` folder.
-    Agents,
-}
-
-/// A client's listing budget, from its documentation.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
-    /// Characters of names and descriptions the listing holds.
-    pub total: usize,
-    /// Characters one description keeps, if the client cuts each.
-    pub per_description: Option<usize>,
-    /// Where the figures come from.
-    pub source: &'static str,
-}
-
-impl Target {
-    /// The folder, relative to a project's root, the client reads skills from.
-    pub fn folder(self) -> &'static str {
-        match self {
-            Target::ClaudeCode => ".claude/skills",
-            Target::Codex | Target::Agents => ".agents/skills",
-            Target::Gemini => ".gemini/skills",
-            Target::Copilot => ".github/skills",
-        }
-    }
-
-    /// Its name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Target::ClaudeCode => "claude-code",
-            Target::Codex => "codex",
-            Target::Gemini => "gemini",
-            Target::Copilot => "copilot",
-            Target::Agents => "agents",
-        }
-    }
-
-    /// The listing budget the client documents, if skillc knows one.
-    pub fn budget(self) -> Option<Budget> {
-        match self {
-            Target::ClaudeCode => Some(Budget {
-                total: 8_000,
-                per_description: Some(1_536),
-                source: "1% of a 200,000-token context at 4 characters a token, and 1,536 \
-                         characters a description: code.claude.com/docs/en/skills (\"Skill \
-                         descriptions are cut short\"); anthropics/claude-code#64606",
-            }),
-            Target::Codex => Some(Budget {
-                total: 8_000,
-                per_description: None,
-                source: "about 2% of the model's context, or 8,000 characters when it is \
-                         unknown: developers.openai.com/codex/skills",
-            }),
-            Target::Gemini | Target::Copilot | Target::Agents => None,
-        }
-    }
-}
+pub use crate::model::targets::{Budget, Target};
 
 /// What a client's listing keeps of the exported skills.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,7 +33,7 @@ pub fn export(
     let dirs = super::export::export(artifact, bundle, &project.join(target.folder()))?;
     let mut listed = 0;
     let mut cut = Vec::new();
-    let budget = target.budget();
+    let budget = declared_budget(artifact, target).or(target.budget());
     for dir in &dirs {
         let (name, description) = name_and_description(&dir.join("SKILL.md"));
         let length = description.chars().count();
@@ -120,6 +53,28 @@ pub fn export(
         cut,
     };
     Ok((dirs, report))
+}
+
+/// The budget the workspace declared for `target` (`workspace.yaml` `targets:`, kept in the
+/// artifact's manifest), if it declared one.
+fn declared_budget(artifact: &Path, target: Target) -> Option<Budget> {
+    let a = skillc_runtime::Artifact::open(artifact).ok()?;
+    let all: serde_json::Value = serde_json::from_str(a.manifest("targets")?).ok()?;
+    let declared = all.get(target.name())?;
+    let number = |k: &str| declared.get(k)?.as_u64().map(|n| n as usize);
+    Some(Budget {
+        total: number("total")?,
+        per_description: number("per_description"),
+        source: match target.budget() {
+            Some(documented)
+                if Some(documented.total) == number("total")
+                    && documented.per_description == number("per_description") =>
+            {
+                documented.source
+            }
+            _ => "workspace.yaml `targets`",
+        },
+    })
 }
 
 /// The `name` and `description` of an exported SKILL.md.
@@ -169,11 +124,15 @@ impl Report {
             ));
         }
         if self.listed > b.total {
+            let over = self.listed - b.total;
+            let average = self.listed / self.skills.max(1);
             out.push_str(&format!(
-                "  over budget by {} characters: {} shortens descriptions, and past that leaves \
-                 skills out of its listing (the least used first), without a word\n",
-                self.listed - b.total,
-                t.name()
+                "  over budget by {over} characters: {} shortens descriptions, and past that leaves \
+                 about {} of the {} skills' descriptions out of its listing (the least used \
+                 first), without a word\n",
+                t.name(),
+                over.div_ceil(average.max(1)).min(self.skills),
+                self.skills
             ));
         }
         out

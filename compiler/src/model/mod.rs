@@ -9,6 +9,7 @@ use crate::diagnostic::Pos;
 
 pub mod census;
 pub mod fields;
+pub mod targets;
 
 /// Whether a run is one of many over the same workspace: a session (`watch`, the studio)
 /// keeps what its next run can take again; a one-shot run (the `check` and `build` commands)
@@ -559,6 +560,8 @@ pub struct WorkspaceConfig {
     /// wrong shape is an error. Without one it is a collection written for other tools, whose
     /// fields named like ours but shaped otherwise are set aside (W116).
     pub authored: bool,
+    /// `targets:`: the client tools the workspace ships to, with their listing budgets (W124).
+    pub targets: Vec<targets::DeclaredTarget>,
 }
 
 impl Default for WorkspaceConfig {
@@ -581,6 +584,7 @@ impl Default for WorkspaceConfig {
             trusted: Vec::new(),
             routing: None,
             authored: false,
+            targets: Vec::new(),
         }
     }
 }

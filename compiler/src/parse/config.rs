@@ -23,6 +23,7 @@ const WORKSPACE_FIELDS: &[&str] = &[
     "roots",
     "trusted",
     "routing",
+    "targets",
 ];
 
 /// Reads `workspace.yaml`.
@@ -89,6 +90,7 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c.roots = roots(f);
     c.trusted = f.string_list("trusted");
     c.routing = routing_settings(f, true);
+    c.targets = crate::parse::targets::targets(f);
     c
 }
 

@@ -10,6 +10,7 @@ pub mod load;
 pub mod names;
 pub mod refs;
 pub mod sources;
+pub(crate) mod targets;
 pub(crate) mod text;
 pub mod vars;
 pub mod yaml;

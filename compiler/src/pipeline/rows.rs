@@ -448,6 +448,13 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Some(plugins) = plugins(ws) {
         m.insert("plugins".to_string(), plugins);
     }
+    // The budgets of the declared client tools, for `export --target` and the studio.
+    if !cfg.targets.is_empty() {
+        let targets: BTreeMap<&str, &crate::model::targets::Budget> = (cfg.targets.iter())
+            .map(|t| (t.target.name(), &t.budget))
+            .collect();
+        m.insert("targets".to_string(), json(&targets));
+    }
     m
 }
 

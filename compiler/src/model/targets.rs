@@ -1,0 +1,107 @@
+//! The client tools that read agentskills.io folders (`export --target`, `workspace.yaml`
+//! `targets:`), where each reads skills from and the listing budget each documents.
+
+use crate::diagnostic::Pos;
+
+/// A client that reads agentskills.io folders.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    /// Claude Code: `.claude/skills`.
+    ClaudeCode,
+    /// OpenAI Codex: `.agents/skills`.
+    Codex,
+    /// Gemini CLI: `.gemini/skills`.
+    Gemini,
+    /// GitHub Copilot: `.github/skills`.
+    Copilot,
+    /// Any tool that reads the shared `.agents/skills` folder.
+    Agents,
+}
+
+/// A client's listing budget, from its documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Budget {
+    /// Characters of names and descriptions the listing holds.
+    pub total: usize,
+    /// Characters one description keeps, if the client cuts each.
+    pub per_description: Option<usize>,
+    /// Where the figures come from.
+    pub source: &'static str,
+}
+
+impl Target {
+    /// The folder, relative to a project's root, the client reads skills from.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Target::ClaudeCode => ".claude/skills",
+            Target::Codex | Target::Agents => ".agents/skills",
+            Target::Gemini => ".gemini/skills",
+            Target::Copilot => ".github/skills",
+        }
+    }
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::ClaudeCode => "claude-code",
+            Target::Codex => "codex",
+            Target::Gemini => "gemini",
+            Target::Copilot => "copilot",
+            Target::Agents => "agents",
+        }
+    }
+
+    /// The listing budget the client documents, if skillc knows one.
+    pub fn budget(self) -> Option<Budget> {
+        match self {
+            Target::ClaudeCode => Some(Budget {
+                total: 8_000,
+                per_description: Some(1_536),
+                source: "1% of a 200,000-token context at 4 characters a token, and 1,536 \
+                         characters a description: code.claude.com/docs/en/skills (\"Skill \
+                         descriptions are cut short\"); anthropics/claude-code#64606",
+            }),
+            Target::Codex => Some(Budget {
+                total: 8_000,
+                per_description: None,
+                source: "about 2% of the model's context, or 8,000 characters when it is \
+                         unknown: developers.openai.com/codex/skills",
+            }),
+            Target::Gemini | Target::Copilot | Target::Agents => None,
+        }
+    }
+}
+
+impl Target {
+    /// Every target, in command-line order.
+    pub const ALL: [Target; 5] = [
+        Target::ClaudeCode,
+        Target::Codex,
+        Target::Gemini,
+        Target::Copilot,
+        Target::Agents,
+    ];
+
+    /// The target named `name` on the command line.
+    pub fn named(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// A target `workspace.yaml` declares under `targets:`, with its budget (the documented one,
+/// or the figures the workspace gives instead).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeclaredTarget {
+    /// The client tool.
+    pub target: Target,
+    /// Its listing budget.
+    pub budget: Budget,
+    /// Whether the workspace gives figures of its own.
+    pub overridden: bool,
+    /// Where `targets.<name>` is written.
+    #[serde(skip)]
+    pub pos: Pos,
+}

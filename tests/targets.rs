@@ -1,0 +1,159 @@
+//! Client targets (SPEC 13.2): `export --target` for every client tool, and the listing budgets
+//! `workspace.yaml` `targets:` declares, which `check` holds each catalog to (W124) and the export
+//! report uses.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn skillc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(args)
+        .output()
+        .expect("run skillc")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// 300 skills of about 150 characters each, three with descriptions past Claude Code's 1,536.
+fn three_hundred(root: &Path, workspace_yaml: Option<&str>) {
+    for n in 0..300 {
+        let folder = root.join(format!("skills/skill-{n:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        let description = if n % 100 == 7 {
+            format!(
+                "Skill {n} answers questions about orders. {}",
+                "Detail. ".repeat(200)
+            )
+        } else {
+            format!("Skill {n} answers questions about orders placed through the shop, their delivery and their returns. Use when the user asks about order {n}.")
+        };
+        std::fs::write(
+            folder.join("SKILL.md"),
+            format!(
+                "---\nname: skill-{n:03}\ndescription: {}\n---\nBody.\n",
+                description.trim()
+            ),
+        )
+        .unwrap();
+    }
+    if let Some(yaml) = workspace_yaml {
+        std::fs::write(root.join("workspace.yaml"), yaml).unwrap();
+    }
+}
+
+#[test]
+fn a_300_skill_export_names_what_claude_code_would_cut_and_drop() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    three_hundred(&ws, None);
+    let out = dir.path().join("a.db");
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+    for (target, folder) in [
+        ("claude-code", ".claude/skills"),
+        ("codex", ".agents/skills"),
+        ("gemini", ".gemini/skills"),
+        ("copilot", ".github/skills"),
+        ("agents", ".agents/skills"),
+    ] {
+        let project = dir.path().join(target);
+        let o = skillc(&[
+            "export",
+            out.to_str().unwrap(),
+            "--target",
+            target,
+            "-o",
+            project.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{target}: {}", text(&o));
+        let written = std::fs::read_dir(project.join(folder)).unwrap().count();
+        assert_eq!(written, 300, "{target}");
+        let report = text(&o);
+        match target {
+            "claude-code" => {
+                for n in [7, 107, 207] {
+                    assert!(
+                        report.contains(&format!("cut: `skill-{n:03}`'s description")),
+                        "{report}"
+                    );
+                }
+                assert!(report.contains("over budget by"), "{report}");
+                assert!(
+                    report.contains("of the 300 skills' descriptions out"),
+                    "{report}"
+                );
+            }
+            "codex" => assert!(report.contains("of its 8000"), "{report}"),
+            _ => assert!(report.contains("documents no listing budget"), "{report}"),
+        }
+    }
+}
+
+#[test]
+fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    three_hundred(
+        &ws,
+        Some("targets:\n  claude-code: {}\n  codex: { budget: 100000 }\n"),
+    );
+    let o = skillc(&["check", ws.to_str().unwrap(), "--format", "json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w124: Vec<&serde_json::Value> = (report["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "W124")
+        .collect();
+    // Three descriptions past 1,536 and the global catalog past 8,000, for Claude Code only.
+    assert_eq!(w124.len(), 4, "{w124:?}");
+    let catalog = w124.iter().find(|d| d["file"] == "workspace.yaml").unwrap();
+    assert!(
+        catalog["message"]
+            .as_str()
+            .unwrap()
+            .contains("the global catalog lists"),
+        "{catalog}"
+    );
+    assert_eq!(catalog["line"], 2);
+
+    // The export's report uses the declared budget.
+    let out = dir.path().join("a.db");
+    skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let project = dir.path().join("p");
+    let o = skillc(&[
+        "export",
+        out.to_str().unwrap(),
+        "--target",
+        "codex",
+        "-o",
+        project.to_str().unwrap(),
+    ]);
+    let report = text(&o);
+    assert!(
+        report.contains("of its 100000 (workspace.yaml `targets`)"),
+        "{report}"
+    );
+
+    // A tool without a documented budget needs one; an unknown tool is named.
+    std::fs::write(
+        ws.join("workspace.yaml"),
+        "targets:\n  gemini: {}\n  cursor: {}\n",
+    )
+    .unwrap();
+    let o = skillc(&["check", ws.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let report = text(&o);
+    assert!(
+        report.contains("gemini documents no listing budget"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`cursor` is not a client tool skillc knows"),
+        "{report}"
+    );
+}
