@@ -82,6 +82,8 @@ export interface Relations {
   variables: string[];
   sources: [number, string, string][];
   reach: Reach;
+  /** The Claude Code plugin it comes from (its skills are named `<plugin>:<skill>`). */
+  plugin: { name: string; version: string | null; description: string | null; author: string | null; manifest: string } | null;
 }
 
 /** Who an edit of a skill reaches. */
@@ -111,8 +113,28 @@ export interface PreviewRequest {
   /** The digest of the catalog the page shows: the answer leaves it out if unchanged. */
   known_catalog: string;
 }
-export interface BudgetMeter { tokens: number; chars: number; budget: number | null; level: string; cut: string | null }
-export interface CatalogSkill { id: string; name: string; qualified_name: string; category: string; description: string; triggers: string[] }
+export interface BudgetMeter {
+  tokens: number; chars: number; budget: number | null; level: string; cut: string | null;
+  /** What each client tool the workspace declares under `targets:` lists of the catalog. */
+  targets: TargetMeter[];
+}
+/** A client tool's listing of a catalog, against its character budget. */
+export interface TargetMeter {
+  target: string;
+  skills: number;
+  /** Characters of names and descriptions, each description as the tool cuts it. */
+  listed: number;
+  budget: { total: number; per_description: number | null; source: string } | null;
+  /** Descriptions past the tool's cut: [skill, characters]. */
+  cut: [string, number][];
+  /** About how many descriptions it leaves out to fit. */
+  dropped: number;
+}
+export interface CatalogSkill {
+  id: string; name: string; qualified_name: string; category: string; description: string; triggers: string[];
+  /** The Claude Code plugin it comes from, when it is a plugin's skill. */
+  plugin?: { name: string; version: string | null; description: string | null; author: string | null };
+}
 export interface Preview {
   /** Without its text and skills when `catalog_kept` (the request's `known_catalog`). */
   catalog: { client: string | null; locale: string; tier: string; skills: CatalogSkill[]; text: string; tokens: number };

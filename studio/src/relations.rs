@@ -106,6 +106,8 @@ pub struct Relations {
     pub sources: Vec<(u32, String, String)>,
     /// Who an edit of it reaches.
     pub reach: Reach,
+    /// The Claude Code plugin it comes from, with the plugin's metadata.
+    pub plugin: Option<skillc::model::Plugin>,
 }
 
 fn client_of(s: &Skill) -> String {
@@ -303,8 +305,12 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         .collect();
     let variants = variants(ws, s);
     let reach = reach(ws, s, &overridden_by, &variants);
+    let plugin = (s.plugin.as_ref())
+        .and_then(|name| ws.plugins.iter().find(|p| &p.name == name))
+        .cloned();
     Some(Relations {
         reach,
+        plugin,
         link: link_to(s),
         qualified_name: qualified,
         variant_of: s.frontmatter.variant_of.as_ref().map(|r| resolve(ws, s, r)),

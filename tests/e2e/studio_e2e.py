@@ -516,6 +516,23 @@ def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
     d.wait_text("#relations", "pricing-uk: ibanfirst.com's own skill")
 
 
+def test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    plugin = ws / "vendor"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(
+        '{"name": "vendor", "version": "2.1.0", "description": "Order tools from the vendor", "author": {"name": "Vendor Inc."}}\n')
+    (plugin / "skills" / "lookup").mkdir(parents=True)
+    (plugin / "skills" / "lookup" / "SKILL.md").write_text(
+        "---\nname: lookup\ndescription: Looks an order up by its number.\n---\n\nLook it up.\n")
+    f = "vendor/skills/lookup/SKILL.md"
+    d.wait_text(f'#skill-list li[data-file="{f}"]', "vendor:lookup", timeout=30)
+    d.click(f'#skill-list li[data-file="{f}"]')
+    panel = d.wait_text("#relations", "From a Claude Code plugin")
+    assert "vendor (version 2.1.0, by Vendor Inc.): Order tools from the vendor" in panel, panel
+    d.screenshot(shots / "relations-plugin.png")
+
+
 def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="toggles"]')
@@ -671,6 +688,21 @@ def test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter(d, tm
     meter = d.wait_text("#pv-budget", "Over budget, so the build cut it", timeout=30)
     assert "400-token budget" in meter and "trigger examples left out" in meter, meter
     d.screenshot(shots / "preview-budget.png")
+
+
+def test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text() + "targets:\n  claude-code: { budget: 2000, description_limit: 200 }\n  codex: {}\n")
+    assert d.invoke("build")["written"], "the declared targets build"
+    preview(d, "", "pdf-press")
+    claude = d.wait_text('#pv-budget .meter.target[data-target="claude-code"]', "Claude Code:", timeout=30)
+    assert "of 2,000 characters" in claude or "of 2000 characters" in claude, claude
+    assert "It cuts descriptions to 200 characters: web-scraping (250)" in claude, claude
+    assert "would leave about" in claude, claude
+    codex = d.text('#pv-budget .meter.target[data-target="codex"]')
+    assert "Codex:" in codex and "would leave" not in codex, codex
+    d.screenshot(shots / "preview-targets.png")
 
 
 def select(d, css, value):
@@ -1013,12 +1045,14 @@ TESTS = (
     test_a_form_edit_keeps_comments_and_every_other_line,
     test_complete_a_skill_name_in_the_source,
     test_relations_link_a_skill_to_its_variants,
+    test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_ctrl_s_saves_the_open_skill,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
+    test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,
     test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
     test_a_client_skill_is_created_for_a_client_without_skills,
     test_a_list_field_is_added_and_edited_as_a_list,

@@ -3,26 +3,24 @@
 //! characters and cut or drop past it without a word (Claude Code: about 8,000 characters and
 //! 1,536 a description); this says so at check time, for the global catalog and each client's.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::diagnostic::{codes, Diagnostic};
-use crate::model::targets::DeclaredTarget;
+use crate::model::targets::{DeclaredTarget, Report};
 use crate::model::{Scope, Skill, Workspace};
 
 use super::catalogs::listed;
 
-/// Characters a tool lists of a skill: its name and its description, as cut by the tool.
-fn listing_chars(s: &Skill, per_description: Option<usize>) -> usize {
-    let description = description_chars(s);
-    s.name.chars().count() + per_description.map_or(description, |most| description.min(most))
+fn description(s: &Skill) -> &str {
+    s.frontmatter
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .trim()
 }
 
 fn description_chars(s: &Skill) -> usize {
-    (s.frontmatter.description.as_deref())
-        .unwrap_or_default()
-        .trim()
-        .chars()
-        .count()
+    description(s).chars().count()
 }
 
 /// A catalog's skills among the `listed` ones: the global catalog's, or a client's (its own
@@ -56,42 +54,14 @@ fn all_listed(ws: &Workspace) -> Vec<usize> {
         .collect()
 }
 
-/// What a target's listing keeps of a catalog.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listing {
-    /// Characters of names and descriptions, each description as the tool cuts it.
-    pub chars: usize,
-    /// Skills listed.
-    pub skills: usize,
-    /// Skills whose descriptions the tool cuts, with their lengths.
-    pub cut: Vec<(String, usize)>,
-    /// About how many descriptions it drops to fit (the least used first).
-    pub dropped: usize,
-}
-
 /// What `target` lists of the skills `members`.
-pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Listing {
-    let per = target.budget.per_description;
-    let mut chars = 0;
-    let mut cut = Vec::new();
-    for &i in members {
-        let s = &ws.skills[i];
-        chars += listing_chars(s, per);
-        let length = description_chars(s);
-        if per.is_some_and(|most| length > most) {
-            cut.push((s.name.clone(), length));
-        }
-    }
-    let dropped = match chars.checked_sub(target.budget.total) {
-        Some(over) if over > 0 && !members.is_empty() => over.div_ceil(chars / members.len()),
-        _ => 0,
-    };
-    Listing {
-        chars,
-        skills: members.len(),
-        cut,
-        dropped,
-    }
+pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Report {
+    let skills = members.iter().map(|&i| &*ws.skills[i]);
+    Report::of(
+        target.target,
+        Some(target.budget),
+        skills.map(|s| (s.name.as_str(), description(s))),
+    )
 }
 
 /// Every W124 of the workspace.
@@ -106,7 +76,7 @@ pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
         let clients = ws.clients.keys().map(|c| Some(c.as_str()));
         for client in std::iter::once(None).chain(clients) {
             let l = listing(ws, &members(ws, &listed, client), target);
-            if l.chars > target.budget.total {
+            if l.listed > target.budget.total {
                 out.push(over_budget(target, client, &l));
             }
         }
@@ -147,7 +117,7 @@ fn descriptions_cut(
     }
 }
 
-fn over_budget(target: &DeclaredTarget, client: Option<&str>, l: &Listing) -> Diagnostic {
+fn over_budget(target: &DeclaredTarget, client: Option<&str>, l: &Report) -> Diagnostic {
     let name = target.target.name();
     let whose = match client {
         None => "the global catalog".to_string(),
@@ -160,23 +130,11 @@ fn over_budget(target: &DeclaredTarget, client: Option<&str>, l: &Listing) -> Di
         target.pos,
         format!(
             "{whose} lists {} characters of names and descriptions for {name}, over its budget of {budget}: {name} would leave about {} of its {} descriptions out (the least used first)",
-            l.chars, l.dropped, l.skills
+            l.listed, l.dropped, l.skills
         ),
     )
     .with_help(format!(
         "shorten descriptions by {} characters in all, turn skills off for this client, or raise `targets.{name}.budget` if {name} is given more",
-        l.chars - budget
+        l.listed - budget
     ))
-}
-
-/// The listing of each declared target for the catalog of `client` (`None`: global), for the
-/// studio's budget meter.
-pub fn target_listings(
-    ws: &Workspace,
-    client: Option<&str>,
-) -> BTreeMap<&'static str, (Listing, DeclaredTarget)> {
-    let members = members(ws, &all_listed(ws), client);
-    (ws.config.targets.iter())
-        .map(|t| (t.target.name(), (listing(ws, &members, t), t.clone())))
-        .collect()
 }

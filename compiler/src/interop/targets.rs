@@ -5,22 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::model::targets::{Budget, Target};
-
-/// What a client's listing keeps of the exported skills.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Report {
-    /// The client.
-    pub target: Target,
-    /// Skills written.
-    pub skills: usize,
-    /// Characters of their names and descriptions.
-    pub listed: usize,
-    /// The client's budget, if known.
-    pub budget: Option<Budget>,
-    /// Each description past the client's cut: the skill and its length.
-    pub cut: Vec<(String, usize)>,
-}
+pub use crate::model::targets::{Budget, Report, Target};
 
 /// Writes every available skill of a bundle into `project/<the client's folder>/` (a new or
 /// empty folder), and says what the client's listing keeps of them.
@@ -31,50 +16,50 @@ pub fn export(
     target: Target,
 ) -> Result<(Vec<PathBuf>, Report), super::export::Error> {
     let dirs = super::export::export(artifact, bundle, &project.join(target.folder()))?;
-    let mut listed = 0;
-    let mut cut = Vec::new();
-    let budget = declared_budget(artifact, target).or(target.budget());
-    for dir in &dirs {
-        let (name, description) = name_and_description(&dir.join("SKILL.md"));
-        let length = description.chars().count();
-        listed += name.chars().count() + length;
-        if budget
-            .and_then(|b| b.per_description)
-            .is_some_and(|most| length > most)
-        {
-            cut.push((name, length));
-        }
-    }
-    let report = Report {
+    let declared = skillc_runtime::Artifact::open(artifact)
+        .ok()
+        .and_then(|a| declared(&a).into_iter().find(|(t, _)| *t == target));
+    let budget = declared.map(|(_, b)| b).or(target.budget());
+    let written: Vec<(String, String)> = (dirs.iter())
+        .map(|d| name_and_description(&d.join("SKILL.md")))
+        .collect();
+    let report = Report::of(
         target,
-        skills: dirs.len(),
-        listed,
         budget,
-        cut,
-    };
+        written.iter().map(|(n, d)| (n.as_str(), d.as_str())),
+    );
     Ok((dirs, report))
 }
 
-/// The budget the workspace declared for `target` (`workspace.yaml` `targets:`, kept in the
-/// artifact's manifest), if it declared one.
-fn declared_budget(artifact: &Path, target: Target) -> Option<Budget> {
-    let a = skillc_runtime::Artifact::open(artifact).ok()?;
-    let all: serde_json::Value = serde_json::from_str(a.manifest("targets")?).ok()?;
-    let declared = all.get(target.name())?;
-    let number = |k: &str| declared.get(k)?.as_u64().map(|n| n as usize);
-    Some(Budget {
-        total: number("total")?,
-        per_description: number("per_description"),
-        source: match target.budget() {
+/// The client tools the workspace declared (`workspace.yaml` `targets:`, kept in the artifact's
+/// manifest), each with its budget.
+pub fn declared(a: &skillc_runtime::Artifact) -> Vec<(Target, Budget)> {
+    let Some(all) = a
+        .manifest("targets")
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+    else {
+        return Vec::new();
+    };
+    let budget = |target: Target, declared: &serde_json::Value| {
+        let number = |k: &str| declared.get(k)?.as_u64().map(|n| n as usize);
+        let (total, per_description) = (number("total")?, number("per_description"));
+        let source = match target.budget() {
             Some(documented)
-                if Some(documented.total) == number("total")
-                    && documented.per_description == number("per_description") =>
+                if documented.total == total && documented.per_description == per_description =>
             {
                 documented.source
             }
             _ => "workspace.yaml `targets`",
-        },
-    })
+        };
+        Some(Budget {
+            total,
+            per_description,
+            source,
+        })
+    };
+    (Target::ALL.into_iter())
+        .filter_map(|t| Some((t, budget(t, all.get(t.name())?)?)))
+        .collect()
 }
 
 /// The `name` and `description` of an exported SKILL.md.
@@ -124,14 +109,13 @@ impl Report {
             ));
         }
         if self.listed > b.total {
-            let over = self.listed - b.total;
-            let average = self.listed / self.skills.max(1);
             out.push_str(&format!(
-                "  over budget by {over} characters: {} shortens descriptions, and past that leaves \
+                "  over budget by {} characters: {} shortens descriptions, and past that leaves \
                  about {} of the {} skills' descriptions out of its listing (the least used \
                  first), without a word\n",
+                self.listed - b.total,
                 t.name(),
-                over.div_ceil(average.max(1)).min(self.skills),
+                self.dropped,
                 self.skills
             ));
         }

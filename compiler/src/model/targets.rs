@@ -105,3 +105,53 @@ pub struct DeclaredTarget {
     #[serde(skip)]
     pub pos: Pos,
 }
+
+/// What a client's listing keeps of a bundle's skills.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Report {
+    /// The client.
+    pub target: Target,
+    /// Skills listed.
+    pub skills: usize,
+    /// Characters of their names and descriptions, each description as the client cuts it.
+    pub listed: usize,
+    /// The client's budget, if known.
+    pub budget: Option<Budget>,
+    /// Each description past the client's cut: the skill and its length.
+    pub cut: Vec<(String, usize)>,
+    /// About how many descriptions the client leaves out to fit its budget (the least used
+    /// first, which only it knows): the characters over, in descriptions of average length.
+    pub dropped: usize,
+}
+
+impl Report {
+    /// What `target`, at `budget`, lists of skills given as (name, description).
+    pub fn of<'s>(
+        target: Target,
+        budget: Option<Budget>,
+        skills: impl IntoIterator<Item = (&'s str, &'s str)>,
+    ) -> Report {
+        let per = budget.and_then(|b| b.per_description);
+        let (mut count, mut listed, mut cut) = (0, 0, Vec::new());
+        for (name, description) in skills {
+            let length = description.chars().count();
+            count += 1;
+            listed += name.chars().count() + per.map_or(length, |most| length.min(most));
+            if per.is_some_and(|most| length > most) {
+                cut.push((name.to_string(), length));
+            }
+        }
+        let dropped = match budget.map(|b| listed.saturating_sub(b.total)) {
+            Some(over) if over > 0 => over.div_ceil((listed / count.max(1)).max(1)).min(count),
+            _ => 0,
+        };
+        Report {
+            target,
+            skills: count,
+            listed,
+            budget,
+            cut,
+            dropped,
+        }
+    }
+}

@@ -2,7 +2,7 @@
 // and the prompt rendered as a person reads them (raw text one click away), each skill's
 // tokens and why it is in or out, the cited sources, and the catalog against its budget.
 import MarkdownIt from "markdown-it";
-import { api, errorText, type BudgetMeter, type Overview, type Preview, type PreviewRequest } from "../api";
+import { api, errorText, type BudgetMeter, type Overview, type Preview, type PreviewRequest, type TargetMeter } from "../api";
 import { byId, el } from "../dom";
 import { say } from "../status";
 
@@ -119,17 +119,47 @@ function outWords(reason: string): string {
 function showBudget(b: BudgetMeter): void {
   const meter = byId("pv-budget");
   const size = `Catalog: ${n(b.tokens)} tokens, ${n(b.chars)} characters`;
+  const targets = b.targets.map(targetMeter);
   if (b.budget === null) {
     meter.className = "meter none";
-    meter.replaceChildren(el("span", {}, `${size}. This tier has no catalog budget.`));
+    meter.replaceChildren(el("span", {}, `${size}. This tier has no catalog budget.`), ...targets);
     return;
   }
   const share = b.tokens / b.budget;
   meter.className = `meter ${b.cut ? "cut" : share > 0.9 ? "near" : "ok"}`;
-  const bar = el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.min(100, share * 100).toFixed(1)}%` }));
   const line = el("span", {}, `${size} of a ${n(b.budget)}-token budget (${Math.round(share * 100)}%).`);
   const cut = b.cut ? el("p", { class: "cut-note" }, `Over budget, so the build cut it: ${b.cut}.`) : null;
-  meter.replaceChildren(bar, line, cut ?? "");
+  meter.replaceChildren(bar(share), line, cut ?? "", ...targets);
+}
+
+function bar(share: number): HTMLElement {
+  return el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.min(100, share * 100).toFixed(1)}%` }));
+}
+
+const TOOL_NAMES: Record<string, string> = {
+  "claude-code": "Claude Code", codex: "Codex", gemini: "Gemini CLI", copilot: "GitHub Copilot", agents: ".agents/skills tools",
+};
+
+/** One declared client tool (`targets:` in workspace.yaml): how much of its listing budget this
+ * catalog takes, and what it would cut or leave out. */
+function targetMeter(t: TargetMeter): HTMLElement {
+  const name = TOOL_NAMES[t.target] ?? t.target;
+  const total = t.budget?.total ?? 0;
+  const share = total > 0 ? t.listed / total : 0;
+  const state = t.dropped > 0 ? "cut" : t.cut.length > 0 || share > 0.9 ? "near" : "ok";
+  const line = `${name}: ${n(t.listed)} of ${n(total)} characters of names and descriptions (${Math.round(share * 100)}%).`;
+  const notes: string[] = [];
+  if (t.cut.length > 0) {
+    const most = t.budget?.per_description ?? 0;
+    const names = t.cut.slice(0, 5).map(([s, len]) => `${s} (${n(len)})`).join(", ");
+    const more = t.cut.length > 5 ? ` and ${t.cut.length - 5} more` : "";
+    notes.push(`It cuts descriptions to ${n(most)} characters: ${names}${more}.`);
+  }
+  if (t.dropped > 0) {
+    notes.push(`Over its budget, it would leave about ${t.dropped} of the ${t.skills} descriptions out, the least used first.`);
+  }
+  return el("div", { class: `meter target ${state}`, "data-target": t.target, title: t.budget?.source ?? "" },
+    bar(share), el("span", {}, line), ...notes.map((x) => el("p", { class: "cut-note" }, x)));
 }
 
 /** The skills the visitor's message reaches: each candidate's score against the cut, the

@@ -63,5 +63,13 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
   const whose = r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
   const title = el("p", { class: "qualified" }, `${r.link.name}: ${whose} `, el("small", {}, `(${r.qualified_name})`));
   const reach = el("div", { class: "rel" }, el("h4", {}, "Who an edit reaches"), renderReach(r.reach, r.link, open));
-  return el("div", {}, title, reach, ...shown);
+  return el("div", {}, title, r.plugin ? pluginPart(r.plugin) : "", reach, ...shown);
+}
+
+/** Where a plugin's skill comes from: the plugin, its version and author, what it is for. */
+function pluginPart(p: NonNullable<Relations["plugin"]>): HTMLElement {
+  const about = [p.version ? `version ${p.version}` : "", p.author ? `by ${p.author}` : ""].filter((x) => x).join(", ");
+  return el("div", { class: "rel plugin" }, el("h4", {}, "From a Claude Code plugin"),
+    el("p", {}, el("b", {}, p.name), about ? ` (${about})` : "", p.description ? `: ${p.description}` : ""),
+    el("p", {}, el("small", {}, `Declared in ${p.manifest}; its skills are named ${p.name}:<skill>.`)));
 }

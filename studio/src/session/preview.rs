@@ -132,6 +132,21 @@ pub struct BudgetMeter {
     pub level: String,
     /// What the build cut to meet the budget, in words.
     pub cut: Option<String>,
+    /// What each client tool the workspace declares (`targets:`) lists of this catalog.
+    pub targets: Vec<skillc::interop::targets::Report>,
+}
+
+/// What each declared client tool lists of a catalog: its skills' names and descriptions as
+/// this bundle renders them, against the tool's budget.
+fn target_meters(
+    a: &Artifact,
+    catalog: &skillc_runtime::Catalog,
+) -> Vec<skillc::interop::targets::Report> {
+    use skillc::interop::targets::{declared, Report};
+    let skills = || (catalog.skills.iter()).map(|s| (s.name.as_str(), s.description.as_str()));
+    (declared(a).into_iter())
+        .map(|(target, budget)| Report::of(target, Some(budget), skills()))
+        .collect()
 }
 
 /// The file a case saved from the preview goes to.
@@ -330,6 +345,7 @@ impl Session {
             budget: a.catalog_budget(&markdown.tier),
             level: b.catalog_level().to_string(),
             cut: b.catalog_cut(),
+            targets: target_meters(&a, &markdown),
         };
         let route = (!r.message.trim().is_empty())
             .then(|| a.route(&bundle, consumer.as_deref(), &ctx, r.message.trim(), None))
