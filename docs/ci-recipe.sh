@@ -5,6 +5,7 @@
 #
 # Usage: ci-recipe.sh WORKSPACE OUT_DIR [PREVIOUS_ARTIFACT]
 #   SKILLC               the skillc binary (default: skillc on PATH)
+#   SKILLC_SIGNING_KEY_FILE  a secret key to sign the artifact with (default: unsigned)
 #   GITHUB_STEP_SUMMARY  where the summary goes (default: OUT_DIR/summary.md)
 set -euo pipefail
 workspace=${1:?usage: ci-recipe.sh WORKSPACE OUT_DIR [PREVIOUS_ARTIFACT]}
@@ -20,8 +21,11 @@ mkdir -p "$out"
 # 2. The workspace's cases (tests/*.yaml), as JUnit for the CI's test report.
 "$skillc" test "$workspace" --format junit > "$out/skillc-tests.xml"
 
-# 3. The artifact, labelled with the commit it was built from (`-dirty` if files changed).
-"$skillc" build "$workspace" -o "$out/skills.db" --release-label git
+# 3. The artifact, labelled with the commit it was built from (`-dirty` if files changed),
+#    and signed when SKILLC_SIGNING_KEY_FILE names a secret key from `skillc keygen`: it writes
+#    out/skills.db.minisig, and runtimes opened with the public key load only a signed file.
+"$skillc" build "$workspace" -o "$out/skills.db" --release-label git \
+  ${SKILLC_SIGNING_KEY_FILE:+--sign "$SKILLC_SIGNING_KEY_FILE"}
 
 # 4. What this release changes for each client, locale and tier.
 {

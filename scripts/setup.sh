@@ -2,7 +2,8 @@
 # Installs what a fresh Debian machine lacks to build and test everything here:
 # the studio's system libraries (webkit, gtk), Xvfb and the WebDriver for its window tests,
 # the reference validator `skills-ref` for the parity test, the MCP Python SDK (test client of
-# `skillc mcp`), sqlite-jdbc for the Java example, and the npm packages of the studio's
+# `skillc mcp`), sqlite-jdbc for the Java example, minisign and PyCA's cryptography (signed
+# artifacts), and the npm packages of the studio's
 # frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ apt_packages=(
   libayatana-appindicator3-dev build-essential pkg-config libssl-dev
   xvfb webkit2gtk-driver imagemagick
   libxerial-sqlite-jdbc-java
+  minisign
 )
 # The Java example of docs/artifact.md needs a JDK (most machines here have one already).
 command -v javac >/dev/null 2>&1 || apt_packages+=(default-jdk-headless)
@@ -42,6 +44,13 @@ fi
 if ! python3 -c "import mcp.client.stdio" 2>/dev/null; then
   echo "setup: installing the MCP Python SDK (test client of skillc mcp)"
   python3 -m pip install -q --disable-pip-version-check "mcp==2.3.0"
+fi
+
+# The Python runtime checks artifact signatures with PyCA's `cryptography` (Ed25519), imported
+# only when it is given a public key.
+if ! python3 -c "import cryptography.hazmat.primitives.asymmetric.ed25519" 2>/dev/null; then
+  echo "setup: installing cryptography (the Python runtime's signature check)"
+  python3 -m pip install -q --disable-pip-version-check "cryptography==48.0.0"
 fi
 
 # The BM25 baseline the routing quality table measures skillc route against.

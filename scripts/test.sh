@@ -63,8 +63,12 @@ python3 tests/mcp/skills_extension.py "$target/debug/skillc" skills
 echo "== the CI recipe of docs/ci.md, on the sample"
 ci_out="$(mktemp -d)"
 "$target/debug/skillc" build skills -o "$ci_out/previous.db" 2>/dev/null
+"$target/debug/skillc" keygen -o "$ci_out/release.key" >/dev/null
 SKILLC="$target/debug/skillc" GITHUB_STEP_SUMMARY="$ci_out/summary.md" \
+  SKILLC_SIGNING_KEY_FILE="$ci_out/release.key" \
   bash docs/ci-recipe.sh skills "$ci_out/out" "$ci_out/previous.db" >/dev/null 2>&1
+"$target/debug/skillc" verify "$ci_out/out/skills.db" --public-key "$ci_out/release.pub" >/dev/null
+minisign -Vqm "$ci_out/out/skills.db" -p "$ci_out/release.pub"
 grep -q "bundles changed" "$ci_out/summary.md"
 grep -q "^## Routing" "$ci_out/summary.md"
 grep -q 'failures="0"' "$ci_out/out/skillc-tests.xml"

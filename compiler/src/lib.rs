@@ -20,6 +20,7 @@ pub mod interop;
 pub mod mcp;
 pub mod model;
 pub mod release;
+pub mod sign;
 pub mod skill_md;
 pub mod workspace_check;
 

@@ -13,6 +13,12 @@ as the Rust runtime (tests/parity/python_runtime_parity.py).
 A new artifact renamed over the path is served from the next call on: each call compares the
 path's file (device, inode, size, modification time: one stat) with the one opened, whose
 connection keeps it readable until it is replaced.
+
+Opened with a public key (`Artifact("out.db", public_key="skillc.pub")`, minisign's format),
+the runtime serves only an artifact whose signature `out.db.minisig` it verified, on open and
+on every swap; a swap that fails keeps the previous artifact in service and says why in
+`refused`. Checking needs Ed25519, which the standard library lacks: the `cryptography`
+package (PyCA's, maintained, with wheels for every platform) is imported then, and only then.
 """
 
 import heapq
@@ -30,6 +36,88 @@ SCHEMA_VERSION = 6
 
 class RequestError(Exception):
     """The request names a bundle, consumer or skill that was not built."""
+
+
+class SignatureError(ValueError):
+    """The artifact has no valid signature for the public key it was opened with."""
+
+
+def signature_path(path):
+    """Where an artifact's signature is: `ARTIFACT.minisig` beside it."""
+    return f"{path}.minisig"
+
+
+def _b64_line(text, n, what):
+    import base64
+    import binascii
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    try:
+        return [base64.b64decode(l, validate=True) for l in lines[n:n + 1]][0]
+    except (IndexError, binascii.Error, ValueError):
+        raise SignatureError(f"it is not {what}") from None
+
+
+def read_public_key(key):
+    """A minisign public key ((key id, 32 key bytes)) from a `.pub` file's path, its text, or
+    the key line alone."""
+    text = key
+    if os.path.exists(key):
+        with open(key, encoding="utf-8") as f:
+            text = f.read()
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    raw = _b64_line(lines[-1] if lines else "", 0, "a minisign public key")
+    if len(raw) != 42 or raw[:2] != b"Ed":
+        raise SignatureError("the public key is not a minisign Ed25519 key")
+    return raw[2:10], raw[10:]
+
+
+def _ed25519_verify(public, signature, message):
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        raise SignatureError("checking signatures needs the `cryptography` package: pip install cryptography") from None
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+        return True
+    except InvalidSignature:
+        return False
+
+
+def verify_file(f, path, key):
+    """Checks the open file `f` (the artifact at `path`) against `path.minisig` with `key` (from
+    `read_public_key`); raises SignatureError saying why not."""
+    import hashlib
+    sig_path = signature_path(path)
+    try:
+        with open(sig_path, encoding="utf-8") as s:
+            text = s.read()
+    except FileNotFoundError:
+        raise SignatureError(f"{path} has no signature ({sig_path} does not exist); sign it with `skillc build ... --sign KEY`") from None
+    lines = [l.rstrip("\r") for l in text.splitlines()]
+    damaged = f"{sig_path} is not a minisign signature: damaged or truncated"
+    if len(lines) < 4 or not lines[2].startswith("trusted comment: "):
+        raise SignatureError(damaged)
+    try:
+        sig = _b64_line(text, 1, "a minisign signature")
+        global_sig = _b64_line(text, 3, "a minisign signature")
+    except SignatureError:
+        raise SignatureError(damaged) from None
+    if len(sig) != 74 or len(global_sig) != 64:
+        raise SignatureError(damaged)
+    if sig[:2] != b"ED":
+        raise SignatureError(f"{sig_path} is minisign's legacy kind of signature; sign with `minisign -S -H` or `skillc build --sign`")
+    key_id, public = key
+    if sig[2:10] != key_id:
+        raise SignatureError(f"{path} was signed with another key than the one given")
+    h = hashlib.blake2b(digest_size=64)
+    for chunk in iter(lambda: f.read(1 << 16), b""):
+        h.update(chunk)
+    if not _ed25519_verify(public, sig[10:], h.digest()):
+        raise SignatureError(f"the signature {sig_path} does not match {path}: the file was changed after it was signed, or the signature is another file's")
+    trusted = lines[2][len("trusted comment: "):].encode()
+    if not _ed25519_verify(public, global_sig, sig[10:] + trusted):
+        raise SignatureError(f"the trusted comment of {sig_path} was changed after it was signed")
 
 
 def _path_of(url):
@@ -95,17 +183,23 @@ def _stamp(path):
 
 
 class Artifact:
-    def __init__(self, path):
+    def __init__(self, path, public_key=None):
         self.path = path
+        # With a key: the signature file's stamp too, so that a new signature is tried again.
+        self._key = read_public_key(public_key) if isinstance(public_key, str) else public_key
         # Taken before opening: a swap in between is seen, and reopened, by the next call. The
         # open connection keeps its file's inode, so no later file can carry the same stamp.
-        self._stamp = _stamp(path)
+        self._stamp = self._stamps()
         self.refused = None  # why the file now at the path is not served, if it could not be opened
         self._refused_stamp = None
         # One connection, shared by threads: every public call holds the lock, so a call reads
         # one file from start to end, even when another thread's call follows a swap.
         self._lock = threading.RLock()
+        checked = self._verified() if self._key is not None else None
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        if checked is not None and _stamp(path) != checked:
+            self.db.close()
+            raise SignatureError(f"{path} was replaced while its signature was checked; it is checked again on the next call")
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
         if "manifest" not in tables:
@@ -132,14 +226,31 @@ class Artifact:
         }
         self._bundles = {}
 
+    def _stamps(self):
+        if self._key is None:
+            return _stamp(self.path)
+        return (_stamp(self.path), _stamp(signature_path(self.path)))
+
+    def _verified(self):
+        """Checks the file at the path against its signature, through one open file; returns
+        that file's stamp, which the file SQLite then opens must have."""
+        try:
+            with open(self.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                verify_file(f, self.path, self._key)
+        except OSError as e:
+            raise SignatureError(f"cannot read {self.path}: {e}") from None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
     def _follow(self):
         """Serves from a new file renamed over the path; a file that cannot be opened leaves
         this one in service (and says why in `refused`)."""
-        now = _stamp(self.path)
-        if now is None or now == self._stamp or now == self._refused_stamp:
+        now = self._stamps()
+        path_now = now[0] if self._key is not None else now
+        if path_now is None or now == self._stamp or now == self._refused_stamp:
             return
         try:
-            fresh = Artifact(self.path)
+            fresh = Artifact(self.path, self._key)
         except (ValueError, sqlite3.Error) as e:
             self.refused, self._refused_stamp = str(e), now
             return

@@ -12,7 +12,7 @@ import threading
 import unittest
 from pathlib import Path
 
-from skillc_runtime import Artifact, RequestError
+from skillc_runtime import Artifact, RequestError, SignatureError
 
 ROOT = Path(__file__).resolve().parents[3]
 SKILLC = os.environ.get("SKILLC", str(ROOT / "target" / "debug" / "skillc"))
@@ -102,6 +102,72 @@ class HotReload(unittest.TestCase):
         rt = Artifact(str(self.first))
         with self.assertRaises(RequestError):
             rt.catalog(client="nope")
+
+
+class Signatures(unittest.TestCase):
+    """Opened with a public key, the runtime serves only artifacts whose signature verifies,
+    on open and on every swap; a swap that fails keeps the previous one in service."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-sig-"))
+        for name in ("skillc.key", "other.key"):
+            subprocess.run([SKILLC, "keygen", "-o", str(cls.dir / name)], check=True, capture_output=True)
+        cls.one, cls.two = cls.dir / "one.db", cls.dir / "two.db"
+        for out, label in ((cls.one, "one"), (cls.two, "two")):
+            subprocess.run([SKILLC, "build", str(ROOT / "skills"), "-o", str(out), "--release-label", label,
+                            "--sign", str(cls.dir / "skillc.key")], check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def put(self, src, live, sig=True):
+        if sig:
+            shutil.copy(f"{src}.minisig", f"{live}.minisig")
+        tmp = live.with_name(".signed.tmp")
+        shutil.copy(src, tmp)
+        os.replace(tmp, live)
+
+    def test_signed_swaps_are_served_and_tampered_or_unsigned_ones_refused(self):
+        live = self.dir / "live.db"
+        key = str(self.dir / "skillc.pub")
+        self.put(self.one, live)
+        rt = Artifact(str(live), public_key=key)
+        self.assertEqual(rt.release, "one")
+        self.put(self.two, live)
+        rt.catalog()
+        self.assertEqual(rt.release, "two", "a signed swap is served")
+        # Tampered: the right signature, other bytes.
+        data = bytearray(self.one.read_bytes())
+        data[-100] ^= 1
+        tmp = live.with_name(".signed.tmp")
+        tmp.write_bytes(bytes(data))
+        shutil.copy(f"{self.one}.minisig", f"{live}.minisig")
+        os.replace(tmp, live)
+        rt.catalog()
+        self.assertEqual(rt.release, "two", "the previous artifact stays in service")
+        self.assertIn("does not match", rt.refused)
+        # Unsigned.
+        os.remove(f"{live}.minisig")
+        self.put(self.one, live, sig=False)
+        rt.catalog()
+        self.assertEqual(rt.release, "two")
+        self.assertIn("has no signature", rt.refused)
+        # Its signature arrives: served.
+        shutil.copy(f"{self.one}.minisig", f"{live}.minisig")
+        rt.catalog()
+        self.assertEqual(rt.release, "one")
+
+    def test_a_wrong_key_or_a_truncated_signature_is_refused_on_open(self):
+        live = self.dir / "open.db"
+        self.put(self.one, live)
+        with self.assertRaisesRegex(SignatureError, "another key"):
+            Artifact(str(live), public_key=str(self.dir / "other.pub"))
+        Path(f"{live}.minisig").write_text(Path(f"{self.one}.minisig").read_text()[:60])
+        with self.assertRaisesRegex(SignatureError, "damaged or truncated"):
+            Artifact(str(live), public_key=str(self.dir / "skillc.pub"))
+        self.assertEqual(Artifact(str(live)).release, "one", "without a key it opens as before")
 
 
 if __name__ == "__main__":

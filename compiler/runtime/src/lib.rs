@@ -25,6 +25,7 @@ pub mod placeholder;
 pub mod route;
 pub mod schema;
 mod select;
+pub mod signature;
 mod stored;
 
 use crate::load::Reading;
@@ -89,6 +90,14 @@ pub enum Error {
     /// The request names a bundle, consumer or skill that was not built.
     #[error("{0}")]
     Request(String),
+    /// Opened with a public key, the artifact has no valid signature for it.
+    #[error("`{path}` is refused: {why}")]
+    Signature {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
 }
 
 impl Error {
@@ -162,6 +171,34 @@ fn inflate(encoding: &str, data: Vec<u8>) -> Result<Vec<u8>, String> {
 }
 
 impl Artifact {
+    /// Opens an artifact whose signature (`ARTIFACT.minisig`) `key` verifies, and only then.
+    /// The bytes checked are those of the file SQLite opens: the file is checked through one
+    /// open handle, and refused if the path names another file by the time it is opened.
+    pub fn open_verified(
+        path: impl AsRef<Path>,
+        key: &signature::PublicKey,
+    ) -> Result<Artifact, Error> {
+        let path = must_be_a_file(path.as_ref())?;
+        let mut file = std::fs::File::open(&path).map_err(|e| Error::Signature {
+            path: path.clone(),
+            why: format!("cannot read it: {e}"),
+        })?;
+        let checked = live::stamp_of(&file);
+        signature::verify_open_file(&path, &mut file, key)?;
+        let artifact = Artifact::open(&path)?;
+        if std::fs::metadata(&path)
+            .ok()
+            .map(|m| live::stamp_of_meta(&m))
+            != checked
+        {
+            return Err(Error::Signature {
+                path,
+                why: "it was replaced while its signature was checked; it is checked again on the next call".to_string(),
+            });
+        }
+        Ok(artifact)
+    }
+
     /// Opens an artifact read-only and checks its schema version.
     pub fn open(path: impl AsRef<Path>) -> Result<Artifact, Error> {
         let path = must_be_a_file(path.as_ref())?;

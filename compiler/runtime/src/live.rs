@@ -9,11 +9,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use crate::signature::PublicKey;
 use crate::{Artifact, Error};
 
 /// What identifies the file a path names at one moment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+pub(crate) struct Stamp {
     device: u64,
     inode: u64,
     len: u64,
@@ -21,37 +22,51 @@ struct Stamp {
 }
 
 fn stamp(path: &Path) -> std::io::Result<Stamp> {
-    let meta = std::fs::metadata(path)?;
+    Ok(stamp_of_meta(&std::fs::metadata(path)?))
+}
+
+/// The stamp of an open file.
+pub(crate) fn stamp_of(file: &std::fs::File) -> Option<Stamp> {
+    file.metadata().ok().map(|m| stamp_of_meta(&m))
+}
+
+/// The stamp of a file's metadata.
+pub(crate) fn stamp_of_meta(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        Ok(Stamp {
+        Stamp {
             device: meta.dev(),
             inode: meta.ino(),
             len: meta.len(),
             modified_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
-        })
+        }
     }
     #[cfg(not(unix))]
     {
         let modified_ns = meta
-            .modified()?
-            .duration_since(std::time::UNIX_EPOCH)
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128);
-        Ok(Stamp {
+        Stamp {
             device: 0,
             inode: 0,
             len: meta.len(),
             modified_ns,
-        })
+        }
     }
 }
 
+/// What identifies the files a live artifact reads at one moment: the artifact's stamp, and
+/// with a key its signature's (a new signature for a refused file is tried again).
+type Stamps = (Stamp, Option<Stamp>);
+
 struct Loaded {
-    stamp: Stamp,
+    stamps: Stamps,
     artifact: Arc<Artifact>,
     /// Why the file now at the path could not be opened (the previous artifact is kept).
-    refused: Option<(Stamp, String)>,
+    refused: Option<(Stamps, String)>,
 }
 
 /// An artifact reopened whenever another file is renamed over its path.
@@ -63,25 +78,38 @@ struct Loaded {
 /// ```
 pub struct LiveArtifact {
     path: PathBuf,
+    /// With a key, only artifacts whose signature it verifies are served.
+    key: Option<PublicKey>,
     loaded: RwLock<Loaded>,
 }
 
 impl LiveArtifact {
     /// Opens the artifact at `path` (errors as [`Artifact::open`]).
     pub fn open(path: impl AsRef<Path>) -> Result<LiveArtifact, Error> {
-        let path = path.as_ref().to_path_buf();
-        // The stamp is taken before opening: if a swap slips in between, the next call sees a
-        // stamp that differs and opens again, which costs one open and is never wrong.
-        let before = stamp(&path);
-        let artifact = Arc::new(Artifact::open(&path)?);
-        let stamp = before.map_err(|_| Error::Missing {
+        LiveArtifact::open_with(path.as_ref(), None)
+    }
+
+    /// Opens the artifact at `path` if its signature verifies with `key`, and from then on
+    /// serves a new file only if its signature does (errors as [`Artifact::open_verified`]).
+    pub fn open_verified(path: impl AsRef<Path>, key: PublicKey) -> Result<LiveArtifact, Error> {
+        LiveArtifact::open_with(path.as_ref(), Some(key))
+    }
+
+    fn open_with(path: &Path, key: Option<PublicKey>) -> Result<LiveArtifact, Error> {
+        let path = path.to_path_buf();
+        // The stamps are taken before opening: if a swap slips in between, the next call sees
+        // stamps that differ and opens again, which costs one open and is never wrong.
+        let before = stamps(&path, key.is_some());
+        let artifact = Arc::new(open(&path, key.as_ref())?);
+        let stamps = before.ok_or_else(|| Error::Missing {
             path: path.clone(),
             what: "does not exist",
         })?;
         Ok(LiveArtifact {
             path,
+            key,
             loaded: RwLock::new(Loaded {
-                stamp,
+                stamps,
                 artifact,
                 refused: None,
             }),
@@ -95,14 +123,14 @@ impl LiveArtifact {
 
     /// The artifact now at the path: the one already open when the file is the same, else the
     /// new file, opened once. A new file that cannot be opened (a wrong schema version, not an
-    /// artifact) and a path that names no file leave the previous artifact in service; see
-    /// [`LiveArtifact::refused`].
+    /// artifact, with a key a signature that does not verify) and a path that names no file
+    /// leave the previous artifact in service; see [`LiveArtifact::refused`].
     pub fn current(&self) -> Arc<Artifact> {
-        let now = stamp(&self.path).ok();
+        let now = stamps(&self.path, self.key.is_some());
         {
             let loaded = self.loaded.read().expect("lock");
             let same = now.is_none_or(|s| {
-                s == loaded.stamp || loaded.refused.as_ref().is_some_and(|(r, _)| *r == s)
+                s == loaded.stamps || loaded.refused.as_ref().is_some_and(|(r, _)| *r == s)
             });
             if same {
                 return loaded.artifact.clone();
@@ -112,12 +140,12 @@ impl LiveArtifact {
             return self.loaded.read().expect("lock").artifact.clone();
         };
         let mut loaded = self.loaded.write().expect("lock");
-        if loaded.stamp == now {
+        if loaded.stamps == now {
             return loaded.artifact.clone(); // another caller reopened it meanwhile
         }
-        match Artifact::open(&self.path) {
+        match open(&self.path, self.key.as_ref()) {
             Ok(a) => {
-                loaded.stamp = now;
+                loaded.stamps = now;
                 loaded.artifact = Arc::new(a);
                 loaded.refused = None;
             }
@@ -130,5 +158,22 @@ impl LiveArtifact {
     pub fn refused(&self) -> Option<String> {
         let loaded = self.loaded.read().expect("lock");
         loaded.refused.as_ref().map(|(_, why)| why.clone())
+    }
+}
+
+/// The stamps of the artifact at `path` and, when `signed`, of its signature; `None` when the
+/// path names no file.
+fn stamps(path: &Path, signed: bool) -> Option<Stamps> {
+    let file = stamp(path).ok()?;
+    let signature = signed
+        .then(|| stamp(&crate::signature::signature_path(path)).ok())
+        .flatten();
+    Some((file, signature))
+}
+
+fn open(path: &Path, key: Option<&PublicKey>) -> Result<Artifact, Error> {
+    match key {
+        Some(k) => Artifact::open_verified(path, k),
+        None => Artifact::open(path),
     }
 }

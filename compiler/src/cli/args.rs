@@ -133,6 +133,18 @@ pub enum WorkspaceCommand {
         /// Print every error in full (by default, past 50 the same message is shown once).
         #[arg(long)]
         all_errors: bool,
+        /// Sign the artifact with this minisign secret key (`skillc keygen`): writes
+        /// ARTIFACT.minisig before the artifact is put in place. An encrypted key is opened with
+        /// $SKILLC_KEY_PASSWORD.
+        #[arg(long, value_name = "SECRET_KEY_FILE")]
+        sign: Option<PathBuf>,
+    },
+    /// Make a minisign key pair to sign artifacts: the secret key (mode 0600, never
+    /// overwritten; encrypted when $SKILLC_KEY_PASSWORD is set) and the public key beside it.
+    Keygen {
+        /// The secret key file to create (the public key goes beside it, as `<name>.pub`).
+        #[arg(short, long)]
+        output: PathBuf,
     },
     /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
     Test {
@@ -296,6 +308,18 @@ pub enum ArtifactCommand {
         /// The consumer whose filters apply.
         #[arg(long)]
         consumer: Option<String>,
+        /// Serve only artifacts whose signature (ARTIFACT.minisig) this minisign public key
+        /// verifies, on start and on every swap (a refused swap keeps the previous one).
+        #[arg(long, value_name = "KEY")]
+        public_key: Option<PathBuf>,
+    },
+    /// Check an artifact's signature (ARTIFACT.minisig, minisign's format) with a public key.
+    Verify {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The public key (a `.pub` file from `skillc keygen` or `minisign -G`).
+        #[arg(long, value_name = "KEY")]
+        public_key: PathBuf,
     },
     /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
     Diff {

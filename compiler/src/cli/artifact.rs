@@ -177,15 +177,57 @@ pub fn explain(
     })
 }
 
-pub fn mcp(artifact: &Path, bundle: BundleArgs, consumer: Option<String>) -> Done {
+pub fn mcp(
+    artifact: &Path,
+    bundle: BundleArgs,
+    consumer: Option<String>,
+    public_key: Option<&Path>,
+) -> Done {
     let bundle = skillc::mcp::Bundle {
         client: bundle.client,
         locale: bundle.locale,
         tier: bundle.tier,
         consumer,
     };
-    let server = skillc::mcp::Server::open(artifact, bundle)?;
+    let key = public_key.map(public_key_from).transpose()?;
+    let server = skillc::mcp::Server::open(artifact, bundle, key)?;
     skillc::mcp::serve_stdio(server).map_err(Failure::usage)
+}
+
+fn public_key_from(path: &Path) -> Result<skillc_runtime::signature::PublicKey, Failure> {
+    skillc_runtime::signature::PublicKey::from_file(path).map_err(Failure::Usage)
+}
+
+/// `skillc keygen`: a key pair; prints where the public key is and the key itself (never the
+/// secret key).
+pub fn keygen(output: &Path) -> Done {
+    let (public, line) = skillc::sign::keygen(output).map_err(Failure::usage)?;
+    outln!(
+        "secret key: {} (mode 0600; keep it out of the repository)
+public key: {}
+{line}",
+        output.display(),
+        public.display()
+    );
+    Ok(())
+}
+
+/// `skillc verify`: exit 0 when the artifact's signature verifies, 1 when it does not.
+pub fn verify(artifact: &Path, public_key: &Path) -> Done {
+    let key = public_key_from(public_key)?;
+    match skillc_runtime::Artifact::open_verified(artifact, &key) {
+        Ok(_) => {
+            outln!(
+                "{}: the signature {} verifies with {}",
+                artifact.display(),
+                skillc_runtime::signature::signature_path(artifact).display(),
+                public_key.display()
+            );
+            Ok(())
+        }
+        Err(e @ skillc_runtime::Error::Signature { .. }) => Err(Failure::Errors(e.to_string())),
+        Err(e) => Err(Failure::usage(e)),
+    }
 }
 
 pub fn diff(old: &Path, new: &Path, format: CheckFormat) -> Done {

@@ -1,7 +1,7 @@
 //! The commands over a workspace that read it whole: `check`, `build`, `watch` and `test`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::args::{CheckFormat, DiagFormat, EvalArgs, TestFormat};
 use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
@@ -188,11 +188,16 @@ pub fn build(
     output: &Path,
     jobs: Option<usize>,
     (release_label, embedder): (Option<&str>, Option<&str>),
-    format: DiagFormat,
+    (format, sign): (DiagFormat, Option<&Path>),
     shown: Shown,
 ) -> Done {
     use std::io::IsTerminal;
     let release = release_of(workspace, release_label).map_err(Failure::Usage)?;
+    // A key that cannot sign fails the command before anything is built or written.
+    let key = sign
+        .map(skillc::sign::SecretKey::read)
+        .transpose()
+        .map_err(Failure::usage)?;
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
     let options = skillc::pipeline::BuildOptions {
@@ -204,7 +209,11 @@ pub fn build(
         embedder,
     };
     let started = std::time::Instant::now();
-    let result = skillc::pipeline::build(workspace, output, &options);
+    // Signed, the artifact is built beside its place, signed, and put in place after its
+    // signature: a runtime that checks signatures never sees the new file with the old one.
+    let unsigned = key.as_ref().map(|_| unsigned_path(output));
+    let written = unsigned.as_deref().unwrap_or(output);
+    let result = skillc::pipeline::build(workspace, written, &options);
     if tty {
         eprint!("\r\x1b[2K");
     }
@@ -220,6 +229,9 @@ pub fn build(
     }
     match &report.stats {
         Some(s) => {
+            if let (Some(key), Some(unsigned)) = (&key, &unsigned) {
+                sign_into_place(key, unsigned, output)?;
+            }
             let summary = built_summary(output, started.elapsed().as_secs_f64(), s);
             // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
             if machine.is_some() {
@@ -238,6 +250,36 @@ pub fn build(
             Err(Failure::Reported)
         }
     }
+}
+
+/// Where a build to be signed writes first: beside `output`.
+fn unsigned_path(output: &Path) -> PathBuf {
+    let name = output.file_name().map_or_else(
+        || "artifact.db".into(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    output.with_file_name(format!(".{name}.{}.unsigned", std::process::id()))
+}
+
+/// Signs the built file `unsigned`, writes the signature as `output`'s, then renames the file
+/// to `output`. On failure the built file is removed and `output` is as it was.
+fn sign_into_place(key: &skillc::sign::SecretKey, unsigned: &Path, output: &Path) -> Done {
+    let name = output
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let signed = key
+        .sign(unsigned, &name)
+        .and_then(|text| skillc::sign::write_signature(output, &text))
+        .map_err(Failure::usage)
+        .and_then(|_| {
+            std::fs::rename(unsigned, output).map_err(|e| {
+                Failure::Usage(format!("cannot put `{}` in place: {e}", output.display()))
+            })
+        });
+    if signed.is_err() {
+        let _ = std::fs::remove_file(unsigned);
+    }
+    signed
 }
 
 /// What `watch` prints of a build's diagnostics: the first build's as `build` prints them;

@@ -79,9 +79,17 @@ pub struct Server {
 
 impl Server {
     /// Opens the artifact and checks that the bundle and the consumer exist, so a wrong
-    /// request fails at start, with the CLI's words, rather than at the first call.
-    pub fn open(artifact: &Path, bundle: Bundle) -> Result<Server, Error> {
-        let live = LiveArtifact::open(artifact)?;
+    /// request fails at start, with the CLI's words, rather than at the first call. With a
+    /// public key, only artifacts whose signature it verifies are served.
+    pub fn open(
+        artifact: &Path,
+        bundle: Bundle,
+        key: Option<skillc_runtime::signature::PublicKey>,
+    ) -> Result<Server, Error> {
+        let live = match key {
+            Some(k) => LiveArtifact::open_verified(artifact, k)?,
+            None => LiveArtifact::open(artifact)?,
+        };
         let a = live.current();
         a.bundle(&bundle.as_ref())?;
         a.hidden_for(bundle.consumer.as_deref())?;

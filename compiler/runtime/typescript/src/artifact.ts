@@ -11,6 +11,7 @@ import { inflateSync } from "node:zlib";
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from "sql.js";
 
 import { compileCondition, type Compiled, type Condition, type Context } from "./context.js";
+import { SignatureError, verifyBytes, type PublicKey } from "./signature.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
 export const SCHEMA_VERSION = 6;
@@ -206,7 +207,7 @@ export class Snapshot {
    * Reads and opens the file at `path`. The file stays open while the snapshot is in use: its
    * inode cannot be reused by a later file, so a stamp that differs always means a new file.
    */
-  static load(SQL: SqlJsStatic, path: string): Snapshot {
+  static load(SQL: SqlJsStatic, path: string, key?: PublicKey): Snapshot {
     let fd: number | undefined;
     let db: Database | undefined;
     try {
@@ -214,6 +215,8 @@ export class Snapshot {
       const stats = fstatSync(fd, { bigint: true });
       if (!stats.isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" });
       const bytes = readFileSync(fd);
+      // The bytes checked are the bytes opened: a swap cannot slip in between.
+      if (key !== undefined) verifyBytes(path, bytes, key);
       try {
         db = new SQL.Database(bytes);
       } catch (e) {
@@ -223,7 +226,7 @@ export class Snapshot {
     } catch (e) {
       db?.close();
       if (fd !== undefined) closeSync(fd);
-      if (e instanceof ArtifactError) throw e;
+      if (e instanceof ArtifactError || e instanceof SignatureError) throw e;
       const err = e as NodeJS.ErrnoException;
       const what = err.code === "ENOENT" ? "it does not exist" : err.code === "EISDIR" ? "it is not a file" : err.message;
       throw new ArtifactError(`cannot open artifact \`${path}\`: ${what}`);

@@ -37,7 +37,7 @@ interface Args {
   select: string[];
 }
 
-const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector"]);
+const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "public-key"]);
 
 function parse(argv: string[]): Args {
   const [command, ...rest] = argv;
@@ -171,7 +171,8 @@ function routeJson(r: Route): string {
 async function run(argv: string[]): Promise<number> {
   const args = parse(argv);
   const context = contextFromPairs(args.context);
-  const artifact = await Artifact.open(args.artifact);
+  const publicKey = args.flags.get("public-key");
+  const artifact = await Artifact.open(args.artifact, publicKey === undefined ? {} : { publicKey });
   const request = {
     client: args.flags.get("client"),
     locale: args.flags.get("locale"),

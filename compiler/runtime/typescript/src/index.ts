@@ -9,12 +9,14 @@
 // the next call on (one stat a call).
 
 import { engine, Snapshot, stampOf } from "./artifact.js";
+import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
 import { route, type Route } from "./route.js";
 import type { SqlJsStatic } from "sql.js";
 
 export { ArtifactError, RequestError, SCHEMA_VERSION } from "./artifact.js";
+export { SignatureError, signaturePath } from "./signature.js";
 export type { SourceRef } from "./artifact.js";
 export { removalWords } from "./answer.js";
 export type { Catalog, CatalogSkill, Format, Prompt, PromptSkill, Removed } from "./answer.js";
@@ -44,30 +46,51 @@ export class Artifact {
   private refusedStamp?: string;
   private refusedWhy?: string;
 
+  /** The stamps of the file and, with a key, of its signature, when `snap` was loaded. */
+  private stamps: string;
+
   private constructor(
     private readonly SQL: SqlJsStatic,
     readonly path: string,
+    private readonly key?: PublicKey,
   ) {
-    this.snap = Snapshot.load(SQL, path);
+    // Taken before loading: a swap in between is seen, and loaded, by the next call.
+    this.stamps = this.stampsNow() ?? "";
+    this.snap = Snapshot.load(SQL, path, key);
   }
 
-  /** Opens the artifact at `path` (throws ArtifactError when it cannot be read). */
-  static async open(path: string): Promise<Artifact> {
-    return new Artifact(await engine(), path);
+  /**
+   * Opens the artifact at `path` (throws ArtifactError when it cannot be read). With
+   * `publicKey` (a minisign `.pub` file's path, its text or its key line), only an artifact
+   * whose signature `path.minisig` verifies is served, on open and on every swap (throws
+   * SignatureError on open; a swap that fails is `refused`).
+   */
+  static async open(path: string, options: { publicKey?: string } = {}): Promise<Artifact> {
+    const key = options.publicKey === undefined ? undefined : readPublicKey(options.publicKey);
+    return new Artifact(await engine(), path, key);
+  }
+
+  /** What identifies the files now: the artifact's stamp, and its signature's with a key. */
+  private stampsNow(): string | undefined {
+    const file = stampOf(this.path);
+    if (file === undefined || this.key === undefined) return file;
+    return `${file}|${stampOf(signaturePath(this.path)) ?? "none"}`;
   }
 
   /**
    * The snapshot to answer from: the one open when the file at the path is the same, else the
-   * new file. A new file that cannot be opened, or a path that names nothing, leaves the
-   * previous snapshot in service (see `refused`).
+   * new file. A new file that cannot be opened (or, with a key, whose signature does not
+   * verify), or a path that names nothing, leaves the previous snapshot in service (see
+   * `refused`).
    */
   private current(): Snapshot {
-    const now = stampOf(this.path);
-    if (now === undefined || now === this.snap.stamp || now === this.refusedStamp) return this.snap;
+    const now = this.stampsNow();
+    if (now === undefined || now === this.stamps || now === this.refusedStamp) return this.snap;
     try {
-      const next = Snapshot.load(this.SQL, this.path);
+      const next = Snapshot.load(this.SQL, this.path, this.key);
       this.snap.close();
       this.snap = next;
+      this.stamps = now;
       this.refusedStamp = this.refusedWhy = undefined;
     } catch (e) {
       this.refusedStamp = now;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
 
-import { Artifact, ArtifactError, ContextError, RequestError, SCHEMA_VERSION } from "../dist/index.js";
+import { Artifact, ArtifactError, ContextError, RequestError, SCHEMA_VERSION, SignatureError } from "../dist/index.js";
 
 const root = resolve(import.meta.dirname, "../../../..");
 const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
@@ -95,6 +95,53 @@ test("an artifact swapped in by rename is served from the next call; a bad one i
   assert.equal(seen.size, 2);
   assert.equal(a.refused, undefined);
   a.close();
+});
+
+test("opened with a public key, only artifacts whose signature verifies are served, on open and on every swap", async () => {
+  const key = join(dir, "skillc.key");
+  execFileSync(skillc, ["keygen", "-o", key], { stdio: "ignore" });
+  const other = join(dir, "other.key");
+  execFileSync(skillc, ["keygen", "-o", other], { stdio: "ignore" });
+  const signed = (name, label) => {
+    const out = join(dir, name);
+    execFileSync(skillc, ["build", join(root, "skills"), "-o", out, "--release-label", label, "--sign", key], { stdio: "ignore" });
+    return out;
+  };
+  const [one, two] = [signed("one.db", "one"), signed("two.db", "two")];
+  const live = join(dir, "signed-live.db");
+  const put = (src, sig) => {
+    if (sig !== undefined) copyFileSync(sig, live + ".minisig");
+    copyFileSync(src, join(dir, ".signed.tmp"));
+    renameSync(join(dir, ".signed.tmp"), live);
+  };
+  put(one, one + ".minisig");
+  const a = await Artifact.open(live, { publicKey: join(dir, "skillc.pub") });
+  assert.equal(a.release, "one");
+  put(two, two + ".minisig");
+  assert.equal(a.release, "two", "a signed swap is served");
+  // A tampered swap: the signature is the right one's, the bytes are not.
+  const bytes = readFileSync(one);
+  bytes[bytes.length - 100] ^= 1;
+  writeFileSync(join(dir, ".signed.tmp"), bytes);
+  copyFileSync(one + ".minisig", live + ".minisig");
+  renameSync(join(dir, ".signed.tmp"), live);
+  assert.equal(a.release, "two", "the previous artifact stays in service");
+  assert.match(a.refused ?? "", /does not match/);
+  // An unsigned swap.
+  rmSync(live + ".minisig");
+  put(one);
+  assert.equal(a.release, "two");
+  assert.match(a.refused ?? "", /has no signature/);
+  // Its signature arrives: served.
+  copyFileSync(one + ".minisig", live + ".minisig");
+  assert.equal(a.release, "one");
+  assert.equal(a.refused, undefined);
+  a.close();
+  await assert.rejects(Artifact.open(live, { publicKey: join(dir, "other.pub") }), (e) => e instanceof SignatureError && /another key/.test(e.message));
+  writeFileSync(live + ".minisig", readFileSync(one + ".minisig", "utf8").slice(0, 60));
+  await assert.rejects(Artifact.open(live, { publicKey: join(dir, "skillc.pub") }), /damaged or truncated/);
+  // Without a key, the same file opens as before.
+  assert.equal((await Artifact.open(live)).release, "one");
 });
 
 test("a route ranks the catalog's skills for a message and says which words matched", async () => {
