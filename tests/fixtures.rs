@@ -154,6 +154,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("plugin-marketplace", &["W118", "!E013", "!E012"]),
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
+    ("external-unfetched", &["E028", "W125"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

@@ -199,6 +199,7 @@ pub mod codes {
     pub const BAD_TEST_CASE: &str = "E026";
     /// A test case names a client, locale, tier, consumer or skill that does not exist.
     pub const UNKNOWN_IN_TEST: &str = "E027";
+    pub const EXTERNAL_NOT_USABLE: &str = "E028";
 
     /// A byte-order mark was stripped.
     pub const BOM: &str = "W101";
@@ -251,6 +252,7 @@ pub mod codes {
     pub const SAME_NAME_FOLDERS: &str = "W122";
     pub const PLUGIN_MANIFEST: &str = "W123";
     pub const OVER_TARGET_BUDGET: &str = "W124";
+    pub const LOCK_OUT_OF_DATE: &str = "W125";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -296,6 +298,7 @@ pub mod codes {
         BUILD_FAILED,
         BAD_TEST_CASE,
         UNKNOWN_IN_TEST,
+        EXTERNAL_NOT_USABLE,
         BOM,
         CRLF,
         UNKNOWN_FIELD,
@@ -320,6 +323,7 @@ pub mod codes {
         SAME_NAME_FOLDERS,
         PLUGIN_MANIFEST,
         OVER_TARGET_BUDGET,
+        LOCK_OUT_OF_DATE,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

@@ -44,7 +44,7 @@ pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity}
 pub(crate) use digest::content_digest;
 pub use discover::fsio::RawFile;
 pub use model::Workspace;
-pub use parse::load::LoadCache;
+pub use parse::load::{workspace_config, LoadCache};
 pub use parse::yaml::split_frontmatter;
 pub use pipeline::watch;
 pub use pipeline::{build, rebuild, BuildOptions, BuildReport, Progress, Session as BuildSession};

@@ -78,16 +78,19 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             all_warnings,
             all_errors,
             no_cache,
-        } => workspace::check(
-            &workspace,
-            format,
-            strict_spec,
-            Shown {
-                all_warnings,
-                all_errors,
-            },
-            no_cache,
-        ),
+            locked,
+        } => workspace::locked(&workspace, locked).and_then(|()| {
+            workspace::check(
+                &workspace,
+                format,
+                strict_spec,
+                Shown {
+                    all_warnings,
+                    all_errors,
+                },
+                no_cache,
+            )
+        }),
         WorkspaceCommand::Build {
             workspace,
             output,
@@ -98,17 +101,21 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             all_warnings,
             all_errors,
             sign,
-        } => workspace::build(
-            &workspace,
-            &output,
-            jobs,
-            (release_label.as_deref(), embedder.as_deref()),
-            (format, sign.as_deref()),
-            Shown {
-                all_warnings,
-                all_errors,
-            },
-        ),
+            locked,
+        } => workspace::locked(&workspace, locked).and_then(|()| {
+            workspace::build(
+                &workspace,
+                &output,
+                jobs,
+                (release_label.as_deref(), embedder.as_deref()),
+                (format, sign.as_deref()),
+                Shown {
+                    all_warnings,
+                    all_errors,
+                },
+            )
+        }),
+        WorkspaceCommand::Fetch { workspace, update } => workspace::fetch(&workspace, update),
         WorkspaceCommand::Keygen { output } => artifact::keygen(&output),
         WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
         WorkspaceCommand::Eval(args) => workspace::run_eval(&args),

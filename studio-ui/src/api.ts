@@ -84,6 +84,8 @@ export interface Relations {
   reach: Reach;
   /** The Claude Code plugin it comes from (its skills are named `<plugin>:<skill>`). */
   plugin: { name: string; version: string | null; description: string | null; author: string | null; manifest: string } | null;
+  /** The outside repository it was brought in from (`external:` in workspace.yaml). */
+  external: { git: string; rev: string; path: string; into: string; trust: boolean; commit: string | null } | null;
 }
 
 /** Who an edit of a skill reaches. */

@@ -108,6 +108,26 @@ pub struct Relations {
     pub reach: Reach,
     /// The Claude Code plugin it comes from, with the plugin's metadata.
     pub plugin: Option<skillc::model::Plugin>,
+    /// The outside repository it was brought in from (`external:`, pinned in skillc.lock).
+    pub external: Option<skillc::model::external::ExternalSource>,
+}
+
+/// Where a skill comes from when it is not the workspace's own: a Claude Code plugin, an
+/// outside repository.
+fn origin(
+    ws: &Workspace,
+    s: &Skill,
+) -> (
+    Option<skillc::model::Plugin>,
+    Option<skillc::model::external::ExternalSource>,
+) {
+    let plugin = (s.plugin.as_ref())
+        .and_then(|name| ws.plugins.iter().find(|p| &p.name == name))
+        .cloned();
+    let external = (ws.config.external.iter())
+        .find(|e| s.dir.starts_with(&format!("{}/", e.into)))
+        .cloned();
+    (plugin, external)
 }
 
 fn client_of(s: &Skill) -> String {
@@ -305,12 +325,11 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         .collect();
     let variants = variants(ws, s);
     let reach = reach(ws, s, &overridden_by, &variants);
-    let plugin = (s.plugin.as_ref())
-        .and_then(|name| ws.plugins.iter().find(|p| &p.name == name))
-        .cloned();
+    let (plugin, external) = origin(ws, s);
     Some(Relations {
         reach,
         plugin,
+        external,
         link: link_to(s),
         qualified_name: qualified,
         variant_of: s.frontmatter.variant_of.as_ref().map(|r| resolve(ws, s, r)),

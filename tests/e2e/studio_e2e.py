@@ -10,6 +10,7 @@ tauri-driver, which starts the app) is stopped here, by its process id.
 import base64
 import contextlib
 import http.client
+import hashlib
 import json
 import os
 import shutil
@@ -533,6 +534,30 @@ def test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_fr
     d.screenshot(shots / "relations-plugin.png")
 
 
+def test_an_outside_skill_says_which_repository_and_commit_it_comes_from(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    # What `skillc fetch` leaves: the stored copy and skillc.lock with its digests.
+    body = b"---\nname: pdf\ndescription: Fills PDF forms for visitors.\n---\n\nFill the form.\n"
+    stored = ws / ".skillc" / "external" / "vendor__acme" / "pdf" / "SKILL.md"
+    stored.parent.mkdir(parents=True)
+    stored.write_bytes(body)
+    commit = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    (ws / "skillc.lock").write_text(
+        "version: 1\nexternal:\n- into: vendor/acme\n  git: https://example.com/acme/skills.git\n"
+        f"  rev: v1\n  path: skills\n  commit: {commit}\n  files:\n"
+        f"    pdf/SKILL.md: sha256:{hashlib.sha256(body).hexdigest()}\n")
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text() + "external:\n  - git: https://example.com/acme/skills.git\n"
+                      "    rev: v1\n    path: skills\n    into: vendor/acme\n")
+    f = "vendor/acme/pdf/SKILL.md"
+    d.wait_text(f'#skill-list li[data-file="{f}"]', "pdf", timeout=30)
+    d.click(f'#skill-list li[data-file="{f}"]')
+    panel = d.wait_text("#relations", "From another repository")
+    assert "https://example.com/acme/skills.git at v1 (commit 4b825dc642cb)" in panel, panel
+    assert "prompt-only" in panel, panel
+    d.screenshot(shots / "relations-external.png")
+
+
 def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="toggles"]')
@@ -1046,6 +1071,7 @@ TESTS = (
     test_complete_a_skill_name_in_the_source,
     test_relations_link_a_skill_to_its_variants,
     test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from,
+    test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,

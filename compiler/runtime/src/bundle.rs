@@ -301,6 +301,24 @@ pub struct CatalogSkill {
     /// The Claude Code plugin it comes from, when it is a plugin's skill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<Plugin>,
+    /// The outside repository it comes from (`workspace.yaml` `external:`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external: Option<External>,
+}
+
+/// Where an outside skill comes from: the repository and the commit `skillc.lock` pinned.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct External {
+    /// The workspace folder its skills appear in.
+    pub into: String,
+    /// The repository.
+    pub git: String,
+    /// The tag, branch or commit asked for.
+    pub rev: String,
+    /// The commit read.
+    pub commit: String,
+    /// Whether its code is trusted (else prompt-only).
+    pub trusted: bool,
 }
 
 /// A Claude Code plugin's metadata, as its manifest gives it.

@@ -192,6 +192,7 @@ impl Artifact {
                     description: s.description.clone(),
                     triggers: s.triggers.iter().take(max_triggers).cloned().collect(),
                     plugin: self.plugin_of(&s.name),
+                    external: self.external_of(&s.record.resolved_file),
                 }
             })
             .collect();

@@ -38,6 +38,9 @@ pub struct Explanation {
     /// The Claude Code plugin it comes from, when it is a plugin's skill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<crate::Plugin>,
+    /// The outside repository it comes from, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external: Option<crate::External>,
 }
 
 /// Catalog facts the loaded bundle does not keep.
@@ -115,6 +118,7 @@ impl Artifact {
             imports: Vec::new(),
             conditions: Vec::new(),
             plugin: self.plugin_of(short),
+            external: None,
         })
     }
 
@@ -133,6 +137,21 @@ impl Artifact {
         let plugin = self.plugin_of(&skill.name);
         if let Some(p) = &plugin {
             why.push(plugin_line(p));
+        }
+        let external = self.external_of(&record.resolved_file);
+        if let Some(e) = &external {
+            why.push(format!(
+                "Brought in from {} at {} (commit {}) into {}/ by skillc.lock; {}.",
+                e.git,
+                e.rev,
+                &e.commit[..e.commit.len().min(12)],
+                e.into,
+                if e.trusted {
+                    "its code is trusted (`trust: true`)"
+                } else {
+                    "its code is prompt-only (untrusted)"
+                }
+            ));
         }
         let enabled_by = enabled_line(bundle, record, toggle, &mut why);
         let default_locale = self.manifest("default_locale").unwrap_or_default();
@@ -172,6 +191,7 @@ impl Artifact {
             imports: record.imports.clone(),
             conditions,
             plugin,
+            external,
         }
     }
 

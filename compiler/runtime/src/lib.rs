@@ -36,8 +36,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 pub use bundle::{
-    bundle_label, Bundle, BundleRef, Catalog, CatalogSkill, Category, Format, Plugin, Skill,
-    StoredDiagnostic,
+    bundle_label, Bundle, BundleRef, Catalog, CatalogSkill, Category, External, Format, Plugin,
+    Skill, StoredDiagnostic,
 };
 use catalog::CatalogKey;
 pub use condition::{Compiled, Condition, Context};
@@ -134,6 +134,8 @@ pub struct Artifact {
     routing: std::sync::OnceLock<route::RoutingTable>,
     /// Plugin metadata by plugin name (manifest `plugins`), read on first use.
     plugins: std::sync::OnceLock<BTreeMap<String, Plugin>>,
+    /// The outside repositories (manifest `external`), read on first use.
+    external: std::sync::OnceLock<Vec<External>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -270,6 +272,7 @@ impl Artifact {
             catalogs: RwLock::new(HashMap::new()),
             routing: std::sync::OnceLock::new(),
             plugins: std::sync::OnceLock::new(),
+            external: std::sync::OnceLock::new(),
         })
     }
 
@@ -330,6 +333,35 @@ impl Artifact {
             plugins.collect()
         });
         all.get(plugin).cloned()
+    }
+
+    /// The outside repository the skill whose SKILL.md is at `location` comes from (manifest
+    /// `external`: the entry whose `into` folder holds it), or `None`.
+    pub fn external_of(&self, location: &str) -> Option<External> {
+        let all = self.external.get_or_init(|| {
+            let all: BTreeMap<String, serde_json::Value> = self
+                .manifest("external")
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or_default();
+            let text = |v: &serde_json::Value, k: &str| {
+                v.get(k)
+                    .and_then(|x| x.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (all.iter())
+                .map(|(into, v)| External {
+                    into: into.clone(),
+                    git: text(v, "git"),
+                    rev: text(v, "rev"),
+                    commit: text(v, "commit"),
+                    trusted: v.get("trusted").and_then(|t| t.as_bool()).unwrap_or(false),
+                })
+                .collect()
+        });
+        (all.iter())
+            .find(|e| location.starts_with(&format!("{}/", e.into)))
+            .cloned()
     }
 
     /// `max_active_skills`, when set.

@@ -103,6 +103,10 @@ pub enum WorkspaceCommand {
         /// last result, reused while every input file has the same content).
         #[arg(long)]
         no_cache: bool,
+        /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
+        /// `external:` entries.
+        #[arg(long)]
+        locked: bool,
     },
     /// Compile a workspace into the SQLite artifact.
     Build {
@@ -138,6 +142,21 @@ pub enum WorkspaceCommand {
         /// $SKILLC_KEY_PASSWORD.
         #[arg(long, value_name = "SECRET_KEY_FILE")]
         sign: Option<PathBuf>,
+        /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
+        /// `external:` entries.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Bring in the skills of workspace.yaml's `external:` entries: pin each to a commit in
+    /// skillc.lock and store its files under .skillc/external/ (with the `git` command).
+    Fetch {
+        /// The workspace folder.
+        #[arg(default_value = ".")]
+        workspace: PathBuf,
+        /// Move the pins to what each entry's `rev` names now (all, or the entry whose `into`
+        /// is NAME); without it, pinned entries keep their commit.
+        #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+        update: Option<String>,
     },
     /// Make a minisign key pair to sign artifacts: the secret key (mode 0600, never
     /// overwritten; encrypted when $SKILLC_KEY_PASSWORD is set) and the public key beside it.

@@ -252,6 +252,64 @@ pub fn build(
     }
 }
 
+/// `--locked`: the lock must pin exactly the workspace's `external:` entries.
+pub fn locked(workspace: &Path, locked: bool) -> Done {
+    if !locked {
+        return Ok(());
+    }
+    let (config, _) = skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
+    let lock_path = workspace.join(skillc::model::external::LOCK_FILE);
+    let lock = match std::fs::read_to_string(&lock_path) {
+        Ok(text) => Some(
+            skillc::model::external::Lock::parse(&text)
+                .map_err(|e| Failure::Errors(format!("--locked: {}: {e}", lock_path.display())))?,
+        ),
+        Err(_) => None,
+    };
+    skillc::model::external::check_locked(&config.external, lock.as_ref()).map_err(Failure::Errors)
+}
+
+/// `skillc fetch`: pins and stores the `external:` entries; prints what each became.
+pub fn fetch(workspace: &Path, update: Option<String>) -> Done {
+    use skillc::interop::fetch::Update;
+    let (config, diagnostics) =
+        skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
+    let errors: Vec<&skillc::Diagnostic> = (diagnostics.iter())
+        .filter(|d| d.severity == skillc::diagnostic::Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        let display = workspace.to_string_lossy();
+        let owned: Vec<skillc::Diagnostic> = errors.into_iter().cloned().collect();
+        eprint!("{}", render_summarised(&owned, &display, Shown::default()));
+        return Err(Failure::Reported);
+    }
+    if config.external.is_empty() {
+        outln!("workspace.yaml has no `external:` entries: nothing to fetch");
+        return Ok(());
+    }
+    let update = match update.as_deref() {
+        None => Update::None,
+        Some("") => Update::All,
+        Some(name) => Update::Only(name.to_string()),
+    };
+    let done = skillc::interop::fetch::fetch(workspace, &config.external, &update)
+        .map_err(|e| Failure::Errors(e.to_string()))?;
+    for f in &done {
+        let short = &f.commit[..f.commit.len().min(12)];
+        let how = match (&f.moved_from, f.fetched) {
+            (Some(old), _) => format!("moved from {}", &old[..old.len().min(12)]),
+            (None, true) => "fetched".to_string(),
+            (None, false) => "already pinned and stored".to_string(),
+        };
+        outln!("{}: {short}, {} files ({how})", f.into, f.files);
+    }
+    outln!(
+        "wrote {}",
+        workspace.join(skillc::model::external::LOCK_FILE).display()
+    );
+    Ok(())
+}
+
 /// Where a build to be signed writes first: beside `output`.
 fn unsigned_path(output: &Path) -> PathBuf {
     let name = output.file_name().map_or_else(

@@ -1,7 +1,9 @@
 //! Skills going in and out of a workspace: ZIP [`package`]s, [`export`] to plain
-//! agentskills.io folders, and the [`diff`] of two artifacts.
+//! agentskills.io folders, and the [`diff`] of two artifacts; [`fetch`] brings in and pins
+//! skills from other repositories.
 
 pub mod diff;
 pub mod export;
+pub mod fetch;
 pub mod package;
 pub mod targets;

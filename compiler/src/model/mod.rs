@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::diagnostic::Pos;
 
 pub mod census;
+pub mod external;
 pub mod fields;
 pub mod targets;
 
@@ -562,6 +563,8 @@ pub struct WorkspaceConfig {
     pub authored: bool,
     /// `targets:`: the client tools the workspace ships to, with their listing budgets (W124).
     pub targets: Vec<targets::DeclaredTarget>,
+    /// `external:`: skills from other repositories, pinned in `skillc.lock`.
+    pub external: Vec<external::ExternalSource>,
 }
 
 impl Default for WorkspaceConfig {
@@ -585,6 +588,7 @@ impl Default for WorkspaceConfig {
             routing: None,
             authored: false,
             targets: Vec::new(),
+            external: Vec::new(),
         }
     }
 }

@@ -24,6 +24,7 @@ const WORKSPACE_FIELDS: &[&str] = &[
     "trusted",
     "routing",
     "targets",
+    "external",
 ];
 
 /// Reads `workspace.yaml`.
@@ -91,6 +92,11 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c.trusted = f.string_list("trusted");
     c.routing = routing_settings(f, true);
     c.targets = crate::parse::targets::targets(f);
+    c.external = crate::parse::external::external(f);
+    // A trusted outside repository's skills run their code like the workspace's own.
+    for e in c.external.iter().filter(|e| e.trust) {
+        c.trusted.push(e.package_id());
+    }
     c
 }
 

@@ -4,6 +4,7 @@
 pub mod batches;
 pub(crate) mod body;
 pub(crate) mod config;
+pub(crate) mod external;
 pub(crate) mod fields;
 pub(crate) mod frontmatter;
 pub mod load;

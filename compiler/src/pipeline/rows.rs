@@ -448,6 +448,25 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Some(plugins) = plugins(ws) {
         m.insert("plugins".to_string(), plugins);
     }
+    sources_and_targets(cfg, &mut m);
+    m
+}
+
+/// The outside repositories the skills come from and the declared client tools' budgets.
+fn sources_and_targets(cfg: &crate::model::WorkspaceConfig, m: &mut BTreeMap<String, String>) {
+    // Where each outside repository's skills come from, for `explain`, catalogs and the studio.
+    let external: BTreeMap<&str, serde_json::Value> = (cfg.external.iter())
+        .filter(|e| e.commit.is_some())
+        .map(|e| {
+            let about = serde_json::json!({
+                "git": e.git, "rev": e.rev, "commit": e.commit, "trusted": e.trust,
+            });
+            (e.into.as_str(), about)
+        })
+        .collect();
+    if !external.is_empty() {
+        m.insert("external".to_string(), json(&external));
+    }
     // The budgets of the declared client tools, for `export --target` and the studio.
     if !cfg.targets.is_empty() {
         let targets: BTreeMap<&str, &crate::model::targets::Budget> = (cfg.targets.iter())
@@ -455,7 +474,6 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
             .collect();
         m.insert("targets".to_string(), json(&targets));
     }
-    m
 }
 
 /// Plugin metadata by plugin name (the first declared of a name), for the manifest: a skill

@@ -163,8 +163,9 @@ fn fingerprint(
     })
 }
 
-/// The declared roots the walk does not read (outside the workspace or hidden): their
-/// prefixes and folders, from `workspace.yaml` as the load reads it.
+/// The declared roots the walk does not read (outside the workspace or hidden) and the stored
+/// copies of `external:` entries: their prefixes and folders, from `workspace.yaml` as the
+/// load reads it.
 fn roots_read_apart(root: &Path, listed: &fsio::Listed) -> Vec<(String, std::path::PathBuf)> {
     let Some((rel, path)) = listed.found.iter().find(|(rel, _)| rel == "workspace.yaml") else {
         return Vec::new();
@@ -173,12 +174,16 @@ fn roots_read_apart(root: &Path, listed: &fsio::Listed) -> Vec<(String, std::pat
         rel: rel.clone(),
         content: fsio::read_capped(path),
     };
-    load::peek_config(&[file])
-        .roots
-        .values()
+    let config = load::peek_config(&[file]);
+    let roots = (config.roots.values())
         .map(|path| (load::root_prefix(path), root.join(path)))
-        .filter(|(prefix, _)| load::read_apart(prefix))
-        .collect()
+        .filter(|(prefix, _)| load::read_apart(prefix));
+    // The stored copies of outside repositories: a file edited there changes the result.
+    let stored = (config.external.iter()).map(|e| {
+        let dir = crate::model::external::store_dir(root, &e.into);
+        (format!("{}/", e.into), dir)
+    });
+    roots.chain(stored).collect()
 }
 
 /// A file's content as the fingerprint sees it: its hash, or what kept it from being read.

@@ -63,7 +63,18 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
   const whose = r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
   const title = el("p", { class: "qualified" }, `${r.link.name}: ${whose} `, el("small", {}, `(${r.qualified_name})`));
   const reach = el("div", { class: "rel" }, el("h4", {}, "Who an edit reaches"), renderReach(r.reach, r.link, open));
-  return el("div", {}, title, r.plugin ? pluginPart(r.plugin) : "", reach, ...shown);
+  return el("div", {}, title, r.plugin ? pluginPart(r.plugin) : "", r.external ? externalPart(r.external) : "", reach, ...shown);
+}
+
+/** Where an outside skill comes from: the repository, the rev and the commit skillc.lock pins,
+ * and whether its code is trusted. Edits belong in that repository: `skillc fetch` replaces
+ * the stored copy. */
+function externalPart(e: NonNullable<Relations["external"]>): HTMLElement {
+  const commit = e.commit ? `commit ${e.commit.slice(0, 12)}` : "not fetched yet";
+  return el("div", { class: "rel external" }, el("h4", {}, "From another repository"),
+    el("p", {}, el("b", {}, e.git), ` at ${e.rev} (${commit})${e.path ? `, folder ${e.path}` : ""}.`),
+    el("p", {}, e.trust ? "Its code is trusted (trust: true)." : "Its code is prompt-only: scripts are not run or marked executable."),
+    el("p", {}, el("small", {}, `Pinned in skillc.lock; change it in that repository, then run skillc fetch --update ${e.into}.`)));
 }
 
 /** Where a plugin's skill comes from: the plugin, its version and author, what it is for. */

@@ -1,7 +1,7 @@
 //! Files and skills: reading, live checks of drafts, saves that never overwrite a change made
 //! on disk, creating, renaming and deleting skills, packages in and out.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use skillc::RawFile;
@@ -130,9 +130,24 @@ pub struct DraftCheck {
 }
 
 impl Session {
+    /// The stored copy of a file of an outside repository's skill (`external:`), if `rel` is
+    /// one: it is read from there, and never saved (it belongs to that repository).
+    fn outside_copy(&self, rel: &str) -> Option<PathBuf> {
+        let (config, _) = skillc::workspace_config(&self.root).ok()?;
+        let e = (config.external.iter()).find(|e| rel.starts_with(&format!("{}/", e.into)))?;
+        let inner = &rel[e.into.len() + 1..];
+        Some(skillc::model::external::store_dir(&self.root, &e.into).join(inner))
+    }
+
     /// Reads a file of the workspace.
     pub fn read(&self, rel: &str) -> Result<FileState, StudioError> {
-        let path = self.inside(rel)?;
+        let path = match self.outside_copy(rel) {
+            Some(stored) => {
+                self.inside(rel)?;
+                stored
+            }
+            None => self.inside(rel)?,
+        };
         let bytes = std::fs::read(&path).map_err(io_err)?;
         Ok(FileState {
             file: rel.to_string(),
@@ -185,6 +200,11 @@ impl Session {
     /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
     /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
     pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
+        if self.outside_copy(rel).is_some() {
+            return Err(StudioError::request(format!(
+                "`{rel}` comes from another repository (workspace.yaml `external:`): change it there, then run `skillc fetch --update`"
+            )));
+        }
         let _written = WritesOnDisk(&self.disk, Some(rel));
         let path = self.inside(rel)?;
         if let Some(base) = base {

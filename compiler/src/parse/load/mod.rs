@@ -16,6 +16,7 @@ use crate::parse::{config, text};
 
 mod cache;
 mod collection;
+mod external;
 mod patch;
 mod plugins;
 mod settings;
@@ -103,6 +104,14 @@ fn load_tree(
     }
     let config = peek_config(&files);
     let extra = read_outside_roots(root, &config, &mut walk_diags)?;
+    // Outside repositories' skills, from the copies `skillc fetch` stored, under their folders.
+    let (outside, problems, pins) = external::read_locked(root, &config, &files);
+    walk_diags.extend(problems);
+    if !outside.is_empty() {
+        let files = files.to_mut();
+        files.extend(outside);
+        files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
     // A hidden folder declared as a root was read above: it is no longer skipped.
     let declared: Vec<String> = config.roots.values().map(|p| root_prefix(p)).collect();
     let skipped: Vec<String> = tree
@@ -123,6 +132,11 @@ fn load_tree(
     });
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
     drop(files);
+    for source in &mut loaded.workspace.config.external {
+        source.commit = (pins.iter())
+            .find(|(into, _)| *into == source.into)
+            .map(|(_, commit)| commit.clone());
+    }
     if let Some(c) = cache {
         c.parsed.forget_files(drafts);
         c.tree = Some(tree);
@@ -199,6 +213,28 @@ pub fn root_prefix(path: &str) -> String {
         })
         .collect();
     format!("{}/", clean.join("/"))
+}
+
+/// The `workspace.yaml` of the workspace at `root` (the defaults without one), with its
+/// diagnostics: what `skillc fetch` reads before anything else.
+pub fn workspace_config(root: &Path) -> Result<(WorkspaceConfig, Vec<Diagnostic>), std::io::Error> {
+    let path = root.join("workspace.yaml");
+    if !path.exists() {
+        return Ok((WorkspaceConfig::default(), Vec::new()));
+    }
+    let file = RawFile {
+        rel: "workspace.yaml".to_string(),
+        content: fsio::read_capped(&path),
+    };
+    let mut out = Vec::new();
+    let config = yaml_file(&file, &mut out, &mut BTreeMap::new()).map(|doc| {
+        config::workspace(&mut Fields {
+            file: "workspace.yaml",
+            doc: &doc,
+            diagnostics: &mut out,
+        })
+    });
+    Ok((config.unwrap_or_default(), out))
 }
 
 /// The workspace configuration as far as it can be read, before anything else is loaded.

@@ -82,7 +82,7 @@ pub(super) fn load_skill(
         sources: Vec::new(),
         vars_json: BTreeMap::new(),
         assets: Vec::new(),
-        package: None,
+        package: outside_package(ws, &dir.dir),
         plugin,
     };
 
@@ -91,6 +91,14 @@ pub(super) fn load_skill(
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
     Some(skill)
+}
+
+/// An outside repository's skill carries its entry's package id: untrusted unless the entry
+/// says `trust: true`.
+fn outside_package(ws: &Workspace, dir: &str) -> Option<String> {
+    (ws.config.external.iter())
+        .find(|e| dir.starts_with(&format!("{}/", e.into)))
+        .map(|e| e.package_id())
 }
 
 fn two_skill_files(other: &crate::discover::fsio::RawFile) -> Diagnostic {
