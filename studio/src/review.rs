@@ -294,6 +294,7 @@ fn build_head(repo: &Repo, cache: &Path) -> Result<PathBuf, String> {
     }
     let dir = cache.join("head");
     export_head(repo, &dir).map_err(|e| format!("cannot read the last commit: {e}"))?;
+    fetch_head_externals(&repo.top.join(&repo.prefix), &dir)?;
     let report =
         skillc::build(&dir, &out, &skillc::BuildOptions::default()).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(&dir);
@@ -305,6 +306,27 @@ fn build_head(repo: &Repo, cache: &Path) -> Result<PathBuf, String> {
     }
     std::fs::write(&stamp, head).map_err(|e| e.to_string())?;
     Ok(out)
+}
+
+/// The outside skills the last commit's `skillc.lock` pins, stored into its export `dir`:
+/// a lock change is then reviewed as what it changes for each client, like any other. The
+/// working tree's mirrors are shared, so a pinned commit they hold needs no network.
+fn fetch_head_externals(root: &Path, dir: &Path) -> Result<(), String> {
+    let (config, _) = skillc::workspace_config(dir).map_err(|e| e.to_string())?;
+    if config.external.is_empty() {
+        return Ok(());
+    }
+    let stored = dir.join(".skillc").join("external");
+    std::fs::create_dir_all(&stored).map_err(|e| e.to_string())?;
+    let mirrors = root.join(".skillc").join("external").join(".mirrors");
+    if mirrors.is_dir() {
+        #[cfg(unix)]
+        let _ = std::os::unix::fs::symlink(&mirrors, stored.join(".mirrors"));
+    }
+    let none = skillc::interop::fetch::Update::None;
+    skillc::interop::fetch::fetch(dir, &config.external, &none)
+        .map(|_| ())
+        .map_err(|e| format!("the last commit's outside skills cannot be fetched: {e}"))
 }
 
 fn who(client: &str, locale: &str, tier: &str) -> String {

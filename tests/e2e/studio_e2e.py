@@ -725,7 +725,8 @@ def test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut(
     assert "of 2,000 characters" in claude or "of 2000 characters" in claude, claude
     assert "It cuts descriptions to 200 characters: web-scraping (250)" in claude, claude
     assert "would leave about" in claude, claude
-    codex = d.text('#pv-budget .meter.target[data-target="codex"]')
+    # Read through wait_text: the meter is drawn again when a late build's preview lands.
+    codex = d.wait_text('#pv-budget .meter.target[data-target="codex"]', "Codex:")
     assert "Codex:" in codex and "would leave" not in codex, codex
     d.screenshot(shots / "preview-targets.png")
 

@@ -6,7 +6,8 @@ runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the Typ
 runtime's CLI must give the same answers, and the answers must follow the prompt rules and
 the priority of variables. Then Claude Code plugins (the `plugin-marketplace` fixture): skills
 named `<plugin>:<skill>`, a plain name selecting only when one plugin has it, and each skill's
-plugin metadata in the catalog JSON.
+plugin metadata in the catalog JSON. Then skills from another repository (`external:`,
+fetched from a git repository made here): where each comes from, in the catalog JSON.
 Usage: rules_parity.py SKILLC
 """
 
@@ -92,10 +93,48 @@ def main():
             if ("Salue le visiteur." in rust["text"]) != (locale == "fr-ca"):
                 failures.append(f"catalog {locale}: locale fallback: {rust['text']!r}")
         compared += plugins(skillc, Path(tmp), failures)
+        compared += outside(skillc, Path(tmp), failures)
     for f in failures:
         print("FAIL", f)
     print(f"{compared} requests compared, {len(failures)} failures")
-    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 else 0
+    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 else 0
+
+
+def outside(skillc, tmp, failures):
+    """An outside repository's skills in every runtime: the catalog JSON names its repository
+    and commit; a prompt selects it. Returns how many requests were compared."""
+    repo, ws = tmp / "upstream", tmp / "outside-ws"
+    (repo / "skills" / "pdf").mkdir(parents=True)
+    (repo / "skills" / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: Fills PDF forms.\n---\nFill it.\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"], ["tag", "v1"]):
+        subprocess.run(git + args, cwd=repo, check=True, capture_output=True)
+    (ws / "own").mkdir(parents=True)
+    (ws / "own" / "SKILL.md").write_text("---\nname: own\ndescription: Our own.\n---\nBody.\n")
+    (ws / "workspace.yaml").write_text(
+        f"external:\n  - {{ git: 'file://{repo}', rev: v1, path: skills, into: vendor/acme }}\n")
+    subprocess.run([skillc, "fetch", str(ws)], check=True, capture_output=True)
+    artifact = str(tmp / "outside.db")
+    subprocess.run([skillc, "build", str(ws), "-o", artifact], check=True, capture_output=True)
+    py = Artifact(artifact)
+    compared = 0
+    for args in (["catalog", artifact, "--format", "json"], ["prompt", artifact, "--select", "pdf", "--format", "json"]):
+        text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
+        rust = json.loads(text)
+        mine = py.catalog(fmt="json") if args[0] == "catalog" else py.prompt(["pdf"])
+        ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
+        compared += 1
+        for k in ("skills", "text"):
+            if rust[k] != mine[k]:
+                failures.append(f"python outside {args[0]} {k}: {mine[k]!r} != {rust[k]!r}")
+        if ts.stdout != text:
+            failures.append(f"typescript outside {args[0]}: {ts.stdout[:300]!r} != {text[:300]!r}")
+        if args[0] == "catalog":
+            pdf = next((s for s in rust["skills"] if s["name"] == "pdf"), {})
+            commit = subprocess.run(["git", "rev-parse", "v1"], cwd=repo, capture_output=True, text=True).stdout.strip()
+            if pdf.get("external", {}).get("commit") != commit or "external" in rust["skills"][0]:
+                failures.append(f"outside catalog: {rust['skills']!r}")
+    return compared
 
 
 # Selections over the plugin-marketplace fixture and the names each must include.

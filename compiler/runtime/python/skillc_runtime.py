@@ -398,6 +398,15 @@ class Artifact:
         return {"name": plugin, "version": about.get("version"),
                 "description": about.get("description"), "author": about.get("author")}
 
+    def external_of(self, location):
+        """The outside repository (manifest `external`) the skill whose SKILL.md is at
+        `location` comes from: a dict of into, git, rev, commit and trusted, or None."""
+        for into, about in json.loads(self.manifest.get("external", "{}")).items():
+            if location.startswith(into + "/"):
+                return {"into": into, "git": about.get("git", ""), "rev": about.get("rev", ""),
+                        "commit": about.get("commit", ""), "trusted": bool(about.get("trusted"))}
+        return None
+
     def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
         with self._lock:
             self._follow()
@@ -416,10 +425,15 @@ class Artifact:
             "description": b["skills"][i]["description"],
             "triggers": b["skills"][i]["triggers"][:max_triggers],
         } for n, i in enumerate(members)]
-        for s in skills:
+        for s, i in zip(skills, members):
             plugin = self.plugin_of(s["name"])
             if plugin is not None:
                 s["plugin"] = plugin
+            if "external" in self.manifest:
+                location = json.loads(b["skills"][i]["raw_record"]).get("resolved_file", "")
+                external = self.external_of(location)
+                if external is not None:
+                    s["external"] = external
         frag = lambda i: b["skills"][i]["fragments"].get(stored, "")
         if fmt == "xml":
             text = "<available_skills>\n" + "".join(frag(i) for i in members) + "</available_skills>"

@@ -65,6 +65,12 @@ pub fn fetch(
     let base = root.join(".skillc").join("external");
     std::fs::create_dir_all(&base)
         .map_err(|e| Error(format!("cannot create {}: {e}", base.display())))?;
+    // The stored copies and mirrors stay out of the workspace's repository (skillc.lock is
+    // what is committed), as the rest of `.skillc/`.
+    let ignore = root.join(".skillc").join(".gitignore");
+    if !ignore.exists() {
+        let _ = std::fs::write(&ignore, "*\n");
+    }
     // Stage every entry first.
     let mut staged: Vec<(Locked, Option<PathBuf>, Fetched)> = Vec::new();
     let result = sources.iter().try_for_each(|source| {
@@ -131,7 +137,12 @@ fn stage(
             return Ok((locked.clone(), None, fetched));
         }
     }
-    let mirror = mirror(base, &source.git)?;
+    // A pinned commit the mirror already has needs no network.
+    let known = mirror_dir(base, &source.git);
+    let mirror = match pinned {
+        Some(locked) if has_commit(&known, &locked.commit) => known,
+        _ => mirror(base, &source.git)?,
+    };
     let commit = match pinned {
         Some(locked) => {
             has_commit(&mirror, &locked.commit).then(|| locked.commit.clone()).ok_or_else(|| {
@@ -193,11 +204,15 @@ fn git(args: &[&str]) -> Result<Vec<u8>, String> {
     Err(last.trim().to_string())
 }
 
+/// Where the mirror of the repository at `url` is kept.
+fn mirror_dir(base: &Path, url: &str) -> PathBuf {
+    base.join(".mirrors")
+        .join(&crate::digest::hash(url.as_bytes())[..16])
+}
+
 /// A mirror of the repository at `url`, made or brought up to date (tags moved included).
 fn mirror(base: &Path, url: &str) -> Result<PathBuf, Error> {
-    let dir = base
-        .join(".mirrors")
-        .join(&crate::digest::hash(url.as_bytes())[..16]);
+    let dir = mirror_dir(base, url);
     let d = dir.to_string_lossy().into_owned();
     let done = if dir.join("HEAD").exists() {
         git(&[

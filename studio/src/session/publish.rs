@@ -249,6 +249,68 @@ mod tests {
     }
 
     #[test]
+    fn review_shows_a_lock_change_as_what_it_changes_for_each_client() {
+        let dir = tempfile::tempdir().unwrap();
+        // A repository of outside skills, tagged v1.
+        let upstream = dir.path().join("upstream");
+        let pdf = upstream.join("skills/pdf/SKILL.md");
+        std::fs::create_dir_all(pdf.parent().unwrap()).unwrap();
+        let skill = |d: &str| format!("---\nname: pdf\ndescription: {d}\n---\nFill.\n");
+        std::fs::write(&pdf, skill("Fills PDF forms.")).unwrap();
+        let commit = [
+            "-c",
+            "user.name=u",
+            "-c",
+            "user.email=u@example.com",
+            "commit",
+            "-qam",
+        ];
+        git_in(&upstream, &["init", "-q"]);
+        git_in(&upstream, &["add", "-A"]);
+        git_in(&upstream, &[&commit[..], &["one"]].concat());
+        git_in(&upstream, &["tag", "v1"]);
+        // The sample brings it in, fetched and committed.
+        let (repo, _) = committed_sample(dir.path());
+        let ws = repo.join("skills");
+        let yaml = std::fs::read_to_string(ws.join("workspace.yaml")).unwrap();
+        let entry = format!(
+            "external:\n  - {{ git: 'file://{}', rev: v1, path: skills, into: vendor/acme }}\n",
+            upstream.display()
+        );
+        std::fs::write(ws.join("workspace.yaml"), yaml + &entry).unwrap();
+        let fetch = |update| {
+            let (config, _) = skillc::workspace_config(&ws).unwrap();
+            skillc::interop::fetch::fetch(&ws, &config.external, &update).unwrap();
+        };
+        fetch(skillc::interop::fetch::Update::None);
+        git_in(&repo, &["add", "-A"]);
+        git_in(&repo, &["commit", "-qm", "bring in vendor skills"]);
+        let s = Session::open(&ws).unwrap();
+        assert!(
+            s.review().unwrap().files.is_empty(),
+            "the stored copy is not committed"
+        );
+        // Upstream changes the description and moves the tag; the pin is moved.
+        std::fs::write(&pdf, skill("Fills and signs PDF forms.")).unwrap();
+        git_in(&upstream, &[&commit[..], &["two"]].concat());
+        git_in(&upstream, &["tag", "-f", "v1"]);
+        fetch(skillc::interop::fetch::Update::All);
+        let r = s.review().unwrap();
+        let files: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, ["skillc.lock"]);
+        assert!(r.impact.problem.is_none(), "{:?}", r.impact.problem);
+        assert!(
+            r.impact
+                .groups
+                .iter()
+                .any(|g| g.change.starts_with("pdf's description changed")
+                    && g.bundles.contains(&"global, en, standard".to_string())),
+            "{:#?}",
+            r.impact.groups
+        );
+    }
+
+    #[test]
     fn review_names_the_warnings_a_change_brings_and_only_those() {
         let dir = tempfile::tempdir().unwrap();
         let (repo, _) = committed_sample(dir.path());

@@ -18,6 +18,29 @@ export interface CatalogSkill {
   triggers: string[];
   /** The Claude Code plugin it comes from, when it is a plugin's skill. */
   plugin?: Plugin;
+  /** The outside repository it comes from (`workspace.yaml` `external:`), if any. */
+  external?: External;
+}
+
+/** Where an outside skill comes from (manifest `external`). */
+export interface External {
+  into: string;
+  git: string;
+  rev: string;
+  commit: string;
+  trusted: boolean;
+}
+
+/** The outside repository the skill whose SKILL.md is at `location` comes from, or undefined. */
+export function externalOf(manifest: Map<string, string>, location: string): External | undefined {
+  const text = manifest.get("external");
+  if (text === undefined) return undefined;
+  for (const [into, about] of Object.entries(JSON.parse(text) as Record<string, Record<string, unknown>>)) {
+    if (!location.startsWith(`${into}/`)) continue;
+    const str = (k: string) => (typeof about[k] === "string" ? (about[k] as string) : "");
+    return { into, git: str("git"), rev: str("rev"), commit: str("commit"), trusted: about.trusted === true };
+  }
+  return undefined;
 }
 
 /** A Claude Code plugin's metadata (manifest `plugins`). */
@@ -124,6 +147,9 @@ function render(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context
       description: s.description,
       triggers: s.triggers.slice(0, maxTriggers),
       ...(pluginOf(snap.manifest, s.name) ? { plugin: pluginOf(snap.manifest, s.name) } : {}),
+      ...(snap.manifest.has("external") && externalOf(snap.manifest, snap.record(s).resolved_file ?? "")
+        ? { external: externalOf(snap.manifest, snap.record(s).resolved_file ?? "") }
+        : {}),
     };
   });
   const texts = snap.cardTexts(b, format === "json" ? "markdown" : format);

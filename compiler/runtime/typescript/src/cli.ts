@@ -92,6 +92,17 @@ function catalogJson(c: Catalog): string {
     skills: c.skills.map((s) => ({
       category: s.category,
       description: s.description,
+      ...(s.external
+        ? {
+            external: {
+              commit: s.external.commit,
+              git: s.external.git,
+              into: s.external.into,
+              rev: s.external.rev,
+              trusted: s.external.trusted,
+            },
+          }
+        : {}),
       id: s.id,
       name: s.name,
       ...(s.plugin
