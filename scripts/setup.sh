@@ -13,7 +13,7 @@ apt_packages=(
   libayatana-appindicator3-dev build-essential pkg-config libssl-dev
   xvfb webkit2gtk-driver imagemagick
   libxerial-sqlite-jdbc-java
-  minisign
+  minisign python3-venv
 )
 # The Java example of docs/artifact.md needs a JDK (most machines here have one already).
 command -v javac >/dev/null 2>&1 || apt_packages+=(default-jdk-headless)

@@ -43,6 +43,9 @@ echo "== the TypeScript runtime: its tests, then every parity request against sk
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)
 python3 tests/parity/ts_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
 
+echo "== the runtimes as people install them: the Python wheel in a fresh venv, the npm tarball in an empty project"
+bash tests/packaging/runtimes.sh "$target/debug/skillc"
+
 echo "== routing quality: skillc route beside a plain BM25 baseline on labelled requests"
 python3 tests/quality/routing_quality.py "$target/debug/skillc" --check
 

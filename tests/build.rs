@@ -140,7 +140,7 @@ fn every_reference_between_tables_points_to_a_row() {
 #[test]
 fn the_python_runtime_checks_the_schema_version_the_compiler_writes() {
     let python = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/python/skillc_runtime.py"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/python/skillc_runtime/__init__.py"),
     )
     .unwrap();
     let line = format!("SCHEMA_VERSION = {}\n", skillc_runtime::schema::VERSION);

@@ -873,7 +873,7 @@ fn every_runtime_reads_the_schema_version_the_compiler_writes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     for (file, prefix) in [
         (
-            "compiler/runtime/python/skillc_runtime.py",
+            "compiler/runtime/python/skillc_runtime/__init__.py",
             "SCHEMA_VERSION = ",
         ),
         (

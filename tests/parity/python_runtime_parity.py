@@ -10,12 +10,21 @@ Usage: python_runtime_parity.py SKILLC ARTIFACT [HYBRID]
 
 import json
 import subprocess
+import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "python"))
+# SKILLC_RUNTIME_INSTALLED: the installed package answers (tests/packaging/runtimes.sh), not
+# the repository's source.
+if not os.environ.get("SKILLC_RUNTIME_INSTALLED"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import skillc_runtime  # noqa: E402
 from skillc_runtime import Artifact  # noqa: E402
+
+if os.environ.get("SKILLC_RUNTIME_INSTALLED") and "compiler/runtime/python" in skillc_runtime.__file__:
+    sys.exit(f"SKILLC_RUNTIME_INSTALLED, but the source answers: {skillc_runtime.__file__}")
+print(f"runtime: {skillc_runtime.__file__}")
 
 from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
 

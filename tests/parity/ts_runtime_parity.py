@@ -11,6 +11,7 @@ vectors too. Usage: ts_runtime_parity.py SKILLC ARTIFACT [HYBRID]
 
 import shutil
 import subprocess
+import os
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
 
-CLI = Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "typescript" / "dist" / "cli.js"
+# SKILLC_TS_CLI: an installed package's command (tests/packaging/runtimes.sh), not the source's.
+CLI = Path(os.environ.get("SKILLC_TS_CLI")
+           or Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "typescript" / "dist" / "cli.js")
 
 
 def hybrid_requests(artifact, lexical, vectors):

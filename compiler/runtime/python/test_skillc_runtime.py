@@ -14,7 +14,8 @@ from pathlib import Path
 
 from skillc_runtime import Artifact, RequestError, SignatureError
 
-ROOT = Path(__file__).resolve().parents[3]
+# SKILLC_REPO: the repository, when this file runs from elsewhere against an installed package.
+ROOT = Path(os.environ.get("SKILLC_REPO") or Path(__file__).resolve().parents[3])
 SKILLC = os.environ.get("SKILLC", str(ROOT / "target" / "debug" / "skillc"))
 
 

@@ -30,6 +30,7 @@ import struct
 import sqlite3
 import threading
 import zlib
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 SCHEMA_VERSION = 6
 
@@ -42,7 +43,7 @@ class SignatureError(ValueError):
     """The artifact has no valid signature for the public key it was opened with."""
 
 
-def signature_path(path):
+def signature_path(path: str) -> str:
     """Where an artifact's signature is: `ARTIFACT.minisig` beside it."""
     return f"{path}.minisig"
 
@@ -57,7 +58,7 @@ def _b64_line(text, n, what):
         raise SignatureError(f"it is not {what}") from None
 
 
-def read_public_key(key):
+def read_public_key(key: str) -> Tuple[bytes, bytes]:
     """A minisign public key ((key id, 32 key bytes)) from a `.pub` file's path, its text, or
     the key line alone."""
     text = key
@@ -73,8 +74,10 @@ def read_public_key(key):
 
 def _ed25519_verify(public, signature, message):
     try:
-        from cryptography.exceptions import InvalidSignature
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+        from cryptography.exceptions import InvalidSignature  # type: ignore[import-not-found,unused-ignore]
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # type: ignore[import-not-found,unused-ignore]
+            Ed25519PublicKey,
+        )
     except ImportError:
         raise SignatureError("checking signatures needs the `cryptography` package: pip install cryptography") from None
     try:
@@ -84,7 +87,7 @@ def _ed25519_verify(public, signature, message):
         return False
 
 
-def verify_file(f, path, key):
+def verify_file(f: BinaryIO, path: str, key: Tuple[bytes, bytes]) -> None:
     """Checks the open file `f` (the artifact at `path`) against `path.minisig` with `key` (from
     `read_public_key`); raises SignatureError saying why not."""
     import hashlib
@@ -146,7 +149,7 @@ def _prefix_matches(url, prefix):
     return _starts_at_boundary(url, prefix)
 
 
-def condition_holds(cond, ctx):
+def condition_holds(cond: Dict[str, Any], ctx: Dict[str, Any]) -> bool:
     """One stored condition against a context dict; a missing value fails (fail-closed)."""
     (kind, value), = cond.items()
     url = ctx.get("page_url")
@@ -183,7 +186,7 @@ def _stamp(path):
 
 
 class Artifact:
-    def __init__(self, path, public_key=None):
+    def __init__(self, path: str, public_key: Union[str, Tuple[bytes, bytes], None] = None) -> None:
         self.path = path
         # With a key: the signature file's stamp too, so that a new signature is tried again.
         self._key = read_public_key(public_key) if isinstance(public_key, str) else public_key
@@ -217,14 +220,14 @@ class Artifact:
             for r in self.db.execute(
                 "SELECT id, position, catalog_header, prompt_heading, uncertainty FROM category")
         }
-        self.consumers = {r[0]: set() for r in self.db.execute("SELECT name FROM consumer")}
+        self.consumers: Dict[str, set] = {r[0]: set() for r in self.db.execute("SELECT name FROM consumer")}
         for c, q in self.db.execute("SELECT consumer, qualified_name FROM consumer_hidden"):
             self.consumers[c].add(q)
         self.sources = {
             r[0]: {"sid": r[0], "url": r[1], "title": r[2], "fragment": r[3]}
             for r in self.db.execute("SELECT sid, url, title, fragment FROM source")
         }
-        self._bundles = {}
+        self._bundles: Dict[int, Dict[str, Any]] = {}
 
     def _stamps(self):
         if self._key is None:
@@ -261,7 +264,8 @@ class Artifact:
 
     # -- bundles ---------------------------------------------------------------------------
 
-    def bundle(self, client=None, locale=None, tier=None):
+    def bundle(self, client: Optional[str] = None, locale: Optional[str] = None,
+               tier: Optional[str] = None) -> Dict[str, Any]:
         client = client or ""
         locale = locale or self.manifest["default_locale"]
         tier = tier or self.manifest["default_tier"]
@@ -386,7 +390,7 @@ class Artifact:
 
     # -- catalog ---------------------------------------------------------------------------
 
-    def plugin_of(self, name):
+    def plugin_of(self, name: str) -> Optional[Dict[str, Any]]:
         """The Claude Code plugin a skill named `<plugin>:<skill>` comes from (manifest
         `plugins`): a dict of name, version, description and author, or None."""
         if ":" not in name or "plugins" not in self.manifest:
@@ -398,7 +402,7 @@ class Artifact:
         return {"name": plugin, "version": about.get("version"),
                 "description": about.get("description"), "author": about.get("author")}
 
-    def external_of(self, location):
+    def external_of(self, location: str) -> Optional[Dict[str, Any]]:
         """The outside repository (manifest `external`) the skill whose SKILL.md is at
         `location` comes from: a dict of into, git, rev, commit and trusted, or None."""
         for into, about in json.loads(self.manifest.get("external", "{}")).items():
@@ -407,7 +411,9 @@ class Artifact:
                         "commit": about.get("commit", ""), "trusted": bool(about.get("trusted"))}
         return None
 
-    def catalog(self, client=None, locale=None, tier=None, consumer=None, context=None, fmt="markdown"):
+    def catalog(self, client: Optional[str] = None, locale: Optional[str] = None, tier: Optional[str] = None,
+                consumer: Optional[str] = None, context: Optional[Dict[str, Any]] = None,
+                fmt: str = "markdown") -> Dict[str, Any]:
         with self._lock:
             self._follow()
             return self._catalog(client, locale, tier, consumer, context or {}, fmt)
@@ -459,7 +465,9 @@ class Artifact:
 
     # -- prompt ------------------------------------------------------------------------
 
-    def prompt(self, select, client=None, locale=None, tier=None, consumer=None, context=None):
+    def prompt(self, select: List[str], client: Optional[str] = None, locale: Optional[str] = None,
+               tier: Optional[str] = None, consumer: Optional[str] = None,
+               context: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         with self._lock:
             self._follow()
             return self._prompt(select, client, locale, tier, consumer, context or {})
@@ -606,8 +614,10 @@ class Artifact:
 
     # -- route (docs/routing.md: the same words and scores as the Rust runtime) --------------
 
-    def route(self, message, client=None, locale=None, tier=None, consumer=None, context=None, top=None,
-              query_vector=None):
+    def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
+              tier: Optional[str] = None, consumer: Optional[str] = None,
+              context: Optional[Dict[str, Any]] = None, top: Optional[int] = None,
+              query_vector: Optional[List[float]] = None) -> Dict[str, Any]:
         """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
         --format json` gives them. With `query_vector` (the message's embedding from the
         artifact's `embedding_model`), ranked by words and vectors (`hybrid`)."""
@@ -685,7 +695,7 @@ class Artifact:
             kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
         return kept[key]
 
-    def routing_settings(self, client=None):
+    def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
         return {"top_k": 5, "min_score": 0.2, "confident": 0.95,
@@ -779,7 +789,7 @@ ROUTE_STOPWORDS = frozenset("""
     les mes mon ne nous ou par pas pour que qui sur un une vous votre vos""".split())
 
 
-def route_tokens(text):
+def route_tokens(text: str) -> List[str]:
     """A text's words as the routing index holds them: lowercased, split at every character
     that is not a letter or a digit, stopwords and lone Latin letters out, a final `s` dropped
     from words of four letters or more (not after `s`, `u` or `i`)."""

@@ -1,0 +1,803 @@
+"""A skillc runtime in Python, with only the standard library (sqlite3, json, zlib, re).
+
+It reads an artifact built by `skillc build` and answers the same questions as the Rust
+runtime: the catalog of a bundle and the prompt for a selection. It is an example of
+how little a runtime needs once the compiler has resolved everything: no YAML, no rules beyond
+the run-time ones. CI checks that it gives the same catalog text and the same final skill list
+as the Rust runtime (tests/parity/python_runtime_parity.py).
+
+    rt = Artifact("out.db")
+    cat = rt.catalog(client="example.com", context={"page_url": "/en-gb/x"}, fmt="markdown")
+    prompt = rt.prompt(client="example.com", select=["SK1", "pricing"], context={"turn": "2"})
+
+A new artifact renamed over the path is served from the next call on: each call compares the
+path's file (device, inode, size, modification time: one stat) with the one opened, whose
+connection keeps it readable until it is replaced.
+
+Opened with a public key (`Artifact("out.db", public_key="skillc.pub")`, minisign's format),
+the runtime serves only an artifact whose signature `out.db.minisig` it verified, on open and
+on every swap; a swap that fails keeps the previous artifact in service and says why in
+`refused`. Checking needs Ed25519, which the standard library lacks: the `cryptography`
+package (PyCA's, maintained, with wheels for every platform) is imported then, and only then.
+"""
+
+import heapq
+import json
+import math
+import os
+import re
+import struct
+import sqlite3
+import threading
+import zlib
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
+
+SCHEMA_VERSION = 6
+
+
+class RequestError(Exception):
+    """The request names a bundle, consumer or skill that was not built."""
+
+
+class SignatureError(ValueError):
+    """The artifact has no valid signature for the public key it was opened with."""
+
+
+def signature_path(path: str) -> str:
+    """Where an artifact's signature is: `ARTIFACT.minisig` beside it."""
+    return f"{path}.minisig"
+
+
+def _b64_line(text, n, what):
+    import base64
+    import binascii
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    try:
+        return [base64.b64decode(l, validate=True) for l in lines[n:n + 1]][0]
+    except (IndexError, binascii.Error, ValueError):
+        raise SignatureError(f"it is not {what}") from None
+
+
+def read_public_key(key: str) -> Tuple[bytes, bytes]:
+    """A minisign public key ((key id, 32 key bytes)) from a `.pub` file's path, its text, or
+    the key line alone."""
+    text = key
+    if os.path.exists(key):
+        with open(key, encoding="utf-8") as f:
+            text = f.read()
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    raw = _b64_line(lines[-1] if lines else "", 0, "a minisign public key")
+    if len(raw) != 42 or raw[:2] != b"Ed":
+        raise SignatureError("the public key is not a minisign Ed25519 key")
+    return raw[2:10], raw[10:]
+
+
+def _ed25519_verify(public, signature, message):
+    try:
+        from cryptography.exceptions import InvalidSignature  # type: ignore[import-not-found,unused-ignore]
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # type: ignore[import-not-found,unused-ignore]
+            Ed25519PublicKey,
+        )
+    except ImportError:
+        raise SignatureError("checking signatures needs the `cryptography` package: pip install cryptography") from None
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+        return True
+    except InvalidSignature:
+        return False
+
+
+def verify_file(f: BinaryIO, path: str, key: Tuple[bytes, bytes]) -> None:
+    """Checks the open file `f` (the artifact at `path`) against `path.minisig` with `key` (from
+    `read_public_key`); raises SignatureError saying why not."""
+    import hashlib
+    sig_path = signature_path(path)
+    try:
+        with open(sig_path, encoding="utf-8") as s:
+            text = s.read()
+    except FileNotFoundError:
+        raise SignatureError(f"{path} has no signature ({sig_path} does not exist); sign it with `skillc build ... --sign KEY`") from None
+    lines = [l.rstrip("\r") for l in text.splitlines()]
+    damaged = f"{sig_path} is not a minisign signature: damaged or truncated"
+    if len(lines) < 4 or not lines[2].startswith("trusted comment: "):
+        raise SignatureError(damaged)
+    try:
+        sig = _b64_line(text, 1, "a minisign signature")
+        global_sig = _b64_line(text, 3, "a minisign signature")
+    except SignatureError:
+        raise SignatureError(damaged) from None
+    if len(sig) != 74 or len(global_sig) != 64:
+        raise SignatureError(damaged)
+    if sig[:2] != b"ED":
+        raise SignatureError(f"{sig_path} is minisign's legacy kind of signature; sign with `minisign -S -H` or `skillc build --sign`")
+    key_id, public = key
+    if sig[2:10] != key_id:
+        raise SignatureError(f"{path} was signed with another key than the one given")
+    h = hashlib.blake2b(digest_size=64)
+    for chunk in iter(lambda: f.read(1 << 16), b""):
+        h.update(chunk)
+    if not _ed25519_verify(public, sig[10:], h.digest()):
+        raise SignatureError(f"the signature {sig_path} does not match {path}: the file was changed after it was signed, or the signature is another file's")
+    trusted = lines[2][len("trusted comment: "):].encode()
+    if not _ed25519_verify(public, global_sig, sig[10:] + trusted):
+        raise SignatureError(f"the trusted comment of {sig_path} was changed after it was signed")
+
+
+def _path_of(url):
+    if "://" in url:
+        rest = url.split("://", 1)[1]
+        m = re.search(r"[/?#]", rest)
+        if not m or rest[m.start()] != "/":
+            return "/"
+        url = rest[m.start():]
+    return re.split(r"[?#]", url, maxsplit=1)[0]
+
+
+def _starts_at_boundary(text, prefix):
+    p = prefix.rstrip("/")
+    if not p:
+        return True
+    if not text.startswith(p):
+        return False
+    rest = text[len(p):]
+    return rest == "" or rest[0] in "/?#"
+
+
+def _prefix_matches(url, prefix):
+    if prefix.startswith("/"):
+        return _starts_at_boundary(_path_of(url), prefix)
+    return _starts_at_boundary(url, prefix)
+
+
+def condition_holds(cond: Dict[str, Any], ctx: Dict[str, Any]) -> bool:
+    """One stored condition against a context dict; a missing value fails (fail-closed)."""
+    (kind, value), = cond.items()
+    url = ctx.get("page_url")
+    if kind in ("starts_with_any", "does_not_start_with_any"):
+        if url is None:
+            return False
+        hit = any(_prefix_matches(url, p) for p in value)
+        return hit if kind == "starts_with_any" else not hit
+    if kind in ("page_url_matches", "page_url_not_matches"):
+        if url is None:
+            return False
+        hit = re.search(value, url) is not None
+        return hit if kind == "page_url_matches" else not hit
+    if kind == "availability":
+        return ctx.get(value["skill"] + "_availability") == value["value"]
+    if kind == "turn_at_least":
+        turn = ctx.get("turn")
+        return turn is not None and int(turn) >= value
+    if kind == "context_has":
+        return bool(ctx.get(value))
+    return kind == "conversation_language"
+
+
+def _inflate(encoding, data):
+    return zlib.decompress(data) if encoding == "zlib" else bytes(data)
+
+
+def _stamp(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+class Artifact:
+    def __init__(self, path: str, public_key: Union[str, Tuple[bytes, bytes], None] = None) -> None:
+        self.path = path
+        # With a key: the signature file's stamp too, so that a new signature is tried again.
+        self._key = read_public_key(public_key) if isinstance(public_key, str) else public_key
+        # Taken before opening: a swap in between is seen, and reopened, by the next call. The
+        # open connection keeps its file's inode, so no later file can carry the same stamp.
+        self._stamp = self._stamps()
+        self.refused = None  # why the file now at the path is not served, if it could not be opened
+        self._refused_stamp = None
+        # One connection, shared by threads: every public call holds the lock, so a call reads
+        # one file from start to end, even when another thread's call follows a swap.
+        self._lock = threading.RLock()
+        checked = self._verified() if self._key is not None else None
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        if checked is not None and _stamp(path) != checked:
+            self.db.close()
+            raise SignatureError(f"{path} was replaced while its signature was checked; it is checked again on the next call")
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
+        if "manifest" not in tables:
+            raise ValueError(f"{path} is not a skillc artifact")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"{path} has schema version {version}, expected {SCHEMA_VERSION}")
+        self.manifest = dict(self.db.execute("SELECT key, value FROM manifest"))
+        for key in ("schema_version", "default_locale", "default_tier", "locales", "tiers"):
+            if key not in self.manifest:
+                raise ValueError(f"{path} is not a readable skillc artifact: its manifest has no {key!r} (the file is damaged)")
+        # The label of `skillc build --release-label`, or None.
+        self.release = self.manifest.get("release")
+        self.categories = {
+            r[0]: {"position": r[1], "catalog_header": r[2], "prompt_heading": r[3], "uncertainty": r[4]}
+            for r in self.db.execute(
+                "SELECT id, position, catalog_header, prompt_heading, uncertainty FROM category")
+        }
+        self.consumers: Dict[str, set] = {r[0]: set() for r in self.db.execute("SELECT name FROM consumer")}
+        for c, q in self.db.execute("SELECT consumer, qualified_name FROM consumer_hidden"):
+            self.consumers[c].add(q)
+        self.sources = {
+            r[0]: {"sid": r[0], "url": r[1], "title": r[2], "fragment": r[3]}
+            for r in self.db.execute("SELECT sid, url, title, fragment FROM source")
+        }
+        self._bundles: Dict[int, Dict[str, Any]] = {}
+
+    def _stamps(self):
+        if self._key is None:
+            return _stamp(self.path)
+        return (_stamp(self.path), _stamp(signature_path(self.path)))
+
+    def _verified(self):
+        """Checks the file at the path against its signature, through one open file; returns
+        that file's stamp, which the file SQLite then opens must have."""
+        try:
+            with open(self.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                verify_file(f, self.path, self._key)
+        except OSError as e:
+            raise SignatureError(f"cannot read {self.path}: {e}") from None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def _follow(self):
+        """Serves from a new file renamed over the path; a file that cannot be opened leaves
+        this one in service (and says why in `refused`)."""
+        now = self._stamps()
+        path_now = now[0] if self._key is not None else now
+        if path_now is None or now == self._stamp or now == self._refused_stamp:
+            return
+        try:
+            fresh = Artifact(self.path, self._key)
+        except (ValueError, sqlite3.Error) as e:
+            self.refused, self._refused_stamp = str(e), now
+            return
+        self.db.close()
+        lock = self._lock
+        self.__dict__.update(fresh.__dict__)
+        self._lock = lock
+
+    # -- bundles ---------------------------------------------------------------------------
+
+    def bundle(self, client: Optional[str] = None, locale: Optional[str] = None,
+               tier: Optional[str] = None) -> Dict[str, Any]:
+        client = client or ""
+        locale = locale or self.manifest["default_locale"]
+        tier = tier or self.manifest["default_tier"]
+        row = self.db.execute(
+            "SELECT id, base, catalog_level FROM bundle WHERE client=? AND locale=? AND tier=?",
+            (client, locale, tier)).fetchone()
+        if row is None:
+            raise RequestError(f"no bundle for client {client!r}, locale {locale!r}, tier {tier!r}")
+        if row[0] not in self._bundles:
+            self._bundles[row[0]] = self._load(*row)
+        return self._bundles[row[0]]
+
+    def _slots(self, bundle_id, base):
+        """A bundle's entries as a JSON list, and the names the build turned off for it: its own
+        slots over its base's (`slot_list.slots` holds `[name, entry]` and `[name, null, reason]`
+        lists; a reason is stored as `code: words`)."""
+        slots = {}
+        for b in (base, bundle_id):
+            if b is not None:
+                (packed,) = self.db.execute(
+                    "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?",
+                    (b,)).fetchone()
+                for slot in json.loads(packed):
+                    slots[slot[0]] = slot[1:]
+        entries = json.dumps(sorted(s[0] for s in slots.values() if s[0] is not None))
+        disabled = set()
+        for name, slot in slots.items():
+            if slot[0] is None and len(slot) > 1:
+                (text,) = self.db.execute("SELECT text FROM reason WHERE id = ?", (slot[1],)).fetchone()
+                if text.startswith("disabled: "):
+                    (q,) = self.db.execute("SELECT qualified_name FROM name WHERE id = ?", (name,)).fetchone()
+                    disabled.update((q, q.rsplit(".", 1)[-1]))
+        return entries, disabled
+
+    def _load(self, bundle_id, base, level):
+        entries, disabled = self._slots(bundle_id, base)
+        args = {"entries": entries, "level": level}
+        skills = []
+        for (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
+             prefix, has_body, suffix, record, description, triggers, body, card) in self.db.execute(
+                "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key, "
+                "e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body, "
+                "e.prompt_suffix, e.record, c.description, c.triggers, e.body, e.card "
+                "FROM entry e JOIN card c ON c.id = e.card "
+                "WHERE e.id IN (SELECT value FROM json_each(:entries))", args):
+            skills.append({
+                "sort_key": sort_key, "name": name, "qualified_name": qname, "resolved": resolved,
+                "category": category, "visible": bool(visible), "always_on": bool(always_on),
+                "unavailable": unavailable, "prefix": prefix, "has_body": bool(has_body),
+                "suffix": suffix, "raw_record": record, "description": description,
+                "triggers": json.loads(triggers), "fragments": {}, "body_hash": body, "card": card,
+            })
+        skills.sort(key=lambda s: s["sort_key"])
+        for s in skills:
+            # Records are parsed only where a request needs them: conditions are rare.
+            raw = s.pop("raw_record")
+            s["record"] = json.loads(raw) if '"conditions"' in raw or '"always_on"' in raw else None
+            s["raw_record"] = raw
+        by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
+        for i, s in enumerate(skills):
+            by_name.setdefault(s["name"], i)
+        # A plugin's skill (`plugin:skill`) is also found by its plain name when no other
+        # skill is named so and no other plugin of the bundle has a skill of that name.
+        plain = {}
+        for i, s in enumerate(skills):
+            if ":" in s["name"]:
+                plain.setdefault(s["name"].split(":", 1)[1], []).append(i)
+        for p, ids in plain.items():
+            if len(ids) == 1:
+                by_name.setdefault(p, ids[0])
+        return {"skills": skills, "by_name": by_name, "disabled": disabled, "args": args,
+                "formats": set()}
+
+    def _fragments(self, b, fmt):
+        """Loads one format's catalog texts for a bundle, on first use."""
+        if fmt in b["formats"]:
+            return
+        by_card = {}
+        for s in b["skills"]:
+            by_card.setdefault(s["card"], []).append(s)
+        level = b["args"]["level"]
+        for card, lvl, text in self.db.execute(
+                "SELECT f.card, f.level, f.text FROM card_fragment f "
+                "WHERE f.card IN (SELECT e.card FROM entry e "
+                "                 WHERE e.id IN (SELECT value FROM json_each(:entries))) "
+                "AND f.format = :format AND f.level IN ('', :level)", dict(b["args"], format=fmt)):
+            for s in by_card.get(card, []):
+                if lvl == level or fmt not in s["fragments"]:
+                    s["fragments"][fmt] = text
+        b["formats"].add(fmt)
+
+    def _body(self, skill):
+        """The body, read and inflated on first use."""
+        if "body" not in skill:
+            encoding, data = self.db.execute(
+                "SELECT encoding, data FROM blob WHERE hash = ?", (skill["body_hash"],)).fetchone()
+            skill["body"] = _inflate(encoding, data).decode("utf-8")
+        return skill["body"]
+
+    def _hidden(self, consumer):
+        if consumer is None:
+            return set()
+        if consumer not in self.consumers:
+            raise RequestError(f"unknown consumer {consumer!r}")
+        return self.consumers[consumer]
+
+    @staticmethod
+    def _rec(skill):
+        if skill["record"] is None:
+            skill["record"] = json.loads(skill["raw_record"])
+        return skill["record"]
+
+    def _holds(self, skill, ctx):
+        if skill["record"] is None:  # no conditions in its record
+            return True
+        return all(condition_holds(c, ctx) for c in skill["record"].get("conditions", []))
+
+    def _members(self, b, consumer, ctx):
+        hidden = self._hidden(consumer)
+        return [i for i, s in enumerate(b["skills"])
+                if s["visible"] and s["qualified_name"] not in hidden and self._holds(s, ctx)]
+
+    # -- catalog ---------------------------------------------------------------------------
+
+    def plugin_of(self, name: str) -> Optional[Dict[str, Any]]:
+        """The Claude Code plugin a skill named `<plugin>:<skill>` comes from (manifest
+        `plugins`): a dict of name, version, description and author, or None."""
+        if ":" not in name or "plugins" not in self.manifest:
+            return None
+        plugin = name.split(":", 1)[0]
+        about = json.loads(self.manifest["plugins"]).get(plugin)
+        if about is None:
+            return None
+        return {"name": plugin, "version": about.get("version"),
+                "description": about.get("description"), "author": about.get("author")}
+
+    def external_of(self, location: str) -> Optional[Dict[str, Any]]:
+        """The outside repository (manifest `external`) the skill whose SKILL.md is at
+        `location` comes from: a dict of into, git, rev, commit and trusted, or None."""
+        for into, about in json.loads(self.manifest.get("external", "{}")).items():
+            if location.startswith(into + "/"):
+                return {"into": into, "git": about.get("git", ""), "rev": about.get("rev", ""),
+                        "commit": about.get("commit", ""), "trusted": bool(about.get("trusted"))}
+        return None
+
+    def catalog(self, client: Optional[str] = None, locale: Optional[str] = None, tier: Optional[str] = None,
+                consumer: Optional[str] = None, context: Optional[Dict[str, Any]] = None,
+                fmt: str = "markdown") -> Dict[str, Any]:
+        with self._lock:
+            self._follow()
+            return self._catalog(client, locale, tier, consumer, context or {}, fmt)
+
+    def _catalog(self, client, locale, tier, consumer, ctx, fmt):
+        b = self.bundle(client, locale, tier)
+        members = self._members(b, consumer, ctx)
+        max_triggers = int(self.manifest.get("max_triggers", "5"))
+        stored = {"json": "markdown"}.get(fmt, fmt)
+        self._fragments(b, stored)
+        skills = [{
+            "id": f"SK{n + 1}", "name": b["skills"][i]["name"],
+            "qualified_name": b["skills"][i]["qualified_name"],
+            "category": b["skills"][i]["category"],
+            "description": b["skills"][i]["description"],
+            "triggers": b["skills"][i]["triggers"][:max_triggers],
+        } for n, i in enumerate(members)]
+        for s, i in zip(skills, members):
+            plugin = self.plugin_of(s["name"])
+            if plugin is not None:
+                s["plugin"] = plugin
+            if "external" in self.manifest:
+                location = json.loads(b["skills"][i]["raw_record"]).get("resolved_file", "")
+                external = self.external_of(location)
+                if external is not None:
+                    s["external"] = external
+        frag = lambda i: b["skills"][i]["fragments"].get(stored, "")
+        if fmt == "xml":
+            text = "<available_skills>\n" + "".join(frag(i) for i in members) + "</available_skills>"
+        elif fmt == "list":
+            text = "".join(frag(i) for i in members)
+        elif fmt == "markdown":
+            text, current = "", None
+            for n, i in enumerate(members):
+                cat = b["skills"][i]["category"]
+                if cat != current:
+                    if current is not None:
+                        text += "\n"
+                    if cat in self.categories:
+                        text += self.categories[cat]["catalog_header"]
+                    current = cat
+                text += f"| SK{n + 1} " + frag(i)
+        else:
+            text = json.dumps([{k: s[k] for k in ("id", "name", "description", "triggers")} for s in skills],
+                              separators=(",", ":"), ensure_ascii=False)
+        return {"release": self.release, "client": client or None, "locale": locale or self.manifest["default_locale"],
+                "tier": tier or self.manifest["default_tier"], "consumer": consumer,
+                "skills": skills, "text": text}
+
+    # -- prompt ------------------------------------------------------------------------
+
+    def prompt(self, select: List[str], client: Optional[str] = None, locale: Optional[str] = None,
+               tier: Optional[str] = None, consumer: Optional[str] = None,
+               context: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+        with self._lock:
+            self._follow()
+            return self._prompt(select, client, locale, tier, consumer, context or {})
+
+    def _prompt(self, select, client, locale, tier, consumer, ctx):
+        b = self.bundle(client, locale, tier)
+        skills, hidden = b["skills"], self._hidden(consumer)
+        catalog = self._members(b, consumer, ctx)
+        order, reason, removed = [], {}, []
+
+        def add(i, why):
+            if i not in reason:
+                order.append(i)
+                reason[i] = why
+
+        def remove(i, why):
+            if i in reason:
+                del reason[i]
+                order.remove(i)
+                removed.append({"name": skills[i]["name"], "reason": why})
+
+        def usable(i):
+            if skills[i]["unavailable"]:
+                return "unavailable"
+            return None if self._holds(skills[i], ctx) else "condition"
+
+        def find(name):
+            name = name.strip()
+            if name.startswith("skills."):
+                name = name[len("skills."):]
+            return b["by_name"].get(name)
+
+        # 1. unknown, hidden, conditions
+        picked = []
+        for name in select:
+            m = re.fullmatch(r"SK(\d+)", name)
+            i = (catalog[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(catalog) else None) if m else find(name)
+            if i is None:
+                # A skill the build turned off for this client is `disabled`, not unknown.
+                bare = name.strip().removeprefix("skills.")
+                removed.append({"name": name, "reason": "disabled" if bare in b["disabled"] else "unknown"})
+                continue
+            s = skills[i]
+            if not s["visible"] or s["qualified_name"] in hidden:
+                removed.append({"name": s["name"], "reason": "hidden"})
+            elif usable(i):
+                removed.append({"name": s["name"], "reason": usable(i)})
+            elif i not in picked:
+                picked.append(i)
+        # 2. cap
+        cap = int(self.manifest["max_active_skills"]) if self.manifest.get("max_active_skills") else None
+        for n, i in enumerate(picked):
+            if cap is None or n < cap:
+                add(i, "selected")
+            else:
+                removed.append({"name": skills[i]["name"], "reason": "max_active"})
+        # 3. dependencies, augments (both ways), imports
+        index = {s["qualified_name"]: i for i, s in enumerate(skills)}
+        tried = set()
+        while True:
+            additions = []
+            for i in order:
+                s, rec = skills[i], self._rec(skills[i])
+                for key, label in (("dependencies", "dependency"), ("augments", "augments"), ("imports", "import")):
+                    for q in rec.get(key, []):
+                        if q in index:
+                            additions.append((index[q], f"{label}:{s['name']}"))
+                for j, other in enumerate(skills):
+                    if s["qualified_name"] in self._rec(other).get("augments", []):
+                        additions.append((j, f"augments:{s['name']}"))
+            changed = False
+            for j, why in additions:
+                if j in reason or (j, why) in tried:
+                    continue
+                tried.add((j, why))
+                err = usable(j)
+                if err is None:
+                    add(j, why)
+                    changed = True
+                elif not any(r["name"] == skills[j]["name"] for r in removed):
+                    removed.append({"name": skills[j]["name"], "reason": err})
+            if not changed:
+                break
+        # 4. priority / exclusive, strongest first
+        excl = sorted((i for i in order if self._rec(skills[i]).get("exclusive")
+                       and self._rec(skills[i]).get("priority") is not None),
+                      key=lambda i: (self._rec(skills[i])["priority"], i))
+        for x in excl:
+            if x not in reason:
+                continue
+            cat, p = skills[x]["category"], self._rec(skills[x])["priority"]
+            for i in [i for i in order if i != x and skills[i]["category"] == cat
+                      and self._rec(skills[i]).get("priority") is not None
+                      and self._rec(skills[i])["priority"] > p]:
+                remove(i, f"excluded:{skills[x]['name']}")
+        # 5. always-on
+        for i, s in enumerate(skills):
+            if s["always_on"] and not s["unavailable"] and self._holds(s, ctx):
+                add(i, "always_on")
+        # 6. blocks, last
+        blocked = [(index[q], skills[i]["name"]) for i in order
+                   for q in self._rec(skills[i]).get("blocks", []) if q in index]
+        for j, by in blocked:
+            remove(j, f"blocked:{by}")
+        # 7. assemble
+        pos = lambda i: self.categories.get(skills[i]["category"], {}).get("position", 2 ** 63 - 1)
+        included = sorted(order, key=lambda i: (pos(i), i))
+        text, cited, k = "", set(), 0
+        while k < len(included):
+            cat = skills[included[k]]["category"]
+            group = []
+            for i in included[k:]:
+                if skills[i]["category"] != cat:
+                    break
+                group.append(i)
+            if cat in self.categories:
+                text += self.categories[cat]["prompt_heading"]
+                if len(group) > 1:
+                    text += self.categories[cat]["uncertainty"]
+            for i in group:
+                s = skills[i]
+                text += s["prefix"] + (self._body(s) if s["has_body"] else "") + s["suffix"]
+                cited.update(self._rec(s).get("cited", []))
+            k += len(group)
+        sources = []
+        if cited:
+            text += "## Sources\n\n"
+            for sid in sorted(cited):
+                if sid in self.sources:
+                    text += self.sources[sid]["fragment"]
+                    sources.append({k: self.sources[sid][k] for k in ("sid", "url", "title")})
+        # Each skill's final state, once: in if it was brought back; else its first removal.
+        names_in, final_removed = {skills[i]["name"] for i in included}, []
+        for r in removed:
+            if r["name"] not in names_in and all(f["name"] != r["name"] for f in final_removed):
+                final_removed.append(r)
+        return {
+            "skills": [{"name": skills[i]["name"], "resolved": skills[i]["resolved"], "reason": reason[i]}
+                       for i in included],
+            "removed": final_removed,
+            "sources": sources,
+            "text": text.rstrip() + "\n",
+        }
+
+    # -- route (docs/routing.md: the same words and scores as the Rust runtime) --------------
+
+    def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
+              tier: Optional[str] = None, consumer: Optional[str] = None,
+              context: Optional[Dict[str, Any]] = None, top: Optional[int] = None,
+              query_vector: Optional[List[float]] = None) -> Dict[str, Any]:
+        """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
+        --format json` gives them. With `query_vector` (the message's embedding from the
+        artifact's `embedding_model`), ranked by words and vectors (`hybrid`)."""
+        with self._lock:
+            self._follow()
+            query = self._query_vector(query_vector) if query_vector is not None else None
+            return self._route(message, client, locale, tier, consumer, context or {}, top, query)
+
+    def _query_vector(self, vector):
+        model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
+        if model is None:
+            raise ValueError("this artifact carries no embedding vectors (its workspace sets no "
+                             "`routing.embedding_model`), so it routes by words only; give no query vector")
+        if len(vector) != dims:
+            raise ValueError(f"the query vector has {len(vector)} numbers; this artifact's model `{model}` gives {dims}")
+        # Stored vectors are 32-bit floats: the query is rounded to them too, as in every runtime.
+        return struct.unpack(f"<{dims}f", struct.pack(f"<{dims}f", *vector))
+
+    def _dense_index(self, b):
+        """Per document of the route index: its vectors (summary, then each trigger example)
+        with their norms."""
+        if "dense" not in b:
+            _, _, docs, _, _ = self._route_index(b)
+            cards = {i: s["card"] for i, s in enumerate(b["skills"])}
+            listed = dict(self.db.execute(
+                "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted({cards[i] for i, _ in docs})),)))
+            wanted = sorted({d for v in listed.values() for d in v.split(" ") if d})
+            stored = {}
+            for digest, data in self.db.execute(
+                    "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
+                    (json.dumps(wanted),)):
+                v = struct.unpack(f"<{len(data) // 4}f", data)
+                stored[digest] = (v, _norm(v))
+            b["dense"] = [[stored[d] for d in (listed.get(cards[i]) or "").split(" ") if d in stored]
+                          for i, _ in docs]
+        return b["dense"]
+
+    def _route_index(self, b):
+        if "route" not in b:
+            shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
+            terms = dict(self.db.execute(
+                "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted({c for _, c in shown})),)))
+            ids, postings, docs, total, held = {}, [], [], 0, []
+            for i, card in shown:
+                length, words = 0, set()
+                for pair in filter(None, (terms.get(card) or "").split(" ")):
+                    word, _, count = pair.rpartition(":")
+                    word_id = ids.setdefault(word, len(ids))
+                    if word_id == len(postings):
+                        postings.append([])
+                    postings[word_id].append((len(docs), int(count)))
+                    length += int(count)
+                    words.add(word_id)
+                total += length
+                docs.append((i, length))
+                held.append(words)
+            avg = max(total / max(len(docs), 1), 1.0)
+            # Each document's BM25 length norm, computed once (the same expression as per word).
+            norms = [_K1 * (1.0 - _B + _B * length / avg) for _, length in docs]
+            b["route"] = (ids, postings, docs, norms, held)
+        return b["route"]
+
+    def _positions(self, b, consumer, ctx):
+        """Catalog position (from 1) of each skill the catalog shows. Only the consumer and the
+        outcome of the skills' conditions change it: kept by those, as the Rust runtime keeps
+        catalogs."""
+        if "conditioned" not in b:
+            b["conditioned"] = [s for s in b["skills"]
+                                if s["visible"] and (s["record"] or {}).get("conditions")]
+        key = (consumer, tuple(self._holds(s, ctx) for s in b["conditioned"]))
+        kept = b.setdefault("positions", {})
+        if key not in kept:
+            kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+        return kept[key]
+
+    def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
+        """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
+        own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
+        return {"top_k": 5, "min_score": 0.2, "confident": 0.95,
+                **json.loads(self.manifest.get("routing", "{}")), **own}
+
+    def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
+        b = self.bundle(client, locale, tier)
+        settings = self.routing_settings(client)
+        position = self._positions(b, consumer, ctx)
+        ids, postings, docs, norms, holds = self._route_index(b)
+        words = []
+        for t in route_tokens(message):
+            if len(words) == _MAX_WORDS:
+                break
+            if t in ids and all(w != t for w, _ in words):
+                words.append((t, ids[t]))
+        # Each document's score, and whether it is a candidate at all: it holds a word of the
+        # message (lexical), or its hybrid score is above 0.
+        lexical, held = [0.0] * len(docs), [False] * len(docs)
+        if words:
+            n = float(len(docs))
+            idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
+            whole = 0.0
+            for x in idf:
+                whole += x
+            # Every term adds a positive amount: a document scores above 0 when it holds a word.
+            score = [0.0] * len(docs)
+            for (_, w), weight in zip(words, idf):
+                for doc, tf in postings[w]:
+                    score[doc] += weight * tf / (tf + norms[doc])
+            for doc, total in enumerate(score):
+                if total != 0.0:
+                    lexical[doc] = math.floor(total / whole * 1e6 + 0.5) / 1e6
+                    held[doc] = True
+        if query is not None:
+            # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
+            q_norm = _norm(query)
+            for doc, vectors in enumerate(self._dense_index(b)):
+                best = 0.0
+                for v, v_norm in vectors:
+                    best = max(best, _cosine(query, q_norm, v, v_norm))
+                fused = _LEXICAL_SHARE * lexical[doc] + (1.0 - _LEXICAL_SHARE) * best
+                lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
+                held[doc] = lexical[doc] > 0.0
+        scored = []
+        floor = settings["min_score"]
+        for doc, s in enumerate(lexical):
+            i = docs[doc][0]
+            if held[doc] and s >= floor and i in position:
+                scored.append((-s, b["skills"][i]["name"], i, doc))
+        # Best first, ties by name; only the first few are ordered.
+        scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
+        candidates = [{
+            "id": f"SK{position[i]}", "name": name,
+            "qualified_name": b["skills"][i]["qualified_name"], "score": -s,
+            "matched": [w for w, word_id in words if word_id in holds[doc]],
+        } for s, name, i, doc in scored]
+        return {"message": message, "client": client or None,
+                "locale": locale or self.manifest["default_locale"],
+                "tier": tier or self.manifest["default_tier"], "consumer": consumer,
+                "method": "lexical" if query is None else "hybrid",
+                "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
+                "candidates": candidates}
+
+
+def _norm(v):
+    """A vector's length, summed in order (as every runtime sums it)."""
+    total = 0.0
+    for x in v:
+        total += x * x
+    return math.sqrt(total)
+
+
+def _cosine(q, q_norm, v, v_norm):
+    if q_norm == 0.0 or v_norm == 0.0 or len(q) != len(v):
+        return 0.0
+    dot = 0.0
+    for a, b in zip(q, v):
+        dot += a * b
+    return dot / (q_norm * v_norm)
+
+
+# Routing's words (docs/routing.md), as compiler/runtime/src/route/mod.rs makes them.
+_K1, _B = 1.2, 0.75
+_LEXICAL_SHARE = 0.5
+_MAX_WORDS = 64
+ROUTE_STOPWORDS = frozenset("""
+    a an and are as at be but by can could do does for from has have how i if in into is it its me
+    my no not of on or our so that the their them then there these they this to us was we what when
+    where which who why will with would you your au aux ce ces dans de des du en est et il je la le
+    les mes mon ne nous ou par pas pour que qui sur un une vous votre vos""".split())
+
+
+def route_tokens(text: str) -> List[str]:
+    """A text's words as the routing index holds them: lowercased, split at every character
+    that is not a letter or a digit, stopwords and lone Latin letters out, a final `s` dropped
+    from words of four letters or more (not after `s`, `u` or `i`)."""
+    out = []
+    for w in re.findall(r"[^\W_]+", text.lower()):
+        if (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
+            continue
+        if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
+            w = w[:-1]
+        out.append(w)
+    return out
