@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo build -q --release -p skillc
-skillc="cargo run -q --release -p skillc --"
+cargo build -q --release -p skillc-compiler
+skillc="cargo run -q --release -p skillc-compiler --bin skillc --"
 artifact="$(mktemp -d)/skills.db"
 
 $skillc check skills

@@ -4,7 +4,7 @@
 # the reference validator `skills-ref` for the parity test, the MCP Python SDK (test client of
 # `skillc mcp`), sqlite-jdbc for the Java example, minisign and PyCA's cryptography (signed
 # artifacts), and the npm packages of the studio's
-# frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc`) needs none of this.
+# frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc-compiler`) needs none of this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -22,7 +22,7 @@ echo "== cargo test"
 cargo test --workspace
 
 echo "== parity with skills-ref validate"
-cargo build -q -p skillc
+cargo build -q -p skillc-compiler
 target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 python3 tests/parity/skills_ref_parity.py "$target/debug/skillc"
 
@@ -77,6 +77,13 @@ grep -q "^## Routing" "$ci_out/summary.md"
 grep -q 'failures="0"' "$ci_out/out/skillc-tests.xml"
 "$target/debug/skillc" catalog "$ci_out/out/skills.db" --format json | grep -q '"release": "[0-9a-f]'
 rm -rf "$ci_out"
+
+echo "== the crates as the Rust package registry would take them (cargo publish --dry-run)"
+# Both at once: the compiler's dependency on the runtime resolves through cargo's local
+# overlay of the crates being published, as a real publish of both in order would.
+cargo publish --dry-run --allow-dirty --quiet -p skillc-runtime -p skillc-compiler 2>&1 \
+  | grep -v "^warning: ignoring test\|^warning: aborting upload due to dry run" || true
+test "${PIPESTATUS[0]}" -eq 0
 
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
