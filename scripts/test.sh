@@ -81,9 +81,10 @@ rm -rf "$ci_out"
 echo "== the crates as the Rust package registry would take them (cargo publish --dry-run)"
 # Both at once: the compiler's dependency on the runtime resolves through cargo's local
 # overlay of the crates being published, as a real publish of both in order would.
-cargo publish --dry-run --allow-dirty --quiet -p skillc-runtime -p skillc-compiler 2>&1 \
-  | grep -v "^warning: ignoring test\|^warning: aborting upload due to dry run" || true
-test "${PIPESTATUS[0]}" -eq 0
+published="$(cargo publish --dry-run --allow-dirty --quiet -p skillc-runtime -p skillc-compiler 2>&1)" \
+  || { echo "$published"; exit 1; }
+echo "$published" | grep -v "^warning: ignoring test\|^warning: aborting upload due to dry run" || true
+echo "skillc-runtime and skillc-compiler package and build as published"
 
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
