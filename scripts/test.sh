@@ -86,6 +86,9 @@ published="$(cargo publish --dry-run --allow-dirty --quiet -p skillc-runtime -p 
 echo "$published" | grep -v "^warning: ignoring test\|^warning: aborting upload due to dry run" || true
 echo "skillc-runtime and skillc-compiler package and build as published"
 
+echo "== skillc without a Rust toolchain: the static release archive and the .deb, installed and run"
+bash scripts/release.sh "$target/dist" --verify
+
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
 shots="${SCREENSHOTS:-$(mktemp -d)}"

@@ -117,6 +117,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
         }),
         WorkspaceCommand::Fetch { workspace, update } => workspace::fetch(&workspace, update),
         WorkspaceCommand::Keygen { output } => artifact::keygen(&output),
+        WorkspaceCommand::Generate { what } => generate(what),
         WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
         WorkspaceCommand::Eval(args) => workspace::run_eval(&args),
         WorkspaceCommand::Watch { workspace, output } => workspace::watch(&workspace, &output),
@@ -148,6 +149,30 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             force,
         } => edits::unpack(&package, &workspace, force),
     }
+}
+
+/// The man page or a shell's completions, from the same definitions the parser uses.
+fn generate(what: cli::args::Generated) -> Done {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    let shell = match what {
+        cli::args::Generated::Man => {
+            clap_mangen::Man::new(command.clone())
+                .render(&mut out)
+                .map_err(cli::Failure::usage)?;
+            None
+        }
+        cli::args::Generated::Bash => Some(Shell::Bash),
+        cli::args::Generated::Zsh => Some(Shell::Zsh),
+        cli::args::Generated::Fish => Some(Shell::Fish),
+    };
+    if let Some(shell) = shell {
+        clap_complete::generate(shell, &mut command, "skillc", &mut out);
+    }
+    out!("{}", String::from_utf8_lossy(&out));
+    Ok(())
 }
 
 fn run_on_artifact(command: ArtifactCommand) -> Done {

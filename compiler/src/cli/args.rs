@@ -77,6 +77,19 @@ pub enum Command {
     Artifact(ArtifactCommand),
 }
 
+/// What `skillc generate` writes (for release archives and packages).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generated {
+    /// The man page (roff), `skillc.1`.
+    Man,
+    /// Bash completions.
+    Bash,
+    /// Zsh completions.
+    Zsh,
+    /// Fish completions.
+    Fish,
+}
+
 /// Commands on a workspace, a skill or a package.
 #[derive(Debug, Subcommand)]
 pub enum WorkspaceCommand {
@@ -164,6 +177,13 @@ pub enum WorkspaceCommand {
         /// The secret key file to create (the public key goes beside it, as `<name>.pub`).
         #[arg(short, long)]
         output: PathBuf,
+    },
+    /// Write the man page or a shell's completions to stdout (release packaging).
+    #[command(hide = true)]
+    Generate {
+        /// What to write.
+        #[arg(value_enum)]
+        what: Generated,
     },
     /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
     Test {
