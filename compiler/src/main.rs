@@ -79,18 +79,14 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             all_errors,
             no_cache,
             locked,
-        } => workspace::locked(&workspace, locked).and_then(|()| {
-            workspace::check(
-                &workspace,
-                format,
-                strict_spec,
-                Shown {
-                    all_warnings,
-                    all_errors,
-                },
-                no_cache,
-            )
-        }),
+        } => {
+            let shown = Shown {
+                all_warnings,
+                all_errors,
+            };
+            workspace::locked(&workspace, locked)
+                .and_then(|()| workspace::check(&workspace, format, strict_spec, shown, no_cache))
+        }
         WorkspaceCommand::Build {
             workspace,
             output,
