@@ -3,7 +3,7 @@
 # the studio's system libraries (webkit, gtk), Xvfb and the WebDriver for its window tests,
 # the reference validator `skills-ref` for the parity test, the MCP Python SDK (test client of
 # `skillc mcp`), sqlite-jdbc for the Java example, minisign and PyCA's cryptography (signed
-# artifacts), and the npm packages of the studio's
+# artifacts), a registry server for `skillc push`/`pull` (docker-registry), and the npm packages of the studio's
 # frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc-compiler`) needs none of this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ apt_packages=(
   libayatana-appindicator3-dev build-essential pkg-config libssl-dev
   xvfb webkit2gtk-driver imagemagick
   libxerial-sqlite-jdbc-java
-  minisign python3-venv
+  minisign python3-venv docker-registry
 )
 # The Java example of docs/artifact.md needs a JDK (most machines here have one already).
 command -v javac >/dev/null 2>&1 || apt_packages+=(default-jdk-headless)

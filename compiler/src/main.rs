@@ -226,6 +226,16 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
             consumer,
             public_key,
         } => artifact::mcp(&artifact, bundle, consumer, public_key.as_deref()),
+        ArtifactCommand::Push {
+            artifact,
+            target,
+            plain_http,
+        } => artifact::push(&artifact, &target, plain_http),
+        ArtifactCommand::Pull {
+            source,
+            output,
+            plain_http,
+        } => artifact::pull(&source, &output, plain_http),
         ArtifactCommand::Verify {
             artifact,
             public_key,

@@ -352,6 +352,29 @@ pub enum ArtifactCommand {
         #[arg(long, value_name = "KEY")]
         public_key: Option<PathBuf>,
     },
+    /// Push an artifact (and ARTIFACT.minisig, if any) to an OCI registry as an artifact of
+    /// its own type. Credentials: $SKILLC_REGISTRY_USERNAME/PASSWORD, else docker's config.
+    Push {
+        /// The artifact.
+        artifact: PathBuf,
+        /// Where: REGISTRY/REPOSITORY:TAG.
+        target: String,
+        /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
+        #[arg(long)]
+        plain_http: bool,
+    },
+    /// Pull an artifact (and its signature, if one travels with it) from an OCI registry,
+    /// every digest checked before anything is written.
+    Pull {
+        /// What: REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@sha256:DIGEST.
+        source: String,
+        /// The file to write (replaced atomically; its signature goes beside it).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
+        #[arg(long)]
+        plain_http: bool,
+    },
     /// Check an artifact's signature (ARTIFACT.minisig, minisign's format) with a public key.
     Verify {
         /// The artifact.

@@ -212,6 +212,51 @@ public key: {}
     Ok(())
 }
 
+/// `skillc push`: prints the pushed manifest by digest (what a runtime can pin).
+pub fn push(artifact: &Path, target: &str, plain_http: bool) -> Done {
+    use skillc::interop::oci;
+    let moved = oci::push(artifact, target, oci::Options { plain_http })
+        .map_err(|e| Failure::Errors(e.to_string()))?;
+    let signed = if moved.signed {
+        ", with its signature"
+    } else {
+        ""
+    };
+    outln!(
+        "pushed {} ({} bytes{signed})
+{}",
+        target,
+        moved.bytes,
+        moved.pinned
+    );
+    Ok(())
+}
+
+/// `skillc pull`: writes the artifact (and its signature) and prints the digest it came from.
+pub fn pull(source: &str, output: &Path, plain_http: bool) -> Done {
+    use skillc::interop::oci;
+    let moved = oci::pull(source, output, oci::Options { plain_http })
+        .map_err(|e| Failure::Errors(e.to_string()))?;
+    let signed = if moved.signed {
+        ", with its signature"
+    } else {
+        ""
+    };
+    match moved.bytes {
+        0 => outln!(
+            "{} already holds {}{signed}",
+            output.display(),
+            moved.pinned
+        ),
+        n => outln!(
+            "pulled {} into {} ({n} bytes{signed})",
+            moved.pinned,
+            output.display()
+        ),
+    }
+    Ok(())
+}
+
 /// `skillc verify`: exit 0 when the artifact's signature verifies, 1 when it does not.
 pub fn verify(artifact: &Path, public_key: &Path) -> Done {
     let key = public_key_from(public_key)?;

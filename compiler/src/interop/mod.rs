@@ -5,5 +5,6 @@
 pub mod diff;
 pub mod export;
 pub mod fetch;
+pub mod oci;
 pub mod package;
 pub mod targets;
