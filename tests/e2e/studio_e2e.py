@@ -555,6 +555,7 @@ def test_an_outside_skill_says_which_repository_and_commit_it_comes_from(d, tmp,
     panel = d.wait_text("#relations", "From another repository")
     assert "https://example.com/acme/skills.git at v1 (commit 4b825dc642cb)" in panel, panel
     assert "prompt-only" in panel, panel
+    assert "Create from the default" not in panel, "an outside skill is translated in its repository"
     d.screenshot(shots / "relations-external.png")
 
 

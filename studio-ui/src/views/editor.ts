@@ -178,7 +178,8 @@ export class SkillEditor {
       const r = await api.relations(file);
       if (this.file !== file) return;
       this.hooks.learn(r.variables, r.sources);
-      shown([renderRelations(r, open), list]);
+      // An outside repository's skill is translated there, not here.
+      shown(r.external ? [renderRelations(r, open)] : [renderRelations(r, open), list]);
       if (saved) {
         const note = byId("saved-reach");
         note.replaceChildren(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));

@@ -132,7 +132,7 @@ pub struct DraftCheck {
 impl Session {
     /// The stored copy of a file of an outside repository's skill (`external:`), if `rel` is
     /// one: it is read from there, and never saved (it belongs to that repository).
-    fn outside_copy(&self, rel: &str) -> Option<PathBuf> {
+    pub(super) fn outside_copy(&self, rel: &str) -> Option<PathBuf> {
         let (config, _) = skillc::workspace_config(&self.root).ok()?;
         let e = (config.external.iter()).find(|e| rel.starts_with(&format!("{}/", e.into)))?;
         let inner = &rel[e.into.len() + 1..];
