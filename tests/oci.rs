@@ -131,6 +131,16 @@ fn push_and_pull_by_tag_and_by_digest_give_the_same_bytes_and_signature() {
     // Polling an unchanged tag downloads nothing.
     let o = skillc(&["pull", &tag, "-o", s(&by_tag), "--plain-http"]);
     assert!(text(&o).contains("already holds"), "{}", text(&o));
+    // An unsigned artifact pulled over a signed one takes the old signature away.
+    let unsigned = dir.path().join("unsigned.db");
+    std::fs::copy(&artifact, &unsigned).unwrap();
+    let bare = format!("{}/skills/sample:unsigned", reg.host);
+    assert!(skillc(&["push", s(&unsigned), &bare, "--plain-http"])
+        .status
+        .success());
+    let o = skillc(&["pull", &bare, "-o", s(&by_tag), "--plain-http"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!skillc_runtime::signature::signature_path(&by_tag).exists());
     // HTTPS unless asked: a plain-HTTP registry is refused without the flag, and says so.
     let o = skillc(&["pull", &tag, "-o", s(&dir.path().join("x.db"))]);
     assert_eq!(o.status.code(), Some(1));

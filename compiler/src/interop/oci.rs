@@ -246,8 +246,19 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
         }
         _ => None,
     };
-    if let Some(sig) = &signature {
-        write_atomically(&skillc_runtime::signature::signature_path(out), sig)?;
+    let sig_path = skillc_runtime::signature::signature_path(out);
+    match &signature {
+        Some(sig) => write_atomically(&sig_path, sig)?,
+        // An unsigned artifact must not sit beside an older artifact's signature.
+        None => match std::fs::remove_file(&sig_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error(format!(
+                    "cannot remove `{}`: {e}",
+                    sig_path.display()
+                )))
+            }
+            _ => {}
+        },
     }
     write_atomically(out, &artifact.data)?;
     Ok(Moved {
