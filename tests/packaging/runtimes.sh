@@ -21,7 +21,10 @@ hybrid="$work/hybrid.db"
   --embedder "python3 $repo/tests/embedder/trigrams.py" 2>/dev/null
 
 echo "== the Python runtime: a wheel, installed into a fresh virtual environment"
-python3 -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/dist" compiler/runtime/python
+# Built from a copy: setuptools writes build/ and *.egg-info beside the sources it builds.
+cp -r compiler/runtime/python "$work/python-src"
+rm -rf "$work/python-src/build" "$work/python-src"/*.egg-info
+python3 -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/dist" "$work/python-src"
 wheel="$(ls "$work"/dist/skillc_runtime-*.whl)"
 echo "built $(basename "$wheel")"
 python3 -m venv "$work/venv"
