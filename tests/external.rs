@@ -3,23 +3,12 @@
 //! the remote removed after fetch), `skillc.lock`, `--locked`, tampering with the stored copy,
 //! trust, and provenance in `explain` and the catalog JSON.
 
+mod common;
+
+use common::{arg as s, said as text, skillc};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn skillc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillc"))
-        .args(args)
-        .output()
-        .expect("run skillc")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use std::process::Command;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let o = Command::new("git")
@@ -77,10 +66,6 @@ fn workspace(dir: &Path, repo: &Path, rev: &str, trust: bool) -> PathBuf {
         ),
     );
     ws
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn catalog_names(artifact: &Path) -> Vec<String> {

@@ -4,31 +4,13 @@
 //! needs nothing new downloading nothing, and a wrong digest, a missing tag or a damaged blob
 //! failing with nothing written.
 
+mod common;
+
+use common::{arg as s, said as text, skillc};
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
-
-fn skillc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillc"))
-        .args(args)
-        .env_remove("SKILLC_REGISTRY_USERNAME")
-        .env_remove("SKILLC_REGISTRY_PASSWORD")
-        .env("DOCKER_CONFIG", "/nonexistent")
-        .output()
-        .expect("run skillc")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::process::{Child, Command};
 
 /// A registry on a free localhost port, stopped when dropped.
 struct Registry {

@@ -3,18 +3,15 @@
 //! only one plugin has it, and the plugin's metadata reaches the catalog JSON and `explain`.
 //! (Every runtime's answers over the marketplace fixture: `tests/parity/rules_parity.py`.)
 
+mod common;
+
+use common::skillc;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use skillc::pipeline::{build, rebuild, BuildOptions, Session};
 use skillc_runtime::{Artifact, BundleRef, Format};
-
-fn skillc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillc"))
-        .args(args)
-        .output()
-        .expect("run skillc")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -3,34 +3,18 @@
 //! interoperation with the `minisign` command both ways. (The Python and TypeScript runtimes'
 //! own tests cover them.)
 
+mod common;
+
+use common::{arg as s, said as text, skillc};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use skillc_runtime::signature::{signature_path, PublicKey};
 use skillc_runtime::{Artifact, LiveArtifact};
 
-fn skillc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillc"))
-        .args(args)
-        .env_remove("SKILLC_KEY_PASSWORD")
-        .output()
-        .expect("run skillc")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A key pair in `dir` named `name.key` / `name.pub`.

@@ -2,23 +2,11 @@
 //! `workspace.yaml` `targets:` declares, which `check` holds each catalog to (W124) and the export
 //! report uses.
 
+mod common;
+
+use common::{said as text, skillc};
+
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn skillc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skillc"))
-        .args(args)
-        .output()
-        .expect("run skillc")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
 
 /// 300 skills of about 150 characters each, three with descriptions past Claude Code's 1,536.
 fn three_hundred(root: &Path, workspace_yaml: Option<&str>) {
