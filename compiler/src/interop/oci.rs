@@ -246,26 +246,29 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
         }
         _ => None,
     };
-    let sig_path = skillc_runtime::signature::signature_path(out);
-    match &signature {
-        Some(sig) => write_atomically(&sig_path, sig)?,
-        // An unsigned artifact must not sit beside an older artifact's signature.
-        None => match std::fs::remove_file(&sig_path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(Error(format!(
-                    "cannot remove `{}`: {e}",
-                    sig_path.display()
-                )))
-            }
-            _ => {}
-        },
-    }
+    put_signature(out, signature.as_deref())?;
     write_atomically(out, &artifact.data)?;
     Ok(Moved {
         pinned: format!("{}/{}@{digest}", image.registry(), image.repository()),
         signed: signature.is_some(),
         bytes: artifact.data.len(),
     })
+}
+
+/// Writes the signature that came with `out`, or removes an older artifact's: an unsigned
+/// artifact must not sit beside a signature that is not its own.
+fn put_signature(out: &Path, signature: Option<&[u8]>) -> Result<(), Error> {
+    let sig_path = skillc_runtime::signature::signature_path(out);
+    match signature {
+        Some(sig) => write_atomically(&sig_path, sig),
+        None => match std::fs::remove_file(&sig_path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error(format!(
+                "cannot remove `{}`: {e}",
+                sig_path.display()
+            ))),
+            _ => Ok(()),
+        },
+    }
 }
 
 /// Whether `out` (and its signature) already hold exactly the layers `m` names.
