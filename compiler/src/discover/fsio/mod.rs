@@ -8,6 +8,10 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 
 mod cache;
 pub mod large;
+mod names;
+
+use names::{holds_skill, is_role_file, is_skipped, is_tool_folder};
+pub use names::{PLUGIN_FOLDER, PLUGIN_MANIFESTS};
 
 use cache::Listing;
 pub use cache::{now_ns, ReadCache, Stamp};
@@ -350,62 +354,6 @@ pub fn never_read(rel: &Path) -> bool {
         .collect();
     let tool = |n: &String| is_tool_folder(n) || n == "node_modules" || n == "__pycache__";
     names.last().is_some_and(|n| is_skipped(n)) || names.iter().any(tool)
-}
-
-/// The hidden folder of a Claude Code plugin or marketplace, and the manifests read from it.
-pub const PLUGIN_FOLDER: &str = ".claude-plugin";
-/// See [`PLUGIN_FOLDER`].
-pub const PLUGIN_MANIFESTS: [&str; 2] = ["marketplace.json", "plugin.json"];
-
-/// Names never looked into: version control, dependencies, caches, hidden files.
-fn is_skipped(name: &str) -> bool {
-    name.starts_with('.')
-        || name == "node_modules"
-        || name == "__pycache__"
-        || name.ends_with(".pyc")
-        || name.ends_with('~')
-}
-
-/// Hidden folders that are tools' own (never holding skills by intent).
-fn is_tool_folder(name: &str) -> bool {
-    matches!(
-        name,
-        ".git" | ".hg" | ".svn" | ".skillc" | ".venv" | ".cache" | ".idea" | ".vscode"
-    )
-}
-
-/// Files whose role needs a regular file: a folder with one of these names is a mistake.
-fn is_role_file(name: &str) -> bool {
-    matches!(
-        name,
-        "SKILL.md" | "skill.md" | "CATEGORY.md" | "client.yaml" | "workspace.yaml"
-    )
-}
-
-/// Whether a hidden folder holds a `SKILL.md` somewhere (a bounded look: names only).
-fn holds_skill(dir: &Path) -> bool {
-    let mut pending = vec![(dir.to_path_buf(), 0)];
-    let mut seen = 0usize;
-    while let Some((d, depth)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.filter_map(Result::ok) {
-            seen += 1;
-            if seen > 20_000 {
-                return false;
-            }
-            let name = e.file_name();
-            if name == "SKILL.md" || name == "skill.md" {
-                return true;
-            }
-            let is_dir = e.file_type().is_ok_and(|k| k.is_dir());
-            if is_dir && depth < 8 && name != "node_modules" && name != ".git" {
-                pending.push((e.path(), depth + 1));
-            }
-        }
-    }
-    false
 }
 
 struct Walk<'c> {
