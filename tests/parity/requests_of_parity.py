@@ -1,5 +1,7 @@
-"""The requests both runtime parity tests ask (Python in process, TypeScript through its CLI):
-bundles, contexts, selections and consumers of the sample workspace."""
+"""The requests the runtime parity tests ask (Python in process, TypeScript and Java through their
+command lines): bundles, contexts, selections and consumers of the sample workspace."""
+
+from pathlib import Path
 
 BUNDLES = [
     {}, {"client": "example.com"}, {"client": "hyperline.co"}, {"client": "hyperline.co", "tier": "fast"},
@@ -56,3 +58,57 @@ def flags(bundle, context):
     for k, v in context.items():
         f += ["--context", f"{k}={v}"]
     return f
+
+
+def hybrid_requests(artifact, lexical, vectors):
+    """Hybrid routes (each message with its vector, JSON and text, every bundle) and vectors
+    that must be refused with the same words."""
+    for bundle in BUNDLES:
+        for message in MESSAGES:
+            file = vectors[message][1]
+            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file, "--format", "json"]
+            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file]
+    file = vectors[MESSAGES[0]][1]
+    yield ["route", lexical, MESSAGES[0], "--query-vector", file]
+    for bad in ("[1, 2]", '{"model": "other", "vector": [1]}', '{"model": "skillc-test-trigrams"}', '"x"',
+                "[1e300]", '["a"]'):
+        path = Path(file).with_name(f"bad-{len(bad)}.json")
+        path.write_text(bad)
+        yield ["route", artifact, MESSAGES[0], "--query-vector", str(path)]
+
+
+def requests(artifact):
+    for bundle in BUNDLES:
+        for context in CONTEXTS:
+            base = [artifact, *flags(bundle, context)]
+            for fmt in ("xml", "markdown", "list", "json"):
+                yield ["catalog", *base, "--format", fmt]
+            for select in SELECTIONS:
+                yield ["prompt", *base, "--select", ",".join(select), "--format", "json"]
+    for select in SELECTIONS:
+        yield ["prompt", artifact, "--client", "hyperline.co", "--select", ",".join(select)]
+    for consumer in CONSUMERS:
+        for bundle in BUNDLES[:4]:
+            for context in CONTEXTS[:2]:
+                base = [artifact, *flags(bundle, context), "--consumer", consumer]
+                yield ["catalog", *base, "--format", "json"]
+                for select in SELECTIONS:
+                    yield ["prompt", *base, "--select", ",".join(select), "--format", "json"]
+    # Routes, as JSON and as text (scores to four decimals), for every consumer.
+    for bundle in BUNDLES:
+        for context in CONTEXTS[:3]:
+            for consumer in [None, *CONSUMERS]:
+                for message in MESSAGES:
+                    base = [artifact, message, *flags(bundle, context), *(["--consumer", consumer] if consumer else [])]
+                    yield ["route", *base, "--format", "json"]
+    for message in MESSAGES:
+        yield ["route", artifact, message, "--client", "hyperline.co"]
+        yield ["route", artifact, message, "--top", "1", "--format", "json"]
+    # Requests that must fail, with the same words and status.
+    yield ["catalog", artifact, "--client", "nope.example"]
+    yield ["catalog", artifact, "--client", "hyperline.co", "--locale", "de"]
+    yield ["catalog", artifact, "--client", "hyperline.co", "--tier", "gold"]
+    yield ["catalog", artifact, "--consumer", "nobody"]
+    yield ["catalog", artifact, "--context", "turn=soon"]
+    yield ["prompt", artifact, "--select", "pricing", "--context", "turn=99999999999999999999"]
+    yield ["catalog", artifact + ".missing"]

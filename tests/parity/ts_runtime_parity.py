@@ -18,65 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
+from requests_of_parity import hybrid_requests, query_vectors, requests  # noqa: E402
 
 # SKILLC_TS_CLI: an installed package's command (tests/packaging/runtimes.sh), not the source's.
 CLI = Path(os.environ.get("SKILLC_TS_CLI")
            or Path(__file__).resolve().parents[2] / "compiler" / "runtime" / "typescript" / "dist" / "cli.js")
-
-
-def hybrid_requests(artifact, lexical, vectors):
-    """Hybrid routes (each message with its vector, JSON and text, every bundle) and vectors
-    that must be refused with the same words."""
-    for bundle in BUNDLES:
-        for message in MESSAGES:
-            file = vectors[message][1]
-            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file, "--format", "json"]
-            yield ["route", artifact, message, *flags(bundle, {}), "--query-vector", file]
-    file = vectors[MESSAGES[0]][1]
-    yield ["route", lexical, MESSAGES[0], "--query-vector", file]
-    for bad in ("[1, 2]", '{"model": "other", "vector": [1]}', '{"model": "skillc-test-trigrams"}', '"x"',
-                "[1e300]", '["a"]'):
-        path = Path(file).with_name(f"bad-{len(bad)}.json")
-        path.write_text(bad)
-        yield ["route", artifact, MESSAGES[0], "--query-vector", str(path)]
-
-
-def requests(artifact):
-    for bundle in BUNDLES:
-        for context in CONTEXTS:
-            base = [artifact, *flags(bundle, context)]
-            for fmt in ("xml", "markdown", "list", "json"):
-                yield ["catalog", *base, "--format", fmt]
-            for select in SELECTIONS:
-                yield ["prompt", *base, "--select", ",".join(select), "--format", "json"]
-    for select in SELECTIONS:
-        yield ["prompt", artifact, "--client", "hyperline.co", "--select", ",".join(select)]
-    for consumer in CONSUMERS:
-        for bundle in BUNDLES[:4]:
-            for context in CONTEXTS[:2]:
-                base = [artifact, *flags(bundle, context), "--consumer", consumer]
-                yield ["catalog", *base, "--format", "json"]
-                for select in SELECTIONS:
-                    yield ["prompt", *base, "--select", ",".join(select), "--format", "json"]
-    # Routes, as JSON and as text (scores to four decimals), for every consumer.
-    for bundle in BUNDLES:
-        for context in CONTEXTS[:3]:
-            for consumer in [None, *CONSUMERS]:
-                for message in MESSAGES:
-                    base = [artifact, message, *flags(bundle, context), *(["--consumer", consumer] if consumer else [])]
-                    yield ["route", *base, "--format", "json"]
-    for message in MESSAGES:
-        yield ["route", artifact, message, "--client", "hyperline.co"]
-        yield ["route", artifact, message, "--top", "1", "--format", "json"]
-    # Requests that must fail, with the same words and status.
-    yield ["catalog", artifact, "--client", "nope.example"]
-    yield ["catalog", artifact, "--client", "hyperline.co", "--locale", "de"]
-    yield ["catalog", artifact, "--client", "hyperline.co", "--tier", "gold"]
-    yield ["catalog", artifact, "--consumer", "nobody"]
-    yield ["catalog", artifact, "--context", "turn=soon"]
-    yield ["prompt", artifact, "--select", "pricing", "--context", "turn=99999999999999999999"]
-    yield ["catalog", artifact + ".missing"]
 
 
 def answer(command):

@@ -1,0 +1,150 @@
+package dev.skillc.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A skillc artifact opened read-only: catalogs, prompts and routes, the same answers as the
+ * Rust runtime (catalog texts, {@code SKn} ids, reasons, sources, tokens, scores); CI compares
+ * them on every parity request.
+ *
+ * <pre>{@code
+ * try (Artifact a = Artifact.open("out.db")) {
+ *     Catalog c = a.catalog(Request.global().client("example.com"), Format.MARKDOWN);
+ *     Prompt p = a.prompt(Request.global().client("example.com"), List.of("SK1", "pricing"));
+ *     Route r = a.route(Request.global(), "How much does the pro plan cost?");
+ * }
+ * }</pre>
+ *
+ * <p>A new artifact renamed over the path is served from the next call on: each call compares
+ * the path's file (device, inode, size, modification time) with the one opened, whose open
+ * connection keeps it readable until then. A new file that cannot be opened leaves the previous
+ * one in service, and {@link #refused()} says why. Calls are serialized: one {@code Artifact}
+ * can be shared by threads.
+ */
+public final class Artifact implements AutoCloseable {
+    /** The schema version this runtime reads (the one {@code skillc build} writes). */
+    public static final int SCHEMA_VERSION = 6;
+
+    private final String path;
+    private Snapshot snap;
+    private String stamp;
+    private String refusedStamp;
+    private String refusedWhy;
+
+    private Artifact(String path) {
+        this.path = path;
+        // Taken before opening: a swap in between is seen, and opened, by the next call.
+        this.stamp = stampOf(path);
+        this.snap = Snapshot.open(path);
+    }
+
+    /** Opens the artifact at {@code path}; {@link ArtifactException} when it cannot be read. */
+    public static Artifact open(String path) {
+        return new Artifact(path);
+    }
+
+    /** Opens the artifact at {@code path}; {@link ArtifactException} when it cannot be read. */
+    public static Artifact open(Path path) {
+        return new Artifact(path.toString());
+    }
+
+    /** What identifies a file: device, inode, size, modification time; null when nothing is there. */
+    private static String stampOf(String path) {
+        try {
+            Map<String, Object> a = Files.readAttributes(Path.of(path), "unix:dev,ino,size,lastModifiedTime");
+            return a.get("dev") + ":" + a.get("ino") + ":" + a.get("size") + ":" + a.get("lastModifiedTime");
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
+    }
+
+    /** The snapshot to answer from: the open one, or the new file at the path when it opens. */
+    private Snapshot current() {
+        String now = stampOf(path);
+        if (now == null || now.equals(stamp) || now.equals(refusedStamp)) return snap;
+        try {
+            Snapshot next = Snapshot.open(path);
+            snap.close();
+            snap = next;
+            stamp = now;
+            refusedStamp = null;
+            refusedWhy = null;
+        } catch (SkillcException e) {
+            refusedStamp = now;
+            refusedWhy = e.getMessage();
+        }
+        return snap;
+    }
+
+    /** The path this artifact follows. */
+    public String path() {
+        return path;
+    }
+
+    /** Why the file now at the path is not served, when it could not be opened; else null. */
+    public synchronized String refused() {
+        current();
+        return refusedWhy;
+    }
+
+    /** The label of {@code skillc build --release-label}, or null. */
+    public synchronized String release() {
+        return current().manifest.get("release");
+    }
+
+    /** A manifest value, or null. */
+    public synchronized String manifest(String key) {
+        return current().manifest.get(key);
+    }
+
+    private static Bundle bundleOf(Snapshot snap, Request r) {
+        return snap.bundle(r.client() == null ? "" : r.client(), r.locale() == null ? snap.defaultLocale() : r.locale(),
+            r.tier() == null ? snap.defaultTier() : r.tier());
+    }
+
+    private static Context contextOf(Request r) {
+        return r.context() == null ? Context.empty() : r.context();
+    }
+
+    /** The catalog of a bundle in a format. The result is shared between calls that ask the same. */
+    public synchronized Catalog catalog(Request r, Format format) {
+        Snapshot s = current();
+        return Catalog.of(s, bundleOf(s, r), r.consumer(), contextOf(r), format);
+    }
+
+    /** The catalog of a bundle in markdown. */
+    public Catalog catalog(Request r) {
+        return catalog(r, Format.MARKDOWN);
+    }
+
+    /** The assembled prompt for the selected skills (names, qualified names or {@code SKn} ids). */
+    public synchronized Prompt prompt(Request r, List<String> select) {
+        Snapshot s = current();
+        return Selection.prompt(s, bundleOf(s, r), r.consumer(), contextOf(r), select);
+    }
+
+    /** The skills the catalog shows, ranked for {@code message} by words (docs/routing.md). */
+    public Route route(Request r, String message) {
+        return route(r, message, null, null);
+    }
+
+    /**
+     * The skills the catalog shows, ranked for {@code message}: at most {@code top} (null: the
+     * workspace's {@code top_k}); by words and vectors ({@code hybrid}) when {@code queryVector},
+     * the message's embedding from the artifact's {@code embedding_model}, is given.
+     */
+    public synchronized Route route(Request r, String message, Integer top, float[] queryVector) {
+        Snapshot s = current();
+        return Router.route(s, bundleOf(s, r), r.consumer(), contextOf(r), message, top, queryVector);
+    }
+
+    /** Closes the file. */
+    @Override
+    public synchronized void close() {
+        snap.close();
+    }
+}

@@ -1,0 +1,285 @@
+package dev.skillc.runtime;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Routing a message to the skills of a catalog (docs/routing.md): the same words, scores and
+ * order as the Rust runtime's {@code route} (compiler/runtime/src/route/); the parity run
+ * compares them on every request.
+ */
+final class Router {
+    private static final double K1 = 1.2;
+    private static final double B = 0.75;
+    private static final int MAX_WORDS = 64;
+    /** A hybrid score's lexical share; the closest text's cosine has the rest. */
+    private static final double LEXICAL_SHARE = 0.5;
+    private static final Set<String> STOPWORDS = Set.of(("a an and are as at be but by can could do does for from has "
+        + "have how i if in into is it its me my no not of on or our so that the their them then there these they this "
+        + "to us was we what when where which who why will with would you your au aux ce ces dans de des du en est et "
+        + "il je la le les mes mon ne nous ou par pas pour que qui sur un une vous votre vos").split(" "));
+
+    private Router() {}
+
+    /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
+    record Index(Map<String, Integer> ids, List<List<long[]>> postings, List<long[]> docs, double avg) {}
+
+    /** A stored vector (32-bit floats, widened) and its norm. */
+    record Stored(double[] vector, double norm) {}
+
+    private static boolean wordChar(int c) {
+        if (Character.isAlphabetic(c)) return true;
+        int type = Character.getType(c);
+        return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER || type == Character.OTHER_NUMBER;
+    }
+
+    /**
+     * A text's words as the routing index holds them: lowercased, split at every character that
+     * is not a letter or a digit, stopwords and lone Latin letters out, a final {@code s} dropped
+     * from words of four letters or more (not after {@code s}, {@code u} or {@code i}).
+     */
+    static List<String> tokens(String text) {
+        List<String> out = new ArrayList<>();
+        String lower = text.toLowerCase(Locale.ROOT);
+        int i = 0;
+        while (i < lower.length()) {
+            int start = i;
+            while (i < lower.length() && wordChar(lower.codePointAt(i))) i += Character.charCount(lower.codePointAt(i));
+            if (i == start) {
+                i += Character.charCount(lower.codePointAt(i));
+                continue;
+            }
+            String w = lower.substring(start, i);
+            if ((w.length() == 1 && w.charAt(0) >= 'a' && w.charAt(0) <= 'z') || STOPWORDS.contains(w)) continue;
+            if (w.codePointCount(0, w.length()) >= 4 && w.endsWith("s")) {
+                String rest = w.substring(0, w.length() - 1);
+                if (!rest.endsWith("s") && !rest.endsWith("u") && !rest.endsWith("i")) w = rest;
+            }
+            out.add(w);
+        }
+        return out;
+    }
+
+    private static Index indexOf(Snapshot snap, Bundle b) {
+        if (b.routeIndex != null) return b.routeIndex;
+        List<long[]> shown = new ArrayList<>();
+        TreeSet<Long> cards = new TreeSet<>();
+        for (int i = 0; i < b.skills.size(); i++) {
+            Skill s = b.skills.get(i);
+            if (s.catalogVisible) {
+                shown.add(new long[] {i, s.card});
+                cards.add(s.card);
+            }
+        }
+        Map<Long, String> terms = new HashMap<>();
+        for (Object[] r : snap.rows("SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                Json.compact(new ArrayList<>(cards)))) {
+            terms.put(Snapshot.num(r[0]), Snapshot.str(r[1]));
+        }
+        Map<String, Integer> ids = new HashMap<>();
+        List<List<long[]>> postings = new ArrayList<>();
+        List<long[]> docs = new ArrayList<>();
+        long total = 0;
+        for (long[] skill : shown) {
+            long length = 0;
+            String listed = terms.get(skill[1]);
+            for (String pair : (listed == null ? "" : listed).split(" ")) {
+                int at = pair.lastIndexOf(':');
+                if (at < 0) continue;
+                String word = pair.substring(0, at);
+                long count = Long.parseLong(pair.substring(at + 1));
+                Integer id = ids.get(word);
+                if (id == null) {
+                    id = ids.size();
+                    ids.put(word, id);
+                    postings.add(new ArrayList<>());
+                }
+                postings.get(id).add(new long[] {docs.size(), count});
+                length += count;
+            }
+            total += length;
+            docs.add(new long[] {skill[0], length});
+        }
+        double avg = Math.max((double) total / Math.max(docs.size(), 1), 1.0);
+        b.routeIndex = new Index(ids, postings, docs, avg);
+        return b.routeIndex;
+    }
+
+    /** A vector's length, summed in order (as every runtime sums it). */
+    private static double norm(double[] v) {
+        double total = 0;
+        for (double x : v) total += x * x;
+        return Math.sqrt(total);
+    }
+
+    private static double cosine(double[] q, double qNorm, Stored v) {
+        if (qNorm == 0 || v.norm() == 0 || q.length != v.vector().length) return 0;
+        double dot = 0;
+        for (int i = 0; i < q.length; i++) dot += q[i] * v.vector()[i];
+        return dot / (qNorm * v.norm());
+    }
+
+    /** Per document of the route index: its vectors (summary, then each trigger example). */
+    private static List<List<Stored>> denseOf(Snapshot snap, Bundle b, Index ix) {
+        if (b.dense != null) return b.dense;
+        TreeSet<Long> cards = new TreeSet<>();
+        for (long[] doc : ix.docs()) cards.add(b.skills.get((int) doc[0]).card);
+        Map<Long, String> listed = new HashMap<>();
+        TreeSet<String> wanted = new TreeSet<>();
+        for (Object[] r : snap.rows("SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                Json.compact(new ArrayList<>(cards)))) {
+            String v = Snapshot.str(r[1]);
+            listed.put(Snapshot.num(r[0]), v == null ? "" : v);
+            for (String d : (v == null ? "" : v).split(" ")) {
+                if (!d.isEmpty()) wanted.add(d);
+            }
+        }
+        Map<String, Stored> stored = new HashMap<>();
+        for (Object[] r : snap.rows("SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
+                Json.compact(new ArrayList<>(wanted)))) {
+            ByteBuffer data = ByteBuffer.wrap((byte[]) r[1]).order(ByteOrder.LITTLE_ENDIAN);
+            double[] v = new double[data.remaining() / 4];
+            for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
+            stored.put(Snapshot.str(r[0]), new Stored(v, norm(v)));
+        }
+        List<List<Stored>> dense = new ArrayList<>();
+        for (long[] doc : ix.docs()) {
+            List<Stored> vectors = new ArrayList<>();
+            for (String d : listed.getOrDefault(b.skills.get((int) doc[0]).card, "").split(" ")) {
+                if (stored.containsKey(d)) vectors.add(stored.get(d));
+            }
+            dense.add(vectors);
+        }
+        b.dense = dense;
+        return dense;
+    }
+
+    /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */
+    static Map<String, Object> settings(Snapshot snap, String client) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("top_k", 5L);
+        out.put("min_score", 0.2);
+        out.put("confident", 0.95);
+        out.putAll(Json.object(snap.manifest.get("routing")));
+        if (Json.object(snap.manifest.getOrDefault("routing_clients", "{}")).get(client) instanceof Map<?, ?> own) {
+            own.forEach((k, v) -> out.put(String.valueOf(k), v));
+        }
+        return out;
+    }
+
+    private static double number(Object v, double otherwise) {
+        return v instanceof Number n ? n.doubleValue() : otherwise;
+    }
+
+    /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
+    static double[] query(Snapshot snap, float[] vector) {
+        String model = snap.manifest.get("embedding_model");
+        long dims = Long.parseLong(snap.manifest.getOrDefault("embedding_dims", "0"));
+        if (model == null) {
+            throw new RequestException("this artifact carries no embedding vectors (its workspace sets no "
+                + "`routing.embedding_model`), so it routes by words only; give no query vector");
+        }
+        if (vector.length != dims) {
+            throw new RequestException("the query vector has " + vector.length + " numbers; this artifact's model `"
+                + model + "` gives " + dims);
+        }
+        double[] q = new double[vector.length];
+        for (int i = 0; i < q.length; i++) q[i] = vector[i];
+        return q;
+    }
+
+    /** The skills the catalog shows for this consumer and context, ranked for {@code message}. */
+    static Route route(Snapshot snap, Bundle b, String consumer, Context ctx, String message, Integer top,
+                       float[] queryVector) {
+        Map<String, Object> settings = settings(snap, b.client);
+        Map<Integer, Integer> position = new HashMap<>();
+        List<Integer> members = Catalog.members(snap, b, consumer, ctx);
+        for (int n = 0; n < members.size(); n++) position.put(members.get(n), n + 1);
+        Index ix = indexOf(snap, b);
+        double[] query = queryVector == null ? null : query(snap, queryVector);
+        List<String> words = new ArrayList<>();
+        List<Integer> wordIds = new ArrayList<>();
+        for (String t : tokens(message)) {
+            if (words.size() == MAX_WORDS) break;
+            Integer id = ix.ids().get(t);
+            if (id != null && !wordIds.contains(id)) {
+                words.add(t);
+                wordIds.add(id);
+            }
+        }
+        int docs = ix.docs().size();
+        double[] score = new double[docs];
+        boolean[] has = new boolean[docs];
+        List<List<Integer>> held = new ArrayList<>();
+        for (int d = 0; d < docs; d++) held.add(new ArrayList<>());
+        if (!words.isEmpty()) {
+            double n = docs;
+            double[] idf = new double[words.size()];
+            double whole = 0;
+            for (int k = 0; k < words.size(); k++) {
+                int df = ix.postings().get(wordIds.get(k)).size();
+                idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+                whole += idf[k];
+            }
+            double[] raw = new double[docs];
+            for (int k = 0; k < words.size(); k++) {
+                for (long[] p : ix.postings().get(wordIds.get(k))) {
+                    int doc = (int) p[0];
+                    double tf = p[1];
+                    double norm = K1 * (1 - B + B * ix.docs().get(doc)[1] / ix.avg());
+                    raw[doc] += idf[k] * tf / (tf + norm);
+                    has[doc] = true;
+                    held.get(doc).add(k);
+                }
+            }
+            for (int doc = 0; doc < docs; doc++) {
+                if (has[doc]) score[doc] = Math.floor(raw[doc] / whole * 1e6 + 0.5) / 1e6;
+            }
+        }
+        if (query != null) {
+            // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
+            double qNorm = norm(query);
+            List<List<Stored>> dense = denseOf(snap, b, ix);
+            for (int doc = 0; doc < docs; doc++) {
+                double best = 0;
+                for (Stored v : dense.get(doc)) best = Math.max(best, cosine(query, qNorm, v));
+                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+                score[doc] = fused;
+                has[doc] = fused > 0;
+            }
+        }
+        double minScore = number(settings.get("min_score"), 0.2);
+        List<Integer> scored = new ArrayList<>();
+        for (int doc = 0; doc < docs; doc++) {
+            if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
+        }
+        scored.sort((x, y) -> {
+            int byScore = Double.compare(score[y], score[x]);
+            if (byScore != 0) return byScore;
+            return Snapshot.byCodePoints(b.skills.get((int) ix.docs().get(x)[0]).name,
+                b.skills.get((int) ix.docs().get(y)[0]).name);
+        });
+        long limit = top != null ? top : (long) number(settings.get("top_k"), 5);
+        List<Route.Candidate> candidates = new ArrayList<>();
+        for (int doc : scored.subList(0, (int) Math.min(Math.max(limit, 0), scored.size()))) {
+            int i = (int) ix.docs().get(doc)[0];
+            List<String> matched = new ArrayList<>();
+            for (int k : held.get(doc)) matched.add(words.get(k));
+            Skill s = b.skills.get(i);
+            candidates.add(new Route.Candidate("SK" + position.get(i), s.name, s.qualifiedName, score[doc],
+                List.copyOf(matched)));
+        }
+        boolean confident = !candidates.isEmpty()
+            && candidates.get(0).score() >= number(settings.get("confident"), 0.95);
+        return new Route(message, b.client.isEmpty() ? null : b.client, b.locale, b.tier, consumer,
+            query == null ? "lexical" : "hybrid", confident, List.copyOf(candidates));
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The Java runtime (compiler/runtime/java) against `skillc`, through their command lines.
+
+Every request of the TypeScript parity run (bundles, contexts, consumers, the four catalog
+formats, selections, routes as JSON and text, requests that must fail, and, given HYBRID, hybrid
+routes and refused query vectors) is asked of `skillc` and of the Java runtime's `Cli`: standard
+output and exit status must be byte for byte the same, and the error message too on failure.
+
+The Java answers come from one JVM (ParityDriver runs `Cli.run` per request); a few requests
+also run as real `java` processes, so that the command's own entry point is compared too.
+Usage: java_runtime_parity.py SKILLC ARTIFACT [HYBRID]
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from requests_of_parity import hybrid_requests, query_vectors, requests  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+JAVA = ROOT / "compiler" / "runtime" / "java"
+JDBC = "/usr/share/java/sqlite-jdbc.jar"
+
+
+def answer(command):
+    out = subprocess.run(command, capture_output=True, check=False)
+    # Only the message matters on failure: each tool names itself differently in usage text.
+    return out.returncode, out.stdout, out.stderr if out.returncode else b""
+
+
+def java_answers(classpath, asked):
+    """Each request's (status, stdout, stderr) from one JVM running ParityDriver."""
+    lines = "".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asked)
+    out = subprocess.run(["java", "-cp", classpath, "dev.skillc.runtime.ParityDriver"], input=lines.encode(),
+                         capture_output=True, check=True)
+    answers = []
+    for line in out.stdout.decode().splitlines():
+        a = json.loads(line)
+        answers.append((a["status"], a["stdout"].encode(), a["stderr"].encode() if a["status"] else b""))
+    if len(answers) != len(asked):
+        raise SystemExit(f"the driver answered {len(answers)} of {len(asked)} requests:\n{out.stderr.decode()}")
+    return answers
+
+
+def main():
+    skillc, artifact = sys.argv[1], sys.argv[2]
+    subprocess.run(["bash", str(JAVA / "build.sh")], check=True, stdout=subprocess.DEVNULL)
+    jar = JAVA / "build" / "skillc-runtime.jar"
+    folder = tempfile.mkdtemp()
+    driver = Path(folder) / "driver"
+    subprocess.run(["javac", "--release", "17", "-d", str(driver), "-cp", f"{jar}:{JDBC}",
+                    str(JAVA / "src" / "test" / "java" / "dev" / "skillc" / "runtime" / "ParityDriver.java")], check=True)
+    asked = list(requests(artifact))
+    if len(sys.argv) > 3:
+        asked += list(hybrid_requests(sys.argv[3], artifact, query_vectors(folder)))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        rust = list(pool.map(lambda a: answer([skillc, *a]), asked))
+    java = java_answers(f"{driver}:{jar}:{JDBC}", asked)
+    # The command itself, as a process: its entry point, exit status and output encoding.
+    processes = [a for a in asked if a[0] == "catalog"][:3] + [a for a in asked if a[0] == "route"][-2:] + asked[-1:]
+    for args in processes:
+        k = asked.index(args)
+        if answer(["java", "-cp", f"{jar}:{JDBC}", "dev.skillc.runtime.Cli", *args]) != java[k]:
+            java[k] = (-1, b"the command's process answered otherwise than Cli.run", b"")
+    passed = failed = 0
+    for args, r, j in zip(asked, rust, java):
+        if r == j:
+            passed += 1
+            continue
+        failed += 1
+        print(f"FAIL {' '.join(args[1:])}")
+        for label, a, b in (("status", r[0], j[0]), ("stdout", r[1], j[1]), ("stderr", r[2], j[2])):
+            if a != b:
+                print(f"  {label}\n    rust: {a[:400]!r}\n    java: {b[:400]!r}")
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    # The count is part of the result: a run that compared nothing must not pass.
+    if passed + failed < 500:
+        print(f"FAIL only {passed + failed} requests were compared")
+        return 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
