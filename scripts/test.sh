@@ -52,8 +52,12 @@ python3 tests/quality/routing_quality.py "$target/debug/skillc" --check
 echo "== rules the sample does not exercise (blocks over always-on, locale fallback, a secret name) in every runtime"
 python3 tests/parity/rules_parity.py "$target/debug/skillc"
 
-echo "== the Java example of docs/artifact.md (JDBC) against skillc catalog"
-python3 tests/parity/java_example_parity.py "$target/debug/skillc" "$artifact"
+echo "== the Java runtime: its JUnit tests (Maven, offline from Debian's packages), then every parity request against skillc"
+SKILLC="$target/debug/skillc" bash compiler/runtime/java/build.sh test
+python3 tests/parity/java_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
+
+echo "== the catalog query of docs/artifact.md, as written, against skillc catalog"
+python3 tests/parity/artifact_doc_queries.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"
 
 echo "== SARIF logs of every fixture against the SARIF 2.1.0 object model"

@@ -881,8 +881,8 @@ fn every_runtime_reads_the_schema_version_the_compiler_writes() {
             "export const SCHEMA_VERSION = ",
         ),
         (
-            "docs/examples/java/SkillcCatalog.java",
-            "static final int SCHEMA_VERSION = ",
+            "compiler/runtime/java/src/main/java/dev/skillc/runtime/Artifact.java",
+            "public static final int SCHEMA_VERSION = ",
         ),
     ] {
         let text = std::fs::read_to_string(root.join(file)).unwrap();

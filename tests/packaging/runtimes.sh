@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The runtimes as people install them, not as files of this repository: the Python runtime as a
 # wheel installed into a fresh virtual environment, the TypeScript runtime as the tarball
-# `npm pack` makes, installed into an empty project. Each installed copy then runs its own tests
+# `npm pack` makes, installed into an empty project, the Java runtime installed by Maven and
+# used as a dependency by an empty Maven project. Each installed copy then runs its own tests
 # and answers every parity request as `skillc` does.
 # Usage: tests/packaging/runtimes.sh PATH/TO/skillc
 set -euo pipefail
@@ -65,3 +66,58 @@ JS
 )
 SKILLC_TS_CLI="$work/project/node_modules/skillc-runtime/dist/cli.js" \
   python3 tests/parity/ts_runtime_parity.py "$skillc" "$artifact" "$hybrid"
+
+echo "== the Java runtime: installed with Maven, used as a dependency by an empty project"
+SKILLC="$skillc" bash compiler/runtime/java/build.sh install
+m2="$repo/compiler/runtime/java/target/debian-m2"
+installed="$m2/dev/skillc/skillc-runtime/0.1.0/skillc-runtime-0.1.0.jar"
+mkdir -p "$work/java-project/src/main/java"
+(
+  cd "$work/java-project"
+  # A project that names the runtime as its dependency and nothing else of this repository.
+  cat > pom.xml <<'XML'
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>example</groupId>
+  <artifactId>agent</artifactId>
+  <version>1</version>
+  <properties><maven.compiler.release>17</maven.compiler.release></properties>
+  <dependencies>
+    <dependency><groupId>dev.skillc</groupId><artifactId>skillc-runtime</artifactId><version>0.1.0</version></dependency>
+  </dependencies>
+  <build><plugins>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.0</version></plugin>
+    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.10.1</version></plugin>
+  </plugins></build>
+</project>
+XML
+  cat > src/main/java/Agent.java <<'JAVA'
+import dev.skillc.runtime.*;
+import java.util.List;
+import java.util.Map;
+
+public class Agent {
+    public static void main(String[] args) {
+        try (Artifact a = Artifact.open(args[0])) {
+            Request r = Request.global().client("hyperline.co").context(Map.of("page_url", "/pricing"));
+            Catalog c = a.catalog(r, Format.JSON);
+            Prompt p = a.prompt(r, List.of("pricing"));
+            Route route = a.route(r, "How much does the pro plan cost?");
+            if (c.skills().isEmpty() || p.skills().stream().noneMatch(s -> s.name().equals("pricing"))) {
+                throw new IllegalStateException("no answer");
+            }
+            System.out.println("library: " + c.skills().size() + " skills in hyperline.co's catalog, release "
+                + a.release() + ", first route " + route.candidates().get(0).name());
+        }
+    }
+}
+JAVA
+  mvn -q -B -s "$repo/compiler/runtime/java/target/debian-settings.xml" compile 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+  java -cp "target/classes:$installed:/usr/share/java/sqlite-jdbc.jar" Agent "$artifact"
+  java -cp "$installed:/usr/share/java/sqlite-jdbc.jar" dev.skillc.runtime.Cli catalog "$artifact" \
+    --client hyperline.co --format json > from-java.json
+  "$skillc" catalog "$artifact" --client hyperline.co --format json > from-skillc.json
+  cmp from-java.json from-skillc.json
+  echo "command: dev.skillc.runtime.Cli from the installed jar prints what skillc prints"
+)
+SKILLC_JAVA_JAR="$installed" python3 tests/parity/java_runtime_parity.py "$skillc" "$artifact" "$hybrid"

@@ -8,10 +8,11 @@ output and exit status must be byte for byte the same, and the error message too
 
 The Java answers come from one JVM (ParityDriver runs `Cli.run` per request); a few requests
 also run as real `java` processes, so that the command's own entry point is compared too.
-Usage: java_runtime_parity.py SKILLC ARTIFACT [HYBRID]
+Usage: java_runtime_parity.py SKILLC ARTIFACT [HYBRID]   (SKILLC_JAVA_JAR: another jar answers)
 """
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -49,12 +50,13 @@ def java_answers(classpath, asked):
 
 def main():
     skillc, artifact = sys.argv[1], sys.argv[2]
+    # The jar, and the test classes where the driver is (compiled, not run). SKILLC_JAVA_JAR:
+    # an installed copy of the jar answers (tests/packaging/runtimes.sh), not the build's.
     subprocess.run(["bash", str(JAVA / "build.sh")], check=True, stdout=subprocess.DEVNULL)
-    jar = JAVA / "build" / "skillc-runtime.jar"
+    jar = Path(os.environ.get("SKILLC_JAVA_JAR") or JAVA / "target" / "skillc-runtime-0.1.0.jar")
+    print(f"runtime: {jar}")
+    driver = JAVA / "target" / "test-classes"
     folder = tempfile.mkdtemp()
-    driver = Path(folder) / "driver"
-    subprocess.run(["javac", "--release", "17", "-d", str(driver), "-cp", f"{jar}:{JDBC}",
-                    str(JAVA / "src" / "test" / "java" / "dev" / "skillc" / "runtime" / "ParityDriver.java")], check=True)
     asked = list(requests(artifact))
     if len(sys.argv) > 3:
         asked += list(hybrid_requests(sys.argv[3], artifact, query_vectors(folder)))

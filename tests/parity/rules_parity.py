@@ -2,8 +2,8 @@
 """Rules the sample workspace does not exercise, in every runtime: `blocks` applied last (over
 an always-on skill), locale fallback (`fr-ca` -> `fr` -> the base file) and a secret name
 written by a skill that does not declare it. A small workspace is built with skillc; the Rust
-runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the TypeScript
-runtime's CLI must give the same answers, and the answers must follow the prompt rules and
+runtime (`skillc prompt`/`catalog`), the Python runtime (in process) and the TypeScript and
+Java runtimes' command lines must give the same answers, and the answers must follow the prompt rules and
 the priority of variables. Then Claude Code plugins (the `plugin-marketplace` fixture): skills
 named `<plugin>:<skill>`, a plain name selecting only when one plugin has it, and each skill's
 plugin metadata in the catalog JSON. Then skills from another repository (`external:`,
@@ -22,6 +22,16 @@ sys.path.insert(0, str(ROOT / "compiler" / "runtime" / "python"))
 from skillc_runtime import Artifact  # noqa: E402
 
 CLI = ROOT / "compiler" / "runtime" / "typescript" / "dist" / "cli.js"
+JAVA = ROOT / "compiler" / "runtime" / "java"
+JAVA_CP = f"{JAVA / 'target' / 'skillc-runtime-0.1.0.jar'}:/usr/share/java/sqlite-jdbc.jar"
+
+
+def compare_commands(args, text, label, failures):
+    """The TypeScript and Java command lines must print `text`, what skillc printed for `args`."""
+    for runtime, command in (("typescript", ["node", str(CLI)]), ("java", ["java", "-cp", JAVA_CP, "dev.skillc.runtime.Cli"])):
+        out = subprocess.run([*command, *args], capture_output=True, text=True).stdout
+        if out != text:
+            failures.append(f"{runtime} {label}: {out[:300]!r} != {text[:300]!r}")
 
 FILES = {
     "workspace.yaml": "locales: [en, fr, fr-ca]\ndefault_locale: en\n",
@@ -48,6 +58,7 @@ def skillc_json(skillc, args):
 
 def main():
     skillc = sys.argv[1]
+    subprocess.run(["bash", str(JAVA / "build.sh")], check=True, stdout=subprocess.DEVNULL)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         ws = Path(tmp) / "ws"
@@ -64,14 +75,12 @@ def main():
             args = ["prompt", artifact, "--locale", locale, "--select", ",".join(select)]
             rust = skillc_json(skillc, args)
             mine = py.prompt(select, locale=locale)
-            ts = subprocess.run(["node", str(CLI), *args, "--format", "json"], capture_output=True, text=True)
             text = subprocess.run([skillc, *args, "--format", "json"], capture_output=True, text=True).stdout
             compared += 1
             for k in ("skills", "removed", "sources", "text"):
                 if rust[k] != mine[k]:
                     failures.append(f"python {locale} {select} {k}: {mine[k]!r} != {rust[k]!r}")
-            if ts.stdout != text:
-                failures.append(f"typescript {locale} {select}: {ts.stdout[:300]!r} != {text[:300]!r}")
+            compare_commands([*args, "--format", "json"], text, f"{locale} {select}", failures)
             # What the rules say, whichever runtime answered.
             names = {s["name"] for s in rust["skills"]}
             if "handoff" in select and ("greeting" in names or {"name": "greeting", "reason": "blocked:handoff"} not in rust["removed"]):
@@ -122,13 +131,11 @@ def outside(skillc, tmp, failures):
         text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
         rust = json.loads(text)
         mine = py.catalog(fmt="json") if args[0] == "catalog" else py.prompt(["pdf"])
-        ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
         compared += 1
         for k in ("skills", "text"):
             if rust[k] != mine[k]:
                 failures.append(f"python outside {args[0]} {k}: {mine[k]!r} != {rust[k]!r}")
-        if ts.stdout != text:
-            failures.append(f"typescript outside {args[0]}: {ts.stdout[:300]!r} != {text[:300]!r}")
+        compare_commands(args, text, f"outside {args[0]}", failures)
         if args[0] == "catalog":
             pdf = next((s for s in rust["skills"] if s["name"] == "pdf"), {})
             commit = subprocess.run(["git", "rev-parse", "v1"], cwd=repo, capture_output=True, text=True).stdout.strip()
@@ -158,13 +165,11 @@ def plugins(skillc, tmp, failures):
         text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
         rust = json.loads(text)
         mine = py.prompt(select)
-        ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
         compared += 1
         for k in ("skills", "removed", "text"):
             if rust[k] != mine[k]:
                 failures.append(f"python plugins {select} {k}: {mine[k]!r} != {rust[k]!r}")
-        if ts.stdout != text:
-            failures.append(f"typescript plugins {select}: {ts.stdout[:300]!r} != {text[:300]!r}")
+        compare_commands(args, text, f"plugins {select}", failures)
         got = {s["name"] for s in rust["skills"]}
         if got != expected:
             failures.append(f"plugins {select}: selected {sorted(got)}, expected {sorted(expected)}")
@@ -172,12 +177,10 @@ def plugins(skillc, tmp, failures):
     text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
     rust = json.loads(text)
     mine = py.catalog(fmt="json")
-    ts = subprocess.run(["node", str(CLI), *args], capture_output=True, text=True)
     compared += 1
     if rust["skills"] != mine["skills"]:
         failures.append(f"python plugins catalog: {mine['skills']!r} != {rust['skills']!r}")
-    if ts.stdout != text:
-        failures.append(f"typescript plugins catalog: {ts.stdout[:300]!r} != {text[:300]!r}")
+    compare_commands(args, text, "plugins catalog", failures)
     review = next((s for s in rust["skills"] if s["name"] == "review-kit:review"), {})
     want = {"name": "review-kit", "version": "1.4.0", "description": "Code review helpers",
             "author": "Dev Experience"}

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Builds the Java runtime with the JDK alone: build/skillc-runtime.jar (classes, sources' docs
-# apart) against Debian's sqlite-jdbc, the one library it needs. With `test`, also compiles and
-# runs its JUnit 4 tests (Debian's junit4), which build the sample workspace with $SKILLC.
-#   bash compiler/runtime/java/build.sh [test]
+# Builds the Java runtime with Maven, offline, from Debian's packages alone: the Maven plugins
+# come from Debian's repository (/usr/share/maven-repo) and the SQLite JDBC driver from
+# libxerial-sqlite-jdbc-java, placed in a local repository under target/. Elsewhere, plain
+# `mvn package` fetches the same versions from Maven Central.
+#   bash compiler/runtime/java/build.sh            target/skillc-runtime-0.1.0.jar, tests skipped
+#   bash compiler/runtime/java/build.sh test       ... and its JUnit tests ($SKILLC builds the sample)
+#   bash compiler/runtime/java/build.sh install    ... tested, then installed in the local repository
 set -euo pipefail
 cd "$(dirname "$0")"
-JDBC="${SQLITE_JDBC:-/usr/share/java/sqlite-jdbc.jar}"
-JUNIT="${JUNIT:-/usr/share/java/junit4.jar:/usr/share/java/hamcrest-core.jar}"
-rm -rf build
-mkdir -p build/classes
-javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d build/classes -cp "$JDBC" \
-  $(find src/main/java -name '*.java' | sort)
-jar --create --file build/skillc-runtime.jar --main-class dev.skillc.runtime.Cli -C build/classes .
-echo "built $(pwd)/build/skillc-runtime.jar"
-if [ "${1:-}" = "test" ]; then
-  mkdir -p build/test-classes
-  javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d build/test-classes \
-    -cp "build/skillc-runtime.jar:$JDBC:$JUNIT" $(find src/test/java -name '*.java' | sort)
-  java -cp "build/test-classes:build/skillc-runtime.jar:$JDBC:$JUNIT" org.junit.runner.JUnitCore \
-    $(cd src/test/java && find . -name '*Test.java' | sed 's|^\./||; s|\.java$||; s|/|.|g' | sort)
+repo="$PWD/target/debian-m2"
+jdbc_version=3.40.1.0
+jdbc="$repo/org/xerial/sqlite-jdbc/$jdbc_version"
+mkdir -p "$jdbc"
+if [ ! -f "$jdbc/sqlite-jdbc-$jdbc_version.jar" ]; then
+  # Debian's jar is the release its pom names; the pom inside it describes it.
+  found="$(unzip -p /usr/share/java/sqlite-jdbc.jar META-INF/maven/org.xerial/sqlite-jdbc/pom.properties | sed -n 's/^version=//p')"
+  [ "$found" = "$jdbc_version" ] || { echo "build.sh: Debian's sqlite-jdbc is $found, the pom names $jdbc_version" >&2; exit 1; }
+  unzip -p /usr/share/java/sqlite-jdbc.jar META-INF/maven/org.xerial/sqlite-jdbc/pom.xml > "$jdbc/sqlite-jdbc-$jdbc_version.pom"
+  cp /usr/share/java/sqlite-jdbc.jar "$jdbc/sqlite-jdbc-$jdbc_version.jar"
+fi
+cat > target/debian-settings.xml <<XML
+<settings>
+  <localRepository>$repo</localRepository>
+  <mirrors><mirror><id>debian</id><mirrorOf>*</mirrorOf><url>file:///usr/share/maven-repo</url></mirror></mirrors>
+</settings>
+XML
+case "${1:-}" in
+  test) goals=(package) ;;
+  install) goals=(install) ;;
+  *) goals=(package -DskipTests) ;;
+esac
+# Debian's Maven writes colour resets even in batch mode: they are taken out.
+mvn -q -B -s target/debian-settings.xml "${goals[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+echo "built $PWD/target/skillc-runtime-0.1.0.jar"
+if [ "${1:-}" = test ] || [ "${1:-}" = install ]; then
+  # Maven is quiet when tests pass: say how many ran.
+  tests=$(cat target/surefire-reports/TEST-*.xml | grep -o '<testsuite [^>]*' | grep -o ' tests="[0-9]*"' | grep -o '[0-9]*' | awk '{n += $1} END {print n}')
+  echo "java: $tests tests passed"
 fi

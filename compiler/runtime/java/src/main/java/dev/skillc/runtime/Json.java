@@ -293,7 +293,7 @@ final class Json {
 
     /**
      * A double as serde_json prints it (the ryu crate): the shortest digits that read back as
-     * the same double, plain between 1e-5 and 1e16, else in exponent form; never-finite is null.
+     * the same double, plain from 1e-5 to below 1e16, else in exponent form ({@code 1e-6}, {@code 1e+16}); never-finite is null.
      */
     static String number(double d) {
         if (Double.isNaN(d) || Double.isInfinite(d)) return "null";
@@ -319,10 +319,10 @@ final class Json {
             out.append(digits, 0, kk).append('.').append(digits, kk, length);
         } else if (kk > -5 && kk <= 0) {
             out.append("0.").append("0".repeat(-kk)).append(digits);
-        } else if (length == 1) {
-            out.append(digits).append('e').append(kk - 1);
         } else {
-            out.append(digits, 0, 1).append('.').append(digits, 1, length).append('e').append(kk - 1);
+            out.append(digits, 0, 1);
+            if (length > 1) out.append('.').append(digits, 1, length);
+            out.append(kk - 1 > 0 ? "e+" : "e").append(kk - 1);
         }
         return out.toString();
     }

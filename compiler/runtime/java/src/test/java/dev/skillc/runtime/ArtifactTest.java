@@ -1,0 +1,200 @@
+package dev.skillc.runtime;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The Java runtime on artifacts of the sample workspace, built by the real {@code skillc}
+ * (SKILLC names the binary; build.sh's callers set it). Parity with skillc on every request is
+ * tests/parity/java_runtime_parity.py; these are the runtime's own promises.
+ */
+public class ArtifactTest {
+    private static final Path ROOT = Path.of(System.getProperty("user.dir")).resolve("../../..").normalize();
+    private static Path dir;
+    private static Path first;
+    private static Path second;
+
+    private static void run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+        assertEquals(String.join(" ", command), 0, p.waitFor());
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) Files.createDirectories(target);
+                else Files.copy(f, target);
+            }
+        }
+    }
+
+    @BeforeClass
+    public static void build() throws Exception {
+        String skillc = System.getenv().getOrDefault("SKILLC", ROOT.resolve("target/debug/skillc").toString());
+        dir = Files.createTempDirectory("skillc-java-");
+        first = dir.resolve("first.db");
+        second = dir.resolve("second.db");
+        run(skillc, "build", ROOT.resolve("skills").toString(), "-o", first.toString(), "--release-label", "first");
+        Path ws = dir.resolve("ws");
+        copyTree(ROOT.resolve("skills"), ws);
+        Path greeting = ws.resolve("public/assistant/greeting/SKILL.md");
+        Files.writeString(greeting, Files.readString(greeting).replace("Handle greetings", "Answer greetings"));
+        run(skillc, "build", ws.toString(), "-o", second.toString(), "--release-label", "second");
+    }
+
+    @AfterClass
+    public static void clean() throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) Files.delete(f);
+        }
+    }
+
+    private static String list(Artifact a) {
+        return a.catalog(Request.global(), Format.LIST).text();
+    }
+
+    @Test
+    public void readsTheSchemaVersionSkillcWritesAndTheReleaseLabel() {
+        try (Artifact a = Artifact.open(first)) {
+            assertEquals(String.valueOf(Artifact.SCHEMA_VERSION), a.manifest("schema_version"));
+            assertEquals("first", a.release());
+            Catalog c = a.catalog(Request.global().client("hyperline.co"), Format.JSON);
+            assertEquals("hyperline.co", c.client());
+            for (int i = 0; i < c.skills().size(); i++) assertEquals("SK" + (i + 1), c.skills().get(i).id());
+            assertTrue(c.tokens() > 0);
+            assertTrue(c.toJson().contains("\"release\": \"first\""));
+        }
+    }
+
+    @Test
+    public void aPromptGivesReasonsForEverySkillInOrOutAndItsTokens() {
+        try (Artifact a = Artifact.open(first)) {
+            Request r = Request.global().client("hyperline.co").context(Map.of("page_url", "/pricing", "turn", 2));
+            Prompt p = a.prompt(r, List.of("pricing", "nope"));
+            assertTrue(p.skills().contains(new Prompt.PromptSkill("pricing", "pricing", "selected")));
+            assertTrue(p.removed().contains(new Prompt.Removed("nope", "unknown")));
+            assertEquals("no skill of that name in this bundle", p.removed().get(0).words());
+            assertTrue(p.text().endsWith("\n") && p.tokens() > 0);
+        }
+    }
+
+    @Test
+    public void requestsForWhatWasNotBuiltAndBadContextValuesAreErrorsThatSaySo() {
+        try (Artifact a = Artifact.open(first)) {
+            RequestException client = assertThrows(RequestException.class,
+                () -> a.catalog(Request.global().client("nope")));
+            assertTrue(client.getMessage(), client.getMessage().contains("clients: "));
+            assertThrows(RequestException.class, () -> a.catalog(Request.global().consumer("nobody")));
+            assertThrows(ContextException.class, () -> a.catalog(Request.global().context(Map.of("turn", "soon"))));
+            assertThrows(ContextException.class,
+                () -> a.catalog(Request.global().context(Map.of("turn", "99999999999999999999"))));
+        }
+    }
+
+    @Test
+    public void aMissingFileOrAFileThatIsNotAnArtifactIsRefusedClearly() throws IOException {
+        ArtifactException missing = assertThrows(ArtifactException.class, () -> Artifact.open(dir.resolve("missing.db")));
+        assertTrue(missing.getMessage(), missing.getMessage().contains("does not exist"));
+        Path junk = dir.resolve("junk.db");
+        Files.writeString(junk, "not sqlite at all, not even close".repeat(40));
+        ArtifactException bad = assertThrows(ArtifactException.class, () -> Artifact.open(junk));
+        assertTrue(bad.getMessage(), bad.getMessage().contains("is not a readable skillc artifact"));
+        assertThrows(ArtifactException.class, () -> Artifact.open(dir));
+    }
+
+    private static void swap(Path from, Path live) throws IOException {
+        Path tmp = live.resolveSibling(".live.tmp");
+        Files.copy(from, tmp, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, live, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    @Test
+    public void anArtifactSwappedInByRenameIsServedFromTheNextCallAndABadOneIsRefused() throws IOException {
+        Path live = dir.resolve("live.db");
+        Files.copy(first, live, StandardCopyOption.REPLACE_EXISTING);
+        String oldText;
+        String newText;
+        try (Artifact b = Artifact.open(second)) {
+            newText = list(b);
+        }
+        try (Artifact a = Artifact.open(live)) {
+            oldText = list(a);
+            assertNotEquals(oldText, newText);
+            swap(second, live);
+            assertEquals(newText, list(a));
+            assertEquals("second", a.release());
+            Path junk = dir.resolve("junk-swap.db");
+            Files.writeString(junk, "garbage".repeat(100));
+            swap(junk, live);
+            assertEquals(newText, list(a));
+            assertNotNull(a.refused());
+            assertTrue(a.refused(), a.refused().contains("is not a readable skillc artifact"));
+            swap(first, live);
+            assertEquals(oldText, list(a));
+            assertNull(a.refused());
+        }
+    }
+
+    @Test
+    public void threadsSharingAnArtifactEachGetAWholeCatalogAcrossASwap() throws Exception {
+        Path live = dir.resolve("shared.db");
+        Files.copy(first, live, StandardCopyOption.REPLACE_EXISTING);
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        try (Artifact a = Artifact.open(live)) {
+            String oldText = list(a);
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> errors = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                Thread thread = new Thread(() -> {
+                    for (int i = 0; i < 200; i++) seen.add(list(a));
+                });
+                thread.setUncaughtExceptionHandler((th, e) -> errors.add(e));
+                threads.add(thread);
+                thread.start();
+            }
+            swap(second, live);
+            for (Thread thread : threads) thread.join();
+            assertEquals(List.of(), errors);
+            seen.remove(oldText);
+            seen.remove(list(a));
+            assertEquals("only whole catalogs of either file", Set.of(), seen);
+        }
+    }
+
+    @Test
+    public void aRouteRanksTheCatalogsSkillsForAMessageAndSaysWhichWordsMatched() {
+        try (Artifact a = Artifact.open(first)) {
+            Route r = a.route(Request.global(), "How much does the pro plan cost? pricing");
+            assertEquals("lexical", r.method());
+            assertEquals("pricing", r.candidates().get(0).name());
+            assertTrue(r.candidates().get(0).matched().contains("pricing"));
+            assertTrue(r.toText().startsWith(String.format("%.4f", r.candidates().get(0).score()).substring(0, 3)));
+            assertEquals(1, a.route(Request.global(), "pricing plans", 1, null).candidates().size());
+            assertEquals(List.of(), a.route(Request.global(), "?!").candidates());
+            RequestException vectors = assertThrows(RequestException.class,
+                () -> a.route(Request.global(), "pricing", null, new float[] {1, 2}));
+            assertTrue(vectors.getMessage().contains("carries no embedding vectors"));
+        }
+    }
+}
