@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks to build and test everything here:
 # the studio's system libraries (webkit, gtk), Xvfb and the WebDriver for its window tests,
 # the reference validator `skills-ref` for the parity test, the MCP Python SDK (test client of
-# `skillc mcp`), the Java runtime's build (sqlite-jdbc, JUnit 4 and the Maven plugins, all
+# `skillc mcp`), the Java runtime's build (sqlite-jdbc, Bouncy Castle, JUnit 4 and the Maven plugins, all
 # from Debian, so that Maven builds it offline), minisign and PyCA's cryptography (signed
 # artifacts), a registry server for `skillc push`/`pull` (docker-registry), and the npm packages of the studio's
 # frontend and the TypeScript runtime. Idempotent: installs only what is missing. The compiler alone (`cargo build -p skillc-compiler`) needs none of this.
@@ -13,7 +13,7 @@ apt_packages=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev librsvg2-dev
   libayatana-appindicator3-dev build-essential pkg-config libssl-dev
   xvfb webkit2gtk-driver imagemagick
-  libxerial-sqlite-jdbc-java junit4 libmaven-compiler-plugin-java libmaven-jar-plugin-java
+  libxerial-sqlite-jdbc-java libbcprov-java junit4 libmaven-compiler-plugin-java libmaven-jar-plugin-java
   libmaven-resources-plugin-java libmaven-install-plugin-java libsurefire-java
   minisign python3-venv docker-registry
 )

@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
 # Builds the Java runtime with Maven, offline, from Debian's packages alone: the Maven plugins
-# come from Debian's repository (/usr/share/maven-repo) and the SQLite JDBC driver from
-# libxerial-sqlite-jdbc-java, placed in a local repository under target/. Elsewhere, plain
-# `mvn package` fetches the same versions from Maven Central.
+# come from Debian's repository (/usr/share/maven-repo); the SQLite JDBC driver
+# (libxerial-sqlite-jdbc-java) and Bouncy Castle (libbcprov-java) are placed in a local
+# repository under target/. Elsewhere, plain `mvn package` fetches the same versions from Maven
+# Central.
 #   bash compiler/runtime/java/build.sh            target/skillc-runtime-0.1.0.jar, tests skipped
 #   bash compiler/runtime/java/build.sh test       ... and its JUnit tests ($SKILLC builds the sample)
 #   bash compiler/runtime/java/build.sh install    ... tested, then installed in the local repository
 set -euo pipefail
 cd "$(dirname "$0")"
 repo="$PWD/target/debian-m2"
-jdbc_version=3.40.1.0
-jdbc="$repo/org/xerial/sqlite-jdbc/$jdbc_version"
-mkdir -p "$jdbc"
-if [ ! -f "$jdbc/sqlite-jdbc-$jdbc_version.jar" ]; then
-  # Debian's jar is the release its pom names; the pom inside it describes it.
-  found="$(unzip -p /usr/share/java/sqlite-jdbc.jar META-INF/maven/org.xerial/sqlite-jdbc/pom.properties | sed -n 's/^version=//p')"
-  [ "$found" = "$jdbc_version" ] || { echo "build.sh: Debian's sqlite-jdbc is $found, the pom names $jdbc_version" >&2; exit 1; }
-  unzip -p /usr/share/java/sqlite-jdbc.jar META-INF/maven/org.xerial/sqlite-jdbc/pom.xml > "$jdbc/sqlite-jdbc-$jdbc_version.pom"
-  cp /usr/share/java/sqlite-jdbc.jar "$jdbc/sqlite-jdbc-$jdbc_version.jar"
-fi
+# Debian's jars placed under the coordinates the pom names (Maven Central's): each is the
+# release named, as the version Debian records in it says.
+seed() {  # seed GROUP ARTIFACT VERSION DEBIAN_JAR VERSION_FOUND_IN_THE_JAR
+  local dir="$repo/${1//.//}/$2/$3"
+  [ -f "$dir/$2-$3.jar" ] && return
+  [ "$5" = "$3" ] || { echo "build.sh: Debian's $4 is $5, the pom names $2 $3" >&2; exit 1; }
+  mkdir -p "$dir"
+  cp "$4" "$dir/$2-$3.jar"
+  printf '<project><modelVersion>4.0.0</modelVersion><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version></project>\n' \
+    "$1" "$2" "$3" > "$dir/$2-$3.pom"
+}
+jdbc=/usr/share/java/sqlite-jdbc.jar
+seed org.xerial sqlite-jdbc 3.40.1.0 "$jdbc" \
+  "$(unzip -p "$jdbc" META-INF/maven/org.xerial/sqlite-jdbc/pom.properties | sed -n 's/^version=//p')"
+bc="$(readlink -f /usr/share/java/bcprov.jar)"
+seed org.bouncycastle bcprov-jdk18on 1.72 "$bc" "$(basename "$bc" .jar | sed 's/^bcprov-//')"
 cat > target/debian-settings.xml <<XML
 <settings>
   <localRepository>$repo</localRepository>

@@ -24,32 +24,71 @@ import java.util.Map;
  * connection keeps it readable until then. A new file that cannot be opened leaves the previous
  * one in service, and {@link #refused()} says why. Calls are serialized: one {@code Artifact}
  * can be shared by threads.
+ *
+ * <p>Opened with a minisign public key ({@link #open(String, String)}), only an artifact whose
+ * signature {@code ARTIFACT.minisig} verifies is served, on open and on every swap; checking
+ * needs Bouncy Castle ({@code org.bouncycastle:bcprov-jdk18on}) for BLAKE2b.
  */
 public final class Artifact implements AutoCloseable {
     /** The schema version this runtime reads (the one {@code skillc build} writes). */
     public static final int SCHEMA_VERSION = 6;
 
     private final String path;
+    private final Signature.Key key;
     private Snapshot snap;
     private String stamp;
     private String refusedStamp;
     private String refusedWhy;
 
-    private Artifact(String path) {
+    private Artifact(String path, Signature.Key key) {
         this.path = path;
+        this.key = key;
         // Taken before opening: a swap in between is seen, and opened, by the next call.
-        this.stamp = stampOf(path);
-        this.snap = Snapshot.open(path);
+        this.stamp = stamps();
+        this.snap = load();
     }
 
     /** Opens the artifact at {@code path}; {@link ArtifactException} when it cannot be read. */
     public static Artifact open(String path) {
-        return new Artifact(path);
+        return new Artifact(path, null);
     }
 
     /** Opens the artifact at {@code path}; {@link ArtifactException} when it cannot be read. */
     public static Artifact open(Path path) {
-        return new Artifact(path.toString());
+        return new Artifact(path.toString(), null);
+    }
+
+    /**
+     * Opens the artifact at {@code path} if its signature {@code path.minisig} verifies with
+     * {@code publicKey} (a minisign {@code .pub} file's path, its text or its key line);
+     * {@link SignatureException} when it does not.
+     */
+    public static Artifact open(String path, String publicKey) {
+        return new Artifact(path, Signature.readPublicKey(publicKey));
+    }
+
+    /** The file at the path, opened; with a key, only once its signature verified. */
+    private Snapshot load() {
+        if (key == null) return Snapshot.open(path);
+        String checked = stampOf(path);
+        Signature.verify(path, key);
+        Snapshot s = Snapshot.open(path);
+        // The file opened must be the file checked: a swap in between is refused, and the next
+        // call checks the new file.
+        if (checked == null || !checked.equals(stampOf(path))) {
+            s.close();
+            throw new SignatureException("`" + path + "` was replaced while its signature was checked; it is checked "
+                + "again on the next call");
+        }
+        return s;
+    }
+
+    /** What identifies the files now: the artifact's stamp, and its signature's with a key. */
+    private String stamps() {
+        String file = stampOf(path);
+        if (file == null || key == null) return file;
+        String sig = stampOf(Signature.pathOf(path));
+        return file + "|" + (sig == null ? "none" : sig);
     }
 
     /** What identifies a file: device, inode, size, modification time; null when nothing is there. */
@@ -64,10 +103,10 @@ public final class Artifact implements AutoCloseable {
 
     /** The snapshot to answer from: the open one, or the new file at the path when it opens. */
     private Snapshot current() {
-        String now = stampOf(path);
+        String now = stamps();
         if (now == null || now.equals(stamp) || now.equals(refusedStamp)) return snap;
         try {
-            Snapshot next = Snapshot.open(path);
+            Snapshot next = load();
             snap.close();
             snap = next;
             stamp = now;

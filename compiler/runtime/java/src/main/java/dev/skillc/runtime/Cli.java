@@ -23,7 +23,8 @@ import java.util.Set;
  * java -jar skillc-runtime.jar route ARTIFACT MESSAGE [...] [--top K] [--query-vector FILE] [--format text|json]
  * </pre>
  *
- * <p>Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage
+ * <p>{@code --public-key KEY} serves the artifact only if its signature verifies. Exit status as
+ * skillc's: 0 success, 1 a request for something that was not built, 2 usage
  * or I/O error.
  */
 public final class Cli {
@@ -35,7 +36,7 @@ public final class Cli {
         "       skillc-runtime route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] "
             + "[--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]");
     private static final Set<String> FLAGS =
-        Set.of("client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector");
+        Set.of("client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "public-key");
 
     private Cli() {}
 
@@ -152,7 +153,8 @@ public final class Cli {
 
     private static String answer(Args args, PrintStream err) {
         Context context = Context.fromPairs(args.context());
-        try (Artifact artifact = Artifact.open(args.artifact())) {
+        String publicKey = args.flags().get("public-key");
+        try (Artifact artifact = publicKey == null ? Artifact.open(args.artifact()) : Artifact.open(args.artifact(), publicKey)) {
             Request request = new Request(args.flags().get("client"), args.flags().get("locale"), args.flags().get("tier"),
                 args.flags().get("consumer"), context);
             String format = args.flags().get("format");

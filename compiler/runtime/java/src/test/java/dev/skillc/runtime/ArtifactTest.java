@@ -29,6 +29,7 @@ import org.junit.Test;
  */
 public class ArtifactTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).resolve("../../..").normalize();
+    private static String skillc;
     private static Path dir;
     private static Path first;
     private static Path second;
@@ -51,7 +52,7 @@ public class ArtifactTest {
 
     @BeforeClass
     public static void build() throws Exception {
-        String skillc = System.getenv().getOrDefault("SKILLC", ROOT.resolve("target/debug/skillc").toString());
+        skillc = System.getenv().getOrDefault("SKILLC", ROOT.resolve("target/debug/skillc").toString());
         dir = Files.createTempDirectory("skillc-java-");
         first = dir.resolve("first.db");
         second = dir.resolve("second.db");
@@ -153,6 +154,63 @@ public class ArtifactTest {
             swap(first, live);
             assertEquals(oldText, list(a));
             assertNull(a.refused());
+        }
+    }
+
+    private static Path signed(Path key, String name, String label) throws Exception {
+        Path out = dir.resolve(name);
+        run(skillc, "build", ROOT.resolve("skills").toString(), "-o", out.toString(), "--release-label", label,
+            "--sign", key.toString());
+        return out;
+    }
+
+    private static Path sig(Path artifact) {
+        return Path.of(artifact + ".minisig");
+    }
+
+    @Test
+    public void openedWithAPublicKeyOnlyArtifactsWhoseSignatureVerifiesAreServedOnOpenAndOnEverySwap() throws Exception {
+        Path key = dir.resolve("skillc.key");
+        run(skillc, "keygen", "-o", key.toString());
+        run(skillc, "keygen", "-o", dir.resolve("other.key").toString());
+        String pub = dir.resolve("skillc.pub").toString();
+        Path one = signed(key, "one.db", "one");
+        Path two = signed(key, "two.db", "two");
+        Path live = dir.resolve("signed-live.db");
+        Files.copy(sig(one), sig(live));
+        swap(one, live);
+        try (Artifact a = Artifact.open(live.toString(), pub)) {
+            assertEquals("one", a.release());
+            Files.copy(sig(two), sig(live), StandardCopyOption.REPLACE_EXISTING);
+            swap(two, live);
+            assertEquals("a signed swap is served", "two", a.release());
+            // A tampered swap: the signature is the right one's, the bytes are not.
+            byte[] bytes = Files.readAllBytes(one);
+            bytes[bytes.length - 100] ^= 1;
+            Path tampered = dir.resolve("tampered.db");
+            Files.write(tampered, bytes);
+            Files.copy(sig(one), sig(live), StandardCopyOption.REPLACE_EXISTING);
+            swap(tampered, live);
+            assertEquals("the previous artifact stays in service", "two", a.release());
+            assertTrue(a.refused(), a.refused().contains("does not match"));
+            // An unsigned swap, then its signature arrives.
+            Files.delete(sig(live));
+            swap(one, live);
+            assertEquals("two", a.release());
+            assertTrue(a.refused(), a.refused().contains("has no signature"));
+            Files.copy(sig(one), sig(live));
+            assertEquals("one", a.release());
+            assertNull(a.refused());
+        }
+        SignatureException other = assertThrows(SignatureException.class,
+            () -> Artifact.open(live.toString(), dir.resolve("other.pub").toString()));
+        assertTrue(other.getMessage(), other.getMessage().contains("another key"));
+        Files.writeString(sig(live), Files.readString(sig(one)).substring(0, 60));
+        SignatureException cut = assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), pub));
+        assertTrue(cut.getMessage(), cut.getMessage().contains("damaged or truncated"));
+        assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), "not a key"));
+        try (Artifact plain = Artifact.open(live)) {
+            assertEquals("without a key, the same file opens as before", "one", plain.release());
         }
     }
 
