@@ -27,6 +27,9 @@ final class Bundle {
     /** The routing index and the vectors of its documents, built on first use. */
     Router.Index routeIndex;
     List<List<Router.Stored>> dense;
+    /** Routing settings of the bundle's client, and catalog positions by consumer and condition outcome. */
+    Map<String, Object> routing;
+    final Map<List<String>, Map<Integer, Integer>> positions = new HashMap<>();
 
     Bundle(Snapshot.BundleRow row, List<Skill> skills, Map<String, Integer> byName,
            Map<String, Integer> byQualified, Set<String> disabled) {

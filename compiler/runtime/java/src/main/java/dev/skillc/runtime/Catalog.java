@@ -90,6 +90,20 @@ public record Catalog(String release, String client, String locale, String tier,
      * a catalog depends on): a warm lookup evaluates the conditions only.
      */
     static Catalog of(Snapshot snap, Bundle b, String consumer, Context ctx, Format format) {
+        List<Object> key = java.util.Arrays.asList(b.id, consumer, format, outcome(snap, b, consumer, ctx));
+        Catalog c = snap.catalogs.get(key);
+        if (c == null) {
+            c = render(snap, b, consumer, ctx, format);
+            snap.catalogs.put(key, c);
+        }
+        return c;
+    }
+
+    /**
+     * What decides which skills a consumer's catalog shows in a context, beyond the bundle: one
+     * character per catalog-visible skill with run-time conditions, {@code 1} if they hold.
+     */
+    static String outcome(Snapshot snap, Bundle b, String consumer, Context ctx) {
         Set<String> hidden = snap.hiddenFor(consumer);
         if (b.conditional == null) {
             b.conditional = new ArrayList<>();
@@ -101,13 +115,7 @@ public record Catalog(String release, String client, String locale, String tier,
         for (dev.skillc.runtime.Skill s : b.conditional) {
             if (hidden == null || !hidden.contains(s.qualifiedName)) outcome.append(snap.conditionsHold(s, ctx) ? '1' : '0');
         }
-        List<Object> key = java.util.Arrays.asList(b.id, consumer, format, outcome.toString());
-        Catalog c = snap.catalogs.get(key);
-        if (c == null) {
-            c = render(snap, b, consumer, ctx, format);
-            snap.catalogs.put(key, c);
-        }
-        return c;
+        return outcome.toString();
     }
 
     /** A manifest count, when it is one (as Rust's {@code parse::<usize>().ok()}). */

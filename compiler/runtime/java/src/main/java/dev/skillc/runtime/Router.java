@@ -162,6 +162,22 @@ final class Router {
         return dense;
     }
 
+    /**
+     * Catalog position (from 1) of each skill the catalog shows. Only the consumer and the
+     * outcome of the skills' conditions change it: kept by those, as catalogs are.
+     */
+    private static Map<Integer, Integer> positions(Snapshot snap, Bundle b, String consumer, Context ctx) {
+        List<String> key = java.util.Arrays.asList(consumer, Catalog.outcome(snap, b, consumer, ctx));
+        Map<Integer, Integer> kept = b.positions.get(key);
+        if (kept == null) {
+            kept = new HashMap<>();
+            List<Integer> members = Catalog.members(snap, b, consumer, ctx);
+            for (int n = 0; n < members.size(); n++) kept.put(members.get(n), n + 1);
+            b.positions.put(key, kept);
+        }
+        return kept;
+    }
+
     /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */
     static Map<String, Object> settings(Snapshot snap, String client) {
         Map<String, Object> out = new LinkedHashMap<>();
@@ -199,10 +215,8 @@ final class Router {
     /** The skills the catalog shows for this consumer and context, ranked for {@code message}. */
     static Route route(Snapshot snap, Bundle b, String consumer, Context ctx, String message, Integer top,
                        float[] queryVector) {
-        Map<String, Object> settings = settings(snap, b.client);
-        Map<Integer, Integer> position = new HashMap<>();
-        List<Integer> members = Catalog.members(snap, b, consumer, ctx);
-        for (int n = 0; n < members.size(); n++) position.put(members.get(n), n + 1);
+        Map<String, Object> settings = b.routing != null ? b.routing : (b.routing = settings(snap, b.client));
+        Map<Integer, Integer> position = positions(snap, b, consumer, ctx);
         Index ix = indexOf(snap, b);
         double[] query = queryVector == null ? null : query(snap, queryVector);
         List<String> words = new ArrayList<>();
@@ -218,8 +232,8 @@ final class Router {
         int docs = ix.docs().size();
         double[] score = new double[docs];
         boolean[] has = new boolean[docs];
-        List<List<Integer>> held = new ArrayList<>();
-        for (int d = 0; d < docs; d++) held.add(new ArrayList<>());
+        // The message's words each document holds, for the documents holding any.
+        Map<Integer, List<Integer>> held = new HashMap<>();
         if (!words.isEmpty()) {
             double n = docs;
             double[] idf = new double[words.size()];
@@ -237,7 +251,7 @@ final class Router {
                     double norm = K1 * (1 - B + B * ix.docs().get(doc)[1] / ix.avg());
                     raw[doc] += idf[k] * tf / (tf + norm);
                     has[doc] = true;
-                    held.get(doc).add(k);
+                    held.computeIfAbsent(doc, d -> new ArrayList<>()).add(k);
                 }
             }
             for (int doc = 0; doc < docs; doc++) {
@@ -272,7 +286,7 @@ final class Router {
         for (int doc : scored.subList(0, (int) Math.min(Math.max(limit, 0), scored.size()))) {
             int i = (int) ix.docs().get(doc)[0];
             List<String> matched = new ArrayList<>();
-            for (int k : held.get(doc)) matched.add(words.get(k));
+            for (int k : held.getOrDefault(doc, List.of())) matched.add(words.get(k));
             Skill s = b.skills.get(i);
             candidates.add(new Route.Candidate("SK" + position.get(i), s.name, s.qualifiedName, score[doc],
                 List.copyOf(matched)));
