@@ -451,7 +451,8 @@ impl YamlDoc {
             .unwrap_or_else(|| self.key_pos(key))
     }
 
-    /// Where the `n`-th occurrence of `needle` is written inside the block of `key`, if it is.
+    /// Where the `n`-th occurrence of `needle` is written inside the block of `key`, if it is
+    /// (comments apart).
     pub fn find_value(&self, key: &str, needle: &str, n: usize) -> Option<Pos> {
         let (start, end) = self.block(key)?;
         if needle.is_empty() {
@@ -459,7 +460,8 @@ impl YamlDoc {
         }
         let mut seen = 0;
         for i in start..end {
-            let line = &self.lines[i];
+            // A value is never in a comment: `into: a # was b` names `a` only.
+            let line = &self.lines[i][..comment_start(&self.lines[i])];
             let mut search_from = if i == start {
                 line.find(':').map_or(0, |c| c + 1)
             } else {
@@ -526,6 +528,29 @@ pub fn scalar_string(v: &Value) -> Option<String> {
     }
 }
 
+/// Where a line's comment starts (its length when it has none): a `#` at the start of a word,
+/// outside quotes.
+fn comment_start(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut word_start = true;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match quote {
+            Some(b'"') if b == b'\\' => i += 1,
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'#' && word_start => return i,
+            None if (b == b'"' || b == b'\'') && word_start => quote = Some(b),
+            None => {}
+        }
+        word_start = matches!(b, b' ' | b'\t' | b'[' | b'{' | b',');
+        i += 1;
+    }
+    bytes.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,6 +597,16 @@ mod tests {
         assert_eq!((p.line, p.column, p.len), (5, 5, 4));
         let p = doc.value_pos("name", "x");
         assert_eq!((p.line, p.column), (2, 7));
+    }
+
+    #[test]
+    fn values_are_never_found_in_comments() {
+        let yaml = "external:\n  # was vendor__more, now:\n  - into: vendor__more # vendor__more\n  - into: 'a # b'\n";
+        let doc = parse_mapping("f", yaml, 1).unwrap();
+        let p = doc.value_pos("external", "vendor__more");
+        assert_eq!((p.line, p.column), (3, 11));
+        assert_eq!(doc.find_value("external", "vendor__more", 1), None);
+        assert_eq!(doc.value_pos("external", "# b").line, 4);
     }
 
     #[test]
