@@ -12,7 +12,7 @@ final class Bundle {
     final String locale;
     final String tier;
     final String level;
-    final List<Skill> skills;
+    final List<Entry> skills;
     /** By qualified name, then name, then a plugin skill's plain name (the compiler's rule). */
     final Map<String, Integer> byName;
     final Map<String, Integer> byQualified;
@@ -21,7 +21,7 @@ final class Bundle {
     /** A stored format's catalog texts: card to (text, tokens). */
     final Map<String, Map<Long, Snapshot.Text>> fragments = new HashMap<>();
     /** The catalog-visible skills with run-time conditions (what a catalog's outcome depends on). */
-    List<Skill> conditional;
+    List<Entry> conditional;
     /** For each skill, the skills whose {@code augments} name it. */
     List<List<Integer>> augmentedBy;
     /** The routing index and the vectors of its documents, built on first use. */
@@ -31,7 +31,7 @@ final class Bundle {
     Map<String, Object> routing;
     final Map<List<String>, Map<Integer, Integer>> positions = new HashMap<>();
 
-    Bundle(Snapshot.BundleRow row, List<Skill> skills, Map<String, Integer> byName,
+    Bundle(Snapshot.BundleRow row, List<Entry> skills, Map<String, Integer> byName,
            Map<String, Integer> byQualified, Set<String> disabled) {
         this.id = row.id();
         this.client = row.client();

@@ -77,7 +77,7 @@ public record Catalog(String release, String client, String locale, String tier,
         Set<String> hidden = snap.hiddenFor(consumer);
         List<Integer> out = new ArrayList<>();
         for (int i = 0; i < b.skills.size(); i++) {
-            dev.skillc.runtime.Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             if (s.catalogVisible && (hidden == null || !hidden.contains(s.qualifiedName)) && snap.conditionsHold(s, ctx)) {
                 out.add(i);
             }
@@ -107,12 +107,12 @@ public record Catalog(String release, String client, String locale, String tier,
         Set<String> hidden = snap.hiddenFor(consumer);
         if (b.conditional == null) {
             b.conditional = new ArrayList<>();
-            for (dev.skillc.runtime.Skill s : b.skills) {
+            for (Entry s : b.skills) {
                 if (s.catalogVisible && s.rawRecord.contains("\"conditions\"")) b.conditional.add(s);
             }
         }
         StringBuilder outcome = new StringBuilder();
-        for (dev.skillc.runtime.Skill s : b.conditional) {
+        for (Entry s : b.conditional) {
             if (hidden == null || !hidden.contains(s.qualifiedName)) outcome.append(snap.conditionsHold(s, ctx) ? '1' : '0');
         }
         return outcome.toString();
@@ -162,7 +162,7 @@ public record Catalog(String release, String client, String locale, String tier,
         int maxTriggers = max == null ? 5 : (int) Math.min(max, Integer.MAX_VALUE);
         List<Skill> skills = new ArrayList<>();
         for (int n = 0; n < members.size(); n++) {
-            dev.skillc.runtime.Skill s = b.skills.get(members.get(n));
+            Entry s = b.skills.get(members.get(n));
             External external = null;
             if (snap.manifest.containsKey("external")) {
                 Object file = snap.record(s).get("resolved_file");
@@ -178,7 +178,7 @@ public record Catalog(String release, String client, String locale, String tier,
         if (format == Format.MARKDOWN) {
             String current = null;
             for (int n = 0; n < members.size(); n++) {
-                dev.skillc.runtime.Skill s = b.skills.get(members.get(n));
+                Entry s = b.skills.get(members.get(n));
                 if (!s.category.equals(current)) {
                     if (current != null) text.append('\n');
                     Snapshot.Category c = snap.categories.get(s.category);

@@ -73,7 +73,7 @@ final class Router {
         List<long[]> shown = new ArrayList<>();
         TreeSet<Long> cards = new TreeSet<>();
         for (int i = 0; i < b.skills.size(); i++) {
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             if (s.catalogVisible) {
                 shown.add(new long[] {i, s.card});
                 cards.add(s.card);
@@ -287,7 +287,7 @@ final class Router {
             int i = (int) ix.docs().get(doc)[0];
             List<String> matched = new ArrayList<>();
             for (int k : held.getOrDefault(doc, List.of())) matched.add(words.get(k));
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             candidates.add(new Route.Candidate("SK" + position.get(i), s.name, s.qualifiedName, score[doc],
                 List.copyOf(matched)));
         }

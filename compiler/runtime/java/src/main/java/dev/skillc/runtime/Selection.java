@@ -85,7 +85,7 @@ final class Selection {
     }
 
     /** Whether a skill can go into a prompt: null, or why not. */
-    private String usable(Skill s) {
+    private String usable(Entry s) {
         if (s.unavailable != null) return "unavailable";
         return snap.conditionsHold(s, ctx) ? null : "condition";
     }
@@ -116,7 +116,7 @@ final class Selection {
                 leftOut(name, b.disabled.contains(bare) ? "disabled" : "unknown");
                 continue;
             }
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             String why = usable(s);
             if (!s.catalogVisible || (hidden != null && hidden.contains(s.qualifiedName))) {
                 leftOut(s.name, "hidden");
@@ -152,7 +152,7 @@ final class Selection {
         List<Map.Entry<Integer, String>> out = new ArrayList<>();
         List<List<Integer>> by = augmentedBy();
         for (int i : order) {
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             String[][] kinds = {{"dependencies", "dependency"}, {"augments", "augments"}, {"imports", "import"}};
             for (String[] kind : kinds) {
                 for (String q : snap.names(s, kind[0])) {
@@ -173,7 +173,7 @@ final class Selection {
             for (Map.Entry<Integer, String> link : links()) {
                 int j = link.getKey();
                 if (reason.containsKey(j) || !tried.add(link)) continue;
-                Skill s = b.skills.get(j);
+                Entry s = b.skills.get(j);
                 String err = usable(s);
                 if (err == null) {
                     add(j, link.getValue());
@@ -213,7 +213,7 @@ final class Selection {
     /** 5. Always-on skills whose conditions hold. */
     private void addAlwaysOn() {
         for (int i = 0; i < b.skills.size(); i++) {
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             if (s.alwaysOn && s.unavailable == null && snap.conditionsHold(s, ctx)) add(i, "always_on");
         }
     }
@@ -256,7 +256,7 @@ final class Selection {
                 }
             }
             for (int i : included.subList(k, end)) {
-                Skill s = b.skills.get(i);
+                Entry s = b.skills.get(i);
                 text.append(s.promptPrefix).append(s.promptBody ? snap.body(s) : "").append(s.promptSuffix);
                 tokens += s.promptTokens;
                 if (snap.record(s).get("cited") instanceof List<?> sids) {
@@ -284,7 +284,7 @@ final class Selection {
         List<Prompt.PromptSkill> skills = new ArrayList<>();
         Set<String> in = new HashSet<>();
         for (int i : included) {
-            Skill s = b.skills.get(i);
+            Entry s = b.skills.get(i);
             skills.add(new Prompt.PromptSkill(s.name, s.resolvedName, reason.get(i)));
             in.add(s.name);
         }

@@ -253,9 +253,9 @@ final class Snapshot implements AutoCloseable {
             if (!s.isEmpty() && s.get(0) != null) wanted.add(s.get(0));
         }
         Set<String> disabled = disabledNames(slots);
-        List<Map.Entry<String, Skill>> sorted = new ArrayList<>();
+        List<Map.Entry<String, Entry>> sorted = new ArrayList<>();
         for (Object[] r : rows(SKILLS_SQL, Json.compact(wanted))) {
-            Skill s = new Skill();
+            Entry s = new Entry();
             s.name = str(r[0]);
             s.qualifiedName = str(r[1]);
             s.resolvedName = str(r[2]);
@@ -276,8 +276,8 @@ final class Snapshot implements AutoCloseable {
             sorted.add(Map.entry(str(r[4]), s));
         }
         sorted.sort((x, y) -> byCodePoints(x.getKey(), y.getKey()));
-        List<Skill> list = new ArrayList<>();
-        for (Map.Entry<String, Skill> e : sorted) list.add(e.getValue());
+        List<Entry> list = new ArrayList<>();
+        for (Map.Entry<String, Entry> e : sorted) list.add(e.getValue());
         Map<String, Integer> byQualified = new HashMap<>();
         for (int i = 0; i < list.size(); i++) byQualified.put(list.get(i).qualifiedName, i);
         Map<String, Integer> byName = new HashMap<>(byQualified);
@@ -318,7 +318,7 @@ final class Snapshot implements AutoCloseable {
         if (cached != null) return cached;
         Map<Long, Text> texts = new HashMap<>();
         TreeSet<Long> cards = new TreeSet<>();
-        for (Skill s : b.skills) cards.add(s.card);
+        for (Entry s : b.skills) cards.add(s.card);
         for (Object[] r : rows("SELECT f.card, f.level, f.text, f.tokens FROM card_fragment f "
                 + "WHERE f.format = ? AND f.level IN ('', ?) AND f.card IN (SELECT value FROM json_each(?))",
                 format, b.level, Json.compact(new ArrayList<>(cards)))) {
@@ -330,13 +330,13 @@ final class Snapshot implements AutoCloseable {
     }
 
     /** A skill's run-time fields, parsed on first use. */
-    Map<String, Object> record(Skill s) {
+    Map<String, Object> record(Entry s) {
         if (s.record == null) s.record = Json.object(s.rawRecord);
         return s.record;
     }
 
     /** A list of strings of a skill's record ({@code dependencies}, {@code blocks}, ...). */
-    List<String> names(Skill s, String key) {
+    List<String> names(Entry s, String key) {
         Object v = record(s).get(key);
         List<String> out = new ArrayList<>();
         if (v instanceof List<?> l) {
@@ -347,7 +347,7 @@ final class Snapshot implements AutoCloseable {
 
     /** Whether every run-time condition of a skill holds (records without any are not parsed). */
     @SuppressWarnings("unchecked")
-    boolean conditionsHold(Skill s, Context ctx) {
+    boolean conditionsHold(Entry s, Context ctx) {
         if (s.conditions == null) {
             s.conditions = new ArrayList<>();
             if (s.rawRecord.contains("\"conditions\"") && record(s).get("conditions") instanceof List<?> l) {
@@ -363,7 +363,7 @@ final class Snapshot implements AutoCloseable {
     }
 
     /** A skill's body, read and inflated on first use. */
-    String body(Skill s) {
+    String body(Entry s) {
         if (s.body != null) return s.body;
         List<Object[]> found = rows("SELECT encoding, data FROM blob WHERE hash = ?", s.bodyHash);
         if (found.isEmpty()) throw bad("the body of `" + s.name + "` is missing");

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
-/** A skill of a loaded bundle: one row of {@code entry} with its card's description and triggers. */
-final class Skill {
+/** A skill of a loaded bundle: one row of {@code entry}, with its card's description and triggers. */
+final class Entry {
     String name;
     String qualifiedName;
     String resolvedName;
