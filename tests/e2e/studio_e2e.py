@@ -556,7 +556,15 @@ def test_an_outside_skill_says_which_repository_and_commit_it_comes_from(d, tmp,
     assert "https://example.com/acme/skills.git at v1 (commit 4b825dc642cb)" in panel, panel
     assert "prompt-only" in panel, panel
     assert "Create from the default" not in panel, "an outside skill is translated in its repository"
+    offered = lambda: d.js("return ['save', 'rename', 'delete'].filter((id) => !document.getElementById(id).hidden)")
+    assert offered() == [], f"an outside skill is changed in its repository, yet these are offered: {offered()}"
+    assert "Read-only here" in d.text("#editor .editor-head"), d.text("#editor .editor-head")
     d.screenshot(shots / "relations-external.png")
+    # A skill of this workspace offers them again.
+    d.click('#skill-list li[data-file="public/assistant/greeting/SKILL.md"]')
+    d.wait_text("#relations", "greeting")
+    assert offered() == ["save", "rename", "delete"], offered()
+    assert "Read-only here" not in d.text("#editor .editor-head")
 
 
 def test_toggles_filter_and_set_in_bulk(d, tmp, shots):

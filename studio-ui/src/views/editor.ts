@@ -173,12 +173,19 @@ export class SkillEditor {
       // and the form offers only what a translation holds.
       byId("relations-pane").classList.toggle("beside", !!t.open_locale);
       byId("side-title").textContent = t.open_locale ? "Translating" : "Relations";
+      if (t.open_locale) {
+        for (const id of ["rename", "delete", "save"]) byId(id).hidden = false;
+        byId("read-only").hidden = true;
+      }
       if (t.open_locale && this.pending.size === 0) this.renderForm();
       if (t.open_locale) { shown([await renderDefaultBeside(t), list]); return; }
       const r = await api.relations(file);
       if (this.file !== file) return;
       this.hooks.learn(r.variables, r.sources);
-      // An outside repository's skill is translated there, not here.
+      // An outside repository's skill is changed, renamed, deleted and translated there, not
+      // here: the buttons that would try are not offered (the panel says where it comes from).
+      for (const id of ["rename", "delete", "save"]) byId(id).hidden = !!r.external;
+      byId("read-only").hidden = !r.external;
       shown(r.external ? [renderRelations(r, open)] : [renderRelations(r, open), list]);
       if (saved) {
         const note = byId("saved-reach");

@@ -139,6 +139,17 @@ impl Session {
         Some(skillc::model::external::store_dir(&self.root, &e.into).join(inner))
     }
 
+    /// Refuses to change an outside repository's skill: it belongs to that repository, and a
+    /// change here would be undone by the next `skillc fetch` (`doing`: what was asked).
+    pub(super) fn refuse_outside(&self, rel: &str, doing: &str) -> Result<(), StudioError> {
+        match self.outside_copy(rel) {
+            Some(_) => Err(StudioError::request(format!(
+                "`{rel}` comes from another repository (workspace.yaml `external:`): {doing} it there, then run `skillc fetch --update`"
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Reads a file of the workspace.
     pub fn read(&self, rel: &str) -> Result<FileState, StudioError> {
         let path = match self.outside_copy(rel) {
@@ -200,11 +211,7 @@ impl Session {
     /// (its hash is no longer `base`): then nothing is written and the disk's text comes back.
     /// `base` is `None` to overwrite whatever is there (the user chose to keep theirs).
     pub fn save(&self, rel: &str, text: &str, base: Option<&str>) -> Result<Saved, StudioError> {
-        if self.outside_copy(rel).is_some() {
-            return Err(StudioError::request(format!(
-                "`{rel}` comes from another repository (workspace.yaml `external:`): change it there, then run `skillc fetch --update`"
-            )));
-        }
+        self.refuse_outside(rel, "change")?;
         let _written = WritesOnDisk(&self.disk, Some(rel));
         let path = self.inside(rel)?;
         if let Some(base) = base {
@@ -273,6 +280,7 @@ impl Session {
 
     /// Renames a skill: its folder and its `name`.
     pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
+        self.refuse_outside(rel, "rename")?;
         let _written = WritesOnDisk(&self.disk, None);
         let file = self.inside(rel)?;
         let dir = file
@@ -357,6 +365,39 @@ mod tests {
         assert!(s
             .read(&format!("alias/{}", &DEMO["public/".len()..]))
             .is_ok());
+    }
+
+    #[test]
+    fn an_outside_skill_is_neither_saved_renamed_nor_deleted_here() {
+        let (d, s) = sample();
+        let ws = d.path().join("ws");
+        let yaml = std::fs::read_to_string(ws.join("workspace.yaml")).unwrap();
+        let entry =
+            "external:\n  - { git: 'https://example.com/acme.git', rev: v1, into: vendor/acme }\n";
+        std::fs::write(ws.join("workspace.yaml"), yaml + entry).unwrap();
+        let stored = ws.join(".skillc/external/vendor__acme/pdf/SKILL.md");
+        std::fs::create_dir_all(stored.parent().unwrap()).unwrap();
+        let text = "---\nname: pdf\ndescription: Fills PDF forms.\n---\nFill.\n";
+        std::fs::write(&stored, text).unwrap();
+        let rel = "vendor/acme/pdf/SKILL.md";
+        assert_eq!(s.read(rel).unwrap().text, text);
+        let refusals = [
+            s.save(rel, "changed", None).unwrap_err(),
+            s.rename_skill(rel, "forms").unwrap_err(),
+            s.delete_skill(rel).unwrap_err(),
+        ];
+        for (err, doing) in refusals.iter().zip(["change", "rename", "delete"]) {
+            assert_eq!(err.kind, "request", "{}", err.message);
+            assert!(
+                err.message.contains(&format!(
+                    "another repository (workspace.yaml `external:`): {doing} it there"
+                )),
+                "{}",
+                err.message
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&stored).unwrap(), text);
+        assert!(!ws.join("vendor").exists() && !ws.join(".skillc/trash").exists());
     }
 
     #[test]

@@ -282,11 +282,7 @@ impl Session {
     pub fn create_translation(&self, rel: &str, locale: &str) -> Result<String, StudioError> {
         let _written = disk::WritesOnDisk(&self.disk, None);
         self.inside(rel)?;
-        if self.outside_copy(rel).is_some() {
-            return Err(StudioError::request(format!(
-                "`{rel}` comes from another repository (workspace.yaml `external:`): translate it there"
-            )));
-        }
+        self.refuse_outside(rel, "translate")?;
         let report = self.check()?;
         let (file, text) = crate::translations::starting_text(&report.workspace, rel, locale)?;
         let path = self.inside(&file)?;

@@ -66,6 +66,7 @@ impl Session {
 
     /// Deletes a skill: its folder goes to the trash, restorable until the next publish.
     pub fn delete_skill(&self, rel: &str) -> Result<Trashed, StudioError> {
+        self.refuse_outside(rel, "delete")?;
         let _written = WritesOnDisk(&self.disk, None);
         let file = self.inside(rel)?;
         if file
