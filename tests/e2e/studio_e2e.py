@@ -219,15 +219,19 @@ def fresh_workspace(d, tmp):
     # was loaded and built (the old one has the same skills).
     d.js("document.getElementById('skill-list').replaceChildren();"
          "document.getElementById('build-status').textContent = 'opening';")
-    # Read from the editor itself, not the status line, which a late build of the last
-    # workspace may overwrite.
-    dirty = d.js("return !document.getElementById('dirty').hidden")
     is_open = lambda: d.invoke("overview")["root"] == str(ws.resolve())  # noqa: E731
     for attempt in range(2):
+        # Read from the editor itself, not the status line, which a late build of the last
+        # workspace may overwrite.
+        dirty = d.js("return !document.getElementById('dirty').hidden")
         d.set_value("#workspace-path", str(ws))
         d.click("#open-workspace")
         if dirty:
-            # A test left edits unsaved: the studio asks first; drop them, as a user would.
+            # A test left edits unsaved: the studio asks first; drop them, as a user would. The
+            # question comes a moment after the click, and an earlier one's buttons stay in the
+            # page, hidden: wait for this one to show.
+            wait_until(lambda: d.js("return !document.getElementById('leave').hidden"),
+                       "the studio asks about the unsaved edits", timeout=10)
             d.click("#leave-discard")
         # The backend has this workspace open: a late reload of the last one (which has the
         # same skills) cannot pass for it. A WebDriver request lost on the way (tauri-driver
