@@ -21,17 +21,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import hybrid_requests, query_vectors, requests  # noqa: E402
+from requests_of_parity import answer, hybrid_requests, query_vectors, report, requests  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA = ROOT / "compiler" / "runtime" / "java"
 JDBC = "/usr/share/java/sqlite-jdbc.jar"
-
-
-def answer(command):
-    out = subprocess.run(command, capture_output=True, check=False)
-    # Only the message matters on failure: each tool names itself differently in usage text.
-    return out.returncode, out.stdout, out.stderr if out.returncode else b""
 
 
 def java_answers(classpath, asked):
@@ -69,23 +63,8 @@ def main():
         k = asked.index(args)
         if answer(["java", "-cp", f"{jar}:{JDBC}", "dev.skillc.runtime.Cli", *args]) != java[k]:
             java[k] = (-1, b"the command's process answered otherwise than Cli.run", b"")
-    passed = failed = 0
-    for args, r, j in zip(asked, rust, java):
-        if r == j:
-            passed += 1
-            continue
-        failed += 1
-        print(f"FAIL {' '.join(args[1:])}")
-        for label, a, b in (("status", r[0], j[0]), ("stdout", r[1], j[1]), ("stderr", r[2], j[2])):
-            if a != b:
-                print(f"  {label}\n    rust: {a[:400]!r}\n    java: {b[:400]!r}")
     shutil.rmtree(folder, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    # The count is part of the result: a run that compared nothing must not pass.
-    if passed + failed < 500:
-        print(f"FAIL only {passed + failed} requests were compared")
-        return 1
-    return 1 if failed else 0
+    return report(asked, rust, java, "java")
 
 
 if __name__ == "__main__":

@@ -112,3 +112,33 @@ def requests(artifact):
     yield ["catalog", artifact, "--context", "turn=soon"]
     yield ["prompt", artifact, "--select", "pricing", "--context", "turn=99999999999999999999"]
     yield ["catalog", artifact + ".missing"]
+
+
+def answer(command):
+    """A command's exit status, standard output and, on failure, standard error."""
+    import subprocess
+
+    out = subprocess.run(command, capture_output=True, check=False)
+    # Only the message matters on failure: each tool names itself differently in usage text.
+    return out.returncode, out.stdout, out.stderr if out.returncode else b""
+
+
+def report(asked, rust, theirs, label):
+    """Compares each request's answer from skillc with another runtime's, prints what differs
+    and the count; returns the exit status (1 on any difference, or when too few were asked:
+    a run that compared nothing must not pass)."""
+    passed = failed = 0
+    for args, r, o in zip(asked, rust, theirs, strict=True):
+        if r == o:
+            passed += 1
+            continue
+        failed += 1
+        print(f"FAIL {' '.join(args[1:])}")
+        for what, a, b in (("status", r[0], o[0]), ("stdout", r[1], o[1]), ("stderr", r[2], o[2])):
+            if a != b:
+                print(f"  {what}\n    rust: {a[:400]!r}\n    {label}: {b[:400]!r}")
+    print(f"{passed} passed, {failed} failed")
+    if passed + failed < 500:
+        print(f"FAIL only {passed + failed} requests were compared")
+        return 1
+    return 1 if failed else 0
