@@ -125,9 +125,17 @@ class Driver:
 
     def set_value(self, css, value):
         """Replaces a field's value the way typing does: the page sees an input event."""
-        el = self.find(css)
-        self.js("const e = arguments[0]; e.value = arguments[1]; e.dispatchEvent(new Event('input', {bubbles: true}));",
-                {ELEMENT: el}, value)
+        # A form drawn again between finding and typing (opening a skill, then choosing Form,
+        # draws it twice) leaves a stale element: find it again, as click does.
+        for attempt in range(3):
+            try:
+                return self.js("const e = arguments[0]; e.value = arguments[1];"
+                               " e.dispatchEvent(new Event('input', {bubbles: true}));",
+                               {ELEMENT: self.find(css)}, value)
+            except RuntimeError as e:
+                if "stale element" not in str(e) or attempt == 2:
+                    raise
+                time.sleep(0.3)
 
     def set_code(self, css, text):
         """Replaces the text of a CodeMirror editor as typing does (its update listeners run)."""
