@@ -17,11 +17,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import answer, hybrid_requests, query_vectors, report, requests  # noqa: E402
+from requests_of_parity import answer, asked_and_answered, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA = ROOT / "compiler" / "runtime" / "java"
@@ -43,7 +42,6 @@ def java_answers(classpath, asked):
 
 
 def main():
-    skillc, artifact = sys.argv[1], sys.argv[2]
     # The jar, and the test classes where the driver is (compiled, not run). SKILLC_JAVA_JAR:
     # an installed copy of the jar answers (tests/packaging/runtimes.sh), not the build's.
     subprocess.run(["bash", str(JAVA / "build.sh")], check=True, stdout=subprocess.DEVNULL)
@@ -51,11 +49,7 @@ def main():
     print(f"runtime: {jar}")
     driver = JAVA / "target" / "test-classes"
     folder = tempfile.mkdtemp()
-    asked = list(requests(artifact))
-    if len(sys.argv) > 3:
-        asked += list(hybrid_requests(sys.argv[3], artifact, query_vectors(folder)))
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        rust = list(pool.map(lambda a: answer([skillc, *a]), asked))
+    asked, rust = asked_and_answered(sys.argv[1:], folder)
     java = java_answers(f"{driver}:{jar}:{JDBC}", asked)
     # The command itself, as a process: its entry point, exit status and output encoding.
     processes = [a for a in asked if a[0] == "catalog"][:3] + [a for a in asked if a[0] == "route"][-2:] + asked[-1:]

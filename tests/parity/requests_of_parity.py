@@ -142,3 +142,16 @@ def report(asked, rust, theirs, label):
         print(f"FAIL only {passed + failed} requests were compared")
         return 1
     return 1 if failed else 0
+
+
+def asked_and_answered(argv, folder):
+    """Every request of the run (with hybrid ones when argv gives HYBRID) and skillc's answers:
+    argv is the script's `SKILLC ARTIFACT [HYBRID]`."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    skillc, artifact = argv[0], argv[1]
+    asked = list(requests(artifact))
+    if len(argv) > 2:
+        asked += list(hybrid_requests(argv[2], artifact, query_vectors(folder)))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return asked, list(pool.map(lambda a: answer([skillc, *a]), asked))

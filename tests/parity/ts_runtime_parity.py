@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import answer, hybrid_requests, query_vectors, report, requests  # noqa: E402
+from requests_of_parity import answer, asked_and_answered, report  # noqa: E402
 
 # SKILLC_TS_CLI: an installed package's command (tests/packaging/runtimes.sh), not the source's.
 CLI = Path(os.environ.get("SKILLC_TS_CLI")
@@ -25,13 +25,9 @@ CLI = Path(os.environ.get("SKILLC_TS_CLI")
 
 
 def main():
-    skillc, artifact = sys.argv[1], sys.argv[2]
     folder = tempfile.mkdtemp()
-    asked = list(requests(artifact))
-    if len(sys.argv) > 3:
-        asked += list(hybrid_requests(sys.argv[3], artifact, query_vectors(folder)))
+    asked, rust = asked_and_answered(sys.argv[1:], folder)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        rust = list(pool.map(lambda a: answer([skillc, *a]), asked))
         ts = list(pool.map(lambda a: answer(["node", str(CLI), *a]), asked))
     shutil.rmtree(folder, ignore_errors=True)
     return report(asked, rust, ts, "ts")

@@ -1,7 +1,6 @@
 package dev.skillc.runtime;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -29,45 +28,27 @@ public record Catalog(String release, String client, String locale, String tier,
 
     /** {@code skillc catalog --format json}: serde_json's text, keys sorted. */
     public String toJson() {
-        Map<String, Object> v = new LinkedHashMap<>();
-        v.put("client", client);
-        v.put("consumer", consumer);
-        v.put("locale", locale);
-        v.put("release", release);
         List<Object> list = new ArrayList<>();
         for (Skill s : skills) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("category", s.category());
-            m.put("description", s.description());
-            if (s.external() != null) {
-                External e = s.external();
-                Map<String, Object> x = new LinkedHashMap<>();
-                x.put("commit", e.commit());
-                x.put("git", e.git());
-                x.put("into", e.into());
-                x.put("rev", e.rev());
-                x.put("trusted", e.trusted());
-                m.put("external", x);
+            Map<String, Object> m = Json.fields("category", s.category(), "description", s.description());
+            External e = s.external();
+            if (e != null) {
+                m.put("external", Json.fields("commit", e.commit(), "git", e.git(), "into", e.into(), "rev", e.rev(),
+                    "trusted", e.trusted()));
             }
             m.put("id", s.id());
             m.put("name", s.name());
-            if (s.plugin() != null) {
-                Plugin p = s.plugin();
-                Map<String, Object> x = new LinkedHashMap<>();
-                x.put("author", p.author());
-                x.put("description", p.description());
-                x.put("name", p.name());
-                x.put("version", p.version());
-                m.put("plugin", x);
+            Plugin p = s.plugin();
+            if (p != null) {
+                m.put("plugin", Json.fields("author", p.author(), "description", p.description(), "name", p.name(),
+                    "version", p.version()));
             }
             m.put("qualified_name", s.qualifiedName());
             m.put("triggers", s.triggers());
             list.add(m);
         }
-        v.put("skills", list);
-        v.put("text", text);
-        v.put("tier", tier);
-        return Json.pretty(v) + "\n";
+        return Json.pretty(Json.fields("client", client, "consumer", consumer, "locale", locale, "release", release,
+            "skills", list, "text", text, "tier", tier)) + "\n";
     }
 
     // -- building a catalog from a snapshot --------------------------------------------------
@@ -195,12 +176,7 @@ public record Catalog(String release, String client, String locale, String tier,
         } else if (format == Format.JSON) {
             List<Object> list = new ArrayList<>();
             for (Skill s : skills) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("id", s.id());
-                m.put("name", s.name());
-                m.put("description", s.description());
-                m.put("triggers", s.triggers());
-                list.add(m);
+                list.add(Json.fields("id", s.id(), "name", s.name(), "description", s.description(), "triggers", s.triggers()));
             }
             text.append(Json.compact(list));
             for (int i : members) tokens += texts.getOrDefault(b.skills.get(i).card, new Snapshot.Text("", 0)).tokens();

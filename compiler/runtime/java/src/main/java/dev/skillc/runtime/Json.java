@@ -200,6 +200,13 @@ final class Json {
 
     // -- writing, as serde_json writes ---------------------------------------------------------
 
+    /** An object of {@code key, value, key, value, ...}, written in that order. */
+    static Map<String, Object> fields(Object... keysAndValues) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) out.put((String) keysAndValues[i], keysAndValues[i + 1]);
+        return out;
+    }
+
     /** {@code serde_json::to_string}. */
     static String compact(Object v) {
         StringBuilder out = new StringBuilder();

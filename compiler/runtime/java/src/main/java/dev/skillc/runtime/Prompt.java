@@ -1,9 +1,7 @@
 package dev.skillc.runtime;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * An assembled prompt: the skills in it and why, the ones left out and why, the sources cited,
@@ -43,35 +41,13 @@ public record Prompt(List<PromptSkill> skills, List<Removed> removed, List<Sourc
 
     /** {@code skillc prompt --format json}: the fields in the Rust struct's order. */
     public String toJson() {
-        Map<String, Object> v = new LinkedHashMap<>();
         List<Object> in = new ArrayList<>();
-        for (PromptSkill s : skills) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("name", s.name());
-            m.put("resolved", s.resolved());
-            m.put("reason", s.reason());
-            in.add(m);
-        }
+        for (PromptSkill s : skills) in.add(Json.fields("name", s.name(), "resolved", s.resolved(), "reason", s.reason()));
         List<Object> out = new ArrayList<>();
-        for (Removed r : removed) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("name", r.name());
-            m.put("reason", r.reason());
-            out.add(m);
-        }
+        for (Removed r : removed) out.add(Json.fields("name", r.name(), "reason", r.reason()));
         List<Object> cited = new ArrayList<>();
-        for (SourceRef s : sources) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("sid", s.sid());
-            m.put("url", s.url());
-            m.put("title", s.title());
-            cited.add(m);
-        }
-        v.put("skills", in);
-        v.put("removed", out);
-        v.put("sources", cited);
-        v.put("text", text);
-        v.put("tokens", tokens);
-        return Json.pretty(v) + "\n";
+        for (SourceRef s : sources) cited.add(Json.fields("sid", s.sid(), "url", s.url(), "title", s.title()));
+        return Json.pretty(Json.fields("skills", in, "removed", out, "sources", cited, "text", text, "tokens", tokens))
+            + "\n";
     }
 }

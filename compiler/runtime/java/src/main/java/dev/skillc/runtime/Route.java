@@ -3,9 +3,7 @@ package dev.skillc.runtime;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A route (docs/routing.md): the skills a bundle's catalog shows, ranked for a message, at or
@@ -22,26 +20,13 @@ public record Route(String message, String client, String locale, String tier, S
 
     /** {@code skillc route --format json}: the fields in the Rust struct's order. */
     public String toJson() {
-        Map<String, Object> v = new LinkedHashMap<>();
-        v.put("message", message);
-        v.put("client", client);
-        v.put("locale", locale);
-        v.put("tier", tier);
-        v.put("consumer", consumer);
-        v.put("method", method);
-        v.put("confident", confident);
         List<Object> list = new ArrayList<>();
         for (Candidate c : candidates) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", c.id());
-            m.put("name", c.name());
-            m.put("qualified_name", c.qualifiedName());
-            m.put("score", c.score());
-            m.put("matched", c.matched());
-            list.add(m);
+            list.add(Json.fields("id", c.id(), "name", c.name(), "qualified_name", c.qualifiedName(), "score", c.score(),
+                "matched", c.matched()));
         }
-        v.put("candidates", list);
-        return Json.pretty(v) + "\n";
+        return Json.pretty(Json.fields("message", message, "client", client, "locale", locale, "tier", tier,
+            "consumer", consumer, "method", method, "confident", confident, "candidates", list)) + "\n";
     }
 
     /** {@code skillc route}'s text: a line each, score to four decimals, id, name, matched words. */
