@@ -105,7 +105,13 @@ pub fn store_dir(workspace: &Path, into: &str) -> PathBuf {
     workspace
         .join(".skillc")
         .join("external")
-        .join(into.replace('/', "__"))
+        .join(store_name(into))
+}
+
+/// The name of `into`'s stored folder: `vendor/acme` is `vendor__acme`. Two entries whose
+/// names are the same would share one folder: the workspace check refuses them.
+pub fn store_name(into: &str) -> String {
+    into.replace('/', "__")
 }
 
 /// Why `lock` does not pin exactly what `sources` ask for (`--locked`), or `Ok`.

@@ -56,9 +56,9 @@ pub(crate) fn external(f: &mut Fields<'_>) -> Vec<ExternalSource> {
             f.report(d.with_help("give each repository a folder of its own"));
             continue;
         }
-        // `/` is stored as `__` (model::external::store_dir): `a/b` and `a__b` would share one
-        // stored copy, and each fetch would overwrite the other's files.
-        let stored = |into: &str| into.replace('/', "__");
+        // `a/b` and `a__b` would share one stored copy, and each fetch would overwrite the
+        // other's files.
+        let stored = crate::model::external::store_name;
         if let Some(other) = out.iter().find(|o| stored(&o.into) == stored(&entry.into)) {
             let d = f.diag(
                 codes::INVALID_VALUE,
