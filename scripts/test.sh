@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 
+# What is left of the disk, printed after the stages that fill it, so that a run that runs out
+# of room says where.
+disk_left() { echo "(disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free)"; }
+
 echo "== dependencies point one way (no import circle, no phase using one above it)"
 python3 scripts/check-layers.py
 
@@ -20,6 +24,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 echo "== cargo test"
 cargo test --workspace
+disk_left
 
 echo "== parity with skills-ref validate"
 cargo build -q -p skillc-compiler
@@ -92,6 +97,7 @@ echo "skillc-runtime and skillc-compiler package and build as published"
 
 echo "== skillc without a Rust toolchain: the static release archive and the .deb, installed and run"
 bash scripts/release.sh "$target/dist" --verify
+disk_left
 
 echo "== Skill Studio end to end (WebDriver, Xvfb)"
 cargo build -q -p skill-studio
@@ -124,5 +130,6 @@ if [ -n "${SKILLC_TEST_LOW_DISK:-}" ]; then
   rm -rf "$target/debug"
 fi
 bash scripts/package.sh --verify
+disk_left
 python3 tests/e2e/installed_app.py "$(cat target/release/bundle/deb/unpacked-root)" "$shots/installed.png"
 rm -rf "$(cat target/release/bundle/deb/unpacked-root)"
