@@ -251,14 +251,24 @@ fn an_output_path_that_is_an_input_is_refused() {
     skill(&ws, "alpha", "alpha");
     let source = ws.join("alpha/SKILL.md");
     let before = std::fs::read(&source).unwrap();
-    let run = skillc(&["build", s(&ws), "-o", s(&source)]);
-    assert_eq!(run.code, 2, "{}", run.all());
-    assert!(
-        run.stderr.contains("is a file of the workspace"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(std::fs::read(&source).unwrap(), before);
+    let key = tmp.path().join("release.key");
+    assert_eq!(skillc(&["keygen", "-o", s(&key)]).code, 0);
+    for signed in [false, true] {
+        let mut args = vec!["build", s(&ws), "-o", s(&source)];
+        if signed {
+            // A signed build writes beside its place first: the place is checked all the same.
+            args.extend(["--sign", s(&key)]);
+        }
+        let run = skillc(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.all());
+        assert!(
+            run.stderr.contains("is a file of the workspace"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(std::fs::read(&source).unwrap(), before, "{args:?}");
+        assert_eq!(listing(&ws.join("alpha")), ["SKILL.md"], "{args:?}");
+    }
     // An artifact inside the workspace is an output, never an input: the next build is
     // byte-identical, and check does not see it.
     let inside = ws.join("alpha/out.db");
@@ -674,27 +684,95 @@ fn an_output_that_is_not_a_regular_file_is_refused_and_a_link_is_followed() {
     if made {
         outputs.push((device, "is a device"));
     }
+    let key = tmp.path().join("release.key");
+    assert_eq!(skillc(&["keygen", "-o", s(&key)]).code, 0);
+    let before = listing(tmp.path());
+    // Every command that writes a file where `-o` says: a signed build writes beside its
+    // place first, a package and a pull as well; none of them may put a file there.
+    let alpha = ws.join("alpha");
+    let commands = |out: &Path| -> Vec<Vec<String>> {
+        let line = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
+        vec![
+            line(&["build", s(&ws), "-o", s(out)]),
+            line(&["watch", s(&ws), "-o", s(out)]),
+            line(&["build", s(&ws), "-o", s(out), "--sign", s(&key)]),
+            line(&["pack", s(&alpha), "-o", s(out)]),
+            // Refused before any connection: nothing listens on port 1.
+            line(&[
+                "pull",
+                "localhost:1/skills:v1",
+                "-o",
+                s(out),
+                "--plain-http",
+            ]),
+        ]
+    };
     for (out, needle) in &outputs {
-        for command in ["build", "watch"] {
-            let run = skillc(&[command, s(&ws), "-o", s(out)]);
-            assert_eq!(run.code, 2, "{command} -o {out:?}: {}", run.all());
-            assert!(run.stderr.contains(needle), "{}", run.stderr);
+        for args in commands(out) {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let run = skillc(&args);
+            assert_eq!(run.code, 2, "{args:?}: {}", run.all());
+            assert!(run.stderr.contains(needle), "{args:?}: {}", run.stderr);
             let meta = std::fs::symlink_metadata(out).unwrap();
-            assert!(!meta.is_file(), "{command} replaced {out:?} with a file");
+            assert!(!meta.is_file(), "{args:?} replaced {out:?} with a file");
+            assert_eq!(listing(tmp.path()), before, "{args:?} left a file behind");
         }
     }
-    // A link to a regular file: the file it points to gets the artifact, the link stays.
+    // A link to a regular file: the file it points to gets the output, the link stays; a
+    // signature goes beside the link, where a runtime given that path looks for it.
     let target = tmp.path().join("real.db");
-    std::fs::write(&target, b"").unwrap();
     let link = tmp.path().join("link.db");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let run = skillc(&["build", s(&ws), "-o", s(&link)]);
+    let signed = ["build", s(&ws), "-o", s(&link), "--sign", s(&key)];
+    let package: [&str; 4] = ["pack", s(&alpha), "-o", s(&link)];
+    for args in [&["build", s(&ws), "-o", s(&link)][..], &signed, &package] {
+        std::fs::write(&target, b"").unwrap();
+        let run = skillc(args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.all());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{args:?} replaced the link"
+        );
+        assert!(std::fs::metadata(&target).unwrap().len() > 0, "{args:?}");
+    }
+    let public = tmp.path().join("release.pub");
+    let run = skillc(&["verify", s(&link), "--public-key", s(&public)]);
+    assert_eq!(
+        run.code,
+        1,
+        "the package replaced the signed artifact: {}",
+        run.all()
+    );
+    std::fs::write(&target, b"").unwrap();
+    assert_eq!(skillc(&signed).code, 0);
+    let run = skillc(&["verify", s(&link), "--public-key", s(&public)]);
     assert_eq!(run.code, 0, "{}", run.all());
-    assert!(std::fs::symlink_metadata(&link)
+    // `export` writes a folder: what stands in its place is named, and left as it was.
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "mine").unwrap();
+    let pipe = &outputs[0].0;
+    for (out, needle) in [
+        (pipe, "is a named pipe, not a folder"),
+        (&notes, "is a file, not a folder"),
+    ] {
+        let run = skillc(&["export", s(&target), "-o", s(out)]);
+        assert_eq!(run.code, 2, "{}", run.all());
+        assert!(run.stderr.contains(needle), "{}", run.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "mine");
+}
+
+/// The names in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
-        .file_type()
-        .is_symlink());
-    assert!(std::fs::metadata(&target).unwrap().len() > 0);
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 /// Whether `needle` occurs anywhere in the file's bytes (pages, blobs, free space).

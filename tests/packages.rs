@@ -341,7 +341,7 @@ fn every_malicious_archive_is_refused_and_nothing_is_written() {
         match &err {
             Error::Refused { why: w, .. } => assert!(w.contains(why), "{name}: {w}"),
             Error::Invalid(d) => assert!(d.iter().any(|d| d.code == why), "{name}: {d:?}"),
-            Error::Io { .. } => panic!("{name}: {err}"),
+            Error::Io { .. } | Error::OutputNotAFile(..) => panic!("{name}: {err}"),
         }
         assert!(
             files_under(&ws).is_empty(),

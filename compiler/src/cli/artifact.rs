@@ -235,8 +235,10 @@ pub fn push(artifact: &Path, target: &str, plain_http: bool) -> Done {
 /// `skillc pull`: writes the artifact (and its signature) and prints the digest it came from.
 pub fn pull(source: &str, output: &Path, plain_http: bool) -> Done {
     use skillc::interop::oci;
-    let moved = oci::pull(source, output, oci::Options { plain_http })
-        .map_err(|e| Failure::Errors(e.to_string()))?;
+    let moved = oci::pull(source, output, oci::Options { plain_http }).map_err(|e| match e {
+        oci::Error::OutputNotAFile(..) => Failure::usage(e),
+        oci::Error::Failed(_) => Failure::Errors(e.to_string()),
+    })?;
     let signed = if moved.signed {
         ", with its signature"
     } else {

@@ -95,6 +95,6 @@ fn package_failure(e: package::Error, path: &Path) -> Failure {
             ))
         }
         e @ package::Error::Refused { .. } => Failure::Errors(format!("{e}; nothing was written")),
-        e @ package::Error::Io { .. } => Failure::usage(e),
+        e @ (package::Error::Io { .. } | package::Error::OutputNotAFile(..)) => Failure::usage(e),
     }
 }

@@ -211,7 +211,14 @@ pub fn build(
     let started = std::time::Instant::now();
     // Signed, the artifact is built beside its place, signed, and put in place after its
     // signature: a runtime that checks signatures never sees the new file with the old one.
-    let unsigned = key.as_ref().map(|_| unsigned_path(output));
+    // The place is checked as an unsigned build checks it (never a device, a folder or one
+    // of the workspace's files), and a link to a file is followed, before anything is built.
+    if key.is_some() {
+        skillc::pipeline::guard_output(workspace, output).map_err(Failure::usage)?;
+    }
+    let unsigned = key
+        .as_ref()
+        .map(|_| unsigned_path(&skillc::pipeline::output_file(output)));
     let written = unsigned.as_deref().unwrap_or(output);
     let result = skillc::pipeline::build(workspace, written, &options);
     if tty {
@@ -319,8 +326,9 @@ fn unsigned_path(output: &Path) -> PathBuf {
     output.with_file_name(format!(".{name}.{}.unsigned", std::process::id()))
 }
 
-/// Signs the built file `unsigned`, writes the signature as `output`'s, then renames the file
-/// to `output`. On failure the built file is removed and `output` is as it was.
+/// Signs the built file `unsigned`, writes the signature as `output`'s (beside the path given,
+/// where a runtime opening that path looks), then renames the file to what `output` names.
+/// On failure the built file is removed and `output` is as it was.
 fn sign_into_place(key: &skillc::sign::SecretKey, unsigned: &Path, output: &Path) -> Done {
     let name = output
         .file_name()
@@ -330,7 +338,7 @@ fn sign_into_place(key: &skillc::sign::SecretKey, unsigned: &Path, output: &Path
         .and_then(|text| skillc::sign::write_signature(output, &text))
         .map_err(Failure::usage)
         .and_then(|_| {
-            std::fs::rename(unsigned, output).map_err(|e| {
+            std::fs::rename(unsigned, skillc::pipeline::output_file(output)).map_err(|e| {
                 Failure::Usage(format!("cannot put `{}` in place: {e}", output.display()))
             })
         });

@@ -345,22 +345,10 @@ fn flow_toggles(
 
 /// Writes `bytes` to `path` through a temporary file beside it, synced, then renamed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let io = |source| Error::Io {
+    crate::discover::fsio::output::replace(path, bytes).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or("file".into(), |n| n.to_string_lossy());
-    let tmp = dir.join(format!(".{name}.{}.edit.tmp", std::process::id()));
-    let result = std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::File::open(&tmp)?.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(io)
+    })
 }
 
 /// The workspace folder holding `file` (the nearest ancestor with `workspace.yaml`, else the

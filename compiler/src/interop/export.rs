@@ -23,6 +23,9 @@ pub enum Error {
     /// The output folder is not empty.
     #[error("`{0}` exists and is not empty; export writes into a new or empty folder")]
     NotEmpty(PathBuf),
+    /// The output path holds something other than a folder.
+    #[error("`{0}` is {1}, not a folder; export writes into a new or empty folder")]
+    NotAFolder(PathBuf, &'static str),
 }
 
 /// What in the exported folders would fail `skills-ref validate` (a description over 1,024
@@ -51,6 +54,15 @@ pub fn portability_problems(out: &Path) -> Vec<String> {
 pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec<PathBuf>, Error> {
     let a = Artifact::open(artifact)?;
     let b = a.bundle(bundle)?;
+    if let Ok(meta) = std::fs::metadata(out) {
+        if !meta.is_dir() {
+            let kind = match meta.is_file() {
+                true => "a file",
+                false => crate::discover::fsio::special_kind(&meta.file_type()),
+            };
+            return Err(Error::NotAFolder(out.to_path_buf(), kind));
+        }
+    }
     if out.exists()
         && std::fs::read_dir(out)
             .map(|mut d| d.next().is_some())

@@ -27,8 +27,15 @@ pub const CONFIG_TYPE: &str = "application/vnd.skillc.config.v1+json";
 
 /// Why a push or a pull failed (nothing was written).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Error(String);
+pub enum Error {
+    /// The reference, the registry or what it answered.
+    #[error("{0}")]
+    Failed(String),
+    /// The pull's output path holds a device, a pipe, a socket or a folder: nothing was asked
+    /// of the registry.
+    #[error("`{0}` is {1}: the artifact is written to a file (a new one, or a previous artifact)")]
+    OutputNotAFile(PathBuf, &'static str),
+}
 
 /// How to reach the registry.
 #[derive(Debug, Clone, Copy, Default)]
@@ -51,7 +58,7 @@ pub struct Moved {
 
 fn reference(text: &str) -> Result<Reference, Error> {
     text.parse::<Reference>().map_err(|e| {
-        Error(format!(
+        Error::Failed(format!(
             "`{text}` is not a registry reference (REGISTRY/REPOSITORY:TAG or @sha256:…): {e}"
         ))
     })
@@ -71,7 +78,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| Error(format!("cannot start the network runtime: {e}")))
+        .map_err(|e| Error::Failed(format!("cannot start the network runtime: {e}")))
 }
 
 /// The credentials for `registry`: the environment's, else docker's config file's, else none.
@@ -111,21 +118,21 @@ fn credentials(registry: &str) -> RegistryAuth {
 
 /// An OCI error in words (the client's own messages can quote URLs, never credentials).
 fn said(what: &str, e: impl std::fmt::Display) -> Error {
-    Error(format!("{what}: {e}"))
+    Error::Failed(format!("{what}: {e}"))
 }
 
 /// Pushes `artifact` (and `ARTIFACT.minisig` beside it, if any) to `target`.
 pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Error> {
     let image = reference(target)?;
     if image.digest().is_some() {
-        return Err(Error(format!(
+        return Err(Error::Failed(format!(
             "`{target}`: push to a tag (REPOSITORY:TAG); a digest names what is already there"
         )));
     }
     let bytes = std::fs::read(artifact)
-        .map_err(|e| Error(format!("cannot read `{}`: {e}", artifact.display())))?;
+        .map_err(|e| Error::Failed(format!("cannot read `{}`: {e}", artifact.display())))?;
     if !skillc_runtime::is_artifact_header(&bytes[..bytes.len().min(100)]) {
-        return Err(Error(format!(
+        return Err(Error::Failed(format!(
             "`{}` is not a skillc artifact",
             artifact.display()
         )));
@@ -187,6 +194,9 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
 /// travels with it), each written atomically after every digest checked.
 pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> {
     let image = reference(source)?;
+    if let Some(kind) = crate::discover::fsio::output::not_a_file(out) {
+        return Err(Error::OutputNotAFile(out.to_path_buf(), kind));
+    }
     let auth = credentials(image.resolve_registry());
     let client = client(options);
     let runtime = runtime()?;
@@ -213,7 +223,7 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
     let digest = data.digest.clone().unwrap_or(digest);
     if let Some(wanted) = image.digest() {
         if digest != wanted {
-            return Err(Error(format!(
+            return Err(Error::Failed(format!(
                 "{source}: the registry answered with manifest {digest}, not {wanted}"
             )));
         }
@@ -225,14 +235,14 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
         (described, pulled)
     };
     let (Some(described), Some(artifact)) = layer(ARTIFACT_LAYER) else {
-        return Err(Error(format!(
+        return Err(Error::Failed(format!(
             "{source} holds no skillc artifact (no {ARTIFACT_LAYER} layer)"
         )));
     };
     let check = |described: &oci_client::manifest::OciDescriptor, got: &ImageLayer| {
         let computed = format!("sha256:{}", crate::digest::hash(&got.data));
         (computed == described.digest).then_some(()).ok_or_else(|| {
-            Error(format!(
+            Error::Failed(format!(
                 "{source}: a layer's content does not match its digest {}",
                 described.digest
             ))
@@ -246,8 +256,13 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
         }
         _ => None,
     };
+    // The signature beside the path given (where a runtime given it looks); the artifact into
+    // the file that path names (a link to a file is followed and stays).
     put_signature(out, signature.as_deref())?;
-    write_atomically(out, &artifact.data)?;
+    write_atomically(
+        &crate::discover::fsio::output::output_file(out),
+        &artifact.data,
+    )?;
     Ok(Moved {
         pinned: format!("{}/{}@{digest}", image.registry(), image.repository()),
         signed: signature.is_some(),
@@ -262,7 +277,7 @@ fn put_signature(out: &Path, signature: Option<&[u8]>) -> Result<(), Error> {
     match signature {
         Some(sig) => write_atomically(&sig_path, sig),
         None => match std::fs::remove_file(&sig_path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error(format!(
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Failed(format!(
                 "cannot remove `{}`: {e}",
                 sig_path.display()
             ))),
@@ -295,13 +310,6 @@ fn hint(e: impl std::fmt::Display, options: Options) -> String {
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".{}.pull", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error(format!("cannot write `{}`: {e}", path.display()))
-        })
+    crate::discover::fsio::output::replace(path, bytes)
+        .map_err(|e| Error::Failed(format!("cannot write `{}`: {e}", path.display())))
 }

@@ -58,6 +58,9 @@ pub enum Error {
     /// The skill has errors; they are listed.
     #[error("the skill has errors")]
     Invalid(Vec<Diagnostic>),
+    /// The package's path holds a device, a pipe, a socket or a folder.
+    #[error("`{0}` is {1}: the package is written to a file (a new one, or one it replaces)")]
+    OutputNotAFile(PathBuf, &'static str),
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
@@ -108,6 +111,10 @@ fn validate(files: &[RawFile]) -> Result<String, Error> {
 /// Packs the skill folder `dir` into `out`: `<name>/…` entries, or the files at the root when
 /// `flat` (seed 004's shape). The same folder gives the same bytes.
 pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
+    if let Some(kind) = fsio::output::not_a_file(out) {
+        return Err(Error::OutputNotAFile(out.to_path_buf(), kind));
+    }
+    let out = &fsio::output::output_file(out);
     let canonical = dir.canonicalize().map_err(io(dir))?;
     let folder = canonical
         .file_name()
@@ -143,29 +150,38 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
         .compression_level(Some(6))
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644);
-    let tmp = out.with_extension("zip.tmp");
-    let file = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-    let mut zip = zip::ZipWriter::new(file);
-    let zerr = |e: zip::result::ZipError| Error::Io {
-        path: tmp.clone(),
-        source: std::io::Error::other(e.to_string()),
-    };
-    for f in &files {
-        let bytes = fsio::contents_of(f).map_err(|d| Error::Invalid(vec![d]))?;
-        let inner = &f.rel[folder.len() + 1..];
-        // Scripts keep their executable bit; nothing else of the file's mode is carried.
-        let mode = if is_executable(&canonical.join(inner)) {
-            0o755
-        } else {
-            0o644
-        };
-        zip.start_file(format!("{prefix}{inner}"), options.unix_permissions(mode))
-            .map_err(zerr)?;
-        zip.write_all(&bytes).map_err(io(&tmp))?;
+    // A skill's error found while writing (a file that became unreadable) is kept aside: the
+    // write fails, so the previous package stays, and the error is told as the skill's.
+    let mut invalid = None;
+    let written = fsio::output::replace_with(out, |file| {
+        let zerr = |e: zip::result::ZipError| std::io::Error::other(e.to_string());
+        let mut zip = zip::ZipWriter::new(file);
+        for f in &files {
+            let bytes = match fsio::contents_of(f) {
+                Ok(bytes) => bytes,
+                Err(d) => {
+                    invalid = Some(d);
+                    return Err(std::io::Error::other("the skill has errors"));
+                }
+            };
+            let inner = &f.rel[folder.len() + 1..];
+            // Scripts keep their executable bit; nothing else of the file's mode is carried.
+            let mode = if is_executable(&canonical.join(inner)) {
+                0o755
+            } else {
+                0o644
+            };
+            zip.start_file(format!("{prefix}{inner}"), options.unix_permissions(mode))
+                .map_err(zerr)?;
+            zip.write_all(&bytes)?;
+        }
+        zip.finish().map_err(zerr).map(drop)
+    });
+    match (written, invalid) {
+        (_, Some(d)) => Err(Error::Invalid(vec![d])),
+        (Err(e), None) => Err(io(out)(e)),
+        (Ok(()), None) => Ok(files.len()),
     }
-    zip.finish().map_err(zerr)?;
-    std::fs::rename(&tmp, out).map_err(io(out))?;
-    Ok(files.len())
 }
 
 fn set_executable(path: &Path) -> std::io::Result<()> {

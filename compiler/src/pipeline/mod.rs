@@ -142,13 +142,8 @@ pub enum Error {
 /// that names an existing file inside the workspace unless it is a previous artifact (a new
 /// file there is fine: artifacts are never read as input).
 pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
-    if let Ok(meta) = std::fs::metadata(out) {
-        if !meta.is_file() {
-            return Err(Error::OutputNotAFile(
-                out.to_path_buf(),
-                crate::discover::fsio::special_kind(&meta.file_type()),
-            ));
-        }
+    if let Some(kind) = crate::discover::fsio::output::not_a_file(out) {
+        return Err(Error::OutputNotAFile(out.to_path_buf(), kind));
     }
     let Ok(root) = root.canonicalize() else {
         return Ok(()); // reading the workspace reports it
@@ -166,15 +161,7 @@ pub fn guard_output(root: &Path, out: &Path) -> Result<(), Error> {
     }
 }
 
-/// The file an output path names: a link to a regular file is followed, so that the artifact
-/// replaces the file it points to and the link stays.
-pub fn output_file(out: &Path) -> std::path::PathBuf {
-    let is_link = std::fs::symlink_metadata(out).is_ok_and(|m| m.file_type().is_symlink());
-    match out.canonicalize() {
-        Ok(target) if is_link && target.is_file() => target,
-        _ => out.to_path_buf(),
-    }
-}
+pub use crate::discover::fsio::output::output_file;
 
 /// Builds the workspace at `root` into the artifact `out`. Nothing is written when the
 /// workspace has errors.

@@ -9,6 +9,7 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 mod cache;
 pub mod large;
 mod names;
+pub mod output;
 
 use names::{holds_skill, is_role_file, is_skipped, is_tool_folder};
 pub use names::{PLUGIN_FOLDER, PLUGIN_MANIFESTS};
