@@ -1072,3 +1072,34 @@ fn small_things_users_run_into() {
         run.stdout
     );
 }
+
+#[test]
+fn an_artifact_naming_an_asset_outside_its_folder_exports_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "alpha", "alpha");
+    write(&ws, "alpha/scripts/run.py", "print('hi')\n");
+    let db = tmp.path().join("a.db");
+    assert_eq!(skillc(&["build", s(&ws), "-o", s(&db)]).code, 0);
+    // An artifact from elsewhere (a registry, say) whose asset climbs out of its folder.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let changed = conn
+        .execute(
+            "UPDATE entry SET record = replace(record, 'scripts/run.py', '../../../escape.py')",
+            [],
+        )
+        .unwrap();
+    assert!(changed > 0);
+    conn.execute(
+        "UPDATE asset SET path = '../../../escape.py' WHERE path = 'scripts/run.py'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let out = tmp.path().join("out/skills");
+    let run = skillc(&["export", s(&db), "-o", s(&out)]);
+    assert_eq!(run.code, 2, "{}", run.all());
+    assert!(run.stderr.contains("climbs out"), "{}", run.stderr);
+    assert!(!tmp.path().join("escape.py").exists(), "written outside");
+    assert!(!out.exists(), "a partial export was left");
+}

@@ -23,6 +23,12 @@ pub enum Error {
     /// The output folder is not empty.
     #[error("`{0}` exists and is not empty; export writes into a new or empty folder")]
     NotEmpty(PathBuf),
+    /// The artifact names an asset path that would be written outside its skill's folder (an
+    /// artifact made by hand, or pulled from elsewhere); nothing was written.
+    #[error(
+        "the artifact's skill `{0}` has an asset path that is refused: {1}; nothing was written"
+    )]
+    UnsafeAsset(String, String),
     /// The output path holds something other than a folder.
     #[error("`{0}` is {1}, not a folder; export writes into a new or empty folder")]
     NotAFolder(PathBuf, &'static str),
@@ -70,24 +76,39 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
     {
         return Err(Error::NotEmpty(out.to_path_buf()));
     }
+    let skills: Vec<_> = b
+        .skills
+        .iter()
+        .filter(|s| s.unavailable.is_none())
+        .collect();
+    // Asset paths come from the artifact, which may come from anywhere: each is checked
+    // before the first file is written.
+    let assets_of = |s: &skillc_runtime::Skill| -> Vec<String> {
+        let assets = s.record.meta.get("assets").and_then(|v| v.as_object());
+        assets.map_or_else(Vec::new, |a| a.keys().cloned().collect())
+    };
+    for s in &skills {
+        for path in assets_of(s) {
+            super::package::safe_path(&path)
+                .map_err(|why| Error::UnsafeAsset(s.qualified_name.clone(), why))?;
+        }
+    }
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut written = Vec::new();
-    for s in b.skills.iter().filter(|s| s.unavailable.is_none()) {
+    for s in skills {
         let name = crate::skill_md::portable_name(&s.name, &mut used);
         let (_, text) = crate::skill_md::skill_md(&a, s, &name)?;
         let dir = out.join(&name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let file = dir.join("SKILL.md");
         std::fs::write(&file, text).map_err(io(&file))?;
-        if let Some(assets) = s.record.meta.get("assets").and_then(|v| v.as_object()) {
-            for path in assets.keys() {
-                let bytes = a.asset(bundle, &s.qualified_name, path)?;
-                let dest = dir.join(path);
-                if let Some(parent) = dest.parent() {
-                    std::fs::create_dir_all(parent).map_err(io(parent))?;
-                }
-                std::fs::write(&dest, bytes).map_err(io(&dest))?;
+        for path in assets_of(s) {
+            let bytes = a.asset(bundle, &s.qualified_name, &path)?;
+            let dest = dir.join(&path);
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
+            std::fs::write(&dest, bytes).map_err(io(&dest))?;
         }
         written.push(dir);
     }

@@ -237,9 +237,9 @@ pub struct Unpacked {
     pub files: usize,
 }
 
-/// A path inside an archive that is safe to write below a folder: relative, no `..`, no
-/// drive, no backslash tricks.
-fn safe_path(name: &str) -> Result<String, String> {
+/// A path inside an archive (or an artifact) that is safe to write below a folder: relative,
+/// no `..`, no drive, no backslash tricks.
+pub(crate) fn safe_path(name: &str) -> Result<String, String> {
     if name.contains('\\') {
         return Err(format!("`{name}` uses backslashes"));
     }
@@ -252,7 +252,7 @@ fn safe_path(name: &str) -> Result<String, String> {
             Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
             Component::CurDir => {}
             Component::ParentDir => {
-                return Err(format!("`{name}` climbs out of the package (`..`)"))
+                return Err(format!("`{name}` climbs out of its folder (`..`)"))
             }
             _ => return Err(format!("`{name}` is an absolute path")),
         }
