@@ -305,3 +305,33 @@ fn outside_code_is_prompt_only_unless_the_entry_trusts_it() {
         std::fs::remove_dir_all(&ws).unwrap();
     }
 }
+
+#[test]
+fn a_lock_naming_a_folder_outside_the_store_is_refused_and_nothing_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let ws = workspace(dir.path(), &repo, "v1", false);
+    let o = skillc(&["fetch", s(&ws)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let stored = ws.join(".skillc/external/vendor__acme/pdf/SKILL.md");
+    assert!(stored.is_file());
+    // A lock edited by hand (or come with a pull request) whose entry names `..`: a fetch
+    // removes the stored folders of entries the workspace no longer has, and `..` of the
+    // store is `.skillc` itself.
+    let lock = std::fs::read_to_string(ws.join("skillc.lock")).unwrap();
+    let hostile = lock.replace("into: vendor/acme", "into: ..");
+    assert_ne!(hostile, lock);
+    std::fs::write(ws.join("skillc.lock"), &hostile).unwrap();
+    let o = skillc(&["fetch", s(&ws)]);
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("`into: ..` is not a folder inside the workspace"),
+        "{}",
+        text(&o)
+    );
+    assert!(stored.is_file(), "the stored copy was removed");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("skillc.lock")).unwrap(),
+        hostile
+    );
+}

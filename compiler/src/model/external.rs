@@ -94,10 +94,33 @@ impl Lock {
         format!("# Written by `skillc fetch`: the commit and the digest of every file of each\n# `external:` entry of workspace.yaml. Commit it; `check` and `build` read only these.\n{yaml}")
     }
 
-    /// The lock in `text`.
+    /// The lock in `text`. Each `into` names a stored folder that `fetch` replaces and removes:
+    /// one that is not a clean folder (`..`, empty, absolute) refuses the whole lock.
     pub fn parse(text: &str) -> Result<Lock, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
+        let lock: Lock = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let clean = |into: &str| !into.is_empty() && clean_folder(into).is_ok_and(|c| c == into);
+        match lock.external.iter().find(|l| !clean(&l.into)) {
+            Some(bad) => Err(format!(
+                "`into: {}` is not a folder inside the workspace (without `..`, hidden parts or a leading `/`)",
+                bad.into
+            )),
+            None => Ok(lock),
+        }
     }
+}
+
+/// A clean relative folder (`vendor/anthropic`), or why not.
+pub fn clean_folder(text: &str) -> Result<String, &'static str> {
+    let parts: Vec<&str> = text
+        .trim()
+        .trim_matches('/')
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if text.trim().starts_with('/') || parts.iter().any(|p| *p == ".." || p.starts_with('.')) {
+        return Err("a folder inside the workspace, without `..` or hidden parts");
+    }
+    Ok(parts.join("/"))
 }
 
 /// Where `skillc fetch` stores the files of the entry for `into`.

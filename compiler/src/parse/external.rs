@@ -83,19 +83,7 @@ fn overlaps(a: &str, b: &str) -> bool {
     inside(a, b) || inside(b, a)
 }
 
-/// A clean relative folder (`vendor/anthropic`), or why not.
-fn folder(text: &str) -> Result<String, &'static str> {
-    let parts: Vec<&str> = text
-        .trim()
-        .trim_matches('/')
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    if text.trim().starts_with('/') || parts.iter().any(|p| *p == ".." || p.starts_with('.')) {
-        return Err("a folder inside the workspace, without `..` or hidden parts");
-    }
-    Ok(parts.join("/"))
-}
+use crate::model::external::clean_folder as folder;
 
 /// `trust` (false unless written true), with every key the entry should not have reported.
 fn trust_and_unknown_keys(f: &mut Fields<'_>, m: &serde_yaml::Mapping, n: usize) -> bool {
