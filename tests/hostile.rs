@@ -1103,3 +1103,24 @@ fn an_artifact_naming_an_asset_outside_its_folder_exports_nothing() {
     assert!(!tmp.path().join("escape.py").exists(), "written outside");
     assert!(!out.exists(), "a partial export was left");
 }
+
+#[test]
+fn an_edit_of_a_linked_skill_file_writes_through_the_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    skill(&ws, "shared", "alpha");
+    std::fs::create_dir_all(ws.join("alpha")).unwrap();
+    let link = ws.join("alpha/SKILL.md");
+    std::os::unix::fs::symlink("../shared/SKILL.md", &link).unwrap();
+    let run = skillc(&["set", s(&link), "description", "\"Words visitors use.\""]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        link.symlink_metadata().unwrap().file_type().is_symlink(),
+        "the link was replaced by a copy"
+    );
+    let shared = std::fs::read_to_string(ws.join("shared/SKILL.md")).unwrap();
+    assert!(
+        shared.contains("description: \"Words visitors use.\""),
+        "{shared}"
+    );
+}

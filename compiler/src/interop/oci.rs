@@ -257,12 +257,9 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
         _ => None,
     };
     // The signature beside the path given (where a runtime given it looks); the artifact into
-    // the file that path names (a link to a file is followed and stays).
+    // the file that path names (a link to a file is written through and stays).
     put_signature(out, signature.as_deref())?;
-    write_atomically(
-        &crate::discover::fsio::output::output_file(out),
-        &artifact.data,
-    )?;
+    write_atomically(out, &artifact.data)?;
     Ok(Moved {
         pinned: format!("{}/{}@{digest}", image.registry(), image.repository()),
         signed: signature.is_some(),

@@ -29,11 +29,13 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Replaces `path` with what `write` puts in a new file beside it, synced, then renamed over
 /// `path`: a reader sees the old file or the new one, and a failure anywhere leaves the old file
-/// and no temporary one.
+/// and no temporary one. A link to a file is written through, as editors do: the file it
+/// points to changes and the link stays.
 pub fn replace_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> io::Result<()> {
+    let path = &output_file(path);
     let (tmp, mut file) = create_beside(path)?;
     let result = write(&mut file)
         .and_then(|()| file.sync_all())
@@ -141,5 +143,8 @@ mod tests {
         assert_eq!(not_a_file(&link), None);
         assert_eq!(output_file(&link), real.canonicalize().unwrap());
         assert_eq!(not_a_file(&dir.path().join("absent")), None);
+        replace(&link, b"through").unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "through");
     }
 }
