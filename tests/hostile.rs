@@ -1018,6 +1018,18 @@ fn small_things_users_run_into() {
         text,
         "\u{feff}---\nname: a\ndescription: An a skill.\npriority: 2\n---\nBody.\n"
     );
+    // A path relative to the folder above the skill's, in a folder without workspace.yaml:
+    // the skill is checked where it is (it failed on an empty path).
+    let out = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .current_dir(&ws)
+        .args(["set", "a/SKILL.md", "priority", "3"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(std::fs::read_to_string(ws.join("a/SKILL.md"))
+        .unwrap()
+        .contains("priority: 3"));
     // `toggle` on flow-style toggles keeps the comment after them.
     write(
         &ws,

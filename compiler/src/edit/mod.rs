@@ -351,20 +351,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     })
 }
 
-/// The workspace folder holding `file` (the nearest ancestor with `workspace.yaml`, else the
-/// folder above the skill folder).
+/// The workspace folder holding `file`: the nearest ancestor with `workspace.yaml`; without
+/// one, the repository it is in (the nearest ancestor with `.git`), else the skill's own folder
+/// (a skill folder is a workspace). Never wider: the folder above a lone skill may be a home
+/// folder or `/tmp`, and checking it would read everything there.
 fn workspace_of(file: &Path) -> PathBuf {
-    let mut dir = file.parent();
-    while let Some(d) = dir {
-        if d.join("workspace.yaml").is_file() {
-            return d.to_path_buf();
-        }
-        dir = d.parent();
-    }
-    file.parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
+    let skill_dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Ok(absolute) = skill_dir.canonicalize() else {
+        return skill_dir; // reading the file reports it
+    };
+    let found =
+        |marker: &str| (absolute.ancestors()).find(|d| d.join(marker).symlink_metadata().is_ok());
+    let root = found("workspace.yaml")
+        .or_else(|| found(".git"))
+        .unwrap_or(&absolute);
+    root.to_path_buf()
 }
 
 /// Checks the workspace `root` as it would be with each `(path, text)` of `edits` written: the
