@@ -346,11 +346,6 @@ fn replace_dir(new: &Path, place: &Path) -> Result<(), Error> {
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = path.with_extension(format!("lock.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error(format!("cannot write {}: {e}", path.display()))
-        })
+    crate::discover::fsio::output::replace(path, bytes)
+        .map_err(|e| Error(format!("cannot write {}: {e}", path.display())))
 }
