@@ -352,9 +352,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// The workspace folder holding `file`: the nearest ancestor with `workspace.yaml`; without
-/// one, the repository it is in (the nearest ancestor with `.git`), else the skill's own folder
-/// (a skill folder is a workspace). Never wider: the folder above a lone skill may be a home
-/// folder or `/tmp`, and checking it would read everything there.
+/// one, the folder above the skill's (a collection), unless that is a home folder, the temporary
+/// folder or the root, where checking it would read everything there: then the skill's own
+/// folder (a skill folder is a workspace).
 fn workspace_of(file: &Path) -> PathBuf {
     let skill_dir = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -363,12 +363,22 @@ fn workspace_of(file: &Path) -> PathBuf {
     let Ok(absolute) = skill_dir.canonicalize() else {
         return skill_dir; // reading the file reports it
     };
-    let found =
-        |marker: &str| (absolute.ancestors()).find(|d| d.join(marker).symlink_metadata().is_ok());
-    let root = found("workspace.yaml")
-        .or_else(|| found(".git"))
-        .unwrap_or(&absolute);
-    root.to_path_buf()
+    if let Some(ws) = (absolute.ancestors()).find(|d| d.join("workspace.yaml").is_file()) {
+        return ws.to_path_buf();
+    }
+    let canonical = |p: Option<PathBuf>| p.and_then(|p| p.canonicalize().ok());
+    let too_wide = [
+        canonical(std::env::var_os("HOME").map(PathBuf::from)),
+        canonical(Some(std::env::temp_dir())),
+    ];
+    match absolute.parent() {
+        Some(above)
+            if above.parent().is_some() && !too_wide.iter().flatten().any(|w| w == above) =>
+        {
+            above.to_path_buf()
+        }
+        _ => absolute,
+    }
 }
 
 /// Checks the workspace `root` as it would be with each `(path, text)` of `edits` written: the
