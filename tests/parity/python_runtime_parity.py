@@ -26,7 +26,7 @@ if os.environ.get("SKILLC_RUNTIME_INSTALLED") and "compiler/runtime/python" in s
     sys.exit(f"SKILLC_RUNTIME_INSTALLED, but the source answers: {skillc_runtime.__file__}")
 print(f"runtime: {skillc_runtime.__file__}")
 
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors, verdict  # noqa: E402
 
 
 def run(skillc, args):
@@ -98,12 +98,7 @@ def main():
     if len(sys.argv) > 3:
         p, f = hybrid_routes(skillc, sys.argv[3])
         passed, failed = passed + p, failed + f
-    print(f"{passed} passed, {failed} failed")
-    # The count is part of the result: a run that compared nothing must not pass.
-    if passed + failed < 400:
-        print(f"FAIL only {passed + failed} requests were compared")
-        return 1
-    return 1 if failed else 0
+    return verdict(passed, failed, least=400)
 
 
 def hybrid_routes(skillc, artifact):

@@ -137,8 +137,14 @@ def report(asked, rust, theirs, label):
         for what, a, b in (("status", r[0], o[0]), ("stdout", r[1], o[1]), ("stderr", r[2], o[2])):
             if a != b:
                 print(f"  {what}\n    rust: {a[:400]!r}\n    {label}: {b[:400]!r}")
+    return verdict(passed, failed, least=500)
+
+
+def verdict(passed, failed, least):
+    """Prints the count; the exit status is 1 on any difference, or when fewer than `least`
+    requests were compared (a run that compared nothing must not pass)."""
     print(f"{passed} passed, {failed} failed")
-    if passed + failed < 500:
+    if passed + failed < least:
         print(f"FAIL only {passed + failed} requests were compared")
         return 1
     return 1 if failed else 0

@@ -62,19 +62,12 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
     let b = a.bundle(bundle)?;
     if let Ok(meta) = std::fs::metadata(out) {
         if !meta.is_dir() {
-            let kind = match meta.is_file() {
-                true => "a file",
-                false => crate::discover::fsio::special_kind(&meta.file_type()),
-            };
+            let kind = crate::discover::fsio::special_kind(&meta.file_type());
             return Err(Error::NotAFolder(out.to_path_buf(), kind));
         }
-    }
-    if out.exists()
-        && std::fs::read_dir(out)
-            .map(|mut d| d.next().is_some())
-            .unwrap_or(true)
-    {
-        return Err(Error::NotEmpty(out.to_path_buf()));
+        if std::fs::read_dir(out).map_or(true, |mut d| d.next().is_some()) {
+            return Err(Error::NotEmpty(out.to_path_buf()));
+        }
     }
     let skills: Vec<_> = b
         .skills

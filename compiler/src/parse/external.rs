@@ -12,7 +12,7 @@
 use serde_yaml::Value;
 
 use crate::diagnostic::codes;
-use crate::model::external::ExternalSource;
+use crate::model::external::{clean_folder, ExternalSource};
 use crate::parse::fields::Fields;
 use crate::parse::yaml::scalar_string;
 
@@ -83,8 +83,6 @@ fn overlaps(a: &str, b: &str) -> bool {
     inside(a, b) || inside(b, a)
 }
 
-use crate::model::external::clean_folder as folder;
-
 /// `trust` (false unless written true), with every key the entry should not have reported.
 fn trust_and_unknown_keys(f: &mut Fields<'_>, m: &serde_yaml::Mapping, n: usize) -> bool {
     let at = |f: &Fields<'_>, key: &str| f.doc.path_pos(&["external", &n.to_string(), key]);
@@ -149,7 +147,7 @@ fn source(f: &mut Fields<'_>, item: &Value, n: usize) -> Option<ExternalSource> 
     );
     let trust = trust_and_unknown_keys(f, m, n);
     let (git, rev, path, into) = (git?, rev?, path?, into?);
-    let mut clean = |key: &str, value: &str| match folder(value) {
+    let mut clean = |key: &str, value: &str| match clean_folder(value) {
         Ok(v) => Some(v),
         Err(why) => {
             let d = f.diag(

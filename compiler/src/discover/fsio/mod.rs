@@ -270,7 +270,7 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
     options.open(path)
 }
 
-/// What a file that is not a regular file is, for messages.
+/// What a file is, for messages ("a named pipe", "a folder", "a file", …).
 pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
@@ -287,6 +287,9 @@ pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
     }
     if kind.is_dir() {
         return "a folder";
+    }
+    if kind.is_file() {
+        return "a file";
     }
     "not a regular file"
 }

@@ -46,10 +46,12 @@ pub fn replace_with(
     result
 }
 
+/// Tells apart the temporary files of one process's writers (threads of the studio, say).
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
 /// A new file next to `path`, under a name no other writer (another process, or another
 /// thread of this one) uses, and never over an existing file.
 fn create_beside(path: &Path) -> io::Result<(PathBuf, std::fs::File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -116,14 +118,24 @@ mod tests {
     fn a_file_of_the_same_name_as_the_temporary_one_is_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.zip");
-        let theirs = dir
-            .path()
-            .join(format!(".a.zip.{}.0.tmp", std::process::id()));
-        std::fs::write(&theirs, "theirs").unwrap();
+        // The counter is shared with the other tests of this process: every name it can give
+        // next is taken, so the writes below meet them whatever ran before.
+        let next = COUNTER.load(Ordering::Relaxed);
+        let theirs: Vec<PathBuf> = (next..next + 64)
+            .map(|n| {
+                dir.path()
+                    .join(format!(".a.zip.{}.{n}.tmp", std::process::id()))
+            })
+            .collect();
+        for t in &theirs {
+            std::fs::write(t, "theirs").unwrap();
+        }
         for _ in 0..3 {
             replace(&path, b"ours").unwrap();
         }
-        assert_eq!(std::fs::read_to_string(&theirs).unwrap(), "theirs");
+        for t in &theirs {
+            assert_eq!(std::fs::read_to_string(t).unwrap(), "theirs");
+        }
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "ours");
     }
 
