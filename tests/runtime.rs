@@ -954,3 +954,55 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
         assert!(r.candidates.iter().all(|c| (0.0..=1.0).contains(&c.score)));
     }
 }
+
+/// The sample built with `routing:` settings appended to its workspace.yaml.
+fn sample_with_routing(dir: &Path, name: &str, routing: &str) -> Artifact {
+    let ws = dir.join(name);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let yaml = ws.join("workspace.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, format!("{text}\nrouting: {routing}\n")).unwrap();
+    let out = dir.join(format!("{name}.db"));
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+    Artifact::open(&out).unwrap()
+}
+
+#[test]
+fn a_route_keeps_only_candidates_at_or_above_min_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = sample_with_routing(dir.path(), "all", "{ min_score: 0.0, top_k: 50 }");
+    let cut = sample_with_routing(dir.path(), "cut", "{ min_score: 0.45, top_k: 50 }");
+    let none = Context::default();
+    let messages = [
+        "turn this into a PDF press release",
+        "hello there, how are you today",
+        "what does the pricing look like for a small team in the UK",
+        "can you compare us with the competitors",
+        "summarize this document and cite the sources please",
+        "generate a link to the page about fees",
+        "I want to write a press release about our new product launch",
+        "translate the greeting into french",
+    ];
+    let (mut dropped, mut kept) = (0, 0);
+    for m in messages {
+        let route = |a: &Artifact| {
+            a.route(&BundleRef::default(), None, &none, m, None)
+                .unwrap()
+                .candidates
+                .into_iter()
+                .map(|c| (c.name, c.score))
+                .collect::<Vec<_>>()
+        };
+        let (wide, narrow) = (route(&all), route(&cut));
+        let expected: Vec<_> = wide.iter().filter(|c| c.1 >= 0.45).cloned().collect();
+        assert_eq!(narrow, expected, "{m}: the cut at 0.45 of {wide:?}");
+        dropped += wide.len() - narrow.len();
+        kept += narrow.len();
+    }
+    // Both sides of the cut are exercised: some candidates fall under it, some stay.
+    assert!(dropped > 0 && kept > 0, "dropped {dropped}, kept {kept}");
+}
