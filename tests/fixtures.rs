@@ -152,6 +152,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("collection-fields", &["W116"]),
     ("collection-same-name", &["W122"]),
     ("plugin-marketplace", &["W118", "!E013", "!E012"]),
+    ("plugin-plain-names", &["E012", "!E013"]),
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
     ("external-unfetched", &["E028", "W125"]),
