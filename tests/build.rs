@@ -407,6 +407,58 @@ fn a_build_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_byte_ident
     assert_ne!(std::fs::read(&out).unwrap(), old);
 }
 
+#[test]
+fn a_watch_session_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_byte_identical() {
+    // As the one-shot test above, for a session's writer (`watch`, and the studio through the
+    // same session): its artifact is swapped into place, never written where it stands.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_dir(&sample(), &ws);
+    let out = dir.path().join("out.db");
+    let built = skillc()
+        .args(["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let old = std::fs::read(&out).unwrap();
+    write(
+        &ws,
+        "public/assistant/extra/SKILL.md",
+        "---\nname: extra\ndescription: New.\n---\nNew.\n",
+    );
+    for step in skillc::pipeline::artifact::STEPS {
+        let mut child = skillc()
+            .args(["watch", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
+            .env("SKILLC_TEST_STOP_AT", step)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        // 86: the session's first build reached the step and stopped there.
+        assert_eq!(
+            status.and_then(|s| s.code()),
+            Some(86),
+            "watch never reached `{step}`"
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == old,
+            "watch stopped at `{step}`: the previous artifact changed"
+        );
+    }
+}
+
 fn full_view(
     conn: &Connection,
     client: &str,
