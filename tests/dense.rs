@@ -222,3 +222,59 @@ fn an_embedding_model_is_declared_once_in_workspace_yaml() {
         "{text}"
     );
 }
+
+#[test]
+fn eval_leaves_each_example_s_own_vector_out_of_its_skill() {
+    // An embedder whose vectors are chosen: money texts point one way, parcel texts another,
+    // and the odd example `zq vx` of `shipping` (no word any other text has) points nearly
+    // the money way. Routed as eval routes it, its words and its own vector taken out of
+    // `shipping`, it goes to `billing` (0.45 against 0.05). Were its own vector left in, it
+    // would match itself (similarity 1: 0.5) and pass for a hit.
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    std::fs::write(
+        root.join("public/main/shipping/SKILL.md"),
+        "---\nname: shipping\ndescription: Track parcels and deliveries.\ntrigger_examples:\n  - \"Where is my parcel?\"\n  - \"zq vx\"\n---\nBody.\n",
+    )
+    .unwrap();
+    let script = dir.path().join("chosen.py");
+    std::fs::write(
+        &script,
+        r#"import json, sys
+def vector(t):
+    if "zq vx" in t: return [0.1, 0.9, 0.42]
+    if any(w in t.lower() for w in ("invoic", "pay", "card")): return [0.0, 1.0, 0.0]
+    if any(w in t.lower() for w in ("parcel", "shipping")): return [1.0, 0.0, 0.0]
+    return [0.0, 0.0, 1.0]
+for line in sys.stdin:
+    if line.strip():
+        print(json.dumps({"model": "skillc-test-trigrams", "vector": vector(json.loads(line)["text"])}))
+"#,
+    )
+    .unwrap();
+    let command = format!("python3 {}", script.display());
+    let o = skillc(&[
+        "eval",
+        root.to_str().unwrap(),
+        "--embedder",
+        &command,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let eval: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(eval["method"], "hybrid");
+    let confusions = &eval["bundles"][0]["confusions"];
+    let away = confusions.as_array().unwrap().iter().find(|c| {
+        c["expected"] == "shipping"
+            && c["examples"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!("zq vx"))
+    });
+    assert_eq!(
+        away.map(|c| &c["got"]),
+        Some(&serde_json::json!("billing")),
+        "{confusions}"
+    );
+}
