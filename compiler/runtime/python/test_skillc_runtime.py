@@ -171,5 +171,45 @@ class Signatures(unittest.TestCase):
         self.assertEqual(Artifact(str(live)).release, "one", "without a key it opens as before")
 
 
+class RouteCut(unittest.TestCase):
+    """`min_score`: a route keeps exactly the candidates at or above it (the same messages
+    through two builds of the sample, cut at 0.0 and at 0.45)."""
+
+    MESSAGES = [
+        "turn this into a PDF press release",
+        "hello there, how are you today",
+        "what does the pricing look like for a small team in the UK",
+        "can you compare us with the competitors",
+        "summarize this document and cite the sources please",
+        "I want to write a press release about our new product launch",
+    ]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-cut-"))
+        cls.built = {}
+        for name, routing in (("all", "{ min_score: 0.0, top_k: 50 }"), ("cut", "{ min_score: 0.45, top_k: 50 }")):
+            ws = cls.dir / name
+            shutil.copytree(ROOT / "skills", ws)
+            (ws / "workspace.yaml").write_text((ws / "workspace.yaml").read_text() + f"\nrouting: {routing}\n")
+            out = cls.dir / f"{name}.db"
+            subprocess.run([SKILLC, "build", str(ws), "-o", str(out)], check=True, capture_output=True)
+            cls.built[name] = Artifact(str(out))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def test_a_route_keeps_only_candidates_at_or_above_min_score(self):
+        dropped = kept = 0
+        for m in self.MESSAGES:
+            wide = [(c["name"], c["score"]) for c in self.built["all"].route(m)["candidates"]]
+            narrow = [(c["name"], c["score"]) for c in self.built["cut"].route(m)["candidates"]]
+            self.assertEqual(narrow, [c for c in wide if c[1] >= 0.45], m)
+            dropped += len(wide) - len(narrow)
+            kept += len(narrow)
+        self.assertTrue(dropped > 0 and kept > 0, (dropped, kept))
+
+
 if __name__ == "__main__":
     unittest.main()
