@@ -156,3 +156,36 @@ test("a route ranks the catalog's skills for a message and says which words matc
   assert.equal(a.route({ message: "log in, prices or competitors", top: 1 }).candidates.length, 1);
   a.close();
 });
+
+test("a route keeps only the candidates at or above min_score", async () => {
+  // The same messages through two builds of the sample, cut at 0.0 and at 0.45.
+  const built = {};
+  for (const [name, routing] of [["all", "{ min_score: 0.0, top_k: 50 }"], ["cut", "{ min_score: 0.45, top_k: 50 }"]]) {
+    const ws = join(dir, `cut-${name}`);
+    cpSync(join(root, "skills"), ws, { recursive: true });
+    const yaml = join(ws, "workspace.yaml");
+    writeFileSync(yaml, readFileSync(yaml, "utf8") + `\nrouting: ${routing}\n`);
+    const out = join(dir, `cut-${name}.db`);
+    execFileSync(skillc, ["build", ws, "-o", out], { stdio: "ignore" });
+    built[name] = await Artifact.open(out);
+  }
+  const messages = [
+    "turn this into a PDF press release",
+    "hello there, how are you today",
+    "what does the pricing look like for a small team in the UK",
+    "can you compare us with the competitors",
+    "summarize this document and cite the sources please",
+    "I want to write a press release about our new product launch",
+  ];
+  let dropped = 0, kept = 0;
+  for (const message of messages) {
+    const of = (a) => a.route({ message }).candidates.map((c) => [c.name, c.score]);
+    const wide = of(built.all), narrow = of(built.cut);
+    assert.deepEqual(narrow, wide.filter((c) => c[1] >= 0.45), message);
+    dropped += wide.length - narrow.length;
+    kept += narrow.length;
+  }
+  assert.ok(dropped > 0 && kept > 0, `dropped ${dropped}, kept ${kept}`);
+  built.all.close();
+  built.cut.close();
+});
