@@ -255,4 +255,42 @@ public class ArtifactTest {
             assertTrue(vectors.getMessage().contains("carries no embedding vectors"));
         }
     }
+
+    /** The sample built with {@code routing} appended to its workspace.yaml. */
+    private static Path sampleWithRouting(String name, String routing) throws Exception {
+        Path ws = dir.resolve(name);
+        copyTree(ROOT.resolve("skills"), ws);
+        Path yaml = ws.resolve("workspace.yaml");
+        Files.writeString(yaml, Files.readString(yaml) + "\nrouting: " + routing + "\n");
+        Path out = dir.resolve(name + ".db");
+        run(skillc, "build", ws.toString(), "-o", out.toString());
+        return out;
+    }
+
+    @Test
+    public void aRouteKeepsOnlyTheCandidatesAtOrAboveMinScore() throws Exception {
+        String[] messages = {
+            "turn this into a PDF press release",
+            "hello there, how are you today",
+            "what does the pricing look like for a small team in the UK",
+            "can you compare us with the competitors",
+            "summarize this document and cite the sources please",
+            "I want to write a press release about our new product launch",
+        };
+        int dropped = 0;
+        int kept = 0;
+        try (Artifact all = Artifact.open(sampleWithRouting("cut-all", "{ min_score: 0.0, top_k: 50 }"));
+             Artifact cut = Artifact.open(sampleWithRouting("cut-045", "{ min_score: 0.45, top_k: 50 }"))) {
+            for (String m : messages) {
+                List<Route.Candidate> wide = all.route(Request.global(), m).candidates();
+                List<Route.Candidate> narrow = cut.route(Request.global(), m).candidates();
+                List<String> expected = wide.stream().filter(c -> c.score() >= 0.45)
+                    .map(c -> c.name() + " " + c.score()).toList();
+                assertEquals(m, expected, narrow.stream().map(c -> c.name() + " " + c.score()).toList());
+                dropped += wide.size() - narrow.size();
+                kept += narrow.size();
+            }
+        }
+        assertTrue("dropped " + dropped + ", kept " + kept, dropped > 0 && kept > 0);
+    }
 }
