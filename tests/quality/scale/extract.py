@@ -1,0 +1,141 @@
+"""Extract a public skills collection into a routing-only skills workspace.
+
+    python3 tests/quality/scale/extract.py GIT_DIR COMMIT OUT_DIR [--prefix skills/]
+
+GIT_DIR is a git directory (a bare mirror is enough: only `git ls-tree` and `git show` are used),
+COMMIT the commit to read, OUT_DIR the workspace to (re)write. For every `SKILL.md` under the
+prefix (at any depth) it keeps only what routing reads:
+
+- a folder-like name: the skill's path below the prefix, `/` made `-`
+  (`game-development/2d-games` -> `game-development-2d-games`), so nested skills become skills of
+  their own;
+- the frontmatter `name` (the folder name when there is none), `description`, and `when_to_use`
+  when present.
+
+Each skill is written as OUT_DIR/skills/<folder>/SKILL.md holding that frontmatter and the one body
+line "See the original collection." (no body, script, reference or asset is copied).
+
+What the script changes, and nothing else:
+- a skill whose folder holds a LICENSE file reserving all rights (not an open licence) is left out
+  and listed on stderr;
+- skills of the collection that declare the same `name` all take their folder name instead (as
+  `skillc` itself tells them apart in a collection), so that every name is unique and a label names
+  exactly one skill;
+- a name or description that is not a string (YAML made it a number or a list) is kept as written
+  in the source text of that line when possible, else as Python's str() of the value.
+
+It also writes OUT_DIR/manifest.tsv: folder, name, original path, one line per skill, sorted.
+"""
+
+import json
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import yaml
+
+BODY = "See the original collection.\n"
+
+
+def git(git_dir, *args):
+    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True,
+                          capture_output=True).stdout
+
+
+def frontmatter(text):
+    """The frontmatter mapping of a SKILL.md text ({} when it has none)."""
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return {}
+    for i in range(1, len(lines)):
+        if lines[i].strip() == "---":
+            data = yaml.safe_load("\n".join(lines[1:i])) or {}
+            return data if isinstance(data, dict) else {}
+    return {}
+
+
+def as_text(value):
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value).strip()
+    return str(value).strip()
+
+
+def reserved(git_dir, commit, folder, files):
+    """True when the skill's own folder holds a licence reserving all rights."""
+    for f in files:
+        if f.startswith(folder + "/") and "/" not in f[len(folder) + 1:] \
+                and Path(f).name.upper().startswith("LICENSE"):
+            text = git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace")
+            if "all rights reserved" in text.lower():
+                return True
+    return False
+
+
+def main():
+    args = sys.argv[1:]
+    prefix = "skills/"
+    if "--prefix" in args:
+        i = args.index("--prefix")
+        prefix = args[i + 1].rstrip("/") + "/"
+        del args[i:i + 2]
+    git_dir, commit, out = args
+    out = Path(out)
+    files = git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
+    skill_files = sorted(f for f in files if f.startswith(prefix) and f.endswith("/SKILL.md"))
+
+    skills = []
+    for f in skill_files:
+        src_folder = f[: -len("/SKILL.md")]
+        folder = src_folder[len(prefix):].replace("/", "-")
+        if reserved(git_dir, commit, src_folder, files):
+            print(f"left out (all rights reserved): {src_folder}", file=sys.stderr)
+            continue
+        fm = frontmatter(git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace"))
+        name = as_text(fm.get("name")) or folder
+        description = as_text(fm.get("description")) or ""
+        when = as_text(fm.get("when_to_use"))
+        skills.append({"folder": folder, "name": name, "description": description,
+                       "when_to_use": when, "path": src_folder})
+
+    by_name = {}
+    for s in skills:
+        by_name.setdefault(unicodedata.normalize("NFKC", s["name"]), []).append(s)
+    for group in by_name.values():
+        if len(group) > 1:
+            print("same name, folder names used: " + ", ".join(
+                f'{s["path"]} ({s["name"]} -> {s["folder"]})' for s in group), file=sys.stderr)
+            for s in group:
+                s["name"] = s["folder"]
+    seen = [unicodedata.normalize("NFKC", s["name"]) for s in skills]
+    assert len(seen) == len(set(seen)), "names still collide"
+    folders = [s["folder"] for s in skills]
+    assert len(folders) == len(set(folders)), "folders collide"
+
+    root = out / "skills"
+    if root.exists():
+        for p in sorted(root.rglob("*"), reverse=True):
+            p.unlink() if p.is_file() else p.rmdir()
+    for s in skills:
+        d = root / s["folder"]
+        d.mkdir(parents=True, exist_ok=True)
+        lines = ["---", f'name: {json.dumps(s["name"], ensure_ascii=False)}',
+                 f'description: {json.dumps(s["description"], ensure_ascii=False)}']
+        if s["when_to_use"]:
+            lines.append(f'when_to_use: {json.dumps(s["when_to_use"], ensure_ascii=False)}')
+        lines += ["---", "", BODY]
+        (d / "SKILL.md").write_text("\n".join(lines).rstrip("\n") + "\n")
+    with open(out / "manifest.tsv", "w") as m:
+        m.write("# folder\tname\toriginal path\n")
+        for s in sorted(skills, key=lambda s: s["folder"]):
+            m.write(f'{s["folder"]}\t{s["name"]}\t{s["path"]}\n')
+    print(f"{len(skills)} skills written to {root}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
