@@ -70,7 +70,7 @@ fn files() -> Vec<(&'static str, String)> {
     let mut typescript = about("// ");
     let _ = write!(
         typescript,
-        "\nexport const UNICODE_VERSION = \"{version}\";\nexport const RANGES = `\n{}\n`;\n",
+        "\nexport const UNICODE_VERSION = \"{version}\";\nexport const RANGES: string = `\n{}\n`;\n",
         lines.join("\n")
     );
     let mut java = about("// ");

@@ -3,7 +3,7 @@
 // Written by compiler/runtime/src/route/word_chars.rs; do not edit.
 
 export const UNICODE_VERSION = "17.0.0";
-export const RANGES = `
+export const RANGES: string = `
 30-39 41-5a 61-7a aa b2-b3 b5 b9-ba bc-be c0-d6 d8-f6 f8-2c1 2c6-2d1 2e0-2e4 2ec 2ee 345
 363-374 376-377 37a-37d 37f 386 388-38a 38c 38e-3a1 3a3-3f5 3f7-481 48a-52f 531-556 559
 560-588 5b0-5bd 5bf 5c1-5c2 5c4-5c5 5c7 5d0-5ea 5ef-5f2 610-61a 620-657 659-669 66e-6d3
