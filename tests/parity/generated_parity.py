@@ -61,7 +61,8 @@ LETTERS = {
 EMOJI = ["😀", "👩\u200d💻", "🇫🇷", "1\ufe0f\u20e3", "👍🏽", "❤️", "🏳️\u200d🌈"]
 MARKS = ["\u0301", "\u0308", "\u0363", "\u20dd", "\u0345", "\u093c", "\u0e48"]
 SEPARATORS = [" ", " ", " ", "  ", ", ", ". ", "..", "'", "\u2019", ":", "-", "_", "/", "\u200d", "\u200c",
-              "\u200b", "\u00ad", "\u00a0", "\u2060", "\t", "\n", "·", "", "?", "!", " – "]
+              "\u200b", "\u00ad", "\u00a0", "\u2060", "\t", "\n", "·", "", "?", "!", " – ", "\r\n", "\u2028",
+              "\u0085", "\x07", "\x1b", "\x7f", "\ufeff", "\u3000", "\"", "\\\\", "<b>", "&amp;"]
 
 
 def random_word(rng, script):
@@ -217,7 +218,8 @@ def ts_routes(routes):
         lines.append(json.dumps({"artifact": artifact, "request": request, "context": context}, ensure_ascii=False))
     out = subprocess.run(["node", "--input-type=module", "-e", TS_DRIVER, str(TS_DIST / "index.js")],
                          input=("\n".join(lines) + "\n").encode(), capture_output=True, check=False)
-    answers = [json.loads(line) for line in out.stdout.decode().splitlines()]
+    # Split at newlines only: an answer may hold U+2028 or U+0085, which splitlines() would cut at.
+    answers = [json.loads(line) for line in out.stdout.decode().split("\n") if line]
     if out.returncode != 0 or len(answers) != len(routes):
         raise SystemExit(f"the TypeScript driver answered {len(answers)} of {len(routes)}:\n{out.stderr.decode()}")
     return [a.encode() for a in answers]
