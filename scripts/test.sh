@@ -61,6 +61,9 @@ echo "== the Java runtime: its JUnit tests (Maven, offline from Debian's package
 SKILLC="$target/debug/skillc" bash compiler/runtime/java/build.sh test
 python3 tests/parity/java_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
 
+echo "== generated requests: 300 random messages over many scripts, in every runtime against skillc (seed printed)"
+python3 tests/parity/generated_parity.py "$target/debug/skillc" "$artifact"
+
 echo "== the catalog query of docs/artifact.md, as written, against skillc catalog"
 python3 tests/parity/artifact_doc_queries.py "$target/debug/skillc" "$artifact"
 rm -rf "$(dirname "$artifact")"

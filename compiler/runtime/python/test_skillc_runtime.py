@@ -12,11 +12,21 @@ import threading
 import unittest
 from pathlib import Path
 
-from skillc_runtime import Artifact, RequestError, SignatureError
+from skillc_runtime import Artifact, RequestError, SignatureError, route_tokens
 
 # SKILLC_REPO: the repository, when this file runs from elsewhere against an installed package.
 ROOT = Path(os.environ.get("SKILLC_REPO") or Path(__file__).resolve().parents[3])
 SKILLC = os.environ.get("SKILLC", str(ROOT / "target" / "debug" / "skillc"))
+
+
+class RouteWords(unittest.TestCase):
+    def test_words_of_every_script_are_the_rust_runtimes(self):
+        # The same cases as the Rust runtime's words_of_every_script_are_the_reference_of_the_other_runtimes:
+        # `str.isalnum` once split दुनिया at its vowel signs and dropped circled letters.
+        self.assertEqual(route_tokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"])
+        self.assertEqual(route_tokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"])
+        self.assertEqual(route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
+        self.assertEqual(route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
 
 
 class HotReload(unittest.TestCase):

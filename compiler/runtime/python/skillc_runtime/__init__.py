@@ -40,6 +40,7 @@ class RequestError(Exception):
 
 
 from .signature import SignatureError, read_public_key, signature_path, verify_file  # noqa: E402,F401
+from . import _word_chars  # noqa: E402
 
 
 def _path_of(url):
@@ -715,12 +716,46 @@ ROUTE_STOPWORDS = frozenset("""
     les mes mon ne nous ou par pas pour que qui sur un une vous votre vos""".split())
 
 
+def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":
+    """Runs of word characters: Rust's `char::is_alphanumeric` (letters, the marks Unicode
+    counts as alphabetic such as Indic vowel signs, digits and other numbers), from the table
+    the Rust runtime's tests write. `\\w` would follow `str.isalnum`, which splits `दुनिया` at
+    its vowel signs, and this Python's Unicode version. The first pattern takes every character
+    above the BMP as a word character: `re` matches a class of BMP ranges from a bitmap, ten
+    times faster than with the few hundred ranges above it, so the exact one (the second) only
+    runs on the rare runs holding such characters."""
+    bmp, exact = [], []
+    for item in _word_chars.RANGES.split():
+        start, _, end = item.partition("-")
+        first, last = int(start, 16), int(end or start, 16)
+        exact.append("\\U%08x-\\U%08x" % (first, last))
+        if first <= 0xFFFF:
+            bmp.append("\\U%08x-\\U%08x" % (first, min(last, 0xFFFF)))
+    bmp.append("\\U00010000-\\U0010ffff")
+    return re.compile("[%s]+" % "".join(bmp)), re.compile("[%s]+" % "".join(exact))
+
+
+_WORD_OR_ASTRAL, _WORD = _word_patterns()
+
+
+def _words(text: str) -> List[str]:
+    """The runs of word characters of a (lowercased) text."""
+    out = []
+    for run in _WORD_OR_ASTRAL.findall(text):
+        if run.isascii() or max(run) <= "\uffff":
+            out.append(run)
+        else:
+            out.extend(_WORD.findall(run))
+    return out
+
+
 def route_tokens(text: str) -> List[str]:
     """A text's words as the routing index holds them: lowercased, split at every character
-    that is not a letter or a digit, stopwords and lone Latin letters out, a final `s` dropped
-    from words of four letters or more (not after `s`, `u` or `i`)."""
+    that is not a letter or a digit (as Rust's `char::is_alphanumeric` says), stopwords and
+    lone Latin letters out, a final `s` dropped from words of four letters or more (not after
+    `s`, `u` or `i`)."""
     out = []
-    for w in re.findall(r"[^\W_]+", text.lower()):
+    for w in _words(text.lower()):
         if (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
             continue
         if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):

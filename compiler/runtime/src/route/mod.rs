@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 mod answer;
 mod dense;
 mod settings;
+#[cfg(test)]
+mod word_chars;
 
 pub use answer::{Candidate, Query, Route};
 pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
@@ -512,6 +514,23 @@ mod tests {
         );
         assert_eq!(tokens("Quels sont vos tarifs ?"), ["quel", "sont", "tarif"]);
         assert!(tokens("").is_empty() && tokens("\u{0}\u{7}!!").is_empty());
+    }
+
+    /// The reference for the other runtimes' words: each of them asserts these same cases
+    /// (the Python runtime once split `दुनिया` at its vowel signs, Java decided the final sigma
+    /// by word boundaries).
+    #[test]
+    fn words_of_every_script_are_the_reference_of_the_other_runtimes() {
+        assert_eq!(tokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"]);
+        assert_eq!(tokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"]);
+        assert_eq!(
+            tokens("x\u{363}y ⓐⓑ ½ ١٢٣ 👩\u{200d}💻"),
+            ["x\u{363}y", "ⓐⓑ", "½", "١٢٣"]
+        );
+        assert_eq!(
+            tokens("café e\u{301}te İstanbul"),
+            ["café", "te", "stanbul"]
+        );
     }
 
     #[test]

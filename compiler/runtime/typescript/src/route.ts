@@ -4,6 +4,7 @@
 import { RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
 import type { Context } from "./context.js";
+import { RANGES as WORD_RANGES } from "./wordChars.js";
 
 const K1 = 1.2;
 const B = 0.75;
@@ -15,10 +16,22 @@ const STOPWORDS = new Set(`a an and are as at be but by can could do does for fr
   where which who why will with would you your au aux ce ces dans de des du en est et il je la le
   les mes mon ne nous ou par pas pour que qui sur un une vous votre vos`.split(/\s+/));
 
+/**
+ * What separates words: any character outside Rust's `char::is_alphanumeric` (./wordChars.ts),
+ * not this engine's `\p{Alphabetic}\p{N}`, whose Unicode version is the platform's.
+ */
+const NOT_WORD = new RegExp(
+  `[^${WORD_RANGES.trim()
+    .split(/\s+/)
+    .map((item) => item.split("-").map((hex) => `\\u{${hex}}`).join("-"))
+    .join("")}]+`,
+  "u",
+);
+
 /** A text's words as the routing index holds them (see docs/routing.md). */
 export function routeTokens(text: string): string[] {
   const out: string[] = [];
-  for (let w of text.toLowerCase().split(/[^\p{Alphabetic}\p{N}]+/u)) {
+  for (let w of text.toLowerCase().split(NOT_WORD)) {
     if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) continue;
     const rest = w.slice(0, -1);
     if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;

@@ -3,6 +3,7 @@ package dev.skillc.runtime;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,10 +36,75 @@ final class Router {
     /** A stored vector (32-bit floats, widened) and its norm. */
     record Stored(double[] vector, double norm) {}
 
+    /**
+     * The word characters' ranges, first and last code points in order: Rust's
+     * {@code char::is_alphanumeric} ({@link WordChars}), not this JDK's Unicode version (Java 17's
+     * 13.0 does not count the combining Latin letters as alphabetic, Rust's 17.0 does).
+     */
+    private static final int[][] WORD_RANGES = wordRanges();
+
+    private static int[][] wordRanges() {
+        String[] items = WordChars.RANGES.trim().split(" ");
+        int[][] out = new int[2][items.length];
+        for (int k = 0; k < items.length; k++) {
+            int dash = items[k].indexOf('-');
+            out[0][k] = Integer.parseInt(dash < 0 ? items[k] : items[k].substring(0, dash), 16);
+            out[1][k] = Integer.parseInt(items[k].substring(dash + 1), 16);
+        }
+        return out;
+    }
+
     private static boolean wordChar(int c) {
-        if (Character.isAlphabetic(c)) return true;
+        int k = Arrays.binarySearch(WORD_RANGES[0], c);
+        if (k < 0) k = -k - 2;
+        return k >= 0 && c <= WORD_RANGES[1][k];
+    }
+
+    /** The word-break characters Unicode counts as case-ignorable besides the mark, format and modifier categories. */
+    private static final String CASE_IGNORABLE_PUNCTUATION =
+        "'.:\u00b7\u0387\u055f\u05f4\u2018\u2019\u2024\u2027\ufe13\ufe52\ufe55\uff07\uff0e\uff1a";
+
+    private static boolean caseIgnorable(int c) {
         int type = Character.getType(c);
-        return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER || type == Character.OTHER_NUMBER;
+        return type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK || type == Character.FORMAT
+            || type == Character.MODIFIER_LETTER || type == Character.MODIFIER_SYMBOL
+            || CASE_IGNORABLE_PUNCTUATION.indexOf(c) >= 0;
+    }
+
+    private static boolean cased(int c) {
+        return Character.isLowerCase(c) || Character.isUpperCase(c) || Character.isTitleCase(c);
+    }
+
+    /** Whether the first character at or after {@code i} (going back when {@code step} is -1) that is not case-ignorable is cased. */
+    private static boolean casedBeyondIgnorable(String text, int i, int step) {
+        while (step < 0 ? i > 0 : i < text.length()) {
+            int c = step < 0 ? text.codePointBefore(i) : text.codePointAt(i);
+            if (!caseIgnorable(c)) return cased(c);
+            i += step * Character.charCount(c);
+        }
+        return false;
+    }
+
+    /**
+     * A text lowercased as Rust's {@code str::to_lowercase} does (the cards' words were): the root
+     * locale's mappings, and a capital sigma final ({@code ς}) by Unicode's Final_Sigma rule, a cased
+     * letter before it and none after, across case-ignorable characters. Java's own rule asks for a
+     * word boundary instead: {@code ΑΣ..Β} would give {@code ας}, where Rust, Python and JavaScript give
+     * {@code ασ}. Outside Lithuanian, Turkish and Azeri the sigma is the only mapping that looks
+     * around, so the stretches between sigmas lowercase alone.
+     */
+    static String lowercase(String text) {
+        int sigma = text.indexOf('\u03a3');
+        if (sigma < 0) return text.toLowerCase(Locale.ROOT);
+        StringBuilder out = new StringBuilder(text.length());
+        int from = 0;
+        for (; sigma >= 0; sigma = text.indexOf('\u03a3', from)) {
+            out.append(text.substring(from, sigma).toLowerCase(Locale.ROOT));
+            boolean last = casedBeyondIgnorable(text, sigma, -1) && !casedBeyondIgnorable(text, sigma + 1, 1);
+            out.append(last ? '\u03c2' : '\u03c3');
+            from = sigma + 1;
+        }
+        return out.append(text.substring(from).toLowerCase(Locale.ROOT)).toString();
     }
 
     /**
@@ -48,7 +114,7 @@ final class Router {
      */
     static List<String> tokens(String text) {
         List<String> out = new ArrayList<>();
-        String lower = text.toLowerCase(Locale.ROOT);
+        String lower = lowercase(text);
         int i = 0;
         while (i < lower.length()) {
             int start = i;

@@ -1,0 +1,15 @@
+// The words routing makes of a message (docs/routing.md), on the cases the Rust runtime's
+// `words_of_every_script_are_the_reference_of_the_other_runtimes` asserts: every runtime must
+// split and lowercase as Rust does, whatever Unicode version the platform has.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { routeTokens } from "../dist/index.js";
+
+test("words of every script are the Rust runtime's", () => {
+  assert.deepEqual(routeTokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"]);
+  assert.deepEqual(routeTokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"]);
+  assert.deepEqual(routeTokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"]);
+  assert.deepEqual(routeTokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"]);
+});
