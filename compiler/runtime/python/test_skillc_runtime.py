@@ -246,6 +246,31 @@ class Signatures(unittest.TestCase):
             rt = Artifact(str(out), public_key=str(self.dir / "skillc.pub"))
             self.assertEqual(rt.release, "named", name)
 
+    def test_a_trusted_comment_is_one_line_up_to_its_newline_as_minisign_reads_it(self):
+        """minisign itself writes a file's name raw into the trusted comment: one holding
+        U+2028 or U+2029 is still one line to minisign, and must be to this runtime."""
+        try:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+            from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+        except ImportError:
+            self.skipTest("needs the cryptography package")
+        import base64
+        import hashlib
+        secret = Ed25519PrivateKey.generate()
+        public = secret.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        key_id = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+        pub = self.dir / "made.pub"
+        pub.write_text("untrusted comment: test key\n" + base64.b64encode(b"Ed" + key_id + public).decode() + "\n")
+        live = self.dir / "made.db"
+        shutil.copy(self.one, live)
+        sig = secret.sign(hashlib.blake2b(live.read_bytes(), digest_size=64).digest())
+        trusted = "timestamp:1\tfile:a\u2028b\u2029c.db\thashed"
+        glob = secret.sign(sig + trusted.encode())
+        Path(f"{live}.minisig").write_text(
+            "untrusted comment: made here\n" + base64.b64encode(b"ED" + key_id + sig).decode() + "\n"
+            + "trusted comment: " + trusted + "\r\n" + base64.b64encode(glob).decode() + "\n", newline="")
+        self.assertEqual(Artifact(str(live), public_key=str(pub)).release, "one")
+
 
 if __name__ == "__main__":
     unittest.main()
