@@ -99,6 +99,32 @@ class HotReload(unittest.TestCase):
         self.assertLessEqual(set(seen), {old, new})
         self.assertEqual(rt.catalog(fmt="list")["text"], old, "the last swap is served")
 
+    def test_an_artifact_that_is_a_pipe_is_refused_at_once_and_a_live_one_keeps_serving(self):
+        pipe = self.dir / "pipe.db"
+        os.mkfifo(pipe)
+        out = {}
+
+        def run(call):
+            t = threading.Thread(target=lambda: out.update(value=self._catch(call)), daemon=True)
+            t.start()
+            t.join(20)
+            self.assertFalse(t.is_alive(), "still waiting after 20 s")
+            return out.pop("value")
+        self.assertIn("not a regular file", str(run(lambda: Artifact(str(pipe)))))
+        live = self.dir / "live-pipe.db"
+        shutil.copy(self.first, live)
+        rt = Artifact(str(live))
+        os.replace(pipe, live)
+        self.assertEqual(run(lambda: rt.catalog(fmt="list")["release"]), "first")
+        self.assertIn("not a regular file", rt.refused)
+
+    @staticmethod
+    def _catch(call):
+        try:
+            return call()
+        except Exception as e:  # noqa: BLE001 - handed to the test
+            return e
+
     def test_requests_for_what_was_not_built_say_so(self):
         rt = Artifact(str(self.first))
         with self.assertRaises(RequestError):

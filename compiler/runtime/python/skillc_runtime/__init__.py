@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import stat
 import struct
 import sqlite3
 import threading
@@ -148,6 +149,13 @@ class Artifact:
         # one file from start to end, even when another thread's call follows a swap.
         self._lock = threading.RLock()
         if self._key is None:
+            # SQLite would wait forever opening a named pipe: only a regular file is opened.
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)
+            except OSError:
+                regular = True  # nothing there: SQLite says so
+            if not regular:
+                raise ValueError(f"cannot open artifact {path}: it is not a regular file (a named pipe, a device or a folder)")
             self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         else:
             self.db = _in_memory(self._verified())
