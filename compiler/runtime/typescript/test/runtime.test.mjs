@@ -186,10 +186,10 @@ test("opened with a key, an in-place write is never served, and a signed swap st
  * pipe blocks the whole event loop, so it cannot be timed out from here). */
 function openInChild(artifact, key) {
   const script = `import("${join(import.meta.dirname, "../dist/index.js")}").then(async ({ Artifact }) => {
-    try { const a = await Artifact.open(process.argv[1], { publicKey: process.argv[2] }); console.log("opened " + a.release); a.close(); }
+    try { const a = await Artifact.open(process.argv[1], process.argv[2] ? { publicKey: process.argv[2] } : {}); console.log("opened " + a.release); a.close(); }
     catch (e) { console.log(e.message); }
   });`;
-  const run = spawnSync(process.execPath, ["-e", script, artifact, key], { timeout: 20000, encoding: "utf8" });
+  const run = spawnSync(process.execPath, ["-e", script, artifact, key ?? ""], { timeout: 20000, encoding: "utf8" });
   assert.equal(run.error, undefined, "still waiting after 20 s");
   return run.stdout;
 }
@@ -216,6 +216,11 @@ test("a signature or key that is a pipe, a device or too large is refused at onc
   const zero = join(dir, "zero.pub");
   symlinkSync("/dev/zero", zero);
   assert.match(openInChild(live, zero), /not a regular file/);
+  // An artifact that is a pipe, with a key or without.
+  const artifactPipe = join(dir, "artifact-pipe.db");
+  execFileSync("mkfifo", [artifactPipe]);
+  assert.match(openInChild(artifactPipe, key), /is not a file/);
+  assert.match(openInChild(artifactPipe), /is not a file/);
 });
 
 test("signed builds named with a newline or a line separator verify", async () => {
