@@ -97,7 +97,8 @@ impl SecretKey {
     /// Reads the secret key at `path` (decrypted with `SKILLC_KEY_PASSWORD` when it is
     /// encrypted). The messages never quote the file.
     pub fn read(path: &Path) -> Result<SecretKey, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        // A regular file of at most 64 KiB: a named pipe or a device never stalls a build.
+        let text = skillc_runtime::signature::read_small_file(path).map_err(|e| {
             Error(format!(
                 "cannot read the secret key `{}`: {e}",
                 path.display()
@@ -156,7 +157,7 @@ impl SecretKey {
     }
 
     /// The signature of the file at `path`, as the text of a `.minisig` file (`name` goes in
-    /// the trusted comment, as minisign puts the file name there).
+    /// the trusted comment, as minisign puts the file name there, escaped by [`comment_name`]).
     pub fn sign(&self, path: &Path, name: &str) -> Result<String, Error> {
         let file = std::fs::File::open(path)
             .map_err(|e| Error(format!("cannot read `{}` to sign it: {e}", path.display())))?;
@@ -164,7 +165,7 @@ impl SecretKey {
             let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
             now.map_or(0, |d| d.as_secs()).to_string()
         });
-        let trusted = format!("timestamp:{timestamp}\tfile:{name}\thashed");
+        let trusted = format!("timestamp:{timestamp}\tfile:{}\thashed", comment_name(name));
         let signature = minisign::sign(
             None,
             &self.0,
@@ -175,6 +176,23 @@ impl SecretKey {
         .map_err(|e| Error(format!("cannot sign `{}`: {e}", path.display())))?;
         Ok(signature.into_string())
     }
+}
+
+/// A file name as the trusted comment holds it: printable ASCII as it is, a backslash as `\\`,
+/// anything else (a newline, a tab, U+2028, any non-ASCII letter) as `\u{…}`. The comment is
+/// one line of a line-based file that every verifier splits its own way (minisign and Rust at
+/// `\n`, Python's `splitlines` also at U+2028): a name that ends the line would make a
+/// signature nothing verifies, or one verifiers disagree on.
+pub fn comment_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            other => out.push_str(&format!("\\u{{{:x}}}", u32::from(other))),
+        }
+    }
+    out
 }
 
 /// Writes `text` as the signature of `artifact` (`ARTIFACT.minisig`), atomically.

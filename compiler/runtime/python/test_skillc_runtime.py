@@ -109,6 +109,32 @@ class HotReload(unittest.TestCase):
         self.assertLessEqual(set(seen), {old, new})
         self.assertEqual(rt.catalog(fmt="list")["text"], old, "the last swap is served")
 
+    def test_an_artifact_that_is_a_pipe_is_refused_at_once_and_a_live_one_keeps_serving(self):
+        pipe = self.dir / "pipe.db"
+        os.mkfifo(pipe)
+        out = {}
+
+        def run(call):
+            t = threading.Thread(target=lambda: out.update(value=self._catch(call)), daemon=True)
+            t.start()
+            t.join(20)
+            self.assertFalse(t.is_alive(), "still waiting after 20 s")
+            return out.pop("value")
+        self.assertIn("not a regular file", str(run(lambda: Artifact(str(pipe)))))
+        live = self.dir / "live-pipe.db"
+        shutil.copy(self.first, live)
+        rt = Artifact(str(live))
+        os.replace(pipe, live)
+        self.assertEqual(run(lambda: rt.catalog(fmt="list")["release"]), "first")
+        self.assertIn("not a regular file", rt.refused)
+
+    @staticmethod
+    def _catch(call):
+        try:
+            return call()
+        except Exception as e:  # noqa: BLE001 - handed to the test
+            return e
+
     def test_requests_for_what_was_not_built_say_so(self):
         rt = Artifact(str(self.first))
         with self.assertRaises(RequestError):
@@ -179,6 +205,107 @@ class Signatures(unittest.TestCase):
         with self.assertRaisesRegex(SignatureError, "damaged or truncated"):
             Artifact(str(live), public_key=str(self.dir / "skillc.pub"))
         self.assertEqual(Artifact(str(live)).release, "one", "without a key it opens as before")
+
+    def test_an_in_place_write_is_never_served_and_a_signed_swap_still_is(self):
+        live = self.dir / "inplace.db"
+        self.put(self.one, live)
+        rt = Artifact(str(live), public_key=str(self.dir / "skillc.pub"))
+        # The skill's body is read on the first prompt, after the write (same inode).
+        inode = os.stat(live).st_ino
+        data = live.read_bytes()
+        self.assertIn(b"a friendly assistant", data)
+        with open(live, "r+b") as f:
+            at = data.find(b"a friendly assistant")
+            while at >= 0:
+                f.seek(at)
+                f.write(b"a HACKED!! assistant")
+                at = data.find(b"a friendly assistant", at + 1)
+        self.assertEqual(os.stat(live).st_ino, inode)
+        text = rt.prompt(select=["greeting"])["text"]
+        self.assertIn("a friendly assistant", text)
+        self.assertNotIn("HACKED", text)
+        self.assertIn("does not match", rt.refused)
+        self.put(self.two, live)
+        self.assertIn("a friendly assistant", rt.prompt(select=["greeting"])["text"])
+        self.assertEqual((rt.release, rt.refused), ("two", None))
+
+    def bounded(self, call):
+        """What `call` returns or raises, failing if it takes more than 20 s (a pipe that is
+        waited on)."""
+        out = {}
+
+        def run():
+            try:
+                out["value"] = call()
+            except Exception as e:  # noqa: BLE001 - handed to the test
+                out["error"] = e
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        t.join(20)
+        self.assertFalse(t.is_alive(), "still waiting after 20 s")
+        return out
+
+    def test_a_signature_or_key_that_is_a_pipe_a_device_or_too_large_is_refused_at_once(self):
+        live = self.dir / "pipe.db"
+        self.put(self.one, live)
+        key = str(self.dir / "skillc.pub")
+        sig = Path(f"{live}.minisig")
+        good = sig.read_bytes()
+        sig.unlink()
+        os.mkfifo(sig)
+        got = self.bounded(lambda: Artifact(str(live), public_key=key))
+        self.assertIsInstance(got.get("error"), SignatureError)
+        self.assertIn("not a regular file", str(got["error"]))
+        sig.unlink()
+        sig.write_bytes(good + b"\n" * (128 * 1024))
+        with self.assertRaisesRegex(SignatureError, "larger than 64 KiB"):
+            Artifact(str(live), public_key=key)
+        # A running artifact whose signature becomes a pipe keeps answering.
+        sig.write_bytes(good)
+        rt = Artifact(str(live), public_key=key)
+        sig.unlink()
+        os.mkfifo(sig)
+        got = self.bounded(lambda: rt.catalog(fmt="list"))
+        self.assertIn("value", got, got)
+        self.assertIn("not a regular file", rt.refused)
+        for name in ("pipe.pub", "zero.pub"):
+            path = self.dir / name
+            os.mkfifo(path) if name == "pipe.pub" else os.symlink("/dev/zero", path)
+            got = self.bounded(lambda: Artifact(str(live), public_key=str(path)))
+            self.assertIn("not a regular file", str(got.get("error")))
+
+    def test_files_named_with_a_newline_or_a_line_separator_verify(self):
+        for name in ("new\nline.db", "line\u2028sep.db", "para\u2029sep.db", "tab\tback\\slash.db"):
+            out = self.dir / name
+            subprocess.run([SKILLC, "build", str(ROOT / "skills"), "-o", str(out), "--release-label", "named",
+                            "--sign", str(self.dir / "skillc.key")], check=True, capture_output=True)
+            rt = Artifact(str(out), public_key=str(self.dir / "skillc.pub"))
+            self.assertEqual(rt.release, "named", name)
+
+    def test_a_trusted_comment_is_one_line_up_to_its_newline_as_minisign_reads_it(self):
+        """minisign itself writes a file's name raw into the trusted comment: one holding
+        U+2028 or U+2029 is still one line to minisign, and must be to this runtime."""
+        try:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+            from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+        except ImportError:
+            self.skipTest("needs the cryptography package")
+        import base64
+        import hashlib
+        secret = Ed25519PrivateKey.generate()
+        public = secret.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        key_id = b"\x01\x02\x03\x04\x05\x06\x07\x08"
+        pub = self.dir / "made.pub"
+        pub.write_text("untrusted comment: test key\n" + base64.b64encode(b"Ed" + key_id + public).decode() + "\n")
+        live = self.dir / "made.db"
+        shutil.copy(self.one, live)
+        sig = secret.sign(hashlib.blake2b(live.read_bytes(), digest_size=64).digest())
+        trusted = "timestamp:1\tfile:a\u2028b\u2029c.db\thashed"
+        glob = secret.sign(sig + trusted.encode())
+        Path(f"{live}.minisig").write_text(
+            "untrusted comment: made here\n" + base64.b64encode(b"ED" + key_id + sig).decode() + "\n"
+            + "trusted comment: " + trusted + "\r\n" + base64.b64encode(glob).decode() + "\n", newline="")
+        self.assertEqual(Artifact(str(live), public_key=str(pub)).release, "one")
 
 
 class RouteCut(unittest.TestCase):

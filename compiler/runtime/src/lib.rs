@@ -174,31 +174,16 @@ fn inflate(encoding: &str, data: Vec<u8>) -> Result<Vec<u8>, String> {
 
 impl Artifact {
     /// Opens an artifact whose signature (`ARTIFACT.minisig`) `key` verifies, and only then.
-    /// The bytes checked are those of the file SQLite opens: the file is checked through one
-    /// open handle, and refused if the path names another file by the time it is opened.
+    /// The file is read once and its bytes are checked; the artifact answers from an in-memory
+    /// database made of exactly those bytes, so whatever is written into the file later (even
+    /// in place, same inode) is never served. It holds the file's size in memory.
     pub fn open_verified(
         path: impl AsRef<Path>,
         key: &signature::PublicKey,
     ) -> Result<Artifact, Error> {
         let path = must_be_a_file(path.as_ref())?;
-        let mut file = std::fs::File::open(&path).map_err(|e| Error::Signature {
-            path: path.clone(),
-            why: format!("cannot read it: {e}"),
-        })?;
-        let checked = live::stamp_of(&file);
-        signature::verify_open_file(&path, &mut file, key)?;
-        let artifact = Artifact::open(&path)?;
-        if std::fs::metadata(&path)
-            .ok()
-            .map(|m| live::stamp_of_meta(&m))
-            != checked
-        {
-            return Err(Error::Signature {
-                path,
-                why: "it was replaced while its signature was checked; it is checked again on the next call".to_string(),
-            });
-        }
-        Ok(artifact)
+        let conn = signature::load_verified(&path, key)?;
+        Artifact::from_connection(path, conn)
     }
 
     /// Opens an artifact read-only and checks its schema version.
@@ -212,13 +197,19 @@ impl Artifact {
             path: path.clone(),
             source,
         })?;
-        let owned = path.clone();
-        let bad = corrupt(&owned);
         // Reads through a memory map rather than one system call per page: a bundle's rows are
         // spread over the file. The map is of the file that was opened, so an artifact swapped
         // in by rename does not change what this connection reads.
         conn.pragma_update(None, "mmap_size", 1i64 << 30)
-            .map_err(&bad)?;
+            .map_err(corrupt(&path))?;
+        Artifact::from_connection(path, conn)
+    }
+
+    /// Checks the schema version of the database `conn` (the file at `path`) and reads what
+    /// every answer needs.
+    fn from_connection(path: PathBuf, conn: Connection) -> Result<Artifact, Error> {
+        let owned = path.clone();
+        let bad = corrupt(&owned);
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(&bad)?;

@@ -5,6 +5,10 @@
 //! `stat`, about a microsecond) with the file that was opened. A build replaces the artifact by
 //! renaming a complete file over it, so the path always names a whole artifact; the one already
 //! opened stays readable through its own file handle until its last request is answered.
+//!
+//! With a key, each artifact served is an in-memory copy of the bytes whose signature was
+//! checked ([`Artifact::open_verified`]): a write into the file in place changes its stamp, the
+//! changed file is checked and refused, and the previous verified bytes stay in service.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -25,13 +29,8 @@ fn stamp(path: &Path) -> std::io::Result<Stamp> {
     Ok(stamp_of_meta(&std::fs::metadata(path)?))
 }
 
-/// The stamp of an open file.
-pub(crate) fn stamp_of(file: &std::fs::File) -> Option<Stamp> {
-    file.metadata().ok().map(|m| stamp_of_meta(&m))
-}
-
 /// The stamp of a file's metadata.
-pub(crate) fn stamp_of_meta(meta: &std::fs::Metadata) -> Stamp {
+fn stamp_of_meta(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -17,7 +17,10 @@ connection keeps it readable until it is replaced.
 Opened with a public key (`Artifact("out.db", public_key="skillc.pub")`, minisign's format),
 the runtime serves only an artifact whose signature `out.db.minisig` it verified, on open and
 on every swap; a swap that fails keeps the previous artifact in service and says why in
-`refused`. Checking needs Ed25519, which the standard library lacks: the `cryptography`
+`refused`. What it serves is the bytes it verified: the file is read once, checked, and
+answered from an in-memory copy of exactly those bytes (Python 3.11's `deserialize`; before
+3.11, a private temporary copy), so a write into the file in place is never served. Checking
+needs Ed25519, which the standard library lacks: the `cryptography`
 package (PyCA's, maintained, with wheels for every platform) is imported then, and only then.
 """
 
@@ -26,6 +29,7 @@ import json
 import math
 import os
 import re
+import stat
 import struct
 import sqlite3
 import threading
@@ -39,7 +43,9 @@ class RequestError(Exception):
     """The request names a bundle, consumer or skill that was not built."""
 
 
-from .signature import SignatureError, read_public_key, signature_path, verify_file  # noqa: E402,F401
+from .signature import (  # noqa: E402,F401
+    SignatureError, read_public_key, read_regular, signature_path, verify_bytes, verify_file,
+)
 from . import _word_chars  # noqa: E402
 
 
@@ -105,6 +111,31 @@ def _stamp(path):
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _in_memory(data):
+    """A read-only connection to a database made of `data`. Python 3.11 and later deserialize
+    it into memory; earlier ones open a private copy (mode 0600, made by this process) whose
+    name is removed once it is open, where the system allows it."""
+    if hasattr(sqlite3.Connection, "deserialize"):
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.deserialize(data)
+        db.execute("PRAGMA query_only = 1")
+        return db
+    import tempfile
+    fd, name = tempfile.mkstemp(prefix="skillc-verified-", suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        db = sqlite3.connect(f"file:{name}?mode=ro", uri=True, check_same_thread=False)
+        db.execute("PRAGMA user_version").fetchone()  # the file is open from here on
+    finally:
+        try:
+            os.unlink(name)
+        except OSError:  # Windows: an open file keeps its name until it is closed
+            import atexit
+            atexit.register(lambda: os.path.exists(name) and os.unlink(name))
+    return db
+
+
 class Artifact:
     def __init__(self, path: str, public_key: Union[str, Tuple[bytes, bytes], None] = None) -> None:
         self.path = path
@@ -118,11 +149,17 @@ class Artifact:
         # One connection, shared by threads: every public call holds the lock, so a call reads
         # one file from start to end, even when another thread's call follows a swap.
         self._lock = threading.RLock()
-        checked = self._verified() if self._key is not None else None
-        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        if checked is not None and _stamp(path) != checked:
-            self.db.close()
-            raise SignatureError(f"{path} was replaced while its signature was checked; it is checked again on the next call")
+        if self._key is None:
+            # SQLite would wait forever opening a named pipe: only a regular file is opened.
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)
+            except OSError:
+                regular = True  # nothing there: SQLite says so
+            if not regular:
+                raise ValueError(f"cannot open artifact {path}: it is not a regular file (a named pipe, a device or a folder)")
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            self.db = _in_memory(self._verified())
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_schema WHERE type='table'")}
         if "manifest" not in tables:
@@ -155,15 +192,14 @@ class Artifact:
         return (_stamp(self.path), _stamp(signature_path(self.path)))
 
     def _verified(self):
-        """Checks the file at the path against its signature, through one open file; returns
-        that file's stamp, which the file SQLite then opens must have."""
+        """The bytes of the file at the path, read once, whose signature verified: what is
+        served is exactly them, so a later write into the file (same inode) is never served."""
         try:
-            with open(self.path, "rb") as f:
-                st = os.fstat(f.fileno())
-                verify_file(f, self.path, self._key)
+            data = read_regular(self.path)
         except OSError as e:
             raise SignatureError(f"cannot read {self.path}: {e}") from None
-        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        verify_bytes(data, self.path, self._key)
+        return data
 
     def _follow(self):
         """Serves from a new file renamed over the path; a file that cannot be opened leaves

@@ -6,7 +6,7 @@
 // It reads the whole file into memory, which is also what makes a swap safe: a file renamed
 // over the path is read whole, never half of one and half of the other.
 
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from "node:fs";
 import { inflateSync } from "node:zlib";
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from "sql.js";
 
@@ -211,7 +211,8 @@ export class Snapshot {
     let fd: number | undefined;
     let db: Database | undefined;
     try {
-      fd = openSync(path, "r");
+      // Non-blocking: an artifact that is a named pipe is refused, not waited on.
+      fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
       const stats = fstatSync(fd, { bigint: true });
       if (!stats.isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" });
       const bytes = readFileSync(fd);

@@ -1,9 +1,44 @@
 // Signed artifacts: `ARTIFACT.minisig` beside the artifact, in minisign's format (Ed25519 over
 // the BLAKE2b-512 of the file). Node has both built in (`crypto.verify` with an Ed25519 key,
-// the `blake2b512` hash), so checking needs no package.
+// the `blake2b512` hash), so checking needs no package. A signature or key file is read only
+// when it is a regular file of at most 64 KiB (a minisign one is under 1 KiB): a named pipe or a
+// device is refused at once, never waited on (a blocked read would stop every request).
 
 import { createHash, createPublicKey, verify, type KeyObject } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
+
+/** The most a signature or public key file may hold. */
+export const SMALL_FILE_CAP = 64 * 1024;
+
+/**
+ * Opens `path` for reading without waiting (a named pipe would block an ordinary open until a
+ * writer comes) and refuses the open file unless it is a regular file. Throws the system's
+ * error (code ENOENT when nothing is there) or one that says what the file is.
+ */
+export function openRegular(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw Object.assign(new Error(`\`${path}\` is not a regular file (a named pipe, a device or a folder)`), { code: "ENOTREG" });
+  }
+  return fd;
+}
+
+/** The text of a small regular file (a signature, a public key), at most SMALL_FILE_CAP bytes. */
+function readSmall(path: string): string {
+  const fd = openRegular(path);
+  try {
+    const buffer = Buffer.alloc(SMALL_FILE_CAP + 1);
+    let size = 0;
+    for (let n; size < buffer.length && (n = readSync(fd, buffer, size, buffer.length - size, null)) > 0; ) size += n;
+    if (size > SMALL_FILE_CAP) {
+      throw new Error(`\`${path}\` is larger than ${SMALL_FILE_CAP / 1024} KiB (a minisign signature or key is under 1 KiB)`);
+    }
+    return buffer.subarray(0, size).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** The artifact has no valid signature for the public key it was opened with. */
 export class SignatureError extends Error {
@@ -32,7 +67,14 @@ function base64(line: string | undefined): Buffer | undefined {
 
 /** A public key from a `.pub` file's path, its text, or the key line alone. */
 export function readPublicKey(source: string): PublicKey {
-  const text = existsSync(source) ? readFileSync(source, "utf8") : source;
+  let text = source;
+  if (existsSync(source)) {
+    try {
+      text = readSmall(source);
+    } catch (e) {
+      throw new SignatureError(`cannot read the public key: ${(e as Error).message}`);
+    }
+  }
   const kept = lines(text.trim()).filter((l) => l.trim() !== "");
   const raw = base64(kept[kept.length - 1]);
   if (raw === undefined || raw.length !== 42 || raw.subarray(0, 2).toString("latin1") !== "Ed") {
@@ -48,9 +90,12 @@ export function verifyBytes(path: string, bytes: Uint8Array, key: PublicKey): vo
   const sigPath = signaturePath(path);
   let text: string;
   try {
-    text = readFileSync(sigPath, "utf8");
-  } catch {
-    throw new SignatureError(`\`${path}\` has no signature (\`${sigPath}\` does not exist); sign it with \`skillc build … --sign KEY\``);
+    text = readSmall(sigPath);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new SignatureError(`\`${path}\` has no signature (\`${sigPath}\` does not exist); sign it with \`skillc build … --sign KEY\``);
+    }
+    throw new SignatureError(`cannot read \`${sigPath}\`: ${(e as Error).message}`);
   }
   const l = lines(text);
   const sig = base64(l[1]);

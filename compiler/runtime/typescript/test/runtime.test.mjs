@@ -3,8 +3,8 @@
 // on every request is tests/parity/ts_runtime_parity.py; these are the runtime's own promises.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, copyFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
@@ -142,6 +142,94 @@ test("opened with a public key, only artifacts whose signature verifies are serv
   await assert.rejects(Artifact.open(live, { publicKey: join(dir, "skillc.pub") }), /damaged or truncated/);
   // Without a key, the same file opens as before.
   assert.equal((await Artifact.open(live)).release, "one");
+});
+
+/** A signed build of the sample at `dir/name`, with the key `dir/sign.key` (made once). */
+function signedBuild(name, label) {
+  const key = join(dir, "sign.key");
+  try {
+    statSync(key);
+  } catch {
+    execFileSync(skillc, ["keygen", "-o", key], { stdio: "ignore" });
+  }
+  const out = join(dir, name);
+  execFileSync(skillc, ["build", join(root, "skills"), "-o", out, "--release-label", label, "--sign", key], { stdio: "ignore" });
+  return out;
+}
+
+test("opened with a key, an in-place write is never served, and a signed swap still is", async () => {
+  const live = signedBuild("inplace.db", "one");
+  const two = signedBuild("inplace-two.db", "two");
+  const a = await Artifact.open(live, { publicKey: join(dir, "sign.pub") });
+  // The same inode, overwritten where the greeting skill's body is (read on the first prompt).
+  const inode = statSync(live).ino;
+  const bytes = readFileSync(live);
+  const fd = openSync(live, "r+");
+  for (let at = bytes.indexOf("a friendly assistant"); at >= 0; at = bytes.indexOf("a friendly assistant", at + 1)) {
+    writeSync(fd, Buffer.from("a HACKED!! assistant"), 0, 20, at);
+  }
+  closeSync(fd);
+  assert.equal(statSync(live).ino, inode);
+  const text = a.prompt({ select: ["greeting"] }).text;
+  assert.match(text, /a friendly assistant/);
+  assert.doesNotMatch(text, /HACKED/);
+  assert.match(a.refused ?? "", /does not match/);
+  copyFileSync(two + ".minisig", live + ".minisig");
+  copyFileSync(two, join(dir, ".inplace.tmp"));
+  renameSync(join(dir, ".inplace.tmp"), live);
+  assert.equal(a.release, "two");
+  assert.equal(a.refused, undefined);
+  a.close();
+});
+
+/** What opening `artifact` with `key` says, in a child process killed after 20 s (a read of a
+ * pipe blocks the whole event loop, so it cannot be timed out from here). */
+function openInChild(artifact, key) {
+  const script = `import("${join(import.meta.dirname, "../dist/index.js")}").then(async ({ Artifact }) => {
+    try { const a = await Artifact.open(process.argv[1], process.argv[2] ? { publicKey: process.argv[2] } : {}); console.log("opened " + a.release); a.close(); }
+    catch (e) { console.log(e.message); }
+  });`;
+  const run = spawnSync(process.execPath, ["-e", script, artifact, key ?? ""], { timeout: 20000, encoding: "utf8" });
+  assert.equal(run.error, undefined, "still waiting after 20 s");
+  return run.stdout;
+}
+
+test("a signature or key that is a pipe, a device or too large is refused at once", async () => {
+  const live = signedBuild("pipe.db", "one");
+  const key = join(dir, "sign.pub");
+  const sig = live + ".minisig";
+  const good = readFileSync(sig);
+  rmSync(sig);
+  execFileSync("mkfifo", [sig]);
+  assert.match(openInChild(live, key), /not a regular file/);
+  rmSync(sig);
+  symlinkSync("/dev/zero", sig);
+  assert.match(openInChild(live, key), /not a regular file/);
+  rmSync(sig);
+  writeFileSync(sig, Buffer.concat([good, Buffer.alloc(128 * 1024, "\n")]));
+  assert.match(openInChild(live, key), /larger than 64 KiB/);
+  writeFileSync(sig, good);
+  assert.match(openInChild(live, key), /opened one/);
+  const pipe = join(dir, "pipe.pub");
+  execFileSync("mkfifo", [pipe]);
+  assert.match(openInChild(live, pipe), /not a regular file/);
+  const zero = join(dir, "zero.pub");
+  symlinkSync("/dev/zero", zero);
+  assert.match(openInChild(live, zero), /not a regular file/);
+  // An artifact that is a pipe, with a key or without.
+  const artifactPipe = join(dir, "artifact-pipe.db");
+  execFileSync("mkfifo", [artifactPipe]);
+  assert.match(openInChild(artifactPipe, key), /is not a file/);
+  assert.match(openInChild(artifactPipe), /is not a file/);
+});
+
+test("signed builds named with a newline or a line separator verify", async () => {
+  for (const name of ["new\nline.db", "line\u2028sep.db", "tab\tback\\slash.db"]) {
+    const out = signedBuild(name, "named");
+    const a = await Artifact.open(out, { publicKey: join(dir, "sign.pub") });
+    assert.equal(a.release, "named", JSON.stringify(name));
+    a.close();
+  }
 });
 
 test("a route ranks the catalog's skills for a message and says which words matched", async () => {

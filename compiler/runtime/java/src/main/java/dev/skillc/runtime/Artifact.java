@@ -27,7 +27,8 @@ import java.util.Map;
  *
  * <p>Opened with a minisign public key ({@link #open(String, String)}), only an artifact whose
  * signature {@code ARTIFACT.minisig} verifies is served, on open and on every swap; checking
- * needs Bouncy Castle ({@code org.bouncycastle:bcprov-jdk18on}) for BLAKE2b.
+ * needs Bouncy Castle ({@code org.bouncycastle:bcprov-jdk18on}) for BLAKE2b. What is served is
+ * a private temporary copy of the bytes checked, so a write into the file in place is not.
  */
 public final class Artifact implements AutoCloseable {
     /** The schema version this runtime reads (the one {@code skillc build} writes). */
@@ -67,20 +68,32 @@ public final class Artifact implements AutoCloseable {
         return new Artifact(path, Signature.readPublicKey(publicKey));
     }
 
-    /** The file at the path, opened; with a key, only once its signature verified. */
+    /**
+     * The file at the path, opened; with a key, only once its signature verified, and then from
+     * a private copy of exactly the bytes checked: a later write into the file (same inode) is
+     * never served.
+     */
     private Snapshot load() {
         if (key == null) return Snapshot.open(path);
-        String checked = stampOf(path);
-        Signature.verify(path, key);
-        Snapshot s = Snapshot.open(path);
-        // The file opened must be the file checked: a swap in between is refused, and the next
-        // call checks the new file.
-        if (checked == null || !checked.equals(stampOf(path))) {
-            s.close();
-            throw new SignatureException("`" + path + "` was replaced while its signature was checked; it is checked "
-                + "again on the next call");
+        Snapshot.requireFile(path);
+        Path copy;
+        try {
+            copy = Files.createTempFile("skillc-verified-", ".db"); // owner-only on POSIX
+        } catch (IOException e) {
+            throw new SignatureException("cannot make a private copy of `" + path + "` to check: " + e.getMessage());
         }
-        return s;
+        try {
+            Signature.verifiedCopy(path, key, copy);
+            return Snapshot.open(copy.toString(), path);
+        } finally {
+            // Once open, the copy is read through its open file: its name can go at once (where
+            // the system allows removing an open file; elsewhere when the JVM exits).
+            try {
+                Files.deleteIfExists(copy);
+            } catch (IOException e) {
+                copy.toFile().deleteOnExit();
+            }
+        }
     }
 
     /** What identifies the files now: the artifact's stamp, and its signature's with a key. */

@@ -2,11 +2,13 @@ package dev.skillc.runtime;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PublicKey;
@@ -21,6 +23,11 @@ import java.util.regex.Pattern;
  * Signed artifacts: {@code ARTIFACT.minisig} beside the artifact, in minisign's format (Ed25519
  * over the BLAKE2b-512 of the file). The JDK has Ed25519; BLAKE2b comes from Bouncy Castle,
  * an optional dependency loaded only when an artifact is opened with a key.
+ *
+ * <p>What is served is what was checked: the artifact is copied once into a private temporary
+ * file while it is hashed, and the copy is what SQLite opens, so a later write into the file in
+ * place is never served. A signature or key file is read only when it is a regular file of at
+ * most 64 KiB (a minisign one is under 1 KiB): a named pipe or a device is refused, not waited on.
  */
 final class Signature {
     private static final Pattern BASE64 = Pattern.compile("[A-Za-z0-9+/]+={0,2}");
@@ -30,7 +37,34 @@ final class Signature {
     /** A minisign public key: its id and the Ed25519 key. */
     record Key(byte[] id, PublicKey key) {}
 
+    /** The most a signature or public key file may hold. */
+    static final int SMALL_FILE_CAP = 64 * 1024;
+
     private Signature() {}
+
+    /** Why {@code file} cannot be read as a small file, or null when it can (it may be missing). */
+    private static String notSmall(Path file) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        if (!a.isRegularFile()) return "it is not a regular file (a named pipe, a device or a folder)";
+        if (a.size() > SMALL_FILE_CAP) {
+            return "it is larger than " + SMALL_FILE_CAP / 1024 + " KiB (a minisign signature or key is under 1 KiB)";
+        }
+        return null;
+    }
+
+    /**
+     * The text of a small regular file (a signature, a public key). Checked before it is opened
+     * (Java cannot open without waiting on a pipe), and never read past the cap.
+     */
+    private static String readSmall(Path file) throws IOException {
+        String why = notSmall(file);
+        if (why != null) throw new IOException(why);
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(SMALL_FILE_CAP + 1);
+            if (bytes.length > SMALL_FILE_CAP) throw new IOException("it grew past " + SMALL_FILE_CAP / 1024 + " KiB");
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    }
 
     static String pathOf(String artifact) {
         return artifact + ".minisig";
@@ -48,11 +82,18 @@ final class Signature {
     /** A public key from a {@code .pub} file's path, its text, or the key line alone. */
     static Key readPublicKey(String source) {
         String text = source;
+        Path file = null;
         try {
-            Path file = Path.of(source);
-            if (Files.isRegularFile(file)) text = Files.readString(file);
-        } catch (IOException | InvalidPathException e) {
-            // not a readable path: the text itself
+            file = Path.of(source);
+        } catch (InvalidPathException e) {
+            // not a path: the text itself
+        }
+        if (file != null && Files.exists(file)) {
+            try {
+                text = readSmall(file);
+            } catch (IOException e) {
+                throw new SignatureException("cannot read the public key `" + source + "`: " + e.getMessage());
+            }
         }
         List<String> kept = text.strip().lines().filter(l -> !l.isBlank()).toList();
         byte[] raw = kept.isEmpty() ? null : base64(kept.get(kept.size() - 1));
@@ -80,28 +121,36 @@ final class Signature {
         }
     }
 
-    /** The BLAKE2b-512 of a stream, read in pieces. */
-    private static byte[] blake2b(InputStream in) throws IOException {
+    /** The BLAKE2b-512 of a stream, read in pieces, each also written to {@code out}. */
+    private static byte[] blake2b(InputStream in, OutputStream copy) throws IOException {
         org.bouncycastle.crypto.digests.Blake2bDigest digest = new org.bouncycastle.crypto.digests.Blake2bDigest(512);
         byte[] buffer = new byte[1 << 16];
-        for (int n; (n = in.read(buffer)) > 0; ) digest.update(buffer, 0, n);
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            digest.update(buffer, 0, n);
+            copy.write(buffer, 0, n);
+        }
         byte[] out = new byte[64];
         digest.doFinal(out, 0);
         return out;
     }
 
-    /** Checks the file at {@code path} against {@code path.minisig}; throws {@link SignatureException} why not. */
-    static void verify(String path, Key key) {
+    /**
+     * Copies the artifact at {@code path} into {@code copy} while hashing it, and checks what was
+     * copied against {@code path.minisig}; throws {@link SignatureException} why not. The copy
+     * holds exactly the bytes whose signature verified.
+     */
+    static void verifiedCopy(String path, Key key, Path copy) {
         String sigPath = pathOf(path);
         String text;
         try {
-            text = Files.readString(Path.of(sigPath), StandardCharsets.UTF_8);
+            text = readSmall(Path.of(sigPath));
         } catch (NoSuchFileException e) {
             throw new SignatureException("`" + path + "` has no signature (`" + sigPath
                 + "` does not exist); sign it with `skillc build … --sign KEY`");
         } catch (IOException e) {
             throw new SignatureException("cannot read `" + sigPath + "`: " + e.getMessage());
         }
+        // Lines as minisign reads them: split at "\n", a "\r" before it dropped.
         String[] l = text.split("\r?\n", -1);
         byte[] sig = l.length > 1 ? base64(l[1]) : null;
         byte[] global = l.length > 3 ? base64(l[3]) : null;
@@ -116,8 +165,8 @@ final class Signature {
             throw new SignatureException("`" + path + "` was signed with another key than the one given");
         }
         byte[] digest;
-        try (InputStream in = Files.newInputStream(Path.of(path))) {
-            digest = blake2b(in);
+        try (InputStream in = Files.newInputStream(Path.of(path)); OutputStream out = Files.newOutputStream(copy)) {
+            digest = blake2b(in, out);
         } catch (IOException e) {
             throw new SignatureException("cannot read `" + path + "`: " + e.getMessage());
         } catch (NoClassDefFoundError e) {

@@ -57,16 +57,26 @@ final class Snapshot implements AutoCloseable {
         this.db = db;
     }
 
-    /** Opens the file at {@code path}, read-only, and reads what every answer needs. */
-    static Snapshot open(String path) {
+    /** Throws {@link ArtifactException} unless {@code path} names a regular file. */
+    static void requireFile(String path) {
         Path file = Path.of(path);
         if (!Files.exists(file)) throw new ArtifactException("cannot open artifact `" + path + "`: it does not exist");
         if (!Files.isRegularFile(file)) throw new ArtifactException("cannot open artifact `" + path + "`: it is not a file");
+    }
+
+    /** Opens the file at {@code path}, read-only, and reads what every answer needs. */
+    static Snapshot open(String path) {
+        requireFile(path);
+        return open(path, path);
+    }
+
+    /** Opens {@code file} (the artifact at {@code path}, or a copy of it), read-only. */
+    static Snapshot open(String file, String path) {
         Properties readOnly = new Properties();
         readOnly.setProperty("open_mode", "1"); // SQLITE_OPEN_READONLY
         Connection db;
         try {
-            db = DriverManager.getConnection("jdbc:sqlite:" + path, readOnly);
+            db = DriverManager.getConnection("jdbc:sqlite:" + file, readOnly);
         } catch (SQLException e) {
             throw new ArtifactException("cannot open artifact `" + path + "`: " + e.getMessage());
         }

@@ -214,6 +214,99 @@ public class ArtifactTest {
         }
     }
 
+    private static Path signKey;
+
+    /** A key pair made once for the tests below: the secret key's path ({@code .pub} beside it). */
+    private static synchronized Path signKey() throws Exception {
+        if (signKey == null) {
+            signKey = dir.resolve("sign.key");
+            run(skillc, "keygen", "-o", signKey.toString());
+        }
+        return signKey;
+    }
+
+    private static String greeting(Artifact a) {
+        return a.prompt(Request.global(), List.of("greeting")).text();
+    }
+
+    @Test
+    public void openedWithAKeyAnInPlaceWriteIsNeverServedAndASignedSwapStillIs() throws Exception {
+        Path live = signed(signKey(), "inplace.db", "one");
+        Path two = signed(signKey(), "inplace-two.db", "two");
+        try (Artifact a = Artifact.open(live.toString(), dir.resolve("sign.pub").toString())) {
+            // The same inode, overwritten where the greeting skill's body is (read on the first prompt).
+            Object inode = Files.getAttribute(live, "unix:ino");
+            byte[] bytes = Files.readAllBytes(live);
+            String text = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(live.toFile(), "rw")) {
+                for (int at = text.indexOf("a friendly assistant"); at >= 0; at = text.indexOf("a friendly assistant", at + 1)) {
+                    f.seek(at);
+                    f.writeBytes("a HACKED!! assistant");
+                }
+            }
+            assertEquals(inode, Files.getAttribute(live, "unix:ino"));
+            String served = greeting(a);
+            assertTrue(served, served.contains("a friendly assistant") && !served.contains("HACKED"));
+            assertTrue(a.refused(), a.refused().contains("does not match"));
+            Files.copy(sig(two), sig(live), StandardCopyOption.REPLACE_EXISTING);
+            swap(two, live);
+            assertEquals("two", a.release());
+            assertNull(a.refused());
+            assertTrue(greeting(a).contains("a friendly assistant"));
+        }
+    }
+
+    private static void mkfifo(Path path) throws Exception {
+        run("mkfifo", path.toString());
+    }
+
+    @Test(timeout = 20_000)
+    public void aSignatureOrKeyThatIsAPipeADeviceOrTooLargeIsRefusedAtOnce() throws Exception {
+        Path live = signed(signKey(), "pipe.db", "one");
+        String pub = dir.resolve("sign.pub").toString();
+        byte[] good = Files.readAllBytes(sig(live));
+        Files.delete(sig(live));
+        mkfifo(sig(live));
+        SignatureException e = assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), pub));
+        assertTrue(e.getMessage(), e.getMessage().contains("not a regular file"));
+        Files.delete(sig(live));
+        Files.createSymbolicLink(sig(live), Path.of("/dev/zero"));
+        e = assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), pub));
+        assertTrue(e.getMessage(), e.getMessage().contains("not a regular file"));
+        Files.delete(sig(live));
+        byte[] big = java.util.Arrays.copyOf(good, 128 * 1024);
+        java.util.Arrays.fill(big, good.length, big.length, (byte) '\n');
+        Files.write(sig(live), big);
+        e = assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), pub));
+        assertTrue(e.getMessage(), e.getMessage().contains("larger than 64 KiB"));
+        // A running artifact whose signature becomes a pipe keeps answering.
+        Files.write(sig(live), good);
+        try (Artifact a = Artifact.open(live.toString(), pub)) {
+            Files.delete(sig(live));
+            mkfifo(sig(live));
+            assertEquals("one", a.release());
+            assertTrue(a.refused(), a.refused().contains("not a regular file"));
+        }
+        Path pipe = dir.resolve("pipe.pub");
+        mkfifo(pipe);
+        Path zero = dir.resolve("zero.pub");
+        Files.createSymbolicLink(zero, Path.of("/dev/zero"));
+        for (Path key : List.of(pipe, zero)) {
+            e = assertThrows(SignatureException.class, () -> Artifact.open(live.toString(), key.toString()));
+            assertTrue(e.getMessage(), e.getMessage().contains("not a regular file"));
+        }
+    }
+
+    @Test
+    public void signedBuildsNamedWithANewlineOrALineSeparatorVerify() throws Exception {
+        for (String name : List.of("new\nline.db", "line\u2028sep.db", "tab\tback\\slash.db")) {
+            Path out = signed(signKey(), name, "named");
+            try (Artifact a = Artifact.open(out.toString(), dir.resolve("sign.pub").toString())) {
+                assertEquals(name, "named", a.release());
+            }
+        }
+    }
+
     @Test
     public void threadsSharingAnArtifactEachGetAWholeCatalogAcrossASwap() throws Exception {
         Path live = dir.resolve("shared.db");
