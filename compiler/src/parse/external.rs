@@ -170,7 +170,8 @@ fn source(f: &mut Fields<'_>, item: &Value, n: usize) -> Option<ExternalSource> 
         return None;
     }
     Some(ExternalSource {
-        git,
+        git: crate::model::external::without_userinfo(&git),
+        remote: git,
         rev,
         path,
         into,
