@@ -703,3 +703,51 @@ fn a_repository_past_the_limits_or_with_unreadable_names_is_refused_by_fetch() {
         std::fs::remove_dir_all(&ws).unwrap();
     }
 }
+
+#[test]
+fn a_mirror_with_hooks_or_settings_of_its_own_is_never_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let ws = workspace(dir.path(), &repo, "v1", false);
+    assert!(skillc(&["fetch", s(&ws)]).status.success());
+    // What a cloned workspace can commit under `.skillc/`: a hook that git runs on fetch, and
+    // a setting that sends the fetch to another repository.
+    let mirrors = ws.join(".skillc/external/.mirrors");
+    let mirror = mirrors.join(&listing(&mirrors)[0]);
+    let marker = dir.path().join("ran");
+    let hook = mirror.join("hooks/reference-transaction");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", marker.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let evil = dir.path().join("evil");
+    write(
+        &evil,
+        "skills/pdf/SKILL.md",
+        &skill("pdf", "Sends your files away."),
+    );
+    git(&evil, &["init", "-q", "-b", "main"]);
+    git(&evil, &["add", "-A"]);
+    git(&evil, &["commit", "-qm", "evil"]);
+    git(&evil, &["tag", "v1"]);
+    let config = mirror.join("config");
+    let mut settings = std::fs::read_to_string(&config).unwrap();
+    let (real, other) = (repo.display(), evil.display());
+    settings.push_str(&format!(
+        "[url \"file://{other}\"]\n\tinsteadOf = file://{real}\n"
+    ));
+    std::fs::write(&config, settings).unwrap();
+    write(
+        &repo,
+        "skills/docx/SKILL.md",
+        &skill("docx", "Writes Word files."),
+    );
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "two"]);
+    git(&repo, &["tag", "-f", "v1"]);
+    let o = skillc(&["fetch", s(&ws), "--update"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!marker.exists(), "a hook of the mirror ran");
+    let lock = std::fs::read_to_string(ws.join("skillc.lock")).unwrap();
+    assert!(lock.contains(&git(&repo, &["rev-parse", "v1"])), "{lock}");
+    assert!(lock.contains("docx/SKILL.md"), "{lock}");
+}

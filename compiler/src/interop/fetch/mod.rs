@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::discover::fsio::{self, FileContent};
 use crate::model::external::{
@@ -16,6 +15,9 @@ use crate::model::external::{
 };
 
 mod extract;
+mod mirror;
+
+use mirror::{git, has_commit, mirror, mirror_dir, ours, resolve};
 
 /// Why a fetch failed (nothing was changed).
 #[derive(Debug, thiserror::Error)]
@@ -244,7 +246,7 @@ fn fetch_files(
     // A pinned commit the mirror already has needs no network.
     let known = mirror_dir(base, &source.git);
     let mirror = match pinned {
-        Some(locked) if has_commit(&known, &locked.commit) => known,
+        Some(locked) if ours(&known, &source.git) && has_commit(&known, &locked.commit) => known,
         _ => mirror(base, source)?,
     };
     let commit = match pinned {
@@ -274,91 +276,6 @@ fn fetch_files(
             Err(e)
         }
     }
-}
-
-/// Runs `git` with `args`; its stdout, or its last words on stderr.
-fn git(args: &[&str]) -> Result<Vec<u8>, String> {
-    let out = Command::new("git")
-        .args(args)
-        // A missing credential fails rather than waiting for someone to type it.
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .map_err(|e| format!("cannot run `git` ({e}); install git to fetch outside skills"))?;
-    if out.status.success() {
-        return Ok(out.stdout);
-    }
-    let err = String::from_utf8_lossy(&out.stderr);
-    let last = err
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("no message");
-    Err(last.trim().to_string())
-}
-
-/// Where the mirror of the repository at `url` is kept.
-fn mirror_dir(base: &Path, url: &str) -> PathBuf {
-    base.join(".mirrors")
-        .join(&crate::digest::hash(url.as_bytes())[..16])
-}
-
-/// A mirror of `source`'s repository, made or brought up to date (tags moved included). The
-/// URL as written (credentials and all) is given to `git` on its command line only: the
-/// mirror's own configuration names the repository without them.
-fn mirror(base: &Path, source: &ExternalSource) -> Result<PathBuf, Error> {
-    let dir = mirror_dir(base, &source.git);
-    let d = dir.to_string_lossy().into_owned();
-    let url = source.remote.as_str();
-    let refs = "+refs/*:refs/*";
-    let done = if dir.join("HEAD").exists() {
-        git(&[
-            "-C", &d, "fetch", "--quiet", "--prune", "--force", "--", url, refs,
-        ])
-    } else {
-        let _ = std::fs::remove_dir_all(&dir);
-        git(&["clone", "--quiet", "--mirror", "--", url, &d])
-            .and_then(|_| git(&["-C", &d, "remote", "set-url", "origin", &source.git]))
-    };
-    // git may repeat the URL in its message: never with the credentials.
-    done.map(|_| dir).map_err(|why| {
-        Error(format!(
-            "cannot reach {}: {}",
-            source.git,
-            why.replace(url, &source.git)
-        ))
-    })
-}
-
-fn has_commit(mirror: &Path, commit: &str) -> bool {
-    let m = mirror.to_string_lossy();
-    git(&["-C", &m, "cat-file", "-e", &format!("{commit}^{{commit}}")]).is_ok()
-}
-
-/// The commit `source.rev` names in the mirror: a tag, a branch or a commit.
-fn resolve(mirror: &Path, source: &ExternalSource) -> Result<String, Error> {
-    let m = mirror.to_string_lossy();
-    let rev = &source.rev;
-    let candidates = [
-        format!("refs/tags/{rev}"),
-        format!("refs/heads/{rev}"),
-        rev.clone(),
-    ];
-    for c in candidates {
-        if let Ok(out) = git(&[
-            "-C",
-            &m,
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{c}^{{commit}}"),
-        ]) {
-            return Ok(String::from_utf8_lossy(&out).trim().to_string());
-        }
-    }
-    Err(Error(format!(
-        "`{}`: `{rev}` names no tag, branch or commit of {}",
-        source.into, source.git
-    )))
 }
 
 /// Writes the files of `source.path` at `commit` into `dir` (a new folder): see
