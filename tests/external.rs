@@ -751,3 +751,70 @@ fn a_mirror_with_hooks_or_settings_of_its_own_is_never_used() {
     assert!(lock.contains(&git(&repo, &["rev-parse", "v1"])), "{lock}");
     assert!(lock.contains("docx/SKILL.md"), "{lock}");
 }
+
+#[test]
+fn a_small_repository_naming_one_large_blob_many_times_is_refused_before_it_is_expanded() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    // One blob of 16 MiB of zeros (a few kilobytes in git), named 2,000 times: 32 GB that
+    // `git archive` would take minutes to compress.
+    let blob = dir.path().join("zeros");
+    std::fs::write(&blob, vec![0u8; 16 << 20]).unwrap();
+    let id = git(&repo, &["hash-object", "-w", s(&blob)]);
+    let entries: String = (0..2000)
+        .map(|i| format!("100644 {id}\tskills/pdf/data-{i:04}.bin\n"))
+        .collect();
+    let mut add = Command::new("git")
+        .current_dir(&repo)
+        .args(["update-index", "--index-info"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    add.stdin
+        .take()
+        .unwrap()
+        .write_all(entries.as_bytes())
+        .unwrap();
+    assert!(add.wait().unwrap().success());
+    git(&repo, &["commit", "-qm", "bomb"]);
+    git(&repo, &["tag", "-f", "v1"]);
+    let ws = workspace(dir.path(), &repo, "v1", false);
+    let o = skillc_within(&["fetch", s(&ws)], &[], 30);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("its files come to over 2147483648 bytes"),
+        "{}",
+        text(&o)
+    );
+    assert!(!ws.join("skillc.lock").exists());
+    assert!(!ws.join(".skillc/external/vendor__acme").exists());
+}
+
+#[test]
+fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let ws = workspace(dir.path(), &repo, "v1", false);
+    assert!(skillc(&["fetch", s(&ws)]).status.success());
+    let lock = std::fs::read_to_string(ws.join("skillc.lock")).unwrap();
+    let digest = lock.split("sha256:").nth(1).unwrap()[..64].to_string();
+    for hostile in [
+        lock.replace("rev: v1", "rev: \"v1\\e[2J\\e]0;owned\\a\""),
+        lock.replace("pdf/SKILL.md:", "\"pdf/\\e[31mSKILL.md\":"),
+        lock.replace(&format!("sha256:{digest}"), "md5:0"),
+    ] {
+        assert_ne!(hostile, lock);
+        std::fs::write(ws.join("skillc.lock"), &hostile).unwrap();
+        for args in [vec!["check", s(&ws)], vec!["fetch", s(&ws)]] {
+            let o = skillc(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+            assert!(!text(&o).contains('\u{1b}'), "{args:?}: {}", text(&o));
+            assert!(
+                text(&o).contains("a lock is written by `skillc fetch`"),
+                "{}",
+                text(&o)
+            );
+        }
+    }
+}

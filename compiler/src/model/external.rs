@@ -87,6 +87,25 @@ impl Locked {
     }
 }
 
+impl Locked {
+    /// A text of the entry that messages would print raw and that `fetch` never writes: one
+    /// with control characters (ESC would drive the terminal or CI log showing it), or a
+    /// digest that is not `sha256:` and 64 lowercase hex digits.
+    fn unprintable(&self) -> Option<&str> {
+        let texts = [&self.into, &self.git, &self.rev, &self.path];
+        let names = self.files.keys();
+        let control = |t: &&String| t.chars().any(char::is_control);
+        let digest = |d: &&String| {
+            !d.strip_prefix("sha256:").is_some_and(|h| {
+                h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            })
+        };
+        (texts.into_iter().chain(names).find(control))
+            .or_else(|| self.files.values().find(digest))
+            .map(String::as_str)
+    }
+}
+
 impl Lock {
     /// The lock's entry for `into`.
     pub fn entry(&self, into: &str) -> Option<&Locked> {
@@ -111,11 +130,17 @@ impl Lock {
                 bad.into
             ));
         }
-        match lock.external.iter().find(|l| !is_commit_id(&l.commit)) {
-            Some(bad) => Err(format!(
+        if let Some(bad) = lock.external.iter().find(|l| !is_commit_id(&l.commit)) {
+            return Err(format!(
                 "`commit: {}` of `into: {}` is not a commit id (40 or 64 lowercase hexadecimal digits)",
                 bad.commit.escape_debug(),
                 bad.into
+            ));
+        }
+        match lock.external.iter().find_map(Locked::unprintable) {
+            Some(bad) => Err(format!(
+                "`{}` holds control characters or is not a `sha256:` digest; a lock is written by `skillc fetch`",
+                bad.escape_debug()
             )),
             None => Ok(lock),
         }

@@ -89,6 +89,42 @@ pub(super) fn unzip(zip: Vec<u8>, into: &str, dir: &Path, limits: Limits) -> Res
     Ok(())
 }
 
+/// Refuses a tree whose files (as `git ls-tree -r -l -z` lists them: `MODE TYPE ID SIZE\tPATH`)
+/// come to more than `limits` allow in all, before any is expanded. Blob sizes are what git
+/// stores; files that attributes leave out of the archive are counted too.
+pub(super) fn precheck(listing: &[u8], into: &str, limits: Limits) -> Result<(), Error> {
+    let (mut total, mut lock) = (0u64, 0u64);
+    for item in listing.split(|b| *b == 0).filter(|i| !i.is_empty()) {
+        let Some(tab) = item.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&item[..tab]);
+        let fields: Vec<&str> = head.split_whitespace().collect();
+        let (Some(&"blob"), Some(size)) = (fields.get(1), fields.get(3)) else {
+            continue;
+        };
+        if fields[0] == "120000" {
+            continue;
+        }
+        total += size.parse::<u64>().unwrap_or(0);
+        lock += (item.len() - tab - 1) as u64 + LOCK_LINE_BYTES;
+        if total > limits.total {
+            return Err(Error(format!(
+                "`{into}`: its files come to over {} bytes, the most an artifact holds (E003); nothing was stored",
+                limits.total
+            )));
+        }
+        if lock > limits.lock {
+            return Err(Error(format!(
+                "`{into}`: it has too many files: their list would make {} over {} bytes, the most check reads; nothing was stored",
+                super::LOCK_FILE,
+                limits.lock
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes at most `limit` bytes of `entry` and one more (to tell a longer file); the bytes
 /// written.
 fn write(entry: &mut dyn Read, path: &Path, limit: u64) -> std::io::Result<u64> {
@@ -181,6 +217,20 @@ mod tests {
         let names: Vec<(String, usize)> = (0..20).map(|i| (format!("f{i}"), 0)).collect();
         let names: Vec<(&str, usize)> = names.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         let e = unzip(zip_of(&names), "x", &tmp.path().join("n"), limits()).unwrap_err();
+        assert!(e.0.contains("too many files"), "{e}");
+    }
+
+    #[test]
+    fn a_tree_listing_past_the_limits_is_refused_before_any_file_is_expanded() {
+        let line =
+            |size: u64, name: &str| format!("100644 blob {} {size:>7}\t{name}\0", "a".repeat(40));
+        let ok = line(100, "a.md") + &line(150, "b.md") + "120000 blob x 9999\tlink\0";
+        precheck(ok.as_bytes(), "x", limits()).unwrap();
+        let big = line(200, "a.md") + &line(51, "b.md");
+        let e = precheck(big.as_bytes(), "x", limits()).unwrap_err();
+        assert!(e.0.contains("over 250 bytes"), "{e}");
+        let many: String = (0..20).map(|i| line(0, &format!("f{i}"))).collect();
+        let e = precheck(many.as_bytes(), "x", limits()).unwrap_err();
         assert!(e.0.contains("too many files"), "{e}");
     }
 

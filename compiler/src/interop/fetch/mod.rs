@@ -286,13 +286,19 @@ fn extract(mirror: &Path, commit: &str, source: &ExternalSource, dir: &Path) -> 
         "" => commit.to_string(),
         p => format!("{commit}:{p}"),
     };
-    let zip = git(&["-C", &m, "archive", "--format=zip", &tree]).map_err(|why| {
+    let not_a_folder = |why: String| {
         Error(format!(
             "`{}`: `{}` is not a folder of {} at {}: {why}",
             source.into, source.path, source.git, source.rev
         ))
-    })?;
-    extract::unzip(zip, &source.into, dir, extract::Limits::default())
+    };
+    let limits = extract::Limits::default();
+    // The sizes git records, before anything is expanded: a small repository can name one
+    // blob thousands of times, which `git archive` would spend hours compressing.
+    let listing = git(&["-C", &m, "ls-tree", "-r", "-l", "-z", &tree]).map_err(not_a_folder)?;
+    extract::precheck(&listing, &source.into, limits)?;
+    let zip = git(&["-C", &m, "archive", "--format=zip", &tree]).map_err(not_a_folder)?;
+    extract::unzip(zip, &source.into, dir, limits)
 }
 
 /// Puts the folder `new` at `place`, the old one (if any) removed after.
