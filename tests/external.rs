@@ -420,6 +420,18 @@ fn a_skillc_folder_linked_out_of_the_workspace_is_neither_written_nor_removed() 
     );
     let _ = skillc(&["check", s(&ws)]);
     assert_eq!(listing(&outside), Vec::<String>::new());
+    // Nor does check read a stored copy through such a link (fetch would not write it).
+    std::fs::remove_file(ws.join(".skillc")).unwrap();
+    assert!(skillc(&["fetch", s(&ws)]).status.success());
+    std::fs::rename(ws.join(".skillc"), &victim.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(victim.join("elsewhere"), ws.join(".skillc")).unwrap();
+    let o = skillc(&["check", s(&ws)]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("is reached through a symbolic link, `.skillc`"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A repository whose `git archive` output changes at the same commit: `export-subst` writes
@@ -803,6 +815,7 @@ fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_ra
         lock.replace("rev: v1", "rev: \"v1\\e[2J\\e]0;owned\\a\""),
         lock.replace("pdf/SKILL.md:", "\"pdf/\\e[31mSKILL.md\":"),
         lock.replace(&format!("sha256:{digest}"), "md5:0"),
+        lock.replace("version: 1", "version: 2"),
     ] {
         assert_ne!(hostile, lock);
         std::fs::write(ws.join("skillc.lock"), &hostile).unwrap();
@@ -810,11 +823,11 @@ fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_ra
             let o = skillc(&args);
             assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
             assert!(!text(&o).contains('\u{1b}'), "{args:?}: {}", text(&o));
-            assert!(
-                text(&o).contains("a lock is written by `skillc fetch`"),
-                "{}",
-                text(&o)
-            );
+            let refused = [
+                "a lock is written by `skillc fetch`",
+                "`version: 2` is not a lock",
+            ];
+            assert!(refused.iter().any(|r| text(&o).contains(r)), "{}", text(&o));
         }
     }
 }

@@ -123,6 +123,14 @@ impl Lock {
     /// `commit` must be a commit id (a branch name there would follow the branch, not pin).
     pub fn parse(text: &str) -> Result<Lock, String> {
         let lock: Lock = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        if lock.version != 1 {
+            // Another format, from another skillc: read as this one, its pins could mean
+            // something else.
+            return Err(format!(
+                "`version: {}` is not a lock format this skillc reads (1)",
+                lock.version
+            ));
+        }
         let clean = |into: &str| !into.is_empty() && clean_folder(into).is_ok_and(|c| c == into);
         if let Some(bad) = lock.external.iter().find(|l| !clean(&l.into)) {
             return Err(format!(

@@ -131,6 +131,19 @@ fn stored(
         format!("{}/{name}", stored.display())
     };
     let fetch_again = "run `skillc fetch` to store it again from the pinned commit";
+    let rel = dir.strip_prefix(root).unwrap_or(&dir);
+    if let Some(link) = fsio::output::linked_part(root, rel) {
+        // fetch refuses to write through it; its copy is not read through it either.
+        return Err(problem(
+            source,
+            format!(
+                "the stored copy of `{}` is reached through a symbolic link, `{}`",
+                source.into,
+                link.display()
+            ),
+            "remove the link and run `skillc fetch`: what skillc keeps under .skillc/ is in real folders of the workspace",
+        ));
+    }
     let canonical = dir.canonicalize().map_err(|_| {
         problem(
             source,
