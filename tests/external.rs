@@ -423,7 +423,7 @@ fn a_skillc_folder_linked_out_of_the_workspace_is_neither_written_nor_removed() 
     // Nor does check read a stored copy through such a link (fetch would not write it).
     std::fs::remove_file(ws.join(".skillc")).unwrap();
     assert!(skillc(&["fetch", s(&ws)]).status.success());
-    std::fs::rename(ws.join(".skillc"), &victim.join("elsewhere")).unwrap();
+    std::fs::rename(ws.join(".skillc"), victim.join("elsewhere")).unwrap();
     std::os::unix::fs::symlink(victim.join("elsewhere"), ws.join(".skillc")).unwrap();
     let o = skillc(&["check", s(&ws)]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
