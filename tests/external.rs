@@ -668,6 +668,20 @@ fn credentials_in_the_url_are_used_but_never_stored_or_shown() {
             f.display()
         );
     }
+    // A lock written with the token (by an older skillc) loses it on the next fetch, which
+    // needs no network for it.
+    let clean = "https://example.invalid/acme/skills.git";
+    std::fs::write(ws.join("skillc.lock"), lock.replace(clean, url)).unwrap();
+    let o = skillc(&["fetch", s(&ws)]);
+    assert!(
+        text(&o).contains("already pinned and stored"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("skillc.lock")).unwrap(),
+        lock
+    );
     // An unreachable URL with a token: the message names the repository without it.
     let bad = "https://bot:s3cr3t-token@127.0.0.1:9/none.git";
     write(&ws, "workspace.yaml", &yaml.replace(url, bad));

@@ -207,7 +207,13 @@ fn stage(
                 files: locked.files.len(),
                 fetched: false,
             };
-            return Ok((locked.clone(), None, fetched));
+            // Kept as pinned, with the URL as now stored: a lock written before credentials
+            // were taken out of it loses them.
+            let kept = Locked {
+                git: source.git.clone(),
+                ..locked.clone()
+            };
+            return Ok((kept, None, fetched));
         }
     }
     let (commit, tmp, files) = fetch_files(base, source, pinned)?;
