@@ -655,6 +655,7 @@ fn credentials_in_the_url_are_used_but_never_stored_or_shown() {
     for (what, said) in shown.iter().enumerate() {
         assert!(!said.contains("s3cr3t"), "output {what} shows the token");
     }
+    assert!(skillc(&["check", s(&ws)]).status.success());
     let stored = listing(&ws.join(".skillc"));
     for f in stored
         .iter()
@@ -830,6 +831,7 @@ fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_ra
         lock.replace("pdf/SKILL.md:", "\"pdf/\\e[31mSKILL.md\":"),
         lock.replace(&format!("sha256:{digest}"), "md5:0"),
         lock.replace("version: 1", "version: 2"),
+        lock.clone() + &lock[lock.find("- into").unwrap()..],
     ] {
         assert_ne!(hostile, lock);
         std::fs::write(ws.join("skillc.lock"), &hostile).unwrap();
@@ -840,6 +842,7 @@ fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_ra
             let refused = [
                 "a lock is written by `skillc fetch`",
                 "`version: 2` is not a lock",
+                "`into: vendor/acme` is pinned twice",
             ];
             assert!(refused.iter().any(|r| text(&o).contains(r)), "{}", text(&o));
         }

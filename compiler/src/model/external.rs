@@ -138,6 +138,14 @@ impl Lock {
                 bad.into
             ));
         }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = (lock.external.iter()).find(|l| !seen.insert(store_name(&l.into))) {
+            // Which of two pins holds would depend on the reader.
+            return Err(format!(
+                "`into: {}` is pinned twice (or shares its stored folder with another entry)",
+                twice.into
+            ));
+        }
         if let Some(bad) = lock.external.iter().find(|l| !is_commit_id(&l.commit)) {
             return Err(format!(
                 "`commit: {}` of `into: {}` is not a commit id (40 or 64 lowercase hexadecimal digits)",
