@@ -125,8 +125,13 @@ pub(super) fn mirror(base: &Path, source: &ExternalSource) -> Result<PathBuf, Er
         ])
     } else {
         let _ = std::fs::remove_dir_all(&dir);
-        git(&["clone", "--quiet", "--mirror", "--", url, &d])
-            .and_then(|_| git(&["-C", &d, "remote", "set-url", "origin", &source.git]))
+        let cloned = git(&["clone", "--quiet", "--mirror", "--", url, &d])
+            .and_then(|_| git(&["-C", &d, "remote", "set-url", "origin", &source.git]));
+        if cloned.is_err() {
+            // Never a mirror whose configuration still holds the credentials.
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        cloned
     };
     // git may repeat the URL in its message: never with the credentials.
     done.map(|_| dir).map_err(|why| {

@@ -100,17 +100,25 @@ pub fn fetch(
     // what is committed), as the rest of `.skillc/`.
     fsio::output::write_new(&root.join(".skillc").join(".gitignore"), b"*\n");
     let staged = stage_all(root, &base, sources, update, &old)?;
-    // Then put each in place, and the lock last.
-    let mut lock = Lock {
+    let lock = Lock {
         version: 1,
-        external: Vec::new(),
+        external: staged.iter().map(|(locked, _, _)| locked.clone()).collect(),
     };
+    let text = lock.to_text();
+    if text.len() as u64 > fsio::MAX_FILE_BYTES {
+        discard(&staged);
+        return Err(Error(format!(
+            "{LOCK_FILE} would be {} bytes, over the {} bytes check reads: fetch fewer files (`path:`)",
+            text.len(),
+            fsio::MAX_FILE_BYTES
+        )));
+    }
+    // Then put each in place, and the lock last.
     let mut report = Vec::new();
     for (locked, tmp, fetched) in staged {
         if let Some(tmp) = tmp {
             replace_dir(&tmp, &store_dir(root, &locked.into))?;
         }
-        lock.external.push(locked);
         report.push(fetched);
     }
     // Entries no longer in workspace.yaml lose their stored copy, unless an entry kept has
@@ -118,14 +126,6 @@ pub fn fetch(
     let kept = |into: &str| (lock.external.iter()).any(|l| store_name(&l.into) == store_name(into));
     for gone in old.external.iter().filter(|o| !kept(&o.into)) {
         let _ = std::fs::remove_dir_all(store_dir(root, &gone.into));
-    }
-    let text = lock.to_text();
-    if text.len() as u64 > fsio::MAX_FILE_BYTES {
-        return Err(Error(format!(
-            "{LOCK_FILE} would be {} bytes, over the {} bytes check reads: fetch fewer files (`path:`)",
-            text.len(),
-            fsio::MAX_FILE_BYTES
-        )));
     }
     write_atomically(&root.join(LOCK_FILE), text.as_bytes())?;
     Ok(report)
@@ -150,14 +150,19 @@ fn stage_all(
         Ok(())
     });
     if let Err(e) = result {
-        for (_, tmp, _) in &staged {
-            if let Some(t) = tmp {
-                let _ = std::fs::remove_dir_all(t);
-            }
-        }
+        discard(&staged);
         return Err(e);
     }
     Ok(staged)
+}
+
+/// Removes the staged copies (a fetch that failed).
+fn discard(staged: &[Staged]) {
+    for (_, tmp, _) in staged {
+        if let Some(t) = tmp {
+            let _ = std::fs::remove_dir_all(t);
+        }
+    }
 }
 
 /// Refuses a workspace where a path fetch writes or removes goes through a symbolic link
