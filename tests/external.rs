@@ -710,11 +710,22 @@ fn a_repository_past_the_limits_or_with_unreadable_names_is_refused_by_fetch() {
     git(&repo, &["add", "-A"]);
     git(&repo, &["commit", "-qm", "control"]);
     git(&repo, &["tag", "control"]);
+    std::fs::remove_file(repo.join("skills/pdf/a\u{1b}[31mred.md")).unwrap();
+    use std::os::unix::ffi::OsStrExt;
+    let latin1 = std::ffi::OsStr::from_bytes(b"caf\xe9.md");
+    std::fs::write(repo.join("skills/pdf").join(latin1), "x").unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "latin1"]);
+    git(&repo, &["tag", "latin1"]);
     for (rev, said) in [
         ("big", "the file `pdf/data.bin` is over 16777216 bytes"),
         (
             "control",
             "the file `pdf/a\\u{1b}[31mred.md` has a name skillc cannot store",
+        ),
+        (
+            "latin1",
+            "the file `pdf/caf\\xe9.md` has a name skillc cannot store",
         ),
     ] {
         let ws = workspace(dir.path(), &repo, rev, false);

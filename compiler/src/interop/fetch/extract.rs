@@ -47,14 +47,20 @@ pub(super) fn unzip(zip: Vec<u8>, into: &str, dir: &Path, limits: Limits) -> Res
     let (mut total, mut lock) = (0u64, 0u64);
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).map_err(|e| fail(e.to_string()))?;
-        let shown = entry.name().escape_debug().to_string();
+        // A name that is not UTF-8 is decoded as code page 437 by the zip reader: stored, it
+        // would be another name than the repository's.
+        let utf8 = std::str::from_utf8(entry.name_raw()).is_ok();
+        let shown = match utf8 {
+            true => entry.name().escape_debug().to_string(),
+            false => entry.name_raw().escape_ascii().to_string(),
+        };
         let is_link = entry.unix_mode().is_some_and(|m| m & 0o170000 == 0o120000);
         if entry.is_dir() || is_link {
             continue;
         }
         let rel = entry
             .enclosed_name()
-            .filter(|p| p.to_str().is_some_and(|s| !s.chars().any(char::is_control)))
+            .filter(|p| utf8 && p.to_str().is_some_and(|s| !s.chars().any(char::is_control)))
             .ok_or_else(|| {
                 fail(format!(
                     "the file `{shown}` has a name skillc cannot store (control characters, not UTF-8, or leaving the folder); nothing was stored"
