@@ -85,9 +85,7 @@ impl Locked {
             && self.rev == source.rev
             && self.path == source.path
     }
-}
 
-impl Locked {
     /// A text of the entry that messages would print raw and that `fetch` never writes: one
     /// with control characters (ESC would drive the terminal or CI log showing it), or a
     /// digest that is not `sha256:` and 64 lowercase hex digits.
@@ -253,4 +251,38 @@ pub fn check_locked(sources: &[ExternalSource], lock: Option<&Lock>) -> Result<(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_loses_its_user_name_and_password_and_nothing_else() {
+        for (url, shown) in [
+            (
+                "https://bot:tok@github.com/a/b.git",
+                "https://github.com/a/b.git",
+            ),
+            (
+                "https://tok@host:8443/a@b?x=@#y",
+                "https://host:8443/a@b?x=@#y",
+            ),
+            ("ssh://git@host/a.git", "ssh://host/a.git"),
+            ("https://a:b@c@host", "https://host"),
+            ("git@github.com:a/b.git", "git@github.com:a/b.git"),
+            ("/srv/repo", "/srv/repo"),
+            ("file:///srv/r@po", "file:///srv/r@po"),
+        ] {
+            assert_eq!(without_userinfo(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn short_ids_are_cut_by_characters() {
+        assert_eq!(short("aéééééééééé", 3), "aéé");
+        assert_eq!(short("abc", 12), "abc");
+        assert!(is_commit_id(&"a".repeat(40)) && is_commit_id(&"0".repeat(64)));
+        assert!(!is_commit_id("main") && !is_commit_id(&"A".repeat(40)));
+    }
 }
