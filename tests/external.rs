@@ -859,3 +859,31 @@ fn a_lock_with_control_characters_or_odd_digests_is_refused_and_never_printed_ra
         }
     }
 }
+
+#[test]
+fn an_entry_with_control_characters_is_refused_and_never_printed_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let ws = workspace(dir.path(), &repo, "v1", false);
+    let yaml = std::fs::read_to_string(ws.join("workspace.yaml")).unwrap();
+    for hostile in [
+        yaml.replace("rev: v1", "rev: \"v1\\e[2J\""),
+        yaml.replace("into: vendor/acme", "into: \"vendor/\\e]0;owned\\a\""),
+        yaml.replace(
+            &format!("git: file://{}", repo.display()),
+            &format!("git: \"\\e[31mfile://{}\"", repo.display()),
+        ),
+    ] {
+        std::fs::write(ws.join("workspace.yaml"), &hostile).unwrap();
+        for args in [vec!["check", s(&ws)], vec!["fetch", s(&ws)]] {
+            let o = skillc(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", text(&o));
+            assert!(!text(&o).contains('\u{1b}'), "{args:?}: {}", text(&o));
+            assert!(
+                text(&o).contains("holds control characters"),
+                "{}",
+                text(&o)
+            );
+        }
+    }
+}
