@@ -144,7 +144,8 @@ impl Artifact {
                 "Brought in from {} at {} (commit {}) into {}/ by skillc.lock; {}.",
                 e.git,
                 e.rev,
-                &e.commit[..e.commit.len().min(12)],
+                // A character count: an artifact written by hand may hold any text there.
+                e.commit.chars().take(12).collect::<String>(),
                 e.into,
                 if e.trusted {
                     "its code is trusted (`trust: true`)"

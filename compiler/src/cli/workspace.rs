@@ -265,14 +265,8 @@ pub fn locked(workspace: &Path, locked: bool) -> Done {
         return Ok(());
     }
     let (config, _) = skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
-    let lock_path = workspace.join(skillc::model::external::LOCK_FILE);
-    let lock = match std::fs::read_to_string(&lock_path) {
-        Ok(text) => Some(
-            skillc::model::external::Lock::parse(&text)
-                .map_err(|e| Failure::Errors(format!("--locked: {}: {e}", lock_path.display())))?,
-        ),
-        Err(_) => None,
-    };
+    let lock = skillc::interop::fetch::read_lock(workspace)
+        .map_err(|e| Failure::Errors(format!("--locked: {e}")))?;
     skillc::model::external::check_locked(&config.external, lock.as_ref()).map_err(Failure::Errors)
 }
 
@@ -302,9 +296,9 @@ pub fn fetch(workspace: &Path, update: Option<String>) -> Done {
     let done = skillc::interop::fetch::fetch(workspace, &config.external, &update)
         .map_err(|e| Failure::Errors(e.to_string()))?;
     for f in &done {
-        let short = &f.commit[..f.commit.len().min(12)];
+        let short = skillc::model::external::short(&f.commit, 12);
         let how = match (&f.moved_from, f.fetched) {
-            (Some(old), _) => format!("moved from {}", &old[..old.len().min(12)]),
+            (Some(old), _) => format!("moved from {}", skillc::model::external::short(old, 12)),
             (None, true) => "fetched".to_string(),
             (None, false) => "already pinned and stored".to_string(),
         };

@@ -15,8 +15,13 @@ pub const LOCK_FILE: &str = "skillc.lock";
 /// One `external:` entry of `workspace.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExternalSource {
-    /// The repository, as `git` takes it (a URL, `file://…`, a path).
+    /// The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
+    /// and password a URL may hold ([`without_userinfo`]): what is stored and shown.
     pub git: String,
+    /// The repository as `workspace.yaml` writes it, credentials included: given only to the
+    /// `git` command, never stored or shown.
+    #[serde(skip)]
+    pub remote: String,
     /// A tag, a branch or a commit.
     pub rev: String,
     /// The folder of the repository to bring in (`""`: all of it).
@@ -76,9 +81,26 @@ impl Locked {
     /// Whether it pins what `source` asks for (same repository, rev and folder).
     pub fn pins(&self, source: &ExternalSource) -> bool {
         self.into == source.into
-            && self.git == source.git
+            && without_userinfo(&self.git) == without_userinfo(&source.git)
             && self.rev == source.rev
             && self.path == source.path
+    }
+
+    /// A text of the entry that messages would print raw and that `fetch` never writes: one
+    /// with control characters (ESC would drive the terminal or CI log showing it), or a
+    /// digest that is not `sha256:` and 64 lowercase hex digits.
+    fn unprintable(&self) -> Option<&str> {
+        let texts = [&self.into, &self.git, &self.rev, &self.path];
+        let names = self.files.keys();
+        let control = |t: &&String| t.chars().any(char::is_control);
+        let digest = |d: &&String| {
+            !d.strip_prefix("sha256:").is_some_and(|h| {
+                h.len() == 64 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            })
+        };
+        (texts.into_iter().chain(names).find(control))
+            .or_else(|| self.files.values().find(digest))
+            .map(String::as_str)
     }
 }
 
@@ -95,17 +117,76 @@ impl Lock {
     }
 
     /// The lock in `text`. Each `into` names a stored folder that `fetch` replaces and removes:
-    /// one that is not a clean folder (`..`, empty, absolute) refuses the whole lock.
+    /// one that is not a clean folder (`..`, empty, absolute) refuses the whole lock. Each
+    /// `commit` must be a commit id (a branch name there would follow the branch, not pin).
     pub fn parse(text: &str) -> Result<Lock, String> {
         let lock: Lock = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        if lock.version != 1 {
+            // Another format, from another skillc: read as this one, its pins could mean
+            // something else.
+            return Err(format!(
+                "`version: {}` is not a lock format this skillc reads (1)",
+                lock.version
+            ));
+        }
         let clean = |into: &str| !into.is_empty() && clean_folder(into).is_ok_and(|c| c == into);
-        match lock.external.iter().find(|l| !clean(&l.into)) {
-            Some(bad) => Err(format!(
+        if let Some(bad) = lock.external.iter().find(|l| !clean(&l.into)) {
+            return Err(format!(
                 "`into: {}` is not a folder inside the workspace (without `..`, hidden parts or a leading `/`)",
                 bad.into
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(twice) = (lock.external.iter()).find(|l| !seen.insert(store_name(&l.into))) {
+            // Which of two pins holds would depend on the reader.
+            return Err(format!(
+                "`into: {}` is pinned twice (or shares its stored folder with another entry)",
+                twice.into
+            ));
+        }
+        if let Some(bad) = lock.external.iter().find(|l| !is_commit_id(&l.commit)) {
+            return Err(format!(
+                "`commit: {}` of `into: {}` is not a commit id (40 or 64 lowercase hexadecimal digits)",
+                bad.commit.escape_debug(),
+                bad.into
+            ));
+        }
+        match lock.external.iter().find_map(Locked::unprintable) {
+            Some(bad) => Err(format!(
+                "`{}` holds control characters or is not a `sha256:` digest; a lock is written by `skillc fetch`",
+                bad.escape_debug()
             )),
             None => Ok(lock),
         }
+    }
+}
+
+/// Whether `text` is a full commit id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits, as
+/// `git rev-parse` writes it.
+pub fn is_commit_id(text: &str) -> bool {
+    matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The first `n` characters of `text` (a short commit id), never cut inside a character.
+pub fn short(text: &str, n: usize) -> &str {
+    text.char_indices().nth(n).map_or(text, |(i, _)| &text[..i])
+}
+
+/// A repository URL without the user name and password of its authority
+/// (`https://user:token@host/x` is `https://host/x`): what the lock, the artifact and every
+/// message show, so a credential written in `workspace.yaml` is never stored or printed.
+/// Other forms (`git@host:x`, paths) hold no password and are returned as they are.
+pub fn without_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_string();
+    };
+    let start = scheme_end + 3;
+    let authority_end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    match url[start..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_string(),
     }
 }
 
@@ -153,7 +234,7 @@ pub fn check_locked(sources: &[ExternalSource], lock: Option<&Lock>) -> Result<(
             Some(l) if !l.pins(s) => {
                 return Err(format!(
                     "--locked: {LOCK_FILE} pins `{}` to {} at {}, workspace.yaml asks for {} at {}; run `skillc fetch`",
-                    s.into, l.git, l.rev, s.git, s.rev
+                    s.into, without_userinfo(&l.git), l.rev, s.git, s.rev
                 ))
             }
             Some(_) => {}
@@ -170,4 +251,38 @@ pub fn check_locked(sources: &[ExternalSource], lock: Option<&Lock>) -> Result<(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_loses_its_user_name_and_password_and_nothing_else() {
+        for (url, shown) in [
+            (
+                "https://bot:tok@github.com/a/b.git",
+                "https://github.com/a/b.git",
+            ),
+            (
+                "https://tok@host:8443/a@b?x=@#y",
+                "https://host:8443/a@b?x=@#y",
+            ),
+            ("ssh://git@host/a.git", "ssh://host/a.git"),
+            ("https://a:b@c@host", "https://host"),
+            ("git@github.com:a/b.git", "git@github.com:a/b.git"),
+            ("/srv/repo", "/srv/repo"),
+            ("file:///srv/r@po", "file:///srv/r@po"),
+        ] {
+            assert_eq!(without_userinfo(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn short_ids_are_cut_by_characters() {
+        assert_eq!(short("aéééééééééé", 3), "aéé");
+        assert_eq!(short("abc", 12), "abc");
+        assert!(is_commit_id(&"a".repeat(40)) && is_commit_id(&"0".repeat(64)));
+        assert!(!is_commit_id("main") && !is_commit_id(&"A".repeat(40)));
+    }
 }

@@ -124,6 +124,17 @@ fn source(f: &mut Fields<'_>, item: &Value, n: usize) -> Option<ExternalSource> 
     };
     let mut text = |key: &str, required: bool| -> Option<String> {
         match m.get(key).and_then(scalar_string) {
+            Some(v) if v.chars().any(char::is_control) => {
+                // Printed raw in fetch's and check's messages, ESC or BEL would drive the
+                // terminal or CI log that shows them.
+                let d = f.diag(
+                    codes::INVALID_VALUE,
+                    at(f, key),
+                    format!("`{key}: {}` holds control characters", v.escape_debug()),
+                );
+                f.report(d);
+                None
+            }
             Some(v) if !v.trim().is_empty() => Some(v.trim().to_string()),
             _ if !required && m.get(key).is_none() => Some(String::new()),
             _ => {
@@ -170,7 +181,8 @@ fn source(f: &mut Fields<'_>, item: &Value, n: usize) -> Option<ExternalSource> 
         return None;
     }
     Some(ExternalSource {
-        git,
+        git: crate::model::external::without_userinfo(&git),
+        remote: git,
         rev,
         path,
         into,

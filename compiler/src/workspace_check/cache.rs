@@ -197,7 +197,16 @@ fn content_hash(content: &FileContent) -> String {
     }
 }
 
+/// Whether the cache's path goes through a symbolic link (`.skillc` linked elsewhere, as a
+/// cloned repository may commit it): such a cache is neither read nor written.
+fn linked(root: &Path) -> bool {
+    fsio::output::linked_part(root, Path::new(CACHE_FILE)).is_some()
+}
+
 fn read_stored(root: &Path) -> Option<Stored> {
+    if linked(root) {
+        return None;
+    }
     let text = std::fs::read(root.join(CACHE_FILE)).ok()?;
     serde_json::from_slice(&text).ok()
 }
@@ -206,13 +215,10 @@ fn read_stored(root: &Path) -> Option<Stored> {
 /// a workspace that cannot be written to is checked every time, silently.
 fn write_stored(root: &Path, fingerprint: Fingerprint, checked: &Checked) {
     let dir = root.join(".skillc");
-    if std::fs::create_dir_all(&dir).is_err() {
+    if linked(root) || std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let ignore = dir.join(".gitignore");
-    if !ignore.exists() {
-        let _ = std::fs::write(&ignore, "*\n");
-    }
+    fsio::output::write_new(&dir.join(".gitignore"), b"*\n");
     let stored = Stored {
         key: fingerprint.key,
         at: fingerprint.at,

@@ -22,6 +22,36 @@ pub fn output_file(out: &Path) -> PathBuf {
     }
 }
 
+/// The first part of `rel` below `root` that is a symbolic link (`.skillc` linked elsewhere),
+/// as a path below `root`; `None` when every part that exists is a real folder or file. What
+/// skillc keeps in the workspace (`.skillc/`) is written and removed only through real
+/// folders: a link there, which a cloned repository can commit, would send the writes and
+/// removals anywhere.
+pub fn linked_part(root: &Path, rel: &Path) -> Option<PathBuf> {
+    let mut below = PathBuf::new();
+    for part in rel.components() {
+        below.push(part);
+        match std::fs::symlink_metadata(root.join(&below)) {
+            Ok(m) if m.file_type().is_symlink() => return Some(below),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+/// Writes `bytes` to `path` unless something is there already, a link included (a dangling
+/// one would have the write create its target); best effort, as for a `.gitignore`.
+pub fn write_new(path: &Path, bytes: &[u8]) {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path);
+    if let Ok(mut f) = file {
+        let _ = f.write_all(bytes);
+    }
+}
+
 /// Replaces `path` with `bytes` (see [`replace_with`]).
 pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace_with(path, |file| file.write_all(bytes))

@@ -9,7 +9,9 @@ use std::path::Path;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::discover::fsio::{self, FileContent, RawFile};
-use crate::model::external::{store_dir, ExternalSource, Lock, Locked, LOCK_FILE};
+use crate::model::external::{
+    store_dir, without_userinfo, ExternalSource, Lock, Locked, LOCK_FILE,
+};
 use crate::model::WorkspaceConfig;
 
 /// What the locked copies gave: their files (named under each `into` folder), the problems
@@ -75,7 +77,7 @@ pub(super) fn read_locked(root: &Path, config: &WorkspaceConfig, files: &[RawFil
                     source.pos,
                     format!(
                         "skillc.lock pins `{}` to {} at {} (commit {}); workspace.yaml asks for {} at {}: the locked copy is used",
-                        source.into, locked.git, locked.rev, short(&locked.commit), source.git, source.rev
+                        source.into, without_userinfo(&locked.git), locked.rev, short(&locked.commit), source.git, source.rev
                     ),
                 )
                 .with_help("run `skillc fetch` to pin what workspace.yaml asks for (`--locked` refuses a lock out of date)"),
@@ -92,15 +94,18 @@ pub(super) fn read_locked(root: &Path, config: &WorkspaceConfig, files: &[RawFil
     out
 }
 
+/// The lock in `f`: a lock of an outside repository with thousands of files is over the size
+/// above which a file without a role is read in passing, so it is read again whole (the walk
+/// capped it at [`fsio::MAX_FILE_BYTES`], the most `fetch` writes).
 fn lock_of(f: &RawFile) -> Result<Lock, String> {
-    match &f.content {
-        FileContent::Bytes(b) => Lock::parse(&String::from_utf8_lossy(b)),
-        _ => Err("it is not a readable text file".to_string()),
+    match fsio::contents_of(f) {
+        Ok(bytes) => Lock::parse(&String::from_utf8_lossy(&bytes)),
+        Err(d) => Err(d.message),
     }
 }
 
 fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(12)]
+    crate::model::external::short(commit, 12)
 }
 
 fn problem(source: &ExternalSource, message: String, help: &str) -> Diagnostic {
@@ -126,6 +131,19 @@ fn stored(
         format!("{}/{name}", stored.display())
     };
     let fetch_again = "run `skillc fetch` to store it again from the pinned commit";
+    let rel = dir.strip_prefix(root).unwrap_or(&dir);
+    if let Some(link) = fsio::output::linked_part(root, rel) {
+        // fetch refuses to write through it; its copy is not read through it either.
+        return Err(problem(
+            source,
+            format!(
+                "the stored copy of `{}` is reached through a symbolic link, `{}`",
+                source.into,
+                link.display()
+            ),
+            "remove the link and run `skillc fetch`: what skillc keeps under .skillc/ is in real folders of the workspace",
+        ));
+    }
     let canonical = dir.canonicalize().map_err(|_| {
         problem(
             source,
