@@ -1136,3 +1136,111 @@ fn an_edit_of_a_linked_skill_file_writes_through_the_link() {
         "{shared}"
     );
 }
+
+/// Kills the processes whose ids a test's commands wrote to a file, when the test ends however
+/// it ends: a test of a runner that leaves processes behind must not leave them itself.
+struct KillListed(PathBuf);
+
+impl KillListed {
+    fn pids(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
+        text.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+impl Drop for KillListed {
+    fn drop(&mut self) {
+        for pid in self.pids() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+/// Whether process `pid` still runs (a zombie no one has reaped yet does not).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().to_string()))
+        .is_some_and(|state| !state.starts_with('Z'))
+}
+
+#[test]
+fn a_selector_that_leaves_a_child_holding_its_output_is_not_waited_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    write(
+        &ws,
+        "billing/SKILL.md",
+        "---\nname: billing\ndescription: Invoices and refunds.\ntrigger_examples: [Where is my invoice?]\n---\nBody.\n",
+    );
+    let pids = KillListed(tmp.path().join("pids"));
+    // The selector answers at once but leaves a child behind that holds its stdout open.
+    let cmd = format!(
+        "sleep 1000 & echo $! >> {}; echo '{{\"select\": [\"billing\"]}}'",
+        s(&pids.0)
+    );
+    // (Waiting for the child would hang past BOUND; waiting for the timeout fails the call.)
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(r["bundles"][0]["selector"]["failures"], 0, "{}", run.stdout);
+    assert_eq!(
+        r["bundles"][0]["selector"]["recall_at_1"], 1.0,
+        "{}",
+        run.stdout
+    );
+    // A selector that hangs with such a child is stopped at its timeout, child and all.
+    let cmd = format!("sleep 1000 & echo $! >> {}; sleep 1000", s(&pids.0));
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("timed out after 1 s"), "{}", run.stdout);
+    // One that moves its child out of its process group cannot hold it past the timeout either.
+    let cmd = format!(
+        "setsid sleep 1000 & echo $! >> {}; echo '{{\"select\": []}}'",
+        s(&pids.0)
+    );
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("still holds its output"),
+        "{}",
+        run.stdout
+    );
+    // Every child left in the selector's process group was killed.
+    let listed = pids.pids();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    let until = Instant::now() + Duration::from_secs(5);
+    while listed[..2].iter().any(|p| running(p)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !listed[..2].iter().any(|p| running(p)),
+        "a child outlived its selector"
+    );
+}
