@@ -235,3 +235,47 @@ fn a_broken_plugin_manifest_is_a_warning_and_its_skills_keep_their_plain_names()
         .unwrap();
     assert_eq!(catalog.skills[0].name, "lint");
 }
+
+#[test]
+fn a_marketplace_of_three_thousand_plugins_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // A generated marketplace past both the streaming threshold (256 KiB) and the text limit
+    // (1 MiB): real ones list thousands of plugins with long descriptions.
+    let plugins: Vec<serde_json::Value> = (0..3000)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("plugin-{i}"),
+                "source": format!("./plugins/p{i}"),
+                "description": format!("Plugin {i}: {}", "does useful things. ".repeat(20)),
+                "version": "1.0.0",
+                "author": {"name": "Someone"},
+            })
+        })
+        .collect();
+    let manifest = serde_json::json!({"name": "big", "owner": {"name": "x"}, "plugins": plugins});
+    let text = serde_json::to_string_pretty(&manifest).unwrap();
+    assert!(text.len() > 1 << 20, "{}", text.len());
+    write(&ws, ".claude-plugin/marketplace.json", &text);
+    write(
+        &ws,
+        "plugins/p2999/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Runs the linters.\n---\nRun.\n",
+    );
+    let checked = skillc(&["check", ws.to_str().unwrap(), "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&checked)).unwrap();
+    assert!(checked.status.success(), "{report}");
+    assert_eq!(report["diagnostics"], serde_json::json!([]), "{report}");
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let catalog = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            Format::Markdown,
+        )
+        .unwrap();
+    assert_eq!(catalog.skills[0].name, "plugin-2999:lint");
+}
