@@ -279,3 +279,61 @@ fn a_marketplace_of_three_thousand_plugins_is_read() {
         .unwrap();
     assert_eq!(catalog.skills[0].name, "plugin-2999:lint");
 }
+
+#[test]
+fn control_characters_of_a_plugin_never_reach_the_output_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        ".claude-plugin/marketplace.json",
+        r#"{"name": "m", "plugins": [{"name": "a\u001b[31mred\u0007", "description": "d\u001b[2J", "source": "./plugins/a"}]}"#,
+    );
+    write(
+        &ws,
+        "plugins/b/.claude-plugin/plugin.json",
+        r#"{"name": "b\u001b]0;title\u0007"}"#,
+    );
+    // Raw ESC in a manifest is not JSON; the line shown under the warning holds it.
+    write(
+        &ws,
+        "plugins/c/.claude-plugin/plugin.json",
+        "{\"name\": \"c\u{1b}[2J\"}",
+    );
+    for p in ["a", "b", "c"] {
+        write(
+            &ws,
+            &format!("plugins/{p}/skills/s{p}/SKILL.md"),
+            &format!("---\nname: s{p}\ndescription: The s{p} skill.\n---\nRun.\n"),
+        );
+    }
+    let checked = skillc(&["check", ws.to_str().unwrap()]);
+    let all = format!(
+        "{}{}",
+        stdout(&checked),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert_eq!(checked.status.code(), Some(1), "{all}");
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    for escaped in [
+        "`name` holds control characters: `a\\u{1b}[31mred\\u{7}`",
+        "`description` holds control characters: `d\\u{1b}[2J`",
+        "`name` holds control characters: `b\\u{1b}]0;title\\u{7}`",
+    ] {
+        assert!(all.contains(escaped), "{escaped}: {all}");
+    }
+    // The plugins are named after their folders, so no catalog name holds them either.
+    let loaded = skillc::parse::load::load_dir(&ws, None, &[]).unwrap();
+    let names: Vec<&str> = loaded
+        .workspace
+        .plugins
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["b", "a"]);
+    assert!(loaded
+        .workspace
+        .plugins
+        .iter()
+        .all(|p| p.description.is_none()));
+}
