@@ -145,3 +145,85 @@ fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
         "{report}"
     );
 }
+
+/// What `skills-ref validate` reads as the frontmatter of a SKILL.md: the text between the
+/// file's first `---` and the next `---` anywhere (it splits the file with `split("---", 2)`).
+fn reference_frontmatter(text: &str) -> &str {
+    text.splitn(3, "---").nth(1).unwrap_or_default()
+}
+
+#[test]
+fn a_description_holding_three_dashes_is_exported_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let descriptions = [
+        ("whole", "Use it: and a---b stays whole"),
+        ("plain", "and a---b stays whole"),
+        ("dashes", "----- rules ---"),
+    ];
+    for (name, description) in descriptions {
+        common::write(
+            &ws,
+            &format!("{name}/SKILL.md"),
+            &format!(
+                "---\nname: {name}\ndescription: {}\ntrigger_examples: [\"x---y\"]\nlicense: MIT---ish\n---\nBody --- with dashes.\n",
+                serde_json::to_string(description).unwrap()
+            ),
+        );
+    }
+    let out = dir.path().join("a.db");
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+    let project = dir.path().join("p");
+    let o = skillc(&[
+        "export",
+        out.to_str().unwrap(),
+        "--target",
+        "claude-code",
+        "-o",
+        project.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("would fail skills-ref"), "{}", text(&o));
+    for (name, description) in descriptions {
+        let file = project.join(".claude/skills").join(name).join("SKILL.md");
+        let written = std::fs::read_to_string(&file).unwrap();
+        // The reference validator's frontmatter is the whole of it, and reads back the same.
+        let front = reference_frontmatter(&written);
+        assert!(
+            written.starts_with(&format!("---{front}---\n")),
+            "{written}"
+        );
+        let value: serde_yaml::Value = serde_yaml::from_str(front).unwrap();
+        assert_eq!(value["name"], name, "{written}");
+        assert_eq!(value["description"], description, "{written}");
+        assert_eq!(value["license"], "MIT---ish", "{written}");
+        assert!(value["metadata"]["triggers"]
+            .as_str()
+            .unwrap()
+            .contains("x---y"));
+    }
+    // skillc reads the exported folders back with the same descriptions.
+    let again = dir.path().join("again.db");
+    let skills = project.join(".claude/skills");
+    let built = skillc(&[
+        "build",
+        skills.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert!(built.status.success(), "{}", text(&built));
+    let catalog = skillc(&["catalog", again.to_str().unwrap(), "--format", "json"]);
+    let catalog: serde_json::Value = serde_json::from_slice(&catalog.stdout).unwrap();
+    let read: Vec<&str> = (catalog["skills"].as_array().unwrap().iter())
+        .map(|s| s["description"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        read,
+        [
+            "----- rules ---",
+            "and a---b stays whole",
+            "Use it: and a---b stays whole"
+        ]
+    );
+}

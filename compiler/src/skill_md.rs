@@ -93,7 +93,10 @@ fn yaml_text(front: &Front) -> String {
 }
 
 /// A string as a YAML scalar: plain when every reader takes it for that string, else
-/// double-quoted (JSON's escapes are YAML's too).
+/// double-quoted (JSON's escapes are YAML's too). Never with three dashes in a row: the
+/// reference validator (`skills-ref validate`) splits a SKILL.md at the first `---` anywhere,
+/// so a `---` inside a value would end its frontmatter there; the third dash of a run is
+/// written `\x2d`, which every YAML reader reads as `-`.
 fn scalar(s: &str) -> String {
     let first = s.chars().next();
     let words = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
@@ -101,12 +104,20 @@ fn scalar(s: &str) -> String {
         && s.chars()
             .all(|c| c.is_alphanumeric() || " -_.,/()+@'".contains(c))
         && !s.ends_with(' ')
+        && !s.contains("---")
         && !words.contains(&s.to_lowercase().as_str());
     if plain {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).unwrap_or_default()
+        return s.to_string();
     }
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        match c == '-' && out.ends_with("--") {
+            true => out.push_str("\\x2d"),
+            false => out.push(c),
+        }
+    }
+    out
 }
 
 /// JSON text of a value, for metadata (whose values are strings).
