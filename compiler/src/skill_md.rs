@@ -36,7 +36,38 @@ pub fn skill_md(
     s: &Skill,
     name: &str,
 ) -> Result<(serde_json::Map<String, serde_json::Value>, String), skillc_runtime::Error> {
-    let front = front_matter(s, name);
+    skill_md_with(a, s, name, true).map(|(json, text, _)| (json, text))
+}
+
+/// [`skill_md`], and without `keep_code` also without the fields that make a client run
+/// something (the MCP server `mcp` names, the tools `allowed-tools` pre-approves): those left
+/// out are named, third.
+pub fn skill_md_with(
+    a: &Artifact,
+    s: &Skill,
+    name: &str,
+    keep_code: bool,
+) -> Result<
+    (
+        serde_json::Map<String, serde_json::Value>,
+        String,
+        Vec<String>,
+    ),
+    skillc_runtime::Error,
+> {
+    let mut front = front_matter(s, name);
+    let mut left_out = Vec::new();
+    if !keep_code {
+        if let Some(mcp) = front.metadata.remove("mcp") {
+            left_out.push(format!(
+                "its MCP server (`mcp`: {})",
+                crate::command::clip(&mcp)
+            ));
+        }
+        if let Some(tools) = front.allowed_tools.take() {
+            left_out.push(format!("`allowed-tools: {}`", crate::command::clip(&tools)));
+        }
+    }
     let yaml = yaml_text(&front);
     let body = body_with_sources(a, s)?;
     let text = format!("---\n{yaml}---\n{}\n", body.trim_end());
@@ -44,7 +75,7 @@ pub fn skill_md(
         Ok(serde_json::Value::Object(o)) => o,
         _ => serde_json::Map::new(),
     };
-    Ok((json, text))
+    Ok((json, text, left_out))
 }
 
 /// The frontmatter of an exported skill: the specification's fields, in its order.
