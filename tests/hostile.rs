@@ -1244,3 +1244,84 @@ fn a_selector_that_leaves_a_child_holding_its_output_is_not_waited_for() {
         "a child outlived its selector"
     );
 }
+
+/// A `skillc watch` ended (killed and reaped) when the test ends however it ends.
+struct Watching(std::process::Child);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(o.status.success(), "git {args:?}: {o:?}");
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+#[test]
+fn watch_serves_the_outside_skills_fetch_update_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let pdf =
+        |description: &str| format!("---\nname: pdf\ndescription: {description}\n---\nDo it.\n");
+    write(&repo, "skills/pdf/SKILL.md", &pdf("Fills PDF forms."));
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "one"]);
+    let ws = tmp.path().join("ws");
+    skill(&ws, "own", "own");
+    let yaml = format!(
+        "external:\n  - git: file://{}\n    rev: main\n    path: skills\n    into: vendor/acme\n",
+        repo.display()
+    );
+    write(&ws, "workspace.yaml", &yaml);
+    let run = skillc(&["fetch", s(&ws)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let out = tmp.path().join("out.db");
+    let _watch = Watching(
+        Command::new(env!("CARGO_BIN_EXE_skillc"))
+            .args(["watch", s(&ws), "-o", s(&out)])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // What the served artifact says of `pdf`: its catalog line and where it came from.
+    let shows = |description: &str, commit: &str| {
+        let started = Instant::now();
+        let mut seen = String::new();
+        while started.elapsed() < 3 * BOUND {
+            let list = skillc(&["catalog", s(&out), "--format", "list"]);
+            let explain = skillc(&["explain", s(&out), "pdf"]);
+            seen = format!("{}{}", list.all(), explain.all());
+            if seen.contains(description) && seen.contains(&format!("(commit {})", &commit[..12])) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Err(seen)
+    };
+    let first = git(&repo, &["rev-parse", "HEAD"]);
+    shows("**pdf**: Fills PDF forms.", &first).expect("the first build");
+    write(
+        &repo,
+        "skills/pdf/SKILL.md",
+        &pdf("Fills PDF forms, second edition."),
+    );
+    git(&repo, &["commit", "-qam", "two"]);
+    let second = git(&repo, &["rev-parse", "HEAD"]);
+    let run = skillc(&["fetch", s(&ws), "--update"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    if let Err(seen) = shows("**pdf**: Fills PDF forms, second edition.", &second) {
+        panic!("watch kept serving the copy before `fetch --update`:\n{seen}");
+    }
+}
