@@ -149,7 +149,7 @@ fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
 /// What `skills-ref validate` reads as the frontmatter of a SKILL.md: the text between the
 /// file's first `---` and the next `---` anywhere (it splits the file with `split("---", 2)`).
 fn reference_frontmatter(text: &str) -> &str {
-    text.splitn(3, "---").nth(1).unwrap_or_default()
+    text.split("---").nth(1).unwrap_or_default()
 }
 
 #[test]

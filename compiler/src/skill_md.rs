@@ -29,13 +29,16 @@ pub fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
     portable
 }
 
+/// A SKILL.md's frontmatter as JSON, field for field what its YAML says.
+pub type FrontJson = serde_json::Map<String, serde_json::Value>;
+
 /// A skill's SKILL.md under `name`: its frontmatter (as JSON, field for field what the text's
 /// YAML says) and its whole text.
 pub fn skill_md(
     a: &Artifact,
     s: &Skill,
     name: &str,
-) -> Result<(serde_json::Map<String, serde_json::Value>, String), skillc_runtime::Error> {
+) -> Result<(FrontJson, String), skillc_runtime::Error> {
     skill_md_with(a, s, name, true).map(|(json, text, _)| (json, text))
 }
 
@@ -47,14 +50,7 @@ pub fn skill_md_with(
     s: &Skill,
     name: &str,
     keep_code: bool,
-) -> Result<
-    (
-        serde_json::Map<String, serde_json::Value>,
-        String,
-        Vec<String>,
-    ),
-    skillc_runtime::Error,
-> {
+) -> Result<(FrontJson, String, Vec<String>), skillc_runtime::Error> {
     let mut front = front_matter(s, name);
     let mut left_out = Vec::new();
     if !keep_code {
