@@ -1136,3 +1136,192 @@ fn an_edit_of_a_linked_skill_file_writes_through_the_link() {
         "{shared}"
     );
 }
+
+/// Kills the processes whose ids a test's commands wrote to a file, when the test ends however
+/// it ends: a test of a runner that leaves processes behind must not leave them itself.
+struct KillListed(PathBuf);
+
+impl KillListed {
+    fn pids(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
+        text.split_whitespace().map(str::to_string).collect()
+    }
+}
+
+impl Drop for KillListed {
+    fn drop(&mut self) {
+        for pid in self.pids() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+/// Whether process `pid` still runs (a zombie no one has reaped yet does not).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit(')').next().map(|r| r.trim_start().to_string()))
+        .is_some_and(|state| !state.starts_with('Z'))
+}
+
+#[test]
+fn a_selector_that_leaves_a_child_holding_its_output_is_not_waited_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    write(
+        &ws,
+        "billing/SKILL.md",
+        "---\nname: billing\ndescription: Invoices and refunds.\ntrigger_examples: [Where is my invoice?]\n---\nBody.\n",
+    );
+    let pids = KillListed(tmp.path().join("pids"));
+    // The selector answers at once but leaves a child behind that holds its stdout open.
+    let cmd = format!(
+        "sleep 1000 & echo $! >> {}; echo '{{\"select\": [\"billing\"]}}'",
+        s(&pids.0)
+    );
+    // (Waiting for the child would hang past BOUND; waiting for the timeout fails the call.)
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let r: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(r["bundles"][0]["selector"]["failures"], 0, "{}", run.stdout);
+    assert_eq!(
+        r["bundles"][0]["selector"]["recall_at_1"], 1.0,
+        "{}",
+        run.stdout
+    );
+    // A selector that hangs with such a child is stopped at its timeout, child and all.
+    let cmd = format!("sleep 1000 & echo $! >> {}; sleep 1000", s(&pids.0));
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(run.stdout.contains("timed out after 1 s"), "{}", run.stdout);
+    // One that moves its child out of its process group cannot hold it past the timeout either.
+    let cmd = format!(
+        "setsid sleep 1000 & echo $! >> {}; echo '{{\"select\": []}}'",
+        s(&pids.0)
+    );
+    let run = skillc(&[
+        "eval",
+        s(&ws),
+        "--selector",
+        &cmd,
+        "--selector-timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("still holds its output"),
+        "{}",
+        run.stdout
+    );
+    // Every child left in the selector's process group was killed.
+    let listed = pids.pids();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    let until = Instant::now() + Duration::from_secs(5);
+    while listed[..2].iter().any(|p| running(p)) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !listed[..2].iter().any(|p| running(p)),
+        "a child outlived its selector"
+    );
+}
+
+/// A `skillc watch` ended (killed and reaped) when the test ends however it ends.
+struct Watching(std::process::Child);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .output()
+        .expect("run git");
+    assert!(o.status.success(), "git {args:?}: {o:?}");
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+#[test]
+fn watch_serves_the_outside_skills_fetch_update_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let pdf =
+        |description: &str| format!("---\nname: pdf\ndescription: {description}\n---\nDo it.\n");
+    write(&repo, "skills/pdf/SKILL.md", &pdf("Fills PDF forms."));
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-qm", "one"]);
+    let ws = tmp.path().join("ws");
+    skill(&ws, "own", "own");
+    let yaml = format!(
+        "external:\n  - git: file://{}\n    rev: main\n    path: skills\n    into: vendor/acme\n",
+        repo.display()
+    );
+    write(&ws, "workspace.yaml", &yaml);
+    let run = skillc(&["fetch", s(&ws)]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    let out = tmp.path().join("out.db");
+    let _watch = Watching(
+        Command::new(env!("CARGO_BIN_EXE_skillc"))
+            .args(["watch", s(&ws), "-o", s(&out)])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // What the served artifact says of `pdf`: its catalog line and where it came from.
+    let shows = |description: &str, commit: &str| {
+        let started = Instant::now();
+        let mut seen = String::new();
+        while started.elapsed() < 3 * BOUND {
+            let list = skillc(&["catalog", s(&out), "--format", "list"]);
+            let explain = skillc(&["explain", s(&out), "pdf"]);
+            seen = format!("{}{}", list.all(), explain.all());
+            if seen.contains(description) && seen.contains(&format!("(commit {})", &commit[..12])) {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Err(seen)
+    };
+    let first = git(&repo, &["rev-parse", "HEAD"]);
+    shows("**pdf**: Fills PDF forms.", &first).expect("the first build");
+    write(
+        &repo,
+        "skills/pdf/SKILL.md",
+        &pdf("Fills PDF forms, second edition."),
+    );
+    git(&repo, &["commit", "-qam", "two"]);
+    let second = git(&repo, &["rev-parse", "HEAD"]);
+    let run = skillc(&["fetch", s(&ws), "--update"]);
+    assert_eq!(run.code, 0, "{}", run.all());
+    if let Err(seen) = shows("**pdf**: Fills PDF forms, second edition.", &second) {
+        panic!("watch kept serving the copy before `fetch --update`:\n{seen}");
+    }
+}

@@ -235,3 +235,105 @@ fn a_broken_plugin_manifest_is_a_warning_and_its_skills_keep_their_plain_names()
         .unwrap();
     assert_eq!(catalog.skills[0].name, "lint");
 }
+
+#[test]
+fn a_marketplace_of_three_thousand_plugins_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // A generated marketplace past both the streaming threshold (256 KiB) and the text limit
+    // (1 MiB): real ones list thousands of plugins with long descriptions.
+    let plugins: Vec<serde_json::Value> = (0..3000)
+        .map(|i| {
+            serde_json::json!({
+                "name": format!("plugin-{i}"),
+                "source": format!("./plugins/p{i}"),
+                "description": format!("Plugin {i}: {}", "does useful things. ".repeat(20)),
+                "version": "1.0.0",
+                "author": {"name": "Someone"},
+            })
+        })
+        .collect();
+    let manifest = serde_json::json!({"name": "big", "owner": {"name": "x"}, "plugins": plugins});
+    let text = serde_json::to_string_pretty(&manifest).unwrap();
+    assert!(text.len() > 1 << 20, "{}", text.len());
+    write(&ws, ".claude-plugin/marketplace.json", &text);
+    write(
+        &ws,
+        "plugins/p2999/skills/lint/SKILL.md",
+        "---\nname: lint\ndescription: Runs the linters.\n---\nRun.\n",
+    );
+    let checked = skillc(&["check", ws.to_str().unwrap(), "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&checked)).unwrap();
+    assert!(checked.status.success(), "{report}");
+    assert_eq!(report["diagnostics"], serde_json::json!([]), "{report}");
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let a = Artifact::open(&out).unwrap();
+    let catalog = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Default::default(),
+            Format::Markdown,
+        )
+        .unwrap();
+    assert_eq!(catalog.skills[0].name, "plugin-2999:lint");
+}
+
+#[test]
+fn control_characters_of_a_plugin_never_reach_the_output_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        ".claude-plugin/marketplace.json",
+        r#"{"name": "m", "plugins": [{"name": "a\u001b[31mred\u0007", "description": "d\u001b[2J", "source": "./plugins/a"}]}"#,
+    );
+    write(
+        &ws,
+        "plugins/b/.claude-plugin/plugin.json",
+        r#"{"name": "b\u001b]0;title\u0007"}"#,
+    );
+    // Raw ESC in a manifest is not JSON; the line shown under the warning holds it.
+    write(
+        &ws,
+        "plugins/c/.claude-plugin/plugin.json",
+        "{\"name\": \"c\u{1b}[2J\"}",
+    );
+    for p in ["a", "b", "c"] {
+        write(
+            &ws,
+            &format!("plugins/{p}/skills/s{p}/SKILL.md"),
+            &format!("---\nname: s{p}\ndescription: The s{p} skill.\n---\nRun.\n"),
+        );
+    }
+    let checked = skillc(&["check", ws.to_str().unwrap()]);
+    let all = format!(
+        "{}{}",
+        stdout(&checked),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert_eq!(checked.status.code(), Some(1), "{all}");
+    assert!(!all.contains('\u{1b}') && !all.contains('\u{7}'), "{all:?}");
+    for escaped in [
+        "`name` holds control characters: `a\\u{1b}[31mred\\u{7}`",
+        "`description` holds control characters: `d\\u{1b}[2J`",
+        "`name` holds control characters: `b\\u{1b}]0;title\\u{7}`",
+    ] {
+        assert!(all.contains(escaped), "{escaped}: {all}");
+    }
+    // The plugins are named after their folders, so no catalog name holds them either.
+    let loaded = skillc::parse::load::load_dir(&ws, None, &[]).unwrap();
+    let names: Vec<&str> = loaded
+        .workspace
+        .plugins
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["b", "a"]);
+    assert!(loaded
+        .workspace
+        .plugins
+        .iter()
+        .all(|p| p.description.is_none()));
+}

@@ -436,6 +436,15 @@ pub fn render_text(diagnostics: &[Diagnostic], display_root: &str) -> String {
         let _ = writeln!(out, "{pad}--> {path}:{}:{}", d.line, d.column);
         if let Some(src) = &d.source_line {
             let (shown, column) = snippet_window(src, d.column);
+            // A file's raw ESC or BEL would drive the terminal or CI log showing the snippet:
+            // one U+FFFD each, so the underline stays under its column.
+            let shown: String = shown
+                .chars()
+                .map(|c| match c.is_control() && c != '\t' {
+                    true => '\u{fffd}',
+                    false => c,
+                })
+                .collect();
             let _ = writeln!(out, "{pad} |");
             let _ = writeln!(out, "{} | {}", d.line, shown);
             if d.span_len > 0 {

@@ -246,6 +246,7 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
             bundle,
             output,
             target,
-        } => artifact::export(&artifact, &bundle, &output, target),
+            include_untrusted,
+        } => artifact::export(&artifact, &bundle, &output, target, include_untrusted),
     }
 }

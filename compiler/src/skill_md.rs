@@ -29,14 +29,41 @@ pub fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
     portable
 }
 
+/// A SKILL.md's frontmatter as JSON, field for field what its YAML says.
+pub type FrontJson = serde_json::Map<String, serde_json::Value>;
+
 /// A skill's SKILL.md under `name`: its frontmatter (as JSON, field for field what the text's
 /// YAML says) and its whole text.
 pub fn skill_md(
     a: &Artifact,
     s: &Skill,
     name: &str,
-) -> Result<(serde_json::Map<String, serde_json::Value>, String), skillc_runtime::Error> {
-    let front = front_matter(s, name);
+) -> Result<(FrontJson, String), skillc_runtime::Error> {
+    skill_md_with(a, s, name, true).map(|(json, text, _)| (json, text))
+}
+
+/// [`skill_md`], and without `keep_code` also without the fields that make a client run
+/// something (the MCP server `mcp` names, the tools `allowed-tools` pre-approves): those left
+/// out are named, third.
+pub fn skill_md_with(
+    a: &Artifact,
+    s: &Skill,
+    name: &str,
+    keep_code: bool,
+) -> Result<(FrontJson, String, Vec<String>), skillc_runtime::Error> {
+    let mut front = front_matter(s, name);
+    let mut left_out = Vec::new();
+    if !keep_code {
+        if let Some(mcp) = front.metadata.remove("mcp") {
+            left_out.push(format!(
+                "its MCP server (`mcp`: {})",
+                crate::command::clip(&mcp)
+            ));
+        }
+        if let Some(tools) = front.allowed_tools.take() {
+            left_out.push(format!("`allowed-tools: {}`", crate::command::clip(&tools)));
+        }
+    }
     let yaml = yaml_text(&front);
     let body = body_with_sources(a, s)?;
     let text = format!("---\n{yaml}---\n{}\n", body.trim_end());
@@ -44,7 +71,7 @@ pub fn skill_md(
         Ok(serde_json::Value::Object(o)) => o,
         _ => serde_json::Map::new(),
     };
-    Ok((json, text))
+    Ok((json, text, left_out))
 }
 
 /// The frontmatter of an exported skill: the specification's fields, in its order.
@@ -93,7 +120,10 @@ fn yaml_text(front: &Front) -> String {
 }
 
 /// A string as a YAML scalar: plain when every reader takes it for that string, else
-/// double-quoted (JSON's escapes are YAML's too).
+/// double-quoted (JSON's escapes are YAML's too). Never with three dashes in a row: the
+/// reference validator (`skills-ref validate`) splits a SKILL.md at the first `---` anywhere,
+/// so a `---` inside a value would end its frontmatter there; the third dash of a run is
+/// written `\x2d`, which every YAML reader reads as `-`.
 fn scalar(s: &str) -> String {
     let first = s.chars().next();
     let words = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
@@ -101,12 +131,20 @@ fn scalar(s: &str) -> String {
         && s.chars()
             .all(|c| c.is_alphanumeric() || " -_.,/()+@'".contains(c))
         && !s.ends_with(' ')
+        && !s.contains("---")
         && !words.contains(&s.to_lowercase().as_str());
     if plain {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).unwrap_or_default()
+        return s.to_string();
     }
+    let quoted = serde_json::to_string(s).unwrap_or_default();
+    let mut out = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        match c == '-' && out.ends_with("--") {
+            true => out.push_str("\\x2d"),
+            false => out.push(c),
+        }
+    }
+    out
 }
 
 /// JSON text of a value, for metadata (whose values are strings).

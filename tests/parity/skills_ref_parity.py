@@ -168,8 +168,8 @@ def main() -> int:
     bad = [(b, n, e) for b, n, e in targeted if e]
     print(f"export --target: {len(targeted) - len(bad)} of {len(targeted)} folders pass skills-ref validate")
     agree += len(targeted) - len(bad)
-    if len(targeted) < 5 * 37 + 8:
-        failures.append(f"export --target wrote {len(targeted)} folders; five targets of the sample (37 skills) and a marketplace (8) give 193")
+    if len(targeted) < 5 * 37 + 8 + 2 * len(DASHES):
+        failures.append(f"export --target wrote {len(targeted)} folders; five targets of the sample (37 skills), a marketplace (8) and two of the dashes workspace ({len(DASHES)}) give {5 * 37 + 8 + 2 * len(DASHES)}")
     failures.extend(f"export {b}: {n}: {e}" for b, n, e in bad)
     print(f"\n{agree} agree, {disagree_documented} documented differences, {len(failures)} failures")
     for f in failures:
@@ -289,21 +289,43 @@ def export_parity(skillc):
     return results
 
 
+# Texts holding `---`, which skills-ref takes for the end of the frontmatter wherever it is: an
+# export must never write one inside a value (issue 47, item 21).
+DASHES = {
+    "whole": ("description: 'Use it: and a---b stays whole'\n", "Use it: and a---b stays whole"),
+    "plain": ("description: and a---b stays whole\ntrigger_examples: [\"x---y\"]\n", "and a---b stays whole"),
+    "dashes": ("description: \"----- rules ---\"\nlicense: MIT---ish\n", "----- rules ---"),
+    "block": ("description: |\n  First line.\n  ---\n  After a rule.\n", "First line.\n---\nAfter a rule."),
+}
+
+
+def dashes_workspace(ws):
+    """A workspace whose descriptions, license and trigger examples hold runs of dashes."""
+    for name, (fields, _) in DASHES.items():
+        d = ws / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(f"---\nname: {name}\n{fields}---\nBody --- of {name}.\n")
+    return ws
+
+
 TARGETS = {"claude-code": ".claude/skills", "codex": ".agents/skills", "gemini": ".gemini/skills",
            "copilot": ".github/skills", "agents": ".agents/skills"}
 
 
 def target_export_parity(skillc):
     """`skillc export --target` for every client tool, of the sample's global bundle and of a
-    plugin marketplace (names `<plugin>:<skill>` made portable): every folder written where
+    plugin marketplace (names `<plugin>:<skill>` made portable) and of texts holding `---`:
+    every folder written where
     that tool reads skills passes `skills-ref validate`."""
+    from skills_ref.parser import read_properties
     from skills_ref.validator import validate as ref_validate
 
     tests = Path(__file__).resolve().parents[1]
-    workspaces = [("sample", tests.parent / "skills", list(TARGETS)),
-                  ("marketplace", tests / "fixtures" / "plugin-marketplace" / "workspace", ["claude-code"])]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
+        workspaces = [("sample", tests.parent / "skills", list(TARGETS)),
+                      ("marketplace", tests / "fixtures" / "plugin-marketplace" / "workspace", ["claude-code"]),
+                      ("dashes", dashes_workspace(Path(tmp) / "dashes"), ["claude-code", "agents"])]
         for label, ws, targets in workspaces:
             out = Path(tmp) / f"{label}.db"
             subprocess.run([skillc, "build", str(ws), "-o", str(out)], capture_output=True, check=True)
@@ -315,7 +337,13 @@ def target_export_parity(skillc):
                     results.append((f"{label} --target {target}", "(export)", [done.stderr]))
                     continue
                 for d in sorted((project / TARGETS[target]).iterdir()):
-                    results.append((f"{label} --target {target}", d.name, ref_validate(d)))
+                    errors = ref_validate(d)
+                    # Valid is not enough: the description skills-ref reads must be the whole one.
+                    if label == "dashes" and not errors:
+                        read = read_properties(d).description
+                        if read != DASHES[d.name][1]:
+                            errors = [f"skills-ref reads the description {read!r}"]
+                    results.append((f"{label} --target {target}", d.name, errors))
     return results
 
 

@@ -406,6 +406,10 @@ pub enum ArtifactCommand {
         /// Write where this client reads skills, and say what its listing keeps of them.
         #[arg(long, value_enum)]
         target: Option<skillc::interop::targets::Target>,
+        /// Write untrusted skills' code too (scripts and executables, MCP servers,
+        /// `allowed-tools`): by default an export leaves it out and says what it left out.
+        #[arg(long)]
+        include_untrusted: bool,
     },
 }
 

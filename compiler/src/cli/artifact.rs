@@ -11,15 +11,17 @@ pub fn export(
     bundle: &BundleArgs,
     output: &Path,
     target: Option<skillc::interop::targets::Target>,
+    include_untrusted: bool,
 ) -> Done {
     use skillc::interop::{export, targets};
+    let (b, untrusted) = (bundle.as_ref(), include_untrusted);
     let written = match target {
-        None => export::export(artifact, &bundle.as_ref(), output).map(|d| (d, None)),
+        None => export::export_with(artifact, &b, output, untrusted).map(|e| (e, None)),
         Some(t) => {
-            targets::export(artifact, &bundle.as_ref(), output, t).map(|(d, r)| (d, Some(r)))
+            targets::export_with(artifact, &b, output, t, untrusted).map(|(e, r)| (e, Some(r)))
         }
     };
-    let (dirs, report) = match written {
+    let (exported, report) = match written {
         Ok(written) => written,
         Err(export::Error::Runtime(e)) => return Err(e.into()),
         Err(e) => return Err(Failure::usage(e)),
@@ -31,7 +33,18 @@ pub fn export(
     for problem in export::portability_problems(&folder) {
         eprintln!("warning: {problem}");
     }
-    outln!("exported {} skills into {}", dirs.len(), folder.display());
+    outln!(
+        "exported {} skills into {}",
+        exported.dirs.len(),
+        folder.display()
+    );
+    for l in &exported.left_out {
+        outln!(
+            "  untrusted `{}`: left out {} (--include-untrusted writes them)",
+            l.skill,
+            l.items.join(", ")
+        );
+    }
     if let Some(report) = report {
         out!("{}", report.text());
     }

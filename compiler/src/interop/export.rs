@@ -56,8 +56,41 @@ pub fn portability_problems(out: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Writes every available skill of a bundle into `out/<portable name>/`. Returns the folders.
+/// What of an untrusted skill (from a package or an outside repository the workspace does not
+/// trust, or an untrusted client overlay) an export left out: the code a client would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The skill's exported folder name.
+    pub skill: String,
+    /// Each thing left out: an asset's path, or a field and what it holds.
+    pub items: Vec<String>,
+}
+
+/// What an export wrote, and what it left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Exported {
+    /// The skill folders written.
+    pub dirs: Vec<PathBuf>,
+    /// Per untrusted skill, its code that was not written (none with `include_untrusted`).
+    pub left_out: Vec<LeftOut>,
+}
+
+/// Writes every available skill of a bundle into `out/<portable name>/`, untrusted skills
+/// without their code. Returns the folders.
 pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec<PathBuf>, Error> {
+    export_with(artifact, bundle, out, false).map(|e| e.dirs)
+}
+
+/// Writes every available skill of a bundle into `out/<portable name>/`. An untrusted skill's
+/// code (its scripts and executables, its MCP server, the tools it would pre-approve) is left
+/// out, and said, unless `include_untrusted`: a client runs what a skill folder holds, and
+/// reads no field that would tell it the folder came from nobody the workspace trusts.
+pub fn export_with(
+    artifact: &Path,
+    bundle: &BundleRef<'_>,
+    out: &Path,
+    include_untrusted: bool,
+) -> Result<Exported, Error> {
     let a = Artifact::open(artifact)?;
     let b = a.bundle(bundle)?;
     if let Ok(meta) = std::fs::metadata(out) {
@@ -87,25 +120,60 @@ pub fn export(artifact: &Path, bundle: &BundleRef<'_>, out: &Path) -> Result<Vec
         }
     }
     let mut used: BTreeSet<String> = BTreeSet::new();
-    let mut written = Vec::new();
+    let mut done = Exported::default();
     for s in skills {
         let name = crate::skill_md::portable_name(&s.name, &mut used);
-        let (_, text) = crate::skill_md::skill_md(&a, s, &name)?;
+        let keep_code = include_untrusted || !s.untrusted;
+        let (_, text, mut left_out) = crate::skill_md::skill_md_with(&a, s, &name, keep_code)?;
         let dir = out.join(&name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let file = dir.join("SKILL.md");
         std::fs::write(&file, text).map_err(io(&file))?;
         for path in assets_of(s) {
             let bytes = a.asset(bundle, &s.qualified_name, &path)?;
+            if !keep_code && is_code(&path, &bytes) {
+                left_out.push(path);
+                continue;
+            }
             let dest = dir.join(&path);
             if let Some(parent) = dest.parent() {
                 std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
             std::fs::write(&dest, bytes).map_err(io(&dest))?;
         }
-        written.push(dir);
+        if !left_out.is_empty() {
+            done.left_out.push(LeftOut {
+                skill: name,
+                items: left_out,
+            });
+        }
+        done.dirs.push(dir);
     }
-    Ok(written)
+    Ok(done)
+}
+
+/// Extensions of files a client or a shell would run (or load and run) as they are.
+const CODE_EXTENSIONS: [&str; 27] = [
+    "sh", "bash", "zsh", "fish", "ksh", "ps1", "psm1", "bat", "cmd", "com", "exe", "dll", "so",
+    "dylib", "py", "pyc", "pyw", "rb", "pl", "php", "js", "mjs", "cjs", "ts", "jar", "wasm", "bin",
+];
+
+/// Whether an asset is code: under `scripts/` (agentskills.io's folder for it), named as code,
+/// starting with `#!`, or an executable of Linux, macOS or Windows.
+fn is_code(path: &str, bytes: &[u8]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let magic: [&[u8]; 6] = [
+        b"#!",
+        b"\x7fELF",
+        b"MZ",
+        b"\xcf\xfa\xed\xfe",
+        b"\xfe\xed\xfa\xcf",
+        b"\xca\xfe\xba\xbe",
+    ];
+    path.split('/').next() == Some("scripts")
+        || CODE_EXTENSIONS.contains(&extension)
+        || magic.iter().any(|m| bytes.starts_with(m))
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error {
@@ -113,5 +181,20 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error {
     move |source| Error::Io {
         path: path.clone(),
         source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_is_told_by_folder_name_or_first_bytes() {
+        assert!(is_code("scripts/notes.txt", b"hello"));
+        assert!(is_code("tools/run.SH", b"echo"));
+        assert!(is_code("assets/tool", b"\x7fELF\x02"));
+        assert!(is_code("assets/run", b"#!/bin/sh\n"));
+        assert!(!is_code("references/guide.md", b"# Guide"));
+        assert!(!is_code("assets/logo.png", b"\x89PNG"));
     }
 }

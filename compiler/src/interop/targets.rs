@@ -8,14 +8,28 @@ use std::path::{Path, PathBuf};
 pub use crate::model::targets::{Budget, Report, Target};
 
 /// Writes every available skill of a bundle into `project/<the client's folder>/` (a new or
-/// empty folder), and says what the client's listing keeps of them.
+/// empty folder), untrusted skills without their code, and says what the client's listing
+/// keeps of them.
 pub fn export(
     artifact: &Path,
     bundle: &skillc_runtime::BundleRef<'_>,
     project: &Path,
     target: Target,
 ) -> Result<(Vec<PathBuf>, Report), super::export::Error> {
-    let dirs = super::export::export(artifact, bundle, &project.join(target.folder()))?;
+    export_with(artifact, bundle, project, target, false).map(|(e, r)| (e.dirs, r))
+}
+
+/// [`export`], with untrusted skills' code too when `include_untrusted`; says what it left out.
+pub fn export_with(
+    artifact: &Path,
+    bundle: &skillc_runtime::BundleRef<'_>,
+    project: &Path,
+    target: Target,
+    include_untrusted: bool,
+) -> Result<(super::export::Exported, Report), super::export::Error> {
+    let folder = project.join(target.folder());
+    let exported = super::export::export_with(artifact, bundle, &folder, include_untrusted)?;
+    let dirs = &exported.dirs;
     let declared = skillc_runtime::Artifact::open(artifact)
         .ok()
         .and_then(|a| declared(&a).into_iter().find(|(t, _)| *t == target));
@@ -28,7 +42,7 @@ pub fn export(
         budget,
         written.iter().map(|(n, d)| (n.as_str(), d.as_str())),
     );
-    Ok((dirs, report))
+    Ok((exported, report))
 }
 
 /// The client tools the workspace declared (`workspace.yaml` `targets:`, kept in the artifact's

@@ -425,16 +425,17 @@ pub struct Skill {
 impl Skill {
     /// A short digest of the default text a translation renders (description, trigger
     /// examples, `when_to_use`, body): a translation that names another was made from an
-    /// older default and is stale (W121).
+    /// older default and is stale (W121). The parts are encoded as a JSON array, so no two
+    /// texts share an encoding (joined with `\n`, `["a\nb"]` and `["a", "b"]` did).
     pub fn translation_digest(&self) -> String {
         let fm = &self.frontmatter;
-        let text = [
+        let text = serde_json::json!([
             fm.description.as_deref().unwrap_or(""),
-            &fm.trigger_examples.join("\n"),
-            &fm.when_to_use.join("\n"),
+            fm.trigger_examples,
+            fm.when_to_use,
             self.body.trim_end(),
-        ]
-        .join("\u{0}");
+        ])
+        .to_string();
         crate::digest::hash(text.as_bytes())[..12].to_string()
     }
 
@@ -721,5 +722,23 @@ mod tests {
         assert!(wildcard("public.*", "public.x"));
         assert!(wildcard("public.url-gen", "public.url-gen"));
         assert!(!wildcard("a*b*c", "acb"));
+    }
+
+    /// The digest of a skill whose `trigger_examples` are written `examples`.
+    fn digest_of(examples: &str) -> String {
+        let text =
+            format!("---\nname: a\ndescription: A.\ntrigger_examples: {examples}\n---\nBody.\n");
+        let files = [crate::discover::fsio::RawFile::new("a/SKILL.md", text)];
+        let loaded = crate::parse::load::load_files(&files, &[], "ws");
+        loaded.workspace.skills[0].translation_digest()
+    }
+
+    #[test]
+    fn translation_digests_tell_every_split_of_the_examples_apart() {
+        let joined = digest_of(r#"["a\nb"]"#);
+        assert_ne!(joined, digest_of(r#"["a", "b"]"#));
+        assert_ne!(digest_of("[]"), digest_of(r#"[""]"#));
+        assert_eq!(joined, digest_of(r#"["a\nb"]"#));
+        assert_eq!(joined.len(), 12);
     }
 }

@@ -5,18 +5,31 @@ use crate::diagnostic::{codes, Diagnostic, Pos};
 /// Largest text file (SKILL.md, YAML, JSON) the compiler reads: 1 MiB.
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
 
+/// Largest Claude Code plugin manifest (`.claude-plugin/*.json`) the compiler reads: 16 MiB,
+/// the limit of any file. A marketplace is a generated list, not prose: 3,000 plugins are
+/// about 750 KiB, and real ones grow past the text limit.
+pub const MAX_MANIFEST_BYTES: usize = crate::discover::fsio::MAX_FILE_BYTES as usize;
+
+/// The most bytes the text file at `file` may hold.
+fn limit_of(file: &str) -> usize {
+    match crate::discover::fsio::is_plugin_manifest(file) {
+        true => MAX_MANIFEST_BYTES,
+        false => MAX_TEXT_BYTES,
+    }
+}
+
 /// Decodes a text file. Returns the text (BOM stripped, CRLF normalised) and any warnings, or
 /// the error that makes the file unusable.
 pub fn decode(file: &str, bytes: &[u8]) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
-    if bytes.len() > MAX_TEXT_BYTES {
+    let limit = limit_of(file);
+    if bytes.len() > limit {
         return Err(Diagnostic::new(
             codes::TOO_LARGE,
             file,
             Pos::start(),
             format!(
-                "file is {} bytes, over the {} byte limit for text files",
+                "file is {} bytes, over the {limit} byte limit for text files",
                 bytes.len(),
-                MAX_TEXT_BYTES
             ),
         )
         .with_help("split the content into references/ files, which are carried as assets"));
@@ -106,5 +119,8 @@ mod tests {
     fn rejects_oversized_files() {
         let big = vec![b'a'; MAX_TEXT_BYTES + 1];
         assert_eq!(decode("a.md", &big).unwrap_err().code, codes::TOO_LARGE);
+        // A plugin manifest is a generated list: it may be as large as any file.
+        assert!(decode("m/.claude-plugin/marketplace.json", &big).is_ok());
+        assert!(decode("m/marketplace.json", &big).is_err());
     }
 }

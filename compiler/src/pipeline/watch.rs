@@ -86,11 +86,21 @@ fn is_output(path: &Path, output: &Path) -> bool {
             .is_some_and(|n| path.file_name() == Some(n))
 }
 
+/// Whether `path` is under `.skillc/external/`, where `skillc fetch` stores the outside
+/// skills a build reads (the one hidden folder a build reads).
+fn is_stored_copy(path: &Path, root: &Path) -> bool {
+    path.strip_prefix(root)
+        .is_ok_and(|rel| rel.starts_with(Path::new(".skillc").join("external")))
+}
+
 /// Whether a change to `path` should trigger a rebuild of the workspace at `root` into
 /// `output`.
 pub fn is_relevant(path: &Path, root: &Path, output: &Path) -> bool {
     if is_output(path, output) {
         return false;
+    }
+    if is_stored_copy(path, root) {
+        return true;
     }
     let rel = path.strip_prefix(root).unwrap_or(path);
     !rel.components().any(|c| {
@@ -300,8 +310,10 @@ impl Burst {
             return; // the writes before it were reported by their own events
         }
         self.relevant |= !watched.is_empty();
+        // A fetch's stored copies are no files of the walk: the load reads them all again.
+        let stored = paths.iter().any(|p| is_stored_copy(p, root));
         match (files_read(&paths, root), self.files.as_mut()) {
-            (Some(read), Some(files)) => files.extend(read),
+            (Some(read), Some(files)) if !stored => files.extend(read),
             _ => self.files = None,
         }
     }
@@ -458,8 +470,17 @@ mod tests {
             "/w/.git/index",
             "/w/a.db",
             "/w/.a.db.123.tmp",
+            "/w/.skillc/check-cache.json",
         ] {
             assert!(!is_relevant(Path::new(p), root, out), "{p}");
         }
+        // What `skillc fetch` stores, and its lock, are read by a build.
+        for p in ["/w/.skillc/external/vendor__a/x/SKILL.md", "/w/skillc.lock"] {
+            assert!(is_relevant(Path::new(p), root, out), "{p}");
+        }
+        let mut burst = Burst::default();
+        let stored = "/w/.skillc/external/vendor__a/x/SKILL.md";
+        burst.add(Some((written(), vec![PathBuf::from(stored)])), root, out);
+        assert!(burst.relevant && burst.files.is_none(), "{burst:?}");
     }
 }

@@ -91,6 +91,7 @@ pub fn may_have_role(rel: &str) -> bool {
     ) || localized("SKILL")
         || localized("skill")
         || name.ends_with(".tera")
+        || super::is_plugin_manifest(rel)
         || (rel.starts_with("tests/") && (name.ends_with(".yaml") || name.ends_with(".yml")))
 }
 
@@ -143,6 +144,8 @@ mod tests {
             "clients/c/client.yaml",
             "templates/prompt_skill.tera",
             "tests/pricing.yaml",
+            ".claude-plugin/marketplace.json",
+            "plugins/p/.claude-plugin/plugin.json",
         ] {
             assert!(may_have_role(role), "{role}");
         }
@@ -152,6 +155,7 @@ mod tests {
             "a/scripts/run.py",
             "a/data.json",
             "tests/fixtures/big.bin",
+            "a/assets/marketplace.json",
         ] {
             assert!(!may_have_role(asset), "{asset}");
         }

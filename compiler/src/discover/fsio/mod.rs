@@ -12,7 +12,7 @@ mod names;
 pub mod output;
 
 use names::{holds_skill, is_role_file, is_skipped, is_tool_folder};
-pub use names::{PLUGIN_FOLDER, PLUGIN_MANIFESTS};
+pub use names::{is_plugin_manifest, PLUGIN_FOLDER, PLUGIN_MANIFESTS};
 
 use cache::Listing;
 pub use cache::{now_ns, ReadCache, Stamp};

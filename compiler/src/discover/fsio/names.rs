@@ -8,6 +8,14 @@ pub const PLUGIN_FOLDER: &str = ".claude-plugin";
 /// See [`PLUGIN_FOLDER`].
 pub const PLUGIN_MANIFESTS: [&str; 2] = ["marketplace.json", "plugin.json"];
 
+/// Whether a workspace-relative path names a Claude Code plugin manifest
+/// (`…/.claude-plugin/plugin.json` or `marketplace.json`).
+pub fn is_plugin_manifest(rel: &str) -> bool {
+    let mut parts = rel.rsplit('/');
+    let (name, folder) = (parts.next().unwrap_or(""), parts.next());
+    folder == Some(PLUGIN_FOLDER) && PLUGIN_MANIFESTS.contains(&name)
+}
+
 /// Names never looked into: version control, dependencies, caches, hidden files.
 pub(super) fn is_skipped(name: &str) -> bool {
     name.starts_with('.')

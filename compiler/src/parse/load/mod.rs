@@ -107,6 +107,13 @@ fn load_tree(
     // Outside repositories' skills, from the copies `skillc fetch` stored, under their folders.
     let (outside, problems, pins) = external::read_locked(root, &config, &files);
     walk_diags.extend(problems);
+    // The stored copies match the lock's digests, so they changed only if it did: then their
+    // skills are parsed again (a watcher names the lock, never the hidden copies).
+    if !unchanged.contains(crate::model::external::LOCK_FILE) {
+        for f in &outside {
+            unchanged.remove(&f.rel);
+        }
+    }
     if !outside.is_empty() {
         let files = files.to_mut();
         files.extend(outside);

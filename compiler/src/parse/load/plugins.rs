@@ -159,11 +159,15 @@ fn skill_paths(o: &Map<String, Value>, root: &str) -> Option<Vec<String>> {
 }
 
 fn named(f: &RawFile, o: &Map<String, Value>, root: &str, out: &mut Vec<Diagnostic>) -> String {
-    match text(o, "name") {
-        Some(n) => names::normalize(&n),
-        None => {
-            let folder = root.rsplit('/').next().unwrap_or(root);
-            let folder = if folder.is_empty() { "plugin" } else { folder };
+    let folder = root.rsplit('/').next().unwrap_or(root);
+    // A marketplace's `source` is any text, so its folder's name may hold control characters.
+    let folder = match folder.is_empty() || folder.chars().any(char::is_control) {
+        true => "plugin",
+        false => folder,
+    };
+    match checked(f, o, "name", out) {
+        Ok(Some(n)) => names::normalize(&n),
+        Ok(None) => {
             let d = Diagnostic::new(
                 codes::PLUGIN_MANIFEST,
                 &f.rel,
@@ -173,7 +177,51 @@ fn named(f: &RawFile, o: &Map<String, Value>, root: &str, out: &mut Vec<Diagnost
             out.push(d.with_help("add `\"name\": \"…\"` as Claude Code requires"));
             names::normalize(folder)
         }
+        Err(()) => names::normalize(folder),
     }
+}
+
+/// A text field of a manifest, refused (`Err`, reported escaped as E010) when it holds control
+/// characters: printed raw, ESC or BEL would drive the terminal or CI log showing a catalog,
+/// a check or `explain`, as a skill's name would.
+fn checked(
+    f: &RawFile,
+    o: &Map<String, Value>,
+    key: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Result<Option<String>, ()> {
+    let value = match key {
+        "author" => author(o),
+        _ => text(o, key),
+    };
+    match value {
+        Some(v) if v.chars().any(char::is_control) => {
+            let d = Diagnostic::new(
+                codes::INVALID_VALUE,
+                &f.rel,
+                Pos::start(),
+                format!(
+                    "this plugin's `{key}` holds control characters: `{}`; it is not used",
+                    v.escape_debug()
+                ),
+            );
+            out.push(d.with_help(
+                "names and descriptions are printed in terminals, logs and catalogs: use letters, digits and punctuation",
+            ));
+            Err(())
+        }
+        v => Ok(v),
+    }
+}
+
+/// A manifest's metadata field, left out when it holds control characters.
+fn meta(
+    f: &RawFile,
+    o: &Map<String, Value>,
+    key: &str,
+    out: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    checked(f, o, key, out).ok().flatten()
 }
 
 fn own_manifest(
@@ -189,9 +237,9 @@ fn own_manifest(
     });
     Plugin {
         name: named(f, o, root, out),
-        version: text(o, "version"),
-        description: text(o, "description"),
-        author: author(o),
+        version: meta(f, o, "version", out),
+        description: meta(f, o, "description", out),
+        author: meta(f, o, "author", out),
         root: root.to_string(),
         manifest: f.rel.clone(),
         skill_dirs,
@@ -237,9 +285,9 @@ fn marketplace(
         };
         plugins.push(Plugin {
             name: named(f, entry, &folder, out),
-            version: text(entry, "version"),
-            description: text(entry, "description"),
-            author: author(entry),
+            version: meta(f, entry, "version", out),
+            description: meta(f, entry, "description", out),
+            author: meta(f, entry, "author", out),
             skill_dirs: skill_paths(entry, &folder),
             root: folder,
             manifest: f.rel.clone(),
