@@ -887,3 +887,50 @@ fn an_entry_with_control_characters_is_refused_and_never_printed_raw() {
         }
     }
 }
+
+#[test]
+fn a_remote_that_stops_answering_is_given_up_on() {
+    // A server that takes the connection and never answers: fetch ends, says which remote,
+    // and changes nothing, instead of waiting forever (SKILLC_FETCH_STALL_SECONDS, 60 by
+    // default, shortened here).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in listener.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(&ws, "public/own/SKILL.md", &skill("own", "Our own skill."));
+    write(
+        &ws,
+        "workspace.yaml",
+        &format!("external:\n  - git: http://127.0.0.1:{port}/repo.git\n    rev: v1\n    path: skills\n    into: vendor/acme\n"),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["fetch", s(&ws)])
+        .env("SKILLC_FETCH_STALL_SECONDS", "2")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("fetch still waits on a remote that never answers after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains(&format!("127.0.0.1:{port}")),
+        "{}",
+        text(&o)
+    );
+    assert!(!ws.join("skillc.lock").exists());
+}

@@ -85,9 +85,14 @@ fn only_files_and_folders(dir: &Path) -> bool {
 
 /// Runs `git` with `args`; its stdout, or its last words on stderr.
 pub(super) fn git(args: &[&str]) -> Result<Vec<u8>, String> {
+    let stall = stall_seconds();
     let out = Command::new("git")
         // No hook of a mirror is ever run: see [`ours`].
         .args(["-c", &format!("core.hooksPath={NO_HOOKS}")])
+        // A remote over HTTP that stops sending is given up on rather than waited for forever:
+        // under a byte a second for that long ends the transfer.
+        .args(["-c", "http.lowSpeedLimit=1"])
+        .args(["-c", &format!("http.lowSpeedTime={stall}")])
         .args(args)
         // A missing credential fails rather than waiting for someone to type it.
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -103,6 +108,16 @@ pub(super) fn git(args: &[&str]) -> Result<Vec<u8>, String> {
         .find(|l| !l.trim().is_empty())
         .unwrap_or("no message");
     Err(last.trim().to_string())
+}
+
+/// How long a remote may send nothing before `fetch` gives up on it: `SKILLC_FETCH_STALL_SECONDS`,
+/// 60 by default.
+fn stall_seconds() -> u64 {
+    std::env::var("SKILLC_FETCH_STALL_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(60)
 }
 
 /// Where the mirror of the repository at `url` is kept.
