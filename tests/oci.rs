@@ -291,6 +291,15 @@ fn skillc_within(args: &[&str], env: &[(&str, &str)], secs: u64) -> std::process
     }
 }
 
+/// Bytes a pull takes for an artifact (its header: SQLite's, with skillc's application id),
+/// `len` of them.
+fn fake_artifact(fill: u8, len: usize) -> Vec<u8> {
+    let mut bytes = vec![fill; len];
+    bytes[..16].copy_from_slice(b"SQLite format 3\0");
+    bytes[68..72].copy_from_slice(&skillc_runtime::APPLICATION_ID.to_be_bytes());
+    bytes
+}
+
 fn sha(bytes: &[u8]) -> String {
     format!("sha256:{:x}", <sha2::Sha256 as sha2::Digest>::digest(bytes))
 }
@@ -363,7 +372,7 @@ fn hostile_at(
 fn an_endless_or_stalled_registry_fails_the_pull_in_time_naming_the_registry_and_the_step() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.db");
-    let artifact = [b"SQLite format 3\0".as_slice(), &[7u8; 5000]].concat();
+    let artifact = fake_artifact(7, 5016);
     let sig = b"untrusted comment: a signature\nRWQ...\n".to_vec();
     // (step, what the registry does there, --timeout, what the error says)
     type Case = (&'static str, fn() -> Reply, &'static str, &'static str);
@@ -434,7 +443,7 @@ fn asking_for_credentials(artifact: &[u8]) -> Fake {
 fn registry_credentials_go_only_to_their_host_and_over_plain_http_only_when_allowed() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.db");
-    let artifact = [b"SQLite format 3\0".as_slice(), &[1u8; 100]].concat();
+    let artifact = fake_artifact(1, 116);
     let fake = asking_for_credentials(&artifact);
     let source = format!("{}/skills/sample:v1", fake.host);
     let pull = ["pull", &source, "-o", s(&out), "--plain-http"];
@@ -480,6 +489,68 @@ fn registry_credentials_go_only_to_their_host_and_over_plain_http_only_when_allo
     );
     assert!(o.status.success(), "{}", text(&o));
     assert!(sent(&fake.heads.lock().unwrap()));
+    assert_eq!(std::fs::read(&out).unwrap(), artifact);
+}
+
+/// A registry that sends clients to a token realm on itself over plain HTTP (`/token`), which
+/// wants basic credentials `user:secret` and gives the bearer token `t` for them.
+fn asking_for_a_token(artifact: &[u8]) -> Fake {
+    let good = serving(manifest_of(artifact, None), vec![artifact.to_vec()]);
+    let host = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+    let realm = host.clone();
+    let basic = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "user:secret");
+    let fake = fake_registry(move |path, head| {
+        let refused = |challenge: String| Reply::Full(401, challenge, Vec::new());
+        if path.starts_with("/token") {
+            return match head.contains(&format!("authorization: basic {basic}").to_lowercase()) {
+                true => Reply::Full(200, String::new(), br#"{"token":"t"}"#.to_vec()),
+                false => refused(String::new()),
+            };
+        }
+        match head.contains("authorization: bearer t") {
+            true => good(path, head),
+            false => refused(format!(
+                "WWW-Authenticate: Bearer realm=\"http://{}/token\",service=\"fake\"\r\n",
+                realm.get().unwrap()
+            )),
+        }
+    });
+    host.set(fake.host.clone()).unwrap();
+    fake
+}
+
+#[test]
+fn credentials_go_to_a_plain_http_token_realm_only_when_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    let artifact = fake_artifact(2, 116);
+    let fake = asking_for_a_token(&artifact);
+    let source = format!("{}/skills/sample:v1", fake.host);
+    let env = [
+        ("SKILLC_REGISTRY", fake.host.as_str()),
+        ("SKILLC_REGISTRY_USERNAME", "user"),
+        ("SKILLC_REGISTRY_PASSWORD", "secret"),
+    ];
+    let pull = ["pull", &source, "-o", s(&out), "--plain-http"];
+    let o = skillc_within(&pull, &env, 60);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("--plain-http-credentials"),
+        "{}",
+        text(&o)
+    );
+    let built = signed_artifact(dir.path());
+    let o = skillc_within(&["push", s(&built), &source, "--plain-http"], &env, 60);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let basic = |heads: &[String]| heads.iter().any(|h| h.contains("authorization: basic"));
+    assert!(!basic(&fake.heads.lock().unwrap()), "credentials were sent");
+    let o = skillc_within(
+        &[&pull[..], &["--plain-http-credentials"]].concat(),
+        &env,
+        60,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(basic(&fake.heads.lock().unwrap()));
     assert_eq!(std::fs::read(&out).unwrap(), artifact);
 }
 
@@ -545,6 +616,23 @@ fn a_pull_that_cannot_write_the_artifact_leaves_the_previous_pair_verifying() {
         .collect();
     left.sort();
     assert!(left.is_empty(), "temporary files left: {left:?}");
+    // A layer that is not a skillc artifact (its digest right) is not written either.
+    let junk = b"not an artifact".to_vec();
+    let third = fake_registry(serving(manifest_of(&junk, None), vec![junk.clone()]));
+    let o = skillc(&[
+        "pull",
+        &format!("{}/s/a:v3", third.host),
+        "-o",
+        s(&out),
+        "--plain-http",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("is not a skillc artifact"),
+        "{}",
+        text(&o)
+    );
+    assert!(verifies(&out));
     // Then a pull that can write changes both.
     let o = skillc(&["pull", &source, "-o", s(&out), "--plain-http"]);
     assert!(o.status.success(), "{}", text(&o));

@@ -156,15 +156,26 @@ fn credentials(registry: &str) -> Option<Credentials> {
 }
 
 /// What the ORAS client may send to `registry` for a push: its credentials, unless they would
-/// travel over plain HTTP without `--plain-http-credentials`.
-fn push_auth(registry: &str, options: Options) -> (RegistryAuth, bool) {
-    match credentials(registry) {
-        Some(c) if !options.plain_http || options.plain_http_credentials => {
-            (RegistryAuth::Basic(c.user, c.password), false)
-        }
-        Some(_) => (RegistryAuth::Anonymous, true),
-        None => (RegistryAuth::Anonymous, false),
-    }
+/// travel in clear text (to a plain-HTTP registry, or to a bearer realm given as `http://`)
+/// without `--plain-http-credentials`; then nothing, and `true` to say so.
+async fn push_auth(registry: &str, options: Options) -> Result<(RegistryAuth, bool), Error> {
+    let Some(c) = credentials(registry) else {
+        return Ok((RegistryAuth::Anonymous, false));
+    };
+    let reach = Reach {
+        plain_http: options.plain_http,
+        plain_http_credentials: options.plain_http_credentials,
+        timeout: options.timeout,
+        credentials: None,
+    };
+    let plain = !options.plain_http_credentials
+        && Session::credentials_go_plain(registry, reach)
+            .await
+            .map_err(Error::Failed)?;
+    Ok(match plain {
+        true => (RegistryAuth::Anonymous, true),
+        false => (RegistryAuth::Basic(c.user, c.password), false),
+    })
 }
 
 /// An OCI error in words (the client's own messages can quote URLs, never credentials).
@@ -222,9 +233,9 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
     );
     let mut manifest = OciImageManifest::build(&layers, &config, None);
     manifest.artifact_type = Some(ARTIFACT_TYPE.to_string());
-    let (auth, withheld) = push_auth(image.resolve_registry(), options);
     let client = client(options);
     let digest = runtime()?.block_on(async {
+        let (auth, withheld) = push_auth(image.resolve_registry(), options).await?;
         client
             .push(&image, &layers, config, &auth, Some(manifest))
             .await
@@ -304,12 +315,25 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
             let size =
                 u64::try_from(layer.size).map_err(|_| format!("{source}: a negative size"))?;
             let mut staged = output::stage(out).map_err(|e| cannot_write(out, e))?;
-            let mut sink = std::io::BufWriter::new(&mut staged.file);
-            session
-                .blob(&layer.digest, size, "artifact layer", &mut sink)
-                .await?;
-            sink.into_inner()
-                .map_err(|e| cannot_write(out, e.into_error()))?;
+            let head = {
+                let mut sink = Head {
+                    inner: std::io::BufWriter::new(&mut staged.file),
+                    head: Vec::new(),
+                };
+                session
+                    .blob(&layer.digest, size, "artifact layer", &mut sink)
+                    .await?;
+                let Head { inner, head } = sink;
+                inner
+                    .into_inner()
+                    .map_err(|e| cannot_write(out, e.into_error()))?;
+                head
+            };
+            if !skillc_runtime::is_artifact_header(&head) {
+                return Err(format!(
+                    "{source}: its artifact layer is not a skillc artifact; nothing was written"
+                ));
+            }
             injected("artifact").map_err(|e| cannot_write(out, e))?;
             put_pair(out, staged, signature.as_deref())?;
             Ok(Moved {
@@ -319,6 +343,25 @@ pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> 
             })
         })
         .map_err(Error::Failed)
+}
+
+/// A writer that keeps the first bytes written through it (the artifact's header, checked
+/// before the file is put in place).
+struct Head<W> {
+    inner: W,
+    head: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for Head<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let wanted = 100usize.saturating_sub(self.head.len()).min(n);
+        self.head.extend_from_slice(&buf[..wanted]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// The largest signature layer taken (a minisign signature is a few hundred bytes).

@@ -69,13 +69,38 @@ impl Session {
     /// Asks `registry`'s `/v2/` whether it wants authorization, and obtains it (a bearer token
     /// from the realm it names, or basic credentials).
     pub async fn open(registry: &str, repository: &str, reach: Reach) -> Result<Session, String> {
+        let (mut session, challenge) = Session::connect(registry, repository, reach).await?;
+        if let Some(challenge) = challenge {
+            session.authorization = Some(session.authorize(&challenge).await?);
+        }
+        Ok(session)
+    }
+
+    /// Whether the credentials would travel in clear text to answer `registry`'s challenge
+    /// (a plain-HTTP registry asking for basic credentials, or a bearer realm given as
+    /// `http://`): a push, which leaves authorization to the ORAS client, asks this first.
+    pub async fn credentials_go_plain(registry: &str, reach: Reach) -> Result<bool, String> {
+        let (session, challenge) = Session::connect(registry, "", reach).await?;
+        let Some(challenge) = challenge else {
+            return Ok(false);
+        };
+        let realm = session.bearer(&challenge)?.map(|(realm, _)| realm);
+        Ok(!realm.unwrap_or(session.base).starts_with("https://"))
+    }
+
+    /// A session without authorization yet, and the challenge of `/v2/` if it asks for some.
+    async fn connect(
+        registry: &str,
+        repository: &str,
+        reach: Reach,
+    ) -> Result<(Session, Option<String>), String> {
         let http = reqwest::Client::builder()
             .connect_timeout(reach.timeout)
             .read_timeout(reach.timeout)
             .build()
             .map_err(|e| fail(registry, "starting the HTTP client", e))?;
         let scheme = if reach.plain_http { "http" } else { "https" };
-        let mut session = Session {
+        let session = Session {
             http,
             base: format!("{scheme}://{registry}"),
             registry: registry.to_string(),
@@ -88,7 +113,7 @@ impl Session {
             .send(session.http.get(&url), "API check (/v2/)")
             .await?;
         if answer.status() != reqwest::StatusCode::UNAUTHORIZED {
-            return Ok(session);
+            return Ok((session, None));
         }
         let challenge = answer
             .headers()
@@ -96,12 +121,11 @@ impl Session {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_string();
-        session.authorization = Some(session.authorize(&challenge).await?);
-        Ok(session)
+        Ok((session, Some(challenge)))
     }
 
-    /// The `Authorization` header answering `challenge` (a `WWW-Authenticate` value).
-    async fn authorize(&self, challenge: &str) -> Result<String, String> {
+    /// The realm and service of a bearer challenge, `None` for another scheme.
+    fn bearer(&self, challenge: &str) -> Result<Option<(String, Option<String>)>, String> {
         let step = "authorization";
         let challenges = http_auth::parse_challenges(challenge)
             .map_err(|e| fail(&self.registry, step, format!("unreadable challenge: {e}")))?;
@@ -111,13 +135,21 @@ impl Session {
                 .find(|(k, _)| k.eq_ignore_ascii_case(key))
                 .map(|(_, v)| v.to_unescaped())
         };
-        if let Some(bearer) = challenges
+        let Some(bearer) = challenges
             .iter()
             .find(|c| c.scheme.eq_ignore_ascii_case("bearer"))
-        {
-            let realm = param(bearer, "realm")
-                .ok_or_else(|| fail(&self.registry, step, "a bearer challenge without realm"))?;
-            let service = param(bearer, "service");
+        else {
+            return Ok(None);
+        };
+        let realm = param(bearer, "realm")
+            .ok_or_else(|| fail(&self.registry, step, "a bearer challenge without realm"))?;
+        Ok(Some((realm, param(bearer, "service"))))
+    }
+
+    /// The `Authorization` header answering `challenge` (a `WWW-Authenticate` value).
+    async fn authorize(&self, challenge: &str) -> Result<String, String> {
+        let step = "authorization";
+        if let Some((realm, service)) = self.bearer(challenge)? {
             return self.token(&realm, service.as_deref()).await;
         }
         let credentials = self.credentials_for(&self.base, step)?.ok_or_else(|| {
