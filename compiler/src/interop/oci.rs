@@ -470,8 +470,7 @@ fn put_pair(out: &Path, artifact: output::Staged, signature: Option<&[u8]>) -> R
 /// Whether `out` (and its signature) already hold exactly the layers `m` names.
 fn holds(m: &OciImageManifest, out: &Path) -> bool {
     let same = |path: &Path, media: &str| match m.layers.iter().find(|l| l.media_type == media) {
-        Some(layer) => std::fs::read(path)
-            .is_ok_and(|b| format!("sha256:{}", crate::digest::hash(&b)) == layer.digest),
+        Some(layer) => file_digest(path).is_some_and(|d| d == layer.digest),
         None => !path.exists(),
     };
     same(out, ARTIFACT_LAYER)
@@ -479,6 +478,17 @@ fn holds(m: &OciImageManifest, out: &Path) -> bool {
             &skillc_runtime::signature::signature_path(out),
             SIGNATURE_LAYER,
         )
+}
+
+/// The `sha256:` digest of a regular file, read in pieces (an artifact can be large).
+fn file_digest(path: &Path) -> Option<String> {
+    use sha2::Digest as _;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut std::fs::File::open(path).ok()?, &mut hasher).ok()?;
+    Some(format!("sha256:{:x}", hasher.finalize()))
 }
 
 /// A connection error said with what usually causes it here.
