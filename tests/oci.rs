@@ -633,6 +633,17 @@ fn a_pull_that_cannot_write_the_artifact_leaves_the_previous_pair_verifying() {
         text(&o)
     );
     assert!(verifies(&out));
+    // A named pipe where the signature goes is not read (it would never end): replaced.
+    let piped = dir.path().join("piped.db");
+    let fifo = skillc_runtime::signature::signature_path(&piped);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let o = skillc_within(&["pull", &source, "-o", s(&piped), "--plain-http"], &[], 60);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(sig_of(&piped).unwrap(), other_sig);
     // Then a pull that can write changes both.
     let o = skillc(&["pull", &source, "-o", s(&out), "--plain-http"]);
     assert!(o.status.success(), "{}", text(&o));
