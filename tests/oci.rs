@@ -635,7 +635,10 @@ fn a_pull_that_cannot_write_the_artifact_leaves_the_previous_pair_verifying() {
     assert!(verifies(&out));
     // A named pipe where the signature goes is not read (it would never end): replaced.
     let piped = dir.path().join("piped.db");
+    let o = skillc(&["pull", &source, "-o", s(&piped), "--plain-http"]);
+    assert!(o.status.success(), "{}", text(&o));
     let fifo = skillc_runtime::signature::signature_path(&piped);
+    std::fs::remove_file(&fifo).unwrap();
     assert!(Command::new("mkfifo")
         .arg(&fifo)
         .status()
