@@ -451,6 +451,6 @@ pub struct RegistryArgs {
     pub plain_http_credentials: bool,
     /// How long the registry may keep any request waiting (to connect, to answer, and for each
     /// next part of an answer) before the command fails.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    #[arg(long, value_name = "SECONDS", default_value_t = skillc::interop::oci::DEFAULT_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
 }
