@@ -943,6 +943,91 @@ fn the_mcp_server_answers_every_bad_request_with_its_id() {
     let _ = child.wait();
 }
 
+/// The most memory (kB) a process has held so far, while it runs.
+fn peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn the_mcp_server_answers_piped_requests_in_order_in_bounded_memory_and_every_bad_id() {
+    use std::io::{BufRead, Write};
+    const CALLS: usize = 2500;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["mcp", s(&sample_artifact())])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Every request at once, as a client piping a file would send them (about 40 MB of
+    // catalogs to answer), then ids that are no ids.
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::spawn(move || {
+        let mut all = String::from(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        all.push_str("\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        for id in 1..=CALLS {
+            all.push_str(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"skills_catalog","arguments":{{}}}}}}"#
+            ));
+            all.push('\n');
+        }
+        for id in ["1.5", "100000000000000000000000", "true", "{}", "null"] {
+            all.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n"
+            ));
+        }
+        let _ = stdin.write_all(all.as_bytes());
+    });
+    // The client reads nothing for a while: the server must not pile up answers meanwhile.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let v: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|_| serde_json::json!({"id": "an unreadable line"}));
+            let _ = tx.send((v["id"].clone(), v["error"]["code"].clone()));
+        }
+    });
+    let mut answers = Vec::new();
+    let mut peak = peak_kb(pid).unwrap_or(0);
+    let start = Instant::now();
+    while answers.len() < CALLS + 6 {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(a) => answers.push(a),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(_) => {}
+        }
+        peak = peak.max(peak_kb(pid).unwrap_or(0));
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    // One catalog answer is 17 KB: all of them held at once took 140 MB and more (225 MB
+    // for 4,000); one at a time, the server stays near its 30 MB at rest.
+    assert!(peak < 60_000, "the server held {peak} kB");
+    assert_eq!(answers.len(), CALLS + 6, "every request answered");
+    for (n, (id, code)) in answers.iter().enumerate().take(CALLS + 1) {
+        assert_eq!(*id, serde_json::json!(n), "answer {n} out of order");
+        assert!(code.is_null(), "answer {n}: error {code}");
+    }
+    for (id, code) in &answers[CALLS + 1..] {
+        assert_eq!(
+            (id, code),
+            (&serde_json::Value::Null, &serde_json::json!(-32600))
+        );
+    }
+}
+
 #[test]
 fn a_huge_jobs_count_is_capped_and_gives_the_same_bytes() {
     let tmp = tempfile::tempdir().unwrap();

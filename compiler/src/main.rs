@@ -229,13 +229,13 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
         ArtifactCommand::Push {
             artifact,
             target,
-            plain_http,
-        } => artifact::push(&artifact, &target, plain_http),
+            registry,
+        } => artifact::push(&artifact, &target, &registry),
         ArtifactCommand::Pull {
             source,
             output,
-            plain_http,
-        } => artifact::pull(&source, &output, plain_http),
+            registry,
+        } => artifact::pull(&source, &output, &registry),
         ArtifactCommand::Verify {
             artifact,
             public_key,

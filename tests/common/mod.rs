@@ -31,6 +31,7 @@ pub fn skillc(args: &[&str]) -> std::process::Output {
         .args(args)
         .env_remove("SKILLC_EMBEDDER")
         .env_remove("SKILLC_KEY_PASSWORD")
+        .env_remove("SKILLC_REGISTRY")
         .env_remove("SKILLC_REGISTRY_USERNAME")
         .env_remove("SKILLC_REGISTRY_PASSWORD")
         .env("DOCKER_CONFIG", "/nonexistent")

@@ -353,15 +353,15 @@ pub enum ArtifactCommand {
         public_key: Option<PathBuf>,
     },
     /// Push an artifact (and ARTIFACT.minisig, if any) to an OCI registry as an artifact of
-    /// its own type. Credentials: $SKILLC_REGISTRY_USERNAME/PASSWORD, else docker's config.
+    /// its own type. Credentials: $SKILLC_REGISTRY_USERNAME/PASSWORD for the host
+    /// $SKILLC_REGISTRY names, else docker's config.json entry for the host.
     Push {
         /// The artifact.
         artifact: PathBuf,
         /// Where: REGISTRY/REPOSITORY:TAG.
         target: String,
-        /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
-        #[arg(long)]
-        plain_http: bool,
+        #[command(flatten)]
+        registry: RegistryArgs,
     },
     /// Pull an artifact (and its signature, if one travels with it) from an OCI registry,
     /// every digest checked before anything is written.
@@ -371,9 +371,8 @@ pub enum ArtifactCommand {
         /// The file to write (replaced atomically; its signature goes beside it).
         #[arg(short, long)]
         output: PathBuf,
-        /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
-        #[arg(long)]
-        plain_http: bool,
+        #[command(flatten)]
+        registry: RegistryArgs,
     },
     /// Check an artifact's signature (ARTIFACT.minisig, minisign's format) with a public key.
     Verify {
@@ -443,4 +442,19 @@ pub enum CatalogFormat {
     Markdown,
     List,
     Json,
+}
+
+/// How `push` and `pull` reach a registry.
+#[derive(Debug, clap::Args)]
+pub struct RegistryArgs {
+    /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
+    #[arg(long)]
+    pub plain_http: bool,
+    /// Send credentials over plain HTTP too (in clear text); without it they go over HTTPS only.
+    #[arg(long, requires = "plain_http")]
+    pub plain_http_credentials: bool,
+    /// How long the registry may keep any request waiting (to connect, to answer, and for each
+    /// next part of an answer) before the command fails.
+    #[arg(long, value_name = "SECONDS", default_value_t = skillc::interop::oci::DEFAULT_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::args::{BundleArgs, CatalogFormat, CheckFormat};
+use super::args::{BundleArgs, CatalogFormat, CheckFormat, RegistryArgs};
 use super::{Done, Failure};
 
 pub fn export(
@@ -225,10 +225,18 @@ public key: {}
     Ok(())
 }
 
+fn oci_options(registry: &RegistryArgs) -> skillc::interop::oci::Options {
+    skillc::interop::oci::Options {
+        plain_http: registry.plain_http,
+        plain_http_credentials: registry.plain_http_credentials,
+        timeout: std::time::Duration::from_secs(registry.timeout),
+    }
+}
+
 /// `skillc push`: prints the pushed manifest by digest (what a runtime can pin).
-pub fn push(artifact: &Path, target: &str, plain_http: bool) -> Done {
+pub fn push(artifact: &Path, target: &str, registry: &RegistryArgs) -> Done {
     use skillc::interop::oci;
-    let moved = oci::push(artifact, target, oci::Options { plain_http })
+    let moved = oci::push(artifact, target, oci_options(registry))
         .map_err(|e| Failure::Errors(e.to_string()))?;
     let signed = if moved.signed {
         ", with its signature"
@@ -246,10 +254,10 @@ pub fn push(artifact: &Path, target: &str, plain_http: bool) -> Done {
 }
 
 /// `skillc pull`: writes the artifact (and its signature) and prints the digest it came from.
-pub fn pull(source: &str, output: &Path, plain_http: bool) -> Done {
+pub fn pull(source: &str, output: &Path, registry: &RegistryArgs) -> Done {
     use skillc::interop::oci;
-    let moved = oci::pull(source, output, oci::Options { plain_http }).map_err(|e| match e {
-        oci::Error::OutputNotAFile(..) => Failure::usage(e),
+    let moved = oci::pull(source, output, oci_options(registry)).map_err(|e| match e {
+        oci::Error::OutputNotAFile(..) | oci::Error::OutputUnusable(_) => Failure::usage(e),
         oci::Error::Failed(_) => Failure::Errors(e.to_string()),
     })?;
     let signed = if moved.signed {

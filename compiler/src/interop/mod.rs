@@ -7,4 +7,5 @@ pub mod export;
 pub mod fetch;
 pub mod oci;
 pub mod package;
+mod registry;
 pub mod targets;

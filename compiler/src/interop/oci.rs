@@ -4,17 +4,26 @@
 //! type, so registries and tools can tell it from a container image. A pull checks every
 //! layer's digest, and a pull by `@sha256:` the manifest's, before anything is written.
 //!
-//! Credentials come from where registry tools already keep them: `SKILLC_REGISTRY_USERNAME`
-//! and `SKILLC_REGISTRY_PASSWORD`, else the `auths` of docker's `config.json`
-//! (`$DOCKER_CONFIG` or `~/.docker`); they are never printed.
+//! Credentials come from where registry tools already keep them, always for one registry host:
+//! `SKILLC_REGISTRY_USERNAME` and `SKILLC_REGISTRY_PASSWORD` for the host `SKILLC_REGISTRY`
+//! names, else the entry of docker's `config.json` (`$DOCKER_CONFIG` or `~/.docker`) keyed by
+//! the host. They are never printed, never sent to another registry, and never sent over plain
+//! HTTP unless `--plain-http-credentials` says so.
+//!
+//! A pull speaks to the registry itself ([`super::registry`]): every answer bounded in size and
+//! every request in time. A push goes through the ORAS client, its requests bounded in time.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::OciImageManifest;
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
+
+use super::registry::{Credentials, Reach, Session};
+use crate::discover::fsio::output;
 
 /// The type of a skillc artifact in a registry (the manifest's `artifactType`).
 pub const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
@@ -35,14 +44,36 @@ pub enum Error {
     /// of the registry.
     #[error("`{0}` is {1}: the artifact is written to a file (a new one, or a previous artifact)")]
     OutputNotAFile(PathBuf, &'static str),
+    /// The pull's output path cannot become a file (it ends in `/`, its folder is missing, it
+    /// is a link to nothing): nothing was asked of the registry.
+    #[error("{0}: the artifact is written to a file (a new one, or a previous artifact)")]
+    OutputUnusable(String),
 }
 
+/// How long a registry may keep a request waiting for its next bytes, unless `--timeout` says.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How to reach the registry.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Options {
     /// Plain HTTP instead of HTTPS (a registry on localhost or a private network without
     /// TLS); never the default.
     pub plain_http: bool,
+    /// Whether credentials may be sent over plain HTTP (in clear text); never the default.
+    pub plain_http_credentials: bool,
+    /// How long the registry may keep any request waiting: to connect, to answer, and for
+    /// each next part of an answer.
+    pub timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            plain_http: false,
+            plain_http_credentials: false,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
 }
 
 /// What a push or a pull did.
@@ -70,6 +101,8 @@ fn client(options: Options) -> Client {
             true => ClientProtocol::Http,
             false => ClientProtocol::Https,
         },
+        read_timeout: Some(options.timeout),
+        connect_timeout: Some(options.timeout),
         ..ClientConfig::default()
     })
 }
@@ -81,29 +114,33 @@ fn runtime() -> Result<tokio::runtime::Runtime, Error> {
         .map_err(|e| Error::Failed(format!("cannot start the network runtime: {e}")))
 }
 
-/// The credentials for `registry`: the environment's, else docker's config file's, else none.
-fn credentials(registry: &str) -> RegistryAuth {
+/// The credentials for `registry`: the environment's when `SKILLC_REGISTRY` names it, else
+/// docker's config file's entry for it, else none.
+fn credentials(registry: &str) -> Option<Credentials> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if let (Some(user), Some(password)) = (
+    let bare = |host: &str| {
+        let host = host
+            .trim_start_matches("https://")
+            .trim_start_matches("http://");
+        host.trim_end_matches('/').to_string()
+    };
+    if let (Some(host), Some(user), Some(password)) = (
+        env("SKILLC_REGISTRY"),
         env("SKILLC_REGISTRY_USERNAME"),
         env("SKILLC_REGISTRY_PASSWORD"),
     ) {
-        return RegistryAuth::Basic(user, password);
+        if bare(&host) == registry {
+            return Some(Credentials { user, password });
+        }
     }
     let dir = env("DOCKER_CONFIG")
         .map(PathBuf::from)
         .or_else(|| env("HOME").map(|h| Path::new(&h).join(".docker")));
-    let from_docker = dir
-        .and_then(|d| std::fs::read_to_string(d.join("config.json")).ok())
+    dir.and_then(|d| std::fs::read_to_string(d.join("config.json")).ok())
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|config| {
             let auths = config.get("auths")?.as_object()?;
-            let entry = auths.iter().find(|(host, _)| {
-                let host = host
-                    .trim_start_matches("https://")
-                    .trim_start_matches("http://");
-                host.trim_end_matches('/') == registry
-            })?;
+            let entry = auths.iter().find(|(host, _)| bare(host) == registry)?;
             let encoded = entry.1.get("auth")?.as_str()?;
             use base64::Engine;
             let decoded = base64::engine::general_purpose::STANDARD
@@ -111,9 +148,34 @@ fn credentials(registry: &str) -> RegistryAuth {
                 .ok()?;
             let text = String::from_utf8(decoded).ok()?;
             let (user, password) = text.split_once(':')?;
-            Some(RegistryAuth::Basic(user.to_string(), password.to_string()))
-        });
-    from_docker.unwrap_or(RegistryAuth::Anonymous)
+            Some(Credentials {
+                user: user.to_string(),
+                password: password.to_string(),
+            })
+        })
+}
+
+/// What the ORAS client may send to `registry` for a push: its credentials, unless they would
+/// travel in clear text (to a plain-HTTP registry, or to a bearer realm given as `http://`)
+/// without `--plain-http-credentials`; then nothing, and `true` to say so.
+async fn push_auth(registry: &str, options: Options) -> Result<(RegistryAuth, bool), Error> {
+    let Some(c) = credentials(registry) else {
+        return Ok((RegistryAuth::Anonymous, false));
+    };
+    let reach = Reach {
+        plain_http: options.plain_http,
+        plain_http_credentials: options.plain_http_credentials,
+        timeout: options.timeout,
+        credentials: None,
+    };
+    let plain = !options.plain_http_credentials
+        && Session::credentials_go_plain(registry, reach)
+            .await
+            .map_err(Error::Failed)?;
+    Ok(match plain {
+        true => (RegistryAuth::Anonymous, true),
+        false => (RegistryAuth::Basic(c.user, c.password), false),
+    })
 }
 
 /// An OCI error in words (the client's own messages can quote URLs, never credentials).
@@ -171,13 +233,23 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
     );
     let mut manifest = OciImageManifest::build(&layers, &config, None);
     manifest.artifact_type = Some(ARTIFACT_TYPE.to_string());
-    let auth = credentials(image.resolve_registry());
     let client = client(options);
     let digest = runtime()?.block_on(async {
+        let (auth, withheld) = push_auth(image.resolve_registry(), options).await?;
         client
             .push(&image, &layers, config, &auth, Some(manifest))
             .await
-            .map_err(|e| said(&format!("cannot push to {target}"), hint(e, options)))?;
+            .map_err(|e| {
+                let mut text = hint(e, options);
+                if withheld {
+                    text.push_str(&format!(
+                        " (credentials for {} are set but not sent over plain HTTP without \
+                         --plain-http-credentials)",
+                        image.resolve_registry()
+                    ));
+                }
+                said(&format!("cannot push to {target}"), text)
+            })?;
         client
             .fetch_manifest_digest(&image, &auth)
             .await
@@ -191,103 +263,214 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
 }
 
 /// Pulls `source` (a tag or `@sha256:` digest) into `out` (and `OUT.minisig` when a signature
-/// travels with it), each written atomically after every digest checked.
+/// travels with it): every digest checked, then both written together (see [`put_pair`]).
 pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> {
     let image = reference(source)?;
-    if let Some(kind) = crate::discover::fsio::output::not_a_file(out) {
+    if let Some(kind) = output::not_a_file(out) {
         return Err(Error::OutputNotAFile(out.to_path_buf(), kind));
     }
-    let auth = credentials(image.resolve_registry());
-    let client = client(options);
-    let runtime = runtime()?;
-    // The manifest first (a few hundred bytes): a file already holding what it names is not
-    // downloaded again, so polling a tag costs one small request until the tag moves.
-    let (manifest, digest) = runtime
-        .block_on(client.pull_manifest(&image, &auth))
-        .map_err(|e| said(&format!("cannot pull {source}"), hint(e, options)))?;
-    if let (oci_client::manifest::OciManifest::Image(m), None) = (&manifest, image.digest()) {
-        if holds(m, out) {
-            return Ok(Moved {
-                pinned: format!("{}/{}@{digest}", image.registry(), image.repository()),
-                signed: m.layers.iter().any(|l| l.media_type == SIGNATURE_LAYER),
-                bytes: 0,
-            });
-        }
+    if let Some(why) = output::cannot_be_created(out) {
+        return Err(Error::OutputUnusable(why));
     }
-    let data = runtime.block_on(async {
-        client
-            .pull(&image, &auth, vec![ARTIFACT_LAYER, SIGNATURE_LAYER])
-            .await
-            .map_err(|e| said(&format!("cannot pull {source}"), hint(e, options)))
-    })?;
-    let digest = data.digest.clone().unwrap_or(digest);
-    if let Some(wanted) = image.digest() {
-        if digest != wanted {
-            return Err(Error::Failed(format!(
-                "{source}: the registry answered with manifest {digest}, not {wanted}"
-            )));
-        }
-    }
-    let manifest = data.manifest.as_ref();
-    let layer = |media: &str| {
-        let described = manifest.and_then(|m| m.layers.iter().find(|l| l.media_type == media));
-        let pulled = data.layers.iter().find(|l| l.media_type == media);
-        (described, pulled)
+    let registry = image.resolve_registry();
+    let reach = Reach {
+        plain_http: options.plain_http,
+        plain_http_credentials: options.plain_http_credentials,
+        timeout: options.timeout,
+        credentials: credentials(registry),
     };
-    let (Some(described), Some(artifact)) = layer(ARTIFACT_LAYER) else {
-        return Err(Error::Failed(format!(
-            "{source} holds no skillc artifact (no {ARTIFACT_LAYER} layer)"
-        )));
-    };
-    let check = |described: &oci_client::manifest::OciDescriptor, got: &ImageLayer| {
-        let computed = format!("sha256:{}", crate::digest::hash(&got.data));
-        (computed == described.digest).then_some(()).ok_or_else(|| {
-            Error::Failed(format!(
-                "{source}: a layer's content does not match its digest {}",
-                described.digest
-            ))
+    let pinned = |digest: &str| format!("{}/{}@{digest}", image.registry(), image.repository());
+    runtime()?
+        .block_on(async {
+            let session = Session::open(registry, image.repository(), reach).await?;
+            // The manifest first (a few hundred bytes): a file already holding what it names is
+            // not downloaded again, so polling a tag costs one small request until the tag moves.
+            let wanted = image.digest().or(image.tag()).unwrap_or("latest");
+            let (manifest, digest) =
+                read_manifest(&session.manifest(wanted).await?, source, &image)?;
+            let signature_layer = manifest
+                .layers
+                .iter()
+                .find(|l| l.media_type == SIGNATURE_LAYER);
+            if image.digest().is_none() && holds(&manifest, out) {
+                return Ok(Moved {
+                    pinned: pinned(&digest),
+                    signed: signature_layer.is_some(),
+                    bytes: 0,
+                });
+            }
+            let Some(layer) = manifest
+                .layers
+                .iter()
+                .find(|l| l.media_type == ARTIFACT_LAYER)
+            else {
+                return Err(format!(
+                    "{source} holds no skillc artifact (no {ARTIFACT_LAYER} layer)"
+                ));
+            };
+            let signature = match signature_layer {
+                Some(s) => Some(fetch_signature(&session, s).await?),
+                None => None,
+            };
+            let size =
+                u64::try_from(layer.size).map_err(|_| format!("{source}: a negative size"))?;
+            let mut staged = output::stage(out).map_err(|e| cannot_write(out, e))?;
+            let head = {
+                let mut sink = Head {
+                    inner: std::io::BufWriter::new(&mut staged.file),
+                    head: Vec::new(),
+                };
+                session
+                    .blob(&layer.digest, size, "artifact layer", &mut sink)
+                    .await?;
+                let Head { inner, head } = sink;
+                inner
+                    .into_inner()
+                    .map_err(|e| cannot_write(out, e.into_error()))?;
+                head
+            };
+            if !skillc_runtime::is_artifact_header(&head) {
+                return Err(format!(
+                    "{source}: its artifact layer is not a skillc artifact; nothing was written"
+                ));
+            }
+            injected("artifact").map_err(|e| cannot_write(out, e))?;
+            put_pair(out, staged, signature.as_deref())?;
+            Ok(Moved {
+                pinned: pinned(&digest),
+                signed: signature.is_some(),
+                bytes: usize::try_from(size).unwrap_or(usize::MAX),
+            })
         })
-    };
-    check(described, artifact)?;
-    let signature = match layer(SIGNATURE_LAYER) {
-        (Some(d), Some(s)) => {
-            check(d, s)?;
-            Some(s.data.clone())
-        }
-        _ => None,
-    };
-    // The signature beside the path given (where a runtime given it looks); the artifact into
-    // the file that path names (a link to a file is written through and stays).
-    put_signature(out, signature.as_deref())?;
-    write_atomically(out, &artifact.data)?;
-    Ok(Moved {
-        pinned: format!("{}/{}@{digest}", image.registry(), image.repository()),
-        signed: signature.is_some(),
-        bytes: artifact.data.len(),
-    })
+        .map_err(Error::Failed)
 }
 
-/// Writes the signature that came with `out`, or removes an older artifact's: an unsigned
-/// artifact must not sit beside a signature that is not its own.
-fn put_signature(out: &Path, signature: Option<&[u8]>) -> Result<(), Error> {
-    let sig_path = skillc_runtime::signature::signature_path(out);
-    match signature {
-        Some(sig) => write_atomically(&sig_path, sig),
-        None => match std::fs::remove_file(&sig_path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::Failed(format!(
-                "cannot remove `{}`: {e}",
-                sig_path.display()
-            ))),
-            _ => Ok(()),
-        },
+/// A writer that keeps the first bytes written through it (the artifact's header, checked
+/// before the file is put in place).
+struct Head<W> {
+    inner: W,
+    head: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for Head<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let wanted = 100usize.saturating_sub(self.head.len()).min(n);
+        self.head.extend_from_slice(&buf[..wanted]);
+        Ok(n)
     }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The largest signature layer taken (a minisign signature is a few hundred bytes).
+const SIGNATURE_CAP: u64 = 64 << 10;
+
+async fn fetch_signature(
+    session: &Session,
+    layer: &oci_client::manifest::OciDescriptor,
+) -> Result<Vec<u8>, String> {
+    let size = u64::try_from(layer.size).unwrap_or(u64::MAX);
+    if size > SIGNATURE_CAP {
+        return Err(format!(
+            "the signature layer declares {} bytes; a signature is at most {SIGNATURE_CAP}",
+            layer.size
+        ));
+    }
+    let mut bytes = Vec::new();
+    session
+        .blob(&layer.digest, size, "signature layer", &mut bytes)
+        .await?;
+    Ok(bytes)
+}
+
+/// The image manifest in `body` and its digest (checked against the one `image` pins).
+fn read_manifest(
+    body: &[u8],
+    source: &str,
+    image: &Reference,
+) -> Result<(OciImageManifest, String), String> {
+    let digest = format!("sha256:{}", crate::digest::hash(body));
+    if let Some(wanted) = image.digest() {
+        if digest != wanted {
+            return Err(format!(
+                "{source}: the registry answered with manifest {digest}, not {wanted}"
+            ));
+        }
+    }
+    match serde_json::from_slice::<oci_client::manifest::OciManifest>(body) {
+        Ok(oci_client::manifest::OciManifest::Image(m)) => Ok((m, digest)),
+        Ok(_) => Err(format!(
+            "{source} is an index of images, not a skillc artifact"
+        )),
+        Err(e) => Err(format!("{source}: the manifest is unreadable: {e}")),
+    }
+}
+
+fn cannot_write(path: &Path, e: std::io::Error) -> String {
+    format!("cannot write `{}`: {e}", path.display())
+}
+
+/// A failure planted by the tests at `step` (`SKILLC_TEST_FAIL_AT=<step>`), as a full disk
+/// would fail it there: `artifact` (the artifact's new file, before anything is in place) or
+/// `rename` (the artifact's rename, after the signature's).
+fn injected(step: &str) -> std::io::Result<()> {
+    match std::env::var("SKILLC_TEST_FAIL_AT") {
+        Ok(at) if at == step => Err(std::io::Error::other(format!(
+            "failed at `{step}` (SKILLC_TEST_FAIL_AT)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Puts the staged artifact and its signature (or no signature) in place together, so that the
+/// pair on disk is the previous one or the new one, never a mix a verifier would refuse:
+/// both are written in full first; then the signature is renamed, then the artifact (a runtime
+/// reloads when the artifact changes, and then finds its signature already there). When the
+/// artifact's rename fails, the previous signature, kept under a second name, goes back.
+fn put_pair(out: &Path, artifact: output::Staged, signature: Option<&[u8]>) -> Result<(), String> {
+    let sig_path = skillc_runtime::signature::signature_path(out);
+    let new_signature = match signature {
+        Some(bytes) => {
+            let mut staged = output::stage(&sig_path).map_err(|e| cannot_write(&sig_path, e))?;
+            std::io::Write::write_all(&mut staged.file, bytes)
+                .map_err(|e| cannot_write(&sig_path, e))?;
+            Some(staged)
+        }
+        None => None,
+    };
+    let kept = output::keep(&sig_path).map_err(|e| cannot_write(&sig_path, e))?;
+    match new_signature {
+        Some(staged) => staged.commit().map_err(|e| cannot_write(&sig_path, e))?,
+        None if kept.is_some() => std::fs::remove_file(output::output_file(&sig_path))
+            .map_err(|e| format!("cannot remove `{}`: {e}", sig_path.display()))?,
+        None => {}
+    }
+    let placed = injected("rename").and_then(|()| artifact.commit());
+    if let Err(e) = placed {
+        let restored = match kept {
+            Some(k) => k.restore(),
+            None => {
+                std::fs::remove_file(output::output_file(&sig_path)).or_else(|e| match e.kind() {
+                    std::io::ErrorKind::NotFound => Ok(()),
+                    _ => Err(e),
+                })
+            }
+        };
+        let also = match restored {
+            Ok(()) => "; the previous artifact and signature are unchanged".to_string(),
+            Err(r) => format!("; and the previous signature could not be put back: {r}"),
+        };
+        return Err(format!("{}{also}", cannot_write(out, e)));
+    }
+    Ok(())
 }
 
 /// Whether `out` (and its signature) already hold exactly the layers `m` names.
 fn holds(m: &OciImageManifest, out: &Path) -> bool {
     let same = |path: &Path, media: &str| match m.layers.iter().find(|l| l.media_type == media) {
-        Some(layer) => std::fs::read(path)
-            .is_ok_and(|b| format!("sha256:{}", crate::digest::hash(&b)) == layer.digest),
+        Some(layer) => file_digest(path).is_some_and(|d| d == layer.digest),
         None => !path.exists(),
     };
     same(out, ARTIFACT_LAYER)
@@ -297,6 +480,17 @@ fn holds(m: &OciImageManifest, out: &Path) -> bool {
         )
 }
 
+/// The `sha256:` digest of a regular file, read in pieces (an artifact can be large).
+fn file_digest(path: &Path) -> Option<String> {
+    use sha2::Digest as _;
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut std::fs::File::open(path).ok()?, &mut hasher).ok()?;
+    Some(format!("sha256:{:x}", hasher.finalize()))
+}
+
 /// A connection error said with what usually causes it here.
 fn hint(e: impl std::fmt::Display, options: Options) -> String {
     let text = e.to_string();
@@ -304,9 +498,4 @@ fn hint(e: impl std::fmt::Display, options: Options) -> String {
         return format!("{text} (a registry without TLS, on localhost say, needs --plain-http)");
     }
     text
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    crate::discover::fsio::output::replace(path, bytes)
-        .map_err(|e| Error::Failed(format!("cannot write `{}`: {e}", path.display())))
 }

@@ -13,8 +13,9 @@ pub const MAX_DEPTH: usize = 64;
 /// What to do with one line from the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Gate {
-    /// Pass it to the SDK.
-    Forward,
+    /// Pass it to the SDK, which answers it when it is a request (`true`: it has an id) and
+    /// not when it is a notification or a response.
+    Forward(bool),
     /// Answer it with this line instead.
     Answer(String),
     /// Nothing to do (a blank line, or a notification of the wrong shape: it has no id to
@@ -92,6 +93,11 @@ pub fn gate(line: &str) -> Gate {
         .cloned();
     let method = message.get("method").and_then(Value::as_str);
     match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
+        Err(_) if id.is_none() && method.is_some() && message.contains_key("id") => answer(
+            None,
+            INVALID_REQUEST,
+            "Invalid request: an `id` is a string or an integer (of 64 bits at most)".into(),
+        ),
         Err(e) if id.is_some() || method.is_none() => {
             answer(id, INVALID_REQUEST, format!("Invalid request: {e}"))
         }
@@ -107,10 +113,10 @@ pub fn gate(line: &str) -> Gate {
                     INVALID_PARAMS,
                     format!("Invalid params: `{m}` takes {takes}"),
                 ),
-                _ => Gate::Forward,
+                _ => Gate::Forward(true),
             }
         }
-        Ok(_) => Gate::Forward,
+        Ok(_) => Gate::Forward(false),
     }
 }
 
@@ -176,6 +182,42 @@ fn top_level_id(text: &str) -> Option<Value> {
     None
 }
 
+/// Whether a message from the server answers a request (its top level has `result` or `error`
+/// before any `method`), read from its first keys only: answers are long (a catalog), and
+/// this is asked of every one.
+pub fn is_answer(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let (mut level, mut i, mut expect_key) = (0usize, 0usize, false);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let Some(end) = string_end(bytes, i) else {
+                    return false;
+                };
+                if level == 1 && expect_key {
+                    expect_key = false;
+                    match serde_json::from_str::<String>(&text[i..=end]).as_deref() {
+                        Ok("result" | "error") => return true,
+                        Ok("method") => return false,
+                        _ => {}
+                    }
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                level += 1;
+                expect_key = level == 1 && bytes[i] == b'{';
+            }
+            b'}' | b']' => level = level.saturating_sub(1),
+            b',' if level == 1 => expect_key = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// The index of the quote closing the string that opens at `start`.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut escaped = false;
@@ -196,8 +238,9 @@ fn scalar(text: &str) -> Option<Value> {
         let end = string_end(text.as_bytes(), 0)?;
         return serde_json::from_str(&text[..=end]).ok();
     }
+    // The whole number (a fraction or an exponent included, so that `1.5` is not read as 1).
     let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')))
         .unwrap_or(text.len());
     serde_json::from_str::<Value>(&text[..end])
         .ok()
@@ -240,11 +283,44 @@ mod tests {
         );
         assert_eq!(error_of(&deep), (json!(8), INVALID_REQUEST));
         assert_eq!(error_of("[]"), (Value::Null, INVALID_REQUEST));
+        // An id that is no id: answered with `null`, never dropped.
+        for id in [
+            "1.5",
+            "100000000000000000000000",
+            "true",
+            "{}",
+            "null",
+            "[1]",
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            assert_eq!(error_of(&line), (Value::Null, INVALID_REQUEST), "{line}");
+        }
+        assert_eq!(
+            error_of(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list""#),
+            (Value::Null, PARSE_ERROR)
+        );
         // An `id` inside params is not the message's.
         assert_eq!(
             error_of(r#"{"params":{"id":7},"jsonrpc":"2.0","id":"x\"y","method":"#),
             (json!("x\"y"), PARSE_ERROR)
         );
+    }
+
+    #[test]
+    fn answers_are_told_from_requests_and_notifications() {
+        assert!(is_answer(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"method":"x"}}"#
+        ));
+        assert!(is_answer(
+            r#"{"error":{"code":1},"id":null,"jsonrpc":"2.0"}"#
+        ));
+        assert!(!is_answer(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#));
+        assert!(!is_answer(
+            r#"{"jsonrpc":"2.0","method":"notifications/x","params":{}}"#
+        ));
+        assert!(!is_answer(
+            r#"{"jsonrpc":"2.0","params":{"result":1},"method":"x"}"#
+        ));
     }
 
     #[test]
@@ -255,7 +331,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"nope/nope"}"#,
         ] {
-            assert_eq!(gate(line), Gate::Forward, "{line}");
+            let request = line.contains(r#""id""#);
+            assert_eq!(gate(line), Gate::Forward(request), "{line}");
         }
         assert_eq!(gate("   "), Gate::Ignore);
     }

@@ -566,15 +566,31 @@ impl ServerHandler for Server {
 /// Longest line read from the client (a longer one is answered as a parse error and skipped).
 const MAX_LINE: usize = 16 << 20;
 
+/// Requests read from the client and not yet answered on stdout: one. The next line is read
+/// only once the previous request's answer is out, so answers go out in the order of the
+/// requests (the SDK would answer concurrent ones in any order), and a client piping thousands
+/// of requests without reading the answers leaves at most one answer in the server: the rest
+/// waits in the client's pipe (backpressure) instead of in memory.
+const IN_FLIGHT: u32 = 1;
+
+/// A line for stdout, and whether it answers a request (which frees a place in the window).
+type Out = (String, bool);
+
 /// Reads the client's lines: each passes through `gate`, then goes to the SDK whole, or is
-/// answered on `answers` (a line past [`MAX_LINE`] is skipped with a parse error).
+/// answered on `answers` (a line past [`MAX_LINE`] is skipped with a parse error). A line that
+/// will be answered first takes a place in `window` (see [`IN_FLIGHT`]).
 async fn read_client(
     mut to_sdk: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    answers: tokio::sync::mpsc::UnboundedSender<String>,
+    answers: tokio::sync::mpsc::UnboundedSender<Out>,
+    window: std::sync::Arc<tokio::sync::Semaphore>,
 ) {
     use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     let mut line = Vec::new();
+    let take_place = || async {
+        // Closed when the SDK has stopped: nothing more will be answered.
+        window.acquire().await.map(|p| p.forget()).is_ok()
+    };
     loop {
         line.clear();
         let read = (&mut stdin)
@@ -588,17 +604,24 @@ async fn read_client(
                 let mut rest = Vec::new();
                 let _ = stdin.read_until(b'\n', &mut rest).await;
                 let why = format!("Parse error: a message is at most {MAX_LINE} bytes");
-                let _ = answers.send(
+                if !take_place().await {
+                    break;
+                }
+                let _ = answers.send((
                     json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": why}})
                         .to_string(),
-                );
+                    true,
+                ));
                 continue;
             }
             Ok(_) => {}
         }
         let text = String::from_utf8_lossy(&line);
         match gate::gate(&text) {
-            gate::Gate::Forward => {
+            gate::Gate::Forward(answered) => {
+                if answered && !take_place().await {
+                    break;
+                }
                 let mut whole = text.trim_end().to_string();
                 whole.push('\n');
                 if to_sdk.write_all(whole.as_bytes()).await.is_err() {
@@ -606,18 +629,23 @@ async fn read_client(
                 }
             }
             gate::Gate::Answer(a) => {
-                let _ = answers.send(a);
+                if !take_place().await {
+                    break;
+                }
+                let _ = answers.send((a, true));
             }
             gate::Gate::Ignore => {}
         }
     }
-    // The client is gone: the SDK sees the end of its input and stops.
+    // The client is gone: every request read is answered, then the SDK sees the end of its
+    // input and stops.
+    let _ = window.acquire_many(IN_FLIGHT).await;
     let _ = to_sdk.shutdown().await;
 }
 
 /// Serves the bundle on stdin/stdout until the client closes the connection. Lines from the
 /// client pass through `gate` before the SDK sees them; its answers and the SDK's go out
-/// one whole line at a time.
+/// one whole line at a time, in the order of the requests (see [`IN_FLIGHT`]).
 pub fn serve_stdio(server: Server) -> Result<(), String> {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -627,7 +655,8 @@ pub fn serve_stdio(server: Server) -> Result<(), String> {
     runtime.block_on(async move {
         let (ours, sdk_side) = tokio::io::duplex(1 << 16);
         let (from_sdk, to_sdk) = tokio::io::split(ours);
-        let (out, mut lines_out) = tokio::sync::mpsc::unbounded_channel::<String>();
+        let (out, mut lines_out) = tokio::sync::mpsc::unbounded_channel::<Out>();
+        let window = std::sync::Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT as usize));
         let sdk = async move {
             let running = server
                 .serve(sdk_side)
@@ -639,21 +668,30 @@ pub fn serve_stdio(server: Server) -> Result<(), String> {
                 .map_err(|e| format!("the MCP server stopped: {e}"))?;
             Ok::<(), String>(())
         };
-        let input = read_client(to_sdk, out.clone());
+        let input = read_client(to_sdk, out.clone(), window.clone());
+        let sdk_window = window.clone();
         let relay = async move {
             let mut from_sdk = tokio::io::BufReader::new(from_sdk);
             let mut line = String::new();
             while matches!(from_sdk.read_line(&mut line).await, Ok(n) if n > 0) {
-                let _ = out.send(std::mem::take(&mut line).trim_end().to_string());
+                let text = std::mem::take(&mut line).trim_end().to_string();
+                let answered = gate::is_answer(&text);
+                let _ = out.send((text, answered));
             }
+            // The SDK has stopped: no request waits for it any more.
+            sdk_window.close();
         };
         let output = async move {
             let mut stdout = tokio::io::stdout();
-            while let Some(mut line) = lines_out.recv().await {
+            while let Some((mut line, answered)) = lines_out.recv().await {
                 line.push('\n');
                 if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err()
                 {
+                    window.close();
                     break;
+                }
+                if answered {
+                    window.add_permits(1);
                 }
             }
         };

@@ -65,15 +65,129 @@ pub fn replace_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> io::Result<()> {
-    let path = &output_file(path);
-    let (tmp, mut file) = create_beside(path)?;
-    let result = write(&mut file)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    let mut staged = stage(path)?;
+    write(&mut staged.file)?;
+    staged.commit()
+}
+
+/// A new file beside the file `path` names, to be written through [`Staged::file`] and then
+/// put in place by [`Staged::commit`]; dropped before that, it is removed. Two files that must
+/// change together (an artifact and its signature) are both staged before either is renamed.
+pub struct Staged {
+    /// The temporary file, open for writing.
+    pub file: std::fs::File,
+    tmp: PathBuf,
+    path: PathBuf,
+    committed: bool,
+}
+
+/// Stages a new content for `path` (see [`Staged`]; a link to a file is written through).
+pub fn stage(path: &Path) -> io::Result<Staged> {
+    let path = output_file(path);
+    let (tmp, file) = create_beside(&path)?;
+    Ok(Staged {
+        file,
+        tmp,
+        path,
+        committed: false,
+    })
+}
+
+impl Staged {
+    /// Syncs the new content and renames it over the file: a reader sees the old file or the
+    /// new one. On failure the old file stays and the temporary one is removed.
+    pub fn commit(mut self) -> io::Result<()> {
+        self.file.sync_all()?;
+        std::fs::rename(&self.tmp, &self.path)?;
+        self.committed = true;
+        Ok(())
     }
-    result
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The previous content of a file about to be replaced, kept under a second name (a hard link:
+/// no space needed, so it holds on a full disk) until [`Kept::restore`] puts it back; dropped,
+/// the second name is removed.
+pub struct Kept {
+    link: PathBuf,
+    path: PathBuf,
+    restored: bool,
+}
+
+/// Keeps the file `path` names (a link is followed), or `None` when there is none.
+pub fn keep(path: &Path) -> io::Result<Option<Kept>> {
+    let path = output_file(path);
+    if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    loop {
+        let (link, file) = create_beside(&path)?;
+        drop(file);
+        std::fs::remove_file(&link)?;
+        match std::fs::hard_link(&path, &link) {
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+            Ok(()) => {
+                return Ok(Some(Kept {
+                    link,
+                    path,
+                    restored: false,
+                }))
+            }
+        }
+    }
+}
+
+impl Kept {
+    /// Puts the kept content back in place of whatever the file holds now.
+    pub fn restore(mut self) -> io::Result<()> {
+        std::fs::rename(&self.link, &self.path)?;
+        self.restored = true;
+        Ok(())
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        if !self.restored {
+            let _ = std::fs::remove_file(&self.link);
+        }
+    }
+}
+
+/// Why an output path that does not exist yet cannot become a file (a usage error, found
+/// before any work): it ends in `/`, its folder does not exist, or it is a link to nothing
+/// (which a rename would replace by a file instead of writing where it points).
+pub fn cannot_be_created(out: &Path) -> Option<String> {
+    let shown = out.display();
+    if out.as_os_str().to_string_lossy().ends_with('/') {
+        return Some(format!(
+            "`{shown}` names a folder (it ends in `/`); give a file name"
+        ));
+    }
+    let meta = std::fs::symlink_metadata(out);
+    if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) && std::fs::metadata(out).is_err() {
+        let target = std::fs::read_link(out).unwrap_or_default();
+        return Some(format!(
+            "`{shown}` is a link to `{}`, which does not exist; give the file itself or create it",
+            target.display()
+        ));
+    }
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    match parent {
+        Some(dir) if meta.is_err() && !dir.is_dir() => Some(format!(
+            "the folder `{}` of `{shown}` does not exist",
+            dir.display()
+        )),
+        _ => None,
+    }
 }
 
 /// Tells apart the temporary files of one process's writers (threads of the studio, say).
