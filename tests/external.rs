@@ -934,3 +934,68 @@ fn a_remote_that_stops_answering_is_given_up_on() {
     );
     assert!(!ws.join("skillc.lock").exists());
 }
+
+/// The answers of `skillc mcp ARTIFACT` to `requests` piped at once (one answer each, in order).
+fn mcp_answers(artifact: &Path, requests: &[&str]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skillc"))
+        .args(["mcp", s(artifact)])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for r in requests {
+        writeln!(stdin, "{r}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_mcp_server_never_hands_over_an_untrusted_skill_s_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = repository(dir.path());
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://pdf/scripts/fill.py"}}"#,
+    ];
+    for trust in [false, true] {
+        let ws = workspace(&dir.path().join(trust.to_string()), &repo, "v1", trust);
+        let o = skillc(&["fetch", s(&ws)]);
+        assert!(o.status.success(), "{}", text(&o));
+        let out = dir.path().join(format!("{trust}.db"));
+        let o = skillc(&["build", s(&ws), "-o", s(&out)]);
+        assert!(o.status.success(), "{}", text(&o));
+        let answers = mcp_answers(&out, &requests);
+        assert_eq!(answers.len(), 3, "{answers:?}");
+        let listed = answers[1]["result"]["resources"].to_string();
+        assert!(listed.contains("skill://pdf/SKILL.md"), "{listed}");
+        assert_eq!(
+            listed.contains("skill://pdf/scripts/fill.py"),
+            trust,
+            "trust: {trust}: {listed}"
+        );
+        let read = &answers[2];
+        if trust {
+            assert!(
+                read["result"].to_string().contains("print('fill')"),
+                "{read}"
+            );
+        } else {
+            assert!(
+                read["error"]["message"]
+                    .to_string()
+                    .contains("does not trust"),
+                "{read}"
+            );
+        }
+    }
+}

@@ -266,3 +266,42 @@ fn body_with_sources(a: &Artifact, s: &Skill) -> Result<String, skillc_runtime::
     }
     Ok(body)
 }
+
+/// Extensions of files a client or a shell would run (or load and run) as they are.
+const CODE_EXTENSIONS: [&str; 27] = [
+    "sh", "bash", "zsh", "fish", "ksh", "ps1", "psm1", "bat", "cmd", "com", "exe", "dll", "so",
+    "dylib", "py", "pyc", "pyw", "rb", "pl", "php", "js", "mjs", "cjs", "ts", "jar", "wasm", "bin",
+];
+
+/// Whether an asset is code: under `scripts/` (agentskills.io's folder for it), named as code,
+/// starting with `#!`, or an executable of Linux, macOS or Windows.
+pub fn is_code(path: &str, bytes: &[u8]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    let magic: [&[u8]; 6] = [
+        b"#!",
+        b"\x7fELF",
+        b"MZ",
+        b"\xcf\xfa\xed\xfe",
+        b"\xfe\xed\xfa\xcf",
+        b"\xca\xfe\xba\xbe",
+    ];
+    path.split('/').next() == Some("scripts")
+        || CODE_EXTENSIONS.contains(&extension)
+        || magic.iter().any(|m| bytes.starts_with(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_is_told_by_folder_name_or_first_bytes() {
+        assert!(is_code("scripts/notes.txt", b"hello"));
+        assert!(is_code("tools/run.SH", b"echo"));
+        assert!(is_code("assets/tool", b"\x7fELF\x02"));
+        assert!(is_code("assets/run", b"#!/bin/sh\n"));
+        assert!(!is_code("references/guide.md", b"# Guide"));
+        assert!(!is_code("assets/logo.png", b"\x89PNG"));
+    }
+}

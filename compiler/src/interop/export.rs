@@ -131,7 +131,7 @@ pub fn export_with(
         std::fs::write(&file, text).map_err(io(&file))?;
         for path in assets_of(s) {
             let bytes = a.asset(bundle, &s.qualified_name, &path)?;
-            if !keep_code && is_code(&path, &bytes) {
+            if !keep_code && crate::skill_md::is_code(&path, &bytes) {
                 left_out.push(path);
                 continue;
             }
@@ -152,49 +152,10 @@ pub fn export_with(
     Ok(done)
 }
 
-/// Extensions of files a client or a shell would run (or load and run) as they are.
-const CODE_EXTENSIONS: [&str; 27] = [
-    "sh", "bash", "zsh", "fish", "ksh", "ps1", "psm1", "bat", "cmd", "com", "exe", "dll", "so",
-    "dylib", "py", "pyc", "pyw", "rb", "pl", "php", "js", "mjs", "cjs", "ts", "jar", "wasm", "bin",
-];
-
-/// Whether an asset is code: under `scripts/` (agentskills.io's folder for it), named as code,
-/// starting with `#!`, or an executable of Linux, macOS or Windows.
-fn is_code(path: &str, bytes: &[u8]) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
-    let magic: [&[u8]; 6] = [
-        b"#!",
-        b"\x7fELF",
-        b"MZ",
-        b"\xcf\xfa\xed\xfe",
-        b"\xfe\xed\xfa\xcf",
-        b"\xca\xfe\xba\xbe",
-    ];
-    path.split('/').next() == Some("scripts")
-        || CODE_EXTENSIONS.contains(&extension)
-        || magic.iter().any(|m| bytes.starts_with(m))
-}
-
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error {
     let path = path.to_path_buf();
     move |source| Error::Io {
         path: path.clone(),
         source,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn code_is_told_by_folder_name_or_first_bytes() {
-        assert!(is_code("scripts/notes.txt", b"hello"));
-        assert!(is_code("tools/run.SH", b"echo"));
-        assert!(is_code("assets/tool", b"\x7fELF\x02"));
-        assert!(is_code("assets/run", b"#!/bin/sh\n"));
-        assert!(!is_code("references/guide.md", b"# Guide"));
-        assert!(!is_code("assets/logo.png", b"\x89PNG"));
     }
 }

@@ -182,6 +182,19 @@ impl Server {
             .collect())
     }
 
+    /// Whether a file of a skill is kept from the client: the code (scripts, executables) of a
+    /// skill the workspace does not trust, which `skillc export` leaves out too.
+    fn withheld(&self, name: &str, path: &str) -> Result<bool, Error> {
+        let a = self.artifact();
+        let r = self.bundle.as_ref();
+        let untrusted = a.bundle(&r)?.find(name).is_some_and(|s| s.untrusted);
+        if !untrusted || path == "SKILL.md" {
+            return Ok(false);
+        }
+        let bytes = a.asset(&r, name, path)?;
+        Ok(crate::skill_md::is_code(path, &bytes))
+    }
+
     /// Every file of the served skills, as (uri, uri name, skill, path): each one's SKILL.md
     /// (as `skillc export` writes it for this bundle), then its other files.
     fn resources(&self) -> Result<Vec<(String, String, String, String)>, Error> {
@@ -191,6 +204,9 @@ impl Server {
         for (portable, name) in self.served()? {
             let skill_md = std::iter::once("SKILL.md".to_string());
             for path in skill_md.chain(a.asset_paths(&r, &name)?) {
+                if self.withheld(&name, &path)? {
+                    continue;
+                }
                 let uri = format!("skill://{portable}/{path}");
                 out.push((uri, portable.clone(), name.clone(), path));
             }
@@ -213,6 +229,11 @@ impl Server {
         let (portable, name) = (served.iter())
             .find(|(p, n)| p == skill || n == skill)
             .ok_or_else(|| Error::Request(format!("unknown skill `{skill}` in this bundle")))?;
+        if self.withheld(name, path)? {
+            return Err(Error::Request(format!(
+                "`{uri}` is code of a skill the workspace does not trust: not served (`trust: true` on its `external:` entry serves it)"
+            )));
+        }
         let bytes = match path {
             "SKILL.md" => self.skill_md(portable, name)?.1.into_bytes(),
             _ => self.artifact().asset(&self.bundle.as_ref(), name, path)?,

@@ -2,7 +2,8 @@
 //! `skills/get` give one entry per skill of the served catalog, `skill://<name>/SKILL.md`, with
 //! its frontmatter and every file's `sha256:` digest and size. A skill's SKILL.md is the one
 //! `skillc export` writes for this bundle (its client's variant, its locale, variables
-//! substituted), so what a host reads is exactly what the entry describes.
+//! substituted; an untrusted skill without its code), so what a host reads is exactly what the
+//! entry describes.
 
 use rmcp::model::{
     CacheScope, ErrorData, GetSkillResult, ListSkillsResult, Skill, SkillFrontmatter,
@@ -30,7 +31,10 @@ impl Server {
         let s = bundle
             .find(name)
             .ok_or_else(|| Error::Request(format!("unknown skill `{name}` in this bundle")))?;
-        crate::skill_md::skill_md(&a, s, portable)
+        // An untrusted skill's SKILL.md goes without what would make a client run something
+        // (its MCP server, pre-approved tools), as `skillc export` writes it.
+        crate::skill_md::skill_md_with(&a, s, portable, !s.untrusted)
+            .map(|(front, text, _)| (front, text))
     }
 
     /// The entry of one skill: its SKILL.md and every other file, each with its digest.
