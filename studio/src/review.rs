@@ -318,15 +318,40 @@ fn fetch_head_externals(root: &Path, dir: &Path) -> Result<(), String> {
     }
     let stored = dir.join(".skillc").join("external");
     std::fs::create_dir_all(&stored).map_err(|e| e.to_string())?;
-    let mirrors = root.join(".skillc").join("external").join(".mirrors");
-    if mirrors.is_dir() {
-        #[cfg(unix)]
-        let _ = std::os::unix::fs::symlink(&mirrors, stored.join(".mirrors"));
-    }
+    share_mirrors(root, &stored.join(".mirrors"));
     let none = skillc::interop::fetch::Update::None;
     skillc::interop::fetch::fetch(dir, &config.external, &none)
         .map(|_| ())
         .map_err(|e| format!("the last commit's outside skills cannot be fetched: {e}"))
+}
+
+/// The working tree's mirrors, cloned into `into` (a local clone hard-links the objects, so it
+/// costs little) and naming their repository as the originals do, so that `fetch` takes each as
+/// its own. A link to them would be refused: `fetch` writes through no link. A mirror that
+/// cannot be cloned is left out; `fetch` then clones it from its repository.
+fn share_mirrors(root: &Path, into: &Path) {
+    let mirrors = root.join(".skillc").join("external").join(".mirrors");
+    let Ok(entries) = std::fs::read_dir(&mirrors) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let (from, to) = (entry.path(), into.join(entry.file_name()));
+        if to.symlink_metadata().is_ok() {
+            continue;
+        }
+        let Ok(url) = git(&from, &["config", "--get", "remote.origin.url"]).map(text) else {
+            continue;
+        };
+        let (from_s, to_s) = (from.to_string_lossy(), to.to_string_lossy());
+        let cloned = git(
+            into.parent().unwrap_or(into),
+            &["clone", "--quiet", "--mirror", "--", &from_s, &to_s],
+        )
+        .and_then(|_| git(&to, &["remote", "set-url", "origin", &url]));
+        if cloned.is_err() {
+            let _ = std::fs::remove_dir_all(&to);
+        }
+    }
 }
 
 fn who(client: &str, locale: &str, tier: &str) -> String {

@@ -295,6 +295,8 @@ mod tests {
         git_in(&upstream, &[&commit[..], &["two"]].concat());
         git_in(&upstream, &["tag", "-f", "v1"]);
         fetch(skillc::interop::fetch::Update::All);
+        // The review needs no network: the working tree's mirrors hold both commits.
+        std::fs::rename(&upstream, dir.path().join("gone")).unwrap();
         let r = s.review().unwrap();
         let files: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(files, ["skillc.lock"]);
