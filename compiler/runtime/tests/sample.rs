@@ -623,3 +623,151 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     );
     assert_eq!(route("generate a link to the page about fees"), vec![]);
 }
+
+#[test]
+fn a_route_names_its_bundle_numbers_candidates_as_the_catalog_does_and_says_when_it_is_sure() {
+    let a = artifact();
+    let none = Context::default();
+    let hyper = client("hyperline.co");
+    let r = a
+        .route(
+            &hyper,
+            None,
+            &none,
+            "How much does the pro plan cost?",
+            None,
+        )
+        .unwrap();
+    assert_eq!(r.client.as_deref(), Some("hyperline.co"));
+    let catalog = a.catalog(&hyper, None, &none, Format::Json).unwrap();
+    let id_of = |name: &str| {
+        let s = catalog.skills.iter().find(|s| s.name == name).unwrap();
+        s.id.clone()
+    };
+    for c in &r.candidates {
+        assert_eq!(c.id, id_of(&c.name), "{r:?}");
+    }
+    // The catalog's first skill, asked for by name, is SK1.
+    let global = a
+        .catalog(&BundleRef::default(), None, &none, Format::Json)
+        .unwrap();
+    let first = &global.skills[0];
+    let r = a
+        .route(&BundleRef::default(), None, &none, &first.name, None)
+        .unwrap();
+    assert_eq!(r.client, None);
+    assert_eq!(
+        (r.candidates[0].name.as_str(), r.candidates[0].id.as_str()),
+        (first.name.as_str(), "SK1"),
+        "{r:?}"
+    );
+    // Sure exactly when the first candidate scores at or above `confident` (0.95).
+    for m in [
+        "competitors",
+        "can you compare us with the competitors",
+        "pdf press release",
+    ] {
+        let r = a
+            .route(&BundleRef::default(), None, &none, m, None)
+            .unwrap();
+        assert_eq!(r.confident, r.candidates[0].score >= 0.95, "{r:?}");
+    }
+    // `top` caps the candidates; the text gives one line each.
+    let many = "what does the pricing look like for a small team in the UK";
+    let all = a
+        .route(&BundleRef::default(), None, &none, many, None)
+        .unwrap();
+    let one = a
+        .route(&BundleRef::default(), None, &none, many, Some(1))
+        .unwrap();
+    assert!(all.candidates.len() > 1, "{all:?}");
+    assert_eq!(one.candidates, all.candidates[..1]);
+    let c = &one.candidates[0];
+    assert_eq!(
+        one.text(),
+        format!(
+            "{:.4} {} {} ({})\n",
+            c.score,
+            c.id,
+            c.name,
+            c.matched.join(", ")
+        )
+    );
+    assert_eq!(all.text().lines().count(), all.candidates.len());
+}
+
+#[test]
+fn a_skill_left_out_says_why_in_words() {
+    let a = artifact();
+    let p = a
+        .prompt(
+            &client("augment.org"),
+            None,
+            &Context::default(),
+            &["demo_offer", "b2b_request", "no_such_skill"],
+        )
+        .unwrap();
+    let words = |name: &str| p.removed.iter().find(|r| r.name == name).unwrap().words();
+    assert_eq!(words("demo_offer"), "blocked by `b2b_request`");
+    assert_eq!(
+        words("no_such_skill"),
+        "no skill of that name in this bundle"
+    );
+    let allowed = ctx(&[("content_gating_availability", "allowed")]);
+    let p = a
+        .prompt(
+            &client("hyperline.co"),
+            None,
+            &allowed,
+            &["demo_offer", "content_gating"],
+        )
+        .unwrap();
+    let out = p
+        .removed
+        .iter()
+        .find(|r| r.name == "content_gating")
+        .unwrap();
+    assert_eq!(
+        out.words(),
+        "excluded by `demo_offer` (same category, stronger priority)"
+    );
+}
+
+#[test]
+fn a_prompt_counts_the_tokens_of_every_part_it_is_made_of() {
+    // The counts the compiler stored for each heading, skill and source, summed as the prompt
+    // is assembled (the Python, TypeScript and Java runtimes give the same on every parity
+    // request): one skill; two in one category (its uncertainty note too); cited sources.
+    let a = artifact();
+    let none = Context::default();
+    let hyper = client("hyperline.co");
+    let tokens =
+        |b: &BundleRef<'_>, picks: &[&str]| a.prompt(b, None, &none, picks).unwrap().tokens;
+    assert_eq!(tokens(&hyper, &["pricing"]), 122);
+    assert_eq!(tokens(&hyper, &["context_gathering", "clean_ending"]), 188);
+    assert_eq!(tokens(&hyper, &["competitors", "pricing", "support"]), 323);
+    assert_eq!(tokens(&BundleRef::default(), &["pdf-press"]), 332);
+    assert_eq!(
+        tokens(&BundleRef::default(), &["pdf-press", "pricing"]),
+        399
+    );
+}
+
+#[test]
+fn context_values_are_read_by_their_key() {
+    let turn = |v: &str| Context::from_pairs([("turn", v)]).err().unwrap_or_default();
+    assert_eq!(turn("3"), "");
+    assert_eq!(
+        turn("99999999999999999999999"),
+        "turn `99999999999999999999999` is too large"
+    );
+    assert_eq!(turn("x"), "turn must be a whole number, not `x`");
+    // `<skill>_availability` names a skill; the suffix alone is an ordinary value.
+    let c = Context::from_pairs([("pdf_availability", "allowed"), ("_availability", "x")]).unwrap();
+    assert_eq!(
+        c.availability.get("pdf").map(String::as_str),
+        Some("allowed")
+    );
+    assert_eq!(c.availability.len(), 1, "{c:?}");
+    assert_eq!(c.values.get("_availability").map(String::as_str), Some("x"));
+}
