@@ -52,3 +52,10 @@ if __name__ == "__main__":
               f"{median_us(lambda x: embed(tab, tok, [x]), msgs):.0f} µs |")
     except FileNotFoundError:
         print("| static table query vector | (run static.py first) |")
+    # The Python runtime's hybrid sums (skillc_runtime `_cosine`, pure Python, in order) over the
+    # same 555 vectors: what a hybrid route costs there today.
+    from skillc_runtime import _cosine, _norm
+    docs = [(tuple(map(float, v)), _norm(v)) for v in s]
+    qs = [tuple(map(float, v)) for v in q[::45]]
+    cost = median_us(lambda v: [_cosine(v, _norm(v), d, n) for d, n in docs], qs)
+    print(f"| cosine against 555 summaries, the Python runtime's own loop (`_cosine`) | {cost / 1000:.1f} ms |")

@@ -77,6 +77,8 @@ if __name__ == "__main__":
         "skillc hybrid with static, min_score t": (H.hybrid, g(0.0, 0.9, 0.01)),
         "skillc hybrid with static, fire if C or cos₁ ≥ t₂": (
             H.hybrid_gate, [(a, b) for a in g(1.0, 10.0, 0.25) for b in g(0.3, 0.95, 0.02)]),
+        "hybrid with static, lexical = raw/(raw+4), cut t": (
+            H.hybrid_sat, [(4.0, t) for t in g(0.1, 0.9, 0.01)]),
         "RRF lexical + static, fire if C or cos₁ ≥ t₂": (
             H.rrf_gate, [(a, b) for a in g(1.0, 10.0, 0.25) for b in g(0.3, 0.95, 0.02)]),
     }, msgs, blocks, names, feats)
