@@ -26,7 +26,7 @@ case "${1:-}" in
     # Only the crates' sources: tests, scripts and other languages are not mutated.
     git diff "$base" -- 'compiler/src/*.rs' 'compiler/runtime/src/*.rs' 'studio/src/*.rs' > "$diff"
     if [ ! -s "$diff" ]; then echo "mutants.sh: no Rust source changed since $base"; exit 0; fi
-    args=(--in-diff "$diff") ;;
+    args=(--workspace --in-diff "$diff") ;;
 esac
 start=$(date +%s)
 set +e
