@@ -128,6 +128,7 @@ impl Session {
                 format!("`{}` is not a folder", root.display()),
             ));
         }
+        own_folder_is_real(&root)?;
         Ok(Session {
             root,
             builds: Default::default(),
@@ -300,6 +301,34 @@ impl Session {
         crate::relations::of(&report.workspace, rel)
             .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))
     }
+}
+
+/// What the studio writes and removes under `.skillc/` (its artifacts, the trash): only ever in
+/// real folders of the workspace. A link there, which a cloned repository can commit, would send
+/// the writes and removals anywhere, so the workspace is refused until it is removed.
+fn own_folder_is_real(root: &Path) -> Result<(), StudioError> {
+    let own = [
+        "trash",
+        "studio.db",
+        "previous.db",
+        "before.db",
+        ".gitignore",
+    ];
+    let folder = Path::new(".skillc");
+    for rel in std::iter::once(folder.to_path_buf()).chain(own.iter().map(|n| folder.join(n))) {
+        let linked =
+            std::fs::symlink_metadata(root.join(&rel)).is_ok_and(|m| m.file_type().is_symlink());
+        if linked {
+            return Err(StudioError::new(
+                "io",
+                format!(
+                    "`{}` is a symbolic link: the studio keeps its files under `.skillc/` only in real folders of the workspace; remove the link (nothing was written or removed)",
+                    rel.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -551,6 +580,28 @@ mod tests {
         // The sample has warnings and no errors: the count comes, the list stays empty.
         assert!(o.warnings > 0);
         assert!(o.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_skillc_folder_linked_elsewhere_is_refused_and_nothing_is_written_there() {
+        let (d, _) = sample();
+        let ws = d.path().join("ws");
+        let elsewhere = d.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+        std::os::unix::fs::symlink(&elsewhere, ws.join(".skillc")).unwrap();
+        let err = Session::open(&ws).err().expect("refused");
+        assert!(
+            err.message.contains("`.skillc` is a symbolic link"),
+            "{}",
+            err.message
+        );
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        // A link further down is refused too.
+        std::fs::remove_file(ws.join(".skillc")).unwrap();
+        std::fs::create_dir_all(ws.join(".skillc")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, ws.join(".skillc/trash")).unwrap();
+        assert!(Session::open(&ws).is_err());
     }
 
     #[test]
