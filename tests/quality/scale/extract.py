@@ -25,9 +25,20 @@ What the script changes, and nothing else:
   in the source text of that line when possible, else as Python's str() of the value.
 
 It also writes OUT_DIR/manifest.tsv: folder, name, original path, one line per skill, sorted.
+
+Added for collections written less carefully (openclaw/skills, the ClawHub archive); none of these
+cases occurs in antigravity-awesome-skills at its commit, whose output is unchanged:
+- a skill file named `skill.md` in another case (`skill.md`, `Skill.md`) is read like `SKILL.md`
+  (a folder holding both keeps `SKILL.md`);
+- a frontmatter that is not valid YAML (an unquoted description holding ": ", a flow mapping left
+  open) or that is never closed (then it ends at its first blank line) is read line by line: each
+  top-level `key: value`, indented lines that follow appended to the value, matching quotes removed;
+- a skill without a description (no frontmatter at all, or none declared) is left out and listed on
+  stderr: routing reads nothing else, and no request could be labelled for it fairly.
 """
 
 import json
+import re
 import subprocess
 import sys
 import unicodedata
@@ -43,17 +54,47 @@ def git(git_dir, *args):
                           capture_output=True).stdout
 
 
+def unquote(value):
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        if value[0] == '"':
+            try:
+                return json.loads(value)
+            except ValueError:
+                pass
+        return value[1:-1]
+    return value
+
+
+def lenient(lines):
+    """Top-level `key: value` lines of a frontmatter YAML cannot read, continuations appended."""
+    data, key = {}, None
+    for line in lines:
+        m = re.match(r"^([A-Za-z_][\w-]*):(?:\s+(.*))?$", line.rstrip())
+        if m:
+            key, value = m.group(1), (m.group(2) or "").strip()
+            data[key] = "" if value in ("|", ">", "|-", ">-", "|+", ">+") else unquote(value)
+        elif key and line[:1] in (" ", "\t") and line.strip():
+            data[key] = (str(data[key]) + " " + line.strip()).strip()
+        elif line.strip():
+            key = None
+    return data
+
+
 def frontmatter(text):
     """The frontmatter mapping of a SKILL.md text ({} when it has none)."""
     text = text.lstrip("\ufeff")
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
         return {}
-    for i in range(1, len(lines)):
-        if lines[i].strip() == "---":
-            data = yaml.safe_load("\n".join(lines[1:i])) or {}
-            return data if isinstance(data, dict) else {}
-    return {}
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:  # never closed: up to the first blank line, read line by line
+        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+        return lenient(lines[1:end])
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError:
+        return lenient(lines[1:end])
+    return data if isinstance(data, dict) else {}
 
 
 def as_text(value):
@@ -87,11 +128,17 @@ def main():
     git_dir, commit, out = args
     out = Path(out)
     files = git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-    skill_files = sorted(f for f in files if f.startswith(prefix) and f.endswith("/SKILL.md"))
+    by_folder = {}
+    for f in files:
+        if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD":
+            folder = f.rsplit("/", 1)[0]
+            if folder not in by_folder or f.endswith("/SKILL.md"):
+                by_folder[folder] = f
+    skill_files = sorted(by_folder.values())
 
     skills = []
     for f in skill_files:
-        src_folder = f[: -len("/SKILL.md")]
+        src_folder = f.rsplit("/", 1)[0]
         folder = src_folder[len(prefix):].replace("/", "-")
         if reserved(git_dir, commit, src_folder, files):
             print(f"left out (all rights reserved): {src_folder}", file=sys.stderr)
@@ -99,6 +146,9 @@ def main():
         fm = frontmatter(git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace"))
         name = as_text(fm.get("name")) or folder
         description = as_text(fm.get("description")) or ""
+        if not description:
+            print(f"left out (no description): {src_folder}", file=sys.stderr)
+            continue
         when = as_text(fm.get("when_to_use"))
         skills.append({"folder": folder, "name": name, "description": description,
                        "when_to_use": when, "path": src_folder})
