@@ -1,19 +1,23 @@
-"""Routing quality against a peer: recall@1 and recall@5 of `skillc route` on labelled requests
-(tests/quality/*.tsv), beside a plain BM25 baseline (the `rank_bm25` package's BM25Okapi over
-each skill's name and description, words split on non-word characters) on the same messages and
-the same catalog.
+"""Routing quality against a peer: `skillc route` on labelled requests (tests/quality/*.tsv and
+the sets at scale, tests/quality/scale/*.tsv), beside a plain BM25 baseline (the `rank_bm25`
+package's BM25Okapi over each skill's name and description, words split on non-word characters)
+on the same messages and the same catalog.
 
     python3 tests/quality/routing_quality.py SKILLC [--check]
 
-Three rankings per message set:
-- `skillc route`: as shipped, candidates at or above `min_score` (0.2), at most 5;
+A set's lines are `expected[|alternative...]<TAB>message`, `-` for a message that needs no
+skill; a hit is any of the names. Rankings per set:
+- `skillc route`: as shipped (the Python runtime, equal to every runtime on the parity runs),
+  candidates at or above `min_score`, at most 5;
 - `skillc ranking`: the same index and scores without the `min_score` cut, the first 5;
 - `BM25 baseline`: every skill sharing a word with the message, best first, the first 5;
-- `BM25, skillc's words`: the baseline with skillc's words (stopwords out, names split on `-`
-  and `_`, a final `s` dropped), which tells how much of the difference the words make and how
-  much the index's other texts and weights.
-False fire is the share of messages expecting no skill (`-`) that get a candidate.
-With --check it exits 1 when the ranking is worse than the baseline on recall@1 or recall@5.
+- `BM25, skillc's words` (small sets): the baseline with skillc's words (stopwords out, names
+  split on `-` and `_`, a final `s` dropped), which tells how much of the difference the words
+  make and how much the index's other texts and weights.
+recall@1 is the first candidate, recall@5 the first five, MRR over the first five, false fire
+the share of messages expecting no skill that get a candidate, "no candidate" the share of
+messages with a skill that get none. With --check it exits 1 when the shipped route is worse
+than the baseline on recall@1 or recall@5 in any set.
 """
 
 import json
@@ -38,12 +42,12 @@ PUBLIC = [*(f"tests/public-collection/skills/{n}" for n in (
 
 
 def labelled(path):
-    """(expected skill or None, message) per line of a .tsv file."""
+    """(the names that count as a hit, empty for none; message) per line of a .tsv file."""
     out = []
     for line in path.read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             expected, message = line.split("\t", 1)
-            out.append((None if expected == "-" else expected, message))
+            out.append((frozenset() if expected == "-" else frozenset(expected.split("|")), message))
     return out
 
 
@@ -65,19 +69,27 @@ def baseline(catalog, words=plain_words):
 
 
 def figures(messages, rank):
-    """recall@1, recall@5 over the messages with a skill, and the false-fire share."""
+    """recall@1, recall@5, MRR@5 over the messages with a skill, the false-fire share, and the
+    share of messages with a skill given no candidate."""
     positives = [(e, m) for e, m in messages if e]
     negatives = [m for e, m in messages if not e]
-    ranked = {m: rank(m)[:5] for _, m in messages}
-    first = sum(ranked[m][:1] == [e] for e, m in positives)
-    within = sum(e in ranked[m] for e, m in positives)
-    fired = sum(bool(ranked[m]) for m in negatives)
-    return (first / len(positives), within / len(positives),
-            fired / len(negatives) if negatives else 0.0)
+    first = within = mrr = empty = 0
+    for expected, m in positives:
+        ranked = rank(m)[:5]
+        empty += not ranked
+        hit = next((k for k, name in enumerate(ranked) if name in expected), None)
+        if hit is not None:
+            first += hit == 0
+            within += 1
+            mrr += 1 / (hit + 1)
+    fired = sum(bool(rank(m)[:5]) for m in negatives)
+    n = len(positives)
+    return (first / n, within / n, mrr / n, fired / len(negatives) if negatives else 0.0,
+            empty / n)
 
 
-def measure(skillc, workspace, messages):
-    """The three rankings' figures on one workspace's global catalog."""
+def measure(skillc, workspace, messages, small):
+    """The rankings' figures on one workspace's global catalog."""
     with tempfile.TemporaryDirectory() as tmp:
         artifact = Path(tmp) / "quality.db"
         subprocess.run([skillc, "build", str(workspace), "-o", str(artifact)], check=True,
@@ -88,13 +100,15 @@ def measure(skillc, workspace, messages):
         uncut.manifest["routing"] = json.dumps({"top_k": 5, "min_score": 0.0})
         catalog = shipped.catalog(fmt="json")
         names = lambda a: lambda m: [c["name"] for c in a.route(m)["candidates"]]  # noqa: E731
-        return {
+        out = {
             "skillc route": figures(messages, names(shipped)),
             "skillc ranking": figures(messages, names(uncut)),
             "BM25 baseline": figures(messages, baseline(catalog)),
-            # Which part of the difference is skillc's words (stopwords, stems, names split).
-            "BM25, skillc's words": figures(messages, baseline(catalog, route_tokens)),
         }
+        if small:
+            # Which part of the difference is skillc's words (stopwords, stems, names split).
+            out["BM25, skillc's words"] = figures(messages, baseline(catalog, route_tokens))
+        return out
 
 
 def public_workspace(tmp):
@@ -108,20 +122,26 @@ def main():
     skillc, check = sys.argv[1], "--check" in sys.argv[2:]
     worse = []
     with tempfile.TemporaryDirectory() as tmp:
-        sets = [("public collections (10 skills)", public_workspace(tmp), "public.tsv"),
-                ("sample, global catalog (32 skills)", REPO / "skills", "sample.tsv")]
-        print("| message set | messages | ranking | recall@1 | recall@5 | false fire |")
-        print("|---|---|---|---|---|---|")
-        for title, workspace, name in sets:
+        sets = [("public collections (10 skills)", public_workspace(tmp), "public.tsv", True),
+                ("sample, global catalog (32 skills)", REPO / "skills", "sample.tsv", True)]
+        for tsv in sorted((REPO / "tests/quality/scale").glob("*.tsv")):
+            ws = tsv.with_suffix("")
+            size = len(list((ws / "skills").glob("*/SKILL.md")))
+            sets.append((f"{ws.name} ({size} skills)", ws, f"scale/{tsv.name}", False))
+        print("| message set | messages | ranking | recall@1 | recall@5 | MRR@5 | false fire "
+              "| no candidate |")
+        print("|---|---|---|---|---|---|---|---|")
+        for title, workspace, name, small in sets:
             messages = labelled(REPO / "tests/quality" / name)
-            results = measure(skillc, workspace, messages)
-            for ranking, (r1, r5, ff) in results.items():
-                print(f"| {title} | {len(messages)} | {ranking} | {r1:.3f} | {r5:.3f} | {ff:.3f} |")
-            ours, peer = results["skillc ranking"], results["BM25 baseline"]
+            results = measure(skillc, workspace, messages, small)
+            for ranking, (r1, r5, mrr, ff, empty) in results.items():
+                print(f"| {title} | {len(messages)} | {ranking} | {r1:.3f} | {r5:.3f} | "
+                      f"{mrr:.3f} | {ff:.3f} | {empty:.3f} |")
+            ours, peer = results["skillc route"], results["BM25 baseline"]
             if ours[0] < peer[0] or ours[1] < peer[1]:
                 worse.append(title)
     if worse:
-        print(f"FAIL skillc's ranking is worse than the BM25 baseline on: {', '.join(worse)}")
+        print(f"FAIL skillc's route is worse than the BM25 baseline on: {', '.join(worse)}")
         if check:
             sys.exit(1)
 

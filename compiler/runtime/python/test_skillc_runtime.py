@@ -28,6 +28,14 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
         self.assertEqual(route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
 
+    def test_runs_of_unspaced_scripts_become_pairs_of_characters(self):
+        # The Rust runtime's runs_of_unspaced_scripts_become_pairs_of_characters.
+        self.assertEqual(route_tokens("価格表"), ["価格", "格表"])
+        self.assertEqual(route_tokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "price"])
+        self.assertEqual(route_tokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"])
+        self.assertEqual(route_tokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"])
+        self.assertEqual(route_tokens("𠀋𠀌 x"), ["𠀋𠀌"])
+
 
 class HotReload(unittest.TestCase):
     @classmethod

@@ -601,9 +601,9 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
 
 #[test]
 fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
-    // The sample's routing settings are the defaults (min_score 0.2). Uncut, the first message
-    // also reaches `demo_offer` (0.168) and the second `pdf-press` (0.195) and four more skills:
-    // all under the cut.
+    // The sample's routing settings are the defaults (min_score 0.5). Uncut, the first message
+    // also reaches `demo_offer` (0.385) and the second `support` (0.460) and `web-scraping`
+    // (0.459): all under the cut.
     let a = artifact();
     let none = Context::default();
     let route = |m: &str| -> Vec<(String, f64)> {
@@ -617,11 +617,18 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     assert_eq!(
         route("what does the pricing look like for a small team in the UK"),
         vec![
-            ("feature-planner".to_string(), 0.360592),
-            ("pricing".to_string(), 0.347556)
+            ("feature-planner".to_string(), 0.573368),
+            ("pricing".to_string(), 0.564337)
         ]
     );
-    assert_eq!(route("generate a link to the page about fees"), vec![]);
+    assert_eq!(
+        route("I want a demo of the pdf export"),
+        vec![
+            ("pdf-press".to_string(), 0.606533),
+            ("demo_offer".to_string(), 0.602326)
+        ]
+    );
+    assert_eq!(route("hello there, nice weather today"), vec![]);
 }
 
 #[test]
@@ -661,7 +668,7 @@ fn a_route_names_its_bundle_numbers_candidates_as_the_catalog_does_and_says_when
         (first.name.as_str(), "SK1"),
         "{r:?}"
     );
-    // Sure exactly when the first candidate scores at or above `confident` (0.95).
+    // Sure exactly when the first candidate scores at or above `confident` (0.75).
     for m in [
         "competitors",
         "can you compare us with the competitors",
@@ -670,7 +677,7 @@ fn a_route_names_its_bundle_numbers_candidates_as_the_catalog_does_and_says_when
         let r = a
             .route(&BundleRef::default(), None, &none, m, None)
             .unwrap();
-        assert_eq!(r.confident, r.candidates[0].score >= 0.95, "{r:?}");
+        assert_eq!(r.confident, r.candidates[0].score >= 0.75, "{r:?}");
     }
     // `top` caps the candidates; the text gives one line each.
     let many = "what does the pricing look like for a small team in the UK";

@@ -100,7 +100,7 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c
 }
 
-/// `routing:` settings (`top_k`, `min_score`, `confident`) of workspace.yaml or a client.yaml,
+/// `routing:` settings (`top_k`, `min_score`, `hybrid_min_score`, `confident`) of workspace.yaml or a client.yaml,
 /// checked, as the JSON the manifest keeps for every runtime (absent keys take the
 /// workspace's, then the runtimes' documented defaults). `embedding_model` only in
 /// workspace.yaml (`in_workspace`): an artifact's vectors all come from one model.
@@ -115,7 +115,9 @@ fn routing_settings(f: &mut Fields<'_>, in_workspace: bool) -> Option<serde_json
             ("top_k", _) if v.as_u64().is_some_and(|n| n > 0) => {
                 v.as_u64().map(serde_json::Value::from)
             }
-            ("min_score" | "confident", Some(x)) if (0.0..=1.0).contains(&x) => {
+            ("min_score" | "hybrid_min_score" | "confident", Some(x))
+                if (0.0..=1.0).contains(&x) =>
+            {
                 serde_json::Number::from_f64(x).map(serde_json::Value::Number)
             }
             ("embedding_model", _) if in_workspace => scalar_string(v)
@@ -133,7 +135,7 @@ fn routing_settings(f: &mut Fields<'_>, in_workspace: bool) -> Option<serde_json
                     f.doc.path_pos(&["routing", &key]),
                     format!(
                         "unknown or invalid `routing.{key}` (known: top_k: a whole number above 0, \
-                         min_score and confident: numbers from 0 to 1{})",
+                         min_score, hybrid_min_score and confident: numbers from 0 to 1{})",
                         if in_workspace {
                             ", embedding_model: a model's name"
                         } else {

@@ -422,7 +422,7 @@ mod tests {
         let route = p.route.unwrap();
         assert_eq!(route.candidates[0].name, "pricing");
         // hyperline.co sets its own min_score in its client.yaml.
-        assert_eq!(p.routing.min_score, 0.35);
+        assert_eq!(p.routing.min_score, 0.6);
         let before = std::fs::read_to_string(s.root.join(ROUTING_CASES)).unwrap();
         let file = s
             .save_route_case(&r, "a price question", &["pricing".into()])

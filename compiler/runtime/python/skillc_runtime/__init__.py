@@ -661,7 +661,7 @@ class Artifact:
     def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
-        return {"top_k": 5, "min_score": 0.2, "confident": 0.95,
+        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": 0.33, "confident": 0.75,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
@@ -681,9 +681,7 @@ class Artifact:
         if words:
             n = float(len(docs))
             idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
-            whole = 0.0
-            for x in idf:
-                whole += x
+            scale = evidence_scale(n)
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
             for (_, w), weight in zip(words, idf):
@@ -691,7 +689,7 @@ class Artifact:
                     score[doc] += weight * tf / (tf + norms[doc])
             for doc, total in enumerate(score):
                 if total != 0.0:
-                    lexical[doc] = math.floor(total / whole * 1e6 + 0.5) / 1e6
+                    lexical[doc] = math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
                     held[doc] = True
         if query is not None:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
@@ -704,7 +702,7 @@ class Artifact:
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0
         scored = []
-        floor = settings["min_score"]
+        floor = settings["min_score" if query is None else "hybrid_min_score"]
         for doc, s in enumerate(lexical):
             i = docs[doc][0]
             if held[doc] and s >= floor and i in position:
@@ -722,6 +720,14 @@ class Artifact:
                 "method": "lexical" if query is None else "hybrid",
                 "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
                 "candidates": candidates}
+
+
+def evidence_scale(n: float) -> float:
+    """The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills
+    (docs/routing.md): 0.28 · m^1.5, m the weight of a word one skill holds; `m * sqrt(m)` as
+    the Rust runtime computes it."""
+    m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
+    return 0.28 * m * math.sqrt(m)
 
 
 def _norm(v):
@@ -785,16 +791,30 @@ def _words(text: str) -> List[str]:
     return out
 
 
+# Scripts written without spaces (docs/routing.md): the same ranges as the Rust runtime's
+# `UNSPACED`. A run of them becomes its overlapping pairs of characters.
+_UNSPACED = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x3040, 0x30FF),
+             (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
+             (0xFF66, 0xFF9F), (0x20000, 0x323AF))
+_UNSPACED_RUN = re.compile("([%s]+)" % "".join(
+    "\\U%08x-\\U%08x" % (lo, hi) for lo, hi in _UNSPACED))
+
+
 def route_tokens(text: str) -> List[str]:
     """A text's words as the routing index holds them: lowercased, split at every character
     that is not a letter or a digit (as Rust's `char::is_alphanumeric` says), stopwords and
     lone Latin letters out, a final `s` dropped from words of four letters or more (not after
-    `s`, `u` or `i`)."""
+    `s`, `u` or `i`); a run of an unspaced script becomes its pairs of characters."""
     out = []
-    for w in _words(text.lower()):
-        if (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
-            continue
-        if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
-            w = w[:-1]
-        out.append(w)
+    for word in _words(text.lower()):
+        runs = _UNSPACED_RUN.split(word) if not word.isascii() else [word]
+        for k, w in enumerate(runs):
+            if k % 2:
+                out.extend([w] if len(w) == 1 else [w[j:j + 2] for j in range(len(w) - 1)])
+                continue
+            if not w or (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
+                continue
+            if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
+                w = w[:-1]
+            out.append(w)
     return out

@@ -145,8 +145,9 @@ impl Artifact {
             None => (lexical, "lexical"),
             Some(v) => (self.hybrid(&bundle, lexical, v, q.leave_out)?, "hybrid"),
         };
+        let floor = settings.floor(method);
         let mut ranked = ranking.ordered(
-            |s| s.score >= settings.min_score && position[s.skill] > 0,
+            |s| s.score >= floor && position[s.skill] > 0,
             |i| &bundle.skills[i].name,
         );
         ranked.truncate(top.unwrap_or(settings.top_k));

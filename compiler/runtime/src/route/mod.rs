@@ -1,6 +1,7 @@
 //! Routing a message to the skills of a catalog (SPEC 13.1, seed 001's first stage): the words
 //! of every card are indexed at build time (`card.terms`), and a message is ranked against the
-//! bundle's catalog by BM25, scaled to [0, 1]. The Python and TypeScript runtimes implement the
+//! bundle's catalog by BM25: the idf mass a skill matches, saturated into [0, 1) against what
+//! one rare word of a catalog that size weighs (see [`evidence_scale`]). The Python and TypeScript runtimes implement the
 //! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
 
 use std::collections::{BTreeMap, HashMap};
@@ -49,14 +50,76 @@ fn stem(word: &str) -> &str {
 
 /// The words of a text as the index holds them: lowercased, split at every character that is
 /// not a letter or a digit (so `pricing-uk` and `pricing_uk` are two words), stopwords and
-/// lone Latin letters (the `t` of `can't`) out, stemmed.
+/// lone Latin letters (the `t` of `can't`) out, stemmed. A run of a script written without
+/// spaces (Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar) becomes its overlapping pairs of
+/// characters (`価格表` → `価格`, `格表`), a lone character itself: such a run is a whole
+/// sentence, and pairs meet the same words in another sentence without a dictionary.
 pub fn tokens(text: &str) -> Vec<String> {
     let lone_letter = |w: &str| w.len() == 1 && w.bytes().all(|b| b.is_ascii_lowercase());
-    text.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && !lone_letter(w) && !STOPWORDS.contains(w))
-        .map(|w| stem(w).to_string())
-        .collect()
+    let mut out = Vec::new();
+    for word in text.to_lowercase().split(|c: char| !word_char(c)) {
+        for (spaced, run) in script_runs(word) {
+            if !spaced {
+                pairs(run, &mut out);
+            } else if !lone_letter(run) && !STOPWORDS.contains(&run) {
+                out.push(stem(run).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Code points of the scripts written without spaces between words (inclusive ranges): Thai
+/// and Lao, Myanmar, Khmer, kana, CJK ideographs (with their extensions and compatibility
+/// forms) and halfwidth katakana. Every runtime holds this same list.
+pub const UNSPACED: &[(u32, u32)] = &[
+    (0x0E00, 0x0EFF),
+    (0x1000, 0x109F),
+    (0x1780, 0x17FF),
+    (0x3040, 0x30FF),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0xFF66, 0xFF9F),
+    (0x20000, 0x323AF),
+];
+
+/// A character a word holds: a letter or a digit (`char::is_alphanumeric`), or any character
+/// of an unspaced script (Thai tone marks are neither, and would split a sentence).
+pub(crate) fn word_char(c: char) -> bool {
+    c.is_alphanumeric() || unspaced(c)
+}
+
+fn unspaced(c: char) -> bool {
+    let c = u32::from(c);
+    UNSPACED.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+/// A word's maximal runs of spaced and of unspaced characters, in order, each with whether it
+/// is spaced.
+fn script_runs(word: &str) -> impl Iterator<Item = (bool, &str)> {
+    let mut rest = word;
+    std::iter::from_fn(move || {
+        let first = rest.chars().next()?;
+        let spaced = !unspaced(first);
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| unspaced(c) == spaced)
+            .map_or(rest.len(), |(i, _)| i);
+        let (run, next) = rest.split_at(end);
+        rest = next;
+        Some((spaced, run))
+    })
+}
+
+/// The overlapping pairs of characters of a run (a lone character: itself).
+fn pairs(run: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = run.chars().collect();
+    if chars.len() == 1 {
+        out.push(run.to_string());
+    }
+    out.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
 }
 
 /// A card's indexed words and their weighted counts, as stored in `card.terms` (JSON, keys
@@ -229,7 +292,7 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect();
-    let whole: f64 = idf.iter().sum();
+    let scale = evidence_scale(n);
     // Per document: its score so far and which of the words it holds (a bit each).
     let docs =
         offsets.last().copied().unwrap_or(0) + parts.last().map_or(0, |p| p.index.docs.len());
@@ -255,7 +318,7 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
             if held[at] != 0 {
                 scored.push(Scored {
                     skill: part.index.docs[doc].0,
-                    score: round(score[at] / whole),
+                    score: round(score[at] / (score[at] + scale)),
                     held: held[at],
                 });
             }
@@ -404,6 +467,22 @@ fn before<'n>(a: &Scored, b: &Scored, name_of: impl Fn(usize) -> &'n str) -> std
     (b.score.total_cmp(&a.score)).then_with(|| name_of(a.skill).cmp(name_of(b.skill)))
 }
 
+/// The matched idf mass at which a skill scores 0.5, for a catalog of `n` skills:
+/// `0.28 · m^1.5`, where `m = ln(1 + (n − 0.5) / 1.5)` is what a word only one skill holds
+/// weighs. A score then does not shrink as messages grow (it is not a share of the message),
+/// and the bar rises with the catalog, faster than a rare word's weight: the more words a
+/// catalog holds, the likelier an everyday message meets one of them by chance. At 555 skills
+/// the bar is a mass of about 4 (one rare word well matched, or two ordinary ones), at 32
+/// about 1.5, at 10 about 0.8 (measured on the labelled sets of `tests/quality/`, see
+/// docs/routing.md). `m · √m`, not a power: every runtime then computes the same bits.
+pub fn evidence_scale(n: f64) -> f64 {
+    let m = (1.0 + (n - 0.5) / 1.5).ln().max(0.0);
+    EVIDENCE_FACTOR * m * m.sqrt()
+}
+
+/// See [`evidence_scale`].
+const EVIDENCE_FACTOR: f64 = 0.28;
+
 /// The most distinct known words of a message a route weighs (a bit each per skill).
 pub const MAX_WORDS: usize = 64;
 
@@ -418,8 +497,8 @@ pub(crate) fn round(x: f64) -> f64 {
 pub struct Scored {
     /// Index into the bundle's skills.
     pub skill: usize,
-    /// In [0, 1): the share of the message's known words' weight the skill matches, each
-    /// word's match saturating as BM25's does.
+    /// In [0, 1): the idf mass of the message's words the skill matches (each word's match
+    /// saturating as BM25's does), `mass / (mass + evidence_scale(catalog size))`.
     pub score: f64,
     /// Which of the ranking's words it holds, a bit each.
     pub held: u64,
@@ -491,6 +570,34 @@ mod tests {
             })
             .collect();
         RouteIndex::new(stored.iter().enumerate().map(|(i, s)| (i, s.as_str())))
+    }
+
+    /// Scripts written without spaces: each run becomes its pairs of characters, a lone one
+    /// itself, beside the spaced words of the same text (the other runtimes assert the same).
+    #[test]
+    fn runs_of_unspaced_scripts_become_pairs_of_characters() {
+        assert_eq!(tokens("価格表"), ["価格", "格表"]);
+        assert_eq!(
+            tokens("PDFの変換 と Prices"),
+            ["pdf", "の変", "変換", "と", "price"]
+        );
+        assert_eq!(
+            tokens("ราคาแพ็กเกจ"),
+            [
+                "รา",
+                "าค",
+                "คา",
+                "าแ",
+                "แพ",
+                "พ\u{e47}",
+                "\u{e47}ก",
+                "กเ",
+                "เก",
+                "กจ"
+            ]
+        );
+        assert_eq!(tokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"]);
+        assert_eq!(tokens("𠀋𠀌 x"), ["𠀋𠀌"]);
     }
 
     #[test]

@@ -13,8 +13,11 @@ use crate::Artifact;
 pub struct RoutingSettings {
     /// At most this many candidates.
     pub top_k: usize,
-    /// Candidates score at least this.
+    /// Candidates of a route by words score at least this.
     pub min_score: f64,
+    /// Candidates of a route by words and vectors (`hybrid`) score at least this: the fused
+    /// score is half a cosine, on another scale than the lexical one.
+    pub hybrid_min_score: f64,
     /// A first candidate scoring this or more makes the route confident.
     pub confident: f64,
 }
@@ -56,8 +59,20 @@ impl Default for RoutingSettings {
     fn default() -> Self {
         RoutingSettings {
             top_k: 5,
-            min_score: 0.2,
-            confident: 0.95,
+            min_score: 0.5,
+            hybrid_min_score: 0.33,
+            confident: 0.75,
+        }
+    }
+}
+
+impl RoutingSettings {
+    /// The cut of a route by `method` (`lexical` or `hybrid`).
+    pub fn floor(&self, method: &str) -> f64 {
+        if method == "hybrid" {
+            self.hybrid_min_score
+        } else {
+            self.min_score
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The word characters of the other runtimes, written from Rust's own. A word of routing is a
-//! run of `char::is_alphanumeric` characters ([`tokens`](super::tokens)); Python's standard
+//! run of `char::is_alphanumeric` characters and of the unspaced scripts' characters
+//! ([`tokens`](super::tokens)); Python's standard
 //! library has no `Alphabetic` property (`str.isalnum` leaves out the vowel signs of Indic
 //! scripts, so `दुनिया` fell apart into `द`, `न`, `य`), and Java and JavaScript know the Unicode
 //! version of their platform (Java 17's is 13.0: the combining Latin letters are not alphabetic
@@ -13,7 +14,7 @@ use std::fmt::Write;
 fn ranges() -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
     for c in (0..=0x10FFFF).filter_map(char::from_u32) {
-        if !c.is_alphanumeric() {
+        if !super::word_char(c) {
             continue;
         }
         let c = u32::from(c);
@@ -52,7 +53,8 @@ fn about(comment: &str) -> String {
     let (major, minor, patch) = char::UNICODE_VERSION;
     format!(
         "{comment}Word characters of routing (docs/routing.md): the code points Rust's `char::is_alphanumeric`\n\
-         {comment}holds in Unicode {major}.{minor}.{patch}, as hexadecimal `start-end` ranges or single points.\n\
+         {comment}holds in Unicode {major}.{minor}.{patch} and those of the unspaced scripts (`UNSPACED`), as\n\
+         {comment}hexadecimal `start-end` ranges or single points.\n\
          {comment}Written by compiler/runtime/src/route/word_chars.rs; do not edit.\n"
     )
 }

@@ -28,14 +28,32 @@ const NOT_WORD = new RegExp(
   "u",
 );
 
-/** A text's words as the routing index holds them (see docs/routing.md). */
+/** Scripts written without spaces (docs/routing.md): the Rust runtime's `UNSPACED` ranges. */
+const UNSPACED: [number, number][] = [
+  [0x0e00, 0x0eff], [0x1000, 0x109f], [0x1780, 0x17ff], [0x3040, 0x30ff], [0x31f0, 0x31ff],
+  [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xf900, 0xfaff], [0xff66, 0xff9f], [0x20000, 0x323af],
+];
+const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
+
+/** A text's words as the routing index holds them (see docs/routing.md): a run of an unspaced
+ * script becomes its overlapping pairs of characters. */
 export function routeTokens(text: string): string[] {
   const out: string[] = [];
-  for (let w of text.toLowerCase().split(NOT_WORD)) {
-    if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) continue;
-    const rest = w.slice(0, -1);
-    if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
-    out.push(w);
+  for (const word of text.toLowerCase().split(NOT_WORD)) {
+    const runs = /^[\x00-\x7f]*$/.test(word) ? [word] : word.split(UNSPACED_RUN);
+    runs.forEach((run, k) => {
+      if (k % 2 === 1) {
+        const chars = [...run];
+        if (chars.length === 1) out.push(run);
+        for (let j = 0; j + 1 < chars.length; j++) out.push(chars[j] + chars[j + 1]);
+        return;
+      }
+      let w = run;
+      if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) return;
+      const rest = w.slice(0, -1);
+      if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
+      out.push(w);
+    });
   }
   return out;
 }
@@ -109,9 +127,16 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
 }
 
 /** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
-export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; confident: number } {
+/** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
+ * 0.28 · m^1.5, m the weight of a word one skill holds; `m * sqrt(m)` as the Rust runtime computes it. */
+export function evidenceScale(n: number): number {
+  const m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
+  return 0.28 * m * Math.sqrt(m);
+}
+
+export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number; confident: number } {
   const own = JSON.parse(snap.manifest.get("routing_clients") ?? "{}")[client] ?? {};
-  return { top_k: 5, min_score: 0.2, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
+  return { top_k: 5, min_score: 0.5, hybrid_min_score: 0.33, confident: 0.75, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
 /** One stored vector (as 32-bit floats read into numbers) and its norm. */
@@ -187,7 +212,7 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   if (words.length) {
     const n = ix.docs.length;
     const idf = words.map(([, w]) => Math.log(1 + (n - ix.postings[w].length + 0.5) / (ix.postings[w].length + 0.5)));
-    const whole = idf.reduce((x, y) => x + y, 0);
+    const scale = evidenceScale(n);
     const score = new Map<number, number>();
     words.forEach(([, w], k) => {
       for (const [doc, tf] of ix.postings[w]) {
@@ -196,7 +221,7 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
         held.set(doc, [...(held.get(doc) ?? []), k]);
       }
     });
-    for (const [doc, raw] of score) lexical.set(doc, Math.floor((raw / whole) * 1e6 + 0.5) / 1e6);
+    for (const [doc, raw] of score) lexical.set(doc, Math.floor((raw / (raw + scale)) * 1e6 + 0.5) / 1e6);
   }
   if (query !== undefined) {
     // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
@@ -210,8 +235,9 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     });
   }
   const scored: [number, number, number[]][] = [];
+  const floor = query === undefined ? settings.min_score : settings.hybrid_min_score;
   for (const [doc, s] of lexical) {
-    if (s >= settings.min_score && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
+    if (s >= floor && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
   }
   const name = (i: number) => b.skills[i].name;
   scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));

@@ -13,3 +13,11 @@ test("words of every script are the Rust runtime's", () => {
   assert.deepEqual(routeTokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"]);
   assert.deepEqual(routeTokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"]);
 });
+
+test("runs of unspaced scripts become pairs of characters, as in the Rust runtime", () => {
+  assert.deepEqual(routeTokens("価格表"), ["価格", "格表"]);
+  assert.deepEqual(routeTokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "price"]);
+  assert.deepEqual(routeTokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"]);
+  assert.deepEqual(routeTokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"]);
+  assert.deepEqual(routeTokens("𠀋𠀌 x"), ["𠀋𠀌"]);
+});

@@ -110,7 +110,8 @@ final class Router {
     /**
      * A text's words as the routing index holds them: lowercased, split at every character that
      * is not a letter or a digit, stopwords and lone Latin letters out, a final {@code s} dropped
-     * from words of four letters or more (not after {@code s}, {@code u} or {@code i}).
+     * from words of four letters or more (not after {@code s}, {@code u} or {@code i}); a run of
+     * an unspaced script becomes its pairs of characters.
      */
     static List<String> tokens(String text) {
         List<String> out = new ArrayList<>();
@@ -123,15 +124,48 @@ final class Router {
                 i += Character.charCount(lower.codePointAt(i));
                 continue;
             }
-            String w = lower.substring(start, i);
-            if ((w.length() == 1 && w.charAt(0) >= 'a' && w.charAt(0) <= 'z') || STOPWORDS.contains(w)) continue;
-            if (w.codePointCount(0, w.length()) >= 4 && w.endsWith("s")) {
-                String rest = w.substring(0, w.length() - 1);
-                if (!rest.endsWith("s") && !rest.endsWith("u") && !rest.endsWith("i")) w = rest;
+            String word = lower.substring(start, i);
+            int at = 0;
+            while (at < word.length()) {
+                boolean spaced = !unspaced(word.codePointAt(at));
+                int end = at;
+                while (end < word.length() && unspaced(word.codePointAt(end)) != spaced) {
+                    end += Character.charCount(word.codePointAt(end));
+                }
+                if (spaced) spacedWord(word.substring(at, end), out);
+                else pairs(word.substring(at, end), out);
+                at = end;
             }
-            out.add(w);
         }
         return out;
+    }
+
+    /** A spaced word: stopwords and lone Latin letters out, a final {@code s} dropped. */
+    private static void spacedWord(String w, List<String> out) {
+        if ((w.length() == 1 && w.charAt(0) >= 'a' && w.charAt(0) <= 'z') || STOPWORDS.contains(w)) return;
+        if (w.codePointCount(0, w.length()) >= 4 && w.endsWith("s")) {
+            String rest = w.substring(0, w.length() - 1);
+            if (!rest.endsWith("s") && !rest.endsWith("u") && !rest.endsWith("i")) w = rest;
+        }
+        out.add(w);
+    }
+
+    /** Scripts written without spaces (docs/routing.md): the Rust runtime's {@code UNSPACED}. */
+    private static final int[][] UNSPACED = {
+        {0x0E00, 0x0EFF}, {0x1000, 0x109F}, {0x1780, 0x17FF}, {0x3040, 0x30FF}, {0x31F0, 0x31FF},
+        {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}, {0xFF66, 0xFF9F}, {0x20000, 0x323AF},
+    };
+
+    private static boolean unspaced(int c) {
+        for (int[] r : UNSPACED) if (c >= r[0] && c <= r[1]) return true;
+        return false;
+    }
+
+    /** A run of an unspaced script: its overlapping pairs of characters, a lone one itself. */
+    private static void pairs(String run, List<String> out) {
+        int[] cps = run.codePoints().toArray();
+        if (cps.length == 1) out.add(run);
+        for (int j = 0; j + 1 < cps.length; j++) out.add(new String(cps, j, 2));
     }
 
     private static Index indexOf(Snapshot snap, Bundle b) {
@@ -244,12 +278,23 @@ final class Router {
         return kept;
     }
 
+    /**
+     * The matched idf mass at which a skill scores 0.5 in a catalog of {@code n} skills
+     * (docs/routing.md): 0.28 · m^1.5, m the weight of a word one skill holds; {@code m * sqrt(m)}
+     * as the Rust runtime computes it.
+     */
+    static double evidenceScale(double n) {
+        double m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
+        return 0.28 * m * Math.sqrt(m);
+    }
+
     /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */
     static Map<String, Object> settings(Snapshot snap, String client) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("top_k", 5L);
-        out.put("min_score", 0.2);
-        out.put("confident", 0.95);
+        out.put("min_score", 0.5);
+        out.put("hybrid_min_score", 0.33);
+        out.put("confident", 0.75);
         out.putAll(Json.object(snap.manifest.get("routing")));
         if (Json.object(snap.manifest.getOrDefault("routing_clients", "{}")).get(client) instanceof Map<?, ?> own) {
             own.forEach((k, v) -> out.put(String.valueOf(k), v));
@@ -303,11 +348,10 @@ final class Router {
         if (!words.isEmpty()) {
             double n = docs;
             double[] idf = new double[words.size()];
-            double whole = 0;
+            double scale = evidenceScale(n);
             for (int k = 0; k < words.size(); k++) {
                 int df = ix.postings().get(wordIds.get(k)).size();
                 idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-                whole += idf[k];
             }
             double[] raw = new double[docs];
             for (int k = 0; k < words.size(); k++) {
@@ -321,7 +365,7 @@ final class Router {
                 }
             }
             for (int doc = 0; doc < docs; doc++) {
-                if (has[doc]) score[doc] = Math.floor(raw[doc] / whole * 1e6 + 0.5) / 1e6;
+                if (has[doc]) score[doc] = Math.floor(raw[doc] / (raw[doc] + scale) * 1e6 + 0.5) / 1e6;
             }
         }
         if (query != null) {
@@ -336,7 +380,8 @@ final class Router {
                 has[doc] = fused > 0;
             }
         }
-        double minScore = number(settings.get("min_score"), 0.2);
+        double minScore = query == null ? number(settings.get("min_score"), 0.5)
+            : number(settings.get("hybrid_min_score"), 0.33);
         List<Integer> scored = new ArrayList<>();
         for (int doc = 0; doc < docs; doc++) {
             if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
@@ -358,7 +403,7 @@ final class Router {
                 List.copyOf(matched)));
         }
         boolean confident = !candidates.isEmpty()
-            && candidates.get(0).score() >= number(settings.get("confident"), 0.95);
+            && candidates.get(0).score() >= number(settings.get("confident"), 0.75);
         return new Route(message, b.client.isEmpty() ? null : b.client, b.locale, b.tier, consumer,
             query == null ? "lexical" : "hybrid", confident, List.copyOf(candidates));
     }
