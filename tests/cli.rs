@@ -597,7 +597,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     common::write(
         &ws,
         "tests/wrong.yaml",
-        "- name: a login problem wrongly expected at pricing\n  request: {client: hyperline.co, message: \"I can't log in\"}\n  expect: {routes_to: [pricing], routes_not_to: [support]}\n- name: nothing expected, something reached\n  request: {message: How much does it cost?}\n  expect: {routes_to: []}\n- name: reached, but not first\n  request: {message: prices or competitors, client: northwind.io}\n  expect: {routes_to: [pricing, competitors], within: 1}\n",
+        "- name: a login problem wrongly expected at pricing\n  request: {client: hyperline.co, message: \"I can't log in to my account\"}\n  expect: {routes_to: [pricing], routes_not_to: [support]}\n- name: nothing expected, something reached\n  request: {message: How much does it cost?}\n  expect: {routes_to: []}\n- name: reached, but not first\n  request: {message: pricing or competitors, client: northwind.io}\n  expect: {routes_to: [pricing, competitors], within: 1}\n",
     );
     let text = stdout(&skillc(&["test", ws_arg]));
     assert!(

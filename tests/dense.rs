@@ -37,9 +37,10 @@ fn workspace(dir: &Path) -> PathBuf {
         .unwrap();
     };
     std::fs::create_dir_all(&root).unwrap();
+    // The test embedder's trigram cosines run lower than a model's: its hybrid cut is lower too.
     std::fs::write(
         root.join("workspace.yaml"),
-        "name: dense\nlocales: [en]\ntiers: [{ name: standard }]\nrouting: { embedding_model: skillc-test-trigrams }\n",
+        "name: dense\nlocales: [en]\ntiers: [{ name: standard }]\nrouting: { embedding_model: skillc-test-trigrams, hybrid_min_score: 0.2 }\n",
     )
     .unwrap();
     skill(

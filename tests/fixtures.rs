@@ -165,6 +165,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("bad-test-cases", &["E026", "E027", "E010"]),
     ("overlap", &["W118", "E012"]),
     ("example-routes-elsewhere", &["W119"]),
+    ("example-routes-distinct", &["!W119"]),
     ("secret-elsewhere", &["W120"]),
     ("stale-translation", &["W121"]),
     ("bad-variant", &["E022"]),

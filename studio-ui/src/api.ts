@@ -153,7 +153,7 @@ export interface Preview {
   budget: BudgetMeter;
   /** The route of the request's message, when it has one, with the settings it was cut by. */
   route: Route | null;
-  routing: { top_k: number; min_score: number; confident: number };
+  routing: { top_k: number; min_score: number; hybrid_min_score: number; confident: number };
 }
 
 /** `skillc route --format json`. */

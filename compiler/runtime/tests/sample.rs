@@ -668,7 +668,7 @@ fn a_route_names_its_bundle_numbers_candidates_as_the_catalog_does_and_says_when
         (first.name.as_str(), "SK1"),
         "{r:?}"
     );
-    // Sure exactly when the first candidate scores at or above `confident` (0.75).
+    // Sure exactly when the first candidate scores at or above `confident` (0.95).
     for m in [
         "competitors",
         "can you compare us with the competitors",
@@ -677,7 +677,7 @@ fn a_route_names_its_bundle_numbers_candidates_as_the_catalog_does_and_says_when
         let r = a
             .route(&BundleRef::default(), None, &none, m, None)
             .unwrap();
-        assert_eq!(r.confident, r.candidates[0].score >= 0.75, "{r:?}");
+        assert_eq!(r.confident, r.candidates[0].score >= 0.95, "{r:?}");
     }
     // `top` caps the candidates; the text gives one line each.
     let many = "what does the pricing look like for a small team in the UK";

@@ -122,7 +122,7 @@ fn vectors(ws: &Workspace, counts: Vec<(usize, TermCounts)>, words: &Words) -> V
 }
 
 /// Whether either skill says the other is meant to look alike.
-fn dismissed(a: &Skill, b: &Skill) -> bool {
+pub(super) fn dismissed(a: &Skill, b: &Skill) -> bool {
     if a.frontmatter.distinct_from.is_empty() && b.frontmatter.distinct_from.is_empty() {
         return false;
     }

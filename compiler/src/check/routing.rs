@@ -14,7 +14,7 @@ use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSet
 use serde::Serialize;
 
 use super::catalogs::{catalogs, listed, Catalog};
-use super::overlap::{remembered, Last};
+use super::overlap::{dismissed, remembered, Last};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
@@ -192,7 +192,7 @@ pub fn example_routes(ws: &Workspace, i: usize) -> Vec<ExampleRoute> {
                     Some(away) => ExampleRoute {
                         example,
                         line,
-                        first: Some(away.other.to_string()),
+                        first: Some(away.other.1.to_string()),
                         own: false,
                         pulled: away.pulled,
                         standing: Some(away.own),
@@ -220,8 +220,8 @@ pub fn example_routes(ws: &Workspace, i: usize) -> Vec<ExampleRoute> {
 struct Elsewhere<'w> {
     /// Which example.
     n: usize,
-    /// The skill it reaches first.
-    other: &'w str,
+    /// The skill it reaches first (its index in the workspace, its name).
+    other: (usize, &'w str),
     /// Where its own skill stands, in words.
     own: String,
     /// The words that pulled it away.
@@ -254,7 +254,7 @@ fn example_elsewhere<'w>(
     };
     Some(Elsewhere {
         n,
-        other: &ws.skills[first.skill].name,
+        other: (first.skill, &ws.skills[first.skill].name),
         own: standing,
         pulled: (ranking.matched(first).into_iter())
             .filter(|w| !own_words.contains(w))
@@ -272,8 +272,10 @@ fn routed_elsewhere(
 ) -> Option<Diagnostic> {
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
+    // A pair declared `distinct_from` is meant to look alike: W118 and W119 leave it alone.
     let away: Vec<Elsewhere<'_>> = (0..examples.len())
         .filter_map(|n| example_elsewhere(ws, parts, floor, i, n))
+        .filter(|away| !dismissed(skill, &ws.skills[away.other.0]))
         .collect();
     let first = away.first()?;
     let catalog = match client {
@@ -304,7 +306,7 @@ fn routed_elsewhere(
             pos,
             format!(
                 "trigger example {:?} of `{}` routes first to `{}` in {catalog} ({}): {pulled}{others}",
-                examples[first.n], skill.name, first.other, first.own
+                examples[first.n], skill.name, first.other.1, first.own
             ),
         )
         .with_help(format!(

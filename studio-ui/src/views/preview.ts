@@ -169,7 +169,8 @@ function showRoute(p: Preview, request: PreviewRequest): void {
   const route = p.route;
   box.hidden = route === null;
   if (!route) return box.replaceChildren();
-  const cut = p.routing.min_score;
+  const hybrid = route.method === "hybrid";
+  const cut = hybrid ? p.routing.hybrid_min_score : p.routing.min_score;
   const head = el("p", {}, el("b", {}, route.candidates.length
     ? `This message reaches ${route.candidates.length === 1 ? "1 skill" : `${route.candidates.length} skills`}`
     : "This message reaches no skill: the agent answers without one"),
@@ -179,7 +180,7 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     el("td", {}, el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.round(c.score * 100)}%` }))),
     el("td", {}, c.id), el("td", {}, el("b", {}, c.name)),
     el("td", { class: "matched" }, c.matched.join(", "))));
-  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} (the workspace's min_score) are not candidates; at most ${p.routing.top_k} are.`);
+  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} (the workspace's ${hybrid ? "hybrid_min_score" : "min_score"}) are not candidates; at most ${p.routing.top_k} are.`);
   const first = route.candidates[0]?.name;
   const save = el("button", { id: "pv-save-case", onclick: () => {
     const name = `"${route.message.slice(0, 60)}" reaches ${first ?? "no skill"}`;

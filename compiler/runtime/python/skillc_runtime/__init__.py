@@ -661,7 +661,7 @@ class Artifact:
     def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
-        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": 0.33, "confident": 0.75,
+        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": 0.33, "confident": 0.95,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):

@@ -600,6 +600,36 @@ mod tests {
         assert_eq!(tokens("𠀋𠀌 x"), ["𠀋𠀌"]);
     }
 
+    /// A skill's score is the evidence it matches, not its share of the message: the same
+    /// words inside a long message that also reaches other skills score it the same, and the
+    /// scale rises with the catalog.
+    #[test]
+    fn a_long_message_scores_a_skill_as_its_own_words_alone_do() {
+        let ix = index(&[
+            ("pricing", "Plans, prices and what each plan costs.", &[]),
+            ("support", "Help customers who cannot log in.", &[]),
+            ("competitors", "Compare us with competitors.", &[]),
+            ("demo", "Book a demo with sales.", &[]),
+        ]);
+        let score = |m: &str| {
+            let r = ix.rank(m);
+            (r.scored.iter().find(|s| s.skill == 0)).map_or(0.0, |s| s.score)
+        };
+        let alone = score("plan prices");
+        let long = score(
+            "hi, we are a small team, we compared competitors, booked a demo with sales and \
+             still cannot log in, but today: the plan prices",
+        );
+        assert!(alone > 0.5, "{alone}");
+        assert_eq!(alone, long);
+        assert!(evidence_scale(10.0) < evidence_scale(555.0));
+        assert!(
+            (evidence_scale(555.0) - 4.03).abs() < 0.01,
+            "{}",
+            evidence_scale(555.0)
+        );
+    }
+
     #[test]
     fn stored_terms_are_sorted_word_count_pairs() {
         let stored = card_terms("pricing-uk", "Prices in GBP.", &["How much?".into()], &[]);

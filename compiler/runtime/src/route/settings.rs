@@ -61,7 +61,7 @@ impl Default for RoutingSettings {
             top_k: 5,
             min_score: 0.5,
             hybrid_min_score: 0.33,
-            confident: 0.75,
+            confident: 0.95,
         }
     }
 }

@@ -136,7 +136,7 @@ export function evidenceScale(n: number): number {
 
 export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number; confident: number } {
   const own = JSON.parse(snap.manifest.get("routing_clients") ?? "{}")[client] ?? {};
-  return { top_k: 5, min_score: 0.5, hybrid_min_score: 0.33, confident: 0.75, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
+  return { top_k: 5, min_score: 0.5, hybrid_min_score: 0.33, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
 /** One stored vector (as 32-bit floats read into numbers) and its norm. */

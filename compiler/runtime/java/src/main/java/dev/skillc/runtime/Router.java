@@ -294,7 +294,7 @@ final class Router {
         out.put("top_k", 5L);
         out.put("min_score", 0.5);
         out.put("hybrid_min_score", 0.33);
-        out.put("confident", 0.75);
+        out.put("confident", 0.95);
         out.putAll(Json.object(snap.manifest.get("routing")));
         if (Json.object(snap.manifest.getOrDefault("routing_clients", "{}")).get(client) instanceof Map<?, ?> own) {
             own.forEach((k, v) -> out.put(String.valueOf(k), v));
@@ -403,7 +403,7 @@ final class Router {
                 List.copyOf(matched)));
         }
         boolean confident = !candidates.isEmpty()
-            && candidates.get(0).score() >= number(settings.get("confident"), 0.75);
+            && candidates.get(0).score() >= number(settings.get("confident"), 0.95);
         return new Route(message, b.client.isEmpty() ? null : b.client, b.locale, b.tier, consumer,
             query == null ? "lexical" : "hybrid", confident, List.copyOf(candidates));
     }
