@@ -724,10 +724,9 @@ class Artifact:
 
 def evidence_scale(n: float) -> float:
     """The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills
-    (docs/routing.md): 0.28 · m^1.5, m the weight of a word one skill holds; `m * sqrt(m)` as
-    the Rust runtime computes it."""
+    (docs/routing.md): 0.115 · m², m the weight of a word one skill holds."""
     m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
-    return 0.28 * m * math.sqrt(m)
+    return 0.115 * m * m
 
 
 def _norm(v):

@@ -468,20 +468,20 @@ fn before<'n>(a: &Scored, b: &Scored, name_of: impl Fn(usize) -> &'n str) -> std
 }
 
 /// The matched idf mass at which a skill scores 0.5, for a catalog of `n` skills:
-/// `0.28 · m^1.5`, where `m = ln(1 + (n − 0.5) / 1.5)` is what a word only one skill holds
+/// `0.115 · m²`, where `m = ln(1 + (n − 0.5) / 1.5)` is what a word only one skill holds
 /// weighs. A score then does not shrink as messages grow (it is not a share of the message),
 /// and the bar rises with the catalog, faster than a rare word's weight: the more words a
 /// catalog holds, the likelier an everyday message meets one of them by chance. At 555 skills
 /// the bar is a mass of about 4 (one rare word well matched, or two ordinary ones), at 32
-/// about 1.5, at 10 about 0.8 (measured on the labelled sets of `tests/quality/`, see
-/// docs/routing.md). `m · √m`, not a power: every runtime then computes the same bits.
+/// about 1.1, at 10 about 0.5 (measured on the labelled sets of `tests/quality/`, see
+/// docs/routing.md).
 pub fn evidence_scale(n: f64) -> f64 {
     let m = (1.0 + (n - 0.5) / 1.5).ln().max(0.0);
-    EVIDENCE_FACTOR * m * m.sqrt()
+    EVIDENCE_FACTOR * m * m
 }
 
 /// See [`evidence_scale`].
-const EVIDENCE_FACTOR: f64 = 0.28;
+const EVIDENCE_FACTOR: f64 = 0.115;
 
 /// The most distinct known words of a message a route weighs (a bit each per skill).
 pub const MAX_WORDS: usize = 64;
@@ -628,6 +628,7 @@ mod tests {
             "{}",
             evidence_scale(555.0)
         );
+        assert!((evidence_scale(32.0) - 1.10).abs() < 0.01);
     }
 
     #[test]

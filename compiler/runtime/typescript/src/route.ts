@@ -128,10 +128,10 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
 
 /** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
- * 0.28 · m^1.5, m the weight of a word one skill holds; `m * sqrt(m)` as the Rust runtime computes it. */
+ * 0.115 · m², m the weight of a word one skill holds. */
 export function evidenceScale(n: number): number {
   const m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-  return 0.28 * m * Math.sqrt(m);
+  return 0.115 * m * m;
 }
 
 export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number; confident: number } {

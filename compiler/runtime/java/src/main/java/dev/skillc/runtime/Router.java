@@ -280,12 +280,11 @@ final class Router {
 
     /**
      * The matched idf mass at which a skill scores 0.5 in a catalog of {@code n} skills
-     * (docs/routing.md): 0.28 · m^1.5, m the weight of a word one skill holds; {@code m * sqrt(m)}
-     * as the Rust runtime computes it.
+     * (docs/routing.md): 0.115 · m², m the weight of a word one skill holds.
      */
     static double evidenceScale(double n) {
         double m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-        return 0.28 * m * Math.sqrt(m);
+        return 0.115 * m * m;
     }
 
     /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */
