@@ -146,6 +146,7 @@ fn route_labelled(
         top: None,
         vector,
         leave_out: m.example_of.map(|i| (i, m.message.as_str())),
+        ..Default::default()
     };
     a.route_query(r, m.consumer.as_deref(), &m.context, &query)
 }
