@@ -527,6 +527,44 @@ fn skillc_route_joins_a_follow_up_to_the_history_it_continues() {
     assert!(err.contains("--time") && err.contains("RFC 3339"), "{err}");
 }
 
+/// docs/routing.md says which words and thresholds stage 0 uses: exactly those of
+/// `route::history`, which every runtime reads.
+#[test]
+fn the_fragment_words_and_thresholds_are_the_ones_docs_routing_md_lists() {
+    use skillc_runtime::route::history::*;
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/routing.md"))
+            .unwrap();
+    let docs = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (what, words) in [
+        ("Back-references:", BACK_REFERENCES),
+        ("Continuation words:", CONTINUATIONS),
+        ("Continuation pairs:", CONTINUATION_PAIRS),
+        ("Connectors:", CONNECTORS),
+    ] {
+        let listed: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+        // The full stop: a word added at the end of a list is not listed.
+        let line = format!("**{what}** {}.", listed.join(", "));
+        assert!(docs.contains(&line), "docs/routing.md does not list {line}");
+    }
+    let marks: Vec<String> = FINAL_MARKS.iter().map(|c| format!("`{c}`")).collect();
+    let closers: Vec<String> = CLOSERS.iter().map(|c| format!("`{c}`")).collect();
+    for said in [
+        format!("{SHORT_WORDS} words or fewer"),
+        format!("at most {WINDOW_SECONDS} s after the previous one"),
+        format!("{MAX_CONTEXT} messages at most"),
+        "two or more signals hold".to_string(),
+        format!("does not end with {}", marks.join(" ")),
+        format!("closing {} at its end", closers.join(" ")),
+    ] {
+        assert!(
+            docs.contains(&said),
+            "docs/routing.md does not say {said:?}"
+        );
+    }
+    assert_eq!(MIN_SIGNALS, 2, "the docs say two");
+}
+
 #[test]
 fn the_runtime_crate_s_sample_artifact_is_the_sample_as_built_now() {
     // The runtime crate's own tests read a committed build of the sample (it cannot build one:
