@@ -966,7 +966,7 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.starts_with("global (en, standard): 20 examples, 1 cases · recall@1 "),
+        text.starts_with("global (en, standard): 20 examples, 2 cases · recall@1 "),
         "{text}"
     );
     assert!(text.contains("  pricing → "), "{text}");
