@@ -524,7 +524,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     let out = skillc(&["test", &repo("skills")]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(
-        stdout(&out).contains("12 cases: 12 passed, 0 failed"),
+        stdout(&out).contains("13 cases: 13 passed, 0 failed"),
         "{}",
         stdout(&out)
     );
@@ -552,13 +552,13 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
         text.contains("expected the prompt within 5 tokens; it has"),
         "{text}"
     );
-    assert!(text.contains("13 cases: 12 passed, 1 failed"), "{text}");
+    assert!(text.contains("14 cases: 13 passed, 1 failed"), "{text}");
     // JSON and JUnit carry the same verdicts.
     let json: serde_json::Value =
         serde_json::from_slice(&skillc(&["test", ws_arg, "--format", "json"]).stdout).unwrap();
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),
-        (Some(12), Some(1))
+        (Some(13), Some(1))
     );
     let failed = json["cases"]
         .as_array()
@@ -570,7 +570,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     assert_eq!(failed["failures"].as_array().unwrap().len(), 2);
     let junit = stdout(&skillc(&["test", ws_arg, "--format", "junit"]));
     assert!(
-        junit.contains("<testsuite name=\"skillc\" tests=\"13\" failures=\"1\">"),
+        junit.contains("<testsuite name=\"skillc\" tests=\"14\" failures=\"1\">"),
         "{junit}"
     );
     assert_eq!(junit.matches("<failure ").count(), 1);
@@ -593,6 +593,19 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
     let out = skillc(&["check", ws_arg]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("unknown client `ibanfirst.co`"));
+    // A history message without its time before the message is an error at its place.
+    common::write(
+        &ws,
+        "tests/wrong.yaml",
+        "- name: no time\n  request:\n    message: and for pro\n    history: [{text: the price?}]\n",
+    );
+    let out = skillc(&["test", ws_arg]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tests/wrong.yaml:4:15") && err.contains("needs its `text` and `ago`"),
+        "{err}"
+    );
     // A routing case that does not hold says where the message went instead.
     common::write(
         &ws,
@@ -613,7 +626,7 @@ fn test_runs_the_workspace_cases_and_names_each_failure() {
         "{text}"
     );
     assert!(text.contains("within the first 1; it comes 2:"), "{text}");
-    assert!(text.contains("15 cases: 12 passed, 3 failed"), "{text}");
+    assert!(text.contains("16 cases: 13 passed, 3 failed"), "{text}");
 }
 
 #[test]
@@ -953,7 +966,7 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
     assert!(
-        text.starts_with("global (en, standard): 20 examples, 1 cases · recall@1 "),
+        text.starts_with("global (en, standard): 20 examples, 2 cases · recall@1 "),
         "{text}"
     );
     assert!(text.contains("  pricing → "), "{text}");

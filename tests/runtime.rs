@@ -454,6 +454,117 @@ fn a_route_keeps_only_candidates_at_or_above_min_score() {
     assert!(dropped > 0 && kept > 0, "dropped {dropped}, kept {kept}");
 }
 
+/// `skillc route --history FILE --time T` (seed 001's stage 0): a follow-up 10 s after the
+/// question joins it, as JSON lines or an array, times in seconds or RFC 3339; 5 minutes later
+/// it is routed alone, printed as without `--history`; a history without times is refused with
+/// the file and line.
+#[test]
+fn skillc_route_joins_a_follow_up_to_the_history_it_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let route = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skillc"))
+            .arg("route")
+            .arg(artifact_path())
+            .arg("and also for the pro plan")
+            .args(args)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let lines = dir.path().join("history.jsonl");
+    std::fs::write(
+        &lines,
+        "{\"text\": \"how much does the basic plan cost?\", \"time\": \"2026-05-01T10:00:00Z\"}\n",
+    )
+    .unwrap();
+    let array = dir.path().join("history.json");
+    std::fs::write(
+        &array,
+        "[{\"text\": \"how much does the basic plan cost?\", \"time\": 1777629600}]",
+    )
+    .unwrap();
+    let joined = "how much does the basic plan cost? and also for the pro plan";
+    for file in [&lines, &array] {
+        let file = file.to_str().unwrap();
+        let (code, out, err) = route(&[
+            "--history",
+            file,
+            "--time",
+            "2026-05-01T10:00:10Z",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(json["routed_text"], joined, "{out}");
+        assert_eq!(json["candidates"][0]["name"], "pricing", "{out}");
+    }
+    let later = route(&["--history", lines.to_str().unwrap(), "--time", "1777629900"]);
+    assert_eq!(later, route(&[]));
+    let later = route(&[
+        "--history",
+        lines.to_str().unwrap(),
+        "--time",
+        "1777629900",
+        "--format",
+        "json",
+    ]);
+    assert!(!later.1.contains("routed_text"), "{}", later.1);
+    std::fs::write(
+        &lines,
+        "{\"text\": \"hello\", \"time\": 1}\n{\"text\": \"how much?\"}\n",
+    )
+    .unwrap();
+    let (code, _, err) = route(&["--history", lines.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("history.jsonl") && err.contains("line 2") && err.contains("`time`"),
+        "{err}"
+    );
+    let (code, _, err) = route(&["--history", array.to_str().unwrap(), "--time", "soon"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--time") && err.contains("RFC 3339"), "{err}");
+}
+
+/// docs/routing.md says which words and thresholds stage 0 uses: exactly those of
+/// `route::history`, which every runtime reads.
+#[test]
+fn the_fragment_words_and_thresholds_are_the_ones_docs_routing_md_lists() {
+    use skillc_runtime::route::history::*;
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/routing.md"))
+            .unwrap();
+    let docs = docs.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (what, words) in [
+        ("Back-references:", BACK_REFERENCES),
+        ("Continuation words:", CONTINUATIONS),
+        ("Continuation pairs:", CONTINUATION_PAIRS),
+        ("Connectors:", CONNECTORS),
+    ] {
+        let listed: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+        // The full stop: a word added at the end of a list is not listed.
+        let line = format!("**{what}** {}.", listed.join(", "));
+        assert!(docs.contains(&line), "docs/routing.md does not list {line}");
+    }
+    let marks: Vec<String> = FINAL_MARKS.iter().map(|c| format!("`{c}`")).collect();
+    let closers: Vec<String> = CLOSERS.iter().map(|c| format!("`{c}`")).collect();
+    for said in [
+        format!("{SHORT_WORDS} words or fewer"),
+        format!("at most {WINDOW_SECONDS} s after the previous one"),
+        format!("{MAX_CONTEXT} messages at most"),
+        "two or more signals hold".to_string(),
+        format!("does not end with {}", marks.join(" ")),
+        format!("closing {} at its end", closers.join(" ")),
+    ] {
+        assert!(
+            docs.contains(&said),
+            "docs/routing.md does not say {said:?}"
+        );
+    }
+    assert_eq!(MIN_SIGNALS, 2, "the docs say two");
+}
+
 #[test]
 fn the_runtime_crate_s_sample_artifact_is_the_sample_as_built_now() {
     // The runtime crate's own tests read a committed build of the sample (it cannot build one:

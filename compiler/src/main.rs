@@ -203,6 +203,7 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
             context,
             top,
             query_vector,
+            history,
             format,
         } => artifact::route(
             &artifact,
@@ -210,7 +211,7 @@ fn run_on_artifact(command: ArtifactCommand) -> Done {
             &bundle,
             consumer.as_deref(),
             &context,
-            (top, query_vector.as_deref()),
+            (top, query_vector.as_deref(), &history),
             format,
         ),
         ArtifactCommand::Explain {

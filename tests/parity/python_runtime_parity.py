@@ -26,7 +26,8 @@ if os.environ.get("SKILLC_RUNTIME_INSTALLED") and "compiler/runtime/python" in s
     sys.exit(f"SKILLC_RUNTIME_INSTALLED, but the source answers: {skillc_runtime.__file__}")
 print(f"runtime: {skillc_runtime.__file__}")
 
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, query_vectors, verdict  # noqa: E402
+from requests_of_parity import (  # noqa: E402
+    BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, history_files, query_vectors, seconds, verdict)
 
 
 def run(skillc, args):
@@ -95,10 +96,38 @@ def main():
                     failed += not same
                     if not same:
                         print(f"FAIL route {bundle} {context} {consumer} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}")
+    p, f = history_routes(skillc, artifact)
+    passed, failed = passed + p, failed + f
     if len(sys.argv) > 3:
         p, f = hybrid_routes(skillc, sys.argv[3])
         passed, failed = passed + p, failed + f
     return verdict(passed, failed, least=400)
+
+
+def history_routes(skillc, artifact):
+    """Follow-ups routed with their history (routing's stage 0), in every bundle."""
+    import tempfile
+
+    py = Artifact(artifact)
+    passed = failed = joined = 0
+    with tempfile.TemporaryDirectory() as folder:
+        for file, history, follow_ups in history_files(folder):
+            for message, time in follow_ups:
+                for bundle in BUNDLES:
+                    rust = run(skillc, ["route", artifact, message, *flags(bundle, {}), "--history", file,
+                                        "--time", str(time), "--format", "json"])
+                    mine = py.route(message, history=history, time=seconds(time), **bundle)
+                    same = rust == mine
+                    passed += same
+                    failed += not same
+                    joined += "routed_text" in rust
+                    if not same:
+                        print(f"FAIL history route {bundle} {message!r} at {time}\n  rust: {rust}\n  py:   {mine}")
+    # Both kinds are compared: follow-ups that join and follow-ups routed alone.
+    if not 0 < joined < passed + failed:
+        print(f"FAIL {joined} of {passed + failed} history routes joined")
+        failed += 1
+    return passed, failed
 
 
 def hybrid_routes(skillc, artifact):

@@ -27,6 +27,19 @@ MESSAGES = [
     "compare you with Chargebee and book a demo", "turn this into a PDF press release",
     "bananas", "?!", "価格はいくらですか", "pricing " * 300,
 ]
+# Conversations for routing's stage 0 (docs/routing.md, "Fragments"): the recent messages (text,
+# time in seconds or RFC 3339) and follow-ups, each with its own time: joined within 60 s, alone
+# later or as a full sentence; French; a chain of fragments; another script.
+HISTORIES = [
+    ([("how much does the basic plan cost?", 1000)],
+     [("and also for the pro plan", 1010), ("and also for the pro plan", 1300),
+      ("What does the pro plan cost per month?", 1010)]),
+    ([("Bonjour.", 900), ("Quels sont vos tarifs", 1000)], [("et pour le plan pro ?", 1020), ("ça aussi", 1030)]),
+    ([("I can't log in", "2026-05-01T10:00:00Z"), ("to my", "2026-05-01T10:00:20Z")],
+     [("account", "2026-05-01T10:00:30Z"), ("account", "2026-05-01T12:05:00+02:00")]),
+    ([("compare you with", 1000)], [("Chargebee and book a demo", 1030.5)]),
+    ([("価格は", 1000)], [("いくらですか", 1005)]),
+]
 # Consumers hide and show skills in catalogs and selections.
 CONSUMERS = ["answer.generator.strong", "solver.react.decision"]
 
@@ -48,6 +61,37 @@ def query_vectors(folder):
         file.write_text(json.dumps({"model": "skillc-test-trigrams", "vector": vector}))
         out[message] = (vector, str(file))
     return out
+
+
+def seconds(time):
+    """A time of HISTORIES in seconds (RFC 3339 as the command reads it)."""
+    import datetime
+
+    return time if isinstance(time, (int, float)) else datetime.datetime.fromisoformat(time.replace("Z", "+00:00")).timestamp()
+
+
+def history_files(folder):
+    """Each conversation of HISTORIES in a file of `folder` as `--history` reads it (JSON lines
+    and a JSON array in turn): [(file, history as the APIs take it, follow-ups)]."""
+    import json
+
+    out = []
+    for n, (history, follow_ups) in enumerate(HISTORIES):
+        items = [{"text": text, "time": time} for text, time in history]
+        file = Path(folder) / f"history-{n}.json"
+        file.write_text(json.dumps(items) if n % 2 else "".join(json.dumps(i) + "\n" for i in items))
+        out.append((str(file), [{"text": t, "time": seconds(time)} for t, time in history], follow_ups))
+    return out
+
+
+def history_requests(artifact, folder):
+    """Routes of follow-ups with their history, as JSON and text, in every bundle."""
+    for file, _, follow_ups in history_files(folder):
+        for message, time in follow_ups:
+            for bundle in BUNDLES:
+                base = ["route", artifact, message, *flags(bundle, {}), "--history", file, "--time", str(time)]
+                yield [*base, "--format", "json"]
+                yield base
 
 
 def flags(bundle, context):
@@ -156,7 +200,7 @@ def asked_and_answered(argv, folder):
     from concurrent.futures import ThreadPoolExecutor
 
     skillc, artifact = argv[0], argv[1]
-    asked = list(requests(artifact))
+    asked = list(requests(artifact)) + list(history_requests(artifact, folder))
     if len(argv) > 2:
         asked += list(hybrid_requests(argv[2], artifact, query_vectors(folder)))
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -4,6 +4,7 @@
     SKILLC=target/debug/skillc python3 compiler/runtime/python/test_skillc_runtime.py
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import threading
 import unittest
 from pathlib import Path
 
-from skillc_runtime import Artifact, RequestError, SignatureError, route_tokens
+from skillc_runtime import Artifact, RequestError, SignatureError, fragment_signals, join_fragment, route_tokens
 
 # SKILLC_REPO: the repository, when this file runs from elsewhere against an installed package.
 ROOT = Path(os.environ.get("SKILLC_REPO") or Path(__file__).resolve().parents[3])
@@ -354,6 +355,34 @@ class RouteCut(unittest.TestCase):
             dropped += len(wide) - len(narrow)
             kept += len(narrow)
         self.assertTrue(dropped > 0 and kept > 0, (dropped, kept))
+
+
+class Fragments(unittest.TestCase):
+    """Routing's stage 0 (docs/routing.md, "Fragments"): the Rust runtime's cases and answers
+    (compiler/runtime/fragment-cases.json, written by its tests), and a route with history."""
+
+    def test_every_case_is_answered_as_the_rust_runtime_answers_it(self):
+        cases = json.loads((ROOT / "compiler" / "runtime" / "fragment-cases.json").read_text())["cases"]
+        self.assertGreater(len(cases), 20)
+        for c in cases:
+            previous = c["history"][-1] if c["history"] else None
+            self.assertEqual(fragment_signals(c["message"], c["time"], previous), c["signals"], c)
+            self.assertEqual(join_fragment(c["message"], c["time"], c["history"]), c["routed_text"], c)
+
+    def test_a_follow_up_within_a_minute_routes_joined_to_the_question_it_follows(self):
+        a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
+        asked = [{"text": "how much does the basic plan cost?", "time": 1000}]
+        follow_up = "and also for the pro plan"
+        joined = a.route(follow_up, history=asked, time=1010)
+        self.assertEqual(joined["message"], follow_up)
+        self.assertEqual(joined["routed_text"], "how much does the basic plan cost? and also for the pro plan")
+        self.assertEqual(joined["candidates"][0]["name"], "pricing", joined)
+        for message, time in ((follow_up, 1300), ("What does the pro plan cost per month?", 1010)):
+            r = a.route(message, history=asked, time=time)
+            self.assertNotIn("routed_text", r)
+            self.assertEqual(r, a.route(message))
+        with self.assertRaisesRegex(ValueError, "history item 1"):
+            a.route(follow_up, history=[{"text": "hello"}], time=1010)
 
 
 if __name__ == "__main__":

@@ -770,3 +770,53 @@ fn context_values_are_read_by_their_key() {
     assert_eq!(c.availability.len(), 1, "{c:?}");
     assert_eq!(c.values.get("_availability").map(String::as_str), Some("x"));
 }
+
+/// Seed 001's stage 0: a follow-up sent 10 s after a question is routed joined to it and
+/// reaches the question's skill; 5 minutes later, or written as a full sentence, it is routed
+/// alone, as without history.
+#[test]
+fn a_follow_up_within_a_minute_routes_joined_to_the_question_it_follows() {
+    use skillc_runtime::route::{Query, Turn};
+    let a = artifact();
+    let none = Context::default();
+    let asked = [Turn {
+        text: "how much does the basic plan cost?",
+        time: 1_000.0,
+    }];
+    let route = |message: &str, time: f64| {
+        let q = Query {
+            message,
+            history: &asked,
+            time: Some(time),
+            ..Query::default()
+        };
+        a.route_query(&BundleRef::default(), None, &none, &q)
+            .unwrap()
+    };
+    let alone = |message: &str| {
+        a.route(&BundleRef::default(), None, &none, message, None)
+            .unwrap()
+    };
+    let follow_up = "and also for the pro plan";
+    let joined = route(follow_up, 1_010.0);
+    assert_eq!(joined.message, follow_up);
+    assert_eq!(
+        joined.routed_text.as_deref(),
+        Some("how much does the basic plan cost? and also for the pro plan")
+    );
+    assert_eq!(joined.candidates[0].name, "pricing", "{joined:?}");
+    let json = serde_json::to_value(&joined).unwrap();
+    assert_eq!(json["routed_text"], joined.routed_text.clone().unwrap());
+    for (message, time) in [
+        (follow_up, 1_300.0),
+        ("What does the pro plan cost per month?", 1_010.0),
+    ] {
+        let r = route(message, time);
+        assert_eq!(r.routed_text, None, "{r:?}");
+        assert_eq!(r, alone(message));
+        // Not joined, the answer has no `routed_text` at all: routes without history print as
+        // before.
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json.get("routed_text").is_none(), "{json}");
+    }
+}

@@ -103,6 +103,7 @@ fn labelled_messages(
             example_of: Some(i),
             consumer: None,
             context: none.clone(),
+            history: Vec::new(),
         }));
     }
     let examples = out.len();
@@ -127,6 +128,7 @@ fn labelled_messages(
             example_of: None,
             consumer: c.request.consumer.clone(),
             context,
+            history: c.request.history.clone(),
         });
     }
     let cases = out.len() - examples;
@@ -141,11 +143,14 @@ fn route_labelled(
     m: &Labelled,
     vector: Option<&[f32]>,
 ) -> Result<Route, skillc_runtime::Error> {
+    let turns = super::turns(&m.history);
     let query = Query {
         message: &m.message,
         top: None,
         vector,
         leave_out: m.example_of.map(|i| (i, m.message.as_str())),
+        history: &turns,
+        time: Some(0.0),
     };
     a.route_query(r, m.consumer.as_deref(), &m.context, &query)
 }

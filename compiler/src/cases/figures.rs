@@ -23,6 +23,8 @@ pub struct Labelled {
     pub consumer: Option<String>,
     /// The case's run-time context.
     pub context: Context,
+    /// The case's history (routing's stage 0): each text and seconds before the message.
+    pub history: Vec<(String, u64)>,
 }
 
 /// Messages that should reach one skill and reached another first (or none).

@@ -56,6 +56,19 @@ pub struct Request {
     pub select: Vec<String>,
     /// A visitor's message to route (`skillc route`), for `routes_to` and `routes_not_to`.
     pub message: Option<String>,
+    /// The visitor's messages before it, oldest first: each text and how many seconds before
+    /// the message it was sent (routing's stage 0 may join the message to them).
+    pub history: Vec<(String, u64)>,
+}
+
+/// A case's history as a route takes it, the message being sent at time 0.
+fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> {
+    (history.iter())
+        .map(|(text, ago)| skillc_runtime::route::Turn {
+            text,
+            time: -(*ago as f64),
+        })
+        .collect()
 }
 
 /// What the catalog and the prompt must hold.

@@ -255,7 +255,7 @@ impl Reader<'_> {
 
     pub(super) fn request(&mut self, node: &Node) -> Request {
         const KEYS: &[&str] = &[
-            "client", "locale", "tier", "consumer", "context", "select", "message",
+            "client", "locale", "tier", "consumer", "context", "select", "message", "history",
         ];
         let mut r = Request::default();
         let Node::Map(entries, _) = node else {
@@ -305,11 +305,56 @@ impl Reader<'_> {
                     }
                 }
                 "message" => r.message = self.text(key, value),
+                "history" => r.history = self.history(value),
                 _ => self.unknown_key(key, *key_pos, "`request`", KEYS),
             }
         }
+        if !r.history.is_empty() && r.message.is_none() {
+            let why = "`history` is what came before a `message`: give the message too";
+            self.problem(codes::INVALID_VALUE, node.pos(), why.to_string());
+        }
         self.bundle_exists(&r, &places);
         r
+    }
+
+    /// A request's `history`: a list of `{text, ago}` mappings (`ago`: seconds before the
+    /// message), oldest first.
+    fn history(&mut self, node: &Node) -> Vec<(String, u64)> {
+        let Node::List(items, _) = node else {
+            let why = format!(
+                "`history` takes a list of {{text, ago}} messages, oldest first, not {}",
+                node.kind()
+            );
+            self.problem(codes::INVALID_VALUE, node.pos(), why);
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for item in items {
+            let Node::Map(entries, at) = item else {
+                let why = format!(
+                    "a `history` message is a {{text, ago}} mapping, not {}",
+                    item.kind()
+                );
+                self.problem(codes::INVALID_VALUE, item.pos(), why);
+                continue;
+            };
+            let (mut text, mut ago) = (None, None);
+            for (key, key_pos, value) in entries {
+                match key.as_str() {
+                    "text" => text = self.text(key, value),
+                    "ago" => ago = self.whole_number(key, value, 0),
+                    _ => self.unknown_key(key, *key_pos, "a `history` message", &["text", "ago"]),
+                }
+            }
+            match (text, ago) {
+                (Some(text), Some(ago)) => out.push((text, ago)),
+                _ => {
+                    let why = "a `history` message needs its `text` and `ago` (seconds before the message)";
+                    self.problem(codes::INVALID_VALUE, *at, why.to_string());
+                }
+            }
+        }
+        out
     }
 
     /// The client, locale, tier and consumer name a bundle that is built.

@@ -68,7 +68,14 @@ pub(super) fn run_into(
         (prompt.text.clone(), u64::from(prompt.tokens), "prompt")
     };
     if let Some(message) = &r.message {
-        let route = artifact.route(&bundle, consumer, &ctx, message, None)?;
+        let turns = super::turns(&r.history);
+        let query = skillc_runtime::route::Query {
+            message,
+            history: &turns,
+            time: Some(0.0),
+            ..Default::default()
+        };
+        let route = artifact.route_query(&bundle, consumer, &ctx, &query)?;
         check_route(&route, e, failures);
     }
     for t in &e.text_contains {

@@ -318,6 +318,8 @@ pub enum ArtifactCommand {
         /// A JSON file holding the message's embedding (for artifacts built with vectors).
         #[arg(long, value_name = "FILE")]
         query_vector: Option<PathBuf>,
+        #[command(flatten)]
+        history: HistoryArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
@@ -457,4 +459,16 @@ pub struct RegistryArgs {
     /// next part of an answer) before the command fails.
     #[arg(long, value_name = "SECONDS", default_value_t = skillc::interop::oci::DEFAULT_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
+}
+
+/// The recent messages a route may join a fragment to (docs/routing.md, "Fragments").
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HistoryArgs {
+    /// The visitor's recent messages, oldest first (JSON lines or an array of {"text",
+    /// "time"}): a fragment of the conversation is routed joined to them.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// When the message was sent: seconds or RFC 3339 (now by default).
+    #[arg(long, value_name = "TIME", requires = "history")]
+    pub time: Option<String>,
 }

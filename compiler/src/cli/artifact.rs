@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::args::{BundleArgs, CatalogFormat, CheckFormat, RegistryArgs};
+use super::args::{BundleArgs, CatalogFormat, CheckFormat, HistoryArgs, RegistryArgs};
 use super::{Done, Failure};
 
 pub fn export(
@@ -118,19 +118,31 @@ pub fn route(
     bundle: &BundleArgs,
     consumer: Option<&str>,
     context: &[String],
-    (top, query_vector): (Option<usize>, Option<&Path>),
+    (top, query_vector, history): (Option<usize>, Option<&Path>, &HistoryArgs),
     format: CheckFormat,
 ) -> Done {
+    let time = (history.time.as_deref())
+        .map(super::history::time_of)
+        .transpose()
+        .map_err(|why| Failure::usage(format!("--time: {why}")))?;
     runtime_answer(artifact, context, |a, ctx| {
         let vector = match query_vector {
             Some(file) => Some(query_vector_of(a, file)?),
             None => None,
         };
+        let read = (history.history.as_deref().map(super::history::read)).transpose();
+        let read = read.map_err(skillc_runtime::Error::Request)?;
+        let read = read.unwrap_or_default();
+        let turns: Vec<skillc_runtime::route::Turn<'_>> = (read.iter())
+            .map(|(text, time)| skillc_runtime::route::Turn { text, time: *time })
+            .collect();
         let query = skillc_runtime::route::Query {
             message,
             top,
             vector: vector.as_deref(),
             leave_out: None,
+            history: &turns,
+            time,
         };
         let r = a.route_query(&bundle.as_ref(), consumer, ctx, &query)?;
         Ok(match format {

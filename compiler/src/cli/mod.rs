@@ -5,6 +5,7 @@
 pub mod args;
 pub mod artifact;
 pub mod edits;
+pub mod history;
 pub mod report;
 pub mod workspace;
 

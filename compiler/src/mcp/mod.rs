@@ -148,6 +148,7 @@ impl Server {
             top,
             vector,
             leave_out: None,
+            ..Default::default()
         };
         let r = a.route_query(
             &self.bundle.as_ref(),

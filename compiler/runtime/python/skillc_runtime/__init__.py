@@ -580,14 +580,21 @@ class Artifact:
     def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
               tier: Optional[str] = None, consumer: Optional[str] = None,
               context: Optional[Dict[str, Any]] = None, top: Optional[int] = None,
-              query_vector: Optional[List[float]] = None) -> Dict[str, Any]:
+              query_vector: Optional[List[float]] = None, history: Optional[List[Dict[str, Any]]] = None,
+              time: Optional[float] = None) -> Dict[str, Any]:
         """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
         --format json` gives them. With `query_vector` (the message's embedding from the
-        artifact's `embedding_model`), ranked by words and vectors (`hybrid`)."""
+        artifact's `embedding_model`), ranked by words and vectors (`hybrid`). With `history`
+        (the visitor's recent messages, oldest first, each `{"text": str, "time": seconds}`), a
+        fragment is routed joined to the messages it continues, and the answer's `routed_text`
+        says so (docs/routing.md, "Fragments"); `time` is the message's (now by default)."""
+        routed = _history.routed_text(message, history, time)
         with self._lock:
             self._follow()
             query = self._query_vector(query_vector) if query_vector is not None else None
-            return self._route(message, client, locale, tier, consumer, context or {}, top, query)
+            r = self._route(message if routed is None else routed, client, locale, tier, consumer, context or {}, top,
+                            query)
+        return r if routed is None else _history.with_routed_text(r, message, routed)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
@@ -817,3 +824,7 @@ def route_tokens(text: str) -> List[str]:
                 w = w[:-1]
             out.append(w)
     return out
+
+
+from . import _history  # noqa: E402
+from ._history import fragment_signals, join_fragment  # noqa: E402,F401

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::dense::fuse;
+use super::history::{self, Turn};
 use super::{Ranking, RouteIndex, Scored};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
@@ -29,6 +30,10 @@ pub struct Candidate {
 pub struct Route {
     /// The message routed.
     pub message: String,
+    /// The text routed instead of the message when it was a fragment joined to the recent
+    /// messages it continues ([`history::join_fragment`]); absent (not `null`) otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routed_text: Option<String>,
     /// Client (`None` for the global bundle).
     pub client: Option<String>,
     /// Locale of the bundle.
@@ -129,7 +134,8 @@ impl Artifact {
         ctx: &Context,
         q: &Query<'_>,
     ) -> Result<Route, Error> {
-        let (message, top) = (q.message, q.top);
+        let routed_text = q.routed_text();
+        let (message, top) = (routed_text.as_deref().unwrap_or(q.message), q.top);
         let bundle = self.bundle(r)?;
         let settings = self.routing_settings(r.client);
         let members = self.catalog_members(&bundle, consumer, ctx)?;
@@ -165,7 +171,8 @@ impl Artifact {
             })
             .collect();
         Ok(Route {
-            message: message.to_string(),
+            message: q.message.to_string(),
+            routed_text,
             client: (!bundle.client.is_empty()).then(|| bundle.client.clone()),
             locale: bundle.locale.clone(),
             tier: bundle.tier.clone(),
@@ -239,4 +246,23 @@ pub struct Query<'q> {
     /// A skill (index into the bundle's skills) and one of its trigger examples, taken out of
     /// the index while the message is ranked: `eval`'s leave-one-out.
     pub leave_out: Option<(usize, &'q str)>,
+    /// The visitor's recent messages, oldest first: a fragment of the conversation is routed
+    /// joined to them (seed 001's stage 0, [`history::join_fragment`]).
+    pub history: &'q [Turn<'q>],
+    /// When the message was sent (seconds, the clock of `history`'s times; now when `None`).
+    pub time: Option<f64>,
+}
+
+impl Query<'_> {
+    /// The text to route instead of the message, when it is a fragment that joins its history.
+    fn routed_text(&self) -> Option<String> {
+        if self.history.is_empty() {
+            return None;
+        }
+        let time = self.time.unwrap_or_else(|| {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            now.map_or(0.0, |d| d.as_secs_f64())
+        });
+        history::join_fragment(self.message, time, self.history)
+    }
 }

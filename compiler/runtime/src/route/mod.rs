@@ -8,12 +8,14 @@ use std::collections::{BTreeMap, HashMap};
 
 mod answer;
 mod dense;
+pub mod history;
 mod settings;
 #[cfg(test)]
 mod word_chars;
 
 pub use answer::{Candidate, Query, Route};
 pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
+pub use history::Turn;
 pub use settings::RoutingSettings;
 pub(crate) use settings::RoutingTable;
 

@@ -7,7 +7,8 @@
 //   node dist/cli.js prompt ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
 //                    --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
 //   node dist/cli.js route ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C]
-//                    [--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]
+//                    [--context KEY=VALUE]... [--top K] [--query-vector FILE]
+//                    [--history FILE [--time T]] [--format text|json]
 //
 // Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage or
 // I/O error.
@@ -17,10 +18,11 @@ import { setFlagsFromString } from "node:v8";
 
 import { Artifact, ContextError, contextFromPairs, RequestError, removalWords } from "./index.js";
 import type { Catalog, Format, Prompt, Route } from "./index.js";
+import { readHistory, timeOf } from "./historyFile.js";
 
 const USAGE = `usage: cli.js catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--format xml|markdown|list|json]
        cli.js prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] --select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]
-       cli.js route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]`;
+       cli.js route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] [--context KEY=VALUE]... [--top K] [--query-vector FILE] [--history FILE [--time T]] [--format text|json]`;
 
 class UsageError extends Error {}
 
@@ -37,7 +39,8 @@ interface Args {
   select: string[];
 }
 
-const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "public-key"]);
+const FLAGS = new Set(["client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "history", "time", "public-key"]);
+const ROUTE_FLAGS = new Set(["top", "query-vector", "history", "time"]);
 
 function parse(argv: string[]): Args {
   const [command, ...rest] = argv;
@@ -57,7 +60,7 @@ function parse(argv: string[]): Args {
     }
     const eq = arg.indexOf("=");
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (!FLAGS.has(name) || (name === "select" && command !== "prompt") || ((name === "top" || name === "query-vector") && command !== "route")) {
+    if (!FLAGS.has(name) || (name === "select" && command !== "prompt") || (ROUTE_FLAGS.has(name) && command !== "route")) {
       throw new UsageError(`unexpected argument \`--${name}\`\n${USAGE}`);
     }
     const value = eq < 0 ? rest[++i] : arg.slice(eq + 1);
@@ -179,6 +182,18 @@ function routeJson(r: Route): string {
   return JSON.stringify(r, null, 2) + "\n";
 }
 
+/** `--time` (seconds or RFC 3339), which needs `--history`. */
+function timeFlag(flags: Map<string, string>): number | undefined {
+  const time = flags.get("time");
+  if (time === undefined) return undefined;
+  if (!flags.has("history")) throw new UsageError(`--time needs --history\n${USAGE}`);
+  try {
+    return timeOf(time);
+  } catch (e) {
+    throw new UsageError(`--time: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 async function run(argv: string[]): Promise<number> {
   const args = parse(argv);
   const context = contextFromPairs(args.context);
@@ -192,12 +207,15 @@ async function run(argv: string[]): Promise<number> {
     context,
   };
   const format = args.flags.get("format");
+  const time = timeFlag(args.flags);
   if (args.command === "route") {
     const top = args.flags.get("top");
     if (top !== undefined && !/^\d+$/.test(top)) throw new UsageError(`invalid value \`${top}\` for \`--top\``);
     const file = args.flags.get("query-vector");
     const queryVector = file === undefined ? undefined : readQueryVector(file, artifact);
-    const r = artifact.route({ ...request, message: args.message, top: top === undefined ? undefined : Number(top), queryVector });
+    const historyFile = args.flags.get("history");
+    const history = historyFile === undefined ? undefined : readHistory(historyFile);
+    const r = artifact.route({ ...request, message: args.message, top: top === undefined ? undefined : Number(top), queryVector, history, time });
     process.stdout.write(format === "json" ? routeJson(r)
       : r.candidates.map((c) => `${c.score.toFixed(4)} ${c.id} ${c.name} (${c.matched.join(", ")})\n`).join(""));
   } else if (args.command === "catalog") {

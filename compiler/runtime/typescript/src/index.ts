@@ -13,6 +13,7 @@ import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
 import { route, type Route } from "./route.js";
+import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
 
 export { ArtifactError, RequestError, SCHEMA_VERSION } from "./artifact.js";
@@ -24,6 +25,8 @@ export { ContextError, contextFromObject, contextFromPairs } from "./context.js"
 export type { Context } from "./context.js";
 export { routeTokens } from "./route.js";
 export type { Candidate, Route } from "./route.js";
+export { fragmentSignals, joinFragment } from "./history.js";
+export type { Turn } from "./history.js";
 
 /** Which bundle, for which consumer, in which context. Omitted: global, defaults, none. */
 export interface Request {
@@ -134,11 +137,16 @@ export class Artifact {
   }
 
   /** The skills the catalog shows, ranked for `message` (docs/routing.md); by words and
-   * vectors when `queryVector` (the message's embedding from the artifact's model) is given. */
-  route(r: Request & { message: string; top?: number; queryVector?: number[] }): Route {
+   * vectors when `queryVector` (the message's embedding from the artifact's model) is given.
+   * With `history` (the visitor's recent messages, oldest first, `{text, time}` in seconds), a
+   * fragment is routed joined to the messages it continues and `routed_text` says so;
+   * `time` is the message's (now by default). */
+  route(r: Request & { message: string; top?: number; queryVector?: number[]; history?: Turn[]; time?: number }): Route {
+    const routed = routedText(r.message, r.history, r.time);
     const snap = this.current();
     const ctx = toContext(r.context);
-    return route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, r.message, r.top, r.queryVector);
+    const answer = route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, routed ?? r.message, r.top, r.queryVector);
+    return routed === undefined ? answer : withRoutedText(answer, r.message, routed);
   }
 
   /** Closes the file's database. */

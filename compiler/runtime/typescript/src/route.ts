@@ -20,7 +20,7 @@ const STOPWORDS = new Set(`a an and are as at be but by can could do does for fr
  * What separates words: any character outside Rust's `char::is_alphanumeric` (./wordChars.ts),
  * not this engine's `\p{Alphabetic}\p{N}`, whose Unicode version is the platform's.
  */
-const NOT_WORD = new RegExp(
+export const NOT_WORD = new RegExp(
   `[^${WORD_RANGES.trim()
     .split(/\s+/)
     .map((item) => item.split("-").map((hex) => `\\u{${hex}}`).join("-"))
@@ -70,6 +70,8 @@ export interface Candidate {
 /** A route, as `skillc route --format json` prints it. */
 export interface Route {
   message: string;
+  /** The text routed instead, when the message was a fragment joined to its history. */
+  routed_text?: string;
   client: string | null;
   locale: string;
   tier: string;

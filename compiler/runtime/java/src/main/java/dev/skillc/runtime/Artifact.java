@@ -194,6 +194,20 @@ public final class Artifact implements AutoCloseable {
         return Router.route(s, bundleOf(s, r), r.consumer(), contextOf(r), message, top, queryVector);
     }
 
+    /**
+     * {@link #route(Request, String, Integer, float[])} with the visitor's recent messages
+     * ({@code history}, oldest first): a fragment of the conversation is routed joined to the
+     * messages it continues, and the answer's {@code routedText} says so (docs/routing.md,
+     * "Fragments"). {@code time} is the message's, in seconds (null: now).
+     */
+    public Route route(Request r, String message, Integer top, float[] queryVector, List<Fragments.Turn> history,
+                       Double time) {
+        String routed = history == null || history.isEmpty() ? null
+            : Fragments.join(message, time != null ? time : System.currentTimeMillis() / 1000.0, history);
+        if (routed == null) return route(r, message, top, queryVector);
+        return route(r, routed, top, queryVector).joined(message, routed);
+    }
+
     /** Closes the file. */
     @Override
     public synchronized void close() {

@@ -20,7 +20,8 @@ import java.util.Set;
  * java -jar skillc-runtime.jar catalog ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C]
  *      [--context KEY=VALUE]... [--format xml|markdown|list|json]
  * java -jar skillc-runtime.jar prompt ARTIFACT [...] --select NAME[,NAME...] [--format text|json]
- * java -jar skillc-runtime.jar route ARTIFACT MESSAGE [...] [--top K] [--query-vector FILE] [--format text|json]
+ * java -jar skillc-runtime.jar route ARTIFACT MESSAGE [...] [--top K] [--query-vector FILE] [--history FILE [--time T]]
+ *      [--format text|json]
  * </pre>
  *
  * <p>{@code --public-key KEY} serves the artifact only if its signature verifies. Exit status as
@@ -34,9 +35,11 @@ public final class Cli {
         "       skillc-runtime prompt  ARTIFACT [--client ID] [--locale L] [--tier T] [--consumer C] "
             + "--select NAME[,NAME...] [--context KEY=VALUE]... [--format text|json]",
         "       skillc-runtime route   ARTIFACT MESSAGE [--client ID] [--locale L] [--tier T] [--consumer C] "
-            + "[--context KEY=VALUE]... [--top K] [--query-vector FILE] [--format text|json]");
+            + "[--context KEY=VALUE]... [--top K] [--query-vector FILE] [--history FILE [--time T]] [--format text|json]");
     private static final Set<String> FLAGS =
-        Set.of("client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "public-key");
+        Set.of("client", "locale", "tier", "consumer", "format", "select", "context", "top", "query-vector", "history", "time",
+            "public-key");
+    private static final Set<String> ROUTE_FLAGS = Set.of("top", "query-vector", "history", "time");
 
     private Cli() {}
 
@@ -72,7 +75,7 @@ public final class Cli {
             int eq = arg.indexOf('=');
             String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
             boolean known = FLAGS.contains(name) && !(name.equals("select") && !command.equals("prompt"))
-                && !((name.equals("top") || name.equals("query-vector")) && !command.equals("route"));
+                && !(ROUTE_FLAGS.contains(name) && !command.equals("route"));
             if (!known) throw new UsageException("unexpected argument `--" + name + "`\n" + USAGE);
             String value;
             if (eq >= 0) {
@@ -93,6 +96,7 @@ public final class Cli {
             }
         }
         if (positional.isEmpty() || (command.equals("route") && positional.size() < 2)) throw new UsageException(USAGE);
+        if (flags.containsKey("time") && !flags.containsKey("history")) throw new UsageException("--time needs --history\n" + USAGE);
         if (command.equals("prompt") && select.isEmpty()) throw new UsageException("`--select` is required\n" + USAGE);
         List<String> formats = command.equals("catalog") ? List.of("xml", "markdown", "list", "json") : List.of("text", "json");
         String format = flags.get("format");
@@ -151,7 +155,17 @@ public final class Cli {
         return vector;
     }
 
-    private static String answer(Args args, PrintStream err) {
+/** {@code --time}: seconds or RFC 3339 (null: now). */
+    private static Double timeOf(String time) {
+        if (time == null) return null;
+        try {
+            return HistoryFile.timeOf(time);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--time: " + e.getMessage());
+        }
+    }
+
+        private static String answer(Args args, PrintStream err) {
         Context context = Context.fromPairs(args.context());
         String publicKey = args.flags().get("public-key");
         try (Artifact artifact = publicKey == null ? Artifact.open(args.artifact()) : Artifact.open(args.artifact(), publicKey)) {
@@ -166,7 +180,9 @@ public final class Cli {
                     float[] vector = file == null ? null : readQueryVector(file, artifact);
                     Integer k = top == null ? null
                         : new java.math.BigInteger(top).min(java.math.BigInteger.valueOf(Integer.MAX_VALUE)).intValue();
-                    Route r = artifact.route(request, args.message(), k, vector);
+                    String history = args.flags().get("history");
+                    List<Fragments.Turn> turns = history == null ? null : HistoryFile.read(history);
+                    Route r = artifact.route(request, args.message(), k, vector, turns, timeOf(args.flags().get("time")));
                     return "json".equals(format) ? r.toJson() : r.toText();
                 }
                 case "catalog" -> {

@@ -3,17 +3,32 @@ package dev.skillc.runtime;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A route (docs/routing.md): the skills a bundle's catalog shows, ranked for a message, at or
  * above {@code min_score}, best first, at most {@code top_k}, as {@code skillc route} gives them.
  *
+ * @param routedText the text routed instead of the message when it was a fragment joined to its history
+ *                  (docs/routing.md, "Fragments"); null otherwise
  * @param method    {@code lexical}, or {@code hybrid} when a query vector was given
  * @param confident whether the first candidate scores at least {@code confident}
  */
-public record Route(String message, String client, String locale, String tier, String consumer, String method,
-                    boolean confident, List<Candidate> candidates) {
+public record Route(String message, String routedText, String client, String locale, String tier, String consumer,
+                    String method, boolean confident, List<Candidate> candidates) {
+
+    /** A route of the message itself (no {@code routedText}). */
+    public Route(String message, String client, String locale, String tier, String consumer, String method,
+                 boolean confident, List<Candidate> candidates) {
+        this(message, null, client, locale, tier, consumer, method, confident, candidates);
+    }
+
+    /** This route of a joined text, as the answer for {@code message}. */
+    Route joined(String message, String routed) {
+        return new Route(message, routed, client, locale, tier, consumer, method, confident, candidates);
+    }
 
     /** A candidate: its catalog id, names, score in [0, 1] and the message's words it holds. */
     public record Candidate(String id, String name, String qualifiedName, double score, List<String> matched) {}
@@ -25,8 +40,13 @@ public record Route(String message, String client, String locale, String tier, S
             list.add(Json.fields("id", c.id(), "name", c.name(), "qualified_name", c.qualifiedName(), "score", c.score(),
                 "matched", c.matched()));
         }
-        return Json.pretty(Json.fields("message", message, "client", client, "locale", locale, "tier", tier,
-            "consumer", consumer, "method", method, "confident", confident, "candidates", list)) + "\n";
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("message", message);
+        // Only when the message was joined: a route without history prints as before.
+        if (routedText != null) fields.put("routed_text", routedText);
+        fields.putAll(Json.fields("client", client, "locale", locale, "tier", tier, "consumer", consumer, "method", method,
+            "confident", confident, "candidates", list));
+        return Json.pretty(fields) + "\n";
     }
 
     /** {@code skillc route}'s text: a line each, score to four decimals, id, name, matched words. */

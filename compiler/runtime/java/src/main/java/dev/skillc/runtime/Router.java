@@ -54,7 +54,7 @@ final class Router {
         return out;
     }
 
-    private static boolean wordChar(int c) {
+    static boolean wordChar(int c) {
         int k = Arrays.binarySearch(WORD_RANGES[0], c);
         if (k < 0) k = -k - 2;
         return k >= 0 && c <= WORD_RANGES[1][k];
