@@ -422,7 +422,7 @@ fn sample_with_routing(dir: &Path, name: &str, routing: &str) -> Artifact {
 fn a_route_keeps_only_candidates_at_or_above_min_score() {
     let dir = tempfile::tempdir().unwrap();
     let all = sample_with_routing(dir.path(), "all", "{ min_score: 0.0, top_k: 50 }");
-    let cut = sample_with_routing(dir.path(), "cut", "{ min_score: 0.45, top_k: 50 }");
+    let cut = sample_with_routing(dir.path(), "cut", "{ min_score: 0.65, top_k: 50 }");
     let none = Context::default();
     let messages = [
         "turn this into a PDF press release",
@@ -445,8 +445,8 @@ fn a_route_keeps_only_candidates_at_or_above_min_score() {
                 .collect::<Vec<_>>()
         };
         let (wide, narrow) = (route(&all), route(&cut));
-        let expected: Vec<_> = wide.iter().filter(|c| c.1 >= 0.45).cloned().collect();
-        assert_eq!(narrow, expected, "{m}: the cut at 0.45 of {wide:?}");
+        let expected: Vec<_> = wide.iter().filter(|c| c.1 >= 0.65).cloned().collect();
+        assert_eq!(narrow, expected, "{m}: the cut at 0.65 of {wide:?}");
         dropped += wide.len() - narrow.len();
         kept += narrow.len();
     }

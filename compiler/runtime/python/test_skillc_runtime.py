@@ -319,7 +319,7 @@ class Signatures(unittest.TestCase):
 
 class RouteCut(unittest.TestCase):
     """`min_score`: a route keeps exactly the candidates at or above it (the same messages
-    through two builds of the sample, cut at 0.0 and at 0.45)."""
+    through two builds of the sample, cut at 0.0 and at 0.65)."""
 
     MESSAGES = [
         "turn this into a PDF press release",
@@ -334,7 +334,7 @@ class RouteCut(unittest.TestCase):
     def setUpClass(cls):
         cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-cut-"))
         cls.built = {}
-        for name, routing in (("all", "{ min_score: 0.0, top_k: 50 }"), ("cut", "{ min_score: 0.45, top_k: 50 }")):
+        for name, routing in (("all", "{ min_score: 0.0, top_k: 50 }"), ("cut", "{ min_score: 0.65, top_k: 50 }")):
             ws = cls.dir / name
             shutil.copytree(ROOT / "skills", ws)
             (ws / "workspace.yaml").write_text((ws / "workspace.yaml").read_text() + f"\nrouting: {routing}\n")
@@ -351,7 +351,7 @@ class RouteCut(unittest.TestCase):
         for m in self.MESSAGES:
             wide = [(c["name"], c["score"]) for c in self.built["all"].route(m)["candidates"]]
             narrow = [(c["name"], c["score"]) for c in self.built["cut"].route(m)["candidates"]]
-            self.assertEqual(narrow, [c for c in wide if c[1] >= 0.45], m)
+            self.assertEqual(narrow, [c for c in wide if c[1] >= 0.65], m)
             dropped += len(wide) - len(narrow)
             kept += len(narrow)
         self.assertTrue(dropped > 0 and kept > 0, (dropped, kept))

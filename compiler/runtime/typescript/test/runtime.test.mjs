@@ -246,9 +246,9 @@ test("a route ranks the catalog's skills for a message and says which words matc
 });
 
 test("a route keeps only the candidates at or above min_score", async () => {
-  // The same messages through two builds of the sample, cut at 0.0 and at 0.45.
+  // The same messages through two builds of the sample, cut at 0.0 and at 0.65.
   const built = {};
-  for (const [name, routing] of [["all", "{ min_score: 0.0, top_k: 50 }"], ["cut", "{ min_score: 0.45, top_k: 50 }"]]) {
+  for (const [name, routing] of [["all", "{ min_score: 0.0, top_k: 50 }"], ["cut", "{ min_score: 0.65, top_k: 50 }"]]) {
     const ws = join(dir, `cut-${name}`);
     cpSync(join(root, "skills"), ws, { recursive: true });
     const yaml = join(ws, "workspace.yaml");
@@ -269,7 +269,7 @@ test("a route keeps only the candidates at or above min_score", async () => {
   for (const message of messages) {
     const of = (a) => a.route({ message }).candidates.map((c) => [c.name, c.score]);
     const wide = of(built.all), narrow = of(built.cut);
-    assert.deepEqual(narrow, wide.filter((c) => c[1] >= 0.45), message);
+    assert.deepEqual(narrow, wide.filter((c) => c[1] >= 0.65), message);
     dropped += wide.length - narrow.length;
     kept += narrow.length;
   }

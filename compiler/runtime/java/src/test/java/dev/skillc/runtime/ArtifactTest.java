@@ -373,11 +373,11 @@ public class ArtifactTest {
         int dropped = 0;
         int kept = 0;
         try (Artifact all = Artifact.open(sampleWithRouting("cut-all", "{ min_score: 0.0, top_k: 50 }"));
-             Artifact cut = Artifact.open(sampleWithRouting("cut-045", "{ min_score: 0.45, top_k: 50 }"))) {
+             Artifact cut = Artifact.open(sampleWithRouting("cut-065", "{ min_score: 0.65, top_k: 50 }"))) {
             for (String m : messages) {
                 List<Route.Candidate> wide = all.route(Request.global(), m).candidates();
                 List<Route.Candidate> narrow = cut.route(Request.global(), m).candidates();
-                List<String> expected = wide.stream().filter(c -> c.score() >= 0.45)
+                List<String> expected = wide.stream().filter(c -> c.score() >= 0.65)
                     .map(c -> c.name() + " " + c.score()).toList();
                 assertEquals(m, expected, narrow.stream().map(c -> c.name() + " " + c.score()).toList());
                 dropped += wide.size() - narrow.size();
