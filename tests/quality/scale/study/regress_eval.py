@@ -63,6 +63,7 @@ def baselines():
         "dense alone (MiniLM), uncut": (H.dense, [None]),
         "dense alone (MiniLM), cosine ≥ t": (H.dense, g(0.0, 0.8, 0.01)),
         "lexical raw/(raw+4) ≥ 0.5 (cut C)": (lexical, [0.5]),
+        "hybrid with MiniLM, raw/(raw+4), uncut": (H.hybrid_sat, [(K, 0.0)]),
         "hybrid with MiniLM, raw/(raw+4), cut t": (H.hybrid_sat, [(K, t) for t in g(0.1, 0.8, 0.01)]),
     }
 
@@ -71,6 +72,7 @@ def variant_rows(key, label):
     return {
         f"{label} alone, uncut": (on(key, H.dense), [None]),
         f"{label} alone, cosine ≥ t": (on(key, H.dense), g(0.0, 0.95, 0.01)),
+        f"hybrid with {label}, raw/(raw+4), uncut": (on(key, H.hybrid_sat), [(K, 0.0)]),
         f"hybrid with {label}, raw/(raw+4), cut t": (on(key, H.hybrid_sat), [(K, t) for t in g(0.1, 0.9, 0.01)]),
     }
 
