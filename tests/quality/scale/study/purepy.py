@@ -4,7 +4,8 @@ accents stripped; BertPreTokenizer: whitespace and punctuation; WordPiece: greed
 `##` continuation, 100-character words are [UNK]) written in plain Python, then the mean of the
 rows and the norm. Checks the tokeniser against `tokenizers` on the labelled set and the corpus
 (the equality every runtime would need), and prints the median cost per message with the table as
-Python lists (float) and as `array('b')` int8 rows.
+Python lists (float) and as `array('b')` int8 rows, and the plain-Python dot products with 1,000
+skill vectors.
 
     python3 tests/quality/scale/study/purepy.py
 """
@@ -162,3 +163,13 @@ if __name__ == "__main__":
         scales = list(map(float, sc))
         print(f"| {d} | array('b') int8 + scale | "
               f"{median_us(lambda x: query_vector_int8(wp, rows8, scales, x), msgs):.0f} µs |")
+    # The other half of a hybrid route in plain Python: the dot product of the (normalised) query
+    # vector with 1,000 normalised skill vectors (the reference workload's catalog size).
+    import operator
+    rng = np.random.default_rng(0)
+    print("\n| dims | dot products with 1,000 skill vectors, plain Python, median |\n|---|---|")
+    for d in (64, 128, 256):
+        sk = [tuple(map(float, v / np.linalg.norm(v))) for v in rng.standard_normal((1000, d))]
+        qs = [tuple(map(float, v / np.linalg.norm(v))) for v in rng.standard_normal((50, d))]
+        mul = operator.mul
+        print(f"| {d} | {median_us(lambda q: [sum(map(mul, q, v)) for v in sk], qs) / 1000:.2f} ms |")
