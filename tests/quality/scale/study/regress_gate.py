@@ -4,7 +4,10 @@ for the recommended static table alike, same protocol (two-fold, held out, poole
 - gate: the fused ranking (0.5·raw/(raw+4) + 0.5·max(0, cos)), the request fires when the first
   skill's lexical mass reaches t₁ (cut C) or its cosine reaches t₂;
 - centred: the cosine less the request's mean cosine over the whole catalog (a null model of the
-  request: small talk sits at the same distance from everything), fused and cut at t.
+  request: small talk sits at the same distance from everything), fused and cut at t;
+- calibrated (static table only): the static cosine mapped linearly onto MiniLM's scale, the map
+  fitted on 20,000 random pairs of the held-out corpus texts (static cosine → MiniLM cosine), then
+  fused and cut at t.
 Prints the table of REPORT.md section 5e.
 
     python3 tests/quality/scale/study/regress_gate.py
@@ -37,6 +40,18 @@ def centred(f, names, t):
     return H.top(s, names, s >= t)
 
 
+def calibration(E):
+    """a, b with MiniLM cos ≈ a · static cos + b over random pairs of held-out corpus texts."""
+    rows_, Y = regress.corpus_vectors()
+    keep = [i for i, (src, _) in enumerate(rows_) if src != "catalog"]
+    ho = [keep[i] for i in range(len(keep)) if not i % regress.HOLD]
+    S = static_vectors(E, regress.token_ids(regress.tokenizer(), [rows_[i][1] for i in ho]), DIM)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, len(ho), 20000), rng.integers(0, len(ho), 20000)
+    cs, cm = (S[a] * S[b]).sum(1), (Y[ho][a] * Y[ho][b]).sum(1)
+    return np.linalg.lstsq(np.vstack([cs, np.ones_like(cs)]).T, cm, rcond=None)[0]
+
+
 def rows(key, label):
     return {
         f"{label}: gate, mass₁ ≥ t₁ or cos₁ ≥ t₂": (
@@ -56,7 +71,12 @@ if __name__ == "__main__":
     s = static_vectors(E, regress.token_ids(tok, summaries), DIM)
     attach(feats, "minilm", [f.cos for f in feats])
     attach(feats, "static", q @ s.T)
+    ca, cb = calibration(E)
+    print(f"(calibration on the corpus: MiniLM cos ≈ {ca:.3f} · static cos + {cb:.3f})\n")
+    attach(feats, "calibrated", ca * (q @ s.T) + cb)
     m = {}
     m.update(rows("minilm", "hybrid with MiniLM"))
     m.update(rows("static", "hybrid with A generic least squares+cosine"))
+    m["hybrid with A generic least squares+cosine: calibrated cosine, cut t"] = (
+        on("calibrated", H.hybrid_sat), [(K, t) for t in g(0.1, 0.9, 0.01)])
     report(f"5e. Deciding whether to fire: gate and centred cosine ({common.SET_NAME})", m, msgs, blocks, names, feats)
