@@ -1,5 +1,5 @@
 """A static table trained by regression onto MiniLM's sentence vectors (tokenlearn's idea, done in
-plain numpy): a text's vector is the mean of its WordPiece entries' rows, and the rows are fitted
+numpy with scipy.sparse; no torch): a text's vector is the mean of its WordPiece entries' rows, and the rows are fitted
 so that this mean lands on the text's MiniLM vector, over a corpus that is not the labelled
 requests (corpus.py).
 
@@ -16,7 +16,7 @@ Recipe (every number here is fixed; nothing is tuned on the labelled set):
 4. Cosine fine-tuning: loss = mean over texts of 1 − cos(A·E, y) + μ·||E − E_ls||² / rows, Adam
    (lr ADAM_LR), ADAM_EPOCHS full-batch steps. The held-out 4% of the corpus (every 25th text)
    reports the mean cosine after each stage: it chose λ (0.001–1: 0.03–0.1 best) and the 50 Adam
-   steps (held-out cosine falls after 50); nothing was chosen on the labelled set.
+   steps (held-out cosine peaks at 25–50 steps, then falls); nothing was chosen on the labelled set.
 
 Two corpora: `generic` (other public skill collections + English templates: the table one would
 ship, that never saw the labelled catalog) and `catalog` (the same + the labelled catalog's
