@@ -17,8 +17,11 @@ import yaml
 HERE = Path(__file__).resolve().parent
 SCALE = HERE.parent
 REPO = HERE.parents[3]
-WORKSPACE = SCALE / "antigravity-awesome-skills"
-SET = SCALE / "antigravity-awesome-skills.tsv"
+# The labelled set: SCALE_SET names it (default the first study's), SCALE_DIR holds it (default this
+# repository's tests/quality/scale; a second set may be read from another checkout, e.g. main's).
+SET_NAME = os.environ.get("SCALE_SET", "antigravity-awesome-skills")
+WORKSPACE = Path(os.environ.get("SCALE_DIR", SCALE)) / SET_NAME
+SET = Path(os.environ.get("SCALE_DIR", SCALE)) / f"{SET_NAME}.tsv"
 SKILLC = os.environ.get("SKILLC", "/work/main/target/debug/skillc")
 CACHE = Path(os.environ.get("STUDY_CACHE", "/tmp/skillc-study"))
 sys.path.insert(0, str(REPO / "compiler/runtime/python"))
@@ -26,7 +29,10 @@ from skillc_runtime import Artifact, route_tokens, _MAX_WORDS  # noqa: E402
 
 # Blocks of the set, in file order (its header says so): short-to-medium, 44 long, 10
 # misspelled, 22 in other languages, then the 40 that need no skill.
-BLOCK_SIZES = [("long", 44), ("misspelled", 10), ("other languages", 22), ("no skill", 40)]
+BLOCK_SIZES = {
+    "antigravity-awesome-skills": [("long", 44), ("misspelled", 10), ("other languages", 22), ("no skill", 40)],
+    "openclaw-skills": [("long", 39), ("misspelled", 14), ("other languages", 37), ("no skill", 36)],
+}[SET_NAME]
 
 
 def labelled():
@@ -49,13 +55,17 @@ def catalog():
     out = []
     for f in sorted((WORKSPACE / "skills").glob("*/SKILL.md")):
         fm = yaml.safe_load(f.read_text().split("---")[1])
-        out.append((fm["name"], fm.get("description", ""), fm.get("when_to_use") or []))
-    return out
+        out.append((fm["name"], fm.get("description", ""), fm.get("when_to_use") or [], f.parent.name))
+    # A name declared by several skills is each one's folder name, as skillc names them.
+    count = {}
+    for n, *_ in out:
+        count[n] = count.get(n, 0) + 1
+    return [(folder if count[n] > 1 else n, d, w) for n, d, w, folder in out]
 
 
 def artifact():
     CACHE.mkdir(parents=True, exist_ok=True)
-    db = CACHE / "scale.db"
+    db = CACHE / ("scale.db" if SET_NAME == "antigravity-awesome-skills" else f"{SET_NAME}.db")
     if not db.exists():
         subprocess.run([SKILLC, "build", str(WORKSPACE), "-o", str(db)], check=True, capture_output=True)
     return Artifact(str(db))
