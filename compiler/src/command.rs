@@ -135,8 +135,9 @@ mod tests {
         );
         assert_eq!(out.unwrap(), "x\n");
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        // `sleep 5`, not 1: on a loaded machine the child could be done before the timeout.
         let e = run(
-            "setsid sleep 1 & echo x",
+            "setsid sleep 5 & echo x",
             String::new(),
             Duration::from_millis(300),
             64,
