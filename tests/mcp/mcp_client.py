@@ -96,6 +96,20 @@ async def session_checks(skillc, live, other, workspace):
             check("route text lists the candidates as `skillc route` does",
                   got.content[0].text == cli(skillc, "route", str(live), message, *cli_flags()),
                   got.content[0].text)
+            # Seed 001's stage 0: a follow-up 10 s after its question routes joined to it, as
+            # `skillc route --history FILE --time T` routes it.
+            follow, asked = "and also for the pro plan", {"text": "how much does the basic plan cost?", "time": 1000.0}
+            got = await session.call_tool("route_skills", {"message": follow, "history": [asked],
+                                                           "time": 1010.0, "context": CONTEXT})
+            history = live.parent / "history.jsonl"
+            history.write_text(json.dumps(asked) + "\n")
+            want = json.loads(cli(skillc, "route", str(live), follow, *cli_flags(), "--history", str(history),
+                                  "--time", "1010", "--format", "json"))
+            check("a follow-up with history routes as `skillc route --history` does, joined",
+                  got.structured_content == want and "routed_text" in want, (got.structured_content, want))
+            await expect_tool_error("a history entry without a time is refused",
+                               session.call_tool("route_skills", {"message": follow, "history": [{"text": "x"}]}),
+                               "`history` must be an array")
             await expect_tool_error("a query vector on an artifact without vectors is refused in the CLI's words",
                                session.call_tool("route_skills", {"message": message, "query_vector": [0.5, 0.5]}),
                                "carries no embedding vectors")

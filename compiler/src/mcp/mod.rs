@@ -24,6 +24,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use serde_json::{json, Value};
+use skillc_runtime::route::{Query, Turn};
 use skillc_runtime::{Artifact, BundleRef, Context, Error, Format, LiveArtifact};
 
 /// The bundle a server answers for: `None` fields mean the global bundle and the defaults.
@@ -66,6 +67,37 @@ fn query_vector_of(args: &serde_json::Map<String, Value>) -> Result<Option<Vec<f
             None,
         )),
     }
+}
+
+/// `history` and `time` of a `route_skills` call (seed 001's stage 0): the visitor's recent
+/// messages, oldest first, each `{"text", "time"}` in seconds, and the message's own time.
+fn history_of(
+    args: &serde_json::Map<String, Value>,
+) -> Result<(Vec<Turn<'_>>, Option<f64>), ErrorData> {
+    let bad = |what: &str| ErrorData::invalid_params(what.to_string(), None);
+    let time = match args.get("time") {
+        None => None,
+        Some(t) => Some(t.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+            bad("`time` must be a number: when the message was sent, in seconds")
+        })?),
+    };
+    let Some(list) = args.get("history") else {
+        return Ok((Vec::new(), time));
+    };
+    let turns = list
+        .as_array()
+        .and_then(|a| a.iter().map(turn_of).collect());
+    let turns = turns.ok_or_else(|| {
+        bad("`history` must be an array of {\"text\": string, \"time\": seconds}, oldest first")
+    })?;
+    Ok((turns, time))
+}
+
+/// One `{"text", "time"}` of a `history`.
+fn turn_of(v: &Value) -> Option<Turn<'_>> {
+    let text = v.get("text")?.as_str()?;
+    let time = v.get("time")?.as_f64().filter(|x| x.is_finite())?;
+    Some(Turn { text, time })
 }
 
 /// Resources listed per page.
@@ -139,22 +171,14 @@ impl Server {
     pub fn route(
         &self,
         ctx: &Context,
-        message: &str,
-        (top, vector): (Option<usize>, Option<&[f32]>),
+        query: &skillc_runtime::route::Query<'_>,
     ) -> Result<(String, Value), Error> {
         let a = self.artifact();
-        let query = skillc_runtime::route::Query {
-            message,
-            top,
-            vector,
-            leave_out: None,
-            ..Default::default()
-        };
         let r = a.route_query(
             &self.bundle.as_ref(),
             self.bundle.consumer.as_deref(),
             ctx,
-            &query,
+            query,
         )?;
         let text = if r.candidates.is_empty() {
             "No skill matches this message.\n".to_string()
@@ -371,13 +395,19 @@ fn tools() -> Vec<Tool> {
         ),
         Tool::new(
             "route_skills",
-            "The skills of the catalog ranked for a visitor's message (score, SK id, name and the words that matched); none when no skill's words are in it. With query_vector (the message's embedding from the artifact's embedding model), ranked by words and vectors.",
+            "The skills of the catalog ranked for a visitor's message (score, SK id, name and the words that matched); none when no skill's words are in it. With query_vector (the message's embedding from the artifact's embedding model), ranked by words and vectors. With history (the visitor's recent messages, {text, time in seconds}, oldest first) and time (the message's), a fragment such as \"and for the pro plan?\" is routed joined to the message it continues (routed_text).",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "message": {"type": "string"},
                     "top": {"type": "integer", "minimum": 1},
                     "query_vector": {"type": "array", "items": {"type": "number"}},
+                    "history": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"text": {"type": "string"}, "time": {"type": "number"}},
+                        "required": ["text", "time"]
+                    }},
+                    "time": {"type": "number"},
                     "context": context
                 },
                 "required": ["message"],
@@ -434,7 +464,17 @@ impl Server {
                 Ok(result)
             }
             "route_skills" => {
-                refuse_unknown_arguments(args, &["message", "top", "query_vector", "context"])?;
+                refuse_unknown_arguments(
+                    args,
+                    &[
+                        "message",
+                        "top",
+                        "query_vector",
+                        "history",
+                        "time",
+                        "context",
+                    ],
+                )?;
                 let ctx = context_of(args)?;
                 let message = match args.get("message") {
                     Some(Value::String(m)) => m.clone(),
@@ -458,9 +498,16 @@ impl Server {
                     },
                 };
                 let vector = query_vector_of(args)?;
-                let (text, json) = self
-                    .route(&ctx, &message, (top, vector.as_deref()))
-                    .map_err(|e| mcp_error(&e))?;
+                let (history, time) = history_of(args)?;
+                let query = Query {
+                    message: &message,
+                    top,
+                    vector: vector.as_deref(),
+                    history: &history,
+                    time,
+                    ..Query::default()
+                };
+                let (text, json) = self.route(&ctx, &query).map_err(|e| mcp_error(&e))?;
                 let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
                 result.structured_content = Some(json);
                 Ok(result)
