@@ -431,6 +431,60 @@ fn tools() -> Vec<Tool> {
 }
 
 impl Server {
+    /// A `route_skills` call: its arguments checked, the route as text and JSON.
+    fn route_skills(
+        &self,
+        args: &serde_json::Map<String, Value>,
+    ) -> Result<CallToolResult, ErrorData> {
+        refuse_unknown_arguments(
+            args,
+            &[
+                "message",
+                "top",
+                "query_vector",
+                "history",
+                "time",
+                "context",
+            ],
+        )?;
+        let ctx = context_of(args)?;
+        let message = match args.get("message") {
+            Some(Value::String(m)) => m.clone(),
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "`message` must be a string: the visitor's message",
+                    None,
+                ))
+            }
+        };
+        let top = match args.get("top") {
+            None => None,
+            Some(v) => match v.as_u64().filter(|&n| n >= 1) {
+                Some(n) => Some(n as usize),
+                None => {
+                    return Err(ErrorData::invalid_params(
+                        "`top` must be a whole number of at least 1",
+                        None,
+                    ))
+                }
+            },
+        };
+        let vector = query_vector_of(args)?;
+        let (history, time) = history_of(args)?;
+        let query = Query {
+            message: &message,
+            top,
+            vector: vector.as_deref(),
+            history: &history,
+            time,
+            ..Query::default()
+        };
+        let (text, json) = self.route(&ctx, &query).map_err(|e| mcp_error(&e))?;
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(json);
+        Ok(result)
+    }
+
     fn call(
         &self,
         name: &str,
@@ -463,55 +517,7 @@ impl Server {
                 result.structured_content = Some(json);
                 Ok(result)
             }
-            "route_skills" => {
-                refuse_unknown_arguments(
-                    args,
-                    &[
-                        "message",
-                        "top",
-                        "query_vector",
-                        "history",
-                        "time",
-                        "context",
-                    ],
-                )?;
-                let ctx = context_of(args)?;
-                let message = match args.get("message") {
-                    Some(Value::String(m)) => m.clone(),
-                    _ => {
-                        return Err(ErrorData::invalid_params(
-                            "`message` must be a string: the visitor's message",
-                            None,
-                        ))
-                    }
-                };
-                let top = match args.get("top") {
-                    None => None,
-                    Some(v) => match v.as_u64().filter(|&n| n >= 1) {
-                        Some(n) => Some(n as usize),
-                        None => {
-                            return Err(ErrorData::invalid_params(
-                                "`top` must be a whole number of at least 1",
-                                None,
-                            ))
-                        }
-                    },
-                };
-                let vector = query_vector_of(args)?;
-                let (history, time) = history_of(args)?;
-                let query = Query {
-                    message: &message,
-                    top,
-                    vector: vector.as_deref(),
-                    history: &history,
-                    time,
-                    ..Query::default()
-                };
-                let (text, json) = self.route(&ctx, &query).map_err(|e| mcp_error(&e))?;
-                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-                result.structured_content = Some(json);
-                Ok(result)
-            }
+            "route_skills" => self.route_skills(args),
             other => Err(ErrorData::invalid_params(
                 format!("unknown tool `{other}`; tools: skills_catalog, route_skills, load_skills"),
                 None,
