@@ -29,10 +29,15 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
         self.assertEqual(route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
 
+    def test_english_suffixes_come_off_words_of_ascii_letters(self):
+        # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.
+        self.assertEqual(route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
+        self.assertEqual(route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
+
     def test_runs_of_unspaced_scripts_become_pairs_of_characters(self):
         # The Rust runtime's runs_of_unspaced_scripts_become_pairs_of_characters.
         self.assertEqual(route_tokens("価格表"), ["価格", "格表"])
-        self.assertEqual(route_tokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "price"])
+        self.assertEqual(route_tokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "pric"])
         self.assertEqual(route_tokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"])
         self.assertEqual(route_tokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"])
         self.assertEqual(route_tokens("𠀋𠀌 x"), ["𠀋𠀌"])

@@ -731,9 +731,9 @@ class Artifact:
 
 def evidence_scale(n: float) -> float:
     """The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills
-    (docs/routing.md): 0.115 · m², m the weight of a word one skill holds."""
+    (docs/routing.md): 0.125 · m², m the weight of a word one skill holds."""
     m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
-    return 0.115 * m * m
+    return 0.125 * m * m
 
 
 def _norm(v):
@@ -822,8 +822,35 @@ def route_tokens(text: str) -> List[str]:
                 continue
             if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
                 w = w[:-1]
-            out.append(w)
+            out.append(_suffix_stem(w))
     return out
+
+
+# English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`).
+ROUTE_SUFFIXES = (
+    "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
+    "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
+    "able", "ibly", "ably", "ful", "e")
+_LOWER_ASCII = re.compile("[a-z]+")
+
+
+def _suffix_stem(w: str) -> str:
+    """The first suffix of ROUTE_SUFFIXES ending a word of five ASCII letters or more, taken off
+    when a stem of three letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled
+    final consonant other than l, s, z is undoubled."""
+    if len(w) < 5 or not _LOWER_ASCII.fullmatch(w):
+        return w
+    suffix = next((x for x in ROUTE_SUFFIXES if w.endswith(x)), None)
+    if suffix is None:
+        return w
+    rest = w[:-len(suffix)]
+    if len(rest) < 3 or not any(c in "aeiouy" for c in rest):
+        return w
+    if suffix in ("ied", "ies"):
+        rest += "y"
+    if len(rest) > 3 and rest[-1] == rest[-2] and rest[-1] not in "aeiouylsz":
+        rest = rest[:-1]
+    return rest
 
 
 from . import _history  # noqa: E402

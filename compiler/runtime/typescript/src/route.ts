@@ -35,6 +35,28 @@ const UNSPACED: [number, number][] = [
 ];
 const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
 
+/** English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`). */
+export const SUFFIXES = [
+  "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
+  "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
+  "able", "ibly", "ably", "ful", "e",
+];
+
+/** The first suffix ending a word of five ASCII letters or more, taken off when a stem of three
+ * letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled final consonant other
+ * than l, s, z is undoubled. */
+function suffixStem(w: string): string {
+  if (w.length < 5 || !/^[a-z]+$/.test(w)) return w;
+  const suffix = SUFFIXES.find((x) => w.endsWith(x));
+  if (suffix === undefined) return w;
+  let rest = w.slice(0, w.length - suffix.length);
+  if (rest.length < 3 || !/[aeiouy]/.test(rest)) return w;
+  if (suffix === "ied" || suffix === "ies") rest += "y";
+  const last = rest[rest.length - 1];
+  if (rest.length > 3 && last === rest[rest.length - 2] && !"aeiouylsz".includes(last)) rest = rest.slice(0, -1);
+  return rest;
+}
+
 /** A text's words as the routing index holds them (see docs/routing.md): a run of an unspaced
  * script becomes its overlapping pairs of characters. */
 export function routeTokens(text: string): string[] {
@@ -52,7 +74,7 @@ export function routeTokens(text: string): string[] {
       if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) return;
       const rest = w.slice(0, -1);
       if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
-      out.push(w);
+      out.push(suffixStem(w));
     });
   }
   return out;
@@ -130,10 +152,10 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
 
 /** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
- * 0.115 · m², m the weight of a word one skill holds. */
+ * 0.125 · m², m the weight of a word one skill holds. */
 export function evidenceScale(n: number): number {
   const m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-  return 0.115 * m * m;
+  return 0.125 * m * m;
 }
 
 export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number; confident: number } {

@@ -16,8 +16,13 @@ test("words of every script are the Rust runtime's", () => {
 
 test("runs of unspaced scripts become pairs of characters, as in the Rust runtime", () => {
   assert.deepEqual(routeTokens("価格表"), ["価格", "格表"]);
-  assert.deepEqual(routeTokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "price"]);
+  assert.deepEqual(routeTokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "pric"]);
   assert.deepEqual(routeTokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"]);
   assert.deepEqual(routeTokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"]);
   assert.deepEqual(routeTokens("𠀋𠀌 x"), ["𠀋𠀌"]);
+});
+
+test("English suffixes come off words of ASCII letters, as in the Rust runtime", () => {
+  assert.deepEqual(routeTokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"]);
+  assert.deepEqual(routeTokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"]);
 });

@@ -147,7 +147,38 @@ final class Router {
             String rest = w.substring(0, w.length() - 1);
             if (!rest.endsWith("s") && !rest.endsWith("u") && !rest.endsWith("i")) w = rest;
         }
-        out.add(w);
+        out.add(suffixStem(w));
+    }
+
+    /** English suffixes routing takes off (docs/routing.md; the Rust runtime's {@code SUFFIXES}). */
+    static final List<String> SUFFIXES = List.of(
+        "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
+        "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
+        "able", "ibly", "ably", "ful", "e");
+
+    /**
+     * The first suffix ending a word of five ASCII letters or more, taken off when a stem of three
+     * letters or more with a vowel stays; {@code ied}/{@code ies} become {@code y}; a doubled final
+     * consonant other than l, s, z is undoubled.
+     */
+    private static String suffixStem(String w) {
+        if (w.length() < 5 || !w.chars().allMatch(c -> c >= 'a' && c <= 'z')) return w;
+        String suffix = null;
+        for (String x : SUFFIXES) {
+            if (w.endsWith(x)) {
+                suffix = x;
+                break;
+            }
+        }
+        if (suffix == null) return w;
+        String rest = w.substring(0, w.length() - suffix.length());
+        if (rest.length() < 3 || rest.chars().noneMatch(c -> "aeiouy".indexOf(c) >= 0)) return w;
+        if (suffix.equals("ied") || suffix.equals("ies")) rest += "y";
+        char last = rest.charAt(rest.length() - 1);
+        if (rest.length() > 3 && last == rest.charAt(rest.length() - 2) && "aeiouylsz".indexOf(last) < 0) {
+            rest = rest.substring(0, rest.length() - 1);
+        }
+        return rest;
     }
 
     /** Scripts written without spaces (docs/routing.md): the Rust runtime's {@code UNSPACED}. */
@@ -280,11 +311,11 @@ final class Router {
 
     /**
      * The matched idf mass at which a skill scores 0.5 in a catalog of {@code n} skills
-     * (docs/routing.md): 0.115 · m², m the weight of a word one skill holds.
+     * (docs/routing.md): 0.125 · m², m the weight of a word one skill holds.
      */
     static double evidenceScale(double n) {
         double m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-        return 0.115 * m * m;
+        return 0.125 * m * m;
     }
 
     /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */

@@ -339,7 +339,7 @@ public class ArtifactTest {
             Route r = a.route(Request.global(), "How much does the pro plan cost? pricing");
             assertEquals("lexical", r.method());
             assertEquals("pricing", r.candidates().get(0).name());
-            assertTrue(r.candidates().get(0).matched().contains("pricing"));
+            assertTrue(r.candidates().get(0).matched().contains("pric"));
             assertTrue(r.toText().startsWith(String.format("%.4f", r.candidates().get(0).score()).substring(0, 3)));
             assertEquals(1, a.route(Request.global(), "pricing plans", 1, null).candidates().size());
             assertEquals(List.of(), a.route(Request.global(), "?!").candidates());
