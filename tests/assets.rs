@@ -1,8 +1,9 @@
 //! Large assets: a build streams them into the artifact, so its memory does not grow
 //! with their bytes, and a workspace whose assets exceed what an artifact holds gets a clear
-//! error. A test binary of its own: peak memory is read for the whole process.
+//! error. The memory test reads the peak of the whole process, so it runs itself again alone in
+//! a process of its own (`common::alone`): the other tests of the binary run on its threads.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;
@@ -39,6 +40,9 @@ const MIB: usize = 1 << 20;
 
 #[test]
 fn large_assets_are_streamed_into_the_artifact_and_memory_stays_flat() {
+    if !common::alone("assets::large_assets_are_streamed_into_the_artifact_and_memory_stays_flat") {
+        return;
+    }
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     common::write(

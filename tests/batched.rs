@@ -1,10 +1,7 @@
 //! A one-shot build of many clients runs a batch of clients at a time: its artifact and its
 //! report are the ones a build of the whole workspace makes, whatever the batch size.
 
-// The generator of the benchmark, shared rather than part of the library's API.
-#[path = "../compiler/src/bin/skillc-bench/synth.rs"]
-#[allow(dead_code)]
-mod synth;
+use crate::synth;
 
 use std::path::{Path, PathBuf};
 
@@ -134,7 +131,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 /// The same at the scale batches are for (3,000 clients of the reference workload's shape:
 /// three batches of the default size). Slow unoptimised: run it with
-/// `cargo test --release --test batched -- --ignored`.
+/// `cargo test --release -p skillc-compiler --test integration batched:: -- --ignored`.
 #[test]
 #[ignore]
 fn three_thousand_clients_built_in_default_batches_are_the_same_built_whole() {

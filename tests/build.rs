@@ -1,12 +1,9 @@
 //! `skillc build` on real files: determinism, atomicity, secrets, resolution of the sample.
 
-mod common;
-// The generator of the benchmark, shared rather than part of the library's API.
-#[path = "../compiler/src/bin/skillc-bench/synth.rs"]
-#[allow(dead_code)]
-mod synth;
+use crate::common;
+use crate::synth;
 
-use common::{copy_dir, write};
+use crate::common::{copy_dir, write};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 fn skillc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skillc"))

@@ -3,9 +3,7 @@
 //! the remote removed after fetch), `skillc.lock`, `--locked`, tampering with the stored copy,
 //! trust, and provenance in `explain` and the catalog JSON.
 
-mod common;
-
-use common::{arg as s, said as text, skillc};
+use crate::common::{arg as s, said as text, skillc};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::write;
+use crate::common::write;
 
 /// Generous: each of these finishes in milliseconds to a second on this machine.
 const BOUND: Duration = Duration::from_secs(10);

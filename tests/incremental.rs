@@ -2,11 +2,8 @@
 //! random edit sequence, the artifact a session rebuilds is byte-identical to the one a clean
 //! build of the same files writes, and both report the same diagnostics.
 
-mod common;
-// The benchmark's generator, shared rather than part of the library's API.
-#[path = "../compiler/src/bin/skillc-bench/synth.rs"]
-#[allow(dead_code)]
-mod synth;
+use crate::common;
+use crate::synth;
 
 use std::path::{Path, PathBuf};
 
@@ -184,7 +181,7 @@ fn apply_edit(ws: &Path, edit: &Edit, n: usize, last: &mut Option<(PathBuf, Opti
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(10))]
+    #![proptest_config(crate::common::proptest_config(10))]
 
     #[test]
     fn a_rebuild_after_any_edits_equals_a_clean_build(

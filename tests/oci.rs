@@ -4,9 +4,7 @@
 //! needs nothing new downloading nothing, and a wrong digest, a missing tag or a damaged blob
 //! failing with nothing written.
 
-mod common;
-
-use common::{arg as s, said as text, skillc};
+use crate::common::{arg as s, said as text, skillc};
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,8 +1,8 @@
 //! ZIP packages, portable export and artifact diff (`skillc pack`, `unpack`, `export`, `diff`).
 
-mod common;
+use crate::common;
 
-use common::copy_dir;
+use crate::common::copy_dir;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

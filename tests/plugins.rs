@@ -3,9 +3,7 @@
 //! only one plugin has it, and the plugin's metadata reaches the catalog JSON and `explain`.
 //! (Every runtime's answers over the marketplace fixture: `tests/parity/rules_parity.py`.)
 
-mod common;
-
-use common::skillc;
+use crate::common::skillc;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

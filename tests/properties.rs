@@ -47,7 +47,7 @@ fn yamlish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(crate::common::proptest_config(512))]
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
@@ -83,7 +83,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(crate::common::proptest_config(64))]
 
     /// Any nesting, of any depth and mix of flow lists, flow maps and compact block lists,
     /// gives a diagnostic past the limit and never overflows the stack.
@@ -228,7 +228,7 @@ mod build_props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(crate::common::proptest_config(24))]
 
         #[test]
         fn output_does_not_depend_on_file_order_or_thread_count(
@@ -249,7 +249,7 @@ mod build_props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(crate::common::proptest_config(64))]
 
         #[test]
         fn toggled_off_skills_never_appear_and_client_overrides_always_win(files in workspace()) {
@@ -429,7 +429,7 @@ mod edit_props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
+        #![proptest_config(crate::common::proptest_config(512))]
 
         #[test]
         fn a_field_edit_changes_only_that_field_and_reads_back(
@@ -688,7 +688,7 @@ fn template_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(crate::common::proptest_config(400))]
 
     /// Any template expression of the grammar above is refused (E024), fails on the content
     /// (E025) or renders: it never panics (the engine's own panics are refused before

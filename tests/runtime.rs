@@ -2,9 +2,9 @@
 //! exercise, routing settings, readers during an artifact swap, and the committed sample artifact
 //! the runtime crate's own tests (`compiler/runtime/tests/sample.rs`) read.
 
-mod common;
+use crate::common;
 
-use common::copy_dir;
+use crate::common::copy_dir;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -271,7 +271,7 @@ mod selection_props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        #![proptest_config(crate::common::proptest_config(256))]
 
         #[test]
         fn every_request_is_answered_once_and_the_caps_and_blocks_hold(
@@ -578,7 +578,7 @@ fn the_runtime_crate_s_sample_artifact_is_the_sample_as_built_now() {
     assert!(
         std::fs::read(&committed).ok().as_ref() == Some(&built),
         "{} is not the sample as built now: rewrite it with \
-         `SKILLC_BLESS=1 cargo test -p skillc-compiler --test runtime the_runtime_crate` and commit it",
+         `SKILLC_BLESS=1 cargo test -p skillc-compiler --test integration runtime::the_runtime_crate` and commit it",
         committed.display()
     );
 }

@@ -5,9 +5,7 @@
 //! would break the trusted comment. (The Python, TypeScript and Java runtimes' own tests cover
 //! them.)
 
-mod common;
-
-use common::{arg as s, said as text, skillc};
+use crate::common::{arg as s, said as text, skillc};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

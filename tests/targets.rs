@@ -2,9 +2,9 @@
 //! `workspace.yaml` `targets:` declares, which `check` holds each catalog to (W124) and the export
 //! report uses.
 
-mod common;
+use crate::common;
 
-use common::{said as text, skillc};
+use crate::common::{said as text, skillc};
 
 use std::path::Path;
 

@@ -52,3 +52,47 @@ pub fn said(o: &std::process::Output) -> String {
 pub fn arg(p: &Path) -> &str {
     p.to_str().unwrap()
 }
+
+/// Whether the calling test is to run its body here: `false` after running it again alone, in
+/// a process of its own (this test binary given its exact name), and asserting that it passed
+/// there; `true` in that process. For a test that measures the whole process (peak memory),
+/// which the other tests' threads would otherwise share. `test` is its path in this binary,
+/// `<file>::<name>` (`module_path!()` without the crate's name, then `::` and the name).
+pub fn alone(test: &str) -> bool {
+    const MARK: &str = "SKILLC_TEST_ALONE";
+    if std::env::var_os(MARK).is_some_and(|v| v == test) {
+        return true;
+    }
+    let run = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--test-threads=1", "--include-ignored"])
+        .env(MARK, test)
+        .output()
+        .expect("run the test binary again");
+    let text = said(&run);
+    // A name that matches nothing passes with nothing run: that is a failure too.
+    assert!(
+        run.status.success() && text.contains("test result: ok. 1 passed"),
+        "{test} alone in its own process:\n{text}"
+    );
+    false
+}
+
+/// proptest's settings for `cases` cases, with failures kept beside the test's source file
+/// (`tests/<file>.proptest-regressions`, committed, replayed first on every run). proptest's
+/// default looks up from the source file for a folder holding a `main.rs` and keeps them in a
+/// `proptest-regressions/` folder beside that one: with `tests/main.rs` the root of this binary,
+/// the committed seeds would silently stop being replayed. `PROPTEST_DISABLE_FAILURE_PERSISTENCE`
+/// still turns persistence off.
+pub fn proptest_config(cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence};
+    let defaults = Config::default();
+    let beside = FileFailurePersistence::WithSource("proptest-regressions");
+    Config {
+        cases,
+        failure_persistence: defaults
+            .failure_persistence
+            .as_ref()
+            .map(|_| Box::new(beside) as Box<dyn FailurePersistence>),
+        ..defaults
+    }
+}
