@@ -33,6 +33,7 @@ class RouteWords(unittest.TestCase):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.
         self.assertEqual(route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
         self.assertEqual(route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
+        self.assertEqual(route_tokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"])
 
     def test_runs_of_unspaced_scripts_become_pairs_of_characters(self):
         # The Rust runtime's runs_of_unspaced_scripts_become_pairs_of_characters.

@@ -25,4 +25,5 @@ test("runs of unspaced scripts become pairs of characters, as in the Rust runtim
 test("English suffixes come off words of ASCII letters, as in the Rust runtime", () => {
   assert.deepEqual(routeTokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"]);
   assert.deepEqual(routeTokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"]);
+  assert.deepEqual(routeTokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"]);
 });
