@@ -169,14 +169,7 @@ fn query_vector_of(
                 .to_string(),
         ));
     };
-    let text = if file == Path::new("-") {
-        let mut text = String::new();
-        let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);
-        std::io::Read::read_to_string(&mut stdin, &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(file)
-    }
-    .map_err(|e| request(e.to_string()))?;
+    let text = super::read_file_or_stdin(file).map_err(|e| request(e.to_string()))?;
     skillc_runtime::route::parse_query_vector(&text, model, dims).map_err(request)
 }
 

@@ -40,14 +40,7 @@ pub fn time_of(arg: &str) -> Result<f64, String> {
 /// objects, or one such object a line (JSON lines; blank lines skipped), oldest first.
 pub fn read(file: &Path) -> Result<History, String> {
     let named = |why: String| format!("--history `{}`: {why}", file.display());
-    let text = if file == Path::new("-") {
-        let mut text = String::new();
-        let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);
-        std::io::Read::read_to_string(&mut stdin, &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(file)
-    }
-    .map_err(|e| named(e.to_string()))?;
+    let text = super::read_file_or_stdin(file).map_err(|e| named(e.to_string()))?;
     let items: Vec<(String, Value)> = if text.trim_start().starts_with('[') {
         let all: Vec<Value> = serde_json::from_str(&text).map_err(|e| named(e.to_string()))?;
         let place = |n: usize| format!("item {}", n + 1);

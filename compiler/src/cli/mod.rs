@@ -57,3 +57,15 @@ impl From<skillc_runtime::Error> for Failure {
 
 /// What a command ends with.
 pub type Done = Result<(), Failure>;
+
+/// The text of a file a flag names, `-` for stdin (read up to 64 MiB): `--query-vector` and
+/// `--history`.
+pub fn read_file_or_stdin(file: &std::path::Path) -> std::io::Result<String> {
+    if file == std::path::Path::new("-") {
+        let mut text = String::new();
+        let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);
+        std::io::Read::read_to_string(&mut stdin, &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(file)
+    }
+}

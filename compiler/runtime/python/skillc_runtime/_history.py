@@ -6,7 +6,7 @@ tests) and on its cases (compiler/runtime/fragment-cases.json)."""
 from typing import Any, List, Mapping, Optional, Sequence
 
 from . import _fragment_words as W
-from . import _WORD, _words
+from ._words import _WORD, _words
 
 _FINAL_MARKS = tuple(W.FINAL_MARKS)
 
