@@ -93,6 +93,11 @@ rm -rf "$ci_out"
 echo "== the crates as the Rust package registry would take them (cargo publish --dry-run)"
 # Both at once: the compiler's dependency on the runtime resolves through cargo's local
 # overlay of the crates being published, as a real publish of both in order would.
+# Cargo unpacks the overlay's crates under the registry's src/ and never unpacks a version
+# again once there: a CI machine that keeps CARGO_HOME then verifies the compiler against an
+# old runtime of the same version (a CI run failed so: `Turn` not found). Clear those first.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/skillc-runtime-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/skillc-compiler-*
 published="$(cargo publish --dry-run --allow-dirty --quiet -p skillc-runtime -p skillc-compiler 2>&1)" \
   || { echo "$published"; exit 1; }
 echo "$published" | grep -v "^warning: ignoring test\|^warning: aborting upload due to dry run" || true
