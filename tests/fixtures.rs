@@ -204,6 +204,15 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("unknown-reference", &["E012"]),
     ("unreadable-file", &["E001"]),
     ("yaml-syntax", &["E006"]),
+    ("safety-hidden-text", &["S101", "S102"]),
+    ("safety-against-user", &["S201", "S202", "S203", "S204"]),
+    (
+        "safety-code",
+        &["S301", "S302", "S303", "S401", "S601", "S701"],
+    ),
+    ("safety-opaque", &["S501", "S301"]),
+    ("safety-deny", &["S301", "S202"]),
+    ("safety-bad-config", &["E019", "!S301"]),
 ];
 
 #[test]

@@ -28,6 +28,7 @@ mod packages;
 mod plugins;
 mod properties;
 mod runtime;
+mod safety;
 mod sample;
 mod signing;
 mod targets;

@@ -94,33 +94,7 @@ pub enum Generated {
 #[derive(Debug, Subcommand)]
 pub enum WorkspaceCommand {
     /// Validate a workspace and print every diagnostic.
-    Check {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-        format: DiagFormat,
-        /// Apply exactly the agentskills.io rules (portability issues become errors).
-        #[arg(long)]
-        strict_spec: bool,
-        /// Print every warning in full (by default, past 50 warnings the first 20 are shown
-        /// and the rest counted by code).
-        #[arg(long)]
-        all_warnings: bool,
-        /// Print every error in full (by default, past 50 errors each distinct message is
-        /// shown once, with its count and its first places).
-        #[arg(long)]
-        all_errors: bool,
-        /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
-        /// last result, reused while every input file has the same content).
-        #[arg(long)]
-        no_cache: bool,
-        /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
-        /// `external:` entries.
-        #[arg(long)]
-        locked: bool,
-    },
+    Check(CheckArgs),
     /// Compile a workspace into the SQLite artifact.
     Build {
         /// The workspace folder.
@@ -170,6 +144,10 @@ pub enum WorkspaceCommand {
         /// is NAME); without it, pinned entries keep their commit.
         #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
         update: Option<String>,
+        /// Take untrusted entries even with content-safety findings at high or critical (a
+        /// build still withholds them until the entry says `trust: true`).
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Make a minisign key pair to sign artifacts: the secret key (mode 0600, never
     /// overwritten; encrypted when $SKILLC_KEY_PASSWORD is set) and the public key beside it.
@@ -257,6 +235,10 @@ pub enum WorkspaceCommand {
         /// Replace a skill of the same name.
         #[arg(long)]
         force: bool,
+        /// Take the skill even with content-safety findings at high or critical (it stays
+        /// untrusted: a build withholds it until workspace.yaml trusts it).
+        #[arg(long)]
+        accept_findings: bool,
     },
 }
 
@@ -412,6 +394,40 @@ pub enum ArtifactCommand {
         #[arg(long)]
         include_untrusted: bool,
     },
+}
+
+/// `skillc check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
+    /// Apply exactly the agentskills.io rules (portability issues become errors).
+    #[arg(long)]
+    pub strict_spec: bool,
+    /// Print every warning in full (by default, past 50 warnings the first 20 are shown
+    /// and the rest counted by code).
+    #[arg(long)]
+    pub all_warnings: bool,
+    /// Print every error in full (by default, past 50 errors each distinct message is
+    /// shown once, with its count and its first places).
+    #[arg(long)]
+    pub all_errors: bool,
+    /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
+    /// last result, reused while every input file has the same content).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
+    /// `external:` entries.
+    #[arg(long)]
+    pub locked: bool,
+    /// Make these content-safety findings errors: codes (`S301`), families (`S3xx`) or
+    /// levels (`high`: high and critical), comma-separated; added to `safety.deny`.
+    #[arg(long, value_delimiter = ',', value_name = "S…|LEVEL")]
+    pub deny: Vec<String>,
 }
 
 /// Which bundle of an artifact.

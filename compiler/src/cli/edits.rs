@@ -13,9 +13,9 @@ pub fn pack(skill_dir: &Path, output: &Path, flat: bool) -> Done {
     Ok(())
 }
 
-pub fn unpack(archive: &Path, workspace: &Path, force: bool) -> Done {
+pub fn unpack(archive: &Path, workspace: &Path, admit: package::Admit) -> Done {
     let limits = package::Limits::default();
-    let u = package::unpack(archive, workspace, force, &limits)
+    let u = package::unpack_admitting(archive, workspace, admit, &limits)
         .map_err(|e| package_failure(e, archive))?;
     outln!(
         "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
@@ -91,6 +91,16 @@ fn package_failure(e: package::Error, path: &Path) -> Failure {
             eprint!("{}", skillc::render_text(&diags, ""));
             Failure::Errors(format!(
                 "`{}`: the skill has errors; nothing was written",
+                path.display()
+            ))
+        }
+        package::Error::Unsafe(mut diags) => {
+            skillc::diagnostic::sort(&mut diags);
+            eprint!("{}", skillc::render_text(&diags, ""));
+            Failure::Errors(format!(
+                "`{}`: refused for the content-safety findings above (an agent given this skill \
+                 could be turned against its user); read them, then --accept-findings to take it \
+                 untrusted; nothing was written",
                 path.display()
             ))
         }

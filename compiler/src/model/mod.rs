@@ -566,6 +566,28 @@ pub struct WorkspaceConfig {
     pub targets: Vec<targets::DeclaredTarget>,
     /// `external:`: skills from other repositories, pinned in `skillc.lock`.
     pub external: Vec<external::ExternalSource>,
+    /// `safety:`: which content-safety findings are errors, and which untrusted skills are
+    /// withheld.
+    pub safety: SafetyConfig,
+}
+
+/// `workspace.yaml` `safety:` (SPEC 14.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SafetyConfig {
+    /// Findings that are errors: codes (`S301`), families (`S3xx`), levels (`high` and up).
+    pub deny: Vec<String>,
+    /// An untrusted skill with a finding at this level or above is withheld: unavailable in
+    /// every bundle, never exported or served.
+    pub withhold: crate::diagnostic::SafetyLevel,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        SafetyConfig {
+            deny: Vec::new(),
+            withhold: crate::diagnostic::SafetyLevel::High,
+        }
+    }
 }
 
 impl Default for WorkspaceConfig {
@@ -590,6 +612,7 @@ impl Default for WorkspaceConfig {
             authored: false,
             targets: Vec::new(),
             external: Vec::new(),
+            safety: SafetyConfig::default(),
         }
     }
 }
@@ -669,6 +692,10 @@ pub struct Workspace {
     /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]
     pub census: Option<Arc<census::Census>>,
+    /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
+    /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
+    /// Set by the check ([`crate::parse::safety::withheld`]).
+    pub withheld: BTreeMap<String, String>,
 }
 
 impl Workspace {

@@ -10,6 +10,7 @@ pub(crate) mod frontmatter;
 pub mod load;
 pub mod names;
 pub mod refs;
+pub mod safety;
 pub mod sources;
 pub(crate) mod targets;
 pub(crate) mod text;

@@ -90,6 +90,7 @@ pub(super) fn load_skill(
         add_file(&mut skill, inner, raw, &ws.config, out, texts);
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
+    out.extend(crate::parse::safety::scan_skill(&skill, texts));
     Some(skill)
 }
 
