@@ -31,3 +31,4 @@ mod runtime;
 mod sample;
 mod signing;
 mod targets;
+mod teams;

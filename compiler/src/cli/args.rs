@@ -58,6 +58,27 @@ pub struct EvalArgs {
     pub format: CheckFormat,
 }
 
+/// `skillc merge`'s arguments (git's merge driver passes `%O %A %B`, and `%P` to `--path`).
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The version both sides started from.
+    pub base: PathBuf,
+    /// Our version: the merged result replaces it unless `-o` is given (git's `%A`).
+    pub ours: PathBuf,
+    /// Their version.
+    pub theirs: PathBuf,
+    /// Write the result here instead of over OURS (`-` for stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The file's path in the workspace, which says how to merge it (git's `%P`; default: the
+    /// name of OURS).
+    #[arg(long, value_name = "NAME")]
+    pub path: Option<PathBuf>,
+    /// The length of conflict markers (git's `%L`).
+    #[arg(long, value_name = "N", default_value_t = skillc::edit::merge::MARKER_SIZE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub marker_size: usize,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
@@ -237,6 +258,11 @@ pub enum WorkspaceCommand {
         #[arg(value_name = "STATE")]
         third: Option<String>,
     },
+    /// Three-way merge of a workspace file (a SKILL.md by field, list item and paragraph,
+    /// YAML settings by key and list item, other text by line), usable as a git merge driver:
+    /// exit 0 merged, 1 with conflicts marked in the output, 2 on bad input.
+    #[command(override_usage = "skillc merge BASE OURS THEIRS [-o FILE] [--path NAME]")]
+    Merge(MergeArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
     Pack {
         /// The skill folder.

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod path;
+pub mod merge;
 pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};
