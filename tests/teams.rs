@@ -16,7 +16,12 @@ const SKILL: &str = "---\nname: context_gathering\ndescription: Ask one short cl
 fn git(dir: &Path, args: &[&str]) -> Output {
     Command::new("git")
         .args(["-c", "user.name=Ada", "-c", "user.email=ada@example.com"])
-        .args(["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -42,9 +47,16 @@ fn branches(ours: impl Fn(&str) -> String, theirs: impl Fn(&str) -> String) -> t
         "'{}' merge --path %P --marker-size %L %O %A %B",
         env!("CARGO_BIN_EXE_skillc")
     );
-    git_ok(repo, &["config", "merge.skillc.name", "skillc workspace merge"]);
+    git_ok(
+        repo,
+        &["config", "merge.skillc.name", "skillc workspace merge"],
+    );
     git_ok(repo, &["config", "merge.skillc.driver", &driver]);
-    std::fs::write(repo.join(".gitattributes"), "SKILL*.md merge=skillc\n*.yaml merge=skillc\n").unwrap();
+    std::fs::write(
+        repo.join(".gitattributes"),
+        "SKILL*.md merge=skillc\n*.yaml merge=skillc\n",
+    )
+    .unwrap();
     let skill = repo.join("skills/context_gathering/SKILL.md");
     std::fs::create_dir_all(skill.parent().unwrap()).unwrap();
     std::fs::write(&skill, SKILL).unwrap();
@@ -68,7 +80,8 @@ fn git_merges_edits_of_different_fields_of_one_skill_through_the_driver() {
     );
     let out = git(dir.path(), &["merge", "-q", "--no-edit", "theirs"]);
     assert!(out.status.success(), "{}", said(&out));
-    let merged = std::fs::read_to_string(dir.path().join("skills/context_gathering/SKILL.md")).unwrap();
+    let merged =
+        std::fs::read_to_string(dir.path().join("skills/context_gathering/SKILL.md")).unwrap();
     assert_eq!(
         merged,
         SKILL
@@ -81,11 +94,15 @@ fn git_merges_edits_of_different_fields_of_one_skill_through_the_driver() {
 fn git_stops_on_the_same_field_changed_two_ways_with_both_sides_in_the_file() {
     let dir = branches(
         |s| s.replace("priority: 3", "priority: 2"),
-        |s| s.replace("priority: 3", "priority: 1").replace("15 words", "12 words"),
+        |s| {
+            s.replace("priority: 3", "priority: 1")
+                .replace("15 words", "12 words")
+        },
     );
     let out = git(dir.path(), &["merge", "-q", "--no-edit", "theirs"]);
     assert!(!out.status.success(), "{}", said(&out));
-    let merged = std::fs::read_to_string(dir.path().join("skills/context_gathering/SKILL.md")).unwrap();
+    let merged =
+        std::fs::read_to_string(dir.path().join("skills/context_gathering/SKILL.md")).unwrap();
     assert!(
         merged.contains("<<<<<<< ours\npriority: 2\n=======\npriority: 1\n>>>>>>> theirs\n"),
         "{merged}"
@@ -93,7 +110,11 @@ fn git_stops_on_the_same_field_changed_two_ways_with_both_sides_in_the_file() {
     // The other side's edit elsewhere is in too.
     assert!(merged.contains("Keep it under 12 words."), "{merged}");
     let status = git(dir.path(), &["status", "--porcelain"]);
-    assert!(said(&status).contains("UU skills/context_gathering/SKILL.md"), "{}", said(&status));
+    assert!(
+        said(&status).contains("UU skills/context_gathering/SKILL.md"),
+        "{}",
+        said(&status)
+    );
 }
 
 /// One edit of each kind a person makes to a SKILL.md, each in its own place.
@@ -101,7 +122,10 @@ const EDITS: &[(&str, &str)] = &[
     ("description: Ask one short", "description: Ask one brief"),
     ("priority: 3", "priority: 2"),
     ("[clean_ending]", "[clean_ending, demo_offer]"),
-    ("  - \"Tell me more\"\n", "  - \"Tell me more\"\n  - \"Go on\"\n"),
+    (
+        "  - \"Tell me more\"\n",
+        "  - \"Tell me more\"\n  - \"Go on\"\n",
+    ),
     ("  - \"Does it work for us?\"\n", ""),
     ("# Instructions", "# How to ask"),
     ("Keep it under 15 words.", "Keep it under 12 words."),
@@ -168,22 +192,43 @@ fn the_command_writes_over_ours_or_to_output_and_exits_0_1_or_2() {
         args.extend_from_slice(extra);
         skillc(&args)
     };
-    let out = run(&[arg(&p("base")), arg(&p("ours")), arg(&p("theirs")), "-o", arg(&p("m"))]);
+    let out = run(&[
+        arg(&p("base")),
+        arg(&p("ours")),
+        arg(&p("theirs")),
+        "-o",
+        arg(&p("m")),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", said(&out));
-    assert!(said(&out).contains("skills/x/SKILL.md:5: conflict in field `priority`"), "{}", said(&out));
-    assert!(std::fs::read_to_string(p("m")).unwrap().contains(">>>>>>> theirs"));
+    assert!(
+        said(&out).contains("skills/x/SKILL.md:5: conflict in field `priority`"),
+        "{}",
+        said(&out)
+    );
+    assert!(std::fs::read_to_string(p("m"))
+        .unwrap()
+        .contains(">>>>>>> theirs"));
     // Without -o the result replaces OURS (git's %A).
     std::fs::write(p("theirs"), SKILL.replace("# Instructions", "# How")).unwrap();
     let out = run(&[arg(&p("base")), arg(&p("ours")), arg(&p("theirs"))]);
     assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     let merged = std::fs::read_to_string(p("ours")).unwrap();
-    assert_eq!(merged, SKILL.replace("priority: 3", "priority: 2").replace("# Instructions", "# How"));
+    assert_eq!(
+        merged,
+        SKILL
+            .replace("priority: 3", "priority: 2")
+            .replace("# Instructions", "# How")
+    );
     // Bad input: a missing side, a binary file. OURS is left as it was.
     std::fs::write(p("bin"), b"\0\x01\x02").unwrap();
     for bad in [p("missing"), p("bin")] {
         let out = run(&[arg(&p("base")), arg(&p("ours")), arg(&bad)]);
         assert_eq!(out.status.code(), Some(2), "{}", said(&out));
-        assert!(said(&out).contains(&*bad.to_string_lossy()), "{}", said(&out));
+        assert!(
+            said(&out).contains(&*bad.to_string_lossy()),
+            "{}",
+            said(&out)
+        );
         assert_eq!(std::fs::read_to_string(p("ours")).unwrap(), merged);
     }
 }
@@ -192,10 +237,27 @@ fn the_command_writes_over_ours_or_to_output_and_exits_0_1_or_2() {
 /// lists, comments, paragraphs), in any order: well-formed or not, the merge must keep the rule.
 fn texts() -> impl Strategy<Value = String> {
     let line = prop::sample::select(vec![
-        "---\n", "name: a\n", "name: b\n", "description: x\n", "tags: [a, b]\n", "tags: [b]\n",
-        "list:\n", "  - one\n", "  - two\n", "- top\n", "flags:\n", "  k: 1\n", "  k: 2\n",
-        "    deep: x\n", "# note\n", "\n", "Some words.\n", "More words.\n", "a: {b: 1}\n",
-        "\r\n", "trailing",
+        "---\n",
+        "name: a\n",
+        "name: b\n",
+        "description: x\n",
+        "tags: [a, b]\n",
+        "tags: [b]\n",
+        "list:\n",
+        "  - one\n",
+        "  - two\n",
+        "- top\n",
+        "flags:\n",
+        "  k: 1\n",
+        "  k: 2\n",
+        "    deep: x\n",
+        "# note\n",
+        "\n",
+        "Some words.\n",
+        "More words.\n",
+        "a: {b: 1}\n",
+        "\r\n",
+        "trailing",
     ]);
     prop::collection::vec(line, 0..24).prop_map(|ls| ls.concat())
 }

@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod path;
 pub mod merge;
+mod path;
 pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};

@@ -119,7 +119,11 @@ pub fn combine<T: Hash + Ord + Clone>(base: &[T], ours: &[T], theirs: &[T]) -> O
 }
 
 /// Cuts the three sides into runs that all share ([`Chunk::Same`]) and runs between them.
-pub fn diff3<'a, T: Hash + Ord>(base: &'a [T], ours: &'a [T], theirs: &'a [T]) -> Vec<Chunk<'a, T>> {
+pub fn diff3<'a, T: Hash + Ord>(
+    base: &'a [T],
+    ours: &'a [T],
+    theirs: &'a [T],
+) -> Vec<Chunk<'a, T>> {
     let (in_ours, in_theirs) = (matches(base, ours), matches(base, theirs));
     let mut out = Vec::new();
     let (mut b, mut o, mut t) = (0, 0, 0);
@@ -155,8 +159,11 @@ mod tests {
     use super::*;
 
     fn merged(base: &str, ours: &str, theirs: &str) -> Option<String> {
-        let (b, o, t): (Vec<char>, Vec<char>, Vec<char>) =
-            (base.chars().collect(), ours.chars().collect(), theirs.chars().collect());
+        let (b, o, t): (Vec<char>, Vec<char>, Vec<char>) = (
+            base.chars().collect(),
+            ours.chars().collect(),
+            theirs.chars().collect(),
+        );
         let mut out = String::new();
         for chunk in diff3(&b, &o, &t) {
             match chunk {
@@ -183,7 +190,10 @@ mod tests {
         let (b, o, t) = (['a', 'b', 'c'], ['a', 'X', 'b', 'c'], ['a', 'c']);
         assert_eq!(combine(&b, &o, &t), Some(vec!['a', 'X', 'c']));
         assert_eq!(combine(&b, &['a', 'Y', 'c'], &t), None);
-        assert_eq!(combine(&b, &['Q', 'a', 'b', 'c'], &['R', 'a', 'b', 'c']), None);
+        assert_eq!(
+            combine(&b, &['Q', 'a', 'b', 'c'], &['R', 'a', 'b', 'c']),
+            None
+        );
     }
 
     #[test]

@@ -237,12 +237,7 @@ fn skill_parts(text: &str) -> Option<[&str; 4]> {
     let at = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
     let (yaml, body) = (at(split.yaml), at(split.body));
     let yaml_end = yaml + split.yaml.len();
-    Some([
-        &text[..yaml],
-        split.yaml,
-        &text[yaml_end..body],
-        split.body,
-    ])
+    Some([&text[..yaml], split.yaml, &text[yaml_end..body], split.body])
 }
 
 /// Merges a SKILL.md; false (nothing written) when a side has no frontmatter to merge by field.

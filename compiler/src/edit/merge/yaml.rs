@@ -132,7 +132,12 @@ pub(super) fn parses(sides: &[Vec<&str>; 3], indent: usize) -> bool {
 
 /// Merges three versions of a mapping at `indent` into `out`; false, with nothing written, when
 /// one of them is not a block mapping. `words` goes before a key's path in conflicts.
-pub(super) fn merge_mapping(out: &mut Out, sides: [Vec<&str>; 3], indent: usize, words: &str) -> bool {
+pub(super) fn merge_mapping(
+    out: &mut Out,
+    sides: [Vec<&str>; 3],
+    indent: usize,
+    words: &str,
+) -> bool {
     let at = At {
         words,
         path: String::new(),
@@ -341,7 +346,11 @@ fn flow_list([b, o, t]: [&Entry<'_>; 3]) -> Option<String> {
     if [b, o, t].iter().any(|e| !e.body.is_empty()) {
         return None;
     }
-    let (ib, io, it) = (flow_items(b.head)?, flow_items(o.head)?, flow_items(t.head)?);
+    let (ib, io, it) = (
+        flow_items(b.head)?,
+        flow_items(o.head)?,
+        flow_items(t.head)?,
+    );
     let mut merged: Vec<&str> = Vec::new();
     for chunk in diff3(&ib, &io, &it) {
         match chunk {
