@@ -276,3 +276,195 @@ proptest! {
         }
     }
 }
+
+/// Every file under `dir` (but the `.skillc/` cache), by relative path.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            if rel.starts_with(".skillc") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A copy of the sample workspace.
+fn sample() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    crate::common::copy_dir(&from, dir.path());
+    dir
+}
+
+/// `check`'s summary line (`checked 50 skills: 0 errors, 25 warnings`), asserting it succeeded.
+fn checked(ws: &Path) -> String {
+    let out = skillc(&["check", arg(ws), "--no-cache"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let text = said(&out);
+    text.lines()
+        .rfind(|l| l.starts_with("checked "))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn renaming_context_gathering_in_the_sample_changes_every_reference_and_check_stays_clean() {
+    let dir = sample();
+    let ws = dir.path();
+    let before = snapshot(ws);
+    let summary = checked(ws);
+    let out = skillc(&[
+        "rename",
+        arg(ws),
+        "context_gathering",
+        "clarifying_question",
+        "--dry-run",
+    ]);
+    assert!(out.status.success(), "{}", said(&out));
+    let listed = said(&out);
+    for line in [
+        "public/response_ending/CATEGORY.md:10: Pick context_gathering when the question is too vague to answer well. → Pick clarifying_question when",
+        "public/response_ending/context_gathering/SKILL.md:2: name: context_gathering → name: clarifying_question",
+        "tests/seed-000.yaml:55: select: [demo_offer, content_gating, clean_ending, context_gathering] → select: [demo_offer, content_gating, clean_ending, clarifying_question]",
+        "tests/seed-000.yaml:61: context_gathering: \"excluded:demo_offer\" → clarifying_question: \"excluded:demo_offer\"",
+        "tests/seed-000.yaml:69: removed: {clean_ending: \"excluded:content_gating\", context_gathering: excluded} → removed: {clean_ending: \"excluded:content_gating\", clarifying_question: excluded}",
+        "public/response_ending/context_gathering/ → ",
+        "7 lines in 3 files, 1 folders moved (dry run: nothing written)",
+    ] {
+        assert!(listed.contains(line), "{line}\nnot in:\n{listed}");
+    }
+    assert_eq!(snapshot(ws), before, "a dry run writes nothing");
+
+    let out = skillc(&[
+        "rename",
+        arg(ws),
+        "context_gathering",
+        "clarifying_question",
+    ]);
+    assert!(out.status.success(), "{}", said(&out));
+    let after = snapshot(ws);
+    // Every file as it was but for the name, moved with its folder; nothing names it any more.
+    let moved = |rel: &str| rel.replace("/context_gathering/", "/clarifying_question/");
+    assert_eq!(after.len(), before.len());
+    for (rel, bytes) in &before {
+        let text = String::from_utf8_lossy(bytes);
+        let expected = text.replace("context_gathering", "clarifying_question");
+        let got = after
+            .get(&moved(rel))
+            .unwrap_or_else(|| panic!("{rel} is gone"));
+        assert_eq!(String::from_utf8_lossy(got), expected, "{rel}");
+    }
+    assert_eq!(checked(ws), summary, "the same check, errors and warnings");
+    let out = skillc(&["test", arg(ws)]);
+    assert!(out.status.success(), "{}", said(&out));
+}
+
+#[test]
+fn renaming_a_skill_named_by_a_word_moves_overrides_and_variants_but_not_flags_or_prose() {
+    let dir = sample();
+    let ws = dir.path();
+    let summary = checked(ws);
+    let out = skillc(&["rename", arg(ws), "competitors", "rivals"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let read = |rel: &str| std::fs::read_to_string(ws.join(rel)).unwrap();
+    assert!(read("public/response_handling/rivals/SKILL.md").contains("name: rivals\n"));
+    assert!(
+        read("clients/northwind.io/response_handling/rivals/SKILL.md").contains("name: rivals\n")
+    );
+    assert!(read("public/response_handling/competitors-aware/SKILL.md")
+        .contains("variant_of: rivals\n"));
+    assert!(
+        read("clients/hyperline.co/response_handling/client_competitor_posture/SKILL.md")
+            .contains("augments: [rivals]\n")
+    );
+    // A flag of the same name, a variable and the word in prose are not the skill.
+    assert!(read("clients/hyperline.co/client.yaml").contains("flags:\n  competitors:\n"));
+    assert!(read("public/response_handling/competitors-aware/SKILL.md")
+        .contains("{{db_competitors_names}}"));
+    assert!(
+        read("public/response_handling/CATEGORY.md").contains("(pricing, competitors, support)")
+    );
+    assert_eq!(checked(ws), summary);
+    let out = skillc(&["test", arg(ws)]);
+    assert!(out.status.success(), "{}", said(&out));
+}
+
+#[test]
+fn rename_refuses_an_unknown_name_a_taken_name_or_a_bad_name_and_writes_nothing() {
+    let dir = sample();
+    let ws = dir.path();
+    let before = snapshot(ws);
+    for (old, new, why) in [
+        ("context_gatherin", "x", "no skill `context_gatherin` in"),
+        ("context_gatherin", "x", "did you mean `context_gathering`?"),
+        (
+            "context_gathering",
+            "pricing",
+            "a skill `pricing` is already in",
+        ),
+        ("context_gathering", "a b", "`a b` is not a skill name"),
+    ] {
+        let out = skillc(&["rename", arg(ws), old, new]);
+        assert_eq!(out.status.code(), Some(1), "{}", said(&out));
+        assert!(said(&out).contains(why), "{why}: {}", said(&out));
+    }
+    assert_eq!(snapshot(ws), before);
+}
+
+#[test]
+fn renaming_reaches_next_skills_qualified_names_consumers_translations_and_crlf_files() {
+    let dir = sample();
+    let ws = dir.path();
+    let edit = |rel: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(ws.join(rel)).unwrap();
+        assert!(text.contains(from), "{rel}: {from}");
+        std::fs::write(ws.join(rel), text.replacen(from, to, 1)).unwrap();
+    };
+    edit(
+        "public/response_ending/demo_offer/SKILL.md",
+        "priority: 1\n",
+        "priority: 1\nnext_skill: public.clean_ending\nconditional_next_skills: { booked: \"skills.public.clean_ending\" }\n",
+    );
+    edit(
+        "workspace.yaml",
+        "[\"public.url-gen\"]",
+        "[\"public.url-gen\", public.clean_ending]",
+    );
+    let fr = "---\r\nname: clean_ending\r\ndescription: Terminer sans appel à l'action.\r\n---\r\n# Instructions\r\n\r\nLa dernière phrase utile (voir `clean_ending`), puis rien.\r\n";
+    std::fs::write(
+        ws.join("public/response_ending/clean_ending/SKILL.fr.md"),
+        fr,
+    )
+    .unwrap();
+    let summary = checked(ws);
+    let out = skillc(&["rename", arg(ws), "clean_ending", "plain_ending"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let read = |rel: &str| std::fs::read_to_string(ws.join(rel)).unwrap();
+    let demo = read("public/response_ending/demo_offer/SKILL.md");
+    assert!(demo.contains("next_skill: public.plain_ending\nconditional_next_skills: { booked: \"skills.public.plain_ending\" }\n"), "{demo}");
+    assert!(read("public/response_ending/context_gathering/SKILL.md")
+        .contains("dependencies: [plain_ending]\n"));
+    assert!(read("workspace.yaml").contains("[\"public.url-gen\", public.plain_ending]"));
+    assert_eq!(
+        read("public/response_ending/plain_ending/SKILL.fr.md"),
+        fr.replace("clean_ending", "plain_ending"),
+        "CRLF kept, only the name changed"
+    );
+    assert_eq!(checked(ws), summary);
+    let out = skillc(&["test", arg(ws)]);
+    assert!(out.status.success(), "{}", said(&out));
+}

@@ -135,6 +135,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             third,
         } => edits::toggle(&client, &first, &second, third.as_deref()),
         WorkspaceCommand::Merge(args) => teams::merge(&args),
+        WorkspaceCommand::Rename(args) => teams::rename(&args),
         WorkspaceCommand::Pack {
             skill_dir,
             output,

@@ -79,6 +79,23 @@ pub struct MergeArgs {
     pub marker_size: usize,
 }
 
+/// `skillc rename`'s arguments: the workspace is optional and comes first.
+#[derive(Debug, clap::Args)]
+pub struct RenameArgs {
+    /// WORKSPACE (default `.`) when three values are given, else OLD.
+    #[arg(value_name = "WORKSPACE|OLD")]
+    pub first: String,
+    /// OLD, or NEW when the workspace is left out.
+    #[arg(value_name = "OLD|NEW")]
+    pub second: String,
+    /// NEW.
+    #[arg(value_name = "NEW")]
+    pub third: Option<String>,
+    /// List every change (file:line, old → new) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
@@ -263,6 +280,11 @@ pub enum WorkspaceCommand {
     /// exit 0 merged, 1 with conflicts marked in the output, 2 on bad input.
     #[command(override_usage = "skillc merge BASE OURS THEIRS [-o FILE] [--path NAME]")]
     Merge(MergeArgs),
+    /// Rename a skill and every reference to it (reference fields, variants, client overrides
+    /// and toggles, test cases, markdown naming it), changing only those spans; its folder
+    /// moves when it bears the name.
+    #[command(override_usage = "skillc rename [WORKSPACE] OLD NEW [--dry-run]")]
+    Rename(RenameArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
     Pack {
         /// The skill folder.

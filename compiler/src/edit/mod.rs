@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub mod merge;
 mod path;
+pub mod rename;
 pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};
