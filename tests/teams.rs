@@ -468,3 +468,91 @@ fn renaming_reaches_next_skills_qualified_names_consumers_translations_and_crlf_
     let out = skillc(&["test", arg(ws)]);
     assert!(out.status.success(), "{}", said(&out));
 }
+
+#[test]
+fn set_edits_workspace_and_client_settings_by_dotted_path_changing_only_their_lines() {
+    let dir = sample();
+    let ws = dir.path();
+    let (wy, cy) = (
+        ws.join("workspace.yaml"),
+        ws.join("clients/hyperline.co/client.yaml"),
+    );
+    let (w0, c0) = (
+        std::fs::read_to_string(&wy).unwrap(),
+        std::fs::read_to_string(&cy).unwrap(),
+    );
+    let set = |args: &[&str]| {
+        let out = skillc(&[&["set"], args].concat());
+        assert!(out.status.success(), "{args:?}: {}", said(&out));
+    };
+    set(&[arg(&wy), "locales", "[en, en-gb, fr, de]"]);
+    set(&[arg(&wy), "routing.top_k", "4"]);
+    set(&[arg(&cy), "routing.min_score", "0.5"]);
+    set(&[arg(&cy), "--unset", "flags.competitors.battlecard_mode"]);
+    assert_eq!(
+        std::fs::read_to_string(&wy).unwrap(),
+        w0.replace("locales: [en, en-gb, fr]", "locales: [en, en-gb, fr, de]")
+            + "routing:\n  top_k: 4\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&cy).unwrap(),
+        c0.replace(
+            "{ top_k: 3, min_score: 0.6 }",
+            "{ top_k: 3, min_score: 0.5 }"
+        )
+        .replace("    battlecard_mode: true\n", "")
+    );
+    checked(ws);
+    // A SKILL.md is edited by field, as before (a dotted name is one field there).
+    let skill = ws.join("public/response_ending/demo_offer/SKILL.md");
+    set(&[arg(&skill), "priority", "2"]);
+    assert!(std::fs::read_to_string(&skill)
+        .unwrap()
+        .contains("\npriority: 2\n"));
+}
+
+#[test]
+fn set_refuses_settings_that_break_the_workspace_even_given_a_bare_file_name() {
+    let dir = sample();
+    let ws = dir.path();
+    let before = snapshot(ws);
+    let wy = ws.join("workspace.yaml");
+    for (args, why) in [
+        (
+            vec![arg(&wy), "default_locale", "xx"],
+            "default locale `xx` is not in `locales`",
+        ),
+        (
+            vec![arg(&wy), "--unset", "routing.nope"],
+            "has no `routing.nope`",
+        ),
+        (vec![arg(&wy), "a..b", "1"], "`a..b` is not a path of keys"),
+        (
+            vec![arg(&wy), "locales", "[unclosed"],
+            "the value is not YAML",
+        ),
+    ] {
+        let out = skillc(&[&["set"], &args[..]].concat());
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", said(&out));
+        assert!(said(&out).contains(why), "{why}: {}", said(&out));
+    }
+    // Run in the file's own folder, the edit is checked against the same workspace.
+    for (folder, file, key, value) in [
+        (".", "workspace.yaml", "default_locale", "xx"),
+        (
+            "public/response_ending/demo_offer",
+            "SKILL.md",
+            "priority",
+            "\"high\"",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_skillc"))
+            .args(["set", file, key, value])
+            .current_dir(ws.join(folder))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", said(&out));
+        assert!(said(&out).contains("nothing was written"), "{}", said(&out));
+    }
+    assert_eq!(snapshot(ws), before);
+}

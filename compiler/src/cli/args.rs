@@ -244,18 +244,20 @@ pub enum WorkspaceCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    /// Edit one frontmatter field of a SKILL.md, or one value of workspace.yaml or a client.yaml
+    /// by its dotted path (`routing.min_score`), changing only that value's lines.
     #[command(
-        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD\n       skillc set workspace.yaml|client.yaml PATH YAML_VALUE\n       skillc set workspace.yaml|client.yaml --unset PATH"
     )]
     Set {
-        /// The SKILL.md to edit.
+        /// The SKILL.md, workspace.yaml or client.yaml to edit.
         skill_md: PathBuf,
-        /// The field (with `--unset`: the field to remove).
+        /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
+        /// `--unset`: the one to remove).
         field: Option<String>,
         /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
         value: Option<String>,
-        /// Remove this field.
+        /// Remove this field (or dotted path).
         #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
         unset: Option<String>,
     },
