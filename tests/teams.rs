@@ -556,3 +556,33 @@ fn set_refuses_settings_that_break_the_workspace_even_given_a_bare_file_name() {
     }
     assert_eq!(snapshot(ws), before);
 }
+
+#[test]
+fn rename_refuses_a_skill_written_outside_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "ws/workspace.yaml",
+        "name: ws\nroots: { custom: ../outside }\n",
+    );
+    crate::common::write(
+        root,
+        "ws/public/a/SKILL.md",
+        "---\nname: a\ndescription: A skill.\ndependencies: [x]\n---\nBody.\n",
+    );
+    crate::common::write(
+        root,
+        "outside/x/SKILL.md",
+        "---\nname: x\ndescription: X.\n---\nBody.\n",
+    );
+    let before = snapshot(root);
+    let out = skillc(&["rename", arg(&root.join("ws")), "x", "y"]);
+    assert_eq!(out.status.code(), Some(1), "{}", said(&out));
+    assert!(
+        said(&out).contains("`x` is not written in"),
+        "{}",
+        said(&out)
+    );
+    assert_eq!(snapshot(root), before);
+}

@@ -94,6 +94,17 @@ pub fn plan(root: &Path, old: &str, new: &str) -> Result<Rename, Error> {
             "`{new}` is not a skill name (letters, digits, `-` and `_`)"
         )));
     }
+    if old == new || ws.skills.iter().any(|s| s.name == new) {
+        return Err(Error::Invalid(format!(
+            "a skill `{new}` is already in `{}`",
+            root.display()
+        )));
+    }
+    // Every text file of the folder: test cases and guidance are not part of the model.
+    let boundary = crate::discover::fsio::canonical_root(root).map_err(|e| io(root, e))?;
+    let (files, _) =
+        crate::discover::fsio::read_tree(root, "", &boundary).map_err(|e| io(root, e))?;
+    let own: std::collections::HashSet<&str> = files.iter().map(|f| f.rel.as_str()).collect();
     let named: Vec<_> = ws.skills.iter().filter(|s| s.name == old).collect();
     if named.is_empty() {
         let hint =
@@ -105,9 +116,10 @@ pub fn plan(root: &Path, old: &str, new: &str) -> Result<Rename, Error> {
             root.display()
         )));
     }
-    if old == new || ws.skills.iter().any(|s| s.name == new) {
+    if !named.iter().any(|s| own.contains(s.file.as_str())) {
         return Err(Error::Invalid(format!(
-            "a skill `{new}` is already in `{}`",
+            "`{old}` is not written in `{}` (it comes from an external repository or a root \
+             outside it): rename it where it is written",
             root.display()
         )));
     }
@@ -118,10 +130,6 @@ pub fn plan(root: &Path, old: &str, new: &str) -> Result<Rename, Error> {
         moves: Vec::new(),
         texts: Vec::new(),
     };
-    // Every text file of the folder: test cases and guidance are not part of the model.
-    let boundary = crate::discover::fsio::canonical_root(root).map_err(|e| io(root, e))?;
-    let (files, _) =
-        crate::discover::fsio::read_tree(root, "", &boundary).map_err(|e| io(root, e))?;
     for file in &files {
         let Ok(bytes) = crate::discover::fsio::contents_of(file) else {
             continue;
@@ -134,27 +142,39 @@ pub fn plan(root: &Path, old: &str, new: &str) -> Result<Rename, Error> {
             rename.edit(&file.rel, text, &spans);
         }
     }
-    for skill in named {
-        if skill.folder_name == old {
-            let to = match skill.dir.rsplit_once('/') {
-                Some((parent, _)) => format!("{parent}/{new}"),
-                None => new.to_string(),
-            };
-            if root.join(&to).exists() {
-                return Err(Error::Invalid(format!(
-                    "cannot move `{}` to `{to}`: it exists",
-                    skill.dir
-                )));
-            }
-            rename.moves.push(Move {
-                from: skill.dir.clone(),
-                to,
-            });
-        }
-    }
-    rename.moves.sort_by(|a, b| a.from.cmp(&b.from));
-    rename.moves.dedup();
+    let dirs = named
+        .iter()
+        .filter(|s| s.folder_name == old && !s.dir.is_empty() && own.contains(s.file.as_str()))
+        .map(|s| s.dir.as_str());
+    rename.moves = moves(root, dirs, new)?;
     Ok(rename)
+}
+
+/// The folders named as the skill, each moved to a sibling named `new` (which must not exist).
+fn moves<'a>(
+    root: &Path,
+    dirs: impl Iterator<Item = &'a str>,
+    new: &str,
+) -> Result<Vec<Move>, Error> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let to = match dir.rsplit_once('/') {
+            Some((parent, _)) => format!("{parent}/{new}"),
+            None => new.to_string(),
+        };
+        if root.join(&to).exists() {
+            return Err(Error::Invalid(format!(
+                "cannot move `{dir}` to `{to}`: it exists"
+            )));
+        }
+        out.push(Move {
+            from: dir.to_string(),
+            to,
+        });
+    }
+    out.sort_by(|a, b| a.from.cmp(&b.from));
+    out.dedup();
+    Ok(out)
 }
 
 /// Writes a planned rename: every edited file (each replaced whole, atomically), then the
