@@ -4,7 +4,7 @@
 //! is merged key by key again, a list item by item (block `- a` or flow `[a, b]`), and anything
 //! else is a conflict on that key alone. The order of keys is merged the same way.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::diff3::{combine, diff3, resolve, Chunk, Resolved};
 use super::Out;
@@ -93,6 +93,7 @@ fn body_end(ls: &[&str], from: usize, indent: usize, items_belong: bool) -> usiz
 /// (a list, a flow mapping, a key written twice, a line at another indent).
 fn entries<'a>(ls: &[&'a str], indent: usize) -> Option<Vec<Entry<'a>>> {
     let mut out: Vec<Entry<'a>> = Vec::new();
+    let mut seen = HashSet::new();
     let mut lead = Vec::new();
     let mut i = 0;
     while i < ls.len() {
@@ -102,7 +103,7 @@ fn entries<'a>(ls: &[&'a str], indent: usize) -> Option<Vec<Entry<'a>>> {
             continue;
         }
         let key = key_at(ls[i], indent)?.to_string();
-        if key.is_empty() || out.iter().any(|e| e.key == key) {
+        if key.is_empty() || !seen.insert(key.clone()) {
             return None;
         }
         let end = body_end(ls, i + 1, indent, true);
@@ -151,12 +152,18 @@ fn mapping(out: &mut Out, [b, o, t]: [&[&str]; 3], indent: usize, at: &At<'_>) -
     else {
         return false;
     };
-    let find = |es: &[Entry<'_>], k: &str| es.iter().position(|e| e.key == k);
+    let by_key = |es: &[Entry<'_>]| -> HashMap<String, usize> {
+        es.iter()
+            .enumerate()
+            .map(|(i, e)| (e.key.clone(), i))
+            .collect()
+    };
+    let (kb, ko, kt) = (by_key(&b), by_key(&o), by_key(&t));
     for key in order(&b, &o, &t) {
         let sides = [
-            find(&b, &key).map(|i| &b[i]),
-            find(&o, &key).map(|i| &o[i]),
-            find(&t, &key).map(|i| &t[i]),
+            kb.get(&key).map(|&i| &b[i]),
+            ko.get(&key).map(|&i| &o[i]),
+            kt.get(&key).map(|&i| &t[i]),
         ];
         entry(out, sides, &at.child(&key));
     }
@@ -182,9 +189,10 @@ fn order(b: &[Entry<'_>], o: &[Entry<'_>], t: &[Entry<'_>]) -> Vec<String> {
             },
         }
     }
+    let mut placed: HashSet<String> = out.iter().cloned().collect();
     for side in [&ko, &kt] {
         for (i, k) in side.iter().enumerate() {
-            if !out.contains(k) {
+            if placed.insert(k.clone()) {
                 let after = side[..i]
                     .iter()
                     .rev()
@@ -237,7 +245,7 @@ fn nested(out: &mut Out, [b, o, t]: [&Entry<'_>; 3], at: &At<'_>) -> bool {
         Resolved::Conflict => return false,
     };
     if !(b.head == o.head && o.head == t.head) {
-        let Some(line) = flow_list([b, o, t]) else {
+        let Some(line) = flow_list([b, o, t]).or_else(|| flow_map([b, o, t])) else {
             return false;
         };
         out.extend(&lead);
@@ -317,9 +325,9 @@ fn list(out: &mut Out, [b, o, t]: [Vec<String>; 3], at: &At<'_>) {
     }
 }
 
-/// The items of a flow list written on the key's line (`key: [a, "b, c"]`), as written.
-fn flow_items(head: &str) -> Option<Vec<&str>> {
-    let inner = inline_value(head).strip_prefix('[')?.strip_suffix(']')?;
+/// The items of a flow collection's inside (`a, "b, c", [d]`), as written; `None` when its
+/// quotes or brackets do not close.
+fn split_flow(inner: &str) -> Option<Vec<&str>> {
     let (mut out, mut start, mut depth, mut quote) = (Vec::new(), 0, 0i32, None);
     for (i, c) in inner.char_indices() {
         match (quote, c) {
@@ -338,6 +346,81 @@ fn flow_items(head: &str) -> Option<Vec<&str>> {
     out.push(inner[start..].trim());
     out.retain(|item| !item.is_empty());
     (quote.is_none() && depth == 0).then_some(out)
+}
+
+/// The items of a flow list written on the key's line (`key: [a, "b, c"]`), as written.
+fn flow_items(head: &str) -> Option<Vec<&str>> {
+    split_flow(inline_value(head).strip_prefix('[')?.strip_suffix(']')?)
+}
+
+/// The entries of a flow mapping written on the key's line (`key: { a: 1, b: [x] }`), each
+/// with its key, as written.
+fn flow_pairs(head: &str) -> Option<Vec<(&str, &str)>> {
+    let items = split_flow(inline_value(head).strip_prefix('{')?.strip_suffix('}')?)?;
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for item in items {
+        let key = item.split_once(':')?.0.trim();
+        if key.is_empty()
+            || key.contains(['"', '\'', '{', '['])
+            || out.iter().any(|(k, _)| *k == key)
+        {
+            return None;
+        }
+        out.push((key, item));
+    }
+    Some(out)
+}
+
+/// Merges a flow mapping both sides changed, key by key, into one line (ours' spacing and
+/// comment), or `None` when it is not one on every side or a key changed two ways.
+fn flow_map([b, o, t]: [&Entry<'_>; 3]) -> Option<String> {
+    if [b, o, t].iter().any(|e| !e.body.is_empty()) {
+        return None;
+    }
+    let (pb, po, pt) = (
+        flow_pairs(b.head)?,
+        flow_pairs(o.head)?,
+        flow_pairs(t.head)?,
+    );
+    let keys = |p: &[(&str, &str)]| p.iter().map(|(k, _)| k.to_string()).collect::<Vec<_>>();
+    let mut order: Vec<String> = Vec::new();
+    for chunk in diff3(&keys(&pb), &keys(&po), &keys(&pt)) {
+        match chunk {
+            Chunk::Same(u) => order.extend_from_slice(u),
+            Chunk::Changed { base, ours, theirs } => match resolve(base, ours, theirs) {
+                Resolved::Take(u) => order.extend_from_slice(u),
+                Resolved::Conflict => order.extend(combine(base, ours, theirs)?),
+            },
+        }
+    }
+    fn item<'a>(p: &[(&str, &'a str)], k: &str) -> Option<&'a str> {
+        p.iter().find(|(pk, _)| *pk == k).map(|(_, v)| *v)
+    }
+    // Each key's entry by the three-way rule; a key kept must be in the merged order.
+    let mut values = std::collections::HashMap::new();
+    for (k, _) in pb.iter().chain(&po).chain(&pt) {
+        let [b, o, t] = [item(&pb, k), item(&po, k), item(&pt, k)];
+        match resolve(b.as_slice(), o.as_slice(), t.as_slice()) {
+            Resolved::Take([]) => {}
+            Resolved::Take([v]) if order.iter().any(|o| o == k) => {
+                values.insert(k.to_string(), *v);
+            }
+            _ => return None,
+        }
+    }
+    let merged: Vec<&str> = order
+        .iter()
+        .filter_map(|k| values.get(k).copied())
+        .collect();
+    let value = inline_value(o.head);
+    let start = value.as_ptr() as usize - o.head.as_ptr() as usize;
+    let pad = if value.starts_with("{ ") { " " } else { "" };
+    Some(format!(
+        "{}{{{pad}{}{pad}}}{}",
+        &o.head[..start],
+        merged.join(", "),
+        &o.head[start + value.len()..]
+    ))
 }
 
 /// Merges a flow list both sides changed into one line (ours' spacing and comment), or `None`
