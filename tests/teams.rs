@@ -626,3 +626,31 @@ fn a_settings_file_of_twenty_thousand_keys_merges_in_seconds() {
     assert!(m.conflicts.is_empty());
     assert_eq!(m.text, ours.replace("key19000: 19000\n", "key19000: 1\n"));
 }
+
+#[test]
+fn a_sentence_changed_two_ways_keeps_both_and_the_kind_comes_from_the_name() {
+    let ours = SKILL.replace("15 words", "12 words");
+    let theirs = SKILL
+        .replace("15 words", "20 words")
+        .replace("priority: 3", "priority: 4");
+    let m = merge(Kind::Skill, SKILL, &ours, &theirs);
+    assert_eq!(m.conflicts.len(), 1, "{}", m.text);
+    assert_eq!(m.conflicts[0].place, "the body");
+    assert_eq!(m.conflicts[0].ours, "Keep it under 12 words.\n");
+    assert_eq!(m.conflicts[0].theirs, "Keep it under 20 words.\n");
+    assert!(m.text.contains("priority: 4\n"), "{}", m.text);
+    assert!(m.text.ends_with(
+        "<<<<<<< ours\nKeep it under 12 words.\n=======\nKeep it under 20 words.\n>>>>>>> theirs\n"
+    ));
+    for (path, kind) in [
+        ("skills/a/SKILL.md", Kind::Skill),
+        ("skills/a/SKILL.fr.md", Kind::Skill),
+        ("skills/public/x/CATEGORY.md", Kind::Skill),
+        ("skills/workspace.yaml", Kind::Settings),
+        ("skills/clients/a.com/client.yaml", Kind::Settings),
+        ("skills/README.md", Kind::Text),
+        ("skills/variables.json", Kind::Text),
+    ] {
+        assert_eq!(Kind::of(Path::new(path)), kind, "{path}");
+    }
+}

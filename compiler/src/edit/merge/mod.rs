@@ -24,7 +24,8 @@ use super::{line_ending, lines, Error};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
-    /// `SKILL.md` (and its translations, `SKILL.fr.md`): frontmatter by field, body by paragraph.
+    /// `SKILL.md` (and its translations, `SKILL.fr.md`) and `CATEGORY.md`: frontmatter by field,
+    /// body by paragraph.
     Skill,
     /// YAML settings (`workspace.yaml`, `client.yaml`, any `.yaml`): by key and list item.
     Settings,
@@ -36,7 +37,7 @@ impl Kind {
     /// The kind of the file at `path` (only its name is read).
     pub fn of(path: &Path) -> Kind {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("SKILL.") && name.ends_with(".md") {
+        if (name.starts_with("SKILL.") && name.ends_with(".md")) || name == "CATEGORY.md" {
             Kind::Skill
         } else if name.ends_with(".yaml") || name.ends_with(".yml") {
             Kind::Settings
