@@ -32,3 +32,4 @@ mod safety;
 mod sample;
 mod signing;
 mod targets;
+mod teams;

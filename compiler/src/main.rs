@@ -8,7 +8,7 @@ use clap::Parser;
 
 use cli::args::{ArtifactCommand, Command, WorkspaceCommand};
 use cli::report::Shown;
-use cli::{artifact, edits, workspace, Done};
+use cli::{artifact, edits, teams, workspace, Done};
 
 /// `print!` that ends the process quietly when stdout is closed (`skillc catalog … | head`),
 /// as `grep` or `rg` do, instead of panicking on the broken pipe.
@@ -125,6 +125,8 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             second,
             third,
         } => edits::toggle(&client, &first, &second, third.as_deref()),
+        WorkspaceCommand::Merge(args) => teams::merge(&args),
+        WorkspaceCommand::Rename(args) => teams::rename(&args),
         WorkspaceCommand::Pack {
             skill_dir,
             output,

@@ -58,6 +58,44 @@ pub struct EvalArgs {
     pub format: CheckFormat,
 }
 
+/// `skillc merge`'s arguments (git's merge driver passes `%O %A %B`, and `%P` to `--path`).
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The version both sides started from.
+    pub base: PathBuf,
+    /// Our version: the merged result replaces it unless `-o` is given (git's `%A`).
+    pub ours: PathBuf,
+    /// Their version.
+    pub theirs: PathBuf,
+    /// Write the result here instead of over OURS (`-` for stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The file's path in the workspace, which says how to merge it (git's `%P`; default: the
+    /// name of OURS).
+    #[arg(long, value_name = "NAME")]
+    pub path: Option<PathBuf>,
+    /// The length of conflict markers (git's `%L`).
+    #[arg(long, value_name = "N", default_value_t = skillc::edit::merge::MARKER_SIZE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub marker_size: usize,
+}
+
+/// `skillc rename`'s arguments: the workspace is optional and comes first.
+#[derive(Debug, clap::Args)]
+pub struct RenameArgs {
+    /// WORKSPACE (default `.`) when three values are given, else OLD.
+    #[arg(value_name = "WORKSPACE|OLD")]
+    pub first: String,
+    /// OLD, or NEW when the workspace is left out.
+    #[arg(value_name = "OLD|NEW")]
+    pub second: String,
+    /// NEW.
+    #[arg(value_name = "NEW")]
+    pub third: Option<String>,
+    /// List every change (file:line, old → new) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
@@ -184,18 +222,20 @@ pub enum WorkspaceCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    /// Edit one frontmatter field of a SKILL.md, or one value of workspace.yaml or a client.yaml
+    /// by its dotted path (`routing.min_score`), changing only that value's lines.
     #[command(
-        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD\n       skillc set workspace.yaml|client.yaml PATH YAML_VALUE\n       skillc set workspace.yaml|client.yaml --unset PATH"
     )]
     Set {
-        /// The SKILL.md to edit.
+        /// The SKILL.md, workspace.yaml or client.yaml to edit.
         skill_md: PathBuf,
-        /// The field (with `--unset`: the field to remove).
+        /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
+        /// `--unset`: the one to remove).
         field: Option<String>,
         /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
         value: Option<String>,
-        /// Remove this field.
+        /// Remove this field (or dotted path).
         #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
         unset: Option<String>,
     },
@@ -215,6 +255,16 @@ pub enum WorkspaceCommand {
         #[arg(value_name = "STATE")]
         third: Option<String>,
     },
+    /// Three-way merge of a workspace file (a SKILL.md by field, list item and paragraph,
+    /// YAML settings by key and list item, other text by line), usable as a git merge driver:
+    /// exit 0 merged, 1 with conflicts marked in the output, 2 on bad input.
+    #[command(override_usage = "skillc merge BASE OURS THEIRS [-o FILE] [--path NAME]")]
+    Merge(MergeArgs),
+    /// Rename a skill and every reference to it (reference fields, variants, client overrides
+    /// and toggles, test cases, markdown naming it), changing only those spans; its folder
+    /// moves when it bears the name.
+    #[command(override_usage = "skillc rename [WORKSPACE] OLD NEW [--dry-run]")]
+    Rename(RenameArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
     Pack {
         /// The skill folder.

@@ -32,11 +32,16 @@ pub fn set(skill_md: &Path, field: Option<&str>, value: Option<&str>, unset: Opt
         (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
         _ => {
             return Err(Failure::usage(
-                "give FIELD and YAML_VALUE, or --unset FIELD",
+                "give FIELD (or PATH) and YAML_VALUE, or --unset FIELD (or PATH)",
             ))
         }
     };
-    let done = skillc::edit::set_field_in_file(skill_md, field, &edit);
+    // workspace.yaml and client.yaml by a dotted path; anything else as a SKILL.md, as before.
+    let done = if skillc::edit::is_settings_file(skill_md) {
+        skillc::edit::set_path_in_file(skill_md, field, &edit)
+    } else {
+        skillc::edit::set_field_in_file(skill_md, field, &edit)
+    };
     edited(done.map(|()| skill_md.to_path_buf()))
 }
 
