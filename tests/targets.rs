@@ -130,7 +130,7 @@ fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
     // A tool without a documented budget needs one; an unknown tool is named.
     std::fs::write(
         ws.join("workspace.yaml"),
-        "targets:\n  gemini: {}\n  cursor: {}\n",
+        "targets:\n  gemini: {}\n  windsurf: {}\n",
     )
     .unwrap();
     let o = skillc(&["check", ws.to_str().unwrap()]);
@@ -141,7 +141,7 @@ fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
         "{report}"
     );
     assert!(
-        report.contains("`cursor` is not a client tool skillc knows"),
+        report.contains("`windsurf` is not a client tool skillc knows"),
         "{report}"
     );
 }

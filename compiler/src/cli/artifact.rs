@@ -45,6 +45,9 @@ pub fn export(
             l.items.join(", ")
         );
     }
+    for n in &exported.not_carried {
+        outln!("  `{}`: {}", n.skill, n.items.join("; "));
+    }
     if let Some(report) = report {
         out!("{}", report.text());
     }

@@ -17,7 +17,7 @@ use crate::model::targets::{Budget, DeclaredTarget, Target};
 use crate::parse::fields::Fields;
 use crate::parse::yaml::scalar_string;
 
-const KNOWN: &str = "claude-code, codex, gemini, copilot, agents";
+const KNOWN: &str = "claude-code, codex, gemini, copilot, agents, cursor, claude-api";
 
 /// The declared targets, in the order written; each problem reported.
 pub(crate) fn targets(f: &mut Fields<'_>) -> Vec<DeclaredTarget> {

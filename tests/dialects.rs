@@ -1,0 +1,168 @@
+//! Export in each client's own fields (SPEC 14.2, issue 49): what the workspace says, written
+//! where each client reads it, and per skill what a client does not carry.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{said as text, skillc, write};
+
+/// A workspace with one skill that says a little of everything a client might carry.
+fn workspace(root: &Path) {
+    write(
+        root,
+        "ship/SKILL.md",
+        "---\nname: ship\ndescription: Ships a release to production.\nhidden_from_llm: true\n\
+         when_to_use: [\"Deploying a tagged release\"]\ndisplayName: Ship It\n\
+         mcp:\n  command: npx -y ship-server\nrequires:\n  env: [SHIP_TOKEN]\n  binary: [git]\n\
+         priority: 2\n---\nShip it.\n",
+    );
+    write(root, "workspace.yaml", "");
+}
+
+/// Builds `ws` and exports it for `target`: the skills folder and what the command said.
+fn export(ws: &Path, dir: &Path, target: &str) -> (PathBuf, String) {
+    let out = dir.join(format!("{target}.db"));
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+    let project = dir.join(target);
+    let o = skillc(&[
+        "export",
+        out.to_str().unwrap(),
+        "--target",
+        target,
+        "-o",
+        project.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{target}: {}", text(&o));
+    let folder = match target {
+        "claude-code" => ".claude/skills",
+        "codex" | "agents" => ".agents/skills",
+        "copilot" => ".github/skills",
+        "cursor" => ".cursor/skills",
+        "gemini" => ".gemini/skills",
+        _ => "skills",
+    };
+    let skills = project.join(folder);
+    (skills, text(&o))
+}
+
+/// The frontmatter of `folder/SKILL.md` as YAML.
+fn front(folder: &Path) -> serde_yaml::Mapping {
+    let md = std::fs::read_to_string(folder.join("SKILL.md")).unwrap();
+    let yaml = md.split("---\n").nth(1).unwrap();
+    serde_yaml::from_str(yaml).unwrap()
+}
+
+fn get<'m>(m: &'m serde_yaml::Mapping, key: &str) -> Option<&'m serde_yaml::Value> {
+    m.get(serde_yaml::Value::from(key))
+}
+
+#[test]
+fn each_client_gets_the_fields_it_reads_and_the_report_names_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    workspace(&ws);
+
+    let (skills, report) = export(&ws, dir.path(), "claude-code");
+    let f = front(&skills.join("ship"));
+    assert_eq!(get(&f, "disable-model-invocation"), Some(&true.into()));
+    assert_eq!(
+        get(&f, "when_to_use"),
+        Some(&"Deploying a tagged release".into())
+    );
+    let compatibility = get(&f, "compatibility").unwrap().as_str().unwrap();
+    assert!(
+        compatibility.contains("SHIP_TOKEN") && compatibility.contains("git"),
+        "{compatibility}"
+    );
+    assert!(
+        report.contains("`ship`: `displayName`: kept under `metadata`"),
+        "{report}"
+    );
+    assert!(report.contains("`mcp`: kept under `metadata`"), "{report}");
+    assert!(
+        report.contains("kept under `metadata` only, which claude-code does not act on: priority"),
+        "{report}"
+    );
+
+    // Codex: the policy, the display name and the MCP server in agents/openai.yaml.
+    let (skills, report) = export(&ws, dir.path(), "codex");
+    let f = front(&skills.join("ship"));
+    assert!(get(&f, "disable-model-invocation").is_none(), "{f:?}");
+    assert!(get(&f, "when_to_use").is_none(), "{f:?}");
+    let openai = std::fs::read_to_string(skills.join("ship/agents/openai.yaml")).unwrap();
+    let openai: serde_yaml::Value = serde_yaml::from_str(&openai).unwrap();
+    assert_eq!(openai["policy"]["allow_implicit_invocation"], false);
+    assert_eq!(openai["interface"]["display_name"], "Ship It");
+    let tool = &openai["dependencies"]["tools"][0];
+    assert_eq!(tool["type"], "mcp");
+    assert_eq!(tool["command"], "npx -y ship-server");
+    assert!(
+        report.contains("`when_to_use`: kept under `metadata`, codex"),
+        "{report}"
+    );
+    assert!(!report.contains("`hidden_from_llm`"), "{report}");
+
+    // Copilot: not hidden, since Copilot CLI would then drop the skill; said.
+    let (skills, report) = export(&ws, dir.path(), "copilot");
+    assert!(get(&front(&skills.join("ship")), "disable-model-invocation").is_none());
+    assert!(
+        report.contains("makes Copilot CLI hide the skill entirely"),
+        "{report}"
+    );
+
+    // Cursor honours disable-model-invocation.
+    let (skills, _) = export(&ws, dir.path(), "cursor");
+    assert_eq!(
+        get(&front(&skills.join("ship")), "disable-model-invocation"),
+        Some(&true.into())
+    );
+
+    // claude.ai and the Skills API: the six keys only, the rest named.
+    let (skills, report) = export(&ws, dir.path(), "claude-api");
+    let f = front(&skills.join("ship"));
+    let six = [
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+    ];
+    for key in f.keys() {
+        assert!(six.contains(&key.as_str().unwrap()), "{key:?} in {f:?}");
+    }
+    assert!(
+        report.contains("`hidden_from_llm`: claude-api cannot keep a skill out"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`when_to_use`: kept under `metadata`, claude-api"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_plugin_skill_keeps_its_own_name_unless_two_plugins_share_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/plugin-marketplace/workspace");
+    let (skills, _) = export(&ws, dir.path(), "claude-code");
+    let mut names: Vec<String> = std::fs::read_dir(&skills)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "ci-kit-review",
+            "discord-access",
+            "discord-configure",
+            "review-kit-review",
+            "run",
+            "status",
+            "telegram-access",
+            "telegram-configure"
+        ]
+    );
+}
