@@ -166,3 +166,141 @@ fn a_plugin_skill_keeps_its_own_name_unless_two_plugins_share_it() {
         ]
     );
 }
+
+/// Every file under `root`, by its path relative to it.
+fn files(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A SKILL.md's frontmatter and body.
+fn split(md: &str) -> (serde_yaml::Mapping, String) {
+    let mut parts = md.splitn(3, "---\n");
+    parts.next();
+    let front = serde_yaml::from_str(parts.next().unwrap()).unwrap();
+    (front, parts.next().unwrap_or_default().trim().to_string())
+}
+
+/// The exported SKILL.md says what the original says: every key with the same value (the
+/// original's `metadata` entries among the export's), no key but `metadata` added, the same body.
+fn same_skill(path: &str, before: &[u8], after: &[u8]) {
+    let (a, a_body) = split(std::str::from_utf8(before).unwrap());
+    let (b, b_body) = split(std::str::from_utf8(after).unwrap());
+    for (key, value) in &a {
+        let Some(mine) = b.get(key) else {
+            panic!("{path}: `{key:?}` was dropped: {b:?}")
+        };
+        match key.as_str() {
+            Some("metadata") => {
+                for (k, v) in value.as_mapping().unwrap() {
+                    assert_eq!(mine.get(k), Some(v), "{path}: metadata {k:?}");
+                }
+            }
+            _ => assert_eq!(mine, value, "{path}: `{key:?}`"),
+        }
+    }
+    for key in b.keys() {
+        assert!(
+            a.contains_key(key) || key.as_str() == Some("metadata"),
+            "{path}: `{key:?}` was added"
+        );
+    }
+    assert_eq!(a_body, b_body, "{path}: the body");
+}
+
+#[test]
+fn public_collections_come_back_from_an_export_to_their_own_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/round-trip");
+    for client in ["claude-code", "codex", "copilot"] {
+        let source = here.join(client);
+        let (skills, report) = export(&source, dir.path(), client);
+        assert!(!report.contains("would fail"), "{client}: {report}");
+        let (before, after) = (files(&source), files(&skills));
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            after.keys().collect::<Vec<_>>(),
+            "{client}: the files"
+        );
+        for (path, bytes) in &before {
+            let exported = &after[path];
+            if path.ends_with("SKILL.md") {
+                same_skill(path, bytes, exported);
+            } else if path.ends_with("openai.yaml") {
+                let a: serde_yaml::Value = serde_yaml::from_slice(bytes).unwrap();
+                let b: serde_yaml::Value = serde_yaml::from_slice(exported).unwrap();
+                assert_eq!(a, b, "{path}");
+            } else {
+                assert!(bytes == exported, "{path}");
+            }
+        }
+    }
+}
+
+#[test]
+fn other_tools_fields_keep_their_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // Codex: only by hand (policy), and a display name; Claude Code: only by hand.
+    write(
+        &ws,
+        "triage/SKILL.md",
+        "---\nname: triage\ndescription: Ranks CVEs.\n---\nRank them.\n",
+    );
+    write(
+        &ws,
+        "triage/agents/openai.yaml",
+        "interface:\n  display_name: \"CVE Triage\"\npolicy:\n  allow_implicit_invocation: false\n",
+    );
+    write(
+        &ws,
+        "deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Deploys.\ndisable-model-invocation: true\n---\nGo.\n",
+    );
+    write(
+        &ws,
+        "open/SKILL.md",
+        "---\nname: open\ndescription: Opens.\n---\nOpen.\n",
+    );
+    let checked = skillc(&["check", ws.to_str().unwrap()]);
+    assert!(!text(&checked).contains("W103"), "{}", text(&checked));
+    let out = dir.path().join("a.db");
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+    // Neither is offered to the model.
+    let catalog = skillc(&["catalog", out.to_str().unwrap(), "--format", "json"]);
+    let catalog: serde_json::Value = serde_json::from_slice(&catalog.stdout).unwrap();
+    let listed: Vec<&str> = (catalog["skills"].as_array().unwrap().iter())
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["open"]);
+    // Claude Code is told so in its terms, and Codex's display name reaches its own file.
+    let (skills, _) = export(&ws, dir.path(), "claude-code");
+    for name in ["triage", "deploy"] {
+        let f = front(&skills.join(name));
+        assert_eq!(
+            get(&f, "disable-model-invocation"),
+            Some(&true.into()),
+            "{name}"
+        );
+    }
+    assert!(get(&front(&skills.join("open")), "disable-model-invocation").is_none());
+    let (skills, _) = export(&ws, dir.path(), "codex");
+    let openai = std::fs::read_to_string(skills.join("deploy/agents/openai.yaml")).unwrap();
+    assert!(
+        openai.contains("allow_implicit_invocation: false"),
+        "{openai}"
+    );
+}

@@ -30,7 +30,7 @@ pub fn export(
         Some(t) => output.join(t.folder()),
         None => output.to_path_buf(),
     };
-    for problem in export::portability_problems(&folder) {
+    for problem in export::portability_problems_for(&folder, target) {
         eprintln!("warning: {problem}");
     }
     outln!(

@@ -9,23 +9,7 @@ use skillc_runtime::Skill;
 use crate::model::targets::Target;
 use crate::skill_md::Front;
 
-/// Claude Code's own frontmatter fields (beyond the six), as import keeps them
-/// (`client_fields`): code.claude.com/docs/en/skills, "Frontmatter reference".
-pub const CLAUDE_CODE_FIELDS: [&str; 13] = [
-    "argument-hint",
-    "arguments",
-    "disable-model-invocation",
-    "user-invocable",
-    "model",
-    "effort",
-    "context",
-    "agent",
-    "paths",
-    "hooks",
-    "shell",
-    "disallowed-tools",
-    "background",
-];
+use crate::model::fields::CLAUDE_CODE as CLAUDE_CODE_FIELDS;
 
 /// Of Claude Code's fields, those `target` reads too (VS Code's Copilot reads
 /// `argument-hint`, a string only, and `user-invocable`).

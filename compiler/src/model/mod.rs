@@ -273,6 +273,10 @@ pub struct Frontmatter {
     pub provider: Option<Provider>,
     /// `tools`.
     pub tools: Vec<Tool>,
+    /// Claude Code's own fields ([`fields::CLAUDE_CODE`]) as written, kept so that an export
+    /// for a client that reads them gives them back.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_fields: BTreeMap<String, serde_json::Value>,
 }
 
 /// A citation source from `sources.yaml` (002).
