@@ -59,7 +59,7 @@ pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Re
     let skills = members.iter().map(|&i| &*ws.skills[i]);
     Report::of(
         target.target,
-        Some(target.budget),
+        target.budget,
         skills.map(|s| (s.name.as_str(), description(s))),
     )
 }
@@ -67,11 +67,15 @@ pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Re
 /// Every W124 of the workspace.
 pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if ws.config.targets.is_empty() {
+    // A client without a known budget has no budget check.
+    let targets: Vec<&DeclaredTarget> = (ws.config.targets.iter())
+        .filter(|t| t.budget.is_some())
+        .collect();
+    if targets.is_empty() {
         return out;
     }
     let listed = all_listed(ws);
-    for target in &ws.config.targets {
+    for target in targets.iter().copied() {
         descriptions_cut(ws, &listed, target, &mut out);
     }
     // A client with neither toggles nor skills of its own lists the global catalog: its
@@ -83,9 +87,7 @@ pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
         })
         .collect();
     let global = members(ws, &listed, None);
-    let global_listings: Vec<Report> = (ws.config.targets.iter())
-        .map(|t| listing(ws, &global, t))
-        .collect();
+    let global_listings: Vec<Report> = (targets.iter()).map(|t| listing(ws, &global, t)).collect();
     let clients = ws.clients.iter().map(|(id, c)| (Some(id.as_str()), c));
     for (client, config) in std::iter::once((None, None)).chain(clients.map(|(i, c)| (i, Some(c))))
     {
@@ -93,12 +95,12 @@ pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
             || config.is_some_and(|c| c.toggles.is_empty())
                 && !with_own.contains(client.unwrap_or(""));
         let own = (!same_as_global).then(|| members(ws, &listed, client));
-        for (t, target) in ws.config.targets.iter().enumerate() {
+        for (t, target) in targets.iter().copied().enumerate() {
             let l = match &own {
                 Some(m) => listing(ws, m, target),
                 None => global_listings[t].clone(),
             };
-            if l.listed > target.budget.total {
+            if l.budget.is_some_and(|b| l.listed > b.total) {
                 out.push(over_budget(target, client, &l));
             }
         }
@@ -113,7 +115,7 @@ fn descriptions_cut(
     target: &DeclaredTarget,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(most) = target.budget.per_description else {
+    let Some(most) = target.budget.and_then(|b| b.per_description) else {
         return;
     };
     let name = target.target.name();
@@ -145,7 +147,7 @@ fn over_budget(target: &DeclaredTarget, client: Option<&str>, l: &Report) -> Dia
         None => "the global catalog".to_string(),
         Some(c) => format!("client `{c}`'s catalog"),
     };
-    let budget = target.budget.total;
+    let budget = l.budget.map_or(0, |b| b.total);
     Diagnostic::new(
         codes::OVER_TARGET_BUDGET,
         "workspace.yaml",

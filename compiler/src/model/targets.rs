@@ -113,8 +113,9 @@ impl Target {
 pub struct DeclaredTarget {
     /// The client tool.
     pub target: Target,
-    /// Its listing budget.
-    pub budget: Budget,
+    /// Its listing budget, when it documents one or the workspace gives one (none: no
+    /// budget check, the other checks of the client still apply).
+    pub budget: Option<Budget>,
     /// Whether the workspace gives figures of its own.
     pub overridden: bool,
     /// Where `targets.<name>` is written.

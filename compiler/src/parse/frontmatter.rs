@@ -189,19 +189,14 @@ fn parse_fields(f: &mut Fields<'_>, foreign: BTreeMap<String, String>) -> Frontm
         provider: provider(f),
         tools: tools(f),
         client_fields: BTreeMap::new(),
+        keys: Vec::new(),
     };
     fm.imports = f.refs("import");
     fm.imports.extend(f.refs("imports"));
     for (key, text) in foreign {
         fm.metadata.entry(key).or_insert(text);
     }
-    fm.client_fields = super::client_fields::client_fields(f.doc);
-    // Claude Code's "only a person starts it" is skillc's `hidden_from_llm`.
-    if fm.client_fields.get("disable-model-invocation") == Some(&serde_json::Value::Bool(true))
-        && f.doc.get("hidden_from_llm").is_none()
-    {
-        fm.hidden_from_llm = true;
-    }
+    super::client_fields::read(&mut fm, f.doc);
     if let Some(ns) = &fm.namespace {
         if !NAMESPACES.contains(&ns.as_str()) {
             let d = f
