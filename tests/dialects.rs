@@ -304,3 +304,37 @@ fn other_tools_fields_keep_their_meaning() {
         "{openai}"
     );
 }
+
+#[test]
+fn claude_code_counts_when_to_use_with_the_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // 1,000 characters of description and 600 of when_to_use: each under 1,536, not together.
+    let description = "Answers billing questions. ".repeat(37);
+    let when = "When the user asks about an invoice. ".repeat(16);
+    write(
+        &ws,
+        "billing/SKILL.md",
+        &format!(
+            "---\nname: billing\ndescription: {}\nwhen_to_use: [\"{}\"]\n---\nAnswer.\n",
+            description.trim(),
+            when.trim()
+        ),
+    );
+    write(&ws, "workspace.yaml", "targets: [claude-code]\n");
+    let o = skillc(&["check", ws.to_str().unwrap(), "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let w124: Vec<&serde_json::Value> = (report["diagnostics"].as_array().unwrap().iter())
+        .filter(|d| d["code"] == "W124")
+        .collect();
+    assert_eq!(w124.len(), 1, "{report}");
+    assert!(
+        w124[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("description with its `when_to_use`"),
+        "{report}"
+    );
+    let (_, said) = export(&ws, dir.path(), "claude-code");
+    assert!(said.contains("cut: `billing`'s description"), "{said}");
+}

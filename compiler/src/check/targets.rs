@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{codes, Diagnostic};
-use crate::model::targets::{DeclaredTarget, Report};
+use crate::model::targets::{DeclaredTarget, Report, Target};
 use crate::model::{Scope, Skill, Workspace};
 
 use super::catalogs::listed;
@@ -19,8 +19,15 @@ fn description(s: &Skill) -> &str {
         .trim()
 }
 
-fn description_chars(s: &Skill) -> usize {
-    description(s).chars().count()
+/// What `target` lists of a skill besides its name: the description, and for Claude Code its
+/// `when_to_use` lines too, which it lists with the description within the same cap
+/// (code.claude.com/docs/en/skills).
+fn listed_text(s: &Skill, target: Target) -> String {
+    let when = &s.frontmatter.when_to_use;
+    match target == Target::ClaudeCode && !when.is_empty() {
+        true => format!("{}\n{}", description(s), when.join("\n")),
+        false => description(s).to_string(),
+    }
 }
 
 /// A catalog's skills among the `listed` ones: the global catalog's, or a client's (its own
@@ -56,11 +63,13 @@ fn all_listed(ws: &Workspace) -> Vec<usize> {
 
 /// What `target` lists of the skills `members`.
 pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Report {
-    let skills = members.iter().map(|&i| &*ws.skills[i]);
+    let texts: Vec<(&str, String)> = (members.iter().map(|&i| &*ws.skills[i]))
+        .map(|s| (s.name.as_str(), listed_text(s, target.target)))
+        .collect();
     Report::of(
         target.target,
         target.budget,
-        skills.map(|s| (s.name.as_str(), description(s))),
+        texts.iter().map(|(n, t)| (*n, t.as_str())),
     )
 }
 
@@ -120,7 +129,7 @@ fn descriptions_cut(
     };
     let name = target.target.name();
     for s in listed.iter().map(|&i| &ws.skills[i]) {
-        let length = description_chars(s);
+        let length = listed_text(s, target.target).chars().count();
         if length > most {
             out.push(
                 Diagnostic::new(
@@ -128,8 +137,12 @@ fn descriptions_cut(
                     &s.file,
                     s.description_pos,
                     format!(
-                        "`{}`'s description has {length} characters; {name} lists {most} of them and cuts the rest",
-                        s.name
+                        "`{}`'s description{} has {length} characters; {name} lists {most} of them and cuts the rest",
+                        s.name,
+                        match target.target == Target::ClaudeCode && !s.frontmatter.when_to_use.is_empty() {
+                            true => " with its `when_to_use`",
+                            false => "",
+                        }
                     ),
                 )
                 .with_help(format!(
