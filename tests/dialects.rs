@@ -13,7 +13,7 @@ fn workspace(root: &Path) {
         "---\nname: ship\ndescription: Ships a release to production.\nhidden_from_llm: true\n\
          when_to_use: [\"Deploying a tagged release\"]\ndisplayName: Ship It\n\
          mcp:\n  command: npx -y ship-server\nrequires:\n  env: [SHIP_TOKEN]\n  binary: [git]\n\
-         priority: 2\n---\nShip it.\n",
+         priority: 2\nallowed-tools: Bash\n---\nShip it.\n",
     );
     write(root, "workspace.yaml", "");
 }
@@ -101,6 +101,10 @@ fn each_client_gets_the_fields_it_reads_and_the_report_names_the_rest() {
         "{report}"
     );
     assert!(!report.contains("`hidden_from_llm`"), "{report}");
+    assert!(
+        report.contains("`allowed-tools`: written (one of the six keys), codex does not act on it"),
+        "{report}"
+    );
 
     // Copilot: not hidden, since Copilot CLI would then drop the skill; said.
     let (skills, report) = export(&ws, dir.path(), "copilot");

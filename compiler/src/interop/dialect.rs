@@ -102,6 +102,16 @@ pub fn shape(
             "`mcp`: kept under `metadata`, {t} does not start a skill's server"
         ));
     }
+    if front.allowed_tools.is_some()
+        && matches!(
+            target,
+            Target::Codex | Target::Agents | Target::Gemini | Target::Cursor
+        )
+    {
+        not.push(format!(
+            "`allowed-tools`: written (one of the six keys), {t} does not act on it"
+        ));
+    }
     client_fields(target, s, front, written_hidden, not);
     if codex_reads(target) {
         shaped.openai_yaml = openai_yaml(openai, hidden, display, mcp, &front.name);
