@@ -59,8 +59,12 @@ pub fn shape(
     let mut shaped = Shaped::default();
     let not = &mut shaped.not_carried;
     let t = target.name();
-    if front.compatibility.is_none() {
-        front.compatibility = requirements(&s.record);
+    match (&front.compatibility, requirements(&s.record)) {
+        (None, needs) => front.compatibility = needs,
+        (Some(_), Some(_)) => not.push(
+            "`requires`: kept under `metadata`; the skill's own `compatibility` is written".into(),
+        ),
+        (Some(_), None) => {}
     }
     let mut written_hidden = false;
     if hidden {
@@ -273,6 +277,8 @@ pub fn metadata_only(s: &Skill, front: &Front) -> Vec<String> {
         "display-name",
         "mcp",
         "hidden-from-llm",
+        "requires-env",
+        "requires-binary",
     ];
     (front.metadata.keys())
         .filter(|k| !own.contains(k) && !named_elsewhere.contains(&k.as_str()))
