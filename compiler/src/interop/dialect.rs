@@ -66,26 +66,7 @@ pub fn shape(
         ),
         (Some(_), None) => {}
     }
-    let mut written_hidden = false;
-    if hidden {
-        match target {
-            Target::ClaudeCode | Target::Cursor => {
-                front
-                    .client
-                    .push(("disable-model-invocation".into(), Value::Bool(true)));
-                written_hidden = true;
-            }
-            Target::Copilot => not.push(
-                "`hidden_from_llm`: not written as `disable-model-invocation`, which makes \
-                 Copilot CLI hide the skill entirely (VS Code would keep it for `/` only)"
-                    .into(),
-            ),
-            _ if codex_reads(target) => {}
-            _ => not.push(format!(
-                "`hidden_from_llm`: {t} cannot keep a skill out of the model's listing"
-            )),
-        }
-    }
+    let written_hidden = hidden && hide(target, front, not);
     if !when.is_empty() {
         match target {
             Target::ClaudeCode => front
@@ -121,6 +102,30 @@ pub fn shape(
         shaped.openai_yaml = openai_yaml(openai, hidden, display, mcp, &front.name);
     }
     shaped
+}
+
+/// `hidden_from_llm` in `target`'s terms, in `front`; whether it was written there (Codex's
+/// goes to `agents/openai.yaml`; a client with no way is named in `not`).
+fn hide(target: Target, front: &mut Front, not: &mut Vec<String>) -> bool {
+    let t = target.name();
+    match target {
+        Target::ClaudeCode | Target::Cursor => {
+            front
+                .client
+                .push(("disable-model-invocation".into(), Value::Bool(true)));
+            return true;
+        }
+        Target::Copilot => not.push(
+            "`hidden_from_llm`: not written as `disable-model-invocation`, which makes \
+             Copilot CLI hide the skill entirely (VS Code would keep it for `/` only)"
+                .into(),
+        ),
+        _ if codex_reads(target) => {}
+        _ => not.push(format!(
+            "`hidden_from_llm`: {t} cannot keep a skill out of the model's listing"
+        )),
+    }
+    false
 }
 
 /// Claude Code's fields kept from import: written back for a client that reads them, named
