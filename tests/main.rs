@@ -19,6 +19,7 @@ mod batched;
 mod build;
 mod cli;
 mod dense;
+mod dialects;
 mod external;
 mod fixtures;
 mod hostile;

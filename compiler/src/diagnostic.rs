@@ -314,6 +314,19 @@ pub mod codes {
     pub const PLUGIN_MANIFEST: &str = "W123";
     pub const OVER_TARGET_BUDGET: &str = "W124";
     pub const LOCK_OUT_OF_DATE: &str = "W125";
+    /// An array `argument-hint` with Copilot declared (`targets:`): Copilot CLI refuses to load
+    /// the skill.
+    pub const ARRAY_ARGUMENT_HINT: &str = "W126";
+    /// A frontmatter key outside the six of the specification with `claude-api` declared:
+    /// claude.ai and the Skills API refuse the upload.
+    pub const KEY_OUTSIDE_SIX: &str = "W127";
+    /// Two skill names that Claude Code folds to one (case, spaces, invisible characters,
+    /// fullwidth and dash variants), with Claude Code declared.
+    pub const NAMES_FOLD_TOGETHER: &str = "W128";
+    /// A skill name Claude Code keeps for itself (`synced`, `anthropic-skills`).
+    pub const RESERVED_NAME: &str = "W129";
+    /// A description past a declared client's limit, which then does not load the skill.
+    pub const OVER_CLIENT_LIMIT: &str = "W130";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -413,6 +426,11 @@ pub mod codes {
         PLUGIN_MANIFEST,
         OVER_TARGET_BUDGET,
         LOCK_OUT_OF_DATE,
+        ARRAY_ARGUMENT_HINT,
+        KEY_OUTSIDE_SIX,
+        NAMES_FOLD_TOGETHER,
+        RESERVED_NAME,
+        OVER_CLIENT_LIMIT,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

@@ -2,6 +2,7 @@
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
 mod catalogs;
+pub mod clients;
 pub mod overlap;
 pub(crate) mod routing;
 pub mod targets;

@@ -273,6 +273,14 @@ pub struct Frontmatter {
     pub provider: Option<Provider>,
     /// `tools`.
     pub tools: Vec<Tool>,
+    /// Claude Code's own fields ([`fields::CLAUDE_CODE`]) as written, kept so that an export
+    /// for a client that reads them gives them back.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_fields: BTreeMap<String, serde_json::Value>,
+    /// Every top-level key as written, with where (for the checks of a declared client that
+    /// refuses keys outside the six).
+    #[serde(skip)]
+    pub keys: Vec<(String, crate::diagnostic::Pos)>,
 }
 
 /// A citation source from `sources.yaml` (002).

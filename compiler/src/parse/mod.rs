@@ -3,6 +3,7 @@
 
 pub mod batches;
 pub(crate) mod body;
+pub(crate) mod client_fields;
 pub(crate) mod config;
 pub(crate) mod external;
 pub(crate) mod fields;
