@@ -10,6 +10,8 @@ export interface Diag {
   column: number;
   message: string;
   help: string | null;
+  /** A content-safety finding's level; absent for other codes. */
+  safety?: "low" | "medium" | "high" | "critical" | null;
 }
 
 /** Where one trigger example of the skill being edited goes first (leave-one-out). */
@@ -177,7 +179,7 @@ export interface NewWarning { code: string; file: string; line: number; message:
 export interface Impact { groups: ImpactGroup[]; changed: number; unchanged: number; problem: string | null; new_warnings: NewWarning[] }
 export interface FailingCase { name: string; file: string; line: number; failures: string[] }
 /** What stands in the way of publishing: the build's errors and the failing test cases. */
-export interface Blockers { errors: Diag[]; failing_cases: FailingCase[] }
+export interface Blockers { errors: Diag[]; failing_cases: FailingCase[]; findings: Diag[] }
 export interface Review { not_a_repository: string | null; head: string | null; files: FileChange[]; impact: Impact; token: string; blockers: Blockers }
 
 export interface CaseRequest {

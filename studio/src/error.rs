@@ -59,6 +59,8 @@ pub struct Diag {
     pub message: String,
     /// Help, if any.
     pub help: Option<String>,
+    /// A content-safety finding's level (`low` … `critical`); none for other codes.
+    pub safety: Option<&'static str>,
 }
 
 impl From<&skillc::Diagnostic> for Diag {
@@ -71,6 +73,7 @@ impl From<&skillc::Diagnostic> for Diag {
             column: d.column,
             message: d.message.clone(),
             help: d.help.clone(),
+            safety: d.safety.map(|l| l.as_str()),
         }
     }
 }

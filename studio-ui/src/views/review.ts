@@ -20,6 +20,7 @@ function blockerWords(b: Blockers): string {
   const count = (k: number, one: string, many: string) => (k === 1 ? `1 ${one}` : `${k} ${many}`);
   const parts = [];
   if (b.errors.length) parts.push(count(b.errors.length, "error", "errors"));
+  if (b.findings.length) parts.push(count(b.findings.length, "content-safety finding", "content-safety findings"));
   if (b.failing_cases.length) parts.push(count(b.failing_cases.length, "failing test case", "failing test cases"));
   return parts.join(" and ");
 }
@@ -28,7 +29,7 @@ function blockerWords(b: Blockers): string {
  * while there are any, Publish asks for a reason to publish anyway. */
 function showBlockers(r: Review): void {
   const b = r.blockers;
-  const blocked = b.errors.length + b.failing_cases.length > 0 && r.files.length > 0;
+  const blocked = b.errors.length + b.failing_cases.length + b.findings.length > 0 && r.files.length > 0;
   const box = byId("rv-blockers");
   box.hidden = !blocked;
   byId("rv-anyway-label").hidden = !blocked;
@@ -40,6 +41,11 @@ function showBlockers(r: Review): void {
     el("p", {}, el("b", {}, `Not ready to publish: ${blockerWords(b)}.`), " Fix them first, or say why it cannot wait."),
     el("ul", {},
       ...b.errors.map((d) => el("li", { class: "error" }, d.message, " ", link(d.file, d.line, `${d.file}:${d.line}`))),
+      // A finding in words: what an agent following the skill would be made to do.
+      ...b.findings.map((d) => el("li", { class: "error safety" },
+        `Content safety, ${d.safety}: this file ${d.message.replace(/ \((low|medium|high|critical)\)$/, "")}, `,
+        "which an agent given the skill would follow. ", d.help ? `To fix: ${d.help}. ` : "",
+        link(d.file, d.line, `${d.file}:${d.line}`))),
       ...b.failing_cases.map((c) => el("li", { class: "error" }, `Test case “${c.name}” fails: ${c.failures.join("; ")} `,
         link(c.file, c.line, `${c.file}:${c.line}`)))));
 }

@@ -32,6 +32,9 @@ pub struct BuildSummary {
     pub warnings: usize,
     /// The errors that stopped the build (warnings are counted only, as in [`Overview`]).
     pub diagnostics: Vec<Diag>,
+    /// Content-safety findings at high or critical that are not errors: Review holds
+    /// publishing on them as on errors.
+    pub findings: Vec<Diag>,
     /// Bundles built.
     pub bundles: usize,
     /// Bytes of the artifact.
@@ -285,6 +288,11 @@ impl Session {
             errors,
             warnings: report.diagnostics.len() - errors,
             diagnostics: errors_of(&report.diagnostics),
+            findings: (report.diagnostics.iter())
+                .filter(|d| d.severity == skillc::Severity::Warning)
+                .filter(|d| d.safety >= Some(skillc::SafetyLevel::High))
+                .map(Diag::from)
+                .collect(),
             bundles: report.stats.as_ref().map_or(0, |s| s.bundles),
             bytes: report.stats.as_ref().map_or(0, |s| s.bytes),
             release: label.into_inner().unwrap_or_else(|e| e.into_inner()),
