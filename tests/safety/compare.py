@@ -260,6 +260,12 @@ def report(res, labels, collections, tools, meta):
     for n in names:
         missed = sorted({r["case"] for r in hostile} - found(res[n]["hostile"].findings))
         out.append(f"- {n} missed ({len(missed)}): " + (", ".join(f"`{c}`" for c in missed) or "none"))
+        if n == "skillc":
+            off = [r["case"] for r in hostile if r["case"] in found(res[n]["hostile"].findings)
+                   and not set(r["codes"].split(",")) & {f.code for f in res[n]["hostile"].findings
+                                                         if f.skill == r["case"]}]
+            out.append(f"- {n} found without an expected code ({len(off)}): "
+                       + (", ".join(f"`{c}`" for c in off) or "none"))
         fp = sorted(flagged_high(res[n]["clean"].findings))
         out.append(f"- {n} flagged tricky-clean at high/critical: " + (", ".join(
             f"`{c}` ({', '.join(sorted({f.code for f in res[n]['clean'].findings if f.skill == c and f.level in HIGH}))})"
