@@ -237,6 +237,7 @@ def report(res, labels, collections, tools, meta):
     row(f"hostile cases found (of {len(hostile)})",
         lambda n: str(len(found(res[n]["hostile"].findings) & {r['case'] for r in hostile})))
     row("... with an expected S code", lambda n: expected_hits(res[n]["hostile"].findings, hostile) if n == "skillc" else "n/a")
+    row("... at the labelled file and line", lambda n: located_hits(res[n]["hostile"].findings, hostile) if n == "skillc" else "n/a")
     row(f"tricky-clean cases flagged high/critical (of {len(clean)})",
         lambda n: pct(len(flagged_high(res[n]["clean"].findings)), len(clean)))
     total = sum(c[2] for c in collections)
@@ -283,6 +284,18 @@ def expected_hits(findings, hostile):
     return str(hits)
 
 
+def located_hits(findings, hostile):
+    """Cases with a finding at the payload's labelled file and line (any line for a binary file)."""
+    hits = 0
+    for r in hostile:
+        rel = r["file"].replace("<cache_tag>", sys.implementation.cache_tag)
+        want = f"{r['case']}/{rel}:"
+        wheres = [f.where for f in findings if f.skill == r["case"]]
+        if any(w == want + r["line"] or (family(r["case"]) == "S501" and w.startswith(want)) for w in wheres):
+            hits += 1
+    return str(hits)
+
+
 def check_failures(res, hostile, clean, collections):
     if "skillc" not in res:
         return []
@@ -308,7 +321,9 @@ def per_case(res, labels, names):
         cells = []
         for n in names:
             fs = [f for f in res[n][r["label"]].findings if f.skill == r["case"]]
-            cells.append(", ".join(sorted({f"{f.code}:{f.level}" for f in fs})) or "-")
+            # skillc's cells carry the place too, to compare with the label's file and line.
+            at = (lambda f: "@" + f.where.split("/", 1)[-1]) if n == "skillc" else (lambda f: "")
+            cells.append(", ".join(sorted({f"{f.code}:{f.level}{at(f)}" for f in fs})) or "-")
         out.append(f"| {r['case']} | {r['label']} | {r['codes'] or '-'} | " + " | ".join(cells) + " |")
     return out
 
