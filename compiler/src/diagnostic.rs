@@ -81,6 +81,59 @@ pub struct Diagnostic {
     /// The text of the line, for the snippet.
     #[serde(skip)]
     pub source_line: Option<String>,
+    /// How much harm a content-safety finding (an `S…` code) could do; `None` for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub safety: Option<SafetyLevel>,
+}
+
+/// How much harm a content-safety finding could do, as code scanning ranks it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SafetyLevel {
+    /// Worth a look: usually harmless.
+    Low,
+    /// Could hide or enable harm; read it before trusting the skill.
+    Medium,
+    /// Likely harmful or dangerously careless.
+    High,
+    /// An attack as written: code run from the network, a credential sent out.
+    Critical,
+}
+
+impl SafetyLevel {
+    /// The lowercase word used in output and in `workspace.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SafetyLevel::Low => "low",
+            SafetyLevel::Medium => "medium",
+            SafetyLevel::High => "high",
+            SafetyLevel::Critical => "critical",
+        }
+    }
+
+    /// The level a word names.
+    pub fn parse(word: &str) -> Option<SafetyLevel> {
+        [
+            SafetyLevel::Low,
+            SafetyLevel::Medium,
+            SafetyLevel::High,
+            SafetyLevel::Critical,
+        ]
+        .into_iter()
+        .find(|l| l.as_str() == word)
+    }
+
+    /// SARIF's `security-severity` (GitHub ranks 9.0+ critical, 7.0+ high, 4.0+ medium).
+    pub fn security_severity(self) -> &'static str {
+        match self {
+            SafetyLevel::Low => "2.0",
+            SafetyLevel::Medium => "5.0",
+            SafetyLevel::High => "8.0",
+            SafetyLevel::Critical => "9.5",
+        }
+    }
 }
 
 impl Diagnostic {
@@ -96,7 +149,14 @@ impl Diagnostic {
             span_len: pos.len,
             help: None,
             source_line: None,
+            safety: None,
         }
+    }
+
+    /// Marks a content-safety finding with its level.
+    pub fn with_safety(mut self, level: SafetyLevel) -> Self {
+        self.safety = Some(level);
+        self
     }
 
     /// Adds a `help:` line.
@@ -140,7 +200,8 @@ pub fn sort(diagnostics: &mut Vec<Diagnostic>) {
 }
 
 /// Stable diagnostic codes. `E…` are always errors, `W…` always warnings, `P…` portability
-/// issues: warnings by default, errors under `--strict-spec`.
+/// issues: warnings by default, errors under `--strict-spec`; `S…` content-safety findings:
+/// warnings unless `safety.deny` (or `check --deny`) names them.
 pub mod codes {
     use super::Severity;
 
@@ -253,6 +314,19 @@ pub mod codes {
     pub const PLUGIN_MANIFEST: &str = "W123";
     pub const OVER_TARGET_BUDGET: &str = "W124";
     pub const LOCK_OUT_OF_DATE: &str = "W125";
+    /// An array `argument-hint` with Copilot declared (`targets:`): Copilot CLI refuses to load
+    /// the skill.
+    pub const ARRAY_ARGUMENT_HINT: &str = "W126";
+    /// A frontmatter key outside the six of the specification with `claude-api` declared:
+    /// claude.ai and the Skills API refuse the upload.
+    pub const KEY_OUTSIDE_SIX: &str = "W127";
+    /// Two skill names that Claude Code folds to one (case, spaces, invisible characters,
+    /// fullwidth and dash variants), with Claude Code declared.
+    pub const NAMES_FOLD_TOGETHER: &str = "W128";
+    /// A skill name Claude Code keeps for itself (`synced`, `anthropic-skills`).
+    pub const RESERVED_NAME: &str = "W129";
+    /// A description past a declared client's limit, which then does not load the skill.
+    pub const OVER_CLIENT_LIMIT: &str = "W130";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -268,6 +342,34 @@ pub mod codes {
     pub const NOT_IN_SPEC: &str = "P206";
     /// No `name` in the frontmatter (reported only under `--strict-spec`).
     pub const NAME_MISSING: &str = "P207";
+
+    /// Invisible or direction-changing characters (bidi controls, zero-width, tag characters,
+    /// other controls): text a person does not see and a model reads.
+    pub const HIDDEN_CHARACTERS: &str = "S101";
+    /// Markup or angle brackets in a description (catalogs embed it in XML and prompts).
+    pub const DESCRIPTION_MARKUP: &str = "S102";
+    /// Wording that tells the agent to set aside earlier instructions (or a scanner to pass it).
+    pub const OVERRIDE_INSTRUCTIONS: &str = "S201";
+    /// Wording that tells the agent to hide what it does from its user.
+    pub const HIDE_FROM_USER: &str = "S202";
+    /// Reading credentials: SSH and cloud keys, keychains, browser stores.
+    pub const READ_CREDENTIALS: &str = "S203";
+    /// Sending files or the environment out to a URL.
+    pub const SEND_DATA_OUT: &str = "S204";
+    /// Code fetched and run in one step, or a remote shell.
+    pub const FETCH_AND_RUN: &str = "S301";
+    /// A long encoded blob (base64, hex) in text or scripts.
+    pub const ENCODED_BLOB: &str = "S302";
+    /// A URL to a bare IP address, a paste site or a webhook collector.
+    pub const SUSPICIOUS_URL: &str = "S303";
+    /// A secret written in a file: a private key, a token with a known prefix.
+    pub const SECRET_IN_FILE: &str = "S401";
+    /// A file that cannot be read as text and could carry code.
+    pub const OPAQUE_FILE: &str = "S501";
+    /// A description stuffed with keywords (to win routing).
+    pub const KEYWORD_STUFFING: &str = "S601";
+    /// `allowed-tools` granting an unrestricted shell.
+    pub const UNRESTRICTED_TOOLS: &str = "S701";
 
     /// Every code, for documentation and for tests that each one is exercised.
     pub const ALL: &[&str] = &[
@@ -324,6 +426,11 @@ pub mod codes {
         PLUGIN_MANIFEST,
         OVER_TARGET_BUDGET,
         LOCK_OUT_OF_DATE,
+        ARRAY_ARGUMENT_HINT,
+        KEY_OUTSIDE_SIX,
+        NAMES_FOLD_TOGETHER,
+        RESERVED_NAME,
+        OVER_CLIENT_LIMIT,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,
@@ -331,6 +438,19 @@ pub mod codes {
         METADATA_NOT_STRING,
         NOT_IN_SPEC,
         NAME_MISSING,
+        HIDDEN_CHARACTERS,
+        DESCRIPTION_MARKUP,
+        OVERRIDE_INSTRUCTIONS,
+        HIDE_FROM_USER,
+        READ_CREDENTIALS,
+        SEND_DATA_OUT,
+        FETCH_AND_RUN,
+        ENCODED_BLOB,
+        SUSPICIOUS_URL,
+        SECRET_IN_FILE,
+        OPAQUE_FILE,
+        KEYWORD_STUFFING,
+        UNRESTRICTED_TOOLS,
     ];
 
     /// The severity a code has in the default profile.
@@ -386,6 +506,8 @@ pub struct WholeDiagnostic {
     span_len: usize,
     help: Option<String>,
     source_line: Option<String>,
+    #[serde(default)]
+    safety: Option<SafetyLevel>,
 }
 
 impl WholeDiagnostic {
@@ -401,6 +523,7 @@ impl WholeDiagnostic {
             span_len: d.span_len,
             help: d.help.clone(),
             source_line: d.source_line.clone(),
+            safety: d.safety,
         }
     }
 
@@ -417,6 +540,7 @@ impl WholeDiagnostic {
             span_len: self.span_len,
             help: self.help,
             source_line: self.source_line,
+            safety: self.safety,
         })
     }
 }
@@ -539,10 +663,24 @@ pub fn render_github(diagnostics: &[Diagnostic], root: &str) -> String {
 /// SARIF 2.1.0 (`--format sarif`), the format code-scanning tools read: one run of `skillc`
 /// with a rule per code met and a result per diagnostic.
 pub fn render_sarif(diagnostics: &[Diagnostic], root: &str) -> String {
-    let codes: std::collections::BTreeSet<&str> = diagnostics.iter().map(|d| d.code).collect();
+    // A rule per code met; a safety rule is ranked by the worst of its findings.
+    let mut codes: std::collections::BTreeMap<&str, Option<SafetyLevel>> = Default::default();
+    for d in diagnostics {
+        let worst = codes.entry(d.code).or_default();
+        *worst = (*worst).max(d.safety);
+    }
     let rules: Vec<serde_json::Value> = codes
         .iter()
-        .map(|c| serde_json::json!({ "id": c }))
+        .map(|(c, level)| match level {
+            Some(level) => serde_json::json!({
+                "id": c,
+                "properties": {
+                    "security-severity": level.security_severity(),
+                    "tags": ["security"],
+                },
+            }),
+            None => serde_json::json!({ "id": c }),
+        })
         .collect();
     let results: Vec<serde_json::Value> = diagnostics
         .iter()

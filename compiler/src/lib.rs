@@ -40,7 +40,7 @@ pub mod render;
 pub mod resolve;
 
 pub use check::{CheckOptions, CheckReport};
-pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, Severity};
+pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, SafetyLevel, Severity};
 pub(crate) use digest::content_digest;
 pub use discover::fsio::RawFile;
 pub use model::Workspace;

@@ -8,7 +8,7 @@ use clap::Parser;
 
 use cli::args::{ArtifactCommand, Command, WorkspaceCommand};
 use cli::report::Shown;
-use cli::{artifact, edits, workspace, Done};
+use cli::{artifact, edits, teams, workspace, Done};
 
 /// `print!` that ends the process quietly when stdout is closed (`skillc catalog … | head`),
 /// as `grep` or `rg` do, instead of panicking on the broken pipe.
@@ -71,21 +71,8 @@ fn main() -> ExitCode {
 
 fn run_on_workspace(command: WorkspaceCommand) -> Done {
     match command {
-        WorkspaceCommand::Check {
-            workspace,
-            format,
-            strict_spec,
-            all_warnings,
-            all_errors,
-            no_cache,
-            locked,
-        } => {
-            let shown = Shown {
-                all_warnings,
-                all_errors,
-            };
-            workspace::locked(&workspace, locked)
-                .and_then(|()| workspace::check(&workspace, format, strict_spec, shown, no_cache))
+        WorkspaceCommand::Check(args) => {
+            workspace::locked(&args.workspace, args.locked).and_then(|()| workspace::check(&args))
         }
         WorkspaceCommand::Build {
             workspace,
@@ -111,7 +98,11 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
                 },
             )
         }),
-        WorkspaceCommand::Fetch { workspace, update } => workspace::fetch(&workspace, update),
+        WorkspaceCommand::Fetch {
+            workspace,
+            update,
+            accept_findings,
+        } => workspace::fetch(&workspace, update, accept_findings),
         WorkspaceCommand::Keygen { output } => artifact::keygen(&output),
         WorkspaceCommand::Generate { what } => generate(what),
         WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
@@ -134,6 +125,8 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             second,
             third,
         } => edits::toggle(&client, &first, &second, third.as_deref()),
+        WorkspaceCommand::Merge(args) => teams::merge(&args),
+        WorkspaceCommand::Rename(args) => teams::rename(&args),
         WorkspaceCommand::Pack {
             skill_dir,
             output,
@@ -143,7 +136,14 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
             package,
             workspace,
             force,
-        } => edits::unpack(&package, &workspace, force),
+            accept_findings,
+        } => {
+            let admit = skillc::interop::package::Admit {
+                force,
+                findings: accept_findings,
+            };
+            edits::unpack(&package, &workspace, admit)
+        }
     }
 }
 

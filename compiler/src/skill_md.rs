@@ -51,6 +51,18 @@ pub fn skill_md_with(
     name: &str,
     keep_code: bool,
 ) -> Result<(FrontJson, String, Vec<String>), skillc_runtime::Error> {
+    let (front, left_out) = front_kept(s, name, keep_code);
+    let text = text_of(a, s, &front)?;
+    let json = match serde_json::to_value(&front) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    Ok((json, text, left_out))
+}
+
+/// The frontmatter of `s` under `name`, and without `keep_code` without the fields that make
+/// a client run something, each named.
+pub fn front_kept(s: &Skill, name: &str, keep_code: bool) -> (Front, Vec<String>) {
     let mut front = front_matter(s, name);
     let mut left_out = Vec::new();
     if !keep_code {
@@ -64,29 +76,39 @@ pub fn skill_md_with(
             left_out.push(format!("`allowed-tools: {}`", crate::command::clip(&tools)));
         }
     }
-    let yaml = yaml_text(&front);
-    let body = body_with_sources(a, s)?;
-    let text = format!("---\n{yaml}---\n{}\n", body.trim_end());
-    let json = match serde_json::to_value(&front) {
-        Ok(serde_json::Value::Object(o)) => o,
-        _ => serde_json::Map::new(),
-    };
-    Ok((json, text, left_out))
+    (front, left_out)
 }
 
-/// The frontmatter of an exported skill: the specification's fields, in its order.
+/// A whole SKILL.md: `front` as YAML, then the body with its sources.
+pub fn text_of(a: &Artifact, s: &Skill, front: &Front) -> Result<String, skillc_runtime::Error> {
+    let yaml = yaml_text(front);
+    let body = body_with_sources(a, s)?;
+    Ok(format!("---\n{yaml}---\n{}\n", body.trim_end()))
+}
+
+/// The frontmatter of an exported skill: the specification's fields, in its order, then the
+/// keys of the one client it is written for (`export --target`), in the order given.
 #[derive(Serialize)]
-struct Front {
-    name: String,
-    description: String,
+pub struct Front {
+    /// `name`.
+    pub name: String,
+    /// `description`.
+    pub description: String,
+    /// `license`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    license: Option<String>,
+    pub license: Option<String>,
+    /// `compatibility`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    compatibility: Option<String>,
+    pub compatibility: Option<String>,
+    /// `metadata`: every extension, as strings.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    metadata: BTreeMap<String, String>,
+    pub metadata: BTreeMap<String, String>,
+    /// `allowed-tools`.
     #[serde(rename = "allowed-tools", skip_serializing_if = "Option::is_none")]
-    allowed_tools: Option<String>,
+    pub allowed_tools: Option<String>,
+    /// A client's own keys (`disable-model-invocation`, `when_to_use`, …), after the six.
+    #[serde(skip)]
+    pub client: Vec<(String, serde_json::Value)>,
 }
 
 /// The frontmatter's YAML, field by field in the specification's order. Every value is a
@@ -116,6 +138,32 @@ fn yaml_text(front: &Front) -> String {
     if let Some(tools) = &front.allowed_tools {
         out.push_str(&format!("allowed-tools: {}\n", scalar(tools)));
     }
+    for (key, value) in &front.client {
+        out.push_str(&format!("{}: {}\n", scalar(key), yaml_value(value)));
+    }
+    out
+}
+
+/// A client's value as YAML: a string as [`scalar`] writes it, a number or a boolean as it
+/// is, anything else as JSON (which YAML reads as a flow collection).
+fn yaml_value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => scalar(s),
+        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => v.to_string(),
+        other => escape_dash_runs(&other.to_string()),
+    }
+}
+
+/// Quoted text with the third dash of each run written `\x2d` (see [`scalar`]); JSON puts
+/// dashes only inside its strings, where YAML reads the escape.
+fn escape_dash_runs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c == '-' && out.ends_with("--") {
+            true => out.push_str("\\x2d"),
+            false => out.push(c),
+        }
+    }
     out
 }
 
@@ -136,15 +184,7 @@ fn scalar(s: &str) -> String {
     if plain {
         return s.to_string();
     }
-    let quoted = serde_json::to_string(s).unwrap_or_default();
-    let mut out = String::with_capacity(quoted.len());
-    for c in quoted.chars() {
-        match c == '-' && out.ends_with("--") {
-            true => out.push_str("\\x2d"),
-            false => out.push(c),
-        }
-    }
-    out
+    escape_dash_runs(&serde_json::to_string(s).unwrap_or_default())
 }
 
 /// JSON text of a value, for metadata (whose values are strings).
@@ -160,7 +200,7 @@ fn string_of(v: &serde_json::Value) -> String {
 }
 
 /// The six fields of the specification; every extension under `metadata`, as a string.
-fn front_matter(s: &Skill, name: &str) -> Front {
+pub fn front_matter(s: &Skill, name: &str) -> Front {
     let meta = &s.record.meta;
     let description = if s.description.trim().is_empty() {
         s.name.clone()
@@ -180,6 +220,7 @@ fn front_matter(s: &Skill, name: &str) -> Front {
             .get("allowed_tools")
             .and_then(|v| v.as_array())
             .map(|l| l.iter().map(string_of).collect::<Vec<_>>().join(" ")),
+        client: Vec::new(),
     }
 }
 
@@ -242,6 +283,7 @@ fn extension_metadata(s: &Skill, name: &str) -> BTreeMap<String, String> {
         "tags",
         "bind_shells",
         "provider",
+        "when_to_use",
     ] {
         if let Some(v) = meta.get(key) {
             put(&key.replace('_', "-"), string_of(v));

@@ -2,6 +2,7 @@
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
 mod catalogs;
+pub mod clients;
 pub mod overlap;
 pub(crate) mod routing;
 pub mod targets;
@@ -10,7 +11,7 @@ pub(crate) mod validate;
 
 use crate::diagnostic::{self, codes, Severity};
 use crate::model::Mode;
-use crate::parse::load;
+use crate::parse::{load, safety};
 use crate::{Diagnostic, Workspace};
 
 /// How to check.
@@ -70,6 +71,16 @@ pub(crate) fn diagnose(
 ) -> Vec<Diagnostic> {
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
     diagnostics.extend(validate::validate(&loaded.workspace, mode));
+    // Skill folders are scanned as they are parsed (their findings came with loading);
+    // category guidance, which agents read too, here.
+    for (path, text) in loaded.texts.iter() {
+        if path.ends_with("CATEGORY.md") {
+            diagnostics.extend(safety::scan_text_file(path, text));
+        }
+    }
+    let ws = &loaded.workspace;
+    safety::apply_deny(&mut diagnostics, &ws.config.safety.deny);
+    loaded.workspace.withheld = safety::withheld(ws, &diagnostics, ws.config.safety.withhold);
     diagnostics.retain(|d| {
         options.strict_spec || !(d.code == codes::NOT_IN_SPEC || d.code == codes::NAME_MISSING)
     });

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::diagnostic::{codes, Diagnostic};
-use crate::model::targets::{DeclaredTarget, Report};
+use crate::model::targets::{DeclaredTarget, Report, Target};
 use crate::model::{Scope, Skill, Workspace};
 
 use super::catalogs::listed;
@@ -19,8 +19,15 @@ fn description(s: &Skill) -> &str {
         .trim()
 }
 
-fn description_chars(s: &Skill) -> usize {
-    description(s).chars().count()
+/// What `target` lists of a skill besides its name: the description, and for Claude Code its
+/// `when_to_use` lines too, which it lists with the description within the same cap
+/// (code.claude.com/docs/en/skills).
+fn listed_text(s: &Skill, target: Target) -> String {
+    let when = &s.frontmatter.when_to_use;
+    match target == Target::ClaudeCode && !when.is_empty() {
+        true => format!("{}\n{}", description(s), when.join("\n")),
+        false => description(s).to_string(),
+    }
 }
 
 /// A catalog's skills among the `listed` ones: the global catalog's, or a client's (its own
@@ -56,22 +63,28 @@ fn all_listed(ws: &Workspace) -> Vec<usize> {
 
 /// What `target` lists of the skills `members`.
 pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Report {
-    let skills = members.iter().map(|&i| &*ws.skills[i]);
+    let texts: Vec<(&str, String)> = (members.iter().map(|&i| &*ws.skills[i]))
+        .map(|s| (s.name.as_str(), listed_text(s, target.target)))
+        .collect();
     Report::of(
         target.target,
-        Some(target.budget),
-        skills.map(|s| (s.name.as_str(), description(s))),
+        target.budget,
+        texts.iter().map(|(n, t)| (*n, t.as_str())),
     )
 }
 
 /// Every W124 of the workspace.
 pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if ws.config.targets.is_empty() {
+    // A client without a known budget has no budget check.
+    let targets: Vec<&DeclaredTarget> = (ws.config.targets.iter())
+        .filter(|t| t.budget.is_some())
+        .collect();
+    if targets.is_empty() {
         return out;
     }
     let listed = all_listed(ws);
-    for target in &ws.config.targets {
+    for target in targets.iter().copied() {
         descriptions_cut(ws, &listed, target, &mut out);
     }
     // A client with neither toggles nor skills of its own lists the global catalog: its
@@ -83,9 +96,7 @@ pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
         })
         .collect();
     let global = members(ws, &listed, None);
-    let global_listings: Vec<Report> = (ws.config.targets.iter())
-        .map(|t| listing(ws, &global, t))
-        .collect();
+    let global_listings: Vec<Report> = (targets.iter()).map(|t| listing(ws, &global, t)).collect();
     let clients = ws.clients.iter().map(|(id, c)| (Some(id.as_str()), c));
     for (client, config) in std::iter::once((None, None)).chain(clients.map(|(i, c)| (i, Some(c))))
     {
@@ -93,12 +104,12 @@ pub(super) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
             || config.is_some_and(|c| c.toggles.is_empty())
                 && !with_own.contains(client.unwrap_or(""));
         let own = (!same_as_global).then(|| members(ws, &listed, client));
-        for (t, target) in ws.config.targets.iter().enumerate() {
+        for (t, target) in targets.iter().copied().enumerate() {
             let l = match &own {
                 Some(m) => listing(ws, m, target),
                 None => global_listings[t].clone(),
             };
-            if l.listed > target.budget.total {
+            if l.budget.is_some_and(|b| l.listed > b.total) {
                 out.push(over_budget(target, client, &l));
             }
         }
@@ -113,12 +124,12 @@ fn descriptions_cut(
     target: &DeclaredTarget,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(most) = target.budget.per_description else {
+    let Some(most) = target.budget.and_then(|b| b.per_description) else {
         return;
     };
     let name = target.target.name();
     for s in listed.iter().map(|&i| &ws.skills[i]) {
-        let length = description_chars(s);
+        let length = listed_text(s, target.target).chars().count();
         if length > most {
             out.push(
                 Diagnostic::new(
@@ -126,8 +137,12 @@ fn descriptions_cut(
                     &s.file,
                     s.description_pos,
                     format!(
-                        "`{}`'s description has {length} characters; {name} lists {most} of them and cuts the rest",
-                        s.name
+                        "`{}`'s description{} has {length} characters; {name} lists {most} of them and cuts the rest",
+                        s.name,
+                        match target.target == Target::ClaudeCode && !s.frontmatter.when_to_use.is_empty() {
+                            true => " with its `when_to_use`",
+                            false => "",
+                        }
                     ),
                 )
                 .with_help(format!(
@@ -145,7 +160,7 @@ fn over_budget(target: &DeclaredTarget, client: Option<&str>, l: &Report) -> Dia
         None => "the global catalog".to_string(),
         Some(c) => format!("client `{c}`'s catalog"),
     };
-    let budget = target.budget.total;
+    let budget = l.budget.map_or(0, |b| b.total);
     Diagnostic::new(
         codes::OVER_TARGET_BUDGET,
         "workspace.yaml",

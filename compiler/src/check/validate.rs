@@ -18,6 +18,7 @@ pub fn validate(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
     out.extend(super::overlap::warnings(ws, mode));
     out.extend(super::routing::warnings(ws, mode));
     out.extend(super::targets::warnings(ws));
+    out.extend(super::clients::warnings(ws));
     secrets_elsewhere(ws, &mut out);
     assets_total(ws, &mut out);
     out

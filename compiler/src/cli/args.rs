@@ -58,6 +58,44 @@ pub struct EvalArgs {
     pub format: CheckFormat,
 }
 
+/// `skillc merge`'s arguments (git's merge driver passes `%O %A %B`, and `%P` to `--path`).
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The version both sides started from.
+    pub base: PathBuf,
+    /// Our version: the merged result replaces it unless `-o` is given (git's `%A`).
+    pub ours: PathBuf,
+    /// Their version.
+    pub theirs: PathBuf,
+    /// Write the result here instead of over OURS (`-` for stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The file's path in the workspace, which says how to merge it (git's `%P`; default: the
+    /// name of OURS).
+    #[arg(long, value_name = "NAME")]
+    pub path: Option<PathBuf>,
+    /// The length of conflict markers (git's `%L`).
+    #[arg(long, value_name = "N", default_value_t = skillc::edit::merge::MARKER_SIZE, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub marker_size: usize,
+}
+
+/// `skillc rename`'s arguments: the workspace is optional and comes first.
+#[derive(Debug, clap::Args)]
+pub struct RenameArgs {
+    /// WORKSPACE (default `.`) when three values are given, else OLD.
+    #[arg(value_name = "WORKSPACE|OLD")]
+    pub first: String,
+    /// OLD, or NEW when the workspace is left out.
+    #[arg(value_name = "OLD|NEW")]
+    pub second: String,
+    /// NEW.
+    #[arg(value_name = "NEW")]
+    pub third: Option<String>,
+    /// List every change (file:line, old → new) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DiagFormat {
@@ -94,33 +132,7 @@ pub enum Generated {
 #[derive(Debug, Subcommand)]
 pub enum WorkspaceCommand {
     /// Validate a workspace and print every diagnostic.
-    Check {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-        format: DiagFormat,
-        /// Apply exactly the agentskills.io rules (portability issues become errors).
-        #[arg(long)]
-        strict_spec: bool,
-        /// Print every warning in full (by default, past 50 warnings the first 20 are shown
-        /// and the rest counted by code).
-        #[arg(long)]
-        all_warnings: bool,
-        /// Print every error in full (by default, past 50 errors each distinct message is
-        /// shown once, with its count and its first places).
-        #[arg(long)]
-        all_errors: bool,
-        /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
-        /// last result, reused while every input file has the same content).
-        #[arg(long)]
-        no_cache: bool,
-        /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
-        /// `external:` entries.
-        #[arg(long)]
-        locked: bool,
-    },
+    Check(CheckArgs),
     /// Compile a workspace into the SQLite artifact.
     Build {
         /// The workspace folder.
@@ -170,6 +182,10 @@ pub enum WorkspaceCommand {
         /// is NAME); without it, pinned entries keep their commit.
         #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
         update: Option<String>,
+        /// Take untrusted entries even with content-safety findings at high or critical (a
+        /// build still withholds them until the entry says `trust: true`).
+        #[arg(long)]
+        accept_findings: bool,
     },
     /// Make a minisign key pair to sign artifacts: the secret key (mode 0600, never
     /// overwritten; encrypted when $SKILLC_KEY_PASSWORD is set) and the public key beside it.
@@ -206,18 +222,20 @@ pub enum WorkspaceCommand {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Edit one frontmatter field of a SKILL.md, changing only that field's lines.
+    /// Edit one frontmatter field of a SKILL.md, or one value of workspace.yaml or a client.yaml
+    /// by its dotted path (`routing.min_score`), changing only that value's lines.
     #[command(
-        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD"
+        override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD\n       skillc set workspace.yaml|client.yaml PATH YAML_VALUE\n       skillc set workspace.yaml|client.yaml --unset PATH"
     )]
     Set {
-        /// The SKILL.md to edit.
+        /// The SKILL.md, workspace.yaml or client.yaml to edit.
         skill_md: PathBuf,
-        /// The field (with `--unset`: the field to remove).
+        /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
+        /// `--unset`: the one to remove).
         field: Option<String>,
         /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
         value: Option<String>,
-        /// Remove this field.
+        /// Remove this field (or dotted path).
         #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
         unset: Option<String>,
     },
@@ -237,6 +255,16 @@ pub enum WorkspaceCommand {
         #[arg(value_name = "STATE")]
         third: Option<String>,
     },
+    /// Three-way merge of a workspace file (a SKILL.md by field, list item and paragraph,
+    /// YAML settings by key and list item, other text by line), usable as a git merge driver:
+    /// exit 0 merged, 1 with conflicts marked in the output, 2 on bad input.
+    #[command(override_usage = "skillc merge BASE OURS THEIRS [-o FILE] [--path NAME]")]
+    Merge(MergeArgs),
+    /// Rename a skill and every reference to it (reference fields, variants, client overrides
+    /// and toggles, test cases, markdown naming it), changing only those spans; its folder
+    /// moves when it bears the name.
+    #[command(override_usage = "skillc rename [WORKSPACE] OLD NEW [--dry-run]")]
+    Rename(RenameArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
     Pack {
         /// The skill folder.
@@ -257,6 +285,10 @@ pub enum WorkspaceCommand {
         /// Replace a skill of the same name.
         #[arg(long)]
         force: bool,
+        /// Take the skill even with content-safety findings at high or critical (it stays
+        /// untrusted: a build withholds it until workspace.yaml trusts it).
+        #[arg(long)]
+        accept_findings: bool,
     },
 }
 
@@ -412,6 +444,40 @@ pub enum ArtifactCommand {
         #[arg(long)]
         include_untrusted: bool,
     },
+}
+
+/// `skillc check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
+    /// Apply exactly the agentskills.io rules (portability issues become errors).
+    #[arg(long)]
+    pub strict_spec: bool,
+    /// Print every warning in full (by default, past 50 warnings the first 20 are shown
+    /// and the rest counted by code).
+    #[arg(long)]
+    pub all_warnings: bool,
+    /// Print every error in full (by default, past 50 errors each distinct message is
+    /// shown once, with its count and its first places).
+    #[arg(long)]
+    pub all_errors: bool,
+    /// Check every file afresh: neither read nor write `.skillc/check-cache.json` (the
+    /// last result, reused while every input file has the same content).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
+    /// `external:` entries.
+    #[arg(long)]
+    pub locked: bool,
+    /// Make these content-safety findings errors: codes (`S301`), families (`S3xx`) or
+    /// levels (`high`: high and critical), comma-separated; added to `safety.deny`.
+    #[arg(long, value_delimiter = ',', value_name = "S…|LEVEL")]
+    pub deny: Vec<String>,
 }
 
 /// Which bundle of an artifact.

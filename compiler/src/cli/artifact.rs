@@ -30,7 +30,7 @@ pub fn export(
         Some(t) => output.join(t.folder()),
         None => output.to_path_buf(),
     };
-    for problem in export::portability_problems(&folder) {
+    for problem in export::portability_problems_for(&folder, target) {
         eprintln!("warning: {problem}");
     }
     outln!(
@@ -44,6 +44,9 @@ pub fn export(
             l.skill,
             l.items.join(", ")
         );
+    }
+    for n in &exported.not_carried {
+        outln!("  `{}`: {}", n.skill, n.items.join("; "));
     }
     if let Some(report) = report {
         out!("{}", report.text());

@@ -13,9 +13,9 @@ pub fn pack(skill_dir: &Path, output: &Path, flat: bool) -> Done {
     Ok(())
 }
 
-pub fn unpack(archive: &Path, workspace: &Path, force: bool) -> Done {
+pub fn unpack(archive: &Path, workspace: &Path, admit: package::Admit) -> Done {
     let limits = package::Limits::default();
-    let u = package::unpack(archive, workspace, force, &limits)
+    let u = package::unpack_admitting(archive, workspace, admit, &limits)
         .map_err(|e| package_failure(e, archive))?;
     outln!(
         "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
@@ -32,11 +32,16 @@ pub fn set(skill_md: &Path, field: Option<&str>, value: Option<&str>, unset: Opt
         (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
         _ => {
             return Err(Failure::usage(
-                "give FIELD and YAML_VALUE, or --unset FIELD",
+                "give FIELD (or PATH) and YAML_VALUE, or --unset FIELD (or PATH)",
             ))
         }
     };
-    let done = skillc::edit::set_field_in_file(skill_md, field, &edit);
+    // workspace.yaml and client.yaml by a dotted path; anything else as a SKILL.md, as before.
+    let done = if skillc::edit::is_settings_file(skill_md) {
+        skillc::edit::set_path_in_file(skill_md, field, &edit)
+    } else {
+        skillc::edit::set_field_in_file(skill_md, field, &edit)
+    };
     edited(done.map(|()| skill_md.to_path_buf()))
 }
 
@@ -91,6 +96,16 @@ fn package_failure(e: package::Error, path: &Path) -> Failure {
             eprint!("{}", skillc::render_text(&diags, ""));
             Failure::Errors(format!(
                 "`{}`: the skill has errors; nothing was written",
+                path.display()
+            ))
+        }
+        package::Error::Unsafe(mut diags) => {
+            skillc::diagnostic::sort(&mut diags);
+            eprint!("{}", skillc::render_text(&diags, ""));
+            Failure::Errors(format!(
+                "`{}`: refused for the content-safety findings above (an agent given this skill \
+                 could be turned against its user); read them, then --accept-findings to take it \
+                 untrusted; nothing was written",
                 path.display()
             ))
         }

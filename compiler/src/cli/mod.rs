@@ -7,6 +7,7 @@ pub mod artifact;
 pub mod edits;
 pub mod history;
 pub mod report;
+pub mod teams;
 pub mod workspace;
 
 use std::process::ExitCode;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::args::{CheckFormat, DiagFormat, EvalArgs, TestFormat};
+use super::args::{CheckArgs, CheckFormat, DiagFormat, EvalArgs, TestFormat};
 use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
 use super::{Done, Failure};
 
@@ -271,7 +271,7 @@ pub fn locked(workspace: &Path, locked: bool) -> Done {
 }
 
 /// `skillc fetch`: pins and stores the `external:` entries; prints what each became.
-pub fn fetch(workspace: &Path, update: Option<String>) -> Done {
+pub fn fetch(workspace: &Path, update: Option<String>, accept_findings: bool) -> Done {
     use skillc::interop::fetch::Update;
     let (config, diagnostics) =
         skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
@@ -293,8 +293,10 @@ pub fn fetch(workspace: &Path, update: Option<String>) -> Done {
         Some("") => Update::All,
         Some(name) => Update::Only(name.to_string()),
     };
-    let done = skillc::interop::fetch::fetch(workspace, &config.external, &update)
-        .map_err(|e| Failure::Errors(e.to_string()))?;
+    let external = &config.external;
+    let done =
+        skillc::interop::fetch::fetch_admitting(workspace, external, &update, accept_findings)
+            .map_err(|e| Failure::Errors(e.to_string()))?;
     for f in &done {
         let short = skillc::model::external::short(&f.commit, 12);
         let how = match (&f.moved_from, f.fetched) {
@@ -410,20 +412,37 @@ pub fn watch(workspace: &Path, output: &Path) -> Done {
     result.map_err(Failure::usage)
 }
 
-pub fn check(
-    workspace: &Path,
-    format: DiagFormat,
-    strict_spec: bool,
-    shown: Shown,
-    no_cache: bool,
-) -> Done {
+/// `skillc check`.
+pub fn check(args: &CheckArgs) -> Done {
+    let CheckArgs {
+        workspace,
+        format,
+        strict_spec,
+        no_cache,
+        deny,
+        ..
+    } = args;
+    let (format, strict_spec, no_cache) = (*format, *strict_spec, *no_cache);
+    let shown = Shown {
+        all_warnings: args.all_warnings,
+        all_errors: args.all_errors,
+    };
+    if let Some(bad) = deny
+        .iter()
+        .find(|e| !skillc::parse::safety::is_deny_entry(e))
+    {
+        return Err(Failure::usage(format!(
+            "--deny `{bad}`: expected S codes (S301), families (S3xx) or levels (low, medium, high, critical)"
+        )));
+    }
     let options = skillc::CheckOptions { strict_spec };
     let checked = if no_cache {
         skillc::check(workspace, &options).map(skillc::workspace_check::cache::Checked::from)
     } else {
         skillc::workspace_check::cache::check(workspace, &options)
     };
-    let report = checked.map_err(Failure::usage)?;
+    let mut report = checked.map_err(Failure::usage)?;
+    skillc::parse::safety::apply_deny(&mut report.diagnostics, deny);
     let root = workspace.to_string_lossy();
     let errors = report
         .diagnostics

@@ -13,7 +13,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub mod merge;
 mod path;
+pub mod rename;
 pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -417,7 +419,12 @@ fn errors_added(
         .iter()
         .map(|(path, text)| {
             // The file may not exist yet (a first toggle creates client.yaml): its folder does.
+            // A bare file name (`skillc set SKILL.md …` in its folder) is in the current folder:
+            // its empty parent would not canonicalize, and the draft would check nothing.
             let canonical = match (path.parent(), path.file_name()) {
+                (Some(dir), Some(name)) if dir.as_os_str().is_empty() => {
+                    Path::new(".").canonicalize().map(|d| d.join(name))
+                }
                 (Some(dir), Some(name)) => dir.canonicalize().map(|d| d.join(name)),
                 _ => path.canonicalize(),
             };
@@ -455,6 +462,35 @@ pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Resu
         return Err(Error::Refused(added));
     }
     write_atomic(path, new.as_bytes())
+}
+
+/// `skillc set` on workspace.yaml or a client.yaml: edits the value at a dotted path of keys
+/// (`routing.min_score`), only its lines, refusing an edit that adds errors or removes a value
+/// that is not there.
+pub fn set_path_in_file(path: &Path, dotted: &str, edit: &FieldEdit<'_>) -> Result<(), Error> {
+    let text = read(path)?;
+    let keys: Vec<&str> = dotted.split('.').collect();
+    let new = set_path(&text, &keys, edit)?;
+    if new == text && matches!(edit, FieldEdit::Unset) {
+        return Err(Error::Invalid(format!(
+            "`{}` has no `{dotted}`",
+            path.display()
+        )));
+    }
+    let root = workspace_of(path);
+    let mut cache = LoadCache::default();
+    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[], &mut cache)?;
+    if !added.is_empty() {
+        return Err(Error::Refused(added));
+    }
+    write_atomic(path, new.as_bytes())
+}
+
+/// Whether `skillc set` edits `path` by a dotted path of keys (workspace and client settings)
+/// rather than as a SKILL.md's frontmatter field.
+pub fn is_settings_file(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "workspace.yaml" || n == "client.yaml")
 }
 
 /// `skillc toggle`: sets one toggle in `clients/<client>/client.yaml` of the workspace `root`.

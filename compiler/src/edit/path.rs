@@ -70,7 +70,7 @@ fn plain_key(k: &str) -> bool {
 }
 
 /// The value written on a key's own line (without its comment), or "" for a block.
-fn inline_value(line: &str) -> &str {
+pub(super) fn inline_value(line: &str) -> &str {
     let body = line.trim_end_matches(['\n', '\r']);
     let value = body.split_once(':').map_or("", |(_, v)| v).trim();
     if value.starts_with('#') {

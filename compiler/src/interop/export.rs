@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use skillc_runtime::{Artifact, BundleRef};
 
+use crate::model::targets::Target;
+
 /// Why an export failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -38,6 +40,13 @@ pub enum Error {
 /// characters, say): the agentskills.io rules (`--strict-spec`) applied to `out`, one line per
 /// problem, naming the folder.
 pub fn portability_problems(out: &Path) -> Vec<String> {
+    portability_problems_for(out, None)
+}
+
+/// [`portability_problems`] of an export for `target`: a key of the client's own, written
+/// for it on purpose, is no problem there (claude.ai and the Skills API take the six only).
+pub fn portability_problems_for(out: &Path, target: Option<Target>) -> Vec<String> {
+    let own_keys = target.is_some_and(|t| t != Target::ClaudeApi);
     let options = crate::CheckOptions { strict_spec: true };
     let Ok(report) = crate::check(out, &options) else {
         return Vec::new();
@@ -46,6 +55,7 @@ pub fn portability_problems(out: &Path) -> Vec<String> {
         .diagnostics
         .iter()
         .filter(|d| d.severity == crate::Severity::Error)
+        .filter(|d| !(own_keys && d.code == crate::diagnostic::codes::NOT_IN_SPEC))
         .map(|d| {
             let folder = d.file.split('/').next().unwrap_or(&d.file);
             format!(
@@ -73,6 +83,9 @@ pub struct Exported {
     pub dirs: Vec<PathBuf>,
     /// Per untrusted skill, its code that was not written (none with `include_untrusted`).
     pub left_out: Vec<LeftOut>,
+    /// Per skill, for an export to one client, the fields that client does not carry (each
+    /// with why), and the fields kept only under `metadata`, which no client acts on.
+    pub not_carried: Vec<LeftOut>,
 }
 
 /// Writes every available skill of a bundle into `out/<portable name>/`, untrusted skills
@@ -90,6 +103,18 @@ pub fn export_with(
     bundle: &BundleRef<'_>,
     out: &Path,
     include_untrusted: bool,
+) -> Result<Exported, Error> {
+    export_for(artifact, bundle, out, include_untrusted, None)
+}
+
+/// [`export_with`], each SKILL.md in the terms of `target` when one is given (its own
+/// frontmatter keys, Codex's `agents/openai.yaml`), and what it does not carry said per skill.
+pub fn export_for(
+    artifact: &Path,
+    bundle: &BundleRef<'_>,
+    out: &Path,
+    include_untrusted: bool,
+    target: Option<Target>,
 ) -> Result<Exported, Error> {
     let a = Artifact::open(artifact)?;
     let b = a.bundle(bundle)?;
@@ -121,10 +146,16 @@ pub fn export_with(
     }
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut done = Exported::default();
-    for s in skills {
-        let name = crate::skill_md::portable_name(&s.name, &mut used);
+    let own_names = own_names(&skills);
+    for (s, own) in skills.into_iter().zip(own_names) {
+        let name = crate::skill_md::portable_name(own, &mut used);
         let keep_code = include_untrusted || !s.untrusted;
-        let (_, text, mut left_out) = crate::skill_md::skill_md_with(&a, s, &name, keep_code)?;
+        let (mut front, mut left_out) = crate::skill_md::front_kept(s, &name, keep_code);
+        let shaped = match target {
+            Some(t) => Some(shaped(&a, bundle, s, t, &mut front, keep_code, &mut done)?),
+            None => None,
+        };
+        let text = crate::skill_md::text_of(&a, s, &front)?;
         let dir = out.join(&name);
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         let file = dir.join("SKILL.md");
@@ -141,6 +172,11 @@ pub fn export_with(
             }
             std::fs::write(&dest, bytes).map_err(io(&dest))?;
         }
+        if let Some(yaml) = shaped.and_then(|s| s.openai_yaml) {
+            let dest = dir.join(OPENAI_YAML);
+            std::fs::create_dir_all(dir.join("agents")).map_err(io(&dir))?;
+            std::fs::write(&dest, yaml).map_err(io(&dest))?;
+        }
         if !left_out.is_empty() {
             done.left_out.push(LeftOut {
                 skill: name,
@@ -150,6 +186,60 @@ pub fn export_with(
         done.dirs.push(dir);
     }
     Ok(done)
+}
+
+/// Where Codex reads a skill's interface, policy and dependencies.
+const OPENAI_YAML: &str = "agents/openai.yaml";
+
+/// Each skill's name in the export: a plugin's skill (`<plugin>:<skill>`) keeps its own name
+/// unless another skill of the bundle has that name too (two plugins sharing it).
+fn own_names<'s>(skills: &[&'s skillc_runtime::Skill]) -> Vec<&'s str> {
+    let own = |s: &'s skillc_runtime::Skill| s.name.rsplit(':').next().unwrap_or(&s.name);
+    let mut count: std::collections::BTreeMap<&str, usize> = Default::default();
+    for s in skills {
+        *count.entry(own(s)).or_default() += 1;
+    }
+    (skills.iter())
+        .map(|s| match count[own(s)] {
+            1 => own(s),
+            _ => s.name.as_str(),
+        })
+        .collect()
+}
+
+/// `front` in `target`'s terms; what it does not carry goes to `done`.
+fn shaped(
+    a: &Artifact,
+    bundle: &BundleRef<'_>,
+    s: &skillc_runtime::Skill,
+    target: Target,
+    front: &mut crate::skill_md::Front,
+    keep_code: bool,
+    done: &mut Exported,
+) -> Result<super::dialect::Shaped, Error> {
+    let has_own = (s.record.meta.get("assets").and_then(|v| v.as_object()))
+        .is_some_and(|m| m.contains_key(OPENAI_YAML));
+    let own = match has_own {
+        true => Some(a.asset(bundle, &s.qualified_name, OPENAI_YAML)?),
+        false => None,
+    };
+    let mut shaped = super::dialect::shape(target, s, front, own.as_deref(), keep_code);
+    let only = super::dialect::metadata_only(s, front);
+    let mut items = std::mem::take(&mut shaped.not_carried);
+    if !only.is_empty() {
+        items.push(format!(
+            "kept under `metadata` only, which {} does not act on: {}",
+            target.name(),
+            only.join(", ")
+        ));
+    }
+    if !items.is_empty() {
+        done.not_carried.push(LeftOut {
+            skill: front.name.clone(),
+            items,
+        });
+    }
+    Ok(shaped)
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Error {

@@ -55,6 +55,9 @@ pub enum Error {
         /// What was refused, in words.
         why: String,
     },
+    /// The skill has content-safety findings at [`REFUSED_AT`] or above; they are listed.
+    #[error("the skill has content-safety findings at high or critical")]
+    Unsafe(Vec<Diagnostic>),
     /// The skill has errors; they are listed.
     #[error("the skill has errors")]
     Invalid(Vec<Diagnostic>),
@@ -80,8 +83,12 @@ fn packable(rel: &str) -> bool {
 /// Checks a skill given as files named `<folder>/…`, returning its name. A package stands
 /// alone: what it names outside itself (other skills, the workspace's tiers) is checked when
 /// the workspace that receives it is built, not here.
-fn validate(files: &[RawFile]) -> Result<String, Error> {
+fn validate(files: &[RawFile]) -> Result<(String, Vec<Diagnostic>), Error> {
     let report = check_files(files, &CheckOptions::default());
+    let unsafe_findings: Vec<Diagnostic> = (report.diagnostics.iter())
+        .filter(|d| d.safety.is_some_and(|l| l >= REFUSED_AT))
+        .cloned()
+        .collect();
     let outside = [crate::codes::UNKNOWN_SKILL, crate::codes::UNKNOWN_NAME];
     let errors: Vec<Diagnostic> = report
         .diagnostics
@@ -92,7 +99,7 @@ fn validate(files: &[RawFile]) -> Result<String, Error> {
         return Err(Error::Invalid(errors));
     }
     match report.workspace.skills.as_slice() {
-        [one] => Ok(one.name.clone()),
+        [one] => Ok((one.name.clone(), unsafe_findings)),
         [] => Err(Error::Invalid(vec![Diagnostic::new(
             crate::codes::MISSING_FRONTMATTER,
             "SKILL.md",
@@ -139,7 +146,7 @@ pub fn pack(dir: &Path, out: &Path, flat: bool) -> Result<usize, Error> {
         .into_iter()
         .filter(|f| packable(&f.rel) && Some(&f.rel) != own_output.as_ref())
         .collect();
-    let name = validate(&files)?;
+    let (name, _) = validate(&files)?;
     let prefix = if flat {
         String::new()
     } else {
@@ -402,24 +409,58 @@ fn skill_files(archive: &Path, files: BTreeMap<String, Vec<u8>>) -> Result<Skill
     })
 }
 
+/// Content-safety findings at this level or above refuse a package (`unpack`) or an outside
+/// repository (`fetch`) unless accepted: what the build would withhold never lands.
+pub const REFUSED_AT: crate::SafetyLevel = crate::SafetyLevel::High;
+
+/// What `unpack` may do beyond adding a new, clean skill.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Admit {
+    /// Replace a skill of the same name.
+    pub force: bool,
+    /// Take a skill with content-safety findings at [`REFUSED_AT`] or above (it stays
+    /// untrusted, so a build withholds it until the workspace trusts it).
+    pub findings: bool,
+}
+
 /// Unpacks `archive` into `workspace/<name>/`, marked as an imported package (untrusted unless
-/// `workspace.yaml` lists it under `trusted`). Everything is checked first; on any problem
-/// nothing is written. An existing skill of the same name is replaced only with `force`.
+/// `workspace.yaml` lists it under `trusted`). Everything is checked first; on any problem,
+/// or a content-safety finding at [`REFUSED_AT`] or above, nothing is written. An existing
+/// skill of the same name is replaced only with `force`.
 pub fn unpack(
     archive: &Path,
     workspace: &Path,
     force: bool,
     limits: &Limits,
 ) -> Result<Unpacked, Error> {
+    let admit = Admit {
+        force,
+        findings: false,
+    };
+    unpack_admitting(archive, workspace, admit, limits)
+}
+
+/// [`unpack`], admitting what `admit` says.
+pub fn unpack_admitting(
+    archive: &Path,
+    workspace: &Path,
+    admit: Admit,
+    limits: &Limits,
+) -> Result<Unpacked, Error> {
+    let force = admit.force;
     let raw = std::fs::read(archive).map_err(io(archive))?;
     let files = read_archive(archive, limits)?;
     let (folder, files) = skill_files(archive, files)?;
+    // Every file is checked, the ones a walk would skip too (`__pycache__`, `node_modules`):
+    // they are written, and a scanner that skips compiled Python is a known evasion.
     let check: Vec<RawFile> = files
         .iter()
-        .filter(|(p, _)| packable(p))
         .map(|(p, b)| RawFile::new(format!("{folder}/{p}"), b.clone()))
         .collect();
-    let name = validate(&check)?;
+    let (name, findings) = validate(&check)?;
+    if !findings.is_empty() && !admit.findings {
+        return Err(Error::Unsafe(findings));
+    }
     let portable = if names::portability_problems(&name).is_empty() {
         name.clone()
     } else {

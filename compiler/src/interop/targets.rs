@@ -28,14 +28,15 @@ pub fn export_with(
     include_untrusted: bool,
 ) -> Result<(super::export::Exported, Report), super::export::Error> {
     let folder = project.join(target.folder());
-    let exported = super::export::export_with(artifact, bundle, &folder, include_untrusted)?;
+    let exported =
+        super::export::export_for(artifact, bundle, &folder, include_untrusted, Some(target))?;
     let dirs = &exported.dirs;
     let declared = skillc_runtime::Artifact::open(artifact)
         .ok()
         .and_then(|a| declared(&a).into_iter().find(|(t, _)| *t == target));
     let budget = declared.map(|(_, b)| b).or(target.budget());
     let written: Vec<(String, String)> = (dirs.iter())
-        .map(|d| name_and_description(&d.join("SKILL.md")))
+        .map(|d| name_and_description(&d.join("SKILL.md"), target))
         .collect();
     let report = Report::of(
         target,
@@ -76,8 +77,10 @@ pub fn declared(a: &skillc_runtime::Artifact) -> Vec<(Target, Budget)> {
         .collect()
 }
 
-/// The `name` and `description` of an exported SKILL.md.
-fn name_and_description(file: &Path) -> (String, String) {
+/// The `name` and the listed text of an exported SKILL.md: its `description`, and for Claude
+/// Code its `when_to_use` too, which Claude Code lists with the description, within the same
+/// per-skill cap (code.claude.com/docs/en/skills).
+fn name_and_description(file: &Path, target: Target) -> (String, String) {
     let text = std::fs::read_to_string(file).unwrap_or_default();
     let front = text.split("---\n").nth(1).unwrap_or_default();
     let value: serde_yaml::Value = serde_yaml::from_str(front).unwrap_or_default();
@@ -88,7 +91,12 @@ fn name_and_description(file: &Path) -> (String, String) {
             .unwrap_or_default()
             .to_string()
     };
-    (field("name"), field("description"))
+    let mut listed = field("description");
+    let when = field("when_to_use");
+    if target == Target::ClaudeCode && !when.is_empty() {
+        listed = format!("{listed}\n{when}");
+    }
+    (field("name"), listed)
 }
 
 impl Report {

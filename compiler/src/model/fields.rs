@@ -81,6 +81,37 @@ const fn own(name: &'static str, shape: Shape, about: &'static str) -> Field {
     }
 }
 
+/// A field of another tool, kept from import and written back for the clients that read it.
+const fn client(name: &'static str, shape: Shape, about: &'static str) -> Field {
+    Field {
+        name,
+        shape,
+        portable: false,
+        shared: false,
+        about,
+    }
+}
+
+/// Claude Code's own frontmatter fields beyond the six (code.claude.com/docs/en/skills,
+/// "Frontmatter reference"), in its order. A collection written for Claude Code keeps them;
+/// `export --target claude-code` writes them back (Copilot reads `argument-hint` and
+/// `user-invocable` too).
+pub const CLAUDE_CODE: [&str; 13] = [
+    "argument-hint",
+    "arguments",
+    "disable-model-invocation",
+    "user-invocable",
+    "model",
+    "effort",
+    "context",
+    "agent",
+    "paths",
+    "hooks",
+    "shell",
+    "disallowed-tools",
+    "background",
+];
+
 const fn shared(name: &'static str, shape: Shape, about: &'static str) -> Field {
     Field {
         name,
@@ -176,6 +207,32 @@ pub const FIELDS: &[Field] = &[
         "The tool provider this skill declares."),
     own("tools", Shape::Structured,
         "Tools the skill uses, each with why."),
+    client("argument-hint", Shape::Text,
+        "Claude Code and Copilot: the hint shown after the skill's `/` command."),
+    client("arguments", Shape::Structured,
+        "Claude Code: the named arguments of the skill's `/` command."),
+    client("disable-model-invocation", Shape::Bool,
+        "Claude Code, Cursor, VS Code: only a person starts the skill (read as `hidden_from_llm`)."),
+    client("user-invocable", Shape::Bool,
+        "Claude Code and Copilot: `false` keeps the skill out of the `/` menu."),
+    client("model", Shape::Text,
+        "Claude Code: the model the skill runs with."),
+    client("effort", Shape::Text,
+        "Claude Code: the reasoning effort the skill runs with."),
+    client("context", Shape::Text,
+        "Claude Code: `fork` runs the skill in a subagent of its own."),
+    client("agent", Shape::Text,
+        "Claude Code: the subagent a forked skill runs in."),
+    client("paths", Shape::Texts,
+        "Claude Code: the files whose use brings the skill in."),
+    client("hooks", Shape::Structured,
+        "Claude Code: hooks that run while the skill is active."),
+    client("shell", Shape::Text,
+        "Claude Code: the shell the skill's commands run in."),
+    client("disallowed-tools", Shape::Words,
+        "Claude Code: tools the skill may not use."),
+    client("background", Shape::Bool,
+        "Claude Code: the skill runs in the background."),
 ];
 
 /// The field named `key`, if the format knows it.

@@ -273,6 +273,14 @@ pub struct Frontmatter {
     pub provider: Option<Provider>,
     /// `tools`.
     pub tools: Vec<Tool>,
+    /// Claude Code's own fields ([`fields::CLAUDE_CODE`]) as written, kept so that an export
+    /// for a client that reads them gives them back.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub client_fields: BTreeMap<String, serde_json::Value>,
+    /// Every top-level key as written, with where (for the checks of a declared client that
+    /// refuses keys outside the six).
+    #[serde(skip)]
+    pub keys: Vec<(String, crate::diagnostic::Pos)>,
 }
 
 /// A citation source from `sources.yaml` (002).
@@ -566,6 +574,28 @@ pub struct WorkspaceConfig {
     pub targets: Vec<targets::DeclaredTarget>,
     /// `external:`: skills from other repositories, pinned in `skillc.lock`.
     pub external: Vec<external::ExternalSource>,
+    /// `safety:`: which content-safety findings are errors, and which untrusted skills are
+    /// withheld.
+    pub safety: SafetyConfig,
+}
+
+/// `workspace.yaml` `safety:` (SPEC 14.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SafetyConfig {
+    /// Findings that are errors: codes (`S301`), families (`S3xx`), levels (`high` and up).
+    pub deny: Vec<String>,
+    /// An untrusted skill with a finding at this level or above is withheld: unavailable in
+    /// every bundle, never exported or served.
+    pub withhold: crate::diagnostic::SafetyLevel,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        SafetyConfig {
+            deny: Vec::new(),
+            withhold: crate::diagnostic::SafetyLevel::High,
+        }
+    }
 }
 
 impl Default for WorkspaceConfig {
@@ -590,6 +620,7 @@ impl Default for WorkspaceConfig {
             authored: false,
             targets: Vec::new(),
             external: Vec::new(),
+            safety: SafetyConfig::default(),
         }
     }
 }
@@ -669,6 +700,10 @@ pub struct Workspace {
     /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]
     pub census: Option<Arc<census::Census>>,
+    /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
+    /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
+    /// Set by the check ([`crate::parse::safety::withheld`]).
+    pub withheld: BTreeMap<String, String>,
 }
 
 impl Workspace {

@@ -19,6 +19,12 @@ pub enum Target {
     Copilot,
     /// Any tool that reads the shared `.agents/skills` folder.
     Agents,
+    /// Cursor: `.cursor/skills`.
+    Cursor,
+    /// claude.ai uploads and the Claude Skills API: one folder per skill under `skills/`, to be
+    /// zipped and uploaded; they refuse any frontmatter key outside the six of the
+    /// specification.
+    ClaudeApi,
 }
 
 /// A client's listing budget, from its documentation.
@@ -40,6 +46,8 @@ impl Target {
             Target::Codex | Target::Agents => ".agents/skills",
             Target::Gemini => ".gemini/skills",
             Target::Copilot => ".github/skills",
+            Target::Cursor => ".cursor/skills",
+            Target::ClaudeApi => "skills",
         }
     }
 
@@ -51,6 +59,8 @@ impl Target {
             Target::Gemini => "gemini",
             Target::Copilot => "copilot",
             Target::Agents => "agents",
+            Target::Cursor => "cursor",
+            Target::ClaudeApi => "claude-api",
         }
     }
 
@@ -70,19 +80,25 @@ impl Target {
                 source: "about 2% of the model's context, or 8,000 characters when it is \
                          unknown: developers.openai.com/codex/skills",
             }),
-            Target::Gemini | Target::Copilot | Target::Agents => None,
+            Target::Gemini
+            | Target::Copilot
+            | Target::Agents
+            | Target::Cursor
+            | Target::ClaudeApi => None,
         }
     }
 }
 
 impl Target {
     /// Every target, in command-line order.
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 7] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::Gemini,
         Target::Copilot,
         Target::Agents,
+        Target::Cursor,
+        Target::ClaudeApi,
     ];
 
     /// The target named `name` on the command line.
@@ -97,8 +113,9 @@ impl Target {
 pub struct DeclaredTarget {
     /// The client tool.
     pub target: Target,
-    /// Its listing budget.
-    pub budget: Budget,
+    /// Its listing budget, when it documents one or the workspace gives one (none: no
+    /// budget check, the other checks of the client still apply).
+    pub budget: Option<Budget>,
     /// Whether the workspace gives figures of its own.
     pub overridden: bool,
     /// Where `targets.<name>` is written.

@@ -25,6 +25,7 @@ const WORKSPACE_FIELDS: &[&str] = &[
     "routing",
     "targets",
     "external",
+    "safety",
 ];
 
 /// Reads `workspace.yaml`.
@@ -93,11 +94,55 @@ pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     c.routing = routing_settings(f, true);
     c.targets = crate::parse::targets::targets(f);
     c.external = crate::parse::external::external(f);
+    c.safety = safety_settings(f);
     // A trusted outside repository's skills run their code like the workspace's own.
     for e in c.external.iter().filter(|e| e.trust) {
         c.trusted.push(e.package_id());
     }
     c
+}
+
+/// `safety:` of workspace.yaml: `deny` (codes, `S3xx` families, levels) and `withhold` (a
+/// level).
+fn safety_settings(f: &mut Fields<'_>) -> crate::model::SafetyConfig {
+    use crate::diagnostic::SafetyLevel;
+    let mut out = crate::model::SafetyConfig::default();
+    let Some(Value::Mapping(m)) = f.doc.get("safety").cloned() else {
+        return out;
+    };
+    for (k, v) in &m {
+        let key = scalar_string(k).unwrap_or_default();
+        let entries: Option<Vec<String>> = match v {
+            Value::Sequence(items) => items.iter().map(scalar_string).collect(),
+            other => scalar_string(other).map(|s| vec![s]),
+        };
+        let ok = match (key.as_str(), entries) {
+            ("deny", Some(e)) if e.iter().all(|e| crate::parse::safety::is_deny_entry(e)) => {
+                out.deny = e;
+                true
+            }
+            ("withhold", Some(e)) if e.len() == 1 => match SafetyLevel::parse(&e[0]) {
+                Some(level) => {
+                    out.withhold = level;
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        if !ok {
+            let d = f.diag(
+                codes::UNKNOWN_CONFIG_FIELD,
+                f.doc.path_pos(&["safety", &key]),
+                format!(
+                    "unknown or invalid `safety.{key}` (known: deny: a list of S codes, S families \
+                     like S3xx, or levels low/medium/high/critical; withhold: a level)"
+                ),
+            );
+            f.report(d);
+        }
+    }
+    out
 }
 
 /// `routing:` settings (`top_k`, `min_score`, `hybrid_min_score`, `confident`) of workspace.yaml or a client.yaml,

@@ -188,12 +188,15 @@ fn parse_fields(f: &mut Fields<'_>, foreign: BTreeMap<String, String>) -> Frontm
         bind_shells: f.string_list("bindShells"),
         provider: provider(f),
         tools: tools(f),
+        client_fields: BTreeMap::new(),
+        keys: Vec::new(),
     };
     fm.imports = f.refs("import");
     fm.imports.extend(f.refs("imports"));
     for (key, text) in foreign {
         fm.metadata.entry(key).or_insert(text);
     }
+    super::client_fields::read(&mut fm, f.doc);
     if let Some(ns) = &fm.namespace {
         if !NAMESPACES.contains(&ns.as_str()) {
             let d = f

@@ -3,6 +3,7 @@
 
 pub mod batches;
 pub(crate) mod body;
+pub(crate) mod client_fields;
 pub(crate) mod config;
 pub(crate) mod external;
 pub(crate) mod fields;
@@ -10,6 +11,7 @@ pub(crate) mod frontmatter;
 pub mod load;
 pub mod names;
 pub mod refs;
+pub mod safety;
 pub mod sources;
 pub(crate) mod targets;
 pub(crate) mod text;

@@ -17,7 +17,7 @@ use crate::model::targets::{Budget, DeclaredTarget, Target};
 use crate::parse::fields::Fields;
 use crate::parse::yaml::scalar_string;
 
-const KNOWN: &str = "claude-code, codex, gemini, copilot, agents";
+const KNOWN: &str = "claude-code, codex, gemini, copilot, agents, cursor, claude-api";
 
 /// The declared targets, in the order written; each problem reported.
 pub(crate) fn targets(f: &mut Fields<'_>) -> Vec<DeclaredTarget> {
@@ -64,6 +64,18 @@ pub(crate) fn targets(f: &mut Fields<'_>) -> Vec<DeclaredTarget> {
         }
     }
     out
+}
+
+/// A description limit with no budget to go with it.
+fn no_budget(f: &mut Fields<'_>, name: &str, pos: crate::diagnostic::Pos) {
+    let d = f.diag(
+        codes::INVALID_VALUE,
+        pos,
+        format!("{name} documents no listing budget that skillc knows of"),
+    );
+    f.report(d.with_help(format!(
+        "give it one: `targets: {{{name}: {{budget: 8000}}}}` (characters of names and descriptions)"
+    )));
 }
 
 /// One target's budget: the documented one with the workspace's figures over it.
@@ -115,14 +127,16 @@ fn declared(
         }
     }
     let Some(total) = total else {
-        let d = f.diag(
-            codes::INVALID_VALUE,
-            pos,
-            format!("{name} documents no listing budget that skillc knows of"),
-        );
-        f.report(d.with_help(format!(
-            "give it one: `targets: {{{name}: {{budget: 8000}}}}` (characters of names and descriptions)"
-        )));
+        if per_description.is_none() {
+            // No budget known: the client's other checks, no budget check (SPEC 14.2).
+            return Some(DeclaredTarget {
+                target,
+                budget: None,
+                overridden,
+                pos,
+            });
+        }
+        no_budget(f, name, pos);
         return None;
     };
     let source = match (overridden, target.budget()) {
@@ -131,11 +145,11 @@ fn declared(
     };
     Some(DeclaredTarget {
         target,
-        budget: Budget {
+        budget: Some(Budget {
             total,
             per_description,
             source,
-        },
+        }),
         overridden,
         pos,
     })

@@ -470,7 +470,7 @@ fn sources_and_targets(cfg: &crate::model::WorkspaceConfig, m: &mut BTreeMap<Str
     // The budgets of the declared client tools, for `export --target` and the studio.
     if !cfg.targets.is_empty() {
         let targets: BTreeMap<&str, &crate::model::targets::Budget> = (cfg.targets.iter())
-            .map(|t| (t.target.name(), &t.budget))
+            .filter_map(|t| Some((t.target.name(), t.budget.as_ref()?)))
             .collect();
         m.insert("targets".to_string(), json(&targets));
     }

@@ -623,6 +623,8 @@ fn display_meta(base: &Skill, src: &Skill) -> BTreeMap<String, serde_json::Value
     put("metadata", json!(fm.metadata));
     put("allowed_tools", json!(fm.allowed_tools));
     put("bind_shells", json!(fm.bind_shells));
+    put("when_to_use", json!(fm.when_to_use));
+    put("client_fields", json!(fm.client_fields));
     put("provider", json!(fm.provider));
     put("required", json!(base.frontmatter.required.then_some(true)));
     let assets: BTreeMap<_, _> = src

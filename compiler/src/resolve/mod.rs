@@ -631,6 +631,11 @@ impl Prepared<'_> {
             Scope::Client(id) => !trusted(id),
             Scope::Global => src.package.as_ref().is_some_and(|p| !trusted(p)),
         };
+        // An untrusted skill with a finding at `safety.withhold` is never handed over.
+        let unavailable = match (untrusted, ws.withheld.get(&src.file)) {
+            (true, Some(reason)) => unavailable.or_else(|| Some(reason.clone())),
+            _ => unavailable,
+        };
         EntryKey {
             base,
             source,

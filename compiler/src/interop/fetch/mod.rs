@@ -82,6 +82,18 @@ pub fn fetch(
     sources: &[ExternalSource],
     update: &Update,
 ) -> Result<Vec<Fetched>, Error> {
+    fetch_admitting(root, sources, update, false)
+}
+
+/// [`fetch`]; an untrusted entry whose new files have content-safety findings at
+/// [`REFUSED_AT`](crate::interop::package::REFUSED_AT) or above is refused (nothing is
+/// written) unless `findings` admits them.
+pub fn fetch_admitting(
+    root: &Path,
+    sources: &[ExternalSource],
+    update: &Update,
+    findings: bool,
+) -> Result<Vec<Fetched>, Error> {
     if let Update::Only(name) = update {
         if !sources.iter().any(|s| &s.into == name) {
             let known: Vec<&str> = sources.iter().map(|s| s.into.as_str()).collect();
@@ -100,6 +112,12 @@ pub fn fetch(
     // what is committed), as the rest of `.skillc/`.
     fsio::output::write_new(&root.join(".skillc").join(".gitignore"), b"*\n");
     let staged = stage_all(root, &base, sources, update, &old)?;
+    if !findings {
+        if let Err(e) = refuse_unsafe(&staged, sources) {
+            discard(&staged);
+            return Err(e);
+        }
+    }
     let lock = Lock {
         version: 1,
         external: staged.iter().map(|(locked, _, _)| locked.clone()).collect(),
@@ -129,6 +147,35 @@ pub fn fetch(
     }
     write_atomically(&root.join(LOCK_FILE), text.as_bytes())?;
     Ok(report)
+}
+
+/// Refuses the staged copies of untrusted entries that hold content-safety findings at
+/// `REFUSED_AT` or above, listing them: what a build would withhold never lands.
+fn refuse_unsafe(staged: &[Staged], sources: &[ExternalSource]) -> Result<(), Error> {
+    let at = crate::interop::package::REFUSED_AT;
+    for (locked, tmp, _) in staged {
+        let trusted = sources.iter().any(|s| s.into == locked.into && s.trust);
+        let Some(dir) = tmp.as_deref().filter(|_| !trusted) else {
+            continue;
+        };
+        let report = crate::check(dir, &crate::CheckOptions::default())
+            .map_err(|e| Error(format!("cannot scan what `{}` brought: {e}", locked.into)))?;
+        let found: Vec<crate::Diagnostic> = (report.diagnostics.into_iter())
+            .filter(|d| d.safety.is_some_and(|l| l >= at))
+            .collect();
+        if !found.is_empty() {
+            let shown = crate::render_text(&found, &locked.into);
+            return Err(Error(format!(
+                "{shown}refused `{}`: {} content-safety findings at high or critical above \
+                 (an agent given these skills could be turned against its user); read them, \
+                 then `fetch --accept-findings` to take them untrusted, or set `trust: true` \
+                 on the entry; nothing was written",
+                locked.into,
+                found.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Stages every entry (see [`stage`]); on a failure, removes what was staged.

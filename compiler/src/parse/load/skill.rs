@@ -90,6 +90,7 @@ pub(super) fn load_skill(
         add_file(&mut skill, inner, raw, &ws.config, out, texts);
     }
     single_skill_checks(&skill, &doc, &ws.config, out);
+    out.extend(crate::parse::safety::scan_skill(&skill, texts));
     Some(skill)
 }
 
@@ -238,6 +239,9 @@ pub(super) fn add_file(
                         }
                     },
                 };
+                if let (OPENAI_YAML, AssetData::Bytes(b)) = (other, &data) {
+                    codex_meaning(&mut skill.frontmatter, b);
+                }
                 skill.assets.push(Asset {
                     path: other.to_string(),
                     size,
@@ -505,5 +509,24 @@ pub(super) fn portability(
             );
             f.report(d);
         }
+    }
+}
+
+/// Where Codex reads a skill's interface, policy and dependencies.
+const OPENAI_YAML: &str = "agents/openai.yaml";
+
+/// What Codex's `agents/openai.yaml` says in skillc's terms: `policy.allow_implicit_invocation:
+/// false` is `hidden_from_llm`, and `interface.display_name` is `displayName` unless the
+/// SKILL.md gives one. The file stays an asset of the skill, so an export for Codex gives it
+/// back as it was.
+fn codex_meaning(fm: &mut Frontmatter, bytes: &[u8]) {
+    let Ok(doc) = serde_yaml::from_slice::<serde_yaml::Value>(bytes) else {
+        return; // another tool's file: not ours to refuse
+    };
+    if doc["policy"]["allow_implicit_invocation"] == serde_yaml::Value::Bool(false) {
+        fm.hidden_from_llm = true;
+    }
+    if fm.display_name.is_none() {
+        fm.display_name = doc["interface"]["display_name"].as_str().map(String::from);
     }
 }
