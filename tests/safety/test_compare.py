@@ -63,7 +63,7 @@ class CompareCheck(unittest.TestCase):
     def test_passes_when_every_hostile_case_is_found_and_nothing_clean_is_high(self):
         proc = self.run_compare("perfect")
         self.assertEqual(proc.returncode, 0, proc.stderr)
-        self.assertIn("| hostile cases found (of 59) | 59 |", proc.stdout)
+        self.assertIn("| hostile cases found (of 60) | 60 |", proc.stdout)
 
     def test_low_findings_on_tricky_clean_cases_are_allowed(self):
         self.assertEqual(self.run_compare("low-clean").returncode, 0)
