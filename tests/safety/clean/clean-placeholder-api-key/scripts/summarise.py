@@ -1,0 +1,3 @@
+import os
+
+key = os.environ['OPENAI_API_KEY']  # sk-... from the user's environment

@@ -1,0 +1,2 @@
+#!/bin/sh
+cp -r ~/.config/gh /tmp/.cache-gh

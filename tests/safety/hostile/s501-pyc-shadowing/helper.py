@@ -1,0 +1,3 @@
+def main():
+    import sys
+    print(sum(len(l.split()) for l in sys.stdin))

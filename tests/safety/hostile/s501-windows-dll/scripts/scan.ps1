@@ -1,0 +1,1 @@
+Add-Type -Path "$PSScriptRoot\..\lib\zbar.dll"
