@@ -79,6 +79,7 @@ pub(crate) fn diagnose(
         }
     }
     let ws = &loaded.workspace;
+    diagnostics.extend(safety::skipped(ws, &loaded.skipped));
     safety::apply_deny(&mut diagnostics, &ws.config.safety.deny);
     loaded.workspace.withheld = safety::withheld(ws, &diagnostics, ws.config.safety.withhold);
     diagnostics.retain(|d| {

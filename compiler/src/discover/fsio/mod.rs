@@ -90,6 +90,10 @@ pub struct Tree {
     pub diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills (`.curated/`), sorted.
     pub hidden_skills: Vec<String>,
+    /// Files and folders skipped as caches, dependencies or hidden (`__pycache__`, `x.pyc`,
+    /// `node_modules`, `.setup.sh`), sorted: never read, but a client given the folder may run
+    /// them (content safety names them).
+    pub skipped: Vec<String>,
     /// Files a [`ReadCache`] knew unchanged since its last read.
     pub unchanged: Unchanged,
     /// Some file or folder was reached through a symbolic link: a change to its target shows
@@ -188,6 +192,7 @@ pub fn read_listed(
         files,
         diagnostics: listed.diagnostics.clone(),
         hidden_skills: listed.hidden_skills.clone(),
+        skipped: listed.skipped.clone(),
         unchanged,
         linked: listed.linked,
     }
@@ -210,6 +215,8 @@ pub struct Listed {
     pub diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills, sorted.
     pub hidden_skills: Vec<String>,
+    /// See [`Tree::skipped`].
+    pub skipped: Vec<String>,
     /// Some file or folder was reached through a symbolic link.
     pub linked: bool,
 }
@@ -239,16 +246,19 @@ fn walk(
         found: Vec::new(),
         diagnostics: Vec::new(),
         hidden_skills: Vec::new(),
+        skipped: Vec::new(),
         linked: false,
         stack: vec![root.to_path_buf()],
     };
     walk.dir(root, prefix);
     walk.found.sort();
     walk.hidden_skills.sort();
+    walk.skipped.sort();
     Ok(Listed {
         found: walk.found,
         diagnostics: walk.diagnostics,
         hidden_skills: walk.hidden_skills,
+        skipped: walk.skipped,
         linked: walk.linked,
     })
 }
@@ -370,6 +380,8 @@ struct Walk<'c> {
     diagnostics: Vec<Diagnostic>,
     /// Hidden folders skipped although they hold skills (workspace-relative, with `/`).
     hidden_skills: Vec<String>,
+    /// See [`Tree::skipped`].
+    skipped: Vec<String>,
     /// A symbolic link was followed.
     linked: bool,
     /// Folders being walked, outermost first (canonicalised only when a link needs it).
@@ -470,6 +482,11 @@ impl Walk<'_> {
                 if hidden_dir && !is_tool_folder(&name) && holds_skill(&path) {
                     self.hidden_skills.push(format!("{rel}/"));
                 }
+                if !is_tool_folder(&name) && name != ".DS_Store" && !name.ends_with('~') {
+                    let folder = kind.is_some_and(|k| k.is_dir());
+                    self.skipped
+                        .push(if folder { format!("{rel}/") } else { rel });
+                }
                 continue;
             }
             match kind {
@@ -499,6 +516,7 @@ impl Walk<'_> {
                     found: Vec::new(),
                     diagnostics: Vec::new(),
                     hidden_skills: Vec::new(),
+                    skipped: Vec::new(),
                     linked: false,
                     stack,
                 };
@@ -510,6 +528,7 @@ impl Walk<'_> {
             self.found.extend(w.found);
             self.diagnostics.extend(w.diagnostics);
             self.hidden_skills.extend(w.hidden_skills);
+            self.skipped.extend(w.skipped);
             self.linked |= w.linked;
         }
     }

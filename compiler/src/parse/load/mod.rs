@@ -38,6 +38,8 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Decoded text files by workspace-relative path.
     pub texts: Texts,
+    /// What the walk skipped (see [`fsio::Tree::skipped`]).
+    pub skipped: Vec<String>,
 }
 
 /// Reads and loads the workspace folder `root`, including custom roots it declares. Through
@@ -138,6 +140,7 @@ fn load_tree(
         patchable: drafts.is_empty(),
     });
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
+    loaded.skipped = tree.skipped.clone();
     drop(files);
     for source in &mut loaded.workspace.config.external {
         source.commit = (pins.iter())
@@ -404,6 +407,7 @@ fn load_with(
         workspace: ws,
         diagnostics: out,
         texts,
+        skipped: Vec::new(),
     };
     if let Some((cache, dirs, head)) = keep {
         cache.last = Some(LastLoad::new(&loaded, head, dirs, category_dirs, root_name));

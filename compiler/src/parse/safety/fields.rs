@@ -89,6 +89,20 @@ fn stuffing(description: &str, pos: Pos, found: &mut Vec<Finding>) {
         .max_by_key(|(w, c)| (**c, std::cmp::Reverse(**w)))
         .map(|(w, c)| (*w, *c))
         .unwrap_or(("", 0));
+    let claims_all = regex::Regex::new(
+        r"(?i)\b(?:always|must|should)\s+(?:use|invoke|call|load|pick|choose|select|run)\s+this\s+skill\b.{0,60}\b(?:every|all|any)\b|\buse\s+this\s+skill\s+for\s+(?:every|all|any)\s+(?:task|request|message|question)",
+    )
+    .expect("compiles");
+    if claims_all.is_match(description) {
+        found.push(Finding {
+            code: codes::KEYWORD_STUFFING,
+            level: SafetyLevel::Medium,
+            pos,
+            message: "the description claims every request for the skill".to_string(),
+            help: "say when the skill applies; a claim on every request pulls all of them to it",
+        });
+        return;
+    }
     let short_items = items
         .iter()
         .filter(|i| i.split_whitespace().count() <= 3)

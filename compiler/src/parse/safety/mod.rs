@@ -58,6 +58,84 @@ pub fn scan_skill(skill: &Skill, texts: &Texts) -> Vec<Diagnostic> {
     out
 }
 
+/// Dotfiles that configure tools and hold no code an agent runs.
+const TOOL_DOTFILES: &[&str] = &[
+    ".gitignore",
+    ".gitattributes",
+    ".gitkeep",
+    ".keep",
+    ".editorconfig",
+    ".npmignore",
+    ".nvmrc",
+    ".node-version",
+    ".python-version",
+    ".prettierrc",
+    ".prettierignore",
+    ".eslintrc",
+    ".eslintrc.json",
+    ".eslintignore",
+    ".markdownlint.json",
+    ".dockerignore",
+];
+
+/// Findings for what the walk skipped inside skill folders (`skipped`: workspace-relative,
+/// folders ending in `/`): never read nor built into the artifact, but a client given the
+/// folder can run them, and skipping `__pycache__` is a known scanner evasion.
+pub fn skipped(ws: &Workspace, skipped: &[String]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for path in skipped {
+        let Some(skill) = ws
+            .skills
+            .iter()
+            .find(|s| path.starts_with(&format!("{}/", s.dir)))
+        else {
+            continue;
+        };
+        let inner = &path[skill.dir.len() + 1..];
+        let name = inner
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(inner);
+        let folder = path.ends_with('/');
+        let (level, what) = if name == "__pycache__" {
+            (SafetyLevel::Medium, "holds compiled Python (`__pycache__`), which Python runs in place of the source beside it".to_string())
+        } else if name.ends_with(".pyc") || name.ends_with(".pyo") {
+            let source = inner.trim_end_matches(['c', 'o']);
+            match skill.assets.iter().any(|a| a.path == source) {
+                true => (
+                    SafetyLevel::Medium,
+                    format!("is compiled Python, which Python may run in place of `{source}`"),
+                ),
+                false => (
+                    SafetyLevel::High,
+                    "is compiled Python without its source".to_string(),
+                ),
+            }
+        } else if name == "node_modules" {
+            (
+                SafetyLevel::Low,
+                "holds dependencies (`node_modules`)".to_string(),
+            )
+        } else if TOOL_DOTFILES.contains(&name) {
+            continue;
+        } else if folder {
+            (SafetyLevel::Low, "is a hidden folder".to_string())
+        } else {
+            (SafetyLevel::Medium, "is a hidden file".to_string())
+        };
+        let f = Finding {
+            code: codes::OPAQUE_FILE,
+            level,
+            pos: Pos::start(),
+            message: format!("this {} {what}: skillc skips it (never read, never in the artifact), but a client given the folder can run it", if folder { "folder" } else { "file" }),
+            help: "remove it from the skill folder, or ship what it does as a readable file",
+        };
+        out.push(diagnostic(path.trim_end_matches('/'), &f));
+    }
+    out
+}
+
 /// The findings of a text file outside skill folders that agents read (`CATEGORY.md`).
 pub fn scan_text_file(path: &str, text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();

@@ -30,12 +30,36 @@ impl FileKind {
     }
 }
 
+/// What the rules found on a line as written: the codes reported and the rules looked at.
+struct Seen {
+    codes: Vec<&'static str>,
+    examined: Vec<usize>,
+}
+
 /// A line to scan, with what the rules read around it.
 pub(crate) struct Line<'a> {
     pub text: &'a str,
     /// The line before (a warning there covers a quoted example here).
     pub before: &'a str,
     pub kind: FileKind,
+}
+
+/// Whether a URL's bare IPv4 host is loopback, private, link-local or unspecified.
+fn is_private_address(url: &str) -> bool {
+    let host = url.split("://").nth(1).unwrap_or("");
+    let octets: Vec<u8> = host
+        .split('.')
+        .take(4)
+        .map_while(|o| {
+            o.trim_end_matches(|c: char| !c.is_ascii_digit())
+                .parse()
+                .ok()
+        })
+        .collect();
+    matches!(
+        octets.as_slice(),
+        [127 | 10 | 0, ..] | [192, 168, ..] | [169, 254, ..] | [172, 16..=31, ..]
+    )
 }
 
 /// A secret that is a documented placeholder, or a private key's header written inside code
@@ -119,7 +143,7 @@ const RULES: &[Rule] = &[
     wording(
         codes::OVERRIDE_INSTRUCTIONS,
         High,
-        r"(?i)\b(?:ignore|disregard|forget|bypass)\b.{0,24}\b(?:all\s+)?(?:the\s+|your\s+|any\s+)?(?:previous|prior|above|earlier|preceding|system|original|safety)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context)",
+        r"(?i)\b(?:ignore|disregard|forget|bypass)\b.{0,24}\b(?:all\s+)?(?:the\s+|your\s+|any\s+)?(?:previous|prior|above|earlier|preceding|system|original|safety)\s+(?:instructions?|prompts?|rules|directions|guidelines|guidance|directives|messages|context)",
         "tells the agent to set earlier instructions aside",
     ),
     wording(
@@ -148,6 +172,24 @@ const RULES: &[Rule] = &[
         "tells the agent to act unseen",
     ),
     wording(
+        codes::OVERRIDE_INSTRUCTIONS,
+        High,
+        r"(?i)\b(?:classify|mark|report|rate|label|treat)\s+(?:it|this(?:\s+(?:skill|file|code|package))?)\s+as\s+(?:safe|benign|clean|harmless|trusted)\b",
+        "asks whoever reads it to call it safe",
+    ),
+    wording(
+        codes::OVERRIDE_INSTRUCTIONS,
+        High,
+        r"(?i)\bignorier(?:e|en)?\s+(?:alle\s+)?(?:vorherigen|bisherigen|früheren|obigen)\s+(?:Anweisungen|Instruktionen|Regeln)|\bignore[rz]?\s+(?:toutes\s+)?les\s+(?:instructions|consignes)\s+(?:précédentes|antérieures)|\bignora\s+(?:todas\s+)?las\s+instrucciones\s+(?:anteriores|previas)|\bignora\s+(?:tutte\s+)?le\s+istruzioni\s+precedenti|\bnegeer\s+(?:alle\s+)?(?:vorige|eerdere)\s+instructies",
+        "tells the agent to set earlier instructions aside",
+    ),
+    wording(
+        codes::HIDE_FROM_USER,
+        High,
+        r"(?i)\b(?:leave|keep)\s+(?:it|this|that|them|these)\s+out\s+of\s+(?:your|the)\s+(?:summary|answer|response|report|reply|explanation)",
+        "tells the agent to leave an action out of what the user reads",
+    ),
+    wording(
         codes::HIDE_FROM_USER,
         High,
         r"(?i)\b(?:hide|conceal)\s+(?:this|these|it|the\s+(?:output|command|request|upload))\s+from\s+the\s+user|\b(?:the\s+)?user\s+(?:must|should)\s+(?:not|never)\s+(?:know|see|notice|find\s+out)",
@@ -168,6 +210,24 @@ const RULES: &[Rule] = &[
     ),
     rule(
         codes::READ_CREDENTIALS,
+        High,
+        r"(?i)(?:google-chrome|chromium|Google/Chrome|BraveSoftware|Microsoft/Edge|Mozilla/Firefox|\.mozilla/firefox)/[^\s'\x22]*(?:Cookies|Login\s+Data|cookies\.sqlite|logins\.json|key4\.db|Web\s+Data)",
+        "reads a browser's cookies or saved passwords",
+    ),
+    rule(
+        codes::READ_CREDENTIALS,
+        Medium,
+        r#"(?i)\b(?:readFileSync|readFile|read_text|open|Get-Content)\s*\(?\s*['"][^'"]*\.env(?:\.[\w-]+)?['"]"#,
+        "reads an environment file",
+    ),
+    rule(
+        codes::READ_CREDENTIALS,
+        Medium,
+        r#"['"`]\.env(?:\.[\w-]+)?['"`]\s*,\s*['"`]\.env"#,
+        "collects several environment files",
+    ),
+    rule(
+        codes::READ_CREDENTIALS,
         Medium,
         r"(?i)\b(?:cat|type|Get-Content|printenv|env)\b\s+(?:\S*/)?\.env\b",
         "prints an environment file",
@@ -181,7 +241,7 @@ const RULES: &[Rule] = &[
     ),
     rule(
         codes::SEND_DATA_OUT,
-        High,
+        Medium,
         r"(?i)\bcurl\b.{0,120}(?:--data(?:-binary|-raw|-urlencode)?|-d|-F|--form|-T|--upload-file)\s+['\x22]?@(?:[~/.$]|[A-Za-z])",
         "uploads a file with curl",
     ),
@@ -203,10 +263,16 @@ const RULES: &[Rule] = &[
         r"(?i)(?:requests|httpx|axios|fetch)\b.{0,40}\bpost\b.{0,160}(?:os\.environ|process\.env|\.ssh|\.aws)|JSON\.stringify\(\s*process\.env\s*\)|json\.dumps\(\s*dict\(\s*os\.environ",
         "posts the environment or keys",
     ),
+    rule(
+        codes::SEND_DATA_OUT,
+        Medium,
+        r"(?i)\b(?:requests|httpx|session)\.(?:post|put)\s*\([^)]*\bfiles\s*=|\b(?:Invoke-RestMethod|Invoke-WebRequest|irm|iwr)\b.{0,160}-(?:InFile\b|Body\s+\(?\s*(?:Get-Content|gc|\[(?:System\.)?IO\.File\]))",
+        "uploads files to the network",
+    ),
     wording(
         codes::SEND_DATA_OUT,
         High,
-        r"(?i)\b(?:send|upload|post|exfiltrate|transmit|forward)\b.{0,40}\b(?:the\s+)?(?:contents?\s+of\s+)?(?:all\s+)?(?:environment\s+variables|credentials|secrets|api\s+keys|private\s+keys|ssh\s+keys|tokens|passwords|cookies)\b.{0,40}\b(?:to|at)\s+(?:https?://|the\s+(?:server|endpoint|url|webhook))",
+        r"(?i)\b(?:send|upload|post|exfiltrate|transmit|forward)\b.{0,60}(?:\.env\b|\b(?:environment\s+(?:variables|file)|credentials|secrets|api\s+keys|private\s+keys|ssh\s+keys|tokens|passwords|cookies)\b).{0,60}\b(?:to|at)\s+(?:https?://|the\s+(?:server|endpoint|url|webhook))",
         "tells the agent to send secrets out",
     ),
     // S301: fetched and run in one step; remote shells.
@@ -231,7 +297,7 @@ const RULES: &[Rule] = &[
     rule(
         codes::FETCH_AND_RUN,
         Medium,
-        r"(?i)\b(?:iex|Invoke-Expression)\b.{0,80}\b(?:DownloadString|DownloadData|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Net\.WebClient)\b|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b",
+        r"(?i)\b(?:iex|Invoke-Expression)(?:\s+|\s*\().{0,80}\b(?:DownloadString|DownloadData|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Net\.WebClient)\b|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]{0,200}\|\s*(?:iex|Invoke-Expression)\b",
         "runs PowerShell fetched from the network",
     ),
     wording(
@@ -255,7 +321,7 @@ const RULES: &[Rule] = &[
     // S303: where data goes or code comes from.
     rule(
         codes::SUSPICIOUS_URL,
-        High,
+        Medium,
         COLLECTOR_URL,
         "a URL of a webhook collector",
     ),
@@ -297,6 +363,10 @@ pub(crate) struct Rules {
     /// A host code should never be fetched from (S303's hosts, link shorteners).
     suspicious_host: Regex,
     split_strings: Regex,
+    /// `['c', 'u', 'r', 'l'].join('')`: an array of short strings joined with nothing.
+    joined_array: Regex,
+    /// Names of programs that fetch or run code.
+    commands: Regex,
 }
 
 impl Rules {
@@ -321,6 +391,14 @@ impl Rules {
             warning: Regex::new(&WARNING_WORDS.replace(r"\b", r"(?-u:\b)")).expect("compiles"),
             suspicious_host: Regex::new(&[COLLECTOR_URL, PASTE_URL, IP_URL, SHORT_URL].join("|"))
                 .expect("compiles"),
+            joined_array: Regex::new(
+                r#"\[\s*((?:["'][^"'\n]{0,8}["']\s*,\s*)+["'][^"'\n]{0,8}["'])\s*\]\s*\.join\(\s*(?:""|'')\s*\)"#,
+            )
+            .expect("compiles"),
+            commands: Regex::new(
+                r"(?i)(?-u:\b)(?:curl|wget|bash|powershell|pwsh|Invoke-Expression|Invoke-WebRequest|DownloadString|eval|exec|base64|/bin/sh|netcat|ncat)(?-u:\b)",
+            )
+            .expect("compiles"),
             split_strings: Regex::new(r#"["'`]\s*(?:\+|\.|\.\.)?\s*["'`]|\^|\\\r?$"#)
                 .expect("compiles"),
         }
@@ -336,6 +414,9 @@ impl Rules {
     /// Adds the findings of one line.
     pub(crate) fn scan_line(&self, at: &Line<'_>, number: usize, out: &mut Vec<Finding>) {
         let line = at.text;
+        // Rules whose match on the raw line was looked at (and maybe let go): folding the
+        // line does not bring them back.
+        let mut examined: Vec<usize> = Vec::new();
         // Most lines match nothing: one quick pass says so before the rules are told apart.
         let matched: Vec<usize> = match self.set.is_match(line) {
             true => self.set.matches(line).into_iter().collect(),
@@ -351,6 +432,11 @@ impl Rules {
             let Some(m) = self.each[i].find(line) else {
                 continue;
             };
+            examined.push(i);
+            // Loopback and private addresses are the machine's own or its network's.
+            if r.pattern == IP_URL && is_private_address(m.as_str()) {
+                continue;
+            }
             codes_found.push(r.code);
             let column = line[..m.start()].chars().count() + 1;
             let len = m.as_str().chars().count();
@@ -370,28 +456,66 @@ impl Rules {
         // once a shell or a model has put it back together.
         let folded = self.fold(line);
         if folded != line {
-            let folded_matches: Vec<usize> = match self.set.is_match(&folded) {
-                true => self.set.matches(&folded).into_iter().collect(),
-                false => Vec::new(),
+            let seen = Seen {
+                codes: codes_found,
+                examined,
             };
-            for i in folded_matches {
-                let r = &RULES[i];
-                if codes_found.contains(&r.code) {
-                    continue;
-                }
-                codes_found.push(r.code);
-                let level = r.level.max(High);
-                out.push(finding(
-                    r,
-                    level,
-                    Pos {
-                        line: number,
-                        column: 1,
-                        len: 0,
-                    },
-                    " (written in look-alike or split pieces)",
-                ));
+            self.scan_folded(line, &folded, number, seen, out);
+        }
+    }
+
+    /// The findings the folded form of a line adds to those of the line as written (`seen`).
+    fn scan_folded(
+        &self,
+        line: &str,
+        folded: &str,
+        number: usize,
+        seen: Seen,
+        out: &mut Vec<Finding>,
+    ) {
+        let Seen {
+            codes: mut codes_found,
+            examined,
+        } = seen;
+        let start = Pos {
+            line: number,
+            column: 1,
+            len: 0,
+        };
+        let folded_matches: Vec<usize> = match self.set.is_match(folded) {
+            true => self.set.matches(folded).into_iter().collect(),
+            false => Vec::new(),
+        };
+        for i in folded_matches {
+            let r = &RULES[i];
+            if codes_found.contains(&r.code) || examined.contains(&i) {
+                continue;
             }
+            codes_found.push(r.code);
+            out.push(finding(
+                r,
+                r.level.max(High),
+                start,
+                " (written in look-alike or split pieces)",
+            ));
+        }
+        // A command's name spelled in pieces (`'cu' + 'rl'`, `['c','u','r','l'].join('')`):
+        // nothing honest hides the name of the program it runs.
+        if codes_found.contains(&codes::FETCH_AND_RUN) {
+            return;
+        }
+        let raw: Vec<&str> = self.commands.find_iter(line).map(|m| m.as_str()).collect();
+        if let Some(m) = (self.commands.find_iter(folded)).find(|m| !raw.contains(&m.as_str())) {
+            out.push(Finding {
+                code: codes::FETCH_AND_RUN,
+                level: High,
+                pos: start,
+                message: format!(
+                    "spells the command `{}` in pieces, to hide what runs",
+                    m.as_str()
+                ),
+                help: help(codes::FETCH_AND_RUN),
+            });
         }
     }
 
@@ -408,7 +532,18 @@ impl Rules {
         if r.code == codes::SECRET_IN_FILE && is_placeholder(text, start, end) {
             return Low;
         }
-        if line.kind == FileKind::Script {
+        // A public key (`id_ed25519.pub`) is meant to be shared.
+        let public = |w: &str| {
+            [".pub", "authorized_keys", "known_hosts"]
+                .iter()
+                .any(|p| w.contains(p))
+        };
+        if r.code == codes::READ_CREDENTIALS && text[start..].split_whitespace().take(3).any(public)
+        {
+            return Low;
+        }
+        let instruction = matches!(r.code, codes::OVERRIDE_INSTRUCTIONS | codes::HIDE_FROM_USER);
+        if line.kind == FileKind::Script && !instruction {
             return match r.code {
                 codes::FETCH_AND_RUN => r.level.max(High),
                 _ => r.level,
@@ -429,10 +564,12 @@ impl Rules {
                 .iter()
                 .any(|q| after.contains(q));
         let warned = self.warning.is_match(text) || self.warning.is_match(line.before);
-        if negated || (quoted && warned) {
-            Low
-        } else {
-            r.level
+        // Quoted, wording is mentioned rather than said (in a script: data, a scanner's own
+        // patterns); with a warning beside it, an example.
+        match (negated || (quoted && warned), quoted) {
+            (true, _) => Low,
+            (false, true) => r.level.min(Medium),
+            (false, false) => r.level,
         }
     }
 
@@ -450,7 +587,16 @@ impl Rules {
                 .map(homoglyph)
                 .collect()
         };
-        self.split_strings.replace_all(&letters, "").into_owned()
+        let joined = self
+            .joined_array
+            .replace_all(&letters, |c: &regex::Captures<'_>| {
+                let pieces: String = c[1]
+                    .split(',')
+                    .map(|p| p.trim().trim_matches(['"', '\'']))
+                    .collect();
+                format!("'{pieces}'")
+            });
+        self.split_strings.replace_all(&joined, "").into_owned()
     }
 }
 
