@@ -156,6 +156,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
     ("external-unfetched", &["E028", "W125"]),
+    ("bad-eval-set", &["E029"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

@@ -19,6 +19,7 @@ mod batched;
 mod build;
 mod cli;
 mod dense;
+mod evalsets;
 mod external;
 mod fixtures;
 mod hostile;
