@@ -134,3 +134,108 @@ fn a_bad_eval_set_stops_test_at_its_line() {
         "no case ran"
     );
 }
+
+/// (message, skills to reach, skills not to reach) of each routing case, in order.
+fn routing(root: &Path) -> Vec<(String, Option<Vec<String>>, Vec<String>)> {
+    let options = skillc::CheckOptions::default();
+    let report = skillc::workspace_check::check(root, &options).unwrap();
+    let (cases, problems) = skillc::cases::load(root, &report.workspace);
+    assert!(problems.is_empty(), "{problems:?}");
+    (cases.into_iter())
+        .filter_map(|c| {
+            let to = c.expect.routes_to;
+            Some((c.request.message?, to, c.expect.routes_not_to))
+        })
+        .collect()
+}
+
+#[test]
+fn export_cases_writes_what_reads_back_as_the_same_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    workspace(&ws);
+    for f in ["invoices/evals", "refunds/evals"] {
+        std::fs::remove_dir_all(ws.join(f)).unwrap();
+    }
+    common::write(
+        &ws,
+        "tests/routing.yaml",
+        "- name: an invoice to send\n  request: {message: send the April invoice to Northwind}\n  expect: {routes_to: [invoices]}\n\
+         - name: a refund is no invoice\n  request: {message: refund the whole payment}\n  expect: {routes_not_to: [invoices]}\n\
+         - name: small talk\n  request: {message: what a nice day}\n  expect: {routes_to: []}\n\
+         - name: ranked\n  request: {message: send the invoice}\n  expect: {routes_to: [invoices], within: 1}\n\
+         - name: a refund\n  request: {message: refund half the payment}\n  expect: {routes_to: [refunds]}\n",
+    );
+    let original = routing(&ws);
+    // Both skills have cases: the format holds one, so it must be named.
+    let out = skillc(&["export-cases", arg(&ws), "--format", "skill-creator"]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("name one with --skill"),
+        "{}",
+        said(&out)
+    );
+    let out = skillc(&[
+        "export-cases",
+        arg(&ws),
+        "--format",
+        "agentskills",
+        "--skill",
+        "nope",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+
+    // A copy without `tests/`, the exports beside its skill instead.
+    let back = dir.path().join("back");
+    workspace(&back);
+    for f in ["invoices/evals", "refunds/evals"] {
+        std::fs::remove_dir_all(back.join(f)).unwrap();
+    }
+    let export = |format: &str, file: &str| {
+        let path = back.join("invoices/evals").join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let args = [
+            "export-cases",
+            arg(&ws),
+            "--format",
+            format,
+            "--skill",
+            "invoices",
+        ];
+        let out = skillc(&[&args[..], &["-o", arg(&path)]].concat());
+        assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said_sc = export("skill-creator", "trigger-eval.json");
+    assert!(
+        said_sc.contains("left out: ranked: it asks for a rank (`within`)"),
+        "{said_sc}"
+    );
+    assert!(
+        said_sc.contains("3 cases about `invoices` written, 1 left out"),
+        "{said_sc}"
+    );
+    // Not the ranked case (left out), nor the one about another skill.
+    let not_ranked = |c: &(String, Option<Vec<String>>, Vec<String>)| {
+        !["send the invoice", "refund half the payment"].contains(&c.0.as_str())
+    };
+    let expected: Vec<_> = original.iter().filter(|c| not_ranked(c)).cloned().collect();
+    // A case the format says as "does not trigger" reads back as one that must not reach it.
+    let as_read: Vec<_> = (expected.iter().cloned())
+        .map(|(m, to, not)| match to {
+            Some(to) if to.is_empty() => (m, None, vec!["invoices".to_string()]),
+            to => (m, to, not),
+        })
+        .collect();
+    assert_eq!(routing(&back), as_read);
+
+    // Agent Skills: the messages that must reach the skill, the same again.
+    std::fs::remove_file(back.join("invoices/evals/trigger-eval.json")).unwrap();
+    let said_as = export("agentskills", "evals.json");
+    assert!(
+        said_as.contains("1 cases about `invoices` written, 3 left out"),
+        "{said_as}"
+    );
+    let reaching: Vec<_> = (as_read.into_iter()).filter(|c| c.1.is_some()).collect();
+    assert_eq!(routing(&back), reaching);
+}

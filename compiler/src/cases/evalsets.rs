@@ -4,7 +4,8 @@
 //! - `evals/evals.json`, the Agent Skills evaluation format (agentskills.io, "Evaluating skill
 //!   output quality"; skill-creator's `references/schemas.md`): `{"skill_name", "evals": [{"id",
 //!   "prompt", "expected_output", "files", "assertions" | "expectations"}]}`. Each eval's
-//!   `prompt` is a message that must reach the skill; its assertions (or `expectations`, the
+//!   `prompt` is a message that must reach the skill (the case is named by the eval's `name`,
+//!   else `<skill>: eval <id>`); its assertions (or `expectations`, the
 //!   name skill-creator's schema and agentskills PR #506 use) are graded by a model, so they
 //!   are checked for shape only.
 //! - Trigger sets, any other `evals/*.json` shaped as skill-creator's and agentskills.io's
@@ -227,7 +228,7 @@ impl EvalSet<'_> {
             return;
         };
         let name = match (label, id) {
-            (Some(label), _) => format!("{}: {label}", self.skill),
+            (Some(label), _) => label,
             (None, Some(id)) => format!("{}: eval {id}", self.skill),
             (None, None) => format!("{}: eval #{n}", self.skill),
         };

@@ -13,6 +13,7 @@ use crate::Workspace;
 
 pub mod eval;
 pub mod evalsets;
+pub mod export;
 mod figures;
 mod read;
 mod run;
@@ -99,7 +100,7 @@ pub struct Expect {
 }
 
 impl Expect {
-    fn about_the_prompt(&self) -> bool {
+    pub(crate) fn about_the_prompt(&self) -> bool {
         !(self.prompt_includes.is_empty()
             && self.prompt_excludes.is_empty()
             && self.removed.is_empty())
