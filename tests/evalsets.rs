@@ -57,7 +57,8 @@ fn eval_sets_beside_a_skill_are_routing_cases_of_test_and_eval() {
     let ws = dir.path();
     workspace(ws);
     let out = skillc(&["test", arg(ws), "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect(&said(&out));
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", said(&out)));
     let cases: Vec<(String, u64, String, bool)> = (v["cases"].as_array().unwrap().iter())
         .map(|c| {
             (

@@ -24,6 +24,7 @@ mod external;
 mod fixtures;
 mod hostile;
 mod incremental;
+mod mcp_skills;
 mod oci;
 mod packages;
 mod plugins;

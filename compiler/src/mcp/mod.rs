@@ -585,17 +585,17 @@ impl ServerHandler for Server {
     async fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        self.list_skills()
+        self.list_skills(context.protocol_version().as_ref())
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        self.get_skill(&request.uri)
+        self.get_skill(&request.uri, context.protocol_version().as_ref())
     }
 
     async fn list_resources(
@@ -617,8 +617,13 @@ impl ServerHandler for Server {
             .skip(start)
             .take(PAGE)
             .map(|(uri, portable, _, path)| {
-                Resource::new(uri.clone(), format!("{portable}/{path}"))
-                    .with_mime_type(mime_type(path))
+                // A SKILL.md is named as its skill (SEP-2640: the resource's name is the
+                // frontmatter's), any other file by its place.
+                let name = match path.as_str() {
+                    "SKILL.md" => portable.clone(),
+                    _ => format!("{portable}/{path}"),
+                };
+                Resource::new(uri.clone(), name).with_mime_type(mime_type(path))
             })
             .collect();
         let mut result = ListResourcesResult::with_all_items(page);
