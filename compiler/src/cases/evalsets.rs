@@ -301,3 +301,48 @@ impl EvalSet<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (message, must reach) of each case read from `text` as `file` of skill `pdf`.
+    fn read_ok(file: &str, text: &str) -> Vec<(String, bool)> {
+        let (cases, problems) = read(file, text, "pdf");
+        assert!(problems.is_empty(), "{problems:?}");
+        let reach = |c: &Case| c.expect.routes_to.is_some();
+        cases
+            .iter()
+            .map(|c| (c.request.message.clone().unwrap(), reach(c)))
+            .collect()
+    }
+
+    #[test]
+    fn the_shapes_collections_write_are_read() {
+        // Assertions as {name, type, value} mappings (a collection's runner writes these).
+        let objects = r#"{"evals": [{"id": 0, "prompt": "fill the form", "assertions": [{"name": "a", "type": "contains", "value": "x"}]}]}"#;
+        assert_eq!(
+            read_ok("pdf/evals/evals.json", objects),
+            [("fill the form".into(), true)]
+        );
+        // Trigger queries kept under `evals`.
+        let under = r#"{"evals": [{"prompt": "merge these", "should_trigger": true}, {"prompt": "write a poem", "should_trigger": false}]}"#;
+        let read = read_ok("pdf/evals/triggers.json", under);
+        assert_eq!(
+            read,
+            [("merge these".into(), true), ("write a poem".into(), false)]
+        );
+        // JSON indented with tabs (where YAML may refuse tabs) is still read.
+        let tabs = "[\n\t{\"query\": \"split the pdf\",\n\t\"should_trigger\": true}\n]";
+        assert_eq!(
+            read_ok("pdf/evals/q.json", tabs),
+            [("split the pdf".into(), true)]
+        );
+        // Another tool's output is no eval set.
+        assert!(read_ok(
+            "pdf/evals/grading.json",
+            r#"{"expectations": [{"text": "x", "passed": true}]}"#
+        )
+        .is_empty());
+    }
+}
