@@ -316,8 +316,8 @@ fn skillc_mcp_passes_the_skills_conformance_scenarios_assertions() {
     let unknown = mcp.ask("skills/get", json!({"uri": probe}));
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
-    // sep-2640-skills-manifest: each SKILL.md is a listed resource, text/markdown, named as
-    // its frontmatter; sep-2640-final-segment-equals-name; no bare `_meta` keys.
+    // sep-2640-skills-manifest: each SKILL.md is a listed resource, text/markdown, named and
+    // described as its frontmatter; sep-2640-final-segment-equals-name; no bare `_meta` keys.
     let resources = mcp.result("resources/list", json!({}));
     for s in &skills {
         let r = (resources["resources"].as_array().unwrap().iter())
@@ -330,6 +330,10 @@ fn skillc_mcp_passes_the_skills_conformance_scenarios_assertions() {
         assert_eq!(
             r["name"], s["frontmatter"]["name"],
             "sep-2640-skillmd-metadata-name: {r}"
+        );
+        assert_eq!(
+            r["description"], s["frontmatter"]["description"],
+            "sep-2640-skillmd-metadata-description: {r}"
         );
         assert!(r.get("_meta").is_none(), "sep-2640-meta-prefix: {r}");
     }

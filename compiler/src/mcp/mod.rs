@@ -616,15 +616,7 @@ impl ServerHandler for Server {
             .iter()
             .skip(start)
             .take(PAGE)
-            .map(|(uri, portable, _, path)| {
-                // A SKILL.md is named as its skill (SEP-2640: the resource's name is the
-                // frontmatter's), any other file by its place.
-                let name = match path.as_str() {
-                    "SKILL.md" => portable.clone(),
-                    _ => format!("{portable}/{path}"),
-                };
-                Resource::new(uri.clone(), name).with_mime_type(mime_type(path))
-            })
+            .map(|(uri, portable, name, path)| self.listed_resource(uri, portable, name, path))
             .collect();
         let mut result = ListResourcesResult::with_all_items(page);
         if start + PAGE < all.len() {

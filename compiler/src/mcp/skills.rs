@@ -13,7 +13,7 @@
 //! or later, the first version that defines them.
 
 use rmcp::model::{
-    CacheScope, ErrorData, GetSkillResult, ListSkillsResult, ProtocolVersion, Skill,
+    CacheScope, ErrorData, GetSkillResult, ListSkillsResult, ProtocolVersion, Resource, Skill,
     SkillFrontmatter, SkillResource, SkillResources,
 };
 use serde_json::Value;
@@ -113,6 +113,31 @@ impl Server {
             frontmatter,
             SkillResources::Files(resources),
         )))
+    }
+
+    /// A file as `resources/list` lists it: a SKILL.md named and described as its frontmatter
+    /// (SEP-2640 asks the resource's name and description to be the frontmatter's), any other
+    /// file named by its place.
+    pub(super) fn listed_resource(
+        &self,
+        uri: &str,
+        portable: &str,
+        name: &str,
+        path: &str,
+    ) -> Resource {
+        let mime = super::mime_type(path);
+        if path != "SKILL.md" {
+            return Resource::new(uri, format!("{portable}/{path}")).with_mime_type(mime);
+        }
+        let listed = Resource::new(uri, portable).with_mime_type(mime);
+        match self
+            .skill_md(portable, name)
+            .ok()
+            .and_then(|(mut front, _)| front.remove("description"))
+        {
+            Some(Value::String(d)) => listed.with_description(d),
+            _ => listed,
+        }
     }
 
     /// Every served skill: its name in uris, its name, its files.
