@@ -160,6 +160,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("target-claude-code-names", &["W128", "W129"]),
     ("target-description-limit", &["W130"]),
     ("external-unfetched", &["E028", "W125"]),
+    ("bad-eval-set", &["E029"]),
     ("allowed-tools-list", &["W108"]),
     ("bad-condition", &["E021"]),
     ("bad-json", &["E018"]),

@@ -261,6 +261,9 @@ pub mod codes {
     /// A test case names a client, locale, tier, consumer or skill that does not exist.
     pub const UNKNOWN_IN_TEST: &str = "E027";
     pub const EXTERNAL_NOT_USABLE: &str = "E028";
+    /// A skill's eval set (`evals/evals.json`, a trigger set in `evals/`) is not JSON or has
+    /// the wrong shape.
+    pub const BAD_EVAL_SET: &str = "E029";
 
     /// A byte-order mark was stripped.
     pub const BOM: &str = "W101";
@@ -401,6 +404,7 @@ pub mod codes {
         BAD_TEST_CASE,
         UNKNOWN_IN_TEST,
         EXTERNAL_NOT_USABLE,
+        BAD_EVAL_SET,
         BOM,
         CRLF,
         UNKNOWN_FIELD,

@@ -107,6 +107,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
         WorkspaceCommand::Generate { what } => generate(what),
         WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
         WorkspaceCommand::Eval(args) => workspace::run_eval(&args),
+        WorkspaceCommand::ExportCases(args) => workspace::export_cases(&args),
         WorkspaceCommand::Watch { workspace, output } => workspace::watch(&workspace, &output),
         WorkspaceCommand::Set {
             skill_md,

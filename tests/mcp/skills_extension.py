@@ -97,7 +97,10 @@ def main():
 
         listed = server.request("skills/list", {})["result"]
         skills = listed["skills"]
-        check("the listing carries the cache fields", "ttlMs" in listed and listed.get("cacheScope") in ("public", "private"),
+        # ttlMs and cacheScope are SEP-2549's, defined from protocol 2026-07-28: a client of
+        # 2025-11-25 gets neither (tests/mcp_skills.rs checks that a 2026-07-28 client gets both).
+        check("the listing carries no cache fields for a 2025-11-25 client",
+              "ttlMs" not in listed and "cacheScope" not in listed,
               {k: v for k, v in listed.items() if k != "skills"})
         catalog = json.loads(subprocess.run([skillc, "catalog", str(live), "--client", CLIENT, "--format", "json"],
                                             capture_output=True, text=True, check=True).stdout)
@@ -128,7 +131,7 @@ def main():
 
         pricing = next(s for s in skills if s["frontmatter"]["name"] == "pricing")
         got = server.request("skills/get", {"uri": pricing["uri"]})["result"]
-        check("skills/get gives the listed entry", got["skill"] == pricing and "ttlMs" in got, got)
+        check("skills/get gives the listed entry", got["skill"] == pricing and "ttlMs" not in got, got)
         unknown = server.request("skills/get", {"uri": "skill://nope/SKILL.md"})
         check("skills/get of a skill not served is -32602", unknown.get("error", {}).get("code") == -32602, unknown)
 

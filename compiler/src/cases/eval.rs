@@ -100,6 +100,7 @@ fn labelled_messages(
         out.extend(skill.triggers.iter().map(|example| Labelled {
             message: example.clone(),
             expected: Some(skill.name.clone()),
+            avoid: Vec::new(),
             example_of: Some(i),
             consumer: None,
             context: none.clone(),
@@ -116,15 +117,22 @@ fn labelled_messages(
             && c.request.tier.as_deref().is_none_or(|t| t == bundle.tier)
     };
     for c in cases.iter().filter(|c| same(c)) {
-        let (Some(message), Some(expected)) = (&c.request.message, &c.expect.routes_to) else {
+        let Some(message) = &c.request.message else {
             continue;
+        };
+        // A message with skills to reach, or (alone) skills it must not reach.
+        let (expected, avoid) = match (&c.expect.routes_to, &c.expect.routes_not_to) {
+            (Some(to), _) => (to.first().cloned(), Vec::new()),
+            (None, not) if !not.is_empty() => (None, not.clone()),
+            (None, _) => continue,
         };
         let pairs = c.request.context.iter();
         let context = Context::from_pairs(pairs.map(|(k, v)| (k.as_str(), v.as_str())))
             .map_err(skillc_runtime::Error::Request)?;
         out.push(Labelled {
             message: message.clone(),
-            expected: expected.first().cloned(),
+            expected,
+            avoid,
             example_of: None,
             consumer: c.request.consumer.clone(),
             context,

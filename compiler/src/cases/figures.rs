@@ -14,8 +14,12 @@ pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
 pub struct Labelled {
     /// The message: a trigger example, or a case's message.
     pub message: String,
-    /// The skill it should reach first (`None`: no skill, a case's `routes_to: []`).
+    /// The skill it should reach first (`None`: no skill, a case's `routes_to: []`, or none of
+    /// `avoid`).
     pub expected: Option<String>,
+    /// With no `expected`: the skills it must not reach (a case's `routes_not_to` alone, a
+    /// trigger set's `should_trigger: false`); empty: it must reach none at all.
+    pub avoid: Vec<String>,
     /// A trigger example's own skill (an index into the bundle's skills), left out while the
     /// example is routed.
     pub example_of: Option<usize>,
@@ -80,7 +84,11 @@ pub fn figures<'a>(
         let reached = &reached[..reached.len().min(k)];
         let Some(expected) = &m.expected else {
             negatives += 1;
-            fired += usize::from(!reached.is_empty());
+            let fires = match m.avoid.is_empty() {
+                true => !reached.is_empty(),
+                false => reached.iter().any(|n| m.avoid.contains(n)),
+            };
+            fired += usize::from(fires);
             continue;
         };
         positives += 1;

@@ -12,6 +12,8 @@ use crate::parse::text;
 use crate::Workspace;
 
 pub mod eval;
+pub mod evalsets;
+pub mod export;
 mod figures;
 mod read;
 mod run;
@@ -98,7 +100,7 @@ pub struct Expect {
 }
 
 impl Expect {
-    fn about_the_prompt(&self) -> bool {
+    pub(crate) fn about_the_prompt(&self) -> bool {
         !(self.prompt_includes.is_empty()
             && self.prompt_excludes.is_empty()
             && self.removed.is_empty())
@@ -126,49 +128,26 @@ pub fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diag
     (cases, reader.diagnostics)
 }
 
-/// Every case of `<root>/tests/*.yaml` (in file order), and what is wrong with them. A
-/// workspace without a `tests/` folder has no cases.
+/// Every case of `<root>/tests/*.yaml` (in file order), then those of each skill's eval sets
+/// (`evals/evals.json` and trigger sets, see [`evalsets`]), and what is wrong with them. A
+/// workspace without a `tests/` folder or eval sets has no cases.
 pub fn load(root: &Path, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
     let mut cases = Vec::new();
     let mut diagnostics = Vec::new();
-    let Ok(entries) = std::fs::read_dir(root.join("tests")) else {
-        return (cases, diagnostics);
+    let mut files: Vec<String> = match std::fs::read_dir(root.join("tests")) {
+        Ok(entries) => entries
+            .flatten()
+            // Regular files only: a link, a pipe or a folder named `x.yaml` is not read.
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".yaml") || name.ends_with(".yml"))
+            .map(|name| format!("tests/{name}"))
+            .collect(),
+        Err(_) => Vec::new(),
     };
-    let mut files: Vec<(String, std::path::PathBuf)> = entries
-        .flatten()
-        // Regular files only: a link, a pipe or a folder named `x.yaml` is not read.
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            (name.ends_with(".yaml") || name.ends_with(".yml"))
-                .then(|| (format!("tests/{name}"), e.path()))
-        })
-        .collect();
     files.sort();
-    for (rel, path) in files {
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        if size > MAX_CASE_BYTES {
-            diagnostics.push(Diagnostic::new(
-                codes::TOO_LARGE,
-                &rel,
-                Pos::start(),
-                format!(
-                    "file is {size} bytes, over the {MAX_CASE_BYTES} byte limit of a text file"
-                ),
-            ));
-            continue;
-        }
-        let decoded = std::fs::read(&path)
-            .map_err(|e| {
-                Diagnostic::new(
-                    codes::UNREADABLE,
-                    &rel,
-                    Pos::start(),
-                    format!("cannot read: {e}"),
-                )
-            })
-            .and_then(|bytes| text::decode(&rel, &bytes));
-        match decoded {
+    for rel in files {
+        match read_text(root, &rel) {
             Ok((text, warnings)) => {
                 diagnostics.extend(warnings);
                 let (more, found) = read_file(&rel, &text, ws);
@@ -178,5 +157,42 @@ pub fn load(root: &Path, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
             Err(d) => diagnostics.push(d),
         }
     }
+    for skill in &ws.skills {
+        for rel in evalsets::files_of(root, skill) {
+            match read_text(root, &rel) {
+                Ok((text, warnings)) => {
+                    diagnostics.extend(warnings);
+                    let (more, found) = evalsets::read(&rel, &text, &skill.name);
+                    cases.extend(more);
+                    diagnostics.extend(found.into_iter().map(|d| d.with_source(&text)));
+                }
+                Err(d) => diagnostics.push(d),
+            }
+        }
+    }
     (cases, diagnostics)
+}
+
+/// A case file's text (workspace-relative `rel`), within a text file's size limit.
+fn read_text(root: &Path, rel: &str) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
+    let path = root.join(rel);
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    if size > MAX_CASE_BYTES {
+        return Err(Diagnostic::new(
+            codes::TOO_LARGE,
+            rel,
+            Pos::start(),
+            format!("file is {size} bytes, over the {MAX_CASE_BYTES} byte limit of a text file"),
+        ));
+    }
+    std::fs::read(&path)
+        .map_err(|e| {
+            Diagnostic::new(
+                codes::UNREADABLE,
+                rel,
+                Pos::start(),
+                format!("cannot read: {e}"),
+            )
+        })
+        .and_then(|bytes| text::decode(rel, &bytes))
 }

@@ -19,6 +19,33 @@ pub enum TestFormat {
     Junit,
 }
 
+/// The eval-set formats `export-cases` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CasesFormat {
+    /// skill-creator's trigger eval set: `[{"query", "should_trigger"}]`.
+    SkillCreator,
+    /// Agent Skills `evals/evals.json`: `{"skill_name", "evals": [{"id", "prompt", …}]}`.
+    Agentskills,
+}
+
+/// `skillc export-cases`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExportCasesArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// The format: `skill-creator` (a trigger eval set, `[{"query", "should_trigger"}]`) or
+    /// `agentskills` (`evals/evals.json`).
+    #[arg(long, value_enum)]
+    pub format: CasesFormat,
+    /// The skill whose cases to write (needed when the cases are about several).
+    #[arg(long)]
+    pub skill: Option<String>,
+    /// The file to write (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
 /// `skillc eval`'s arguments.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
@@ -213,6 +240,9 @@ pub enum WorkspaceCommand {
     /// Measure routing: per bundle, recall@1, recall@k and MRR over every trigger example
     /// (each left out of its own skill) and the routing cases, with the confusions.
     Eval(EvalArgs),
+    /// Write the workspace's routing cases about one skill in another tool's eval-set format
+    /// (what a format cannot carry is named on stderr).
+    ExportCases(ExportCasesArgs),
     /// Rebuild the artifact whenever the workspace changes.
     Watch {
         /// The workspace folder.

@@ -42,6 +42,64 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
     }
 }
 
+/// `skillc export-cases`: the routing cases about one skill in another tool's format, to
+/// `output` or stdout; the cases the format cannot carry are named on stderr.
+pub fn export_cases(args: &super::args::ExportCasesArgs) -> Done {
+    use skillc::cases::export::{self, CaseFormat};
+    let (workspace, skill) = (args.workspace.as_path(), args.skill.as_deref());
+    let report = skillc::workspace_check::check(workspace, &skillc::CheckOptions::default())
+        .map_err(Failure::usage)?;
+    if !report.is_ok() {
+        let errors: Vec<_> = (report.diagnostics.into_iter())
+            .filter(|d| d.severity == skillc::Severity::Error)
+            .collect();
+        eprint!(
+            "{}",
+            skillc::render_text(&errors, &workspace.to_string_lossy())
+        );
+        return Err(Failure::Errors(format!(
+            "the workspace or its cases have {} errors; nothing was written",
+            errors.len()
+        )));
+    }
+    let (cases, _) = skillc::cases::load(workspace, &report.workspace);
+    let about = export::skills_of(&cases);
+    let skill = match (skill, about.as_slice()) {
+        (Some(s), _) if report.workspace.skills.iter().any(|k| k.name == s) => s.to_string(),
+        (Some(s), _) => return Err(Failure::Usage(format!("no skill `{s}` in the workspace"))),
+        (None, [one]) => one.clone(),
+        (None, []) => return Err(Failure::Usage("the workspace has no routing cases".into())),
+        (None, many) => {
+            return Err(Failure::Usage(format!(
+                "the routing cases are about {} skills ({}): name one with --skill (a file of \
+                 this format holds one skill's cases)",
+                many.len(),
+                many.join(", ")
+            )))
+        }
+    };
+    let format = match args.format {
+        super::args::CasesFormat::SkillCreator => CaseFormat::SkillCreator,
+        super::args::CasesFormat::Agentskills => CaseFormat::AgentSkills,
+    };
+    let out = export::export(&cases, &skill, format);
+    match args.output.as_deref() {
+        Some(file) => std::fs::write(file, &out.text)
+            .map_err(|e| Failure::Usage(format!("cannot write {}: {e}", file.display())))?,
+        None => out!("{}", out.text),
+    }
+    for (name, why) in &out.left_out {
+        eprintln!("left out: {name}: {why}");
+    }
+    eprintln!(
+        "{} cases about `{skill}` written, {} left out; beside the skill it goes in {}",
+        out.written,
+        out.left_out.len(),
+        format.file_in_skill()
+    );
+    Ok(())
+}
+
 /// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
 pub fn run_eval(args: &EvalArgs) -> Done {
     use skillc::cases::eval;

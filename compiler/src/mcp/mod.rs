@@ -585,17 +585,17 @@ impl ServerHandler for Server {
     async fn list_skills(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        self.list_skills()
+        self.list_skills(context.protocol_version().as_ref())
     }
 
     async fn get_skill(
         &self,
         request: GetSkillRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        self.get_skill(&request.uri)
+        self.get_skill(&request.uri, context.protocol_version().as_ref())
     }
 
     async fn list_resources(
@@ -616,10 +616,7 @@ impl ServerHandler for Server {
             .iter()
             .skip(start)
             .take(PAGE)
-            .map(|(uri, portable, _, path)| {
-                Resource::new(uri.clone(), format!("{portable}/{path}"))
-                    .with_mime_type(mime_type(path))
-            })
+            .map(|(uri, portable, name, path)| self.listed_resource(uri, portable, name, path))
             .collect();
         let mut result = ListResourcesResult::with_all_items(page);
         if start + PAGE < all.len() {

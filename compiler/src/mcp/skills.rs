@@ -4,10 +4,17 @@
 //! `skillc export` writes for this bundle (its client's variant, its locale, variables
 //! substituted; an untrusted skill without its code), so what a host reads is exactly what the
 //! entry describes.
+//!
+//! An entry stays within what a verifying client accepts (the Python SDK's `validate_skill`):
+//! at most [`MAX_FILES`] files and [`MAX_BYTES`] bytes, a description of 1 to 1,024
+//! characters. A skill past them is left out of `skills/list` (one bad entry would make such a
+//! client refuse the whole listing) and `skills/get` says why; its files stay resources. The
+//! cache fields `ttlMs` and `cacheScope` (SEP-2549) go only to clients of protocol 2026-07-28
+//! or later, the first version that defines them.
 
 use rmcp::model::{
-    CacheScope, ErrorData, GetSkillResult, ListSkillsResult, Skill, SkillFrontmatter,
-    SkillResource, SkillResources,
+    CacheScope, ErrorData, GetSkillResult, ListSkillsResult, ProtocolVersion, Resource, Skill,
+    SkillFrontmatter, SkillResource, SkillResources,
 };
 use serde_json::Value;
 use skillc_runtime::Error;
@@ -17,6 +24,26 @@ use super::Server;
 /// How long a host may take an entry as current: the artifact can be swapped at any time, and
 /// the next call serves the new one.
 const TTL_MS: u64 = 60_000;
+
+/// Most files one entry lists, its SKILL.md included (SEP-2640; `MAX_RESOURCES_PER_SKILL` of
+/// the Python SDK, which refuses a listing with a larger entry).
+pub const MAX_FILES: usize = 512;
+
+/// Most bytes of one skill's files together (SEP-2640; the Python SDK's `MAX_TOTAL_SIZE`).
+pub const MAX_BYTES: u64 = 16 << 20;
+
+/// Longest description of an entry, in characters (Agent Skills; the Python SDK refuses a
+/// longer one, or an empty one).
+const MAX_DESCRIPTION: usize = 1024;
+
+/// Whether a client speaking `version` knows the cache fields (`ttlMs`, `cacheScope`: SEP-2549,
+/// protocol 2026-07-28). A client that never said is taken as an older one.
+fn knows_cache_fields(version: Option<&ProtocolVersion>) -> bool {
+    version.is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// A skill's entry, or why it cannot be one.
+type Entry = Result<Skill, String>;
 
 impl Server {
     /// The SKILL.md of a skill of the served catalog under its portable name, as `skillc
@@ -37,29 +64,80 @@ impl Server {
             .map(|(front, text, _)| (front, text))
     }
 
-    /// The entry of one skill: its SKILL.md and every other file, each with its digest.
-    fn entry(&self, portable: &str, name: &str, files: &[String]) -> Result<Skill, Error> {
+    /// The entry of one skill: its SKILL.md and every other file, each with its digest; or,
+    /// past what a verifying client accepts, why it is not an entry.
+    fn entry(&self, portable: &str, name: &str, files: &[String]) -> Result<Entry, Error> {
         let uri = format!("skill://{portable}/SKILL.md");
+        let past = |what: String| {
+            format!(
+                "`{uri}` is not served as a skill: {what} (SEP-2640, as the Python SDK checks); \
+                 its files stay resources skill://{portable}/<path>"
+            )
+        };
+        if files.len() > MAX_FILES {
+            let what = format!(
+                "it has {} files, over the {MAX_FILES} of an entry",
+                files.len()
+            );
+            return Ok(Err(past(what)));
+        }
         let (mut front, text) = self.skill_md(portable, name)?;
         let description = match front.remove("description") {
             Some(Value::String(d)) => d,
             _ => String::new(),
         };
+        let chars = description.chars().count();
+        if !(1..=MAX_DESCRIPTION).contains(&chars) {
+            let what =
+                format!("its description has {chars} characters, not 1 to {MAX_DESCRIPTION}");
+            return Ok(Err(past(what)));
+        }
         front.remove("name");
         let mut frontmatter = SkillFrontmatter::new(portable, description);
         frontmatter.extra = front;
+        let mut total = text.len() as u64;
         let mut resources = vec![SkillResource::from_bytes(&uri, text.as_bytes())];
         let a = self.artifact();
         for path in files.iter().filter(|p| *p != "SKILL.md") {
             let bytes = a.asset(&self.bundle.as_ref(), name, path)?;
+            total += bytes.len() as u64;
+            if total > MAX_BYTES {
+                let what = format!("its files come to over {MAX_BYTES} bytes (16 MiB)");
+                return Ok(Err(past(what)));
+            }
             let file_uri = format!("skill://{portable}/{path}");
             resources.push(SkillResource::from_bytes(file_uri, &bytes));
         }
-        Ok(Skill::new(
+        Ok(Ok(Skill::new(
             uri,
             frontmatter,
             SkillResources::Files(resources),
-        ))
+        )))
+    }
+
+    /// A file as `resources/list` lists it: a SKILL.md named and described as its frontmatter
+    /// (SEP-2640 asks the resource's name and description to be the frontmatter's), any other
+    /// file named by its place.
+    pub(super) fn listed_resource(
+        &self,
+        uri: &str,
+        portable: &str,
+        name: &str,
+        path: &str,
+    ) -> Resource {
+        let mime = super::mime_type(path);
+        if path != "SKILL.md" {
+            return Resource::new(uri, format!("{portable}/{path}")).with_mime_type(mime);
+        }
+        let listed = Resource::new(uri, portable).with_mime_type(mime);
+        match self
+            .skill_md(portable, name)
+            .ok()
+            .and_then(|(mut front, _)| front.remove("description"))
+        {
+            Some(Value::String(d)) => listed.with_description(d),
+            _ => listed,
+        }
     }
 
     /// Every served skill: its name in uris, its name, its files.
@@ -74,21 +152,38 @@ impl Server {
         Ok(out)
     }
 
-    /// `skills/list`: every skill of the served catalog.
-    pub(super) fn list_skills(&self) -> Result<ListSkillsResult, ErrorData> {
-        let skills = (self.listed().map_err(|e| super::mcp_error(&e))?)
-            .iter()
-            .map(|(portable, name, files)| self.entry(portable, name, files))
-            .collect::<Result<Vec<Skill>, Error>>()
-            .map_err(|e| super::mcp_error(&e))?;
-        Ok(ListSkillsResult::with_all_items(skills)
-            .with_ttl_ms(TTL_MS)
-            .with_cache_scope(CacheScope::Public))
+    /// `skills/list`: every skill of the served catalog that can be an entry (those that
+    /// cannot are named on stderr, the host's log), with the cache fields for a client of
+    /// `version` that knows them.
+    pub(super) fn list_skills(
+        &self,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let mut skills = Vec::new();
+        for (portable, name, files) in self.listed().map_err(|e| super::mcp_error(&e))? {
+            match self.entry(&portable, &name, &files) {
+                Ok(Ok(skill)) => skills.push(skill),
+                Ok(Err(why)) => eprintln!("skillc mcp: {why}"),
+                Err(e) => return Err(super::mcp_error(&e)),
+            }
+        }
+        let result = ListSkillsResult::with_all_items(skills);
+        Ok(match knows_cache_fields(version) {
+            true => result
+                .with_ttl_ms(TTL_MS)
+                .with_cache_scope(CacheScope::Public),
+            false => result,
+        })
     }
 
     /// `skills/get`: the entry of the skill whose SKILL.md is at `uri`; -32602 (invalid
-    /// params) for a uri this server does not serve as a skill.
-    pub(super) fn get_skill(&self, uri: &str) -> Result<GetSkillResult, ErrorData> {
+    /// params) for a uri this server does not serve as a skill, saying why when the skill is
+    /// past an entry's limits.
+    pub(super) fn get_skill(
+        &self,
+        uri: &str,
+        version: Option<&ProtocolVersion>,
+    ) -> Result<GetSkillResult, ErrorData> {
         let not_served = || {
             ErrorData::invalid_params(
                 format!("`{uri}` is not a skill this server serves: write skill://<name>/SKILL.md"),
@@ -105,8 +200,13 @@ impl Server {
             .find(|(p, _, _)| p == name)
             .ok_or_else(not_served)?;
         let skill = (self.entry(portable, name, files)).map_err(|e| super::mcp_error(&e))?;
-        Ok(GetSkillResult::new(skill)
-            .with_ttl_ms(TTL_MS)
-            .with_cache_scope(CacheScope::Public))
+        let result =
+            GetSkillResult::new(skill.map_err(|why| ErrorData::invalid_params(why, None))?);
+        Ok(match knows_cache_fields(version) {
+            true => result
+                .with_ttl_ms(TTL_MS)
+                .with_cache_scope(CacheScope::Public),
+            false => result,
+        })
     }
 }
