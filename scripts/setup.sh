@@ -62,6 +62,14 @@ if ! python3 -c "import rank_bm25" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check "rank-bm25==0.2.2"
 fi
 
+# The peer the content-safety corpus is measured against (tests/safety/compare.py), in a venv
+# of its own: 107 packages, about 700 MB, static analyzers only (it runs with the network cut).
+if [ ! -x .venv-peer/bin/skill-scanner ]; then
+  echo "setup: installing cisco-ai-skill-scanner (the content-safety peer)"
+  python3 -m venv .venv-peer
+  .venv-peer/bin/pip install -q --disable-pip-version-check "cisco-ai-skill-scanner==2.3.2"
+fi
+
 # The WebDriver bridge for the studio's end-to-end tests (WebKitWebDriver comes from apt).
 if ! command -v tauri-driver >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
   echo "setup: installing tauri-driver"

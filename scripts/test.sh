@@ -54,6 +54,12 @@ bash tests/packaging/runtimes.sh "$target/debug/skillc"
 echo "== routing quality: skillc route beside a plain BM25 baseline on labelled requests"
 python3 tests/quality/routing_quality.py "$target/debug/skillc" --check
 
+echo "== content safety: the labelled corpus and the public collections, skillc beside cisco-ai-skill-scanner"
+python3 tests/safety/test_compare.py
+python3 tests/safety/compare.py --skillc "$target/debug/skillc" --peer .venv-peer/bin/skill-scanner --repeat 1 --check
+# The peer is needed once: its 700 MB go back to a machine short of disk.
+if [ -n "${SKILLC_TEST_LOW_DISK:-}" ]; then rm -rf .venv-peer; fi
+
 echo "== rules the sample does not exercise (blocks over always-on, locale fallback, a secret name) in every runtime"
 python3 tests/parity/rules_parity.py "$target/debug/skillc"
 
