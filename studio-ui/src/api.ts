@@ -55,6 +55,9 @@ export interface Overview {
 
 export interface FileState { file: string; text: string; hash: string }
 
+/** A place both sides changed: both versions are kept in the text, between markers. */
+export interface MergeConflict { place: string; line: number; base: string; ours: string; theirs: string }
+export interface Merged { text: string; conflicts: MergeConflict[] }
 export type Saved = { status: "saved"; hash: string } | { status: "conflict"; disk: FileState };
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -264,6 +267,8 @@ export const api = {
   readFile: (file: string) => invoke<FileState>("read_file", { file }),
   checkDraft: (file: string, text: string) => invoke<DraftCheck>("check_draft", { file, text }),
   saveFile: (file: string, text: string, base: string | null) => invoke<Saved>("save_file", { file, text, base }),
+  mergeTexts: (file: string, base: string, mine: string, theirs: string) =>
+    invoke<Merged>("merge_texts", { file, base, mine, theirs }),
   decompose: (text: string) => invoke<Parts>("decompose", { text }),
   setField: (text: string, field: string, value: Json | undefined) =>
     invoke<string>("set_field", { text, field, value: value === undefined ? null : value }),

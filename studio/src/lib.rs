@@ -152,6 +152,20 @@ fn save_file(
     studio.with(|s| s.save(&file, &text, base.as_deref()))
 }
 
+/// The editor's unsaved text (`mine`) and the file as a colleague left it on disk (`theirs`),
+/// merged three-way from the text both started from (`base`): by field, list item and
+/// paragraph; a place both changed keeps both versions, marked. Neither side is lost.
+#[tauri::command]
+fn merge_texts(
+    file: String,
+    base: String,
+    mine: String,
+    theirs: String,
+) -> skillc::edit::merge::Merged {
+    let kind = skillc::edit::merge::Kind::of(std::path::Path::new(&file));
+    skillc::edit::merge::merge(kind, &base, &mine, &theirs)
+}
+
 #[tauri::command]
 fn decompose(text: String) -> form::Parts {
     form::decompose(&text)
@@ -362,6 +376,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             read_file,
             check_draft,
             save_file,
+            merge_texts,
             decompose,
             set_field,
             create_skill,

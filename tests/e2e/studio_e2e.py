@@ -384,6 +384,39 @@ def test_provoke_and_resolve_an_on_disk_conflict(d, tmp, shots):
     assert "Another edit" not in path.read_text()
 
 
+def test_a_colleagues_edit_on_disk_and_mine_are_merged_and_neither_is_lost(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    f = "public/response_handling/support/SKILL.md"
+    path = ws / f
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "support")
+    # Mine: the description, unsaved. Theirs, on disk meanwhile: the body.
+    d.set_value('[data-field="description"]', "Answer support questions, in my words.")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+    path.write_text(path.read_text().replace("this chat is for new visitors", "this chat is for new visitors only"))
+    conflict_shown = lambda: not d.js("return document.getElementById('conflict').hidden")
+    wait_until(conflict_shown, "the change on disk is noticed")
+    d.click("#merge-both")
+    wait_until(lambda: not conflict_shown(), "the merge closes the banner")
+    wait_until(lambda: "for new visitors only" in d.code("#body"), "their body edit is in the editor")
+    d.screenshot(shots / "merged.png")
+    assert "in my words" in d.code("#source") or "in my words" in d.js(
+        "const e = document.querySelector('[data-field=\"description\"]'); return e ? e.value : ''")
+    d.click("#save")
+    wait_until(lambda: "in my words" in path.read_text(), "mine is saved")
+    assert "for new visitors only" in path.read_text(), "theirs is kept"
+    # Both change the same field: both versions stay, marked, and the source shows them.
+    d.set_value('[data-field="description"]', "My second description.")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+    path.write_text(path.read_text().replace("Answer support questions, in my words.", "Their second description."))
+    wait_until(conflict_shown, "the second change on disk is noticed")
+    d.click("#merge-both")
+    wait_until(lambda: "<<<<<<<" in d.code("#source"), "the conflict is marked in the source")
+    source = d.code("#source")
+    assert "My second description." in source and "Their second description." in source, source
+    d.screenshot(shots / "merge-conflict.png")
+
+
 def test_search_narrows_the_skill_list(d, tmp, shots):
     fresh_workspace(d, tmp)
     d.set_value("#search", "pricing")
@@ -1110,6 +1143,7 @@ TESTS = (
     test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild,
     test_preview_a_client_and_see_its_variant,
     test_provoke_and_resolve_an_on_disk_conflict,
+    test_a_colleagues_edit_on_disk_and_mine_are_merged_and_neither_is_lost,
     test_search_narrows_the_skill_list,
     test_create_rename_and_delete_a_skill,
     test_export_a_package_and_import_it_back,

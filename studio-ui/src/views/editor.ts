@@ -29,6 +29,9 @@ export class SkillEditor {
   file: string | null = null;
   dirty = false;
   private base: string | null = null;
+  /** The text `base` is the hash of: what this editor and the disk last agreed on, the base
+   * of a three-way merge when both change it. */
+  private baseText = "";
   private text = "";
   private parts: Parts | null = null;
   private mode: "form" | "source" = "form";
@@ -52,6 +55,7 @@ export class SkillEditor {
     byId("mode-source").addEventListener("click", () => this.setMode("source").catch(fail));
     byId("save").addEventListener("click", () => this.save(this.base).catch(fail));
     byId("discard-edits").addEventListener("click", () => this.askDiscard());
+    byId("merge-both").addEventListener("click", () => this.mergeWithDisk().catch(fail));
     byId("keep-mine").addEventListener("click", () => this.save(null).catch(fail));
     byId("load-theirs").addEventListener("click", () => { if (this.file) this.open(this.file, true).catch(fail); });
     // Ctrl+S (Cmd+S on a Mac) saves the open skill wherever the focus is, as in any editor;
@@ -116,7 +120,7 @@ export class SkillEditor {
     if (!force && file !== this.file && !(await this.mayLeave())) return false;
     const f = await api.readFile(file);
     this.showTitle(file);
-    this.file = file; this.base = f.hash; this.text = f.text;
+    this.file = file; this.base = f.hash; this.text = f.text; this.baseText = f.text;
     if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
     byId("saved-reach").hidden = true;
     this.setDirty(false);
@@ -431,6 +435,7 @@ export class SkillEditor {
     const r = await api.saveFile(this.file, this.text, base);
     if (r.status === "conflict") { this.showConflict(true); return; }
     this.base = r.hash;
+    this.baseText = this.text;
     this.setDirty(false);
     this.showConflict(false);
     // What was saved differs from what was last checked only by a translation's mark.
@@ -439,6 +444,32 @@ export class SkillEditor {
     // The build and the preview first (what the user waits for), then whom the save reached.
     await this.hooks.saved();
     this.loadRelations(true);
+  }
+
+  /** A colleague's change on disk and the unsaved edits here, merged three-way from the text
+   * both started from: by field, list item and paragraph. Where both changed one place, both
+   * versions stay in the text, marked, and the source shows them. Nothing is written until
+   * saved. */
+  private async mergeWithDisk(): Promise<void> {
+    const file = this.file;
+    if (!file) return;
+    for (const apply of [...this.pending.values()]) apply();
+    await this.fieldEdits;
+    const disk = await api.readFile(file);
+    const m = await api.mergeTexts(file, this.baseText, this.text, disk.text);
+    if (this.file !== file) return;
+    this.base = disk.hash; this.baseText = disk.text; this.text = m.text;
+    this.showConflict(false);
+    await this.render(true);
+    this.setDirty(true);
+    this.scheduleCheck();
+    if (!m.conflicts.length) {
+      say("Merged: their change and yours are both here. Save to write them.", "good");
+      return;
+    }
+    const places = m.conflicts.map((c) => `${c.place} (line ${c.line})`).join(", ");
+    say(`Merged, but both of you changed ${places}: both versions are kept between <<<<<<< and >>>>>>> lines. Keep one, then save.`, "bad");
+    await this.setMode("source");
   }
 
   private showConflict(shown: boolean): void {
