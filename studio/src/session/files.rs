@@ -8,7 +8,7 @@ use skillc::RawFile;
 
 use super::disk::WritesOnDisk;
 use super::{hash, io_err, Session};
-use crate::error::{Diag, StudioError};
+use crate::error::{edit_err, Diag, StudioError};
 
 /// A file as read, with the hash that a later save compares against.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -99,25 +99,6 @@ pub(super) fn package_err(e: skillc::interop::package::Error) -> StudioError {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
     // The compiler's one atomic writer: temporary file beside it, synced, renamed.
     skillc::edit::write_atomic(path, bytes).map_err(io_err)
-}
-
-/// Replaces (or adds) the `name:` line of a frontmatter.
-pub(super) fn rename_in_frontmatter(text: &str, name: &str) -> String {
-    let mut out = Vec::new();
-    let mut replaced = false;
-    for (i, line) in text.lines().enumerate() {
-        if !replaced && i > 0 && line.starts_with("name:") {
-            out.push(format!("name: {name}"));
-            replaced = true;
-        } else {
-            out.push(line.to_string());
-        }
-        if i == 0 && line.trim_end() == "---" && !text.contains("\nname:") {
-            out.push(format!("name: {name}"));
-            replaced = true;
-        }
-    }
-    out.join("\n") + "\n"
 }
 
 /// A draft's check: its diagnostics, and where its skill's trigger examples go first.
@@ -278,32 +259,25 @@ impl Session {
         Ok(format!("{folder}/SKILL.md"))
     }
 
-    /// Renames a skill: its folder and its `name`.
+    /// Renames the skill in `rel` to `new_name`, and every reference to it with it
+    /// (`skillc rename`: reference fields, variants, client overrides and toggles, test cases,
+    /// guidance naming it), span by span; returns where its SKILL.md now is.
     pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
         self.refuse_outside(rel, "rename")?;
         let _written = WritesOnDisk(&self.disk, None);
-        let file = self.inside(rel)?;
-        let dir = file
-            .parent()
-            .ok_or_else(|| StudioError::request("no folder"))?;
-        let target = dir.with_file_name(new_name);
-        let new_rel_dir = target
-            .strip_prefix(&self.root)
-            .map_err(io_err)?
-            .to_string_lossy()
-            .into_owned();
-        self.inside(&new_rel_dir)?;
-        if target.exists() {
-            return Err(StudioError::new(
-                "request",
-                format!("`{new_rel_dir}` already exists"),
-            ));
-        }
-        let text = std::fs::read_to_string(&file).map_err(io_err)?;
-        let renamed = rename_in_frontmatter(&text, new_name);
-        std::fs::rename(dir, &target).map_err(io_err)?;
-        write_atomic(&target.join("SKILL.md"), renamed.as_bytes())?;
-        Ok(format!("{new_rel_dir}/SKILL.md"))
+        self.inside(rel)?;
+        let report = self.check()?;
+        let old = (report.workspace.skills.iter())
+            .find(|s| s.file == rel)
+            .map(|s| s.name.clone())
+            .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))?;
+        let plan = skillc::edit::rename::plan(&self.root, &old, new_name).map_err(edit_err)?;
+        skillc::edit::rename::apply(&self.root, &plan).map_err(edit_err)?;
+        let moved = plan.moves.iter().find_map(|m| {
+            let rest = rel.strip_prefix(&format!("{}/", m.from))?;
+            Some(format!("{}/{rest}", m.to))
+        });
+        Ok(moved.unwrap_or_else(|| rel.to_string()))
     }
 
     /// Packs a skill into `.skillc/packages/<name>.zip` inside the workspace.
@@ -338,6 +312,31 @@ impl Session {
 mod tests {
     use super::super::testing::*;
     use super::*;
+
+    #[test]
+    fn renaming_a_skill_renames_every_reference_and_the_workspace_stays_clean() {
+        let (_d, s) = sample();
+        let rel = "public/response_ending/context_gathering/SKILL.md";
+        let errors_before = s.check().unwrap().error_count();
+        let renamed = s.rename_skill(rel, "context_collecting").unwrap();
+        assert_eq!(
+            renamed,
+            "public/response_ending/context_collecting/SKILL.md"
+        );
+        for f in [
+            "public/response_ending/CATEGORY.md",
+            "tests/seed-000.yaml",
+            &renamed,
+        ] {
+            let text = std::fs::read_to_string(s.root().join(f)).unwrap();
+            assert!(!text.contains("context_gathering"), "{f} still names it");
+            assert!(
+                text.contains("context_collecting"),
+                "{f} does not name it anew"
+            );
+        }
+        assert_eq!(s.check().unwrap().error_count(), errors_before);
+    }
 
     #[test]
     fn a_link_out_of_the_workspace_is_neither_read_nor_written_through() {
