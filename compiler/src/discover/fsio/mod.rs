@@ -263,6 +263,17 @@ fn walk(
     })
 }
 
+/// Files editors and systems leave beside what is edited (swap files, backups, lock files,
+/// Finder's `.DS_Store`): skipped and not worth naming.
+fn is_editor_litter(name: &str) -> bool {
+    name == ".DS_Store"
+        || name.starts_with(".#")
+        || name.ends_with('~')
+        || [".swp", ".swo", ".swx", ".tmp", ".bak"]
+            .iter()
+            .any(|e| name.ends_with(e))
+}
+
 /// Opens a file without blocking: opening a named pipe for reading waits for a writer, so the
 /// open itself must not block (`O_NONBLOCK` has no effect on regular files).
 pub(crate) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
@@ -482,7 +493,7 @@ impl Walk<'_> {
                 if hidden_dir && !is_tool_folder(&name) && holds_skill(&path) {
                     self.hidden_skills.push(format!("{rel}/"));
                 }
-                if !is_tool_folder(&name) && name != ".DS_Store" && !name.ends_with('~') {
+                if !is_tool_folder(&name) && !is_editor_litter(&name) {
                     let folder = kind.is_some_and(|k| k.is_dir());
                     self.skipped
                         .push(if folder { format!("{rel}/") } else { rel });
