@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Finding;
+use super::{Finding, Rules};
 use crate::diagnostic::{codes, Pos, SafetyLevel};
 use crate::model::Skill;
 use crate::parse::load::Texts;
@@ -32,22 +32,22 @@ const STRUCTURAL_TAGS: &[&str] = &[
 ];
 
 /// The findings of `skill`'s fields, placed in its SKILL.md.
-pub(super) fn scan(skill: &Skill, texts: &Texts) -> Vec<Finding> {
+pub(super) fn scan(skill: &Skill, texts: &Texts, rules: &Rules) -> Vec<Finding> {
     let mut found = Vec::new();
     if let Some(d) = skill.frontmatter.description.as_deref() {
-        markup(d, skill.description_pos, &mut found);
-        stuffing(d, skill.description_pos, &mut found);
+        markup(d, skill.description_pos, rules, &mut found);
+        stuffing(d, skill.description_pos, rules, &mut found);
     }
     let text = texts.get(skill.file.as_str()).map(|t| &**t).unwrap_or("");
     shell(&skill.frontmatter.allowed_tools, text, &mut found);
     found
 }
 
-fn markup(description: &str, pos: Pos, found: &mut Vec<Finding>) {
+fn markup(description: &str, pos: Pos, rules: &Rules, found: &mut Vec<Finding>) {
     if !description.contains(['<', '>']) {
         return;
     }
-    let tag = regex::Regex::new(r"</?\s*([A-Za-z][\w:.-]*)(?:\s[^<>]*)?/?>").expect("compiles");
+    let tag = &rules.tag;
     let names: Vec<String> = tag
         .captures_iter(description)
         .map(|c| c[1].to_ascii_lowercase())
@@ -69,7 +69,7 @@ fn markup(description: &str, pos: Pos, found: &mut Vec<Finding>) {
 
 /// A description that is mostly a list of keywords, or repeats one, is written for the
 /// router, not for a reader.
-fn stuffing(description: &str, pos: Pos, found: &mut Vec<Finding>) {
+fn stuffing(description: &str, pos: Pos, rules: &Rules, found: &mut Vec<Finding>) {
     let items: Vec<&str> = description
         .split([',', ';', '|', '\n'])
         .map(str::trim)
@@ -89,10 +89,7 @@ fn stuffing(description: &str, pos: Pos, found: &mut Vec<Finding>) {
         .max_by_key(|(w, c)| (**c, std::cmp::Reverse(**w)))
         .map(|(w, c)| (*w, *c))
         .unwrap_or(("", 0));
-    let claims_all = regex::Regex::new(
-        r"(?i)\b(?:always|must|should)\s+(?:use|invoke|call|load|pick|choose|select|run)\s+this\s+skill\b.{0,60}\b(?:every|all|any)\b|\buse\s+this\s+skill\s+for\s+(?:every|all|any)\s+(?:task|request|message|question)",
-    )
-    .expect("compiles");
+    let claims_all = &rules.claims_all;
     if claims_all.is_match(description) {
         found.push(Finding {
             code: codes::KEYWORD_STUFFING,

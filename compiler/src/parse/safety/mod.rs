@@ -54,7 +54,7 @@ pub fn scan_skill(skill: &Skill, texts: &Texts) -> Vec<Diagnostic> {
         };
         push_capped(&mut out, &path, scan_asset(rules, &asset.path, &asset.data));
     }
-    push_capped(&mut out, &skill.file, fields::scan(skill, texts));
+    push_capped(&mut out, &skill.file, fields::scan(skill, texts, rules));
     out
 }
 

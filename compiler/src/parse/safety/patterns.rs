@@ -367,6 +367,10 @@ pub(crate) struct Rules {
     joined_array: Regex,
     /// Names of programs that fetch or run code.
     commands: Regex,
+    /// A markup tag in a description (S102), its name captured.
+    pub(super) tag: Regex,
+    /// A description claiming every request for its skill (S601).
+    pub(super) claims_all: Regex,
 }
 
 impl Rules {
@@ -397,6 +401,11 @@ impl Rules {
             .expect("compiles"),
             commands: Regex::new(
                 r"(?i)(?-u:\b)(?:curl|wget|bash|powershell|pwsh|Invoke-Expression|Invoke-WebRequest|DownloadString|eval|exec|base64|/bin/sh|netcat|ncat)(?-u:\b)",
+            )
+            .expect("compiles"),
+            tag: Regex::new(r"</?\s*([A-Za-z][\w:.-]*)(?:\s[^<>]*)?/?>").expect("compiles"),
+            claims_all: Regex::new(
+                r"(?i)\b(?:always|must|should)\s+(?:use|invoke|call|load|pick|choose|select|run)\s+this\s+skill\b.{0,60}\b(?:every|all|any)\b|\buse\s+this\s+skill\s+for\s+(?:every|all|any)\s+(?:task|request|message|question)",
             )
             .expect("compiles"),
             split_strings: Regex::new(r#"["'`]\s*(?:\+|\.|\.\.)?\s*["'`]|\^|\\\r?$"#)
