@@ -322,11 +322,16 @@ pub fn withheld(
     at: SafetyLevel,
 ) -> std::collections::BTreeMap<String, String> {
     let mut out = std::collections::BTreeMap::new();
+    // Few findings reach `at`, against thousands of warnings: those first, then their skills.
+    let flagged: Vec<&Diagnostic> = (diagnostics.iter())
+        .filter(|d| d.safety.is_some_and(|l| l >= at))
+        .collect();
+    if flagged.is_empty() {
+        return out;
+    }
     for skill in &ws.skills {
         let dir = format!("{}/", skill.dir);
-        let worst = diagnostics
-            .iter()
-            .filter(|d| d.safety.is_some_and(|l| l >= at))
+        let worst = (flagged.iter())
             .filter(|d| d.file.starts_with(&dir) || d.file == skill.file)
             .max_by_key(|d| d.safety);
         if let Some(d) = worst {
