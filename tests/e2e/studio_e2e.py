@@ -1113,7 +1113,11 @@ def test_eight_everyday_tasks_each_under_a_minute(d, tmp, shots):
                    "the fixed reference is saved")
 
     def review_and_publish():
+        # The last save's build first: a review refreshed by it while Publish runs would hide
+        # the outcome (seen once in a loaded CI run).
+        d.wait_text("#build-status", "Built", timeout=60)
         d.click('#tabs button[data-tab="review"]')
+        d.wait_text("#rv-status", "changed files since commit", timeout=60)
         d.wait_text("#rv-impact", "versions", timeout=60)
         d.set_value("#rv-message", "Everyday edits")
         d.click("#rv-commit")
