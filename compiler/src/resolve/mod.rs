@@ -632,10 +632,8 @@ impl Prepared<'_> {
             Scope::Global => src.package.as_ref().is_some_and(|p| !trusted(p)),
         };
         // An untrusted skill with a finding at `safety.withhold` is never handed over.
-        let unavailable = match (untrusted, ws.withheld.get(&src.file)) {
-            (true, Some(reason)) => unavailable.or_else(|| Some(reason.clone())),
-            _ => unavailable,
-        };
+        let withheld = ws.withheld.get(&src.file).filter(|_| untrusted);
+        let unavailable = unavailable.or_else(|| withheld.cloned());
         EntryKey {
             base,
             source,

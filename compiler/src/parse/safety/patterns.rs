@@ -118,11 +118,8 @@ const fn wording(
     what: &'static str,
 ) -> Rule {
     Rule {
-        code,
-        level,
-        pattern,
-        what,
         wording: true,
+        ..rule(code, level, pattern, what)
     }
 }
 
