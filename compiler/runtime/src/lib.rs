@@ -136,6 +136,8 @@ pub struct Artifact {
     plugins: std::sync::OnceLock<BTreeMap<String, Plugin>>,
     /// The outside repositories (manifest `external`), read on first use.
     external: std::sync::OnceLock<Vec<External>>,
+    /// The built-in meaning table, read on the first route that needs it.
+    meaning: std::sync::OnceLock<Option<Arc<route::Meaning>>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -264,6 +266,7 @@ impl Artifact {
             routing: std::sync::OnceLock::new(),
             plugins: std::sync::OnceLock::new(),
             external: std::sync::OnceLock::new(),
+            meaning: std::sync::OnceLock::new(),
         })
     }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 6;
+pub const VERSION: i64 = 7;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -90,6 +90,10 @@ CREATE TABLE vector (               -- embedding of a text, by the SHA-256 of th
   digest TEXT PRIMARY KEY,
   data BLOB NOT NULL                -- little-endian f32, manifest embedding_dims of them
 ) WITHOUT ROWID;
+CREATE TABLE meaning (              -- the built-in meaning table of manifest embedding_model, when
+  name TEXT PRIMARY KEY,            -- the workspace declares no model of its own (route/meaning.rs)
+  data BLOB NOT NULL
+);
 CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
   card INTEGER NOT NULL REFERENCES card(id),
   level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'

@@ -4,10 +4,14 @@
 //! `SKILLC_EMBEDDER`; never a command from the workspace's files). The command reads JSON lines
 //! `{"text": …}` and writes one `{"model": …, "vector": […]}` line for each. Vectors are kept in
 //! `.skillc/embeddings.db` by model and text digest, so an unchanged text is embedded once.
+//! A workspace that declares no model gets the built-in one: its table is part of the compiler
+//! and of every artifact so built, and its vectors cost microseconds (no command, no cache).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use rayon::prelude::*;
 
 use super::artifact::Data;
 use crate::digest;
@@ -24,6 +28,18 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(300);
 const MAX_OUTPUT: u64 = 256 << 20;
 /// The longest vector taken.
 const MAX_DIMS: usize = 65_536;
+
+/// The built-in meaning model's name (`docs/routing.md`, "Meaning").
+pub const BUILT_IN_MODEL: &str = "static-minilm-v1";
+/// Its table, as `tests/quality/scale/study/ship.py` wrote it.
+const BUILT_IN_TABLE: &[u8] = include_bytes!("../../meaning/static-minilm-v1.bin");
+/// `routing.embedding_model: none`: route by words only.
+pub const NO_MODEL: &str = "none";
+
+/// The built-in meaning table, read from the compiler's own bytes.
+pub fn built_in() -> skillc_runtime::route::Meaning {
+    skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE).expect("the built-in table parses")
+}
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and
 /// its `when_to_use` lines.
@@ -64,7 +80,15 @@ pub fn attach(data: &mut Data, embedder: Option<&str>, root: &Path) -> Result<()
             .collect();
         rows.vectors = digests.join(" ");
     }
-    let found = vectors(&model, &texts, embedder, root)?;
+    let found = if model == BUILT_IN_MODEL {
+        data.meaning = Some((BUILT_IN_MODEL, BUILT_IN_TABLE));
+        let meaning = built_in();
+        (texts.into_par_iter())
+            .map(|(d, text)| (d, meaning.vector(&text)))
+            .collect()
+    } else {
+        vectors(&model, &texts, embedder, root)?
+    };
     let dims = found.values().next().map_or(0, Vec::len);
     data.vectors = found
         .into_iter()
@@ -149,7 +173,12 @@ pub fn message_vectors(
         }
     }
     if !missing.is_empty() {
-        found.extend(vectors(model, &missing, embedder, root)?);
+        match a.meaning().map_err(|e| e.to_string())? {
+            Some(meaning) => {
+                found.extend(missing.iter().map(|(d, m)| (d.clone(), meaning.vector(m))))
+            }
+            None => found.extend(vectors(model, &missing, embedder, root)?),
+        }
     }
     let vector_of = |d: &String| found.get(d).cloned().ok_or("a message got no vector");
     Ok(digests.iter().map(vector_of).collect::<Result<_, _>>()?)

@@ -423,9 +423,20 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     }
     if let Some(routing) = &cfg.routing {
         m.insert("routing".to_string(), json(routing));
-        // Its vectors' length is known once they are made (`embed::attach`).
-        if let Some(model) = routing.get("embedding_model").and_then(|m| m.as_str()) {
+    }
+    // The workspace's own model, else the built-in one (`none`: words only); its vectors'
+    // length is known once they are made (`embed::attach`).
+    let declared = (cfg.routing.as_ref())
+        .and_then(|r| r.get("embedding_model"))
+        .and_then(|m| m.as_str());
+    match declared {
+        Some(super::embed::NO_MODEL) => {}
+        Some(model) => {
             m.insert("embedding_model".to_string(), model.to_string());
+        }
+        None => {
+            let model = super::embed::BUILT_IN_MODEL.to_string();
+            m.insert("embedding_model".to_string(), model);
         }
     }
     // A client's own `routing:` keys, laid over the workspace's by every runtime (of every
@@ -553,5 +564,6 @@ pub fn data(header: Header, t: Tables) -> Data {
         bundles: t.bundles,
         assets: t.assets,
         vectors: Default::default(),
+        meaning: None,
     }
 }

@@ -36,13 +36,14 @@ import threading
 import zlib
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class RequestError(Exception):
     """The request names a bundle, consumer or skill that was not built."""
 
 
+from . import _meaning  # noqa: E402
 from .signature import (  # noqa: E402,F401
     SignatureError, read_public_key, read_regular, signature_path, verify_bytes, verify_file,
 )
@@ -215,7 +216,7 @@ class Artifact:
         self.db.close()
         lock = self._lock
         # What was read of the old file's manifest goes with it.
-        for kept in ("_plugins", "_external"):
+        for kept in ("_plugins", "_external", "_meaning_table"):
             self.__dict__.pop(kept, None)
         self.__dict__.update(fresh.__dict__)
         self._lock = lock
@@ -590,7 +591,12 @@ class Artifact:
         routed = _history.routed_text(message, history, time)
         with self._lock:
             self._follow()
-            query = self._query_vector(query_vector) if query_vector is not None else None
+            if query_vector is not None:
+                query = self._query_vector(query_vector)
+            else:
+                # Without a vector of the caller's, the artifact's built-in meaning makes one.
+                meaning = self._meaning()
+                query = meaning.vector(message if routed is None else routed) if meaning else None
             r = self._route(message if routed is None else routed, client, locale, tier, consumer, context or {}, top,
                             query)
         return r if routed is None else _history.with_routed_text(r, message, routed)
@@ -604,6 +610,16 @@ class Artifact:
             raise ValueError(f"the query vector has {len(vector)} numbers; this artifact's model `{model}` gives {dims}")
         # Stored vectors are 32-bit floats: the query is rounded to them too, as in every runtime.
         return struct.unpack(f"<{dims}f", struct.pack(f"<{dims}f", *vector))
+
+    def _meaning(self):
+        """The meaning table of the artifact's embedding model, when the artifact carries it
+        (the built-in model), read once."""
+        if not hasattr(self, "_meaning_table"):
+            model, row = self.manifest.get("embedding_model"), None
+            if model is not None:
+                row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (model,)).fetchone()
+            self._meaning_table = _meaning.parse(row[0]) if row else None
+        return self._meaning_table
 
     def _dense_index(self, b):
         """Per document of the route index: its vectors (summary, then each trigger example)

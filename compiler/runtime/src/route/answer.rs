@@ -147,7 +147,12 @@ impl Artifact {
         let lexical = self
             .route_index(&bundle)?
             .rank_leaving_out(message, q.leave_out);
-        let (ranking, method) = match q.vector {
+        // Without a vector of the caller's, the artifact's built-in meaning makes one.
+        let own = match q.vector {
+            None => self.meaning_vector(message)?,
+            Some(_) => None,
+        };
+        let (ranking, method) = match q.vector.or(own.as_deref()) {
             None => (lexical, "lexical"),
             Some(v) => (self.hybrid(&bundle, lexical, v, q.leave_out)?, "hybrid"),
         };

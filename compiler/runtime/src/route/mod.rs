@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 mod answer;
 mod dense;
 pub mod history;
+mod meaning;
 mod settings;
 #[cfg(test)]
 mod word_chars;
@@ -16,6 +17,7 @@ mod word_chars;
 pub use answer::{Candidate, Query, Route};
 pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
 pub use history::Turn;
+pub use meaning::Meaning;
 pub use settings::RoutingSettings;
 pub(crate) use settings::RoutingTable;
 

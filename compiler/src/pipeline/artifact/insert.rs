@@ -332,6 +332,10 @@ pub(super) fn insert_tail(
         insert_asset(&mut st, a)?;
     }
     insert_vectors(tx, &d.vectors)?;
+    if let Some((name, data)) = d.meaning {
+        let mut st = tx.prepare(schema::insert("meaning", false))?;
+        st.execute(named_params! { ":name": name, ":data": data })?;
+    }
     if old.is_some_and(|o| o.warnings == warnings) {
         return copy(tx, "diagnostic", None);
     }

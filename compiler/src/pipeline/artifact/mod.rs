@@ -106,6 +106,8 @@ pub struct Data {
     pub assets: Vec<AssetRow>,
     /// Embedding vectors by the digest of their text, as stored (little-endian f32).
     pub vectors: BTreeMap<String, Vec<u8>>,
+    /// The built-in meaning table (its name and bytes) when the vectors are its.
+    pub meaning: Option<(&'static str, &'static [u8])>,
 }
 
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a

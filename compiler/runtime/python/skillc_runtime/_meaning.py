@@ -1,0 +1,110 @@
+"""The built-in meaning model (docs/routing.md, "Meaning"): a static table of word-piece vectors
+that the artifact carries, as compiler/runtime/src/route/meaning.rs reads it. A text's vector is
+the weighted sum of its pieces' rows, scaled so that its largest coordinate is 127 and rounded
+to whole numbers: every cosine is then exact integer arithmetic, equal in every runtime."""
+
+import math
+import struct
+from typing import Dict, List, Sequence
+
+from ._words import _UNSPACED_RUN, _words
+
+# At most this many pieces of a text count (a long message: its first ones).
+MAX_PIECES = 256
+# A word longer than this many characters has no pieces (WordPiece's own limit).
+MAX_WORD_CHARS = 100
+
+
+class Meaning:
+    """A meaning table: the vector length, the pieces (row numbers by piece), the
+    folds of accented letters, and each row's scale and bytes."""
+
+    def __init__(self, dims: int, vocab: str, folds: str, scales: bytes, rows: bytes):
+        self.dims = dims
+        self.ids: Dict[str, int] = {p: i for i, p in enumerate(vocab.split("\n"))}
+        self.folds: Dict[str, str] = {}
+        for line in folds.split("\n"):
+            if line:
+                char, _, folded = line.partition("\t")
+                self.folds[char] = folded
+        self.scales = struct.unpack(f"<{len(scales) // 4}f", scales)
+        self.rows = rows
+
+    def pieces(self, text: str) -> List[int]:
+        """The row numbers of a text's pieces, in order (see `pieces`)."""
+        return pieces(text, self.ids, self.folds)
+
+    def vector(self, text: str) -> List[float]:
+        """A text's vector: whole numbers from -127 to 127 (all 0 when no piece is known)."""
+        return vector(self.pieces(text), self.scales, self.rows, self.dims)
+
+
+def parse(data: bytes) -> Meaning:
+    """A table from its bytes (the layout of `Meaning::parse` in route/meaning.rs)."""
+    magic = b"SKILLC-MEANING-1"
+    if data[:len(magic)] != magic:
+        raise ValueError("the artifact's meaning table is not one")
+    at = len(magic)
+    dims, count = struct.unpack_from("<II", data, at)
+    at += 8
+    texts = []
+    for _ in range(2):
+        (n,) = struct.unpack_from("<I", data, at)
+        texts.append(data[at + 4:at + 4 + n].decode("utf-8"))
+        at += 4 + n
+    scales = data[at:at + 4 * count]
+    rows = data[at + 4 * count:]
+    if len(rows) != count * dims or dims == 0:
+        raise ValueError("the artifact's meaning table's parts disagree in size")
+    return Meaning(dims, texts[0], texts[1], scales, rows)
+
+
+def pieces(text: str, ids: Dict[str, int], folds: Dict[str, str]) -> List[int]:
+    """A text's pieces: its routing words (lowercased runs of word characters); in a run of an
+    unspaced script each character alone; any other run with its accents folded, then split
+    greedily into the longest pieces the table holds, the first plain and the others after
+    `##` (WordPiece). A run that cannot be split entirely has no pieces."""
+    out: List[int] = []
+    for word in _words(text.lower()):
+        runs = _UNSPACED_RUN.split(word) if not word.isascii() else [word]
+        for k, run in enumerate(runs):
+            if k % 2:
+                out.extend(ids[c] for c in run if c in ids)
+            elif run:
+                out.extend(_word_pieces("".join(folds.get(c, c) for c in run), ids))
+            if len(out) >= MAX_PIECES:
+                return out[:MAX_PIECES]
+    return out
+
+
+def _word_pieces(word: str, ids: Dict[str, int]) -> List[int]:
+    if len(word) > MAX_WORD_CHARS:
+        return []
+    out, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start:
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in ids:
+                out.append(ids[piece])
+                break
+            end -= 1
+        if end == start:
+            return []
+        start = end
+    return out
+
+
+def vector(found: Sequence[int], scales: Sequence[float], rows: bytes, dims: int) -> List[float]:
+    """Σ scale·row over the pieces in order (64-bit floats), then each coordinate over the
+    largest magnitude times 127, rounded half up."""
+    total = [0.0] * dims
+    for p in found:
+        scale, row = scales[p], rows[p * dims:(p + 1) * dims]
+        for i, b in enumerate(row):
+            total[i] += scale * (b - 256 if b > 127 else b)
+    largest = max((abs(x) for x in total), default=0.0)
+    if largest == 0.0:
+        return [0.0] * dims
+    return [float(math.floor(x / largest * 127.0 + 0.5)) for x in total]
+
