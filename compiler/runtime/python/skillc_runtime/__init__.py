@@ -683,7 +683,7 @@ class Artifact:
     def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
-        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": 0.33, "confident": 0.95,
+        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": None, "confident": 0.95,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
@@ -724,7 +724,9 @@ class Artifact:
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0
         scored = []
-        floor = settings["min_score" if query is None else "hybrid_min_score"]
+        floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
+        if floor is None:
+            floor = hybrid_floor(len(docs))
         for doc, s in enumerate(lexical):
             i = docs[doc][0]
             if held[doc] and s >= floor and i in position:
@@ -749,6 +751,12 @@ def evidence_scale(n: float) -> float:
     (docs/routing.md): 0.125 · m², m the weight of a word one skill holds."""
     m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
     return 0.125 * m * m
+
+
+def hybrid_floor(n: int) -> float:
+    """The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md):
+    0.24 + 0.028 · ln n, kept to 6 decimals."""
+    return math.floor((0.24 + 0.028 * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
 
 
 def _norm(v):

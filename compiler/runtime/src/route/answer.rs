@@ -144,9 +144,8 @@ impl Artifact {
         for (n, &i) in members.iter().enumerate() {
             position[i] = n + 1;
         }
-        let lexical = self
-            .route_index(&bundle)?
-            .rank_leaving_out(message, q.leave_out);
+        let index = self.route_index(&bundle)?;
+        let lexical = index.rank_leaving_out(message, q.leave_out);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
         let own = match q.vector {
             None => self.meaning_vector(message)?,
@@ -156,7 +155,7 @@ impl Artifact {
             None => (lexical, "lexical"),
             Some(v) => (self.hybrid(&bundle, lexical, v, q.leave_out)?, "hybrid"),
         };
-        let floor = settings.floor(method);
+        let floor = settings.floor(method, index.docs.len());
         let mut ranked = ranking.ordered(
             |s| s.score >= floor && position[s.skill] > 0,
             |i| &bundle.skills[i].name,

@@ -18,8 +18,8 @@ pub use answer::{Candidate, Query, Route};
 pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
 pub use history::Turn;
 pub use meaning::Meaning;
-pub use settings::RoutingSettings;
 pub(crate) use settings::RoutingTable;
+pub use settings::{hybrid_floor, RoutingSettings};
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;

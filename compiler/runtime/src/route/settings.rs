@@ -16,8 +16,9 @@ pub struct RoutingSettings {
     /// Candidates of a route by words score at least this.
     pub min_score: f64,
     /// Candidates of a route by words and vectors (`hybrid`) score at least this: the fused
-    /// score is half a cosine, on another scale than the lexical one.
-    pub hybrid_min_score: f64,
+    /// score is half a cosine, on another scale than the lexical one. Unset: a bar that rises
+    /// with the catalog ([`hybrid_floor`]).
+    pub hybrid_min_score: Option<f64>,
     /// A first candidate scoring this or more makes the route confident.
     pub confident: f64,
 }
@@ -60,22 +61,35 @@ impl Default for RoutingSettings {
         RoutingSettings {
             top_k: 5,
             min_score: 0.5,
-            hybrid_min_score: 0.33,
+            hybrid_min_score: None,
             confident: 0.95,
         }
     }
 }
 
 impl RoutingSettings {
-    /// The cut of a route by `method` (`lexical` or `hybrid`).
-    pub fn floor(&self, method: &str) -> f64 {
+    /// The cut of a route by `method` (`lexical` or `hybrid`) in a catalog of `n` skills.
+    pub fn floor(&self, method: &str, n: usize) -> f64 {
         if method == "hybrid" {
-            self.hybrid_min_score
+            self.hybrid_min_score.unwrap_or_else(|| hybrid_floor(n))
         } else {
             self.min_score
         }
     }
 }
+
+/// The hybrid cut of a catalog of `n` skills when the settings give none: the likelier some
+/// skill's text is close to a message by chance, the larger the catalog, so the bar rises with
+/// it, as the lexical one does ([`super::evidence_scale`]): 0.30 at 10 skills, 0.34 at 32, 0.42
+/// at 555, 0.43 at 1,000 (chosen on the labelled sets of `tests/quality/`, docs/routing.md).
+/// Kept to 6 decimals, so every runtime's logarithm gives the same bar.
+pub fn hybrid_floor(n: usize) -> f64 {
+    super::round(HYBRID_FLOOR_BASE + HYBRID_FLOOR_SLOPE * (n.max(1) as f64).ln())
+}
+
+/// See [`hybrid_floor`].
+const HYBRID_FLOOR_BASE: f64 = 0.24;
+const HYBRID_FLOOR_SLOPE: f64 = 0.028;
 
 impl Artifact {
     /// The routing settings of a client (`routing:` of its client.yaml, key by key over
