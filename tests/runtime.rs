@@ -420,9 +420,18 @@ fn sample_with_routing(dir: &Path, name: &str, routing: &str) -> Artifact {
 
 #[test]
 fn a_route_keeps_only_candidates_at_or_above_min_score() {
+    // By words alone (`embedding_model: none`), `min_score` cuts; by words and meaning (the
+    // default), `hybrid_min_score` does.
+    cut_at("words", "embedding_model: none, min_score", 0.65);
+    cut_at("hybrid", "hybrid_min_score", 0.45);
+}
+
+/// Routes the sample's messages uncut and cut at `bar` (settings `key`) and checks that the
+/// cut keeps exactly the candidates scoring `bar` or more, some falling under it.
+fn cut_at(name: &str, key: &str, bar: f64) {
     let dir = tempfile::tempdir().unwrap();
-    let all = sample_with_routing(dir.path(), "all", "{ min_score: 0.0, top_k: 50 }");
-    let cut = sample_with_routing(dir.path(), "cut", "{ min_score: 0.65, top_k: 50 }");
+    let all = sample_with_routing(dir.path(), "all", &format!("{{ {key}: 0.0, top_k: 50 }}"));
+    let cut = sample_with_routing(dir.path(), "cut", &format!("{{ {key}: {bar}, top_k: 50 }}"));
     let none = Context::default();
     let messages = [
         "turn this into a PDF press release",
@@ -437,21 +446,20 @@ fn a_route_keeps_only_candidates_at_or_above_min_score() {
     let (mut dropped, mut kept) = (0, 0);
     for m in messages {
         let route = |a: &Artifact| {
-            a.route(&BundleRef::default(), None, &none, m, None)
-                .unwrap()
-                .candidates
-                .into_iter()
+            let r = a.route(&BundleRef::default(), None, &none, m, None).unwrap();
+            assert_eq!(r.method, if name == "words" { "lexical" } else { "hybrid" });
+            (r.candidates.into_iter())
                 .map(|c| (c.name, c.score))
                 .collect::<Vec<_>>()
         };
         let (wide, narrow) = (route(&all), route(&cut));
-        let expected: Vec<_> = wide.iter().filter(|c| c.1 >= 0.65).cloned().collect();
-        assert_eq!(narrow, expected, "{m}: the cut at 0.65 of {wide:?}");
+        let expected: Vec<_> = wide.iter().filter(|c| c.1 >= bar).cloned().collect();
+        assert_eq!(narrow, expected, "{name} {m}: the cut at {bar} of {wide:?}");
         dropped += wide.len() - narrow.len();
         kept += narrow.len();
     }
     // Both sides of the cut are exercised: some candidates fall under it, some stay.
-    assert!(dropped > 0 && kept > 0, "dropped {dropped}, kept {kept}");
+    assert!(dropped > 0 && kept > 0, "{name}: dropped {dropped}, kept {kept}");
 }
 
 /// `skillc route --history FILE --time T` (seed 001's stage 0): a follow-up 10 s after the

@@ -601,25 +601,30 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
 
 #[test]
 fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
-    // The sample's routing settings are the defaults (min_score 0.5). Uncut, the message also
-    // reaches `web-scraping` (0.440) and `demo_offer` (0.410): under the cut.
+    // The sample's routing settings are the defaults: a route by words and the built-in
+    // meaning, cut at the bar of a 32-skill catalog. Uncut, the message also reaches
+    // `web-scraping` (0.312739) and `competitors` (0.162204): under the cut.
+    assert_eq!(skillc_runtime::route::hybrid_floor(32), 0.337041);
     let a = artifact();
     let none = Context::default();
     let route = |m: &str| -> Vec<(String, f64)> {
-        a.route(&BundleRef::default(), None, &none, m, Some(50))
-            .unwrap()
-            .candidates
-            .into_iter()
+        let r = a
+            .route(&BundleRef::default(), None, &none, m, Some(50))
+            .unwrap();
+        assert_eq!(r.method, "hybrid");
+        (r.candidates.into_iter())
             .map(|c| (c.name, c.score))
             .collect()
     };
     assert_eq!(
         route("what does the pricing look like for a small team in the UK"),
         vec![
-            ("feature-planner".to_string(), 0.631307),
-            ("pricing".to_string(), 0.606139)
+            ("pricing".to_string(), 0.562126),
+            ("demo_offer".to_string(), 0.444459),
+            ("feature-planner".to_string(), 0.409314),
         ]
     );
+    // Small talk: `greeting` at 0.159851 is the closest, far under the bar.
     assert_eq!(route("hello there, nice weather today"), vec![]);
 }
 
