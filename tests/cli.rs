@@ -816,7 +816,8 @@ fn route_ranks_a_clients_catalog_for_a_message_and_no_candidate_is_an_answer() {
     ]);
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(r["client"], "hyperline.co");
-    assert_eq!(r["method"], "lexical");
+    // Words and the built-in meaning, with no vector given.
+    assert_eq!(r["method"], "hybrid");
     let first = &r["candidates"][0];
     assert_eq!(first["name"], "pricing", "{r}");
     assert_eq!(
@@ -857,7 +858,7 @@ fn route_ranks_a_clients_catalog_for_a_message_and_no_candidate_is_an_answer() {
         assert_eq!(r["candidates"], serde_json::json!([]));
         assert_eq!(r["confident"], false);
     }
-    // --top cuts; a query vector needs an artifact built with vectors.
+    // --top cuts; a query vector must be of the artifact's model.
     let r: serde_json::Value = serde_json::from_slice(
         &route(&[
             "log in, prices or competitors",
@@ -870,9 +871,12 @@ fn route_ranks_a_clients_catalog_for_a_message_and_no_candidate_is_an_answer() {
     )
     .unwrap();
     assert_eq!(r["candidates"].as_array().unwrap().len(), 1);
-    let out = skillc(&["route", db, "cost", "--query-vector", "v.json"]);
+    let vector = dir.path().join("v.json");
+    std::fs::write(&vector, "[1, 2]").unwrap();
+    let out = skillc(&["route", db, "cost", "--query-vector", vector.to_str().unwrap()]);
     assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("carries no embedding vectors"));
+    let why = String::from_utf8_lossy(&out.stderr);
+    assert!(why.contains("`static-minilm-v1` gives 256"), "{why}");
 }
 
 #[test]
@@ -945,7 +949,7 @@ fn eval_measures_routing_per_bundle_leaving_each_example_out_and_gates_on_min_re
         String::from_utf8_lossy(&out.stderr)
     );
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(r["method"], "lexical");
+    assert_eq!(r["method"], "hybrid");
     let b = &r["bundles"][0];
     assert_eq!(
         (b["examples"].as_u64(), b["cases"].as_u64()),

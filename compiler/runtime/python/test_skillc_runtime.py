@@ -324,8 +324,9 @@ class Signatures(unittest.TestCase):
 
 
 class RouteCut(unittest.TestCase):
-    """`min_score`: a route keeps exactly the candidates at or above it (the same messages
-    through two builds of the sample, cut at 0.0 and at 0.65)."""
+    """The cut: a route keeps exactly the candidates at or above it (the same messages through
+    builds of the sample cut at 0.0 and at a bar): `min_score` by words alone
+    (`embedding_model: none`), `hybrid_min_score` by words and the built-in meaning."""
 
     MESSAGES = [
         "turn this into a PDF press release",
@@ -335,32 +336,39 @@ class RouteCut(unittest.TestCase):
         "summarize this document and cite the sources please",
         "I want to write a press release about our new product launch",
     ]
+    CUTS = {"words": ("embedding_model: none, min_score", 0.65), "hybrid": ("hybrid_min_score", 0.45)}
 
     @classmethod
     def setUpClass(cls):
         cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-cut-"))
         cls.built = {}
-        for name, routing in (("all", "{ min_score: 0.0, top_k: 50 }"), ("cut", "{ min_score: 0.65, top_k: 50 }")):
-            ws = cls.dir / name
-            shutil.copytree(ROOT / "skills", ws)
-            (ws / "workspace.yaml").write_text((ws / "workspace.yaml").read_text() + f"\nrouting: {routing}\n")
-            out = cls.dir / f"{name}.db"
-            subprocess.run([SKILLC, "build", str(ws), "-o", str(out)], check=True, capture_output=True)
-            cls.built[name] = Artifact(str(out))
+        for kind, (key, bar) in cls.CUTS.items():
+            for name, value in (("all", 0.0), ("cut", bar)):
+                ws = cls.dir / f"{kind}-{name}"
+                shutil.copytree(ROOT / "skills", ws)
+                routing = f"{{ {key}: {value}, top_k: 50 }}"
+                (ws / "workspace.yaml").write_text((ws / "workspace.yaml").read_text() + f"\nrouting: {routing}\n")
+                out = cls.dir / f"{kind}-{name}.db"
+                subprocess.run([SKILLC, "build", str(ws), "-o", str(out)], check=True, capture_output=True)
+                cls.built[kind, name] = Artifact(str(out))
 
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(cls.dir, ignore_errors=True)
 
-    def test_a_route_keeps_only_candidates_at_or_above_min_score(self):
-        dropped = kept = 0
-        for m in self.MESSAGES:
-            wide = [(c["name"], c["score"]) for c in self.built["all"].route(m)["candidates"]]
-            narrow = [(c["name"], c["score"]) for c in self.built["cut"].route(m)["candidates"]]
-            self.assertEqual(narrow, [c for c in wide if c[1] >= 0.65], m)
-            dropped += len(wide) - len(narrow)
-            kept += len(narrow)
-        self.assertTrue(dropped > 0 and kept > 0, (dropped, kept))
+    def test_a_route_keeps_only_candidates_at_or_above_its_cut(self):
+        for kind, (_, bar) in self.CUTS.items():
+            dropped = kept = 0
+            for m in self.MESSAGES:
+                wide = self.built[kind, "all"].route(m)
+                narrow = self.built[kind, "cut"].route(m)
+                self.assertEqual(narrow["method"], "lexical" if kind == "words" else "hybrid")
+                wide = [(c["name"], c["score"]) for c in wide["candidates"]]
+                narrow = [(c["name"], c["score"]) for c in narrow["candidates"]]
+                self.assertEqual(narrow, [c for c in wide if c[1] >= bar], (kind, m))
+                dropped += len(wide) - len(narrow)
+                kept += len(narrow)
+            self.assertTrue(dropped > 0 and kept > 0, (kind, dropped, kept))
 
 
 class Fragments(unittest.TestCase):
@@ -389,6 +397,53 @@ class Fragments(unittest.TestCase):
             self.assertEqual(r, a.route(message))
         with self.assertRaisesRegex(ValueError, "history item 1"):
             a.route(follow_up, history=[{"text": "hello"}], time=1010)
+
+
+class Meaning(unittest.TestCase):
+    """The built-in meaning model (docs/routing.md, "Meaning, built in"): the same small table
+    and answers as the Rust runtime's tests of route/meaning.rs."""
+
+    @staticmethod
+    def table():
+        import struct
+        from skillc_runtime import _meaning
+        vocab = ["[UNK]", "price", "##s", "list", "café", "cafe", "価", "格"]
+        text, folds = "\n".join(vocab).encode(), "é\te".encode()
+        data = b"SKILLC-MEANING-1" + struct.pack("<II", 4, len(vocab))
+        data += struct.pack("<I", len(text)) + text + struct.pack("<I", len(folds)) + folds
+        data += b"".join(struct.pack("<f", 0.5 * (i + 1)) for i in range(len(vocab)))
+        data += b"".join(bytes([i, 1, 127 - i, (-i) & 0xFF]) for i in range(len(vocab)))
+        return _meaning.parse(data)
+
+    def test_words_split_into_the_longest_pieces_and_unknown_words_have_none(self):
+        m = self.table()
+        self.assertEqual(m.pieces("Prices LIST"), [1, 2, 3])
+        self.assertEqual(m.pieces("pricez café"), [5])
+        self.assertEqual(m.pieces("価格表"), [6, 7])
+        self.assertEqual(m.pieces(""), [])
+        self.assertEqual(len(m.pieces("list " * 300)), 256)
+        self.assertEqual(m.pieces("l" * 101), [])
+
+    def test_a_vector_is_the_scaled_sum_of_its_rows_in_whole_numbers(self):
+        import math
+        m = self.table()
+        total = [1.0 + 3.0, 1.0 + 1.5, 126.0 + 187.5, -1.0 - 3.0]
+        self.assertEqual(m.vector("prices"), [float(math.floor(x / 313.5 * 127.0 + 0.5)) for x in total])
+        self.assertEqual(m.vector("nothing known"), [0.0] * 4)
+
+    def test_a_route_without_a_vector_is_hybrid_and_its_cosines_are_the_loop_s(self):
+        a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
+        r = a.route("what does the pricing look like for a small team in the UK", top=50)
+        self.assertEqual(r["method"], "hybrid")
+        self.assertEqual([(c["name"], c["score"]) for c in r["candidates"]],
+                         [("pricing", 0.562126), ("demo_offer", 0.444459), ("feature-planner", 0.409314)])
+        # The packed dot products give exactly what the plain loop gives.
+        b = a.bundle()
+        loop = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
+        loop._closest = lambda *_: None
+        for message in ("hello there", "価格はいくらですか", "compare us with the competitors please"):
+            self.assertEqual(a.route(message, top=50), loop.route(message, top=50), message)
+        self.assertIn("packed", b)
 
 
 if __name__ == "__main__":

@@ -641,6 +641,16 @@ class Artifact:
                           for i, _ in docs]
         return b["dense"]
 
+    def _closest(self, b, query, q_norm):
+        """With the built-in meaning (whole-number vectors), each document's closest cosine,
+        from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
+        as the loop of `_cosine` is, in a fraction of its time. None otherwise."""
+        if self._meaning() is None or q_norm == 0.0:
+            return None
+        if "packed" not in b:
+            b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
+        return b["packed"].closest(query, q_norm)
+
     def _route_index(self, b):
         if "route" not in b:
             shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
@@ -716,10 +726,14 @@ class Artifact:
         if query is not None:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
             q_norm = _norm(query)
+            closest = self._closest(b, query, q_norm)
             for doc, vectors in enumerate(self._dense_index(b)):
-                best = 0.0
-                for v, v_norm in vectors:
-                    best = max(best, _cosine(query, q_norm, v, v_norm))
+                if closest is not None:
+                    best = closest[doc]
+                else:
+                    best = 0.0
+                    for v, v_norm in vectors:
+                        best = max(best, _cosine(query, q_norm, v, v_norm))
                 fused = _LEXICAL_SHARE * lexical[doc] + (1.0 - _LEXICAL_SHARE) * best
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0

@@ -5,6 +5,10 @@ to whole numbers: every cosine is then exact integer arithmetic, equal in every 
 
 import math
 import struct
+import sys
+from array import array
+from itertools import repeat
+from operator import add, mul
 from typing import Dict, List, Sequence
 
 from ._words import _UNSPACED_RUN, _words
@@ -28,7 +32,8 @@ class Meaning:
                 char, _, folded = line.partition("\t")
                 self.folds[char] = folded
         self.scales = struct.unpack(f"<{len(scales) // 4}f", scales)
-        self.rows = rows
+        # Signed bytes, so that a row is a slice the sums below read in C.
+        self.rows = array("b", rows)
 
     def pieces(self, text: str) -> List[int]:
         """The row numbers of a text's pieces, in order (see `pieces`)."""
@@ -95,16 +100,60 @@ def _word_pieces(word: str, ids: Dict[str, int]) -> List[int]:
     return out
 
 
-def vector(found: Sequence[int], scales: Sequence[float], rows: bytes, dims: int) -> List[float]:
+def vector(found: Sequence[int], scales: Sequence[float], rows: "array[int]", dims: int) -> List[float]:
     """Σ scale·row over the pieces in order (64-bit floats), then each coordinate over the
     largest magnitude times 127, rounded half up."""
     total = [0.0] * dims
     for p in found:
         scale, row = scales[p], rows[p * dims:(p + 1) * dims]
-        for i, b in enumerate(row):
-            total[i] += scale * (b - 256 if b > 127 else b)
+        # total[i] + scale * row[i], in this order, for each i (as every runtime sums).
+        total = list(map(add, total, map(mul, repeat(scale, dims), row)))
     largest = max((abs(x) for x in total), default=0.0)
     if largest == 0.0:
         return [0.0] * dims
     return [float(math.floor(x / largest * 127.0 + 0.5)) for x in total]
 
+
+
+class Packed:
+    """The whole-number vectors of a catalog packed for dot products in plain Python: for each
+    coordinate i, one integer holding every vector's (v[i] + 128) in its own 32-bit field. Then
+    Σ_i (q[i] + 128) · column_i holds, in field j, q·v_j + 128·Σq + 128·Σv_j + dims·128², which
+    never overflows a field (at most 256 · 255², under 2³²): 256 multiplications of big
+    integers give every dot product exactly."""
+
+    def __init__(self, dense, dims: int):
+        # dense: per document, its vectors as (values, norm).
+        self.owner = [doc for doc, vectors in enumerate(dense) for _ in vectors]
+        flat = [v for vectors in dense for v in vectors]
+        self.docs = len(dense)
+        self.dims = dims
+        self.norms = [n for _, n in flat]
+        self.sums = [int(sum(v)) for v, _ in flat]
+        self.columns = []
+        for i in range(dims if flat else 0):
+            field = array("I", [int(v[i]) + 128 for v, _ in flat])
+            if sys.byteorder != "little":
+                field.byteswap()
+            self.columns.append(int.from_bytes(field.tobytes(), "little"))
+
+    def closest(self, query, q_norm: float) -> List[float]:
+        """Per document, the cosine of its closest vector to `query` (0 at worst)."""
+        best = [0.0] * self.docs
+        if not self.columns or len(query) != self.dims:
+            return best
+        total = 0
+        for q, column in zip(query, self.columns):
+            total += (int(q) + 128) * column
+        fields = array("I")
+        fields.frombytes(total.to_bytes(4 * len(self.owner), "little"))
+        if sys.byteorder != "little":
+            fields.byteswap()
+        base = 128 * int(sum(query)) + self.dims * 16384
+        for j, doc in enumerate(self.owner):
+            norm = self.norms[j]
+            if norm != 0.0:
+                c = (fields[j] - base - 128 * self.sums[j]) / (q_norm * norm)
+                if c > best[doc]:
+                    best[doc] = c
+        return best
