@@ -873,7 +873,13 @@ fn route_ranks_a_clients_catalog_for_a_message_and_no_candidate_is_an_answer() {
     assert_eq!(r["candidates"].as_array().unwrap().len(), 1);
     let vector = dir.path().join("v.json");
     std::fs::write(&vector, "[1, 2]").unwrap();
-    let out = skillc(&["route", db, "cost", "--query-vector", vector.to_str().unwrap()]);
+    let out = skillc(&[
+        "route",
+        db,
+        "cost",
+        "--query-vector",
+        vector.to_str().unwrap(),
+    ]);
     assert_ne!(out.status.code(), Some(0));
     let why = String::from_utf8_lossy(&out.stderr);
     assert!(why.contains("`static-minilm-v1` gives 256"), "{why}");

@@ -446,7 +446,9 @@ fn cut_at(name: &str, key: &str, bar: f64) {
     let (mut dropped, mut kept) = (0, 0);
     for m in messages {
         let route = |a: &Artifact| {
-            let r = a.route(&BundleRef::default(), None, &none, m, None).unwrap();
+            let r = a
+                .route(&BundleRef::default(), None, &none, m, None)
+                .unwrap();
             assert_eq!(r.method, if name == "words" { "lexical" } else { "hybrid" });
             (r.candidates.into_iter())
                 .map(|c| (c.name, c.score))
@@ -459,7 +461,10 @@ fn cut_at(name: &str, key: &str, bar: f64) {
         kept += narrow.len();
     }
     // Both sides of the cut are exercised: some candidates fall under it, some stay.
-    assert!(dropped > 0 && kept > 0, "{name}: dropped {dropped}, kept {kept}");
+    assert!(
+        dropped > 0 && kept > 0,
+        "{name}: dropped {dropped}, kept {kept}"
+    );
 }
 
 /// `skillc route --history FILE --time T` (seed 001's stage 0): a follow-up 10 s after the

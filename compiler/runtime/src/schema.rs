@@ -88,7 +88,7 @@ CREATE TABLE card (                 -- what catalogs show of a skill; shared by 
 );
 CREATE TABLE vector (               -- embedding of a text, by the SHA-256 of the text (dense.rs)
   digest TEXT PRIMARY KEY,
-  data BLOB NOT NULL                -- little-endian f32, manifest embedding_dims of them
+  data BLOB NOT NULL                -- embedding_dims little-endian f32, or signed bytes (the built-in meaning's)
 ) WITHOUT ROWID;
 CREATE TABLE meaning (              -- the built-in meaning table of manifest embedding_model, when
   name TEXT PRIMARY KEY,            -- the workspace declares no model of its own (route/meaning.rs)

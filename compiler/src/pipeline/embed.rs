@@ -80,20 +80,27 @@ pub fn attach(data: &mut Data, embedder: Option<&str>, root: &Path) -> Result<()
             .collect();
         rows.vectors = digests.join(" ");
     }
-    let found = if model == BUILT_IN_MODEL {
+    let dims = if model == BUILT_IN_MODEL {
+        // Whole numbers, stored a byte each.
         data.meaning = Some((BUILT_IN_MODEL, BUILT_IN_TABLE));
         let meaning = built_in();
-        (texts.into_par_iter())
-            .map(|(d, text)| (d, meaning.vector(&text)))
-            .collect()
+        data.vectors = (texts.into_par_iter())
+            .map(|(d, text)| {
+                (
+                    d,
+                    skillc_runtime::route::encode_whole(&meaning.vector(&text)),
+                )
+            })
+            .collect();
+        meaning.dims()
     } else {
-        vectors(&model, &texts, embedder, root)?
+        let found = vectors(&model, &texts, embedder, root)?;
+        let dims = found.values().next().map_or(0, Vec::len);
+        data.vectors = (found.into_iter())
+            .map(|(d, v)| (d, skillc_runtime::route::encode(&v)))
+            .collect();
+        dims
     };
-    let dims = found.values().next().map_or(0, Vec::len);
-    data.vectors = found
-        .into_iter()
-        .map(|(d, v)| (d, skillc_runtime::route::encode(&v)))
-        .collect();
     data.manifest
         .insert("embedding_dims".to_string(), dims.to_string());
     Ok(())

@@ -86,6 +86,9 @@ pub struct BuildStats {
     pub bytes: u64,
     /// Bytes of the workspace's distinct input files.
     pub source_bytes: u64,
+    /// Bytes of the built-in meaning table the artifact carries (0 without it): the same in
+    /// every artifact, whatever its workspace.
+    pub meaning_bytes: u64,
 }
 
 /// The outcome of a build.
@@ -329,6 +332,7 @@ fn build_once(
         blobs: data.blobs.len(),
         bytes: 0,
         source_bytes,
+        meaning_bytes: data.meaning.map_or(0, |(_, b)| b.len() as u64),
     };
     let written = write_artifact(out, data, &diagnostics, session.as_deref_mut())?;
     stats.bytes = written.bytes;

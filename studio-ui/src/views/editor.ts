@@ -401,7 +401,7 @@ export class SkillEditor {
       : `Where its trigger examples go: all ${routes.length} reach this skill first`;
     byId("example-route-list").replaceChildren(...routes.map((r) => {
       const where = r.own ? "reaches this skill first"
-        : r.first === null ? "reaches no skill (every score is under min_score)"
+        : r.first === null ? "reaches no skill (every score is under the cut)"
         : `goes to ${r.first} first${r.pulled.length ? `, pulled by ${r.pulled.join(", ")}` : ""} (${(r.standing ?? "").replace(/`/g, "")})`;
       return el("li", {
         class: r.own ? "own" : "away",

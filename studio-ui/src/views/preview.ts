@@ -180,7 +180,8 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     el("td", {}, el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.round(c.score * 100)}%` }))),
     el("td", {}, c.id), el("td", {}, el("b", {}, c.name)),
     el("td", { class: "matched" }, c.matched.join(", "))));
-  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} (the workspace's ${hybrid ? "hybrid_min_score" : "min_score"}) are not candidates; at most ${p.routing.top_k} are.`);
+  const how = hybrid ? "by words and meaning; the cut rises with the catalog's size unless routing.hybrid_min_score sets it" : "by words alone; the cut is routing.min_score";
+  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} are not candidates (${how}); at most ${p.routing.top_k} are.`);
   const first = route.candidates[0]?.name;
   const save = el("button", { id: "pv-save-case", onclick: () => {
     const name = `"${route.message.slice(0, 60)}" reaches ${first ?? "no skill"}`;

@@ -362,7 +362,7 @@ impl Session {
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
             route,
-            routing: a.routing_settings(bundle.client),
+            routing: a.routing_settings_of(&bundle).map_err(req)?,
             catalog,
             catalog_digest,
             catalog_kept,

@@ -632,10 +632,13 @@ class Artifact:
                 (json.dumps(sorted({cards[i] for i, _ in docs})),)))
             wanted = sorted({d for v in listed.values() for d in v.split(" ") if d})
             stored = {}
+            dims = int(self.manifest.get("embedding_dims", "0"))
             for digest, data in self.db.execute(
                     "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
                     (json.dumps(wanted),)):
-                v = struct.unpack(f"<{len(data) // 4}f", data)
+                # A byte a number (the built-in meaning's whole numbers), else 32-bit floats.
+                v = (tuple(float(x) for x in struct.unpack(f"<{dims}b", data)) if len(data) == dims
+                     else struct.unpack(f"<{len(data) // 4}f", data))
                 stored[digest] = (v, _norm(v))
             b["dense"] = [[stored[d] for d in (listed.get(cards[i]) or "").split(" ") if d in stored]
                           for i, _ in docs]

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::dense::fuse;
 use super::history::{self, Turn};
-use super::{Ranking, RouteIndex, Scored};
+use super::{Ranking, RouteIndex, RoutingSettings, Scored};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -71,6 +71,16 @@ impl Route {
 
 impl Artifact {
     /// The routing index of a bundle's catalog: every skill a catalog can show.
+    /// The routing settings a route of bundle `r` is cut by: [`Artifact::routing_settings`]
+    /// with the hybrid cut of its catalog's size when the settings give none.
+    pub fn routing_settings_of(&self, r: &BundleRef<'_>) -> Result<RoutingSettings, Error> {
+        let bundle = self.bundle(r)?;
+        let mut settings = self.routing_settings(r.client);
+        let n = self.route_index(&bundle)?.docs.len();
+        settings.hybrid_min_score = Some(settings.floor("hybrid", n));
+        Ok(settings)
+    }
+
     fn route_index(&self, bundle: &Bundle) -> Result<Arc<RouteIndex>, Error> {
         if let Some(ix) = bundle.route_index.get() {
             return Ok(ix.clone());

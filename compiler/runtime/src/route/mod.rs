@@ -15,7 +15,9 @@ mod settings;
 mod word_chars;
 
 pub use answer::{Candidate, Query, Route};
-pub use dense::{decode, encode, parse_query_vector, DenseIndex, LEXICAL_SHARE};
+pub use dense::{
+    decode, decode_stored, encode, encode_whole, parse_query_vector, DenseIndex, LEXICAL_SHARE,
+};
 pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
