@@ -378,6 +378,18 @@ fn counts(ws: &Workspace) -> crate::model::census::Counts {
     }
 }
 
+/// The workspace's own embedding model, else the built-in one; none with `none` (words only).
+fn embedding_model(cfg: &crate::model::WorkspaceConfig) -> Option<&str> {
+    let declared = (cfg.routing.as_ref())
+        .and_then(|r| r.get("embedding_model"))
+        .and_then(|m| m.as_str());
+    match declared {
+        Some(super::embed::NO_MODEL) => None,
+        Some(model) => Some(model),
+        None => Some(super::embed::BUILT_IN_MODEL),
+    }
+}
+
 fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     let cfg = &ws.config;
     let tiers: Vec<&String> = cfg.tiers.iter().map(|t| &t.name).collect();
@@ -424,20 +436,9 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Some(routing) = &cfg.routing {
         m.insert("routing".to_string(), json(routing));
     }
-    // The workspace's own model, else the built-in one (`none`: words only); its vectors'
-    // length is known once they are made (`embed::attach`).
-    let declared = (cfg.routing.as_ref())
-        .and_then(|r| r.get("embedding_model"))
-        .and_then(|m| m.as_str());
-    match declared {
-        Some(super::embed::NO_MODEL) => {}
-        Some(model) => {
-            m.insert("embedding_model".to_string(), model.to_string());
-        }
-        None => {
-            let model = super::embed::BUILT_IN_MODEL.to_string();
-            m.insert("embedding_model".to_string(), model);
-        }
+    // Its vectors' length is known once they are made (`embed::attach`).
+    if let Some(model) = embedding_model(cfg) {
+        m.insert("embedding_model".to_string(), model.to_string());
     }
     // A client's own `routing:` keys, laid over the workspace's by every runtime (of every
     // batch's clients in a build by batches).
