@@ -187,7 +187,7 @@ final class Router {
         {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}, {0xFF66, 0xFF9F}, {0x20000, 0x323AF},
     };
 
-    private static boolean unspaced(int c) {
+    static boolean unspaced(int c) {
         for (int[] r : UNSPACED) if (c >= r[0] && c <= r[1]) return true;
         return false;
     }
@@ -338,18 +338,35 @@ final class Router {
 
     /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
     static double[] query(Snapshot snap, float[] vector) {
+        requireDims(snap, vector.length);
+        double[] q = new double[vector.length];
+        for (int i = 0; i < q.length; i++) q[i] = vector[i];
+        return q;
+    }
+
+    /** A query vector's length must be the artifact model's. */
+    private static void requireDims(Snapshot snap, int length) {
         String model = snap.manifest.get("embedding_model");
         long dims = Long.parseLong(snap.manifest.getOrDefault("embedding_dims", "0"));
         if (model == null) {
             throw new RequestException("this artifact carries no embedding vectors (its workspace sets no "
                 + "`routing.embedding_model`), so it routes by words only; give no query vector");
         }
-        if (vector.length != dims) {
-            throw new RequestException("the query vector has " + vector.length + " numbers; this artifact's model `"
+        if (length != dims) {
+            throw new RequestException("the query vector has " + length + " numbers; this artifact's model `"
                 + model + "` gives " + dims);
         }
-        double[] q = new double[vector.length];
-        for (int i = 0; i < q.length; i++) q[i] = vector[i];
+    }
+
+    /**
+     * The routed text's vector from the artifact's built-in meaning table (whole numbers, so
+     * exact as doubles), or null when the artifact carries none: the route is then lexical.
+     */
+    static double[] ownQuery(Snapshot snap, String text) {
+        Meaning meaning = snap.meaning();
+        if (meaning == null) return null;
+        double[] q = meaning.vector(text);
+        requireDims(snap, q.length);
         return q;
     }
 
@@ -359,7 +376,8 @@ final class Router {
         Map<String, Object> settings = b.routing != null ? b.routing : (b.routing = settings(snap, b.client));
         Map<Integer, Integer> position = positions(snap, b, consumer, ctx);
         Index ix = indexOf(snap, b);
-        double[] query = queryVector == null ? null : query(snap, queryVector);
+        // Without a vector of the caller's, the artifact's built-in meaning makes one.
+        double[] query = queryVector == null ? ownQuery(snap, message) : query(snap, queryVector);
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
         for (String t : tokens(message)) {
