@@ -33,9 +33,6 @@ final class Router {
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
     record Index(Map<String, Integer> ids, List<List<long[]>> postings, List<long[]> docs, double avg) {}
 
-    /** A stored vector (32-bit floats, widened) and its norm. */
-    record Stored(double[] vector, double norm) {}
-
     /**
      * The word characters' ranges, first and last code points in order: Rust's
      * {@code char::is_alphanumeric} ({@link WordChars}), not this JDK's Unicode version (Java 17's
@@ -244,22 +241,8 @@ final class Router {
         return b.routeIndex;
     }
 
-    /** A vector's length, summed in order (as every runtime sums it). */
-    private static double norm(double[] v) {
-        double total = 0;
-        for (double x : v) total += x * x;
-        return Math.sqrt(total);
-    }
-
-    private static double cosine(double[] q, double qNorm, Stored v) {
-        if (qNorm == 0 || v.norm() == 0 || q.length != v.vector().length) return 0;
-        double dot = 0;
-        for (int i = 0; i < q.length; i++) dot += q[i] * v.vector()[i];
-        return dot / (qNorm * v.norm());
-    }
-
     /** Per document of the route index: its vectors (summary, then each trigger example). */
-    private static List<List<Stored>> denseOf(Snapshot snap, Bundle b, Index ix) {
+    private static Dense denseOf(Snapshot snap, Bundle b, Index ix) {
         if (b.dense != null) return b.dense;
         TreeSet<Long> cards = new TreeSet<>();
         for (long[] doc : ix.docs()) cards.add(b.skills.get((int) doc[0]).card);
@@ -273,24 +256,24 @@ final class Router {
                 if (!d.isEmpty()) wanted.add(d);
             }
         }
-        Map<String, Stored> stored = new HashMap<>();
+        Map<String, double[]> stored = new HashMap<>();
         for (Object[] r : snap.rows("SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(wanted)))) {
             ByteBuffer data = ByteBuffer.wrap((byte[]) r[1]).order(ByteOrder.LITTLE_ENDIAN);
             double[] v = new double[data.remaining() / 4];
             for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
-            stored.put(Snapshot.str(r[0]), new Stored(v, norm(v)));
+            stored.put(Snapshot.str(r[0]), v);
         }
-        List<List<Stored>> dense = new ArrayList<>();
+        List<List<double[]>> perDocument = new ArrayList<>();
         for (long[] doc : ix.docs()) {
-            List<Stored> vectors = new ArrayList<>();
+            List<double[]> vectors = new ArrayList<>();
             for (String d : listed.getOrDefault(b.skills.get((int) doc[0]).card, "").split(" ")) {
                 if (stored.containsKey(d)) vectors.add(stored.get(d));
             }
-            dense.add(vectors);
+            perDocument.add(vectors);
         }
-        b.dense = dense;
-        return dense;
+        b.dense = Dense.of(perDocument);
+        return b.dense;
     }
 
     /**
@@ -418,12 +401,9 @@ final class Router {
         }
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
-            double qNorm = norm(query);
-            List<List<Stored>> dense = denseOf(snap, b, ix);
+            double[] best = denseOf(snap, b, ix).best(query);
             for (int doc = 0; doc < docs; doc++) {
-                double best = 0;
-                for (Stored v : dense.get(doc)) best = Math.max(best, cosine(query, qNorm, v));
-                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best[doc]) * 1e6 + 0.5) / 1e6;
                 score[doc] = fused;
                 has[doc] = fused > 0;
             }
