@@ -26,23 +26,34 @@ public class MeaningTest {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(n).array();
     }
 
-    /** A table's bytes: four-number rows, row i {@code [i, 1, 127 - i, -i]} at scale 0.5 (i + 1). */
-    private static byte[] bytes(String folds) {
+    /** A table's bytes: its pieces (row order), folds, scales and rows. */
+    private static byte[] bytes(List<String> vocab, String folds, float[] scales, byte[][] rows) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes("SKILLC-MEANING-1".getBytes(StandardCharsets.US_ASCII));
-        out.writeBytes(u32(4));
-        out.writeBytes(u32(VOCAB.size()));
-        byte[] vocab = String.join("\n", VOCAB).getBytes(StandardCharsets.UTF_8);
-        out.writeBytes(u32(vocab.length));
-        out.writeBytes(vocab);
+        out.writeBytes(u32(rows[0].length));
+        out.writeBytes(u32(vocab.size()));
+        byte[] pieces = String.join("\n", vocab).getBytes(StandardCharsets.UTF_8);
+        out.writeBytes(u32(pieces.length));
+        out.writeBytes(pieces);
         byte[] f = folds.getBytes(StandardCharsets.UTF_8);
         out.writeBytes(u32(f.length));
         out.writeBytes(f);
-        ByteBuffer scales = ByteBuffer.allocate(4 * VOCAB.size()).order(ByteOrder.LITTLE_ENDIAN);
-        for (int i = 0; i < VOCAB.size(); i++) scales.putFloat(0.5f * (i + 1));
-        out.writeBytes(scales.array());
-        for (int i = 0; i < VOCAB.size(); i++) out.writeBytes(new byte[] {(byte) i, 1, (byte) (127 - i), (byte) -i});
+        ByteBuffer scaled = ByteBuffer.allocate(4 * scales.length).order(ByteOrder.LITTLE_ENDIAN);
+        for (float x : scales) scaled.putFloat(x);
+        out.writeBytes(scaled.array());
+        for (byte[] row : rows) out.writeBytes(row);
         return out.toByteArray();
+    }
+
+    /** {@link #VOCAB}'s table: four-number rows, row i {@code [i, 1, 127 - i, -i]} at scale 0.5 (i + 1). */
+    private static byte[] bytes(String folds) {
+        float[] scales = new float[VOCAB.size()];
+        byte[][] rows = new byte[VOCAB.size()][];
+        for (int i = 0; i < VOCAB.size(); i++) {
+            scales[i] = 0.5f * (i + 1);
+            rows[i] = new byte[] {(byte) i, 1, (byte) (127 - i), (byte) -i};
+        }
+        return bytes(VOCAB, folds, scales, rows);
     }
 
     private static Meaning table() throws Meaning.Malformed {
@@ -112,14 +123,18 @@ public class MeaningTest {
         // price (scale 1.0, row [1, 1, 126, -1]) + ##s (scale 1.5, row [2, 1, 125, -2]) =
         // [4, 2.5, 313.5, -4]; over 313.5, times 127, plus 0.5, floored.
         assertArrayEquals(new double[] {2, 1, 127, -2}, m.vector("prices"), 0);
-        double[] sum = {1 + 3, 1 + 1.5, 126 + 187.5, -1 - 3};
-        double[] want = new double[4];
-        for (int i = 0; i < 4; i++) want[i] = Math.floor(sum[i] / 313.5 * 127.0 + 0.5);
-        assertArrayEquals(want, m.vector("prices"), 0);
-        // A piece counts as often as it occurs: list (scale 2.0, row [3, 1, 124, -3]) twice.
-        assertArrayEquals(new double[] {3, 1, 127, -3}, m.vector("list list"), 0);
         assertArrayEquals(new double[4], m.vector("nothing known"), 0);
         assertEquals(4, m.dims);
+        // a (scale 2) + b (scale 1) + c (scale 0.1 as a 32-bit float, widened): the sum is
+        // [254, 5, -3, 7, -4, -1.0000000149]; over 254 times 127: [127, 2.5, -1.5, 3.5, -2,
+        // -0.50000000745], rounded half up. Half to even, truncation, a scale of 0.1 as a
+        // double or float arithmetic would each give another vector. (The Python runtime's
+        // _meaning.vector gives this one.)
+        Meaning small = Meaning.parse(bytes(List.of("a", "b", "c"), "", new float[] {2.0f, 1.0f, 0.1f}, new byte[][] {
+            {127, 2, -1, 3, -2, 0}, {0, 1, -1, 1, 0, 0}, {0, 0, 0, 0, 0, -10}}));
+        assertArrayEquals(new double[] {127, 3, -1, 4, -2, -1}, small.vector("a b c"), 0);
+        // Each piece counts as often as it occurs, in order: c c a.
+        assertArrayEquals(new double[] {127, 2, -1, 3, -2, -1}, small.vector("c c a"), 0);
     }
 
     @Test
