@@ -32,7 +32,7 @@ import java.util.Map;
  */
 public final class Artifact implements AutoCloseable {
     /** The schema version this runtime reads (the one {@code skillc build} writes). */
-    public static final int SCHEMA_VERSION = 6;
+    public static final int SCHEMA_VERSION = 7;
 
     private final String path;
     private final Signature.Key key;
@@ -179,7 +179,10 @@ public final class Artifact implements AutoCloseable {
         return Selection.prompt(s, bundleOf(s, r), r.consumer(), contextOf(r), select);
     }
 
-    /** The skills the catalog shows, ranked for {@code message} by words (docs/routing.md). */
+    /**
+     * The skills the catalog shows, ranked for {@code message} (docs/routing.md): by words and
+     * the artifact's built-in meaning when it carries it ({@code hybrid}), else by words.
+     */
     public Route route(Request r, String message) {
         return route(r, message, null, null);
     }
@@ -187,7 +190,9 @@ public final class Artifact implements AutoCloseable {
     /**
      * The skills the catalog shows, ranked for {@code message}: at most {@code top} (null: the
      * workspace's {@code top_k}); by words and vectors ({@code hybrid}) when {@code queryVector},
-     * the message's embedding from the artifact's {@code embedding_model}, is given.
+     * the message's embedding from the artifact's {@code embedding_model}, is given. Without
+     * one, an artifact carrying the meaning table of its model (the built-in one, {@code
+     * static-minilm-v1}) makes the vector from the routed text, and the route is hybrid too.
      */
     public synchronized Route route(Request r, String message, Integer top, float[] queryVector) {
         Snapshot s = current();

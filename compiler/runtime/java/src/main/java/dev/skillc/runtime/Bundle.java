@@ -26,7 +26,7 @@ final class Bundle {
     List<List<Integer>> augmentedBy;
     /** The routing index and the vectors of its documents, built on first use. */
     Router.Index routeIndex;
-    List<List<Router.Stored>> dense;
+    Dense dense;
     /** Routing settings of the bundle's client, and catalog positions by consumer and condition outcome. */
     Map<String, Object> routing;
     final Map<List<String>, Map<Integer, Integer>> positions = new HashMap<>();

@@ -13,7 +13,8 @@ import java.util.Map;
  *
  * @param routedText the text routed instead of the message when it was a fragment joined to its history
  *                  (docs/routing.md, "Fragments"); null otherwise
- * @param method    {@code lexical}, or {@code hybrid} when a query vector was given
+ * @param method    {@code lexical}, or {@code hybrid} when a query vector was given or the artifact's
+ *                  built-in meaning made one
  * @param confident whether the first candidate scores at least {@code confident}
  */
 public record Route(String message, String routedText, String client, String locale, String tier, String consumer,

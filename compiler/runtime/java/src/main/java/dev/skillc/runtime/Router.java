@@ -33,9 +33,6 @@ final class Router {
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
     record Index(Map<String, Integer> ids, List<List<long[]>> postings, List<long[]> docs, double avg) {}
 
-    /** A stored vector (32-bit floats, widened) and its norm. */
-    record Stored(double[] vector, double norm) {}
-
     /**
      * The word characters' ranges, first and last code points in order: Rust's
      * {@code char::is_alphanumeric} ({@link WordChars}), not this JDK's Unicode version (Java 17's
@@ -187,7 +184,7 @@ final class Router {
         {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}, {0xFF66, 0xFF9F}, {0x20000, 0x323AF},
     };
 
-    private static boolean unspaced(int c) {
+    static boolean unspaced(int c) {
         for (int[] r : UNSPACED) if (c >= r[0] && c <= r[1]) return true;
         return false;
     }
@@ -244,22 +241,8 @@ final class Router {
         return b.routeIndex;
     }
 
-    /** A vector's length, summed in order (as every runtime sums it). */
-    private static double norm(double[] v) {
-        double total = 0;
-        for (double x : v) total += x * x;
-        return Math.sqrt(total);
-    }
-
-    private static double cosine(double[] q, double qNorm, Stored v) {
-        if (qNorm == 0 || v.norm() == 0 || q.length != v.vector().length) return 0;
-        double dot = 0;
-        for (int i = 0; i < q.length; i++) dot += q[i] * v.vector()[i];
-        return dot / (qNorm * v.norm());
-    }
-
     /** Per document of the route index: its vectors (summary, then each trigger example). */
-    private static List<List<Stored>> denseOf(Snapshot snap, Bundle b, Index ix) {
+    private static Dense denseOf(Snapshot snap, Bundle b, Index ix) {
         if (b.dense != null) return b.dense;
         TreeSet<Long> cards = new TreeSet<>();
         for (long[] doc : ix.docs()) cards.add(b.skills.get((int) doc[0]).card);
@@ -273,24 +256,24 @@ final class Router {
                 if (!d.isEmpty()) wanted.add(d);
             }
         }
-        Map<String, Stored> stored = new HashMap<>();
+        Map<String, double[]> stored = new HashMap<>();
         for (Object[] r : snap.rows("SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(wanted)))) {
             ByteBuffer data = ByteBuffer.wrap((byte[]) r[1]).order(ByteOrder.LITTLE_ENDIAN);
             double[] v = new double[data.remaining() / 4];
             for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
-            stored.put(Snapshot.str(r[0]), new Stored(v, norm(v)));
+            stored.put(Snapshot.str(r[0]), v);
         }
-        List<List<Stored>> dense = new ArrayList<>();
+        List<List<double[]>> perDocument = new ArrayList<>();
         for (long[] doc : ix.docs()) {
-            List<Stored> vectors = new ArrayList<>();
+            List<double[]> vectors = new ArrayList<>();
             for (String d : listed.getOrDefault(b.skills.get((int) doc[0]).card, "").split(" ")) {
                 if (stored.containsKey(d)) vectors.add(stored.get(d));
             }
-            dense.add(vectors);
+            perDocument.add(vectors);
         }
-        b.dense = dense;
-        return dense;
+        b.dense = Dense.of(perDocument);
+        return b.dense;
     }
 
     /**
@@ -338,18 +321,35 @@ final class Router {
 
     /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
     static double[] query(Snapshot snap, float[] vector) {
+        requireDims(snap, vector.length);
+        double[] q = new double[vector.length];
+        for (int i = 0; i < q.length; i++) q[i] = vector[i];
+        return q;
+    }
+
+    /** A query vector's length must be the artifact model's. */
+    private static void requireDims(Snapshot snap, int length) {
         String model = snap.manifest.get("embedding_model");
         long dims = Long.parseLong(snap.manifest.getOrDefault("embedding_dims", "0"));
         if (model == null) {
             throw new RequestException("this artifact carries no embedding vectors (its workspace sets no "
                 + "`routing.embedding_model`), so it routes by words only; give no query vector");
         }
-        if (vector.length != dims) {
-            throw new RequestException("the query vector has " + vector.length + " numbers; this artifact's model `"
+        if (length != dims) {
+            throw new RequestException("the query vector has " + length + " numbers; this artifact's model `"
                 + model + "` gives " + dims);
         }
-        double[] q = new double[vector.length];
-        for (int i = 0; i < q.length; i++) q[i] = vector[i];
+    }
+
+    /**
+     * The routed text's vector from the artifact's built-in meaning table (whole numbers, so
+     * exact as doubles), or null when the artifact carries none: the route is then lexical.
+     */
+    static double[] ownQuery(Snapshot snap, String text) {
+        Meaning meaning = snap.meaning();
+        if (meaning == null) return null;
+        double[] q = meaning.vector(text);
+        requireDims(snap, q.length);
         return q;
     }
 
@@ -359,7 +359,8 @@ final class Router {
         Map<String, Object> settings = b.routing != null ? b.routing : (b.routing = settings(snap, b.client));
         Map<Integer, Integer> position = positions(snap, b, consumer, ctx);
         Index ix = indexOf(snap, b);
-        double[] query = queryVector == null ? null : query(snap, queryVector);
+        // Without a vector of the caller's, the artifact's built-in meaning makes one.
+        double[] query = queryVector == null ? ownQuery(snap, message) : query(snap, queryVector);
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
         for (String t : tokens(message)) {
@@ -400,12 +401,9 @@ final class Router {
         }
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
-            double qNorm = norm(query);
-            List<List<Stored>> dense = denseOf(snap, b, ix);
+            double[] best = denseOf(snap, b, ix).best(query);
             for (int doc = 0; doc < docs; doc++) {
-                double best = 0;
-                for (Stored v : dense.get(doc)) best = Math.max(best, cosine(query, qNorm, v));
-                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best[doc]) * 1e6 + 0.5) / 1e6;
                 score[doc] = fused;
                 has[doc] = fused > 0;
             }

@@ -51,6 +51,9 @@ final class Snapshot implements AutoCloseable {
     private Map<Long, Source> sources;
     private Map<String, Object> plugins;
     private Map<String, Object> external;
+    /** The meaning table of the embedding model, once read ({@link #meaning()}); read says whether it was. */
+    private Meaning meaning;
+    private boolean meaningRead;
 
     private Snapshot(String path, Connection db) {
         this.path = path;
@@ -416,6 +419,30 @@ final class Snapshot implements AutoCloseable {
             }
         }
         return sources;
+    }
+
+    /**
+     * The meaning table of the artifact's embedding model when the artifact carries it (the
+     * built-in model; a model of the workspace's own comes with the caller's query vectors
+     * instead), else null. Read once, on the first route that needs it: a snapshot is one file,
+     * so a new file at the path gets its own.
+     */
+    Meaning meaning() {
+        if (meaningRead) return meaning;
+        String model = manifest.get("embedding_model");
+        if (model != null && !rows("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meaning'").isEmpty()) {
+            List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model);
+            if (!row.isEmpty()) {
+                if (!(row.get(0)[0] instanceof byte[] data)) throw bad("its meaning table is not a blob");
+                try {
+                    meaning = Meaning.parse(data);
+                } catch (Meaning.Malformed e) {
+                    throw bad("its meaning table: " + e.getMessage());
+                }
+            }
+        }
+        meaningRead = true;
+        return meaning;
     }
 
     /** The manifest's {@code plugins} (a JSON object), read once. */

@@ -334,8 +334,9 @@ public class ArtifactTest {
     }
 
     @Test
-    public void aRouteRanksTheCatalogsSkillsForAMessageAndSaysWhichWordsMatched() {
-        try (Artifact a = Artifact.open(first)) {
+    public void aRouteRanksTheCatalogsSkillsForAMessageAndSaysWhichWordsMatched() throws Exception {
+        // Words only: the workspace turns the built-in meaning off.
+        try (Artifact a = Artifact.open(sampleWithRouting("words-only", "{ embedding_model: none }"))) {
             Route r = a.route(Request.global(), "How much does the pro plan cost? pricing");
             assertEquals("lexical", r.method());
             assertEquals("pricing", r.candidates().get(0).name());
@@ -346,6 +347,93 @@ public class ArtifactTest {
             RequestException vectors = assertThrows(RequestException.class,
                 () -> a.route(Request.global(), "pricing", null, new float[] {1, 2}));
             assertTrue(vectors.getMessage().contains("carries no embedding vectors"));
+        }
+    }
+
+    /** What {@code args} print through {@link Cli}: status, standard output, standard error. */
+    private static List<String> cli(String... args) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        int status = Cli.run(args, out, err);
+        return List.of(String.valueOf(status), out.toString(java.nio.charset.StandardCharsets.UTF_8),
+            err.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    /** What {@code skillc args} prints: status, standard output, standard error. */
+    private static List<String> skillcSays(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(skillc));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        byte[] err = p.getErrorStream().readAllBytes();
+        assertTrue("skillc route ran too long", p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        return List.of(String.valueOf(p.exitValue()), new String(out, java.nio.charset.StandardCharsets.UTF_8),
+            new String(err, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
+    public void withoutAVectorTheBuiltInMeaningRoutesHybridAsSkillcDoes() throws Exception {
+        try (Artifact a = Artifact.open(first)) {
+            assertEquals("static-minilm-v1", a.manifest("embedding_model"));
+            assertEquals("hybrid", a.route(Request.global(), "How much does the pro plan cost?").method());
+            // A vector of the caller's is still checked against the model's length.
+            RequestException wrong = assertThrows(RequestException.class,
+                () -> a.route(Request.global(), "pricing", null, new float[] {1, 2}));
+            assertTrue(wrong.getMessage(), wrong.getMessage().contains("the query vector has 2 numbers"));
+        }
+        String[] messages = {
+            "Can you review my pull request?", "draw a flowchart of the login", "Mon bot Telegram ne répond plus",
+            "Wie viel kostet der Pro-Plan?", "代码审查 pull request", "価格 pricing プラン", "my csv has sales trends",
+            "Naïve résumé of the café's GitHub PRs", "Привет, как дела?", "ราคาแพ็กเกจ", "\ud835\udc1a\ud840\udc0b bugs",
+            "I found a bug in checkout " + "and it breaks ".repeat(120),
+        };
+        int found = 0;
+        for (String m : messages) {
+            for (String format : List.of("json", "text")) {
+                String[] args = {"route", first.toString(), m, "--format", format};
+                List<String> java = cli(args);
+                assertEquals(m, skillcSays(args), java);
+                if (format.equals("json")) {
+                    assertTrue(m, java.get(1).contains("\"method\": \"hybrid\""));
+                    if (!java.get(1).contains("\"candidates\": []")) found++;
+                }
+            }
+        }
+        assertTrue("messages with candidates: " + found, found >= 8);
+        List<String> client = List.of("route", first.toString(), "How much does the pro plan cost?", "--client",
+            "hyperline.co", "--format", "json");
+        assertEquals(skillcSays(client.toArray(String[]::new)), cli(client.toArray(String[]::new)));
+    }
+
+    @Test
+    public void aNewFileAtThePathBringsItsOwnMeaningOrNone() throws Exception {
+        Path live = dir.resolve("live-meaning.db");
+        Files.copy(first, live, StandardCopyOption.REPLACE_EXISTING);
+        try (Artifact a = Artifact.open(live)) {
+            assertEquals("hybrid", a.route(Request.global(), "pricing").method());
+            swap(sampleWithRouting("swap-words-only", "{ embedding_model: none }"), live);
+            assertEquals("lexical", a.route(Request.global(), "pricing").method());
+            swap(first, live);
+            assertEquals("hybrid", a.route(Request.global(), "pricing").method());
+        }
+    }
+
+    @Test
+    public void aDamagedMeaningTableIsAClearErrorOnTheRouteThatNeedsIt() throws Exception {
+        Path damaged = dir.resolve("damaged-meaning.db");
+        Files.copy(first, damaged, StandardCopyOption.REPLACE_EXISTING);
+        try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:sqlite:" + damaged)) {
+            db.createStatement().executeUpdate("UPDATE meaning SET data = substr(data, 1, 1000)");
+        }
+        try (Artifact a = Artifact.open(damaged)) {
+            assertEquals(list(a), list(a));
+            ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), "pricing"));
+            assertEquals("`" + damaged + "` is not a readable skillc artifact: its meaning table: the meaning table is cut short",
+                e.getMessage());
+            String[] route = {"route", damaged.toString(), "pricing"};
+            assertEquals(skillcSays(route), cli(route));
+            // Not read halfway: the next route says the same.
+            assertEquals(e.getMessage(), assertThrows(ArtifactException.class, () -> a.route(Request.global(), "x")).getMessage());
         }
     }
 
@@ -372,8 +460,9 @@ public class ArtifactTest {
         };
         int dropped = 0;
         int kept = 0;
-        try (Artifact all = Artifact.open(sampleWithRouting("cut-all", "{ min_score: 0.0, top_k: 50 }"));
-             Artifact cut = Artifact.open(sampleWithRouting("cut-065", "{ min_score: 0.65, top_k: 50 }"))) {
+        // By words (min_score; hybrid routes have hybrid_min_score).
+        try (Artifact all = Artifact.open(sampleWithRouting("cut-all", "{ min_score: 0.0, top_k: 50, embedding_model: none }"));
+             Artifact cut = Artifact.open(sampleWithRouting("cut-065", "{ min_score: 0.65, top_k: 50, embedding_model: none }"))) {
             for (String m : messages) {
                 List<Route.Candidate> wide = all.route(Request.global(), m).candidates();
                 List<Route.Candidate> narrow = cut.route(Request.global(), m).candidates();
