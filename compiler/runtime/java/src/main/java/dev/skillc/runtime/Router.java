@@ -257,11 +257,20 @@ final class Router {
             }
         }
         Map<String, double[]> stored = new HashMap<>();
+        long dims = Long.parseLong(snap.manifest.getOrDefault("embedding_dims", "0"));
         for (Object[] r : snap.rows("SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(wanted)))) {
-            ByteBuffer data = ByteBuffer.wrap((byte[]) r[1]).order(ByteOrder.LITTLE_ENDIAN);
-            double[] v = new double[data.remaining() / 4];
-            for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
+            byte[] raw = (byte[]) r[1];
+            double[] v;
+            if (raw.length == dims) {
+                // A byte a number: the built-in meaning's whole numbers.
+                v = new double[raw.length];
+                for (int i = 0; i < v.length; i++) v[i] = raw[i];
+            } else {
+                ByteBuffer data = ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN);
+                v = new double[data.remaining() / 4];
+                for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
+            }
             stored.put(Snapshot.str(r[0]), v);
         }
         List<List<double[]>> perDocument = new ArrayList<>();
@@ -306,13 +315,17 @@ final class Router {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("top_k", 5L);
         out.put("min_score", 0.5);
-        out.put("hybrid_min_score", 0.33);
         out.put("confident", 0.95);
         out.putAll(Json.object(snap.manifest.get("routing")));
         if (Json.object(snap.manifest.getOrDefault("routing_clients", "{}")).get(client) instanceof Map<?, ?> own) {
             own.forEach((k, v) -> out.put(String.valueOf(k), v));
         }
         return out;
+    }
+
+    /** The hybrid cut of a catalog of {@code n} skills when the settings give none (docs/routing.md). */
+    static double hybridFloor(int n) {
+        return Math.floor((0.24 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
     }
 
     private static double number(Object v, double otherwise) {
@@ -409,7 +422,7 @@ final class Router {
             }
         }
         double minScore = query == null ? number(settings.get("min_score"), 0.5)
-            : number(settings.get("hybrid_min_score"), 0.33);
+            : number(settings.get("hybrid_min_score"), hybridFloor(docs));
         List<Integer> scored = new ArrayList<>();
         for (int doc = 0; doc < docs; doc++) {
             if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
