@@ -81,7 +81,7 @@ pub(super) fn build(
         let ids = entry_identities(&ws, &shaped.drawn.key_index);
         drop(ws);
         let (mut data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
-        super::embed::attach(&mut data, options.embedder, root).map_err(Error::Embed)?;
+        super::embed::attach(&mut data, options.embedder, root, None).map_err(Error::Embed)?;
         warned.extend(warnings);
         let rest = m.add(batches, k, data, &ids)?;
         small.get_or_insert(rest);

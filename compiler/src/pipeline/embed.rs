@@ -33,12 +33,46 @@ const MAX_DIMS: usize = 65_536;
 pub const BUILT_IN_MODEL: &str = "static-minilm-v1";
 /// Its table, as `tests/quality/scale/study/ship.py` wrote it.
 const BUILT_IN_TABLE: &[u8] = include_bytes!("../../meaning/static-minilm-v1.bin");
+/// The length of its vectors.
+const BUILT_IN_DIMS: usize = 256;
 /// `routing.embedding_model: none`: route by words only.
 pub const NO_MODEL: &str = "none";
 
 /// The built-in meaning table, read from the compiler's own bytes.
 pub fn built_in() -> skillc_runtime::route::Meaning {
     skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE).expect("the built-in table parses")
+}
+
+/// What a session keeps of the built-in meaning between builds: the table, read once, and
+/// the stored vectors of the last build's texts by digest, so that a rebuild after an edit
+/// makes only the edited texts' vectors.
+#[derive(Debug, Default)]
+pub struct MeaningMemo {
+    table: Option<std::sync::Arc<skillc_runtime::route::Meaning>>,
+    vectors: BTreeMap<String, Vec<u8>>,
+}
+
+/// The stored built-in vector of each text, from `memo` when it has the text's, and `memo`
+/// left holding exactly these.
+fn built_in_vectors(
+    texts: BTreeMap<String, String>,
+    memo: Option<&mut MeaningMemo>,
+) -> BTreeMap<String, Vec<u8>> {
+    let mut own = MeaningMemo::default();
+    let memo = memo.unwrap_or(&mut own);
+    let table = memo
+        .table
+        .get_or_insert_with(|| std::sync::Arc::new(built_in()))
+        .clone();
+    let known = std::mem::take(&mut memo.vectors);
+    let made: BTreeMap<String, Vec<u8>> = (texts.into_par_iter())
+        .map(|(d, text)| match known.get(&d) {
+            Some(v) => (d, v.clone()),
+            None => (d, skillc_runtime::route::encode_whole(&table.vector(&text))),
+        })
+        .collect();
+    memo.vectors = made.clone();
+    made
 }
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and
@@ -62,7 +96,12 @@ pub fn embedder_command(given: Option<&str>) -> Option<String> {
 
 /// Gives every card of `data` the digests of its texts and `data` their vectors, when its
 /// manifest names an embedding model (else leaves it as it is).
-pub fn attach(data: &mut Data, embedder: Option<&str>, root: &Path) -> Result<(), String> {
+pub fn attach(
+    data: &mut Data,
+    embedder: Option<&str>,
+    root: &Path,
+    memo: Option<&mut MeaningMemo>,
+) -> Result<(), String> {
     let Some(model) = data.manifest.get("embedding_model").cloned() else {
         return Ok(());
     };
@@ -83,16 +122,8 @@ pub fn attach(data: &mut Data, embedder: Option<&str>, root: &Path) -> Result<()
     let dims = if model == BUILT_IN_MODEL {
         // Whole numbers, stored a byte each.
         data.meaning = Some((BUILT_IN_MODEL, BUILT_IN_TABLE));
-        let meaning = built_in();
-        data.vectors = (texts.into_par_iter())
-            .map(|(d, text)| {
-                (
-                    d,
-                    skillc_runtime::route::encode_whole(&meaning.vector(&text)),
-                )
-            })
-            .collect();
-        meaning.dims()
+        data.vectors = built_in_vectors(texts, memo);
+        BUILT_IN_DIMS
     } else {
         let found = vectors(&model, &texts, embedder, root)?;
         let dims = found.values().next().map_or(0, Vec::len);
@@ -310,6 +341,34 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_built_in_table_parses_and_a_session_makes_only_new_texts_vectors() {
+        assert_eq!(built_in().dims(), BUILT_IN_DIMS);
+        let texts = |t: &[&str]| -> BTreeMap<String, String> {
+            t.iter()
+                .map(|t| (crate::digest::hash(t.as_bytes()), t.to_string()))
+                .collect()
+        };
+        let mut memo = MeaningMemo::default();
+        let first = built_in_vectors(
+            texts(&["pricing plans", "refund a payment"]),
+            Some(&mut memo),
+        );
+        assert!(first.values().all(|v| v.len() == BUILT_IN_DIMS));
+        // A vector the memo holds is taken from it (planted here to tell it from a new one).
+        let known = crate::digest::hash(b"pricing plans");
+        memo.vectors.insert(known.clone(), vec![1; BUILT_IN_DIMS]);
+        let second = built_in_vectors(texts(&["pricing plans", "track a parcel"]), Some(&mut memo));
+        assert_eq!(second[&known], vec![1; BUILT_IN_DIMS]);
+        assert_eq!(
+            memo.vectors.len(),
+            2,
+            "the memo holds exactly the last build's texts"
+        );
+        let without = built_in_vectors(texts(&["pricing plans"]), None);
+        assert_eq!(without[&known], first[&known]);
+    }
 
     #[test]
     fn an_embedder_line_must_be_of_the_declared_model_and_finite() {

@@ -178,6 +178,8 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
 pub struct Session {
     load: load::LoadCache,
     digests: TextDigests,
+    /// The built-in meaning's table and the vectors of the last build's texts.
+    meaning: embed::MeaningMemo,
     previous: Option<incremental::Memo>,
     written: Option<Written>,
 }
@@ -321,7 +323,8 @@ fn build_once(
     }
     let release = label.get().clone();
     let (mut data, warnings, kept) = lay_out(shaped, options, &release, mode, bundles_before);
-    embed::attach(&mut data, options.embedder, root).map_err(Error::Embed)?;
+    let memo = session.as_mut().map(|s| &mut s.meaning);
+    embed::attach(&mut data, options.embedder, root, memo).map_err(Error::Embed)?;
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
     progress(options, "writing", 0, 1);

@@ -26,9 +26,29 @@ struct Stored {
 #[derive(Debug, Default)]
 pub struct DenseIndex {
     docs: Vec<(usize, Vec<Stored>)>,
+    /// The same vectors as signed bytes, one after another, when all are whole numbers from
+    /// -127 to 127 (the built-in meaning's): their dot products run on integers, exact and
+    /// many at a time.
+    bytes: Option<Vec<i8>>,
+}
+
+/// `v` as signed bytes, when every number of it is a whole number from -127 to 127.
+fn whole(v: &[f32]) -> Option<Vec<i8>> {
+    (v.iter())
+        .map(|&x| (x.fract() == 0.0 && x.abs() <= 127.0).then_some(x as i8))
+        .collect()
 }
 
 impl DenseIndex {
+    fn new(docs: Vec<(usize, Vec<Stored>)>) -> DenseIndex {
+        let bytes = (docs.iter())
+            .flat_map(|(_, vectors)| vectors.iter())
+            .map(|v| whole(&v.data))
+            .collect::<Option<Vec<Vec<i8>>>>()
+            .map(|all| all.concat());
+        DenseIndex { docs, bytes }
+    }
+
     /// Each skill's similarity to `query`: the cosine of its closest text, 0 at worst.
     /// `leave_out` (a skill, and the position of one of its trigger examples) skips that
     /// example's vector: `eval`'s leave-one-out.
@@ -38,6 +58,9 @@ impl DenseIndex {
         leave_out: Option<(usize, usize)>,
     ) -> Vec<(usize, f64)> {
         let q_norm = norm(query);
+        if let (Some(bytes), Some(q)) = (&self.bytes, whole(query)) {
+            return self.whole_similarities(bytes, &q, q_norm, leave_out);
+        }
         self.docs
             .iter()
             .map(|(skill, vectors)| {
@@ -46,6 +69,40 @@ impl DenseIndex {
                     .filter(|(k, _)| Some(*k) != skipped)
                     .map(|(_, v)| cosine(query, q_norm, v))
                     .fold(0.0f64, f64::max);
+                (*skill, best)
+            })
+            .collect()
+    }
+}
+
+impl DenseIndex {
+    /// [`DenseIndex::similarities`] by integer dot products: the same cosines, since a dot
+    /// product of whole numbers is exact however it is summed.
+    fn whole_similarities(
+        &self,
+        bytes: &[i8],
+        q: &[i8],
+        q_norm: f64,
+        leave_out: Option<(usize, usize)>,
+    ) -> Vec<(usize, f64)> {
+        let mut rows = bytes.chunks_exact(q.len().max(1));
+        (self.docs.iter())
+            .map(|(skill, vectors)| {
+                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
+                let mut best = 0.0f64;
+                for (k, v) in vectors.iter().enumerate() {
+                    let row = rows.next().unwrap_or_default();
+                    if Some(k) == skipped || q_norm == 0.0 || v.norm == 0.0 || row.len() != q.len()
+                    {
+                        continue;
+                    }
+                    let dot: i32 = q
+                        .iter()
+                        .zip(row)
+                        .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                        .sum();
+                    best = best.max(f64::from(dot) / (q_norm * v.norm));
+                }
                 (*skill, best)
             })
             .collect()
@@ -226,7 +283,7 @@ impl Artifact {
                 (i, vectors)
             })
             .collect();
-        let ix = Arc::new(DenseIndex { docs });
+        let ix = Arc::new(DenseIndex::new(docs));
         Ok(bundle.dense.get_or_init(|| ix).clone())
     }
 }
@@ -255,12 +312,48 @@ mod tests {
             norm: norm(v),
             data: v.into(),
         };
-        let ix = DenseIndex {
-            docs: vec![
-                (0, vec![stored(&[1.0, 0.0]), stored(&[0.0, 1.0])]),
-                (1, vec![stored(&[-1.0, 0.0])]),
-            ],
+        let ix = DenseIndex::new(vec![
+            (0, vec![stored(&[1.0, 0.0]), stored(&[0.0, 1.0])]),
+            (1, vec![stored(&[-1.0, 0.0])]),
+        ]);
+        assert!(ix.bytes.is_some());
+        // A query of fractions takes the f64 path, with the same answers.
+        assert_eq!(ix.similarities(&[0.0, 0.5], None), [(0, 1.0), (1, 0.0)]);
+        // Whole numbers: the integer path gives exactly the f64 path's cosines.
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % 255) as f32 - 127.0
         };
+        let docs: Vec<(usize, Vec<Stored>)> = (0..20)
+            .map(|d| {
+                (
+                    d,
+                    (0..3)
+                        .map(|_| stored(&(0..64).map(|_| next()).collect::<Vec<_>>()))
+                        .collect(),
+                )
+            })
+            .collect();
+        let query: Vec<f32> = (0..64).map(|_| next()).collect();
+        let fast = DenseIndex::new(docs);
+        assert!(fast.bytes.is_some());
+        let slow = DenseIndex {
+            docs: fast
+                .docs
+                .iter()
+                .map(|(d, v)| (*d, v.iter().map(|s| stored(&s.data)).collect()))
+                .collect(),
+            bytes: None,
+        };
+        for leave_out in [None, Some((3, 1))] {
+            assert_eq!(
+                fast.similarities(&query, leave_out),
+                slow.similarities(&query, leave_out)
+            );
+        }
         let sims = ix.similarities(&[0.0, 2.0], None);
         assert_eq!(sims, [(0, 1.0), (1, 0.0)]);
         // Its one example left out, skill 0 is only as close as its summary.
