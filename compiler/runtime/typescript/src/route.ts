@@ -33,7 +33,7 @@ const UNSPACED: [number, number][] = [
   [0x0e00, 0x0eff], [0x1000, 0x109f], [0x1780, 0x17ff], [0x3040, 0x30ff], [0x31f0, 0x31ff],
   [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xf900, 0xfaff], [0xff66, 0xff9f], [0x20000, 0x323af],
 ];
-const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
+export const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
 
 /** English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`). */
 export const SUFFIXES = [
