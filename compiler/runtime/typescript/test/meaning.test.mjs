@@ -222,3 +222,39 @@ test("a damaged table is refused on the route that needs it, naming the file", a
   assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message.includes(damaged) && /its meaning table: the meaning table is cut short/.test(e.message));
   a.close();
 });
+
+test("vectors of whole numbers, taken two at a time, give the cosines of one at a time in order", async () => {
+  const { cosines, denseFrom } = await import("../dist/dense.js");
+  // The cosine as Rust's `dense::cosine` computes it: products summed in order, in f64.
+  const reference = (q, v) => {
+    let dot = 0, qq = 0, vv = 0;
+    for (let i = 0; i < q.length; i++) {
+      dot += q[i] * v[i];
+      qq += q[i] * q[i];
+      vv += v[i] * v[i];
+    }
+    return qq === 0 || vv === 0 ? 0 : dot / (Math.sqrt(qq) * Math.sqrt(vv));
+  };
+  let seed = 1;
+  const next = () => (seed = (seed * 48271) % 2147483647);
+  const dims = 256;
+  // An odd count (the last vector alone), the extremes, a vector of zeros.
+  const vectors = Array.from({ length: 7 }, (_, k) =>
+    Array.from({ length: dims }, () => (k === 0 ? 127 : k === 1 ? -127 : k === 2 ? 0 : (next() % 255) - 127)));
+  const values = Float32Array.from(vectors.flat());
+  const starts = Int32Array.from({ length: vectors.length + 1 }, (_, k) => k * dims);
+  const dense = denseFrom(values, starts, [Int32Array.from([0, 1, 2, 3, 4, 5, 6])]);
+  assert.ok(dense.pairs !== undefined && dense.data instanceof Int8Array);
+  for (const query of [vectors[0], vectors[1], vectors[3], Array.from({ length: dims }, () => (next() % 255) - 127)]) {
+    assert.deepEqual([...cosines(Float32Array.from(query), dense)], vectors.map((v) => reference(query, v)));
+  }
+  // A query of other numbers, and stored numbers that are not bytes, are summed in order.
+  const odd = Array.from({ length: dims }, (_, i) => Math.fround(Math.sin(i) * 3.7));
+  assert.deepEqual([...cosines(Float32Array.from(odd), dense)], vectors.map((v) => reference(odd, v)));
+  const floats = denseFrom(Float32Array.from([...values.subarray(0, dims)].map((x, i) => x + Math.fround(i / 7))), Int32Array.from([0, dims]), []);
+  assert.ok(floats.pairs === undefined && floats.data instanceof Float32Array);
+  assert.deepEqual([...cosines(Float32Array.from(odd), floats)], [reference(odd, [...floats.data])]);
+  // A vector of another length than the query's has no similarity.
+  const short = denseFrom(Float32Array.from([1, 2, 3, ...vectors[0]]), Int32Array.from([0, 3, 3 + dims]), []);
+  assert.deepEqual([...cosines(Float32Array.from(vectors[0]), short)], [0, 1]);
+});
