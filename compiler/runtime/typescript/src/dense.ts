@@ -3,6 +3,7 @@
 // into typed arrays; a route reads them in place and computes each distinct vector's cosine once.
 
 import { rows, type Bundle, type Snapshot } from "./artifact.js";
+import { byteDots, type ByteDots } from "./simd.js";
 
 /** A bundle's stored vectors. */
 export interface Dense {
@@ -14,15 +15,10 @@ export interface Dense {
   norms: Float64Array;
   /** Per document of the route index: the numbers of its vectors (summary, then examples). */
   docs: Int32Array[];
-  /** Byte vectors of one length, two to a number (see `paired`); absent otherwise. */
-  pairs?: Float64Array;
+  /** Byte vectors of one length, a multiple of 16: their dot products in WebAssembly SIMD
+   * (./simd.ts); absent otherwise, or without WebAssembly SIMD. */
+  bytes?: ByteDots;
 }
-
-/** The factor of the second vector of a pair: a dot product of byte vectors is below 2^23 in
- * magnitude (see `PAIRED_LENGTH`), so it and 2^24 times the other's stay apart in one float. */
-const PAIR = 2 ** 24;
-/** The longest byte vectors paired: n · 127 · 127 < 2^23, and every sum below 2^53 stays exact. */
-const PAIRED_LENGTH = Math.floor((2 ** 23 - 1) / (127 * 127));
 
 const indexes = new WeakMap<Bundle, Dense>();
 
@@ -37,22 +33,6 @@ function norm(v: ArrayLike<number>, from = 0, to = v.length): number {
 function bytesOnly(v: ArrayLike<number>): boolean {
   for (let i = 0; i < v.length; i++) if (!Number.isInteger(v[i]) || Math.abs(v[i]) > 127) return false;
   return true;
-}
-
-/**
- * Vectors `2k` and `2k + 1` as one: `a + b · 2^24` for each coordinate (a lone last vector with
- * zeros). A query of bytes then has both dot products in one: `q·a + (q·b) · 2^24`, every
- * product and sum a whole number below 2^53, so exact whatever the order of the sums; half the
- * multiplications of one vector at a time.
- */
-function paired(data: Int8Array, count: number, n: number): Float64Array {
-  const out = new Float64Array(Math.ceil(count / 2) * n);
-  for (let v = 0; v < count; v++) {
-    const factor = v % 2 === 0 ? 1 : PAIR;
-    const to = (v >> 1) * n;
-    for (let i = 0; i < n; i++) out[to + i] += data[v * n + i] * factor;
-  }
-  return out;
 }
 
 /** Per document of the route index (`docs`: each document's skill first), its vectors. */
@@ -93,9 +73,7 @@ export function denseFrom(values: Float32Array, starts: Int32Array, docs: Int32A
   for (let k = 0; k < count; k++) norms[k] = norm(values, starts[k], starts[k + 1]);
   const dense: Dense = { data: bytesOnly(values) ? Int8Array.from(values) : values, starts, norms, docs };
   const n = count > 0 ? starts[1] : 0;
-  if (dense.data instanceof Int8Array && n > 0 && n <= PAIRED_LENGTH && starts.every((s, k) => s === k * n)) {
-    dense.pairs = paired(dense.data, count, n);
-  }
+  if (dense.data instanceof Int8Array && starts.every((s, k) => s === k * n)) dense.bytes = byteDots(dense.data, count, n);
   return dense;
 }
 
@@ -107,40 +85,11 @@ function dot(q: Float64Array, data: Int8Array | Float32Array, at: number): numbe
   return total;
 }
 
-/** The dot product of a query of bytes and a pair of vectors (`paired`): eight running sums,
- * exact (whole numbers), so the same bits as one sum in order. */
-function pairDot(q: Float64Array, pairs: Float64Array, at: number): number {
-  const n = q.length;
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-  let i = 0;
-  for (; i + 7 < n; i += 8) {
-    s0 += q[i] * pairs[at + i];
-    s1 += q[i + 1] * pairs[at + i + 1];
-    s2 += q[i + 2] * pairs[at + i + 2];
-    s3 += q[i + 3] * pairs[at + i + 3];
-    s4 += q[i + 4] * pairs[at + i + 4];
-    s5 += q[i + 5] * pairs[at + i + 5];
-    s6 += q[i + 6] * pairs[at + i + 6];
-    s7 += q[i + 7] * pairs[at + i + 7];
-  }
-  for (; i < n; i++) s0 += q[i] * pairs[at + i];
-  return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
-}
-
 /** Each distinct vector's dot product with the query, or NaN where the lengths differ. */
 function dots(q: Float64Array, dense: Dense): Float64Array {
+  if (dense.bytes !== undefined && q.length === dense.starts[1] && bytesOnly(q)) return Float64Array.from(dense.bytes.dots(q));
   const count = dense.norms.length;
   const out = new Float64Array(count);
-  if (dense.pairs !== undefined && q.length === dense.starts[1] && bytesOnly(q)) {
-    const n = q.length;
-    for (let v = 0; v < count; v += 2) {
-      const both = pairDot(q, dense.pairs, (v >> 1) * n);
-      const second = Math.round(both / PAIR);
-      out[v] = both - second * PAIR;
-      if (v + 1 < count) out[v + 1] = second;
-    }
-    return out;
-  }
   for (let v = 0; v < count; v++) {
     const at = dense.starts[v];
     out[v] = dense.starts[v + 1] - at === q.length ? dot(q, dense.data, at) : NaN;
