@@ -10,8 +10,9 @@
 //                    [--context KEY=VALUE]... [--top K] [--query-vector FILE]
 //                    [--history FILE [--time T]] [--format text|json]
 //
-// Exit status as skillc's: 0 success, 1 a request for something that was not built, 2 usage or
-// I/O error.
+// A route without --query-vector is hybrid when the artifact carries its model's meaning table
+// (the built-in model), as `skillc route`. Exit status as skillc's: 0 success, 1 a request for
+// something that was not built, 2 usage or I/O error.
 
 import { readFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";

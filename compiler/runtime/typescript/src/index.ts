@@ -12,6 +12,7 @@ import { engine, Snapshot, stampOf } from "./artifact.js";
 import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
+import { meaningOf } from "./meaning.js";
 import { route, type Route } from "./route.js";
 import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
@@ -137,7 +138,9 @@ export class Artifact {
   }
 
   /** The skills the catalog shows, ranked for `message` (docs/routing.md); by words and
-   * vectors when `queryVector` (the message's embedding from the artifact's model) is given.
+   * vectors (`hybrid`) when `queryVector` (the message's embedding from the artifact's model)
+   * is given, or else when the artifact carries its model's meaning table (the built-in
+   * model), which makes the vector of the routed text.
    * With `history` (the visitor's recent messages, oldest first, `{text, time}` in seconds), a
    * fragment is routed joined to the messages it continues and `routed_text` says so;
    * `time` is the message's (now by default). */
@@ -145,7 +148,10 @@ export class Artifact {
     const routed = routedText(r.message, r.history, r.time);
     const snap = this.current();
     const ctx = toContext(r.context);
-    const answer = route(snap, this.bundleOf(snap, r), r.consumer ?? null, ctx, routed ?? r.message, r.top, r.queryVector);
+    const bundle = this.bundleOf(snap, r);
+    // Without a vector of the caller's, the artifact's built-in meaning makes one (hybrid).
+    const vector = r.queryVector ?? meaningOf(snap)?.vector(routed ?? r.message);
+    const answer = route(snap, bundle, r.consumer ?? null, ctx, routed ?? r.message, r.top, vector);
     return routed === undefined ? answer : withRoutedText(answer, r.message, routed);
   }
 

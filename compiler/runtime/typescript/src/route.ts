@@ -3,6 +3,7 @@
 // them on every request.
 import { RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
+import { cosines, denseOf } from "./dense.js";
 import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
@@ -33,7 +34,7 @@ const UNSPACED: [number, number][] = [
   [0x0e00, 0x0eff], [0x1000, 0x109f], [0x1780, 0x17ff], [0x3040, 0x30ff], [0x31f0, 0x31ff],
   [0x3400, 0x4dbf], [0x4e00, 0x9fff], [0xf900, 0xfaff], [0xff66, 0xff9f], [0x20000, 0x323af],
 ];
-const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
+export const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
 
 /** English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`). */
 export const SUFFIXES = [
@@ -108,6 +109,8 @@ interface RouteIndex {
   postings: [number, number][][];
   docs: [number, number][];
   avg: number;
+  /** Per document, BM25's length term: `K1 · (1 − B + B · length / avg)`. */
+  lengthNorms: Float64Array;
 }
 
 const indexes = new WeakMap<Bundle, RouteIndex>();
@@ -124,7 +127,7 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
     rows(snap.db, "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
       .map((r) => [Number(r[0]), String(r[1])]),
   );
-  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1 };
+  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array() };
   let total = 0;
   for (const [skill, card] of shown) {
     let len = 0;
@@ -146,6 +149,7 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
     ix.docs.push([skill, len]);
   }
   ix.avg = Math.max(total / Math.max(ix.docs.length, 1), 1);
+  ix.lengthNorms = Float64Array.from(ix.docs, ([, len]) => K1 * (1 - B + (B * len) / ix.avg));
   indexes.set(b, ix);
   return ix;
 }
@@ -163,65 +167,24 @@ export function routingSettings(snap: Snapshot, client: string): { top_k: number
   return { top_k: 5, min_score: 0.5, hybrid_min_score: 0.33, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
-/** One stored vector (as 32-bit floats read into numbers) and its norm. */
-type Stored = [number[], number];
-
-const denseIndexes = new WeakMap<Bundle, Stored[][]>();
-
-/** A vector's length, summed in order (as every runtime sums it). */
-function norm(v: ArrayLike<number>): number {
-  let total = 0;
-  for (let i = 0; i < v.length; i++) total += v[i] * v[i];
-  return Math.sqrt(total);
-}
-
-function cosine(q: number[], qNorm: number, [v, vNorm]: Stored): number {
-  if (qNorm === 0 || vNorm === 0 || q.length !== v.length) return 0;
-  let dot = 0;
-  for (let i = 0; i < q.length; i++) dot += q[i] * v[i];
-  return dot / (qNorm * vNorm);
-}
-
-/** Per document of the route index: its vectors (summary, then each trigger example). */
-function denseOf(snap: Snapshot, b: Bundle, ix: RouteIndex): Stored[][] {
-  const known = denseIndexes.get(b);
-  if (known) return known;
-  const cards = [...new Set(ix.docs.map(([skill]) => b.skills[skill].card))].sort((x, y) => x - y);
-  const listed = new Map<number, string>(
-    rows(snap.db, "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
-      .map((r) => [Number(r[0]), String(r[1])]),
-  );
-  const wanted = [...new Set([...listed.values()].flatMap((v) => v.split(" ")).filter((d) => d))].sort();
-  const stored = new Map<string, Stored>();
-  for (const [digest, data] of rows(snap.db, "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)])) {
-    const bytes = data as Uint8Array;
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const v: number[] = [];
-    for (let at = 0; at + 4 <= bytes.byteLength; at += 4) v.push(view.getFloat32(at, true));
-    stored.set(String(digest), [v, norm(v)]);
-  }
-  const dense = ix.docs.map(([skill]) =>
-    (listed.get(b.skills[skill].card) ?? "").split(" ").filter((d) => stored.has(d)).map((d) => stored.get(d) as Stored));
-  denseIndexes.set(b, dense);
-  return dense;
-}
-
 /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
-function queryOf(snap: Snapshot, vector: number[]): number[] {
+function queryOf(snap: Snapshot, vector: number[]): Float32Array {
   const model = snap.manifest.get("embedding_model");
   const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
   if (model === undefined) {
     throw new RequestError("this artifact carries no embedding vectors (its workspace sets no `routing.embedding_model`), so it routes by words only; give no query vector");
   }
   if (vector.length !== dims) throw new RequestError(`the query vector has ${vector.length} numbers; this artifact's model \`${model}\` gives ${dims}`);
-  return Array.from(Float32Array.from(vector));
+  return Float32Array.from(vector);
 }
 
 /** The skills the catalog shows for this consumer and context, ranked for `message`; by words
  * and vectors (`hybrid`) when `queryVector`, the message's embedding, is given. */
 export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number, queryVector?: number[]): Route {
   const settings = routingSettings(snap, b.client);
-  const position = new Map(catalogMembers(snap, b, consumer, ctx).map((i, n) => [i, n + 1]));
+  // Catalog position (1-based) of each skill of the bundle; 0: not in this catalog.
+  const position = new Int32Array(b.skills.length);
+  catalogMembers(snap, b, consumer, ctx).forEach((i, n) => (position[i] = n + 1));
   const ix = indexOf(snap, b);
   const query = queryVector === undefined ? undefined : queryOf(snap, queryVector);
   const words: [string, number][] = [];
@@ -230,43 +193,54 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     const id = ix.ids.get(t);
     if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
   }
-  // Each document's score: the lexical one of the documents holding a word of the message.
-  const lexical = new Map<number, number>();
-  const held = new Map<number, number[]>();
+  // Each document's score: the lexical one of the documents holding a word of the message
+  // (`touched`, in the order they were first met), 0 for the others.
+  const n = ix.docs.length;
+  const lexical = new Float64Array(n);
+  const held = new Array<number[] | undefined>(n);
+  const touched: number[] = [];
   if (words.length) {
-    const n = ix.docs.length;
-    const idf = words.map(([, w]) => Math.log(1 + (n - ix.postings[w].length + 0.5) / (ix.postings[w].length + 0.5)));
-    const scale = evidenceScale(n);
-    const score = new Map<number, number>();
+    const raw = new Float64Array(n);
     words.forEach(([, w], k) => {
+      const df = ix.postings[w].length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       for (const [doc, tf] of ix.postings[w]) {
-        const norm = K1 * (1 - B + (B * ix.docs[doc][1]) / ix.avg);
-        score.set(doc, (score.get(doc) ?? 0) + (idf[k] * tf) / (tf + norm));
-        held.set(doc, [...(held.get(doc) ?? []), k]);
+        raw[doc] += (idf * tf) / (tf + ix.lengthNorms[doc]);
+        const h = held[doc];
+        if (h === undefined) {
+          held[doc] = [k];
+          touched.push(doc);
+        } else {
+          h.push(k);
+        }
       }
     });
-    for (const [doc, raw] of score) lexical.set(doc, Math.floor((raw / (raw + scale)) * 1e6 + 0.5) / 1e6);
-  }
-  if (query !== undefined) {
-    // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
-    const qNorm = norm(query);
-    denseOf(snap, b, ix).forEach((vectors, doc) => {
-      let best = 0;
-      for (const v of vectors) best = Math.max(best, cosine(query, qNorm, v));
-      const fused = Math.floor((LEXICAL_SHARE * (lexical.get(doc) ?? 0) + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
-      if (fused > 0) lexical.set(doc, fused);
-      else lexical.delete(doc);
-    });
+    const scale = evidenceScale(n);
+    for (const doc of touched) lexical[doc] = Math.floor((raw[doc] / (raw[doc] + scale)) * 1e6 + 0.5) / 1e6;
   }
   const scored: [number, number, number[]][] = [];
   const floor = query === undefined ? settings.min_score : settings.hybrid_min_score;
-  for (const [doc, s] of lexical) {
-    if (s >= floor && position.has(ix.docs[doc][0])) scored.push([s, ix.docs[doc][0], held.get(doc) ?? []]);
+  const keep = (doc: number, s: number) => {
+    if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
+  };
+  if (query === undefined) {
+    for (const doc of touched) keep(doc, lexical[doc]);
+  } else {
+    // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown
+    // skill, in the index's order (the Rust runtime's).
+    const dense = denseOf(snap, b, ix.docs);
+    const similarity = cosines(query, dense);
+    dense.docs.forEach((vectors, doc) => {
+      let best = 0;
+      for (const v of vectors) best = Math.max(best, similarity[v]);
+      const fused = Math.floor((LEXICAL_SHARE * lexical[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+      if (fused > 0) keep(doc, fused);
+    });
   }
   const name = (i: number) => b.skills[i].name;
   scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));
   const candidates = scored.slice(0, top ?? settings.top_k).map(([score, i, held]) => ({
-    id: `SK${position.get(i)}`,
+    id: `SK${position[i]}`,
     name: b.skills[i].name,
     qualified_name: b.skills[i].qualifiedName,
     score,

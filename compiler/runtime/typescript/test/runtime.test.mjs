@@ -235,7 +235,8 @@ test("signed builds named with a newline or a line separator verify", async () =
 test("a route ranks the catalog's skills for a message and says which words matched", async () => {
   const a = await Artifact.open(first);
   const r = a.route({ client: "hyperline.co", message: "How much does the pro plan cost?" });
-  assert.equal(r.method, "lexical");
+  // The sample declares no model: the built-in meaning makes the message's vector.
+  assert.equal(r.method, "hybrid");
   assert.equal(r.candidates[0].name, "pricing");
   assert.deepEqual(r.candidates[0].matched, ["much", "plan", "cost"]);
   const id = a.catalog({ client: "hyperline.co", format: "json" }).skills.find((s) => s.name === "pricing").id;
@@ -245,10 +246,12 @@ test("a route ranks the catalog's skills for a message and says which words matc
   a.close();
 });
 
-test("a route keeps only the candidates at or above min_score", async () => {
-  // The same messages through two builds of the sample, cut at 0.0 and at 0.65.
+test("a route keeps only the candidates at or above its floor", async () => {
+  // The same messages through two builds of the sample, cut at 0.0 and at 0.65 (routes are
+  // hybrid, with the built-in meaning: `hybrid_min_score` is their floor).
   const built = {};
-  for (const [name, routing] of [["all", "{ min_score: 0.0, top_k: 50 }"], ["cut", "{ min_score: 0.65, top_k: 50 }"]]) {
+  const cuts = [["all", "{ min_score: 0.0, hybrid_min_score: 0.0, top_k: 50 }"], ["cut", "{ min_score: 0.65, hybrid_min_score: 0.65, top_k: 50 }"]];
+  for (const [name, routing] of cuts) {
     const ws = join(dir, `cut-${name}`);
     cpSync(join(root, "skills"), ws, { recursive: true });
     const yaml = join(ws, "workspace.yaml");

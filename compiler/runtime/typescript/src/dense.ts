@@ -1,0 +1,111 @@
+// The vector half of a hybrid route (docs/routing.md): each shown skill's closest stored text to
+// the query, as compiler/runtime/src/route/dense.rs computes it. A bundle's vectors are read once
+// into typed arrays; a route reads them in place and computes each distinct vector's cosine once.
+
+import { rows, type Bundle, type Snapshot } from "./artifact.js";
+import { byteDots, type ByteDots } from "./simd.js";
+
+/** A bundle's stored vectors. */
+export interface Dense {
+  /** The distinct vectors, one after another: bytes when every number is a whole one from
+   * -127 to 127 (the built-in model's, docs/routing.md "Meaning"), else 32-bit floats. */
+  data: Int8Array | Float32Array;
+  /** Where each vector starts in `data`, and where the last ends. */
+  starts: Int32Array;
+  norms: Float64Array;
+  /** Per document of the route index: the numbers of its vectors (summary, then examples). */
+  docs: Int32Array[];
+  /** Byte vectors of one length, a multiple of 16: their dot products in WebAssembly SIMD
+   * (./simd.ts); absent otherwise, or without WebAssembly SIMD. */
+  bytes?: ByteDots;
+}
+
+const indexes = new WeakMap<Bundle, Dense>();
+
+/** A vector's length, summed in order (as every runtime sums it). */
+function norm(v: ArrayLike<number>, from = 0, to = v.length): number {
+  let total = 0;
+  for (let i = from; i < to; i++) total += v[i] * v[i];
+  return Math.sqrt(total);
+}
+
+/** Whether every number is a whole one from -127 to 127. */
+function bytesOnly(v: ArrayLike<number>): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isInteger(v[i]) || Math.abs(v[i]) > 127) return false;
+  return true;
+}
+
+/** Per document of the route index (`docs`: each document's skill first), its vectors. */
+export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly [number, number]>): Dense {
+  const known = indexes.get(b);
+  if (known) return known;
+  const skills = docs.map(([skill]) => skill);
+  const cards = [...new Set(skills.map((skill) => b.skills[skill].card))].sort((x, y) => x - y);
+  const listed = new Map<number, string>(
+    rows(snap.db, "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
+      .map((r) => [Number(r[0]), String(r[1])]),
+  );
+  const wanted = [...new Set([...listed.values()].flatMap((v) => v.split(" ")).filter((d) => d))].sort();
+  const found = rows(snap.db, "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
+  const numbers = new Map<string, number>();
+  const starts = new Int32Array(found.length + 1);
+  found.forEach(([digest, data], k) => {
+    numbers.set(String(digest), k);
+    starts[k + 1] = starts[k] + Math.floor((data as Uint8Array).byteLength / 4);
+  });
+  const values = new Float32Array(starts[found.length]);
+  found.forEach(([, data], k) => {
+    const bytes = data as Uint8Array;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let i = starts[k]; i < starts[k + 1]; i++) values[i] = view.getFloat32((i - starts[k]) * 4, true);
+  });
+  const vectors = skills.map((skill) =>
+    Int32Array.from((listed.get(b.skills[skill].card) ?? "").split(" ").filter((d) => numbers.has(d)).map((d) => numbers.get(d) as number)));
+  const dense = denseFrom(values, starts, vectors);
+  indexes.set(b, dense);
+  return dense;
+}
+
+/** The vectors `values[starts[k]..starts[k + 1]]` and each document's numbers of them. */
+export function denseFrom(values: Float32Array, starts: Int32Array, docs: Int32Array[]): Dense {
+  const count = starts.length - 1;
+  const norms = new Float64Array(count);
+  for (let k = 0; k < count; k++) norms[k] = norm(values, starts[k], starts[k + 1]);
+  const dense: Dense = { data: bytesOnly(values) ? Int8Array.from(values) : values, starts, norms, docs };
+  const n = count > 0 ? starts[1] : 0;
+  if (dense.data instanceof Int8Array && starts.every((s, k) => s === k * n)) dense.bytes = byteDots(dense.data, count, n);
+  return dense;
+}
+
+/** The dot product of `q` and the vector of `data` at `at`, summed in order (as every runtime
+ * sums it). */
+function dot(q: Float64Array, data: Int8Array | Float32Array, at: number): number {
+  let total = 0;
+  for (let i = 0; i < q.length; i++) total += q[i] * data[at + i];
+  return total;
+}
+
+/** Each distinct vector's dot product with the query, or NaN where the lengths differ. */
+function dots(q: Float64Array, dense: Dense): Float64Array {
+  if (dense.bytes !== undefined && q.length === dense.starts[1] && bytesOnly(q)) return Float64Array.from(dense.bytes.dots(q));
+  const count = dense.norms.length;
+  const out = new Float64Array(count);
+  for (let v = 0; v < count; v++) {
+    const at = dense.starts[v];
+    out[v] = dense.starts[v + 1] - at === q.length ? dot(q, dense.data, at) : NaN;
+  }
+  return out;
+}
+
+/** Each distinct vector's cosine to the query: 0 when either is all zeros or their lengths
+ * differ (Rust's `dense::cosine`). */
+export function cosines(query: ArrayLike<number>, dense: Dense): Float64Array {
+  const q = Float64Array.from(query);
+  const qNorm = norm(q);
+  if (qNorm === 0) return new Float64Array(dense.norms.length);
+  const out = dots(q, dense);
+  for (let v = 0; v < out.length; v++) {
+    out[v] = dense.norms[v] === 0 || Number.isNaN(out[v]) ? 0 : out[v] / (qNorm * dense.norms[v]);
+  }
+  return out;
+}
