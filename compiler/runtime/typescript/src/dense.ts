@@ -49,13 +49,23 @@ export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly 
   const found = rows(snap.db, "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
   const numbers = new Map<string, number>();
   const starts = new Int32Array(found.length + 1);
+  // A vector of `embedding_dims` bytes holds a signed byte a number (the built-in meaning's
+  // whole numbers); any other, little-endian 32-bit floats.
+  const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
+  const byteWise = (data: Uint8Array) => data.byteLength === dims;
   found.forEach(([digest, data], k) => {
     numbers.set(String(digest), k);
-    starts[k + 1] = starts[k] + Math.floor((data as Uint8Array).byteLength / 4);
+    const bytes = data as Uint8Array;
+    starts[k + 1] = starts[k] + (byteWise(bytes) ? bytes.byteLength : Math.floor(bytes.byteLength / 4));
   });
   const values = new Float32Array(starts[found.length]);
   found.forEach(([, data], k) => {
     const bytes = data as Uint8Array;
+    if (byteWise(bytes)) {
+      const signed = new Int8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let i = starts[k]; i < starts[k + 1]; i++) values[i] = signed[i - starts[k]];
+      return;
+    }
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let i = starts[k]; i < starts[k + 1]; i++) values[i] = view.getFloat32((i - starts[k]) * 4, true);
   });

@@ -162,9 +162,15 @@ export function evidenceScale(n: number): number {
   return 0.125 * m * m;
 }
 
-export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number; confident: number } {
+/** The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md). */
+export function hybridFloor(n: number): number {
+  return Math.floor((0.24 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+}
+
+/** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
+export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number | null; confident: number } {
   const own = JSON.parse(snap.manifest.get("routing_clients") ?? "{}")[client] ?? {};
-  return { top_k: 5, min_score: 0.5, hybrid_min_score: 0.33, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
+  return { top_k: 5, min_score: 0.5, hybrid_min_score: null, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
 /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
@@ -219,7 +225,7 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     for (const doc of touched) lexical[doc] = Math.floor((raw[doc] / (raw[doc] + scale)) * 1e6 + 0.5) / 1e6;
   }
   const scored: [number, number, number[]][] = [];
-  const floor = query === undefined ? settings.min_score : settings.hybrid_min_score;
+  const floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length);
   const keep = (doc: number, s: number) => {
     if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
   };
