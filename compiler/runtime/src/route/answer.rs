@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::dense::fuse;
+use super::dense::{fuse, LEXICAL_SHARE};
 use super::history::{self, Turn};
 use super::{Ranking, RouteIndex, RoutingSettings, Scored};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
@@ -161,11 +161,16 @@ impl Artifact {
             None => self.meaning_vector(message)?,
             Some(_) => None,
         };
+        let n = index.docs.len();
         let (ranking, method) = match q.vector.or(own.as_deref()) {
             None => (lexical, "lexical"),
-            Some(v) => (self.hybrid(&bundle, lexical, v, q.leave_out)?, "hybrid"),
+            Some(v) => {
+                let floor = settings.floor("hybrid", n);
+                let ranking = self.hybrid(&bundle, lexical, v, (q.leave_out, floor))?;
+                (ranking, "hybrid")
+            }
         };
-        let floor = settings.floor(method, index.docs.len());
+        let floor = settings.floor(method, n);
         let mut ranked = ranking.ordered(
             |s| s.score >= floor && position[s.skill] > 0,
             |i| &bundle.skills[i].name,
@@ -205,7 +210,7 @@ impl Artifact {
         bundle: &Bundle,
         lexical: Ranking,
         vector: &[f32],
-        leave_out: Option<(usize, &str)>,
+        (leave_out, floor): (Option<(usize, &str)>, f64),
     ) -> Result<Ranking, Error> {
         let Some((model, dims)) = self.embedding_model() else {
             return Err(Error::Request(
@@ -220,8 +225,11 @@ impl Artifact {
                 vector.len()
             )));
         }
-        let by_words: HashMap<usize, &Scored> =
-            lexical.scored.iter().map(|s| (s.skill, s)).collect();
+        // Each skill's lexical score, by its index (a vector: a route looks up every skill).
+        let mut by_words: Vec<Option<&Scored>> = vec![None; bundle.skills.len()];
+        for s in &lexical.scored {
+            by_words[s.skill] = Some(s);
+        }
         let example = leave_out.and_then(|(skill, text)| {
             let n = bundle.skills[skill]
                 .triggers
@@ -229,10 +237,17 @@ impl Artifact {
                 .position(|t| t == text)?;
             Some((skill, n))
         });
-        let scored = (self.dense_index(bundle)?.similarities(vector, example))
+        // A skill's similarity matters only if it can lift its score to the cut (a margin for
+        // the score's rounding to 6 decimals).
+        let needed = |skill: usize| {
+            let words = by_words[skill].map_or(0.0, |s| s.score);
+            (floor - LEXICAL_SHARE * words) / (1.0 - LEXICAL_SHARE) - 1e-5
+        };
+        let dense = self.dense_index(bundle)?;
+        let scored = (dense.similarities_reaching(vector, example, &needed))
             .into_iter()
             .map(|(skill, similarity)| {
-                let words = by_words.get(&skill);
+                let words = by_words[skill];
                 Scored {
                     skill,
                     score: fuse(words.map_or(0.0, |s| s.score), similarity),

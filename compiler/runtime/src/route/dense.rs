@@ -26,27 +26,61 @@ struct Stored {
 #[derive(Debug, Default)]
 pub struct DenseIndex {
     docs: Vec<(usize, Vec<Stored>)>,
-    /// The same vectors as signed bytes, one after another, when all are whole numbers from
-    /// -127 to 127 (the built-in meaning's): their dot products run on integers, exact and
-    /// many at a time.
-    bytes: Option<Vec<i8>>,
+    /// The same vectors as integers, when all are whole numbers from -127 to 127 (the
+    /// built-in meaning's).
+    whole: Option<Whole>,
 }
 
-/// `v` as signed bytes, when every number of it is a whole number from -127 to 127.
-fn whole(v: &[f32]) -> Option<Vec<i8>> {
+/// Whole-number vectors laid out for integer dot products: exact, eight at a time
+/// (`pmaddwd`, which 16-bit numbers allow on any x86-64). Each vector's first [`HEAD`]
+/// numbers are apart from the rest, with the rest's length: the head's dot product and the
+/// rest's length bound the cosine (Cauchy–Schwarz), so a skill that cannot reach a route's cut
+/// is passed over after a quarter of the work. The meaning table's coordinates come in order of
+/// how much they carry, so the bound is tight.
+#[derive(Debug, Default)]
+struct Whole {
+    head: Vec<i16>,
+    tail: Vec<i16>,
+    tail_norms: Vec<f64>,
+}
+
+/// The numbers of a vector's head.
+const HEAD: usize = 64;
+
+/// `v` as integers, when every number of it is a whole number from -127 to 127.
+fn whole(v: &[f32]) -> Option<Vec<i16>> {
     (v.iter())
-        .map(|&x| (x.fract() == 0.0 && x.abs() <= 127.0).then_some(x as i8))
+        .map(|&x| (x.fract() == 0.0 && x.abs() <= 127.0).then_some(x as i16))
         .collect()
+}
+
+fn dot(a: &[i16], b: &[i16]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum()
+}
+
+fn int_norm(v: &[i16]) -> f64 {
+    f64::from(dot(v, v)).sqrt()
 }
 
 impl DenseIndex {
     fn new(docs: Vec<(usize, Vec<Stored>)>) -> DenseIndex {
-        let bytes = (docs.iter())
+        let all = (docs.iter())
             .flat_map(|(_, vectors)| vectors.iter())
-            .map(|v| whole(&v.data))
-            .collect::<Option<Vec<Vec<i8>>>>()
-            .map(|all| all.concat());
-        DenseIndex { docs, bytes }
+            .map(|v| whole(&v.data).filter(|w| w.len() > HEAD))
+            .collect::<Option<Vec<Vec<i16>>>>();
+        let whole = all.map(|all| {
+            let mut w = Whole::default();
+            for v in &all {
+                w.head.extend_from_slice(&v[..HEAD]);
+                w.tail.extend_from_slice(&v[HEAD..]);
+                w.tail_norms.push(int_norm(&v[HEAD..]));
+            }
+            w
+        });
+        DenseIndex { docs, whole }
     }
 
     /// Each skill's similarity to `query`: the cosine of its closest text, 0 at worst.
@@ -57,9 +91,22 @@ impl DenseIndex {
         query: &[f32],
         leave_out: Option<(usize, usize)>,
     ) -> Vec<(usize, f64)> {
+        self.similarities_reaching(query, leave_out, &|_| f64::NEG_INFINITY)
+    }
+
+    /// [`DenseIndex::similarities`], except that a skill whose closest text cannot reach the
+    /// cosine `needed(skill)` may be given 0 instead: what a route cut at a bar needs.
+    pub fn similarities_reaching(
+        &self,
+        query: &[f32],
+        leave_out: Option<(usize, usize)>,
+        needed: &dyn Fn(usize) -> f64,
+    ) -> Vec<(usize, f64)> {
         let q_norm = norm(query);
-        if let (Some(bytes), Some(q)) = (&self.bytes, whole(query)) {
-            return self.whole_similarities(bytes, &q, q_norm, leave_out);
+        if let (Some(w), Some(q)) = (&self.whole, whole(query)) {
+            if q.len() == w.head.len() / self.vectors().max(1) + HEAD - HEAD + w.tail_dims() {
+                return self.whole_similarities(w, &q, q_norm, leave_out, needed);
+            }
         }
         self.docs
             .iter()
@@ -73,36 +120,65 @@ impl DenseIndex {
             })
             .collect()
     }
+
+    fn vectors(&self) -> usize {
+        self.docs.iter().map(|(_, v)| v.len()).sum()
+    }
+}
+
+impl Whole {
+    fn tail_dims(&self) -> usize {
+        self.tail.len() / self.tail_norms.len().max(1)
+    }
 }
 
 impl DenseIndex {
-    /// [`DenseIndex::similarities`] by integer dot products: the same cosines, since a dot
-    /// product of whole numbers is exact however it is summed.
+    /// [`DenseIndex::similarities_reaching`] by integer dot products: the same cosines,
+    /// since a dot product of whole numbers is exact however it is summed.
     fn whole_similarities(
         &self,
-        bytes: &[i8],
-        q: &[i8],
+        w: &Whole,
+        q: &[i16],
         q_norm: f64,
         leave_out: Option<(usize, usize)>,
+        needed: &dyn Fn(usize) -> f64,
     ) -> Vec<(usize, f64)> {
-        let mut rows = bytes.chunks_exact(q.len().max(1));
+        let (q_head, q_tail) = q.split_at(HEAD);
+        let q_tail_norm = int_norm(q_tail);
+        let tail_dims = q_tail.len();
+        let mut at = 0;
         (self.docs.iter())
             .map(|(skill, vectors)| {
-                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
-                let mut best = 0.0f64;
-                for (k, v) in vectors.iter().enumerate() {
-                    let row = rows.next().unwrap_or_default();
-                    if Some(k) == skipped || q_norm == 0.0 || v.norm == 0.0 || row.len() != q.len()
-                    {
-                        continue;
-                    }
-                    let dot: i32 = q
-                        .iter()
-                        .zip(row)
-                        .map(|(&a, &b)| i32::from(a) * i32::from(b))
-                        .sum();
-                    best = best.max(f64::from(dot) / (q_norm * v.norm));
+                let first = at;
+                at += vectors.len();
+                if q_norm == 0.0 {
+                    return (*skill, 0.0);
                 }
+                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
+                let kept =
+                    || (0..vectors.len()).filter(|&k| Some(k) != skipped && vectors[k].norm != 0.0);
+                let head = |k: usize| {
+                    let i = first + k;
+                    dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD])
+                };
+                // The largest cosine any of its texts could have; a margin keeps rounding from
+                // passing over a skill that would reach the bar exactly.
+                let bound = kept()
+                    .map(|k| {
+                        let rest = q_tail_norm * w.tail_norms[first + k];
+                        (f64::from(head(k)) + rest) / (q_norm * vectors[k].norm)
+                    })
+                    .fold(f64::NEG_INFINITY, f64::max);
+                if bound + 1e-9 < needed(*skill) {
+                    return (*skill, 0.0);
+                }
+                let best = kept()
+                    .map(|k| {
+                        let i = first + k;
+                        let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+                        f64::from(head(k) + tail) / (q_norm * vectors[k].norm)
+                    })
+                    .fold(0.0f64, f64::max);
                 (*skill, best)
             })
             .collect()
@@ -316,7 +392,7 @@ mod tests {
             (0, vec![stored(&[1.0, 0.0]), stored(&[0.0, 1.0])]),
             (1, vec![stored(&[-1.0, 0.0])]),
         ]);
-        assert!(ix.bytes.is_some());
+        assert!(ix.whole.is_none(), "two numbers: no head to bound with");
         // A query of fractions takes the f64 path, with the same answers.
         assert_eq!(ix.similarities(&[0.0, 0.5], None), [(0, 1.0), (1, 0.0)]);
         // Whole numbers: the integer path gives exactly the f64 path's cosines.
@@ -327,32 +403,32 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) % 255) as f32 - 127.0
         };
+        let mut vector = |n: usize| (0..n).map(|_| next()).collect::<Vec<f32>>();
         let docs: Vec<(usize, Vec<Stored>)> = (0..20)
-            .map(|d| {
-                (
-                    d,
-                    (0..3)
-                        .map(|_| stored(&(0..64).map(|_| next()).collect::<Vec<_>>()))
-                        .collect(),
-                )
-            })
+            .map(|d| (d, (0..3).map(|_| stored(&vector(96))).collect()))
             .collect();
-        let query: Vec<f32> = (0..64).map(|_| next()).collect();
+        let query = vector(96);
         let fast = DenseIndex::new(docs);
-        assert!(fast.bytes.is_some());
+        assert!(fast.whole.is_some());
         let slow = DenseIndex {
-            docs: fast
-                .docs
-                .iter()
+            docs: (fast.docs.iter())
                 .map(|(d, v)| (*d, v.iter().map(|s| stored(&s.data)).collect()))
                 .collect(),
-            bytes: None,
+            whole: None,
         };
         for leave_out in [None, Some((3, 1))] {
-            assert_eq!(
-                fast.similarities(&query, leave_out),
-                slow.similarities(&query, leave_out)
-            );
+            let exact = slow.similarities(&query, leave_out);
+            assert_eq!(fast.similarities(&query, leave_out), exact);
+            // With a bar, a skill is passed over (0) only when it could not reach it.
+            let bar = exact.iter().map(|s| s.1).fold(0.0, f64::max) * 0.9;
+            let cut = fast.similarities_reaching(&query, leave_out, &|_| bar);
+            assert!(cut.iter().any(|s| s.1 == 0.0) && cut.iter().any(|s| s.1 > 0.0));
+            for (got, want) in cut.iter().zip(&exact) {
+                assert!(
+                    got == want || (got.1 == 0.0 && want.1 < bar),
+                    "{got:?} {want:?}"
+                );
+            }
         }
         let sims = ix.similarities(&[0.0, 2.0], None);
         assert_eq!(sims, [(0, 1.0), (1, 0.0)]);
