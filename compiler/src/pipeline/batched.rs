@@ -319,7 +319,8 @@ impl Merge {
         ids: &[u128],
     ) -> Result<Data, Error> {
         self.stage.blobs(std::mem::take(&mut data.blobs))?;
-        self.stage.vectors(&std::mem::take(&mut data.vectors))?;
+        let vectors: std::sync::Arc<_> = std::mem::take(&mut data.vectors);
+        self.stage.vectors(&vectors)?;
         let mut card_id = Vec::with_capacity(data.cards.len());
         for c in std::mem::take(&mut data.cards) {
             let (id, new) = self

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -43,36 +44,76 @@ pub fn built_in() -> skillc_runtime::route::Meaning {
     skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE).expect("the built-in table parses")
 }
 
-/// What a session keeps of the built-in meaning between builds: the table, read once, and
-/// the stored vectors of the last build's texts by digest, so that a rebuild after an edit
-/// makes only the edited texts' vectors.
+/// What a session keeps of the built-in meaning between builds: the table, read once; each
+/// card's digests (by the card, which a session shares between builds while it is unchanged);
+/// and the last build's vectors, so that a rebuild after an edit makes only the edited texts'
+/// and, when no card changed, hands on the same vectors (which the writer then copies).
 #[derive(Debug, Default)]
 pub struct MeaningMemo {
-    table: Option<std::sync::Arc<skillc_runtime::route::Meaning>>,
-    vectors: BTreeMap<String, Vec<u8>>,
+    table: Option<Arc<skillc_runtime::route::Meaning>>,
+    cards: HashMap<usize, (Arc<crate::render::Card>, String)>,
+    vectors: Arc<BTreeMap<String, Vec<u8>>>,
 }
 
-/// The stored built-in vector of each text, from `memo` when it has the text's, and `memo`
-/// left holding exactly these.
-fn built_in_vectors(
-    texts: BTreeMap<String, String>,
-    memo: Option<&mut MeaningMemo>,
-) -> BTreeMap<String, Vec<u8>> {
+/// The texts of a card's vectors: its summary, then each trigger example.
+fn card_texts(c: &crate::render::Card) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(summary(&c.name, &c.description, &c.when_to_use))
+        .chain(c.triggers.iter().cloned())
+}
+
+/// Gives every card its digests and `data` the built-in vectors of their texts, from `memo`
+/// where it has them, and leaves `memo` holding exactly this build's.
+fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
     let mut own = MeaningMemo::default();
     let memo = memo.unwrap_or(&mut own);
     let table = memo
         .table
-        .get_or_insert_with(|| std::sync::Arc::new(built_in()))
+        .get_or_insert_with(|| Arc::new(built_in()))
         .clone();
-    let known = std::mem::take(&mut memo.vectors);
-    let made: BTreeMap<String, Vec<u8>> = (texts.into_par_iter())
-        .map(|(d, text)| match known.get(&d) {
-            Some(v) => (d, v.clone()),
-            None => (d, skillc_runtime::route::encode_whole(&table.vector(&text))),
-        })
-        .collect();
-    memo.vectors = made.clone();
-    made
+    let mut cards = HashMap::with_capacity(data.cards.len());
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    let mut unchanged = data.cards.len() == memo.cards.len();
+    for rows in &mut data.cards {
+        let key = Arc::as_ptr(&rows.card) as usize;
+        match memo
+            .cards
+            .get(&key)
+            .filter(|(c, _)| Arc::ptr_eq(c, &rows.card))
+        {
+            Some((_, digests)) => rows.vectors = digests.clone(),
+            None => {
+                unchanged = false;
+                let digests: Vec<String> = card_texts(&rows.card)
+                    .map(|text| {
+                        let d = digest::hash(text.as_bytes());
+                        texts.entry(d.clone()).or_insert(text);
+                        d
+                    })
+                    .collect();
+                rows.vectors = digests.join(" ");
+            }
+        }
+        cards.insert(key, (rows.card.clone(), rows.vectors.clone()));
+    }
+    if !unchanged {
+        let known = &memo.vectors;
+        let wanted: Vec<&str> = (cards.values())
+            .flat_map(|(_, d)| d.split(' '))
+            .filter(|d| !d.is_empty())
+            .collect();
+        let made: BTreeMap<String, Vec<u8>> = (wanted.into_par_iter())
+            .map(|d| match (known.get(d), texts.get(d)) {
+                (Some(v), _) => (d.to_string(), v.clone()),
+                (None, text) => {
+                    let v = table.vector(text.map_or("", String::as_str));
+                    (d.to_string(), skillc_runtime::route::encode_whole(&v))
+                }
+            })
+            .collect();
+        memo.vectors = Arc::new(made);
+    }
+    memo.cards = cards;
+    data.vectors = memo.vectors.clone();
 }
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and
@@ -105,31 +146,30 @@ pub fn attach(
     let Some(model) = data.manifest.get("embedding_model").cloned() else {
         return Ok(());
     };
-    let mut texts: BTreeMap<String, String> = BTreeMap::new();
-    for rows in &mut data.cards {
-        let c = &rows.card;
-        let all = std::iter::once(summary(&c.name, &c.description, &c.when_to_use))
-            .chain(c.triggers.iter().cloned());
-        let digests: Vec<String> = all
-            .map(|text| {
-                let d = digest::hash(text.as_bytes());
-                texts.entry(d.clone()).or_insert(text);
-                d
-            })
-            .collect();
-        rows.vectors = digests.join(" ");
-    }
     let dims = if model == BUILT_IN_MODEL {
         // Whole numbers, stored a byte each.
         data.meaning = Some((BUILT_IN_MODEL, BUILT_IN_TABLE));
-        data.vectors = built_in_vectors(texts, memo);
+        attach_built_in(data, memo);
         BUILT_IN_DIMS
     } else {
+        let mut texts: BTreeMap<String, String> = BTreeMap::new();
+        for rows in &mut data.cards {
+            let digests: Vec<String> = card_texts(&rows.card)
+                .map(|text| {
+                    let d = digest::hash(text.as_bytes());
+                    texts.entry(d.clone()).or_insert(text);
+                    d
+                })
+                .collect();
+            rows.vectors = digests.join(" ");
+        }
         let found = vectors(&model, &texts, embedder, root)?;
         let dims = found.values().next().map_or(0, Vec::len);
-        data.vectors = (found.into_iter())
-            .map(|(d, v)| (d, skillc_runtime::route::encode(&v)))
-            .collect();
+        data.vectors = Arc::new(
+            (found.into_iter())
+                .map(|(d, v)| (d, skillc_runtime::route::encode(&v)))
+                .collect(),
+        );
         dims
     };
     data.manifest
@@ -342,32 +382,16 @@ impl Cache {
 mod tests {
     use super::*;
 
+    /// (A session's rebuilds reuse the memo: `incremental::a_rebuild_after_any_edits_equals_a_clean_build`
+    /// checks that they write the clean build's bytes.)
     #[test]
-    fn the_built_in_table_parses_and_a_session_makes_only_new_texts_vectors() {
+    fn the_built_in_table_parses_to_its_length() {
         assert_eq!(built_in().dims(), BUILT_IN_DIMS);
-        let texts = |t: &[&str]| -> BTreeMap<String, String> {
-            t.iter()
-                .map(|t| (crate::digest::hash(t.as_bytes()), t.to_string()))
-                .collect()
-        };
-        let mut memo = MeaningMemo::default();
-        let first = built_in_vectors(
-            texts(&["pricing plans", "refund a payment"]),
-            Some(&mut memo),
+        let v = built_in().vector("refund a payment");
+        assert!(
+            v.iter().all(|x| x.fract() == 0.0 && x.abs() <= 127.0) && v.contains(&127.0)
+                || v.contains(&-127.0)
         );
-        assert!(first.values().all(|v| v.len() == BUILT_IN_DIMS));
-        // A vector the memo holds is taken from it (planted here to tell it from a new one).
-        let known = crate::digest::hash(b"pricing plans");
-        memo.vectors.insert(known.clone(), vec![1; BUILT_IN_DIMS]);
-        let second = built_in_vectors(texts(&["pricing plans", "track a parcel"]), Some(&mut memo));
-        assert_eq!(second[&known], vec![1; BUILT_IN_DIMS]);
-        assert_eq!(
-            memo.vectors.len(),
-            2,
-            "the memo holds exactly the last build's texts"
-        );
-        let without = built_in_vectors(texts(&["pricing plans"]), None);
-        assert_eq!(without[&known], first[&known]);
     }
 
     #[test]

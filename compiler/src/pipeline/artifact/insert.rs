@@ -331,10 +331,16 @@ pub(super) fn insert_tail(
     for a in &d.assets {
         insert_asset(&mut st, a)?;
     }
-    insert_vectors(tx, &d.vectors)?;
-    if let Some((name, data)) = d.meaning {
-        let mut st = tx.prepare(schema::insert("meaning", false))?;
-        st.execute(named_params! { ":name": name, ":data": data })?;
+    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &d.vectors);
+    if !d.vectors.is_empty() && old.is_some_and(same_vectors) {
+        copy(tx, "vector", Some("digest"))?;
+        copy(tx, "meaning", None)?;
+    } else {
+        insert_vectors(tx, &d.vectors)?;
+        if let Some((name, data)) = d.meaning {
+            let mut st = tx.prepare(schema::insert("meaning", false))?;
+            st.execute(named_params! { ":name": name, ":data": data })?;
+        }
     }
     if old.is_some_and(|o| o.warnings == warnings) {
         return copy(tx, "diagnostic", None);

@@ -104,8 +104,9 @@ pub struct Data {
     pub bundles: Arc<BundleTables>,
     /// Asset rows: each file of a skill folder with its blob.
     pub assets: Vec<AssetRow>,
-    /// Embedding vectors by the digest of their text, as stored (little-endian f32).
-    pub vectors: BTreeMap<String, Vec<u8>>,
+    /// Embedding vectors by the digest of their text, as stored (little-endian f32 or signed
+    /// bytes); a session hands the same map on while no card changed.
+    pub vectors: Arc<BTreeMap<String, Vec<u8>>>,
     /// The built-in meaning table (its name and bytes) when the vectors are its.
     pub meaning: Option<(&'static str, &'static [u8])>,
 }
@@ -303,6 +304,9 @@ impl Blob {
 #[derive(Debug, Default)]
 pub struct Copyable {
     cards: Vec<CardRows>,
+    /// The embedding vectors: the very same map (a session's meaning memo hands it on while
+    /// no card changed) is the same rows, with the same meaning table.
+    vectors: Arc<BTreeMap<String, Vec<u8>>>,
     bundles: Arc<BundleTables>,
     /// Each entry row by id (the entries a session keeps: its rows are all read in place).
     entries: Vec<WrittenEntry>,
@@ -476,6 +480,7 @@ fn write_file(
     stop_point("small");
     let mut rows = Copyable {
         cards: std::mem::take(&mut d.cards),
+        vectors: d.vectors.clone(),
         bundles: std::mem::take(&mut d.bundles),
         entries: Vec::new(),
     };
