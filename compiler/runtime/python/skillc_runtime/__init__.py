@@ -726,6 +726,9 @@ class Artifact:
                 if total != 0.0:
                     lexical[doc] = math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
                     held[doc] = True
+        floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
+        if floor is None:
+            floor = hybrid_floor(len(docs))
         if query is not None:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
             q_norm = _norm(query)
@@ -741,9 +744,6 @@ class Artifact:
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0
         scored = []
-        floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
-        if floor is None:
-            floor = hybrid_floor(len(docs))
         for doc, s in enumerate(lexical):
             i = docs[doc][0]
             if held[doc] and s >= floor and i in position:
