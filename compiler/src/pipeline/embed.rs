@@ -41,7 +41,8 @@ pub const NO_MODEL: &str = "none";
 
 /// The built-in meaning table, read from the compiler's own bytes.
 pub fn built_in() -> skillc_runtime::route::Meaning {
-    skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE).expect("the built-in table parses")
+    skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE.to_vec())
+        .expect("the built-in table parses")
 }
 
 /// What a session keeps of the built-in meaning between builds: the table, read once; each

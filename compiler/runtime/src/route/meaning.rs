@@ -19,14 +19,16 @@ pub const MAX_PIECES: usize = 256;
 pub const MAX_WORD_CHARS: usize = 100;
 
 /// A meaning table: the vector length, the pieces (row numbers by piece), the folds of
-/// accented letters, and each row's scale and int8 values.
+/// accented letters, each row's scale, and the table's bytes, whose last part holds each row's
+/// int8 values from `rows_at` (read in place: no second copy of 8 MB).
 #[derive(Debug)]
 pub struct Meaning {
     dims: usize,
     ids: HashMap<String, u32>,
     folds: HashMap<char, String>,
     scales: Vec<f32>,
-    rows: Vec<i8>,
+    bytes: Vec<u8>,
+    rows_at: usize,
 }
 
 /// Reads `n` bytes at `*at`, moving past them.
@@ -54,7 +56,14 @@ impl Meaning {
     /// (u32 little-endian each), the pieces (u32 length, then one per line, row order), the
     /// folds (u32 length, then lines of a letter, a tab and what it folds to), a f32 scale per
     /// row, then each row's int8 values.
-    pub fn parse(bytes: &[u8]) -> Result<Meaning, String> {
+    pub fn parse(bytes: Vec<u8>) -> Result<Meaning, String> {
+        let mut meaning = Self::read(&bytes)?;
+        meaning.bytes = bytes;
+        Ok(meaning)
+    }
+
+    /// [`Meaning::parse`]'s reading, the bytes left to the caller to hand over.
+    fn read(bytes: &[u8]) -> Result<Meaning, String> {
         let mut at = 0;
         if take(bytes, &mut at, MAGIC.len())? != MAGIC {
             return Err("not a meaning table".to_string());
@@ -75,9 +84,8 @@ impl Meaning {
         let scales = (take(bytes, &mut at, count * 4)?.chunks_exact(4))
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        let rows = (take(bytes, &mut at, count * dims)?.iter())
-            .map(|&b| b as i8)
-            .collect();
+        let rows_at = at;
+        take(bytes, &mut at, count * dims)?;
         if ids.len() != count || at != bytes.len() || dims == 0 {
             return Err("the meaning table's parts disagree in size".to_string());
         }
@@ -86,7 +94,8 @@ impl Meaning {
             ids,
             folds,
             scales,
-            rows,
+            bytes: Vec::new(),
+            rows_at,
         })
     }
 
@@ -165,9 +174,10 @@ impl Meaning {
         for p in self.pieces(text) {
             let p = p as usize;
             let scale = f64::from(self.scales[p]);
-            let row = &self.rows[p * self.dims..(p + 1) * self.dims];
+            let start = self.rows_at + p * self.dims;
+            let row = &self.bytes[start..start + self.dims];
             for (t, &b) in total.iter_mut().zip(row) {
-                *t += scale * f64::from(b);
+                *t += scale * f64::from(b as i8);
             }
         }
         let largest = total.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -215,7 +225,7 @@ impl Artifact {
                 };
                 match data {
                     None => None,
-                    Some(d) => Some(Arc::new(Meaning::parse(&d).map_err(|why| {
+                    Some(d) => Some(Arc::new(Meaning::parse(d).map_err(|why| {
                         Error::NotAnArtifact {
                             path: self.path.clone(),
                             why: format!("its meaning table: {why}"),
@@ -255,7 +265,7 @@ mod tests {
         for i in 0..vocab.len() {
             bytes.extend([i as u8, 1, (127 - i) as u8, (-(i as i8)) as u8]);
         }
-        Meaning::parse(&bytes).expect("parses")
+        Meaning::parse(bytes).expect("parses")
     }
 
     #[test]
@@ -281,7 +291,7 @@ mod tests {
             .collect();
         assert_eq!(m.vector("prices"), want);
         assert_eq!(m.vector("nothing known"), [0.0; 4]);
-        assert!(Meaning::parse(b"SKILLC-MEANING-1").is_err());
-        assert!(Meaning::parse(b"other").is_err());
+        assert!(Meaning::parse(b"SKILLC-MEANING-1".to_vec()).is_err());
+        assert!(Meaning::parse(b"other".to_vec()).is_err());
     }
 }
