@@ -606,6 +606,10 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     // `web-scraping` (0.287423): under the cut.
     assert_eq!(skillc_runtime::route::hybrid_floor(32), 0.337041);
     let a = artifact();
+    // The settings a route is cut by, as the studio's preview shows them: the catalog's bar.
+    let settings = a.routing_settings_of(&BundleRef::default()).unwrap();
+    assert_eq!(settings.hybrid_min_score, Some(0.337041));
+    assert_eq!(a.routing_settings(None).hybrid_min_score, None);
     let none = Context::default();
     let route = |m: &str| -> Vec<(String, f64)> {
         let r = a
