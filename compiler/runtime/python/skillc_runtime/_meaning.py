@@ -3,6 +3,7 @@ that the artifact carries, as compiler/runtime/src/route/meaning.rs reads it. A 
 the weighted sum of its pieces' rows, scaled so that its largest coordinate is 127 and rounded
 to whole numbers: every cosine is then exact integer arithmetic, equal in every runtime."""
 
+import importlib
 import math
 import struct
 import sys
@@ -187,8 +188,7 @@ class Packed:
 def _optional_numpy():
     """numpy when it is installed (an agent's Python often has it); the runtime needs none."""
     try:
-        import numpy
-        return numpy
+        return importlib.import_module("numpy")
     except ImportError:
         return None
 
