@@ -110,9 +110,9 @@ async def session_checks(skillc, live, other, workspace):
             await expect_tool_error("a history entry without a time is refused",
                                session.call_tool("route_skills", {"message": follow, "history": [{"text": "x"}]}),
                                "`history` must be an array")
-            await expect_tool_error("a query vector on an artifact without vectors is refused in the CLI's words",
+            await expect_tool_error("a query vector of another length than the artifact's model's is refused in the CLI's words",
                                session.call_tool("route_skills", {"message": message, "query_vector": [0.5, 0.5]}),
-                               "carries no embedding vectors")
+                               "`static-minilm-v1` gives 256")
             await expect_tool_error("a query vector that is not numbers is refused",
                                session.call_tool("route_skills", {"message": message, "query_vector": ["a"]}),
                                "`query_vector` must be an array of numbers")
