@@ -62,6 +62,18 @@ fn card_texts(c: &crate::render::Card) -> impl Iterator<Item = String> + '_ {
         .chain(c.triggers.iter().cloned())
 }
 
+/// A card's texts' digests, space-separated, each text kept in `texts` by its digest.
+fn card_digests(card: &crate::render::Card, texts: &mut BTreeMap<String, String>) -> String {
+    let digests: Vec<String> = card_texts(card)
+        .map(|text| {
+            let d = digest::hash(text.as_bytes());
+            texts.entry(d.clone()).or_insert(text);
+            d
+        })
+        .collect();
+    digests.join(" ")
+}
+
 /// Gives every card its digests and `data` the built-in vectors of their texts, from `memo`
 /// where it has them, and leaves `memo` holding exactly this build's.
 fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
@@ -84,14 +96,7 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
             Some((_, digests)) => rows.vectors = digests.clone(),
             None => {
                 unchanged = false;
-                let digests: Vec<String> = card_texts(&rows.card)
-                    .map(|text| {
-                        let d = digest::hash(text.as_bytes());
-                        texts.entry(d.clone()).or_insert(text);
-                        d
-                    })
-                    .collect();
-                rows.vectors = digests.join(" ");
+                rows.vectors = card_digests(&rows.card, &mut texts);
             }
         }
         cards.insert(key, (rows.card.clone(), rows.vectors.clone()));
@@ -155,14 +160,7 @@ pub fn attach(
     } else {
         let mut texts: BTreeMap<String, String> = BTreeMap::new();
         for rows in &mut data.cards {
-            let digests: Vec<String> = card_texts(&rows.card)
-                .map(|text| {
-                    let d = digest::hash(text.as_bytes());
-                    texts.entry(d.clone()).or_insert(text);
-                    d
-                })
-                .collect();
-            rows.vectors = digests.join(" ");
+            rows.vectors = card_digests(&rows.card, &mut texts);
         }
         let found = vectors(&model, &texts, embedder, root)?;
         let dims = found.values().next().map_or(0, Vec::len);

@@ -44,6 +44,7 @@ class RequestError(Exception):
 
 
 from . import _meaning  # noqa: E402
+from ._meaning import _cosine, _norm  # noqa: E402
 from .signature import (  # noqa: E402,F401
     SignatureError, read_public_key, read_regular, signature_path, verify_bytes, verify_file,
 )
@@ -774,23 +775,6 @@ def hybrid_floor(n: int) -> float:
     """The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md):
     0.24 + 0.028 · ln n, kept to 6 decimals."""
     return math.floor((0.24 + 0.028 * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
-
-
-def _norm(v):
-    """A vector's length, summed in order (as every runtime sums it)."""
-    total = 0.0
-    for x in v:
-        total += x * x
-    return math.sqrt(total)
-
-
-def _cosine(q, q_norm, v, v_norm):
-    if q_norm == 0.0 or v_norm == 0.0 or len(q) != len(v):
-        return 0.0
-    dot = 0.0
-    for a, b in zip(q, v):
-        dot += a * b
-    return dot / (q_norm * v_norm)
 
 
 # Routing's constants (docs/routing.md), as compiler/runtime/src/route/mod.rs has them; its

@@ -116,6 +116,23 @@ def vector(found: Sequence[int], scales: Sequence[float], rows: "array[int]", di
 
 
 
+def _norm(v):
+    """A vector's length, summed in order (as every runtime sums it)."""
+    total = 0.0
+    for x in v:
+        total += x * x
+    return math.sqrt(total)
+
+
+def _cosine(q, q_norm, v, v_norm):
+    if q_norm == 0.0 or v_norm == 0.0 or len(q) != len(v):
+        return 0.0
+    dot = 0.0
+    for a, b in zip(q, v):
+        dot += a * b
+    return dot / (q_norm * v_norm)
+
+
 class Packed:
     """The whole-number vectors of a catalog laid out for all their dot products with a query
     at once, exactly. With numpy (when installed): an int32 matrix product. Without: for each
