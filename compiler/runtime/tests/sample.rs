@@ -520,6 +520,38 @@ fn a_corrupt_or_foreign_file_is_refused_clearly() {
 }
 
 #[test]
+fn a_meaning_table_cut_short_or_lying_about_its_sizes_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = artifact_path();
+    let table: Vec<u8> = rusqlite::Connection::open(&good)
+        .unwrap()
+        .query_row("SELECT data FROM meaning", [], |r| r.get(0))
+        .unwrap();
+    let mut lying = table.clone();
+    // The count of rows (after the magic and the vector length) says one more.
+    let count = u32::from_le_bytes(lying[20..24].try_into().unwrap());
+    lying[20..24].copy_from_slice(&(count + 1).to_le_bytes());
+    let mut huge = table.clone();
+    huge[24..28].copy_from_slice(&u32::MAX.to_le_bytes());
+    for (name, bytes) in [
+        ("cut", table[..table.len() / 2].to_vec()),
+        ("head", table[..30].to_vec()),
+        ("lying", lying),
+        ("huge", huge),
+    ] {
+        let path = dir.path().join(format!("{name}.db"));
+        std::fs::copy(&good, &path).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE meaning SET data = ?1", [bytes])
+            .unwrap();
+        let a = Artifact::open(&path).unwrap();
+        let err = a.meaning_vector("price list").unwrap_err().to_string();
+        assert!(err.contains("its meaning table"), "{name}: {err}");
+    }
+}
+
+#[test]
 fn it_works_on_a_read_only_file() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();

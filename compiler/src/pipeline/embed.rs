@@ -250,11 +250,17 @@ pub fn message_vectors(
         }
     }
     if !missing.is_empty() {
-        match a.meaning().map_err(|e| e.to_string())? {
-            Some(meaning) => {
-                found.extend(missing.iter().map(|(d, m)| (d.clone(), meaning.vector(m))))
-            }
-            None => found.extend(vectors(model, &missing, embedder, root)?),
+        let mut built_in = BTreeMap::new();
+        for (d, m) in &missing {
+            match a.meaning_vector(m).map_err(|e| e.to_string())? {
+                Some(v) => built_in.insert(d.clone(), v),
+                None => break,
+            };
+        }
+        if built_in.len() == missing.len() {
+            found.extend(built_in);
+        } else {
+            found.extend(vectors(model, &missing, embedder, root)?);
         }
     }
     let vector_of = |d: &String| found.get(d).cloned().ok_or("a message got no vector");

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::dense::{fuse, LEXICAL_SHARE};
+use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
-use super::{Ranking, RouteIndex, RoutingSettings, Scored};
+use super::{Ranking, RouteIndex, RoutingSettings};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -225,10 +225,9 @@ impl Artifact {
                 vector.len()
             )));
         }
-        // Each skill's lexical score, by its index (a vector: a route looks up every skill).
-        let mut by_words: Vec<Option<&Scored>> = vec![None; bundle.skills.len()];
+        let mut words = vec![0.0; bundle.skills.len()];
         for s in &lexical.scored {
-            by_words[s.skill] = Some(s);
+            words[s.skill] = s.score;
         }
         let example = leave_out.and_then(|(skill, text)| {
             let n = bundle.skills[skill]
@@ -237,29 +236,11 @@ impl Artifact {
                 .position(|t| t == text)?;
             Some((skill, n))
         });
-        // A skill's similarity matters only if it can lift its score to the cut (a margin for
-        // the score's rounding to 6 decimals).
-        let needed = |skill: usize| {
-            let words = by_words[skill].map_or(0.0, |s| s.score);
-            (floor - LEXICAL_SHARE * words) / (1.0 - LEXICAL_SHARE) - 1e-5
-        };
+        // A skill's similarity matters only if it can lift its score to the cut.
+        let needed = |skill: usize| similarity_needed(floor, words[skill]);
         let dense = self.dense_index(bundle)?;
-        let scored = (dense.similarities_reaching(vector, example, &needed))
-            .into_iter()
-            .map(|(skill, similarity)| {
-                let words = by_words[skill];
-                Scored {
-                    skill,
-                    score: fuse(words.map_or(0.0, |s| s.score), similarity),
-                    held: words.map_or(0, |s| s.held),
-                }
-            })
-            .filter(|s| s.score > 0.0)
-            .collect();
-        Ok(Ranking {
-            words: lexical.words,
-            scored,
-        })
+        let similarities = dense.similarities_reaching(vector, example, &needed);
+        Ok(fused(lexical, similarities, bundle.skills.len()))
     }
 }
 

@@ -14,21 +14,28 @@ use crate::{corrupt, Artifact, Bundle, Error};
 /// The lexical score's share of a hybrid score; the dense similarity has the rest.
 pub const LEXICAL_SHARE: f64 = 0.5;
 
-/// One stored vector and its norm.
-#[derive(Debug)]
-struct Stored {
-    data: Arc<[f32]>,
-    norm: f64,
-}
-
 /// The vectors of one bundle's catalog: per skill it can show, its summary's then each
-/// trigger example's (in the card's order).
+/// trigger example's (in the card's order), with their lengths.
 #[derive(Debug, Default)]
 pub struct DenseIndex {
-    docs: Vec<(usize, Vec<Stored>)>,
-    /// The same vectors as integers, when all are whole numbers from -127 to 127 (the
-    /// built-in meaning's).
-    whole: Option<Whole>,
+    /// Each skill it can show and how many texts it has; their vectors follow one another.
+    docs: Vec<(usize, usize)>,
+    norms: Vec<f64>,
+    rows: Rows,
+}
+
+/// The vectors themselves.
+#[derive(Debug)]
+enum Rows {
+    Floats(Vec<Arc<[f32]>>),
+    /// All whole numbers from -127 to 127 (the built-in meaning's).
+    Whole(Whole),
+}
+
+impl Default for Rows {
+    fn default() -> Rows {
+        Rows::Floats(Vec::new())
+    }
 }
 
 /// Whole-number vectors laid out for integer dot products: exact, eight at a time
@@ -39,6 +46,7 @@ pub struct DenseIndex {
 /// how much they carry, so the bound is tight.
 #[derive(Debug, Default)]
 struct Whole {
+    dims: usize,
     head: Vec<i16>,
     tail: Vec<i16>,
     tail_norms: Vec<f64>,
@@ -65,22 +73,78 @@ fn int_norm(v: &[i16]) -> f64 {
     f64::from(dot(v, v)).sqrt()
 }
 
+impl Whole {
+    fn new(dims: usize) -> Whole {
+        Whole {
+            dims,
+            ..Whole::default()
+        }
+    }
+
+    fn push(&mut self, v: &[i16]) {
+        self.head.extend_from_slice(&v[..HEAD]);
+        self.tail.extend_from_slice(&v[HEAD..]);
+        self.tail_norms.push(int_norm(&v[HEAD..]));
+    }
+
+    fn tail_dims(&self) -> usize {
+        self.dims - HEAD
+    }
+
+    /// Text `i`'s numbers in order.
+    fn numbers(&self, i: usize) -> impl Iterator<Item = f64> + '_ {
+        let t = self.tail_dims();
+        (self.head[i * HEAD..(i + 1) * HEAD].iter())
+            .chain(&self.tail[i * t..(i + 1) * t])
+            .map(|&x| f64::from(x))
+    }
+}
+
 impl DenseIndex {
-    fn new(docs: Vec<(usize, Vec<Stored>)>) -> DenseIndex {
-        let all = (docs.iter())
-            .flat_map(|(_, vectors)| vectors.iter())
-            .map(|v| whole(&v.data).filter(|w| w.len() > HEAD))
+    /// An index of f32 vectors: per skill (its index), its summary's then each trigger
+    /// example's (laid out as whole numbers when they all are).
+    pub fn new(docs: Vec<(usize, Vec<Arc<[f32]>>)>) -> DenseIndex {
+        let norms = (docs.iter().flat_map(|(_, v)| v))
+            .map(|v| norm(v))
+            .collect();
+        let dims = docs.iter().flat_map(|(_, v)| v).map(|v| v.len()).next();
+        let all = (docs.iter().flat_map(|(_, v)| v))
+            .map(|v| whole(v).filter(|w| w.len() > HEAD && Some(w.len()) == dims))
             .collect::<Option<Vec<Vec<i16>>>>();
-        let whole = all.map(|all| {
-            let mut w = Whole::default();
-            for v in &all {
-                w.head.extend_from_slice(&v[..HEAD]);
-                w.tail.extend_from_slice(&v[HEAD..]);
-                w.tail_norms.push(int_norm(&v[HEAD..]));
+        let rows = match (all, dims) {
+            (Some(all), Some(dims)) => {
+                let mut w = Whole::new(dims);
+                all.iter().for_each(|v| w.push(v));
+                Rows::Whole(w)
             }
-            w
-        });
-        DenseIndex { docs, whole }
+            _ => Rows::Floats(docs.iter().flat_map(|(_, v)| v.iter().cloned()).collect()),
+        };
+        let docs = docs.iter().map(|(s, v)| (*s, v.len())).collect();
+        DenseIndex { docs, norms, rows }
+    }
+
+    /// An index of the built-in meaning's vectors, one signed byte a number, `dims` each.
+    fn of_bytes(docs: Vec<(usize, Vec<&[u8]>)>, dims: usize) -> DenseIndex {
+        let texts: usize = docs.iter().map(|(_, d)| d.len()).sum();
+        let mut w = Whole::new(dims);
+        w.head.reserve_exact(texts * HEAD);
+        w.tail.reserve_exact(texts * (dims - HEAD));
+        w.tail_norms.reserve_exact(texts);
+        let mut norms = Vec::with_capacity(texts);
+        let mut v = vec![0i16; dims];
+        for data in docs.iter().flat_map(|(_, d)| d) {
+            for (x, &b) in v.iter_mut().zip(*data) {
+                *x = i16::from(b as i8);
+            }
+            norms.push(int_norm(&v));
+            w.push(&v);
+        }
+        let docs = docs.iter().map(|(s, d)| (*s, d.len())).collect();
+        DenseIndex {
+            docs,
+            norms,
+            rows: Rows::Whole(w),
+        }
     }
 
     /// Each skill's similarity to `query`: the cosine of its closest text, 0 at worst.
@@ -103,36 +167,46 @@ impl DenseIndex {
         needed: &dyn Fn(usize) -> f64,
     ) -> Vec<(usize, f64)> {
         let q_norm = norm(query);
-        if let (Some(w), Some(q)) = (&self.whole, whole(query)) {
-            if q.len() == w.head.len() / self.vectors().max(1) + HEAD - HEAD + w.tail_dims() {
+        if let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) {
+            if q.len() == w.dims {
                 return self.whole_similarities(w, &q, q_norm, leave_out, needed);
             }
         }
-        self.docs
-            .iter()
-            .map(|(skill, vectors)| {
-                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
-                let best = (vectors.iter().enumerate())
-                    .filter(|(k, _)| Some(*k) != skipped)
-                    .map(|(_, v)| cosine(query, q_norm, v))
+        let mut at = 0;
+        (self.docs.iter())
+            .map(|&(skill, texts)| {
+                let first = at;
+                at += texts;
+                let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+                let best = (0..texts)
+                    .filter(|&k| Some(k) != skipped)
+                    .map(|k| self.cosine(query, q_norm, first + k))
                     .fold(0.0f64, f64::max);
-                (*skill, best)
+                (skill, best)
             })
             .collect()
     }
 
-    fn vectors(&self) -> usize {
-        self.docs.iter().map(|(_, v)| v.len()).sum()
+    /// The cosine of a query and text `i` (0 when either is all zeros), summed in f64 in
+    /// order.
+    fn cosine(&self, q: &[f32], q_norm: f64, i: usize) -> f64 {
+        let v_norm = self.norms[i];
+        let products = |v: &mut dyn Iterator<Item = f64>| -> f64 {
+            q.iter().zip(v).map(|(&a, b)| f64::from(a) * b).sum()
+        };
+        let dot = match &self.rows {
+            Rows::Floats(f) if f[i].len() == q.len() => {
+                products(&mut f[i].iter().map(|&x| f64::from(x)))
+            }
+            Rows::Whole(w) if w.dims == q.len() => products(&mut w.numbers(i)),
+            _ => return 0.0,
+        };
+        if q_norm == 0.0 || v_norm == 0.0 {
+            return 0.0;
+        }
+        dot / (q_norm * v_norm)
     }
-}
 
-impl Whole {
-    fn tail_dims(&self) -> usize {
-        self.tail.len() / self.tail_norms.len().max(1)
-    }
-}
-
-impl DenseIndex {
     /// [`DenseIndex::similarities_reaching`] by integer dot products: the same cosines,
     /// since a dot product of whole numbers is exact however it is summed.
     fn whole_similarities(
@@ -148,15 +222,15 @@ impl DenseIndex {
         let tail_dims = q_tail.len();
         let mut at = 0;
         (self.docs.iter())
-            .map(|(skill, vectors)| {
+            .map(|&(skill, texts)| {
                 let first = at;
-                at += vectors.len();
+                at += texts;
                 if q_norm == 0.0 {
-                    return (*skill, 0.0);
+                    return (skill, 0.0);
                 }
-                let skipped = leave_out.and_then(|(s, n)| (s == *skill).then_some(n + 1));
+                let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
                 let kept =
-                    || (0..vectors.len()).filter(|&k| Some(k) != skipped && vectors[k].norm != 0.0);
+                    || (0..texts).filter(|&k| Some(k) != skipped && self.norms[first + k] != 0.0);
                 let head = |k: usize| {
                     let i = first + k;
                     dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD])
@@ -166,20 +240,20 @@ impl DenseIndex {
                 let bound = kept()
                     .map(|k| {
                         let rest = q_tail_norm * w.tail_norms[first + k];
-                        (f64::from(head(k)) + rest) / (q_norm * vectors[k].norm)
+                        (f64::from(head(k)) + rest) / (q_norm * self.norms[first + k])
                     })
                     .fold(f64::NEG_INFINITY, f64::max);
-                if bound + 1e-9 < needed(*skill) {
-                    return (*skill, 0.0);
+                if bound + 1e-9 < needed(skill) {
+                    return (skill, 0.0);
                 }
                 let best = kept()
                     .map(|k| {
                         let i = first + k;
                         let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-                        f64::from(head(k) + tail) / (q_norm * vectors[k].norm)
+                        f64::from(head(k) + tail) / (q_norm * self.norms[first + k])
                     })
                     .fold(0.0f64, f64::max);
-                (*skill, best)
+                (skill, best)
             })
             .collect()
     }
@@ -193,17 +267,40 @@ fn norm(v: &[f32]) -> f64 {
         .sqrt()
 }
 
-/// The cosine of a query and a stored vector (0 when either is all zeros).
-fn cosine(q: &[f32], q_norm: f64, v: &Stored) -> f64 {
-    if q_norm == 0.0 || v.norm == 0.0 || q.len() != v.data.len() {
-        return 0.0;
+/// The similarity a skill of lexical score `words` needs for its hybrid score to reach
+/// `floor` (a margin for the score's rounding to 6 decimals).
+pub fn similarity_needed(floor: f64, words: f64) -> f64 {
+    (floor - LEXICAL_SHARE * words) / (1.0 - LEXICAL_SHARE) - 1e-5
+}
+
+/// Words and meaning as one ranking: each skill of `similarities` scored by [`fuse`] of its
+/// lexical score in `lexical` (0 without) and its similarity, those scoring 0 left out.
+/// Skill indexes are below `skills`.
+pub fn fused(
+    lexical: super::Ranking,
+    similarities: impl IntoIterator<Item = (usize, f64)>,
+    skills: usize,
+) -> super::Ranking {
+    // Each skill's lexical score, by its index (a vector: a route looks up every skill).
+    let mut by_words: Vec<Option<&super::Scored>> = vec![None; skills];
+    for s in &lexical.scored {
+        by_words[s.skill] = Some(s);
     }
-    let dot: f64 = q
-        .iter()
-        .zip(v.data.iter())
-        .map(|(&a, &b)| f64::from(a) * f64::from(b))
-        .sum();
-    dot / (q_norm * v.norm)
+    let scored = (similarities.into_iter())
+        .map(|(skill, similarity)| {
+            let words = by_words[skill];
+            super::Scored {
+                skill,
+                score: fuse(words.map_or(0.0, |s| s.score), similarity),
+                held: words.map_or(0, |s| s.held),
+            }
+        })
+        .filter(|s| s.score > 0.0)
+        .collect();
+    super::Ranking {
+        words: lexical.words,
+        scored,
+    }
 }
 
 /// A hybrid score: the lexical score's share plus the similarity's, kept to 6 decimals.
@@ -311,7 +408,9 @@ impl Artifact {
         let e = corrupt(&self.path);
         let dims = self.embedding_model().map_or(0, |(_, d)| d);
         let mut listed: HashMap<i64, String> = HashMap::new();
-        let mut stored: HashMap<String, Arc<[f32]>> = HashMap::new();
+        // Each wanted digest's vector, by its place among the wanted digests (sorted).
+        let mut stored: Vec<Option<Vec<u8>>> = Vec::new();
+        let wanted: Vec<&str>;
         {
             let conn = self.conn.lock().expect("lock");
             let mut st = conn
@@ -327,7 +426,11 @@ impl Artifact {
                 let (id, digests) = row.map_err(&e)?;
                 listed.insert(id, digests);
             }
-            let wanted: BTreeSet<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
+            let mut digests: Vec<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
+            digests.sort_unstable();
+            digests.dedup();
+            wanted = digests;
+            stored.resize(wanted.len(), None);
             let mut st = conn
                 .prepare_cached(
                     "SELECT digest, data FROM vector \
@@ -335,31 +438,43 @@ impl Artifact {
                 )
                 .map_err(&e)?;
             let digests = serde_json::to_string(&wanted).unwrap_or_default();
-            let rows = st
-                .query_map([digests], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
-                .map_err(&e)?;
-            for row in rows {
-                let (digest, data) = row.map_err(&e)?;
-                stored.insert(digest, decode_stored(&data, dims).into());
+            let mut rows = st.query([digests]).map_err(&e)?;
+            while let Some(row) = rows.next().map_err(&e)? {
+                let digest = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(&e)?;
+                if let Ok(k) = wanted.binary_search(&digest) {
+                    stored[k] = Some(
+                        row.get_ref(1)
+                            .and_then(|v| Ok(v.as_blob()?))
+                            .map_err(&e)?
+                            .to_vec(),
+                    );
+                }
             }
         }
-        let docs = shown
-            .into_iter()
-            .map(|(i, card)| {
-                let digests = listed.get(&card).map_or("", String::as_str);
-                let vectors = (digests.split(' '))
-                    .filter_map(|d| stored.get(d))
-                    .map(|data| Stored {
-                        norm: norm(data),
-                        data: data.clone(),
-                    })
-                    .collect();
-                (i, vectors)
-            })
-            .collect();
-        let ix = Arc::new(DenseIndex::new(docs));
+        let texts = |card: i64| {
+            let digests = listed.get(&card).map_or("", String::as_str);
+            (digests.split(' '))
+                .filter_map(|d| wanted.binary_search(&d).ok())
+                .filter_map(|k| stored[k].as_ref())
+        };
+        // The built-in meaning's vectors stay whole numbers; a model's own are f32s.
+        let ix = if dims > HEAD && stored.iter().flatten().all(|d| d.len() == dims) {
+            let docs = (shown.into_iter())
+                .map(|(i, card)| (i, texts(card).map(Vec::as_slice).collect()))
+                .collect();
+            DenseIndex::of_bytes(docs, dims)
+        } else {
+            let docs = (shown.into_iter())
+                .map(|(i, card)| {
+                    (
+                        i,
+                        texts(card).map(|d| decode_stored(d, dims).into()).collect(),
+                    )
+                })
+                .collect();
+            DenseIndex::new(docs)
+        };
+        let ix = Arc::new(ix);
         Ok(bundle.dense.get_or_init(|| ix).clone())
     }
 }
@@ -384,15 +499,15 @@ mod tests {
 
     #[test]
     fn a_skill_scores_by_its_closest_text_and_leaving_one_out_skips_that_example() {
-        let stored = |v: &[f32]| Stored {
-            norm: norm(v),
-            data: v.into(),
-        };
+        let stored = |v: &[f32]| -> Arc<[f32]> { v.into() };
         let ix = DenseIndex::new(vec![
             (0, vec![stored(&[1.0, 0.0]), stored(&[0.0, 1.0])]),
             (1, vec![stored(&[-1.0, 0.0])]),
         ]);
-        assert!(ix.whole.is_none(), "two numbers: no head to bound with");
+        assert!(
+            matches!(ix.rows, Rows::Floats(_)),
+            "two numbers: no head to bound with"
+        );
         // A query of fractions takes the f64 path, with the same answers.
         assert_eq!(ix.similarities(&[0.0, 0.5], None), [(0, 1.0), (1, 0.0)]);
         // Whole numbers: the integer path gives exactly the f64 path's cosines.
@@ -404,21 +519,36 @@ mod tests {
             ((seed >> 33) % 255) as f32 - 127.0
         };
         let mut vector = |n: usize| (0..n).map(|_| next()).collect::<Vec<f32>>();
-        let docs: Vec<(usize, Vec<Stored>)> = (0..20)
+        let docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
             .map(|d| (d, (0..3).map(|_| stored(&vector(96))).collect()))
             .collect();
         let query = vector(96);
-        let fast = DenseIndex::new(docs);
-        assert!(fast.whole.is_some());
+        let fast = DenseIndex::new(docs.clone());
+        assert!(matches!(fast.rows, Rows::Whole(_)));
         let slow = DenseIndex {
-            docs: (fast.docs.iter())
-                .map(|(d, v)| (*d, v.iter().map(|s| stored(&s.data)).collect()))
-                .collect(),
-            whole: None,
+            rows: Rows::Floats(docs.iter().flat_map(|(_, v)| v.clone()).collect()),
+            ..DenseIndex::new(docs.clone())
         };
+        // The same vectors read as the built-in meaning stores them: a signed byte a number.
+        let bytes: Vec<(usize, Vec<Vec<u8>>)> = (docs.iter())
+            .map(|(d, v)| (*d, v.iter().map(|x| encode_whole(x)).collect()))
+            .collect();
+        let of_bytes = DenseIndex::of_bytes(
+            (bytes.iter())
+                .map(|(d, v)| (*d, v.iter().map(Vec::as_slice).collect()))
+                .collect(),
+            96,
+        );
+        // A query of fractions against whole rows: the f64 path, equal to the floats'.
+        let fractions: Vec<f32> = query.iter().map(|x| x / 3.0).collect();
+        assert_eq!(
+            of_bytes.similarities(&fractions, None),
+            slow.similarities(&fractions, None)
+        );
         for leave_out in [None, Some((3, 1))] {
             let exact = slow.similarities(&query, leave_out);
             assert_eq!(fast.similarities(&query, leave_out), exact);
+            assert_eq!(of_bytes.similarities(&query, leave_out), exact);
             // With a bar, a skill is passed over (0) only when it could not reach it.
             let bar = exact.iter().map(|s| s.1).fold(0.0, f64::max) * 0.9;
             let cut = fast.similarities_reaching(&query, leave_out, &|_| bar);

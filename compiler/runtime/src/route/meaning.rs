@@ -7,7 +7,11 @@
 //! of its sums. The Python, TypeScript and Java runtimes read the same bytes the same way.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+use rusqlite::MAIN_DB;
+use std::hash::BuildHasher;
 
 use crate::{corrupt, Artifact, Error};
 
@@ -19,16 +23,95 @@ pub const MAX_PIECES: usize = 256;
 pub const MAX_WORD_CHARS: usize = 100;
 
 /// A meaning table: the vector length, the pieces (row numbers by piece), the folds of
-/// accented letters, each row's scale, and the table's bytes, whose last part holds each row's
-/// int8 values from `rows_at` (read in place: no second copy of 8 MB).
+/// accented letters, each row's scale, and its rows of int8 values.
 #[derive(Debug)]
 pub struct Meaning {
     dims: usize,
-    ids: HashMap<String, u32>,
+    pieces: Vocabulary,
     folds: HashMap<char, String>,
     scales: Vec<f32>,
-    bytes: Vec<u8>,
-    rows_at: usize,
+    rows: Rows,
+}
+
+/// A table's pieces, one per line of its text, each found by its text through a hash table
+/// of row numbers (no string of its own each: they are most of reading a table's head).
+struct Vocabulary {
+    text: Box<str>,
+    /// Where each piece's line starts and ends in `text`, by row number.
+    spans: Vec<(u32, u32)>,
+    rows: HashTable<u32>,
+    hasher: DefaultHashBuilder,
+}
+
+impl std::fmt::Debug for Vocabulary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Vocabulary({} pieces)", self.spans.len())
+    }
+}
+
+impl Vocabulary {
+    /// The pieces of `text`, one a line.
+    fn new(text: &str) -> Vocabulary {
+        let mut spans = Vec::new();
+        let mut start = 0;
+        for line in text.split('\n') {
+            spans.push((start as u32, (start + line.len()) as u32));
+            start += line.len() + 1;
+        }
+        let text: Box<str> = text.into();
+        let hasher = DefaultHashBuilder::default();
+        let span = |r: &u32| {
+            let (a, b) = spans[*r as usize];
+            &text[a as usize..b as usize]
+        };
+        let mut rows = HashTable::with_capacity(spans.len());
+        for row in 0..spans.len() as u32 {
+            let piece = span(&row);
+            let hash = hasher.hash_one(piece);
+            match rows.find_mut(hash, |r| span(r) == piece) {
+                // As every runtime reads a table: the last of equal lines.
+                Some(found) => *found = row,
+                None => {
+                    rows.insert_unique(hash, row, |r| hasher.hash_one(span(r)));
+                }
+            }
+        }
+        Vocabulary {
+            text,
+            spans,
+            rows,
+            hasher,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    fn piece(&self, row: u32) -> &str {
+        let (a, b) = self.spans[row as usize];
+        &self.text[a as usize..b as usize]
+    }
+
+    fn find(&self, piece: &str) -> Option<u32> {
+        let hash = self.hasher.hash_one(piece);
+        self.rows.find(hash, |&r| self.piece(r) == piece).copied()
+    }
+}
+
+/// Where a table's rows are.
+#[derive(Debug)]
+enum Rows {
+    /// The table's bytes, rows from byte `at` (read in place: no second copy of 8 MB).
+    Held { bytes: Vec<u8>, at: usize },
+    /// In an artifact's `meaning` row (`rowid`), rows from byte `at`: each row is read when a
+    /// text first needs it and kept (a process that routes once reads a few kilobytes of
+    /// 8 MB; a server ends up holding the rows its visitors' words use).
+    Stored {
+        rowid: i64,
+        at: usize,
+        read: Mutex<HashMap<u32, Box<[u8]>>>,
+    },
 }
 
 /// Reads `n` bytes at `*at`, moving past them.
@@ -57,23 +140,21 @@ impl Meaning {
     /// folds (u32 length, then lines of a letter, a tab and what it folds to), a f32 scale per
     /// row, then each row's int8 values.
     pub fn parse(bytes: Vec<u8>) -> Result<Meaning, String> {
-        let mut meaning = Self::read(&bytes)?;
-        meaning.bytes = bytes;
+        let (mut meaning, at) = Self::read_head(&bytes, bytes.len())?;
+        meaning.rows = Rows::Held { bytes, at };
         Ok(meaning)
     }
 
-    /// [`Meaning::parse`]'s reading, the bytes left to the caller to hand over.
-    fn read(bytes: &[u8]) -> Result<Meaning, String> {
+    /// The table's parts before its rows, from `bytes` (the table's first bytes, or all of
+    /// them), and where its rows start; `total` is the whole table's length.
+    fn read_head(bytes: &[u8], total: usize) -> Result<(Meaning, usize), String> {
         let mut at = 0;
         if take(bytes, &mut at, MAGIC.len())? != MAGIC {
             return Err("not a meaning table".to_string());
         }
         let dims = take_u32(bytes, &mut at)?;
         let count = take_u32(bytes, &mut at)?;
-        let ids: HashMap<String, u32> = (take_text(bytes, &mut at)?.split('\n'))
-            .zip(0u32..)
-            .map(|(p, i)| (p.to_string(), i))
-            .collect();
+        let pieces = Vocabulary::new(take_text(bytes, &mut at)?);
         let mut folds = HashMap::new();
         for line in take_text(bytes, &mut at)?.lines() {
             let mut chars = line.chars();
@@ -85,18 +166,24 @@ impl Meaning {
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
         let rows_at = at;
-        take(bytes, &mut at, count * dims)?;
-        if ids.len() != count || at != bytes.len() || dims == 0 {
+        let end = count.checked_mul(dims).and_then(|n| n.checked_add(at));
+        if pieces.len() != count || end != Some(total) || dims == 0 {
             return Err("the meaning table's parts disagree in size".to_string());
         }
-        Ok(Meaning {
-            dims,
-            ids,
-            folds,
-            scales,
+        let rows = Rows::Held {
             bytes: Vec::new(),
+            at,
+        };
+        Ok((
+            Meaning {
+                dims,
+                pieces,
+                folds,
+                scales,
+                rows,
+            },
             rows_at,
-        })
+        ))
     }
 
     /// The length of its vectors.
@@ -136,7 +223,7 @@ impl Meaning {
     }
 
     fn id(&self, piece: &str) -> Option<u32> {
-        self.ids.get(piece).copied()
+        self.pieces.find(piece)
     }
 
     fn word_pieces(&self, word: &str, out: &mut Vec<u32>) {
@@ -170,12 +257,26 @@ impl Meaning {
     /// over the largest magnitude times 127, rounded half up: whole numbers from -127 to 127,
     /// all 0 when no piece is known.
     pub fn vector(&self, text: &str) -> Vec<f32> {
+        let pieces = self.pieces(text);
+        match &self.rows {
+            Rows::Held { bytes, at } => self.sum(&pieces, |p| {
+                let start = at + p as usize * self.dims;
+                bytes.get(start..start + self.dims)
+            }),
+            Rows::Stored { read, .. } => {
+                let read = read.lock().expect("lock");
+                self.sum(&pieces, |p| read.get(&p).map(|r| &r[..]))
+            }
+        }
+    }
+
+    /// The sum of `pieces`' rows (see [`Meaning::vector`]), each found by `row`.
+    fn sum<'r>(&self, pieces: &[u32], row: impl Fn(u32) -> Option<&'r [u8]>) -> Vec<f32> {
         let mut total = vec![0.0f64; self.dims];
-        for p in self.pieces(text) {
-            let p = p as usize;
-            let scale = f64::from(self.scales[p]);
-            let start = self.rows_at + p * self.dims;
-            let row = &self.bytes[start..start + self.dims];
+        for &p in pieces {
+            let scale = f64::from(self.scales[p as usize]);
+            // Every row is there: held, or read by `Artifact::meaning_vector` before.
+            let Some(row) = row(p) else { continue };
             for (t, &b) in total.iter_mut().zip(row) {
                 *t += scale * f64::from(b as i8);
             }
@@ -192,54 +293,110 @@ impl Meaning {
 
 impl Artifact {
     /// The meaning table of the artifact's embedding model, when the artifact carries it (the
-    /// built-in model; a model of the workspace's own comes with its query vectors instead).
-    pub fn meaning(&self) -> Result<Option<Arc<Meaning>>, Error> {
+    /// built-in model; a model of the workspace's own comes with its query vectors instead):
+    /// its parts before the rows, read on first use; rows as texts need them
+    /// ([`Artifact::meaning_vector`]).
+    pub(crate) fn meaning(&self) -> Result<Option<Arc<Meaning>>, Error> {
         if let Some(m) = self.meaning.get() {
             return Ok(m.clone());
         }
         let found = match self.embedding_model() {
             None => None,
-            Some((model, _)) => {
-                let conn = self.conn.lock().expect("lock");
-                let e = corrupt(&self.path);
-                let held: bool = conn
-                    .query_row(
-                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meaning'",
-                        [],
-                        |r| r.get::<_, i64>(0),
-                    )
-                    .map_err(&e)?
-                    > 0;
-                let data: Option<Vec<u8>> = if held {
-                    let mut st = conn
-                        .prepare("SELECT data FROM meaning WHERE name = ?1")
-                        .map_err(&e)?;
-                    let mut rows = st.query([model]).map_err(&e)?;
-                    rows.next()
-                        .map_err(&e)?
-                        .map(|r| r.get(0))
-                        .transpose()
-                        .map_err(&e)?
-                } else {
-                    None
-                };
-                match data {
-                    None => None,
-                    Some(d) => Some(Arc::new(Meaning::parse(d).map_err(|why| {
-                        Error::NotAnArtifact {
-                            path: self.path.clone(),
-                            why: format!("its meaning table: {why}"),
-                        }
-                    })?)),
-                }
-            }
+            Some((model, _)) => self.read_meaning_head(model)?.map(Arc::new),
         };
         Ok(self.meaning.get_or_init(|| found).clone())
     }
 
+    /// The parts before the rows of the table `model` in the `meaning` table, if it is there.
+    fn read_meaning_head(&self, model: &str) -> Result<Option<Meaning>, Error> {
+        let conn = self.conn.lock().expect("lock");
+        let e = corrupt(&self.path);
+        let held: bool = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meaning'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(&e)?
+            > 0;
+        if !held {
+            return Ok(None);
+        }
+        let mut st = conn
+            .prepare("SELECT rowid FROM meaning WHERE name = ?1")
+            .map_err(&e)?;
+        let mut rows = st.query([model]).map_err(&e)?;
+        let Some(rowid) = rows
+            .next()
+            .map_err(&e)?
+            .map(|r| r.get(0))
+            .transpose()
+            .map_err(&e)?
+        else {
+            return Ok(None);
+        };
+        let bad = |why: String| Error::NotAnArtifact {
+            path: self.path.clone(),
+            why: format!("its meaning table: {why}"),
+        };
+        let blob = (conn.blob_open(MAIN_DB, "meaning", "data", rowid, true)).map_err(&e)?;
+        let total = blob.len();
+        // The head's length: the magic and two numbers, the pieces, the folds, the scales.
+        let mut head = Vec::new();
+        let grow = |head: &mut Vec<u8>, to: usize| -> Result<(), Error> {
+            let from = head.len();
+            if to > total {
+                return Err(bad("the meaning table is cut short".to_string()));
+            }
+            head.resize(to, 0);
+            blob.read_at_exact(&mut head[from..], from).map_err(&e)
+        };
+        let number = |head: &[u8], at: usize| {
+            u32::from_le_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]) as usize
+        };
+        let numbers = MAGIC.len() + 12;
+        grow(&mut head, numbers)?;
+        let count = number(&head, MAGIC.len() + 4);
+        let folds_at = numbers + number(&head, numbers - 4);
+        grow(&mut head, folds_at + 4)?;
+        let rows_at =
+            (folds_at + 4 + number(&head, folds_at)).saturating_add(count.saturating_mul(4));
+        grow(&mut head, rows_at)?;
+        let (mut meaning, at) = Meaning::read_head(&head, total).map_err(bad)?;
+        meaning.rows = Rows::Stored {
+            rowid,
+            at,
+            read: Mutex::new(HashMap::new()),
+        };
+        Ok(Some(meaning))
+    }
+
     /// A text's vector from the built-in meaning table, when the artifact carries one.
     pub fn meaning_vector(&self, text: &str) -> Result<Option<Vec<f32>>, Error> {
-        Ok(self.meaning()?.map(|m| m.vector(text)))
+        let Some(meaning) = self.meaning()? else {
+            return Ok(None);
+        };
+        if let Rows::Stored { rowid, at, read } = &meaning.rows {
+            let mut read = read.lock().expect("lock");
+            let mut missing: Vec<u32> = (meaning.pieces(text).into_iter())
+                .filter(|p| !read.contains_key(p))
+                .collect();
+            missing.sort_unstable();
+            missing.dedup();
+            if !missing.is_empty() {
+                let conn = self.conn.lock().expect("lock");
+                let e = corrupt(&self.path);
+                let blob =
+                    (conn.blob_open(MAIN_DB, "meaning", "data", *rowid, true)).map_err(&e)?;
+                for p in missing {
+                    let mut row = vec![0u8; meaning.dims].into_boxed_slice();
+                    blob.read_at_exact(&mut row, at + p as usize * meaning.dims)
+                        .map_err(&e)?;
+                    read.insert(p, row);
+                }
+            }
+        }
+        Ok(Some(meaning.vector(text)))
     }
 }
 
@@ -279,6 +436,12 @@ mod tests {
         assert!(m.pieces("").is_empty());
         assert_eq!(m.pieces(&"list ".repeat(300)).len(), MAX_PIECES);
         assert!(m.pieces(&"l".repeat(101)).is_empty());
+        // Two equal lines: the last is the piece's row, as every runtime reads a table.
+        let v = Vocabulary::new("a\nb\na");
+        assert_eq!(
+            (v.find("a"), v.find("b"), v.find("c"), v.len()),
+            (Some(2), Some(1), None, 3)
+        );
     }
 
     #[test]

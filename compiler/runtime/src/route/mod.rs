@@ -16,7 +16,8 @@ mod word_chars;
 
 pub use answer::{Candidate, Query, Route};
 pub use dense::{
-    decode, decode_stored, encode, encode_whole, parse_query_vector, DenseIndex, LEXICAL_SHARE,
+    decode, decode_stored, encode, encode_whole, fuse, fused, parse_query_vector,
+    similarity_needed, DenseIndex, LEXICAL_SHARE,
 };
 pub use history::Turn;
 pub use meaning::Meaning;
