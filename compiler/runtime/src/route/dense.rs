@@ -405,52 +405,12 @@ impl Artifact {
             .map(|(i, s)| (i, s.card))
             .collect();
         let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
-        let e = corrupt(&self.path);
         let dims = self.embedding_model().map_or(0, |(_, d)| d);
-        let mut listed: HashMap<i64, String> = HashMap::new();
-        // Each wanted digest's vector, by its place among the wanted digests (sorted).
-        let mut stored: Vec<Option<Vec<u8>>> = Vec::new();
-        let wanted: Vec<&str>;
-        {
-            let conn = self.conn.lock().expect("lock");
-            let mut st = conn
-                .prepare_cached(
-                    "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?1))",
-                )
-                .map_err(&e)?;
-            let ids = serde_json::to_string(&cards).unwrap_or_default();
-            let rows = st
-                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-                .map_err(&e)?;
-            for row in rows {
-                let (id, digests) = row.map_err(&e)?;
-                listed.insert(id, digests);
-            }
-            let mut digests: Vec<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
-            digests.sort_unstable();
-            digests.dedup();
-            wanted = digests;
-            stored.resize(wanted.len(), None);
-            let mut st = conn
-                .prepare_cached(
-                    "SELECT digest, data FROM vector \
-                     WHERE digest IN (SELECT value FROM json_each(?1))",
-                )
-                .map_err(&e)?;
-            let digests = serde_json::to_string(&wanted).unwrap_or_default();
-            let mut rows = st.query([digests]).map_err(&e)?;
-            while let Some(row) = rows.next().map_err(&e)? {
-                let digest = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(&e)?;
-                if let Ok(k) = wanted.binary_search(&digest) {
-                    stored[k] = Some(
-                        row.get_ref(1)
-                            .and_then(|v| Ok(v.as_blob()?))
-                            .map_err(&e)?
-                            .to_vec(),
-                    );
-                }
-            }
-        }
+        let listed = self.card_digests(&cards)?;
+        let mut wanted: Vec<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let stored = self.stored_vectors(&wanted)?;
         let texts = |card: i64| {
             let digests = listed.get(&card).map_or("", String::as_str);
             (digests.split(' '))
@@ -476,6 +436,45 @@ impl Artifact {
         };
         let ix = Arc::new(ix);
         Ok(bundle.dense.get_or_init(|| ix).clone())
+    }
+
+    /// The digests of each card's vectors (`card.vectors`), by card id.
+    fn card_digests(&self, cards: &BTreeSet<i64>) -> Result<HashMap<i64, String>, Error> {
+        let e = corrupt(&self.path);
+        let conn = self.conn.lock().expect("lock");
+        let mut st = conn
+            .prepare_cached(
+                "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(&e)?;
+        let ids = serde_json::to_string(cards).unwrap_or_default();
+        let rows = st
+            .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(&e)?;
+        rows.collect::<Result<_, _>>().map_err(&e)
+    }
+
+    /// The stored bytes of each of `wanted` (sorted digests), in its order; `None` for one the
+    /// artifact does not hold.
+    fn stored_vectors(&self, wanted: &[&str]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+        let e = corrupt(&self.path);
+        let conn = self.conn.lock().expect("lock");
+        let mut stored = vec![None; wanted.len()];
+        let mut st = conn
+            .prepare_cached(
+                "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(&e)?;
+        let digests = serde_json::to_string(wanted).unwrap_or_default();
+        let mut rows = st.query([digests]).map_err(&e)?;
+        while let Some(row) = rows.next().map_err(&e)? {
+            let digest = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(&e)?;
+            if let Ok(k) = wanted.binary_search(&digest) {
+                let data = row.get_ref(1).and_then(|v| Ok(v.as_blob()?)).map_err(&e)?;
+                stored[k] = Some(data.to_vec());
+            }
+        }
+        Ok(stored)
     }
 }
 
