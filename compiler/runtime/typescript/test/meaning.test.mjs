@@ -185,15 +185,21 @@ test("a fragment joined to its history is routed by the joined text's meaning, a
   a.close();
 });
 
+/** A copy of the sample artifact, named `name` in the test folder, with `sql` run on it. */
+async function sampleChangedBy(name, sql) {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(readFileSync(sample));
+  db.run(sql);
+  const path = join(dir, name);
+  writeFileSync(path, db.export());
+  db.close();
+  return path;
+}
+
 test("the table is the file's: a swap to an artifact without one routes by words, and back", async () => {
   const live = join(dir, "live.db");
   copyFileSync(sample, live);
-  const SQL = await initSqlJs();
-  const db = new SQL.Database(readFileSync(sample));
-  db.run("DELETE FROM meaning");
-  const without = join(dir, "without.db");
-  writeFileSync(without, db.export());
-  db.close();
+  const without = await sampleChangedBy("without.db", "DELETE FROM meaning");
   const swap = (src) => {
     copyFileSync(src, join(dir, ".live.tmp"));
     renameSync(join(dir, ".live.tmp"), live);
@@ -211,12 +217,7 @@ test("the table is the file's: a swap to an artifact without one routes by words
 });
 
 test("a damaged table is refused on the route that needs it, naming the file", async () => {
-  const SQL = await initSqlJs();
-  const db = new SQL.Database(readFileSync(sample));
-  db.run("UPDATE meaning SET data = substr(data, 1, 100)");
-  const damaged = join(dir, "damaged.db");
-  writeFileSync(damaged, db.export());
-  db.close();
+  const damaged = await sampleChangedBy("damaged.db", "UPDATE meaning SET data = substr(data, 1, 100)");
   const a = await Artifact.open(damaged);
   assert.ok(a.catalog({}).skills.length > 0);
   assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message.includes(damaged) && /its meaning table: the meaning table is cut short/.test(e.message));
