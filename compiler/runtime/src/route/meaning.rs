@@ -257,15 +257,19 @@ impl Meaning {
     /// over the largest magnitude times 127, rounded half up: whole numbers from -127 to 127,
     /// all 0 when no piece is known.
     pub fn vector(&self, text: &str) -> Vec<f32> {
-        let pieces = self.pieces(text);
+        self.vector_of(&self.pieces(text))
+    }
+
+    /// The vector of a text's `pieces` ([`Meaning::vector`]).
+    fn vector_of(&self, pieces: &[u32]) -> Vec<f32> {
         match &self.rows {
-            Rows::Held { bytes, at } => self.sum(&pieces, |p| {
+            Rows::Held { bytes, at } => self.sum(pieces, |p| {
                 let start = at + p as usize * self.dims;
                 bytes.get(start..start + self.dims)
             }),
             Rows::Stored { read, .. } => {
                 let read = read.lock().expect("lock");
-                self.sum(&pieces, |p| read.get(&p).map(|r| &r[..]))
+                self.sum(pieces, |p| read.get(&p).map(|r| &r[..]))
             }
         }
     }
@@ -376,9 +380,10 @@ impl Artifact {
         let Some(meaning) = self.meaning()? else {
             return Ok(None);
         };
+        let pieces = meaning.pieces(text);
         if let Rows::Stored { rowid, at, read } = &meaning.rows {
             let mut read = read.lock().expect("lock");
-            let mut missing: Vec<u32> = (meaning.pieces(text).into_iter())
+            let mut missing: Vec<u32> = (pieces.iter().copied())
                 .filter(|p| !read.contains_key(p))
                 .collect();
             missing.sort_unstable();
@@ -396,7 +401,7 @@ impl Artifact {
                 }
             }
         }
-        Ok(Some(meaning.vector(text)))
+        Ok(Some(meaning.vector_of(&pieces)))
     }
 }
 
