@@ -139,6 +139,9 @@ fn a_runtime_with_a_key_serves_only_verified_artifacts_on_every_hot_reload() {
     let key = PublicKey::from_file(&public).unwrap();
     let a = LiveArtifact::open_verified(&live, key.clone()).unwrap();
     assert_eq!(a.current().release(), Some("one"));
+    // The verified bytes are held in memory: the meaning table's rows are read from them.
+    let vector = a.current().meaning_vector("refund a payment").unwrap();
+    assert!(vector.is_some_and(|v| v.contains(&127.0) || v.contains(&-127.0)));
     put(&two, true);
     assert_eq!(
         a.current().release(),
