@@ -480,6 +480,7 @@ impl Artifact {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Ranking, Scored};
     use super::*;
 
     #[test]
@@ -517,7 +518,15 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) % 255) as f32 - 127.0
         };
-        let mut vector = |n: usize| (0..n).map(|_| next()).collect::<Vec<f32>>();
+        // Like the meaning table's, the first coordinates carry the most: the bound is tight.
+        let mut vector = |n: usize| {
+            (0..n)
+                .map(|k| match k < HEAD {
+                    true => next(),
+                    false => (next() / 16.0).round(),
+                })
+                .collect::<Vec<f32>>()
+        };
         let docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
             .map(|d| (d, (0..3).map(|_| stored(&vector(96))).collect()))
             .collect();
@@ -551,7 +560,9 @@ mod tests {
             // With a bar, a skill is passed over (0) only when it could not reach it.
             let bar = exact.iter().map(|s| s.1).fold(0.0, f64::max) * 0.9;
             let cut = fast.similarities_reaching(&query, leave_out, &|_| bar);
-            assert!(cut.iter().any(|s| s.1 == 0.0) && cut.iter().any(|s| s.1 > 0.0));
+            // Some skill close enough to count without a bar is passed over with it.
+            let passed_over = (cut.iter().zip(&exact)).filter(|(g, w)| g.1 == 0.0 && w.1 > 0.0);
+            assert!(passed_over.count() > 0 && cut.iter().any(|s| s.1 > 0.0));
             for (got, want) in cut.iter().zip(&exact) {
                 assert!(
                     got == want || (got.1 == 0.0 && want.1 < bar),
@@ -559,6 +570,21 @@ mod tests {
                 );
             }
         }
+        // A query that is a stored text, with the bar at its exact cosine: the bound equals
+        // the cosine there, and the margin keeps the skill.
+        let stored_text = docs[4].1[2].to_vec();
+        let exact = slow.similarities(&stored_text, None)[4].1;
+        let at_bar = fast.similarities_reaching(&stored_text, None, &|_| exact);
+        assert_eq!(at_bar[4], (4, exact));
+        // Vectors of another length are not compared: similarity 0, in either layout.
+        assert_eq!(
+            fast.similarities(&vector(40), None),
+            vec![0.0; 20].into_iter().enumerate().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            ix.similarities(&[1.0, 0.0, 0.0], None),
+            [(0, 0.0), (1, 0.0)]
+        );
         let sims = ix.similarities(&[0.0, 2.0], None);
         assert_eq!(sims, [(0, 1.0), (1, 0.0)]);
         // Its one example left out, skill 0 is only as close as its summary.
@@ -569,5 +595,30 @@ mod tests {
         assert_eq!(encode_whole(&whole).len(), 4);
         assert_eq!(decode_stored(&encode_whole(&whole), 4), whole);
         assert_eq!(fuse(0.5, 1.0), 0.75);
+        // The similarity needed lifts the score to the cut, and no less.
+        for (floor, words) in [(0.43, 0.2), (0.3, 0.0), (0.5, 0.9)] {
+            let needed = similarity_needed(floor, words);
+            assert!(
+                fuse(words, needed) < floor || needed < 0.0,
+                "{floor} {words}"
+            );
+            assert!(fuse(words, needed + 2e-5) >= floor, "{floor} {words}");
+        }
+        // Fused: a skill with neither words nor meaning is left out; words alone keep one.
+        let lexical = Ranking {
+            words: vec!["price".to_string()],
+            scored: vec![Scored {
+                skill: 1,
+                score: 0.4,
+                held: 1,
+            }],
+        };
+        let both = fused(lexical, [(0, 0.0), (1, 0.0), (2, 0.6)], 3);
+        let scores: Vec<(usize, f64, u64)> = both
+            .scored
+            .iter()
+            .map(|s| (s.skill, s.score, s.held))
+            .collect();
+        assert_eq!(scores, [(1, 0.2, 1), (2, 0.3, 0)]);
     }
 }
