@@ -549,6 +549,23 @@ fn a_meaning_table_cut_short_or_lying_about_its_sizes_is_refused_clearly() {
         let err = a.meaning_vector("price list").unwrap_err().to_string();
         assert!(err.contains("its meaning table"), "{name}: {err}");
     }
+    // No table at all: no vector, and routes go by words.
+    let path = dir.path().join("none.db");
+    std::fs::copy(&good, &path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch("DROP TABLE meaning").unwrap();
+    drop(conn);
+    let a = Artifact::open(&path).unwrap();
+    assert_eq!(a.meaning_vector("price list").unwrap(), None);
+    let route = (a.route(
+        &BundleRef::default(),
+        None,
+        &Context::default(),
+        "price list",
+        None,
+    ))
+    .unwrap();
+    assert_eq!(route.method, "lexical");
 }
 
 #[test]
