@@ -878,3 +878,416 @@ fn a_follow_up_within_a_minute_routes_joined_to_the_question_it_follows() {
         assert!(json.get("routed_text").is_none(), "{json}");
     }
 }
+
+/// A copy of the sample in `dir` with `sql` run on it (manifest rows, entries changed by hand).
+fn changed_sample(dir: &Path, name: &str, sql: &str) -> Artifact {
+    let path = dir.join(name);
+    std::fs::copy(artifact_path(), &path).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+    Artifact::open(&path).unwrap()
+}
+
+#[test]
+fn the_manifest_and_tables_are_read_as_stored() {
+    let a = artifact();
+    assert_eq!(a.release(), None);
+    assert_eq!(a.catalog_budget("fast"), Some(1500));
+    assert_eq!(a.catalog_budget("standard"), None);
+    assert_eq!(a.max_active_skills(), Some(4));
+    assert_eq!(
+        a.consumers(),
+        ["answer.generator.strong", "solver.react.decision"]
+    );
+    assert_eq!(a.bundle_names().len(), 41);
+    assert_eq!(a.bundle_names()[9], ("augment.org", "en", "fast"));
+    let all = a.diagnostics(None).unwrap();
+    assert_eq!(all.len(), 25);
+    assert_eq!(all[0].code, "P201");
+    assert_eq!((all[0].line, all[0].column), (2, 7));
+    assert_eq!(
+        all[0].file,
+        "clients/augment.org/content_enhancement/b2b_request/SKILL.md"
+    );
+    let w119 = a.diagnostics(Some("W119")).unwrap();
+    assert_eq!(w119.len(), 7);
+    assert!(w119
+        .iter()
+        .all(|d| d.code == "W119" && d.severity == "warning"));
+    let source = a.source(3).unwrap();
+    assert_eq!(source.url, "https://www.rfc-editor.org/rfc/rfc3986");
+    assert!(a.source(5).is_none());
+    let g = BundleRef::default();
+    assert_eq!(
+        a.asset_paths(&g, "web-scraping").unwrap(),
+        [
+            "assets/template.json",
+            "references/selectors.md",
+            "scripts/scraper.py"
+        ]
+    );
+    assert!(a.asset_paths(&g, "pricing").unwrap().is_empty());
+    // The request is at fault for a skill or bundle not built, never for a file not there.
+    assert!(a
+        .asset_paths(&g, "no-such-skill")
+        .unwrap_err()
+        .is_request_error());
+    assert!(a
+        .asset(&g, "web-scraping", "nope.py")
+        .unwrap_err()
+        .is_request_error());
+    let missing = Artifact::open(artifact_path().with_extension("nope"))
+        .err()
+        .unwrap();
+    assert!(!missing.is_request_error(), "{missing}");
+}
+
+#[test]
+fn plugins_outside_repositories_and_the_release_come_from_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = changed_sample(
+        dir.path(),
+        "plugins.db",
+        r#"INSERT INTO manifest VALUES ('release', 'v1.2');
+           INSERT INTO manifest VALUES ('plugins',
+             '{"acme":{"version":"2.0","description":"Tools.","author":"Ann"},"bare":{}}');
+           INSERT INTO manifest VALUES ('external',
+             '{"public/tools":{"git":"https://x.test/t.git","rev":"v1","commit":"abc","trusted":true}}');"#,
+    );
+    assert_eq!(a.release(), Some("v1.2"));
+    let acme = a.plugin_of("acme:deploy").unwrap();
+    assert_eq!(acme.name, "acme");
+    assert_eq!(acme.version.as_deref(), Some("2.0"));
+    assert_eq!(acme.description.as_deref(), Some("Tools."));
+    assert_eq!(acme.author.as_deref(), Some("Ann"));
+    assert_eq!(a.plugin_of("bare:x").unwrap().version, None);
+    assert_eq!(a.plugin_of("deploy"), None);
+    assert_eq!(a.plugin_of("other:deploy"), None);
+    let e = a.external_of("public/tools/web-scraping/SKILL.md").unwrap();
+    assert_eq!(
+        (
+            e.into.as_str(),
+            e.git.as_str(),
+            e.rev.as_str(),
+            e.commit.as_str(),
+            e.trusted
+        ),
+        ("public/tools", "https://x.test/t.git", "v1", "abc", true)
+    );
+    assert_eq!(a.external_of("public/toolsmith/SKILL.md"), None);
+    assert_eq!(a.external_of("public/documents/pdf-press/SKILL.md"), None);
+    // A catalog shows them beside each skill, and its JSON names the release.
+    let c = a
+        .catalog(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            Format::Json,
+        )
+        .unwrap();
+    let scraping = c.skills.iter().find(|s| s.name == "web-scraping").unwrap();
+    assert_eq!(scraping.external.as_ref(), Some(&e));
+    assert_eq!(a.catalog_json(&c)["release"], "v1.2");
+}
+
+#[test]
+fn formats_and_bundles_are_named_in_words() {
+    for (name, format) in [
+        ("xml", Format::Xml),
+        ("markdown", Format::Markdown),
+        ("list", Format::List),
+        ("json", Format::Json),
+    ] {
+        assert_eq!(Format::parse(name), Some(format));
+    }
+    assert_eq!(Format::parse("html"), None);
+    assert_eq!(
+        skillc_runtime::bundle_label("", "en", "fast"),
+        "the global bundle, locale `en`, tier `fast`"
+    );
+    assert_eq!(
+        skillc_runtime::bundle_label("example.com", "fr", "pro"),
+        "client `example.com`, locale `fr`, tier `pro`"
+    );
+}
+
+fn bundle<'a>(client: &'a str, locale: &'a str, tier: &'a str) -> BundleRef<'a> {
+    BundleRef {
+        client: (!client.is_empty()).then_some(client),
+        locale: Some(locale),
+        tier: Some(tier),
+    }
+}
+
+#[test]
+fn explain_says_why_a_skill_is_in_a_bundle_in_the_order_resolution_applies() {
+    let a = artifact();
+    let why = |b: BundleRef<'_>, consumer: Option<&str>, name: &str| {
+        a.explain(&b, consumer, name).unwrap().why
+    };
+    let global = bundle("", "en", "standard");
+    let e = a
+        .explain(&global, None, "skills.conversation_history")
+        .unwrap();
+    assert_eq!(
+        e.why,
+        [
+            "Its own content is used (public/system/conversation_history/SKILL.md).",
+            "Enabled: skills are on unless a toggle or `default_enabled: false` turns them off.",
+            "Tier standard: the full body.",
+            "Not in catalogs: its `hidden_from_llm: true`.",
+            "Always on: added to every answer prompt whose conditions hold.",
+            "Used only when the turn is at least 1.",
+        ]
+    );
+    assert_eq!(e.name, "conversation_history");
+    assert_eq!(
+        e.resolved_file.as_deref(),
+        Some("public/system/conversation_history/SKILL.md")
+    );
+    assert_eq!(
+        (e.enabled, e.enabled_by, e.in_catalog),
+        (true, "default", false)
+    );
+    assert_eq!(e.hidden_by.as_deref(), Some("hidden_from_llm"));
+    assert_eq!(
+        (e.locale_used.as_deref(), e.tier.as_str()),
+        (Some("en"), "standard")
+    );
+    assert_eq!(e.conditions, ["the turn is at least 1"]);
+    let e = a.explain(&global, None, "pdf-press").unwrap();
+    assert_eq!(
+        e.imports,
+        ["internal.link-evidence", "internal.sources-section"]
+    );
+    assert!(e.in_catalog && e.hidden_by.is_none() && e.variant.is_none());
+    assert_eq!(
+        e.why[3..],
+        [
+            "Shown in the catalog.",
+            "Imports internal.link-evidence, internal.sources-section (with what they import).",
+        ]
+    );
+    let e = a.explain(&global, None, "link-evidence").unwrap();
+    assert_eq!(e.hidden_by.as_deref(), Some("namespace:internal"));
+    assert!(!e.in_catalog);
+    assert_eq!(
+        e.why[3],
+        "Not in catalogs: it is in the internal namespace."
+    );
+    assert_eq!(
+        why(global, None, "context_gathering").last().unwrap(),
+        "Brings public.clean_ending along when selected."
+    );
+    let e = a
+        .explain(&bundle("", "fr", "fast"), None, "demo_offer")
+        .unwrap();
+    assert_eq!(
+        (e.enabled_by, e.locale_used.as_deref()),
+        ("default_enabled", Some("fr"))
+    );
+    assert_eq!(
+        e.why[1..4],
+        [
+            "Enabled by its `default_enabled: true`.",
+            "Locale fr: the text of SKILL.fr.md is used.",
+            "Tier fast: the full body.",
+        ]
+    );
+    let e = a
+        .explain(
+            &bundle("hyperline.co", "en", "standard"),
+            None,
+            "competitors",
+        )
+        .unwrap();
+    assert_eq!(e.variant.as_deref(), Some("competitors_battlecard"));
+    assert_eq!(
+        e.why[0],
+        "The variant `competitors_battlecard` (public/response_handling/competitors-battlecard/SKILL.md) \
+         is used: flag competitors.names is set and flag competitors.battlecard_mode = true and tier is \
+         standard or pro."
+    );
+    let e = a
+        .explain(
+            &bundle("example.com", "en-gb", "standard"),
+            None,
+            "content_gating",
+        )
+        .unwrap();
+    assert_eq!(
+        (e.enabled_by, e.locale_used.as_deref()),
+        ("toggle", Some("en"))
+    );
+    assert_eq!(
+        e.why[1..3],
+        [
+            "Enabled by client example.com's toggle (clients/example.com/client.yaml).",
+            "Locale en-gb: no SKILL.en-gb.md, so the text of SKILL.md (default locale en) is used.",
+        ]
+    );
+    let augment = bundle("augment.org", "fr", "fast");
+    assert_eq!(
+        why(augment, None, "b2b_request"),
+        [
+            "`b2b_request` is client augment.org's own skill \
+             (clients/augment.org/content_enhancement/b2b_request/SKILL.md), which takes the place of \
+             any global skill of that name.",
+            "Enabled: skills are on unless a toggle or `default_enabled: false` turns them off.",
+            "Locale fr: no SKILL.fr.md, so the text of SKILL.md (default locale en) is used.",
+            "Tier fast: the full body.",
+            "Shown in the catalog.",
+            "Removes public.demo_offer when selected.",
+        ]
+    );
+    assert_eq!(
+        why(augment, None, "product_knowledge").last().unwrap(),
+        "Goes with public.pricing (augments)."
+    );
+    // A consumer's own catalog: shown in it, or hidden by its patterns.
+    let strong = Some("answer.generator.strong");
+    assert_eq!(
+        why(global, strong, "pricing")[3],
+        "Shown in consumer answer.generator.strong's catalog."
+    );
+    let e = a.explain(&global, strong, "pdf-press").unwrap();
+    assert_eq!(e.hidden_by.as_deref(), strong);
+    assert!(!e.in_catalog);
+    assert_eq!(
+        e.why[3],
+        "Consumer answer.generator.strong's `disabled` patterns hide it from its catalog."
+    );
+}
+
+#[test]
+fn explain_says_why_a_skill_was_left_out_or_names_none() {
+    let a = artifact();
+    let e = a
+        .explain(&bundle("", "en", "standard"), None, " skills.case_studies")
+        .unwrap();
+    assert_eq!(
+        e.why,
+        [
+            "Left out of the global bundle, locale `en`, tier `standard`: disabled by default \
+          (default_enabled: false)."
+        ]
+    );
+    assert_eq!(
+        (e.name.as_str(), e.enabled, e.enabled_by),
+        ("case_studies", false, "default_enabled")
+    );
+    assert_eq!((e.resolved_file, e.locale_used), (None, None));
+    let e = a
+        .explain(
+            &bundle("example.com", "en-gb", "standard"),
+            None,
+            "demo_offer",
+        )
+        .unwrap();
+    assert_eq!((e.enabled, e.enabled_by), (false, "toggle"));
+    assert_eq!(e.why.len(), 1, "{:?}", e.why);
+    let err = a
+        .explain(&bundle("", "en", "standard"), None, "pricing-uk")
+        .unwrap_err();
+    assert!(err.is_request_error());
+    assert_eq!(
+        err.to_string(),
+        "no skill `pricing-uk` in the global bundle, locale `en`, tier `standard`"
+    );
+}
+
+/// The sample with what its workspace does not hold: plugins' skills (two of one plain name),
+/// an outside repository, an unavailable skill, a hidden category, a compact body, a variant
+/// without conditions and a toggle that cannot bring a skill back.
+const BY_HAND: &str = r#"
+    UPDATE entry SET name = 'acme:' || name WHERE name IN ('pricing', 'analyzer');
+    UPDATE entry SET name = 'beta:analyzer' WHERE name = 'api-caller';
+    INSERT INTO manifest VALUES ('plugins',
+      '{"acme":{"version":"2.0","description":"Tools.","author":"Ann"},"beta":{}}');
+    INSERT INTO manifest VALUES ('external',
+      '{"public/tools":{"git":"https://x.test/t.git","rev":"v1","commit":"0123456789abcdef","trusted":false}}');
+    UPDATE entry SET unavailable = 'needs `API_KEY`' WHERE name = 'triage';
+    UPDATE category SET hidden = 1 WHERE id = 'response_ending';
+    UPDATE entry SET record = json_set(record, '$.compact', json('true')) WHERE name = 'support';
+    UPDATE entry SET record = json_remove(record, '$.variant_when') WHERE id = 52;
+    UPDATE client SET toggles = '{"content_gating":true,"demo_offer":false,"case_studies":true}'
+      WHERE id = 'example.com';
+"#;
+
+#[test]
+fn explain_names_plugins_outside_repositories_and_what_hides_a_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = changed_sample(dir.path(), "by-hand.db", BY_HAND);
+    let global = bundle("", "en", "standard");
+    let why = |b: BundleRef<'_>, name: &str| a.explain(&b, None, name).unwrap().why;
+    // A plugin's skill is found by its plain name when it is the only one of that name.
+    let e = a.explain(&global, None, "pricing").unwrap();
+    assert_eq!(e.name, "acme:pricing");
+    assert_eq!(e.plugin.as_ref().map(|p| p.name.as_str()), Some("acme"));
+    assert_eq!(
+        e.why[1],
+        "From the Claude Code plugin `acme` 2.0 by Ann: Tools."
+    );
+    let err = a.explain(&global, None, "analyzer").unwrap_err();
+    assert!(err.is_request_error());
+    assert_eq!(
+        err.to_string(),
+        "`analyzer` is the name of a skill in several plugins of the global bundle, locale `en`, \
+         tier `standard`: acme:analyzer, beta:analyzer; name one of them"
+    );
+    assert_eq!(
+        why(global, "beta:analyzer")[1],
+        "From the Claude Code plugin `beta`."
+    );
+    let loaded = a.bundle(&global).unwrap();
+    assert_eq!(loaded.find("pricing").unwrap().name, "acme:pricing");
+    assert!(loaded.find("analyzer").is_none());
+    assert_eq!(loaded.find("acme:analyzer").unwrap().name, "acme:analyzer");
+    let e = a.explain(&global, None, "web-scraping").unwrap();
+    assert_eq!(
+        e.external.as_ref().map(|x| x.commit.as_str()),
+        Some("0123456789abcdef")
+    );
+    assert_eq!(
+        e.why[1],
+        "Brought in from https://x.test/t.git at v1 (commit 0123456789ab) into public/tools/ by \
+         skillc.lock; its code is prompt-only (untrusted)."
+    );
+    let e = a.explain(&global, None, "triage").unwrap();
+    assert_eq!(e.hidden_by.as_deref(), Some("unavailable"));
+    assert!(!e.in_catalog);
+    assert_eq!(
+        e.why[3],
+        "Unavailable here: needs `API_KEY`; it is left out of catalogs and prompts."
+    );
+    assert_eq!(e.why.len(), 4, "{:?}", e.why);
+    let e = a.explain(&global, None, "clean_ending").unwrap();
+    assert_eq!(e.hidden_by.as_deref(), Some("category:response_ending"));
+    assert_eq!(
+        e.why[3],
+        "Not in catalogs: its category response_ending is hidden from the model."
+    );
+    assert_eq!(
+        why(global, "support")[2],
+        "Tier standard: the compact body (compact.md)."
+    );
+    assert_eq!(
+        why(bundle("hyperline.co", "en", "standard"), "competitors")[0],
+        "The variant `competitors_battlecard` \
+         (public/response_handling/competitors-battlecard/SKILL.md) is used: it has no conditions."
+    );
+    let e = a
+        .explain(
+            &bundle("example.com", "en-gb", "standard"),
+            None,
+            "case_studies",
+        )
+        .unwrap();
+    assert_eq!((e.enabled, e.enabled_by), (true, "toggle"));
+    assert_eq!(
+        e.why[1],
+        "Client example.com's toggle turns it on, but that does not bring it back."
+    );
+}
