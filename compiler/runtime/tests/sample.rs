@@ -1291,3 +1291,162 @@ fn explain_names_plugins_outside_repositories_and_what_hides_a_skill() {
         "Client example.com's toggle turns it on, but that does not bring it back."
     );
 }
+
+// Signed artifacts: `tests/data/signed/` holds two small artifacts of the same size (`one.db`,
+// `two.db`, their releases `one` and `two`), their signatures by key `a.pub`, `one.db`'s by
+// key `b.pub` and its signature of minisign's legacy kind (`minisign -S -l`).
+
+fn signed(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/signed")
+        .join(name)
+}
+
+fn key(name: &str) -> skillc_runtime::signature::PublicKey {
+    skillc_runtime::signature::PublicKey::from_file(&signed(name)).unwrap()
+}
+
+/// `artifact` at `path`, with `signature` beside it (none for `None`), both by rename.
+fn place(path: &Path, artifact: &str, signature: Option<&str>) {
+    let sig = skillc_runtime::signature::signature_path(path);
+    let temp = path.with_extension("tmp");
+    std::fs::copy(signed(artifact), &temp).unwrap();
+    std::fs::rename(&temp, path).unwrap();
+    match signature {
+        Some(s) => {
+            std::fs::copy(signed(s), &temp).unwrap();
+            std::fs::rename(&temp, &sig).unwrap();
+        }
+        None => {
+            let _ = std::fs::remove_file(&sig);
+        }
+    }
+}
+
+#[test]
+fn a_signed_artifact_opens_only_with_the_key_that_signed_those_bytes() {
+    use skillc_runtime::signature::{read_small_file, PublicKey};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("art.db");
+    let a = key("a.pub");
+    // The key line alone is the key of the file of two lines.
+    let text = std::fs::read_to_string(signed("a.pub")).unwrap();
+    let line = PublicKey::parse(text.lines().nth(1).unwrap()).unwrap();
+    assert!(PublicKey::parse("RWQ junk")
+        .unwrap_err()
+        .contains("not a minisign public key"));
+    let refused = |k: &PublicKey| Artifact::open_verified(&path, k).err().unwrap().to_string();
+    place(&path, "one.db", Some("one.minisig"));
+    assert_eq!(
+        Artifact::open_verified(&path, &a).unwrap().release(),
+        Some("one")
+    );
+    assert_eq!(
+        Artifact::open_verified(&path, &line).unwrap().release(),
+        Some("one")
+    );
+    assert!(refused(&key("b.pub")).contains("made with another key"));
+    place(&path, "one.db", Some("one-legacy.minisig"));
+    assert!(refused(&a).contains("legacy kind"));
+    place(&path, "two.db", Some("one.minisig"));
+    assert!(refused(&a).contains("does not match its contents"));
+    place(&path, "one.db", None);
+    let why = refused(&a);
+    assert!(
+        why.starts_with(&format!("`{}` is refused: ", path.display())),
+        "{why}"
+    );
+    assert!(why.contains("has no signature"), "{why}");
+    let sig = skillc_runtime::signature::signature_path(&path);
+    assert_eq!(sig, dir.path().join("art.db.minisig"));
+    std::fs::write(&sig, "untrusted comment: x\nnot a signature\n").unwrap();
+    assert!(refused(&a).contains("is not a minisign signature"));
+    std::fs::write(&sig, vec![b'x'; 64 * 1024 + 1]).unwrap();
+    assert!(refused(&a).contains("larger than 64 KiB"));
+    assert!(read_small_file(&sig).is_err());
+    std::fs::write(&sig, vec![b'x'; 64 * 1024]).unwrap();
+    assert_eq!(read_small_file(&sig).unwrap().len(), 64 * 1024);
+    std::fs::write(&sig, [0xff, 0xfe]).unwrap();
+    assert!(refused(&a).contains("not UTF-8"));
+    std::fs::remove_file(&sig).unwrap();
+    std::fs::create_dir(&sig).unwrap();
+    assert!(refused(&a).contains("not a regular file"));
+    std::fs::remove_dir(&sig).unwrap();
+    // An empty file, signed: no artifact a runtime can hold.
+    std::fs::write(&path, b"").unwrap();
+    std::fs::copy(signed("one.minisig"), &sig).unwrap();
+    assert!(refused(&a).contains("its size (0 bytes)"));
+    std::fs::remove_file(&path).unwrap();
+    let missing = Artifact::open_verified(&path, &a).err().unwrap();
+    assert!(
+        matches!(missing, skillc_runtime::Error::Missing { .. }),
+        "{missing}"
+    );
+    assert!(PublicKey::from_file(&path)
+        .unwrap_err()
+        .contains("cannot read the public key"));
+    assert!(PublicKey::from_file(&sig)
+        .unwrap_err()
+        .contains("not a minisign public key"));
+}
+
+#[test]
+fn a_live_artifact_serves_the_file_now_at_its_path_or_keeps_the_last_it_could_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.db");
+    place(&path, "one.db", None);
+    let live = skillc_runtime::LiveArtifact::open(&path).unwrap();
+    assert_eq!(live.path(), path);
+    let release = || live.current().release().map(str::to_string);
+    assert_eq!(release().as_deref(), Some("one"));
+    place(&path, "two.db", None);
+    assert_eq!(release().as_deref(), Some("two"));
+    assert_eq!(live.refused(), None);
+    // Junk renamed over it is refused, and the last artifact stays in service.
+    let junk = dir.path().join("junk");
+    std::fs::write(&junk, b"not sqlite").unwrap();
+    std::fs::rename(&junk, &path).unwrap();
+    assert_eq!(release().as_deref(), Some("two"));
+    assert!(live
+        .refused()
+        .unwrap()
+        .contains("not a readable skillc artifact"));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(release().as_deref(), Some("two"));
+    place(&path, "one.db", None);
+    assert_eq!(release().as_deref(), Some("one"));
+    assert_eq!(live.refused(), None);
+    // Written in place (the same file, the same size): its time tells it changed.
+    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut &file, &std::fs::read(signed("two.db")).unwrap()).unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    file.set_modified(later).unwrap();
+    drop(file);
+    assert_eq!(release().as_deref(), Some("two"));
+    assert!(skillc_runtime::LiveArtifact::open(dir.path().join("none.db")).is_err());
+}
+
+#[test]
+fn a_live_artifact_with_a_key_serves_only_what_it_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.db");
+    place(&path, "one.db", Some("one.minisig"));
+    let live = skillc_runtime::LiveArtifact::open_verified(&path, key("a.pub")).unwrap();
+    let release = || live.current().release().map(str::to_string);
+    assert_eq!(release().as_deref(), Some("one"));
+    // The new artifact before its signature: refused, the old one served...
+    let temp = dir.path().join("temp");
+    std::fs::copy(signed("two.db"), &temp).unwrap();
+    std::fs::rename(&temp, &path).unwrap();
+    assert_eq!(release().as_deref(), Some("one"));
+    assert!(live
+        .refused()
+        .unwrap()
+        .contains("does not match its contents"));
+    // ...until its signature arrives: the signature's change alone is seen.
+    std::fs::copy(signed("two.minisig"), &temp).unwrap();
+    std::fs::rename(&temp, skillc_runtime::signature::signature_path(&path)).unwrap();
+    assert_eq!(release().as_deref(), Some("two"));
+    assert_eq!(live.refused(), None);
+    assert!(skillc_runtime::LiveArtifact::open_verified(&temp, key("a.pub")).is_err());
+}
