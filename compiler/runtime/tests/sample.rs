@@ -1450,3 +1450,65 @@ fn a_live_artifact_with_a_key_serves_only_what_it_verifies() {
     assert_eq!(live.refused(), None);
     assert!(skillc_runtime::LiveArtifact::open_verified(&temp, key("a.pub")).is_err());
 }
+
+#[test]
+fn the_stored_rows_are_handed_over_as_the_writer_laid_them_out() {
+    let a = artifact();
+    let mut entries = Vec::new();
+    a.each_stored_entry(|e| entries.push(e)).unwrap();
+    assert_eq!(entries.len(), 61);
+    let history = entries.iter().find(|e| e.id == 13).unwrap();
+    assert_eq!(history.row.card, 12, "the 0-based index of card 13");
+    assert_eq!(history.row.qualified_name, "public.conversation_history");
+    assert_eq!(history.row.sort_key, "000000:conversation_history");
+    assert_eq!(history.conditions, 1);
+    assert_eq!(
+        history.location,
+        "public/system/conversation_history/SKILL.md"
+    );
+    let battlecard = entries.iter().find(|e| e.id == 52).unwrap();
+    assert_eq!(
+        (battlecard.row.card, battlecard.conditions),
+        (9, 0),
+        "no conditions at all"
+    );
+    assert_eq!(battlecard.row.resolved_name, "competitors_battlecard");
+    let mut fragments = Vec::new();
+    a.each_stored_fragment(|f| fragments.push(f)).unwrap();
+    assert_eq!(fragments.len(), 150);
+    let xml = fragments
+        .iter()
+        .find(|f| f.card == 1 && f.format == "xml")
+        .unwrap();
+    assert_eq!(xml.level, "");
+    assert!(
+        xml.text.starts_with("<skill>\n<name>\nbrand-voice\n"),
+        "{}",
+        xml.text
+    );
+    let mut bundles = Vec::new();
+    a.each_stored_bundle(|b| bundles.push(b)).unwrap();
+    assert_eq!(bundles.len(), 41);
+    assert!(bundles.windows(2).all(|w| w[0].id < w[1].id));
+    let first = &bundles[0];
+    assert_eq!(
+        (
+            first.client.as_str(),
+            first.locale.as_str(),
+            first.tier.as_str()
+        ),
+        ("", "en", "fast")
+    );
+    assert_eq!((first.base, first.slots.len()), (None, 39));
+    assert_eq!(first.slots[0], ("custom.brand-voice".to_string(), Some(1)));
+    assert_eq!(first.slots[6], ("public.case_studies".to_string(), None));
+    let example = bundles.iter().find(|b| b.id == 16).unwrap();
+    assert_eq!(example.base, Some(3));
+    assert_eq!(
+        example.slots,
+        [
+            ("public.content_gating".to_string(), Some(48)),
+            ("public.demo_offer".to_string(), None)
+        ]
+    );
+}
