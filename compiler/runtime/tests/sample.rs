@@ -1512,3 +1512,53 @@ fn the_stored_rows_are_handed_over_as_the_writer_laid_them_out() {
         ]
     );
 }
+
+#[test]
+fn a_bundle_cut_to_its_budget_shows_the_cut_texts_and_says_what_was_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = changed_sample(
+        dir.path(),
+        "levels.db",
+        "UPDATE bundle SET catalog_level = 'chars:40' WHERE id = 1;
+         UPDATE bundle SET catalog_level = 'no-triggers' WHERE id = 2;
+         INSERT INTO card_fragment VALUES (1, 'chars:40', 'list', '- **brand-voice**: cut\n', 7);
+         INSERT INTO card_fragment VALUES (1, 'no-triggers', 'list', '- **brand-voice**: other\n', 8);",
+    );
+    let fast = bundle("", "en", "fast");
+    let b = a.bundle(&fast).unwrap();
+    assert_eq!(b.catalog_level(), "chars:40");
+    assert_eq!(
+        b.catalog_cut().as_deref(),
+        Some("trigger examples left out and descriptions cut to 40 characters")
+    );
+    let pro = a.bundle(&bundle("", "en", "pro")).unwrap();
+    assert_eq!(
+        pro.catalog_cut().as_deref(),
+        Some("trigger examples left out")
+    );
+    let standard = a.bundle(&bundle("", "en", "standard")).unwrap();
+    assert_eq!(
+        (standard.catalog_level(), standard.catalog_cut()),
+        ("", None)
+    );
+    let none = Context::default();
+    let cut = a.catalog(&fast, None, &none, Format::List).unwrap();
+    assert!(
+        cut.text.contains("\n- **brand-voice**: cut\n- **"),
+        "{}",
+        cut.text
+    );
+    let full = a
+        .catalog(&bundle("", "en", "standard"), None, &none, Format::List)
+        .unwrap();
+    assert!(!full.text.contains("brand-voice**: cut"));
+    // Its tokens are the cut text's (7), not the full text's.
+    let sample = artifact()
+        .catalog(&fast, None, &none, Format::List)
+        .unwrap();
+    assert_eq!(
+        cut.tokens + 24,
+        sample.tokens + 7,
+        "card 1 in full: 24 tokens"
+    );
+}
