@@ -404,6 +404,26 @@ fn a_catalog_text_read_alone_is_the_catalog_s_text() {
         }
     }
     assert!(compared > 100, "{compared}");
+    // The JSON catalog lists each skill's id, name, description and triggers, read alone too.
+    let hyper = client("hyperline.co");
+    let none = Context::default();
+    let json = full.catalog(&hyper, None, &none, Format::Json).unwrap();
+    assert_eq!(json.client.as_deref(), Some("hyperline.co"));
+    let lines: serde_json::Value = serde_json::from_str(&json.text).unwrap();
+    assert_eq!(lines.as_array().unwrap().len(), json.skills.len());
+    assert_eq!(lines[0]["id"], "SK1");
+    assert_eq!(lines[0]["name"], json.skills[0].name.as_str());
+    assert_eq!(lines[0]["description"], json.skills[0].description.as_str());
+    assert_eq!(
+        lines[0]["triggers"],
+        serde_json::json!(json.skills[0].triggers)
+    );
+    let alone = artifact().catalog_text(&hyper, None, &none, Format::Json);
+    assert_eq!(alone.unwrap(), json.text);
+    let global = full
+        .catalog(&BundleRef::default(), None, &none, Format::Json)
+        .unwrap();
+    assert_eq!(global.client, None);
     let unknown = artifact().catalog_text(
         &BundleRef::default(),
         Some("nobody"),
