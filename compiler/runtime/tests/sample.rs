@@ -418,6 +418,13 @@ fn a_catalog_text_read_alone_is_the_catalog_s_text() {
         lines[0]["triggers"],
         serde_json::json!(json.skills[0].triggers)
     );
+    // Tokens: each card's fragment (json counts the markdown fragments); `<available_skills>`
+    // 8 more; a markdown row 4 more, and each category's header.
+    let tokens = |f: Format| full.catalog(&hyper, None, &none, f).unwrap().tokens;
+    assert_eq!(json.tokens, 782);
+    assert_eq!(tokens(Format::List), 630);
+    assert_eq!(tokens(Format::Xml), 1690);
+    assert_eq!(tokens(Format::Markdown), 1160);
     let alone = artifact().catalog_text(&hyper, None, &none, Format::Json);
     assert_eq!(alone.unwrap(), json.text);
     let global = full
