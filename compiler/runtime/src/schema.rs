@@ -557,4 +557,42 @@ mod tests {
             conn.prepare(insert(&table, true)).unwrap();
         }
     }
+
+    #[test]
+    fn an_artifact_header_is_sqlite_s_with_skillc_s_application_id() {
+        let mut header = b"SQLite format 3\0".to_vec();
+        header.resize(68, 0);
+        header.extend_from_slice(&APPLICATION_ID.to_be_bytes());
+        assert!(is_artifact_header(&header));
+        header.push(0);
+        assert!(is_artifact_header(&header), "longer is fine");
+        assert!(!is_artifact_header(&header[..71]), "72 bytes at least");
+        let mut other = header.clone();
+        other[70] ^= 1;
+        assert!(!is_artifact_header(&other), "another application");
+        let mut text = header.clone();
+        text[0] = b's';
+        assert!(!is_artifact_header(&text), "not SQLite");
+    }
+
+    #[test]
+    fn inserts_bind_each_column_by_name_and_reasons_keep_their_code() {
+        assert_eq!(
+            insert("manifest", false),
+            "INSERT INTO manifest (key, value) VALUES (:key, :value)"
+        );
+        assert_eq!(
+            insert("manifest", true),
+            "INSERT OR IGNORE INTO manifest (key, value) VALUES (:key, :value)"
+        );
+        assert_eq!(insert("nothing", false), "");
+        assert!(columns("nothing").is_empty());
+        let why = LeftOut::new("disabled", "toggled off for this client");
+        assert_eq!(why.stored(), "disabled: toggled off for this client");
+        assert_eq!(LeftOut::parse(&why.stored()), why);
+        // Without a code of lowercase letters, the whole text is words.
+        for text in ["Tier: fast", ": words", "no code", "a1: b"] {
+            assert_eq!(LeftOut::parse(text), LeftOut::new("", text), "{text}");
+        }
+    }
 }
