@@ -425,6 +425,24 @@ fn a_catalog_text_read_alone_is_the_catalog_s_text() {
     assert_eq!(tokens(Format::List), 630);
     assert_eq!(tokens(Format::Xml), 1690);
     assert_eq!(tokens(Format::Markdown), 1160);
+    // Markdown: a category's header, its rows numbered across categories, a blank line.
+    let md = full.catalog(&hyper, None, &none, Format::Markdown).unwrap();
+    assert!(
+        md.text.starts_with("## How to handle the question\n"),
+        "{}",
+        md.text
+    );
+    assert!(md
+        .text
+        .contains("|---|---|---|---|\n| SK1 | competitors | Handle questions"));
+    assert!(md
+        .text
+        .contains("\n| SK3 | support | Route existing customers"));
+    assert!(
+        md.text.contains("\n\n## How to end your answer\n"),
+        "{}",
+        md.text
+    );
     let alone = artifact().catalog_text(&hyper, None, &none, Format::Json);
     assert_eq!(alone.unwrap(), json.text);
     let global = full
