@@ -1245,7 +1245,7 @@ fn explain_says_why_a_skill_was_left_out_or_names_none() {
 
 /// The sample with what its workspace does not hold: plugins' skills (two of one plain name),
 /// an outside repository, an unavailable skill, a hidden category, a compact body, a variant
-/// without conditions and a toggle that cannot bring a skill back.
+/// without conditions, a toggle that cannot bring a skill back and a skill left out for its tier.
 const BY_HAND: &str = r#"
     UPDATE entry SET name = 'acme:' || name WHERE name IN ('pricing', 'analyzer');
     UPDATE entry SET name = 'beta:analyzer' WHERE name = 'api-caller';
@@ -1259,6 +1259,7 @@ const BY_HAND: &str = r#"
     UPDATE entry SET record = json_remove(record, '$.variant_when') WHERE id = 52;
     UPDATE client SET toggles = '{"content_gating":true,"demo_offer":false,"case_studies":true}'
       WHERE id = 'example.com';
+    UPDATE reason SET text = 'tier: kept for tier pro' WHERE id = 1;
 "#;
 
 #[test]
@@ -1334,6 +1335,13 @@ fn explain_names_plugins_outside_repositories_and_what_hides_a_skill() {
     assert_eq!(
         e.why[1],
         "Client example.com's toggle turns it on, but that does not bring it back."
+    );
+    // Left out for another reason than being disabled: enabled, by default.
+    let e = a.explain(&global, None, "case_studies").unwrap();
+    assert_eq!((e.enabled, e.enabled_by), (true, "default"));
+    assert_eq!(
+        e.why,
+        ["Left out of the global bundle, locale `en`, tier `standard`: kept for tier pro."]
     );
 }
 
