@@ -1469,13 +1469,21 @@ fn a_live_artifact_serves_the_file_now_at_its_path_or_keeps_the_last_it_could_op
     place(&path, "one.db", None);
     assert_eq!(release().as_deref(), Some("one"));
     assert_eq!(live.refused(), None);
-    // Written in place (the same file, the same size): its time tells it changed.
-    let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-    std::io::Write::write_all(&mut &file, &std::fs::read(signed("two.db")).unwrap()).unwrap();
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    file.set_modified(later).unwrap();
-    drop(file);
+    // Written in place (the same file, the same size): its time alone tells it changed, to
+    // the nanosecond: (T s, 1 ns), then (T + 1 s, 0 ns), then (T + 2 s, 0 ns).
+    let t = 1_800_000_000;
+    let write = |name: &str, secs: u64, nanos: u32| {
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut &file, &std::fs::read(signed(name)).unwrap()).unwrap();
+        let time = std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+        file.set_modified(time).unwrap();
+    };
+    write("one.db", t, 1);
+    assert_eq!(release().as_deref(), Some("one"));
+    write("two.db", t + 1, 0);
     assert_eq!(release().as_deref(), Some("two"));
+    write("one.db", t + 2, 0);
+    assert_eq!(release().as_deref(), Some("one"));
     assert!(skillc_runtime::LiveArtifact::open(dir.path().join("none.db")).is_err());
 }
 
