@@ -606,6 +606,53 @@ mod tests {
         }
     }
 
+    /// Leaving an example out ranks as the index of the catalog whose card never held it:
+    /// the same scores for every skill (the average length too is the smaller catalog's).
+    #[test]
+    fn an_example_left_out_ranks_as_a_card_without_it() {
+        let cards: &[(&str, &str, &[&str])] = &[
+            (
+                "pricing",
+                "Plans and prices.",
+                &["how much is the pro plan", "price list"],
+            ),
+            (
+                "support",
+                "Help with login problems.",
+                &["I cannot log in", "reset my password"],
+            ),
+            (
+                "demo",
+                "Book a demo.",
+                &["talk to sales about the pro plan"],
+            ),
+        ];
+        let scores = |r: Ranking| {
+            let mut s: Vec<(usize, f64)> = r.scored.iter().map(|s| (s.skill, s.score)).collect();
+            s.sort_by_key(|&(skill, _)| skill);
+            s
+        };
+        for (i, (name, description, examples)) in cards.iter().enumerate() {
+            for (j, example) in examples.iter().enumerate() {
+                let mut without: Vec<(&str, &str, Vec<&str>)> =
+                    cards.iter().map(|(n, d, e)| (*n, *d, e.to_vec())).collect();
+                without[i].2.remove(j);
+                let without: Vec<(&str, &str, &[&str])> = without
+                    .iter()
+                    .map(|(n, d, e)| (*n, *d, e.as_slice()))
+                    .collect();
+                let (whole, less) = (index(cards), index(&without));
+                for message in [*example, "pro plan price", "log in to book a demo"] {
+                    assert_eq!(
+                        scores(whole.rank_leaving_out(message, Some((i, example)))),
+                        scores(less.rank(message)),
+                        "{name} without {example:?}: {message:?} ({description})"
+                    );
+                }
+            }
+        }
+    }
+
     fn index(cards: &[(&str, &str, &[&str])]) -> RouteIndex {
         let stored: Vec<String> = cards
             .iter()
