@@ -812,6 +812,44 @@ mod tests {
         );
         let both = ix.rank("log in to compare competitors");
         assert_eq!(both.scored.len(), 2);
+        // Each holds its own words; the first is the best, ties broken by name.
+        let names = ["pricing", "support", "competitors"];
+        let ordered = both.ordered(|_| true, |k| names[k]);
+        assert_eq!(ordered.len(), 2);
+        assert_eq!(both.first(|_| true, |k| names[k]), Some(ordered[0]));
+        assert!(ordered[0].score >= ordered[1].score);
+        for s in &both.scored {
+            let words = both.matched(s);
+            let expected = if s.skill == 1 {
+                vec!["log"]
+            } else {
+                vec!["compar", "competitor"]
+            };
+            assert_eq!(words, expected, "{s:?}");
+        }
+        let second = both.first(|s| s.skill != ordered[0].skill, |k| names[k]);
+        assert_eq!(second, Some(ordered[1]));
+        assert_eq!(both.first(|_| false, |k| names[k]), None);
+        let tied = Ranking {
+            words: vec!["x".into()],
+            scored: vec![
+                Scored {
+                    skill: 1,
+                    score: 0.5,
+                    held: 1,
+                },
+                Scored {
+                    skill: 0,
+                    score: 0.5,
+                    held: 1,
+                },
+            ],
+        };
+        assert_eq!(
+            tied.first(|_| true, |k| names[k]).unwrap().skill,
+            0,
+            "pricing < support"
+        );
         // Left out, an example no longer finds its skill through its own words.
         assert_eq!(ix.rank("Why not use Globex?").scored.len(), 1);
         assert!(ix
