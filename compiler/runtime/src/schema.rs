@@ -575,6 +575,23 @@ mod tests {
         assert!(!is_artifact_header(&text), "not SQLite");
     }
 
+    /// A record is stored without its empty and false fields: a flag is written only when set.
+    #[test]
+    fn a_record_leaves_out_false_flags() {
+        let plain = serde_json::to_string(&Record::default()).unwrap();
+        assert_eq!(plain, "{}");
+        let flagged = Record {
+            exclusive: true,
+            compact: true,
+            ..Record::default()
+        };
+        let json = serde_json::to_value(&flagged).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"exclusive": true, "compact": true})
+        );
+    }
+
     #[test]
     fn inserts_bind_each_column_by_name_and_reasons_keep_their_code() {
         assert_eq!(
