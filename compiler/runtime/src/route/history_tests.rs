@@ -174,6 +174,20 @@ fn a_follow_up_joins_the_question_it_follows_within_60_seconds_only() {
         join_fragment("and also for the pro plan", 1010.0, &[]),
         None
     );
+    // A chain of eight fragments: the last MAX_CONTEXT of them are joined, however long it is.
+    let words = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    let chain: Vec<Turn<'_>> = (words.iter().enumerate())
+        .map(|(i, &text)| Turn {
+            text,
+            time: 1000.0 + 10.0 * i as f64,
+        })
+        .collect();
+    assert_eq!(
+        join_fragment("and more", 1080.0, &chain).as_deref(),
+        Some("five six seven eight and more")
+    );
 }
 
 #[test]
