@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use skillc_runtime::schema::BundleSlot;
 
-use super::artifact::{BundleTables, Data, Stage};
+use super::artifact::{vector_ids, BundleTables, Data, Stage};
 use super::inputs::fold_inputs;
 use super::{fit, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -293,6 +293,8 @@ struct Merge {
     names: Numbering<String>,
     reasons: Numbering<String>,
     lists: Numbering<u128>,
+    /// Embedding vectors by the digest of their text.
+    vectors: Numbering<String>,
     bundles: i64,
 }
 
@@ -305,6 +307,7 @@ impl Merge {
             names: Numbering::default(),
             reasons: Numbering::default(),
             lists: Numbering::default(),
+            vectors: Numbering::default(),
             bundles: 0,
         }
     }
@@ -320,13 +323,29 @@ impl Merge {
     ) -> Result<Data, Error> {
         self.stage.blobs(std::mem::take(&mut data.blobs))?;
         let vectors: std::sync::Arc<_> = std::mem::take(&mut data.vectors);
-        self.stage.vectors(&vectors)?;
         let mut card_id = Vec::with_capacity(data.cards.len());
         for c in std::mem::take(&mut data.cards) {
             let (id, new) = self
                 .cards
                 .id(digest128(&serde_json::to_vec(&*c.card).unwrap_or_default()));
-            self.stage.card(id, &c, new)?;
+            // A card's vectors are numbered when it is first staged, as a whole build
+            // numbers them in card order.
+            let mut fresh = Vec::new();
+            let ids = match new {
+                true => vector_ids(&c.vectors, |d| {
+                    let (vector, first) = self.vectors.id(d.to_string());
+                    if first {
+                        fresh.push((vector, d.to_string()));
+                    }
+                    vector
+                }),
+                false => String::new(),
+            };
+            for (vector, d) in fresh {
+                let data = vectors.get(&d).map_or(&[][..], Vec::as_slice);
+                self.stage.vector(vector, data)?;
+            }
+            self.stage.card(id, &c, new, &ids)?;
             card_id.push(id);
         }
         let mut entry_id = Vec::with_capacity(ids.len());

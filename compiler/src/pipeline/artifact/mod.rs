@@ -17,8 +17,10 @@ use skillc_runtime::schema::{
 mod insert;
 mod stage;
 
+pub(crate) use insert::vector_ids;
 use insert::{
     insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
+    NumberedVectors, VectorRows,
 };
 pub use stage::Stage;
 
@@ -119,8 +121,8 @@ pub struct CardRows {
     pub card: Arc<crate::render::Card>,
     /// Its catalog texts per budget level and format (shared with a session's memo).
     pub fragments: Arc<Vec<CardFragment>>,
-    /// The digests of its embedded texts, space-separated (`card.vectors`; empty without an
-    /// embedding model).
+    /// The digests of its embedded texts, space-separated (numbered as `card.vectors` when
+    /// written; empty without an embedding model).
     pub vectors: String,
 }
 
@@ -484,8 +486,15 @@ fn write_file(
         bundles: std::mem::take(&mut d.bundles),
         entries: Vec::new(),
     };
-    insert_cards(&tx, &rows, old).map_err(&e)?;
+    let numbered = NumberedVectors::of(&rows.cards);
+    let cards_copied = insert_cards(&tx, &rows, &numbered, old).map_err(&e)?;
     stop_point("cards");
+    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &rows.vectors);
+    let vectors = if cards_copied && !d.vectors.is_empty() && old.is_some_and(same_vectors) {
+        VectorRows::Copied
+    } else {
+        VectorRows::Numbered(&numbered.digests)
+    };
     // A one-shot build frees each table's rows once written: the entries are laid out next.
     if !mode.keeps() {
         rows.cards = Vec::new();
@@ -498,7 +507,7 @@ fn write_file(
     if !mode.keeps() {
         rows = Copyable::default();
     }
-    insert_tail(&tx, &d, warnings, old).map_err(&e)?;
+    insert_tail(&tx, &d, vectors, warnings, old).map_err(&e)?;
     stop_point("tail");
     tx.commit().map_err(&e)?;
     stop_point("commit");
