@@ -119,6 +119,8 @@ export interface PreviewRequest {
   message: string;
   /** The digest of the catalog the page shows: the answer leaves it out if unchanged. */
   known_catalog: string;
+  /** The visitor's earlier messages, oldest first: [text, seconds before `message`]. */
+  history: [string, number][];
 }
 export interface BudgetMeter {
   tokens: number; chars: number; budget: number | null; level: string; cut: string | null;
@@ -165,6 +167,8 @@ export interface Preview {
 export interface Route {
   message: string; client: string | null; locale: string; tier: string; consumer: string | null;
   method: string; confident: boolean;
+  /** What was routed instead of the message: a follow-up joined to the messages before it. */
+  routed_text?: string;
   candidates: { id: string; name: string; qualified_name: string; score: number; matched: string[] }[];
 }
 
@@ -188,6 +192,9 @@ export interface Review { not_a_repository: string | null; head: string | null; 
 export interface CaseRequest {
   client: string | null; locale: string | null; tier: string | null; consumer: string | null;
   context: [string, string][]; select: string[];
+  message: string | null;
+  /** Earlier messages: [text, seconds before the message]. */
+  history: [string, number][];
 }
 export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
 export interface TestRun { outcomes: Outcome[]; problems: Diag[] }

@@ -25,8 +25,9 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PORT = 4444
-DISPLAY = ":97"
+# Another display and port for a second run on the same machine.
+PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
+DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # Runs only the tests whose name holds this text (for working on one test).
 ONLY = os.environ.get("STUDIO_E2E_ONLY", "")
@@ -992,6 +993,30 @@ def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
     d.wait_text("#ts-summary", "0 failed", timeout=60)
 
 
+def test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="preview"]')
+    d.set_value("#pv-message", "how much does the basic plan cost?")
+    d.wait_text("#pv-route", "This message reaches")
+    d.click("#pv-send")
+    wait_until(lambda: d.js("return document.getElementById('pv-message').value") == "", "the box is emptied")
+    d.wait_text("#pv-conversation", "how much does the basic plan cost?")
+    d.set_value("#pv-message", "and also for the pro plan")
+    d.wait_text("#pv-joined", "how much does the basic plan cost? and also for the pro plan")
+    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
+    assert first == "pricing", first
+    d.screenshot(shots / "route-follow-up.png")
+    cases = ws / "tests/routing.yaml"
+    before = cases.read_text()
+    d.click("#pv-save-case")
+    wait_until(lambda: cases.read_text() != before, "the case is appended")
+    assert "- text: how much does the basic plan cost?" in cases.read_text()
+    # A new conversation: the same words are a message of their own again.
+    d.click("#pv-new-conversation")
+    wait_until(lambda: d.js("return document.getElementById('pv-conversation').hidden"), "the conversation is gone")
+    wait_until(lambda: not d.js("return !!document.getElementById('pv-joined')"), "routed alone")
+
+
 def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(d, tmp, shots):
     fresh_workspace(d, tmp)
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
@@ -1176,6 +1201,7 @@ TESTS = (
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
+    test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
     test_typing_an_example_shows_where_each_example_of_the_skill_goes,
 )

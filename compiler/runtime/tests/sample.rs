@@ -597,7 +597,9 @@ fn a_card_listing_vectors_by_anything_but_their_ids_is_refused_clearly() {
 #[test]
 fn each_card_names_its_vectors_by_id_numbered_in_the_order_cards_first_name_them() {
     let conn = rusqlite::Connection::open(artifact_path()).unwrap();
-    let mut st = conn.prepare("SELECT vectors FROM card ORDER BY id").unwrap();
+    let mut st = conn
+        .prepare("SELECT vectors FROM card ORDER BY id")
+        .unwrap();
     let listed: Vec<String> = (st.query_map([], |r| r.get(0)).unwrap())
         .map(Result::unwrap)
         .collect();
