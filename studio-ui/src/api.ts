@@ -228,6 +228,21 @@ export interface Translations {
   open_locale: string | null;
 }
 
+/** The workspace's settings page (workspace.yaml), as the compiler reads it. */
+export interface WorkspacePage {
+  file: string; locales: string[]; default_locale: string;
+  tiers: { name: string; catalog_token_budget: number | null }[];
+  /** Client tools declared under `targets:`, and every one skillc knows. */
+  targets: string[]; known_targets: string[];
+  /** `targets:` written as a list of names: an edit writes the whole list. */
+  targets_as_list: boolean;
+  /** Each routing key: as written (null: the default) and its default in words. */
+  routing: { key: string; written: Json | null; default: string }[];
+  consumers: string[];
+  /** What is wrong in workspace.yaml. */
+  diagnostics: Diag[];
+}
+
 /** A client's page: its settings as the compiler reads them. */
 export interface ClientPage {
   client: string; file: string; locales: string[] | null; tiers: string[] | null;
@@ -293,6 +308,9 @@ export const api = {
   clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
+  workspacePage: () => invoke<WorkspacePage>("workspace_page"),
+  setWorkspaceValue: (path: string[], value: Json | undefined) =>
+    invoke<WorkspacePage>("set_workspace_value", { path, value: value === undefined ? null : value }),
   toggles: () => invoke<Toggles>("toggles"),
   setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
   build: () => invoke<BuildSummary>("build"),

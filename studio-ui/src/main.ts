@@ -13,6 +13,7 @@ import { TestsView } from "./views/tests";
 import { RoutingPanel } from "./views/routing";
 import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
+import { SettingsView } from "./views/settings";
 import { showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
@@ -41,6 +42,7 @@ const clients = new ClientsView({
     showTab("toggles");
   },
 });
+const settings = new SettingsView({ changed: () => scheduleBuild() });
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 const routing = new RoutingPanel((file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
@@ -124,6 +126,7 @@ function showTab(name: string): void {
   for (const s of document.querySelectorAll<HTMLElement>(".tab")) s.hidden = s.id !== `tab-${name}`;
   if (name === "toggles") toggles.show().catch(fail);
   if (name === "clients") clients.show(overview?.clients).catch(fail);
+  if (name === "settings") settings.show().catch(fail);
   if (name === "preview") runPreview().catch(fail);
   if (name === "diff") showDiff().catch(fail);
   if (name === "review") showReview().catch(fail);

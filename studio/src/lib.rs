@@ -16,7 +16,7 @@ use std::sync::{Mutex, RwLock};
 
 use session::{
     BuildSummary, ClientPage, DraftCheck, FileState, NewSkill, Overview, Preview, PreviewRequest,
-    Saved, Session, StudioError, Toggles, Trashed,
+    Saved, Session, StudioError, Toggles, Trashed, WorkspacePage,
 };
 use tauri::{Emitter, Manager, Runtime, State};
 
@@ -262,6 +262,20 @@ fn set_client_value(
 }
 
 #[tauri::command(async)]
+fn workspace_page(studio: State<'_, Studio>) -> Result<WorkspacePage, StudioError> {
+    studio.with(|s| s.workspace_page())
+}
+
+#[tauri::command(async)]
+fn set_workspace_value(
+    studio: State<'_, Studio>,
+    path: Vec<String>,
+    value: Option<serde_json::Value>,
+) -> Result<WorkspacePage, StudioError> {
+    studio.with(|s| s.set_workspace_value(&path, value.as_ref()))
+}
+
+#[tauri::command(async)]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
@@ -394,6 +408,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             create_translation,
             client_page,
             set_client_value,
+            workspace_page,
+            set_workspace_value,
             build,
             preview,
             save_route_case,

@@ -24,6 +24,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import yaml as _yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 # Another display and port for a second run on the same machine.
 PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
@@ -1017,6 +1019,33 @@ def test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it(d,
     wait_until(lambda: not d.js("return !!document.getElementById('pv-joined')"), "routed alone")
 
 
+def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    yaml = ws / "workspace.yaml"
+    before = yaml.read_text()
+    d.click('#tabs button[data-tab="settings"]')
+    d.wait_text("#st-locales", "en-gb")
+    d.set_value("#st-new-locale", "de")
+    d.click("#st-add-locale")
+    settings = lambda: _yaml.safe_load(yaml.read_text())
+    wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de"], "the language is written")
+    d.wait_text("#st-locales", "de")
+    d.click('#st-targets input[data-target="claude-code"]')
+    wait_until(lambda: "claude-code" in (settings().get("targets") or {}), "Claude Code is declared")
+    d.set_value('#st-routing input[data-routing="top_k"]', "3")
+    d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
+    wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written")
+    after = yaml.read_text()
+    for line in before.splitlines():
+        if not line.startswith("locales:"):
+            assert line in after, (line, after)
+    # The next build serves German: the preview offers it.
+    wait_built(d)
+    wait_until(lambda: d.js("return [...document.querySelectorAll('#pv-locale option')].some((o) => o.value === 'de')"),
+               "the preview offers the new language")
+    d.screenshot(shots / "settings.png")
+
+
 def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(d, tmp, shots):
     fresh_workspace(d, tmp)
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
@@ -1202,6 +1231,7 @@ TESTS = (
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
     test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
+    test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
     test_typing_an_example_shows_where_each_example_of_the_skill_goes,
 )

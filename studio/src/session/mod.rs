@@ -14,6 +14,7 @@ mod files;
 mod preview;
 mod publish;
 mod routing;
+mod settings;
 #[cfg(test)]
 mod testing;
 mod toggles;
@@ -28,6 +29,7 @@ pub use files::{write_atomic, DraftCheck, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
 pub use routing::RoutingView;
+pub use settings::{PlanInfo, RoutingValue, WorkspacePage};
 pub use toggles::{ToggleChange, Toggles};
 pub use trash::Trashed;
 
