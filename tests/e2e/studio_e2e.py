@@ -1051,13 +1051,18 @@ def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
                "the first build is in", timeout=60)
     d.click('#tabs button[data-tab="routing"]')
-    d.wait_text("#rt-summary", "Everyone: the right skill is first for", timeout=60)
+    d.wait_text("#rt-summary", "Everyone: of", timeout=60)
+    # No skill and another skill are told apart, in the summary and each bar.
+    assert "another skill first" in d.text("#rt-summary") and "no skill at all" in d.text("#rt-summary")
     bars = d.js("return [...document.querySelectorAll('#rt-chart .rt-bar')].map(b => b.dataset.client)")
     assert len(bars) == 6 and "" in bars and "hyperline.co" in bars, bars
     # A client's bar shows its confusions, with their messages.
     d.click('#rt-chart .rt-bar[data-client="example.com"]')
     d.wait_text("#rt-confusions-title", "example.com")
-    assert "How are you different from Acme?" in d.text("#rt-confusions"), d.text("#rt-confusions")
+    assert "How are you different from Acme?" in d.text("#rt-none"), d.text("#rt-none")
+    assert "under the route's cut" in d.text("#rt-none-why")
+    assert "Do you have a free plan?" in d.text("#rt-confusions"), d.text("#rt-confusions")
+    assert "Acme" not in d.text("#rt-confusions")
     d.screenshot(shots / "routing.png")
     # An example that routes elsewhere (W119) opens its skill in the editor.
     link = '#rt-elsewhere a[data-file$="demo_offer/SKILL.md"]'
