@@ -180,6 +180,8 @@ export interface Diff { added_bundles: string[]; removed_bundles: string[]; bund
 
 /** A skill file's change as a document: fields from what to what, paragraphs gone and new. */
 export interface DocChange { fields: { key: string; before: string | null; after: string | null }[]; removed: string[]; added: string[] }
+/** One commit that changed a file: who, when, its message, and what it changed. */
+export interface Version { commit: string; author: string; date: string; message: string; path: string; change: DocChange | null }
 export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string; document: DocChange | null }
 export interface ImpactGroup { change: string; count: number; clients: [string, number][]; bundles: string[] }
 export interface NewWarning { code: string; file: string; line: number; message: string }
@@ -308,6 +310,8 @@ export const api = {
   clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
+  fileHistory: (file: string) => invoke<Version[]>("file_history", { file }),
+  versionText: (file: string, commit: string) => invoke<string>("version_text", { file, commit }),
   workspacePage: () => invoke<WorkspacePage>("workspace_page"),
   setWorkspaceValue: (path: string[], value: Json | undefined) =>
     invoke<WorkspacePage>("set_workspace_value", { path, value: value === undefined ? null : value }),

@@ -14,6 +14,7 @@ import { RoutingPanel } from "./views/routing";
 import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
 import { SettingsView } from "./views/settings";
+import { HistoryPanel } from "./views/history";
 import { showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
@@ -43,6 +44,7 @@ const clients = new ClientsView({
   },
 });
 const settings = new SettingsView({ changed: () => scheduleBuild() });
+new HistoryPanel({ file: () => editor.file, useText: (text) => editor.useText(text) });
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 const routing = new RoutingPanel((file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);

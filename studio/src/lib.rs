@@ -5,6 +5,7 @@
 pub mod docdiff;
 pub mod error;
 pub mod form;
+pub mod history;
 pub mod relations;
 pub mod review;
 pub mod session;
@@ -262,6 +263,23 @@ fn set_client_value(
 }
 
 #[tauri::command(async)]
+fn file_history(
+    studio: State<'_, Studio>,
+    file: String,
+) -> Result<Vec<history::Version>, StudioError> {
+    studio.with(|s| s.file_history(&file))
+}
+
+#[tauri::command(async)]
+fn version_text(
+    studio: State<'_, Studio>,
+    file: String,
+    commit: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.version_text(&file, &commit))
+}
+
+#[tauri::command(async)]
 fn workspace_page(studio: State<'_, Studio>) -> Result<WorkspacePage, StudioError> {
     studio.with(|s| s.workspace_page())
 }
@@ -410,6 +428,8 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             set_client_value,
             workspace_page,
             set_workspace_value,
+            file_history,
+            version_text,
             build,
             preview,
             save_route_case,

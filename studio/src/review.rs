@@ -127,7 +127,7 @@ pub struct Review {
 }
 
 /// Runs git in `dir`; stdout on success, the trimmed stderr as the error.
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     git_env(dir, args, &[])
 }
 

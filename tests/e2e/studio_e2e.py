@@ -676,6 +676,37 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
 
 
+def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    f = "public/assistant/greeting/SKILL.md"
+    old = (ws / f).read_text()
+    new = old.replace("description: ", "description: Say hello in one line. ", 1)
+    (ws / f).write_text(new)
+    git(repo, "commit", "-qam", "Greeting says it is one line")
+    d.click('#tabs button[data-tab="edit"]')
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.click("#history")
+    d.wait_text("#history-panel", "Greeting says it is one line")
+    assert "first version" in d.text("#history-panel")
+    assert d.js("return document.querySelectorAll('#history-panel .history-version').length") == 2
+    # What the newer commit changed, read as a document: the description before and after.
+    d.js("document.querySelector('#history-panel .history-change').open = true")
+    assert "Say hello in one line" in d.text("#history-panel .history-change")
+    d.screenshot(shots / "history.png")
+    d.click("#history-panel [data-bring-back]")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the old text is an unsaved edit")
+    assert "Say hello in one line" not in d.code("#source")
+    d.click("#save")
+    wait_until(lambda: (ws / f).read_text() == old, "saved: last week's wording is back, byte for byte")
+
+
 def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     f = "public/assistant/greeting/SKILL.md"
@@ -1224,6 +1255,7 @@ TESTS = (
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,
+    test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
     test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,

@@ -59,7 +59,7 @@ function diffLine(line: string): HTMLElement {
 
 /** A skill file's change as a document: each field before and after, the body's paragraphs
  * that went and came. */
-function documentView(d: DocChange): HTMLElement[] {
+export function documentView(d: DocChange): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (d.fields.length) {
     out.push(el("table", { class: "doc-fields" },

@@ -19,6 +19,7 @@ mod settings;
 mod testing;
 mod toggles;
 mod trash;
+mod versions;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
