@@ -7,6 +7,7 @@ pub mod error;
 pub mod form;
 pub mod history;
 pub mod relations;
+pub mod releases;
 pub mod review;
 pub mod session;
 pub mod translations;
@@ -280,6 +281,25 @@ fn version_text(
 }
 
 #[tauri::command(async)]
+fn releases(studio: State<'_, Studio>) -> Result<Vec<releases::Release>, StudioError> {
+    studio.with(|s| s.releases())
+}
+
+#[tauri::command(async)]
+fn compare_releases(
+    studio: State<'_, Studio>,
+    old: String,
+    new: String,
+) -> Result<skillc::interop::diff::Diff, StudioError> {
+    studio.with(|s| s.compare_releases(&old, &new))
+}
+
+#[tauri::command(async)]
+fn roll_back(studio: State<'_, Studio>, commit: String) -> Result<(), StudioError> {
+    studio.with(|s| s.roll_back(&commit))
+}
+
+#[tauri::command(async)]
 fn workspace_page(studio: State<'_, Studio>) -> Result<WorkspacePage, StudioError> {
     studio.with(|s| s.workspace_page())
 }
@@ -430,6 +450,9 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             set_workspace_value,
             file_history,
             version_text,
+            releases,
+            compare_releases,
+            roll_back,
             build,
             preview,
             save_route_case,

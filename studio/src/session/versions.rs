@@ -1,7 +1,10 @@
-//! A file's history in the editor: its versions in git, and an earlier one's text to bring
-//! back as an unsaved edit (reviewed and published as any other; undo takes it back).
+//! History: a file's versions in git, and an earlier one's text to bring back as an unsaved
+//! edit (reviewed and published as any other; undo takes it back); the workspace's releases,
+//! any two compared, and rolling back to one.
 
 use crate::history::{self, Version};
+use crate::releases::{self, Release};
+use skillc_runtime::Artifact;
 
 use super::{Session, StudioError};
 
@@ -16,6 +19,36 @@ impl Session {
     pub fn version_text(&self, rel: &str, commit: &str) -> Result<String, StudioError> {
         self.inside(rel)?;
         history::version_text(&self.root, rel, commit)
+    }
+}
+
+impl Session {
+    /// The commits that changed the workspace, newest first.
+    pub fn releases(&self) -> Result<Vec<Release>, StudioError> {
+        releases::releases(&self.root)
+    }
+
+    /// What changed for each client, language and plan from release `old` to release `new`
+    /// (each built from its own files once, then kept under `.skillc/releases/`).
+    pub fn compare_releases(
+        &self,
+        old: &str,
+        new: &str,
+    ) -> Result<skillc::interop::diff::Diff, StudioError> {
+        let cache = self.cache_dir()?.join("releases");
+        let open = |commit: &str| {
+            let path = releases::artifact_of(&self.root, commit, &cache)?;
+            Artifact::open(path).map_err(|e| StudioError::request(e.to_string()))
+        };
+        let (before, after) = (open(old)?, open(new)?);
+        skillc::interop::diff::diff(&before, &after)
+            .map_err(|e| StudioError::request(e.to_string()))
+    }
+
+    /// The workspace's files put back as release `commit` has them: unpublished changes.
+    pub fn roll_back(&self, commit: &str) -> Result<(), StudioError> {
+        let _written = super::disk::WritesOnDisk(&self.disk, None);
+        releases::roll_back(&self.root, commit)
     }
 }
 
@@ -59,5 +92,39 @@ mod tests {
         );
         assert_eq!(s.version_text(file, "0000000").unwrap_err().kind, "request");
         assert_eq!(s.file_history("../x").unwrap_err().kind, "outside");
+        // The releases: both commits, any two compared, and a roll back to the first.
+        let releases = s.releases().unwrap();
+        assert_eq!(releases.len(), 2);
+        let d = s
+            .compare_releases(&releases[1].commit, &releases[0].commit)
+            .unwrap();
+        assert!(
+            d.bundles
+                .iter()
+                .any(|b| b.changed.iter().any(|c| c.name == "public.pricing")),
+            "{d:?}"
+        );
+        let same = s
+            .compare_releases(&releases[0].commit, &releases[0].commit)
+            .unwrap();
+        assert!(same.bundles.is_empty(), "{same:?}");
+        std::fs::write(ws.join("public/new-file.md"), "added since").unwrap();
+        git_in(&ws, &["add", "-A"]);
+        git_in(&ws, &["commit", "-q", "-m", "A file added"]);
+        s.roll_back(&releases[1].commit).unwrap();
+        assert_eq!(std::fs::read_to_string(ws.join(file)).unwrap(), first);
+        assert!(
+            !ws.join("public/new-file.md").exists(),
+            "added since: removed"
+        );
+        let status = git_in(&ws, &["status", "--porcelain"]);
+        assert!(
+            status.contains(" M public/response_handling/pricing/SKILL.md"),
+            "{status}"
+        );
+        assert!(status.contains("D public/new-file.md"), "{status}");
+        let staged = git_in(&ws, &["diff", "--cached", "--name-only"]);
+        assert!(staged.is_empty(), "unstaged, for Review: {staged}");
+        assert_eq!(s.roll_back("abcdef0").unwrap_err().kind, "request");
     }
 }
