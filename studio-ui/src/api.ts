@@ -93,15 +93,24 @@ export interface Relations {
   external: { git: string; rev: string; path: string; into: string; trust: boolean; commit: string | null } | null;
 }
 
-/** Who an edit of a skill reaches. */
+/** Who an edit of a skill reaches (`studio/src/relations/reach.rs`). */
 export interface Reach {
   clients: number;
+  /** Clients that get this text in every bundle they have. */
   getting: number;
   global: boolean;
   own_version: Link[];
   turned_off: string[];
   replaced_when: { link: Link; when: string[]; priority: number }[];
+  /** Clients that get this text in some bundles and another text in the others. */
+  partly: ClientShare[];
+  /** Clients that never get this text (a variant, or the base, takes its place). */
+  instead: ClientShare[];
+  /** Run-time conditions of this text, in words. */
+  conditions: string[];
 }
+/** What one client's visitors get, text by text, and where (`always`, `in tier fast`, …). */
+export interface ClientShare { client: string; shares: { text: Link; this: boolean; place: string }[] }
 
 /** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
 export interface Toggles { clients: string[]; skills: string[]; categories: string[]; cells: string[] }

@@ -25,8 +25,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PORT = 4444
-DISPLAY = ":97"
+# Another display and port let two runs share a machine (STUDIO_E2E_PORT, STUDIO_E2E_DISPLAY);
+# WebKitWebDriver listens on the next port.
+PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
+DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # Runs only the tests whose name holds this text (for working on one test).
 ONLY = os.environ.get("STUDIO_E2E_ONLY", "")
@@ -189,7 +191,8 @@ def window_display(log=subprocess.DEVNULL):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(1)
         driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
+        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT), "--native-port", str(PORT + 1)],
+                                      env=env, stdout=log, stderr=log))
         wait_port(PORT)
         yield
     finally:
@@ -938,6 +941,33 @@ def test_saving_a_global_skill_says_whom_it_reaches(d, tmp, shots):
     d.wait_text("#editor-title", "ibanfirst.com's own skill")
 
 
+def test_the_reach_of_an_edit_counts_the_clients_a_variant_takes(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_handling/competitors/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "competitors")
+    d.set_value('[data-field="description"]', "Handle questions that compare us with a named competitor.")
+    d.click("#save")
+    wait_until(lambda: "a named competitor" in (ws / f).read_text(), "the edit is saved")
+    # Of five clients, northwind.io has its own, augment.org always gets the aware variant and
+    # hyperline.co a variant in every tier: two get this text.
+    note = d.wait_text("#saved-reach", "2 clients get this text, of 5")
+    assert "northwind.io uses its own version instead" in note, note
+    assert "augment.org always gets competitors_aware instead." in note, note
+    assert ("hyperline.co never gets this text: competitors_battlecard in tier standard or pro, "
+            "competitors_aware in tier fast.") in note, note
+    d.screenshot(shots / "reach-variants.png")
+    # A variant counts its own: augment.org always, hyperline.co in its fast tier.
+    d.click('#saved-reach li[data-client="augment.org"] a')
+    d.wait_text("#editor-title", "competitors-aware")
+    panel = d.wait_text("#relations", "1 client gets this text, 1 more in some of their bundles, of 5.")
+    assert ("hyperline.co gets this text in tier fast; elsewhere competitors_battlecard in tier "
+            "standard or pro.") in panel, panel
+    assert "example.com always gets competitors instead." in panel, panel
+    d.screenshot(shots / "reach-of-a-variant.png")
+
+
 def test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="preview"]')
@@ -1173,6 +1203,7 @@ TESTS = (
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,
     test_saving_a_global_skill_says_whom_it_reaches,
+    test_the_reach_of_an_edit_counts_the_clients_a_variant_takes,
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,

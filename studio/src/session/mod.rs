@@ -496,6 +496,50 @@ mod tests {
     }
 
     #[test]
+    fn reach_counts_the_clients_a_variant_takes_and_a_variant_counts_its_own() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        let file = |name: &str| {
+            (o.skills.iter())
+                .find(|k| k.name == name && k.client.is_empty())
+                .map(|k| k.file.clone())
+                .unwrap()
+        };
+        let clients = |l: &[crate::relations::reach::ClientShare]| -> Vec<String> {
+            l.iter().map(|c| c.client.clone()).collect()
+        };
+        // northwind.io has its own; augment.org always gets the aware variant, hyperline.co
+        // the battlecard (standard, pro) or the aware one (fast): two clients get this text.
+        let r = s.relations(&file("competitors")).unwrap().reach;
+        assert_eq!((r.clients, r.getting), (5, 2), "{r:#?}");
+        assert_eq!(clients(&r.instead), ["augment.org", "hyperline.co"]);
+        assert!(r.partly.is_empty() && r.global);
+        let hyperline: Vec<(String, bool, String)> = (r.instead[1].shares.iter())
+            .map(|x| (x.text.name.clone(), x.this, x.place.clone()))
+            .collect();
+        assert_eq!(
+            hyperline,
+            [
+                (
+                    "competitors_battlecard".into(),
+                    false,
+                    "in tier standard or pro".into()
+                ),
+                ("competitors_aware".into(), false, "in tier fast".into())
+            ]
+        );
+        // The aware variant: augment.org always, hyperline.co in its fast tier only.
+        let r = s.relations(&file("competitors_aware")).unwrap().reach;
+        assert_eq!(r.getting, 1, "{r:#?}");
+        assert_eq!(clients(&r.partly), ["hyperline.co"]);
+        assert_eq!(clients(&r.instead), ["example.com", "ibanfirst.com"]);
+        assert!(!r.global && r.replaced_when.is_empty());
+        // A skill with run-time conditions says them.
+        let r = s.relations(&file("content_gating")).unwrap().reach;
+        assert!(!r.conditions.is_empty(), "{r:#?}");
+    }
+
+    #[test]
     fn relations_name_variants_overrides_and_composition_both_ways() {
         let (_d, s) = sample();
         let o = s.overview().unwrap();
