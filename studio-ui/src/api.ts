@@ -226,7 +226,10 @@ export interface FieldInfo {
 /** A skill's translations: each of the workspace's other locales and its state. */
 export interface Translations {
   name: string; default_file: string; default_locale: string; digest: string;
-  locales: { locale: string; file: string; state: "current" | "stale" | "unmarked" | "missing" }[];
+  /** Each other locale; `serving`: the clients whose visitors are served it. */
+  locales: {
+    locale: string; file: string; state: "untranslated" | "current" | "stale" | "unmarked" | "missing"; serving: string[];
+  }[];
   open_locale: string | null;
 }
 

@@ -15,9 +15,65 @@ pub struct Translation {
     pub locale: String,
     /// Its file (where it would be, when missing).
     pub file: String,
+    /// `untranslated` (still the default's words: a copy nobody has translated yet),
     /// `current` (made from today's default text), `stale` (from an older one), `unmarked`
     /// (no `translated_from`: nobody said which text it follows) or `missing`.
     pub state: &'static str,
+    /// The clients whose visitors are served this locale (besides visitors of no client, who
+    /// are served every locale of the workspace).
+    pub serving: Vec<String>,
+}
+
+/// The words of a skill a translation translates: description, trigger examples, when to use
+/// and body (`None`: the field is not written, so the default's is used).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Words<'a> {
+    /// `description`.
+    pub description: Option<&'a str>,
+    /// `trigger_examples`.
+    pub trigger_examples: Option<&'a [String]>,
+    /// `when_to_use`.
+    pub when_to_use: Option<&'a [String]>,
+    /// The body.
+    pub body: &'a str,
+}
+
+/// A translation's state from its words and the default's: a copy of the default's words is
+/// `untranslated` whatever it says it was made from; else `current` when made from today's
+/// default (`digest`), `stale` from an older one, `unmarked` when it does not say.
+pub fn state(
+    default: &Words<'_>,
+    translation: &Words<'_>,
+    digest: &str,
+    translated_from: Option<&str>,
+) -> &'static str {
+    let same =
+        |t: Option<&[String]>, d: Option<&[String]>| t.is_none_or(|t| t == d.unwrap_or_default());
+    let copy = translation
+        .description
+        .is_none_or(|t| Some(t.trim()) == default.description.map(str::trim))
+        && same(translation.trigger_examples, default.trigger_examples)
+        && same(translation.when_to_use, default.when_to_use)
+        && translation.body.trim() == default.body.trim();
+    match translated_from {
+        _ if copy => "untranslated",
+        Some(d) if d == digest => "current",
+        Some(_) => "stale",
+        None => "unmarked",
+    }
+}
+
+/// The clients served `locale`: those whose `locales` name it, and those without `locales`
+/// (served the workspace's) when the workspace's do.
+pub fn serving<'a>(
+    locale: &str,
+    clients: impl IntoIterator<Item = (&'a str, Option<&'a [String]>)>,
+    workspace: &[String],
+) -> Vec<String> {
+    (clients.into_iter())
+        .filter(|(_, own)| own.unwrap_or(workspace).iter().any(|l| l == locale))
+        .map(|(id, _)| id.to_string())
+        .collect()
 }
 
 /// The translations of one skill, and what a translation saved now is made from.
@@ -52,26 +108,45 @@ fn owner<'a>(ws: &'a Workspace, file: &str) -> Option<(&'a Skill, Option<String>
 pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
     let (skill, open_locale) = owner(ws, file)?;
     let digest = skill.translation_digest();
+    let fm = &skill.frontmatter;
+    let default = Words {
+        description: fm.description.as_deref(),
+        trigger_examples: Some(&fm.trigger_examples),
+        when_to_use: Some(&fm.when_to_use),
+        body: &skill.body,
+    };
+    let clients = || (ws.clients.values()).map(|c| (c.id.as_str(), c.locales.as_deref()));
     let locales = ws
         .config
         .locales
         .iter()
         .filter(|l| **l != ws.config.default_locale)
-        .map(|locale| match skill.localized.get(locale) {
-            Some(l) => Translation {
-                locale: locale.clone(),
-                file: l.file.clone(),
-                state: match &l.translated_from {
-                    Some((d, _)) if *d == digest => "current",
-                    Some(_) => "stale",
-                    None => "unmarked",
+        .map(|locale| {
+            let serving = serving(locale, clients(), &ws.config.locales);
+            match skill.localized.get(locale) {
+                Some(l) => Translation {
+                    locale: locale.clone(),
+                    file: l.file.clone(),
+                    state: state(
+                        &default,
+                        &Words {
+                            description: l.description.as_deref(),
+                            trigger_examples: l.trigger_examples.as_deref(),
+                            when_to_use: l.when_to_use.as_deref(),
+                            body: &l.body,
+                        },
+                        &digest,
+                        l.translated_from.as_ref().map(|(d, _)| d.as_str()),
+                    ),
+                    serving,
                 },
-            },
-            None => Translation {
-                locale: locale.clone(),
-                file: translation_file(skill, locale),
-                state: "missing",
-            },
+                None => Translation {
+                    locale: locale.clone(),
+                    file: translation_file(skill, locale),
+                    state: "missing",
+                    serving,
+                },
+            }
         })
         .collect();
     Some(Translations {
@@ -135,4 +210,65 @@ pub fn starting_text(
         text = crate::form::set_field(&text, field, Some(&value))?;
     }
     Ok((slot.file.clone(), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_of_the_default_is_untranslated_until_its_words_change() {
+        let triggers = vec!["Show me a demo".to_string()];
+        let default = Words {
+            description: Some("Offer a demo."),
+            trigger_examples: Some(&triggers),
+            when_to_use: Some(&[]),
+            body: "Offer a demo.\n",
+        };
+        let copy = Words {
+            body: "Offer a demo.",
+            ..default
+        };
+        assert_eq!(state(&default, &copy, "d1", Some("d1")), "untranslated");
+        assert_eq!(state(&default, &copy, "d1", None), "untranslated");
+        let fields_left_out = Words {
+            description: None,
+            trigger_examples: None,
+            ..copy
+        };
+        assert_eq!(
+            state(&default, &fields_left_out, "d1", Some("d1")),
+            "untranslated"
+        );
+        let body = Words {
+            body: "Proposez une démo.",
+            ..copy
+        };
+        assert_eq!(state(&default, &body, "d1", Some("d1")), "current");
+        assert_eq!(state(&default, &body, "d1", Some("d0")), "stale");
+        assert_eq!(state(&default, &body, "d1", None), "unmarked");
+        let fr = vec!["Montrez-moi une démo".to_string()];
+        let triggers_only = Words {
+            trigger_examples: Some(&fr),
+            ..copy
+        };
+        assert_eq!(state(&default, &triggers_only, "d1", Some("d1")), "current");
+    }
+
+    #[test]
+    fn a_locale_is_served_to_the_clients_that_name_it_or_take_the_workspaces() {
+        let workspace = ["en".to_string(), "de".to_string()];
+        let own = ["en".to_string(), "fr".to_string()];
+        let clients = [
+            ("a.com", None),
+            ("b.com", Some(&own[..])),
+            ("c.com", Some(&workspace[..1])),
+        ];
+        assert_eq!(serving("de", clients, &workspace), ["a.com"]);
+        assert_eq!(serving("fr", clients, &workspace), ["b.com"]);
+        assert_eq!(
+            serving("en", clients, &workspace),
+            ["a.com", "b.com", "c.com"]
+        );
+    }
 }

@@ -843,10 +843,15 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     create_translation(d, "en-gb", gb)
     d.wait_text("#editor-title", "en-gb translation")
     d.wait_text("#default-beside", "The default text (en)")
+    # A copy of the default is not a translation yet; the panel says who reads which text.
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "not translated yet")
+    assert ("Visitors of example.com, hyperline.co, ibanfirst.com, northwind.io and visitors of "
+            "no client get the default (en) text.") in row, row
     d.set_value('[data-field="description"]', "Offer a demo, in British English.")
     d.click("#save")
     wait_until(lambda: "British English" in gb.read_text(), "the translation is saved")
-    d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    assert "ibanfirst.com, northwind.io and visitors of no client get this translation." in row, row
     d.screenshot(shots / "translation-beside.png")
     # The default changes: the translation is out of date, and the check says so.
     d.click(f'#relations a[data-open="{f}"]')
@@ -860,6 +865,37 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     d.click("#save")
     d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
     d.wait_text("#diagnostics", "No problems")
+
+
+def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    # German joins the workspace's languages (a colleague's edit of workspace.yaml).
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text().replace("locales: [en, en-gb, fr]", "locales: [en, en-gb, fr, de]"))
+    f = "public/response_ending/demo_offer/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    row = d.wait_text('#relations li[data-locale="de"]', "missing", timeout=30)
+    # Clients without their own list of locales serve every one of the workspace's.
+    assert "Visitors of hyperline.co, northwind.io and visitors of no client get the default (en) text." in row, row
+    de = ws / "public/response_ending/demo_offer/SKILL.de.md"
+    create_translation(d, "de", de)
+    d.wait_text("#editor-title", "de translation")
+    d.wait_text('#relations li[data-locale="de"]', "not translated yet")
+    d.set_value('[data-field="description"]', "Biete eine Demo an.")
+    d.click("#save")
+    wait_until(lambda: "Biete eine Demo an." in de.read_text(), "the translation is saved")
+    d.wait_text('#relations li[data-locale="de"]', "up to date")
+    d.click('#tabs button[data-tab="review"]')
+    impact = d.wait_text("#rv-impact", "now served in de, a language no one was served in before", timeout=60)
+    assert "a new bundle" not in impact, impact
+    assert "global ×3, hyperline.co ×3, northwind.io ×3" in impact, impact
+    d.screenshot(shots / "review-new-language.png")
 
 
 def test_a_client_skill_is_created_for_a_client_without_skills(d, tmp, shots):
@@ -1199,6 +1235,7 @@ TESTS = (
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
     test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,
     test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
+    test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review,
     test_a_client_skill_is_created_for_a_client_without_skills,
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,

@@ -459,7 +459,28 @@ mod tests {
                 .unwrap()
                 .state
         };
-        assert_eq!(state(&again), "current");
+        // A copy of the default is not a translation yet, whatever it says it follows.
+        assert_eq!(state(&again), "untranslated");
+        let gb_locale = again.locales.iter().find(|l| l.locale == "en-gb").unwrap();
+        assert_eq!(
+            gb_locale.serving,
+            [
+                "example.com",
+                "hyperline.co",
+                "ibanfirst.com",
+                "northwind.io"
+            ],
+            "augment.org serves en and fr only"
+        );
+        let copy = s.read(&gb).unwrap();
+        let translated = crate::form::set_field(
+            &copy.text,
+            "description",
+            Some(&serde_json::json!("Offer a demo, in British English.")),
+        )
+        .unwrap();
+        s.save(&gb, &translated, Some(&copy.hash)).unwrap();
+        assert_eq!(state(&s.translations(&gb).unwrap()), "current");
         assert!(s
             .overview()
             .unwrap()
