@@ -115,6 +115,14 @@ export interface ClientShare { client: string; shares: { text: Link; this: boole
 /** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
 export interface Toggles { clients: string[]; skills: string[]; categories: string[]; cells: string[] }
 export interface ToggleChange { client: string; skill: string; value: boolean | null }
+/** What the toggles view is filtered by, as typed (`studio/src/session/bulk.rs`). */
+export interface ToggleFilter { clients: string; skills: string; category: string }
+/** The rows and columns a filter keeps, by index. */
+export interface Selection { clients: number[]; skills: number[] }
+/** A bulk edit to confirm: the toggles that change, how many per client, cells already so. */
+export interface BulkPlan { changes: ToggleChange[]; clients: [string, number][]; unchanged: number }
+/** A toggle edit written: client files changed, and the number that undoes it byte for byte. */
+export interface Applied { files: number; undo: number }
 
 export interface BuildSummary {
   written: boolean; errors: number; warnings: number; diagnostics: Diag[]; bundles: number; bytes: number;
@@ -299,7 +307,11 @@ export const api = {
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
   toggles: () => invoke<Toggles>("toggles"),
-  setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
+  setToggles: (changes: ToggleChange[]) => invoke<Applied>("set_toggles", { changes }),
+  undoToggles: (undo: number) => invoke<number>("undo_toggles", { undo }),
+  selectToggles: (filter: ToggleFilter) => invoke<Selection>("select_toggles", { filter }),
+  planToggles: (filter: ToggleFilter, value: boolean | null) => invoke<BulkPlan>("plan_toggles", { filter, value }),
+  casesBrokenSince: (before: string[]) => invoke<Outcome[]>("cases_broken_since", { before }),
   build: () => invoke<BuildSummary>("build"),
   preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
   diff: () => invoke<Diff>("diff"),

@@ -625,6 +625,8 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
                "one cell is left after filtering both axes")
     before = (ws / "clients/hyperline.co/client.yaml").read_text()
     d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 1 toggle off for hyperline.co (1)?")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text(),
                "the bulk edit reaches client.yaml")
     after = (ws / "clients/hyperline.co/client.yaml").read_text()
@@ -634,8 +636,51 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     d.screenshot(shots / "toggles-bulk.png")
     # Back to the default: the file is as it was, byte for byte.
     d.click("#tg-bulk-default")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: (ws / "clients/hyperline.co/client.yaml").read_text() == before,
                "the default takes the toggle's line away again")
+
+
+def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    d.click('#tabs button[data-tab="toggles"]')
+    d.wait_text("#tg-pagers", "clients")
+    # A list of clients picks exactly those two.
+    d.set_value("#tg-clients", "hyperline.co, augment.org")
+    d.set_value("#tg-skills", "competitors")
+    rows = lambda: d.js("return [...document.querySelectorAll('#toggles td[data-client]')].map((td) => td.dataset.client)")  # noqa: E731
+    wait_until(lambda: rows() == ["augment.org", "hyperline.co"], f"the two listed clients, and only they: {rows()}")
+    files = {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in ("augment.org", "hyperline.co")}
+    # Off asks first; Cancel writes nothing.
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off for augment.org (1), hyperline.co (1)?")
+    d.click("#tg-confirm-cancel")
+    time.sleep(1)
+    assert {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files, "a cancelled bulk edit writes nothing"
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off")
+    d.screenshot(shots / "toggles-confirm.png")
+    d.click("#tg-confirm-apply")
+    # Once rebuilt, the tests the change breaks are named beside the matrix.
+    broken = d.wait_text("#tg-broken", "breaks 2 tests", timeout=60)
+    assert "tier 3 (roster and battlecards) answers with the battlecard variant" in broken, broken
+    assert "tier 2 (a roster, no battlecards) answers with the aware variant" in broken, broken
+    d.screenshot(shots / "toggles-broken-tests.png")
+    # Undo puts both files back byte for byte: Review has nothing to publish.
+    d.click("#tg-broken-undo")
+    wait_until(lambda: {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files,
+               "the undo leaves each client.yaml as it was")
+    assert git(repo, "status", "--porcelain") == "", git(repo, "status", "--porcelain")
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-status", "Nothing to publish", timeout=60)
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    d.screenshot(shots / "toggles-undone-review.png")
 
 
 def git(cwd, *args):
@@ -674,6 +719,9 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     log = git(repo, "log", "-1", "--name-only", "--format=%an|%s")
     assert log == f"Content Team|Warmer greeting\n\nskills/{f}", log
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
+    # The Review left after a publish says there is nothing to review, not that a diff is missing.
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    assert "no line diff" not in d.text("#tab-review")
 
 
 def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
@@ -1227,6 +1275,7 @@ TESTS = (
     test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from,
     test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
+    test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use skillc::model::Scope;
 use skillc::RawFile;
 
+mod bulk;
 mod clients;
 mod disk;
 mod files;
@@ -21,6 +22,7 @@ mod trash;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
+pub use bulk::{BulkPlan, Selection, ToggleChange, ToggleFilter, Toggles};
 pub use clients::{ClientPage, ClientVar, FlagVariant};
 pub use disk::DiskWatch;
 use disk::{Reader, Seen};
@@ -28,7 +30,7 @@ pub use files::{write_atomic, DraftCheck, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
 pub use routing::RoutingView;
-pub use toggles::{ToggleChange, Toggles};
+pub use toggles::Applied;
 pub use trash::Trashed;
 
 /// A skill in the browser list.
@@ -99,6 +101,9 @@ pub struct Session {
     checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
     disk: std::sync::Arc<DiskWatch>,
+    /// What each toggle edit wrote, by the number it was given, so that undoing it puts every
+    /// file back byte for byte.
+    toggle_edits: std::sync::Mutex<bulk::Edits>,
 }
 
 /// Checks of the workspace: what the next one may take from the earlier ones.
@@ -133,6 +138,7 @@ impl Session {
             root,
             builds: Default::default(),
             checks: Default::default(),
+            toggle_edits: Default::default(),
             disk: std::sync::Arc::new(DiskWatch {
                 watching: false.into(),
                 since: std::sync::Mutex::new([Seen::Anything, Seen::Anything]),
