@@ -90,7 +90,23 @@ impl Session {
 
     /// The rows and columns a filter keeps (the list of clients typed picks exactly those).
     pub fn select_toggles(&self, f: &ToggleFilter) -> Result<Selection, StudioError> {
-        Ok(bulk::select(&self.toggles()?, f))
+        // The matrix's axes only, in its order (a keystroke in a filter at 500 clients ×
+        // 1,000 skills needs no cells).
+        let report = self.check()?;
+        let ws = &report.workspace;
+        let mut categories: BTreeMap<&str, &str> = BTreeMap::new();
+        for s in (ws.skills.iter()).filter(|s| s.frontmatter.variant_of.is_none()) {
+            categories
+                .entry(&s.name)
+                .or_insert_with(|| s.category.as_deref().unwrap_or_default());
+        }
+        let t = Toggles {
+            clients: ws.clients.keys().cloned().collect(),
+            skills: categories.keys().map(|k| k.to_string()).collect(),
+            categories: categories.values().map(|k| k.to_string()).collect(),
+            cells: Vec::new(),
+        };
+        Ok(bulk::select(&t, f))
     }
 
     /// What setting every cell a filter keeps to `value` would change, to confirm first.
