@@ -24,37 +24,11 @@ pub struct Translation {
     pub serving: Vec<String>,
 }
 
-/// The words of a skill a translation translates: description, trigger examples, when to use
-/// and body (`None`: the field is not written, so the default's is used).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Words<'a> {
-    /// `description`.
-    pub description: Option<&'a str>,
-    /// `trigger_examples`.
-    pub trigger_examples: Option<&'a [String]>,
-    /// `when_to_use`.
-    pub when_to_use: Option<&'a [String]>,
-    /// The body.
-    pub body: &'a str,
-}
-
-/// A translation's state from its words and the default's: a copy of the default's words is
-/// `untranslated` whatever it says it was made from; else `current` when made from today's
-/// default (`digest`), `stale` from an older one, `unmarked` when it does not say.
-pub fn state(
-    default: &Words<'_>,
-    translation: &Words<'_>,
-    digest: &str,
-    translated_from: Option<&str>,
-) -> &'static str {
-    let same =
-        |t: Option<&[String]>, d: Option<&[String]>| t.is_none_or(|t| t == d.unwrap_or_default());
-    let copy = translation
-        .description
-        .is_none_or(|t| Some(t.trim()) == default.description.map(str::trim))
-        && same(translation.trigger_examples, default.trigger_examples)
-        && same(translation.when_to_use, default.when_to_use)
-        && translation.body.trim() == default.body.trim();
+/// A translation's state: a copy of the default's words (`copy`, the compiler's
+/// `Localized::is_copy_of`, which `check` reports as W131) is `untranslated` whatever it says
+/// it was made from; else `current` when made from today's default (`digest`), `stale` from an
+/// older one (W121), `unmarked` when it does not say.
+pub fn state(copy: bool, digest: &str, translated_from: Option<&str>) -> &'static str {
     match translated_from {
         _ if copy => "untranslated",
         Some(d) if d == digest => "current",
@@ -108,13 +82,6 @@ fn owner<'a>(ws: &'a Workspace, file: &str) -> Option<(&'a Skill, Option<String>
 pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
     let (skill, open_locale) = owner(ws, file)?;
     let digest = skill.translation_digest();
-    let fm = &skill.frontmatter;
-    let default = Words {
-        description: fm.description.as_deref(),
-        trigger_examples: Some(&fm.trigger_examples),
-        when_to_use: Some(&fm.when_to_use),
-        body: &skill.body,
-    };
     let clients = || (ws.clients.values()).map(|c| (c.id.as_str(), c.locales.as_deref()));
     let locales = ws
         .config
@@ -128,13 +95,7 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
                     locale: locale.clone(),
                     file: l.file.clone(),
                     state: state(
-                        &default,
-                        &Words {
-                            description: l.description.as_deref(),
-                            trigger_examples: l.trigger_examples.as_deref(),
-                            when_to_use: l.when_to_use.as_deref(),
-                            body: &l.body,
-                        },
+                        l.is_copy_of(skill),
                         &digest,
                         l.translated_from.as_ref().map(|(d, _)| d.as_str()),
                     ),
@@ -217,42 +178,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_copy_of_the_default_is_untranslated_until_its_words_change() {
-        let triggers = vec!["Show me a demo".to_string()];
-        let default = Words {
-            description: Some("Offer a demo."),
-            trigger_examples: Some(&triggers),
-            when_to_use: Some(&[]),
-            body: "Offer a demo.\n",
-        };
-        let copy = Words {
-            body: "Offer a demo.",
-            ..default
-        };
-        assert_eq!(state(&default, &copy, "d1", Some("d1")), "untranslated");
-        assert_eq!(state(&default, &copy, "d1", None), "untranslated");
-        let fields_left_out = Words {
-            description: None,
-            trigger_examples: None,
-            ..copy
-        };
-        assert_eq!(
-            state(&default, &fields_left_out, "d1", Some("d1")),
-            "untranslated"
-        );
-        let body = Words {
-            body: "Proposez une démo.",
-            ..copy
-        };
-        assert_eq!(state(&default, &body, "d1", Some("d1")), "current");
-        assert_eq!(state(&default, &body, "d1", Some("d0")), "stale");
-        assert_eq!(state(&default, &body, "d1", None), "unmarked");
-        let fr = vec!["Montrez-moi une démo".to_string()];
-        let triggers_only = Words {
-            trigger_examples: Some(&fr),
-            ..copy
-        };
-        assert_eq!(state(&default, &triggers_only, "d1", Some("d1")), "current");
+    fn a_copy_is_untranslated_whatever_it_says_it_follows() {
+        assert_eq!(state(true, "d1", Some("d1")), "untranslated");
+        assert_eq!(state(true, "d1", Some("d0")), "untranslated");
+        assert_eq!(state(true, "d1", None), "untranslated");
+        assert_eq!(state(false, "d1", Some("d1")), "current");
+        assert_eq!(state(false, "d1", Some("d0")), "stale");
+        assert_eq!(state(false, "d1", None), "unmarked");
     }
 
     #[test]

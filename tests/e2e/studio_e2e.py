@@ -935,6 +935,9 @@ def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(
     create_translation(d, "de", de)
     d.wait_text("#editor-title", "de translation")
     d.wait_text('#relations li[data-locale="de"]', "not translated yet")
+    # The check says so too (the compiler's W131, as `skillc check` reports it).
+    d.wait_text("#diagnostics", "is still the default text, word for word")
+    d.screenshot(shots / "translation-not-translated-yet.png")
     d.set_value('[data-field="description"]', "Biete eine Demo an.")
     d.click("#save")
     wait_until(lambda: "Biete eine Demo an." in de.read_text(), "the translation is saved")
