@@ -93,19 +93,36 @@ export interface Relations {
   external: { git: string; rev: string; path: string; into: string; trust: boolean; commit: string | null } | null;
 }
 
-/** Who an edit of a skill reaches. */
+/** Who an edit of a skill reaches (`studio/src/relations/reach.rs`). */
 export interface Reach {
   clients: number;
+  /** Clients that get this text in every bundle they have. */
   getting: number;
   global: boolean;
   own_version: Link[];
   turned_off: string[];
   replaced_when: { link: Link; when: string[]; priority: number }[];
+  /** Clients that get this text in some bundles and another text in the others. */
+  partly: ClientShare[];
+  /** Clients that never get this text (a variant, or the base, takes its place). */
+  instead: ClientShare[];
+  /** Run-time conditions of this text, in words. */
+  conditions: string[];
 }
+/** What one client's visitors get, text by text, and where (`always`, `in tier fast`, …). */
+export interface ClientShare { client: string; shares: { text: Link; this: boolean; place: string }[] }
 
 /** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
 export interface Toggles { clients: string[]; skills: string[]; categories: string[]; cells: string[] }
 export interface ToggleChange { client: string; skill: string; value: boolean | null }
+/** What the toggles view is filtered by, as typed (`studio/src/session/bulk.rs`). */
+export interface ToggleFilter { clients: string; skills: string; category: string }
+/** The rows and columns a filter keeps, by index. */
+export interface Selection { clients: number[]; skills: number[] }
+/** A bulk edit to confirm: the toggles that change, how many per client, cells already so. */
+export interface BulkPlan { changes: ToggleChange[]; clients: [string, number][]; unchanged: number }
+/** A toggle edit written: client files changed, and the number that undoes it byte for byte. */
+export interface Applied { files: number; undo: number }
 
 export interface BuildSummary {
   written: boolean; errors: number; warnings: number; diagnostics: Diag[]; bundles: number; bytes: number;
@@ -226,7 +243,10 @@ export interface FieldInfo {
 /** A skill's translations: each of the workspace's other locales and its state. */
 export interface Translations {
   name: string; default_file: string; default_locale: string; digest: string;
-  locales: { locale: string; file: string; state: "current" | "stale" | "unmarked" | "missing" }[];
+  /** Each other locale; `serving`: the clients whose visitors are served it. */
+  locales: {
+    locale: string; file: string; state: "untranslated" | "current" | "stale" | "unmarked" | "missing"; serving: string[];
+  }[];
   open_locale: string | null;
 }
 
@@ -316,7 +336,11 @@ export const api = {
   setWorkspaceValue: (path: string[], value: Json | undefined) =>
     invoke<WorkspacePage>("set_workspace_value", { path, value: value === undefined ? null : value }),
   toggles: () => invoke<Toggles>("toggles"),
-  setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
+  setToggles: (changes: ToggleChange[]) => invoke<Applied>("set_toggles", { changes }),
+  undoToggles: (undo: number) => invoke<number>("undo_toggles", { undo }),
+  selectToggles: (filter: ToggleFilter) => invoke<Selection>("select_toggles", { filter }),
+  planToggles: (filter: ToggleFilter, value: boolean | null) => invoke<BulkPlan>("plan_toggles", { filter, value }),
+  casesBrokenSince: (before: string[]) => invoke<Outcome[]>("cases_broken_since", { before }),
   build: () => invoke<BuildSummary>("build"),
   preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
   diff: () => invoke<Diff>("diff"),

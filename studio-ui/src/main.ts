@@ -33,7 +33,7 @@ const editor = new SkillEditor({
   describe: (file) => overview?.skills.find((k) => k.file === file) ?? null,
   fields: () => overview?.fields ?? [],
 });
-const toggles = new TogglesView(() => scheduleBuild());
+const toggles = new TogglesView(() => runBuild());
 const clients = new ClientsView({
   changed: () => scheduleBuild(),
   open: (file) => { openSkill(file).catch(fail); },

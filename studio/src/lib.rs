@@ -322,8 +322,38 @@ fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
 fn set_toggles(
     studio: State<'_, Studio>,
     changes: Vec<session::ToggleChange>,
-) -> Result<usize, StudioError> {
+) -> Result<session::Applied, StudioError> {
     studio.with(|s| s.set_toggles(&changes))
+}
+
+#[tauri::command(async)]
+fn undo_toggles(studio: State<'_, Studio>, undo: u64) -> Result<usize, StudioError> {
+    studio.with(|s| s.undo_toggles(undo))
+}
+
+#[tauri::command(async)]
+fn select_toggles(
+    studio: State<'_, Studio>,
+    filter: session::ToggleFilter,
+) -> Result<session::Selection, StudioError> {
+    studio.with(|s| s.select_toggles(&filter))
+}
+
+#[tauri::command(async)]
+fn plan_toggles(
+    studio: State<'_, Studio>,
+    filter: session::ToggleFilter,
+    value: Option<bool>,
+) -> Result<session::BulkPlan, StudioError> {
+    studio.with(|s| s.plan_toggles(&filter, value))
+}
+
+#[tauri::command(async)]
+fn cases_broken_since(
+    studio: State<'_, Studio>,
+    before: Vec<String>,
+) -> Result<Vec<skillc::cases::Outcome>, StudioError> {
+    studio.with(|s| s.cases_broken_since(&before))
 }
 
 #[tauri::command]
@@ -441,6 +471,10 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             import_package,
             toggles,
             set_toggles,
+            undo_toggles,
+            select_toggles,
+            plan_toggles,
+            cases_broken_since,
             relations,
             translations,
             create_translation,

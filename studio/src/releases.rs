@@ -110,20 +110,23 @@ pub fn artifact_of(root: &Path, commit: &str, cache: &Path) -> Result<PathBuf, S
         return Ok(out);
     }
     std::fs::create_dir_all(cache).map_err(|e| io("cannot make a folder")(e.to_string()))?;
-    let work = tempfile::tempdir().map_err(|e| io("cannot make a folder")(e.to_string()))?;
-    let ws = work.path().join("ws");
-    files_at(root, &commit, &ws)?;
-    let options = skillc::pipeline::BuildOptions {
-        release: Some(commit[..12].to_string()),
-        ..Default::default()
-    };
-    skillc::pipeline::build(&ws, &out, &options).map_err(|e| {
-        StudioError::request(format!(
-            "release {} does not build from its own files: {e}",
-            &commit[..7]
-        ))
-    })?;
-    Ok(out)
+    // Its files beside the artifacts, removed once built (or failed).
+    let ws = cache.join(format!("{commit}.files"));
+    let _ = std::fs::remove_dir_all(&ws);
+    let built = files_at(root, &commit, &ws).and_then(|()| {
+        let options = skillc::pipeline::BuildOptions {
+            release: Some(commit[..12].to_string()),
+            ..Default::default()
+        };
+        skillc::pipeline::build(&ws, &out, &options).map_err(|e| {
+            StudioError::request(format!(
+                "release {} does not build from its own files: {e}",
+                &commit[..7]
+            ))
+        })
+    });
+    let _ = std::fs::remove_dir_all(&ws);
+    built.map(|_| out)
 }
 
 /// Puts the workspace's files back as release `commit` has them (files added since are

@@ -27,7 +27,8 @@ from pathlib import Path
 import yaml as _yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-# Another display and port for a second run on the same machine.
+# Another display and port let two runs share a machine (STUDIO_E2E_PORT, STUDIO_E2E_DISPLAY);
+# WebKitWebDriver listens on the next port.
 PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
 DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
@@ -192,7 +193,8 @@ def window_display(log=subprocess.DEVNULL):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(1)
         driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
+        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT), "--native-port", str(PORT + 1)],
+                                      env=env, stdout=log, stderr=log))
         wait_port(PORT)
         yield
     finally:
@@ -625,6 +627,8 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
                "one cell is left after filtering both axes")
     before = (ws / "clients/hyperline.co/client.yaml").read_text()
     d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 1 toggle off for hyperline.co (1)?")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text(),
                "the bulk edit reaches client.yaml")
     after = (ws / "clients/hyperline.co/client.yaml").read_text()
@@ -634,8 +638,51 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     d.screenshot(shots / "toggles-bulk.png")
     # Back to the default: the file is as it was, byte for byte.
     d.click("#tg-bulk-default")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: (ws / "clients/hyperline.co/client.yaml").read_text() == before,
                "the default takes the toggle's line away again")
+
+
+def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    d.click('#tabs button[data-tab="toggles"]')
+    d.wait_text("#tg-pagers", "clients")
+    # A list of clients picks exactly those two.
+    d.set_value("#tg-clients", "hyperline.co, augment.org")
+    d.set_value("#tg-skills", "competitors")
+    rows = lambda: d.js("return [...document.querySelectorAll('#toggles td[data-client]')].map((td) => td.dataset.client)")  # noqa: E731
+    wait_until(lambda: rows() == ["augment.org", "hyperline.co"], f"the two listed clients, and only they: {rows()}")
+    files = {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in ("augment.org", "hyperline.co")}
+    # Off asks first; Cancel writes nothing.
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off for augment.org (1), hyperline.co (1)?")
+    d.click("#tg-confirm-cancel")
+    time.sleep(1)
+    assert {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files, "a cancelled bulk edit writes nothing"
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off")
+    d.screenshot(shots / "toggles-confirm.png")
+    d.click("#tg-confirm-apply")
+    # Once rebuilt, the tests the change breaks are named beside the matrix.
+    broken = d.wait_text("#tg-broken", "breaks 2 tests", timeout=60)
+    assert "tier 3 (roster and battlecards) answers with the battlecard variant" in broken, broken
+    assert "tier 2 (a roster, no battlecards) answers with the aware variant" in broken, broken
+    d.screenshot(shots / "toggles-broken-tests.png")
+    # Undo puts both files back byte for byte: Review has nothing to publish.
+    d.click("#tg-broken-undo")
+    wait_until(lambda: {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files,
+               "the undo leaves each client.yaml as it was")
+    assert git(repo, "status", "--porcelain") == "", git(repo, "status", "--porcelain")
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-status", "Nothing to publish", timeout=60)
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    d.screenshot(shots / "toggles-undone-review.png")
 
 
 def git(cwd, *args):
@@ -674,6 +721,9 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     log = git(repo, "log", "-1", "--name-only", "--format=%an|%s")
     assert log == f"Content Team|Warmer greeting\n\nskills/{f}", log
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
+    # The Review left after a publish says there is nothing to review, not that a diff is missing.
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    assert "no line diff" not in d.text("#tab-review")
 
 
 def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d, tmp, shots):
@@ -874,10 +924,15 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     create_translation(d, "en-gb", gb)
     d.wait_text("#editor-title", "en-gb translation")
     d.wait_text("#default-beside", "The default text (en)")
+    # A copy of the default is not a translation yet; the panel says who reads which text.
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "not translated yet")
+    assert ("Visitors of example.com, hyperline.co, ibanfirst.com, northwind.io and visitors of "
+            "no client get the default (en) text.") in row, row
     d.set_value('[data-field="description"]', "Offer a demo, in British English.")
     d.click("#save")
     wait_until(lambda: "British English" in gb.read_text(), "the translation is saved")
-    d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    assert "ibanfirst.com, northwind.io and visitors of no client get this translation." in row, row
     d.screenshot(shots / "translation-beside.png")
     # The default changes: the translation is out of date, and the check says so.
     d.click(f'#relations a[data-open="{f}"]')
@@ -891,6 +946,40 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     d.click("#save")
     d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
     d.wait_text("#diagnostics", "No problems")
+
+
+def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    # German joins the workspace's languages (a colleague's edit of workspace.yaml).
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text().replace("locales: [en, en-gb, fr]", "locales: [en, en-gb, fr, de]"))
+    f = "public/response_ending/demo_offer/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    row = d.wait_text('#relations li[data-locale="de"]', "missing", timeout=30)
+    # Clients without their own list of locales serve every one of the workspace's.
+    assert "Visitors of hyperline.co, northwind.io and visitors of no client get the default (en) text." in row, row
+    de = ws / "public/response_ending/demo_offer/SKILL.de.md"
+    create_translation(d, "de", de)
+    d.wait_text("#editor-title", "de translation")
+    d.wait_text('#relations li[data-locale="de"]', "not translated yet")
+    # The check says so too (the compiler's W131, as `skillc check` reports it).
+    d.wait_text("#diagnostics", "is still the default text, word for word")
+    d.screenshot(shots / "translation-not-translated-yet.png")
+    d.set_value('[data-field="description"]', "Biete eine Demo an.")
+    d.click("#save")
+    wait_until(lambda: "Biete eine Demo an." in de.read_text(), "the translation is saved")
+    d.wait_text('#relations li[data-locale="de"]', "up to date")
+    d.click('#tabs button[data-tab="review"]')
+    impact = d.wait_text("#rv-impact", "now served in de, a language no one was served in before", timeout=60)
+    assert "a new bundle" not in impact, impact
+    assert "global ×3, hyperline.co ×3, northwind.io ×3" in impact, impact
+    d.screenshot(shots / "review-new-language.png")
 
 
 def test_a_client_skill_is_created_for_a_client_without_skills(d, tmp, shots):
@@ -970,6 +1059,33 @@ def test_saving_a_global_skill_says_whom_it_reaches(d, tmp, shots):
     d.screenshot(shots / "reach.png")
     d.click('#saved-reach a[data-open="clients/ibanfirst.com/response_handling/pricing/SKILL.md"]')
     d.wait_text("#editor-title", "ibanfirst.com's own skill")
+
+
+def test_the_reach_of_an_edit_counts_the_clients_a_variant_takes(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_handling/competitors/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "competitors")
+    d.set_value('[data-field="description"]', "Handle questions that compare us with a named competitor.")
+    d.click("#save")
+    wait_until(lambda: "a named competitor" in (ws / f).read_text(), "the edit is saved")
+    # Of five clients, northwind.io has its own, augment.org always gets the aware variant and
+    # hyperline.co a variant in every tier: two get this text.
+    note = d.wait_text("#saved-reach", "2 clients get this text, of 5")
+    assert "northwind.io uses its own version instead" in note, note
+    assert "augment.org always gets competitors_aware instead." in note, note
+    assert ("hyperline.co never gets this text: competitors_battlecard in tier standard or pro, "
+            "competitors_aware in tier fast.") in note, note
+    d.screenshot(shots / "reach-variants.png")
+    # A variant counts its own: augment.org always, hyperline.co in its fast tier.
+    d.click('#saved-reach li[data-client="augment.org"] a')
+    d.wait_text("#editor-title", "competitors-aware")
+    panel = d.wait_text("#relations", "1 client gets this text, 1 more in some of their bundles, of 5.")
+    assert ("hyperline.co gets this text in tier fast; elsewhere competitors_battlecard in tier "
+            "standard or pro.") in panel, panel
+    assert "example.com always gets competitors instead." in panel, panel
+    d.screenshot(shots / "reach-of-a-variant.png")
 
 
 def test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits(d, tmp, shots):
@@ -1251,6 +1367,7 @@ TESTS = (
     test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from,
     test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
+    test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
@@ -1260,10 +1377,12 @@ TESTS = (
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
     test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,
     test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
+    test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review,
     test_a_client_skill_is_created_for_a_client_without_skills,
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,
     test_saving_a_global_skill_says_whom_it_reaches,
+    test_the_reach_of_an_edit_counts_the_clients_a_variant_takes,
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,

@@ -326,6 +326,20 @@ impl Localized {
     pub fn body_first_line(&self) -> usize {
         self.body_line
     }
+
+    /// Whether it is still the default text word for word (as a translation started from the
+    /// default is): each field it writes, and its body, the same as `default`'s (spaces at
+    /// the ends aside). `check` warns (W131), and the studio calls it "not translated yet".
+    pub fn is_copy_of(&self, default: &Skill) -> bool {
+        let fm = &default.frontmatter;
+        let same = |t: &Option<Vec<String>>, d: &Vec<String>| t.as_ref().is_none_or(|t| t == d);
+        self.description
+            .as_deref()
+            .is_none_or(|t| Some(t.trim()) == fm.description.as_deref().map(str::trim))
+            && same(&self.trigger_examples, &fm.trigger_examples)
+            && same(&self.when_to_use, &fm.when_to_use)
+            && self.body.trim() == default.body.trim()
+    }
 }
 
 /// A file carried with a skill (scripts, references, assets, provider modules).
@@ -766,6 +780,33 @@ mod tests {
         let files = [crate::discover::fsio::RawFile::new("a/SKILL.md", text)];
         let loaded = crate::parse::load::load_files(&files, &[], "ws");
         loaded.workspace.skills[0].translation_digest()
+    }
+
+    #[test]
+    fn a_translation_is_a_copy_until_one_of_its_words_changes() {
+        let default =
+            "---\nname: a\ndescription: Offer a demo.\ntrigger_examples: [Demo]\n---\nOffer it.\n";
+        let load = |fr: &str| {
+            let files = [
+                crate::discover::fsio::RawFile::new("a/SKILL.md", default.to_string()),
+                crate::discover::fsio::RawFile::new("a/SKILL.fr.md", fr.to_string()),
+            ];
+            let loaded = crate::parse::load::load_files(&files, &[], "ws");
+            let s = loaded.workspace.skills[0].clone();
+            s.localized["fr"].is_copy_of(&s)
+        };
+        let copy = "---\ndescription: Offer a demo.\ntrigger_examples: [Demo]\ntranslated_from: x\n---\nOffer it.\n";
+        assert!(load(copy));
+        assert!(
+            load("---\n---\nOffer it.\n"),
+            "fields left out are the default's"
+        );
+        assert!(!load(&copy.replace("Offer it.", "Proposez-la.")));
+        assert!(!load(&copy.replace("[Demo]", "[Démo]")));
+        assert!(!load(&copy.replace(
+            "description: Offer a demo.",
+            "description: Proposer une démo."
+        )));
     }
 
     #[test]
