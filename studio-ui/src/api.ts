@@ -197,6 +197,8 @@ export interface Diff { added_bundles: string[]; removed_bundles: string[]; bund
 
 /** A skill file's change as a document: fields from what to what, paragraphs gone and new. */
 export interface DocChange { fields: { key: string; before: string | null; after: string | null }[]; removed: string[]; added: string[] }
+/** A commit that changed the workspace: a release. */
+export interface Release { commit: string; author: string; date: string; message: string }
 /** One commit that changed a file: who, when, its message, and what it changed. */
 export interface Version { commit: string; author: string; date: string; message: string; path: string; change: DocChange | null }
 export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string; document: DocChange | null }
@@ -330,6 +332,9 @@ export const api = {
   clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
+  releases: () => invoke<Release[]>("releases"),
+  compareReleases: (old: string, neu: string) => invoke<Diff>("compare_releases", { old, new: neu }),
+  rollBack: (commit: string) => invoke<void>("roll_back", { commit }),
   fileHistory: (file: string) => invoke<Version[]>("file_history", { file }),
   versionText: (file: string, commit: string) => invoke<string>("version_text", { file, commit }),
   workspacePage: () => invoke<WorkspacePage>("workspace_page"),

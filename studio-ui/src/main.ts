@@ -15,7 +15,7 @@ import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
 import { SettingsView } from "./views/settings";
 import { HistoryPanel } from "./views/history";
-import { showDiff } from "./views/diff";
+import { diffHooks, showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
 let overview: Overview | null = null;
@@ -57,6 +57,7 @@ previewHooks.save = () => editor.saveNow();
 // After a publish the header names the new commit: the label comes with the next build.
 reviewHooks.published = () => runBuild().then(showTrash);
 reviewHooks.discarded = async () => { await loadOverview(); await showTrash(); scheduleBuild(); };
+diffHooks.changed = () => { loadOverview().then(() => scheduleBuild()).catch(fail); };
 
 async function openSkill(file: string, force = false): Promise<void> {
   if (await editor.open(file, force)) {

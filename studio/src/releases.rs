@@ -74,10 +74,8 @@ fn release_id(root: &Path, commit: &str) -> Result<String, StudioError> {
 
 /// The workspace's files as they were at `commit`, written into `into`.
 fn files_at(root: &Path, commit: &str, into: &Path) -> Result<(), StudioError> {
-    let prefix = git(root, &["rev-parse", "--show-prefix"]).map_err(io("git"))?;
-    let prefix = String::from_utf8_lossy(&prefix).trim().to_string();
-    let tree = format!("{commit}:{prefix}");
-    let tar = git(root, &["archive", "--format=tar", &tree]).map_err(io("git archive"))?;
+    // Run in the workspace's folder, git archives that folder alone, its paths from there.
+    let tar = git(root, &["archive", "--format=tar", commit]).map_err(io("git archive"))?;
     std::fs::create_dir_all(into).map_err(|e| io("cannot make a folder")(e.to_string()))?;
     let mut untar = Command::new("tar")
         .arg("-x")

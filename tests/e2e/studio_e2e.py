@@ -757,6 +757,37 @@ def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d
     wait_until(lambda: (ws / f).read_text() == old, "saved: last week's wording is back, byte for byte")
 
 
+def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first release")
+    first = git(repo, "rev-parse", "HEAD")
+    f = "public/assistant/greeting/SKILL.md"
+    old = (ws / f).read_text()
+    (ws / f).write_text(old.replace("description: ", "description: Say hello in one line. ", 1))
+    git(repo, "commit", "-qam", "second release")
+    second = git(repo, "rev-parse", "HEAD")
+    d.click('#tabs button[data-tab="diff"]')
+    wait_until(lambda: d.js("return document.querySelectorAll('#rl-old option').length") == 3, "both releases listed")
+    select(d, "#rl-old", first)
+    select(d, "#rl-new", second)
+    d.click("#rl-compare")
+    d.wait_text("#diff", "~ public.greeting: description", timeout=90)
+    assert "first release" in d.text("#rl-controls") and "second release" in d.text("#rl-controls")
+    d.screenshot(shots / "releases.png")
+    d.click("#rl-roll-back")
+    d.wait_text("#rl-note", f"back as release {first[:7]} has them?")
+    d.click("#rl-roll-back-yes")
+    wait_until(lambda: (ws / f).read_text() == old, "the file is back as the first release has it")
+    assert git(repo, "log", "-1", "--format=%s") == "second release", "nothing is committed by a roll back"
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-files", f, timeout=60)
+
+
 def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     f = "public/assistant/greeting/SKILL.md"
@@ -1372,6 +1403,7 @@ TESTS = (
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,
+    test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first,
     test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
