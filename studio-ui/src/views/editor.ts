@@ -147,9 +147,11 @@ export class SkillEditor {
   /** Replaces the whole text as the person's own edit (unsaved, undoable): an earlier
    * version brought back from the history. */
   async useText(text: string): Promise<void> {
-    await this.setMode("source");
+    // Through the source editor (hidden or not), so that its undo takes it back; the form
+    // is then drawn from the new text.
     const view = this.source.view;
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    await this.render();
   }
 
   close(): void {
