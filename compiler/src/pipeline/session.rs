@@ -18,6 +18,7 @@ use crate::render;
 pub struct Session {
     /// Files read and skills parsed.
     pub(crate) load: load::LoadCache,
+    /// The sha256 of each text the last build hashed.
     pub(super) digests: TextDigests,
     /// The last passes of the checks across files and over catalogs. Shared with the
     /// sessions made by [`Session::sharing_checks`].
