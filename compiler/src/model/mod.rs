@@ -12,25 +12,21 @@ pub mod external;
 pub mod fields;
 pub mod targets;
 
-/// Whether a run is one of many over the same workspace: a session (`watch`, the studio)
-/// keeps what its next run can take again; a one-shot run (the `check` and `build` commands)
-/// keeps nothing, and frees what it is done with as it goes.
+/// Whether a build is one of many over the same workspace: a session's (`watch`, the studio)
+/// lays out what its next build can take again (its session value holds it); a one-shot
+/// build (the `build` command) keeps nothing, and frees what it is done with as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// One run, then the process ends.
     OneShot,
     /// One of many runs over the same workspace.
     Session,
-    /// A session's check of unsaved edits, run again at every keystroke: passes over whole
-    /// catalogs (W118, W119) redo only the edited skills' warnings and keep the others' from
-    /// the last full pass, which the next save's check or build redoes.
-    Draft,
 }
 
 impl Mode {
     /// Whether this run keeps what the next one can take again.
     pub fn keeps(self) -> bool {
-        matches!(self, Mode::Session | Mode::Draft)
+        self == Mode::Session
     }
 }
 

@@ -98,8 +98,10 @@ fn hash(bytes: &[u8]) -> String {
 /// One open workspace.
 pub struct Session {
     root: PathBuf,
-    /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
-    builds: std::sync::Mutex<skillc::BuildSession>,
+    /// Successive builds share what an edit leaves unchanged (incremental rebuilds). The
+    /// compiler session of the preview's builds: it shares its check memory with `checks`'s,
+    /// so that a save's check and build make the passes over catalogs once.
+    builds: std::sync::Mutex<skillc::Session>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
     checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
@@ -112,8 +114,8 @@ pub struct Session {
 /// Checks of the workspace: what the next one may take from the earlier ones.
 #[derive(Debug, Default)]
 struct Checks {
-    /// Files read and skills parsed.
-    cache: skillc::LoadCache,
+    /// The compiler session of the checks: files read, skills parsed and the last passes.
+    session: skillc::Session,
     /// The last check of the files as they are on disk (no drafts): served again while the
     /// watcher reports no change (a save asks for the overview, the tests and the preview's
     /// budget, each a check of the same files).
@@ -137,10 +139,11 @@ impl Session {
             ));
         }
         own_folder_is_real(&root)?;
+        let checks = Checks::default();
         Ok(Session {
             root,
-            builds: Default::default(),
-            checks: Default::default(),
+            builds: std::sync::Mutex::new(checks.session.sharing_checks()),
+            checks: std::sync::Mutex::new(checks),
             toggle_edits: Default::default(),
             disk: std::sync::Arc::new(DiskWatch {
                 watching: false.into(),
@@ -226,18 +229,22 @@ impl Session {
                 if let (true, Some(last)) = (drafts.is_empty(), &checks.last) {
                     return Ok(last.clone());
                 }
-                checks.cache.assume_unchanged();
+                checks.session.assume_unchanged();
             }
             Seen::Files(files) => {
                 (checks.last, checks.routes) = (None, None);
-                checks.cache.assume_changed_only(files);
+                checks.session.assume_changed_only(files);
             }
             Seen::Anything => (checks.last, checks.routes) = (None, None),
         }
         let options = skillc::CheckOptions::default();
-        let report =
-            skillc::workspace_check::check_cached(&self.root, &options, &mut checks.cache, drafts)
-                .map_err(io_err)?;
+        let report = skillc::workspace_check::check_cached(
+            &self.root,
+            &options,
+            &mut checks.session,
+            drafts,
+        )
+        .map_err(io_err)?;
         if drafts.is_empty() {
             checks.last = Some(report.clone());
         }

@@ -206,7 +206,7 @@ impl Session {
             })
             .collect();
         let mut checks = self.checks.lock().map_err(io_err)?;
-        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks.cache)
+        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks.session)
             .map(|written| written.len())
             .map_err(edit_err)
     }

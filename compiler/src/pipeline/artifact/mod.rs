@@ -269,26 +269,26 @@ pub(super) fn insert_blob(
     Ok(())
 }
 
-/// Assets compressed earlier in this process, by content hash: a session (watch, the studio)
-/// rebuilds with mostly the same assets, and a collection's scripts and images can be large.
-/// (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
-static ENCODED: std::sync::OnceLock<std::sync::Mutex<EncodedBlobs>> = std::sync::OnceLock::new();
-
-/// Bytes held, and each blob by content hash.
-type EncodedBlobs = (usize, BTreeMap<String, Arc<Blob>>);
+/// Assets compressed by a session's earlier builds, by content hash: a session (watch, the
+/// studio) rebuilds with mostly the same assets, and a collection's scripts and images can be
+/// large. (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
+#[derive(Debug, Default)]
+pub struct EncodedAssets {
+    /// Bytes held, and each blob by content hash.
+    held: std::sync::Mutex<(usize, BTreeMap<String, Arc<Blob>>)>,
+}
 
 /// Bytes of compressed assets kept before the cache starts over.
 const ENCODED_LIMIT: usize = 256 << 20;
 
-impl Blob {
-    /// [`Blob::encode`], through the process's cache of assets encoded before.
-    pub fn encode_cached(hash: &str, data: &[u8]) -> Arc<Blob> {
-        let cache = ENCODED.get_or_init(Default::default);
-        if let Some(blob) = cache.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
+impl EncodedAssets {
+    /// [`Blob::encode`] of `data`, or the blob encoded before for its content `hash`.
+    pub fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
+        if let Some(blob) = self.held.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
             return blob;
         }
         let blob = Arc::new(Blob::encode(data.to_vec()));
-        if let Ok(mut c) = cache.lock() {
+        if let Ok(mut c) = self.held.lock() {
             if c.0 + blob.stored.len() > ENCODED_LIMIT {
                 *c = (0, BTreeMap::new());
             }
