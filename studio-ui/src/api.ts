@@ -197,6 +197,8 @@ export interface Diff { added_bundles: string[]; removed_bundles: string[]; bund
 
 /** A skill file's change as a document: fields from what to what, paragraphs gone and new. */
 export interface DocChange { fields: { key: string; before: string | null; after: string | null }[]; removed: string[]; added: string[] }
+/** A client's version or a variant beside the shared skill it stands in for. */
+export interface Beside { shared_name: string; shared_file: string; kind: "variant" | "client"; when: string[]; change: DocChange | null }
 /** A commit that changed the workspace: a release. */
 export interface Release { commit: string; author: string; date: string; message: string }
 /** One commit that changed a file: who, when, its message, and what it changed. */
@@ -332,6 +334,7 @@ export const api = {
   clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
+  besideShared: (file: string) => invoke<Beside | null>("beside_shared", { file }),
   releases: () => invoke<Release[]>("releases"),
   compareReleases: (old: string, neu: string) => invoke<Diff>("compare_releases", { old, new: neu }),
   rollBack: (commit: string) => invoke<void>("roll_back", { commit }),

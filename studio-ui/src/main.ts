@@ -15,6 +15,7 @@ import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
 import { SettingsView } from "./views/settings";
 import { HistoryPanel } from "./views/history";
+import { BesidePanel } from "./views/beside";
 import { diffHooks, showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
@@ -45,6 +46,7 @@ const clients = new ClientsView({
 });
 const settings = new SettingsView({ changed: () => scheduleBuild() });
 new HistoryPanel({ file: () => editor.file, useText: (text) => editor.useText(text) });
+new BesidePanel(() => editor.file, (file) => { openSkill(file).catch(fail); });
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 const routing = new RoutingPanel((file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);

@@ -300,6 +300,14 @@ fn roll_back(studio: State<'_, Studio>, commit: String) -> Result<(), StudioErro
 }
 
 #[tauri::command(async)]
+fn beside_shared(
+    studio: State<'_, Studio>,
+    file: String,
+) -> Result<Option<session::Beside>, StudioError> {
+    studio.with(|s| s.beside_shared(&file))
+}
+
+#[tauri::command(async)]
 fn workspace_page(studio: State<'_, Studio>) -> Result<WorkspacePage, StudioError> {
     studio.with(|s| s.workspace_page())
 }
@@ -484,6 +492,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             set_workspace_value,
             file_history,
             version_text,
+            beside_shared,
             releases,
             compare_releases,
             roll_back,

@@ -788,6 +788,25 @@ def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d,
     d.wait_text("#rv-files", f, timeout=60)
 
 
+def test_a_clients_version_and_a_variant_are_read_beside_the_shared_skill(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    own = "clients/ibanfirst.com/response_handling/pricing/SKILL.md"
+    d.click(f'#skill-list li[data-file="{own}"]')
+    d.wait_text("#editor-title", "pricing")
+    d.click("#beside")
+    d.wait_text("#beside-panel", "Its client gets this text instead of the shared one")
+    assert "public/response_handling/pricing/SKILL.md" in d.text("#beside-panel")
+    d.screenshot(shots / "beside-client.png")
+    variant = "public/response_handling/competitors-battlecard/SKILL.md"
+    d.click(f'#skill-list li[data-file="{variant}"]')
+    d.wait_text("#editor-title", "competitors_battlecard")
+    wait_until(lambda: d.js("return document.getElementById('beside-panel').hidden"), "another file closes the panel")
+    d.click("#beside")
+    d.wait_text("#beside-when", "Used instead of it where all of these hold")
+    d.screenshot(shots / "beside-variant.png")
+
+
 def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     f = "public/assistant/greeting/SKILL.md"
@@ -1403,6 +1422,7 @@ TESTS = (
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,
+    test_a_clients_version_and_a_variant_are_read_beside_the_shared_skill,
     test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first,
     test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,

@@ -124,6 +124,7 @@ export class SkillEditor {
     if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
     byId("saved-reach").hidden = true;
     byId("history-panel").hidden = true;
+    byId("beside-panel").hidden = true;
     this.setDirty(false);
     this.showConflict(false);
     byId("editor-empty").hidden = true; byId("editor").hidden = false;

@@ -8,6 +8,7 @@ use serde::Serialize;
 use skillc::model::Scope;
 use skillc::RawFile;
 
+mod beside;
 mod bulk;
 mod clients;
 mod disk;
@@ -24,6 +25,7 @@ mod versions;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
+pub use beside::Beside;
 pub use bulk::{BulkPlan, Selection, ToggleChange, ToggleFilter, Toggles};
 pub use clients::{ClientPage, ClientVar, FlagVariant};
 pub use disk::DiskWatch;
