@@ -828,7 +828,7 @@ fn watch_rebuilds_on_change_keeps_the_artifact_on_errors_and_keeps_watching() {
     assert!(wait());
     let warm = std::fs::read(&out).unwrap();
     assert_ne!(warm, second);
-    // A warm rebuild (caches of earlier builds in the process) equals a cold CLI build.
+    // A warm rebuild (the watch session's memory of its earlier builds) equals a cold CLI build.
     let cold = out.with_extension("cold.db");
     let o = skillc()
         .args(["build", ws.to_str().unwrap(), "-o", cold.to_str().unwrap()])

@@ -155,6 +155,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("plugin-plain-names", &["E012", "!E013"]),
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
+    ("untranslated-copy", &["W131", "!W121"]),
     ("target-copilot-argument-hint", &["W126"]),
     ("target-claude-api-keys", &["W127"]),
     ("target-claude-code-names", &["W128", "W129"]),

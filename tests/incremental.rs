@@ -486,7 +486,7 @@ fn a_draft_check_gives_the_edited_skill_the_warnings_of_a_full_check() {
         raw.push(skillc::RawFile::new(rel, text.into_bytes()));
     }
     let options = skillc::CheckOptions::default();
-    let mut cache = skillc::LoadCache::default();
+    let mut cache = Session::default();
     let saved = skillc::check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
     let routing = |r: &skillc::CheckReport, file: &str| -> Vec<(String, String)> {
         (r.diagnostics.iter())

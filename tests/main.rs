@@ -33,6 +33,7 @@ mod properties;
 mod runtime;
 mod safety;
 mod sample;
+mod sessions;
 mod signing;
 mod targets;
 mod teams;

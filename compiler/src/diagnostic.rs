@@ -330,6 +330,9 @@ pub mod codes {
     pub const RESERVED_NAME: &str = "W129";
     /// A description past a declared client's limit, which then does not load the skill.
     pub const OVER_CLIENT_LIMIT: &str = "W130";
+    /// A translation (`SKILL.<locale>.md`) that is still the default text word for word:
+    /// visitors of that locale read the default's language.
+    pub const UNTRANSLATED_COPY: &str = "W131";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub const NAME_NOT_PORTABLE: &str = "P201";
@@ -435,6 +438,7 @@ pub mod codes {
         NAMES_FOLD_TOGETHER,
         RESERVED_NAME,
         OVER_CLIENT_LIMIT,
+        UNTRANSLATED_COPY,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

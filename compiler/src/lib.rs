@@ -44,8 +44,8 @@ pub use diagnostic::{codes, render_json, render_text, Diagnostic, Pos, SafetyLev
 pub(crate) use digest::content_digest;
 pub use discover::fsio::RawFile;
 pub use model::Workspace;
-pub use parse::load::{workspace_config, LoadCache};
+pub use parse::load::workspace_config;
 pub use parse::yaml::split_frontmatter;
 pub use pipeline::watch;
-pub use pipeline::{build, rebuild, BuildOptions, BuildReport, Progress, Session as BuildSession};
+pub use pipeline::{build, rebuild, BuildOptions, BuildReport, Progress, Session};
 pub use workspace_check::{check, check_cached, check_files};

@@ -93,19 +93,36 @@ export interface Relations {
   external: { git: string; rev: string; path: string; into: string; trust: boolean; commit: string | null } | null;
 }
 
-/** Who an edit of a skill reaches. */
+/** Who an edit of a skill reaches (`studio/src/relations/reach.rs`). */
 export interface Reach {
   clients: number;
+  /** Clients that get this text in every bundle they have. */
   getting: number;
   global: boolean;
   own_version: Link[];
   turned_off: string[];
   replaced_when: { link: Link; when: string[]; priority: number }[];
+  /** Clients that get this text in some bundles and another text in the others. */
+  partly: ClientShare[];
+  /** Clients that never get this text (a variant, or the base, takes its place). */
+  instead: ClientShare[];
+  /** Run-time conditions of this text, in words. */
+  conditions: string[];
 }
+/** What one client's visitors get, text by text, and where (`always`, `in tier fast`, …). */
+export interface ClientShare { client: string; shares: { text: Link; this: boolean; place: string }[] }
 
 /** One character per cell: T/t toggled on/off, E/e default_enabled on/off, D on by default, - absent. */
 export interface Toggles { clients: string[]; skills: string[]; categories: string[]; cells: string[] }
 export interface ToggleChange { client: string; skill: string; value: boolean | null }
+/** What the toggles view is filtered by, as typed (`studio/src/session/bulk.rs`). */
+export interface ToggleFilter { clients: string; skills: string; category: string }
+/** The rows and columns a filter keeps, by index. */
+export interface Selection { clients: number[]; skills: number[] }
+/** A bulk edit to confirm: the toggles that change, how many per client, cells already so. */
+export interface BulkPlan { changes: ToggleChange[]; clients: [string, number][]; unchanged: number }
+/** A toggle edit written: client files changed, and the number that undoes it byte for byte. */
+export interface Applied { files: number; undo: number }
 
 export interface BuildSummary {
   written: boolean; errors: number; warnings: number; diagnostics: Diag[]; bundles: number; bytes: number;
@@ -119,6 +136,8 @@ export interface PreviewRequest {
   message: string;
   /** The digest of the catalog the page shows: the answer leaves it out if unchanged. */
   known_catalog: string;
+  /** The visitor's earlier messages, oldest first: [text, seconds before `message`]. */
+  history: [string, number][];
 }
 export interface BudgetMeter {
   tokens: number; chars: number; budget: number | null; level: string; cut: string | null;
@@ -165,6 +184,8 @@ export interface Preview {
 export interface Route {
   message: string; client: string | null; locale: string; tier: string; consumer: string | null;
   method: string; confident: boolean;
+  /** What was routed instead of the message: a follow-up joined to the messages before it. */
+  routed_text?: string;
   candidates: { id: string; name: string; qualified_name: string; score: number; matched: string[] }[];
 }
 
@@ -176,6 +197,12 @@ export interface Diff { added_bundles: string[]; removed_bundles: string[]; bund
 
 /** A skill file's change as a document: fields from what to what, paragraphs gone and new. */
 export interface DocChange { fields: { key: string; before: string | null; after: string | null }[]; removed: string[]; added: string[] }
+/** A client's version or a variant beside the shared skill it stands in for. */
+export interface Beside { shared_name: string; shared_file: string; kind: "variant" | "client"; when: string[]; change: DocChange | null }
+/** A commit that changed the workspace: a release. */
+export interface Release { commit: string; author: string; date: string; message: string }
+/** One commit that changed a file: who, when, its message, and what it changed. */
+export interface Version { commit: string; author: string; date: string; message: string; path: string; change: DocChange | null }
 export interface FileChange { path: string; status: "added" | "changed" | "removed"; diff: string; document: DocChange | null }
 export interface ImpactGroup { change: string; count: number; clients: [string, number][]; bundles: string[] }
 export interface NewWarning { code: string; file: string; line: number; message: string }
@@ -188,6 +215,9 @@ export interface Review { not_a_repository: string | null; head: string | null; 
 export interface CaseRequest {
   client: string | null; locale: string | null; tier: string | null; consumer: string | null;
   context: [string, string][]; select: string[];
+  message: string | null;
+  /** Earlier messages: [text, seconds before the message]. */
+  history: [string, number][];
 }
 export interface Outcome { case: { name: string; file: string; line: number; request: CaseRequest }; failures: string[] }
 export interface TestRun { outcomes: Outcome[]; problems: Diag[] }
@@ -217,8 +247,26 @@ export interface FieldInfo {
 /** A skill's translations: each of the workspace's other locales and its state. */
 export interface Translations {
   name: string; default_file: string; default_locale: string; digest: string;
-  locales: { locale: string; file: string; state: "current" | "stale" | "unmarked" | "missing" }[];
+  /** Each other locale; `serving`: the clients whose visitors are served it. */
+  locales: {
+    locale: string; file: string; state: "untranslated" | "current" | "stale" | "unmarked" | "missing"; serving: string[];
+  }[];
   open_locale: string | null;
+}
+
+/** The workspace's settings page (workspace.yaml), as the compiler reads it. */
+export interface WorkspacePage {
+  file: string; locales: string[]; default_locale: string;
+  tiers: { name: string; catalog_token_budget: number | null }[];
+  /** Client tools declared under `targets:`, and every one skillc knows. */
+  targets: string[]; known_targets: string[];
+  /** `targets:` written as a list of names: an edit writes the whole list. */
+  targets_as_list: boolean;
+  /** Each routing key: as written (null: the default) and its default in words. */
+  routing: { key: string; written: Json | null; default: string }[];
+  consumers: string[];
+  /** What is wrong in workspace.yaml. */
+  diagnostics: Diag[];
 }
 
 /** A client's page: its settings as the compiler reads them. */
@@ -286,8 +334,21 @@ export const api = {
   clientPage: (client: string) => invoke<ClientPage>("client_page", { client }),
   setClientValue: (client: string, path: string[], value: Json | undefined) =>
     invoke<ClientPage>("set_client_value", { client, path, value: value === undefined ? null : value }),
+  besideShared: (file: string) => invoke<Beside | null>("beside_shared", { file }),
+  releases: () => invoke<Release[]>("releases"),
+  compareReleases: (old: string, neu: string) => invoke<Diff>("compare_releases", { old, new: neu }),
+  rollBack: (commit: string) => invoke<void>("roll_back", { commit }),
+  fileHistory: (file: string) => invoke<Version[]>("file_history", { file }),
+  versionText: (file: string, commit: string) => invoke<string>("version_text", { file, commit }),
+  workspacePage: () => invoke<WorkspacePage>("workspace_page"),
+  setWorkspaceValue: (path: string[], value: Json | undefined) =>
+    invoke<WorkspacePage>("set_workspace_value", { path, value: value === undefined ? null : value }),
   toggles: () => invoke<Toggles>("toggles"),
-  setToggles: (changes: ToggleChange[]) => invoke<number>("set_toggles", { changes }),
+  setToggles: (changes: ToggleChange[]) => invoke<Applied>("set_toggles", { changes }),
+  undoToggles: (undo: number) => invoke<number>("undo_toggles", { undo }),
+  selectToggles: (filter: ToggleFilter) => invoke<Selection>("select_toggles", { filter }),
+  planToggles: (filter: ToggleFilter, value: boolean | null) => invoke<BulkPlan>("plan_toggles", { filter, value }),
+  casesBrokenSince: (before: string[]) => invoke<Outcome[]>("cases_broken_since", { before }),
   build: () => invoke<BuildSummary>("build"),
   preview: (request: PreviewRequest) => invoke<Preview>("preview", { request }),
   diff: () => invoke<Diff>("diff"),

@@ -13,7 +13,10 @@ import { TestsView } from "./views/tests";
 import { RoutingPanel } from "./views/routing";
 import { toggleNewSkillForm } from "./views/newSkill";
 import { ClientsView } from "./views/clients";
-import { showDiff } from "./views/diff";
+import { SettingsView } from "./views/settings";
+import { HistoryPanel } from "./views/history";
+import { BesidePanel } from "./views/beside";
+import { diffHooks, showDiff } from "./views/diff";
 import { publish, reviewHooks, showReview } from "./views/review";
 
 let overview: Overview | null = null;
@@ -31,7 +34,7 @@ const editor = new SkillEditor({
   describe: (file) => overview?.skills.find((k) => k.file === file) ?? null,
   fields: () => overview?.fields ?? [],
 });
-const toggles = new TogglesView(() => scheduleBuild());
+const toggles = new TogglesView(() => runBuild());
 const clients = new ClientsView({
   changed: () => scheduleBuild(),
   open: (file) => { openSkill(file).catch(fail); },
@@ -41,6 +44,9 @@ const clients = new ClientsView({
     showTab("toggles");
   },
 });
+const settings = new SettingsView({ changed: () => scheduleBuild() });
+new HistoryPanel({ file: () => editor.file, useText: (text) => editor.useText(text) });
+new BesidePanel(() => editor.file, (file) => { openSkill(file).catch(fail); });
 const tests = new TestsView((request) => { setPreviewRequest(request); showTab("preview"); });
 const routing = new RoutingPanel((file, line) => {
   openSkill(file).then(() => editor.file === file ? editor.jumpTo(line, 1) : undefined).catch(fail);
@@ -53,6 +59,7 @@ previewHooks.save = () => editor.saveNow();
 // After a publish the header names the new commit: the label comes with the next build.
 reviewHooks.published = () => runBuild().then(showTrash);
 reviewHooks.discarded = async () => { await loadOverview(); await showTrash(); scheduleBuild(); };
+diffHooks.changed = () => { loadOverview().then(() => scheduleBuild()).catch(fail); };
 
 async function openSkill(file: string, force = false): Promise<void> {
   if (await editor.open(file, force)) {
@@ -124,6 +131,7 @@ function showTab(name: string): void {
   for (const s of document.querySelectorAll<HTMLElement>(".tab")) s.hidden = s.id !== `tab-${name}`;
   if (name === "toggles") toggles.show().catch(fail);
   if (name === "clients") clients.show(overview?.clients).catch(fail);
+  if (name === "settings") settings.show().catch(fail);
   if (name === "preview") runPreview().catch(fail);
   if (name === "diff") showDiff().catch(fail);
   if (name === "review") showReview().catch(fail);

@@ -5,7 +5,9 @@
 pub mod docdiff;
 pub mod error;
 pub mod form;
+pub mod history;
 pub mod relations;
+pub mod releases;
 pub mod review;
 pub mod session;
 pub mod translations;
@@ -16,7 +18,7 @@ use std::sync::{Mutex, RwLock};
 
 use session::{
     BuildSummary, ClientPage, DraftCheck, FileState, NewSkill, Overview, Preview, PreviewRequest,
-    Saved, Session, StudioError, Toggles, Trashed,
+    Saved, Session, StudioError, Toggles, Trashed, WorkspacePage,
 };
 use tauri::{Emitter, Manager, Runtime, State};
 
@@ -262,6 +264,64 @@ fn set_client_value(
 }
 
 #[tauri::command(async)]
+fn file_history(
+    studio: State<'_, Studio>,
+    file: String,
+) -> Result<Vec<history::Version>, StudioError> {
+    studio.with(|s| s.file_history(&file))
+}
+
+#[tauri::command(async)]
+fn version_text(
+    studio: State<'_, Studio>,
+    file: String,
+    commit: String,
+) -> Result<String, StudioError> {
+    studio.with(|s| s.version_text(&file, &commit))
+}
+
+#[tauri::command(async)]
+fn releases(studio: State<'_, Studio>) -> Result<Vec<releases::Release>, StudioError> {
+    studio.with(|s| s.releases())
+}
+
+#[tauri::command(async)]
+fn compare_releases(
+    studio: State<'_, Studio>,
+    old: String,
+    new: String,
+) -> Result<skillc::interop::diff::Diff, StudioError> {
+    studio.with(|s| s.compare_releases(&old, &new))
+}
+
+#[tauri::command(async)]
+fn roll_back(studio: State<'_, Studio>, commit: String) -> Result<(), StudioError> {
+    studio.with(|s| s.roll_back(&commit))
+}
+
+#[tauri::command(async)]
+fn beside_shared(
+    studio: State<'_, Studio>,
+    file: String,
+) -> Result<Option<session::Beside>, StudioError> {
+    studio.with(|s| s.beside_shared(&file))
+}
+
+#[tauri::command(async)]
+fn workspace_page(studio: State<'_, Studio>) -> Result<WorkspacePage, StudioError> {
+    studio.with(|s| s.workspace_page())
+}
+
+#[tauri::command(async)]
+fn set_workspace_value(
+    studio: State<'_, Studio>,
+    path: Vec<String>,
+    value: Option<serde_json::Value>,
+) -> Result<WorkspacePage, StudioError> {
+    studio.with(|s| s.set_workspace_value(&path, value.as_ref()))
+}
+
+#[tauri::command(async)]
 fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
     studio.with(Session::toggles)
 }
@@ -270,8 +330,38 @@ fn toggles(studio: State<'_, Studio>) -> Result<Toggles, StudioError> {
 fn set_toggles(
     studio: State<'_, Studio>,
     changes: Vec<session::ToggleChange>,
-) -> Result<usize, StudioError> {
+) -> Result<session::Applied, StudioError> {
     studio.with(|s| s.set_toggles(&changes))
+}
+
+#[tauri::command(async)]
+fn undo_toggles(studio: State<'_, Studio>, undo: u64) -> Result<usize, StudioError> {
+    studio.with(|s| s.undo_toggles(undo))
+}
+
+#[tauri::command(async)]
+fn select_toggles(
+    studio: State<'_, Studio>,
+    filter: session::ToggleFilter,
+) -> Result<session::Selection, StudioError> {
+    studio.with(|s| s.select_toggles(&filter))
+}
+
+#[tauri::command(async)]
+fn plan_toggles(
+    studio: State<'_, Studio>,
+    filter: session::ToggleFilter,
+    value: Option<bool>,
+) -> Result<session::BulkPlan, StudioError> {
+    studio.with(|s| s.plan_toggles(&filter, value))
+}
+
+#[tauri::command(async)]
+fn cases_broken_since(
+    studio: State<'_, Studio>,
+    before: Vec<String>,
+) -> Result<Vec<skillc::cases::Outcome>, StudioError> {
+    studio.with(|s| s.cases_broken_since(&before))
 }
 
 #[tauri::command]
@@ -389,11 +479,23 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             import_package,
             toggles,
             set_toggles,
+            undo_toggles,
+            select_toggles,
+            plan_toggles,
+            cases_broken_since,
             relations,
             translations,
             create_translation,
             client_page,
             set_client_value,
+            workspace_page,
+            set_workspace_value,
+            file_history,
+            version_text,
+            beside_shared,
+            releases,
+            compare_releases,
+            roll_back,
             build,
             preview,
             save_route_case,

@@ -127,7 +127,7 @@ pub struct Review {
 }
 
 /// Runs git in `dir`; stdout on success, the trimmed stderr as the error.
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     git_env(dir, args, &[])
 }
 
@@ -423,6 +423,28 @@ fn token_words(deltas: &[i64]) -> Option<String> {
     })
 }
 
+/// What a bundle new in the working tree (`client/locale/tier`, `global` for visitors of no
+/// client) means against the bundles `before`: a language, a tier or a client served for the
+/// first time, or a client now served a language it was not.
+pub fn added(label: &str, before: &[(&str, &str, &str)]) -> String {
+    let mut parts = label.splitn(3, '/');
+    let (client, locale, tier) = match (parts.next(), parts.next(), parts.next()) {
+        (Some(c), Some(l), Some(t)) => (if c == "global" { "" } else { c }, l, t),
+        _ => return "a new bundle".into(),
+    };
+    if !before.iter().any(|b| b.1 == locale) {
+        format!("now served in {locale}, a language no one was served in before")
+    } else if !before.iter().any(|b| b.0 == client) {
+        "a new client".into()
+    } else if !before.iter().any(|b| b.2 == tier) {
+        format!("a new tier, {tier}")
+    } else if !before.iter().any(|b| b.0 == client && b.1 == locale) {
+        format!("now served in {locale}")
+    } else {
+        format!("now served in tier {tier}")
+    }
+}
+
 /// Gathers (bundle, change) pairs by change, in first-seen order, counting every bundle and
 /// naming the first [`MAX_NAMED`] of each change.
 fn group(pairs: Vec<(String, String)>) -> Vec<ImpactGroup> {
@@ -456,8 +478,9 @@ fn impact(head: &Path, work: &Path) -> Result<Impact, String> {
     let new = Artifact::open(work).map_err(|e| e.to_string())?;
     let d = skillc::interop::diff::diff(&old, &new).map_err(|e| e.to_string())?;
     let mut pairs: Vec<(String, String)> = Vec::new();
+    let before: Vec<(&str, &str, &str)> = old.bundle_names();
     for label in &d.added_bundles {
-        pairs.push((label.replace('/', ", "), "a new bundle".to_string()));
+        pairs.push((label.replace('/', ", "), added(label, &before)));
     }
     for label in &d.removed_bundles {
         pairs.push((label.replace('/', ", "), "no longer built".to_string()));
@@ -683,4 +706,28 @@ pub fn publish(
     reset.extend(literal.iter().map(String::as_str));
     let _ = git(root, &reset);
     Ok(new[..new.len().min(12)].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::added;
+
+    #[test]
+    fn a_new_bundle_says_what_is_served_for_the_first_time() {
+        let before = [
+            ("", "en", "pro"),
+            ("a.com", "en", "pro"),
+            ("a.com", "fr", "pro"),
+            ("b.com", "en", "pro"),
+        ];
+        let said = |label| added(label, &before);
+        assert_eq!(
+            said("a.com/de/pro"),
+            "now served in de, a language no one was served in before"
+        );
+        assert_eq!(said("global/de/pro"), said("b.com/de/pro"));
+        assert_eq!(said("b.com/fr/pro"), "now served in fr");
+        assert_eq!(said("c.com/en/pro"), "a new client");
+        assert_eq!(said("a.com/en/fast"), "a new tier, fast");
+    }
 }

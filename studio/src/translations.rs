@@ -15,9 +15,39 @@ pub struct Translation {
     pub locale: String,
     /// Its file (where it would be, when missing).
     pub file: String,
+    /// `untranslated` (still the default's words: a copy nobody has translated yet),
     /// `current` (made from today's default text), `stale` (from an older one), `unmarked`
     /// (no `translated_from`: nobody said which text it follows) or `missing`.
     pub state: &'static str,
+    /// The clients whose visitors are served this locale (besides visitors of no client, who
+    /// are served every locale of the workspace).
+    pub serving: Vec<String>,
+}
+
+/// A translation's state: a copy of the default's words (`copy`, the compiler's
+/// `Localized::is_copy_of`, which `check` reports as W131) is `untranslated` whatever it says
+/// it was made from; else `current` when made from today's default (`digest`), `stale` from an
+/// older one (W121), `unmarked` when it does not say.
+pub fn state(copy: bool, digest: &str, translated_from: Option<&str>) -> &'static str {
+    match translated_from {
+        _ if copy => "untranslated",
+        Some(d) if d == digest => "current",
+        Some(_) => "stale",
+        None => "unmarked",
+    }
+}
+
+/// The clients served `locale`: those whose `locales` name it, and those without `locales`
+/// (served the workspace's) when the workspace's do.
+pub fn serving<'a>(
+    locale: &str,
+    clients: impl IntoIterator<Item = (&'a str, Option<&'a [String]>)>,
+    workspace: &[String],
+) -> Vec<String> {
+    (clients.into_iter())
+        .filter(|(_, own)| own.unwrap_or(workspace).iter().any(|l| l == locale))
+        .map(|(id, _)| id.to_string())
+        .collect()
 }
 
 /// The translations of one skill, and what a translation saved now is made from.
@@ -52,26 +82,32 @@ fn owner<'a>(ws: &'a Workspace, file: &str) -> Option<(&'a Skill, Option<String>
 pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
     let (skill, open_locale) = owner(ws, file)?;
     let digest = skill.translation_digest();
+    let clients = || (ws.clients.values()).map(|c| (c.id.as_str(), c.locales.as_deref()));
     let locales = ws
         .config
         .locales
         .iter()
         .filter(|l| **l != ws.config.default_locale)
-        .map(|locale| match skill.localized.get(locale) {
-            Some(l) => Translation {
-                locale: locale.clone(),
-                file: l.file.clone(),
-                state: match &l.translated_from {
-                    Some((d, _)) if *d == digest => "current",
-                    Some(_) => "stale",
-                    None => "unmarked",
+        .map(|locale| {
+            let serving = serving(locale, clients(), &ws.config.locales);
+            match skill.localized.get(locale) {
+                Some(l) => Translation {
+                    locale: locale.clone(),
+                    file: l.file.clone(),
+                    state: state(
+                        l.is_copy_of(skill),
+                        &digest,
+                        l.translated_from.as_ref().map(|(d, _)| d.as_str()),
+                    ),
+                    serving,
                 },
-            },
-            None => Translation {
-                locale: locale.clone(),
-                file: translation_file(skill, locale),
-                state: "missing",
-            },
+                None => Translation {
+                    locale: locale.clone(),
+                    file: translation_file(skill, locale),
+                    state: "missing",
+                    serving,
+                },
+            }
         })
         .collect();
     Some(Translations {
@@ -135,4 +171,36 @@ pub fn starting_text(
         text = crate::form::set_field(&text, field, Some(&value))?;
     }
     Ok((slot.file.clone(), text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_is_untranslated_whatever_it_says_it_follows() {
+        assert_eq!(state(true, "d1", Some("d1")), "untranslated");
+        assert_eq!(state(true, "d1", Some("d0")), "untranslated");
+        assert_eq!(state(true, "d1", None), "untranslated");
+        assert_eq!(state(false, "d1", Some("d1")), "current");
+        assert_eq!(state(false, "d1", Some("d0")), "stale");
+        assert_eq!(state(false, "d1", None), "unmarked");
+    }
+
+    #[test]
+    fn a_locale_is_served_to_the_clients_that_name_it_or_take_the_workspaces() {
+        let workspace = ["en".to_string(), "de".to_string()];
+        let own = ["en".to_string(), "fr".to_string()];
+        let clients = [
+            ("a.com", None),
+            ("b.com", Some(&own[..])),
+            ("c.com", Some(&workspace[..1])),
+        ];
+        assert_eq!(serving("de", clients, &workspace), ["a.com"]);
+        assert_eq!(serving("fr", clients, &workspace), ["b.com"]);
+        assert_eq!(
+            serving("en", clients, &workspace),
+            ["a.com", "b.com", "c.com"]
+        );
+    }
 }

@@ -24,9 +24,13 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import yaml as _yaml
+
 ROOT = Path(__file__).resolve().parents[2]
-PORT = 4444
-DISPLAY = ":97"
+# Another display and port let two runs share a machine (STUDIO_E2E_PORT, STUDIO_E2E_DISPLAY);
+# WebKitWebDriver listens on the next port.
+PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
+DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # Runs only the tests whose name holds this text (for working on one test).
 ONLY = os.environ.get("STUDIO_E2E_ONLY", "")
@@ -189,7 +193,8 @@ def window_display(log=subprocess.DEVNULL):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(1)
         driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT)], env=env, stdout=log, stderr=log))
+        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT), "--native-port", str(PORT + 1)],
+                                      env=env, stdout=log, stderr=log))
         wait_port(PORT)
         yield
     finally:
@@ -622,6 +627,8 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
                "one cell is left after filtering both axes")
     before = (ws / "clients/hyperline.co/client.yaml").read_text()
     d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 1 toggle off for hyperline.co (1)?")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: "support: false" in (ws / "clients/hyperline.co/client.yaml").read_text(),
                "the bulk edit reaches client.yaml")
     after = (ws / "clients/hyperline.co/client.yaml").read_text()
@@ -631,8 +638,51 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     d.screenshot(shots / "toggles-bulk.png")
     # Back to the default: the file is as it was, byte for byte.
     d.click("#tg-bulk-default")
+    d.click("#tg-confirm-apply")
     wait_until(lambda: (ws / "clients/hyperline.co/client.yaml").read_text() == before,
                "the default takes the toggle's line away again")
+
+
+def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    d.click('#tabs button[data-tab="toggles"]')
+    d.wait_text("#tg-pagers", "clients")
+    # A list of clients picks exactly those two.
+    d.set_value("#tg-clients", "hyperline.co, augment.org")
+    d.set_value("#tg-skills", "competitors")
+    rows = lambda: d.js("return [...document.querySelectorAll('#toggles td[data-client]')].map((td) => td.dataset.client)")  # noqa: E731
+    wait_until(lambda: rows() == ["augment.org", "hyperline.co"], f"the two listed clients, and only they: {rows()}")
+    files = {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in ("augment.org", "hyperline.co")}
+    # Off asks first; Cancel writes nothing.
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off for augment.org (1), hyperline.co (1)?")
+    d.click("#tg-confirm-cancel")
+    time.sleep(1)
+    assert {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files, "a cancelled bulk edit writes nothing"
+    d.click("#tg-bulk-off")
+    d.wait_text("#tg-confirm", "Turn 2 toggles off")
+    d.screenshot(shots / "toggles-confirm.png")
+    d.click("#tg-confirm-apply")
+    # Once rebuilt, the tests the change breaks are named beside the matrix.
+    broken = d.wait_text("#tg-broken", "breaks 2 tests", timeout=60)
+    assert "tier 3 (roster and battlecards) answers with the battlecard variant" in broken, broken
+    assert "tier 2 (a roster, no battlecards) answers with the aware variant" in broken, broken
+    d.screenshot(shots / "toggles-broken-tests.png")
+    # Undo puts both files back byte for byte: Review has nothing to publish.
+    d.click("#tg-broken-undo")
+    wait_until(lambda: {c: (ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files,
+               "the undo leaves each client.yaml as it was")
+    assert git(repo, "status", "--porcelain") == "", git(repo, "status", "--porcelain")
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-status", "Nothing to publish", timeout=60)
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    d.screenshot(shots / "toggles-undone-review.png")
 
 
 def git(cwd, *args):
@@ -671,6 +721,90 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
     log = git(repo, "log", "-1", "--name-only", "--format=%an|%s")
     assert log == f"Content Team|Warmer greeting\n\nskills/{f}", log
     assert git(repo, "status", "--porcelain") == "", "everything reviewed is committed"
+    # The Review left after a publish says there is nothing to review, not that a diff is missing.
+    d.wait_text("#rv-doc", "Nothing to review: every change is published.")
+    assert "no line diff" not in d.text("#tab-review")
+
+
+def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    f = "public/assistant/greeting/SKILL.md"
+    old = (ws / f).read_text()
+    new = old.replace("description: ", "description: Say hello in one line. ", 1)
+    (ws / f).write_text(new)
+    git(repo, "commit", "-qam", "Greeting says it is one line")
+    d.click('#tabs button[data-tab="edit"]')
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    d.click("#history")
+    d.wait_text("#history-panel", "Greeting says it is one line")
+    assert "first version" in d.text("#history-panel")
+    assert d.js("return document.querySelectorAll('#history-panel .history-version').length") == 2
+    # What the newer commit changed, read as a document: the description before and after.
+    d.js("document.querySelector('#history-panel .history-change').open = true")
+    assert "Say hello in one line" in d.text("#history-panel .history-change")
+    d.screenshot(shots / "history.png")
+    d.click("#history-panel [data-bring-back]")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the old text is an unsaved edit")
+    assert "Say hello in one line" not in d.code("#source")
+    d.click("#save")
+    wait_until(lambda: (ws / f).read_text() == old, "saved: last week's wording is back, byte for byte")
+
+
+def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first release")
+    first = git(repo, "rev-parse", "HEAD")
+    f = "public/assistant/greeting/SKILL.md"
+    old = (ws / f).read_text()
+    (ws / f).write_text(old.replace("description: ", "description: Say hello in one line. ", 1))
+    git(repo, "commit", "-qam", "second release")
+    second = git(repo, "rev-parse", "HEAD")
+    d.click('#tabs button[data-tab="diff"]')
+    wait_until(lambda: d.js("return document.querySelectorAll('#rl-old option').length") == 3, "both releases listed")
+    select(d, "#rl-old", first)
+    select(d, "#rl-new", second)
+    d.click("#rl-compare")
+    d.wait_text("#diff", "~ public.greeting: description", timeout=90)
+    assert "first release" in d.text("#rl-controls") and "second release" in d.text("#rl-controls")
+    d.screenshot(shots / "releases.png")
+    d.click("#rl-roll-back")
+    d.wait_text("#rl-note", f"back as release {first[:7]} has them?")
+    d.click("#rl-roll-back-yes")
+    wait_until(lambda: (ws / f).read_text() == old, "the file is back as the first release has it")
+    assert git(repo, "log", "-1", "--format=%s") == "second release", "nothing is committed by a roll back"
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-files", f, timeout=60)
+
+
+def test_a_clients_version_and_a_variant_are_read_beside_the_shared_skill(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    own = "clients/ibanfirst.com/response_handling/pricing/SKILL.md"
+    d.click(f'#skill-list li[data-file="{own}"]')
+    d.wait_text("#editor-title", "pricing")
+    d.click("#beside")
+    d.wait_text("#beside-panel", "Its client gets this text instead of the shared one")
+    assert "public/response_handling/pricing/SKILL.md" in d.text("#beside-panel")
+    d.screenshot(shots / "beside-client.png")
+    variant = "public/response_handling/competitors-battlecard/SKILL.md"
+    d.click(f'#skill-list li[data-file="{variant}"]')
+    d.wait_text("#editor-title", "competitors_battlecard")
+    wait_until(lambda: d.js("return document.getElementById('beside-panel').hidden"), "another file closes the panel")
+    d.click("#beside")
+    d.wait_text("#beside-when", "Used instead of it where all of these hold")
+    d.screenshot(shots / "beside-variant.png")
 
 
 def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
@@ -840,10 +974,15 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     create_translation(d, "en-gb", gb)
     d.wait_text("#editor-title", "en-gb translation")
     d.wait_text("#default-beside", "The default text (en)")
+    # A copy of the default is not a translation yet; the panel says who reads which text.
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "not translated yet")
+    assert ("Visitors of example.com, hyperline.co, ibanfirst.com, northwind.io and visitors of "
+            "no client get the default (en) text.") in row, row
     d.set_value('[data-field="description"]', "Offer a demo, in British English.")
     d.click("#save")
     wait_until(lambda: "British English" in gb.read_text(), "the translation is saved")
-    d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    row = d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
+    assert "ibanfirst.com, northwind.io and visitors of no client get this translation." in row, row
     d.screenshot(shots / "translation-beside.png")
     # The default changes: the translation is out of date, and the check says so.
     d.click(f'#relations a[data-open="{f}"]')
@@ -857,6 +996,40 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
     d.click("#save")
     d.wait_text('#relations li[data-locale="en-gb"]', "up to date")
     d.wait_text("#diagnostics", "No problems")
+
+
+def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    repo = ws.parent
+    git(repo, "init", "-q")
+    git(repo, "config", "user.name", "Content Team")
+    git(repo, "config", "user.email", "content@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "first version")
+    # German joins the workspace's languages (a colleague's edit of workspace.yaml).
+    config = ws / "workspace.yaml"
+    config.write_text(config.read_text().replace("locales: [en, en-gb, fr]", "locales: [en, en-gb, fr, de]"))
+    f = "public/response_ending/demo_offer/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    row = d.wait_text('#relations li[data-locale="de"]', "missing", timeout=30)
+    # Clients without their own list of locales serve every one of the workspace's.
+    assert "Visitors of hyperline.co, northwind.io and visitors of no client get the default (en) text." in row, row
+    de = ws / "public/response_ending/demo_offer/SKILL.de.md"
+    create_translation(d, "de", de)
+    d.wait_text("#editor-title", "de translation")
+    d.wait_text('#relations li[data-locale="de"]', "not translated yet")
+    # The check says so too (the compiler's W131, as `skillc check` reports it).
+    d.wait_text("#diagnostics", "is still the default text, word for word")
+    d.screenshot(shots / "translation-not-translated-yet.png")
+    d.set_value('[data-field="description"]', "Biete eine Demo an.")
+    d.click("#save")
+    wait_until(lambda: "Biete eine Demo an." in de.read_text(), "the translation is saved")
+    d.wait_text('#relations li[data-locale="de"]', "up to date")
+    d.click('#tabs button[data-tab="review"]')
+    impact = d.wait_text("#rv-impact", "now served in de, a language no one was served in before", timeout=60)
+    assert "a new bundle" not in impact, impact
+    assert "global ×3, hyperline.co ×3, northwind.io ×3" in impact, impact
+    d.screenshot(shots / "review-new-language.png")
 
 
 def test_a_client_skill_is_created_for_a_client_without_skills(d, tmp, shots):
@@ -938,6 +1111,33 @@ def test_saving_a_global_skill_says_whom_it_reaches(d, tmp, shots):
     d.wait_text("#editor-title", "ibanfirst.com's own skill")
 
 
+def test_the_reach_of_an_edit_counts_the_clients_a_variant_takes(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="edit"]')
+    f = "public/response_handling/competitors/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "competitors")
+    d.set_value('[data-field="description"]', "Handle questions that compare us with a named competitor.")
+    d.click("#save")
+    wait_until(lambda: "a named competitor" in (ws / f).read_text(), "the edit is saved")
+    # Of five clients, northwind.io has its own, augment.org always gets the aware variant and
+    # hyperline.co a variant in every tier: two get this text.
+    note = d.wait_text("#saved-reach", "2 clients get this text, of 5")
+    assert "northwind.io uses its own version instead" in note, note
+    assert "augment.org always gets competitors_aware instead." in note, note
+    assert ("hyperline.co never gets this text: competitors_battlecard in tier standard or pro, "
+            "competitors_aware in tier fast.") in note, note
+    d.screenshot(shots / "reach-variants.png")
+    # A variant counts its own: augment.org always, hyperline.co in its fast tier.
+    d.click('#saved-reach li[data-client="augment.org"] a')
+    d.wait_text("#editor-title", "competitors-aware")
+    panel = d.wait_text("#relations", "1 client gets this text, 1 more in some of their bundles, of 5.")
+    assert ("hyperline.co gets this text in tier fast; elsewhere competitors_battlecard in tier "
+            "standard or pro.") in panel, panel
+    assert "example.com always gets competitors instead." in panel, panel
+    d.screenshot(shots / "reach-of-a-variant.png")
+
+
 def test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="preview"]')
@@ -992,18 +1192,74 @@ def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
     d.wait_text("#ts-summary", "0 failed", timeout=60)
 
 
+def test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="preview"]')
+    d.set_value("#pv-message", "how much does the basic plan cost?")
+    d.wait_text("#pv-route", "This message reaches")
+    d.click("#pv-send")
+    wait_until(lambda: d.js("return document.getElementById('pv-message').value") == "", "the box is emptied")
+    d.wait_text("#pv-conversation", "how much does the basic plan cost?")
+    d.set_value("#pv-message", "and also for the pro plan")
+    d.wait_text("#pv-joined", "how much does the basic plan cost? and also for the pro plan")
+    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
+    assert first == "pricing", first
+    d.screenshot(shots / "route-follow-up.png")
+    cases = ws / "tests/routing.yaml"
+    before = cases.read_text()
+    d.click("#pv-save-case")
+    wait_until(lambda: cases.read_text() != before, "the case is appended")
+    assert "- text: how much does the basic plan cost?" in cases.read_text()
+    # A new conversation: the same words are a message of their own again.
+    d.click("#pv-new-conversation")
+    wait_until(lambda: d.js("return document.getElementById('pv-conversation').hidden"), "the conversation is gone")
+    wait_until(lambda: not d.js("return !!document.getElementById('pv-joined')"), "routed alone")
+
+
+def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    yaml = ws / "workspace.yaml"
+    before = yaml.read_text()
+    d.click('#tabs button[data-tab="settings"]')
+    d.wait_text("#st-locales", "en-gb")
+    d.set_value("#st-new-locale", "de")
+    d.click("#st-add-locale")
+    settings = lambda: _yaml.safe_load(yaml.read_text())
+    wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de"], "the language is written")
+    d.wait_text("#st-locales", "de")
+    d.click('#st-targets input[data-target="claude-code"]')
+    wait_until(lambda: "claude-code" in (settings().get("targets") or {}), "Claude Code is declared")
+    d.set_value('#st-routing input[data-routing="top_k"]', "3")
+    d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
+    wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written")
+    after = yaml.read_text()
+    for line in before.splitlines():
+        if not line.startswith("locales:"):
+            assert line in after, (line, after)
+    # The next build serves German: the preview offers it.
+    wait_built(d)
+    wait_until(lambda: d.js("return [...document.querySelectorAll('#pv-locale option')].some((o) => o.value === 'de')"),
+               "the preview offers the new language")
+    d.screenshot(shots / "settings.png")
+
+
 def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(d, tmp, shots):
     fresh_workspace(d, tmp)
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
                "the first build is in", timeout=60)
     d.click('#tabs button[data-tab="routing"]')
-    d.wait_text("#rt-summary", "Everyone: the right skill is first for", timeout=60)
+    d.wait_text("#rt-summary", "Everyone: of", timeout=60)
+    # No skill and another skill are told apart, in the summary and each bar.
+    assert "another skill first" in d.text("#rt-summary") and "no skill at all" in d.text("#rt-summary")
     bars = d.js("return [...document.querySelectorAll('#rt-chart .rt-bar')].map(b => b.dataset.client)")
     assert len(bars) == 6 and "" in bars and "hyperline.co" in bars, bars
     # A client's bar shows its confusions, with their messages.
     d.click('#rt-chart .rt-bar[data-client="example.com"]')
     d.wait_text("#rt-confusions-title", "example.com")
-    assert "How are you different from Acme?" in d.text("#rt-confusions"), d.text("#rt-confusions")
+    assert "How are you different from Acme?" in d.text("#rt-none"), d.text("#rt-none")
+    assert "under the route's cut" in d.text("#rt-none-why")
+    assert "Do you have a free plan?" in d.text("#rt-confusions"), d.text("#rt-confusions")
+    assert "Acme" not in d.text("#rt-confusions")
     d.screenshot(shots / "routing.png")
     # An example that routes elsewhere (W119) opens its skill in the editor.
     link = '#rt-elsewhere a[data-file$="demo_offer/SKILL.md"]'
@@ -1161,21 +1417,29 @@ TESTS = (
     test_a_plugins_skill_is_listed_by_its_plugin_name_and_says_where_it_comes_from,
     test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
+    test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,
+    test_a_clients_version_and_a_variant_are_read_beside_the_shared_skill,
+    test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first,
+    test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording,
     test_the_cases_run_after_each_build_and_a_failing_one_opens_its_preview,
     test_the_preview_reads_as_prose_with_tokens_sources_and_a_budget_meter,
     test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,
     test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
+    test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review,
     test_a_client_skill_is_created_for_a_client_without_skills,
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,
     test_saving_a_global_skill_says_whom_it_reaches,
+    test_the_reach_of_an_edit_counts_the_clients_a_variant_takes,
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
+    test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
+    test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
     test_typing_an_example_shows_where_each_example_of_the_skill_goes,
 )

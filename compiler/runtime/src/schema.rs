@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 7;
+pub const VERSION: i64 = 8;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -83,13 +83,13 @@ CREATE TABLE card (                 -- what catalogs show of a skill; shared by 
   when_to_use TEXT NOT NULL,        -- JSON list
   location TEXT NOT NULL,           -- SKILL.md path inside the workspace
   terms TEXT NOT NULL,              -- `word:count` pairs sorted by word: the routing index (route.rs)
-  vectors TEXT NOT NULL             -- '' unless routing.embedding_model: the digests (vector) of its
-                                    -- summary, then of each trigger example, space-separated (dense.rs)
+  vectors TEXT NOT NULL             -- '' unless routing.embedding_model: the ids (vector) of its
+                                    -- summary's, then each trigger example's, space-separated (dense.rs)
 );
-CREATE TABLE vector (               -- embedding of a text, by the SHA-256 of the text (dense.rs)
-  digest TEXT PRIMARY KEY,
+CREATE TABLE vector (               -- embedding of a text, each distinct text once (dense.rs); ids
+  id INTEGER PRIMARY KEY,           -- from 1 in the order the cards first name a text
   data BLOB NOT NULL                -- embedding_dims little-endian f32, or signed bytes (the built-in meaning's)
-) WITHOUT ROWID;
+);
 CREATE TABLE meaning (              -- the built-in meaning table of manifest embedding_model, when
   name TEXT PRIMARY KEY,            -- the workspace declares no model of its own (route/meaning.rs)
   data BLOB NOT NULL

@@ -614,6 +614,53 @@ fn a_meaning_table_cut_short_or_lying_about_its_sizes_is_refused_clearly() {
 }
 
 #[test]
+fn a_card_listing_vectors_by_anything_but_their_ids_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("digests.db");
+    std::fs::copy(artifact_path(), &path).unwrap();
+    // What an artifact of schema 7 listed: the texts' digests.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE card SET vectors = 'ab12 cd34' WHERE id = 1", [])
+        .unwrap();
+    let a = Artifact::open(&path).unwrap();
+    let err = (a.route(
+        &BundleRef::default(),
+        None,
+        &Context::default(),
+        "price list",
+        None,
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("card 1 lists vector `ab12`, which is not a vector id"),
+        "{err}"
+    );
+}
+
+#[test]
+fn each_card_names_its_vectors_by_id_numbered_in_the_order_cards_first_name_them() {
+    let conn = rusqlite::Connection::open(artifact_path()).unwrap();
+    let mut st = conn
+        .prepare("SELECT vectors FROM card ORDER BY id")
+        .unwrap();
+    let listed: Vec<String> = (st.query_map([], |r| r.get(0)).unwrap())
+        .map(Result::unwrap)
+        .collect();
+    let mut next = 1;
+    for id in listed.iter().flat_map(|v| v.split(' ')) {
+        let id: i64 = id.parse().unwrap();
+        assert!(id <= next, "vector {id} named before vector {next}");
+        next += i64::from(id == next);
+    }
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM vector", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, next - 1, "every vector named by a card, once each");
+}
+
+#[test]
 fn it_works_on_a_read_only_file() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();

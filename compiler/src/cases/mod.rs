@@ -64,7 +64,7 @@ pub struct Request {
 }
 
 /// A case's history as a route takes it, the message being sent at time 0.
-fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> {
+pub fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> {
     (history.iter())
         .map(|(text, ago)| skillc_runtime::route::Turn {
             text,

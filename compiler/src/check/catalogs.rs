@@ -49,7 +49,7 @@ impl Catalog<'_> {
 /// What the catalogs are made of: each listed skill's place, names and default, and each
 /// client's toggles.
 #[derive(PartialEq)]
-struct Membership {
+pub(super) struct Membership {
     skills: Vec<(usize, Scope, String, Option<bool>)>,
     toggles: Vec<(String, Vec<(String, bool)>)>,
 }
@@ -79,17 +79,21 @@ impl Membership {
 /// A catalog as the memo keeps it.
 type Kept = (Option<String>, Arc<[usize]>, Arc<[usize]>);
 
-/// The catalogs of the last session pass and what they were made of: a keystroke in a
+/// The catalogs of a session's last pass and what they were made of: a keystroke in a
 /// description changes none of it, and making them took 13 ms on 500 clients, three times a
 /// keystroke (W118, W119, the examples' routes).
-static CATALOGS: std::sync::Mutex<Option<(Membership, Vec<Kept>)>> = std::sync::Mutex::new(None);
+pub(super) type Memo = (Membership, Vec<Kept>);
 
-/// [`make_catalogs`], or the last session pass's when made of the same (`keep`: in a session,
-/// whose next pass may take them again).
-pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize], keep: bool) -> Vec<Catalog<'w>> {
-    if !keep {
+/// [`make_catalogs`], or the session's last pass's when made of the same (`memory`: the
+/// session's, whose next pass may take them again; none for a one-shot check).
+pub(super) fn catalogs<'w>(
+    ws: &'w Workspace,
+    listed: &[usize],
+    memory: Option<&super::Memory>,
+) -> Vec<Catalog<'w>> {
+    let Some(memory) = memory else {
         return make_catalogs(ws, listed);
-    }
+    };
     let key = Membership::of(ws, listed);
     let client = |id: &Option<String>| -> Option<Option<&'w str>> {
         match id {
@@ -97,7 +101,7 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize], keep: bool) -> V
             Some(id) => ws.clients.get_key_value(id).map(|(k, _)| Some(k.as_str())),
         }
     };
-    if let Ok(memo) = CATALOGS.lock() {
+    if let Ok(memo) = memory.catalogs.lock() {
         if let Some((seen, kept)) = memo.as_ref().filter(|(seen, _)| *seen == key) {
             let _ = seen;
             return (kept.iter())
@@ -112,7 +116,7 @@ pub(super) fn catalogs<'w>(ws: &'w Workspace, listed: &[usize], keep: bool) -> V
         }
     }
     let made = make_catalogs(ws, listed);
-    if let Ok(mut memo) = CATALOGS.lock() {
+    if let Ok(mut memo) = memory.catalogs.lock() {
         let kept = (made.iter())
             .map(|c| (c.client.map(str::to_string), c.own.clone(), c.kept.clone()))
             .collect();
@@ -215,7 +219,7 @@ mod tests {
         let global: Vec<usize> = (listed.iter().copied())
             .filter(|&i| ws.skills[i].scope == Scope::Global)
             .collect();
-        let catalogs = catalogs(&ws, &listed, false);
+        let catalogs = catalogs(&ws, &listed, None);
         assert!(catalogs.len() > 3);
         // A session's pass takes the last one's catalogs again: the same lists.
         let lists = |cs: &[Catalog<'_>]| -> Vec<(Option<String>, Vec<usize>, Vec<usize>)> {
@@ -229,9 +233,10 @@ mod tests {
                 })
                 .collect()
         };
+        let memory = super::super::Memory::default();
         for _ in 0..2 {
             assert_eq!(
-                lists(&super::catalogs(&ws, &listed, true)),
+                lists(&super::catalogs(&ws, &listed, Some(&memory))),
                 lists(&catalogs)
             );
         }

@@ -3,6 +3,7 @@
 
 mod catalogs;
 pub mod clients;
+mod memory;
 pub mod overlap;
 pub(crate) mod routing;
 pub mod targets;
@@ -10,9 +11,10 @@ pub(crate) mod template_guard;
 pub(crate) mod validate;
 
 use crate::diagnostic::{self, codes, Severity};
-use crate::model::Mode;
 use crate::parse::{load, safety};
 use crate::{Diagnostic, Workspace};
+
+pub use memory::{Memory, Recall};
 
 /// How to check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,9 +54,9 @@ impl CheckReport {
 
 /// Applies the profile, attaches source lines and sorts.
 /// In a session (watch, the studio), which checks the same workspace again soon, the
-/// cross-file checks and the overlap pass keep their last result.
-pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> CheckReport {
-    let mut diagnostics = diagnose(&mut loaded, options, mode);
+/// cross-file checks and the passes over catalogs take their last result from its memory.
+pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, recall: Recall<'_>) -> CheckReport {
+    let mut diagnostics = diagnose(&mut loaded, options, recall);
     ready_to_show(&mut diagnostics, &loaded.texts);
     CheckReport {
         workspace: loaded.workspace,
@@ -67,10 +69,10 @@ pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> C
 pub(crate) fn diagnose(
     loaded: &mut load::Loaded,
     options: &CheckOptions,
-    mode: Mode,
+    recall: Recall<'_>,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
-    diagnostics.extend(validate::validate(&loaded.workspace, mode));
+    diagnostics.extend(validate::validate(&loaded.workspace, recall));
     // Skill folders are scanned as they are parsed (their findings came with loading);
     // category guidance, which agents read too, here.
     for (path, text) in loaded.texts.iter() {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::{Memory, Recall};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Scope, Skill, Workspace};
 
@@ -268,43 +269,41 @@ impl Inputs {
     }
 }
 
-/// A pass's last inputs and warnings in this process.
+/// A pass's last inputs and warnings in a session.
 pub(super) type Last = std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>>;
-
-/// The last pass of this process: its inputs and warnings (watch and the studio check the
-/// same workspace over and over, and most edits are to bodies).
-static LAST: Last = std::sync::Mutex::new(None);
 
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
 /// `catalog.overlap_threshold`.
-pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
+pub fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }
-    remembered(&LAST, ws, mode, compute)
+    remembered(|m| &m.overlap, ws, recall, compute)
 }
 
 /// What a pass computes: every listed skill's warnings, or those of `only` (a draft's edited
-/// skills); `keep` when in a session, whose next pass may take the catalogs again.
-pub(super) type Compute = fn(&Workspace, Option<&HashSet<usize>>, bool) -> Vec<Diagnostic>;
+/// skills), with the session's memory, whose next pass may take the catalogs again.
+pub(super) type Compute =
+    fn(&Workspace, Option<&HashSet<usize>>, Option<&Memory>) -> Vec<Diagnostic>;
 
-/// The warnings of a pass over catalog texts: in a session, the last pass's when its inputs
-/// are equal, and this pass kept for the next; a one-shot check keeps nothing (at 50,000
-/// clients the warnings alone are hundreds of megabytes). A draft's check whose edits changed
-/// the inputs of a few skills only redoes those skills' warnings over the last full pass's
-/// others, and keeps nothing: on the reference workload a keystroke in a description costs
-/// W118 and W119 about 40 ms together, not the 450 ms of a pass over every catalog.
+/// The warnings of a pass over catalog texts: in a session, the last pass's (the part of its
+/// memory that `last` picks) when its inputs are equal, and this pass left there for the
+/// next; a one-shot check keeps nothing (at 50,000 clients the warnings alone are hundreds of
+/// megabytes). A draft's check whose edits changed the inputs of a few skills only redoes
+/// those skills' warnings over the last full pass's others, and leaves the memory as it was:
+/// on the reference workload a keystroke in a description costs W118 and W119 about 40 ms
+/// together, not the 450 ms of a pass over every catalog.
 pub(super) fn remembered(
-    last: &Last,
+    last: fn(&Memory) -> &Last,
     ws: &Workspace,
-    mode: crate::model::Mode,
+    recall: Recall<'_>,
     compute: Compute,
 ) -> Vec<Diagnostic> {
-    if !mode.keeps() {
-        return compute(ws, None, false);
-    }
+    let Some(memory) = recall.memory() else {
+        return compute(ws, None, None);
+    };
     let inputs = Inputs::of(ws);
-    if let Ok(last) = last.lock() {
+    if let Ok(last) = last(memory).lock() {
         if let Some((seen, warnings)) = last.as_ref() {
             if *seen == inputs {
                 return warnings.clone();
@@ -312,7 +311,7 @@ pub(super) fn remembered(
             let few = seen
                 .changed_skills(&inputs)
                 .filter(|c| c.len() <= MAX_DRAFT_EDITS);
-            if let (crate::model::Mode::Draft, Some(changed)) = (mode, few) {
+            if let (Recall::Draft(_), Some(changed)) = (recall, few) {
                 let files: HashSet<&str> = (changed.iter())
                     .flat_map(|&i| [ws.skills[i].file.as_str(), seen.skills[i].file.as_str()])
                     .collect();
@@ -320,13 +319,13 @@ pub(super) fn remembered(
                     .filter(|d| !files.contains(d.file.as_str()))
                     .cloned()
                     .collect();
-                out.extend(compute(ws, Some(&changed), true));
+                out.extend(compute(ws, Some(&changed), Some(memory)));
                 return out;
             }
         }
     }
-    let warnings = compute(ws, None, true);
-    if let Ok(mut last) = last.lock() {
+    let warnings = compute(ws, None, Some(memory));
+    if let Ok(mut last) = last(memory).lock() {
         *last = Some((inputs, warnings.clone()));
     }
     warnings
@@ -337,7 +336,11 @@ pub(super) fn remembered(
 const MAX_DRAFT_EDITS: usize = 4;
 
 /// W118 of every listed skill, or of the skills of `only` (a draft's edited skills).
-fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Diagnostic> {
+fn compute(
+    ws: &Workspace,
+    only: Option<&HashSet<usize>>,
+    memory: Option<&Memory>,
+) -> Vec<Diagnostic> {
     let threshold = ws.config.overlap_threshold as f32 / 100.0;
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
@@ -355,7 +358,7 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Dia
     let vocabulary = words.vocabulary();
     let best = closest(
         ws,
-        (&listed, keep),
+        (&listed, memory),
         &vectors,
         (vocabulary.len(), threshold),
         only,
@@ -375,7 +378,7 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Dia
 /// same whatever the split). With `only`, just the pairs that hold one of its skills.
 fn closest<'a>(
     ws: &'a Workspace,
-    (listed, keep): (&[usize], bool),
+    (listed, memory): (&[usize], Option<&Memory>),
     vectors: &[Vector],
     (terms, threshold): (usize, f32),
     only: Option<&HashSet<usize>>,
@@ -385,7 +388,7 @@ fn closest<'a>(
     // A flag per skill: looked up for each of millions of pairs.
     let flags: Option<Vec<bool>> = only.map(|o| (0..n).map(|i| o.contains(&i)).collect());
     let wanted = |i: &usize| flags.as_ref().is_none_or(|f| f[*i]);
-    let mut catalogs = catalogs(ws, listed, keep);
+    let mut catalogs = catalogs(ws, listed, memory);
     catalogs.retain(|c| c.own.iter().chain(c.kept.iter()).any(wanted));
     let jobs: Vec<(&Catalog, usize)> = catalogs
         .iter()
@@ -510,14 +513,15 @@ mod tests {
     #[test]
     fn the_last_result_is_reused_only_for_equal_inputs() {
         let mut ws = fixture();
+        let memory = Memory::default();
         let check = |ws: &Workspace| {
             assert_eq!(
-                warnings(ws, crate::model::Mode::Session),
-                compute(ws, None, false)
+                warnings(ws, Recall::Session(&memory)),
+                compute(ws, None, None)
             )
         };
         check(&ws);
-        assert!(!compute(&ws, None, false).is_empty());
+        assert!(!compute(&ws, None, None).is_empty());
         skill(&mut ws, "returns").body.push_str("A body edit.");
         check(&ws);
         type Edit = Box<dyn Fn(&mut Workspace)>;
@@ -560,10 +564,10 @@ mod tests {
             Box::new(|ws| skill(ws, "invoices").frontmatter.hidden_from_llm = true),
         ];
         for (n, edit) in edits.iter().enumerate() {
-            let before = warnings(&ws, crate::model::Mode::Session);
+            let before = warnings(&ws, Recall::Session(&memory));
             edit(&mut ws);
             assert_ne!(
-                compute(&ws, None, false),
+                compute(&ws, None, None),
                 before,
                 "edit {n} changes the warnings"
             );

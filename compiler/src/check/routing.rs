@@ -14,7 +14,8 @@ use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSet
 use serde::Serialize;
 
 use super::catalogs::{catalogs, listed, Catalog};
-use super::overlap::{dismissed, remembered, Last};
+use super::overlap::{dismissed, remembered};
+use super::{Memory, Recall};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
@@ -43,18 +44,20 @@ fn terms(s: &Skill) -> String {
 /// W119 for every listed skill with a trigger example whose first candidate, leave-one-out,
 /// is another skill of the same catalog: one warning per skill (at its first such example),
 /// as W118 gives one per skill.
-pub fn warnings(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
-    remembered(&LAST, ws, mode, compute)
+/// In a session, the last pass's when its inputs are the same: a rebuild after a body edit
+/// does not route every example again.
+pub fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
+    remembered(|m| &m.routing, ws, recall, compute)
 }
 
-/// The last pass of this process (watch and the studio check again and again, and most edits
-/// are to bodies): a rebuild after a body edit does not route every example again.
-static LAST: Last = std::sync::Mutex::new(None);
-
 /// W119 of every listed skill, or of the skills of `only` (a draft's edited skills).
-fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Diagnostic> {
+fn compute(
+    ws: &Workspace,
+    only: Option<&HashSet<usize>>,
+    memory: Option<&Memory>,
+) -> Vec<Diagnostic> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
-    let found = each_catalog(ws, (only, keep), |catalog, parts, floor| {
+    let found = each_catalog(ws, (only, memory), |catalog, parts, floor| {
         (catalog.own.par_iter())
             .filter(|i| wanted(i))
             .filter_map(|&i| routed_elsewhere(ws, parts, floor, catalog.client, i))
@@ -71,14 +74,14 @@ fn compute(ws: &Workspace, only: Option<&HashSet<usize>>, keep: bool) -> Vec<Dia
 /// are made where its catalog is ranked.
 fn each_catalog<T: Send>(
     ws: &Workspace,
-    (only, keep): (Option<&HashSet<usize>>, bool),
+    (only, memory): (Option<&HashSet<usize>>, Option<&Memory>),
     f: impl Fn(&Catalog<'_>, &[Part<'_>], f64) -> T + Sync,
 ) -> Vec<T> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
     let listed: Vec<usize> = (0..ws.skills.len())
         .filter(|&i| listed(ws, &ws.skills[i]))
         .collect();
-    let mut catalogs = catalogs(ws, &listed, keep);
+    let mut catalogs = catalogs(ws, &listed, memory);
     catalogs.retain(|c| c.own.iter().any(wanted));
     let global: Vec<usize> = (listed.iter().copied())
         .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
@@ -86,7 +89,7 @@ fn each_catalog<T: Send>(
         .collect();
     // The base's documents are the global skills it was built from; those since edited
     // (`stale`) are left out of it and ranked with a catalog's added skills instead.
-    let (base, built_from) = global_index(ws, &global, keep);
+    let (base, built_from) = global_index(ws, &global, memory);
     let stale: Vec<bool> = (built_from.iter())
         .map(|(i, skill)| !Arc::ptr_eq(skill, &ws.skills[*i]))
         .collect();
@@ -116,14 +119,16 @@ fn each_catalog<T: Send>(
 }
 
 /// The index of the global catalog and the skills it was built from: in a session, the last
-/// one while it was built from the same skills in the same places with at most
-/// [`MAX_STALE`] of them edited since (each keystroke in a description would build it again:
-/// 8 ms on a thousand skills, twice a keystroke).
-fn global_index(ws: &Workspace, global: &[usize], keep: bool) -> (Arc<RouteIndex>, BuiltFrom) {
-    static BASE: std::sync::Mutex<Option<(Arc<RouteIndex>, BuiltFrom)>> =
-        std::sync::Mutex::new(None);
-    if keep {
-        if let Ok(memo) = BASE.lock() {
+/// one its memory holds while it was built from the same skills in the same places with at
+/// most [`MAX_STALE`] of them edited since (each keystroke in a description would build it
+/// again: 8 ms on a thousand skills, twice a keystroke).
+fn global_index(
+    ws: &Workspace,
+    global: &[usize],
+    memory: Option<&Memory>,
+) -> (Arc<RouteIndex>, BuiltFrom) {
+    if let Some(memory) = memory {
+        if let Ok(memo) = memory.route_base.lock() {
             if let Some((index, from)) = memo.as_ref() {
                 let same_places =
                     from.len() == global.len() && from.iter().zip(global).all(|((i, _), g)| i == g);
@@ -144,8 +149,8 @@ fn global_index(ws: &Workspace, global: &[usize], keep: bool) -> (Arc<RouteIndex
         (global.iter().copied()).zip(terms.iter().map(String::as_str)),
     ));
     let from: BuiltFrom = Arc::new(global.iter().map(|&i| (i, ws.skills[i].clone())).collect());
-    if keep {
-        if let Ok(mut memo) = BASE.lock() {
+    if let Some(memory) = memory {
+        if let Ok(mut memo) = memory.route_base.lock() {
             *memo = Some((index.clone(), from.clone()));
         }
     }
@@ -153,7 +158,7 @@ fn global_index(ws: &Workspace, global: &[usize], keep: bool) -> (Arc<RouteIndex
 }
 
 /// The skills an index was built from, by their place in the workspace.
-type BuiltFrom = Arc<Vec<(usize, Arc<Skill>)>>;
+pub(super) type BuiltFrom = Arc<Vec<(usize, Arc<Skill>)>>;
 
 /// Edited global skills ranked beside the kept global index rather than in it.
 const MAX_STALE: usize = 16;
@@ -178,12 +183,13 @@ pub struct ExampleRoute {
 }
 
 /// Where each trigger example of skill `i` goes first in its catalog (the global one, or its
-/// client's), as W119 routes them. Empty for a skill no catalog lists.
-pub fn example_routes(ws: &Workspace, i: usize) -> Vec<ExampleRoute> {
+/// client's), as W119 routes them, with the catalogs and index of the session's `memory`.
+/// Empty for a skill no catalog lists.
+pub fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<ExampleRoute> {
     let only: HashSet<usize> = [i].into_iter().collect();
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
-    let mut found = each_catalog(ws, (Some(&only), true), |_, parts, floor| {
+    let mut found = each_catalog(ws, (Some(&only), Some(memory)), |_, parts, floor| {
         (0..examples.len())
             .map(|n| {
                 let line = skill.examples_pos.get(n).map_or(0, |p| p.line);

@@ -9,14 +9,14 @@ use crate::parse::names;
 use crate::parse::refs::Index;
 
 /// Every cross-file check over a loaded workspace. In a session, the last pass's diagnostics
-/// when what it read is the same, and this pass kept for the next.
-pub fn validate(ws: &Workspace, mode: crate::model::Mode) -> Vec<Diagnostic> {
-    let mut out = match mode.keeps() {
-        true => across_remembered(ws),
-        false => across(ws),
+/// when what it read is the same, and this pass kept in its memory for the next.
+pub fn validate(ws: &Workspace, recall: super::Recall<'_>) -> Vec<Diagnostic> {
+    let mut out = match recall.memory() {
+        Some(memory) => across_remembered(ws, memory),
+        None => across(ws),
     };
-    out.extend(super::overlap::warnings(ws, mode));
-    out.extend(super::routing::warnings(ws, mode));
+    out.extend(super::overlap::warnings(ws, recall));
+    out.extend(super::routing::warnings(ws, recall));
     out.extend(super::targets::warnings(ws));
     out.extend(super::clients::warnings(ws));
     secrets_elsewhere(ws, &mut out);
@@ -101,7 +101,7 @@ fn placeholder_pos(s: &Skill, name: &str) -> crate::diagnostic::Pos {
 /// What [`across`] reads of a workspace: the skills but their bodies and the files beside
 /// them (held, so that most compare by address), the clients and `variables.json`.
 #[derive(Debug)]
-struct Inputs {
+pub(super) struct Inputs {
     skills: Vec<std::sync::Arc<Skill>>,
     clients: BTreeMap<String, crate::model::Client>,
     variables: BTreeMap<String, BTreeMap<String, String>>,
@@ -132,12 +132,10 @@ fn same_outside_content(a: &Skill, b: &Skill) -> bool {
         && a.vars_json == b.vars_json
 }
 
-/// The last pass of this process (watch and the studio check the same workspace over and
-/// over, and most edits are to bodies).
-static LAST: std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>> = std::sync::Mutex::new(None);
-
-fn across_remembered(ws: &Workspace) -> Vec<Diagnostic> {
-    if let Ok(last) = LAST.lock() {
+/// [`across`], or the session's last pass when it read the same (watch and the studio check
+/// the same workspace over and over, and most edits are to bodies).
+fn across_remembered(ws: &Workspace, memory: &super::Memory) -> Vec<Diagnostic> {
+    if let Ok(last) = memory.across.lock() {
         if let Some((_, diagnostics)) = last.as_ref().filter(|(seen, _)| seen.read_alike(ws)) {
             return diagnostics.clone();
         }
@@ -148,7 +146,7 @@ fn across_remembered(ws: &Workspace) -> Vec<Diagnostic> {
         clients: ws.clients.clone(),
         variables: ws.variables.clone(),
     };
-    if let Ok(mut last) = LAST.lock() {
+    if let Ok(mut last) = memory.across.lock() {
         *last = Some((inputs, out.clone()));
     }
     out

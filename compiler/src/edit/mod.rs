@@ -20,7 +20,7 @@ pub use path::set_path;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::discover::fsio::RawFile;
-use crate::parse::load::LoadCache;
+use crate::pipeline::Session;
 
 /// Why an edit was not made.
 #[derive(Debug, thiserror::Error)]
@@ -384,14 +384,14 @@ fn workspace_of(file: &Path) -> PathBuf {
 }
 
 /// Checks the workspace `root` as it would be with each `(path, text)` of `edits` written: the
-/// errors that the edits add (errors already there are not their doing). Both checks go through
-/// `cache`, so the second re-reads and re-parses only the edited files (and a caller that keeps
-/// its cache, like the studio, re-reads nothing at all).
+/// errors that the edits add (errors already there are not their doing). Both checks run in
+/// `session`, so the second re-reads and re-parses only the edited files (and a caller that
+/// keeps its session, like the studio, re-reads nothing at all).
 fn errors_added(
     root: &Path,
     edits: &[(PathBuf, String)],
     also: &[&str],
-    cache: &mut LoadCache,
+    session: &mut Session,
 ) -> Result<Vec<Diagnostic>, Error> {
     let canonical_root = root.canonicalize().map_err(|source| Error::Io {
         path: root.to_path_buf(),
@@ -402,7 +402,7 @@ fn errors_added(
         let report = crate::workspace_check::check_cached(
             root,
             &crate::CheckOptions::default(),
-            cache,
+            session,
             drafts,
         )
         .map_err(|e| Error::Io {
@@ -456,8 +456,13 @@ pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Resu
     let text = read(path)?;
     let new = set_field(&text, field, edit)?;
     let root = workspace_of(path);
-    let mut cache = LoadCache::default();
-    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[], &mut cache)?;
+    let mut session = Session::default();
+    let added = errors_added(
+        &root,
+        &[(path.to_path_buf(), new.clone())],
+        &[],
+        &mut session,
+    )?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }
@@ -478,8 +483,13 @@ pub fn set_path_in_file(path: &Path, dotted: &str, edit: &FieldEdit<'_>) -> Resu
         )));
     }
     let root = workspace_of(path);
-    let mut cache = LoadCache::default();
-    let added = errors_added(&root, &[(path.to_path_buf(), new.clone())], &[], &mut cache)?;
+    let mut session = Session::default();
+    let added = errors_added(
+        &root,
+        &[(path.to_path_buf(), new.clone())],
+        &[],
+        &mut session,
+    )?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }
@@ -515,14 +525,14 @@ pub fn toggles_in_workspace(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
 ) -> Result<Vec<PathBuf>, Error> {
-    toggles_in_workspace_with(root, changes, &mut LoadCache::default())
+    toggles_in_workspace_with(root, changes, &mut Session::default())
 }
 
-/// [`toggles_in_workspace`] checking through a cache the caller keeps (the studio's).
+/// [`toggles_in_workspace`] checking in a session the caller keeps (the studio's).
 pub fn toggles_in_workspace_with(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
-    cache: &mut LoadCache,
+    session: &mut Session,
 ) -> Result<Vec<PathBuf>, Error> {
     // Each client's file: its text as read and as edited so far.
     let mut edits: BTreeMap<&str, (String, String)> = BTreeMap::new();
@@ -560,7 +570,7 @@ pub fn toggles_in_workspace_with(
         return Ok(Vec::new());
     }
     // A toggle for a skill that does not exist is a typo, not a setting.
-    let added = errors_added(root, &changed, &[crate::codes::UNKNOWN_TOGGLE], cache)?;
+    let added = errors_added(root, &changed, &[crate::codes::UNKNOWN_TOGGLE], session)?;
     if !added.is_empty() {
         return Err(Error::Refused(added));
     }

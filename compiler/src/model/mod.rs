@@ -12,25 +12,21 @@ pub mod external;
 pub mod fields;
 pub mod targets;
 
-/// Whether a run is one of many over the same workspace: a session (`watch`, the studio)
-/// keeps what its next run can take again; a one-shot run (the `check` and `build` commands)
-/// keeps nothing, and frees what it is done with as it goes.
+/// Whether a build is one of many over the same workspace: a session's (`watch`, the studio)
+/// lays out what its next build can take again (its session value holds it); a one-shot
+/// build (the `build` command) keeps nothing, and frees what it is done with as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// One run, then the process ends.
     OneShot,
     /// One of many runs over the same workspace.
     Session,
-    /// A session's check of unsaved edits, run again at every keystroke: passes over whole
-    /// catalogs (W118, W119) redo only the edited skills' warnings and keep the others' from
-    /// the last full pass, which the next save's check or build redoes.
-    Draft,
 }
 
 impl Mode {
     /// Whether this run keeps what the next one can take again.
     pub fn keeps(self) -> bool {
-        matches!(self, Mode::Session | Mode::Draft)
+        self == Mode::Session
     }
 }
 
@@ -325,6 +321,20 @@ impl Localized {
     /// File line of the localized body's first line.
     pub fn body_first_line(&self) -> usize {
         self.body_line
+    }
+
+    /// Whether it is still the default text word for word (as a translation started from the
+    /// default is): each field it writes, and its body, the same as `default`'s (spaces at
+    /// the ends aside). `check` warns (W131), and the studio calls it "not translated yet".
+    pub fn is_copy_of(&self, default: &Skill) -> bool {
+        let fm = &default.frontmatter;
+        let same = |t: &Option<Vec<String>>, d: &Vec<String>| t.as_ref().is_none_or(|t| t == d);
+        self.description
+            .as_deref()
+            .is_none_or(|t| Some(t.trim()) == fm.description.as_deref().map(str::trim))
+            && same(&self.trigger_examples, &fm.trigger_examples)
+            && same(&self.when_to_use, &fm.when_to_use)
+            && self.body.trim() == default.body.trim()
     }
 }
 
@@ -766,6 +776,33 @@ mod tests {
         let files = [crate::discover::fsio::RawFile::new("a/SKILL.md", text)];
         let loaded = crate::parse::load::load_files(&files, &[], "ws");
         loaded.workspace.skills[0].translation_digest()
+    }
+
+    #[test]
+    fn a_translation_is_a_copy_until_one_of_its_words_changes() {
+        let default =
+            "---\nname: a\ndescription: Offer a demo.\ntrigger_examples: [Demo]\n---\nOffer it.\n";
+        let load = |fr: &str| {
+            let files = [
+                crate::discover::fsio::RawFile::new("a/SKILL.md", default.to_string()),
+                crate::discover::fsio::RawFile::new("a/SKILL.fr.md", fr.to_string()),
+            ];
+            let loaded = crate::parse::load::load_files(&files, &[], "ws");
+            let s = loaded.workspace.skills[0].clone();
+            s.localized["fr"].is_copy_of(&s)
+        };
+        let copy = "---\ndescription: Offer a demo.\ntrigger_examples: [Demo]\ntranslated_from: x\n---\nOffer it.\n";
+        assert!(load(copy));
+        assert!(
+            load("---\n---\nOffer it.\n"),
+            "fields left out are the default's"
+        );
+        assert!(!load(&copy.replace("Offer it.", "Proposez-la.")));
+        assert!(!load(&copy.replace("[Demo]", "[Démo]")));
+        assert!(!load(&copy.replace(
+            "description: Offer a demo.",
+            "description: Proposer une démo."
+        )));
     }
 
     #[test]

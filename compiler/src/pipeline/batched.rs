@@ -17,16 +17,17 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use skillc_runtime::schema::BundleSlot;
 
-use super::artifact::{BundleTables, Data, Stage};
+use super::artifact::{vector_ids, BundleTables, Data, Stage};
 use super::inputs::fold_inputs;
 use super::{fit, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
+use crate::check::{CheckOptions, Recall};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::census::Census;
 use crate::model::Mode;
 use crate::parse::batches::Batches;
 use crate::parse::load::Loaded;
 use crate::resolve::EntryKey;
-use crate::{CheckOptions, Workspace};
+use crate::Workspace;
 
 /// Clients per batch when the build options do not say. At 5,000 clients of the reference
 /// shape, batches of 500 peaked at 186 MB in 13.6 s, of 1,000 at 217 MB in 12.6 s: the
@@ -49,6 +50,8 @@ pub(super) fn build(
     let mut warned = Vec::new();
     let mut merge = Some(Merge::new(Stage::create(out)?));
     let mut small = None;
+    // One build, one set of token counts: every batch renders the global skills again.
+    let caches = super::Caches::one_shot();
     for k in 0..batches.len() {
         progress(options, "building batches", k, batches.len());
         let mut loaded = batches.load(k)?;
@@ -56,7 +59,7 @@ pub(super) fn build(
         same_as_surveyed(batches, k, &loaded, surveyed)?;
         loaded.workspace.census = Some(census.clone());
         let mut found =
-            crate::check::diagnose(&mut loaded, &CheckOptions::default(), Mode::OneShot);
+            crate::check::diagnose(&mut loaded, &CheckOptions::default(), Recall::OneShot);
         crate::check::ready_to_show(&mut found, &loaded.texts);
         let failed = found.iter().any(|d| d.severity == Severity::Error);
         let Some(m) = merge.as_mut().filter(|_| !failed) else {
@@ -69,18 +72,15 @@ pub(super) fn build(
         drop(found);
         loaded.texts = Default::default();
         let ws = loaded.workspace;
-        let drawn = super::run_phases(&ws, &survey.input_hash, options, None, Mode::OneShot);
-        let shaped = match drawn.and_then(|d| fit(d, options, None, Mode::OneShot)) {
-            Ok(shaped) => shaped,
+        let input = (options, &caches);
+        let (mut data, warnings, ids) = match tables_of(ws, &survey.input_hash, input, release) {
+            Ok(laid) => laid,
             Err(errors) => {
                 diagnostics.extend(errors);
                 give_up(&mut merge, &mut diagnostics)?;
                 continue;
             }
         };
-        let ids = entry_identities(&ws, &shaped.drawn.key_index);
-        drop(ws);
-        let (mut data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
         super::embed::attach(&mut data, options.embedder, root, None).map_err(Error::Embed)?;
         warned.extend(warnings);
         let rest = m.add(batches, k, data, &ids)?;
@@ -112,6 +112,23 @@ pub(super) fn build(
         stats: Some(stats),
         unchanged: false,
     })
+}
+
+/// A batch's workspace through the phases to its tables and warnings, with the identities of
+/// its entries (taken before the workspace is freed, ahead of laying out); `Err`: its phases'
+/// errors.
+fn tables_of(
+    ws: Workspace,
+    input_hash: &str,
+    (options, caches): (&BuildOptions<'_>, &super::Caches),
+    release: &Option<String>,
+) -> Result<(Data, Vec<Diagnostic>, Vec<u128>), Vec<Diagnostic>> {
+    let drawn = super::run_phases(&ws, input_hash, (options, caches), None, Mode::OneShot)?;
+    let shaped = fit(drawn, options, None, Mode::OneShot)?;
+    let ids = entry_identities(&ws, &shaped.drawn.key_index);
+    drop(ws);
+    let (data, warnings, _) = lay_out(shaped, options, release, Mode::OneShot, None);
+    Ok((data, warnings, ids))
 }
 
 /// Runs `f` on a thread of rayon's pool and returns what it returns.
@@ -293,6 +310,8 @@ struct Merge {
     names: Numbering<String>,
     reasons: Numbering<String>,
     lists: Numbering<u128>,
+    /// Embedding vectors by the digest of their text.
+    vectors: Numbering<String>,
     bundles: i64,
 }
 
@@ -305,6 +324,7 @@ impl Merge {
             names: Numbering::default(),
             reasons: Numbering::default(),
             lists: Numbering::default(),
+            vectors: Numbering::default(),
             bundles: 0,
         }
     }
@@ -320,13 +340,29 @@ impl Merge {
     ) -> Result<Data, Error> {
         self.stage.blobs(std::mem::take(&mut data.blobs))?;
         let vectors: std::sync::Arc<_> = std::mem::take(&mut data.vectors);
-        self.stage.vectors(&vectors)?;
         let mut card_id = Vec::with_capacity(data.cards.len());
         for c in std::mem::take(&mut data.cards) {
             let (id, new) = self
                 .cards
                 .id(digest128(&serde_json::to_vec(&*c.card).unwrap_or_default()));
-            self.stage.card(id, &c, new)?;
+            // A card's vectors are numbered when it is first staged, as a whole build
+            // numbers them in card order.
+            let mut fresh = Vec::new();
+            let ids = match new {
+                true => vector_ids(&c.vectors, |d| {
+                    let (vector, first) = self.vectors.id(d.to_string());
+                    if first {
+                        fresh.push((vector, d.to_string()));
+                    }
+                    vector
+                }),
+                false => String::new(),
+            };
+            for (vector, d) in fresh {
+                let data = vectors.get(&d).map_or(&[][..], Vec::as_slice);
+                self.stage.vector(vector, data)?;
+            }
+            self.stage.card(id, &c, new, &ids)?;
             card_id.push(id);
         }
         let mut entry_id = Vec::with_capacity(ids.len());

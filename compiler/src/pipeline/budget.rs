@@ -13,7 +13,7 @@ use super::bundles::{Plan, Resolved};
 use super::entries::Entries;
 use crate::diagnostic::{codes, Diagnostic, Pos};
 use crate::model::Tier;
-use crate::render::{tokens, Card, RenderError, Renderer};
+use crate::render::{Card, RenderError, Renderer};
 use crate::resolve::{EntryKey, Slot};
 
 /// Budget levels tried in turn when a catalog is over its budget.
@@ -104,7 +104,7 @@ impl<'a> CardTexts<'a> {
                         level: level.to_string(),
                         format,
                         text: Counted {
-                            tokens: tokens::count(&text),
+                            tokens: self.renderer.tokens(&text),
                             text,
                         },
                     })

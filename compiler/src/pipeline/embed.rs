@@ -222,8 +222,8 @@ pub fn vectors(
     Ok(found)
 }
 
-/// The vectors of `messages` from the model of artifact `a`, in their order: a text the
-/// artifact holds (a trigger example) from it, any other from the cache or the embedder.
+/// The vectors of `messages` from the model of artifact `a`, in their order: from the
+/// artifact's meaning table when it carries one, else from the cache or the embedder.
 pub fn message_vectors(
     a: &skillc_runtime::Artifact,
     messages: &[String],
@@ -233,36 +233,30 @@ pub fn message_vectors(
     let Some((model, _)) = a.embedding_model() else {
         return Err("this artifact carries no embedding vectors".to_string());
     };
+    // The built-in meaning: a message's vector is the artifact's own arithmetic, as a
+    // runtime's is.
+    let mut built_in = Vec::with_capacity(messages.len());
+    for m in messages {
+        match a.meaning_vector(m).map_err(|e| e.to_string())? {
+            Some(v) => built_in.push(v),
+            None => break,
+        }
+    }
+    if built_in.len() == messages.len() {
+        return Ok(built_in);
+    }
+    // A model of one's own: the cached vectors (a build cached every trigger example's), the
+    // others from the embedder.
     let digests: Vec<String> = messages
         .iter()
         .map(|m| digest::hash(m.as_bytes()))
         .collect();
-    let mut found: BTreeMap<String, Vec<f32>> = BTreeMap::new();
-    let mut missing: BTreeMap<String, String> = BTreeMap::new();
-    for (digest, message) in digests.iter().zip(messages) {
-        match a.vector(digest).map_err(|e| e.to_string())? {
-            Some(v) => {
-                found.insert(digest.clone(), v);
-            }
-            None => {
-                missing.insert(digest.clone(), message.clone());
-            }
-        }
-    }
-    if !missing.is_empty() {
-        let mut built_in = BTreeMap::new();
-        for (d, m) in &missing {
-            match a.meaning_vector(m).map_err(|e| e.to_string())? {
-                Some(v) => built_in.insert(d.clone(), v),
-                None => break,
-            };
-        }
-        if built_in.len() == missing.len() {
-            found.extend(built_in);
-        } else {
-            found.extend(vectors(model, &missing, embedder, root)?);
-        }
-    }
+    let texts: BTreeMap<String, String> = digests
+        .iter()
+        .cloned()
+        .zip(messages.iter().cloned())
+        .collect();
+    let found = vectors(model, &texts, embedder, root)?;
     let vector_of = |d: &String| found.get(d).cloned().ok_or("a message got no vector");
     Ok(digests.iter().map(vector_of).collect::<Result<_, _>>()?)
 }

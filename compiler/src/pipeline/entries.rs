@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::artifact::Blob;
 use super::artifact::Rendered;
 use super::Meter;
-use crate::render::{self, tokens, Card, Entry, PromptParts, RenderError, Renderer};
+use crate::render::{self, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared};
 
@@ -63,7 +63,7 @@ pub fn render_all(
             let e = render::build_entry(input.prepared, input.pool, &keys[i]);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
-            Ok(finish(e, prompt, &shared))
+            Ok(finish(e, prompt, (&shared, input.renderer)))
         })
         .collect::<Result<_, RenderError>>()?;
     let list = if kept.is_empty() {
@@ -111,10 +111,14 @@ fn intern<T: Eq + std::hash::Hash>(set: &Mutex<FxHashSet<Arc<T>>>, value: T) -> 
 /// Counts an entry's tokens, encodes its body once per distinct body and makes its row. Done
 /// as each entry is rendered rather than once all are: holding every rendered body in full
 /// until then cost 33 MB of peak at 5,000 clients, and every entry in full a fifth of it.
-fn finish(mut entry: Entry, prompt: PromptParts, shared: &Shared) -> Arc<Rendered> {
+fn finish(
+    mut entry: Entry,
+    prompt: PromptParts,
+    (shared, renderer): (&Shared, &Renderer),
+) -> Arc<Rendered> {
     let body = std::mem::take(&mut entry.body);
-    entry.body_tokens = tokens::count(&body);
-    let around = tokens::count(&prompt.prefix) + tokens::count(&prompt.suffix);
+    entry.body_tokens = renderer.tokens(&body);
+    let around = renderer.tokens(&prompt.prefix) + renderer.tokens(&prompt.suffix);
     let prompt_tokens = around
         + if prompt.has_body {
             entry.body_tokens

@@ -11,6 +11,7 @@ pub mod incremental;
 mod inputs;
 mod progress;
 mod rows;
+mod session;
 pub mod watch;
 
 use std::path::Path;
@@ -18,16 +19,18 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
+use crate::check::{CheckOptions, Recall};
 use crate::diagnostic::{codes, Diagnostic, Pos, Severity};
 use crate::model::{Mode, Workspace};
 use crate::parse::load;
 use crate::render::{self, Renderer};
 use crate::resolve::pool;
 use crate::resolve::{self, EntryKey};
-use crate::CheckOptions;
 use artifact::Data;
-use inputs::{input_hash, TextDigests};
+use inputs::input_hash;
 use progress::{progress, Meter};
+use session::{already_written, bundles_as_before, remember, Done};
+pub use session::{Caches, Session};
 
 /// A progress callback: (phase, done, total).
 pub type Progress = dyn Fn(&str, usize, usize) + Sync;
@@ -172,53 +175,6 @@ pub fn build(root: &Path, out: &Path, options: &BuildOptions<'_>) -> Result<Buil
     run(root, out, options, None)
 }
 
-/// Successive builds of one workspace (`watch`, Skill Studio): each takes from the previous
-/// one what its edits cannot have changed. The artifact is the one a clean build writes.
-#[derive(Debug, Default)]
-pub struct Session {
-    load: load::LoadCache,
-    digests: TextDigests,
-    /// The built-in meaning's table and the vectors of the last build's texts.
-    meaning: embed::MeaningMemo,
-    previous: Option<incremental::Memo>,
-    written: Option<Written>,
-}
-
-impl Session {
-    /// The caller watches the workspace and knows that since the last build only the contents
-    /// of `files` (workspace-relative, `/`-separated) changed: the next build reads only these
-    /// again instead of walking the folder (see [`load::LoadCache::assume_changed_only`]).
-    pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
-        self.load.assume_changed_only(files);
-    }
-}
-
-/// The artifact a session wrote last, to know a rebuild of the same inputs has nothing to do.
-#[derive(Debug)]
-struct Written {
-    input_hash: String,
-    release: Option<String>,
-    out: std::path::PathBuf,
-    /// Size and modification time of the file as written (someone may replace it).
-    stamp: (u64, std::time::SystemTime),
-    report: BuildReport,
-    /// The rows of its tables that the next build copies from it when they are the same.
-    rows: Option<artifact::Copyable>,
-}
-
-/// What a build of a session made, for [`remember`].
-struct Done<'r> {
-    input_hash: String,
-    release: Option<String>,
-    report: &'r BuildReport,
-    rows: Option<artifact::Copyable>,
-}
-
-fn stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.len(), m.modified().ok()?))
-}
-
 /// [`build`] within a session.
 pub fn rebuild(
     root: &Path,
@@ -293,7 +249,7 @@ fn build_once(
     progress(options, "checking", 0, 1);
     let previous = session.as_ref().and_then(|s| s.previous.as_ref());
     let mode = mode_of(&session);
-    let checked = match check_and_draw(loaded, &input_hash, options, previous, mode) {
+    let checked = match check_and_draw(loaded, &input_hash, options, session.as_deref()) {
         Ok(checked) => checked,
         Err(report) => return Ok(report),
     };
@@ -371,7 +327,7 @@ fn in_batches(
         .unwrap_or(batched::CLIENTS_PER_BATCH);
     let batches = match mode {
         Mode::OneShot => crate::parse::batches::plan(root, size)?,
-        Mode::Session | Mode::Draft => None,
+        Mode::Session => None,
     };
     let Some(batches) = batches else {
         return Ok(None);
@@ -394,10 +350,19 @@ fn check_and_draw(
     mut loaded: load::Loaded,
     input_hash: &str,
     options: &BuildOptions<'_>,
-    previous: Option<&incremental::Memo>,
-    mode: Mode,
+    session: Option<&Session>,
 ) -> Result<Checked, BuildReport> {
-    let mut diagnostics = crate::check::diagnose(&mut loaded, &CheckOptions::default(), mode);
+    let one_shot = Caches::one_shot();
+    let (recall, caches, previous, mode) = match session {
+        Some(s) => (
+            Recall::Session(&s.checks),
+            &s.caches,
+            s.previous.as_ref(),
+            Mode::Session,
+        ),
+        None => (Recall::OneShot, &one_shot, None, Mode::OneShot),
+    };
+    let mut diagnostics = crate::check::diagnose(&mut loaded, &CheckOptions::default(), recall);
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         crate::check::ready_to_show(&mut diagnostics, &loaded.texts);
         return Err(failed(diagnostics));
@@ -405,7 +370,15 @@ fn check_and_draw(
     let drawn = if mode.keeps() {
         // A session's check diagnostics are made ready to show on the other core meanwhile.
         let (drawn, ()) = rayon::join(
-            || run_phases(&loaded.workspace, input_hash, options, previous, mode),
+            || {
+                run_phases(
+                    &loaded.workspace,
+                    input_hash,
+                    (options, caches),
+                    previous,
+                    mode,
+                )
+            },
             || crate::check::ready_to_show(&mut diagnostics, &loaded.texts),
         );
         drawn
@@ -414,7 +387,13 @@ fn check_and_draw(
         // the phases (at 5,000 clients, every file's text).
         crate::check::ready_to_show(&mut diagnostics, &loaded.texts);
         loaded.texts = Default::default();
-        run_phases(&loaded.workspace, input_hash, options, previous, mode)
+        run_phases(
+            &loaded.workspace,
+            input_hash,
+            (options, caches),
+            previous,
+            mode,
+        )
     };
     Ok(Checked {
         ws: loaded.workspace,
@@ -430,16 +409,6 @@ fn failed(diagnostics: Vec<Diagnostic>) -> BuildReport {
         stats: None,
         unchanged: false,
     }
-}
-
-/// The bundle tables the session's last artifact holds, when this build's bundles hold what
-/// they held there and got the same catalog levels: laying them out again would give the same
-/// rows (a body edit changes no bundle).
-fn bundles_as_before(s: &Session, shaped: &Shaped) -> Option<Arc<artifact::BundleTables>> {
-    let memo = s.previous.as_ref().filter(|_| shaped.drawn.reused)?;
-    let tables = s.written.as_ref()?.rows.as_ref()?.bundles();
-    let (resolved, levels) = (&shaped.drawn.resolved, &shaped.budgets.levels);
-    incremental::same_bundles(&memo.kept, resolved, levels).then(|| tables.clone())
 }
 
 /// Writes the artifact; a session copies unchanged tables from the artifact it wrote last, if
@@ -461,64 +430,6 @@ fn write_artifact(
     Ok(written?)
 }
 
-impl Written {
-    /// Whether `out` is still the file this build wrote there.
-    fn in_place(&self, out: &Path) -> bool {
-        self.out == out && stamp(out) == Some(self.stamp)
-    }
-
-    /// The artifact as the writer of the next build may copy from, if still in place.
-    fn previous(&self, out: &Path) -> Option<artifact::Previous<'_>> {
-        let rows = self.rows.as_ref().filter(|_| self.in_place(out))?;
-        Some(artifact::Previous {
-            path: &self.out,
-            input_hash: &self.input_hash,
-            rows,
-            warnings: &self.report.diagnostics,
-        })
-    }
-}
-
-/// The report of the artifact this session wrote from the same inputs, still in place: it is
-/// already the artifact a build would write (builds are deterministic). A save's own disk
-/// event, or a touch, rebuilds nothing.
-fn already_written(
-    session: Option<&Session>,
-    input_hash: &str,
-    label: &mut Label<'_>,
-    out: &Path,
-) -> Option<BuildReport> {
-    let w = session?.written.as_ref()?;
-    // The label is waited for only when the inputs are the same.
-    let same = w.input_hash == input_hash && w.release == *label.get() && w.in_place(out);
-    same.then(|| BuildReport {
-        unchanged: true,
-        ..w.report.clone()
-    })
-}
-
-/// Keeps in the session what the next build may take, and what this one wrote.
-fn remember(
-    s: &mut Session,
-    ws: Workspace,
-    kept: Option<incremental::Kept>,
-    done: Done<'_>,
-    out: &Path,
-) {
-    if let Some(kept) = kept {
-        s.previous = Some(incremental::Memo { ws, kept });
-    }
-    drop_aside(s.written.take());
-    s.written = stamp(out).map(|stamp| Written {
-        input_hash: done.input_hash,
-        release: done.release,
-        out: out.to_path_buf(),
-        stamp,
-        report: done.report.clone(),
-        rows: done.rows,
-    });
-}
-
 /// Drops `value` on a thread of its own: freeing what a session kept of its previous artifact
 /// (its report and rows, the replaced file's pages) takes milliseconds the rebuild need not
 /// wait for.
@@ -532,7 +443,8 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let drawn = run_phases(ws, input_hash, options, None, Mode::OneShot)?;
+    let caches = (options, &Caches::one_shot());
+    let drawn = run_phases(ws, input_hash, caches, None, Mode::OneShot)?;
     let shaped = fit(drawn, options, None, Mode::OneShot)?;
     let (data, warnings, _) = lay_out(shaped, options, &options.release, Mode::OneShot, None);
     Ok((data, warnings))
@@ -574,17 +486,17 @@ pub struct Shaped {
 }
 
 /// The phases over the workspace, taking from `previous` (a build of an earlier state of the
-/// same workspace) what the changes cannot have touched; in a session, assets are encoded
-/// through the process's cache. A row of phases, each a
-/// function over the plain data of the ones before it.
+/// same workspace) what the changes cannot have touched, and counting tokens and compressing
+/// assets through `caches`. A row of phases, each a function over the plain data of the ones
+/// before it.
 pub fn run_phases(
     ws: &Workspace,
     input_hash: &str,
-    options: &BuildOptions<'_>,
+    (options, caches): (&BuildOptions<'_>, &Caches),
     previous: Option<&incremental::Memo>,
     mode: Mode,
 ) -> Result<Drawn, Vec<Diagnostic>> {
-    let (renderer, warnings) = Renderer::new(ws);
+    let (renderer, warnings) = Renderer::new(ws, caches.tokens.clone());
     if warnings.iter().any(|d| d.severity == Severity::Error) {
         return Err(warnings);
     }
@@ -617,7 +529,7 @@ pub fn run_phases(
         reuse: reuse.as_ref().map(|r| r as &dyn entries::KeptEntries),
     };
     let entries = entries::render_all(&input, &keys, &meter).map_err(fail)?;
-    let (asset_rows, asset_blobs) = rows::assets(ws, mode);
+    let (asset_rows, asset_blobs) = rows::assets(ws, caches.encoded.as_ref());
     let header = rows::header(ws, &prepared, input_hash);
     Ok(Drawn {
         per_skill: mode.keeps().then(|| prepared.into_per_skill()),
@@ -703,7 +615,7 @@ pub fn lay_out(
     let bundle_rows = bundles_before.unwrap_or_else(|| {
         // A session's memo keeps the plan and the budgets; a one-shot build moves their texts.
         let (specs, levels) = match mode {
-            Mode::Session | Mode::Draft => (d.plan.specs.clone(), budgets.levels.clone()),
+            Mode::Session => (d.plan.specs.clone(), budgets.levels.clone()),
             Mode::OneShot => (
                 std::mem::take(&mut d.plan.specs),
                 std::mem::take(&mut budgets.levels),

@@ -10,7 +10,9 @@ use skillc_runtime::schema::{
     SourceRow,
 };
 
-use super::artifact::{Blob, BundleTables, CardRows, Data, EntryRows, LaidEntry, Rendered, RowOf};
+use super::artifact::{
+    Blob, BundleTables, CardRows, Data, EncodedAssets, EntryRows, LaidEntry, Rendered, RowOf,
+};
 use super::bundles::Resolved;
 use crate::digest::hex;
 use crate::model::{AssetData, Category, Scope};
@@ -23,9 +25,9 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn counted(text: String) -> Counted {
+fn counted(text: String, renderer: &Renderer) -> Counted {
     Counted {
-        tokens: tokens::count(&text),
+        tokens: renderer.tokens(&text),
         text,
     }
 }
@@ -66,9 +68,9 @@ pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow
                 position: i as i64,
                 display_name: c.display_name.clone().unwrap_or_else(|| c.id.clone()),
                 hidden: c.hidden_from_llm,
-                catalog_header: counted(header),
-                prompt_heading: counted(heading),
-                uncertainty: counted(uncertainty),
+                catalog_header: counted(header, renderer),
+                prompt_heading: counted(heading, renderer),
+                uncertainty: counted(uncertainty, renderer),
             })
         })
         .collect()
@@ -329,25 +331,27 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
                 title: s.title.clone(),
                 text: s.text.clone(),
                 extra: json(&s.extra),
-                fragment: counted(renderer.source_fragment(s)?),
+                fragment: counted(renderer.source_fragment(s)?, renderer),
             })
         })
         .collect()
 }
 
-/// Asset rows and the blobs of their contents (in a session, through the cache of assets
-/// encoded before).
+/// Asset rows and the blobs of their contents (in a session, through its assets encoded
+/// before: `encoded`).
 pub fn assets(
     ws: &Workspace,
-    mode: crate::model::Mode,
+    encoded: Option<&EncodedAssets>,
 ) -> (Vec<AssetRow>, BTreeMap<String, Arc<Blob>>) {
     let (mut rows, mut blobs) = (Vec::new(), BTreeMap::new());
     for s in &ws.skills {
         for a in &s.assets {
             let blob = hex(&a.data.sha256());
             blobs.entry(blob.clone()).or_insert_with(|| match &a.data {
-                AssetData::Bytes(b) if mode.keeps() => Blob::encode_cached(&blob, b),
-                AssetData::Bytes(b) => Arc::new(Blob::encode(b.clone())),
+                AssetData::Bytes(b) => match encoded {
+                    Some(encoded) => encoded.encode(&blob, b),
+                    None => Arc::new(Blob::encode(b.clone())),
+                },
                 AssetData::File(f) => Arc::new(Blob::from_file(f.clone())),
             });
             rows.push(AssetRow {

@@ -5,6 +5,7 @@
 pub mod tokens;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -163,6 +164,8 @@ pub struct Renderer {
     tera: tera::Tera,
     max_triggers: usize,
     overridden: std::collections::BTreeSet<String>,
+    /// Token counts made before (a session's, or this build's).
+    counts: Arc<tokens::Counts>,
 }
 
 /// The innermost useful line of a tera error (parse errors carry the position and the
@@ -227,9 +230,9 @@ fn md_cell(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Resul
 }
 
 impl Renderer {
-    /// Built-in templates with `ws`'s overrides. A template that does not parse, or an
-    /// override for no known template, is a diagnostic.
-    pub fn new(ws: &Workspace) -> (Renderer, Vec<Diagnostic>) {
+    /// Built-in templates with `ws`'s overrides, counting tokens through `counts`. A template
+    /// that does not parse, or an override for no known template, is a diagnostic.
+    pub fn new(ws: &Workspace, counts: Arc<tokens::Counts>) -> (Renderer, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut tera = tera::Tera::default();
         tera.autoescape_on(vec![]);
@@ -302,9 +305,15 @@ impl Renderer {
                 tera,
                 max_triggers: ws.config.max_triggers,
                 overridden: ws.templates.keys().cloned().collect(),
+                counts,
             },
             diags,
         )
+    }
+
+    /// Tokens of `text`, through the counts this renderer was given.
+    pub fn tokens(&self, text: &str) -> u32 {
+        self.counts.count(text)
     }
 
     fn render(&self, name: &str, ctx: &tera::Context) -> Result<String, RenderError> {

@@ -2,16 +2,12 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{OnceLock, RwLock};
+use std::sync::RwLock;
 
 /// The tokenizer's name, recorded in the artifact's manifest.
 pub const TOKENIZER: &str = "o200k_base";
 
-/// Counts already made in this process, by a hash of the text: `watch` and the studio rebuild
-/// mostly unchanged texts, and tokenising is the largest part of rendering.
-static SEEN: OnceLock<RwLock<HashMap<(u64, usize), u32>>> = OnceLock::new();
-
-/// Entries kept before the cache starts over (about 40 MB).
+/// Entries kept before the memo starts over (about 40 MB).
 const CACHE_LIMIT: usize = 1 << 20;
 
 fn key(text: &str) -> (u64, usize) {
@@ -20,24 +16,39 @@ fn key(text: &str) -> (u64, usize) {
     (h.finish(), text.len())
 }
 
-/// Tokens of `text` under [`TOKENIZER`].
-pub fn count(text: &str) -> u32 {
-    if text.is_empty() {
-        return 0;
-    }
-    let seen = SEEN.get_or_init(Default::default);
-    let k = key(text);
-    if let Some(n) = seen.read().ok().and_then(|m| m.get(&k).copied()) {
-        return n;
-    }
-    let n = bpe_count(text) as u32;
-    if let Ok(mut m) = seen.write() {
-        if m.len() >= CACHE_LIMIT {
-            m.clear();
+/// Counts already made, by a hash of the text: a build renders the same texts for many
+/// clients, `watch` and the studio rebuild mostly unchanged texts, and tokenising is the
+/// largest part of rendering. A session keeps one from build to build; a one-shot build has
+/// its own.
+#[derive(Debug, Default)]
+pub struct Counts {
+    seen: RwLock<HashMap<(u64, usize), u32>>,
+}
+
+impl Counts {
+    /// Tokens of `text` under [`TOKENIZER`].
+    pub fn count(&self, text: &str) -> u32 {
+        if text.is_empty() {
+            return 0;
         }
-        m.insert(k, n);
+        let k = key(text);
+        if let Some(n) = self.seen.read().ok().and_then(|m| m.get(&k).copied()) {
+            return n;
+        }
+        let n = bpe_count(text) as u32;
+        if let Ok(mut m) = self.seen.write() {
+            if m.len() >= CACHE_LIMIT {
+                m.clear();
+            }
+            m.insert(k, n);
+        }
+        n
     }
-    n
+}
+
+/// Tokens of `text` under [`TOKENIZER`], remembering nothing.
+pub fn count(text: &str) -> u32 {
+    bpe_count(text) as u32
 }
 
 /// Longest run without whitespace that is tokenised whole. BPE's merges are quadratic in the
@@ -79,6 +90,9 @@ mod tests {
     fn counts_with_the_real_bpe() {
         assert_eq!(super::count(""), 0);
         assert_eq!(super::count("hello world"), 2);
+        let counts = super::Counts::default();
+        assert_eq!(counts.count("hello world"), 2);
+        assert_eq!(counts.count("hello world"), 2, "the remembered count");
     }
 
     #[test]

@@ -6,12 +6,11 @@ pub mod cache;
 
 use std::path::Path;
 
-use crate::check::{finish, CheckOptions, CheckReport};
+use crate::check::{finish, CheckOptions, CheckReport, Recall};
 use crate::diagnostic;
 use crate::discover::fsio;
-use crate::model::Mode;
 use crate::parse::load;
-use crate::pipeline;
+use crate::pipeline::{self, Session};
 
 /// Checks the workspace folder at `root`.
 pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::Error> {
@@ -19,14 +18,19 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::E
         root,
         load::load_dir(root, None, &[])?,
         options,
-        Mode::OneShot,
+        Recall::OneShot,
     ))
 }
 
 /// Validates a loaded workspace, renders its templates and reads its test cases, as `check`
 /// reports them.
-fn checked(root: &Path, loaded: load::Loaded, options: &CheckOptions, mode: Mode) -> CheckReport {
-    let mut report = finish(loaded, options, mode);
+fn checked(
+    root: &Path,
+    loaded: load::Loaded,
+    options: &CheckOptions,
+    recall: Recall<'_>,
+) -> CheckReport {
+    let mut report = finish(loaded, options, recall);
     render_templates(&mut report);
     let (_, case_problems) = crate::cases::load(root, &report.workspace);
     if !case_problems.is_empty() {
@@ -36,24 +40,20 @@ fn checked(root: &Path, loaded: load::Loaded, options: &CheckOptions, mode: Mode
     report
 }
 
-/// [`check`] through a cache of earlier reads and parses, with unsaved `drafts` in place of
-/// the files they name (Skill Studio checks as the user types).
+/// [`check`] within a session, which holds earlier reads, parses and passes, with unsaved
+/// `drafts` in place of the files they name (Skill Studio checks as the user types).
 pub fn check_cached(
     root: &Path,
     options: &CheckOptions,
-    cache: &mut load::LoadCache,
+    session: &mut Session,
     drafts: &[fsio::RawFile],
 ) -> Result<CheckReport, fsio::Error> {
-    Ok(checked(
-        root,
-        load::load_dir(root, Some(cache), drafts)?,
-        options,
-        if drafts.is_empty() {
-            Mode::Session
-        } else {
-            Mode::Draft
-        },
-    ))
+    let loaded = load::load_dir(root, Some(&mut session.load), drafts)?;
+    let recall = match drafts.is_empty() {
+        true => Recall::Session(&session.checks),
+        false => Recall::Draft(&session.checks),
+    };
+    Ok(checked(root, loaded, options, recall))
 }
 
 /// A workspace's own templates can fail on its content (a missing field, a filter on the
@@ -76,7 +76,7 @@ pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckRepo
     let mut report = finish(
         load::load_files(files, &[], "workspace"),
         options,
-        Mode::OneShot,
+        Recall::OneShot,
     );
     render_templates(&mut report);
     report
@@ -85,12 +85,13 @@ pub fn check_files(files: &[fsio::RawFile], options: &CheckOptions) -> CheckRepo
 pub use crate::check::routing::ExampleRoute;
 
 /// Where each trigger example of the skill in `file` goes first in its catalog, leave-one-out
-/// (as W119 routes them), in the workspace `report` checked: the studio shows it while a
-/// description or an example is typed. Empty when no skill of the workspace is in `file`.
-pub fn example_routes(report: &CheckReport, file: &str) -> Vec<ExampleRoute> {
+/// (as W119 routes them), in the workspace `report` checked in `session`, whose catalogs and
+/// routing index it takes: the studio shows it while a description or an example is typed.
+/// Empty when no skill of the workspace is in `file`.
+pub fn example_routes(report: &CheckReport, file: &str, session: &Session) -> Vec<ExampleRoute> {
     let ws = &report.workspace;
     match ws.skills.iter().position(|s| s.file == file) {
-        Some(i) => crate::check::routing::example_routes(ws, i),
+        Some(i) => crate::check::routing::example_routes(ws, i, &session.checks),
         None => Vec::new(),
     }
 }
@@ -177,7 +178,7 @@ mod tests {
         // Stamps within the clock tick of a read are not trusted: let the file settle so the
         // cache does reuse what it read.
         std::thread::sleep(std::time::Duration::from_millis(120));
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         let options = CheckOptions::default();
         let description = |r: &CheckReport| r.workspace.skills[0].frontmatter.description.clone();
         let disk = check_cached(dir.path(), &options, &mut cache, &[]).unwrap();
@@ -197,7 +198,7 @@ mod tests {
         let client = |locale: &str| format!("# Acme.\nlocales: [{locale}]\n");
         std::fs::write(&yaml, client("en")).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(120));
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         let options = CheckOptions::default();
         let locales = |r: &CheckReport| r.workspace.clients["acme.example"].locales.clone();
         let en = Some(vec!["en".to_string()]);
@@ -225,7 +226,7 @@ mod tests {
     fn a_load_told_nothing_changed_skips_the_walk_once() {
         let dir = one_skill();
         let file = dir.path().join("public/greet/SKILL.md");
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         let options = CheckOptions::default();
         let description = |r: &CheckReport| r.workspace.skills[0].frontmatter.description.clone();
         // Nothing loaded yet: the promise is ignored and the folder is walked.
@@ -261,7 +262,7 @@ mod tests {
     }
 
     /// A check of `root` through `cache`, without drafts.
-    fn check_again(root: &Path, cache: &mut load::LoadCache) -> CheckReport {
+    fn check_again(root: &Path, cache: &mut Session) -> CheckReport {
         check_cached(root, &CheckOptions::default(), cache, &[]).unwrap()
     }
 
@@ -277,7 +278,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         two_skills(root, "First a.", "First b.");
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         check_again(root, &mut cache);
         two_skills(root, "Second a.", "Second b.");
         // Told only `a` changed, the load reads `a` again and takes `b` as it was: the walk
@@ -316,7 +317,7 @@ mod tests {
             dir.path().join("public/c/SKILL.md"),
         )
         .unwrap();
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         check_again(dir.path(), &mut cache);
         two_skills(dir.path(), "Second a.", "First b.");
         cache.assume_changed_only(["public/a/SKILL.md".to_string()]);
@@ -335,7 +336,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         two_skills(root, "First a.", "First b.");
-        let mut cache = load::LoadCache::default();
+        let mut cache = Session::default();
         // The messages of one code.
         let with_code = |r: &CheckReport, code: &str| -> Vec<String> {
             let of_code = r.diagnostics.iter().filter(|d| d.code == code);

@@ -123,6 +123,8 @@ export class SkillEditor {
     this.file = file; this.base = f.hash; this.text = f.text; this.baseText = f.text;
     if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
     byId("saved-reach").hidden = true;
+    byId("history-panel").hidden = true;
+    byId("beside-panel").hidden = true;
     this.setDirty(false);
     this.showConflict(false);
     byId("editor-empty").hidden = true; byId("editor").hidden = false;
@@ -141,6 +143,16 @@ export class SkillEditor {
       : !d ? "" : d.client ? ` · ${d.client}'s own skill` : " · every client";
     byId("editor-title").replaceChildren(d?.name ?? file, el("small", { class: "whose" }, whose), " ",
       el("small", { class: "tech" }, file));
+  }
+
+  /** Replaces the whole text as the person's own edit (unsaved, undoable): an earlier
+   * version brought back from the history. */
+  async useText(text: string): Promise<void> {
+    // Through the source editor (hidden or not), so that its undo takes it back; the form
+    // is then drawn from the new text.
+    const view = this.source.view;
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    await this.render();
   }
 
   close(): void {

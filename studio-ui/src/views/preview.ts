@@ -75,10 +75,53 @@ export function wirePreviewControls(): void {
   }
 }
 
+/** The visitor's earlier messages in the conversation the preview plays, oldest first, with
+ * when each was sent (ms): a follow-up is routed joined to them, as a runtime given the
+ * conversation's history routes it. */
+let conversation: { text: string; sentAt: number }[] = [];
+
+/** The conversation as a request's history: each text with the seconds before `now`. */
+function historyAt(now: number): [string, number][] {
+  return conversation.map((t) => [t.text, Math.max(0, Math.round((now - t.sentAt) / 1000))]);
+}
+
+/** The earlier messages above the route, each with how long ago it was sent. */
+function drawConversation(): void {
+  const box = byId("pv-conversation");
+  box.hidden = conversation.length === 0;
+  const ago = historyAt(Date.now());
+  const items = conversation.map((t, k) => el("li", {}, `“${t.text}”`, el("small", {}, ` · ${ago[k][1]} s before this message`)));
+  const restart = el("button", { id: "pv-new-conversation", onclick: () => {
+    conversation = [];
+    drawConversation();
+    runPreview().catch(() => undefined);
+  } }, "Start a new conversation");
+  box.replaceChildren(el("p", {}, el("b", {}, "Earlier in this conversation"),
+    " (a follow-up sent within a minute is routed joined to them)"), el("ol", {}, ...items), restart);
+}
+
+/** Sends the message in the box (as typed, even before its preview is drawn): it joins the
+ * conversation and the box is free for the next one. */
+function sendMessage(): void {
+  const text = value("pv-message").trim();
+  if (!text) return;
+  conversation.push({ text, sentAt: Date.now() });
+  // A runtime joins a fragment to at most the last four messages.
+  conversation = conversation.slice(-4);
+  byId<HTMLInputElement>("pv-message").value = "";
+  drawConversation();
+  runPreview().catch(() => undefined);
+}
+
 /** A request to show: fills the form (a test case's "preview this request"). */
 export function setPreviewRequest(r: { client?: string | null; locale?: string | null; tier?: string | null;
-  consumer?: string | null; context: [string, string][]; select: string[] }): void {
+  consumer?: string | null; context: [string, string][]; select: string[]; message?: string | null;
+  history?: [string, number][] }): void {
   const set = (id: string, v: string) => { byId<HTMLInputElement>(id).value = v; };
+  set("pv-message", r.message ?? "");
+  const now = Date.now();
+  conversation = (r.history ?? []).map(([text, ago]) => ({ text, sentAt: now - ago * 1000 }));
+  drawConversation();
   set("pv-client", r.client ?? "");
   if (r.locale) set("pv-locale", r.locale);
   if (r.tier) set("pv-tier", r.tier);
@@ -182,7 +225,11 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     el("td", { class: "matched" }, c.matched.join(", "))));
   const how = hybrid ? "by words and meaning; the cut rises with the catalog's size unless routing.hybrid_min_score sets it" : "by words alone; the cut is routing.min_score";
   const note = el("p", { class: "hint" }, `Skills scoring under ${cut} are not candidates (${how}); at most ${p.routing.top_k} are.`);
+  const joined = route.routed_text === undefined ? "" : el("p", { id: "pv-joined", class: "joined" },
+    "A follow-up: routed joined to the earlier messages, as ", el("q", {}, route.routed_text));
   const first = route.candidates[0]?.name;
+  const send = el("button", { id: "pv-send", title: "Keep this message as said and type the visitor's next one",
+    onclick: sendMessage }, "Send, then write the next message");
   const save = el("button", { id: "pv-save-case", onclick: () => {
     const name = `"${route.message.slice(0, 60)}" reaches ${first ?? "no skill"}`;
     api.saveRouteCase(request, name, first ? [first] : []).then((file) => say(`Saved as a case in ${file}`, "good"))
@@ -192,7 +239,8 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     byId<HTMLInputElement>("pv-selected").value = route.candidates.map((c) => c.name).join(", ");
     runPreview().catch(() => undefined);
   } }, "Select these");
-  box.replaceChildren(head, rows.length ? el("table", {}, ...rows) : "", note, el("div", { class: "inline" }, save, rows.length ? use : ""));
+  box.replaceChildren(head, joined, rows.length ? el("table", {}, ...rows) : "", note,
+    el("div", { class: "inline" }, send, save, rows.length ? use : ""));
 }
 
 /** Sources as links; a click copies the address (the studio itself never goes online). */
@@ -304,6 +352,7 @@ async function drawPreview(): Promise<void> {
     format: value("pv-format"),
     message: value("pv-message").trim(),
     known_catalog: "",
+    history: historyAt(Date.now()),
   };
   if (drawnCatalog.markdown === (request.format === "markdown")) request.known_catalog = drawnCatalog.digest;
   // Clicks in one go (a tab and Run) ask once.

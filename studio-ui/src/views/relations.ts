@@ -1,5 +1,5 @@
 // The relations panel: what a skill is tied to, each name a link that opens it.
-import type { Composition, Link, Reach, Relations } from "../api";
+import type { ClientShare, Composition, Link, Reach, Relations } from "../api";
 import { el } from "../dom";
 
 function link(l: Link, open: (file: string) => void): HTMLElement {
@@ -21,23 +21,44 @@ function composition(c: Composition, verb: Record<keyof Composition, string>, op
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** Who an edit of the skill reaches, in words, each other version a link: how many clients get
- * this text, and who gets another one instead (their own version, a variant when its
- * conditions hold) or none (turned off). */
+ * this text in every bundle, which get it in some bundles only or never (a variant takes its
+ * place: which one, and in which tiers or locales), who uses their own version or has it turned
+ * off, and the run-time conditions that keep it out of some conversations. */
 export function renderReach(r: Reach, link: Link, open: (file: string) => void): HTMLElement {
+  const some = r.partly.length ? `, ${r.partly.length} more in some of their bundles` : "";
   const who = link.client
-    ? `Only ${link.client}'s visitors get this text${r.getting ? "" : " (it is turned off for them)"}.`
-    : `${plural(r.getting, "client gets", "clients get")} this text, of ${r.clients}${r.global ? ", and visitors of no client" : ""}.`;
+    ? `Only ${link.client}'s visitors get this text${r.getting + r.partly.length ? "" : " (it is turned off for them)"}.`
+    : `${plural(r.getting, "client gets", "clients get")} this text${some}, of ${r.clients}${r.global ? ", and visitors of no client" : ""}.`;
   const items: HTMLElement[] = [];
   for (const l of r.own_version) {
     items.push(el("li", {}, `${l.client} uses its own version instead: `, ownLink(l, open)));
   }
+  for (const c of r.instead) items.push(el("li", { "data-client": c.client, class: "instead" }, ...instead(c, open)));
+  for (const c of r.partly) items.push(el("li", { "data-client": c.client, class: "partly" }, ...partly(c, open)));
   for (const v of r.replaced_when) {
     const whose = v.link.client ? `${v.link.client}'s visitors get ` : "Visitors get ";
     const when = v.when.length ? ` when ${v.when.join(" and ")}` : "";
     items.push(el("li", {}, whose, ownLink(v.link, open), `${when}, and never see this one.`));
   }
   if (r.turned_off.length) items.push(el("li", {}, `Turned off for ${r.turned_off.join(", ")}.`));
+  if (r.conditions.length) items.push(el("li", {}, `At run time, only where ${r.conditions.join(" and ")}.`));
   return el("div", { class: "reach" }, el("p", {}, who), items.length ? el("ul", {}, ...items) : "");
+}
+
+/** A client that never gets this text: the one it gets instead, or each with where. */
+function instead(c: ClientShare, open: (file: string) => void): (HTMLElement | string)[] {
+  if (c.shares.length === 1) return [`${c.client} always gets `, ownLink(c.shares[0].text, open), " instead."];
+  return [`${c.client} never gets this text: `, ...places(c.shares, open), "."];
+}
+
+/** A client that gets this text in some bundles: where, and what it gets elsewhere. */
+function partly(c: ClientShare, open: (file: string) => void): (HTMLElement | string)[] {
+  const mine = c.shares.filter((s) => s.this).map((s) => s.place).join(", ");
+  return [`${c.client} gets this text ${mine}; elsewhere `, ...places(c.shares.filter((s) => !s.this), open), "."];
+}
+
+function places(shares: ClientShare["shares"], open: (file: string) => void): (HTMLElement | string)[] {
+  return shares.flatMap((s, i) => [i ? ", " : "", ownLink(s.text, open), ` ${s.place}`]);
 }
 
 function ownLink(l: Link, open: (file: string) => void): HTMLElement {
@@ -60,7 +81,8 @@ export function renderRelations(r: Relations, open: (file: string) => void): HTM
   ];
   const shown = parts.filter((p): p is HTMLElement => p !== null);
   // Whose skill it is, in words; the qualified name (which says only its namespace) beside.
-  const whose = r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
+  const whose = r.variant_of ? `a variant of ${r.variant_of.name}, used in its place where its conditions hold`
+    : r.link.client ? `${r.link.client}'s own skill` : "a skill every client gets unless it has its own";
   const title = el("p", { class: "qualified" }, `${r.link.name}: ${whose} `, el("small", {}, `(${r.qualified_name})`));
   const reach = el("div", { class: "rel" }, el("h4", {}, "Who an edit reaches"), renderReach(r.reach, r.link, open));
   return el("div", {}, title, r.plugin ? pluginPart(r.plugin) : "", r.external ? externalPart(r.external) : "", reach, ...shown);

@@ -59,7 +59,7 @@ function diffLine(line: string): HTMLElement {
 
 /** A skill file's change as a document: each field before and after, the body's paragraphs
  * that went and came. */
-function documentView(d: DocChange): HTMLElement[] {
+export function documentView(d: DocChange): HTMLElement[] {
   const out: HTMLElement[] = [];
   if (d.fields.length) {
     out.push(el("table", { class: "doc-fields" },
@@ -86,6 +86,12 @@ function showFile(path: string): void {
   for (const li of document.querySelectorAll<HTMLElement>("#rv-files li")) li.classList.toggle("active", li.dataset.file === path);
   const lines = (f?.diff ?? "").split("\n").filter((l, i, all) => i < all.length - 1 || l !== "");
   byId("rv-diff").replaceChildren(...(lines.length ? lines.map(diffLine) : [el("span", {}, "(no line diff: a binary file, or past the first 300 files)")]));
+  // No file changed (after a publish, say): nothing to review, rather than a missing diff.
+  byId("rv-raw").hidden = !f;
+  if (!f) {
+    byId("rv-doc").replaceChildren(el("p", { class: "empty" },
+      current?.files.length ? "Choose a file to see its changes." : "Nothing to review: every change is published."));
+  }
 }
 
 const n = (x: number) => x.toLocaleString("en");

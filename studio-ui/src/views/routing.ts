@@ -8,6 +8,16 @@ const SHOWN_ELSEWHERE = 300;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 const who = (b: BundleEval) => b.client ?? "Everyone (global)";
 
+/** A bundle's messages with a skill to reach, split three ways: the right skill first,
+ * another skill first, no skill at all (each message counted once, in its confusion). */
+export function outcomes(b: BundleEval): { right: number; other: number; none: number } {
+  const none = b.confusions.filter((c) => c.got === null).reduce((n, c) => n + c.count, 0);
+  const other = b.confusions.filter((c) => c.got !== null).reduce((n, c) => n + c.count, 0);
+  return { right: Math.max(0, b.positives - none - other), other, none };
+}
+
+const share = (n: number, of: number) => (of ? pct(n / of) : "–");
+
 export class RoutingPanel {
   private view: RoutingView | null = null;
   private chosen: string | null = null;
@@ -31,11 +41,18 @@ export class RoutingPanel {
     const measured = v.bundles.length - 1;
     const worst = [...v.bundles].sort((a, b) => a.recall_at_k - b.recall_at_k || who(a).localeCompare(who(b)));
     const global = v.bundles[0];
-    byId("rt-summary").textContent =
-      `Everyone: the right skill is first for ${pct(global.recall_at_1)} of ${global.positives} messages and among the first ${global.k} for ${pct(global.recall_at_k)}.` +
-      (measured < v.clients ? ` ${measured} of ${v.clients} clients measured here (time limit); skillc eval measures them all.` : "");
+    const all = outcomes(global);
+    byId("rt-summary").replaceChildren(
+      el("p", {}, `Everyone: of ${global.positives} messages, ${share(all.right, global.positives)} reach the right skill first, ` +
+        `${share(all.other, global.positives)} another skill first and ${share(all.none, global.positives)} no skill at all; ` +
+        `the right skill is among the first ${global.k} for ${pct(global.recall_at_k)}.` +
+        (measured < v.clients ? ` ${measured} of ${v.clients} clients measured here (time limit); skillc eval measures them all.` : "")),
+      el("p", { class: "hint" }, "Each trigger example is routed as if its own skill did not hold it: a short example that shares " +
+        "few words with its skill's description and its other examples reaches no skill, although the same words in a routing " +
+        "case with more context may pass. The routing cases of tests/*.yaml are routed as written."));
     byId("rt-chart").replaceChildren(...worst.map((b) => {
       const name = b.client ?? "";
+      const o = outcomes(b);
       return el("button", {
         class: `rt-bar${name === (this.chosen ?? "") ? " chosen" : ""}`, "data-client": name,
         title: `first ${pct(b.recall_at_1)} · among the first ${b.k} ${pct(b.recall_at_k)} · ${b.positives} messages`,
@@ -45,15 +62,27 @@ export class RoutingPanel {
       el("span", { class: "rt-track" },
         el("span", { class: "rt-fill-k", style: `width:${pct(b.recall_at_k)}` }),
         el("span", { class: "rt-fill-1", style: `width:${pct(b.recall_at_1)}` })),
-      el("span", { class: "rt-value" }, `${pct(b.recall_at_k)} found · ${pct(b.recall_at_1)} first`));
+      el("span", { class: "rt-value" },
+        `${share(o.right, b.positives)} right · ${share(o.other, b.positives)} another skill · ${share(o.none, b.positives)} no skill`));
     }));
     const chosen = v.bundles.find((b) => (b.client ?? "") === (this.chosen ?? "")) ?? global;
+    const table = (rows: BundleEval["confusions"], got: boolean) => [
+      el("tr", {}, el("th", {}, "Should reach"), ...(got ? [el("th", {}, "Reaches first")] : []), el("th", {}, "How many"), el("th", {}, "Messages")),
+      ...rows.map((c) => el("tr", { class: "rt-confusion" },
+        el("td", {}, c.expected), ...(got ? [el("td", {}, c.got ?? "")] : []), el("td", {}, c.count),
+        el("td", {}, c.examples.map((m) => `“${m}”`).join(" · "))))];
+    const wrong = chosen.confusions.filter((c) => c.got !== null);
+    const none = chosen.confusions.filter((c) => c.got === null);
     byId("rt-confusions-title").textContent = `Messages that reach another skill first: ${who(chosen)}`;
-    byId("rt-confusions").replaceChildren(
-      el("tr", {}, el("th", {}, "Should reach"), el("th", {}, "Reaches first"), el("th", {}, "How many"), el("th", {}, "Messages")),
-      ...chosen.confusions.map((c) => el("tr", { class: "rt-confusion" },
-        el("td", {}, c.expected), el("td", {}, c.got ?? "no skill"), el("td", {}, c.count),
-        el("td", {}, c.examples.map((m) => `“${m}”`).join(" · ")))));
+    byId("rt-confusions-why").textContent = wrong.length
+      ? "The other skill's description, when_to_use or examples are closer to these messages: say in the two descriptions what tells them apart, or give the right skill an example worded like them."
+      : "None.";
+    byId("rt-confusions").replaceChildren(...(wrong.length ? table(wrong, true) : []));
+    byId("rt-none-title").textContent = `Messages that reach no skill: ${who(chosen)}`;
+    byId("rt-none-why").textContent = none.length
+      ? "They score under the route's cut: they share too few words and too little meaning with what the skill says of itself. An agent would answer them without a skill. Give the skill a when_to_use line or an example worded like them."
+      : "None: every message reaches some skill.";
+    byId("rt-none").replaceChildren(...(none.length ? table(none, false) : []));
     // Drawn up to a few hundred: a generated workspace can have thousands (check lists all).
     const shown = v.elsewhere.slice(0, SHOWN_ELSEWHERE);
     const more = v.elsewhere.length - shown.length;

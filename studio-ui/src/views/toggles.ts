@@ -1,8 +1,11 @@
 // The Toggles tab: clients × skills, usable at 500 × 1,000. Both axes are filtered and the
 // grid draws one page of cells at a time. A cell click offers the three states to choose from
 // (no cycling through the others on disk); a choice or a bulk action edits client.yaml through
-// the compiler's lossless toggle edit, and every edit can be undone, last first.
-import { api, type ToggleChange, type Toggles } from "../api";
+// the compiler's lossless toggle edit, and every edit can be undone, last first, each file put
+// back byte for byte. The client filter takes a list (exactly those clients) or part of a name;
+// a bulk action says what it will change and waits for a yes; after an edit, the test cases it
+// breaks are named beside the matrix.
+import { api, type Outcome, type Selection, type ToggleChange, type ToggleFilter, type Toggles } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
 
@@ -17,16 +20,20 @@ export class TogglesView {
   private data: Toggles | null = null;
   private clientPage = 0;
   private skillPage = 0;
-  /** What puts back each applied edit, last first, with its words. */
-  private undo: { changes: ToggleChange[]; words: string }[] = [];
+  /** What the filters keep (the backend's choice, `select_toggles`). */
+  private selection: Selection = { clients: [], skills: [] };
+  private asked = 0;
+  /** The number that undoes each applied edit, last first, with its words. */
+  private undo: { undo: number; words: string }[] = [];
 
-  constructor(private readonly changed: () => void) {
+  /** `changed`: rebuilds after an edit (its promise settles when the cases have run). */
+  constructor(private readonly changed: () => Promise<void>) {
     for (const id of ["tg-clients", "tg-skills", "tg-category"]) {
-      byId(id).addEventListener("input", () => { this.clientPage = 0; this.skillPage = 0; this.draw(); });
+      byId(id).addEventListener("input", () => { this.clientPage = 0; this.skillPage = 0; this.select().catch(fail); });
     }
-    byId("tg-bulk-on").addEventListener("click", () => this.bulk(true));
-    byId("tg-bulk-off").addEventListener("click", () => this.bulk(false));
-    byId("tg-bulk-default").addEventListener("click", () => this.bulk(null));
+    byId("tg-bulk-on").addEventListener("click", () => { this.bulk(true).catch(fail); });
+    byId("tg-bulk-off").addEventListener("click", () => { this.bulk(false).catch(fail); });
+    byId("tg-bulk-default").addEventListener("click", () => { this.bulk(null).catch(fail); });
     byId("tg-undo").addEventListener("click", () => this.undoLast());
     document.addEventListener("click", (e) => {
       if (!(e.target as HTMLElement).closest("#tg-menu, table.matrix td")) byId("tg-menu").hidden = true;
@@ -45,20 +52,30 @@ export class TogglesView {
     const categories = [...new Set(this.data.categories)].sort();
     cat.replaceChildren(el("option", { value: "" }, "(every category)"), ...categories.map((c) => el("option", { value: c }, c || "(none)")));
     cat.value = categories.includes(old) ? old : "";
+    await this.select();
+  }
+
+  private filter(): ToggleFilter {
+    return {
+      clients: byId<HTMLInputElement>("tg-clients").value,
+      skills: byId<HTMLInputElement>("tg-skills").value,
+      category: byId<HTMLSelectElement>("tg-category").value,
+    };
+  }
+
+  /** Asks which clients and skills the filters keep, then draws them (the last answer wins). */
+  private async select(): Promise<void> {
+    const n = ++this.asked;
+    const s = await api.selectToggles(this.filter());
+    if (n !== this.asked) return;
+    this.selection = s;
+    byId("tg-confirm").hidden = true;
     this.draw();
   }
 
   /** Indices of the clients and skills the filters keep. */
-  private visible(): { clients: number[]; skills: number[] } {
-    const t = this.data;
-    if (!t) return { clients: [], skills: [] };
-    const cq = byId<HTMLInputElement>("tg-clients").value.trim().toLowerCase();
-    const sq = byId<HTMLInputElement>("tg-skills").value.trim().toLowerCase();
-    const cat = byId<HTMLSelectElement>("tg-category").value;
-    const clients = t.clients.map((_, i) => i).filter((i) => !cq || t.clients[i].toLowerCase().includes(cq));
-    const skills = t.skills.map((_, i) => i).filter((i) =>
-      (!sq || t.skills[i].toLowerCase().includes(sq)) && (!cat || t.categories[i] === cat));
-    return { clients, skills };
+  private visible(): Selection {
+    return this.selection;
   }
 
   private pager(label: string, page: number, total: number, size: number, go: (p: number) => void): HTMLElement {
@@ -106,7 +123,7 @@ export class TogglesView {
     const now = TogglesView.valueOf(code);
     const choose = (value: boolean | null) => () => {
       menu.hidden = true;
-      if (value !== now || (value === null && (code === "T" || code === "t"))) this.apply([{ client, skill, value }]);
+      if (value !== now || (value === null && (code === "T" || code === "t"))) this.apply([{ client, skill, value }]).catch(fail);
     };
     const item = (value: boolean | null, label: string, key: string) =>
       el("button", { "data-value": key, class: value === now ? "current" : "", onclick: choose(value) }, label);
@@ -120,42 +137,55 @@ export class TogglesView {
     menu.hidden = false;
   }
 
-  /** Sets every filtered cell (all pages) that belongs to its client. */
-  private bulk(value: boolean | null): void {
-    const t = this.data;
-    if (!t) return;
-    const { clients, skills } = this.visible();
-    const changes: ToggleChange[] = [];
-    for (const ci of clients) for (const si of skills) {
-      if (t.cells[ci][si] !== "-") changes.push({ client: t.clients[ci], skill: t.skills[si], value });
-    }
-    if (!changes.length) return;
+  /** Says what setting every filtered cell (all pages) would change, and waits for a yes. */
+  private async bulk(value: boolean | null): Promise<void> {
+    const plan = await api.planToggles(this.filter(), value);
+    const box = byId("tg-confirm");
     const what = value === null ? "back to their defaults" : value ? "on" : "off";
-    say(`Setting ${changes.length} toggles ${what}…`);
-    this.apply(changes);
+    if (!plan.changes.length) {
+      box.hidden = true;
+      say(`Nothing to change: every chosen cell is ${what} already`);
+      return;
+    }
+    const n = plan.changes.length;
+    const who = plan.clients.map(([c, k]) => `${c} (${k})`).join(", ");
+    const already = plan.unchanged ? ` ${plan.unchanged} chosen ${plan.unchanged === 1 ? "cell is" : "cells are"} that way already.` : "";
+    box.replaceChildren(
+      el("p", {}, el("b", {}, `Turn ${n} ${n === 1 ? "toggle" : "toggles"} ${what}`), ` for ${who}?${already}`),
+      el("button", { id: "tg-confirm-apply", class: "primary", onclick: () => {
+        box.hidden = true;
+        say(`Setting ${n} toggles ${what}…`);
+        this.apply(plan.changes, `${n} toggles ${what}`).catch(fail);
+      } }, `Turn ${what}`), " ",
+      el("button", { id: "tg-confirm-cancel", onclick: () => { box.hidden = true; } }, "Cancel"));
+    box.hidden = false;
   }
 
-  /** Applies `changes`, keeping what undoes them (unless they are an undo themselves). */
-  private apply(changes: ToggleChange[], undoing = false): void {
-    const t = this.data;
-    const before = changes.map((c) => {
-      const ci = t?.clients.indexOf(c.client) ?? -1;
-      const si = t?.skills.indexOf(c.skill) ?? -1;
-      const code = ci >= 0 && si >= 0 ? t?.cells[ci][si] ?? "" : "";
-      return { ...c, value: TogglesView.valueOf(code) };
-    });
-    const words = changes.length === 1
-      ? `${changes[0].skill} ${changes[0].value === null ? "back to its default" : changes[0].value ? "on" : "off"} for ${changes[0].client}`
-      : `${changes.length} toggles`;
-    api.setToggles(changes)
-      .then(async (files) => {
-        if (!undoing) this.undo.push({ changes: before, words });
-        if (changes.length > 1) say(`${changes.length} toggles set in ${files} client files`, "good");
-        this.showUndo();
-        await this.show();
-        this.changed();
-      })
-      .catch(fail);
+  /** Applies `changes`, keeping the number that undoes them; once rebuilt, names the cases
+   * the edit breaks. */
+  private async apply(changes: ToggleChange[], words?: string): Promise<void> {
+    const c = changes[0];
+    words ??= `${c.skill} ${c.value === null ? "back to its default" : c.value ? "on" : "off"} for ${c.client}`;
+    const before = (await api.testCases()).outcomes.filter((o) => o.failures.length).map((o) => o.case.name);
+    const applied = await api.setToggles(changes);
+    this.undo.push({ undo: applied.undo, words });
+    if (changes.length > 1) say(`${changes.length} toggles set in ${applied.files} client files`, "good");
+    this.showUndo();
+    await this.show();
+    await this.changed();
+    this.showBroken(await api.casesBrokenSince(before), words);
+  }
+
+  /** The cases an edit broke, each with what no longer holds, and its undo beside them. */
+  private showBroken(broken: Outcome[], words: string): void {
+    const box = byId("tg-broken");
+    box.className = broken.length ? "tg-broken" : "tg-broken good";
+    box.replaceChildren(...(broken.length ? [
+      el("p", {}, el("b", {}, `Turning ${words} breaks ${broken.length} ${broken.length === 1 ? "test" : "tests"}:`)),
+      el("ul", {}, ...broken.map((o) => el("li", { "data-case": o.case.name }, el("b", {}, o.case.name), ": ", o.failures[0] ?? ""))),
+      el("button", { id: "tg-broken-undo", onclick: () => this.undoLast() }, `Undo: ${words}`),
+    ] : [el("span", {}, `Turning ${words}: every test that passed still passes.`)]));
+    box.hidden = false;
   }
 
   private showUndo(): void {
@@ -165,10 +195,18 @@ export class TogglesView {
     button.textContent = last ? `Undo: ${last.words}` : "Undo";
   }
 
+  /** Puts back the files of the last edit as they were, byte for byte. */
   private undoLast(): void {
     const last = this.undo.pop();
     if (!last) return;
-    say(`Undone: ${last.words}`);
-    this.apply(last.changes, true);
+    byId("tg-broken").hidden = true;
+    api.undoToggles(last.undo)
+      .then(async () => {
+        say(`Undone: ${last.words}`, "good");
+        this.showUndo();
+        await this.show();
+        await this.changed();
+      })
+      .catch((e) => { this.showUndo(); fail(e); });
   }
 }

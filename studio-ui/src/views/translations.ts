@@ -8,6 +8,7 @@ import { el } from "../dom";
 const md = new MarkdownIt({ html: false, linkify: false });
 
 const STATE_WORDS: Record<string, string> = {
+  untranslated: "not translated yet: still the default text, word for word",
   current: "up to date",
   stale: "out of date: the default text changed since it was translated",
   unmarked: "not marked as up to date: save it once it matches the default",
@@ -18,17 +19,25 @@ const STATE_WORDS: Record<string, string> = {
 export function renderTranslations(t: Translations, open: (file: string) => void, create: (locale: string) => void): HTMLElement {
   const items = t.locales.map((l) => {
     const words = el("span", { class: `tr-state ${l.state}` }, STATE_WORDS[l.state] ?? l.state);
+    const who = serving(l.serving, l.state, t.default_locale);
     if (l.state === "missing") {
       return el("li", { "data-locale": l.locale }, el("b", {}, l.locale), " ", words, " ",
-        el("button", { class: "small", "data-create-translation": l.locale, onclick: () => create(l.locale) }, "Create from the default"));
+        el("button", { class: "small", "data-create-translation": l.locale, onclick: () => create(l.locale) }, "Create from the default"), who);
     }
     const link = el("a", { href: "#", "data-open": l.file, onclick: (e: Event) => { e.preventDefault(); open(l.file); } }, l.locale);
-    return el("li", { "data-locale": l.locale, class: t.open_locale === l.locale ? "open" : "" }, el("b", {}, link), " ", words);
+    return el("li", { "data-locale": l.locale, class: t.open_locale === l.locale ? "open" : "" }, el("b", {}, link), " ", words, who);
   });
   const def = t.open_locale
     ? el("p", {}, "Default (", t.default_locale, "): ", el("a", { href: "#", "data-open": t.default_file, onclick: (e: Event) => { e.preventDefault(); open(t.default_file); } }, t.name))
     : null;
   return el("div", { class: "rel translations" }, el("h4", {}, "Translations"), def ?? "", el("ul", {}, ...items));
+}
+
+/** Whose visitors are served a locale, and what they read of this skill in it. */
+function serving(clients: string[], state: string, defaultLocale: string): HTMLElement {
+  const who = clients.length ? `${clients.join(", ")} and visitors of no client` : "Only visitors of no client (no client serves it)";
+  const what = state === "missing" || state === "untranslated" ? `the default (${defaultLocale}) text` : "this translation";
+  return el("div", { class: "tr-serving" }, `${clients.length ? "Visitors of " : ""}${who} get ${what}.`);
 }
 
 /** The default text beside an open translation: its description, trigger examples and body. */

@@ -177,7 +177,7 @@ impl Session {
         let examples = match (&checks.routes, &key) {
             (Some((seen, routes)), Some(key)) if seen == key => routes.clone(),
             _ => {
-                let routes = skillc::workspace_check::example_routes(&report, rel);
+                let routes = skillc::workspace_check::example_routes(&report, rel, &checks.session);
                 checks.routes = key.map(|k| (k, routes.clone()));
                 routes
             }

@@ -8,19 +8,25 @@ use serde::Serialize;
 use skillc::model::Scope;
 use skillc::RawFile;
 
+mod beside;
+mod bulk;
 mod clients;
 mod disk;
 mod files;
 mod preview;
 mod publish;
 mod routing;
+mod settings;
 #[cfg(test)]
 mod testing;
 mod toggles;
 mod trash;
+mod versions;
 
 use crate::error::{edit_err, io_err};
 pub use crate::error::{Diag, StudioError};
+pub use beside::Beside;
+pub use bulk::{BulkPlan, Selection, ToggleChange, ToggleFilter, Toggles};
 pub use clients::{ClientPage, ClientVar, FlagVariant};
 pub use disk::DiskWatch;
 use disk::{Reader, Seen};
@@ -28,7 +34,8 @@ pub use files::{write_atomic, DraftCheck, FileState, NewSkill, Saved};
 pub use preview::{BudgetMeter, BuildSummary, Preview, PreviewRequest, TestRun};
 pub use publish::{Blockers, FailingCase};
 pub use routing::RoutingView;
-pub use toggles::{ToggleChange, Toggles};
+pub use settings::{PlanInfo, RoutingValue, WorkspacePage};
+pub use toggles::Applied;
 pub use trash::Trashed;
 
 /// A skill in the browser list.
@@ -93,19 +100,24 @@ fn hash(bytes: &[u8]) -> String {
 /// One open workspace.
 pub struct Session {
     root: PathBuf,
-    /// Successive builds share what an edit leaves unchanged (incremental rebuilds).
-    builds: std::sync::Mutex<skillc::BuildSession>,
+    /// Successive builds share what an edit leaves unchanged (incremental rebuilds). The
+    /// compiler session of the preview's builds: it shares its check memory with `checks`'s,
+    /// so that a save's check and build make the passes over catalogs once.
+    builds: std::sync::Mutex<skillc::Session>,
     /// Checks (the overview, a draft as the user types) read and parse only what changed.
     checks: std::sync::Mutex<Checks>,
     /// Whether the folder changed since the last check (its watcher and our writes say so).
     disk: std::sync::Arc<DiskWatch>,
+    /// What each toggle edit wrote, by the number it was given, so that undoing it puts every
+    /// file back byte for byte.
+    toggle_edits: std::sync::Mutex<bulk::Edits>,
 }
 
 /// Checks of the workspace: what the next one may take from the earlier ones.
 #[derive(Debug, Default)]
 struct Checks {
-    /// Files read and skills parsed.
-    cache: skillc::LoadCache,
+    /// The compiler session of the checks: files read, skills parsed and the last passes.
+    session: skillc::Session,
     /// The last check of the files as they are on disk (no drafts): served again while the
     /// watcher reports no change (a save asks for the overview, the tests and the preview's
     /// budget, each a check of the same files).
@@ -129,10 +141,12 @@ impl Session {
             ));
         }
         own_folder_is_real(&root)?;
+        let checks = Checks::default();
         Ok(Session {
             root,
-            builds: Default::default(),
-            checks: Default::default(),
+            builds: std::sync::Mutex::new(checks.session.sharing_checks()),
+            checks: std::sync::Mutex::new(checks),
+            toggle_edits: Default::default(),
             disk: std::sync::Arc::new(DiskWatch {
                 watching: false.into(),
                 since: std::sync::Mutex::new([Seen::Anything, Seen::Anything]),
@@ -217,18 +231,22 @@ impl Session {
                 if let (true, Some(last)) = (drafts.is_empty(), &checks.last) {
                     return Ok(last.clone());
                 }
-                checks.cache.assume_unchanged();
+                checks.session.assume_unchanged();
             }
             Seen::Files(files) => {
                 (checks.last, checks.routes) = (None, None);
-                checks.cache.assume_changed_only(files);
+                checks.session.assume_changed_only(files);
             }
             Seen::Anything => (checks.last, checks.routes) = (None, None),
         }
         let options = skillc::CheckOptions::default();
-        let report =
-            skillc::workspace_check::check_cached(&self.root, &options, &mut checks.cache, drafts)
-                .map_err(io_err)?;
+        let report = skillc::workspace_check::check_cached(
+            &self.root,
+            &options,
+            &mut checks.session,
+            drafts,
+        )
+        .map_err(io_err)?;
         if drafts.is_empty() {
             checks.last = Some(report.clone());
         }
@@ -309,6 +327,7 @@ impl Session {
 fn own_folder_is_real(root: &Path) -> Result<(), StudioError> {
     let own = [
         "trash",
+        "releases",
         "studio.db",
         "previous.db",
         "before.db",
@@ -459,7 +478,28 @@ mod tests {
                 .unwrap()
                 .state
         };
-        assert_eq!(state(&again), "current");
+        // A copy of the default is not a translation yet, whatever it says it follows.
+        assert_eq!(state(&again), "untranslated");
+        let gb_locale = again.locales.iter().find(|l| l.locale == "en-gb").unwrap();
+        assert_eq!(
+            gb_locale.serving,
+            [
+                "example.com",
+                "hyperline.co",
+                "ibanfirst.com",
+                "northwind.io"
+            ],
+            "augment.org serves en and fr only"
+        );
+        let copy = s.read(&gb).unwrap();
+        let translated = crate::form::set_field(
+            &copy.text,
+            "description",
+            Some(&serde_json::json!("Offer a demo, in British English.")),
+        )
+        .unwrap();
+        s.save(&gb, &translated, Some(&copy.hash)).unwrap();
+        assert_eq!(state(&s.translations(&gb).unwrap()), "current");
         assert!(s
             .overview()
             .unwrap()
@@ -493,6 +533,50 @@ mod tests {
             s.create_translation(DEMO, "xx").unwrap_err().kind,
             "request"
         );
+    }
+
+    #[test]
+    fn reach_counts_the_clients_a_variant_takes_and_a_variant_counts_its_own() {
+        let (_d, s) = sample();
+        let o = s.overview().unwrap();
+        let file = |name: &str| {
+            (o.skills.iter())
+                .find(|k| k.name == name && k.client.is_empty())
+                .map(|k| k.file.clone())
+                .unwrap()
+        };
+        let clients = |l: &[crate::relations::reach::ClientShare]| -> Vec<String> {
+            l.iter().map(|c| c.client.clone()).collect()
+        };
+        // northwind.io has its own; augment.org always gets the aware variant, hyperline.co
+        // the battlecard (standard, pro) or the aware one (fast): two clients get this text.
+        let r = s.relations(&file("competitors")).unwrap().reach;
+        assert_eq!((r.clients, r.getting), (5, 2), "{r:#?}");
+        assert_eq!(clients(&r.instead), ["augment.org", "hyperline.co"]);
+        assert!(r.partly.is_empty() && r.global);
+        let hyperline: Vec<(String, bool, String)> = (r.instead[1].shares.iter())
+            .map(|x| (x.text.name.clone(), x.this, x.place.clone()))
+            .collect();
+        assert_eq!(
+            hyperline,
+            [
+                (
+                    "competitors_battlecard".into(),
+                    false,
+                    "in tier standard or pro".into()
+                ),
+                ("competitors_aware".into(), false, "in tier fast".into())
+            ]
+        );
+        // The aware variant: augment.org always, hyperline.co in its fast tier only.
+        let r = s.relations(&file("competitors_aware")).unwrap().reach;
+        assert_eq!(r.getting, 1, "{r:#?}");
+        assert_eq!(clients(&r.partly), ["hyperline.co"]);
+        assert_eq!(clients(&r.instead), ["example.com", "ibanfirst.com"]);
+        assert!(!r.global && r.replaced_when.is_empty());
+        // A skill with run-time conditions says them.
+        let r = s.relations(&file("content_gating")).unwrap().reach;
+        assert!(!r.conditions.is_empty(), "{r:#?}");
     }
 
     #[test]

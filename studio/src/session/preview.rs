@@ -90,6 +90,9 @@ pub struct PreviewRequest {
     pub known_catalog: String,
     /// A visitor's message to route in the catalog (empty: none).
     pub message: String,
+    /// The visitor's earlier messages in this conversation, oldest first, each with the
+    /// seconds before `message` it was sent: a fragment is routed joined to them.
+    pub history: Vec<(String, u64)>,
 }
 
 /// The workspace's test cases (`tests/*.yaml`) run against the last build.
@@ -152,6 +155,29 @@ fn target_meters(
         .collect()
 }
 
+/// The route of the request's message (none without one), joined to its earlier messages
+/// when it is a fragment of the conversation, as a runtime given them routes it.
+fn route_message(
+    a: &Artifact,
+    bundle: &BundleRef<'_>,
+    consumer: Option<&str>,
+    ctx: &Context,
+    r: &PreviewRequest,
+) -> Result<Option<skillc_runtime::route::Route>, skillc_runtime::Error> {
+    let message = r.message.trim();
+    if message.is_empty() {
+        return Ok(None);
+    }
+    let history = skillc::cases::turns(&r.history);
+    let query = skillc_runtime::route::Query {
+        message,
+        history: &history,
+        time: Some(0.0),
+        ..Default::default()
+    };
+    a.route_query(bundle, consumer, ctx, &query).map(Some)
+}
+
 /// The file a case saved from the preview goes to.
 pub const ROUTING_CASES: &str = "tests/routing.yaml";
 
@@ -188,6 +214,17 @@ fn route_case_yaml(
         request.insert(text("context"), Value::Mapping(context));
     }
     request.insert(text("message"), text(r.message.trim()));
+    if !r.history.is_empty() {
+        let turns = (r.history.iter())
+            .map(|(said, ago)| {
+                let mut turn = Mapping::new();
+                turn.insert(text("text"), text(said));
+                turn.insert(text("ago"), Value::Number((*ago).into()));
+                Value::Mapping(turn)
+            })
+            .collect();
+        request.insert(text("history"), Value::Sequence(turns));
+    }
     let mut expect = Mapping::new();
     let names = routes_to.iter().map(|n| text(n)).collect();
     expect.insert(text("routes_to"), Value::Sequence(names));
@@ -239,7 +276,8 @@ impl Session {
         let mut builds = self.builds.lock().unwrap_or_else(|poisoned| {
             self.builds.clear_poison();
             let mut fresh = poisoned.into_inner();
-            *fresh = Default::default();
+            // Still sharing the checks' memory, each of whose parts is replaced whole.
+            *fresh = fresh.sharing_checks();
             fresh
         });
         let out = self.artifact();
@@ -355,10 +393,7 @@ impl Session {
             cut: b.catalog_cut(),
             targets: target_meters(&a, &markdown),
         };
-        let route = (!r.message.trim().is_empty())
-            .then(|| a.route(&bundle, consumer.as_deref(), &ctx, r.message.trim(), None))
-            .transpose()
-            .map_err(req)?;
+        let route = route_message(&a, &bundle, consumer.as_deref(), &ctx, r).map_err(req)?;
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
             route,
@@ -458,6 +493,55 @@ mod tests {
             s.save_route_case(&empty, "x", &[]).unwrap_err().kind,
             "request"
         );
+    }
+
+    #[test]
+    fn a_follow_up_is_routed_joined_to_the_conversation_and_saved_with_it() {
+        let (_d, s) = sample();
+        s.build(None).unwrap();
+        let alone = PreviewRequest {
+            message: "and also for the pro plan".into(),
+            format: "markdown".into(),
+            ..PreviewRequest::default()
+        };
+        let route = s.preview(&alone).unwrap().route.unwrap();
+        assert_eq!(
+            route.routed_text, None,
+            "no conversation: the message alone"
+        );
+        let question = "how much does the basic plan cost?".to_string();
+        let follow_up = PreviewRequest {
+            history: vec![(question.clone(), 10)],
+            ..alone.clone()
+        };
+        let route = s.preview(&follow_up).unwrap().route.unwrap();
+        assert_eq!(
+            route.routed_text.as_deref(),
+            Some("how much does the basic plan cost? and also for the pro plan")
+        );
+        assert_eq!(route.candidates[0].name, "pricing");
+        // Five minutes later it is a message of its own again.
+        let later = PreviewRequest {
+            history: vec![(question, 300)],
+            ..alone
+        };
+        assert_eq!(s.preview(&later).unwrap().route.unwrap().routed_text, None);
+        let file = s
+            .save_route_case(&follow_up, "a follow-up", &["pricing".into()])
+            .unwrap();
+        let saved = std::fs::read_to_string(s.root.join(file)).unwrap();
+        assert!(
+            saved.contains(
+                "    history:\n    - text: how much does the basic plan cost?\n      ago: 10\n"
+            ),
+            "{saved}"
+        );
+        s.build(None).unwrap();
+        let run = s.test_cases().unwrap();
+        let case = (run.outcomes.iter())
+            .find(|o| o.case.name == "a follow-up")
+            .unwrap();
+        assert!(case.passed(), "{:?}", case.failures);
     }
 
     #[test]

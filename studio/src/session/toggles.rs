@@ -6,34 +6,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use skillc::model::Scope;
 
+use super::bulk::{self, BulkPlan, Selection, ToggleChange, ToggleFilter, Toggles};
 use super::disk::WritesOnDisk;
 use super::{edit_err, io_err, Session};
 use crate::error::StudioError;
 
-/// Clients × skills, compact enough for 500 clients × 1,000 skills: one character per cell.
+/// A toggle edit written: how many client files changed, and the number that undoes it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Toggles {
-    /// Client ids (rows).
-    pub clients: Vec<String>,
-    /// Skill names (columns).
-    pub skills: Vec<String>,
-    /// Each skill's category (empty when none), for filtering and bulk edits.
-    pub categories: Vec<String>,
-    /// One string per client, one character per skill: `T`/`t` toggled on/off in its
-    /// client.yaml, `E`/`e` on/off by the skill's `default_enabled`, `D` on by default, `-` a
-    /// skill of another client.
-    pub cells: Vec<String>,
-}
-
-/// One toggle to set: on, off, or back to the skill's default (`None`).
-#[derive(Debug, Clone, serde::Deserialize, PartialEq, Eq)]
-pub struct ToggleChange {
-    /// Client id.
-    pub client: String,
-    /// Skill name.
-    pub skill: String,
-    /// The new state.
-    pub value: Option<bool>,
+pub struct Applied {
+    /// Client files written.
+    pub files: usize,
+    /// Give it to [`Session::undo_toggles`] to put those files back as they were.
+    pub undo: u64,
 }
 
 impl Session {
@@ -104,16 +88,112 @@ impl Session {
         })
     }
 
-    /// Sets (or clears, with `None`) toggles in the clients' `client.yaml` files, all checked
-    /// together and each file written once.
-    pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
-        let _written = WritesOnDisk(&self.disk, None);
-        // The compiler's lossless edit (the code behind `skillc toggle`): only the toggles'
-        // lines change; comments and order stay; an unreadable client.yaml is never replaced.
-        let clients: BTreeSet<&str> = changes.iter().map(|c| c.client.as_str()).collect();
-        for client in clients {
-            self.inside(&format!("clients/{client}/client.yaml"))?;
+    /// The rows and columns a filter keeps (the list of clients typed picks exactly those).
+    pub fn select_toggles(&self, f: &ToggleFilter) -> Result<Selection, StudioError> {
+        // The matrix's axes only, in its order (a keystroke in a filter at 500 clients ×
+        // 1,000 skills needs no cells).
+        let report = self.check()?;
+        let ws = &report.workspace;
+        let mut categories: BTreeMap<&str, &str> = BTreeMap::new();
+        for s in (ws.skills.iter()).filter(|s| s.frontmatter.variant_of.is_none()) {
+            categories
+                .entry(&s.name)
+                .or_insert_with(|| s.category.as_deref().unwrap_or_default());
         }
+        let t = Toggles {
+            clients: ws.clients.keys().cloned().collect(),
+            skills: categories.keys().map(|k| k.to_string()).collect(),
+            categories: categories.values().map(|k| k.to_string()).collect(),
+            cells: Vec::new(),
+        };
+        Ok(bulk::select(&t, f))
+    }
+
+    /// What setting every cell a filter keeps to `value` would change, to confirm first.
+    pub fn plan_toggles(
+        &self,
+        f: &ToggleFilter,
+        value: Option<bool>,
+    ) -> Result<BulkPlan, StudioError> {
+        let t = self.toggles()?;
+        Ok(bulk::plan(&t, &bulk::select(&t, f), value))
+    }
+
+    /// The cases the last build fails that were passing before (`before`: the names of those
+    /// failing then), with what did not hold.
+    pub fn cases_broken_since(
+        &self,
+        before: &[String],
+    ) -> Result<Vec<skillc::cases::Outcome>, StudioError> {
+        Ok(bulk::broken(before, &self.test_cases()?.outcomes))
+    }
+
+    /// Puts back every file the toggle edit `undo` wrote, byte for byte, unless one of them
+    /// changed since (then nothing is written).
+    pub fn undo_toggles(&self, undo: u64) -> Result<usize, StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let mut edits = self.toggle_edits.lock().map_err(io_err)?;
+        let Some(at) = edits.1.iter().position(|(n, _)| *n == undo) else {
+            return Err(StudioError::request("that toggle edit was undone already"));
+        };
+        let written = &edits.1[at].1;
+        let now: Vec<Option<String>> = (written.iter())
+            .map(|w| std::fs::read_to_string(self.root.join(&w.file)).ok())
+            .collect();
+        let back = bulk::undo(written, &now).map_err(|file| {
+            StudioError::request(format!(
+                "`{file}` changed since this toggle edit: set the toggles again by hand"
+            ))
+        })?;
+        for (file, text) in &back {
+            super::write_atomic(&self.inside(file)?, text.as_bytes())?;
+        }
+        let n = back.len();
+        edits.1.remove(at);
+        Ok(n)
+    }
+
+    /// Sets (or clears, with `None`) toggles in the clients' `client.yaml` files, all checked
+    /// together and each file written once; keeps each file's text before, for the undo.
+    pub fn set_toggles(&self, changes: &[ToggleChange]) -> Result<Applied, StudioError> {
+        let _written = WritesOnDisk(&self.disk, None);
+        let files: Vec<String> = (changes.iter().map(|c| c.client.as_str()))
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .map(|client| format!("clients/{client}/client.yaml"))
+            .collect();
+        let mut before = Vec::new();
+        for file in &files {
+            before.push(std::fs::read_to_string(self.inside(file)?).ok());
+        }
+        let n = self.write_toggles(changes)?;
+        let mut written = Vec::new();
+        for (file, before) in files.into_iter().zip(before) {
+            let after = std::fs::read_to_string(self.root.join(&file)).ok();
+            if let (Some(before), Some(after)) = (before, after) {
+                if before != after {
+                    written.push(bulk::Written {
+                        file,
+                        before,
+                        after,
+                    });
+                }
+            }
+        }
+        let mut edits = self.toggle_edits.lock().map_err(io_err)?;
+        edits.0 += 1;
+        let undo = edits.0;
+        edits.1.push((undo, written));
+        // The undo list goes back a long way, not forever.
+        if edits.1.len() > 200 {
+            edits.1.remove(0);
+        }
+        Ok(Applied { files: n, undo })
+    }
+
+    /// The compiler's lossless edit (the code behind `skillc toggle`): only the toggles' lines
+    /// change; comments and order stay; an unreadable client.yaml is never replaced.
+    fn write_toggles(&self, changes: &[ToggleChange]) -> Result<usize, StudioError> {
         let edits: Vec<(&str, &str, skillc::edit::Toggle)> = changes
             .iter()
             .map(|c| {
@@ -126,7 +206,7 @@ impl Session {
             })
             .collect();
         let mut checks = self.checks.lock().map_err(io_err)?;
-        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks.cache)
+        skillc::edit::toggles_in_workspace_with(&self.root, &edits, &mut checks.session)
             .map(|written| written.len())
             .map_err(edit_err)
     }
@@ -155,7 +235,7 @@ mod tests {
             .iter()
             .flat_map(|c| global.iter().map(move |k| change(c, k, Some(false))))
             .collect();
-        assert_eq!(s.set_toggles(&changes).unwrap(), t.clients.len());
+        assert_eq!(s.set_toggles(&changes).unwrap().files, t.clients.len());
         let after = s.toggles().unwrap();
         for (ci, _) in after.clients.iter().enumerate() {
             for k in &global {
@@ -172,6 +252,57 @@ mod tests {
             after,
             "a refused bulk edit writes nothing"
         );
+    }
+
+    #[test]
+    fn a_bulk_off_for_a_list_of_clients_names_the_cases_it_breaks_and_its_undo_changes_no_byte() {
+        let (_d, s) = sample();
+        s.build(None).unwrap();
+        let failing = |s: &Session| -> Vec<String> {
+            (s.test_cases().unwrap().outcomes.iter())
+                .filter(|o| !o.passed())
+                .map(|o| o.case.name.clone())
+                .collect()
+        };
+        let before_failing = failing(&s);
+        let f = ToggleFilter {
+            clients: "hyperline.co, augment.org".into(),
+            skills: "competitors".into(),
+            category: String::new(),
+        };
+        let plan = s.plan_toggles(&f, Some(false)).unwrap();
+        let who: Vec<&str> = plan.changes.iter().map(|c| c.client.as_str()).collect();
+        assert_eq!(who, ["augment.org", "hyperline.co"]);
+        let yaml =
+            |c: &str| std::fs::read(s.root().join(format!("clients/{c}/client.yaml"))).unwrap();
+        let (augment, hyperline) = (yaml("augment.org"), yaml("hyperline.co"));
+        let applied = s.set_toggles(&plan.changes).unwrap();
+        assert_eq!(applied.files, 2);
+        s.build(None).unwrap();
+        let broken: Vec<String> = (s.cases_broken_since(&before_failing).unwrap().iter())
+            .map(|o| o.case.name.clone())
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                "tier 3 (roster and battlecards) answers with the battlecard variant",
+                "tier 2 (a roster, no battlecards) answers with the aware variant"
+            ]
+        );
+        // Undone: both files as they were, byte for byte; a second undo is refused.
+        assert_eq!(s.undo_toggles(applied.undo).unwrap(), 2);
+        assert_eq!(
+            (yaml("augment.org"), yaml("hyperline.co")),
+            (augment, hyperline)
+        );
+        assert_eq!(s.undo_toggles(applied.undo).unwrap_err().kind, "request");
+        // A file changed since the edit is never overwritten by its undo.
+        let applied = s.set_toggles(&plan.changes).unwrap();
+        let file = s.root().join("clients/augment.org/client.yaml");
+        let mine = format!("{}# mine\n", std::fs::read_to_string(&file).unwrap());
+        std::fs::write(&file, &mine).unwrap();
+        assert_eq!(s.undo_toggles(applied.undo).unwrap_err().kind, "request");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
     }
 
     #[test]

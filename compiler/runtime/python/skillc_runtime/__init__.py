@@ -36,7 +36,7 @@ import threading
 import zlib
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 class RequestError(Exception):
@@ -631,18 +631,18 @@ class Artifact:
             listed = dict(self.db.execute(
                 "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(sorted({cards[i] for i, _ in docs})),)))
-            wanted = sorted({d for v in listed.values() for d in v.split(" ") if d})
+            ids = {card: [int(v) for v in (text or "").split(" ") if v] for card, text in listed.items()}
+            wanted = sorted({v for vs in ids.values() for v in vs})
             stored = {}
             dims = int(self.manifest.get("embedding_dims", "0"))
-            for digest, data in self.db.execute(
-                    "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
+            for vid, data in self.db.execute(
+                    "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))",
                     (json.dumps(wanted),)):
                 # A byte a number (the built-in meaning's whole numbers), else 32-bit floats.
                 v = (tuple(float(x) for x in struct.unpack(f"<{dims}b", data)) if len(data) == dims
                      else struct.unpack(f"<{len(data) // 4}f", data))
-                stored[digest] = (v, _norm(v))
-            b["dense"] = [[stored[d] for d in (listed.get(cards[i]) or "").split(" ") if d in stored]
-                          for i, _ in docs]
+                stored[vid] = (v, _norm(v))
+            b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
         return b["dense"]
 
     def _closest(self, b, query, q_norm):

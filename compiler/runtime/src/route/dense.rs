@@ -381,20 +381,6 @@ impl Artifact {
         Some((model, dims))
     }
 
-    /// The stored vector of a text, by the SHA-256 (hex) of the text.
-    pub fn vector(&self, digest: &str) -> Result<Option<Vec<f32>>, Error> {
-        let conn = self.conn.lock().expect("lock");
-        let mut st = conn
-            .prepare_cached("SELECT data FROM vector WHERE digest = ?1")
-            .map_err(corrupt(&self.path))?;
-        let mut rows = st.query([digest]).map_err(corrupt(&self.path))?;
-        let row = rows.next().map_err(corrupt(&self.path))?;
-        let dims = self.embedding_model().map_or(0, |(_, d)| d);
-        row.map(|r| r.get::<_, Vec<u8>>(0).map(|d| decode_stored(&d, dims)))
-            .transpose()
-            .map_err(corrupt(&self.path))
-    }
-
     /// The vectors of a bundle's catalog: every skill a catalog can show.
     pub(crate) fn dense_index(&self, bundle: &Bundle) -> Result<Arc<DenseIndex>, Error> {
         if let Some(ix) = bundle.dense.get() {
@@ -406,15 +392,14 @@ impl Artifact {
             .collect();
         let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
         let dims = self.embedding_model().map_or(0, |(_, d)| d);
-        let listed = self.card_digests(&cards)?;
-        let mut wanted: Vec<&str> = listed.values().flat_map(|d| d.split(' ')).collect();
+        let listed = self.card_vector_ids(&cards)?;
+        let mut wanted: Vec<i64> = listed.values().flatten().copied().collect();
         wanted.sort_unstable();
         wanted.dedup();
         let stored = self.stored_vectors(&wanted)?;
         let texts = |card: i64| {
-            let digests = listed.get(&card).map_or("", String::as_str);
-            (digests.split(' '))
-                .filter_map(|d| wanted.binary_search(&d).ok())
+            (listed.get(&card).into_iter().flatten())
+                .filter_map(|id| wanted.binary_search(id).ok())
                 .filter_map(|k| stored[k].as_ref())
         };
         // The built-in meaning's vectors stay whole numbers; a model's own are f32s.
@@ -438,8 +423,8 @@ impl Artifact {
         Ok(bundle.dense.get_or_init(|| ix).clone())
     }
 
-    /// The digests of each card's vectors (`card.vectors`), by card id.
-    fn card_digests(&self, cards: &BTreeSet<i64>) -> Result<HashMap<i64, String>, Error> {
+    /// The ids of each card's vectors (`card.vectors`), by card id.
+    fn card_vector_ids(&self, cards: &BTreeSet<i64>) -> Result<HashMap<i64, Vec<i64>>, Error> {
         let e = corrupt(&self.path);
         let conn = self.conn.lock().expect("lock");
         let mut st = conn
@@ -448,28 +433,40 @@ impl Artifact {
             )
             .map_err(&e)?;
         let ids = serde_json::to_string(cards).unwrap_or_default();
-        let rows = st
-            .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-            .map_err(&e)?;
-        rows.collect::<Result<_, _>>().map_err(&e)
+        let mut rows = st.query([ids]).map_err(&e)?;
+        let mut listed = HashMap::with_capacity(cards.len());
+        while let Some(row) = rows.next().map_err(&e)? {
+            let card: i64 = row.get(0).map_err(&e)?;
+            let text = row.get_ref(1).and_then(|v| Ok(v.as_str()?)).map_err(&e)?;
+            let not_an_id = |id: &str| Error::NotAnArtifact {
+                path: self.path.clone(),
+                why: format!("card {card} lists vector `{id}`, which is not a vector id"),
+            };
+            let ids = (text.split(' '))
+                .filter(|id| !id.is_empty())
+                .map(|id| id.parse().map_err(|_| not_an_id(id)))
+                .collect::<Result<_, _>>()?;
+            listed.insert(card, ids);
+        }
+        Ok(listed)
     }
 
-    /// The stored bytes of each of `wanted` (sorted digests), in its order; `None` for one the
-    /// artifact does not hold.
-    fn stored_vectors(&self, wanted: &[&str]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+    /// The stored bytes of each of `wanted` (sorted vector ids), in its order; `None` for one
+    /// the artifact does not hold.
+    fn stored_vectors(&self, wanted: &[i64]) -> Result<Vec<Option<Vec<u8>>>, Error> {
         let e = corrupt(&self.path);
         let conn = self.conn.lock().expect("lock");
         let mut stored = vec![None; wanted.len()];
         let mut st = conn
             .prepare_cached(
-                "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?1))",
+                "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?1))",
             )
             .map_err(&e)?;
-        let digests = serde_json::to_string(wanted).unwrap_or_default();
-        let mut rows = st.query([digests]).map_err(&e)?;
+        let ids = serde_json::to_string(wanted).unwrap_or_default();
+        let mut rows = st.query([ids]).map_err(&e)?;
         while let Some(row) = rows.next().map_err(&e)? {
-            let digest = row.get_ref(0).and_then(|v| Ok(v.as_str()?)).map_err(&e)?;
-            if let Ok(k) = wanted.binary_search(&digest) {
+            let id: i64 = row.get(0).map_err(&e)?;
+            if let Ok(k) = wanted.binary_search(&id) {
                 let data = row.get_ref(1).and_then(|v| Ok(v.as_blob()?)).map_err(&e)?;
                 stored[k] = Some(data.to_vec());
             }

@@ -41,20 +41,20 @@ export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly 
   if (known) return known;
   const skills = docs.map(([skill]) => skill);
   const cards = [...new Set(skills.map((skill) => b.skills[skill].card))].sort((x, y) => x - y);
-  const listed = new Map<number, string>(
+  const listed = new Map<number, number[]>(
     rows(snap.db, "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
-      .map((r) => [Number(r[0]), String(r[1])]),
+      .map((r) => [Number(r[0]), String(r[1] ?? "").split(" ").filter((v) => v).map(Number)]),
   );
-  const wanted = [...new Set([...listed.values()].flatMap((v) => v.split(" ")).filter((d) => d))].sort();
-  const found = rows(snap.db, "SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
-  const numbers = new Map<string, number>();
+  const wanted = [...new Set([...listed.values()].flat())].sort((x, y) => x - y);
+  const found = rows(snap.db, "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
+  const numbers = new Map<number, number>();
   const starts = new Int32Array(found.length + 1);
   // A vector of `embedding_dims` bytes holds a signed byte a number (the built-in meaning's
   // whole numbers); any other, little-endian 32-bit floats.
   const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
   const byteWise = (data: Uint8Array) => data.byteLength === dims;
-  found.forEach(([digest, data], k) => {
-    numbers.set(String(digest), k);
+  found.forEach(([id, data], k) => {
+    numbers.set(Number(id), k);
     const bytes = data as Uint8Array;
     starts[k + 1] = starts[k] + (byteWise(bytes) ? bytes.byteLength : Math.floor(bytes.byteLength / 4));
   });
@@ -70,7 +70,7 @@ export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly 
     for (let i = starts[k]; i < starts[k + 1]; i++) values[i] = view.getFloat32((i - starts[k]) * 4, true);
   });
   const vectors = skills.map((skill) =>
-    Int32Array.from((listed.get(b.skills[skill].card) ?? "").split(" ").filter((d) => numbers.has(d)).map((d) => numbers.get(d) as number)));
+    Int32Array.from((listed.get(b.skills[skill].card) ?? []).filter((v) => numbers.has(v)).map((v) => numbers.get(v) as number)));
   const dense = denseFrom(values, starts, vectors);
   indexes.set(b, dense);
   return dense;

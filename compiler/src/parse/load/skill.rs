@@ -302,10 +302,32 @@ pub(super) fn single_skill_checks(
             out,
         );
     }
+    translations(skill, &defined, out);
+}
+
+/// The checks of a skill's translations: their source tokens, a copy of the default text
+/// (W131), a translation made from an older default (W121).
+fn translations(skill: &Skill, defined: &[u32], out: &mut Vec<Diagnostic>) {
     let digest = skill.translation_digest();
     for l in skill.localized.values() {
         let first = l.body_first_line();
-        sources::check_tokens(&l.file, &l.body, first, &defined, out);
+        sources::check_tokens(&l.file, &l.body, first, defined, out);
+        if l.is_copy_of(skill) {
+            let at = l.translated_from.as_ref().map_or(Pos::line(1), |(_, p)| *p);
+            out.push(
+                Diagnostic::new(
+                    codes::UNTRANSLATED_COPY,
+                    &l.file,
+                    at,
+                    format!(
+                        "the `{}` text of `{}` is still the default text, word for word: visitors in `{}` read it untranslated",
+                        l.locale, skill.name, l.locale
+                    ),
+                )
+                .with_help("translate its description, trigger examples and body, or delete the file (the default text is used without it)"),
+            );
+            continue;
+        }
         if let Some((from, pos)) = l.translated_from.as_ref().filter(|(d, _)| *d != digest) {
             out.push(
                 Diagnostic::new(

@@ -1,7 +1,7 @@
 //! Writing the tables, each statement from the schema's column lists and each value bound by
 //! its column's name; a table a session's previous artifact holds unchanged is copied from it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use rusqlite::{named_params, params, Transaction};
@@ -110,27 +110,73 @@ pub(super) fn copy(tx: &Transaction<'_>, table: &str, in_order: Option<&str>) ->
 
 /// card, then card_fragment in the order of its key (each card's fragments by level and
 /// format, as a copy reads them).
+/// Returns whether they were copied from `old`.
 pub(super) fn insert_cards(
     tx: &Transaction<'_>,
     rows: &Copyable,
+    vectors: &NumberedVectors,
     old: Option<Previous<'_>>,
-) -> Sql<()> {
+) -> Sql<bool> {
     if old.is_some_and(|o| o.rows.cards == rows.cards) {
         copy(tx, "card", None)?;
-        return copy(tx, "card_fragment", Some("card, level, format"));
+        copy(tx, "card_fragment", Some("card, level, format"))?;
+        return Ok(true);
     }
     let mut st = tx.prepare(schema::insert("card", false))?;
-    for (id, c) in (1i64..).zip(&rows.cards) {
-        insert_card(&mut st, id, c)?;
+    for ((id, c), ids) in (1i64..).zip(&rows.cards).zip(&vectors.of_card) {
+        insert_card(&mut st, id, c, ids)?;
     }
     let mut frag = tx.prepare(schema::insert("card_fragment", false))?;
     for (id, c) in (1i64..).zip(&rows.cards) {
         insert_fragments(&mut frag, id, c)?;
     }
-    Ok(())
+    Ok(false)
 }
 
-pub(super) fn insert_card(st: &mut rusqlite::Statement<'_>, id: i64, rows: &CardRows) -> Sql<()> {
+/// A card's `card.vectors`: the ids of its texts' vectors (`digests`, space-separated), each
+/// from `number`, which numbers them from 1 in the order the cards (in their order) first
+/// name a text, so that a build of the whole workspace and a batched one number them alike.
+pub(crate) fn vector_ids<'d>(digests: &'d str, mut number: impl FnMut(&'d str) -> i64) -> String {
+    let ids: Vec<String> = (digests.split(' '))
+        .filter(|d| !d.is_empty())
+        .map(|d| number(d).to_string())
+        .collect();
+    ids.join(" ")
+}
+
+/// The vector ids of a build of the whole workspace.
+#[derive(Debug, Default)]
+pub(super) struct NumberedVectors {
+    /// Each card's `card.vectors`, in the cards' order.
+    pub(super) of_card: Vec<String>,
+    /// The digests of the texts, in the order of their ids.
+    pub(super) digests: Vec<String>,
+}
+
+impl NumberedVectors {
+    pub(super) fn of(cards: &[CardRows]) -> Self {
+        let mut ids: HashMap<&str, i64> = HashMap::new();
+        let mut digests = Vec::new();
+        let of_card = (cards.iter())
+            .map(|c| {
+                vector_ids(&c.vectors, |d| {
+                    *ids.entry(d).or_insert_with(|| {
+                        digests.push(d.to_string());
+                        digests.len() as i64
+                    })
+                })
+            })
+            .collect();
+        NumberedVectors { of_card, digests }
+    }
+}
+
+pub(super) fn insert_card(
+    st: &mut rusqlite::Statement<'_>,
+    id: i64,
+    rows: &CardRows,
+    vectors: &str,
+) -> Sql<()> {
     let c = &rows.card;
     st.execute(named_params! {
         ":id": id,
@@ -142,7 +188,7 @@ pub(super) fn insert_card(st: &mut rusqlite::Statement<'_>, id: i64, rows: &Card
         ":when_to_use": serde_json::to_string(&c.when_to_use).unwrap_or_default(),
         ":location": c.location,
         ":terms": skillc_runtime::route::card_terms(&c.name, &c.description, &c.triggers, &c.when_to_use),
-        ":vectors": rows.vectors,
+        ":vectors": vectors,
     })?;
     Ok(())
 }
@@ -308,22 +354,25 @@ pub(super) fn insert_bundle(st: &mut rusqlite::Statement<'_>, id: i64, b: &Bundl
     Ok(())
 }
 
-/// Embedding vectors (none is staged twice: a batch's are inserted or ignored).
-pub(super) fn insert_vectors(
-    tx: &rusqlite::Connection,
-    vectors: &BTreeMap<String, Vec<u8>>,
-) -> Sql<()> {
-    let mut st = tx.prepare_cached(schema::insert("vector", true))?;
-    for (digest, data) in vectors {
-        st.execute(named_params! { ":digest": digest, ":data": data })?;
-    }
+/// Embedding vector `id`.
+pub(super) fn insert_vector(tx: &rusqlite::Connection, id: i64, data: &[u8]) -> Sql<()> {
+    let mut st = tx.prepare_cached(schema::insert("vector", false))?;
+    st.execute(named_params! { ":id": id, ":data": data })?;
     Ok(())
 }
 
-/// asset, vector and diagnostic.
+/// Where the vector rows come from: the previous artifact (the same cards and the very same
+/// vectors, so the same ids), or `d`'s vectors of these digests, in the order of their ids.
+pub(super) enum VectorRows<'v> {
+    Copied,
+    Numbered(&'v [String]),
+}
+
+/// asset, vector (and the meaning table) and diagnostic.
 pub(super) fn insert_tail(
     tx: &Transaction<'_>,
     d: &Data,
+    vectors: VectorRows<'_>,
     warnings: &[crate::Diagnostic],
     old: Option<Previous<'_>>,
 ) -> Sql<()> {
@@ -331,15 +380,20 @@ pub(super) fn insert_tail(
     for a in &d.assets {
         insert_asset(&mut st, a)?;
     }
-    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &d.vectors);
-    if !d.vectors.is_empty() && old.is_some_and(same_vectors) {
-        copy(tx, "vector", Some("digest"))?;
-        copy(tx, "meaning", None)?;
-    } else {
-        insert_vectors(tx, &d.vectors)?;
-        if let Some((name, data)) = d.meaning {
-            let mut st = tx.prepare(schema::insert("meaning", false))?;
-            st.execute(named_params! { ":name": name, ":data": data })?;
+    match vectors {
+        VectorRows::Copied => {
+            copy(tx, "vector", Some("id"))?;
+            copy(tx, "meaning", None)?;
+        }
+        VectorRows::Numbered(digests) => {
+            for (id, digest) in (1i64..).zip(digests) {
+                let data = d.vectors.get(digest).map_or(&[][..], Vec::as_slice);
+                insert_vector(tx, id, data)?;
+            }
+            if let Some((name, data)) = d.meaning {
+                let mut st = tx.prepare(schema::insert("meaning", false))?;
+                st.execute(named_params! { ":name": name, ":data": data })?;
+            }
         }
     }
     if old.is_some_and(|o| o.warnings == warnings) {

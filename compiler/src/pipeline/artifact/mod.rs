@@ -17,8 +17,10 @@ use skillc_runtime::schema::{
 mod insert;
 mod stage;
 
+pub(crate) use insert::vector_ids;
 use insert::{
     insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
+    NumberedVectors, VectorRows,
 };
 pub use stage::Stage;
 
@@ -119,8 +121,8 @@ pub struct CardRows {
     pub card: Arc<crate::render::Card>,
     /// Its catalog texts per budget level and format (shared with a session's memo).
     pub fragments: Arc<Vec<CardFragment>>,
-    /// The digests of its embedded texts, space-separated (`card.vectors`; empty without an
-    /// embedding model).
+    /// The digests of its embedded texts, space-separated (numbered as `card.vectors` when
+    /// written; empty without an embedding model).
     pub vectors: String,
 }
 
@@ -267,26 +269,26 @@ pub(super) fn insert_blob(
     Ok(())
 }
 
-/// Assets compressed earlier in this process, by content hash: a session (watch, the studio)
-/// rebuilds with mostly the same assets, and a collection's scripts and images can be large.
-/// (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
-static ENCODED: std::sync::OnceLock<std::sync::Mutex<EncodedBlobs>> = std::sync::OnceLock::new();
-
-/// Bytes held, and each blob by content hash.
-type EncodedBlobs = (usize, BTreeMap<String, Arc<Blob>>);
+/// Assets compressed by a session's earlier builds, by content hash: a session (watch, the
+/// studio) rebuilds with mostly the same assets, and a collection's scripts and images can be
+/// large. (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
+#[derive(Debug, Default)]
+pub struct EncodedAssets {
+    /// Bytes held, and each blob by content hash.
+    held: std::sync::Mutex<(usize, BTreeMap<String, Arc<Blob>>)>,
+}
 
 /// Bytes of compressed assets kept before the cache starts over.
 const ENCODED_LIMIT: usize = 256 << 20;
 
-impl Blob {
-    /// [`Blob::encode`], through the process's cache of assets encoded before.
-    pub fn encode_cached(hash: &str, data: &[u8]) -> Arc<Blob> {
-        let cache = ENCODED.get_or_init(Default::default);
-        if let Some(blob) = cache.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
+impl EncodedAssets {
+    /// [`Blob::encode`] of `data`, or the blob encoded before for its content `hash`.
+    pub fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
+        if let Some(blob) = self.held.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
             return blob;
         }
         let blob = Arc::new(Blob::encode(data.to_vec()));
-        if let Ok(mut c) = cache.lock() {
+        if let Ok(mut c) = self.held.lock() {
             if c.0 + blob.stored.len() > ENCODED_LIMIT {
                 *c = (0, BTreeMap::new());
             }
@@ -484,8 +486,15 @@ fn write_file(
         bundles: std::mem::take(&mut d.bundles),
         entries: Vec::new(),
     };
-    insert_cards(&tx, &rows, old).map_err(&e)?;
+    let numbered = NumberedVectors::of(&rows.cards);
+    let cards_copied = insert_cards(&tx, &rows, &numbered, old).map_err(&e)?;
     stop_point("cards");
+    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &rows.vectors);
+    let vectors = if cards_copied && !d.vectors.is_empty() && old.is_some_and(same_vectors) {
+        VectorRows::Copied
+    } else {
+        VectorRows::Numbered(&numbered.digests)
+    };
     // A one-shot build frees each table's rows once written: the entries are laid out next.
     if !mode.keeps() {
         rows.cards = Vec::new();
@@ -498,7 +507,7 @@ fn write_file(
     if !mode.keeps() {
         rows = Copyable::default();
     }
-    insert_tail(&tx, &d, warnings, old).map_err(&e)?;
+    insert_tail(&tx, &d, vectors, warnings, old).map_err(&e)?;
     stop_point("tail");
     tx.commit().map_err(&e)?;
     stop_point("commit");

@@ -12,7 +12,7 @@ use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
 use super::insert::{
     copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
-    insert_small_tables, insert_tail, insert_text,
+    insert_small_tables, insert_tail, insert_text, VectorRows,
 };
 use super::{
     beside, close, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
@@ -125,19 +125,17 @@ impl Stage {
 
     /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
     /// the fragments of every level any of them cut it to.
-    pub fn card(&self, id: i64, c: &CardRows, new: bool) -> Result<(), Error> {
+    /// `vectors` is its `card.vectors` (numbered by the caller, as [`vector_ids`] says).
+    pub fn card(&self, id: i64, c: &CardRows, new: bool, vectors: &str) -> Result<(), Error> {
         if new {
-            self.insert("card", false, |st| insert_card(st, id, c))?;
+            self.insert("card", false, |st| insert_card(st, id, c, vectors))?;
         }
         self.insert("card_fragment", true, |st| insert_fragments(st, id, c))
     }
 
-    /// Embedding vectors, each once however many batches hold its text.
-    pub fn vectors(
-        &self,
-        vectors: &std::collections::BTreeMap<String, Vec<u8>>,
-    ) -> Result<(), Error> {
-        super::insert::insert_vectors(&self.conn, vectors).map_err(sql(&self.path))
+    /// Embedding vector `id`.
+    pub fn vector(&self, id: i64, data: &[u8]) -> Result<(), Error> {
+        super::insert::insert_vector(&self.conn, id, data).map_err(sql(&self.path))
     }
 
     /// Entry `id`.
@@ -222,8 +220,8 @@ fn write_from_stage(
         copy(&tx, "slot_list", None)?;
         copy(&tx, "bundle", Some("id"))?;
         copy(&tx, "asset", Some("skill_file, path"))?;
-        copy(&tx, "vector", Some("digest"))?;
-        insert_tail(&tx, d, warnings, None)
+        copy(&tx, "vector", Some("id"))?;
+        insert_tail(&tx, d, VectorRows::Numbered(&[]), warnings, None)
     };
     copy_all().map_err(&e)?;
     tx.commit().map_err(&e)?;

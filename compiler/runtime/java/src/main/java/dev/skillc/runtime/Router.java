@@ -246,19 +246,19 @@ final class Router {
         if (b.dense != null) return b.dense;
         TreeSet<Long> cards = new TreeSet<>();
         for (long[] doc : ix.docs()) cards.add(b.skills.get((int) doc[0]).card);
-        Map<Long, String> listed = new HashMap<>();
-        TreeSet<String> wanted = new TreeSet<>();
+        Map<Long, long[]> listed = new HashMap<>();
+        TreeSet<Long> wanted = new TreeSet<>();
         for (Object[] r : snap.rows("SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(cards)))) {
             String v = Snapshot.str(r[1]);
-            listed.put(Snapshot.num(r[0]), v == null ? "" : v);
-            for (String d : (v == null ? "" : v).split(" ")) {
-                if (!d.isEmpty()) wanted.add(d);
-            }
+            long[] ids = java.util.Arrays.stream((v == null ? "" : v).split(" "))
+                    .filter(d -> !d.isEmpty()).mapToLong(Long::parseLong).toArray();
+            listed.put(Snapshot.num(r[0]), ids);
+            for (long id : ids) wanted.add(id);
         }
-        Map<String, double[]> stored = new HashMap<>();
+        Map<Long, double[]> stored = new HashMap<>();
         long dims = Long.parseLong(snap.manifest.getOrDefault("embedding_dims", "0"));
-        for (Object[] r : snap.rows("SELECT digest, data FROM vector WHERE digest IN (SELECT value FROM json_each(?))",
+        for (Object[] r : snap.rows("SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(wanted)))) {
             byte[] raw = (byte[]) r[1];
             double[] v;
@@ -271,13 +271,13 @@ final class Router {
                 v = new double[data.remaining() / 4];
                 for (int i = 0; i < v.length; i++) v[i] = data.getFloat();
             }
-            stored.put(Snapshot.str(r[0]), v);
+            stored.put(Snapshot.num(r[0]), v);
         }
         List<List<double[]>> perDocument = new ArrayList<>();
         for (long[] doc : ix.docs()) {
             List<double[]> vectors = new ArrayList<>();
-            for (String d : listed.getOrDefault(b.skills.get((int) doc[0]).card, "").split(" ")) {
-                if (stored.containsKey(d)) vectors.add(stored.get(d));
+            for (long id : listed.getOrDefault(b.skills.get((int) doc[0]).card, new long[0])) {
+                if (stored.containsKey(id)) vectors.add(stored.get(id));
             }
             perDocument.add(vectors);
         }

@@ -9,6 +9,9 @@ use serde::Serialize;
 use skillc::model::{Predicate, Scope, Skill, SkillRef};
 use skillc::Workspace;
 
+pub mod reach;
+pub use reach::Reach;
+
 /// A skill named by another, with the file to open (none when no skill has that name).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Link {
@@ -51,26 +54,6 @@ pub struct ClientToggle {
     pub client: String,
     /// On or off.
     pub enabled: bool,
-}
-
-/// Who an edit of a global skill reaches: the clients that get it, those that use their own
-/// version instead, those that have it turned off, and the variants that replace it when
-/// their conditions hold. A client's own skill reaches only its client.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct Reach {
-    /// Clients in the workspace.
-    pub clients: usize,
-    /// Clients that get this text (not their own version, not turned off).
-    pub getting: usize,
-    /// Whether visitors of no client (the global bundles) get it.
-    pub global: bool,
-    /// Clients' own skills of the same name, used by their client instead.
-    pub own_version: Vec<Link>,
-    /// Clients that have it turned off (a toggle, or the skill's `default_enabled: false`).
-    pub turned_off: Vec<String>,
-    /// Variants used instead of it when their conditions hold (a client's variant only for
-    /// that client).
-    pub replaced_when: Vec<Variant>,
 }
 
 /// Everything the relations panel shows of one skill.
@@ -200,6 +183,18 @@ fn used_by(ws: &Workspace, s: &Skill) -> Composition {
     }
 }
 
+/// Client skills of the same name as the global skill `s`, which replace it for their client.
+fn overridden_by(ws: &Workspace, s: &Skill) -> Vec<Link> {
+    match s.scope {
+        Scope::Global => (ws.skills.iter().map(|s| &**s))
+            .filter(|o| o.name == s.name && o.frontmatter.variant_of.is_none())
+            .filter(|o| o.scope != Scope::Global)
+            .map(link_to)
+            .collect(),
+        Scope::Client(_) => Vec::new(),
+    }
+}
+
 fn variants(ws: &Workspace, s: &Skill) -> Vec<Variant> {
     let mut list: Vec<Variant> = ws
         .skills
@@ -241,51 +236,11 @@ fn variables(ws: &Workspace, s: &Skill) -> Vec<String> {
     names.into_iter().collect()
 }
 
-/// Who gets `s`: its clients (every client for a global skill, less those with their own
-/// version or with it turned off), and the variants that take its place under conditions.
-fn reach(ws: &Workspace, s: &Skill, own_version: &[Link], variants: &[Variant]) -> Reach {
-    let on = |c: &skillc::model::Client| {
-        c.toggles
-            .get(&s.name)
-            .map(|t| t.enabled)
-            .or(s.frontmatter.default_enabled)
-            .unwrap_or(true)
-    };
-    let mine = |c: &&skillc::model::Client| match &s.scope {
-        Scope::Global => true,
-        Scope::Client(id) => *id == c.id,
-    };
-    let own: BTreeSet<&str> = own_version.iter().map(|l| l.client.as_str()).collect();
-    let clients: Vec<&skillc::model::Client> = ws.clients.values().filter(mine).collect();
-    let (getting, off): (Vec<&&skillc::model::Client>, Vec<_>) = clients
-        .iter()
-        .filter(|c| !own.contains(c.id.as_str()))
-        .partition(|c| on(c));
-    Reach {
-        clients: ws.clients.len(),
-        getting: getting.len(),
-        turned_off: off.iter().map(|c| c.id.clone()).collect(),
-        global: s.scope == Scope::Global && s.frontmatter.default_enabled != Some(false),
-        own_version: own_version.to_vec(),
-        replaced_when: variants.to_vec(),
-    }
-}
-
 /// The relations of the skill whose SKILL.md is `file`, or `None` when no skill has it.
 pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
     let s = ws.skills.iter().find(|s| s.file == file)?;
     let same_name = |o: &&Skill| o.name == s.name && o.frontmatter.variant_of.is_none();
-    let overridden_by = match s.scope {
-        Scope::Global => ws
-            .skills
-            .iter()
-            .map(|s| &**s)
-            .filter(same_name)
-            .filter(|o| o.scope != Scope::Global)
-            .map(link_to)
-            .collect(),
-        Scope::Client(_) => Vec::new(),
-    };
+    let overridden_by = overridden_by(ws, s);
     let overrides = match s.scope {
         Scope::Client(_) => ws
             .skills
@@ -324,7 +279,7 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Relations> {
         .cloned()
         .collect();
     let variants = variants(ws, s);
-    let reach = reach(ws, s, &overridden_by, &variants);
+    let reach = reach::of(ws, s);
     let (plugin, external) = origin(ws, s);
     Some(Relations {
         reach,

@@ -1,0 +1,71 @@
+//! What a session's checks remember between runs: the last result of each pass whose inputs
+//! most edits leave alone (watch and the studio check the same workspace over and over, and
+//! most edits are to bodies). It lives in a session value (`pipeline::Session`), never in the
+//! process: two sessions of one process (the studio and a test) remember apart.
+
+use std::sync::{Arc, Mutex};
+
+use skillc_runtime::route::RouteIndex;
+
+use crate::diagnostic::Diagnostic;
+
+/// The last passes of a session's checks. Each part has its own lock: a session's check and
+/// build may run side by side (the studio's), and the passes run on rayon's threads.
+#[derive(Default)]
+pub struct Memory {
+    /// The cross-file checks' inputs and diagnostics ([`super::validate`]).
+    pub(super) across: Mutex<Option<(super::validate::Inputs, Vec<Diagnostic>)>>,
+    /// The catalogs and what they were made of ([`super::catalogs`]).
+    pub(super) catalogs: Mutex<Option<super::catalogs::Memo>>,
+    /// W118's inputs and warnings.
+    pub(super) overlap: super::overlap::Last,
+    /// W119's inputs and warnings.
+    pub(super) routing: super::overlap::Last,
+    /// The global catalog's routing index and the skills it was built from.
+    pub(super) route_base: Mutex<Option<(Arc<RouteIndex>, super::routing::BuiltFrom)>>,
+}
+
+// What a memory holds, not its contents: a pass's warnings run to megabytes.
+impl std::fmt::Debug for Memory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memory")
+            .field("across", &held(&self.across))
+            .field("catalogs", &held(&self.catalogs))
+            .field("overlap", &held(&self.overlap))
+            .field("routing", &held(&self.routing))
+            .field("route_base", &held(&self.route_base))
+            .finish()
+    }
+}
+
+fn held<T>(part: &Mutex<Option<T>>) -> &'static str {
+    match part.lock().is_ok_and(|p| p.is_some()) {
+        true => "held",
+        false => "empty",
+    }
+}
+
+/// How a check remembers.
+#[derive(Debug, Clone, Copy)]
+pub enum Recall<'m> {
+    /// A one-shot check (the `check` and `build` commands): remembers nothing, and frees what
+    /// it is done with as it goes.
+    OneShot,
+    /// One of a session's checks: takes each pass from `memory` when its inputs are the same,
+    /// and leaves its own there for the next.
+    Session(&'m Memory),
+    /// A session's check of unsaved edits, run again at every keystroke: the passes over whole
+    /// catalogs (W118, W119) redo only the edited skills' warnings over the last full pass's
+    /// others and leave the memory's as they were, for the next save's check or build.
+    Draft(&'m Memory),
+}
+
+impl<'m> Recall<'m> {
+    /// The session's memory, unless the check is one-shot.
+    pub fn memory(self) -> Option<&'m Memory> {
+        match self {
+            Recall::OneShot => None,
+            Recall::Session(m) | Recall::Draft(m) => Some(m),
+        }
+    }
+}

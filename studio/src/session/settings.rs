@@ -1,0 +1,203 @@
+//! The workspace's settings page: its languages, plans, the client tools it ships to, its
+//! routing and its consumers as the compiler reads them, and lossless edits of workspace.yaml,
+//! one value at a time (the client page's edit by path, on the workspace's file).
+
+use serde::Serialize;
+
+use super::disk::WritesOnDisk;
+use super::files::write_atomic;
+use super::{io_err, Session};
+use crate::error::{Diag, StudioError};
+
+/// The workspace's settings file.
+pub const WORKSPACE_FILE: &str = "workspace.yaml";
+
+/// One plan (tier) as the workspace declares it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct PlanInfo {
+    /// Its name.
+    pub name: String,
+    /// Its catalog's token budget, if it has one.
+    pub catalog_token_budget: Option<u64>,
+}
+
+/// A routing setting: its key, what the workspace writes (`None`: the default) and the value
+/// a route uses.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RoutingValue {
+    /// The key under `routing:`.
+    pub key: &'static str,
+    /// As written in workspace.yaml.
+    pub written: Option<serde_json::Value>,
+    /// What routes use when it is not written, in words.
+    pub default: String,
+}
+
+/// What the settings page shows.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WorkspacePage {
+    /// The file the settings live in, relative to the workspace.
+    pub file: &'static str,
+    /// The languages, in order.
+    pub locales: Vec<String>,
+    /// The language of a bundle that names none.
+    pub default_locale: String,
+    /// The plans.
+    pub tiers: Vec<PlanInfo>,
+    /// The client tools declared under `targets:`, in kebab-case.
+    pub targets: Vec<String>,
+    /// Every client tool skillc knows, to choose from.
+    pub known_targets: Vec<String>,
+    /// Whether `targets:` is written as a list of names (an edit then writes the whole list).
+    pub targets_as_list: bool,
+    /// The routing settings.
+    pub routing: Vec<RoutingValue>,
+    /// The consumers (parts of the agent with their own filters), by name.
+    pub consumers: Vec<String>,
+    /// The diagnostics of workspace.yaml (an edit that makes it wrong says so here).
+    pub diagnostics: Vec<Diag>,
+}
+
+/// The routing keys the page edits, with their defaults in words.
+const ROUTING_KEYS: &[(&str, &str)] = &[
+    ("top_k", "5"),
+    ("min_score", "0.5 (routes by words alone)"),
+    (
+        "hybrid_min_score",
+        "a bar that rises with the catalog's size",
+    ),
+    ("confident", "0.95"),
+    (
+        "embedding_model",
+        "the built-in meaning (none: words alone)",
+    ),
+];
+
+/// A target's name as workspace.yaml writes it.
+fn target_name(t: skillc::model::targets::Target) -> String {
+    serde_json::to_value(t)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Session {
+    /// The workspace's settings page.
+    pub fn workspace_page(&self) -> Result<WorkspacePage, StudioError> {
+        let report = self.check()?;
+        let config = &report.workspace.config;
+        let text = std::fs::read_to_string(self.root.join(WORKSPACE_FILE)).unwrap_or_default();
+        let written: serde_yaml::Value = serde_yaml::from_str(&text).unwrap_or_default();
+        let routing = written.get("routing");
+        Ok(WorkspacePage {
+            file: WORKSPACE_FILE,
+            locales: config.locales.clone(),
+            default_locale: config.default_locale.clone(),
+            tiers: (config.tiers.iter())
+                .map(|t| PlanInfo {
+                    name: t.name.clone(),
+                    catalog_token_budget: t.catalog_token_budget,
+                })
+                .collect(),
+            targets: (config.targets.iter())
+                .map(|t| target_name(t.target))
+                .collect(),
+            known_targets: (skillc::model::targets::Target::ALL.into_iter())
+                .map(target_name)
+                .collect(),
+            targets_as_list: written.get("targets").is_some_and(|t| t.is_sequence()),
+            routing: (ROUTING_KEYS.iter())
+                .map(|(key, default)| RoutingValue {
+                    key,
+                    written: (routing.and_then(|r| r.get(*key)))
+                        .and_then(|v| serde_json::to_value(v).ok()),
+                    default: default.to_string(),
+                })
+                .collect(),
+            consumers: config.consumers.keys().cloned().collect(),
+            diagnostics: (report.diagnostics.iter())
+                .filter(|d| d.file == WORKSPACE_FILE)
+                .map(Diag::from)
+                .collect(),
+        })
+    }
+
+    /// Sets (or, with `None`, removes) one value of workspace.yaml by its path of keys
+    /// (`["routing", "top_k"]`), touching only its lines.
+    pub fn set_workspace_value(
+        &self,
+        path: &[String],
+        value: Option<&serde_json::Value>,
+    ) -> Result<WorkspacePage, StudioError> {
+        {
+            let _written = WritesOnDisk(&self.disk, Some(WORKSPACE_FILE));
+            let full = self.inside(WORKSPACE_FILE)?;
+            let text = std::fs::read_to_string(&full).map_err(io_err)?;
+            let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+            let new =
+                crate::form::with_edit(value, |edit| skillc::edit::set_path(&text, &keys, edit))?;
+            write_atomic(&full, new.as_bytes())?;
+        }
+        self.workspace_page()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use serde_json::json;
+
+    fn path(p: &str) -> Vec<String> {
+        p.split('.').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_settings_page_edits_languages_targets_and_routing_keeping_every_other_line() {
+        let (_d, s) = sample();
+        let page = s.workspace_page().unwrap();
+        assert_eq!(page.locales, ["en", "en-gb", "fr"]);
+        assert_eq!(page.default_locale, "en");
+        let fast = page.tiers.iter().find(|t| t.name == "fast").unwrap();
+        assert_eq!(fast.catalog_token_budget, Some(1500));
+        assert!(page.targets.is_empty());
+        assert!(page.known_targets.contains(&"claude-code".to_string()));
+        assert!(page
+            .consumers
+            .contains(&"answer.generator.strong".to_string()));
+        let file = s.root.join("workspace.yaml");
+        let before = std::fs::read_to_string(&file).unwrap();
+        // A language added: the workspace is built in it too.
+        let page = s
+            .set_workspace_value(&path("locales"), Some(&json!(["en", "en-gb", "fr", "de"])))
+            .unwrap();
+        assert_eq!(page.locales, ["en", "en-gb", "fr", "de"]);
+        // Claude Code declared, for the budget meter and its checks.
+        let page = s
+            .set_workspace_value(&path("targets.claude-code"), Some(&json!({})))
+            .unwrap();
+        assert_eq!(page.targets, ["claude-code"]);
+        let page = s
+            .set_workspace_value(&path("routing.top_k"), Some(&json!(3)))
+            .unwrap();
+        let top_k = page.routing.iter().find(|r| r.key == "top_k").unwrap();
+        assert_eq!(top_k.written, Some(json!(3)));
+        assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+        let after = std::fs::read_to_string(&file).unwrap();
+        for line in before.lines().filter(|l| !l.starts_with("locales:")) {
+            assert!(after.contains(line), "`{line}` kept:\n{after}");
+        }
+        // A wrong value is written as asked and said, where it is.
+        let page = s
+            .set_workspace_value(&path("routing.top_k"), Some(&json!("many")))
+            .unwrap();
+        assert!(
+            page.diagnostics.iter().any(|d| d.code == "E019"),
+            "{:?}",
+            page.diagnostics
+        );
+        // Removed again: the default applies.
+        let page = s.set_workspace_value(&path("routing.top_k"), None).unwrap();
+        let top_k = page.routing.iter().find(|r| r.key == "top_k").unwrap();
+        assert_eq!(top_k.written, None);
+    }
+}
