@@ -112,11 +112,11 @@ pub fn artifact_of(root: &Path, commit: &str, cache: &Path) -> Result<PathBuf, S
     let ws = cache.join(format!("{commit}.files"));
     let _ = std::fs::remove_dir_all(&ws);
     let built = files_at(root, &commit, &ws).and_then(|()| {
-        let options = skillc::pipeline::BuildOptions {
+        let options = skillc::BuildOptions {
             release: Some(commit[..12].to_string()),
             ..Default::default()
         };
-        skillc::pipeline::build(&ws, &out, &options).map_err(|e| {
+        skillc::build(&ws, &out, &options).map_err(|e| {
             StudioError::request(format!(
                 "release {} does not build from its own files: {e}",
                 &commit[..7]
