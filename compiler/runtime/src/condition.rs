@@ -206,6 +206,15 @@ mod tests {
     }
 
     #[test]
+    fn a_url_without_a_path_is_the_root_whatever_follows_its_host() {
+        assert_eq!(path_of("https://a.com/x/y?q=1#f"), "/x/y");
+        assert_eq!(path_of("https://a.com?next=/pricing"), "/");
+        assert_eq!(path_of("https://a.com#/pricing"), "/");
+        assert_eq!(path_of("https://a.com"), "/");
+        assert_eq!(path_of("/en-gb/pricing?x"), "/en-gb/pricing");
+    }
+
+    #[test]
     fn prefixes_match_at_a_slash_boundary() {
         let c = Condition::StartsWithAny(vec!["/en-gb".into()]).compile();
         assert!(c.holds(&ctx("/en-gb")));

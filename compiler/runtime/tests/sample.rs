@@ -1670,3 +1670,85 @@ fn a_bundle_cut_to_its_budget_shows_the_cut_texts_and_says_what_was_cut() {
         "card 1 in full: 24 tokens"
     );
 }
+
+#[test]
+fn a_skill_left_out_for_another_reason_than_a_toggle_is_unknown_when_picked() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = artifact();
+    let g = BundleRef::default();
+    let c = Context::default();
+    let p = a.prompt(&g, None, &c, &["case_studies"]).unwrap();
+    assert_eq!(removed(&p), [("case_studies", "disabled")]);
+    // Left out for its tier: not a skill this bundle could have turned on.
+    let tier = changed_sample(
+        dir.path(),
+        "tier.db",
+        "UPDATE reason SET text = 'tier: not in this tier' WHERE id = 1",
+    );
+    let p = tier.prompt(&g, None, &c, &["case_studies"]).unwrap();
+    assert_eq!(removed(&p), [("case_studies", "unknown")]);
+}
+
+#[test]
+fn exclusivity_removes_only_weaker_skills_of_an_exclusive_one_s_category() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = BundleRef::default();
+    let c = Context::default();
+    // Two skills of one category with priorities, neither exclusive: both stay.
+    let p = artifact()
+        .prompt(&g, None, &c, &["content_recommendation", "clean_ending"])
+        .unwrap();
+    let kept = names(&p);
+    assert!(
+        kept.contains(&("content_recommendation", "selected")),
+        "{kept:?}"
+    );
+    assert!(kept.contains(&("clean_ending", "selected")), "{kept:?}");
+    // An exclusive skill keeps one of equal priority: only weaker ones go.
+    let equal = changed_sample(
+        dir.path(),
+        "equal.db",
+        "UPDATE entry SET record = json_set(record, '$.priority', 1) \
+         WHERE name = 'content_recommendation'",
+    );
+    let p = equal
+        .prompt(&g, None, &c, &["demo_offer", "content_recommendation"])
+        .unwrap();
+    let kept = names(&p);
+    assert!(kept.contains(&("demo_offer", "selected")), "{kept:?}");
+    assert!(
+        kept.contains(&("content_recommendation", "selected")),
+        "{kept:?}"
+    );
+    assert!(removed(&p).is_empty(), "{:?}", removed(&p));
+}
+
+#[test]
+fn a_dependency_that_cannot_be_used_is_left_out_once_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = BundleRef::default();
+    let c = Context::default();
+    // context_gathering depends on clean_ending, made unavailable here.
+    let a = changed_sample(
+        dir.path(),
+        "unavailable.db",
+        "UPDATE entry SET unavailable = 'a tool it needs is missing' WHERE name = 'clean_ending'",
+    );
+    let p = a.prompt(&g, None, &c, &["context_gathering"]).unwrap();
+    assert!(names(&p).contains(&("context_gathering", "selected")));
+    let out: Vec<_> = removed(&p)
+        .into_iter()
+        .filter(|(n, _)| *n == "clean_ending")
+        .collect();
+    assert_eq!(out.len(), 1, "{:?}", removed(&p));
+    assert_ne!(out[0].1, "", "with its reason");
+    // Picked itself as well: still said once, not again as a dependency.
+    let p = a
+        .prompt(&g, None, &c, &["clean_ending", "context_gathering"])
+        .unwrap();
+    let out: Vec<_> = removed(&p)
+        .into_iter()
+        .filter(|(n, _)| *n == "clean_ending")
+        .collect();
+    assert_eq!(out.len(), 1, "{:?}", removed(&p));
+}
