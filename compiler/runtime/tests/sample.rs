@@ -1752,3 +1752,65 @@ fn a_dependency_that_cannot_be_used_is_left_out_once_with_its_reason() {
         .collect();
     assert_eq!(out.len(), 1, "{:?}", removed(&p));
 }
+
+#[test]
+fn a_next_skill_that_is_unavailable_in_the_bundle_ends_the_pipeline_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = changed_sample(
+        dir.path(),
+        "next.db",
+        "UPDATE entry SET unavailable = 'a tool it needs is missing' WHERE name = 'write-spec'",
+    );
+    let t = a
+        .next_skill(&BundleRef::default(), "gather-requirements", None, 0)
+        .unwrap();
+    assert_eq!(t.next, None);
+    assert_eq!(
+        t.reason,
+        "`public.write-spec` is not available in this bundle"
+    );
+}
+
+#[test]
+fn a_hybrid_leave_one_out_skips_exactly_the_example_routed() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = artifact();
+    let g = BundleRef::default();
+    let b = a.bundle(&g).unwrap();
+    let i = b.position("pricing").unwrap();
+    let (card, example) = (
+        b.skills[i].card,
+        b.skills[i].triggers.last().unwrap().clone(),
+    );
+    assert!(b.skills[i].triggers.len() > 1);
+    let vector = a.meaning_vector(&example).unwrap().unwrap();
+    let score = |a: &Artifact| {
+        let q = skillc_runtime::route::Query {
+            message: &example,
+            vector: Some(&vector),
+            leave_out: Some((i, &example)),
+            top: Some(50),
+            ..Default::default()
+        };
+        let route = a.route_query(&g, None, &Context::default(), &q).unwrap();
+        assert_eq!(route.method, "hybrid");
+        (route.candidates.iter())
+            .find(|c| c.name == "pricing")
+            .map(|c| c.score)
+    };
+    // The same card without that example's vector (the last it lists): what leaving the
+    // example out must give.
+    let listed: String = rusqlite::Connection::open(artifact_path())
+        .unwrap()
+        .query_row("SELECT vectors FROM card WHERE id = ?1", [card], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let kept = listed.rsplit_once(' ').unwrap().0;
+    let without = changed_sample(
+        dir.path(),
+        "without.db",
+        &format!("UPDATE card SET vectors = '{kept}' WHERE id = {card}"),
+    );
+    assert_eq!(score(&a), score(&without));
+}
