@@ -441,6 +441,10 @@ mod tests {
         assert!(m.pieces("").is_empty());
         assert_eq!(m.pieces(&"list ".repeat(300)).len(), MAX_PIECES);
         assert!(m.pieces(&"l".repeat(101)).is_empty());
+        // A word of pieces is split up to MAX_WORD_CHARS characters, and left out past them.
+        let word = |n: usize| format!("price{}", "s".repeat(n - 5));
+        assert_eq!(m.pieces(&word(MAX_WORD_CHARS))[..2], [1, 2]);
+        assert!(m.pieces(&word(MAX_WORD_CHARS + 1)).is_empty());
         // Two equal lines: the last is the piece's row, as every runtime reads a table.
         let v = Vocabulary::new("a\nb\na");
         assert_eq!(
