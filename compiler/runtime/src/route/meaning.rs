@@ -433,6 +433,7 @@ mod tests {
     #[test]
     fn words_split_into_the_longest_pieces_and_unknown_words_have_none() {
         let m = table();
+        assert_eq!(m.dims(), 4);
         assert_eq!(m.pieces("Prices LIST"), [1, 2, 3]);
         // A word with a part no piece holds is left out whole; accents fold.
         assert_eq!(m.pieces("pricez café"), [5]);
