@@ -1721,6 +1721,20 @@ fn exclusivity_removes_only_weaker_skills_of_an_exclusive_one_s_category() {
         "{kept:?}"
     );
     assert!(removed(&p).is_empty(), "{:?}", removed(&p));
+    // A weaker skill of another category stays.
+    let other = changed_sample(
+        dir.path(),
+        "other.db",
+        "UPDATE entry SET record = json_set(record, '$.priority', 3) WHERE name = 'pricing'",
+    );
+    let p = other
+        .prompt(&g, None, &c, &["demo_offer", "pricing"])
+        .unwrap();
+    assert!(
+        names(&p).contains(&("pricing", "selected")),
+        "{:?}",
+        removed(&p)
+    );
 }
 
 #[test]
