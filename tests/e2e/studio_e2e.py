@@ -644,13 +644,7 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
 
 
 def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing(d, tmp, shots):
-    ws = fresh_workspace(d, tmp)
-    repo = ws.parent
-    git(repo, "init", "-q")
-    git(repo, "config", "user.name", "Content Team")
-    git(repo, "config", "user.email", "content@example.com")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "first version")
+    ws, repo = workspace_in_git(d, tmp, "first version")
     d.click('#tabs button[data-tab="toggles"]')
     d.wait_text("#tg-pagers", "clients")
     # A list of clients picks exactly those two.
@@ -689,14 +683,21 @@ def git(cwd, *args):
     return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
+def workspace_in_git(d, tmp, message):
+    """A fresh copy of the sample inside a git repository (the folder above it), committed by
+    the content team: the workspace and the repository."""
     ws = fresh_workspace(d, tmp)
     repo = ws.parent
     git(repo, "init", "-q")
     git(repo, "config", "user.name", "Content Team")
     git(repo, "config", "user.email", "content@example.com")
     git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "first version")
+    git(repo, "commit", "-qm", message)
+    return ws, repo
+
+
+def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
+    ws, repo = workspace_in_git(d, tmp, "first version")
     f = "public/assistant/greeting/SKILL.md"
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#editor-title", "greeting")
@@ -727,13 +728,7 @@ def test_review_a_change_and_publish_it_as_a_commit(d, tmp, shots):
 
 
 def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d, tmp, shots):
-    ws = fresh_workspace(d, tmp)
-    repo = ws.parent
-    git(repo, "init", "-q")
-    git(repo, "config", "user.name", "Content Team")
-    git(repo, "config", "user.email", "content@example.com")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "first version")
+    ws, repo = workspace_in_git(d, tmp, "first version")
     f = "public/assistant/greeting/SKILL.md"
     old = (ws / f).read_text()
     new = old.replace("description: ", "description: Say hello in one line. ", 1)
@@ -758,13 +753,7 @@ def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d
 
 
 def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d, tmp, shots):
-    ws = fresh_workspace(d, tmp)
-    repo = ws.parent
-    git(repo, "init", "-q")
-    git(repo, "config", "user.name", "Content Team")
-    git(repo, "config", "user.email", "content@example.com")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "first release")
+    ws, repo = workspace_in_git(d, tmp, "first release")
     first = git(repo, "rev-parse", "HEAD")
     f = "public/assistant/greeting/SKILL.md"
     old = (ws / f).read_text()
@@ -999,13 +988,7 @@ def test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit(d
 
 
 def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(d, tmp, shots):
-    ws = fresh_workspace(d, tmp)
-    repo = ws.parent
-    git(repo, "init", "-q")
-    git(repo, "config", "user.name", "Content Team")
-    git(repo, "config", "user.email", "content@example.com")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "first version")
+    ws, repo = workspace_in_git(d, tmp, "first version")
     # German joins the workspace's languages (a colleague's edit of workspace.yaml).
     config = ws / "workspace.yaml"
     config.write_text(config.read_text().replace("locales: [en, en-gb, fr]", "locales: [en, en-gb, fr, de]"))
