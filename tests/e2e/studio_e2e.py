@@ -313,10 +313,12 @@ def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shot
         d.click(cell)
         d.click(f'#tg-menu button[data-value="{value}"]')
 
+    # A toggle is written once the tests of the last build are known (to name the ones it
+    # breaks): on a loaded machine that waits for the rebuild of the edit before.
     choose("on")
-    wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}")
+    wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}", timeout=60)
     choose("off")
-    wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}")
+    wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}", timeout=60)
     assert "support: false" in client_yaml.read_text()
     d.screenshot(shots / "toggles.png")
     # Undo, last first: back on, then the file as it was.
