@@ -685,6 +685,14 @@ def git(cwd, *args):
     return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
+def text_or_none(path):
+    """A file's text, or None while it is not there."""
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return None
+
+
 def workspace_in_git(d, tmp, message):
     """A fresh copy of the sample inside a git repository (the folder above it), committed by
     the content team: the workspace and the repository."""
@@ -773,7 +781,8 @@ def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d,
     d.click("#rl-roll-back")
     d.wait_text("#rl-note", f"back as release {first[:7]} has them?")
     d.click("#rl-roll-back-yes")
-    wait_until(lambda: (ws / f).read_text() == old, "the file is back as the first release has it")
+    # git replaces the file (removed, then written): read it only once it is there.
+    wait_until(lambda: text_or_none(ws / f) == old, "the file is back as the first release has it")
     assert git(repo, "log", "-1", "--format=%s") == "second release", "nothing is committed by a roll back"
     d.click('#tabs button[data-tab="review"]')
     d.wait_text("#rv-files", f, timeout=60)
