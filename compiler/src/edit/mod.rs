@@ -451,15 +451,13 @@ fn read(path: &Path) -> Result<String, Error> {
         .map_err(|_| Error::Invalid(format!("`{}` is not UTF-8", path.display())))
 }
 
-/// `skillc set`: edits one field of the SKILL.md at `path`, refusing an edit that adds errors.
-pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Result<(), Error> {
-    let text = read(path)?;
-    let new = set_field(&text, field, edit)?;
+/// Writes `new` over the workspace file `path` unless it adds errors to the workspace.
+fn write_unless_errors_added(path: &Path, new: &str) -> Result<(), Error> {
     let root = workspace_of(path);
     let mut session = Session::default();
     let added = errors_added(
         &root,
-        &[(path.to_path_buf(), new.clone())],
+        &[(path.to_path_buf(), new.to_string())],
         &[],
         &mut session,
     )?;
@@ -467,6 +465,13 @@ pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Resu
         return Err(Error::Refused(added));
     }
     write_atomic(path, new.as_bytes())
+}
+
+/// `skillc set`: edits one field of the SKILL.md at `path`, refusing an edit that adds errors.
+pub fn set_field_in_file(path: &Path, field: &str, edit: &FieldEdit<'_>) -> Result<(), Error> {
+    let text = read(path)?;
+    let new = set_field(&text, field, edit)?;
+    write_unless_errors_added(path, &new)
 }
 
 /// `skillc set` on workspace.yaml or a client.yaml: edits the value at a dotted path of keys
@@ -482,18 +487,7 @@ pub fn set_path_in_file(path: &Path, dotted: &str, edit: &FieldEdit<'_>) -> Resu
             path.display()
         )));
     }
-    let root = workspace_of(path);
-    let mut session = Session::default();
-    let added = errors_added(
-        &root,
-        &[(path.to_path_buf(), new.clone())],
-        &[],
-        &mut session,
-    )?;
-    if !added.is_empty() {
-        return Err(Error::Refused(added));
-    }
-    write_atomic(path, new.as_bytes())
+    write_unless_errors_added(path, &new)
 }
 
 /// Whether `skillc set` edits `path` by a dotted path of keys (workspace and client settings)
