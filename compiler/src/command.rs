@@ -135,14 +135,22 @@ mod tests {
         );
         assert_eq!(out.unwrap(), "x\n");
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-        // `sleep 5`, not 1: on a loaded machine the child could be done before the timeout.
+        // The shell echoes only once the detached child has left its group (it writes a mark
+        // after `setsid`): killed while still in the group, it would not hold the output.
+        let mark = std::env::temp_dir().join(format!("skillc-setsid-{}", std::process::id()));
+        let _ = std::fs::remove_file(&mark);
+        let t = Instant::now();
         let e = run(
-            "setsid sleep 5 & echo x",
+            &format!(
+                "setsid sh -c 'touch {m}; sleep 30' & while [ ! -e {m} ]; do sleep 0.01; done; echo x",
+                m = mark.display()
+            ),
             String::new(),
-            Duration::from_millis(300),
+            Duration::from_secs(2),
             64,
         );
+        let _ = std::fs::remove_file(&mark);
         assert!(e.unwrap_err().contains("still holds its output"));
-        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
     }
 }
