@@ -280,3 +280,41 @@ for line in sys.stdin:
         "{confusions}"
     );
 }
+
+#[test]
+fn small_talk_raises_the_default_bar_and_a_bar_set_in_workspace_yaml_is_kept_as_written() {
+    // The sample with the built-in meaning: a farewell that shares words with booking a demo.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    crate::common::copy_dir(&sample, &root);
+    let route = |out: &Path, message: &str| -> Vec<String> {
+        let o = skillc(&["route", out.to_str().unwrap(), message, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["method"], "hybrid");
+        let names = r["candidates"].as_array().unwrap().iter();
+        names
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let build = |name: &str| -> PathBuf {
+        let out = dir.path().join(name);
+        let o = skillc(&["build", root.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        out
+    };
+    let default = build("default.db");
+    assert_eq!(route(&default, "bye, talk tomorrow"), Vec::<String>::new());
+    assert_eq!(
+        route(&default, "can you help me scrape a website"),
+        ["web-scraping"]
+    );
+    // The same bar written in workspace.yaml is the bar as written: nothing raises it.
+    let yaml = root.join("workspace.yaml");
+    let mut text = std::fs::read_to_string(&yaml).unwrap();
+    text.push_str("\nrouting: { hybrid_min_score: 0.257041 }\n");
+    std::fs::write(&yaml, text).unwrap();
+    let written = build("written.db");
+    assert_eq!(route(&written, "bye, talk tomorrow"), ["demo_offer"]);
+}

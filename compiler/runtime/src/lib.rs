@@ -138,6 +138,8 @@ pub struct Artifact {
     external: std::sync::OnceLock<Vec<External>>,
     /// The built-in meaning table, read on the first route that needs it.
     meaning: std::sync::OnceLock<Option<Arc<route::Meaning>>>,
+    /// The built-in meaning's small-talk vectors, read on the first hybrid route.
+    small_talk: std::sync::OnceLock<Option<Arc<route::DenseIndex>>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -267,6 +269,7 @@ impl Artifact {
             plugins: std::sync::OnceLock::new(),
             external: std::sync::OnceLock::new(),
             meaning: std::sync::OnceLock::new(),
+            small_talk: std::sync::OnceLock::new(),
         })
     }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::artifact::Data;
+use super::artifact::{Data, MeaningRows};
 use crate::digest;
 
 /// The cache, inside the workspace (`.skillc/` is ignored by git and by the build).
@@ -36,6 +36,10 @@ pub const BUILT_IN_MODEL: &str = "static-minilm-v1";
 const BUILT_IN_TABLE: &[u8] = include_bytes!("../../meaning/static-minilm-v1.bin");
 /// The length of its vectors.
 const BUILT_IN_DIMS: usize = 256;
+/// Messages that need no skill (greetings, thanks, chit-chat, sums), one a line: a route
+/// holds a message against their vectors (`docs/routing.md`, "Small talk"). Written for the
+/// project without reading the labelled sets they are measured on (`compiler/meaning/README.md`).
+const SMALL_TALK: &str = include_str!("../../meaning/small-talk.txt");
 /// `routing.embedding_model: none`: route by words only.
 pub const NO_MODEL: &str = "none";
 
@@ -52,6 +56,8 @@ pub fn built_in() -> skillc_runtime::route::Meaning {
 #[derive(Debug, Default)]
 pub struct MeaningMemo {
     table: Option<Arc<skillc_runtime::route::Meaning>>,
+    /// The small-talk messages' vectors, made once.
+    small_talk: Option<Arc<Vec<u8>>>,
     cards: HashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
 }
@@ -120,6 +126,24 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
     }
     memo.cards = cards;
     data.vectors = memo.vectors.clone();
+    let small_talk = (memo.small_talk)
+        .get_or_insert_with(|| Arc::new(small_talk_vectors(&table)))
+        .clone();
+    data.meaning = Some(MeaningRows {
+        name: BUILT_IN_MODEL,
+        table: BUILT_IN_TABLE,
+        small_talk,
+    });
+}
+
+/// The vectors of [`SMALL_TALK`]'s messages by `table`, a signed byte a number, one after
+/// another (a message with no known piece, all zeros, left out).
+fn small_talk_vectors(table: &skillc_runtime::route::Meaning) -> Vec<u8> {
+    (SMALL_TALK.lines())
+        .map(|line| table.vector(line.trim()))
+        .filter(|v| v.iter().any(|&x| x != 0.0))
+        .flat_map(|v| skillc_runtime::route::encode_whole(&v))
+        .collect()
 }
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and
@@ -154,7 +178,6 @@ pub fn attach(
     };
     let dims = if model == BUILT_IN_MODEL {
         // Whole numbers, stored a byte each.
-        data.meaning = Some((BUILT_IN_MODEL, BUILT_IN_TABLE));
         attach_built_in(data, memo);
         BUILT_IN_DIMS
     } else {

@@ -291,7 +291,7 @@ fn build_once(
         blobs: data.blobs.len(),
         bytes: 0,
         source_bytes,
-        meaning_bytes: data.meaning.map_or(0, |(_, b)| b.len() as u64),
+        meaning_bytes: data.meaning.as_ref().map_or(0, |m| m.table.len() as u64),
     };
     let written = write_artifact(out, data, &diagnostics, session.as_deref_mut())?;
     stats.bytes = written.bytes;

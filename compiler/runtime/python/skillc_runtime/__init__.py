@@ -622,6 +622,20 @@ class Artifact:
             self._meaning_table = _meaning.parse(row[0]) if row else None
         return self._meaning_table
 
+    def _small_talk(self):
+        """The small-talk vectors beside the built-in meaning table (one document of them
+        all, packed), read once; None without them."""
+        if not hasattr(self, "_small_talk_vectors"):
+            model, dims, packed = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0")), None
+            if model is not None and dims > 0 and self._meaning() is not None:
+                row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:small-talk",)).fetchone()
+                if row and row[0] and len(row[0]) % dims == 0:
+                    vectors = [tuple(float(x) for x in struct.unpack(f"<{dims}b", row[0][k:k + dims]))
+                               for k in range(0, len(row[0]), dims)]
+                    packed = _meaning.Packed([[(v, _norm(v)) for v in vectors]], dims)
+            self._small_talk_vectors = packed
+        return self._small_talk_vectors
+
     def _dense_index(self, b):
         """Per document of the route index: its vectors (summary, then each trigger example)
         with their norms."""
@@ -734,13 +748,14 @@ class Artifact:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
             q_norm = _norm(query)
             closest = self._closest(b, query, q_norm)
-            for doc, vectors in enumerate(self._dense_index(b)):
-                if closest is not None:
-                    best = closest[doc]
-                else:
-                    best = 0.0
-                    for v, v_norm in vectors:
-                        best = max(best, _cosine(query, q_norm, v, v_norm))
+            if closest is None:
+                closest = [max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
+                           for vectors in self._dense_index(b)]
+            talk = self._small_talk() if settings["hybrid_min_score"] is None else None
+            if talk is not None and q_norm != 0.0:
+                # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
+                floor = raised_floor(floor, talk.closest(query, q_norm)[0], max(closest, default=0.0))
+            for doc, best in enumerate(closest):
                 fused = _LEXICAL_SHARE * lexical[doc] + (1.0 - _LEXICAL_SHARE) * best
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0
@@ -771,16 +786,23 @@ def evidence_scale(n: float) -> float:
     return 0.125 * m * m
 
 
+def raised_floor(floor: float, small_talk: float, nearest: float) -> float:
+    """A hybrid route's bar: `floor`, raised by half of how much closer the message is to small
+    talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals."""
+    return math.floor((floor + _SMALL_TALK_SHARE * max(small_talk - nearest, 0.0)) * 1e6 + 0.5) / 1e6
+
+
 def hybrid_floor(n: int) -> float:
     """The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md):
-    0.24 + 0.028 · ln n, kept to 6 decimals."""
-    return math.floor((0.24 + 0.028 * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
+    0.16 + 0.028 · ln n, kept to 6 decimals."""
+    return math.floor((0.16 + 0.028 * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
 
 
 # Routing's constants (docs/routing.md), as compiler/runtime/src/route/mod.rs has them; its
 # words are in _words.py.
 _K1, _B = 1.2, 0.75
 _LEXICAL_SHARE = 0.5
+_SMALL_TALK_SHARE = 0.5
 _MAX_WORDS = 64
 
 from ._words import ROUTE_STOPWORDS, ROUTE_SUFFIXES, route_tokens  # noqa: E402,F401

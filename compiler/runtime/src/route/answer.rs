@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
-use super::{Ranking, RouteIndex, RoutingSettings};
+use super::{raised_floor, Ranking, RouteIndex, RoutingSettings};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -162,15 +162,13 @@ impl Artifact {
             Some(_) => None,
         };
         let n = index.docs.len();
-        let (ranking, method) = match q.vector.or(own.as_deref()) {
-            None => (lexical, "lexical"),
+        let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
+            None => (lexical, "lexical", settings.floor("lexical", n)),
             Some(v) => {
-                let floor = settings.floor("hybrid", n);
-                let ranking = self.hybrid(&bundle, lexical, v, (q.leave_out, floor))?;
-                (ranking, "hybrid")
+                let (ranking, bar) = self.hybrid(&bundle, lexical, v, q.leave_out, &settings)?;
+                (ranking, "hybrid", bar)
             }
         };
-        let floor = settings.floor(method, n);
         let mut ranked = ranking.ordered(
             |s| s.score >= floor && position[s.skill] > 0,
             |i| &bundle.skills[i].name,
@@ -204,14 +202,17 @@ impl Artifact {
         })
     }
 
-    /// The lexical ranking fused with each shown skill's similarity to `vector`.
+    /// The lexical ranking fused with each shown skill's similarity to `vector`, and the bar
+    /// its candidates must reach: the settings' `hybrid_min_score` as written, else the
+    /// catalog's bar, raised for a message nearer small talk than any skill ([`raised_floor`]).
     fn hybrid(
         &self,
         bundle: &Bundle,
         lexical: Ranking,
         vector: &[f32],
-        (leave_out, floor): (Option<(usize, &str)>, f64),
-    ) -> Result<Ranking, Error> {
+        leave_out: Option<(usize, &str)>,
+        settings: &RoutingSettings,
+    ) -> Result<(Ranking, f64), Error> {
         let Some((model, dims)) = self.embedding_model() else {
             return Err(Error::Request(
                 "this artifact carries no embedding vectors (its workspace sets no \
@@ -236,11 +237,28 @@ impl Artifact {
                 .position(|t| t == text)?;
             Some((skill, n))
         });
-        // A skill's similarity matters only if it can lift its score to the cut.
-        let needed = |skill: usize| similarity_needed(floor, words[skill]);
         let dense = self.dense_index(bundle)?;
+        let floor = settings.floor("hybrid", dense.len());
+        let talk = settings
+            .hybrid_min_score
+            .is_none()
+            .then(|| self.small_talk());
+        let bar = match talk.transpose()?.flatten() {
+            Some(talk) => {
+                let small_talk = talk.nearest(vector, None, f64::INFINITY);
+                // Only a skill nearer than the small talk matters: the bar is not raised then.
+                raised_floor(
+                    floor,
+                    small_talk,
+                    dense.nearest(vector, example, small_talk),
+                )
+            }
+            None => floor,
+        };
+        // A skill's similarity matters only if it can lift its score to the cut.
+        let needed = |skill: usize| similarity_needed(bar, words[skill]);
         let similarities = dense.similarities_reaching(vector, example, &needed);
-        Ok(fused(lexical, similarities, bundle.skills.len()))
+        Ok((fused(lexical, similarities, bundle.skills.len()), bar))
     }
 }
 

@@ -124,7 +124,7 @@ impl DenseIndex {
     }
 
     /// An index of the built-in meaning's vectors, one signed byte a number, `dims` each.
-    fn of_bytes(docs: Vec<(usize, Vec<&[u8]>)>, dims: usize) -> DenseIndex {
+    pub(super) fn of_bytes(docs: Vec<(usize, Vec<&[u8]>)>, dims: usize) -> DenseIndex {
         let texts: usize = docs.iter().map(|(_, d)| d.len()).sum();
         let mut w = Whole::new(dims);
         w.head.reserve_exact(texts * HEAD);
@@ -185,6 +185,59 @@ impl DenseIndex {
                 (skill, best)
             })
             .collect()
+    }
+
+    /// How many skills it holds vectors of (every skill a catalog of its bundle can show).
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether it holds no skill.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// The similarity of the skill closest to `query` (`leave_out` skipped, 0 at worst), or
+    /// some similarity of at least `enough` once one is found: a route's small-talk bar needs
+    /// no more ([`super::small_talk`]).
+    pub fn nearest(&self, query: &[f32], leave_out: Option<(usize, usize)>, enough: f64) -> f64 {
+        let q_norm = norm(query);
+        let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) else {
+            let all = self.similarities(query, leave_out);
+            return all.into_iter().map(|(_, s)| s).fold(0.0, f64::max);
+        };
+        if q.len() != w.dims || q_norm == 0.0 {
+            return 0.0;
+        }
+        let (q_head, q_tail) = q.split_at(HEAD);
+        let q_tail_norm = int_norm(q_tail);
+        let tail_dims = q_tail.len();
+        let (mut best, mut first) = (0.0f64, 0);
+        for &(skill, texts) in &self.docs {
+            let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+            for i in (0..texts)
+                .filter(|&k| Some(k) != skipped)
+                .map(|k| first + k)
+            {
+                if self.norms[i] == 0.0 {
+                    continue;
+                }
+                let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+                // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
+                let bound =
+                    (f64::from(head) + q_tail_norm * w.tail_norms[i]) / (q_norm * self.norms[i]);
+                if bound + 1e-9 < best {
+                    continue;
+                }
+                let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+                best = best.max(f64::from(head + tail) / (q_norm * self.norms[i]));
+                if best >= enough {
+                    return best;
+                }
+            }
+            first += texts;
+        }
+        best
     }
 
     /// The cosine of a query and text `i` (0 when either is all zeros), summed in f64 in

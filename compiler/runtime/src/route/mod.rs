@@ -11,6 +11,7 @@ mod dense;
 pub mod history;
 mod meaning;
 mod settings;
+mod small_talk;
 #[cfg(test)]
 mod word_chars;
 
@@ -23,6 +24,7 @@ pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
 pub use settings::{hybrid_floor, RoutingSettings};
+pub use small_talk::{raised_floor, small_talk_row, SMALL_TALK_SHARE};
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;

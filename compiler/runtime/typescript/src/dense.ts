@@ -119,3 +119,34 @@ export function cosines(query: ArrayLike<number>, dense: Dense): Float64Array {
   }
   return out;
 }
+
+const smallTalks = new WeakMap<Snapshot, Dense | null>();
+
+/** The small-talk vectors beside the built-in meaning table (docs/routing.md, "Small talk"), as
+ * one document of them all, read once; null without them. */
+export function smallTalkOf(snap: Snapshot): Dense | null {
+  const known = smallTalks.get(snap);
+  if (known !== undefined) return known;
+  const model = snap.manifest.get("embedding_model");
+  const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
+  let talk: Dense | null = null;
+  const found = model === undefined || dims === 0 ? [] : rows(snap.db, "SELECT data FROM meaning WHERE name = ?", [`${model}:small-talk`]);
+  const data = found.length ? (found[0][0] as Uint8Array) : undefined;
+  if (data !== undefined && data.byteLength > 0 && data.byteLength % dims === 0) {
+    const count = data.byteLength / dims;
+    const signed = new Int8Array(data.buffer, data.byteOffset, data.byteLength);
+    talk = denseFrom(Float32Array.from(signed), Int32Array.from({ length: count + 1 }, (_, k) => k * dims), [Int32Array.from({ length: count }, (_, k) => k)]);
+  }
+  smallTalks.set(snap, talk);
+  return talk;
+}
+
+/** Per document of `dense`, the cosine of its closest vector to the query (0 at worst). */
+export function closest(query: ArrayLike<number>, dense: Dense): Float64Array {
+  const similarity = cosines(query, dense);
+  return Float64Array.from(dense.docs, (vectors) => {
+    let best = 0;
+    for (const v of vectors) best = Math.max(best, similarity[v]);
+    return best;
+  });
+}

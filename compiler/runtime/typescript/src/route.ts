@@ -3,7 +3,7 @@
 // them on every request.
 import { RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
-import { cosines, denseOf } from "./dense.js";
+import { closest, denseOf, smallTalkOf } from "./dense.js";
 import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
@@ -12,6 +12,8 @@ const B = 0.75;
 const MAX_WORDS = 64;
 /** A hybrid score's lexical share; the closest text's cosine has the rest. */
 const LEXICAL_SHARE = 0.5;
+/** The share of the small-talk margin a hybrid route's bar rises by (docs/routing.md). */
+const SMALL_TALK_SHARE = 0.5;
 const STOPWORDS = new Set(`a an and are as at be but by can could do does for from has have how i if in into is it its me
   my no not of on or our so that the their them then there these they this to us was we what when
   where which who why will with would you your au aux ce ces dans de des du en est et il je la le
@@ -164,7 +166,13 @@ export function evidenceScale(n: number): number {
 
 /** The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md). */
 export function hybridFloor(n: number): number {
-  return Math.floor((0.24 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+  return Math.floor((0.16 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+}
+
+/** A hybrid route's bar: `floor`, raised by half of how much closer the message is to small talk
+ * (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals (docs/routing.md). */
+export function raisedFloor(floor: number, smallTalk: number, nearest: number): number {
+  return Math.floor((floor + SMALL_TALK_SHARE * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
 }
 
 /** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
@@ -225,7 +233,7 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     for (const doc of touched) lexical[doc] = Math.floor((raw[doc] / (raw[doc] + scale)) * 1e6 + 0.5) / 1e6;
   }
   const scored: [number, number, number[]][] = [];
-  const floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length);
+  let floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length);
   const keep = (doc: number, s: number) => {
     if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
   };
@@ -235,10 +243,11 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown
     // skill, in the index's order (the Rust runtime's).
     const dense = denseOf(snap, b, ix.docs);
-    const similarity = cosines(query, dense);
-    dense.docs.forEach((vectors, doc) => {
-      let best = 0;
-      for (const v of vectors) best = Math.max(best, similarity[v]);
+    const similarity = closest(query, dense);
+    const talk = settings.hybrid_min_score == null ? smallTalkOf(snap) : null;
+    // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
+    if (talk !== null) floor = raisedFloor(floor, closest(query, talk)[0], similarity.reduce((a, x) => Math.max(a, x), 0));
+    similarity.forEach((best, doc) => {
       const fused = Math.floor((LEXICAL_SHARE * lexical[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
       if (fused > 0) keep(doc, fused);
     });

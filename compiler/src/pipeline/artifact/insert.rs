@@ -390,9 +390,11 @@ pub(super) fn insert_tail(
                 let data = d.vectors.get(digest).map_or(&[][..], Vec::as_slice);
                 insert_vector(tx, id, data)?;
             }
-            if let Some((name, data)) = d.meaning {
+            if let Some(m) = &d.meaning {
                 let mut st = tx.prepare(schema::insert("meaning", false))?;
-                st.execute(named_params! { ":name": name, ":data": data })?;
+                st.execute(named_params! { ":name": m.name, ":data": m.table })?;
+                let small_talk = skillc_runtime::route::small_talk_row(m.name);
+                st.execute(named_params! { ":name": small_talk, ":data": &m.small_talk[..] })?;
             }
         }
     }

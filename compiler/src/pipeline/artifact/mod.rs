@@ -109,8 +109,21 @@ pub struct Data {
     /// Embedding vectors by the digest of their text, as stored (little-endian f32 or signed
     /// bytes); a session hands the same map on while no card changed.
     pub vectors: Arc<BTreeMap<String, Vec<u8>>>,
-    /// The built-in meaning table (its name and bytes) when the vectors are its.
-    pub meaning: Option<(&'static str, &'static [u8])>,
+    /// The built-in meaning table when the vectors are its.
+    pub meaning: Option<MeaningRows>,
+}
+
+/// The built-in meaning as the artifact carries it: the table, and the vectors of the
+/// small-talk messages a route measures a message against (`docs/routing.md`, "Small talk").
+#[derive(Debug, Clone)]
+pub struct MeaningRows {
+    /// The model's name (the `meaning` row of the table).
+    pub name: &'static str,
+    /// The table's bytes.
+    pub table: &'static [u8],
+    /// The small-talk vectors, a signed byte a number, one after another (the row named
+    /// [`skillc_runtime::route::small_talk_row`] of the model).
+    pub small_talk: Arc<Vec<u8>>,
 }
 
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a

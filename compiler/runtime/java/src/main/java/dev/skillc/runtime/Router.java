@@ -23,6 +23,8 @@ final class Router {
     private static final int MAX_WORDS = 64;
     /** A hybrid score's lexical share; the closest text's cosine has the rest. */
     private static final double LEXICAL_SHARE = 0.5;
+    /** The share of the small-talk margin a hybrid route's bar rises by (docs/routing.md, "Small talk"). */
+    private static final double SMALL_TALK_SHARE = 0.5;
     private static final Set<String> STOPWORDS = Set.of(("a an and are as at be but by can could do does for from has "
         + "have how i if in into is it its me my no not of on or our so that the their them then there these they this "
         + "to us was we what when where which who why will with would you your au aux ce ces dans de des du en est et "
@@ -325,7 +327,15 @@ final class Router {
 
     /** The hybrid cut of a catalog of {@code n} skills when the settings give none (docs/routing.md). */
     static double hybridFloor(int n) {
-        return Math.floor((0.24 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+        return Math.floor((0.16 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+    }
+
+    /**
+     * A hybrid route's bar: {@code floor}, raised by half of how much closer the message is to
+     * small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals.
+     */
+    static double raisedFloor(double floor, double smallTalk, double nearest) {
+        return Math.floor((floor + SMALL_TALK_SHARE * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
     }
 
     private static double number(Object v, double otherwise) {
@@ -412,17 +422,24 @@ final class Router {
                 if (has[doc]) score[doc] = Math.floor(raw[doc] / (raw[doc] + scale) * 1e6 + 0.5) / 1e6;
             }
         }
+        double minScore = query == null ? number(settings.get("min_score"), 0.5)
+            : number(settings.get("hybrid_min_score"), hybridFloor(docs));
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
             double[] best = denseOf(snap, b, ix).best(query);
+            Dense talk = settings.get("hybrid_min_score") instanceof Number ? null : snap.smallTalk();
+            if (talk != null) {
+                // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
+                double nearest = 0;
+                for (double x : best) nearest = Math.max(nearest, x);
+                minScore = raisedFloor(minScore, talk.best(query)[0], nearest);
+            }
             for (int doc = 0; doc < docs; doc++) {
                 double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best[doc]) * 1e6 + 0.5) / 1e6;
                 score[doc] = fused;
                 has[doc] = fused > 0;
             }
         }
-        double minScore = query == null ? number(settings.get("min_score"), 0.5)
-            : number(settings.get("hybrid_min_score"), hybridFloor(docs));
         List<Integer> scored = new ArrayList<>();
         for (int doc = 0; doc < docs; doc++) {
             if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);

@@ -54,6 +54,9 @@ final class Snapshot implements AutoCloseable {
     /** The meaning table of the embedding model, once read ({@link #meaning()}); read says whether it was. */
     private Meaning meaning;
     private boolean meaningRead;
+    /** The small-talk vectors beside the meaning table ({@link #smallTalk()}), once read. */
+    private Dense smallTalk;
+    private boolean smallTalkRead;
 
     private Snapshot(String path, Connection db) {
         this.path = path;
@@ -443,6 +446,30 @@ final class Snapshot implements AutoCloseable {
         }
         meaningRead = true;
         return meaning;
+    }
+
+    /**
+     * The small-talk vectors written beside the built-in meaning table (docs/routing.md, "Small
+     * talk"), as one document of them all; null without them. Read once.
+     */
+    Dense smallTalk() {
+        if (smallTalkRead) return smallTalk;
+        String model = manifest.get("embedding_model");
+        int dims = Integer.parseInt(manifest.getOrDefault("embedding_dims", "0"));
+        if (model != null && dims > 0 && meaning() != null) {
+            List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":small-talk");
+            if (!row.isEmpty() && row.get(0)[0] instanceof byte[] data && data.length > 0 && data.length % dims == 0) {
+                List<double[]> vectors = new ArrayList<>();
+                for (int at = 0; at < data.length; at += dims) {
+                    double[] v = new double[dims];
+                    for (int i = 0; i < dims; i++) v[i] = data[at + i];
+                    vectors.add(v);
+                }
+                smallTalk = Dense.of(List.of(vectors));
+            }
+        }
+        smallTalkRead = true;
+        return smallTalk;
     }
 
     /** The manifest's {@code plugins} (a JSON object), read once. */
