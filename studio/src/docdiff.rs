@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::form;
 
 /// One frontmatter field before and after (`None`: absent on that side).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FieldChange {
     /// The field.
     pub key: String,
@@ -17,7 +17,7 @@ pub struct FieldChange {
 }
 
 /// What changed in a SKILL.md (or a translation of one).
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct DocChange {
     /// Fields added, removed or changed, in the order of the newer text.
     pub fields: Vec<FieldChange>,

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// An error the UI shows: a kind, a message, and the diagnostics behind it, if any.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct StudioError {
     /// `io`, `request`, `invalid`, `outside`.
     pub kind: &'static str,
@@ -43,9 +43,10 @@ impl std::fmt::Display for StudioError {
 }
 
 /// A diagnostic as the UI shows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Diag {
     /// `error` or `warning`.
+    #[ts(type = r#""error" | "warning""#)]
     pub severity: &'static str,
     /// Stable code.
     pub code: &'static str,
@@ -60,6 +61,7 @@ pub struct Diag {
     /// Help, if any.
     pub help: Option<String>,
     /// A content-safety finding's level (`low` … `critical`); none for other codes.
+    #[ts(type = r#""low" | "medium" | "high" | "critical" | null"#)]
     pub safety: Option<&'static str>,
 }
 

@@ -7,7 +7,7 @@ use crate::StudioError;
 use serde::Serialize;
 
 /// A SKILL.md split for the form: frontmatter fields in file order, and the body.
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, ts_rs::TS)]
 pub struct Parts {
     /// `(key, value)` in file order.
     pub fields: Vec<(String, serde_json::Value)>,

@@ -14,7 +14,7 @@ use crate::review::git;
 pub const MAX_VERSIONS: usize = 50;
 
 /// One commit that changed the file.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Version {
     /// The commit (full id).
     pub commit: String,

@@ -2,6 +2,7 @@
 //! logic (and is what the unit tests drive). Errors reach the UI as `{kind, message,
 //! diagnostics}` so it can link each diagnostic to its file and line.
 
+pub mod contract;
 pub mod docdiff;
 pub mod error;
 pub mod form;

@@ -15,7 +15,7 @@ use crate::review::git;
 pub const MAX_RELEASES: usize = 100;
 
 /// One commit that changed the workspace.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Release {
     /// The commit (full id).
     pub commit: String,

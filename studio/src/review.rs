@@ -28,11 +28,12 @@ const MAX_TOKEN_BUNDLES: usize = 24;
 const SAMPLES_PER_CHANGE: usize = 3;
 
 /// One changed file.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FileChange {
     /// Path inside the workspace.
     pub path: String,
     /// `added`, `changed` or `removed`.
+    #[ts(type = r#""added" | "changed" | "removed""#)]
     pub status: &'static str,
     /// Unified diff against HEAD (empty past [`MAX_DIFFS`] files or for binary files).
     pub diff: String,
@@ -42,7 +43,7 @@ pub struct FileChange {
 }
 
 /// One change, in words, and the bundles it happens in.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ImpactGroup {
     /// E.g. "pricing-uk's description changed; the catalog grows by 14 tokens".
     pub change: String,
@@ -55,7 +56,7 @@ pub struct ImpactGroup {
 }
 
 /// What the working tree does to the bundles, against HEAD.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Impact {
     /// The changes, each with the bundles where it happens (an edit of a global skill is one
     /// change in every bundle that holds it).
@@ -71,7 +72,7 @@ pub struct Impact {
 }
 
 /// A warning the change brings.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct NewWarning {
     /// Its code.
     pub code: String,
@@ -108,7 +109,7 @@ fn new_warnings(old: &Artifact, new: &Artifact) -> Result<Vec<NewWarning>, Strin
 }
 
 /// The review of a workspace.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Review {
     /// Set when the workspace is not in a git repository: how to make it one.
     pub not_a_repository: Option<String>,

@@ -9,7 +9,7 @@ use skillc::Workspace;
 use crate::error::StudioError;
 
 /// One locale of a skill.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Translation {
     /// The locale.
     pub locale: String,
@@ -18,6 +18,7 @@ pub struct Translation {
     /// `untranslated` (still the default's words: a copy nobody has translated yet),
     /// `current` (made from today's default text), `stale` (from an older one), `unmarked`
     /// (no `translated_from`: nobody said which text it follows) or `missing`.
+    #[ts(type = r#""untranslated" | "current" | "stale" | "unmarked" | "missing""#)]
     pub state: &'static str,
     /// The clients whose visitors are served this locale (besides visitors of no client, who
     /// are served every locale of the workspace).
@@ -51,7 +52,7 @@ pub fn serving<'a>(
 }
 
 /// The translations of one skill, and what a translation saved now is made from.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Translations {
     /// The skill's name.
     pub name: String,

@@ -285,6 +285,7 @@ pub struct StoredDiagnostic {
 
 /// One catalog line.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CatalogSkill {
     /// `SK1`, `SK2`, … in catalog order.
     pub id: String,
@@ -300,14 +301,17 @@ pub struct CatalogSkill {
     pub triggers: Vec<String>,
     /// The Claude Code plugin it comes from, when it is a plugin's skill.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub plugin: Option<Plugin>,
     /// The outside repository it comes from (`workspace.yaml` `external:`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub external: Option<External>,
 }
 
 /// Where an outside skill comes from: the repository and the commit `skillc.lock` pinned.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CatalogExternal"))]
 pub struct External {
     /// The workspace folder its skills appear in.
     pub into: String,
@@ -323,6 +327,7 @@ pub struct External {
 
 /// A Claude Code plugin's metadata, as its manifest gives it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Plugin {
     /// Its name (the part before `:` in its skills' names).
     pub name: String,
@@ -336,6 +341,7 @@ pub struct Plugin {
 
 /// A catalog.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Catalog {
     /// Client (`null` for global).
     pub client: Option<String>,

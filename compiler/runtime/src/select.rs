@@ -9,6 +9,7 @@ use crate::{Artifact, Bundle, BundleRef, Context, Error, Mcp, Skill};
 
 /// A skill in the assembled prompt.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PromptSkill {
     /// Selectable name.
     pub name: String,
@@ -21,6 +22,7 @@ pub struct PromptSkill {
 
 /// A skill left out of the prompt.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Removed {
     /// Name as selected or added.
     pub name: String,
@@ -57,6 +59,7 @@ impl Removed {
 
 /// A cited source.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SourceRef {
     /// Pool id.
     pub sid: u32,
@@ -68,6 +71,7 @@ pub struct SourceRef {
 
 /// An assembled answer prompt.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Prompt {
     /// Skills in, in prompt order.
     pub skills: Vec<PromptSkill>,

@@ -14,6 +14,7 @@ use super::Case;
 
 /// The figures of one bundle.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BundleEval {
     /// Client (`None`: the global bundle).
     pub client: Option<String>,

@@ -33,6 +33,7 @@ pub struct Labelled {
 
 /// Messages that should reach one skill and reached another first (or none).
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Confusion {
     /// The skill they should reach.
     pub expected: String,
@@ -49,6 +50,7 @@ const CONFUSION_EXAMPLES: usize = 3;
 
 /// The figures of one way of routing (the index, or a selector) over a bundle's messages.
 #[derive(Debug, Clone, Serialize, PartialEq, Default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Figures {
     /// Messages whose skill comes first, as a share of those with a skill to reach.
     pub recall_at_1: f64,

@@ -27,6 +27,7 @@ const MAX_CASE_BYTES: u64 = 1 << 20;
 
 /// One case of a `tests/*.yaml` file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Case {
     /// What it checks, in words.
     pub name: String,
@@ -42,6 +43,7 @@ pub struct Case {
 
 /// Which bundle, in which context, with which skills selected.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CaseRequest"))]
 pub struct Request {
     /// Client (none: the global bundle).
     pub client: Option<String>,
@@ -75,6 +77,7 @@ pub fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> 
 
 /// What the catalog and the prompt must hold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Expect {
     /// Selectable names the catalog shows.
     pub catalog_includes: Vec<String>,

@@ -7,6 +7,7 @@ use super::{Case, Expect};
 
 /// What running a case found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Outcome {
     /// The case.
     pub case: Case,

@@ -34,6 +34,7 @@ const MAX_ANSWER: u64 = 1 << 20;
 
 /// The spread of one figure over the samples.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Spread {
     /// The lowest sample's figure.
     pub min: f64,
@@ -43,6 +44,7 @@ pub struct Spread {
 
 /// The spread of each figure over the samples.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Spreads {
     /// Of `recall_at_1`.
     pub recall_at_1: Spread,
@@ -56,6 +58,7 @@ pub struct Spreads {
 
 /// A call that failed.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "SelectorFailure"))]
 pub struct Failure {
     /// The message put to the selector.
     pub message: String,
@@ -67,6 +70,7 @@ pub struct Failure {
 
 /// A selector's figures over one bundle's messages.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SelectorEval {
     /// The figures over every sample's answers together (confusions of every sample).
     #[serde(flatten)]

@@ -166,6 +166,7 @@ const MAX_STALE: usize = 16;
 /// Where one trigger example of a skill goes first, leave-one-out, in the skill's own
 /// catalog: what the studio's editor shows while a description or an example is typed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExampleRoute {
     /// The example.
     pub example: String,

@@ -8,6 +8,7 @@ use skillc_runtime::{Artifact, StoredEntry};
 
 /// Changes of one bundle.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BundleDiff {
     /// Client (`''` for global).
     pub client: String,
@@ -27,6 +28,7 @@ pub struct BundleDiff {
 
 /// A changed skill.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChangedSkill {
     /// Qualified name.
     pub name: String,
@@ -36,6 +38,7 @@ pub struct ChangedSkill {
 
 /// The whole comparison.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diff {
     /// Bundles only in the new artifact.
     pub added_bundles: Vec<String>,

@@ -14,6 +14,7 @@ pub const LOCK_FILE: &str = "skillc.lock";
 
 /// One `external:` entry of `workspace.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalSource {
     /// The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
     /// and password a URL may hold ([`without_userinfo`]): what is stored and shown.

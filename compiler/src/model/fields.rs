@@ -7,6 +7,7 @@ use serde::Serialize;
 
 /// How a field's value is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
     /// A string.
@@ -47,6 +48,7 @@ impl Shape {
 
 /// One frontmatter field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "FieldInfo"))]
 pub struct Field {
     /// The key as written.
     pub name: &'static str,

@@ -669,6 +669,7 @@ pub struct Client {
 /// A Claude Code plugin: a namespace for the skills under its `skills/` folder (or the ones
 /// its marketplace entry lists), with the metadata a catalog shows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "WorkspacePlugin"))]
 pub struct Plugin {
     /// Its name: the part before `:` in its skills' names.
     pub name: String,

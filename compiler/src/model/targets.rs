@@ -7,6 +7,7 @@ use crate::diagnostic::Pos;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, clap::ValueEnum,
 )]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Target {
     /// Claude Code: `.claude/skills`.
@@ -29,6 +30,7 @@ pub enum Target {
 
 /// A client's listing budget, from its documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Budget {
     /// Characters of names and descriptions the listing holds.
     pub total: usize,
@@ -125,6 +127,7 @@ pub struct DeclaredTarget {
 
 /// What a client's listing keeps of a bundle's skills.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "TargetMeter"))]
 pub struct Report {
     /// The client.
     pub target: Target,

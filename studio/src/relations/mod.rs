@@ -13,7 +13,7 @@ pub mod reach;
 pub use reach::Reach;
 
 /// A skill named by another, with the file to open (none when no skill has that name).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Link {
     /// The name as written.
     pub name: String,
@@ -24,7 +24,7 @@ pub struct Link {
 }
 
 /// A variant of the skill and when it applies.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Variant {
     /// The variant.
     pub link: Link,
@@ -35,7 +35,7 @@ pub struct Variant {
 }
 
 /// The four kinds of composition, one way.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Composition {
     /// `dependencies`.
     pub dependencies: Vec<Link>,
@@ -48,7 +48,7 @@ pub struct Composition {
 }
 
 /// A client's toggle of the skill.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ClientToggle {
     /// Client id.
     pub client: String,
@@ -57,7 +57,7 @@ pub struct ClientToggle {
 }
 
 /// Everything the relations panel shows of one skill.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Relations {
     /// The skill.
     pub link: Link,

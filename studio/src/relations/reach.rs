@@ -15,7 +15,7 @@ use super::{link_to, overridden_by, variants, Link, Variant};
 /// get it in some bundles only and those that always get a variant instead, those that use
 /// their own version, those that have it turned off, the variants that replace it when their
 /// conditions hold and the run-time conditions that keep it out of some conversations.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Reach {
     /// Clients in the workspace.
     pub clients: usize,
@@ -39,7 +39,7 @@ pub struct Reach {
 }
 
 /// What one client's visitors get, text by text.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ClientShare {
     /// Client id.
     pub client: String,
@@ -48,7 +48,7 @@ pub struct ClientShare {
 }
 
 /// One text a client gets and in which of its bundles.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Share {
     /// The skill whose text it is (the base, or one of its variants).
     pub text: Link,

@@ -9,13 +9,14 @@ use super::{Session, StudioError};
 use crate::docdiff::{document_change, DocChange};
 
 /// A skill beside the one it replaces.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Beside {
     /// The shared skill's name and SKILL.md.
     pub shared_name: String,
     /// Its SKILL.md.
     pub shared_file: String,
     /// `variant` (used where its conditions hold) or `client` (a client's own version).
+    #[ts(type = r#""variant" | "client""#)]
     pub kind: &'static str,
     /// A variant's conditions, in words (all must hold).
     pub when: Vec<String>,

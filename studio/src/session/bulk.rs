@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Clients × skills, compact enough for 500 clients × 1,000 skills: one character per cell.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Toggles {
     /// Client ids (rows).
     pub clients: Vec<String>,
@@ -21,7 +21,7 @@ pub struct Toggles {
 }
 
 /// One toggle to set: on, off, or back to the skill's default (`None`).
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ToggleChange {
     /// Client id.
     pub client: String,
@@ -32,7 +32,7 @@ pub struct ToggleChange {
 }
 
 /// What the toggles view is filtered by, as typed.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ToggleFilter {
     /// Clients: ids or parts of ids, separated by commas, semicolons, spaces or new lines.
     pub clients: String,
@@ -43,7 +43,7 @@ pub struct ToggleFilter {
 }
 
 /// The rows and columns of the matrix a filter keeps, by index.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Selection {
     /// Client indices.
     pub clients: Vec<usize>,
@@ -53,7 +53,7 @@ pub struct Selection {
 
 /// A bulk edit before it is written: the toggles that change (cells already so, and other
 /// clients' own skills, are left out), per client, for the person to confirm.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct BulkPlan {
     /// The toggles to set.
     pub changes: Vec<ToggleChange>,

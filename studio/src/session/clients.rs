@@ -13,7 +13,7 @@ use super::{io_err, Session};
 use crate::error::StudioError;
 
 /// One variable of a client.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct ClientVar {
     /// `_global` or a skill's name.
     pub section: String,
@@ -24,7 +24,7 @@ pub struct ClientVar {
 }
 
 /// A variant some skill chooses by this workspace's flags, and whether it applies here.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FlagVariant {
     /// The variant's name.
     pub name: String,
@@ -39,7 +39,7 @@ pub struct FlagVariant {
 }
 
 /// What the client page shows.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct ClientPage {
     /// The client id.
     pub client: String,

@@ -11,7 +11,7 @@ use super::{hash, io_err, Session};
 use crate::error::{edit_err, Diag, StudioError};
 
 /// A file as read, with the hash that a later save compares against.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FileState {
     /// Relative path.
     pub file: String,
@@ -22,7 +22,7 @@ pub struct FileState {
 }
 
 /// A skill to create, as the "New skill" form asks for it.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, ts_rs::TS)]
 pub struct NewSkill {
     /// Its name (and folder name).
     pub name: String,
@@ -71,7 +71,7 @@ fn join(a: &str, b: &str) -> String {
 }
 
 /// The outcome of a save.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum Saved {
     /// Written; the new hash.
@@ -102,7 +102,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StudioError> {
 }
 
 /// A draft's check: its diagnostics, and where its skill's trigger examples go first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct DraftCheck {
     /// The draft file's diagnostics, with the rest of the workspace as it is on disk.
     pub diagnostics: Vec<Diag>,

@@ -39,7 +39,7 @@ pub use toggles::Applied;
 pub use trash::Trashed;
 
 /// A skill in the browser list.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct SkillRow {
     /// Its SKILL.md, relative to the workspace.
     pub file: String,
@@ -56,7 +56,7 @@ pub struct SkillRow {
 }
 
 /// What the studio shows of a workspace.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Overview {
     /// The workspace folder.
     pub root: String,

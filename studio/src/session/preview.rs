@@ -22,7 +22,7 @@ fn has_case_files(root: &std::path::Path) -> bool {
 }
 
 /// What a build did.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct BuildSummary {
     /// Whether the artifact was written.
     pub written: bool,
@@ -63,7 +63,7 @@ pub(super) fn catalog_answer(
 }
 
 /// A preview request.
-#[derive(Debug, Clone, Default, serde::Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, serde::Deserialize, PartialEq, Eq, ts_rs::TS)]
 #[serde(default)]
 pub struct PreviewRequest {
     /// Client (empty: global).
@@ -96,7 +96,7 @@ pub struct PreviewRequest {
 }
 
 /// The workspace's test cases (`tests/*.yaml`) run against the last build.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, ts_rs::TS)]
 pub struct TestRun {
     /// Each case with what did not hold (empty: it passed).
     pub outcomes: Vec<skillc::cases::Outcome>,
@@ -105,7 +105,7 @@ pub struct TestRun {
 }
 
 /// What a client sees.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct Preview {
     /// The catalog (without its text and skills when `catalog_kept`).
     pub catalog: skillc_runtime::Catalog,
@@ -126,7 +126,7 @@ pub struct Preview {
 }
 
 /// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct BudgetMeter {
     /// Tokens of the catalog as previewed (consumer and context applied).
     pub tokens: u32,

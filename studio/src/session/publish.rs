@@ -8,7 +8,7 @@ use super::{BuildSummary, Session};
 use crate::error::{Diag, StudioError};
 
 /// A test case that fails.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct FailingCase {
     /// The case's name.
     pub name: String,
@@ -21,7 +21,7 @@ pub struct FailingCase {
 }
 
 /// What stands in the way of publishing.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Blockers {
     /// The build's errors (and those of the case files), each with its file and line.
     pub errors: Vec<Diag>,

@@ -14,7 +14,7 @@ use super::{Diag, Session, StudioError};
 const CLIENTS_BUDGET: Duration = Duration::from_secs(3);
 
 /// What the Routing view shows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct RoutingView {
     /// The global bundle first, then the clients measured, in name order.
     pub bundles: Vec<BundleEval>,

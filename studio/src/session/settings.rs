@@ -13,7 +13,7 @@ use crate::error::{Diag, StudioError};
 pub const WORKSPACE_FILE: &str = "workspace.yaml";
 
 /// One plan (tier) as the workspace declares it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct PlanInfo {
     /// Its name.
     pub name: String,
@@ -23,7 +23,7 @@ pub struct PlanInfo {
 
 /// A routing setting: its key, what the workspace writes (`None`: the default) and the value
 /// a route uses.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct RoutingValue {
     /// The key under `routing:`.
     pub key: &'static str,
@@ -34,7 +34,7 @@ pub struct RoutingValue {
 }
 
 /// What the settings page shows.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct WorkspacePage {
     /// The file the settings live in, relative to the workspace.
     pub file: &'static str,

@@ -12,7 +12,7 @@ use super::{edit_err, io_err, Session};
 use crate::error::StudioError;
 
 /// A toggle edit written: how many client files changed, and the number that undoes it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Applied {
     /// Client files written.
     pub files: usize,

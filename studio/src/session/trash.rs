@@ -12,7 +12,7 @@ use super::{io_err, Session};
 use crate::error::StudioError;
 
 /// Something removed and kept until the next publish.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct Trashed {
     /// Its place in the trash, to restore it by.
     pub id: String,

@@ -12,6 +12,7 @@ use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Candidate {
     /// Catalog id (`SK3`).
     pub id: String,
@@ -27,12 +28,14 @@ pub struct Candidate {
 
 /// A route: the candidates at or above `min_score`, best first, at most `top_k`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Route {
     /// The message routed.
     pub message: String,
     /// The text routed instead of the message when it was a fragment joined to the recent
     /// messages it continues ([`history::join_fragment`]); absent (not `null`) otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub routed_text: Option<String>,
     /// Client (`None` for the global bundle).
     pub client: Option<String>,

@@ -9,6 +9,7 @@ use crate::Artifact;
 
 /// The routing settings of `workspace.yaml` (`routing:`), with their defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct RoutingSettings {
     /// At most this many candidates.

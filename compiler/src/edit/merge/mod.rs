@@ -49,6 +49,7 @@ impl Kind {
 
 /// A place both sides changed differently: the output holds both between conflict markers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "MergeConflict"))]
 pub struct Conflict {
     /// What it is, in words: `` field `description` ``, `` `routing.min_score` ``, `the body`.
     pub place: String,
@@ -64,6 +65,7 @@ pub struct Conflict {
 
 /// The result of a merge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Merged {
     /// The merged text, conflicts marked (`<<<<<<< ours`, `=======`, `>>>>>>> theirs`).
     pub text: String,
