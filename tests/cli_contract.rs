@@ -89,3 +89,46 @@ fn every_commands_help_is_the_contracts() {
         changed.join("\n")
     );
 }
+
+/// Each command's arguments are one clap `Args` struct that `main` hands whole to the command
+/// (issue 51): a variant with fields inline would be taken apart field by field in `main.rs`,
+/// and a command near clippy's argument limit squeezed into tuples.
+#[test]
+fn every_command_is_one_args_struct_handed_whole() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = std::fs::read_to_string(root.join("src/cli/args.rs")).unwrap();
+    let mut inline = Vec::new();
+    let mut variants = 0;
+    for family in ["WorkspaceCommand", "ArtifactCommand"] {
+        let start = args
+            .find(&format!("pub enum {family} {{"))
+            .unwrap_or_else(|| panic!("no enum {family} in args.rs"));
+        let body = &args[start..start + args[start..].find("\n}").unwrap()];
+        for line in body.lines().skip(1) {
+            let Some(variant) = line.strip_prefix("    ") else {
+                continue;
+            };
+            if !variant.starts_with(|c: char| c.is_ascii_uppercase()) {
+                continue;
+            }
+            variants += 1;
+            let name: String = variant
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect();
+            if variant != format!("{name}({name}Args),") {
+                inline.push(format!("{family}::{variant}"));
+            }
+        }
+    }
+    assert!(variants >= 25, "only {variants} commands found in args.rs");
+    assert!(
+        inline.is_empty(),
+        "commands not declared as `Name(NameArgs)`: {inline:?}"
+    );
+    let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
+    for line in main.lines() {
+        let taken_apart = line.contains("Command::") && line.trim_end().ends_with('{');
+        assert!(!taken_apart, "main.rs takes a command apart: {line}");
+    }
+}
