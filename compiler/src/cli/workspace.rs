@@ -163,9 +163,16 @@ pub fn run_eval(args: &EvalArgs) -> Done {
                 eval::render_eval_json(&evals, if hybrid.get() { "hybrid" } else { "lexical" }),
         }
     );
-    let under: Vec<String> = evals
-        .iter()
-        .filter(|e| min_recall.is_some_and(|r| e.figures.recall_at_k < r))
+    recall_gate(&evals, min_recall)
+}
+
+/// `--min-recall`: exit 1 naming every bundle whose recall@k is under it.
+fn recall_gate(evals: &[skillc::cases::eval::BundleEval], min_recall: Option<f64>) -> Done {
+    let Some(min) = min_recall else {
+        return Ok(());
+    };
+    let under: Vec<String> = (evals.iter())
+        .filter(|e| e.figures.recall_at_k < min)
         .map(|e| {
             let who = e.client.as_deref().unwrap_or("global");
             format!("{who} ({:.3})", e.figures.recall_at_k)
@@ -175,8 +182,7 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         Ok(())
     } else {
         Err(Failure::Errors(format!(
-            "recall@k under --min-recall {}: {}",
-            min_recall.unwrap_or_default(),
+            "recall@k under --min-recall {min}: {}",
             under.join(", ")
         )))
     }
