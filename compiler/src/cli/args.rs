@@ -307,7 +307,8 @@ pub struct WatchArgs {
 #[derive(Debug, clap::Args)]
 pub struct SetArgs {
     /// The SKILL.md, workspace.yaml or client.yaml to edit.
-    pub skill_md: PathBuf,
+    #[arg(id = "skill_md", value_name = "SKILL_MD")]
+    pub file: PathBuf,
     /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
     /// `--unset`: the one to remove).
     pub field: Option<String>,

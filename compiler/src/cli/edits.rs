@@ -37,7 +37,7 @@ pub fn unpack(args: &UnpackArgs) -> Done {
 
 /// `skillc set`: one field or dotted path set or removed.
 pub fn set(args: &SetArgs) -> Done {
-    let skill_md = &args.skill_md;
+    let file = &args.file;
     let (unset, field, value) = (
         args.unset.as_deref(),
         args.field.as_deref(),
@@ -53,12 +53,12 @@ pub fn set(args: &SetArgs) -> Done {
         }
     };
     // workspace.yaml and client.yaml by a dotted path; anything else as a SKILL.md, as before.
-    let done = if skillc::edit::is_settings_file(skill_md) {
-        skillc::edit::set_path_in_file(skill_md, field, &edit)
+    let done = if skillc::edit::is_settings_file(file) {
+        skillc::edit::set_path_in_file(file, field, &edit)
     } else {
-        skillc::edit::set_field_in_file(skill_md, field, &edit)
+        skillc::edit::set_field_in_file(file, field, &edit)
     };
-    edited(done.map(|()| skill_md.to_path_buf()))
+    edited(done.map(|()| file.to_path_buf()))
 }
 
 /// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
