@@ -18,6 +18,7 @@ mod bad_inputs;
 mod batched;
 mod build;
 mod cli;
+mod cli_contract;
 mod dense;
 mod dialects;
 mod evalsets;

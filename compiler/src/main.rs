@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use cli::args::{ArtifactCommand, Command, WorkspaceCommand};
-use cli::report::Shown;
 use cli::{artifact, edits, teams, workspace, Done};
 
 /// `print!` that ends the process quietly when stdout is closed (`skillc catalog … | head`),
@@ -69,82 +68,24 @@ fn main() -> ExitCode {
     }
 }
 
+/// A workspace command, handed its arguments whole.
 fn run_on_workspace(command: WorkspaceCommand) -> Done {
     match command {
-        WorkspaceCommand::Check(args) => {
-            workspace::locked(&args.workspace, args.locked).and_then(|()| workspace::check(&args))
-        }
-        WorkspaceCommand::Build {
-            workspace,
-            output,
-            jobs,
-            release_label,
-            embedder,
-            format,
-            all_warnings,
-            all_errors,
-            sign,
-            locked,
-        } => workspace::locked(&workspace, locked).and_then(|()| {
-            workspace::build(
-                &workspace,
-                &output,
-                jobs,
-                (release_label.as_deref(), embedder.as_deref()),
-                (format, sign.as_deref()),
-                Shown {
-                    all_warnings,
-                    all_errors,
-                },
-            )
-        }),
-        WorkspaceCommand::Fetch {
-            workspace,
-            update,
-            accept_findings,
-        } => workspace::fetch(&workspace, update, accept_findings),
-        WorkspaceCommand::Keygen { output } => artifact::keygen(&output),
-        WorkspaceCommand::Generate { what } => generate(what),
-        WorkspaceCommand::Test { workspace, format } => workspace::run_tests(&workspace, format),
+        WorkspaceCommand::Check(args) => workspace::check(&args),
+        WorkspaceCommand::Build(args) => workspace::build(&args),
+        WorkspaceCommand::Fetch(args) => workspace::fetch(&args),
+        WorkspaceCommand::Keygen(args) => artifact::keygen(&args),
+        WorkspaceCommand::Generate(args) => generate(args.what),
+        WorkspaceCommand::Test(args) => workspace::run_tests(&args),
         WorkspaceCommand::Eval(args) => workspace::run_eval(&args),
         WorkspaceCommand::ExportCases(args) => workspace::export_cases(&args),
-        WorkspaceCommand::Watch { workspace, output } => workspace::watch(&workspace, &output),
-        WorkspaceCommand::Set {
-            skill_md,
-            field,
-            value,
-            unset,
-        } => edits::set(
-            &skill_md,
-            field.as_deref(),
-            value.as_deref(),
-            unset.as_deref(),
-        ),
-        WorkspaceCommand::Toggle {
-            client,
-            first,
-            second,
-            third,
-        } => edits::toggle(&client, &first, &second, third.as_deref()),
+        WorkspaceCommand::Watch(args) => workspace::watch(&args),
+        WorkspaceCommand::Set(args) => edits::set(&args),
+        WorkspaceCommand::Toggle(args) => edits::toggle(&args),
         WorkspaceCommand::Merge(args) => teams::merge(&args),
         WorkspaceCommand::Rename(args) => teams::rename(&args),
-        WorkspaceCommand::Pack {
-            skill_dir,
-            output,
-            flat,
-        } => edits::pack(&skill_dir, &output, flat),
-        WorkspaceCommand::Unpack {
-            package,
-            workspace,
-            force,
-            accept_findings,
-        } => {
-            let admit = skillc::interop::package::Admit {
-                force,
-                findings: accept_findings,
-            };
-            edits::unpack(&package, &workspace, admit)
-        }
+        WorkspaceCommand::Pack(args) => edits::pack(&args),
+        WorkspaceCommand::Unpack(args) => edits::unpack(&args),
     }
 }
 
@@ -172,83 +113,18 @@ fn generate(what: cli::args::Generated) -> Done {
     Ok(())
 }
 
+/// An artifact command, handed its arguments whole.
 fn run_on_artifact(command: ArtifactCommand) -> Done {
     match command {
-        ArtifactCommand::Catalog {
-            artifact,
-            bundle,
-            consumer,
-            context,
-            format,
-        } => artifact::catalog(&artifact, &bundle, consumer.as_deref(), &context, format),
-        ArtifactCommand::Prompt {
-            artifact,
-            bundle,
-            consumer,
-            select,
-            context,
-            format,
-        } => artifact::prompt(
-            &artifact,
-            &bundle,
-            consumer.as_deref(),
-            &select,
-            &context,
-            format,
-        ),
-        ArtifactCommand::Route {
-            artifact,
-            message,
-            bundle,
-            consumer,
-            context,
-            top,
-            query_vector,
-            history,
-            format,
-        } => artifact::route(
-            &artifact,
-            &message,
-            &bundle,
-            consumer.as_deref(),
-            &context,
-            (top, query_vector.as_deref(), &history),
-            format,
-        ),
-        ArtifactCommand::Explain {
-            artifact,
-            name,
-            bundle,
-            consumer,
-            format,
-        } => artifact::explain(&artifact, &name, &bundle, consumer.as_deref(), format),
-        ArtifactCommand::Mcp {
-            artifact,
-            bundle,
-            consumer,
-            public_key,
-        } => artifact::mcp(&artifact, bundle, consumer, public_key.as_deref()),
-        ArtifactCommand::Push {
-            artifact,
-            target,
-            registry,
-        } => artifact::push(&artifact, &target, &registry),
-        ArtifactCommand::Pull {
-            source,
-            output,
-            registry,
-        } => artifact::pull(&source, &output, &registry),
-        ArtifactCommand::Verify {
-            artifact,
-            public_key,
-        } => artifact::verify(&artifact, &public_key),
-        ArtifactCommand::Diff { old, new, format } => artifact::diff(&old, &new, format),
-        ArtifactCommand::Export {
-            artifact,
-            bundle,
-            output,
-            target,
-            include_untrusted,
-        } => artifact::export(&artifact, &bundle, &output, target, include_untrusted),
+        ArtifactCommand::Catalog(args) => artifact::catalog(&args),
+        ArtifactCommand::Prompt(args) => artifact::prompt(&args),
+        ArtifactCommand::Route(args) => artifact::route(&args),
+        ArtifactCommand::Explain(args) => artifact::explain(&args),
+        ArtifactCommand::Mcp(args) => artifact::mcp(args),
+        ArtifactCommand::Push(args) => artifact::push(&args),
+        ArtifactCommand::Pull(args) => artifact::pull(&args),
+        ArtifactCommand::Verify(args) => artifact::verify(&args),
+        ArtifactCommand::Diff(args) => artifact::diff(&args),
+        ArtifactCommand::Export(args) => artifact::export(&args),
     }
 }

@@ -137,21 +137,47 @@ pub(super) fn dismissed(a: &Skill, b: &Skill) -> bool {
     says(a, b) || says(b, a)
 }
 
-/// A skill's closest look-alike: similarity, the look-alike, the catalog's client, and how
-/// many skills are over the threshold with it.
-type Best<'a> = Option<(f32, usize, Option<&'a str>, usize)>;
+/// A skill's closest look-alike over the threshold.
+#[derive(Debug, Clone, Copy)]
+struct LookAlike<'a> {
+    /// The cosine of the two skills' vectors.
+    similarity: f32,
+    /// The look-alike, the earlier skill of the pair (an index into `ws.skills`).
+    first: usize,
+    /// The client of the catalog they are in together (`None`: the global catalog).
+    client: Option<&'a str>,
+    /// How many skills are over the threshold with the skill, the look-alike included.
+    over_threshold: usize,
+}
+
+/// A skill's closest look-alike, if any is over the threshold.
+type Best<'a> = Option<LookAlike<'a>>;
 
 /// The better of two bests (higher similarity, then the earlier skill), counting both.
 fn merge<'a>(x: Best<'a>, y: Best<'a>) -> Best<'a> {
     match (x, y) {
         (None, b) | (b, None) => b,
         (Some(p), Some(q)) => {
-            let count = p.3 + q.3;
-            let better = (q.0, std::cmp::Reverse(q.1)) > (p.0, std::cmp::Reverse(p.1));
-            let (sim, first, client, _) = if better { q } else { p };
-            Some((sim, first, client, count))
+            let rank = |l: &LookAlike<'_>| (l.similarity, std::cmp::Reverse(l.first));
+            let best = if rank(&q) > rank(&p) { q } else { p };
+            Some(LookAlike {
+                over_threshold: p.over_threshold + q.over_threshold,
+                ..best
+            })
         }
     }
+}
+
+/// What W118 compares: the listed skills' vectors, and the bar a pair must pass.
+struct Comparison<'v> {
+    /// The skills the catalogs list (indices into `ws.skills`, in workspace order).
+    listed: &'v [usize],
+    /// Each skill's vector, by index into `ws.skills`.
+    vectors: &'v [Vector],
+    /// The vocabulary's size: the length of a vector spread densely.
+    terms: usize,
+    /// The similarity at or over which two skills look alike.
+    threshold: f32,
 }
 
 /// Everything the pass reads of a workspace: an edit that leaves it equal (a body, an asset,
@@ -356,13 +382,13 @@ fn compute(
     };
     let vectors = vectors(ws, counts, words);
     let vocabulary = words.vocabulary();
-    let best = closest(
-        ws,
-        (&listed, memory),
-        &vectors,
-        (vocabulary.len(), threshold),
-        only,
-    );
+    let comparison = Comparison {
+        listed: &listed,
+        vectors: &vectors,
+        terms: vocabulary.len(),
+        threshold,
+    };
+    let best = closest(ws, &comparison, memory, only);
     best.into_iter()
         .enumerate()
         .filter(|(second, _)| only.is_none_or(|o| o.contains(second)))
@@ -378,17 +404,16 @@ fn compute(
 /// same whatever the split). With `only`, just the pairs that hold one of its skills.
 fn closest<'a>(
     ws: &'a Workspace,
-    (listed, memory): (&[usize], Option<&Memory>),
-    vectors: &[Vector],
-    (terms, threshold): (usize, f32),
+    comparison: &Comparison<'_>,
+    memory: Option<&Memory>,
     only: Option<&HashSet<usize>>,
 ) -> Vec<Best<'a>> {
-    let vector = |i: usize| &vectors[i];
+    let vector = |i: usize| &comparison.vectors[i];
     let n = ws.skills.len();
     // A flag per skill: looked up for each of millions of pairs.
     let flags: Option<Vec<bool>> = only.map(|o| (0..n).map(|i| o.contains(&i)).collect());
     let wanted = |i: &usize| flags.as_ref().is_none_or(|f| f[*i]);
-    let mut catalogs = catalogs(ws, listed, memory);
+    let mut catalogs = catalogs(ws, comparison.listed, memory);
     catalogs.retain(|c| c.own.iter().chain(c.kept.iter()).any(wanted));
     let jobs: Vec<(&Catalog, usize)> = catalogs
         .iter()
@@ -396,7 +421,7 @@ fn closest<'a>(
         .collect();
     jobs.into_par_iter()
         .fold(
-            || (vec![0f32; terms], vec![None; n]),
+            || (vec![0f32; comparison.terms], vec![None; n]),
             |(mut dense, mut best), (catalog, nth)| {
                 let (a, client) = (catalog.own[nth], catalog.client);
                 let pairs_wanted = wanted(&a);
@@ -409,23 +434,9 @@ fn closest<'a>(
                         }
                         spread = true;
                     }
-                    let sim: f32 = vector(b)
-                        .iter()
-                        .map(|(id, w)| dense[*id as usize] * w)
-                        .sum();
-                    let (first, second) = (a.min(b), a.max(b));
-                    // A word or two in common (a placeholder description) is not an overlap.
-                    let shared = || {
-                        vector(b)
-                            .iter()
-                            .filter(|(id, _)| dense[*id as usize] > 0.0)
-                            .count()
-                    };
-                    if sim >= threshold
-                        && shared() >= MIN_SHARED_WORDS
-                        && !dismissed(&ws.skills[first], &ws.skills[second])
+                    if let Some((second, found)) = look_alike(ws, comparison, &dense, a, b, client)
                     {
-                        best[second] = merge(best[second], Some((sim, first, client, 1)));
+                        best[second] = merge(best[second], Some(found));
                     }
                 }
                 if spread {
@@ -443,14 +454,51 @@ fn closest<'a>(
         )
 }
 
+/// The pair of `a` (spread over `dense`) and `b` in `client`'s catalog, as the later skill's
+/// look-alike, when it passes the bar: similar enough, sharing enough words, not dismissed.
+fn look_alike<'a>(
+    ws: &Workspace,
+    comparison: &Comparison<'_>,
+    dense: &[f32],
+    a: usize,
+    b: usize,
+    client: Option<&'a str>,
+) -> Option<(usize, LookAlike<'a>)> {
+    let vector = &comparison.vectors[b];
+    let similarity: f32 = (vector.iter()).map(|(id, w)| dense[*id as usize] * w).sum();
+    let (first, second) = (a.min(b), a.max(b));
+    // A word or two in common (a placeholder description) is not an overlap.
+    let shared = || {
+        (vector.iter())
+            .filter(|(id, _)| dense[*id as usize] > 0.0)
+            .count()
+    };
+    let alike = similarity >= comparison.threshold
+        && shared() >= MIN_SHARED_WORDS
+        && !dismissed(&ws.skills[first], &ws.skills[second]);
+    let found = LookAlike {
+        similarity,
+        first,
+        client,
+        over_threshold: 1,
+    };
+    alike.then_some((second, found))
+}
+
 /// The W118 warning of skill `second` and its closest look-alike.
 fn warning(
     ws: &Workspace,
     second: usize,
-    (sim, first, client, count): (f32, usize, Option<&str>, usize),
+    look_alike: LookAlike<'_>,
     vectors: &[Vector],
     vocabulary: &[String],
 ) -> Diagnostic {
+    let LookAlike {
+        similarity: sim,
+        first,
+        client,
+        over_threshold: count,
+    } = look_alike;
     let (x, y) = (&ws.skills[first], &ws.skills[second]);
     // The words that weigh most in both.
     let vector = |i: usize| &vectors[i];

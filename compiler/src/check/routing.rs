@@ -57,7 +57,7 @@ fn compute(
     memory: Option<&Memory>,
 ) -> Vec<Diagnostic> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
-    let found = each_catalog(ws, (only, memory), |catalog, parts, floor| {
+    let found = each_catalog(ws, only, memory, |catalog, parts, floor| {
         (catalog.own.par_iter())
             .filter(|i| wanted(i))
             .filter_map(|&i| routed_elsewhere(ws, parts, floor, catalog.client, i))
@@ -74,7 +74,8 @@ fn compute(
 /// are made where its catalog is ranked.
 fn each_catalog<T: Send>(
     ws: &Workspace,
-    (only, memory): (Option<&HashSet<usize>>, Option<&Memory>),
+    only: Option<&HashSet<usize>>,
+    memory: Option<&Memory>,
     f: impl Fn(&Catalog<'_>, &[Part<'_>], f64) -> T + Sync,
 ) -> Vec<T> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
@@ -190,7 +191,7 @@ pub fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<ExampleR
     let only: HashSet<usize> = [i].into_iter().collect();
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
-    let mut found = each_catalog(ws, (Some(&only), Some(memory)), |_, parts, floor| {
+    let mut found = each_catalog(ws, Some(&only), Some(memory), |_, parts, floor| {
         (0..examples.len())
             .map(|n| {
                 let line = skill.examples_pos.get(n).map_or(0, |p| p.line);

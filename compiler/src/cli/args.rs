@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Subcommand, ValueEnum};
 
+/// How `prompt`, `route`, `explain`, `diff` and `eval` print their answer: text for a
+/// person, JSON for a program.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum CheckFormat {
+pub enum OutputFormat {
     Text,
     Json,
 }
@@ -81,8 +83,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "CMD")]
     pub embedder: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-    pub format: CheckFormat,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 /// `skillc merge`'s arguments (git's merge driver passes `%O %A %B`, and `%P` to `--path`).
@@ -161,82 +163,18 @@ pub enum WorkspaceCommand {
     /// Validate a workspace and print every diagnostic.
     Check(CheckArgs),
     /// Compile a workspace into the SQLite artifact.
-    Build {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// The artifact to write (replaced atomically).
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Worker threads (default: one per core; at most 64, or one per core if more).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// A release label stored in the artifact (`git`: the workspace's commit, short hash,
-        /// with `-dirty` when it has changes). No label by default.
-        #[arg(long, value_name = "LABEL|git")]
-        release_label: Option<String>,
-        /// The command that embeds texts when workspace.yaml declares
-        /// `routing.embedding_model` (`sh -c`; JSON lines `{"text"}` in, `{"model", "vector"}`
-        /// out; default: $SKILLC_EMBEDDER). Vectors are cached in .skillc/embeddings.db.
-        #[arg(long, value_name = "CMD")]
-        embedder: Option<String>,
-        /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
-        #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
-        format: DiagFormat,
-        /// Print every warning in full (by default, past 50 they are summarised).
-        #[arg(long)]
-        all_warnings: bool,
-        /// Print every error in full (by default, past 50 the same message is shown once).
-        #[arg(long)]
-        all_errors: bool,
-        /// Sign the artifact with this minisign secret key (`skillc keygen`): writes
-        /// ARTIFACT.minisig before the artifact is put in place. An encrypted key is opened with
-        /// $SKILLC_KEY_PASSWORD.
-        #[arg(long, value_name = "SECRET_KEY_FILE")]
-        sign: Option<PathBuf>,
-        /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
-        /// `external:` entries.
-        #[arg(long)]
-        locked: bool,
-    },
+    Build(BuildArgs),
     /// Bring in the skills of workspace.yaml's `external:` entries: pin each to a commit in
     /// skillc.lock and store its files under .skillc/external/ (with the `git` command).
-    Fetch {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// Move the pins to what each entry's `rev` names now (all, or the entry whose `into`
-        /// is NAME); without it, pinned entries keep their commit.
-        #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
-        update: Option<String>,
-        /// Take untrusted entries even with content-safety findings at high or critical (a
-        /// build still withholds them until the entry says `trust: true`).
-        #[arg(long)]
-        accept_findings: bool,
-    },
+    Fetch(FetchArgs),
     /// Make a minisign key pair to sign artifacts: the secret key (mode 0600, never
     /// overwritten; encrypted when $SKILLC_KEY_PASSWORD is set) and the public key beside it.
-    Keygen {
-        /// The secret key file to create (the public key goes beside it, as `<name>.pub`).
-        #[arg(short, long)]
-        output: PathBuf,
-    },
+    Keygen(KeygenArgs),
     /// Write the man page or a shell's completions to stdout (release packaging).
     #[command(hide = true)]
-    Generate {
-        /// What to write.
-        #[arg(value_enum)]
-        what: Generated,
-    },
+    Generate(GenerateArgs),
     /// Run the workspace's test cases (tests/*.yaml) against a fresh build.
-    Test {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = TestFormat::Text)]
-        format: TestFormat,
-    },
+    Test(TestArgs),
     /// Measure routing: per bundle, recall@1, recall@k and MRR over every trigger example
     /// (each left out of its own skill) and the routing cases, with the confusions.
     Eval(EvalArgs),
@@ -244,47 +182,16 @@ pub enum WorkspaceCommand {
     /// (what a format cannot carry is named on stderr).
     ExportCases(ExportCasesArgs),
     /// Rebuild the artifact whenever the workspace changes.
-    Watch {
-        /// The workspace folder.
-        #[arg(default_value = ".")]
-        workspace: PathBuf,
-        /// The artifact to write (replaced atomically).
-        #[arg(short, long)]
-        output: PathBuf,
-    },
+    Watch(WatchArgs),
     /// Edit one frontmatter field of a SKILL.md, or one value of workspace.yaml or a client.yaml
     /// by its dotted path (`routing.min_score`), changing only that value's lines.
     #[command(
         override_usage = "skillc set SKILL_MD FIELD YAML_VALUE\n       skillc set SKILL_MD --unset FIELD\n       skillc set workspace.yaml|client.yaml PATH YAML_VALUE\n       skillc set workspace.yaml|client.yaml --unset PATH"
     )]
-    Set {
-        /// The SKILL.md, workspace.yaml or client.yaml to edit.
-        skill_md: PathBuf,
-        /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
-        /// `--unset`: the one to remove).
-        field: Option<String>,
-        /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
-        value: Option<String>,
-        /// Remove this field (or dotted path).
-        #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
-        unset: Option<String>,
-    },
+    Set(SetArgs),
     /// Set a client's toggle for a skill in clients/ID/client.yaml (only its line changes).
     #[command(override_usage = "skillc toggle [WORKSPACE] --client ID SKILL on|off|default")]
-    Toggle {
-        /// The client.
-        #[arg(long)]
-        client: String,
-        /// WORKSPACE (default `.`) when three values are given, else SKILL.
-        #[arg(value_name = "WORKSPACE|SKILL")]
-        first: String,
-        /// SKILL, or the state when the workspace is left out.
-        #[arg(value_name = "SKILL|STATE")]
-        second: String,
-        /// `on`, `off`, or `default` (remove the toggle).
-        #[arg(value_name = "STATE")]
-        third: Option<String>,
-    },
+    Toggle(ToggleArgs),
     /// Three-way merge of a workspace file (a SKILL.md by field, list item and paragraph,
     /// YAML settings by key and list item, other text by line), usable as a git merge driver:
     /// exit 0 merged, 1 with conflicts marked in the output, 2 on bad input.
@@ -296,184 +203,360 @@ pub enum WorkspaceCommand {
     #[command(override_usage = "skillc rename [WORKSPACE] OLD NEW [--dry-run]")]
     Rename(RenameArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
-    Pack {
-        /// The skill folder.
-        skill_dir: PathBuf,
-        /// The package to write.
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
-        #[arg(long)]
-        flat: bool,
-    },
+    Pack(PackArgs),
     /// Unpack a ZIP package into a workspace (validated before anything is written).
-    Unpack {
-        /// The package.
-        package: PathBuf,
-        /// The workspace folder to add the skill to.
-        workspace: PathBuf,
-        /// Replace a skill of the same name.
-        #[arg(long)]
-        force: bool,
-        /// Take the skill even with content-safety findings at high or critical (it stays
-        /// untrusted: a build withholds it until workspace.yaml trusts it).
-        #[arg(long)]
-        accept_findings: bool,
-    },
+    Unpack(UnpackArgs),
+}
+
+/// `skillc build`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct BuildArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// The artifact to write (replaced atomically).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Worker threads (default: one per core; at most 64, or one per core if more).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// A release label stored in the artifact (`git`: the workspace's commit, short hash,
+    /// with `-dirty` when it has changes). No label by default.
+    #[arg(long, value_name = "LABEL|git")]
+    pub release_label: Option<String>,
+    /// The command that embeds texts when workspace.yaml declares
+    /// `routing.embedding_model` (`sh -c`; JSON lines `{"text"}` in, `{"model", "vector"}`
+    /// out; default: $SKILLC_EMBEDDER). Vectors are cached in .skillc/embeddings.db.
+    #[arg(long, value_name = "CMD")]
+    pub embedder: Option<String>,
+    /// How to print diagnostics (github and sarif go to stdout, the summary to stderr).
+    #[arg(long, value_enum, default_value_t = DiagFormat::Text)]
+    pub format: DiagFormat,
+    /// Print every warning in full (by default, past 50 they are summarised).
+    #[arg(long)]
+    pub all_warnings: bool,
+    /// Print every error in full (by default, past 50 the same message is shown once).
+    #[arg(long)]
+    pub all_errors: bool,
+    /// Sign the artifact with this minisign secret key (`skillc keygen`): writes
+    /// ARTIFACT.minisig before the artifact is put in place. An encrypted key is opened with
+    /// $SKILLC_KEY_PASSWORD.
+    #[arg(long, value_name = "SECRET_KEY_FILE")]
+    pub sign: Option<PathBuf>,
+    /// Fail when skillc.lock is missing or does not pin exactly workspace.yaml's
+    /// `external:` entries.
+    #[arg(long)]
+    pub locked: bool,
+}
+
+/// `skillc fetch`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct FetchArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// Move the pins to what each entry's `rev` names now (all, or the entry whose `into`
+    /// is NAME); without it, pinned entries keep their commit.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "")]
+    pub update: Option<String>,
+    /// Take untrusted entries even with content-safety findings at high or critical (a
+    /// build still withholds them until the entry says `trust: true`).
+    #[arg(long)]
+    pub accept_findings: bool,
+}
+
+/// `skillc keygen`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct KeygenArgs {
+    /// The secret key file to create (the public key goes beside it, as `<name>.pub`).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `skillc generate`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct GenerateArgs {
+    /// What to write.
+    #[arg(value_enum)]
+    pub what: Generated,
+}
+
+/// `skillc test`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct TestArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TestFormat::Text)]
+    pub format: TestFormat,
+}
+
+/// `skillc watch`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// The workspace folder.
+    #[arg(default_value = ".")]
+    pub workspace: PathBuf,
+    /// The artifact to write (replaced atomically).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// `skillc set`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// The SKILL.md, workspace.yaml or client.yaml to edit.
+    #[arg(id = "skill_md", value_name = "SKILL_MD")]
+    pub file: PathBuf,
+    /// The field, or in workspace.yaml and client.yaml the dotted path of keys (with
+    /// `--unset`: the one to remove).
+    pub field: Option<String>,
+    /// The new value, as YAML text (`2`, `'["Hi", "Hello"]'`).
+    pub value: Option<String>,
+    /// Remove this field (or dotted path).
+    #[arg(long, value_name = "FIELD", conflicts_with_all = ["field", "value"])]
+    pub unset: Option<String>,
+}
+
+/// `skillc toggle`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ToggleArgs {
+    /// The client.
+    #[arg(long)]
+    pub client: String,
+    /// WORKSPACE (default `.`) when three values are given, else SKILL.
+    #[arg(value_name = "WORKSPACE|SKILL")]
+    pub first: String,
+    /// SKILL, or the state when the workspace is left out.
+    #[arg(value_name = "SKILL|STATE")]
+    pub second: String,
+    /// `on`, `off`, or `default` (remove the toggle).
+    #[arg(value_name = "STATE")]
+    pub third: Option<String>,
+}
+
+/// `skillc pack`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct PackArgs {
+    /// The skill folder.
+    pub skill_dir: PathBuf,
+    /// The package to write.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Put the files at the root (seed 004's shape) instead of in a `<name>/` folder.
+    #[arg(long)]
+    pub flat: bool,
+}
+
+/// `skillc unpack`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct UnpackArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// The workspace folder to add the skill to.
+    pub workspace: PathBuf,
+    /// Replace a skill of the same name.
+    #[arg(long)]
+    pub force: bool,
+    /// Take the skill even with content-safety findings at high or critical (it stays
+    /// untrusted: a build withholds it until workspace.yaml trusts it).
+    #[arg(long)]
+    pub accept_findings: bool,
 }
 
 /// Commands that read an artifact.
 #[derive(Debug, Subcommand)]
 pub enum ArtifactCommand {
     /// Print the catalog of a bundle.
-    Catalog {
-        /// The artifact.
-        artifact: PathBuf,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The consumer whose filters apply.
-        #[arg(long)]
-        consumer: Option<String>,
-        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
-        #[arg(long, value_name = "KEY=VALUE")]
-        context: Vec<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CatalogFormat::Markdown)]
-        format: CatalogFormat,
-    },
+    Catalog(CatalogArgs),
     /// Assemble the answer prompt for selected skills.
-    Prompt {
-        /// The artifact.
-        artifact: PathBuf,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The consumer whose filters apply (for SK ids and hidden skills).
-        #[arg(long)]
-        consumer: Option<String>,
-        /// Selected skills: names, qualified names or SK ids.
-        #[arg(long, value_delimiter = ',', required = true)]
-        select: Vec<String>,
-        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
-        #[arg(long, value_name = "KEY=VALUE")]
-        context: Vec<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
-    },
+    Prompt(PromptArgs),
     /// Rank the skills a bundle's catalog shows for a message (the lexical routing index).
-    Route {
-        /// The artifact.
-        artifact: PathBuf,
-        /// The visitor's message.
-        message: String,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The consumer whose filters apply.
-        #[arg(long)]
-        consumer: Option<String>,
-        /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
-        #[arg(long, value_name = "KEY=VALUE")]
-        context: Vec<String>,
-        /// At most this many candidates (the workspace's `routing.top_k` by default).
-        #[arg(long)]
-        top: Option<usize>,
-        /// A JSON file holding the message's embedding (for artifacts built with vectors).
-        #[arg(long, value_name = "FILE")]
-        query_vector: Option<PathBuf>,
-        #[command(flatten)]
-        history: HistoryArgs,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
-    },
+    Route(RouteArgs),
     /// Say why a skill is, or is not, in a bundle: variant, toggle, locale, tier, catalog.
-    Explain {
-        /// The artifact.
-        artifact: PathBuf,
-        /// The skill (name or qualified name).
-        name: String,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The consumer whose filters apply.
-        #[arg(long)]
-        consumer: Option<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
-    },
+    Explain(ExplainArgs),
     /// Serve one bundle to MCP clients (Claude Desktop, Claude Code, Cursor, …) on stdio:
     /// tools skills_catalog and load_skills, resources skill://<name>/<path>.
-    Mcp {
-        /// The artifact (a new one renamed over it is served from the next call).
-        artifact: PathBuf,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The consumer whose filters apply.
-        #[arg(long)]
-        consumer: Option<String>,
-        /// Serve only artifacts whose signature (ARTIFACT.minisig) this minisign public key
-        /// verifies, on start and on every swap (a refused swap keeps the previous one).
-        #[arg(long, value_name = "KEY")]
-        public_key: Option<PathBuf>,
-    },
+    Mcp(McpArgs),
     /// Push an artifact (and ARTIFACT.minisig, if any) to an OCI registry as an artifact of
     /// its own type. Credentials: $SKILLC_REGISTRY_USERNAME/PASSWORD for the host
     /// $SKILLC_REGISTRY names, else docker's config.json entry for the host.
-    Push {
-        /// The artifact.
-        artifact: PathBuf,
-        /// Where: REGISTRY/REPOSITORY:TAG.
-        target: String,
-        #[command(flatten)]
-        registry: RegistryArgs,
-    },
+    Push(PushArgs),
     /// Pull an artifact (and its signature, if one travels with it) from an OCI registry,
     /// every digest checked before anything is written.
-    Pull {
-        /// What: REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@sha256:DIGEST.
-        source: String,
-        /// The file to write (replaced atomically; its signature goes beside it).
-        #[arg(short, long)]
-        output: PathBuf,
-        #[command(flatten)]
-        registry: RegistryArgs,
-    },
+    Pull(PullArgs),
     /// Check an artifact's signature (ARTIFACT.minisig, minisign's format) with a public key.
-    Verify {
-        /// The artifact.
-        artifact: PathBuf,
-        /// The public key (a `.pub` file from `skillc keygen` or `minisign -G`).
-        #[arg(long, value_name = "KEY")]
-        public_key: PathBuf,
-    },
+    Verify(VerifyArgs),
     /// Compare two artifacts: skills and catalogs changed per client, locale and tier.
-    Diff {
-        /// The older artifact.
-        old: PathBuf,
-        /// The newer artifact.
-        new: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-        format: CheckFormat,
-    },
+    Diff(DiffArgs),
     /// Write a bundle as portable agentskills.io folders.
-    Export {
-        /// The artifact.
-        artifact: PathBuf,
-        #[command(flatten)]
-        bundle: BundleArgs,
-        /// The folder to write (new or empty); with --target, the project whose client folder
-        /// (`.claude/skills`, …) is written.
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Write where this client reads skills, and say what its listing keeps of them.
-        #[arg(long, value_enum)]
-        target: Option<skillc::interop::targets::Target>,
-        /// Write untrusted skills' code too (scripts and executables, MCP servers,
-        /// `allowed-tools`): by default an export leaves it out and says what it left out.
-        #[arg(long)]
-        include_untrusted: bool,
-    },
+    Export(ExportArgs),
+}
+
+/// `skillc catalog`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct CatalogArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The consumer whose filters apply.
+    #[arg(long)]
+    pub consumer: Option<String>,
+    /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub context: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CatalogFormat::Markdown)]
+    pub format: CatalogFormat,
+}
+
+/// `skillc prompt`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct PromptArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The consumer whose filters apply (for SK ids and hidden skills).
+    #[arg(long)]
+    pub consumer: Option<String>,
+    /// Selected skills: names, qualified names or SK ids.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub select: Vec<String>,
+    /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub context: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `skillc route`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct RouteArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    /// The visitor's message.
+    pub message: String,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The consumer whose filters apply.
+    #[arg(long)]
+    pub consumer: Option<String>,
+    /// Run-time context: page_url, turn, <skill>_availability, any key for context_has.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub context: Vec<String>,
+    /// At most this many candidates (the workspace's `routing.top_k` by default).
+    #[arg(long)]
+    pub top: Option<usize>,
+    /// A JSON file holding the message's embedding (for artifacts built with vectors).
+    #[arg(long, value_name = "FILE")]
+    pub query_vector: Option<PathBuf>,
+    #[command(flatten)]
+    pub history: HistoryArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `skillc explain`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExplainArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    /// The skill (name or qualified name).
+    pub name: String,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The consumer whose filters apply.
+    #[arg(long)]
+    pub consumer: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `skillc mcp`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// The artifact (a new one renamed over it is served from the next call).
+    pub artifact: PathBuf,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The consumer whose filters apply.
+    #[arg(long)]
+    pub consumer: Option<String>,
+    /// Serve only artifacts whose signature (ARTIFACT.minisig) this minisign public key
+    /// verifies, on start and on every swap (a refused swap keeps the previous one).
+    #[arg(long, value_name = "KEY")]
+    pub public_key: Option<PathBuf>,
+}
+
+/// `skillc push`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct PushArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    /// Where: REGISTRY/REPOSITORY:TAG.
+    pub target: String,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `skillc pull`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct PullArgs {
+    /// What: REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@sha256:DIGEST.
+    pub source: String,
+    /// The file to write (replaced atomically; its signature goes beside it).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// `skillc verify`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct VerifyArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    /// The public key (a `.pub` file from `skillc keygen` or `minisign -G`).
+    #[arg(long, value_name = "KEY")]
+    pub public_key: PathBuf,
+}
+
+/// `skillc diff`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The older artifact.
+    pub old: PathBuf,
+    /// The newer artifact.
+    pub new: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `skillc export`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The artifact.
+    pub artifact: PathBuf,
+    #[command(flatten)]
+    pub bundle: BundleArgs,
+    /// The folder to write (new or empty); with --target, the project whose client folder
+    /// (`.claude/skills`, …) is written.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Write where this client reads skills, and say what its listing keeps of them.
+    #[arg(long, value_enum)]
+    pub target: Option<skillc::interop::targets::Target>,
+    /// Write untrusted skills' code too (scripts and executables, MCP servers,
+    /// `allowed-tools`): by default an export leaves it out and says what it left out.
+    #[arg(long)]
+    pub include_untrusted: bool,
 }
 
 /// `skillc check`.

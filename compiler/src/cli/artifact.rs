@@ -3,18 +3,17 @@
 
 use std::path::Path;
 
-use super::args::{BundleArgs, CatalogFormat, CheckFormat, HistoryArgs, RegistryArgs};
+use super::args::{
+    CatalogArgs, CatalogFormat, DiffArgs, ExplainArgs, ExportArgs, KeygenArgs, McpArgs,
+    OutputFormat, PromptArgs, PullArgs, PushArgs, RegistryArgs, RouteArgs, VerifyArgs,
+};
 use super::{Done, Failure};
 
-pub fn export(
-    artifact: &Path,
-    bundle: &BundleArgs,
-    output: &Path,
-    target: Option<skillc::interop::targets::Target>,
-    include_untrusted: bool,
-) -> Done {
+/// `skillc export`: the bundle's skills as folders, with what was left out or not carried.
+pub fn export(args: &ExportArgs) -> Done {
     use skillc::interop::{export, targets};
-    let (b, untrusted) = (bundle.as_ref(), include_untrusted);
+    let (artifact, output, target) = (&args.artifact, args.output.as_path(), args.target);
+    let (b, untrusted) = (args.bundle.as_ref(), args.include_untrusted);
     let written = match target {
         None => export::export_with(artifact, &b, output, untrusted).map(|e| (e, None)),
         Some(t) => {
@@ -54,14 +53,10 @@ pub fn export(
     Ok(())
 }
 
-pub fn catalog(
-    artifact: &Path,
-    bundle: &BundleArgs,
-    consumer: Option<&str>,
-    context: &[String],
-    format: CatalogFormat,
-) -> Done {
-    runtime_answer(artifact, context, |a, ctx| {
+/// `skillc catalog`: the bundle's catalog in the format asked for.
+pub fn catalog(args: &CatalogArgs) -> Done {
+    let (bundle, consumer, format) = (&args.bundle, args.consumer.as_deref(), args.format);
+    runtime_answer(&args.artifact, &args.context, |a, ctx| {
         let f = match format {
             CatalogFormat::Xml => skillc_runtime::Format::Xml,
             CatalogFormat::Markdown => skillc_runtime::Format::Markdown,
@@ -85,24 +80,19 @@ pub fn catalog(
     })
 }
 
-pub fn prompt(
-    artifact: &Path,
-    bundle: &BundleArgs,
-    consumer: Option<&str>,
-    select: &[String],
-    context: &[String],
-    format: CheckFormat,
-) -> Done {
-    runtime_answer(artifact, context, |a, ctx| {
-        let picked: Vec<&str> = select
+/// `skillc prompt`: the answer prompt for the selected skills.
+pub fn prompt(args: &PromptArgs) -> Done {
+    let (bundle, consumer) = (&args.bundle, args.consumer.as_deref());
+    runtime_answer(&args.artifact, &args.context, |a, ctx| {
+        let picked: Vec<&str> = (args.select)
             .iter()
             .map(String::as_str)
             .filter(|s| !s.is_empty())
             .collect();
         let p = a.prompt(&bundle.as_ref(), consumer, ctx, &picked)?;
-        Ok(match format {
-            CheckFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
-            CheckFormat::Text => {
+        Ok(match args.format {
+            OutputFormat::Json => serde_json::to_string_pretty(&p).unwrap_or_default() + "\n",
+            OutputFormat::Text => {
                 // The text is the prompt alone; what was left out goes to stderr, so a
                 // misspelt name is never silent.
                 for r in &p.removed {
@@ -115,21 +105,14 @@ pub fn prompt(
 }
 
 /// `skillc route`: the candidates for a message, best first (none is an answer too, exit 0).
-pub fn route(
-    artifact: &Path,
-    message: &str,
-    bundle: &BundleArgs,
-    consumer: Option<&str>,
-    context: &[String],
-    (top, query_vector, history): (Option<usize>, Option<&Path>, &HistoryArgs),
-    format: CheckFormat,
-) -> Done {
+pub fn route(args: &RouteArgs) -> Done {
+    let history = &args.history;
     let time = (history.time.as_deref())
         .map(super::history::time_of)
         .transpose()
         .map_err(|why| Failure::usage(format!("--time: {why}")))?;
-    runtime_answer(artifact, context, |a, ctx| {
-        let vector = match query_vector {
+    runtime_answer(&args.artifact, &args.context, |a, ctx| {
+        let vector = match args.query_vector.as_deref() {
             Some(file) => Some(query_vector_of(a, file)?),
             None => None,
         };
@@ -140,17 +123,18 @@ pub fn route(
             .map(|(text, time)| skillc_runtime::route::Turn { text, time: *time })
             .collect();
         let query = skillc_runtime::route::Query {
-            message,
-            top,
+            message: &args.message,
+            top: args.top,
             vector: vector.as_deref(),
             leave_out: None,
             history: &turns,
             time,
         };
-        let r = a.route_query(&bundle.as_ref(), consumer, ctx, &query)?;
-        Ok(match format {
-            CheckFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
-            CheckFormat::Text => r.text(),
+        let (bundle, consumer) = (args.bundle.as_ref(), args.consumer.as_deref());
+        let r = a.route_query(&bundle, consumer, ctx, &query)?;
+        Ok(match args.format {
+            OutputFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
+            OutputFormat::Text => r.text(),
         })
     })
 }
@@ -176,18 +160,14 @@ fn query_vector_of(
     skillc_runtime::route::parse_query_vector(&text, model, dims).map_err(request)
 }
 
-pub fn explain(
-    artifact: &Path,
-    name: &str,
-    bundle: &BundleArgs,
-    consumer: Option<&str>,
-    format: CheckFormat,
-) -> Done {
-    runtime_answer(artifact, &[], |a, _| {
-        let e = a.explain(&bundle.as_ref(), consumer, name)?;
-        Ok(match format {
-            CheckFormat::Json => serde_json::to_string_pretty(&e).unwrap_or_default() + "\n",
-            CheckFormat::Text => {
+/// `skillc explain`: why a skill is, or is not, in the bundle.
+pub fn explain(args: &ExplainArgs) -> Done {
+    let (bundle, consumer) = (args.bundle.as_ref(), args.consumer.as_deref());
+    runtime_answer(&args.artifact, &[], |a, _| {
+        let e = a.explain(&bundle, consumer, &args.name)?;
+        Ok(match args.format {
+            OutputFormat::Json => serde_json::to_string_pretty(&e).unwrap_or_default() + "\n",
+            OutputFormat::Text => {
                 let mut t = format!("{}\n", e.name);
                 for line in &e.why {
                     t.push_str(&format!("  {line}\n"));
@@ -198,20 +178,20 @@ pub fn explain(
     })
 }
 
-pub fn mcp(
-    artifact: &Path,
-    bundle: BundleArgs,
-    consumer: Option<String>,
-    public_key: Option<&Path>,
-) -> Done {
+/// `skillc mcp`: serves the bundle on stdio until the client leaves.
+pub fn mcp(args: McpArgs) -> Done {
     let bundle = skillc::mcp::Bundle {
-        client: bundle.client,
-        locale: bundle.locale,
-        tier: bundle.tier,
-        consumer,
+        client: args.bundle.client,
+        locale: args.bundle.locale,
+        tier: args.bundle.tier,
+        consumer: args.consumer,
     };
-    let key = public_key.map(public_key_from).transpose()?;
-    let server = skillc::mcp::Server::open(artifact, bundle, key)?;
+    let key = args
+        .public_key
+        .as_deref()
+        .map(public_key_from)
+        .transpose()?;
+    let server = skillc::mcp::Server::open(&args.artifact, bundle, key)?;
     skillc::mcp::serve_stdio(server).map_err(Failure::usage)
 }
 
@@ -221,7 +201,8 @@ fn public_key_from(path: &Path) -> Result<skillc_runtime::signature::PublicKey, 
 
 /// `skillc keygen`: a key pair; prints where the public key is and the key itself (never the
 /// secret key).
-pub fn keygen(output: &Path) -> Done {
+pub fn keygen(args: &KeygenArgs) -> Done {
+    let output = &args.output;
     let (public, line) = skillc::sign::keygen(output).map_err(Failure::usage)?;
     outln!(
         "secret key: {} (mode 0600; keep it out of the repository)
@@ -242,9 +223,10 @@ fn oci_options(registry: &RegistryArgs) -> skillc::interop::oci::Options {
 }
 
 /// `skillc push`: prints the pushed manifest by digest (what a runtime can pin).
-pub fn push(artifact: &Path, target: &str, registry: &RegistryArgs) -> Done {
+pub fn push(args: &PushArgs) -> Done {
     use skillc::interop::oci;
-    let moved = oci::push(artifact, target, oci_options(registry))
+    let (artifact, target) = (&args.artifact, args.target.as_str());
+    let moved = oci::push(artifact, target, oci_options(&args.registry))
         .map_err(|e| Failure::Errors(e.to_string()))?;
     let signed = if moved.signed {
         ", with its signature"
@@ -262,12 +244,14 @@ pub fn push(artifact: &Path, target: &str, registry: &RegistryArgs) -> Done {
 }
 
 /// `skillc pull`: writes the artifact (and its signature) and prints the digest it came from.
-pub fn pull(source: &str, output: &Path, registry: &RegistryArgs) -> Done {
+pub fn pull(args: &PullArgs) -> Done {
     use skillc::interop::oci;
-    let moved = oci::pull(source, output, oci_options(registry)).map_err(|e| match e {
-        oci::Error::OutputNotAFile(..) | oci::Error::OutputUnusable(_) => Failure::usage(e),
-        oci::Error::Failed(_) => Failure::Errors(e.to_string()),
-    })?;
+    let output = &args.output;
+    let moved =
+        oci::pull(&args.source, output, oci_options(&args.registry)).map_err(|e| match e {
+            oci::Error::OutputNotAFile(..) | oci::Error::OutputUnusable(_) => Failure::usage(e),
+            oci::Error::Failed(_) => Failure::Errors(e.to_string()),
+        })?;
     let signed = if moved.signed {
         ", with its signature"
     } else {
@@ -289,7 +273,8 @@ pub fn pull(source: &str, output: &Path, registry: &RegistryArgs) -> Done {
 }
 
 /// `skillc verify`: exit 0 when the artifact's signature verifies, 1 when it does not.
-pub fn verify(artifact: &Path, public_key: &Path) -> Done {
+pub fn verify(args: &VerifyArgs) -> Done {
+    let (artifact, public_key) = (&args.artifact, &args.public_key);
     let key = public_key_from(public_key)?;
     match skillc_runtime::Artifact::open_verified(artifact, &key) {
         Ok(_) => {
@@ -306,13 +291,14 @@ pub fn verify(artifact: &Path, public_key: &Path) -> Done {
     }
 }
 
-pub fn diff(old: &Path, new: &Path, format: CheckFormat) -> Done {
+/// `skillc diff`: what changed from the older artifact to the newer.
+pub fn diff(args: &DiffArgs) -> Done {
     let open = |p: &Path| skillc_runtime::Artifact::open(p).map_err(Failure::usage);
-    let (a, b) = (open(old)?, open(new)?);
+    let (a, b) = (open(&args.old)?, open(&args.new)?);
     let d = skillc::interop::diff::diff(&a, &b).map_err(Failure::usage)?;
-    match format {
-        CheckFormat::Text => out!("{}", skillc::interop::diff::render_text(&d)),
-        CheckFormat::Json => outln!("{}", serde_json::to_string_pretty(&d).unwrap_or_default()),
+    match args.format {
+        OutputFormat::Text => out!("{}", skillc::interop::diff::render_text(&d)),
+        OutputFormat::Json => outln!("{}", serde_json::to_string_pretty(&d).unwrap_or_default()),
     }
     Ok(())
 }

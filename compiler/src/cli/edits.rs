@@ -5,17 +5,26 @@ use std::path::{Path, PathBuf};
 
 use skillc::interop::package;
 
+use super::args::{PackArgs, SetArgs, ToggleArgs, UnpackArgs};
 use super::{Done, Failure};
 
-pub fn pack(skill_dir: &Path, output: &Path, flat: bool) -> Done {
-    let n = package::pack(skill_dir, output, flat).map_err(|e| package_failure(e, skill_dir))?;
+/// `skillc pack`: the skill folder as a ZIP package.
+pub fn pack(args: &PackArgs) -> Done {
+    let (skill_dir, output) = (&args.skill_dir, &args.output);
+    let n =
+        package::pack(skill_dir, output, args.flat).map_err(|e| package_failure(e, skill_dir))?;
     outln!("packed {} files into {}", n, output.display());
     Ok(())
 }
 
-pub fn unpack(archive: &Path, workspace: &Path, admit: package::Admit) -> Done {
-    let limits = package::Limits::default();
-    let u = package::unpack_admitting(archive, workspace, admit, &limits)
+/// `skillc unpack`: the package's skill into the workspace, checked before anything is written.
+pub fn unpack(args: &UnpackArgs) -> Done {
+    let admit = package::Admit {
+        force: args.force,
+        findings: args.accept_findings,
+    };
+    let (archive, limits) = (&args.package, package::Limits::default());
+    let u = package::unpack_admitting(archive, &args.workspace, admit, &limits)
         .map_err(|e| package_failure(e, archive))?;
     outln!(
         "unpacked `{}` into {} ({} files; untrusted unless workspace.yaml trusts it)",
@@ -26,7 +35,14 @@ pub fn unpack(archive: &Path, workspace: &Path, admit: package::Admit) -> Done {
     Ok(())
 }
 
-pub fn set(skill_md: &Path, field: Option<&str>, value: Option<&str>, unset: Option<&str>) -> Done {
+/// `skillc set`: one field or dotted path set or removed.
+pub fn set(args: &SetArgs) -> Done {
+    let file = &args.file;
+    let (unset, field, value) = (
+        args.unset.as_deref(),
+        args.field.as_deref(),
+        args.value.as_deref(),
+    );
     let (field, edit) = match (unset, field, value) {
         (Some(f), None, None) => (f, skillc::edit::FieldEdit::Unset),
         (None, Some(f), Some(v)) => (f, skillc::edit::FieldEdit::Set(v)),
@@ -37,17 +53,18 @@ pub fn set(skill_md: &Path, field: Option<&str>, value: Option<&str>, unset: Opt
         }
     };
     // workspace.yaml and client.yaml by a dotted path; anything else as a SKILL.md, as before.
-    let done = if skillc::edit::is_settings_file(skill_md) {
-        skillc::edit::set_path_in_file(skill_md, field, &edit)
+    let done = if skillc::edit::is_settings_file(file) {
+        skillc::edit::set_path_in_file(file, field, &edit)
     } else {
-        skillc::edit::set_field_in_file(skill_md, field, &edit)
+        skillc::edit::set_field_in_file(file, field, &edit)
     };
-    edited(done.map(|()| skill_md.to_path_buf()))
+    edited(done.map(|()| file.to_path_buf()))
 }
 
 /// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
-pub fn toggle(client: &str, first: &str, second: &str, third: Option<&str>) -> Done {
-    let (workspace, skill, state) = match third {
+pub fn toggle(args: &ToggleArgs) -> Done {
+    let (first, second) = (args.first.as_str(), args.second.as_str());
+    let (workspace, skill, state) = match args.third.as_deref() {
         Some(state) => (PathBuf::from(first), second, state),
         None => (PathBuf::from("."), first, second),
     };
@@ -62,7 +79,10 @@ pub fn toggle(client: &str, first: &str, second: &str, third: Option<&str>) -> D
         }
     };
     edited(skillc::edit::toggle_in_workspace(
-        &workspace, client, skill, toggle,
+        &workspace,
+        &args.client,
+        skill,
+        toggle,
     ))
 }
 

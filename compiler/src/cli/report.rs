@@ -100,28 +100,7 @@ pub fn render_summarised(
             if !said.insert((d.code, d.message.as_str())) {
                 continue;
             }
-            let all = &places[&(d.code, d.message.as_str())];
-            let mut d = d.clone();
-            if all.len() > 1 {
-                let also: Vec<&str> = all[1..]
-                    .iter()
-                    .take(SHOWN_PLACES)
-                    .map(String::as_str)
-                    .collect();
-                let more = all.len() - 1 - also.len();
-                let more = if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                };
-                d.message = format!(
-                    "{} ({} times; also at {}{more})",
-                    d.message,
-                    all.len(),
-                    also.join(", ")
-                );
-            }
-            out.push(d);
+            out.push(with_places(d, &places[&(d.code, d.message.as_str())]));
         } else if is_error(d) || !fold_warnings || seen_warnings < SHOWN_WARNINGS {
             seen_warnings += usize::from(!is_error(d));
             out.push(d.clone());
@@ -145,4 +124,30 @@ pub fn render_summarised(
         ));
     }
     text
+}
+
+/// An error that repeats, shown once: its message says how many times, and where else first
+/// (`all`: every place it appears, its own first).
+fn with_places(d: &skillc::Diagnostic, all: &[String]) -> skillc::Diagnostic {
+    let mut d = d.clone();
+    if all.len() > 1 {
+        let also: Vec<&str> = all[1..]
+            .iter()
+            .take(SHOWN_PLACES)
+            .map(String::as_str)
+            .collect();
+        let more = all.len() - 1 - also.len();
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        d.message = format!(
+            "{} ({} times; also at {}{more})",
+            d.message,
+            all.len(),
+            also.join(", ")
+        );
+    }
+    d
 }

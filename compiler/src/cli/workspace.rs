@@ -3,14 +3,18 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::args::{CheckArgs, CheckFormat, DiagFormat, EvalArgs, TestFormat};
+use super::args::{
+    BuildArgs, CheckArgs, EvalArgs, ExportCasesArgs, FetchArgs, OutputFormat, TestArgs, TestFormat,
+    WatchArgs,
+};
 use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
 use super::{Done, Failure};
 
 /// `skillc test`: checks the workspace (case files included), builds it into a temporary
 /// artifact and runs every case against it.
-pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
+pub fn run_tests(args: &TestArgs) -> Done {
     use skillc::workspace_check::CaseRun;
+    let workspace = &args.workspace;
     let display = workspace.to_string_lossy();
     let outcomes = match skillc::workspace_check::run_cases(workspace) {
         Ok(CaseRun::Ran(outcomes)) => outcomes,
@@ -29,7 +33,7 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
         }
         Err(e) => return Err(Failure::usage(e)),
     };
-    let text = match format {
+    let text = match args.format {
         TestFormat::Text => skillc::cases::render_text(&outcomes),
         TestFormat::Json => skillc::cases::render_json(&outcomes) + "\n",
         TestFormat::Junit => skillc::cases::render_junit(&outcomes),
@@ -44,7 +48,7 @@ pub fn run_tests(workspace: &Path, format: TestFormat) -> Done {
 
 /// `skillc export-cases`: the routing cases about one skill in another tool's format, to
 /// `output` or stdout; the cases the format cannot carry are named on stderr.
-pub fn export_cases(args: &super::args::ExportCasesArgs) -> Done {
+pub fn export_cases(args: &ExportCasesArgs) -> Done {
     use skillc::cases::export::{self, CaseFormat};
     let (workspace, skill) = (args.workspace.as_path(), args.skill.as_deref());
     let report = skillc::workspace_check::check(workspace, &skillc::CheckOptions::default())
@@ -154,14 +158,21 @@ pub fn run_eval(args: &EvalArgs) -> Done {
     out!(
         "{}",
         match args.format {
-            CheckFormat::Text => eval::render_eval_text(&evals),
-            CheckFormat::Json =>
+            OutputFormat::Text => eval::render_eval_text(&evals),
+            OutputFormat::Json =>
                 eval::render_eval_json(&evals, if hybrid.get() { "hybrid" } else { "lexical" }),
         }
     );
-    let under: Vec<String> = evals
-        .iter()
-        .filter(|e| min_recall.is_some_and(|r| e.figures.recall_at_k < r))
+    recall_gate(&evals, min_recall)
+}
+
+/// `--min-recall`: exit 1 naming every bundle whose recall@k is under it.
+fn recall_gate(evals: &[skillc::cases::eval::BundleEval], min_recall: Option<f64>) -> Done {
+    let Some(min) = min_recall else {
+        return Ok(());
+    };
+    let under: Vec<String> = (evals.iter())
+        .filter(|e| e.figures.recall_at_k < min)
         .map(|e| {
             let who = e.client.as_deref().unwrap_or("global");
             format!("{who} ({:.3})", e.figures.recall_at_k)
@@ -171,8 +182,7 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         Ok(())
     } else {
         Err(Failure::Errors(format!(
-            "recall@k under --min-recall {}: {}",
-            min_recall.unwrap_or_default(),
+            "recall@k under --min-recall {min}: {}",
             under.join(", ")
         )))
     }
@@ -249,50 +259,84 @@ fn built_summary(output: &Path, secs: f64, s: &skillc::pipeline::BuildStats) -> 
     )
 }
 
-pub fn build(
-    workspace: &Path,
-    output: &Path,
-    jobs: Option<usize>,
-    (release_label, embedder): (Option<&str>, Option<&str>),
-    (format, sign): (DiagFormat, Option<&Path>),
-    shown: Shown,
-) -> Done {
+/// `skillc build` (after `--locked`): the diagnostics, then the artifact put in place (signed
+/// first with `--sign`) and a summary of it.
+pub fn build(args: &BuildArgs) -> Done {
     use std::io::IsTerminal;
-    let release = release_of(workspace, release_label).map_err(Failure::Usage)?;
+    locked(&args.workspace, args.locked)?;
+    let (workspace, output) = (args.workspace.as_path(), args.output.as_path());
+    let release = release_of(workspace, args.release_label.as_deref()).map_err(Failure::Usage)?;
     // A key that cannot sign fails the command before anything is built or written.
-    let key = sign
+    let key = (args.sign.as_deref())
         .map(skillc::sign::SecretKey::read)
         .transpose()
         .map_err(Failure::usage)?;
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
     let options = skillc::pipeline::BuildOptions {
-        jobs,
+        jobs: args.jobs,
         progress: tty.then_some(show),
         release,
         release_from: None,
         clients_per_batch: None,
-        embedder,
+        embedder: args.embedder.as_deref(),
     };
     let started = std::time::Instant::now();
-    // Signed, the artifact is built beside its place, signed, and put in place after its
-    // signature: a runtime that checks signatures never sees the new file with the old one.
-    // The place is checked as an unsigned build checks it (never a device, a folder or one
-    // of the workspace's files), and a link to a file is followed, before anything is built.
-    if key.is_some() {
-        skillc::pipeline::guard_output(workspace, output).map_err(Failure::usage)?;
-    }
-    let unsigned = key
-        .as_ref()
-        .map(|_| unsigned_path(&skillc::pipeline::output_file(output)));
+    let unsigned = unsigned_place(workspace, output, key.is_some())?;
     let written = unsigned.as_deref().unwrap_or(output);
     let result = skillc::pipeline::build(workspace, written, &options);
     if tty {
         eprint!("\r\x1b[2K");
     }
     let report = result.map_err(Failure::usage)?;
-    let display = workspace.to_string_lossy();
-    let machine = render_machine(&report.diagnostics, &display, format);
+    let machine = print_build_diagnostics(&report, args);
+    let Some(stats) = &report.stats else {
+        eprintln!(
+            "build failed: {} errors; {} was not written",
+            report.error_count(),
+            output.display()
+        );
+        return Err(Failure::Reported);
+    };
+    if let (Some(key), Some(unsigned)) = (&key, &unsigned) {
+        sign_into_place(key, unsigned, output)?;
+    }
+    let summary = built_summary(output, started.elapsed().as_secs_f64(), stats);
+    // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
+    if machine {
+        eprintln!("{summary}");
+    } else {
+        outln!("{summary}");
+    }
+    Ok(())
+}
+
+/// Where a build to be signed writes first (`None`: unsigned, straight to its place).
+/// Signed, the artifact is built beside its place, signed, and put in place after its
+/// signature: a runtime that checks signatures never sees the new file with the old one.
+/// The place is checked as an unsigned build checks it (never a device, a folder or one
+/// of the workspace's files), and a link to a file is followed, before anything is built.
+fn unsigned_place(
+    workspace: &Path,
+    output: &Path,
+    signed: bool,
+) -> Result<Option<PathBuf>, Failure> {
+    if !signed {
+        return Ok(None);
+    }
+    skillc::pipeline::guard_output(workspace, output).map_err(Failure::usage)?;
+    Ok(Some(unsigned_path(&skillc::pipeline::output_file(output))))
+}
+
+/// Prints a build's diagnostics: a machine format (`--format`) on stdout, else the summarised
+/// text on stderr. Says whether stdout holds a machine format.
+fn print_build_diagnostics(report: &skillc::pipeline::BuildReport, args: &BuildArgs) -> bool {
+    let display = args.workspace.to_string_lossy();
+    let machine = render_machine(&report.diagnostics, &display, args.format);
+    let shown = Shown {
+        all_warnings: args.all_warnings,
+        all_errors: args.all_errors,
+    };
     match &machine {
         Some(text) => out!("{text}"),
         None => eprint!(
@@ -300,33 +344,11 @@ pub fn build(
             render_summarised(&report.diagnostics, &display, shown)
         ),
     }
-    match &report.stats {
-        Some(s) => {
-            if let (Some(key), Some(unsigned)) = (&key, &unsigned) {
-                sign_into_place(key, unsigned, output)?;
-            }
-            let summary = built_summary(output, started.elapsed().as_secs_f64(), s);
-            // Machine formats own stdout (SARIF is one JSON document): the summary goes aside.
-            if machine.is_some() {
-                eprintln!("{summary}");
-            } else {
-                outln!("{summary}");
-            }
-            Ok(())
-        }
-        None => {
-            eprintln!(
-                "build failed: {} errors; {} was not written",
-                report.error_count(),
-                output.display()
-            );
-            Err(Failure::Reported)
-        }
-    }
+    machine.is_some()
 }
 
 /// `--locked`: the lock must pin exactly the workspace's `external:` entries.
-pub fn locked(workspace: &Path, locked: bool) -> Done {
+fn locked(workspace: &Path, locked: bool) -> Done {
     if !locked {
         return Ok(());
     }
@@ -337,8 +359,9 @@ pub fn locked(workspace: &Path, locked: bool) -> Done {
 }
 
 /// `skillc fetch`: pins and stores the `external:` entries; prints what each became.
-pub fn fetch(workspace: &Path, update: Option<String>, accept_findings: bool) -> Done {
+pub fn fetch(args: &FetchArgs) -> Done {
     use skillc::interop::fetch::Update;
+    let workspace = &args.workspace;
     let (config, diagnostics) =
         skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
     let errors: Vec<&skillc::Diagnostic> = (diagnostics.iter())
@@ -354,14 +377,14 @@ pub fn fetch(workspace: &Path, update: Option<String>, accept_findings: bool) ->
         outln!("workspace.yaml has no `external:` entries: nothing to fetch");
         return Ok(());
     }
-    let update = match update.as_deref() {
+    let update = match args.update.as_deref() {
         None => Update::None,
         Some("") => Update::All,
         Some(name) => Update::Only(name.to_string()),
     };
     let external = &config.external;
     let done =
-        skillc::interop::fetch::fetch_admitting(workspace, external, &update, accept_findings)
+        skillc::interop::fetch::fetch_admitting(workspace, external, &update, args.accept_findings)
             .map_err(|e| Failure::Errors(e.to_string()))?;
     for f in &done {
         let short = skillc::model::external::short(&f.commit, 12);
@@ -450,7 +473,8 @@ impl WatchDiagnostics {
     }
 }
 
-pub fn watch(workspace: &Path, output: &Path) -> Done {
+pub fn watch(args: &WatchArgs) -> Done {
+    let (workspace, output) = (&args.workspace, &args.output);
     let display = workspace.to_string_lossy().into_owned();
     let mut diagnostics = WatchDiagnostics::default();
     let result = skillc::pipeline::watch::watch(workspace, output, |event| match event {
@@ -480,6 +504,7 @@ pub fn watch(workspace: &Path, output: &Path) -> Done {
 
 /// `skillc check`.
 pub fn check(args: &CheckArgs) -> Done {
+    locked(&args.workspace, args.locked)?;
     let CheckArgs {
         workspace,
         format,

@@ -72,8 +72,8 @@ pub(super) fn build(
         drop(found);
         loaded.texts = Default::default();
         let ws = loaded.workspace;
-        let input = (options, &caches);
-        let (mut data, warnings, ids) = match tables_of(ws, &survey.input_hash, input, release) {
+        let hash = &survey.input_hash;
+        let (mut data, warnings, ids) = match tables_of(ws, hash, options, &caches, release) {
             Ok(laid) => laid,
             Err(errors) => {
                 diagnostics.extend(errors);
@@ -120,10 +120,11 @@ pub(super) fn build(
 fn tables_of(
     ws: Workspace,
     input_hash: &str,
-    (options, caches): (&BuildOptions<'_>, &super::Caches),
+    options: &BuildOptions<'_>,
+    caches: &super::Caches,
     release: &Option<String>,
 ) -> Result<(Data, Vec<Diagnostic>, Vec<u128>), Vec<Diagnostic>> {
-    let drawn = super::run_phases(&ws, input_hash, (options, caches), None, Mode::OneShot)?;
+    let drawn = super::run_phases(&ws, input_hash, options, caches, None, Mode::OneShot)?;
     let shaped = fit(drawn, options, None, Mode::OneShot)?;
     let ids = entry_identities(&ws, &shaped.drawn.key_index);
     drop(ws);

@@ -63,7 +63,7 @@ pub fn render_all(
             let e = render::build_entry(input.prepared, input.pool, &keys[i]);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
-            Ok(finish(e, prompt, (&shared, input.renderer)))
+            Ok(finish(e, prompt, &shared, input.renderer))
         })
         .collect::<Result<_, RenderError>>()?;
     let list = if kept.is_empty() {
@@ -114,7 +114,8 @@ fn intern<T: Eq + std::hash::Hash>(set: &Mutex<FxHashSet<Arc<T>>>, value: T) -> 
 fn finish(
     mut entry: Entry,
     prompt: PromptParts,
-    (shared, renderer): (&Shared, &Renderer),
+    shared: &Shared,
+    renderer: &Renderer,
 ) -> Arc<Rendered> {
     let body = std::mem::take(&mut entry.body);
     entry.body_tokens = renderer.tokens(&body);

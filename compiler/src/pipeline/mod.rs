@@ -374,7 +374,8 @@ fn check_and_draw(
                 run_phases(
                     &loaded.workspace,
                     input_hash,
-                    (options, caches),
+                    options,
+                    caches,
                     previous,
                     mode,
                 )
@@ -390,7 +391,8 @@ fn check_and_draw(
         run_phases(
             &loaded.workspace,
             input_hash,
-            (options, caches),
+            options,
+            caches,
             previous,
             mode,
         )
@@ -443,8 +445,8 @@ pub fn compile(
     input_hash: &str,
     options: &BuildOptions<'_>,
 ) -> Result<(Data, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let caches = (options, &Caches::one_shot());
-    let drawn = run_phases(ws, input_hash, caches, None, Mode::OneShot)?;
+    let caches = Caches::one_shot();
+    let drawn = run_phases(ws, input_hash, options, &caches, None, Mode::OneShot)?;
     let shaped = fit(drawn, options, None, Mode::OneShot)?;
     let (data, warnings, _) = lay_out(shaped, options, &options.release, Mode::OneShot, None);
     Ok((data, warnings))
@@ -492,7 +494,8 @@ pub struct Shaped {
 pub fn run_phases(
     ws: &Workspace,
     input_hash: &str,
-    (options, caches): (&BuildOptions<'_>, &Caches),
+    options: &BuildOptions<'_>,
+    caches: &Caches,
     previous: Option<&incremental::Memo>,
     mode: Mode,
 ) -> Result<Drawn, Vec<Diagnostic>> {
