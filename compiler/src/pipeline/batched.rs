@@ -436,7 +436,10 @@ impl Merge {
             bundles: self.bundles as usize,
             entries: self.entries.len(),
             blobs: self.stage.blob_count()?,
-            meaning_bytes: small.meaning.as_ref().map_or(0, |m| m.table.len() as u64),
+            meaning_bytes: small
+                .meaning
+                .as_ref()
+                .map_or(0, |m| (m.table.len() + m.small_talk.len()) as u64),
             ..BuildStats::default()
         };
         let counts = [

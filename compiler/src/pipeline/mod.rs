@@ -89,8 +89,8 @@ pub struct BuildStats {
     pub bytes: u64,
     /// Bytes of the workspace's distinct input files.
     pub source_bytes: u64,
-    /// Bytes of the built-in meaning table the artifact carries (0 without it): the same in
-    /// every artifact, whatever its workspace.
+    /// Bytes of the built-in meaning (its table and small-talk vectors) the artifact carries (0
+    /// without it): the same in every artifact, whatever its workspace.
     pub meaning_bytes: u64,
 }
 
@@ -291,7 +291,10 @@ fn build_once(
         blobs: data.blobs.len(),
         bytes: 0,
         source_bytes,
-        meaning_bytes: data.meaning.as_ref().map_or(0, |m| m.table.len() as u64),
+        meaning_bytes: data
+            .meaning
+            .as_ref()
+            .map_or(0, |m| (m.table.len() + m.small_talk.len()) as u64),
     };
     let written = write_artifact(out, data, &diagnostics, session.as_deref_mut())?;
     stats.bytes = written.bytes;
