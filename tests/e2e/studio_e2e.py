@@ -1186,6 +1186,19 @@ def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
     d.wait_text("#ts-summary", "0 failed", timeout=60)
 
 
+def test_small_talk_in_the_preview_says_its_bar_rose(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="preview"]')
+    # A farewell shares "talk" and "tomorrow" with booking a demo, but is nearer small talk.
+    d.set_value("#pv-message", "bye, talk tomorrow")
+    d.wait_text("#pv-route", "This message reaches no skill")
+    d.wait_text("#pv-small-talk", "nearer small talk than any skill")
+    d.screenshot(shots / "route-small-talk.png")
+    d.set_value("#pv-message", "can you help me scrape a website")
+    d.wait_text("#pv-route", "This message reaches 1 skill")
+    assert not d.js("return !!document.getElementById('pv-small-talk')"), "a request's bar stays"
+
+
 def test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="preview"]')
@@ -1432,6 +1445,7 @@ TESTS = (
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_eight_everyday_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
+    test_small_talk_in_the_preview_says_its_bar_rose,
     test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
     test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,

@@ -242,10 +242,7 @@ fn built_summary(output: &Path, secs: f64, s: &skillc::pipeline::BuildStats) -> 
         ),
     };
     if s.meaning_bytes > 0 {
-        ratio.push_str(&format!(
-            ", and the built-in meaning's {}",
-            s.meaning_bytes
-        ));
+        ratio.push_str(&format!(", and the built-in meaning's {}", s.meaning_bytes));
     }
     format!(
         "built {} in {secs:.2}s: {} skills, {} bundles, {} distinct entries, {} blobs, \

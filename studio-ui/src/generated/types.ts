@@ -1205,7 +1205,12 @@ route: Route | null,
 /**
  * The routing settings it was cut by.
  */
-routing: RoutingSettings, };
+routing: RoutingSettings,
+/**
+ * The score the route's candidates had to reach: `routing`'s cut, or above it for a
+ * message nearer small talk than any skill (none without a route).
+ */
+bar: number | null, };
 
 /**
  * A preview request.

@@ -213,7 +213,8 @@ function showRoute(p: Preview, request: PreviewRequest): void {
   box.hidden = route === null;
   if (!route) return box.replaceChildren();
   const hybrid = route.method === "hybrid";
-  const cut = hybrid ? p.routing.hybrid_min_score : p.routing.min_score;
+  const catalogCut = hybrid ? p.routing.hybrid_min_score : p.routing.min_score;
+  const cut = p.bar ?? catalogCut;
   const head = el("p", {}, el("b", {}, route.candidates.length
     ? `This message reaches ${route.candidates.length === 1 ? "1 skill" : `${route.candidates.length} skills`}`
     : "This message reaches no skill: the agent answers without one"),
@@ -223,8 +224,11 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     el("td", {}, el("div", { class: "bar" }, el("div", { class: "fill", style: `width: ${Math.round(c.score * 100)}%` }))),
     el("td", {}, c.id), el("td", {}, el("b", {}, c.name)),
     el("td", { class: "matched" }, c.matched.join(", "))));
-  const how = hybrid ? "by words and meaning; the cut rises with the catalog's size unless routing.hybrid_min_score sets it" : "by words alone; the cut is routing.min_score";
+  const how = hybrid ? "by words and meaning; the cut rises with the catalog's size, and for a message nearer small talk than any skill, unless routing.hybrid_min_score sets it" : "by words alone; the cut is routing.min_score";
   const note = el("p", { class: "hint" }, `Skills scoring under ${cut} are not candidates (${how}); at most ${p.routing.top_k} are.`);
+  const raised = catalogCut !== null && cut !== null && cut > catalogCut
+    ? el("p", { id: "pv-small-talk", class: "hint" }, `This message is nearer small talk than any skill, so its bar rose from the catalog's ${catalogCut} to ${cut}: a greeting or a chat about the weekend does not reach a skill by a few shared words.`)
+    : "";
   const joined = route.routed_text === undefined ? "" : el("p", { id: "pv-joined", class: "joined" },
     "A follow-up: routed joined to the earlier messages, as ", el("q", {}, route.routed_text));
   const first = route.candidates[0]?.name;
@@ -239,7 +243,7 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     byId<HTMLInputElement>("pv-selected").value = route.candidates.map((c) => c.name).join(", ");
     runPreview().catch(() => undefined);
   } }, "Select these");
-  box.replaceChildren(head, joined, rows.length ? el("table", {}, ...rows) : "", note,
+  box.replaceChildren(head, joined, rows.length ? el("table", {}, ...rows) : "", note, raised,
     el("div", { class: "inline" }, send, save, rows.length ? use : ""));
 }
 

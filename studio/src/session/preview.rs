@@ -123,6 +123,9 @@ pub struct Preview {
     pub route: Option<skillc_runtime::route::Route>,
     /// The routing settings it was cut by.
     pub routing: skillc_runtime::route::RoutingSettings,
+    /// The score the route's candidates had to reach: `routing`'s cut, or above it for a
+    /// message nearer small talk than any skill (none without a route).
+    pub bar: Option<f64>,
 }
 
 /// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
@@ -396,6 +399,7 @@ impl Session {
         let route = route_message(&a, &bundle, consumer.as_deref(), &ctx, r).map_err(req)?;
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
+            bar: route.as_ref().map(|r| r.bar),
             route,
             routing: a.routing_settings_of(&bundle).map_err(req)?,
             catalog,

@@ -51,6 +51,11 @@ pub struct Route {
     pub confident: bool,
     /// The candidates.
     pub candidates: Vec<Candidate>,
+    /// The score the candidates had to reach: the settings' cut, or the catalog's bar raised
+    /// for a message nearer small talk than any skill ([`raised_floor`]). Not part of the
+    /// answer's JSON (every runtime's): the studio's preview says it.
+    #[serde(skip)]
+    pub bar: f64,
 }
 
 impl Route {
@@ -202,6 +207,7 @@ impl Artifact {
                 .first()
                 .is_some_and(|c| c.score >= settings.confident),
             candidates,
+            bar: floor,
         })
     }
 
