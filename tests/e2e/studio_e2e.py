@@ -1268,6 +1268,12 @@ def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(
     assert "Do you have a free plan?" in d.text("#rt-confusions"), d.text("#rt-confusions")
     assert "Acme" not in d.text("#rt-confusions")
     d.screenshot(shots / "routing.png")
+    # Skills without trigger examples are measured by their description.
+    why = d.text("#rt-described-why")
+    assert "skills without trigger examples reach themselves first" in why, why
+    d.js("document.getElementById('rt-described-why').scrollIntoView({block: 'start'})")
+    time.sleep(0.3)
+    d.screenshot(shots / "routing-described.png")
     # An example that routes elsewhere (W119) opens its skill in the editor.
     link = '#rt-elsewhere a[data-file$="demo_offer/SKILL.md"]'
     assert "case studies" in d.text("#rt-elsewhere"), d.text("#rt-elsewhere")

@@ -280,3 +280,42 @@ pub fn render_eval_text(evals: &[BundleEval]) -> String {
 
 /// Confusions the text shows per bundle.
 const SHOWN_CONFUSIONS: usize = 20;
+
+/// Where a skill without trigger examples is found: its description routed as a message (it
+/// has no example to leave out, so this says whether another skill is nearer its own words).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Described {
+    /// The skill.
+    pub skill: String,
+    /// Its description, the message routed.
+    pub description: String,
+    /// The first candidate (`None`: no skill reaches the cut).
+    pub first: Option<String>,
+}
+
+/// Each skill of bundle `r`'s catalog that has no trigger example, with where its description
+/// routes: `eval` measures skills by their examples, and these have none.
+pub fn described(a: &Artifact, r: &BundleRef<'_>) -> Result<Vec<Described>, skillc_runtime::Error> {
+    let bundle = a.bundle(r)?;
+    let none = Context::default();
+    let catalog = a.catalog(r, None, &none, skillc_runtime::Format::Json)?;
+    let mut out = Vec::new();
+    for i in catalog
+        .skills
+        .iter()
+        .filter_map(|s| bundle.position(&s.name))
+    {
+        let skill = &bundle.skills[i];
+        if !skill.triggers.is_empty() || skill.description.trim().is_empty() {
+            continue;
+        }
+        let route = a.route(r, None, &none, &skill.description, Some(1))?;
+        out.push(Described {
+            skill: skill.name.clone(),
+            description: skill.description.clone(),
+            first: route.candidates.into_iter().next().map(|c| c.name),
+        });
+    }
+    Ok(out)
+}

@@ -585,6 +585,24 @@ count: number,
 examples: Array<string>, };
 
 /**
+ * Where a skill without trigger examples is found: its description routed as a message (it
+ * has no example to leave out, so this says whether another skill is nearer its own words).
+ */
+export type Described = {
+/**
+ * The skill.
+ */
+skill: string,
+/**
+ * Its description, the message routed.
+ */
+description: string,
+/**
+ * The first candidate (`None`: no skill reaches the cut).
+ */
+first: string | null, };
+
+/**
  * A diagnostic as the UI shows it.
  */
 export type Diag = {
@@ -1593,7 +1611,12 @@ clients: number,
 /**
  * Every trigger example that routes first to another skill (W119 of the check).
  */
-elsewhere: Array<Diag>, };
+elsewhere: Array<Diag>,
+/**
+ * The global catalog's skills without trigger examples, each with where its description
+ * routes: measured through their own words, as examples measure the others.
+ */
+described: Array<Described>, };
 
 /**
  * The outcome of a save.

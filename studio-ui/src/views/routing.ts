@@ -93,5 +93,20 @@ export class RoutingPanel {
         " ", d.message)),
       more > 0 ? el("li", {}, `and ${more.toLocaleString("en")} more (skillc check lists them all)`) : "");
     if (v.elsewhere.length === 0) byId("rt-elsewhere").replaceChildren(el("li", {}, "None: every trigger example reaches its own skill first."));
+    this.renderDescribed(v);
+  }
+
+  /** Skills with no trigger example to measure: where their own description routes. */
+  private renderDescribed(v: RoutingView): void {
+    const own = v.described.filter((d) => d.first === d.skill).length;
+    const lost = v.described.filter((d) => d.first !== d.skill);
+    byId("rt-described-why").textContent = v.described.length === 0
+      ? "None: every skill of the global catalog has trigger examples."
+      : `${own} of ${v.described.length} skills without trigger examples reach themselves first when their description is the message. ` +
+        (lost.length ? "The others are nearer another skill, or under the cut, by their own words: say what sets them apart, or give them examples." : "");
+    byId("rt-described").replaceChildren(...(lost.length ? [
+      el("tr", {}, el("th", {}, "Skill"), el("th", {}, "Its description reaches first"), el("th", {}, "Description")),
+      ...lost.map((d) => el("tr", { class: "rt-described", "data-skill": d.skill },
+        el("td", {}, d.skill), el("td", {}, d.first ?? "no skill"), el("td", {}, `“${d.description}”`)))] : []));
   }
 }

@@ -22,6 +22,9 @@ pub struct RoutingView {
     pub clients: usize,
     /// Every trigger example that routes first to another skill (W119 of the check).
     pub elsewhere: Vec<Diag>,
+    /// The global catalog's skills without trigger examples, each with where its description
+    /// routes: measured through their own words, as examples measure the others.
+    pub described: Vec<eval::Described>,
 }
 
 impl Session {
@@ -53,7 +56,10 @@ impl Session {
             .filter(|d| d.code == skillc::diagnostic::codes::EXAMPLE_ROUTES_ELSEWHERE)
             .map(Diag::from)
             .collect();
+        let described = eval::described(&a, &BundleRef::default())
+            .map_err(|e| StudioError::request(e.to_string()))?;
         Ok(RoutingView {
+            described,
             clients: names.iter().filter(|(c, _, _)| !c.is_empty()).count(),
             bundles,
             elsewhere,
@@ -79,5 +85,10 @@ mod tests {
                 .any(|d| d.file.ends_with("demo_offer/SKILL.md")
                     && d.message.contains("case studies"))
         );
+        // The sample's skills without trigger examples are measured by their description.
+        let pdf = v.described.iter().find(|d| d.skill == "pdf-press").unwrap();
+        assert!(pdf.description.contains("PDF"), "{pdf:?}");
+        assert_eq!(pdf.first.as_deref(), Some("pdf-press"));
+        assert!(v.described.iter().all(|d| d.skill != "pricing"));
     }
 }
