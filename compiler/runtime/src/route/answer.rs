@@ -252,21 +252,24 @@ impl Artifact {
             .hybrid_min_score
             .is_none()
             .then(|| self.small_talk());
+        // A skill's similarity matters only if it can lift its score to the catalog's bar (a
+        // raised bar needs no more: it is higher).
+        let needed = |skill: usize| similarity_needed(floor, words[skill]);
+        let similarities = dense.similarities_reaching(vector, example, &needed);
         let bar = match talk.transpose()?.flatten() {
             Some(talk) => {
-                let small_talk = talk.nearest(vector, None, f64::INFINITY);
-                // Only a skill nearer than the small talk matters: the bar is not raised then.
-                raised_floor(
-                    floor,
-                    small_talk,
-                    dense.nearest(vector, example, small_talk),
-                )
+                let small_talk = talk.nearest(vector, None, 0.0, f64::INFINITY);
+                // Most messages have a skill nearer than the small talk among those already
+                // measured: the bar is not raised, and nothing more is computed.
+                let known = similarities.iter().map(|&(_, s)| s).fold(0.0, f64::max);
+                let nearest = match known >= small_talk {
+                    true => known,
+                    false => dense.nearest(vector, example, known, small_talk),
+                };
+                raised_floor(floor, small_talk, nearest)
             }
             None => floor,
         };
-        // A skill's similarity matters only if it can lift its score to the cut.
-        let needed = |skill: usize| similarity_needed(bar, words[skill]);
-        let similarities = dense.similarities_reaching(vector, example, &needed);
         Ok((fused(lexical, similarities, bundle.skills.len()), bar))
     }
 }

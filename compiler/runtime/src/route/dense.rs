@@ -197,22 +197,28 @@ impl DenseIndex {
         self.docs.is_empty()
     }
 
-    /// The similarity of the skill closest to `query` (`leave_out` skipped, 0 at worst), or
-    /// some similarity of at least `enough` once one is found: a route's small-talk bar needs
-    /// no more ([`super::small_talk`]).
-    pub fn nearest(&self, query: &[f32], leave_out: Option<(usize, usize)>, enough: f64) -> f64 {
+    /// The similarity of the skill closest to `query` (`leave_out` skipped), at least `known`
+    /// (a similarity some skill has, or 0), or some similarity of at least `enough` once one
+    /// is found: a route's small-talk bar needs no more ([`super::small_talk`]).
+    pub fn nearest(
+        &self,
+        query: &[f32],
+        leave_out: Option<(usize, usize)>,
+        known: f64,
+        enough: f64,
+    ) -> f64 {
         let q_norm = norm(query);
         let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) else {
             let all = self.similarities(query, leave_out);
-            return all.into_iter().map(|(_, s)| s).fold(0.0, f64::max);
+            return all.into_iter().map(|(_, s)| s).fold(known, f64::max);
         };
         if q.len() != w.dims || q_norm == 0.0 {
-            return 0.0;
+            return known;
         }
         let (q_head, q_tail) = q.split_at(HEAD);
         let q_tail_norm = int_norm(q_tail);
         let tail_dims = q_tail.len();
-        let (mut best, mut first) = (0.0f64, 0);
+        let (mut best, mut first) = (known, 0);
         for &(skill, texts) in &self.docs {
             let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
             for i in (0..texts)
