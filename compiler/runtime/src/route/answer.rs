@@ -258,14 +258,9 @@ impl Artifact {
         let similarities = dense.similarities_reaching(vector, example, &needed);
         let bar = match talk.transpose()?.flatten() {
             Some(talk) => {
-                let small_talk = talk.nearest(vector, None, 0.0, f64::INFINITY);
-                // Most messages have a skill nearer than the small talk among those already
-                // measured: the bar is not raised, and nothing more is computed.
-                let known = similarities.iter().map(|&(_, s)| s).fold(0.0, f64::max);
-                let nearest = match known >= small_talk {
-                    true => known,
-                    false => dense.nearest(vector, example, known, small_talk),
-                };
+                let small_talk = talk.nearest_summary(vector, f64::INFINITY);
+                // Only a skill nearer than the small talk matters: the bar is not raised then.
+                let nearest = dense.nearest_summary(vector, small_talk);
                 raised_floor(floor, small_talk, nearest)
             }
             None => floor,

@@ -197,51 +197,44 @@ impl DenseIndex {
         self.docs.is_empty()
     }
 
-    /// The similarity of the skill closest to `query` (`leave_out` skipped), at least `known`
-    /// (a similarity some skill has, or 0), or some similarity of at least `enough` once one
-    /// is found: a route's small-talk bar needs no more ([`super::small_talk`]).
-    pub fn nearest(
-        &self,
-        query: &[f32],
-        leave_out: Option<(usize, usize)>,
-        known: f64,
-        enough: f64,
-    ) -> f64 {
+    /// The cosine of the summary (a skill's first text: name, description, `when_to_use`)
+    /// closest to `query` (0 at worst), or some cosine of at least `enough` once one is found:
+    /// what a route's small-talk bar measures ([`super::small_talk`]). Summaries alone: a
+    /// fifth of the texts, and what a skill says of itself.
+    pub fn nearest_summary(&self, query: &[f32], enough: f64) -> f64 {
         let q_norm = norm(query);
+        let mut summaries = Vec::with_capacity(self.docs.len());
+        let mut first = 0;
+        for &(_, texts) in &self.docs {
+            if texts > 0 {
+                summaries.push(first);
+            }
+            first += texts;
+        }
         let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) else {
-            let all = self.similarities(query, leave_out);
-            return all.into_iter().map(|(_, s)| s).fold(known, f64::max);
+            let cosines = summaries.iter().map(|&i| self.cosine(query, q_norm, i));
+            return cosines.fold(0.0, f64::max);
         };
         if q.len() != w.dims || q_norm == 0.0 {
-            return known;
+            return 0.0;
         }
         let (q_head, q_tail) = q.split_at(HEAD);
         let q_tail_norm = int_norm(q_tail);
         let tail_dims = q_tail.len();
-        let (mut best, mut first) = (known, 0);
-        for &(skill, texts) in &self.docs {
-            let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
-            for i in (0..texts)
-                .filter(|&k| Some(k) != skipped)
-                .map(|k| first + k)
-            {
-                if self.norms[i] == 0.0 {
-                    continue;
-                }
-                let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
-                // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
-                let bound =
-                    (f64::from(head) + q_tail_norm * w.tail_norms[i]) / (q_norm * self.norms[i]);
-                if bound + 1e-9 < best {
-                    continue;
-                }
-                let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-                best = best.max(f64::from(head + tail) / (q_norm * self.norms[i]));
-                if best >= enough {
-                    return best;
-                }
+        let mut best = 0.0f64;
+        for i in summaries.into_iter().filter(|&i| self.norms[i] != 0.0) {
+            let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+            // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
+            let bound =
+                (f64::from(head) + q_tail_norm * w.tail_norms[i]) / (q_norm * self.norms[i]);
+            if bound + 1e-9 < best {
+                continue;
             }
-            first += texts;
+            let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+            best = best.max(f64::from(head + tail) / (q_norm * self.norms[i]));
+            if best >= enough {
+                break;
+            }
         }
         best
     }

@@ -29,7 +29,7 @@ pub fn raised_floor(floor: f64, small_talk: f64, nearest: f64) -> f64 {
 }
 
 impl Artifact {
-    /// The small-talk vectors of the artifact's built-in meaning (one document of them all),
+    /// The small-talk vectors of the artifact's built-in meaning (a document each),
     /// read once; `None` for an artifact without (a model of the workspace's own, or one
     /// built before they were written).
     pub(crate) fn small_talk(&self) -> Result<Option<Arc<DenseIndex>>, Error> {
@@ -49,10 +49,9 @@ impl Artifact {
                     .map_err(corrupt(&self.path))?;
                 data.filter(|d| d.len() % dims == 0 && !d.is_empty())
                     .map(|d| {
-                        Arc::new(DenseIndex::of_bytes(
-                            vec![(0, d.chunks(dims).collect())],
-                            dims,
-                        ))
+                        // A document a message: each is a "summary" of its own.
+                        let each = d.chunks(dims).enumerate().map(|(k, v)| (k, vec![v]));
+                        Arc::new(DenseIndex::of_bytes(each.collect(), dims))
                     })
             }
             _ => None,
