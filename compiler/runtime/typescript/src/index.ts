@@ -158,8 +158,7 @@ export class Artifact {
   /** A text's words as this artifact's routing index holds them (its manifest's
    * `routing_rules`: stopwords, suffixes). */
   routeTokens(text: string): string[] {
-    const snap = this.current();
-    return routeTokens(text, routingRules(snap));
+    return routeTokens(text, routingRules(this.current()));
   }
 
   /** Closes the file's database. */

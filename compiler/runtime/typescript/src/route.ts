@@ -8,22 +8,14 @@ import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
 /** Routing's words and constants as the build wrote them (manifest `routing_rules`,
- * docs/artifact.md): this runtime holds no copy of them. */
+ * docs/artifact.md), which this runtime holds no copy of: `lexical_share` is a hybrid score's
+ * share of words, `small_talk_share` the share of the small-talk margin a hybrid bar rises by,
+ * `defaults` the routing settings a workspace leaves unset. */
 export interface RoutingRules {
   stopwords: ReadonlySet<string>;
-  /** English suffixes taken off, the first that fits. */
   suffixes: readonly string[];
-  k1: number;
-  b: number;
-  evidence_factor: number;
-  max_words: number;
-  /** A hybrid score's lexical share; the closest text's cosine has the rest. */
-  lexical_share: number;
-  /** The share of the small-talk margin a hybrid route's bar rises by (docs/routing.md). */
-  small_talk_share: number;
-  hybrid_floor_base: number;
-  hybrid_floor_slope: number;
-  /** The routing settings a workspace leaves unset. */
+  k1: number; b: number; evidence_factor: number; max_words: number;
+  lexical_share: number; small_talk_share: number; hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
 }
 

@@ -22,14 +22,14 @@ final class Router {
 
     /**
      * Routing's words and constants as the build wrote them (manifest {@code routing_rules},
-     * docs/artifact.md): this runtime holds no copy of them. {@code lexicalShare} is a hybrid
-     * score's lexical share (the closest text's cosine has the rest); {@code smallTalkShare}
-     * the share of the small-talk margin a hybrid bar rises by; {@code defaults} the routing
-     * settings a workspace leaves unset.
+     * docs/artifact.md): this runtime holds no copy of them. {@code num} reads a constant
+     * ({@code k1}, {@code lexical_share}, ...); {@code defaults} are the settings a workspace leaves unset.
      */
-    record Rules(Set<String> stopwords, List<String> suffixes, double k1, double b, double evidenceFactor,
-                 int maxWords, double lexicalShare, double smallTalkShare, double hybridFloorBase,
-                 double hybridFloorSlope, Map<String, Object> defaults) {
+    record Rules(Set<String> stopwords, List<String> suffixes, Map<String, Object> all) {
+        double num(String key) {
+            return number(all.get(key), 0);
+        }
+
         /** The artifact's rules; an artifact built before the build wrote them cannot be routed. */
         @SuppressWarnings("unchecked")
         static Rules of(Snapshot snap) {
@@ -40,16 +40,14 @@ final class Router {
                     + "was built by a skillc older than this runtime); build it again");
             }
             Map<String, Object> r = Json.object(text);
-            List<String> stop = new ArrayList<>();
-            for (Object w : (List<Object>) r.get("stopwords")) stop.add((String) w);
-            List<String> suffixes = new ArrayList<>();
-            for (Object w : (List<Object>) r.get("suffixes")) suffixes.add((String) w);
-            snap.routingRules = new Rules(Set.copyOf(stop), List.copyOf(suffixes), number(r.get("k1"), 0),
-                number(r.get("b"), 0), number(r.get("evidence_factor"), 0), (int) number(r.get("max_words"), 0),
-                number(r.get("lexical_share"), 0), number(r.get("small_talk_share"), 0),
-                number(r.get("hybrid_floor_base"), 0), number(r.get("hybrid_floor_slope"), 0),
-                (Map<String, Object>) r.get("defaults"));
+            snap.routingRules = new Rules(Set.copyOf((List<String>) r.get("stopwords")),
+                List.copyOf((List<String>) r.get("suffixes")), r);
             return snap.routingRules;
+        }
+
+        @SuppressWarnings("unchecked")
+        Map<String, Object> defaults() {
+            return (Map<String, Object>) all.get("defaults");
         }
     }
 
@@ -324,7 +322,7 @@ final class Router {
      */
     static double evidenceScale(double n, Rules rules) {
         double m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-        return rules.evidenceFactor() * m * m;
+        return rules.num("evidence_factor") * m * m;
     }
 
     /** {@code routing:} of workspace.yaml with a client's own keys over it, the rules' defaults otherwise. */
@@ -339,8 +337,8 @@ final class Router {
 
     /** The hybrid cut of a catalog of {@code n} skills when the settings give none (docs/routing.md). */
     static double hybridFloor(int n, Rules rules) {
-        return Math.floor((rules.hybridFloorBase() + rules.hybridFloorSlope() * Math.log(Math.max(n, 1))) * 1e6 + 0.5)
-            / 1e6;
+        double floor = rules.num("hybrid_floor_base") + rules.num("hybrid_floor_slope") * Math.log(Math.max(n, 1));
+        return Math.floor(floor * 1e6 + 0.5) / 1e6;
     }
 
     /**
@@ -348,7 +346,7 @@ final class Router {
      * message is to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals.
      */
     static double raisedFloor(double floor, double smallTalk, double nearest, Rules rules) {
-        return Math.floor((floor + rules.smallTalkShare() * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
+        return Math.floor((floor + rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
     }
 
     private static double number(Object v, double otherwise) {
@@ -401,7 +399,7 @@ final class Router {
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
         for (String t : tokens(message, rules)) {
-            if (words.size() == rules.maxWords()) break;
+            if (words.size() == (int) rules.num("max_words")) break;
             Integer id = ix.ids().get(t);
             if (id != null && !wordIds.contains(id)) {
                 words.add(t);
@@ -417,6 +415,8 @@ final class Router {
             double n = docs;
             double[] idf = new double[words.size()];
             double scale = evidenceScale(n, rules);
+            double k1 = rules.num("k1");
+            double lengthShare = rules.num("b");
             for (int k = 0; k < words.size(); k++) {
                 int df = ix.postings().get(wordIds.get(k)).size();
                 idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -426,7 +426,7 @@ final class Router {
                 for (long[] p : ix.postings().get(wordIds.get(k))) {
                     int doc = (int) p[0];
                     double tf = p[1];
-                    double norm = rules.k1() * (1 - rules.b() + rules.b() * ix.docs().get(doc)[1] / ix.avg());
+                    double norm = k1 * (1 - lengthShare + lengthShare * ix.docs().get(doc)[1] / ix.avg());
                     raw[doc] += idf[k] * tf / (tf + norm);
                     has[doc] = true;
                     held.computeIfAbsent(doc, d -> new ArrayList<>()).add(k);
@@ -449,7 +449,7 @@ final class Router {
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules);
             }
             for (int doc = 0; doc < docs; doc++) {
-                double share = rules.lexicalShare();
+                double share = rules.num("lexical_share");
                 double fused = Math.floor((share * score[doc] + (1 - share) * best[doc]) * 1e6 + 0.5) / 1e6;
                 score[doc] = fused;
                 has[doc] = fused > 0;
