@@ -578,6 +578,40 @@ fn the_fragment_words_and_thresholds_are_the_ones_docs_routing_md_lists() {
     assert_eq!(MIN_SIGNALS, 2, "the docs say two");
 }
 
+/// The build writes routing's words and constants into the manifest (`routing_rules`), the
+/// runtime's own, which the Python, TypeScript and Java runtimes read instead of copies.
+#[test]
+fn the_manifest_carries_the_routing_rules_the_runtime_routes_by() {
+    use skillc_runtime::route::{
+        RoutingRules, LEXICAL_SHARE, MAX_WORDS, SMALL_TALK_SHARE, STOPWORDS, SUFFIXES,
+    };
+    let a = artifact();
+    let written = a
+        .manifest("routing_rules")
+        .expect("the manifest has `routing_rules`");
+    let rules: serde_json::Value = serde_json::from_str(written).unwrap();
+    assert_eq!(rules["stopwords"], serde_json::json!(STOPWORDS));
+    assert_eq!(rules["suffixes"], serde_json::json!(SUFFIXES));
+    assert_eq!(rules["max_words"], MAX_WORDS);
+    assert_eq!(rules["lexical_share"], LEXICAL_SHARE);
+    assert_eq!(rules["small_talk_share"], SMALL_TALK_SHARE);
+    assert_eq!(
+        rules["defaults"],
+        serde_json::json!({"top_k": 5, "min_score": 0.5, "confident": 0.95})
+    );
+    assert_eq!(
+        rules,
+        serde_json::to_value(RoutingRules::built_in()).unwrap()
+    );
+    // The floor the ports compute from the rules is the runtime's at every catalog size.
+    for n in [1usize, 10, 32, 555, 1000] {
+        let base = rules["hybrid_floor_base"].as_f64().unwrap();
+        let slope = rules["hybrid_floor_slope"].as_f64().unwrap();
+        let port = ((base + slope * (n as f64).ln()) * 1e6 + 0.5).floor() / 1e6;
+        assert_eq!(port, skillc_runtime::route::hybrid_floor(n), "{n} skills");
+    }
+}
+
 #[test]
 fn the_runtime_crate_s_sample_artifact_is_the_sample_as_built_now() {
     // The runtime crate's own tests read a committed build of the sample (it cannot build one:

@@ -41,7 +41,7 @@ from rank_bm25 import BM25Okapi
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "compiler/runtime/python"))
-from skillc_runtime import Artifact, route_tokens  # noqa: E402
+from skillc_runtime import Artifact  # noqa: E402
 
 # Ten skills of the public collections (the second collection's duplicate docx left out).
 PUBLIC = [*(f"tests/public-collection/skills/{n}" for n in (
@@ -163,7 +163,7 @@ def measure(skillc, workspace, messages, small):
         }
         if small:
             # Which part of the difference is skillc's words (stopwords, stems, names split).
-            out["BM25, skillc's words"] = figures(messages, names_of(baseline(catalog, route_tokens)))
+            out["BM25, skillc's words"] = figures(messages, names_of(baseline(catalog, shipped.route_tokens)))
         return out
 
 

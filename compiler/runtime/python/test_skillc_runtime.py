@@ -13,35 +13,88 @@ import threading
 import unittest
 from pathlib import Path
 
-from skillc_runtime import Artifact, RequestError, SignatureError, fragment_signals, join_fragment, route_tokens
+import sqlite3
+
+from skillc_runtime import Artifact, RequestError, SignatureError, fragment_signals, join_fragment
 
 # SKILLC_REPO: the repository, when this file runs from elsewhere against an installed package.
 ROOT = Path(os.environ.get("SKILLC_REPO") or Path(__file__).resolve().parents[3])
 SKILLC = os.environ.get("SKILLC", str(ROOT / "target" / "debug" / "skillc"))
 
 
+def sample_artifact(directory: Path, name: str = "sample.db") -> Path:
+    """The sample workspace built by skillc into `directory`."""
+    out = directory / name
+    subprocess.run([SKILLC, "build", str(ROOT / "skills"), "-o", str(out)], check=True, capture_output=True)
+    return out
+
+
 class RouteWords(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = Path(tempfile.mkdtemp(prefix="skillc-py-words-"))
+        cls.db = sample_artifact(cls.dir)
+        cls.artifact = Artifact(str(cls.db))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.artifact.db.close()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def edited(self, name, sql, *args):
+        """A copy of the sample artifact with its manifest edited by `sql`."""
+        path = self.dir / name
+        shutil.copy(self.db, path)
+        with sqlite3.connect(path) as db:
+            db.execute(sql, args)
+        db.close()
+        return Artifact(str(path))
+
+    def test_the_words_and_constants_are_the_artifacts(self):
+        # The build decides routing's stopwords, suffixes and constants (manifest
+        # `routing_rules`); this runtime holds no copy, so an artifact saying otherwise is obeyed.
+        route = self.artifact.route("greetings and hello")
+        self.assertEqual(route["candidates"][0]["matched"], ["greet"])
+        rules = json.loads(self.artifact.manifest["routing_rules"])
+        rules["stopwords"].append("greetings")
+        rules["defaults"]["top_k"] = 1
+        edited = self.edited("rules.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", json.dumps(rules))
+        self.assertEqual(edited.route_tokens("greetings there"), [])
+        self.assertTrue(all(not c["matched"] for c in edited.route("greetings and hello")["candidates"]))
+        self.assertEqual(edited.routing_settings()["top_k"], 1)
+        edited.db.close()
+
+    def test_an_artifact_without_routing_rules_is_refused_by_route_only(self):
+        old = self.edited("old.db", "DELETE FROM manifest WHERE key = 'routing_rules'")
+        self.assertTrue(old.catalog()["skills"])
+        with self.assertRaisesRegex(ValueError, "no `routing_rules`.*build it again"):
+            old.route("hello")
+        old.db.close()
+
+    def route_tokens(self, text):
+        return self.artifact.route_tokens(text)
+
     def test_words_of_every_script_are_the_rust_runtimes(self):
         # The same cases as the Rust runtime's words_of_every_script_are_the_reference_of_the_other_runtimes:
         # `str.isalnum` once split दुनिया at its vowel signs and dropped circled letters.
-        self.assertEqual(route_tokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"])
-        self.assertEqual(route_tokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"])
-        self.assertEqual(route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
-        self.assertEqual(route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
+        self.assertEqual(self.route_tokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"])
+        self.assertEqual(self.route_tokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"])
+        self.assertEqual(self.route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
+        self.assertEqual(self.route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
 
     def test_english_suffixes_come_off_words_of_ascii_letters(self):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.
-        self.assertEqual(route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
-        self.assertEqual(route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
-        self.assertEqual(route_tokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"])
+        self.assertEqual(self.route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
+        self.assertEqual(self.route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
+        self.assertEqual(self.route_tokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"])
 
     def test_runs_of_unspaced_scripts_become_pairs_of_characters(self):
         # The Rust runtime's runs_of_unspaced_scripts_become_pairs_of_characters.
-        self.assertEqual(route_tokens("価格表"), ["価格", "格表"])
-        self.assertEqual(route_tokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "pric"])
-        self.assertEqual(route_tokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"])
-        self.assertEqual(route_tokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"])
-        self.assertEqual(route_tokens("𠀋𠀌 x"), ["𠀋𠀌"])
+        self.assertEqual(self.route_tokens("価格表"), ["価格", "格表"])
+        self.assertEqual(self.route_tokens("PDFの変換 と Prices"), ["pdf", "の変", "変換", "と", "pric"])
+        self.assertEqual(self.route_tokens("ราคาแพ็กเกจ"), ["รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"])
+        self.assertEqual(self.route_tokens("テスト駆動"), ["テス", "スト", "ト駆", "駆動"])
+        self.assertEqual(self.route_tokens("𠀋𠀌 x"), ["𠀋𠀌"])
 
 
 class HotReload(unittest.TestCase):

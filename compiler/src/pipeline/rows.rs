@@ -440,6 +440,11 @@ fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {
     if let Some(routing) = &cfg.routing {
         m.insert("routing".to_string(), json(routing));
     }
+    // Routing's words and constants, so the runtime ports read them instead of copying them.
+    m.insert(
+        "routing_rules".to_string(),
+        json(&skillc_runtime::route::RoutingRules::built_in()),
+    );
     // Its vectors' length is known once they are made (`embed::attach`).
     if let Some(model) = embedding_model(cfg) {
         m.insert("embedding_model".to_string(), model.to_string());

@@ -44,6 +44,7 @@ class RequestError(Exception):
 
 
 from . import _meaning  # noqa: E402
+from ._words import RoutingRules, route_tokens  # noqa: E402,F401
 from ._meaning import _cosine, _norm  # noqa: E402
 from .signature import (  # noqa: E402,F401
     SignatureError, read_public_key, read_regular, signature_path, verify_bytes, verify_file,
@@ -171,6 +172,9 @@ class Artifact:
         for key in ("schema_version", "default_locale", "default_tier", "locales", "tiers"):
             if key not in self.manifest:
                 raise ValueError(f"{path} is not a readable skillc artifact: its manifest has no {key!r} (the file is damaged)")
+        # Routing's words and constants (docs/artifact.md); None in an artifact built before
+        # the build wrote them, which then cannot be routed (`routing_rules`).
+        self._rules = RoutingRules(self.manifest["routing_rules"]) if "routing_rules" in self.manifest else None
         # The label of `skillc build --release-label`, or None.
         self.release = self.manifest.get("release")
         self.categories = {
@@ -691,7 +695,8 @@ class Artifact:
                 held.append(words)
             avg = max(total / max(len(docs), 1), 1.0)
             # Each document's BM25 length norm, computed once (the same expression as per word).
-            norms = [_K1 * (1.0 - _B + _B * length / avg) for _, length in docs]
+            k1, b_ = self.routing_rules().k1, self.routing_rules().b
+            norms = [k1 * (1.0 - b_ + b_ * length / avg) for _, length in docs]
             b["route"] = (ids, postings, docs, norms, held)
         return b["route"]
 
@@ -708,20 +713,31 @@ class Artifact:
             kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
         return kept[key]
 
+    def routing_rules(self) -> RoutingRules:
+        """Routing's words and constants, as the build wrote them (manifest `routing_rules`)."""
+        if self._rules is None:
+            raise ValueError(f"{self.path} cannot be routed: its manifest has no `routing_rules` (it was built by "
+                             "a skillc older than this runtime); build it again")
+        return self._rules
+
+    def route_tokens(self, text: str) -> List[str]:
+        """A text's words as this artifact's routing index holds them (`route_tokens`)."""
+        return route_tokens(text, self.routing_rules())
+
     def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
         """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
         own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
-        return {"top_k": 5, "min_score": 0.5, "hybrid_min_score": None, "confident": 0.95,
+        return {"hybrid_min_score": None, **self.routing_rules().defaults,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
         b = self.bundle(client, locale, tier)
-        settings = self.routing_settings(client)
+        settings, rules = self.routing_settings(client), self.routing_rules()
         position = self._positions(b, consumer, ctx)
         ids, postings, docs, norms, holds = self._route_index(b)
         words = []
-        for t in route_tokens(message):
-            if len(words) == _MAX_WORDS:
+        for t in route_tokens(message, rules):
+            if len(words) == rules.max_words:
                 break
             if t in ids and all(w != t for w, _ in words):
                 words.append((t, ids[t]))
@@ -731,7 +747,7 @@ class Artifact:
         if words:
             n = float(len(docs))
             idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
-            scale = evidence_scale(n)
+            scale = evidence_scale(n, rules)
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
             for (_, w), weight in zip(words, idf):
@@ -743,7 +759,7 @@ class Artifact:
                     held[doc] = True
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
         if floor is None:
-            floor = hybrid_floor(len(docs))
+            floor = hybrid_floor(len(docs), rules)
         if query is not None:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
             q_norm = _norm(query)
@@ -754,9 +770,9 @@ class Artifact:
             talk = self._small_talk() if settings["hybrid_min_score"] is None else None
             if talk is not None and q_norm != 0.0:
                 # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-                floor = raised_floor(floor, talk.closest(query, q_norm)[0], max(closest, default=0.0))
+                floor = raised_floor(floor, talk.closest(query, q_norm)[0], max(closest, default=0.0), rules)
             for doc, best in enumerate(closest):
-                fused = _LEXICAL_SHARE * lexical[doc] + (1.0 - _LEXICAL_SHARE) * best
+                fused = rules.lexical_share * lexical[doc] + (1.0 - rules.lexical_share) * best
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
                 held[doc] = lexical[doc] > 0.0
         scored = []
@@ -779,33 +795,23 @@ class Artifact:
                 "candidates": candidates}
 
 
-def evidence_scale(n: float) -> float:
+def evidence_scale(n: float, rules: RoutingRules) -> float:
     """The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills
-    (docs/routing.md): 0.125 · m², m the weight of a word one skill holds."""
+    (docs/routing.md): `evidence_factor` · m², m the weight of a word one skill holds."""
     m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
-    return 0.125 * m * m
+    return rules.evidence_factor * m * m
 
 
-def raised_floor(floor: float, small_talk: float, nearest: float) -> float:
-    """A hybrid route's bar: `floor`, raised by half of how much closer the message is to small
-    talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals."""
-    return math.floor((floor + _SMALL_TALK_SHARE * max(small_talk - nearest, 0.0)) * 1e6 + 0.5) / 1e6
+def raised_floor(floor: float, small_talk: float, nearest: float, rules: RoutingRules) -> float:
+    """A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message
+    is to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals."""
+    return math.floor((floor + rules.small_talk_share * max(small_talk - nearest, 0.0)) * 1e6 + 0.5) / 1e6
 
 
-def hybrid_floor(n: int) -> float:
+def hybrid_floor(n: int, rules: RoutingRules) -> float:
     """The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md):
-    0.16 + 0.028 · ln n, kept to 6 decimals."""
-    return math.floor((0.16 + 0.028 * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
-
-
-# Routing's constants (docs/routing.md), as compiler/runtime/src/route/mod.rs has them; its
-# words are in _words.py.
-_K1, _B = 1.2, 0.75
-_LEXICAL_SHARE = 0.5
-_SMALL_TALK_SHARE = 0.5
-_MAX_WORDS = 64
-
-from ._words import ROUTE_STOPWORDS, ROUTE_SUFFIXES, route_tokens  # noqa: E402,F401
+    base + slope · ln n, kept to 6 decimals."""
+    return math.floor((rules.hybrid_floor_base + rules.hybrid_floor_slope * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
 
 
 from . import _history  # noqa: E402

@@ -1,17 +1,26 @@
 """Routing's words (docs/routing.md), as compiler/runtime/src/route/mod.rs makes them: runs of
 word characters (the table the Rust runtime's tests write), stopwords out, a final `s` and one
-English suffix off, runs of unspaced scripts as pairs of characters."""
+English suffix off, runs of unspaced scripts as pairs of characters. The stopwords, suffixes
+and constants are the artifact's (manifest `routing_rules`, written by the build)."""
 
+import json
 import re
 from typing import List, Tuple
 
 from . import _word_chars
 
-ROUTE_STOPWORDS = frozenset("""
-    a an and are as at be but by can could do does for from has have how i if in into is it its me
-    my no not of on or our so that the their them then there these they this to us was we what when
-    where which who why will with would you your au aux ce ces dans de des du en est et il je la le
-    les mes mon ne nous ou par pas pour que qui sur un une vous votre vos""".split())
+
+class RoutingRules:
+    """Routing's words and constants as the build wrote them (manifest `routing_rules`,
+    docs/artifact.md): `stopwords`, `suffixes` (in order), `k1`, `b`, `evidence_factor`,
+    `max_words`, `lexical_share`, `small_talk_share`, `hybrid_floor_base`,
+    `hybrid_floor_slope` and `defaults` (the routing settings a workspace leaves unset)."""
+
+    def __init__(self, text: str) -> None:
+        rules = json.loads(text)
+        self.__dict__.update(rules)
+        self.stopwords = frozenset(rules["stopwords"])
+        self.suffixes = tuple(rules["suffixes"])
 
 
 def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":
@@ -56,7 +65,7 @@ _UNSPACED_RUN = re.compile("([%s]+)" % "".join(
     "\\U%08x-\\U%08x" % (lo, hi) for lo, hi in _UNSPACED))
 
 
-def route_tokens(text: str) -> List[str]:
+def route_tokens(text: str, rules: RoutingRules) -> List[str]:
     """A text's words as the routing index holds them: lowercased, split at every character
     that is not a letter or a digit (as Rust's `char::is_alphanumeric` says), stopwords and
     lone Latin letters out, a final `s` dropped from words of four letters or more (not after
@@ -68,29 +77,24 @@ def route_tokens(text: str) -> List[str]:
             if k % 2:
                 out.extend([w] if len(w) == 1 else [w[j:j + 2] for j in range(len(w) - 1)])
                 continue
-            if not w or (len(w) == 1 and "a" <= w <= "z") or w in ROUTE_STOPWORDS:
+            if not w or (len(w) == 1 and "a" <= w <= "z") or w in rules.stopwords:
                 continue
             if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
                 w = w[:-1]
-            out.append(_suffix_stem(w))
+            out.append(_suffix_stem(w, rules.suffixes))
     return out
 
 
-# English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`).
-ROUTE_SUFFIXES = (
-    "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
-    "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
-    "able", "ibly", "ably", "ful", "e")
 _LOWER_ASCII = re.compile("[a-z]+")
 
 
-def _suffix_stem(w: str) -> str:
-    """The first suffix of ROUTE_SUFFIXES ending a word of five ASCII letters or more, taken off
+def _suffix_stem(w: str, suffixes: Tuple[str, ...]) -> str:
+    """The first of `suffixes` ending a word of five ASCII letters or more, taken off
     when a stem of three letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled
     final consonant other than l, s, z is undoubled."""
     if len(w) < 5 or not _LOWER_ASCII.fullmatch(w):
         return w
-    suffix = next((x for x in ROUTE_SUFFIXES if w.endswith(x)), None)
+    suffix = next((x for x in suffixes if w.endswith(x)), None)
     if suffix is None:
         return w
     rest = w[:-len(suffix)]

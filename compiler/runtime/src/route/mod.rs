@@ -23,7 +23,7 @@ pub use dense::{
 pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
-pub use settings::{hybrid_floor, RoutingSettings};
+pub use settings::{hybrid_floor, RoutingDefaults, RoutingRules, RoutingSettings};
 pub use small_talk::{raised_floor, small_talk_row, SMALL_TALK_SHARE};
 
 /// BM25's term-frequency saturation.

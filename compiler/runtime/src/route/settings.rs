@@ -93,6 +93,72 @@ pub fn hybrid_floor(n: usize) -> f64 {
 const HYBRID_FLOOR_BASE: f64 = 0.16;
 const HYBRID_FLOOR_SLOPE: f64 = 0.028;
 
+/// Routing's word lists and constants as the build writes them into the manifest
+/// (`routing_rules`, JSON; docs/artifact.md): the Python, TypeScript and Java runtimes read
+/// them from there instead of holding copies, so a rule changed here reaches every port with
+/// the next build. This crate's constants are the one source; it indexes the cards with them.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoutingRules {
+    /// Words left out of every text ([`super::STOPWORDS`]).
+    pub stopwords: &'static [&'static str],
+    /// English suffixes taken off, the first that fits ([`super::SUFFIXES`]).
+    pub suffixes: &'static [&'static str],
+    /// BM25's term-frequency saturation.
+    pub k1: f64,
+    /// BM25's length normalisation.
+    pub b: f64,
+    /// The factor of [`super::evidence_scale`].
+    pub evidence_factor: f64,
+    /// The most distinct known words of a message a route weighs ([`super::MAX_WORDS`]).
+    pub max_words: usize,
+    /// A hybrid score's lexical share ([`super::LEXICAL_SHARE`]).
+    pub lexical_share: f64,
+    /// The share of the small-talk margin a hybrid bar rises by ([`super::SMALL_TALK_SHARE`]).
+    pub small_talk_share: f64,
+    /// [`hybrid_floor`]: `base + slope · ln n`.
+    pub hybrid_floor_base: f64,
+    /// See `hybrid_floor_base`.
+    pub hybrid_floor_slope: f64,
+    /// The settings a workspace leaves unset ([`RoutingSettings::default`]; `hybrid_min_score`
+    /// has none: the floor above).
+    pub defaults: RoutingDefaults,
+}
+
+/// The default routing settings, as `routing_rules` writes them.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RoutingDefaults {
+    /// See [`RoutingSettings::top_k`].
+    pub top_k: usize,
+    /// See [`RoutingSettings::min_score`].
+    pub min_score: f64,
+    /// See [`RoutingSettings::confident`].
+    pub confident: f64,
+}
+
+impl RoutingRules {
+    /// The rules this runtime routes by, for the build to write.
+    pub fn built_in() -> RoutingRules {
+        let d = RoutingSettings::default();
+        RoutingRules {
+            stopwords: super::STOPWORDS,
+            suffixes: super::SUFFIXES,
+            k1: super::K1,
+            b: super::B,
+            evidence_factor: super::EVIDENCE_FACTOR,
+            max_words: super::MAX_WORDS,
+            lexical_share: super::LEXICAL_SHARE,
+            small_talk_share: super::SMALL_TALK_SHARE,
+            hybrid_floor_base: HYBRID_FLOOR_BASE,
+            hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
+            defaults: RoutingDefaults {
+                top_k: d.top_k,
+                min_score: d.min_score,
+                confident: d.confident,
+            },
+        }
+    }
+}
+
 impl Artifact {
     /// The routing settings of a client (`routing:` of its client.yaml, key by key over
     /// workspace.yaml's) or of the global bundle (`None`), defaults otherwise.

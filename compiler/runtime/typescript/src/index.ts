@@ -13,7 +13,7 @@ import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
 import { meaningOf } from "./meaning.js";
-import { route, type Route } from "./route.js";
+import { route, routeTokens, routingRules, type Route } from "./route.js";
 import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
 
@@ -24,7 +24,7 @@ export { removalWords } from "./answer.js";
 export type { Catalog, CatalogSkill, Format, Prompt, PromptSkill, Removed } from "./answer.js";
 export { ContextError, contextFromObject, contextFromPairs } from "./context.js";
 export type { Context } from "./context.js";
-export { routeTokens } from "./route.js";
+export { routeTokens, type RoutingRules } from "./route.js";
 export type { Candidate, Route } from "./route.js";
 export { fragmentSignals, joinFragment } from "./history.js";
 export type { Turn } from "./history.js";
@@ -153,6 +153,12 @@ export class Artifact {
     const vector = r.queryVector ?? meaningOf(snap)?.vector(routed ?? r.message);
     const answer = route(snap, bundle, r.consumer ?? null, ctx, routed ?? r.message, r.top, vector);
     return routed === undefined ? answer : withRoutedText(answer, r.message, routed);
+  }
+
+  /** A text's words as this artifact's routing index holds them (its manifest's
+   * `routing_rules`: stopwords, suffixes). */
+  routeTokens(text: string): string[] {
+    return routeTokens(text, routingRules(this.current()));
   }
 
   /** Closes the file's database. */

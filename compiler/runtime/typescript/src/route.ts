@@ -1,23 +1,40 @@
 // Routing a message to the skills of a catalog (docs/routing.md): the same words, scores and
 // order as the Rust runtime's `route` (compiler/runtime/src/route/); the parity runs compare
 // them on every request.
-import { RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
+import { ArtifactError, RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
 import { closest, denseOf, smallTalkOf } from "./dense.js";
 import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
-const K1 = 1.2;
-const B = 0.75;
-const MAX_WORDS = 64;
-/** A hybrid score's lexical share; the closest text's cosine has the rest. */
-const LEXICAL_SHARE = 0.5;
-/** The share of the small-talk margin a hybrid route's bar rises by (docs/routing.md). */
-const SMALL_TALK_SHARE = 0.5;
-const STOPWORDS = new Set(`a an and are as at be but by can could do does for from has have how i if in into is it its me
-  my no not of on or our so that the their them then there these they this to us was we what when
-  where which who why will with would you your au aux ce ces dans de des du en est et il je la le
-  les mes mon ne nous ou par pas pour que qui sur un une vous votre vos`.split(/\s+/));
+/** Routing's words and constants as the build wrote them (manifest `routing_rules`,
+ * docs/artifact.md), which this runtime holds no copy of: `lexical_share` is a hybrid score's
+ * share of words, `small_talk_share` the share of the small-talk margin a hybrid bar rises by,
+ * `defaults` the routing settings a workspace leaves unset. */
+export interface RoutingRules {
+  stopwords: ReadonlySet<string>;
+  suffixes: readonly string[];
+  k1: number; b: number; evidence_factor: number; max_words: number;
+  lexical_share: number; small_talk_share: number; hybrid_floor_base: number; hybrid_floor_slope: number;
+  defaults: { top_k: number; min_score: number; confident: number };
+}
+
+const rulesOf = new WeakMap<Snapshot, RoutingRules>();
+
+/** The artifact's routing rules, read once; an artifact built before the build wrote them
+ * cannot be routed. */
+export function routingRules(snap: Snapshot): RoutingRules {
+  const known = rulesOf.get(snap);
+  if (known) return known;
+  const text = snap.manifest.get("routing_rules");
+  if (text === undefined) {
+    throw new ArtifactError(`${snap.path} cannot be routed: its manifest has no \`routing_rules\` (it was built by a skillc older than this runtime); build it again`);
+  }
+  const read = JSON.parse(text);
+  const rules: RoutingRules = { ...read, stopwords: new Set(read.stopwords) };
+  rulesOf.set(snap, rules);
+  return rules;
+}
 
 /**
  * What separates words: any character outside Rust's `char::is_alphanumeric` (./wordChars.ts),
@@ -38,19 +55,12 @@ const UNSPACED: [number, number][] = [
 ];
 export const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
 
-/** English suffixes routing takes off (docs/routing.md; the Rust runtime's `SUFFIXES`). */
-export const SUFFIXES = [
-  "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
-  "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
-  "able", "ibly", "ably", "ful", "e",
-];
-
-/** The first suffix ending a word of five ASCII letters or more, taken off when a stem of three
+/** The first of `suffixes` ending a word of five ASCII letters or more, taken off when a stem of three
  * letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled final consonant other
  * than l, s, z is undoubled. */
-function suffixStem(w: string): string {
+function suffixStem(w: string, suffixes: readonly string[]): string {
   if (w.length < 5 || !/^[a-z]+$/.test(w)) return w;
-  const suffix = SUFFIXES.find((x) => w.endsWith(x));
+  const suffix = suffixes.find((x) => w.endsWith(x));
   if (suffix === undefined) return w;
   let rest = w.slice(0, w.length - suffix.length);
   if (rest.length < 3 || !/[aeiouy]/.test(rest)) return w;
@@ -62,7 +72,7 @@ function suffixStem(w: string): string {
 
 /** A text's words as the routing index holds them (see docs/routing.md): a run of an unspaced
  * script becomes its overlapping pairs of characters. */
-export function routeTokens(text: string): string[] {
+export function routeTokens(text: string, rules: RoutingRules): string[] {
   const out: string[] = [];
   for (const word of text.toLowerCase().split(NOT_WORD)) {
     const runs = /^[\x00-\x7f]*$/.test(word) ? [word] : word.split(UNSPACED_RUN);
@@ -74,10 +84,10 @@ export function routeTokens(text: string): string[] {
         return;
       }
       let w = run;
-      if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || STOPWORDS.has(w)) return;
+      if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || rules.stopwords.has(w)) return;
       const rest = w.slice(0, -1);
       if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
-      out.push(suffixStem(w));
+      out.push(suffixStem(w, rules.suffixes));
     });
   }
   return out;
@@ -117,7 +127,7 @@ interface RouteIndex {
 
 const indexes = new WeakMap<Bundle, RouteIndex>();
 
-function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
+function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
   const known = indexes.get(b);
   if (known) return known;
   const shown: [number, number][] = [];
@@ -151,34 +161,34 @@ function indexOf(snap: Snapshot, b: Bundle): RouteIndex {
     ix.docs.push([skill, len]);
   }
   ix.avg = Math.max(total / Math.max(ix.docs.length, 1), 1);
-  ix.lengthNorms = Float64Array.from(ix.docs, ([, len]) => K1 * (1 - B + (B * len) / ix.avg));
+  const { k1, b: lengthShare } = rules;
+  ix.lengthNorms = Float64Array.from(ix.docs, ([, len]) => k1 * (1 - lengthShare + (lengthShare * len) / ix.avg));
   indexes.set(b, ix);
   return ix;
 }
 
-/** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
- * 0.125 · m², m the weight of a word one skill holds. */
-export function evidenceScale(n: number): number {
+ * `evidence_factor` · m², m the weight of a word one skill holds. */
+export function evidenceScale(n: number, rules: RoutingRules): number {
   const m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-  return 0.125 * m * m;
+  return rules.evidence_factor * m * m;
 }
 
 /** The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md). */
-export function hybridFloor(n: number): number {
-  return Math.floor((0.16 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+export function hybridFloor(n: number, rules: RoutingRules): number {
+  return Math.floor((rules.hybrid_floor_base + rules.hybrid_floor_slope * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
 }
 
-/** A hybrid route's bar: `floor`, raised by half of how much closer the message is to small talk
- * (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals (docs/routing.md). */
-export function raisedFloor(floor: number, smallTalk: number, nearest: number): number {
-  return Math.floor((floor + SMALL_TALK_SHARE * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
+/** A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message is
+ * to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals. */
+export function raisedFloor(floor: number, smallTalk: number, nearest: number, rules: RoutingRules): number {
+  return Math.floor((floor + rules.small_talk_share * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
 }
 
-/** `routing:` of workspace.yaml with a client's own keys over it, defaults otherwise. */
+/** `routing:` of workspace.yaml with a client's own keys over it, the rules' defaults otherwise. */
 export function routingSettings(snap: Snapshot, client: string): { top_k: number; min_score: number; hybrid_min_score: number | null; confident: number } {
   const own = JSON.parse(snap.manifest.get("routing_clients") ?? "{}")[client] ?? {};
-  return { top_k: 5, min_score: 0.5, hybrid_min_score: null, confident: 0.95, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
+  return { hybrid_min_score: null, ...routingRules(snap).defaults, ...JSON.parse(snap.manifest.get("routing") ?? "{}"), ...own };
 }
 
 /** The query vector as every runtime uses it: checked against the artifact's model, rounded to 32-bit floats. */
@@ -196,14 +206,15 @@ function queryOf(snap: Snapshot, vector: number[]): Float32Array {
  * and vectors (`hybrid`) when `queryVector`, the message's embedding, is given. */
 export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: Context, message: string, top?: number, queryVector?: number[]): Route {
   const settings = routingSettings(snap, b.client);
+  const rules = routingRules(snap);
   // Catalog position (1-based) of each skill of the bundle; 0: not in this catalog.
   const position = new Int32Array(b.skills.length);
   catalogMembers(snap, b, consumer, ctx).forEach((i, n) => (position[i] = n + 1));
-  const ix = indexOf(snap, b);
+  const ix = indexOf(snap, b, rules);
   const query = queryVector === undefined ? undefined : queryOf(snap, queryVector);
   const words: [string, number][] = [];
-  for (const t of routeTokens(message)) {
-    if (words.length === MAX_WORDS) break;
+  for (const t of routeTokens(message, rules)) {
+    if (words.length === rules.max_words) break;
     const id = ix.ids.get(t);
     if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
   }
@@ -229,11 +240,11 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
         }
       }
     });
-    const scale = evidenceScale(n);
+    const scale = evidenceScale(n, rules);
     for (const doc of touched) lexical[doc] = Math.floor((raw[doc] / (raw[doc] + scale)) * 1e6 + 0.5) / 1e6;
   }
   const scored: [number, number, number[]][] = [];
-  let floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length);
+  let floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length, rules);
   const keep = (doc: number, s: number) => {
     if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
   };
@@ -246,9 +257,9 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     const similarity = closest(query, dense);
     const talk = settings.hybrid_min_score == null ? smallTalkOf(snap) : null;
     // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-    if (talk !== null) floor = raisedFloor(floor, closest(query, talk)[0], similarity.reduce((a, x) => Math.max(a, x), 0));
+    if (talk !== null) floor = raisedFloor(floor, closest(query, talk)[0], similarity.reduce((a, x) => Math.max(a, x), 0), rules);
     similarity.forEach((best, doc) => {
-      const fused = Math.floor((LEXICAL_SHARE * lexical[doc] + (1 - LEXICAL_SHARE) * best) * 1e6 + 0.5) / 1e6;
+      const fused = Math.floor((rules.lexical_share * lexical[doc] + (1 - rules.lexical_share) * best) * 1e6 + 0.5) / 1e6;
       if (fused > 0) keep(doc, fused);
     });
   }

@@ -3,9 +3,63 @@
 // split and lowercase as Rust does, whatever Unicode version the platform has.
 
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, before, test } from "node:test";
 
-import { routeTokens } from "../dist/index.js";
+import { Artifact, ArtifactError } from "../dist/index.js";
+
+const root = resolve(import.meta.dirname, "../../../..");
+const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
+let dir, sample, artifact;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "skillc-ts-words-"));
+  sample = join(dir, "sample.db");
+  execFileSync(skillc, ["build", join(root, "skills"), "-o", sample], { stdio: "ignore" });
+  artifact = await Artifact.open(sample);
+});
+
+after(() => {
+  artifact.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// The stopwords and suffixes are the artifact's (manifest `routing_rules`).
+const routeTokens = (text) => artifact.routeTokens(text);
+
+/** A copy of the sample artifact with its manifest edited by `sql`. */
+async function edited(name, sql, params) {
+  const SQL = await createRequire(import.meta.url)("sql.js")();
+  const db = new SQL.Database(readFileSync(sample));
+  db.run(sql, params);
+  const path = join(dir, name);
+  writeFileSync(path, db.export());
+  db.close();
+  return Artifact.open(path);
+}
+
+test("routing's words and constants are the artifact's, not copies of the runtime's", async () => {
+  assert.deepEqual(artifact.route({ message: "greetings and hello" }).candidates[0].matched, ["greet"]);
+  const rules = JSON.parse(artifact.manifest("routing_rules"));
+  rules.stopwords.push("greetings");
+  rules.defaults.top_k = 0;
+  const a = await edited("rules.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", [JSON.stringify(rules)]);
+  assert.deepEqual(a.routeTokens("greetings there"), []);
+  assert.deepEqual(a.route({ message: "greetings and hello" }).candidates, []);
+  assert.ok(a.route({ message: "greetings and hello", top: 5 }).candidates.every((c) => c.matched.length === 0));
+  a.close();
+});
+
+test("an artifact without routing rules is refused by route only", async () => {
+  const a = await edited("old.db", "DELETE FROM manifest WHERE key = 'routing_rules'", []);
+  assert.ok(a.catalog({ format: "json" }).skills.length > 0);
+  assert.throws(() => a.route({ message: "hello" }), (e) => e instanceof ArtifactError && /no `routing_rules`.*build it again/.test(e.message));
+  a.close();
+});
 
 test("words of every script are the Rust runtime's", () => {
   assert.deepEqual(routeTokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"]);

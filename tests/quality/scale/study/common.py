@@ -25,7 +25,7 @@ SET = Path(os.environ.get("SCALE_DIR", SCALE)) / f"{SET_NAME}.tsv"
 SKILLC = os.environ.get("SKILLC", "/work/main/target/debug/skillc")
 CACHE = Path(os.environ.get("STUDY_CACHE", "/tmp/skillc-study"))
 sys.path.insert(0, str(REPO / "compiler/runtime/python"))
-from skillc_runtime import Artifact, route_tokens, _MAX_WORDS  # noqa: E402
+from skillc_runtime import Artifact, route_tokens  # noqa: E402
 
 # Blocks of the set, in file order (its header says so): short-to-medium, 44 long, 10
 # misspelled, 22 in other languages, then the 40 that need no skill.
@@ -81,6 +81,7 @@ class Lexical:
         ids, postings, docs, norms, holds = a._route_index(b)
         self.names = [b["skills"][i]["name"] for i, _ in docs]
         self.ids = ids
+        self.rules = a.routing_rules()
         n = len(docs)
         self.n = n
         self.idf = np.array([math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5)) for p in postings])
@@ -97,8 +98,8 @@ class Lexical:
 
     def words(self, message):
         out = []
-        for t in route_tokens(message):
-            if len(out) == _MAX_WORDS:
+        for t in route_tokens(message, self.rules):
+            if len(out) == self.rules.max_words:
                 break
             if t in self.ids and self.ids[t] not in out:
                 out.append(self.ids[t])

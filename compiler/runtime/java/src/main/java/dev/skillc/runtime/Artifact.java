@@ -213,6 +213,11 @@ public final class Artifact implements AutoCloseable {
         return route(r, routed, top, queryVector).joined(message, routed);
     }
 
+    /** A text's words as this artifact's routing index holds them (its manifest's {@code routing_rules}). */
+    public synchronized List<String> routeTokens(String text) {
+        return Router.tokens(text, Router.Rules.of(current()));
+    }
+
     /** Closes the file. */
     @Override
     public synchronized void close() {

@@ -18,19 +18,38 @@ import java.util.TreeSet;
  * compares them on every request.
  */
 final class Router {
-    private static final double K1 = 1.2;
-    private static final double B = 0.75;
-    private static final int MAX_WORDS = 64;
-    /** A hybrid score's lexical share; the closest text's cosine has the rest. */
-    private static final double LEXICAL_SHARE = 0.5;
-    /** The share of the small-talk margin a hybrid route's bar rises by (docs/routing.md, "Small talk"). */
-    private static final double SMALL_TALK_SHARE = 0.5;
-    private static final Set<String> STOPWORDS = Set.of(("a an and are as at be but by can could do does for from has "
-        + "have how i if in into is it its me my no not of on or our so that the their them then there these they this "
-        + "to us was we what when where which who why will with would you your au aux ce ces dans de des du en est et "
-        + "il je la le les mes mon ne nous ou par pas pour que qui sur un une vous votre vos").split(" "));
-
     private Router() {}
+
+    /**
+     * Routing's words and constants as the build wrote them (manifest {@code routing_rules},
+     * docs/artifact.md): this runtime holds no copy of them. {@code num} reads a constant
+     * ({@code k1}, {@code lexical_share}, ...); {@code defaults} are the settings a workspace leaves unset.
+     */
+    record Rules(Set<String> stopwords, List<String> suffixes, Map<String, Object> all) {
+        double num(String key) {
+            return number(all.get(key), 0);
+        }
+
+        /** The artifact's rules; an artifact built before the build wrote them cannot be routed. */
+        @SuppressWarnings("unchecked")
+        static Rules of(Snapshot snap) {
+            if (snap.routingRules != null) return snap.routingRules;
+            String text = snap.manifest.get("routing_rules");
+            if (text == null) {
+                throw new ArtifactException(snap.path + " cannot be routed: its manifest has no `routing_rules` (it "
+                    + "was built by a skillc older than this runtime); build it again");
+            }
+            Map<String, Object> r = Json.object(text);
+            snap.routingRules = new Rules(Set.copyOf((List<String>) r.get("stopwords")),
+                List.copyOf((List<String>) r.get("suffixes")), r);
+            return snap.routingRules;
+        }
+
+        @SuppressWarnings("unchecked")
+        Map<String, Object> defaults() {
+            return (Map<String, Object>) all.get("defaults");
+        }
+    }
 
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
     record Index(Map<String, Integer> ids, List<List<long[]>> postings, List<long[]> docs, double avg) {}
@@ -112,7 +131,7 @@ final class Router {
      * from words of four letters or more (not after {@code s}, {@code u} or {@code i}); a run of
      * an unspaced script becomes its pairs of characters.
      */
-    static List<String> tokens(String text) {
+    static List<String> tokens(String text, Rules rules) {
         List<String> out = new ArrayList<>();
         String lower = lowercase(text);
         int i = 0;
@@ -131,7 +150,7 @@ final class Router {
                 while (end < word.length() && unspaced(word.codePointAt(end)) != spaced) {
                     end += Character.charCount(word.codePointAt(end));
                 }
-                if (spaced) spacedWord(word.substring(at, end), out);
+                if (spaced) spacedWord(word.substring(at, end), rules, out);
                 else pairs(word.substring(at, end), out);
                 at = end;
             }
@@ -140,30 +159,24 @@ final class Router {
     }
 
     /** A spaced word: stopwords and lone Latin letters out, a final {@code s} dropped. */
-    private static void spacedWord(String w, List<String> out) {
-        if ((w.length() == 1 && w.charAt(0) >= 'a' && w.charAt(0) <= 'z') || STOPWORDS.contains(w)) return;
+    private static void spacedWord(String w, Rules rules, List<String> out) {
+        if ((w.length() == 1 && w.charAt(0) >= 'a' && w.charAt(0) <= 'z') || rules.stopwords().contains(w)) return;
         if (w.codePointCount(0, w.length()) >= 4 && w.endsWith("s")) {
             String rest = w.substring(0, w.length() - 1);
             if (!rest.endsWith("s") && !rest.endsWith("u") && !rest.endsWith("i")) w = rest;
         }
-        out.add(suffixStem(w));
+        out.add(suffixStem(w, rules.suffixes()));
     }
 
-    /** English suffixes routing takes off (docs/routing.md; the Rust runtime's {@code SUFFIXES}). */
-    static final List<String> SUFFIXES = List.of(
-        "izations", "ization", "ations", "ation", "ements", "ement", "ments", "ment", "ings", "ing",
-        "ied", "ies", "ed", "ers", "er", "ness", "ities", "ity", "ives", "ive", "ions", "ion",
-        "able", "ibly", "ably", "ful", "e");
-
     /**
-     * The first suffix ending a word of five ASCII letters or more, taken off when a stem of three
+     * The first of {@code suffixes} ending a word of five ASCII letters or more, taken off when a stem of three
      * letters or more with a vowel stays; {@code ied}/{@code ies} become {@code y}; a doubled final
      * consonant other than l, s, z is undoubled.
      */
-    private static String suffixStem(String w) {
+    private static String suffixStem(String w, List<String> suffixes) {
         if (w.length() < 5 || !w.chars().allMatch(c -> c >= 'a' && c <= 'z')) return w;
         String suffix = null;
-        for (String x : SUFFIXES) {
+        for (String x : suffixes) {
             if (w.endsWith(x)) {
                 suffix = x;
                 break;
@@ -305,19 +318,16 @@ final class Router {
 
     /**
      * The matched idf mass at which a skill scores 0.5 in a catalog of {@code n} skills
-     * (docs/routing.md): 0.125 · m², m the weight of a word one skill holds.
+     * (docs/routing.md): {@code evidence_factor} · m², m the weight of a word one skill holds.
      */
-    static double evidenceScale(double n) {
+    static double evidenceScale(double n, Rules rules) {
         double m = Math.max(Math.log(1 + (n - 0.5) / 1.5), 0);
-        return 0.125 * m * m;
+        return rules.num("evidence_factor") * m * m;
     }
 
-    /** {@code routing:} of workspace.yaml with a client's own keys over it, defaults otherwise. */
+    /** {@code routing:} of workspace.yaml with a client's own keys over it, the rules' defaults otherwise. */
     static Map<String, Object> settings(Snapshot snap, String client) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("top_k", 5L);
-        out.put("min_score", 0.5);
-        out.put("confident", 0.95);
+        Map<String, Object> out = new LinkedHashMap<>(Rules.of(snap).defaults());
         out.putAll(Json.object(snap.manifest.get("routing")));
         if (Json.object(snap.manifest.getOrDefault("routing_clients", "{}")).get(client) instanceof Map<?, ?> own) {
             own.forEach((k, v) -> out.put(String.valueOf(k), v));
@@ -326,16 +336,17 @@ final class Router {
     }
 
     /** The hybrid cut of a catalog of {@code n} skills when the settings give none (docs/routing.md). */
-    static double hybridFloor(int n) {
-        return Math.floor((0.16 + 0.028 * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
+    static double hybridFloor(int n, Rules rules) {
+        double floor = rules.num("hybrid_floor_base") + rules.num("hybrid_floor_slope") * Math.log(Math.max(n, 1));
+        return Math.floor(floor * 1e6 + 0.5) / 1e6;
     }
 
     /**
-     * A hybrid route's bar: {@code floor}, raised by half of how much closer the message is to
-     * small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals.
+     * A hybrid route's bar: {@code floor}, raised by {@code small_talk_share} of how much closer the
+     * message is to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals.
      */
-    static double raisedFloor(double floor, double smallTalk, double nearest) {
-        return Math.floor((floor + SMALL_TALK_SHARE * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
+    static double raisedFloor(double floor, double smallTalk, double nearest, Rules rules) {
+        return Math.floor((floor + rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
     }
 
     private static double number(Object v, double otherwise) {
@@ -380,14 +391,15 @@ final class Router {
     static Route route(Snapshot snap, Bundle b, String consumer, Context ctx, String message, Integer top,
                        float[] queryVector) {
         Map<String, Object> settings = b.routing != null ? b.routing : (b.routing = settings(snap, b.client));
+        Rules rules = Rules.of(snap);
         Map<Integer, Integer> position = positions(snap, b, consumer, ctx);
         Index ix = indexOf(snap, b);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
         double[] query = queryVector == null ? ownQuery(snap, message) : query(snap, queryVector);
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
-        for (String t : tokens(message)) {
-            if (words.size() == MAX_WORDS) break;
+        for (String t : tokens(message, rules)) {
+            if (words.size() == (int) rules.num("max_words")) break;
             Integer id = ix.ids().get(t);
             if (id != null && !wordIds.contains(id)) {
                 words.add(t);
@@ -402,7 +414,9 @@ final class Router {
         if (!words.isEmpty()) {
             double n = docs;
             double[] idf = new double[words.size()];
-            double scale = evidenceScale(n);
+            double scale = evidenceScale(n, rules);
+            double k1 = rules.num("k1");
+            double lengthShare = rules.num("b");
             for (int k = 0; k < words.size(); k++) {
                 int df = ix.postings().get(wordIds.get(k)).size();
                 idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -412,7 +426,7 @@ final class Router {
                 for (long[] p : ix.postings().get(wordIds.get(k))) {
                     int doc = (int) p[0];
                     double tf = p[1];
-                    double norm = K1 * (1 - B + B * ix.docs().get(doc)[1] / ix.avg());
+                    double norm = k1 * (1 - lengthShare + lengthShare * ix.docs().get(doc)[1] / ix.avg());
                     raw[doc] += idf[k] * tf / (tf + norm);
                     has[doc] = true;
                     held.computeIfAbsent(doc, d -> new ArrayList<>()).add(k);
@@ -423,7 +437,7 @@ final class Router {
             }
         }
         double minScore = query == null ? number(settings.get("min_score"), 0.5)
-            : number(settings.get("hybrid_min_score"), hybridFloor(docs));
+            : number(settings.get("hybrid_min_score"), hybridFloor(docs, rules));
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
             double[] best = denseOf(snap, b, ix).best(query);
@@ -432,10 +446,11 @@ final class Router {
                 // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
                 double nearest = 0;
                 for (double x : best) nearest = Math.max(nearest, x);
-                minScore = raisedFloor(minScore, talk.best(query)[0], nearest);
+                minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules);
             }
             for (int doc = 0; doc < docs; doc++) {
-                double fused = Math.floor((LEXICAL_SHARE * score[doc] + (1 - LEXICAL_SHARE) * best[doc]) * 1e6 + 0.5) / 1e6;
+                double share = rules.num("lexical_share");
+                double fused = Math.floor((share * score[doc] + (1 - share) * best[doc]) * 1e6 + 0.5) / 1e6;
                 score[doc] = fused;
                 has[doc] = fused > 0;
             }

@@ -50,6 +50,8 @@ final class Snapshot implements AutoCloseable {
     private final Map<List<String>, BundleRow> found = new HashMap<>();
     private Map<Long, Source> sources;
     private Map<String, Object> plugins;
+    /** The manifest's {@code routing_rules}, read on the first route ({@link Router.Rules#of}). */
+    Router.Rules routingRules;
     private Map<String, Object> external;
     /** The meaning table of the embedding model, once read ({@link #meaning()}); read says whether it was. */
     private Meaning meaning;

@@ -1,8 +1,21 @@
 package dev.skillc.runtime;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
@@ -11,22 +24,101 @@ import org.junit.Test;
  * final-sigma rule and its JDK's Unicode version must not show.
  */
 public class WordsTest {
+    private static final Path ROOT = Path.of(System.getProperty("user.dir")).resolve("../../..").normalize();
+    private static Path dir;
+    private static Path sample;
+    private static Artifact artifact;
+
+    @BeforeClass
+    public static void build() throws Exception {
+        String skillc = System.getenv().getOrDefault("SKILLC", ROOT.resolve("target/debug/skillc").toString());
+        dir = Files.createTempDirectory("skillc-java-words-");
+        sample = dir.resolve("sample.db");
+        Process p = new ProcessBuilder(skillc, "build", ROOT.resolve("skills").toString(), "-o", sample.toString())
+            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        assertEquals(0, p.waitFor());
+        artifact = Artifact.open(sample);
+    }
+
+    @AfterClass
+    public static void clean() throws Exception {
+        artifact.close();
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) Files.delete(f);
+        }
+    }
+
+    /** The stopwords and suffixes are the artifact's (manifest {@code routing_rules}). */
+    private static List<String> tokens(String text) {
+        return artifact.routeTokens(text);
+    }
+
+    /** A copy of the sample artifact with its manifest edited by {@code sql}. */
+    private static Artifact edited(String name, String sql, String... args) throws Exception {
+        Path path = dir.resolve(name);
+        Files.copy(sample, path);
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + path);
+             PreparedStatement st = db.prepareStatement(sql)) {
+            for (int k = 0; k < args.length; k++) st.setString(k + 1, args[k]);
+            st.executeUpdate();
+        }
+        return Artifact.open(path);
+    }
+
+    @Test
+    public void routingsWordsAndConstantsAreTheArtifacts() throws Exception {
+        assertEquals(List.of("greet"), artifact.route(Request.global(), "greetings and hello").candidates().get(0).matched());
+        Map<String, Object> rules = Json.object(Snapshot.str(artifactManifest("routing_rules")));
+        @SuppressWarnings("unchecked")
+        List<Object> stop = (List<Object>) rules.get("stopwords");
+        stop.add("greetings");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> defaults = (Map<String, Object>) rules.get("defaults");
+        defaults.put("top_k", 0L);
+        try (Artifact a = edited("rules.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", Json.compact(rules))) {
+            assertEquals(List.of(), a.routeTokens("greetings there"));
+            assertEquals(List.of(), a.route(Request.global(), "greetings and hello").candidates());
+            for (Route.Candidate c : a.route(Request.global(), "greetings and hello", 5, null).candidates()) {
+                assertTrue(c.matched().isEmpty());
+            }
+        }
+    }
+
+    private static Object artifactManifest(String key) throws Exception {
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + sample);
+             PreparedStatement st = db.prepareStatement("SELECT value FROM manifest WHERE key = ?")) {
+            st.setString(1, key);
+            var rs = st.executeQuery();
+            assertTrue(rs.next());
+            return rs.getString(1);
+        }
+    }
+
+    @Test
+    public void anArtifactWithoutRoutingRulesIsRefusedByRouteOnly() throws Exception {
+        try (Artifact a = edited("old.db", "DELETE FROM manifest WHERE key = 'routing_rules'")) {
+            assertFalse(a.catalog(Request.global()).text().isEmpty());
+            ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), "hello"));
+            assertTrue(e.getMessage(), e.getMessage().matches("(?s).*no `routing_rules`.*build it again"));
+        }
+    }
+
     @Test
     public void wordsOfEveryScriptAreTheRustRuntimes() {
-        assertEquals(List.of("नमस", "ते", "दुनिया"), Router.tokens("नमस्ते दुनिया"));
-        assertEquals(List.of("ασ", "β", "οδος"), Router.tokens("ΑΣ..Β ΟΔΟΣ"));
-        assertEquals(List.of("x\u0363y", "ⓐⓑ", "½", "١٢٣"), Router.tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"));
-        assertEquals(List.of("café", "te", "stanbul"), Router.tokens("café e\u0301te İstanbul"));
+        assertEquals(List.of("नमस", "ते", "दुनिया"), tokens("नमस्ते दुनिया"));
+        assertEquals(List.of("ασ", "β", "οδος"), tokens("ΑΣ..Β ΟΔΟΣ"));
+        assertEquals(List.of("x\u0363y", "ⓐⓑ", "½", "١٢٣"), tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"));
+        assertEquals(List.of("café", "te", "stanbul"), tokens("café e\u0301te İstanbul"));
         // English suffixes, for words of ASCII letters only.
-        assertEquals(List.of("deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"), Router.tokens("Deploying deployed deployments running called carefully mp3ing café"));
-        assertEquals(List.of("much", "pric", "pric", "uk"), Router.tokens("How much are the Prices of pricing-uk?"));
-        assertEquals(List.of("being", "tun", "study", "ipv6ing", "größer", "add", "plan"), Router.tokens("being tuned studied ipv6ing größer added planning"));
+        assertEquals(List.of("deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"), tokens("Deploying deployed deployments running called carefully mp3ing café"));
+        assertEquals(List.of("much", "pric", "pric", "uk"), tokens("How much are the Prices of pricing-uk?"));
+        assertEquals(List.of("being", "tun", "study", "ipv6ing", "größer", "add", "plan"), tokens("being tuned studied ipv6ing größer added planning"));
         // Scripts without spaces: pairs of characters (the Rust runtime's
         // runs_of_unspaced_scripts_become_pairs_of_characters).
-        assertEquals(List.of("価格", "格表"), Router.tokens("価格表"));
-        assertEquals(List.of("pdf", "の変", "変換", "と", "pric"), Router.tokens("PDFの変換 と Prices"));
-        assertEquals(List.of("รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"), Router.tokens("ราคาแพ็กเกจ"));
-        assertEquals(List.of("テス", "スト", "ト駆", "駆動"), Router.tokens("テスト駆動"));
-        assertEquals(List.of("𠀋𠀌"), Router.tokens("𠀋𠀌 x"));
+        assertEquals(List.of("価格", "格表"), tokens("価格表"));
+        assertEquals(List.of("pdf", "の変", "変換", "と", "pric"), tokens("PDFの変換 と Prices"));
+        assertEquals(List.of("รา", "าค", "คา", "าแ", "แพ", "พ\u0e47", "\u0e47ก", "กเ", "เก", "กจ"), tokens("ราคาแพ็กเกจ"));
+        assertEquals(List.of("テス", "スト", "ト駆", "駆動"), tokens("テスト駆動"));
+        assertEquals(List.of("𠀋𠀌"), tokens("𠀋𠀌 x"));
     }
 }
