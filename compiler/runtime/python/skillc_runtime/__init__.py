@@ -221,7 +221,7 @@ class Artifact:
         self.db.close()
         lock = self._lock
         # What was read of the old file's manifest goes with it.
-        for kept in ("_plugins", "_external", "_meaning_table"):
+        for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors"):
             self.__dict__.pop(kept, None)
         self.__dict__.update(fresh.__dict__)
         self._lock = lock
@@ -640,6 +640,14 @@ class Artifact:
             self._small_talk_vectors = packed
         return self._small_talk_vectors
 
+    def _summaries(self, b):
+        """Each skill's summary vector (its first: name, description, `when_to_use`), packed
+        as one document each: what the small-talk bar measures a message against."""
+        if "summaries" not in b:
+            dims = int(self.manifest.get("embedding_dims", "0"))
+            b["summaries"] = _meaning.Packed([[vs[0]] for vs in self._dense_index(b) if vs], dims)
+        return b["summaries"]
+
     def _dense_index(self, b):
         """Per document of the route index: its vectors (summary, then each trigger example)
         with their norms."""
@@ -770,7 +778,8 @@ class Artifact:
             talk = self._small_talk() if settings["hybrid_min_score"] is None else None
             if talk is not None and q_norm != 0.0:
                 # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-                floor = raised_floor(floor, talk.closest(query, q_norm)[0], max(closest, default=0.0), rules)
+                nearest = max(self._summaries(b).closest(query, q_norm), default=0.0)
+                floor = raised_floor(floor, talk.closest(query, q_norm)[0], nearest, rules)
             for doc, best in enumerate(closest):
                 fused = rules.lexical_share * lexical[doc] + (1.0 - rules.lexical_share) * best
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6

@@ -141,9 +141,9 @@ export function smallTalkOf(snap: Snapshot): Dense | null {
   return talk;
 }
 
-/** Per document of `dense`, the cosine of its closest vector to the query (0 at worst). */
-export function closest(query: ArrayLike<number>, dense: Dense): Float64Array {
-  const similarity = cosines(query, dense);
+/** Per document of `dense`, the cosine of its closest vector to the query (0 at worst), from
+ * each vector's cosine (`cosines`). */
+export function closest(similarity: Float64Array, dense: Dense): Float64Array {
   return Float64Array.from(dense.docs, (vectors) => {
     let best = 0;
     for (const v of vectors) best = Math.max(best, similarity[v]);

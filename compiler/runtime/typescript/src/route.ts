@@ -3,7 +3,7 @@
 // them on every request.
 import { ArtifactError, RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
-import { closest, denseOf, smallTalkOf } from "./dense.js";
+import { closest, cosines, denseOf, smallTalkOf } from "./dense.js";
 import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
@@ -254,10 +254,15 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown
     // skill, in the index's order (the Rust runtime's).
     const dense = denseOf(snap, b, ix.docs);
-    const similarity = closest(query, dense);
+    const cos = cosines(query, dense);
+    const similarity = closest(cos, dense);
     const talk = settings.hybrid_min_score == null ? smallTalkOf(snap) : null;
-    // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-    if (talk !== null) floor = raisedFloor(floor, closest(query, talk)[0], similarity.reduce((a, x) => Math.max(a, x), 0), rules);
+    // Nearer small talk than any skill's summary (its first vector): the bar rises
+    // (docs/routing.md, "Small talk").
+    if (talk !== null) {
+      const nearest = dense.docs.reduce((a, vectors) => vectors.length ? Math.max(a, cos[vectors[0]]) : a, 0);
+      floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules);
+    }
     similarity.forEach((best, doc) => {
       const fused = Math.floor((rules.lexical_share * lexical[doc] + (1 - rules.lexical_share) * best) * 1e6 + 0.5) / 1e6;
       if (fused > 0) keep(doc, fused);

@@ -114,6 +114,27 @@ final class Dense {
         return best;
     }
 
+    /**
+     * The largest cosine of the query with each document's first vector (a skill's summary: what
+     * the small-talk bar measures, docs/routing.md), 0 at worst.
+     */
+    double nearestFirst(double[] q) {
+        double qNorm = norm(q);
+        double best = 0;
+        if (qNorm == 0) return best;
+        int[] qi = wholeQuery(q);
+        for (int d = 0; d + 1 < first.length; d++) {
+            int k = first[d];
+            if (k == first[d + 1] || norms[k] == 0 || q.length != (whole != null ? dims : vectors[k].length)) continue;
+            double c;
+            if (qi != null) c = dotWhole(qi, k) / (qNorm * norms[k]);
+            else if (whole != null) c = dot(q, k) / (qNorm * norms[k]);
+            else c = dot(q, vectors[k]) / (qNorm * norms[k]);
+            best = Math.max(best, c);
+        }
+        return best;
+    }
+
     private static double dot(double[] q, double[] v) {
         double total = 0;
         for (int i = 0; i < q.length; i++) total += q[i] * v[i];

@@ -444,8 +444,8 @@ final class Router {
             Dense talk = settings.get("hybrid_min_score") instanceof Number ? null : snap.smallTalk();
             if (talk != null) {
                 // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-                double nearest = 0;
-                for (double x : best) nearest = Math.max(nearest, x);
+                // Measured against each skill's summary (its first vector).
+                double nearest = denseOf(snap, b, ix).nearestFirst(query);
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules);
             }
             for (int doc = 0; doc < docs; doc++) {
