@@ -70,11 +70,6 @@ impl Batches<'_> {
         self.batches.len()
     }
 
-    /// Whether there is no batch (never: see [`plan`]).
-    pub fn is_empty(&self) -> bool {
-        self.batches.is_empty()
-    }
-
     /// Whether a workspace file belongs to batch `k`'s load and is one of its own: a file of
     /// one of its clients, or for the first batch a file outside every client folder.
     pub fn owns(&self, k: usize, rel: &str) -> bool {
