@@ -11,6 +11,8 @@
 //! Below them all, [`diagnostic`] and [`digest`]. Problems in the user's files are
 //! [`Diagnostic`] values; failures of the environment are error types of each phase.
 
+#![warn(unreachable_pub)]
+
 // The API: what the studio, the benchmark and other callers use.
 pub mod cases;
 pub mod command;

@@ -130,7 +130,7 @@ pub fn figures<'a>(
 }
 
 /// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`.
-pub fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
+pub(super) fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
     format!(
         "recall@1 {:.3} · recall@{k} {:.3} · MRR {:.3} · false fire {}",
         f.recall_at_1,

@@ -1,13 +1,13 @@
 //! `skillc build`: check → resolve every bundle → render → write the artifact.
 
-pub mod artifact;
+pub(crate) mod artifact;
 mod batched;
 mod budget;
 mod bundles;
 mod census;
-pub mod embed;
+pub(crate) mod embed;
 mod entries;
-pub mod incremental;
+pub(crate) mod incremental;
 mod inputs;
 mod progress;
 mod rows;
@@ -29,8 +29,9 @@ use crate::resolve::{self, EntryKey};
 use artifact::Data;
 use inputs::input_hash;
 use progress::{progress, Meter};
+pub(crate) use session::Caches;
+pub use session::Session;
 use session::{already_written, bundles_as_before, remember, Done};
-pub use session::{Caches, Session};
 
 /// A progress callback: (phase, done, total).
 pub type Progress = dyn Fn(&str, usize, usize) + Sync;
@@ -219,7 +220,7 @@ fn run(
 
 /// Most worker threads a build starts: past a few per core, threads only cost (20,000 took a
 /// minute to start and stop for a build of a quarter of a second). 64, or the cores if more.
-pub fn max_jobs() -> usize {
+pub(crate) fn max_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.max(64)
 }
@@ -455,7 +456,7 @@ pub fn compile(
 /// What the phases that read the workspace make: everything the rest is made from, owned
 /// (nothing borrows the workspace), so a one-shot build frees the workspace before the
 /// budgets and the tables.
-pub struct Drawn {
+pub(crate) struct Drawn {
     warnings: Vec<Diagnostic>,
     renderer: Renderer,
     /// The workspace's tiers (their catalog budgets).
@@ -479,7 +480,7 @@ pub struct Drawn {
 }
 
 /// What the phases make: [`Drawn`] and the catalog budgets fitted to it.
-pub struct Shaped {
+pub(crate) struct Shaped {
     drawn: Drawn,
     card_fragments: Vec<budget::Fragments>,
     card_texts: budget::CardTextMemo,
@@ -491,7 +492,7 @@ pub struct Shaped {
 /// same workspace) what the changes cannot have touched, and counting tokens and compressing
 /// assets through `caches`. A row of phases, each a function over the plain data of the ones
 /// before it.
-pub fn run_phases(
+pub(crate) fn run_phases(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
@@ -555,7 +556,7 @@ pub fn run_phases(
 
 /// Fits every catalog to its tier's budget (taking the card texts of `previous` when the
 /// build took from it); a session keeps the card texts for the next build.
-pub fn fit(
+pub(crate) fn fit(
     drawn: Drawn,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
@@ -597,7 +598,7 @@ pub fn fit(
 /// Lays out the artifact's tables from what [`run_phases`] and [`fit`] made, taking the bundle
 /// tables when they are known to be `bundles_before`; in a session, also returns what the
 /// next build may take.
-pub fn lay_out(
+pub(crate) fn lay_out(
     s: Shaped,
     options: &BuildOptions<'_>,
     release: &Option<String>,

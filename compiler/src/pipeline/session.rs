@@ -62,7 +62,7 @@ impl Session {
 /// What a build's phases count and compress through: a session's, kept from build to build,
 /// or a one-shot build's own (the default is a session's).
 #[derive(Debug)]
-pub struct Caches {
+pub(crate) struct Caches {
     /// Token counts by text.
     pub(super) tokens: Arc<render::tokens::Counts>,
     /// Assets compressed before, by content hash; a one-shot build compresses each asset once
@@ -72,7 +72,7 @@ pub struct Caches {
 
 impl Caches {
     /// A one-shot build's: token counts only, dropped with the build.
-    pub fn one_shot() -> Caches {
+    pub(crate) fn one_shot() -> Caches {
         Caches {
             tokens: Default::default(),
             encoded: None,

@@ -50,14 +50,14 @@ impl Slots {
 
 /// One copy of each name and entry key across the bundles it is used for.
 #[derive(Debug, Default)]
-pub struct Interner {
+pub(crate) struct Interner {
     names: FxHashSet<Arc<str>>,
     keys: FxHashSet<Arc<EntryKey>>,
 }
 
 impl Interner {
     /// `map` as slots, its names and keys shared with the ones interned before.
-    pub fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
+    pub(crate) fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
         let slots = map
             .into_iter()
             .map(|(q, slot)| {

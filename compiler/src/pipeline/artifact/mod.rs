@@ -22,7 +22,7 @@ use insert::{
     insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
     NumberedVectors, VectorRows,
 };
-pub use stage::Stage;
+pub(crate) use stage::Stage;
 
 /// Failures writing the artifact.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,7 @@ pub enum Error {
 }
 
 /// The entry rows, laid out as they are written.
-pub type EntryRows = Box<dyn ExactSizeIterator<Item = LaidEntry> + Send>;
+pub(crate) type EntryRows = Box<dyn ExactSizeIterator<Item = LaidEntry> + Send>;
 
 /// An entry's row as the writer reads it: the row rendering made (moved out of the rendered
 /// entry, or read where a session's memo keeps it) with the card and sort key the layout
@@ -286,7 +286,7 @@ pub(super) fn insert_blob(
 /// studio) rebuilds with mostly the same assets, and a collection's scripts and images can be
 /// large. (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
 #[derive(Debug, Default)]
-pub struct EncodedAssets {
+pub(crate) struct EncodedAssets {
     /// Bytes held, and each blob by content hash.
     held: std::sync::Mutex<(usize, BTreeMap<String, Arc<Blob>>)>,
 }
@@ -296,7 +296,7 @@ const ENCODED_LIMIT: usize = 256 << 20;
 
 impl EncodedAssets {
     /// [`Blob::encode`] of `data`, or the blob encoded before for its content `hash`.
-    pub fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
+    pub(crate) fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
         if let Some(blob) = self.held.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
             return blob;
         }
