@@ -19,10 +19,10 @@ pub struct Labelled {
     pub expected: Option<String>,
     /// With no `expected`: the skills it must not reach (a case's `routes_not_to` alone, a
     /// trigger set's `should_trigger: false`); empty: it must reach none at all.
-    pub avoid: Vec<String>,
+    pub(crate) avoid: Vec<String>,
     /// A trigger example's own skill (an index into the bundle's skills), left out while the
     /// example is routed.
-    pub example_of: Option<usize>,
+    pub(crate) example_of: Option<usize>,
     /// The case's consumer.
     pub consumer: Option<String>,
     /// The case's run-time context.
@@ -57,7 +57,7 @@ pub struct Figures {
     /// Messages whose skill is among the first `k` reached.
     pub recall_at_k: f64,
     /// Mean reciprocal rank of the skill (0 when not among the first `k`).
-    pub mrr: f64,
+    pub(crate) mrr: f64,
     /// Share of the messages expecting no skill that reached one.
     pub false_fire: f64,
     /// The messages that reached another skill first, or none, grouped, most first.

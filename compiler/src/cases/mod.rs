@@ -80,13 +80,13 @@ pub fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Expect {
     /// Selectable names the catalog shows.
-    pub catalog_includes: Vec<String>,
+    pub(crate) catalog_includes: Vec<String>,
     /// Selectable names the catalog does not show.
-    pub catalog_excludes: Vec<String>,
+    pub(crate) catalog_excludes: Vec<String>,
     /// Skills in the prompt (by selectable name or by the skill whose content is used).
     pub prompt_includes: Vec<String>,
     /// Skills not in the prompt, under either name.
-    pub prompt_excludes: Vec<String>,
+    pub(crate) prompt_excludes: Vec<String>,
     /// Skills left out, each with the start of its reason (`blocked`, `excluded:x`, …).
     pub removed: Vec<(String, String)>,
     /// Texts the prompt holds (the catalog, when no prompt is assembled).

@@ -51,7 +51,7 @@ pub struct Spreads {
     /// Of `recall_at_k`.
     pub recall_at_k: Spread,
     /// Of `mrr`.
-    pub mrr: Spread,
+    pub(crate) mrr: Spread,
     /// Of `false_fire`.
     pub false_fire: Spread,
 }

@@ -55,7 +55,7 @@ pub(crate) use crate::model::census::Words;
 impl Words {
     /// Counts the listed ones of `skills` (indices into `ws.skills`, in workspace order) into
     /// the vocabulary, and returns their term counts.
-    pub fn add(&mut self, ws: &Workspace, skills: &[usize]) -> Vec<(usize, TermCounts)> {
+    pub(crate) fn add(&mut self, ws: &Workspace, skills: &[usize]) -> Vec<(usize, TermCounts)> {
         let mut counts = Vec::new();
         for &i in skills.iter().filter(|&&i| listed(ws, &ws.skills[i])) {
             let mut tf = TermCounts::new();

@@ -515,7 +515,7 @@ fn client_file(root: &Path, client: &str) -> PathBuf {
 /// Sets many toggles at once (the studio's bulk edits): each client.yaml touched is rewritten
 /// once, only on the toggles' lines, after one check of the workspace with every change in
 /// place. Returns the files written.
-pub fn toggles_in_workspace(
+pub(crate) fn toggles_in_workspace(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
 ) -> Result<Vec<PathBuf>, Error> {

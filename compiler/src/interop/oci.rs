@@ -26,13 +26,13 @@ use super::registry::{Credentials, Reach, Session};
 use crate::discover::fsio::output;
 
 /// The type of a skillc artifact in a registry (the manifest's `artifactType`).
-pub const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
+pub(crate) const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
 /// The media type of the artifact's layer: the SQLite file.
-pub const ARTIFACT_LAYER: &str = "application/vnd.skillc.artifact.v1.sqlite";
+pub(crate) const ARTIFACT_LAYER: &str = "application/vnd.skillc.artifact.v1.sqlite";
 /// The media type of the signature's layer: the `.minisig` file.
-pub const SIGNATURE_LAYER: &str = "application/vnd.skillc.signature.v1.minisig";
+pub(crate) const SIGNATURE_LAYER: &str = "application/vnd.skillc.signature.v1.minisig";
 /// The media type of the (small) configuration: what the manifest says of the artifact.
-pub const CONFIG_TYPE: &str = "application/vnd.skillc.config.v1+json";
+pub(crate) const CONFIG_TYPE: &str = "application/vnd.skillc.config.v1+json";
 
 /// Why a push or a pull failed (nothing was written).
 #[derive(Debug, thiserror::Error)]

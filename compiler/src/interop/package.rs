@@ -411,7 +411,7 @@ fn skill_files(archive: &Path, files: BTreeMap<String, Vec<u8>>) -> Result<Skill
 
 /// Content-safety findings at this level or above refuse a package (`unpack`) or an outside
 /// repository (`fetch`) unless accepted: what the build would withhold never lands.
-pub const REFUSED_AT: crate::SafetyLevel = crate::SafetyLevel::High;
+pub(crate) const REFUSED_AT: crate::SafetyLevel = crate::SafetyLevel::High;
 
 /// What `unpack` may do beyond adding a new, clean skill.
 #[derive(Debug, Clone, Copy, Default)]

@@ -35,18 +35,18 @@ pub struct ExternalSource {
     pub commit: Option<String>,
     /// Where the entry is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 impl ExternalSource {
     /// The id its skills carry as their package: trusted or not as the entry says.
-    pub fn package_id(&self) -> String {
+    pub(crate) fn package_id(&self) -> String {
         package_id(&self.into)
     }
 }
 
 /// The package id of the skills brought in under `into`.
-pub fn package_id(into: &str) -> String {
+pub(crate) fn package_id(into: &str) -> String {
     format!("external:{into}")
 }
 
@@ -112,7 +112,7 @@ impl Lock {
     }
 
     /// The lock as written to `skillc.lock`: a comment, then YAML.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let yaml = serde_yaml::to_string(self).unwrap_or_default();
         format!("# Written by `skillc fetch`: the commit and the digest of every file of each\n# `external:` entry of workspace.yaml. Commit it; `check` and `build` read only these.\n{yaml}")
     }
@@ -164,7 +164,7 @@ impl Lock {
 
 /// Whether `text` is a full commit id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits, as
 /// `git rev-parse` writes it.
-pub fn is_commit_id(text: &str) -> bool {
+pub(crate) fn is_commit_id(text: &str) -> bool {
     matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -177,7 +177,7 @@ pub fn short(text: &str, n: usize) -> &str {
 /// (`https://user:token@host/x` is `https://host/x`): what the lock, the artifact and every
 /// message show, so a credential written in `workspace.yaml` is never stored or printed.
 /// Other forms (`git@host:x`, paths) hold no password and are returned as they are.
-pub fn without_userinfo(url: &str) -> String {
+pub(crate) fn without_userinfo(url: &str) -> String {
     let Some(scheme_end) = url.find("://") else {
         return url.to_string();
     };
@@ -192,7 +192,7 @@ pub fn without_userinfo(url: &str) -> String {
 }
 
 /// A clean relative folder (`vendor/anthropic`), or why not.
-pub fn clean_folder(text: &str) -> Result<String, &'static str> {
+pub(crate) fn clean_folder(text: &str) -> Result<String, &'static str> {
     let parts: Vec<&str> = text
         .trim()
         .trim_matches('/')
@@ -215,7 +215,7 @@ pub fn store_dir(workspace: &Path, into: &str) -> PathBuf {
 
 /// The name of `into`'s stored folder: `vendor/acme` is `vendor__acme`. Two entries whose
 /// names are the same would share one folder: the workspace check refuses them.
-pub fn store_name(into: &str) -> String {
+pub(crate) fn store_name(into: &str) -> String {
     into.replace('/', "__")
 }
 

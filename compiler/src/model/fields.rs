@@ -98,7 +98,7 @@ const fn client(name: &'static str, shape: Shape, about: &'static str) -> Field 
 /// "Frontmatter reference"), in its order. A collection written for Claude Code keeps them;
 /// `export --target claude-code` writes them back (Copilot reads `argument-hint` and
 /// `user-invocable` too).
-pub const CLAUDE_CODE: [&str; 13] = [
+pub(crate) const CLAUDE_CODE: [&str; 13] = [
     "argument-hint",
     "arguments",
     "disable-model-invocation",
@@ -243,7 +243,7 @@ pub fn field(key: &str) -> Option<&'static Field> {
 }
 
 /// The names of every known field, in declaration order.
-pub fn known_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn known_names() -> impl Iterator<Item = &'static str> {
     FIELDS.iter().map(|f| f.name)
 }
 

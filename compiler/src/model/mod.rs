@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Pos;
 
-pub mod census;
+pub(crate) mod census;
 pub mod external;
 pub mod fields;
 pub mod targets;
@@ -38,7 +38,7 @@ pub struct SkillRef {
     pub text: String,
     /// Where it was written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// Where a skill comes from.
@@ -172,7 +172,7 @@ pub struct Tool {
     /// Provider name (004).
     pub provider: Option<String>,
     /// Role (002).
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
     /// Why it matters for the skill (002).
     pub why: Option<String>,
     /// Provider configuration (004), as JSON.
@@ -220,7 +220,7 @@ pub struct Frontmatter {
     pub blocks: Vec<SkillRef>,
     /// `distinct_from`: skills whose catalog text may look like this one's on purpose (no
     /// overlap warning for the pair).
-    pub distinct_from: Vec<SkillRef>,
+    pub(crate) distinct_from: Vec<SkillRef>,
     /// `priority` (lower is stronger).
     pub priority: Option<i64>,
     /// `exclusive`.
@@ -264,7 +264,7 @@ pub struct Frontmatter {
     /// `displayName`.
     pub display_name: Option<String>,
     /// `bindShells`.
-    pub bind_shells: Vec<String>,
+    pub(crate) bind_shells: Vec<String>,
     /// `provider`.
     pub provider: Option<Provider>,
     /// `tools`.
@@ -272,7 +272,7 @@ pub struct Frontmatter {
     /// Claude Code's own fields ([`fields::CLAUDE_CODE`]) as written, kept so that an export
     /// for a client that reads them gives them back.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub client_fields: BTreeMap<String, serde_json::Value>,
+    pub(crate) client_fields: BTreeMap<String, serde_json::Value>,
     /// Every top-level key as written, with where (for the checks of a declared client that
     /// refuses keys outside the six).
     #[serde(skip)]
@@ -310,7 +310,7 @@ pub struct Localized {
     /// Localized body.
     pub body: String,
     /// File line of the body's first line.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
     /// `translated_from`: the [`Skill::translation_digest`] of the default text it was
     /// translated from, and where it is written.
     #[serde(skip)]
@@ -319,7 +319,7 @@ pub struct Localized {
 
 impl Localized {
     /// File line of the localized body's first line.
-    pub fn body_first_line(&self) -> usize {
+    pub(crate) fn body_first_line(&self) -> usize {
         self.body_line
     }
 
@@ -403,13 +403,13 @@ pub struct Skill {
     pub name: String,
     /// Where the name is written (line 1 when it comes from the folder).
     #[serde(skip)]
-    pub name_pos: Pos,
+    pub(crate) name_pos: Pos,
     /// Where `description` is written (line 1 when it is missing).
     #[serde(skip)]
-    pub description_pos: Pos,
+    pub(crate) description_pos: Pos,
     /// Where each of `trigger_examples` is written, in their order.
     #[serde(skip)]
-    pub examples_pos: Vec<Pos>,
+    pub(crate) examples_pos: Vec<Pos>,
     /// `public`, `internal` or `custom` (or a frontmatter value).
     pub namespace: String,
     /// The category, if any.
@@ -419,7 +419,7 @@ pub struct Skill {
     /// The instruction body.
     pub body: String,
     /// File line of the body's first line.
-    pub body_first_line: usize,
+    pub(crate) body_first_line: usize,
     /// `compact.md`, if present.
     pub compact: Option<String>,
     /// Localized overrides by locale.
@@ -473,13 +473,13 @@ pub struct Category {
     /// Heading in the assembled prompt.
     pub display_name: Option<String>,
     /// Shown before the category's skills in the answer prompt.
-    pub answer_instructions: Option<String>,
+    pub(crate) answer_instructions: Option<String>,
     /// Shown when several skills of the category are selected.
-    pub uncertainty_guidance: Option<String>,
+    pub(crate) uncertainty_guidance: Option<String>,
     /// Selector-facing description.
-    pub selector_description: Option<String>,
+    pub(crate) selector_description: Option<String>,
     /// Selector-facing rules.
-    pub selector_guidance: Option<String>,
+    pub(crate) selector_guidance: Option<String>,
     /// Sort order (lower first).
     pub order: i64,
     /// Skills of the category never appear in catalogs.
@@ -562,14 +562,14 @@ pub struct WorkspaceConfig {
     /// Consumers with catalog filters.
     pub consumers: BTreeMap<String, Consumer>,
     /// Cap on selected skills at run time.
-    pub max_active_skills: Option<u32>,
+    pub(crate) max_active_skills: Option<u32>,
     /// Pipeline depth limit.
     pub pipeline_max_depth: u32,
     /// Trigger examples shown per skill in catalogs.
-    pub max_triggers: usize,
+    pub(crate) max_triggers: usize,
     /// Catalog texts at least this similar (TF-IDF cosine, in hundredths) are warned about
     /// (W118); over 100 turns the warning off.
-    pub overlap_threshold: u32,
+    pub(crate) overlap_threshold: u32,
     /// Extra skill roots by namespace (`custom`), relative to the workspace.
     pub roots: BTreeMap<String, String>,
     /// Client ids and package names whose code is trusted (not prompt-only).
@@ -642,7 +642,7 @@ pub struct Toggle {
     pub enabled: bool,
     /// Where it is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// `clients/<id>/client.yaml`: a client's flags, variables, locales, tiers and toggles.
@@ -685,7 +685,7 @@ pub struct Plugin {
     pub manifest: String,
     /// Skill folders its marketplace entry lists (workspace-relative); `None`: every skill
     /// under `<root>/skills/`.
-    pub skill_dirs: Option<Vec<String>>,
+    pub(crate) skill_dirs: Option<Vec<String>>,
 }
 
 /// Everything in a workspace, parsed.
@@ -710,7 +710,7 @@ pub struct Workspace {
     /// Set when this is one batch of a larger workspace's clients, with the global skills: what
     /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]
-    pub census: Option<Arc<census::Census>>,
+    pub(crate) census: Option<Arc<census::Census>>,
     /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
     /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
     /// Set by the check ([`crate::parse::safety::withheld`]).
@@ -719,7 +719,7 @@ pub struct Workspace {
 
 impl Workspace {
     /// Bytes of every skill's assets, in the whole workspace.
-    pub fn asset_bytes(&self) -> u64 {
+    pub(crate) fn asset_bytes(&self) -> u64 {
         match self.census.as_deref() {
             Some(census) => census.asset_bytes,
             None => asset_bytes_of(self.skills.iter().map(|s| &**s)),
@@ -728,7 +728,7 @@ impl Workspace {
 
     /// The variables some skill of the whole workspace declares `secret: true`: a secret name
     /// is secret in every skill (its value never reaches the artifact), whoever else uses or declares it.
-    pub fn secret_names(&self) -> std::collections::BTreeSet<String> {
+    pub(crate) fn secret_names(&self) -> std::collections::BTreeSet<String> {
         match self.census.as_deref() {
             Some(census) => census.secret_vars.clone(),
             None => secret_names_of(self.skills.iter().map(|s| &**s)),
@@ -737,7 +737,7 @@ impl Workspace {
 }
 
 /// Bytes of the assets of `skills`.
-pub fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
+pub(crate) fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
     skills
         .into_iter()
         .flat_map(|s| s.assets.iter())
@@ -746,7 +746,7 @@ pub fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
 }
 
 /// The variables `skills` declare `secret: true`.
-pub fn secret_names_of<'a>(
+pub(crate) fn secret_names_of<'a>(
     skills: impl IntoIterator<Item = &'a Skill>,
 ) -> std::collections::BTreeSet<String> {
     skills

@@ -35,7 +35,7 @@ pub struct Budget {
     /// Characters of names and descriptions the listing holds.
     pub total: usize,
     /// Characters one description keeps, if the client cuts each.
-    pub per_description: Option<usize>,
+    pub(crate) per_description: Option<usize>,
     /// Where the figures come from.
     pub source: &'static str,
 }
@@ -122,7 +122,7 @@ pub struct DeclaredTarget {
     pub overridden: bool,
     /// Where `targets.<name>` is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// What a client's listing keeps of a bundle's skills.

@@ -82,7 +82,13 @@ pub fn merge(kind: Kind, base: &str, ours: &str, theirs: &str) -> Merged {
 }
 
 /// [`merge`] with conflict markers of `marker_size` characters.
-pub fn merge_with(kind: Kind, base: &str, ours: &str, theirs: &str, marker_size: usize) -> Merged {
+pub(crate) fn merge_with(
+    kind: Kind,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    marker_size: usize,
+) -> Merged {
     let mut out = Out {
         text: String::with_capacity(ours.len().max(theirs.len())),
         conflicts: Vec::new(),
