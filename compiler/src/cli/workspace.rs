@@ -12,7 +12,7 @@ use super::{Done, Failure};
 
 /// `skillc test`: checks the workspace (case files included), builds it into a temporary
 /// artifact and runs every case against it.
-pub fn run_tests(args: &TestArgs) -> Done {
+pub(crate) fn run_tests(args: &TestArgs) -> Done {
     use skillc::workspace_check::CaseRun;
     let workspace = &args.workspace;
     let display = workspace.to_string_lossy();
@@ -48,7 +48,7 @@ pub fn run_tests(args: &TestArgs) -> Done {
 
 /// `skillc export-cases`: the routing cases about one skill in another tool's format, to
 /// `output` or stdout; the cases the format cannot carry are named on stderr.
-pub fn export_cases(args: &ExportCasesArgs) -> Done {
+pub(crate) fn export_cases(args: &ExportCasesArgs) -> Done {
     use skillc::cases::export::{self, CaseFormat};
     let (workspace, skill) = (args.workspace.as_path(), args.skill.as_deref());
     let report = skillc::workspace_check::check(workspace, &skillc::CheckOptions::default())
@@ -105,7 +105,7 @@ pub fn export_cases(args: &ExportCasesArgs) -> Done {
 }
 
 /// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
-pub fn run_eval(args: &EvalArgs) -> Done {
+pub(crate) fn run_eval(args: &EvalArgs) -> Done {
     use skillc::cases::eval;
     use skillc::workspace_check::CaseRun;
     let (workspace, min_recall) = (&args.workspace, args.min_recall);
@@ -259,7 +259,7 @@ fn built_summary(output: &Path, secs: f64, s: &skillc::BuildStats) -> String {
 
 /// `skillc build` (after `--locked`): the diagnostics, then the artifact put in place (signed
 /// first with `--sign`) and a summary of it.
-pub fn build(args: &BuildArgs) -> Done {
+pub(crate) fn build(args: &BuildArgs) -> Done {
     use std::io::IsTerminal;
     locked(&args.workspace, args.locked)?;
     let (workspace, output) = (args.workspace.as_path(), args.output.as_path());
@@ -357,7 +357,7 @@ fn locked(workspace: &Path, locked: bool) -> Done {
 }
 
 /// `skillc fetch`: pins and stores the `external:` entries; prints what each became.
-pub fn fetch(args: &FetchArgs) -> Done {
+pub(crate) fn fetch(args: &FetchArgs) -> Done {
     use skillc::interop::fetch::Update;
     let workspace = &args.workspace;
     let (config, diagnostics) = skillc::workspace_config(workspace).map_err(Failure::usage)?;
@@ -470,7 +470,7 @@ impl WatchDiagnostics {
     }
 }
 
-pub fn watch(args: &WatchArgs) -> Done {
+pub(crate) fn watch(args: &WatchArgs) -> Done {
     let (workspace, output) = (&args.workspace, &args.output);
     let display = workspace.to_string_lossy().into_owned();
     let mut diagnostics = WatchDiagnostics::default();
@@ -500,7 +500,7 @@ pub fn watch(args: &WatchArgs) -> Done {
 }
 
 /// `skillc check`.
-pub fn check(args: &CheckArgs) -> Done {
+pub(crate) fn check(args: &CheckArgs) -> Done {
     locked(&args.workspace, args.locked)?;
     let CheckArgs {
         workspace,

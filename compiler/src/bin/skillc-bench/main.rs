@@ -14,6 +14,9 @@
 //! (into `--keep DIR`) and stops; `--watch-only` prints only the figures of a `skillc watch`
 //! process (one skill edited again and again, then fifteen clients' skills in a row).
 
+// A binary exports nothing: its items say `pub(crate)`, as the library's own do.
+#![warn(unreachable_pub)]
+
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
