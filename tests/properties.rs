@@ -120,9 +120,8 @@ mod build_props {
     use std::collections::{BTreeMap, BTreeSet};
 
     use proptest::prelude::*;
-    use skillc::internals::pipeline::compile;
+    use skillc::internals::pipeline::compile_to;
     use skillc::internals::resolve::{self, Slot};
-    use skillc::BuildOptions;
     use skillc::RawFile;
     use skillc::{check_files, CheckOptions};
 
@@ -209,22 +208,10 @@ mod build_props {
             .num_threads(threads)
             .build()
             .unwrap();
-        let (data, warnings) = pool
-            .install(|| compile(&report.workspace, "h", &BuildOptions::default()))
-            .unwrap();
-        let mut diagnostics = report.diagnostics;
-        diagnostics.extend(warnings);
-        skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::internals::pipeline::write(
-            &out,
-            data,
-            &diagnostics,
-            skillc::model::Mode::OneShot,
-            None,
-        )
-        .unwrap();
+        pool.install(|| compile_to(&report.workspace, "h", report.diagnostics, &out))
+            .unwrap();
         std::fs::read(out).unwrap()
     }
 

@@ -78,7 +78,7 @@ pub mod internals {
     }
     /// The build's own steps.
     pub mod pipeline {
-        pub use crate::pipeline::artifact::{write, STEPS};
-        pub use crate::pipeline::compile;
+        pub use crate::pipeline::artifact::STEPS;
+        pub use crate::pipeline::compile_to;
     }
 }

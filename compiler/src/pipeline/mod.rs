@@ -440,8 +440,27 @@ pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     std::thread::spawn(move || drop(value));
 }
 
+/// Compiles a checked workspace and writes its artifact to `out` with the check's `diagnostics`
+/// and the build's own warnings: a one-shot build from memory, no file read. The tests build
+/// one workspace given in different orders and on different thread counts with it; an error
+/// is the diagnostics or the write's failure, as text.
+pub fn compile_to(
+    ws: &Workspace,
+    input_hash: &str,
+    mut diagnostics: Vec<Diagnostic>,
+    out: &Path,
+) -> Result<(), String> {
+    let (data, warnings) =
+        compile(ws, input_hash, &BuildOptions::default()).map_err(|e| format!("{e:?}"))?;
+    diagnostics.extend(warnings);
+    crate::diagnostic::sort(&mut diagnostics);
+    artifact::write(out, data, &diagnostics, Mode::OneShot, None)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// Resolves, renders and lays out every table of the artifact.
-pub fn compile(
+pub(crate) fn compile(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,

@@ -43,7 +43,7 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
 /// What a catalog shows of a skill. Entries that differ only in their body share a card, so
 /// catalog text is rendered and stored once per card.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Card {
+pub(crate) struct Card {
     /// Selectable name.
     pub name: String,
     /// `<namespace>.<name>`.
