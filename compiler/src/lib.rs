@@ -30,7 +30,7 @@ pub mod skill_md;
 pub mod workspace_check;
 
 // The phases: this crate's own. What callers need of them is re-exported below (the API) or,
-// for the integration tests and the benchmark, in [`internals`].
+// for the integration tests, in [`internals`].
 pub(crate) mod check;
 pub(crate) mod discover;
 pub(crate) mod parse;
@@ -53,8 +53,8 @@ pub use pipeline::{build, guard_output, output_file, rebuild};
 pub use pipeline::{BuildOptions, BuildReport, BuildStats, Progress, Session};
 pub use workspace_check::{check, check_cached, check_files};
 
-/// What the integration tests and the benchmark look at inside the phases: a phase's own
-/// steps and limits, named here one by one. Not the API: it changes with the phases.
+/// What the integration tests look at inside the phases: a phase's own steps and limits,
+/// named here one by one. Not the API: it changes with the phases.
 #[doc(hidden)]
 pub mod internals {
     /// The workspace's files on disk.
