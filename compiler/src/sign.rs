@@ -157,7 +157,7 @@ impl SecretKey {
     }
 
     /// The signature of the file at `path`, as the text of a `.minisig` file (`name` goes in
-    /// the trusted comment, as minisign puts the file name there, escaped by [`comment_name`]).
+    /// the trusted comment, as minisign puts the file name there, escaped by `comment_name`).
     pub fn sign(&self, path: &Path, name: &str) -> Result<String, Error> {
         let file = std::fs::File::open(path)
             .map_err(|e| Error(format!("cannot read `{}` to sign it: {e}", path.display())))?;

@@ -522,7 +522,7 @@ pub(crate) fn toggles_in_workspace(
     toggles_in_workspace_with(root, changes, &mut Session::default())
 }
 
-/// [`toggles_in_workspace`] checking in a session the caller keeps (the studio's).
+/// `toggles_in_workspace` checking in a session the caller keeps (the studio's).
 pub fn toggles_in_workspace_with(
     root: &Path,
     changes: &[(&str, &str, Toggle)],

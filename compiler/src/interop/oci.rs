@@ -10,7 +10,7 @@
 //! the host. They are never printed, never sent to another registry, and never sent over plain
 //! HTTP unless `--plain-http-credentials` says so.
 //!
-//! A pull speaks to the registry itself ([`super::registry`]): every answer bounded in size and
+//! A pull speaks to the registry itself (`super::registry`): every answer bounded in size and
 //! every request in time. A push goes through the ORAS client, its requests bounded in time.
 
 use std::collections::BTreeMap;
@@ -263,7 +263,7 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
 }
 
 /// Pulls `source` (a tag or `@sha256:` digest) into `out` (and `OUT.minisig` when a signature
-/// travels with it): every digest checked, then both written together (see [`put_pair`]).
+/// travels with it): every digest checked, then both written together (see `put_pair`).
 pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> {
     let image = reference(source)?;
     if let Some(kind) = output::not_a_file(out) {

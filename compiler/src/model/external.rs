@@ -17,7 +17,7 @@ pub const LOCK_FILE: &str = "skillc.lock";
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalSource {
     /// The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
-    /// and password a URL may hold ([`without_userinfo`]): what is stored and shown.
+    /// and password a URL may hold (`without_userinfo`): what is stored and shown.
     pub git: String,
     /// The repository as `workspace.yaml` writes it, credentials included: given only to the
     /// `git` command, never stored or shown.

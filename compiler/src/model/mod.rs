@@ -713,7 +713,7 @@ pub struct Workspace {
     pub(crate) census: Option<Arc<census::Census>>,
     /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
     /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
-    /// Set by the check ([`crate::parse::safety::withheld`]).
+    /// Set by the check (`crate::parse::safety::withheld`).
     pub withheld: BTreeMap<String, String>,
 }
 

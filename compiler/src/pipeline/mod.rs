@@ -39,7 +39,7 @@ pub type Progress = dyn Fn(&str, usize, usize) + Sync;
 /// How to build.
 #[derive(Default)]
 pub struct BuildOptions<'a> {
-    /// Worker threads (`None`: one per core; at most [`max_jobs`]).
+    /// Worker threads (`None`: one per core; at most `max_jobs`).
     pub jobs: Option<usize>,
     /// Called with (phase, done, total) as the build goes.
     pub progress: Option<&'a Progress>,
@@ -47,7 +47,7 @@ pub struct BuildOptions<'a> {
     /// so the same files and label give the same bytes.
     pub release: Option<String>,
     /// Clients per batch of a one-shot build of more clients than that (`None`:
-    /// [`batched::CLIENTS_PER_BATCH`]): its memory then holds one batch's skills at a time.
+    /// `batched::CLIENTS_PER_BATCH`): its memory then holds one batch's skills at a time.
     pub clients_per_batch: Option<usize>,
     /// Computes the release label instead of `release`, on a thread of its own while the build
     /// reads, checks and resolves ([`crate::release::git_label`]'s `git status` takes 50-60 ms on the

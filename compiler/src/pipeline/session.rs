@@ -46,14 +46,14 @@ impl Session {
     }
 
     /// The caller watches the workspace and knows nothing in it changed since the last load
-    /// (see [`load::LoadCache::assume_unchanged`]).
+    /// (see `load::LoadCache::assume_unchanged`).
     pub fn assume_unchanged(&mut self) {
         self.load.assume_unchanged();
     }
 
     /// The caller watches the workspace and knows that since the last build only the contents
     /// of `files` (workspace-relative, `/`-separated) changed: the next build reads only these
-    /// again instead of walking the folder (see [`load::LoadCache::assume_changed_only`]).
+    /// again instead of walking the folder (see `load::LoadCache::assume_changed_only`).
     pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
         self.load.assume_changed_only(files);
     }

@@ -21,7 +21,7 @@ pub enum Slot {
 /// A bundle's slots, sorted by qualified name. Most are a client bundle's few differences
 /// from its base, and there are as many as bundles (150,000 at 5,000 clients): a sorted slice
 /// holds them in their own size (a B-tree allocates room for eleven in its first node), and
-/// names and entries are shared through an [`Interner`].
+/// names and entries are shared through an `Interner`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Slots(pub(super) Box<[(Arc<str>, Slot)]>);
 
