@@ -43,7 +43,7 @@ pub struct Pos {
 
 impl Pos {
     /// A position at the start of `line` with nothing underlined.
-    pub fn line(line: usize) -> Pos {
+    pub(crate) fn line(line: usize) -> Pos {
         Pos {
             line: line.max(1),
             column: 1,
@@ -52,7 +52,7 @@ impl Pos {
     }
 
     /// The start of a file.
-    pub fn start() -> Pos {
+    pub(crate) fn start() -> Pos {
         Pos::line(1)
     }
 }
@@ -114,7 +114,7 @@ impl SafetyLevel {
     }
 
     /// The level a word names.
-    pub fn parse(word: &str) -> Option<SafetyLevel> {
+    pub(crate) fn parse(word: &str) -> Option<SafetyLevel> {
         [
             SafetyLevel::Low,
             SafetyLevel::Medium,
@@ -138,7 +138,12 @@ impl SafetyLevel {
 
 impl Diagnostic {
     /// A diagnostic of `code` at `pos` in `file`; its severity comes from the code.
-    pub fn new(code: &'static str, file: &str, pos: Pos, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        code: &'static str,
+        file: &str,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: codes::default_severity(code),
             code,

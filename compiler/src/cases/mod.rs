@@ -111,7 +111,7 @@ impl Expect {
 }
 
 /// The cases of one file (relative path `file`, content `text`) and what is wrong with them.
-pub fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
+pub(crate) fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
     let mut reader = Reader {
         file,
         ws,

@@ -80,7 +80,7 @@ pub struct Locked {
 
 impl Locked {
     /// Whether it pins what `source` asks for (same repository, rev and folder).
-    pub fn pins(&self, source: &ExternalSource) -> bool {
+    pub(crate) fn pins(&self, source: &ExternalSource) -> bool {
         self.into == source.into
             && without_userinfo(&self.git) == without_userinfo(&source.git)
             && self.rev == source.rev
@@ -107,7 +107,7 @@ impl Locked {
 
 impl Lock {
     /// The lock's entry for `into`.
-    pub fn entry(&self, into: &str) -> Option<&Locked> {
+    pub(crate) fn entry(&self, into: &str) -> Option<&Locked> {
         self.external.iter().find(|l| l.into == into)
     }
 
@@ -120,7 +120,7 @@ impl Lock {
     /// The lock in `text`. Each `into` names a stored folder that `fetch` replaces and removes:
     /// one that is not a clean folder (`..`, empty, absolute) refuses the whole lock. Each
     /// `commit` must be a commit id (a branch name there would follow the branch, not pin).
-    pub fn parse(text: &str) -> Result<Lock, String> {
+    pub(crate) fn parse(text: &str) -> Result<Lock, String> {
         let lock: Lock = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         if lock.version != 1 {
             // Another format, from another skillc: read as this one, its pins could mean

@@ -238,7 +238,7 @@ pub const FIELDS: &[Field] = &[
 ];
 
 /// The field named `key`, if the format knows it.
-pub fn field(key: &str) -> Option<&'static Field> {
+pub(crate) fn field(key: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.name == key)
 }
 

@@ -16,7 +16,7 @@ pub mod targets;
 /// lays out what its next build can take again (its session value holds it); a one-shot
 /// build (the `build` command) keeps nothing, and frees what it is done with as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// One run, then the process ends.
     OneShot,
     /// One of many runs over the same workspace.
@@ -25,7 +25,7 @@ pub enum Mode {
 
 impl Mode {
     /// Whether this run keeps what the next one can take again.
-    pub fn keeps(self) -> bool {
+    pub(crate) fn keeps(self) -> bool {
         self == Mode::Session
     }
 }
@@ -379,7 +379,7 @@ impl Default for AssetData {
 
 impl AssetData {
     /// The SHA-256 of the content.
-    pub fn sha256(&self) -> [u8; 32] {
+    pub(crate) fn sha256(&self) -> [u8; 32] {
         use sha2::Digest as _;
         match self {
             AssetData::Bytes(b) => sha2::Sha256::digest(b).into(),

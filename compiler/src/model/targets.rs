@@ -54,7 +54,7 @@ impl Target {
     }
 
     /// Its name on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Target::ClaudeCode => "claude-code",
             Target::Codex => "codex",
@@ -67,7 +67,7 @@ impl Target {
     }
 
     /// The listing budget the client documents, if skillc knows one.
-    pub fn budget(self) -> Option<Budget> {
+    pub(crate) fn budget(self) -> Option<Budget> {
         match self {
             Target::ClaudeCode => Some(Budget {
                 total: 8_000,
@@ -104,7 +104,7 @@ impl Target {
     ];
 
     /// The target named `name` on the command line.
-    pub fn named(name: &str) -> Option<Target> {
+    pub(crate) fn named(name: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.name() == name)
     }
 }
