@@ -38,7 +38,7 @@ pub struct Pos {
     /// 1-based column, in characters.
     pub column: usize,
     /// Characters to underline from `column`.
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 impl Pos {

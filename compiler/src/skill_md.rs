@@ -100,13 +100,13 @@ pub(crate) struct Front {
     pub description: String,
     /// `license`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub license: Option<String>,
+    pub(crate) license: Option<String>,
     /// `compatibility`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub compatibility: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// `metadata`: every extension, as strings.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, String>,
+    pub(crate) metadata: BTreeMap<String, String>,
     /// `allowed-tools`.
     #[serde(rename = "allowed-tools", skip_serializing_if = "Option::is_none")]
     pub allowed_tools: Option<String>,

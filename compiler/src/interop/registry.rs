@@ -33,9 +33,9 @@ const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, \
 #[derive(Clone)]
 pub(super) struct Credentials {
     /// The user name.
-    pub user: String,
+    pub(crate) user: String,
     /// The password or token.
-    pub password: String,
+    pub(crate) password: String,
 }
 
 /// How to reach a registry.
@@ -47,7 +47,7 @@ pub(super) struct Reach {
     /// How long the registry may keep a request waiting for its next bytes.
     pub timeout: Duration,
     /// The credentials for this registry, if any.
-    pub credentials: Option<Credentials>,
+    pub(crate) credentials: Option<Credentials>,
 }
 
 /// One registry and repository, its `/v2/` checked and its authorization obtained.

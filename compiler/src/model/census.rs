@@ -45,19 +45,19 @@ pub struct PooledSource {
 pub(crate) struct Census {
     /// Every skill name, in any scope, with the namespaces it is used in, in order of first
     /// appearance (a global skill's reference to a skill only clients have means the first).
-    pub names: BTreeMap<String, Vec<String>>,
+    pub(crate) names: BTreeMap<String, Vec<String>>,
     /// Every (section, variable) some client's `vars` sets.
     pub(crate) client_vars: BTreeSet<(String, String)>,
     /// The overlap pass's vocabulary and document frequencies over every listed skill.
-    pub words: Words,
+    pub(crate) words: Words,
     /// Every skill's sources, pooled by normalised URL.
     pub sources: BTreeMap<String, PooledSource>,
     /// The categories skills are in.
     pub(crate) skill_categories: BTreeSet<String>,
     /// The qualified names of all skills.
-    pub qualified: BTreeSet<String>,
+    pub(crate) qualified: BTreeSet<String>,
     /// Skills, global skills and clients.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// The variables some skill declares `secret: true`.
     pub(crate) secret_vars: BTreeSet<String>,
     /// Bytes of every skill's assets.

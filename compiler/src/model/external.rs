@@ -18,19 +18,19 @@ pub const LOCK_FILE: &str = "skillc.lock";
 pub struct ExternalSource {
     /// The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
     /// and password a URL may hold (`without_userinfo`): what is stored and shown.
-    pub git: String,
+    pub(crate) git: String,
     /// The repository as `workspace.yaml` writes it, credentials included: given only to the
     /// `git` command, never stored or shown.
     #[serde(skip)]
-    pub remote: String,
+    pub(crate) remote: String,
     /// A tag, a branch or a commit.
-    pub rev: String,
+    pub(crate) rev: String,
     /// The folder of the repository to bring in (`""`: all of it).
     pub path: String,
     /// The workspace folder its skills appear in (its identity: one entry per folder).
     pub into: String,
     /// Whether its code is trusted (by default it is prompt-only, as an imported package).
-    pub trust: bool,
+    pub(crate) trust: bool,
     /// The commit its skills were read at (set by the load, from `skillc.lock`).
     pub commit: Option<String>,
     /// Where the entry is written.
@@ -54,7 +54,7 @@ pub(crate) fn package_id(into: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lock {
     /// The format's version.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The entries, by `into`.
     #[serde(default)]
     pub external: Vec<Locked>,
@@ -66,9 +66,9 @@ pub struct Locked {
     /// As in `workspace.yaml`.
     pub into: String,
     /// As in `workspace.yaml`.
-    pub git: String,
+    pub(crate) git: String,
     /// As in `workspace.yaml`.
-    pub rev: String,
+    pub(crate) rev: String,
     /// As in `workspace.yaml`.
     #[serde(default)]
     pub path: String,

@@ -53,14 +53,14 @@ pub struct Field {
     /// The key as written.
     pub name: &'static str,
     /// The shape of its value.
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// Part of the agentskills.io core (portable to every tool).
-    pub portable: bool,
+    pub(crate) portable: bool,
     /// Other tools use this name with other shapes: a value of another shape is set aside
     /// with a warning (and kept under `metadata` on export) rather than failing the build.
-    pub shared: bool,
+    pub(crate) shared: bool,
     /// What it is for, in one sentence for a content person (the studio's form shows it).
-    pub about: &'static str,
+    pub(crate) about: &'static str,
 }
 
 const fn core(name: &'static str, shape: Shape, about: &'static str) -> Field {

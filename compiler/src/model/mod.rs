@@ -143,7 +143,7 @@ pub struct VarDecl {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Requires {
     /// Environment variables that must be set at run time.
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// Programs that must be on the runtime host's PATH.
     pub binary: Vec<String>,
     /// Skills that must be available in the same bundle.
@@ -157,7 +157,7 @@ pub use skillc_runtime::Mcp;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Provider {
     /// Python module name.
-    pub module: Option<String>,
+    pub(crate) module: Option<String>,
     /// Provider class.
     pub class: Option<String>,
     /// Python module dependencies (004's `dependencies`, kept apart from skill dependencies).
@@ -174,7 +174,7 @@ pub struct Tool {
     /// Role (002).
     pub(crate) role: Option<String>,
     /// Why it matters for the skill (002).
-    pub why: Option<String>,
+    pub(crate) why: Option<String>,
     /// Provider configuration (004), as JSON.
     pub config: Option<serde_json::Value>,
 }
@@ -188,24 +188,24 @@ pub struct Frontmatter {
     /// `description`.
     pub description: Option<String>,
     /// `license`.
-    pub license: Option<String>,
+    pub(crate) license: Option<String>,
     /// `compatibility`.
-    pub compatibility: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// `metadata`, string to string.
-    pub metadata: BTreeMap<String, String>,
+    pub(crate) metadata: BTreeMap<String, String>,
     /// `allowed-tools`, split on spaces.
     pub allowed_tools: Vec<String>,
     // 000.
     /// `category`.
     pub category: Option<String>,
     /// `emoji`.
-    pub emoji: Option<String>,
+    pub(crate) emoji: Option<String>,
     /// `required`.
     pub required: bool,
     /// `default_enabled` (toggle cascade: toggle > this > true).
     pub default_enabled: Option<bool>,
     /// `always_on`.
-    pub always_on: bool,
+    pub(crate) always_on: bool,
     /// `hidden_from_llm`.
     pub hidden_from_llm: bool,
     /// `trigger_examples`.
@@ -249,13 +249,13 @@ pub struct Frontmatter {
     /// `namespace`.
     pub namespace: Option<String>,
     /// `version`.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// `tags`.
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// `author`.
-    pub author: Option<String>,
+    pub(crate) author: Option<String>,
     /// `created`.
-    pub created: Option<String>,
+    pub(crate) created: Option<String>,
     /// `when_to_use`.
     pub when_to_use: Vec<String>,
     /// `import` / `imports`.
@@ -276,7 +276,7 @@ pub struct Frontmatter {
     /// Every top-level key as written, with where (for the checks of a declared client that
     /// refuses keys outside the six).
     #[serde(skip)]
-    pub keys: Vec<(String, crate::diagnostic::Pos)>,
+    pub(crate) keys: Vec<(String, crate::diagnostic::Pos)>,
 }
 
 /// A citation source from `sources.yaml` (002).
@@ -344,10 +344,10 @@ pub struct Asset {
     /// Path relative to the skill folder.
     pub path: String,
     /// Size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// The bytes (stored in the artifact as a content-addressed blob; never executed).
     #[serde(skip)]
-    pub data: AssetData,
+    pub(crate) data: AssetData,
 }
 
 /// A large file without a role, read in passing (see `discover::fsio::large::STREAM_ABOVE`): where it
@@ -357,9 +357,9 @@ pub struct LargeFile {
     /// The file.
     pub path: std::path::PathBuf,
     /// Its size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Its SHA-256.
-    pub sha256: [u8; 32],
+    pub(crate) sha256: [u8; 32],
 }
 
 /// An asset's content: in memory, or a large file read again when the artifact is written.
@@ -434,7 +434,7 @@ pub struct Skill {
     pub assets: Vec<Asset>,
     /// The package it was unpacked from (`package.yaml`), if any: its code is untrusted
     /// unless the workspace trusts the package.
-    pub package: Option<String>,
+    pub(crate) package: Option<String>,
     /// The Claude Code plugin whose `skills/` folder holds it, if any: its name is then
     /// `<plugin>:<declared name>`.
     pub plugin: Option<String>,
@@ -514,7 +514,7 @@ pub struct Consumer {
     /// Only these patterns are visible (when non-empty).
     pub enabled: Vec<String>,
     /// These patterns are removed.
-    pub disabled: Vec<String>,
+    pub(crate) disabled: Vec<String>,
 }
 
 impl Consumer {
@@ -564,22 +564,22 @@ pub struct WorkspaceConfig {
     /// Cap on selected skills at run time.
     pub(crate) max_active_skills: Option<u32>,
     /// Pipeline depth limit.
-    pub pipeline_max_depth: u32,
+    pub(crate) pipeline_max_depth: u32,
     /// Trigger examples shown per skill in catalogs.
     pub(crate) max_triggers: usize,
     /// Catalog texts at least this similar (TF-IDF cosine, in hundredths) are warned about
     /// (W118); over 100 turns the warning off.
     pub(crate) overlap_threshold: u32,
     /// Extra skill roots by namespace (`custom`), relative to the workspace.
-    pub roots: BTreeMap<String, String>,
+    pub(crate) roots: BTreeMap<String, String>,
     /// Client ids and package names whose code is trusted (not prompt-only).
-    pub trusted: Vec<String>,
+    pub(crate) trusted: Vec<String>,
     /// `routing:` settings as checked (`top_k`, `min_score`, `confident`), for the manifest.
-    pub routing: Option<serde_json::Value>,
+    pub(crate) routing: Option<serde_json::Value>,
     /// Whether the folder has a `workspace.yaml`: authored for skillc, so a field of the
     /// wrong shape is an error. Without one it is a collection written for other tools, whose
     /// fields named like ours but shaped otherwise are set aside (W116).
-    pub authored: bool,
+    pub(crate) authored: bool,
     /// `targets:`: the client tools the workspace ships to, with their listing budgets (W124).
     pub targets: Vec<targets::DeclaredTarget>,
     /// `external:`: skills from other repositories, pinned in `skillc.lock`.
@@ -593,10 +593,10 @@ pub struct WorkspaceConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SafetyConfig {
     /// Findings that are errors: codes (`S301`), families (`S3xx`), levels (`high` and up).
-    pub deny: Vec<String>,
+    pub(crate) deny: Vec<String>,
     /// An untrusted skill with a finding at this level or above is withheld: unavailable in
     /// every bundle, never exported or served.
-    pub withhold: crate::diagnostic::SafetyLevel,
+    pub(crate) withhold: crate::diagnostic::SafetyLevel,
 }
 
 impl Default for SafetyConfig {
@@ -663,7 +663,7 @@ pub struct Client {
     /// Variables: `_global` and per-skill sections.
     pub vars: BTreeMap<String, BTreeMap<String, String>>,
     /// `routing:` settings of this client over the workspace's, as checked.
-    pub routing: Option<serde_json::Value>,
+    pub(crate) routing: Option<serde_json::Value>,
 }
 
 /// A Claude Code plugin: a namespace for the skills under its `skills/` folder (or the ones
@@ -674,15 +674,15 @@ pub struct Plugin {
     /// Its name: the part before `:` in its skills' names.
     pub name: String,
     /// Its version, as written.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// What it is for.
     pub description: Option<String>,
     /// Its author's name.
-    pub author: Option<String>,
+    pub(crate) author: Option<String>,
     /// Workspace-relative folder of the plugin (`""`: the workspace root).
-    pub root: String,
+    pub(crate) root: String,
     /// The manifest it was read from (`plugin.json`, or the marketplace's).
-    pub manifest: String,
+    pub(crate) manifest: String,
     /// Skill folders its marketplace entry lists (workspace-relative); `None`: every skill
     /// under `<root>/skills/`.
     pub(crate) skill_dirs: Option<Vec<String>>,
@@ -703,7 +703,7 @@ pub struct Workspace {
     /// `variables.json`: section (`_global` or a skill name) → variable → value.
     pub variables: BTreeMap<String, BTreeMap<String, String>>,
     /// Template overrides: file name → text.
-    pub templates: BTreeMap<String, String>,
+    pub(crate) templates: BTreeMap<String, String>,
     /// Claude Code plugins (`.claude-plugin/plugin.json`, `marketplace.json` entries), by root
     /// folder order.
     pub plugins: Vec<Plugin>,
@@ -714,7 +714,7 @@ pub struct Workspace {
     /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
     /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
     /// Set by the check (`crate::parse::safety::withheld`).
-    pub withheld: BTreeMap<String, String>,
+    pub(crate) withheld: BTreeMap<String, String>,
 }
 
 impl Workspace {

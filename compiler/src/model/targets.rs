@@ -33,11 +33,11 @@ pub enum Target {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Budget {
     /// Characters of names and descriptions the listing holds.
-    pub total: usize,
+    pub(crate) total: usize,
     /// Characters one description keeps, if the client cuts each.
     pub(crate) per_description: Option<usize>,
     /// Where the figures come from.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
 }
 
 impl Target {
@@ -117,9 +117,9 @@ pub struct DeclaredTarget {
     pub target: Target,
     /// Its listing budget, when it documents one or the workspace gives one (none: no
     /// budget check, the other checks of the client still apply).
-    pub budget: Option<Budget>,
+    pub(crate) budget: Option<Budget>,
     /// Whether the workspace gives figures of its own.
-    pub overridden: bool,
+    pub(crate) overridden: bool,
     /// Where `targets.<name>` is written.
     #[serde(skip)]
     pub(crate) pos: Pos,
@@ -134,14 +134,14 @@ pub struct Report {
     /// Skills listed.
     pub skills: usize,
     /// Characters of their names and descriptions, each description as the client cuts it.
-    pub listed: usize,
+    pub(crate) listed: usize,
     /// The client's budget, if known.
-    pub budget: Option<Budget>,
+    pub(crate) budget: Option<Budget>,
     /// Each description past the client's cut: the skill and its length.
     pub cut: Vec<(String, usize)>,
     /// About how many descriptions the client leaves out to fit its budget (the least used
     /// first, which only it knows): the characters over, in descriptions of average length.
-    pub dropped: usize,
+    pub(crate) dropped: usize,
 }
 
 impl Report {

@@ -56,7 +56,7 @@ pub struct Conflict {
     /// The output line of its opening marker (1-based).
     pub line: usize,
     /// The text both started from (empty when both sides added something here).
-    pub base: String,
+    pub(crate) base: String,
     /// Our version (empty when we removed it).
     pub ours: String,
     /// Their version (empty when they removed it).
