@@ -8,7 +8,7 @@ use crate::common;
 use std::io::Write;
 use std::path::Path;
 
-use skillc::pipeline::{build, BuildOptions};
+use skillc::{build, BuildOptions};
 
 /// Status line of this process in KiB (`VmHWM`, `VmRSS`).
 fn status_kib(key: &str) -> u64 {
@@ -136,8 +136,8 @@ fn assets_past_what_an_artifact_holds_are_an_error() {
         "---\nname: big\ndescription: Too much.\n---\nBody.\n",
     );
     // Sparse files: 2 GiB and a little more, on no disk.
-    let each = skillc::discover::fsio::MAX_FILE_BYTES;
-    let count = skillc::discover::fsio::large::MAX_ASSET_BYTES / each + 1;
+    let each = skillc::internals::discover::MAX_FILE_BYTES;
+    let count = skillc::internals::discover::MAX_ASSET_BYTES / each + 1;
     for i in 0..count {
         let path = ws.join(format!("big/data/part-{i:03}.bin"));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,7 +1,7 @@
 //! Bad input never panics and always gets a diagnostic, including inputs too
 //! awkward to commit as fixtures.
 
-use skillc::discover::fsio::RawFile;
+use skillc::RawFile;
 use skillc::{check_files, codes, CheckOptions};
 
 fn codes_for(files: &[RawFile]) -> Vec<&'static str> {

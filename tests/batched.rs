@@ -5,7 +5,7 @@ use crate::synth;
 
 use std::path::{Path, PathBuf};
 
-use skillc::pipeline::{build, BuildOptions, BuildReport};
+use skillc::{build, BuildOptions, BuildReport};
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
@@ -297,7 +297,7 @@ fn a_file_changed_between_the_passes_fails_the_build_and_writes_nothing() {
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
     let failed = build(&ws, &out, &options);
     assert!(
-        matches!(failed, Err(skillc::pipeline::Error::ChangedDuringBuild)),
+        matches!(failed, Err(skillc::BuildError::ChangedDuringBuild)),
         "{failed:?}"
     );
     let left: Vec<_> = std::fs::read_dir(out.parent().unwrap()).unwrap().collect();

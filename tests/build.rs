@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rusqlite::{Connection, OpenFlags};
-use skillc::pipeline::{build, BuildOptions};
-use skillc::resolve::{self, BundleSpec, Slot, Slots};
+use skillc::internals::resolve::{self, BundleSpec, Slot, Slots};
 use skillc::CheckOptions;
+use skillc::{build, BuildOptions};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills")
@@ -388,7 +388,7 @@ fn a_build_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_byte_ident
         "public/assistant/extra/SKILL.md",
         "---\nname: extra\ndescription: New.\n---\nNew.\n",
     );
-    for step in skillc::pipeline::artifact::STEPS {
+    for step in skillc::internals::pipeline::STEPS {
         // 86: the build reached the step and stopped there.
         assert_eq!(
             run(Some(step)),
@@ -423,7 +423,7 @@ fn a_watch_session_stopped_at_each_step_of_the_writer_leaves_the_old_artifact_by
         "public/assistant/extra/SKILL.md",
         "---\nname: extra\ndescription: New.\n---\nNew.\n",
     );
-    for step in skillc::pipeline::artifact::STEPS {
+    for step in skillc::internals::pipeline::STEPS {
         let mut child = skillc()
             .args(["watch", ws.to_str().unwrap(), "-o", out.to_str().unwrap()])
             .env("SKILLC_TEST_STOP_AT", step)
@@ -617,7 +617,7 @@ fn sources_are_pooled_and_every_token_is_rewritten_to_a_pooled_id() {
         )
         .unwrap();
     let body = content(&encoding, body);
-    let (tokens, bad) = skillc::parse::sources::scan(&body);
+    let (tokens, bad) = skillc::internals::parse::scan(&body);
     assert!(bad.is_empty());
     assert_eq!(tokens.len(), 3);
     for t in tokens {
@@ -742,11 +742,9 @@ fn watch_in_background(ws: &Path, out: &Path) -> std::sync::mpsc::Receiver<bool>
     let (tx, rx) = std::sync::mpsc::channel();
     let (root, output) = (ws.to_path_buf(), out.to_path_buf());
     std::thread::spawn(move || {
-        let _ = skillc::pipeline::watch::watch(&root, &output, |event| {
-            let _ = tx.send(
-                matches!(event, skillc::pipeline::watch::Event::Built { report, .. }
-                if report.stats.is_some()),
-            );
+        let _ = skillc::watch::watch(&root, &output, |event| {
+            let _ = tx.send(matches!(event, skillc::watch::Event::Built { report, .. }
+                if report.stats.is_some()));
         });
     });
     rx
@@ -985,10 +983,10 @@ fn a_release_label_computed_beside_the_build_is_the_label_given_up_front() {
         "the same label, given or computed, gives the same bytes"
     );
     // In a session, the same files and label write nothing; another label rebuilds.
-    let mut session = skillc::pipeline::Session::default();
+    let mut session = skillc::Session::default();
     let out = dir.path().join("session.db");
-    let rebuild = |s: &mut skillc::pipeline::Session, o: &BuildOptions<'_>| {
-        skillc::pipeline::rebuild(&sample(), &out, o, s).unwrap()
+    let rebuild = |s: &mut skillc::Session, o: &BuildOptions<'_>| {
+        skillc::rebuild(&sample(), &out, o, s).unwrap()
     };
     assert!(!rebuild(&mut session, &later).unchanged);
     assert!(rebuild(&mut session, &later).unchanged);

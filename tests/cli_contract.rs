@@ -101,7 +101,7 @@ fn every_command_is_one_args_struct_handed_whole() {
     let mut variants = 0;
     for family in ["WorkspaceCommand", "ArtifactCommand"] {
         let start = args
-            .find(&format!("pub enum {family} {{"))
+            .find(&format!(" enum {family} {{"))
             .unwrap_or_else(|| panic!("no enum {family} in args.rs"));
         let body = &args[start..start + args[start..].find("\n}").unwrap()];
         for line in body.lines().skip(1) {

@@ -59,8 +59,8 @@ fn run_case(case: &Path) -> Vec<Diagnostic> {
     let workspace = case.join("workspace");
     if case.join("BUILD").exists() {
         let out = tempfile::tempdir().unwrap();
-        let options = skillc::pipeline::BuildOptions::default();
-        return skillc::pipeline::build(&workspace, &out.path().join("a.db"), &options)
+        let options = skillc::BuildOptions::default();
+        return skillc::build(&workspace, &out.path().join("a.db"), &options)
             .unwrap()
             .diagnostics;
     }

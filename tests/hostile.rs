@@ -575,11 +575,11 @@ fn a_build_reports_progress_up_to_its_total_and_never_past_it() {
     let record = |phase: &str, done: usize, total: usize| {
         SEEN.lock().unwrap().push((phase.to_string(), done, total));
     };
-    let options = skillc::pipeline::BuildOptions {
+    let options = skillc::BuildOptions {
         progress: Some(&record),
         ..Default::default()
     };
-    skillc::pipeline::build(&sample, &tmp.path().join("a.db"), &options).unwrap();
+    skillc::build(&sample, &tmp.path().join("a.db"), &options).unwrap();
     let seen = SEEN.lock().unwrap().clone();
     let bundles: Vec<&(String, usize, usize)> =
         seen.iter().filter(|s| s.0 == "resolving bundles").collect();

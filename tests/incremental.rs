@@ -8,7 +8,7 @@ use crate::synth;
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use skillc::pipeline::{build, rebuild, BuildOptions, Session};
+use skillc::{build, rebuild, BuildOptions, Session};
 
 /// One edit, applied to the `file`-th file of the workspace (in sorted order).
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use skillc::interop::package::{pack, unpack, Error, Limits};
-use skillc::pipeline::{build, BuildOptions};
+use skillc::{build, BuildOptions};
 use skillc_runtime::{Artifact, BundleRef};
 
 fn sample() -> PathBuf {
@@ -393,7 +393,9 @@ fn export_writes_portable_folders_with_only_the_spec_fields_on_top() {
                 d.display()
             );
         }
-        assert!(skillc::parse::names::portability_problems(v["name"].as_str().unwrap()).is_empty());
+        assert!(
+            skillc::internals::parse::portability_problems(v["name"].as_str().unwrap()).is_empty()
+        );
         assert_eq!(
             v["name"].as_str().unwrap(),
             d.file_name().unwrap().to_str().unwrap()

@@ -8,7 +8,7 @@ use crate::common::skillc;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use skillc::pipeline::{build, rebuild, BuildOptions, Session};
+use skillc::{build, rebuild, BuildOptions, Session};
 use skillc_runtime::{Artifact, BundleRef, Format};
 
 fn stdout(o: &Output) -> String {
@@ -321,7 +321,7 @@ fn control_characters_of_a_plugin_never_reach_the_output_raw() {
         assert!(all.contains(escaped), "{escaped}: {all}");
     }
     // The plugins are named after their folders, so no catalog name holds them either.
-    let loaded = skillc::parse::load::load_dir(&ws, None, &[]).unwrap();
+    let loaded = skillc::internals::parse::load_dir(&ws, None, &[]).unwrap();
     let names: Vec<&str> = loaded
         .workspace
         .plugins

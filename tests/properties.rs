@@ -1,7 +1,7 @@
 //! Property tests: the parser and validator never panic, whatever the bytes or the YAML.
 
 use proptest::prelude::*;
-use skillc::discover::fsio::RawFile;
+use skillc::RawFile;
 use skillc::{check_files, CheckOptions};
 
 fn check_never_panics(files: &[RawFile]) {
@@ -120,9 +120,9 @@ mod build_props {
     use std::collections::{BTreeMap, BTreeSet};
 
     use proptest::prelude::*;
-    use skillc::discover::fsio::RawFile;
-    use skillc::pipeline::{compile, BuildOptions};
-    use skillc::resolve::{self, Slot};
+    use skillc::internals::pipeline::compile_to;
+    use skillc::internals::resolve::{self, Slot};
+    use skillc::RawFile;
     use skillc::{check_files, CheckOptions};
 
     const URLS: &[&str] = &[
@@ -208,22 +208,10 @@ mod build_props {
             .num_threads(threads)
             .build()
             .unwrap();
-        let (data, warnings) = pool
-            .install(|| compile(&report.workspace, "h", &BuildOptions::default()))
-            .unwrap();
-        let mut diagnostics = report.diagnostics;
-        diagnostics.extend(warnings);
-        skillc::diagnostic::sort(&mut diagnostics);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("a.db");
-        skillc::pipeline::artifact::write(
-            &out,
-            data,
-            &diagnostics,
-            skillc::model::Mode::OneShot,
-            None,
-        )
-        .unwrap();
+        pool.install(|| compile_to(&report.workspace, "h", report.diagnostics, &out))
+            .unwrap();
         std::fs::read(out).unwrap()
     }
 
@@ -280,14 +268,14 @@ mod build_props {
         fn every_rewritten_token_resolves_to_exactly_one_pooled_url(files in workspace()) {
             let report = check_files(&files, &CheckOptions::default());
             let ws = &report.workspace;
-            let pool = skillc::resolve::pool::build(ws);
+            let pool = skillc::internals::resolve::pool::build(ws);
             let urls: BTreeMap<u32, &str> = pool.sources.iter().map(|s| (s.sid, s.url.as_str())).collect();
             // One URL, one id.
             let distinct: BTreeSet<&str> = urls.values().copied().collect();
             prop_assert_eq!(distinct.len(), urls.len());
             for (i, skill) in ws.skills.iter().enumerate() {
-                let (text, cited) = skillc::resolve::pool::rewrite(&skill.body, &pool.local[i]);
-                let (tokens, bad) = skillc::parse::sources::scan(&text);
+                let (text, cited) = skillc::internals::resolve::pool::rewrite(&skill.body, &pool.local[i]);
+                let (tokens, bad) = skillc::internals::parse::scan(&text);
                 prop_assert!(bad.is_empty());
                 for t in tokens {
                     for sid in t.sids {
@@ -298,7 +286,7 @@ mod build_props {
                 // Local ids that name the same URL map to the same pool id.
                 for s in &skill.sources {
                     let pooled = pool.local[i][&s.sid];
-                    prop_assert_eq!(urls[&pooled], skillc::resolve::pool::normalize_url(&s.url));
+                    prop_assert_eq!(urls[&pooled], skillc::internals::resolve::pool::normalize_url(&s.url));
                 }
             }
         }

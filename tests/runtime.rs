@@ -9,7 +9,7 @@ use crate::common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use skillc::pipeline::{build, BuildOptions};
+use skillc::{build, BuildOptions};
 use skillc_runtime::{Artifact, BundleRef, Context, Format};
 
 /// The sample's artifact, built once for all tests of this binary.

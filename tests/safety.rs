@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use skillc::pipeline::{build, BuildOptions};
+use skillc::{build, BuildOptions};
 use skillc::{CheckOptions, Diagnostic, SafetyLevel};
 use skillc_runtime::{Artifact, BundleRef};
 

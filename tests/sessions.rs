@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::synth;
-use skillc::pipeline::{build, rebuild, BuildOptions, Session};
+use skillc::{build, rebuild, BuildOptions, Session};
 use skillc::{CheckOptions, CheckReport, RawFile};
 
 const BILLING: &str = "Answer questions about invoices, refunds and payment methods for the plans.";

@@ -113,7 +113,7 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<std::io::Result<Ex
 }
 
 /// At most 120 characters of a text, for a message.
-pub fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> String {
     match s.char_indices().nth(120) {
         Some((at, _)) => format!("{}…", &s[..at]),
         None => s.to_string(),

@@ -38,12 +38,12 @@ pub struct Pos {
     /// 1-based column, in characters.
     pub column: usize,
     /// Characters to underline from `column`.
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 impl Pos {
     /// A position at the start of `line` with nothing underlined.
-    pub fn line(line: usize) -> Pos {
+    pub(crate) fn line(line: usize) -> Pos {
         Pos {
             line: line.max(1),
             column: 1,
@@ -52,7 +52,7 @@ impl Pos {
     }
 
     /// The start of a file.
-    pub fn start() -> Pos {
+    pub(crate) fn start() -> Pos {
         Pos::line(1)
     }
 }
@@ -74,13 +74,13 @@ pub struct Diagnostic {
     pub message: String,
     /// Characters underlined in the snippet.
     #[serde(skip)]
-    pub span_len: usize,
+    pub(crate) span_len: usize,
     /// How to fix it, where a hint helps.
     #[serde(skip)]
     pub help: Option<String>,
     /// The text of the line, for the snippet.
     #[serde(skip)]
-    pub source_line: Option<String>,
+    pub(crate) source_line: Option<String>,
     /// How much harm a content-safety finding (an `S…` code) could do; `None` for the others.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub safety: Option<SafetyLevel>,
@@ -114,7 +114,7 @@ impl SafetyLevel {
     }
 
     /// The level a word names.
-    pub fn parse(word: &str) -> Option<SafetyLevel> {
+    pub(crate) fn parse(word: &str) -> Option<SafetyLevel> {
         [
             SafetyLevel::Low,
             SafetyLevel::Medium,
@@ -126,7 +126,7 @@ impl SafetyLevel {
     }
 
     /// SARIF's `security-severity` (GitHub ranks 9.0+ critical, 7.0+ high, 4.0+ medium).
-    pub fn security_severity(self) -> &'static str {
+    pub(crate) fn security_severity(self) -> &'static str {
         match self {
             SafetyLevel::Low => "2.0",
             SafetyLevel::Medium => "5.0",
@@ -138,7 +138,12 @@ impl SafetyLevel {
 
 impl Diagnostic {
     /// A diagnostic of `code` at `pos` in `file`; its severity comes from the code.
-    pub fn new(code: &'static str, file: &str, pos: Pos, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        code: &'static str,
+        file: &str,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: codes::default_severity(code),
             code,
@@ -154,25 +159,25 @@ impl Diagnostic {
     }
 
     /// Marks a content-safety finding with its level.
-    pub fn with_safety(mut self, level: SafetyLevel) -> Self {
+    pub(crate) fn with_safety(mut self, level: SafetyLevel) -> Self {
         self.safety = Some(level);
         self
     }
 
     /// Adds a `help:` line.
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
     /// Attaches the text of the diagnostic's line from `text` (the whole file).
-    pub fn with_source(mut self, text: &str) -> Self {
+    pub(crate) fn with_source(mut self, text: &str) -> Self {
         self.attach_source(text);
         self
     }
 
     /// [`Diagnostic::with_source`] in place.
-    pub fn attach_source(&mut self, text: &str) {
+    pub(crate) fn attach_source(&mut self, text: &str) {
         self.source_line = self
             .line
             .checked_sub(1)
@@ -206,176 +211,176 @@ pub mod codes {
     use super::Severity;
 
     /// A file could not be read.
-    pub const UNREADABLE: &str = "E001";
+    pub(crate) const UNREADABLE: &str = "E001";
     /// A text file is not valid UTF-8.
     pub const INVALID_UTF8: &str = "E002";
     /// A file is larger than the size limit.
-    pub const TOO_LARGE: &str = "E003";
+    pub(crate) const TOO_LARGE: &str = "E003";
     /// A SKILL.md or CATEGORY.md has no frontmatter.
     pub const MISSING_FRONTMATTER: &str = "E004";
     /// The frontmatter's closing `---` line is missing.
     pub const UNCLOSED_FRONTMATTER: &str = "E005";
     /// YAML syntax error.
-    pub const YAML_SYNTAX: &str = "E006";
+    pub(crate) const YAML_SYNTAX: &str = "E006";
     /// The YAML document is not a mapping.
     pub const NOT_A_MAPPING: &str = "E007";
     /// A mapping repeats a key.
-    pub const DUPLICATE_KEY: &str = "E008";
+    pub(crate) const DUPLICATE_KEY: &str = "E008";
     /// YAML aliases or nesting exceed the safety limits.
     pub const YAML_TOO_COMPLEX: &str = "E009";
     /// A field has the wrong type or an invalid value.
-    pub const INVALID_VALUE: &str = "E010";
+    pub(crate) const INVALID_VALUE: &str = "E010";
     /// A required field is missing.
     pub const MISSING_FIELD: &str = "E011";
     /// A reference names a skill that does not exist.
     pub const UNKNOWN_SKILL: &str = "E012";
     /// Two skills share a name in one scope.
-    pub const DUPLICATE_SKILL: &str = "E013";
+    pub(crate) const DUPLICATE_SKILL: &str = "E013";
     /// A regular expression does not compile.
-    pub const BAD_REGEX: &str = "E014";
+    pub(crate) const BAD_REGEX: &str = "E014";
     /// A citation token names a source the skill does not define.
-    pub const UNDEFINED_SOURCE: &str = "E015";
+    pub(crate) const UNDEFINED_SOURCE: &str = "E015";
     /// A symbolic link points outside the workspace.
-    pub const SYMLINK_ESCAPE: &str = "E016";
+    pub(crate) const SYMLINK_ESCAPE: &str = "E016";
     /// A symbolic link loops back on itself.
-    pub const SYMLINK_LOOP: &str = "E017";
+    pub(crate) const SYMLINK_LOOP: &str = "E017";
     /// A JSON file does not parse or has the wrong shape.
-    pub const BAD_JSON: &str = "E018";
+    pub(crate) const BAD_JSON: &str = "E018";
     /// A configuration file has a field it does not know.
-    pub const UNKNOWN_CONFIG_FIELD: &str = "E019";
+    pub(crate) const UNKNOWN_CONFIG_FIELD: &str = "E019";
     /// A locale, tier, client or consumer that the workspace does not declare.
-    pub const UNKNOWN_NAME: &str = "E020";
+    pub(crate) const UNKNOWN_NAME: &str = "E020";
     /// A condition has an unknown key or a malformed value.
-    pub const BAD_CONDITION: &str = "E021";
+    pub(crate) const BAD_CONDITION: &str = "E021";
     /// A variant declaration is malformed.
-    pub const BAD_VARIANT: &str = "E022";
+    pub(crate) const BAD_VARIANT: &str = "E022";
     /// A source is defined twice or is malformed.
-    pub const BAD_SOURCE: &str = "E023";
+    pub(crate) const BAD_SOURCE: &str = "E023";
 
     /// A template in `templates/` does not parse or overrides nothing.
-    pub const BAD_TEMPLATE: &str = "E024";
+    pub(crate) const BAD_TEMPLATE: &str = "E024";
     /// A rendering or writing step of a build failed on the workspace's content.
-    pub const BUILD_FAILED: &str = "E025";
+    pub(crate) const BUILD_FAILED: &str = "E025";
     /// A `tests/*.yaml` case file is not a list of cases, or a case has an unknown key.
-    pub const BAD_TEST_CASE: &str = "E026";
+    pub(crate) const BAD_TEST_CASE: &str = "E026";
     /// A test case names a client, locale, tier, consumer or skill that does not exist.
-    pub const UNKNOWN_IN_TEST: &str = "E027";
-    pub const EXTERNAL_NOT_USABLE: &str = "E028";
+    pub(crate) const UNKNOWN_IN_TEST: &str = "E027";
+    pub(crate) const EXTERNAL_NOT_USABLE: &str = "E028";
     /// A skill's eval set (`evals/evals.json`, a trigger set in `evals/`) is not JSON or has
     /// the wrong shape.
-    pub const BAD_EVAL_SET: &str = "E029";
+    pub(crate) const BAD_EVAL_SET: &str = "E029";
 
     /// A byte-order mark was stripped.
-    pub const BOM: &str = "W101";
+    pub(crate) const BOM: &str = "W101";
     /// CRLF line endings were normalised.
     pub const CRLF: &str = "W102";
     /// A frontmatter field that no part of the format knows (probably a typo).
-    pub const UNKNOWN_FIELD: &str = "W103";
+    pub(crate) const UNKNOWN_FIELD: &str = "W103";
     /// Skills import each other in a cycle (handled: each is included once).
-    pub const IMPORT_CYCLE: &str = "W104";
+    pub(crate) const IMPORT_CYCLE: &str = "W104";
     /// Pipeline transitions form a cycle (handled by the depth limit).
-    pub const PIPELINE_CYCLE: &str = "W105";
+    pub(crate) const PIPELINE_CYCLE: &str = "W105";
     /// A BAD instruction example has no "Why bad" line.
-    pub const BAD_EXAMPLE_WITHOUT_WHY: &str = "W106";
+    pub(crate) const BAD_EXAMPLE_WITHOUT_WHY: &str = "W106";
     /// More trigger examples than catalogs show.
-    pub const TOO_MANY_TRIGGERS: &str = "W107";
+    pub(crate) const TOO_MANY_TRIGGERS: &str = "W107";
     /// `allowed-tools` given as a YAML list rather than a space-separated string.
-    pub const ALLOWED_TOOLS_LIST: &str = "W108";
+    pub(crate) const ALLOWED_TOOLS_LIST: &str = "W108";
     /// A client configuration names a skill that does not exist.
     pub const UNKNOWN_TOGGLE: &str = "W109";
     /// A required variable has no value: the skill will be unavailable.
     pub const UNRESOLVED_VARIABLE: &str = "W110";
     /// A localized file carries something it cannot override, or an undeclared locale.
-    pub const LOCALIZED_FILE: &str = "W111";
+    pub(crate) const LOCALIZED_FILE: &str = "W111";
     /// A body over 500 lines or about 5,000 tokens.
-    pub const LONG_BODY: &str = "W112";
+    pub(crate) const LONG_BODY: &str = "W112";
     /// Both SKILL.md and skill.md exist in one folder.
-    pub const TWO_SKILL_FILES: &str = "W113";
+    pub(crate) const TWO_SKILL_FILES: &str = "W113";
     /// A catalog was over its tier's token budget and was cut.
-    pub const OVER_BUDGET: &str = "W114";
+    pub(crate) const OVER_BUDGET: &str = "W114";
     /// Hidden folders hold skills and were skipped.
-    pub const HIDDEN_SKIPPED: &str = "W115";
+    pub(crate) const HIDDEN_SKIPPED: &str = "W115";
     /// A field named like one of ours has another shape (another tool's field): ignored.
-    pub const FOREIGN_FIELD: &str = "W116";
+    pub(crate) const FOREIGN_FIELD: &str = "W116";
     /// The workspace holds no skill at all.
-    pub const NO_SKILLS: &str = "W117";
+    pub(crate) const NO_SKILLS: &str = "W117";
     /// Two skills of one catalog have catalog texts so alike that a selector may not tell them
     /// apart.
-    pub const OVERLAP: &str = "W118";
+    pub(crate) const OVERLAP: &str = "W118";
     /// A skill's own trigger example routes first to another skill of its catalog (scored
     /// leave-one-out, as `skillc eval` does).
     pub const EXAMPLE_ROUTES_ELSEWHERE: &str = "W119";
     /// A variable some skill declares secret is used, or declared, by a skill that does not
     /// declare it secret (it stays a placeholder there too).
-    pub const SECRET_ELSEWHERE: &str = "W120";
+    pub(crate) const SECRET_ELSEWHERE: &str = "W120";
     /// A translation (`SKILL.<locale>.md`) made from an older default text: its
     /// `translated_from` names another digest than the default's now.
-    pub const STALE_TRANSLATION: &str = "W121";
+    pub(crate) const STALE_TRANSLATION: &str = "W121";
     /// In a collection (no workspace.yaml), several folders declare the same name: they are
     /// as many skills, each named after its folder.
-    pub const SAME_NAME_FOLDERS: &str = "W122";
-    pub const PLUGIN_MANIFEST: &str = "W123";
-    pub const OVER_TARGET_BUDGET: &str = "W124";
-    pub const LOCK_OUT_OF_DATE: &str = "W125";
+    pub(crate) const SAME_NAME_FOLDERS: &str = "W122";
+    pub(crate) const PLUGIN_MANIFEST: &str = "W123";
+    pub(crate) const OVER_TARGET_BUDGET: &str = "W124";
+    pub(crate) const LOCK_OUT_OF_DATE: &str = "W125";
     /// An array `argument-hint` with Copilot declared (`targets:`): Copilot CLI refuses to load
     /// the skill.
-    pub const ARRAY_ARGUMENT_HINT: &str = "W126";
+    pub(crate) const ARRAY_ARGUMENT_HINT: &str = "W126";
     /// A frontmatter key outside the six of the specification with `claude-api` declared:
     /// claude.ai and the Skills API refuse the upload.
-    pub const KEY_OUTSIDE_SIX: &str = "W127";
+    pub(crate) const KEY_OUTSIDE_SIX: &str = "W127";
     /// Two skill names that Claude Code folds to one (case, spaces, invisible characters,
     /// fullwidth and dash variants), with Claude Code declared.
-    pub const NAMES_FOLD_TOGETHER: &str = "W128";
+    pub(crate) const NAMES_FOLD_TOGETHER: &str = "W128";
     /// A skill name Claude Code keeps for itself (`synced`, `anthropic-skills`).
-    pub const RESERVED_NAME: &str = "W129";
+    pub(crate) const RESERVED_NAME: &str = "W129";
     /// A description past a declared client's limit, which then does not load the skill.
-    pub const OVER_CLIENT_LIMIT: &str = "W130";
+    pub(crate) const OVER_CLIENT_LIMIT: &str = "W130";
     /// A translation (`SKILL.<locale>.md`) that is still the default text word for word:
     /// visitors of that locale read the default's language.
-    pub const UNTRANSLATED_COPY: &str = "W131";
+    pub(crate) const UNTRANSLATED_COPY: &str = "W131";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
-    pub const NAME_NOT_PORTABLE: &str = "P201";
+    pub(crate) const NAME_NOT_PORTABLE: &str = "P201";
     /// A name that differs from its folder name.
-    pub const NAME_FOLDER_MISMATCH: &str = "P202";
+    pub(crate) const NAME_FOLDER_MISMATCH: &str = "P202";
     /// A description longer than 1,024 characters (or empty).
-    pub const DESCRIPTION_LENGTH: &str = "P203";
+    pub(crate) const DESCRIPTION_LENGTH: &str = "P203";
     /// A compatibility string longer than 500 characters (or empty).
-    pub const COMPATIBILITY_LENGTH: &str = "P204";
+    pub(crate) const COMPATIBILITY_LENGTH: &str = "P204";
     /// A metadata value that is not a string.
-    pub const METADATA_NOT_STRING: &str = "P205";
+    pub(crate) const METADATA_NOT_STRING: &str = "P205";
     /// A field outside the portable core (reported only under `--strict-spec`).
-    pub const NOT_IN_SPEC: &str = "P206";
+    pub(crate) const NOT_IN_SPEC: &str = "P206";
     /// No `name` in the frontmatter (reported only under `--strict-spec`).
-    pub const NAME_MISSING: &str = "P207";
+    pub(crate) const NAME_MISSING: &str = "P207";
 
     /// Invisible or direction-changing characters (bidi controls, zero-width, tag characters,
     /// other controls): text a person does not see and a model reads.
-    pub const HIDDEN_CHARACTERS: &str = "S101";
+    pub(crate) const HIDDEN_CHARACTERS: &str = "S101";
     /// Markup or angle brackets in a description (catalogs embed it in XML and prompts).
-    pub const DESCRIPTION_MARKUP: &str = "S102";
+    pub(crate) const DESCRIPTION_MARKUP: &str = "S102";
     /// Wording that tells the agent to set aside earlier instructions (or a scanner to pass it).
-    pub const OVERRIDE_INSTRUCTIONS: &str = "S201";
+    pub(crate) const OVERRIDE_INSTRUCTIONS: &str = "S201";
     /// Wording that tells the agent to hide what it does from its user.
-    pub const HIDE_FROM_USER: &str = "S202";
+    pub(crate) const HIDE_FROM_USER: &str = "S202";
     /// Reading credentials: SSH and cloud keys, keychains, browser stores.
-    pub const READ_CREDENTIALS: &str = "S203";
+    pub(crate) const READ_CREDENTIALS: &str = "S203";
     /// Sending files or the environment out to a URL.
-    pub const SEND_DATA_OUT: &str = "S204";
+    pub(crate) const SEND_DATA_OUT: &str = "S204";
     /// Code fetched and run in one step, or a remote shell.
-    pub const FETCH_AND_RUN: &str = "S301";
+    pub(crate) const FETCH_AND_RUN: &str = "S301";
     /// A long encoded blob (base64, hex) in text or scripts.
-    pub const ENCODED_BLOB: &str = "S302";
+    pub(crate) const ENCODED_BLOB: &str = "S302";
     /// A URL to a bare IP address, a paste site or a webhook collector.
-    pub const SUSPICIOUS_URL: &str = "S303";
+    pub(crate) const SUSPICIOUS_URL: &str = "S303";
     /// A secret written in a file: a private key, a token with a known prefix.
-    pub const SECRET_IN_FILE: &str = "S401";
+    pub(crate) const SECRET_IN_FILE: &str = "S401";
     /// A file that cannot be read as text and could carry code.
-    pub const OPAQUE_FILE: &str = "S501";
+    pub(crate) const OPAQUE_FILE: &str = "S501";
     /// A description stuffed with keywords (to win routing).
-    pub const KEYWORD_STUFFING: &str = "S601";
+    pub(crate) const KEYWORD_STUFFING: &str = "S601";
     /// `allowed-tools` granting an unrestricted shell.
-    pub const UNRESTRICTED_TOOLS: &str = "S701";
+    pub(crate) const UNRESTRICTED_TOOLS: &str = "S701";
 
     /// Every code, for documentation and for tests that each one is exercised.
     pub const ALL: &[&str] = &[
@@ -462,7 +467,7 @@ pub mod codes {
     ];
 
     /// The severity a code has in the default profile.
-    pub fn default_severity(code: &str) -> Severity {
+    pub(crate) fn default_severity(code: &str) -> Severity {
         if code.starts_with('E') {
             Severity::Error
         } else {
@@ -471,7 +476,7 @@ pub mod codes {
     }
 
     /// Whether `--strict-spec` turns this code into an error.
-    pub fn is_portability(code: &str) -> bool {
+    pub(crate) fn is_portability(code: &str) -> bool {
         code.starts_with('P')
     }
 }
@@ -504,7 +509,7 @@ fn snippet_window(src: &str, column: usize) -> (String, usize) {
 /// A diagnostic with every field, to keep it aside and take it back (the JSON output leaves the
 /// snippet and the help out): the check's cache and a batched build's staged warnings.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct WholeDiagnostic {
+pub(crate) struct WholeDiagnostic {
     severity: Severity,
     code: String,
     file: String,
@@ -520,7 +525,7 @@ pub struct WholeDiagnostic {
 
 impl WholeDiagnostic {
     /// Every field of `d`.
-    pub fn of(d: &Diagnostic) -> Self {
+    pub(crate) fn of(d: &Diagnostic) -> Self {
         WholeDiagnostic {
             severity: d.severity,
             code: d.code.to_string(),
@@ -536,7 +541,7 @@ impl WholeDiagnostic {
     }
 
     /// The diagnostic, if its code is one this skillc knows.
-    pub fn restore(self) -> Option<Diagnostic> {
+    pub(crate) fn restore(self) -> Option<Diagnostic> {
         let code = codes::ALL.iter().find(|c| **c == self.code)?;
         Some(Diagnostic {
             severity: self.severity,

@@ -9,7 +9,7 @@ pub fn hash(data: &[u8]) -> String {
 }
 
 /// A SHA-256 as [`hash`] writes it.
-pub fn hex(digest: &[u8; 32]) -> String {
+pub(crate) fn hex(digest: &[u8; 32]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -1,6 +1,9 @@
 //! The `skillc` command line: its shape is a contract scripts and CI depend on (README, "The
 //! command line").
 
+// A binary exports nothing: its items say `pub(crate)`, as the library's own do.
+#![warn(unreachable_pub)]
+
 use std::io::Write;
 use std::process::ExitCode;
 

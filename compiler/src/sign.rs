@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The variable holding the secret key's password, if it has one.
-pub const PASSWORD_VARIABLE: &str = "SKILLC_KEY_PASSWORD";
+pub(crate) const PASSWORD_VARIABLE: &str = "SKILLC_KEY_PASSWORD";
 
 /// Why a key or a signature could not be made or read.
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +19,7 @@ pub const PASSWORD_VARIABLE: &str = "SKILLC_KEY_PASSWORD";
 pub struct Error(String);
 
 /// The public key file beside a secret key file: `x.key` → `x.pub`, else `<file>.pub`.
-pub fn public_key_path(secret: &Path) -> PathBuf {
+pub(crate) fn public_key_path(secret: &Path) -> PathBuf {
     match secret.extension() {
         Some(e) if e == "key" => secret.with_extension("pub"),
         _ => {
@@ -157,7 +157,7 @@ impl SecretKey {
     }
 
     /// The signature of the file at `path`, as the text of a `.minisig` file (`name` goes in
-    /// the trusted comment, as minisign puts the file name there, escaped by [`comment_name`]).
+    /// the trusted comment, as minisign puts the file name there, escaped by `comment_name`).
     pub fn sign(&self, path: &Path, name: &str) -> Result<String, Error> {
         let file = std::fs::File::open(path)
             .map_err(|e| Error(format!("cannot read `{}` to sign it: {e}", path.display())))?;
@@ -183,7 +183,7 @@ impl SecretKey {
 /// one line of a line-based file that every verifier splits its own way (minisign and Rust at
 /// `\n`, Python's `splitlines` also at U+2028): a name that ends the line would make a
 /// signature nothing verifies, or one verifiers disagree on.
-pub fn comment_name(name: &str) -> String {
+pub(crate) fn comment_name(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for c in name.chars() {
         match c {

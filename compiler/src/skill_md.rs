@@ -11,7 +11,7 @@ use skillc_runtime::{Artifact, Skill};
 use crate::parse::names;
 
 /// A folder name that passes the portability rules, unique among those `used`.
-pub fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
+pub(crate) fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
     let mut portable = if names::portability_problems(name).is_empty() {
         name.to_string()
     } else {
@@ -30,7 +30,7 @@ pub fn portable_name(name: &str, used: &mut BTreeSet<String>) -> String {
 }
 
 /// A SKILL.md's frontmatter as JSON, field for field what its YAML says.
-pub type FrontJson = serde_json::Map<String, serde_json::Value>;
+pub(crate) type FrontJson = serde_json::Map<String, serde_json::Value>;
 
 /// A skill's SKILL.md under `name`: its frontmatter (as JSON, field for field what the text's
 /// YAML says) and its whole text.
@@ -45,7 +45,7 @@ pub fn skill_md(
 /// [`skill_md`], and without `keep_code` also without the fields that make a client run
 /// something (the MCP server `mcp` names, the tools `allowed-tools` pre-approves): those left
 /// out are named, third.
-pub fn skill_md_with(
+pub(crate) fn skill_md_with(
     a: &Artifact,
     s: &Skill,
     name: &str,
@@ -62,7 +62,7 @@ pub fn skill_md_with(
 
 /// The frontmatter of `s` under `name`, and without `keep_code` without the fields that make
 /// a client run something, each named.
-pub fn front_kept(s: &Skill, name: &str, keep_code: bool) -> (Front, Vec<String>) {
+pub(crate) fn front_kept(s: &Skill, name: &str, keep_code: bool) -> (Front, Vec<String>) {
     let mut front = front_matter(s, name);
     let mut left_out = Vec::new();
     if !keep_code {
@@ -80,7 +80,11 @@ pub fn front_kept(s: &Skill, name: &str, keep_code: bool) -> (Front, Vec<String>
 }
 
 /// A whole SKILL.md: `front` as YAML, then the body with its sources.
-pub fn text_of(a: &Artifact, s: &Skill, front: &Front) -> Result<String, skillc_runtime::Error> {
+pub(crate) fn text_of(
+    a: &Artifact,
+    s: &Skill,
+    front: &Front,
+) -> Result<String, skillc_runtime::Error> {
     let yaml = yaml_text(front);
     let body = body_with_sources(a, s)?;
     Ok(format!("---\n{yaml}---\n{}\n", body.trim_end()))
@@ -89,20 +93,20 @@ pub fn text_of(a: &Artifact, s: &Skill, front: &Front) -> Result<String, skillc_
 /// The frontmatter of an exported skill: the specification's fields, in its order, then the
 /// keys of the one client it is written for (`export --target`), in the order given.
 #[derive(Serialize)]
-pub struct Front {
+pub(crate) struct Front {
     /// `name`.
     pub name: String,
     /// `description`.
     pub description: String,
     /// `license`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub license: Option<String>,
+    pub(crate) license: Option<String>,
     /// `compatibility`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub compatibility: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// `metadata`: every extension, as strings.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, String>,
+    pub(crate) metadata: BTreeMap<String, String>,
     /// `allowed-tools`.
     #[serde(rename = "allowed-tools", skip_serializing_if = "Option::is_none")]
     pub allowed_tools: Option<String>,
@@ -200,7 +204,7 @@ fn string_of(v: &serde_json::Value) -> String {
 }
 
 /// The six fields of the specification; every extension under `metadata`, as a string.
-pub fn front_matter(s: &Skill, name: &str) -> Front {
+pub(crate) fn front_matter(s: &Skill, name: &str) -> Front {
     let meta = &s.record.meta;
     let description = if s.description.trim().is_empty() {
         s.name.clone()
@@ -317,7 +321,7 @@ const CODE_EXTENSIONS: [&str; 27] = [
 
 /// Whether an asset is code: under `scripts/` (agentskills.io's folder for it), named as code,
 /// starting with `#!`, or an executable of Linux, macOS or Windows.
-pub fn is_code(path: &str, bytes: &[u8]) -> bool {
+pub(crate) fn is_code(path: &str, bytes: &[u8]) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
     let magic: [&[u8]; 6] = [

@@ -155,7 +155,7 @@ fn path_of(url: &str) -> &str {
 }
 
 /// Whether `text` starts with `prefix` at a `/` boundary, trailing slashes ignored.
-pub fn starts_at_boundary(text: &str, prefix: &str) -> bool {
+pub(crate) fn starts_at_boundary(text: &str, prefix: &str) -> bool {
     let p = prefix.trim_end_matches('/');
     if p.is_empty() {
         return true;

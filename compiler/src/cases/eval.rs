@@ -23,20 +23,20 @@ pub struct BundleEval {
     /// Its tier.
     pub tier: String,
     /// Messages with a skill to reach.
-    pub positives: usize,
+    pub(crate) positives: usize,
     /// Messages expecting no skill.
-    pub negatives: usize,
+    pub(crate) negatives: usize,
     /// The index's figures.
     #[serde(flatten)]
     pub figures: Figures,
     /// The selector's figures, when one ran.
-    pub selector: Option<SelectorEval>,
+    pub(crate) selector: Option<SelectorEval>,
     /// The candidates a route gives at most (`top_k`): the `k` of `recall_at_k`.
-    pub k: usize,
+    pub(crate) k: usize,
     /// Trigger examples scored.
-    pub examples: usize,
+    pub(crate) examples: usize,
     /// Routing cases of this bundle run.
-    pub cases: usize,
+    pub(crate) cases: usize,
 }
 
 /// The bundles `eval` looks at: each client of `clients` (none given: the global bundle and

@@ -25,9 +25,9 @@ use super::read::{read_yaml, Node};
 use super::{Case, Expect, Request};
 
 /// The folder of a skill that holds its eval sets.
-pub const EVALS_DIR: &str = "evals";
+pub(crate) const EVALS_DIR: &str = "evals";
 /// The Agent Skills evaluation file.
-pub const EVALS_FILE: &str = "evals.json";
+pub(crate) const EVALS_FILE: &str = "evals.json";
 
 /// The eval-set files of a skill, workspace-relative, `evals.json` first, then the others by
 /// name: regular `.json` files directly in its `evals/` folder.

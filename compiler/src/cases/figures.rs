@@ -16,19 +16,19 @@ pub struct Labelled {
     pub message: String,
     /// The skill it should reach first (`None`: no skill, a case's `routes_to: []`, or none of
     /// `avoid`).
-    pub expected: Option<String>,
+    pub(crate) expected: Option<String>,
     /// With no `expected`: the skills it must not reach (a case's `routes_not_to` alone, a
     /// trigger set's `should_trigger: false`); empty: it must reach none at all.
-    pub avoid: Vec<String>,
+    pub(crate) avoid: Vec<String>,
     /// A trigger example's own skill (an index into the bundle's skills), left out while the
     /// example is routed.
-    pub example_of: Option<usize>,
+    pub(crate) example_of: Option<usize>,
     /// The case's consumer.
     pub consumer: Option<String>,
     /// The case's run-time context.
-    pub context: Context,
+    pub(crate) context: Context,
     /// The case's history (routing's stage 0): each text and seconds before the message.
-    pub history: Vec<(String, u64)>,
+    pub(crate) history: Vec<(String, u64)>,
 }
 
 /// Messages that should reach one skill and reached another first (or none).
@@ -36,13 +36,13 @@ pub struct Labelled {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Confusion {
     /// The skill they should reach.
-    pub expected: String,
+    pub(crate) expected: String,
     /// The skill they reached first (`None`: no candidate).
-    pub got: Option<String>,
+    pub(crate) got: Option<String>,
     /// How many messages did so.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Up to three of them.
-    pub examples: Vec<String>,
+    pub(crate) examples: Vec<String>,
 }
 
 /// Messages shown per confusion.
@@ -53,15 +53,15 @@ const CONFUSION_EXAMPLES: usize = 3;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Figures {
     /// Messages whose skill comes first, as a share of those with a skill to reach.
-    pub recall_at_1: f64,
+    pub(crate) recall_at_1: f64,
     /// Messages whose skill is among the first `k` reached.
     pub recall_at_k: f64,
     /// Mean reciprocal rank of the skill (0 when not among the first `k`).
-    pub mrr: f64,
+    pub(crate) mrr: f64,
     /// Share of the messages expecting no skill that reached one.
-    pub false_fire: f64,
+    pub(crate) false_fire: f64,
     /// The messages that reached another skill first, or none, grouped, most first.
-    pub confusions: Vec<Confusion>,
+    pub(crate) confusions: Vec<Confusion>,
 }
 
 /// A share rounded to four decimals; `empty` when there is nothing to count.
@@ -130,7 +130,7 @@ pub fn figures<'a>(
 }
 
 /// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`.
-pub fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
+pub(super) fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
     format!(
         "recall@1 {:.3} · recall@{k} {:.3} · MRR {:.3} · false fire {}",
         f.recall_at_1,

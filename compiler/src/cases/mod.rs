@@ -54,15 +54,15 @@ pub struct Request {
     /// Consumer whose filters apply.
     pub consumer: Option<String>,
     /// Run-time context: `page_url`, `turn`, …
-    pub context: Vec<(String, String)>,
+    pub(crate) context: Vec<(String, String)>,
     /// Selected skills (names or SK ids); the prompt is assembled when there are any, or when
     /// an expectation is about the prompt.
-    pub select: Vec<String>,
+    pub(crate) select: Vec<String>,
     /// A visitor's message to route (`skillc route`), for `routes_to` and `routes_not_to`.
     pub message: Option<String>,
     /// The visitor's messages before it, oldest first: each text and how many seconds before
     /// the message it was sent (routing's stage 0 may join the message to them).
-    pub history: Vec<(String, u64)>,
+    pub(crate) history: Vec<(String, u64)>,
 }
 
 /// A case's history as a route takes it, the message being sent at time 0.
@@ -80,24 +80,24 @@ pub fn turns(history: &[(String, u64)]) -> Vec<skillc_runtime::route::Turn<'_>> 
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Expect {
     /// Selectable names the catalog shows.
-    pub catalog_includes: Vec<String>,
+    pub(crate) catalog_includes: Vec<String>,
     /// Selectable names the catalog does not show.
-    pub catalog_excludes: Vec<String>,
+    pub(crate) catalog_excludes: Vec<String>,
     /// Skills in the prompt (by selectable name or by the skill whose content is used).
-    pub prompt_includes: Vec<String>,
+    pub(crate) prompt_includes: Vec<String>,
     /// Skills not in the prompt, under either name.
-    pub prompt_excludes: Vec<String>,
+    pub(crate) prompt_excludes: Vec<String>,
     /// Skills left out, each with the start of its reason (`blocked`, `excluded:x`, …).
     pub removed: Vec<(String, String)>,
     /// Texts the prompt holds (the catalog, when no prompt is assembled).
-    pub text_contains: Vec<String>,
+    pub(crate) text_contains: Vec<String>,
     /// Most tokens of the prompt (the catalog, when no prompt is assembled).
-    pub max_tokens: Option<u64>,
+    pub(crate) max_tokens: Option<u64>,
     /// Skills the message must reach, each among its candidates (`Some([])`: no candidate at
     /// all).
     pub routes_to: Option<Vec<String>>,
     /// `routes_to` within the first this many candidates.
-    pub within: Option<usize>,
+    pub(crate) within: Option<usize>,
     /// Skills the message must not reach.
     pub routes_not_to: Vec<String>,
 }
@@ -111,7 +111,7 @@ impl Expect {
 }
 
 /// The cases of one file (relative path `file`, content `text`) and what is wrong with them.
-pub fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
+pub(crate) fn read_file(file: &str, text: &str, ws: &Workspace) -> (Vec<Case>, Vec<Diagnostic>) {
     let mut reader = Reader {
         file,
         ws,

@@ -37,9 +37,9 @@ const MAX_ANSWER: u64 = 1 << 20;
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Spread {
     /// The lowest sample's figure.
-    pub min: f64,
+    pub(crate) min: f64,
     /// The highest sample's figure.
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 /// The spread of each figure over the samples.
@@ -47,13 +47,13 @@ pub struct Spread {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Spreads {
     /// Of `recall_at_1`.
-    pub recall_at_1: Spread,
+    pub(crate) recall_at_1: Spread,
     /// Of `recall_at_k`.
     pub recall_at_k: Spread,
     /// Of `mrr`.
-    pub mrr: Spread,
+    pub(crate) mrr: Spread,
     /// Of `false_fire`.
-    pub false_fire: Spread,
+    pub(crate) false_fire: Spread,
 }
 
 /// A call that failed.
@@ -63,9 +63,9 @@ pub struct Failure {
     /// The message put to the selector.
     pub message: String,
     /// Which sample (1-based).
-    pub sample: usize,
+    pub(crate) sample: usize,
     /// What went wrong.
-    pub error: String,
+    pub(crate) error: String,
 }
 
 /// A selector's figures over one bundle's messages.
@@ -76,15 +76,15 @@ pub struct SelectorEval {
     #[serde(flatten)]
     pub figures: Figures,
     /// Each figure's lowest and highest over the samples.
-    pub spread: Spreads,
+    pub(crate) spread: Spreads,
     /// Samples taken of each message.
     pub samples: usize,
     /// Calls made.
-    pub calls: usize,
+    pub(crate) calls: usize,
     /// Calls that failed, timed out or answered something else than `{"select": [...]}`.
     pub failures: usize,
     /// The first failed calls, named.
-    pub failed: Vec<Failure>,
+    pub(crate) failed: Vec<Failure>,
 }
 
 /// Puts each of `labelled` to the selector `samples` times, beside the index's `routes` (given

@@ -151,7 +151,7 @@ fn folded_together(ws: &Workspace, out: &mut Vec<Diagnostic>) {
 /// A name as Claude Code compares names: compatibility-normalised (fullwidth letters become
 /// plain ones), lower case, invisible characters removed, every dash variant, space and
 /// underscore a plain `-`.
-pub fn fold(name: &str) -> String {
+pub(crate) fn fold(name: &str) -> String {
     let mut out = String::new();
     for c in name.nfkc().flat_map(char::to_lowercase) {
         match c {

@@ -12,7 +12,7 @@ use crate::diagnostic::Diagnostic;
 /// The last passes of a session's checks. Each part has its own lock: a session's check and
 /// build may run side by side (the studio's), and the passes run on rayon's threads.
 #[derive(Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// The cross-file checks' inputs and diagnostics ([`super::validate`]).
     pub(super) across: Mutex<Option<(super::validate::Inputs, Vec<Diagnostic>)>>,
     /// The catalogs and what they were made of ([`super::catalogs`]).
@@ -47,7 +47,7 @@ fn held<T>(part: &Mutex<Option<T>>) -> &'static str {
 
 /// How a check remembers.
 #[derive(Debug, Clone, Copy)]
-pub enum Recall<'m> {
+pub(crate) enum Recall<'m> {
     /// A one-shot check (the `check` and `build` commands): remembers nothing, and frees what
     /// it is done with as it goes.
     OneShot,
@@ -62,7 +62,7 @@ pub enum Recall<'m> {
 
 impl<'m> Recall<'m> {
     /// The session's memory, unless the check is one-shot.
-    pub fn memory(self) -> Option<&'m Memory> {
+    pub(crate) fn memory(self) -> Option<&'m Memory> {
         match self {
             Recall::OneShot => None,
             Recall::Session(m) | Recall::Draft(m) => Some(m),

@@ -2,11 +2,11 @@
 //! across files of [`validate`], the profile (`--strict-spec`) and the templates' limits.
 
 mod catalogs;
-pub mod clients;
+pub(crate) mod clients;
 mod memory;
-pub mod overlap;
+pub(crate) mod overlap;
 pub(crate) mod routing;
-pub mod targets;
+pub(crate) mod targets;
 pub(crate) mod template_guard;
 pub(crate) mod validate;
 
@@ -14,7 +14,7 @@ use crate::diagnostic::{self, codes, Severity};
 use crate::parse::{load, safety};
 use crate::{Diagnostic, Workspace};
 
-pub use memory::{Memory, Recall};
+pub(crate) use memory::{Memory, Recall};
 
 /// How to check.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,7 +55,11 @@ impl CheckReport {
 /// Applies the profile, attaches source lines and sorts.
 /// In a session (watch, the studio), which checks the same workspace again soon, the
 /// cross-file checks and the passes over catalogs take their last result from its memory.
-pub fn finish(mut loaded: load::Loaded, options: &CheckOptions, recall: Recall<'_>) -> CheckReport {
+pub(crate) fn finish(
+    mut loaded: load::Loaded,
+    options: &CheckOptions,
+    recall: Recall<'_>,
+) -> CheckReport {
     let mut diagnostics = diagnose(&mut loaded, options, recall);
     ready_to_show(&mut diagnostics, &loaded.texts);
     CheckReport {

@@ -50,12 +50,12 @@ fn catalog_words(s: &Skill) -> Vec<String> {
 /// How often each word appears in one skill's catalog text, by word id.
 type TermCounts = BTreeMap<u32, f32>;
 
-pub use crate::model::census::Words;
+pub(crate) use crate::model::census::Words;
 
 impl Words {
     /// Counts the listed ones of `skills` (indices into `ws.skills`, in workspace order) into
     /// the vocabulary, and returns their term counts.
-    pub fn add(&mut self, ws: &Workspace, skills: &[usize]) -> Vec<(usize, TermCounts)> {
+    pub(crate) fn add(&mut self, ws: &Workspace, skills: &[usize]) -> Vec<(usize, TermCounts)> {
         let mut counts = Vec::new();
         for &i in skills.iter().filter(|&&i| listed(ws, &ws.skills[i])) {
             let mut tf = TermCounts::new();
@@ -300,7 +300,7 @@ pub(super) type Last = std::sync::Mutex<Option<(Inputs, Vec<Diagnostic>)>>;
 
 /// W118 for every pair of skills sharing a catalog whose texts are at least as alike as
 /// `catalog.overlap_threshold`.
-pub fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
+pub(crate) fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
     if ws.config.overlap_threshold > 100 {
         return Vec::new();
     }

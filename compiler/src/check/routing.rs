@@ -46,7 +46,7 @@ fn terms(s: &Skill) -> String {
 /// as W118 gives one per skill.
 /// In a session, the last pass's when its inputs are the same: a rebuild after a body edit
 /// does not route every example again.
-pub fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
+pub(crate) fn warnings(ws: &Workspace, recall: Recall<'_>) -> Vec<Diagnostic> {
     remembered(|m| &m.routing, ws, recall, compute)
 }
 
@@ -187,7 +187,7 @@ pub struct ExampleRoute {
 /// Where each trigger example of skill `i` goes first in its catalog (the global one, or its
 /// client's), as W119 routes them, with the catalogs and index of the session's `memory`.
 /// Empty for a skill no catalog lists.
-pub fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<ExampleRoute> {
+pub(crate) fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<ExampleRoute> {
     let only: HashSet<usize> = [i].into_iter().collect();
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;

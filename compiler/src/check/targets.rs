@@ -62,7 +62,7 @@ fn all_listed(ws: &Workspace) -> Vec<usize> {
 }
 
 /// What `target` lists of the skills `members`.
-pub fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Report {
+pub(crate) fn listing(ws: &Workspace, members: &[usize], target: &DeclaredTarget) -> Report {
     let texts: Vec<(&str, String)> = (members.iter().map(|&i| &*ws.skills[i]))
         .map(|s| (s.name.as_str(), listed_text(s, target.target)))
         .collect();

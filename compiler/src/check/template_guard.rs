@@ -13,11 +13,11 @@
 use tera::ast::{Expr, ExprVal, FunctionCall, Node};
 
 /// Most items a `range(...)` may produce.
-pub const MAX_RANGE: i64 = 10_000;
+pub(crate) const MAX_RANGE: i64 = 10_000;
 /// Longest literal string argument of a filter.
-pub const MAX_LITERAL: usize = 256;
+pub(crate) const MAX_LITERAL: usize = 256;
 /// Most bytes one rendered fragment may have.
-pub const MAX_OUTPUT: usize = 16 << 20;
+pub(crate) const MAX_OUTPUT: usize = 16 << 20;
 
 /// Filters whose output is at most linear in their input when their arguments are literals.
 const FILTERS: &[&str] = &[
@@ -69,10 +69,10 @@ const FILTERS: &[&str] = &[
 
 /// Most a template may multiply the size of the values it reads: one `replace` that turns a
 /// character into 256 passes, two chained do not (each would multiply the other's output).
-pub const MAX_GROWTH: u64 = 256;
+pub(crate) const MAX_GROWTH: u64 = 256;
 
 /// The first construct of `ast` outside the limits, as a sentence.
-pub fn check(ast: &[Node]) -> Result<(), String> {
+pub(crate) fn check(ast: &[Node]) -> Result<(), String> {
     Guard::default().nodes(ast, false)
 }
 
@@ -353,7 +353,7 @@ thread_local! {
 /// above refuse every construct known to panic (a radix, an overflowing `%`), and this keeps
 /// one we do not know of a diagnostic rather than an abort. The panic's message is not
 /// printed: it is reported as a diagnostic instead.
-pub fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| {
         let previous = std::panic::take_hook();
@@ -378,7 +378,7 @@ pub fn contained<T>(work: impl FnOnce() -> T) -> Result<T, String> {
 
 /// A writer that fails once more than [`MAX_OUTPUT`] bytes were written to it.
 #[derive(Default)]
-pub struct CappedOutput(pub Vec<u8>);
+pub(crate) struct CappedOutput(pub Vec<u8>);
 
 impl std::io::Write for CappedOutput {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

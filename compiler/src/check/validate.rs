@@ -10,7 +10,7 @@ use crate::parse::refs::Index;
 
 /// Every cross-file check over a loaded workspace. In a session, the last pass's diagnostics
 /// when what it read is the same, and this pass kept in its memory for the next.
-pub fn validate(ws: &Workspace, recall: super::Recall<'_>) -> Vec<Diagnostic> {
+pub(crate) fn validate(ws: &Workspace, recall: super::Recall<'_>) -> Vec<Diagnostic> {
     let mut out = match recall.memory() {
         Some(memory) => across_remembered(ws, memory),
         None => across(ws),

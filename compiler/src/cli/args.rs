@@ -7,14 +7,14 @@ use clap::{Subcommand, ValueEnum};
 /// How `prompt`, `route`, `explain`, `diff` and `eval` print their answer: text for a
 /// person, JSON for a program.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     Text,
     Json,
 }
 
 /// How `test` prints its results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TestFormat {
+pub(crate) enum TestFormat {
     Text,
     Json,
     /// JUnit XML, which CI systems show per test.
@@ -23,7 +23,7 @@ pub enum TestFormat {
 
 /// The eval-set formats `export-cases` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CasesFormat {
+pub(crate) enum CasesFormat {
     /// skill-creator's trigger eval set: `[{"query", "should_trigger"}]`.
     SkillCreator,
     /// Agent Skills `evals/evals.json`: `{"skill_name", "evals": [{"id", "prompt", …}]}`.
@@ -32,7 +32,7 @@ pub enum CasesFormat {
 
 /// `skillc export-cases`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct ExportCasesArgs {
+pub(crate) struct ExportCasesArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -50,7 +50,7 @@ pub struct ExportCasesArgs {
 
 /// `skillc eval`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct EvalArgs {
+pub(crate) struct EvalArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -89,7 +89,7 @@ pub struct EvalArgs {
 
 /// `skillc merge`'s arguments (git's merge driver passes `%O %A %B`, and `%P` to `--path`).
 #[derive(Debug, clap::Args)]
-pub struct MergeArgs {
+pub(crate) struct MergeArgs {
     /// The version both sides started from.
     pub base: PathBuf,
     /// Our version: the merged result replaces it unless `-o` is given (git's `%A`).
@@ -110,7 +110,7 @@ pub struct MergeArgs {
 
 /// `skillc rename`'s arguments: the workspace is optional and comes first.
 #[derive(Debug, clap::Args)]
-pub struct RenameArgs {
+pub(crate) struct RenameArgs {
     /// WORKSPACE (default `.`) when three values are given, else OLD.
     #[arg(value_name = "WORKSPACE|OLD")]
     pub first: String,
@@ -127,7 +127,7 @@ pub struct RenameArgs {
 
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiagFormat {
+pub(crate) enum DiagFormat {
     Text,
     Json,
     /// GitHub Actions annotations (`::error file=…,line=…,col=…::…`).
@@ -137,7 +137,7 @@ pub enum DiagFormat {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     #[command(flatten)]
     Workspace(WorkspaceCommand),
     #[command(flatten)]
@@ -146,7 +146,7 @@ pub enum Command {
 
 /// What `skillc generate` writes (for release archives and packages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Generated {
+pub(crate) enum Generated {
     /// The man page (roff), `skillc.1`.
     Man,
     /// Bash completions.
@@ -159,7 +159,7 @@ pub enum Generated {
 
 /// Commands on a workspace, a skill or a package.
 #[derive(Debug, Subcommand)]
-pub enum WorkspaceCommand {
+pub(crate) enum WorkspaceCommand {
     /// Validate a workspace and print every diagnostic.
     Check(CheckArgs),
     /// Compile a workspace into the SQLite artifact.
@@ -210,7 +210,7 @@ pub enum WorkspaceCommand {
 
 /// `skillc build`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -251,7 +251,7 @@ pub struct BuildArgs {
 
 /// `skillc fetch`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct FetchArgs {
+pub(crate) struct FetchArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -267,7 +267,7 @@ pub struct FetchArgs {
 
 /// `skillc keygen`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct KeygenArgs {
+pub(crate) struct KeygenArgs {
     /// The secret key file to create (the public key goes beside it, as `<name>.pub`).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -275,7 +275,7 @@ pub struct KeygenArgs {
 
 /// `skillc generate`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     /// What to write.
     #[arg(value_enum)]
     pub what: Generated,
@@ -283,7 +283,7 @@ pub struct GenerateArgs {
 
 /// `skillc test`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -294,7 +294,7 @@ pub struct TestArgs {
 
 /// `skillc watch`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -305,7 +305,7 @@ pub struct WatchArgs {
 
 /// `skillc set`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct SetArgs {
+pub(crate) struct SetArgs {
     /// The SKILL.md, workspace.yaml or client.yaml to edit.
     #[arg(id = "skill_md", value_name = "SKILL_MD")]
     pub file: PathBuf,
@@ -321,7 +321,7 @@ pub struct SetArgs {
 
 /// `skillc toggle`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct ToggleArgs {
+pub(crate) struct ToggleArgs {
     /// The client.
     #[arg(long)]
     pub client: String,
@@ -338,7 +338,7 @@ pub struct ToggleArgs {
 
 /// `skillc pack`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct PackArgs {
+pub(crate) struct PackArgs {
     /// The skill folder.
     pub skill_dir: PathBuf,
     /// The package to write.
@@ -351,7 +351,7 @@ pub struct PackArgs {
 
 /// `skillc unpack`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct UnpackArgs {
+pub(crate) struct UnpackArgs {
     /// The package.
     pub package: PathBuf,
     /// The workspace folder to add the skill to.
@@ -367,7 +367,7 @@ pub struct UnpackArgs {
 
 /// Commands that read an artifact.
 #[derive(Debug, Subcommand)]
-pub enum ArtifactCommand {
+pub(crate) enum ArtifactCommand {
     /// Print the catalog of a bundle.
     Catalog(CatalogArgs),
     /// Assemble the answer prompt for selected skills.
@@ -396,7 +396,7 @@ pub enum ArtifactCommand {
 
 /// `skillc catalog`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct CatalogArgs {
+pub(crate) struct CatalogArgs {
     /// The artifact.
     pub artifact: PathBuf,
     #[command(flatten)]
@@ -414,7 +414,7 @@ pub struct CatalogArgs {
 
 /// `skillc prompt`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct PromptArgs {
+pub(crate) struct PromptArgs {
     /// The artifact.
     pub artifact: PathBuf,
     #[command(flatten)]
@@ -435,7 +435,7 @@ pub struct PromptArgs {
 
 /// `skillc route`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct RouteArgs {
+pub(crate) struct RouteArgs {
     /// The artifact.
     pub artifact: PathBuf,
     /// The visitor's message.
@@ -463,7 +463,7 @@ pub struct RouteArgs {
 
 /// `skillc explain`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The artifact.
     pub artifact: PathBuf,
     /// The skill (name or qualified name).
@@ -480,7 +480,7 @@ pub struct ExplainArgs {
 
 /// `skillc mcp`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// The artifact (a new one renamed over it is served from the next call).
     pub artifact: PathBuf,
     #[command(flatten)]
@@ -496,7 +496,7 @@ pub struct McpArgs {
 
 /// `skillc push`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct PushArgs {
+pub(crate) struct PushArgs {
     /// The artifact.
     pub artifact: PathBuf,
     /// Where: REGISTRY/REPOSITORY:TAG.
@@ -507,7 +507,7 @@ pub struct PushArgs {
 
 /// `skillc pull`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct PullArgs {
+pub(crate) struct PullArgs {
     /// What: REGISTRY/REPOSITORY:TAG or REGISTRY/REPOSITORY@sha256:DIGEST.
     pub source: String,
     /// The file to write (replaced atomically; its signature goes beside it).
@@ -519,7 +519,7 @@ pub struct PullArgs {
 
 /// `skillc verify`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct VerifyArgs {
+pub(crate) struct VerifyArgs {
     /// The artifact.
     pub artifact: PathBuf,
     /// The public key (a `.pub` file from `skillc keygen` or `minisign -G`).
@@ -529,7 +529,7 @@ pub struct VerifyArgs {
 
 /// `skillc diff`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The older artifact.
     pub old: PathBuf,
     /// The newer artifact.
@@ -541,7 +541,7 @@ pub struct DiffArgs {
 
 /// `skillc export`'s arguments.
 #[derive(Debug, clap::Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The artifact.
     pub artifact: PathBuf,
     #[command(flatten)]
@@ -561,7 +561,7 @@ pub struct ExportArgs {
 
 /// `skillc check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
@@ -595,7 +595,7 @@ pub struct CheckArgs {
 
 /// Which bundle of an artifact.
 #[derive(Debug, clap::Args)]
-pub struct BundleArgs {
+pub(crate) struct BundleArgs {
     /// Client id (omitted: the global bundle).
     #[arg(long)]
     pub client: Option<String>,
@@ -608,7 +608,7 @@ pub struct BundleArgs {
 }
 
 impl BundleArgs {
-    pub fn as_ref(&self) -> skillc_runtime::BundleRef<'_> {
+    pub(crate) fn as_ref(&self) -> skillc_runtime::BundleRef<'_> {
         skillc_runtime::BundleRef {
             client: self.client.as_deref(),
             locale: self.locale.as_deref(),
@@ -618,7 +618,7 @@ impl BundleArgs {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum CatalogFormat {
+pub(crate) enum CatalogFormat {
     Xml,
     Markdown,
     List,
@@ -627,7 +627,7 @@ pub enum CatalogFormat {
 
 /// How `push` and `pull` reach a registry.
 #[derive(Debug, clap::Args)]
-pub struct RegistryArgs {
+pub(crate) struct RegistryArgs {
     /// Speak plain HTTP to the registry (one without TLS, on localhost); never the default.
     #[arg(long)]
     pub plain_http: bool,
@@ -642,7 +642,7 @@ pub struct RegistryArgs {
 
 /// The recent messages a route may join a fragment to (docs/routing.md, "Fragments").
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct HistoryArgs {
+pub(crate) struct HistoryArgs {
     /// The visitor's recent messages, oldest first (JSON lines or an array of {"text",
     /// "time"}): a fragment of the conversation is routed joined to them.
     #[arg(long, value_name = "FILE")]

@@ -10,7 +10,7 @@ use super::args::{
 use super::{Done, Failure};
 
 /// `skillc export`: the bundle's skills as folders, with what was left out or not carried.
-pub fn export(args: &ExportArgs) -> Done {
+pub(crate) fn export(args: &ExportArgs) -> Done {
     use skillc::interop::{export, targets};
     let (artifact, output, target) = (&args.artifact, args.output.as_path(), args.target);
     let (b, untrusted) = (args.bundle.as_ref(), args.include_untrusted);
@@ -54,7 +54,7 @@ pub fn export(args: &ExportArgs) -> Done {
 }
 
 /// `skillc catalog`: the bundle's catalog in the format asked for.
-pub fn catalog(args: &CatalogArgs) -> Done {
+pub(crate) fn catalog(args: &CatalogArgs) -> Done {
     let (bundle, consumer, format) = (&args.bundle, args.consumer.as_deref(), args.format);
     runtime_answer(&args.artifact, &args.context, |a, ctx| {
         let f = match format {
@@ -81,7 +81,7 @@ pub fn catalog(args: &CatalogArgs) -> Done {
 }
 
 /// `skillc prompt`: the answer prompt for the selected skills.
-pub fn prompt(args: &PromptArgs) -> Done {
+pub(crate) fn prompt(args: &PromptArgs) -> Done {
     let (bundle, consumer) = (&args.bundle, args.consumer.as_deref());
     runtime_answer(&args.artifact, &args.context, |a, ctx| {
         let picked: Vec<&str> = (args.select)
@@ -105,7 +105,7 @@ pub fn prompt(args: &PromptArgs) -> Done {
 }
 
 /// `skillc route`: the candidates for a message, best first (none is an answer too, exit 0).
-pub fn route(args: &RouteArgs) -> Done {
+pub(crate) fn route(args: &RouteArgs) -> Done {
     let history = &args.history;
     let time = (history.time.as_deref())
         .map(super::history::time_of)
@@ -161,7 +161,7 @@ fn query_vector_of(
 }
 
 /// `skillc explain`: why a skill is, or is not, in the bundle.
-pub fn explain(args: &ExplainArgs) -> Done {
+pub(crate) fn explain(args: &ExplainArgs) -> Done {
     let (bundle, consumer) = (args.bundle.as_ref(), args.consumer.as_deref());
     runtime_answer(&args.artifact, &[], |a, _| {
         let e = a.explain(&bundle, consumer, &args.name)?;
@@ -179,7 +179,7 @@ pub fn explain(args: &ExplainArgs) -> Done {
 }
 
 /// `skillc mcp`: serves the bundle on stdio until the client leaves.
-pub fn mcp(args: McpArgs) -> Done {
+pub(crate) fn mcp(args: McpArgs) -> Done {
     let bundle = skillc::mcp::Bundle {
         client: args.bundle.client,
         locale: args.bundle.locale,
@@ -201,7 +201,7 @@ fn public_key_from(path: &Path) -> Result<skillc_runtime::signature::PublicKey, 
 
 /// `skillc keygen`: a key pair; prints where the public key is and the key itself (never the
 /// secret key).
-pub fn keygen(args: &KeygenArgs) -> Done {
+pub(crate) fn keygen(args: &KeygenArgs) -> Done {
     let output = &args.output;
     let (public, line) = skillc::sign::keygen(output).map_err(Failure::usage)?;
     outln!(
@@ -223,7 +223,7 @@ fn oci_options(registry: &RegistryArgs) -> skillc::interop::oci::Options {
 }
 
 /// `skillc push`: prints the pushed manifest by digest (what a runtime can pin).
-pub fn push(args: &PushArgs) -> Done {
+pub(crate) fn push(args: &PushArgs) -> Done {
     use skillc::interop::oci;
     let (artifact, target) = (&args.artifact, args.target.as_str());
     let moved = oci::push(artifact, target, oci_options(&args.registry))
@@ -244,7 +244,7 @@ pub fn push(args: &PushArgs) -> Done {
 }
 
 /// `skillc pull`: writes the artifact (and its signature) and prints the digest it came from.
-pub fn pull(args: &PullArgs) -> Done {
+pub(crate) fn pull(args: &PullArgs) -> Done {
     use skillc::interop::oci;
     let output = &args.output;
     let moved =
@@ -273,7 +273,7 @@ pub fn pull(args: &PullArgs) -> Done {
 }
 
 /// `skillc verify`: exit 0 when the artifact's signature verifies, 1 when it does not.
-pub fn verify(args: &VerifyArgs) -> Done {
+pub(crate) fn verify(args: &VerifyArgs) -> Done {
     let (artifact, public_key) = (&args.artifact, &args.public_key);
     let key = public_key_from(public_key)?;
     match skillc_runtime::Artifact::open_verified(artifact, &key) {
@@ -292,7 +292,7 @@ pub fn verify(args: &VerifyArgs) -> Done {
 }
 
 /// `skillc diff`: what changed from the older artifact to the newer.
-pub fn diff(args: &DiffArgs) -> Done {
+pub(crate) fn diff(args: &DiffArgs) -> Done {
     let open = |p: &Path| skillc_runtime::Artifact::open(p).map_err(Failure::usage);
     let (a, b) = (open(&args.old)?, open(&args.new)?);
     let d = skillc::interop::diff::diff(&a, &b).map_err(Failure::usage)?;

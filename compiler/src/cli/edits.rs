@@ -9,7 +9,7 @@ use super::args::{PackArgs, SetArgs, ToggleArgs, UnpackArgs};
 use super::{Done, Failure};
 
 /// `skillc pack`: the skill folder as a ZIP package.
-pub fn pack(args: &PackArgs) -> Done {
+pub(crate) fn pack(args: &PackArgs) -> Done {
     let (skill_dir, output) = (&args.skill_dir, &args.output);
     let n =
         package::pack(skill_dir, output, args.flat).map_err(|e| package_failure(e, skill_dir))?;
@@ -18,7 +18,7 @@ pub fn pack(args: &PackArgs) -> Done {
 }
 
 /// `skillc unpack`: the package's skill into the workspace, checked before anything is written.
-pub fn unpack(args: &UnpackArgs) -> Done {
+pub(crate) fn unpack(args: &UnpackArgs) -> Done {
     let admit = package::Admit {
         force: args.force,
         findings: args.accept_findings,
@@ -36,7 +36,7 @@ pub fn unpack(args: &UnpackArgs) -> Done {
 }
 
 /// `skillc set`: one field or dotted path set or removed.
-pub fn set(args: &SetArgs) -> Done {
+pub(crate) fn set(args: &SetArgs) -> Done {
     let file = &args.file;
     let (unset, field, value) = (
         args.unset.as_deref(),
@@ -62,7 +62,7 @@ pub fn set(args: &SetArgs) -> Done {
 }
 
 /// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
-pub fn toggle(args: &ToggleArgs) -> Done {
+pub(crate) fn toggle(args: &ToggleArgs) -> Done {
     let (first, second) = (args.first.as_str(), args.second.as_str());
     let (workspace, skill, state) = match args.third.as_deref() {
         Some(state) => (PathBuf::from(first), second, state),

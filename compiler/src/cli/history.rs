@@ -6,11 +6,11 @@ use std::path::Path;
 use serde_json::Value;
 
 /// Recent messages as read from a file: each text and its time in seconds.
-pub type History = Vec<(String, f64)>;
+pub(crate) type History = Vec<(String, f64)>;
 
 /// A time as `--history` and `--time` take it: seconds (a number) or an RFC 3339 date and time
 /// with its offset (`2026-05-01T10:00:05Z`).
-pub fn seconds(value: &Value) -> Result<f64, String> {
+pub(crate) fn seconds(value: &Value) -> Result<f64, String> {
     match value {
         Value::Number(n) => n
             .as_f64()
@@ -31,14 +31,14 @@ fn rfc3339(s: &str) -> Result<f64, String> {
 }
 
 /// `--time`'s value: seconds or RFC 3339.
-pub fn time_of(arg: &str) -> Result<f64, String> {
+pub(crate) fn time_of(arg: &str) -> Result<f64, String> {
     let number = arg.parse::<f64>().ok().filter(|s| s.is_finite());
     number.map_or_else(|| rfc3339(arg), Ok)
 }
 
 /// The messages of a `--history` file (`-`: stdin): a JSON array of `{"text", "time"}`
 /// objects, or one such object a line (JSON lines; blank lines skipped), oldest first.
-pub fn read(file: &Path) -> Result<History, String> {
+pub(crate) fn read(file: &Path) -> Result<History, String> {
     let named = |why: String| format!("--history `{}`: {why}", file.display());
     let text = super::read_file_or_stdin(file).map_err(|e| named(e.to_string()))?;
     let items: Vec<(String, Value)> = if text.trim_start().starts_with('[') {

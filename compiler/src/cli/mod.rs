@@ -2,19 +2,19 @@
 //! prints and turns into the exit status (0 success, 1 errors in the input or a request
 //! that cannot be answered, 2 the command could not run).
 
-pub mod args;
-pub mod artifact;
-pub mod edits;
-pub mod history;
-pub mod report;
-pub mod teams;
-pub mod workspace;
+pub(crate) mod args;
+pub(crate) mod artifact;
+pub(crate) mod edits;
+pub(crate) mod history;
+pub(crate) mod report;
+pub(crate) mod teams;
+pub(crate) mod workspace;
 
 use std::process::ExitCode;
 
 /// Why a command failed.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The input has errors, or the request cannot be answered (exit 1): `error: <why>`.
     Errors(String),
     /// The output already said what failed (a check's diagnostics, failing cases): exit 1.
@@ -25,12 +25,12 @@ pub enum Failure {
 
 impl Failure {
     /// A failure to run, from anything that says why.
-    pub fn usage(why: impl std::fmt::Display) -> Failure {
+    pub(crate) fn usage(why: impl std::fmt::Display) -> Failure {
         Failure::Usage(why.to_string())
     }
 
     /// Prints what failed (once) and gives the exit status.
-    pub fn report(self) -> ExitCode {
+    pub(crate) fn report(self) -> ExitCode {
         match self {
             Failure::Errors(why) => {
                 eprintln!("error: {why}");
@@ -57,11 +57,11 @@ impl From<skillc_runtime::Error> for Failure {
 }
 
 /// What a command ends with.
-pub type Done = Result<(), Failure>;
+pub(crate) type Done = Result<(), Failure>;
 
 /// The text of a file a flag names, `-` for stdin (read up to 64 MiB): `--query-vector` and
 /// `--history`.
-pub fn read_file_or_stdin(file: &std::path::Path) -> std::io::Result<String> {
+pub(crate) fn read_file_or_stdin(file: &std::path::Path) -> std::io::Result<String> {
     if file == std::path::Path::new("-") {
         let mut text = String::new();
         let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::args::DiagFormat;
 
 /// Diagnostics in a machine format (`None` for text, which each command words itself).
-pub fn render_machine(
+pub(crate) fn render_machine(
     diagnostics: &[skillc::Diagnostic],
     root: &str,
     format: DiagFormat,
@@ -23,14 +23,14 @@ pub fn render_machine(
 }
 
 /// A one-line progress display on stderr (used only when stderr is a terminal).
-pub fn progress_line(phase: &str, done: usize, total: usize) {
+pub(crate) fn progress_line(phase: &str, done: usize, total: usize) {
     let mut err = std::io::stderr().lock();
     let _ = write!(err, "\r\x1b[2K{phase}: {}/{total}", done.min(total));
     let _ = err.flush();
 }
 
 /// "12 skills", or "10 skills (2 more could not be read)" when some SKILL.md failed to load.
-pub fn skill_count(diagnostics: &[skillc::Diagnostic], skill_files: &[String]) -> String {
+pub(crate) fn skill_count(diagnostics: &[skillc::Diagnostic], skill_files: &[String]) -> String {
     let loaded = skill_files.len();
     let unread: std::collections::BTreeSet<&str> = diagnostics
         .iter()
@@ -48,26 +48,26 @@ pub fn skill_count(diagnostics: &[skillc::Diagnostic], skill_files: &[String]) -
 }
 
 /// Warnings shown in full before the rest are summarised.
-pub const SHOWN_WARNINGS: usize = 20;
+pub(crate) const SHOWN_WARNINGS: usize = 20;
 
 /// More warnings than this are summarised (unless `--all-warnings`).
-pub const SUMMARY_ABOVE: usize = 50;
+pub(crate) const SUMMARY_ABOVE: usize = 50;
 
 /// What the text form prints in full.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Shown {
+pub(crate) struct Shown {
     pub all_warnings: bool,
     pub all_errors: bool,
 }
 
 /// Places listed for an error message that repeats.
-pub const SHOWN_PLACES: usize = 3;
+pub(crate) const SHOWN_PLACES: usize = 3;
 
 /// The diagnostics as text. Past [`SUMMARY_ABOVE`] errors, each distinct error (code and
 /// message) is shown once, with its count and its first places (a public collection gave
 /// 832 identical errors, 5,135 lines); past [`SUMMARY_ABOVE`] warnings, the first
 /// [`SHOWN_WARNINGS`] and a count per code of the others (a flood hides the errors).
-pub fn render_summarised(
+pub(crate) fn render_summarised(
     diagnostics: &[skillc::Diagnostic],
     display: &str,
     shown: Shown,

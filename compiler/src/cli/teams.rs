@@ -10,7 +10,7 @@ use super::{Done, Failure};
 
 /// `skillc merge BASE OURS THEIRS`: the merged text over OURS (or to `-o`), exit 1 with
 /// conflicts marked, each named on stderr.
-pub fn merge(args: &MergeArgs) -> Done {
+pub(crate) fn merge(args: &MergeArgs) -> Done {
     let kind = merge::Kind::of(args.path.as_deref().unwrap_or(&args.ours));
     let sides = [&*args.base, &*args.ours, &*args.theirs];
     let merged = merge::merge_files(kind, sides, args.marker_size).map_err(|e| match e {
@@ -42,7 +42,7 @@ pub fn merge(args: &MergeArgs) -> Done {
 
 /// `skillc rename [WORKSPACE] OLD NEW [--dry-run]`: every change listed (`file:line: old → new`),
 /// then written unless `--dry-run`.
-pub fn rename(args: &RenameArgs) -> Done {
+pub(crate) fn rename(args: &RenameArgs) -> Done {
     let (root, old, new) = match &args.third {
         Some(new) => (PathBuf::from(&args.first), &*args.second, &**new),
         None => (PathBuf::from("."), &*args.first, &*args.second),

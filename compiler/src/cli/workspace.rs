@@ -12,7 +12,7 @@ use super::{Done, Failure};
 
 /// `skillc test`: checks the workspace (case files included), builds it into a temporary
 /// artifact and runs every case against it.
-pub fn run_tests(args: &TestArgs) -> Done {
+pub(crate) fn run_tests(args: &TestArgs) -> Done {
     use skillc::workspace_check::CaseRun;
     let workspace = &args.workspace;
     let display = workspace.to_string_lossy();
@@ -48,7 +48,7 @@ pub fn run_tests(args: &TestArgs) -> Done {
 
 /// `skillc export-cases`: the routing cases about one skill in another tool's format, to
 /// `output` or stdout; the cases the format cannot carry are named on stderr.
-pub fn export_cases(args: &ExportCasesArgs) -> Done {
+pub(crate) fn export_cases(args: &ExportCasesArgs) -> Done {
     use skillc::cases::export::{self, CaseFormat};
     let (workspace, skill) = (args.workspace.as_path(), args.skill.as_deref());
     let report = skillc::workspace_check::check(workspace, &skillc::CheckOptions::default())
@@ -105,7 +105,7 @@ pub fn export_cases(args: &ExportCasesArgs) -> Done {
 }
 
 /// `skillc eval`: routing figures per bundle; exit 1 under `--min-recall`.
-pub fn run_eval(args: &EvalArgs) -> Done {
+pub(crate) fn run_eval(args: &EvalArgs) -> Done {
     use skillc::cases::eval;
     use skillc::workspace_check::CaseRun;
     let (workspace, min_recall) = (&args.workspace, args.min_recall);
@@ -133,9 +133,7 @@ pub fn run_eval(args: &EvalArgs) -> Done {
         let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let show: eval::Progress<'_> = &progress_line;
         // With vectors in the artifact, messages route by words and vectors.
-        let embed = |messages: &[String]| {
-            skillc::pipeline::embed::message_vectors(a, messages, embedder, workspace)
-        };
+        let embed = |messages: &[String]| skillc::message_vectors(a, messages, embedder, workspace);
         let embed: Option<&eval::Embed<'_>> = a.embedding_model().map(|_| &embed as _);
         hybrid.set(embed.is_some());
         let (selector, progress) = (selector.as_ref(), tty.then_some(show));
@@ -232,7 +230,7 @@ fn release_of(workspace: &Path, label: Option<&str>) -> Result<Option<String>, S
 
 /// `built out.db in 1.91s: 3500 skills, ... (1.96x the 8561097 bytes of distinct sources)`;
 /// the built-in meaning table, the same 8 MB in every artifact, is counted apart.
-fn built_summary(output: &Path, secs: f64, s: &skillc::pipeline::BuildStats) -> String {
+fn built_summary(output: &Path, secs: f64, s: &skillc::BuildStats) -> String {
     let own = s.bytes.saturating_sub(s.meaning_bytes);
     let mut ratio = match s.source_bytes {
         0 => "no source bytes".to_string(),
@@ -258,7 +256,7 @@ fn built_summary(output: &Path, secs: f64, s: &skillc::pipeline::BuildStats) -> 
 
 /// `skillc build` (after `--locked`): the diagnostics, then the artifact put in place (signed
 /// first with `--sign`) and a summary of it.
-pub fn build(args: &BuildArgs) -> Done {
+pub(crate) fn build(args: &BuildArgs) -> Done {
     use std::io::IsTerminal;
     locked(&args.workspace, args.locked)?;
     let (workspace, output) = (args.workspace.as_path(), args.output.as_path());
@@ -270,7 +268,7 @@ pub fn build(args: &BuildArgs) -> Done {
         .map_err(Failure::usage)?;
     let tty = std::io::stderr().is_terminal();
     let show: &(dyn Fn(&str, usize, usize) + Sync) = &progress_line;
-    let options = skillc::pipeline::BuildOptions {
+    let options = skillc::BuildOptions {
         jobs: args.jobs,
         progress: tty.then_some(show),
         release,
@@ -281,7 +279,7 @@ pub fn build(args: &BuildArgs) -> Done {
     let started = std::time::Instant::now();
     let unsigned = unsigned_place(workspace, output, key.is_some())?;
     let written = unsigned.as_deref().unwrap_or(output);
-    let result = skillc::pipeline::build(workspace, written, &options);
+    let result = skillc::build(workspace, written, &options);
     if tty {
         eprint!("\r\x1b[2K");
     }
@@ -321,13 +319,13 @@ fn unsigned_place(
     if !signed {
         return Ok(None);
     }
-    skillc::pipeline::guard_output(workspace, output).map_err(Failure::usage)?;
-    Ok(Some(unsigned_path(&skillc::pipeline::output_file(output))))
+    skillc::guard_output(workspace, output).map_err(Failure::usage)?;
+    Ok(Some(unsigned_path(&skillc::output_file(output))))
 }
 
 /// Prints a build's diagnostics: a machine format (`--format`) on stdout, else the summarised
 /// text on stderr. Says whether stdout holds a machine format.
-fn print_build_diagnostics(report: &skillc::pipeline::BuildReport, args: &BuildArgs) -> bool {
+fn print_build_diagnostics(report: &skillc::BuildReport, args: &BuildArgs) -> bool {
     let display = args.workspace.to_string_lossy();
     let machine = render_machine(&report.diagnostics, &display, args.format);
     let shown = Shown {
@@ -349,18 +347,17 @@ fn locked(workspace: &Path, locked: bool) -> Done {
     if !locked {
         return Ok(());
     }
-    let (config, _) = skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
+    let (config, _) = skillc::workspace_config(workspace).map_err(Failure::usage)?;
     let lock = skillc::interop::fetch::read_lock(workspace)
         .map_err(|e| Failure::Errors(format!("--locked: {e}")))?;
     skillc::model::external::check_locked(&config.external, lock.as_ref()).map_err(Failure::Errors)
 }
 
 /// `skillc fetch`: pins and stores the `external:` entries; prints what each became.
-pub fn fetch(args: &FetchArgs) -> Done {
+pub(crate) fn fetch(args: &FetchArgs) -> Done {
     use skillc::interop::fetch::Update;
     let workspace = &args.workspace;
-    let (config, diagnostics) =
-        skillc::parse::load::workspace_config(workspace).map_err(Failure::usage)?;
+    let (config, diagnostics) = skillc::workspace_config(workspace).map_err(Failure::usage)?;
     let errors: Vec<&skillc::Diagnostic> = (diagnostics.iter())
         .filter(|d| d.severity == skillc::diagnostic::Severity::Error)
         .collect();
@@ -420,7 +417,7 @@ fn sign_into_place(key: &skillc::sign::SecretKey, unsigned: &Path, output: &Path
         .and_then(|text| skillc::sign::write_signature(output, &text))
         .map_err(Failure::usage)
         .and_then(|_| {
-            std::fs::rename(unsigned, skillc::pipeline::output_file(output)).map_err(|e| {
+            std::fs::rename(unsigned, skillc::output_file(output)).map_err(|e| {
                 Failure::Usage(format!("cannot put `{}` in place: {e}", output.display()))
             })
         });
@@ -442,7 +439,7 @@ struct WatchDiagnostics {
 }
 
 impl WatchDiagnostics {
-    fn text(&mut self, report: &skillc::pipeline::BuildReport, display: &str) -> String {
+    fn text(&mut self, report: &skillc::BuildReport, display: &str) -> String {
         let warning = |d: &&skillc::Diagnostic| d.severity != skillc::Severity::Error;
         let key = |d: &skillc::Diagnostic| (d.code, d.file.clone(), d.message.clone());
         let text = match &self.last {
@@ -470,12 +467,12 @@ impl WatchDiagnostics {
     }
 }
 
-pub fn watch(args: &WatchArgs) -> Done {
+pub(crate) fn watch(args: &WatchArgs) -> Done {
     let (workspace, output) = (&args.workspace, &args.output);
     let display = workspace.to_string_lossy().into_owned();
     let mut diagnostics = WatchDiagnostics::default();
-    let result = skillc::pipeline::watch::watch(workspace, output, |event| match event {
-        skillc::pipeline::watch::Event::Built { report, millis } => {
+    let result = skillc::watch::watch(workspace, output, |event| match event {
+        skillc::watch::Event::Built { report, millis } => {
             eprint!("{}", diagnostics.text(&report, &display));
             match &report.stats {
                 Some(s) => outln!(
@@ -494,13 +491,13 @@ pub fn watch(args: &WatchArgs) -> Done {
                 ),
             }
         }
-        skillc::pipeline::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
+        skillc::watch::Event::Failed(e) => eprintln!("error: {e} (still watching)"),
     });
     result.map_err(Failure::usage)
 }
 
 /// `skillc check`.
-pub fn check(args: &CheckArgs) -> Done {
+pub(crate) fn check(args: &CheckArgs) -> Done {
     locked(&args.workspace, args.locked)?;
     let CheckArgs {
         workspace,
@@ -515,10 +512,7 @@ pub fn check(args: &CheckArgs) -> Done {
         all_warnings: args.all_warnings,
         all_errors: args.all_errors,
     };
-    if let Some(bad) = deny
-        .iter()
-        .find(|e| !skillc::parse::safety::is_deny_entry(e))
-    {
+    if let Some(bad) = deny.iter().find(|e| !skillc::is_deny_entry(e)) {
         return Err(Failure::usage(format!(
             "--deny `{bad}`: expected S codes (S301), families (S3xx) or levels (low, medium, high, critical)"
         )));
@@ -530,7 +524,7 @@ pub fn check(args: &CheckArgs) -> Done {
         skillc::workspace_check::cache::check(workspace, &options)
     };
     let mut report = checked.map_err(Failure::usage)?;
-    skillc::parse::safety::apply_deny(&mut report.diagnostics, deny);
+    skillc::apply_deny(&mut report.diagnostics, deny);
     let root = workspace.to_string_lossy();
     let errors = report
         .diagnostics

@@ -8,7 +8,7 @@ use crate::model::Scope;
 
 /// The files of one skill folder.
 #[derive(Debug)]
-pub struct SkillDir<'a> {
+pub(crate) struct SkillDir<'a> {
     /// Global or a client's.
     pub scope: Scope,
     /// Workspace-relative folder, no trailing slash.
@@ -27,7 +27,7 @@ pub struct SkillDir<'a> {
 
 /// A workspace's files by role.
 #[derive(Debug, Default)]
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     /// `workspace.yaml`.
     pub workspace_yaml: Option<&'a RawFile>,
     /// `variables.json`.
@@ -53,7 +53,7 @@ fn file_name(rel: &str) -> &str {
 }
 
 /// `dir/name`, or `name` for the workspace root (`""`).
-pub fn join(dir: &str, name: &str) -> String {
+pub(crate) fn join(dir: &str, name: &str) -> String {
     if dir.is_empty() {
         name.to_string()
     } else {
@@ -95,7 +95,7 @@ fn scope_of(rel: &str, base: &str) -> (Scope, String) {
 
 /// Classifies `files` found below a root whose paths all start with `base` (`""` for the
 /// workspace itself; a custom root's prefix otherwise, where every skill is `custom`).
-pub fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
+pub(crate) fn classify<'a>(files: &'a [RawFile], base: &str) -> Layout<'a> {
     let custom = !base.is_empty();
     let mut layout = Layout::default();
     // `templates/` is the template folder only when it holds templates; a public collection's

@@ -1,5 +1,5 @@
 //! Discovering a workspace: walking and reading its folder ([`fsio`], large files in passing)
 //! and classifying files by path ([`layout`]).
 
-pub mod fsio;
-pub mod layout;
+pub(crate) mod fsio;
+pub(crate) mod layout;

@@ -515,14 +515,14 @@ fn client_file(root: &Path, client: &str) -> PathBuf {
 /// Sets many toggles at once (the studio's bulk edits): each client.yaml touched is rewritten
 /// once, only on the toggles' lines, after one check of the workspace with every change in
 /// place. Returns the files written.
-pub fn toggles_in_workspace(
+pub(crate) fn toggles_in_workspace(
     root: &Path,
     changes: &[(&str, &str, Toggle)],
 ) -> Result<Vec<PathBuf>, Error> {
     toggles_in_workspace_with(root, changes, &mut Session::default())
 }
 
-/// [`toggles_in_workspace`] checking in a session the caller keeps (the studio's).
+/// `toggles_in_workspace` checking in a session the caller keeps (the studio's).
 pub fn toggles_in_workspace_with(
     root: &Path,
     changes: &[(&str, &str, Toggle)],

@@ -28,17 +28,17 @@ fn codex_reads(target: Target) -> bool {
 
 /// What a target makes of one skill besides its SKILL.md.
 #[derive(Debug, Default)]
-pub struct Shaped {
+pub(crate) struct Shaped {
     /// Codex's `agents/openai.yaml` when it says more than the skill's own file (or the skill
     /// has none).
-    pub openai_yaml: Option<String>,
+    pub(crate) openai_yaml: Option<String>,
     /// The skill's fields the target does not carry, each with why.
     pub not_carried: Vec<String>,
 }
 
 /// Puts what `target` reads of `s` into `front` (its keys after the six); `openai` is the
 /// skill's own `agents/openai.yaml`, if it has one; without `keep_code` no MCP server is named.
-pub fn shape(
+pub(crate) fn shape(
     target: Target,
     s: &Skill,
     front: &mut Front,
@@ -269,7 +269,7 @@ fn add_tool(doc: &mut Mapping, name: &str, command: &str) {
 
 /// The keys skillc adds under `metadata` for its own fields (not the author's `metadata`, not
 /// bookkeeping), minus those a target writes in its own terms.
-pub fn metadata_only(s: &Skill, front: &Front) -> Vec<String> {
+pub(crate) fn metadata_only(s: &Skill, front: &Front) -> Vec<String> {
     let own: Vec<&String> = (s.record.meta.get("metadata").and_then(Value::as_object))
         .map(|m| m.keys().collect())
         .unwrap_or_default();

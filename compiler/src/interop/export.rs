@@ -109,7 +109,7 @@ pub fn export_with(
 
 /// [`export_with`], each SKILL.md in the terms of `target` when one is given (its own
 /// frontmatter keys, Codex's `agents/openai.yaml`), and what it does not carry said per skill.
-pub fn export_for(
+pub(crate) fn export_for(
     artifact: &Path,
     bundle: &BundleRef<'_>,
     out: &Path,

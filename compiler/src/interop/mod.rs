@@ -2,7 +2,7 @@
 //! agentskills.io folders, and the [`diff`] of two artifacts; [`fetch`] brings in and pins
 //! skills from other repositories.
 
-pub mod dialect;
+pub(crate) mod dialect;
 pub mod diff;
 pub mod export;
 pub mod fetch;

@@ -10,7 +10,7 @@
 //! the host. They are never printed, never sent to another registry, and never sent over plain
 //! HTTP unless `--plain-http-credentials` says so.
 //!
-//! A pull speaks to the registry itself ([`super::registry`]): every answer bounded in size and
+//! A pull speaks to the registry itself (`super::registry`): every answer bounded in size and
 //! every request in time. A push goes through the ORAS client, its requests bounded in time.
 
 use std::collections::BTreeMap;
@@ -26,13 +26,13 @@ use super::registry::{Credentials, Reach, Session};
 use crate::discover::fsio::output;
 
 /// The type of a skillc artifact in a registry (the manifest's `artifactType`).
-pub const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
+pub(crate) const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
 /// The media type of the artifact's layer: the SQLite file.
-pub const ARTIFACT_LAYER: &str = "application/vnd.skillc.artifact.v1.sqlite";
+pub(crate) const ARTIFACT_LAYER: &str = "application/vnd.skillc.artifact.v1.sqlite";
 /// The media type of the signature's layer: the `.minisig` file.
-pub const SIGNATURE_LAYER: &str = "application/vnd.skillc.signature.v1.minisig";
+pub(crate) const SIGNATURE_LAYER: &str = "application/vnd.skillc.signature.v1.minisig";
 /// The media type of the (small) configuration: what the manifest says of the artifact.
-pub const CONFIG_TYPE: &str = "application/vnd.skillc.config.v1+json";
+pub(crate) const CONFIG_TYPE: &str = "application/vnd.skillc.config.v1+json";
 
 /// Why a push or a pull failed (nothing was written).
 #[derive(Debug, thiserror::Error)]
@@ -263,7 +263,7 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
 }
 
 /// Pulls `source` (a tag or `@sha256:` digest) into `out` (and `OUT.minisig` when a signature
-/// travels with it): every digest checked, then both written together (see [`put_pair`]).
+/// travels with it): every digest checked, then both written together (see `put_pair`).
 pub fn pull(source: &str, out: &Path, options: Options) -> Result<Moved, Error> {
     let image = reference(source)?;
     if let Some(kind) = output::not_a_file(out) {

@@ -55,7 +55,7 @@ pub enum Error {
         /// What was refused, in words.
         why: String,
     },
-    /// The skill has content-safety findings at [`REFUSED_AT`] or above; they are listed.
+    /// The skill has content-safety findings at `REFUSED_AT` or above; they are listed.
     #[error("the skill has content-safety findings at high or critical")]
     Unsafe(Vec<Diagnostic>),
     /// The skill has errors; they are listed.
@@ -411,21 +411,21 @@ fn skill_files(archive: &Path, files: BTreeMap<String, Vec<u8>>) -> Result<Skill
 
 /// Content-safety findings at this level or above refuse a package (`unpack`) or an outside
 /// repository (`fetch`) unless accepted: what the build would withhold never lands.
-pub const REFUSED_AT: crate::SafetyLevel = crate::SafetyLevel::High;
+pub(crate) const REFUSED_AT: crate::SafetyLevel = crate::SafetyLevel::High;
 
 /// What `unpack` may do beyond adding a new, clean skill.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Admit {
     /// Replace a skill of the same name.
     pub force: bool,
-    /// Take a skill with content-safety findings at [`REFUSED_AT`] or above (it stays
+    /// Take a skill with content-safety findings at `REFUSED_AT` or above (it stays
     /// untrusted, so a build withholds it until the workspace trusts it).
     pub findings: bool,
 }
 
 /// Unpacks `archive` into `workspace/<name>/`, marked as an imported package (untrusted unless
 /// `workspace.yaml` lists it under `trusted`). Everything is checked first; on any problem,
-/// or a content-safety finding at [`REFUSED_AT`] or above, nothing is written. An existing
+/// or a content-safety finding at `REFUSED_AT` or above, nothing is written. An existing
 /// skill of the same name is replaced only with `force`.
 pub fn unpack(
     archive: &Path,

@@ -18,11 +18,11 @@ use std::time::Duration;
 use sha2::{Digest as _, Sha256};
 
 /// The largest manifest read (4 MiB, the distribution registry's own limit on a manifest).
-pub const MANIFEST_CAP: u64 = 4 << 20;
+pub(super) const MANIFEST_CAP: u64 = 4 << 20;
 /// The largest token answer read.
-pub const TOKEN_CAP: u64 = 1 << 20;
+pub(super) const TOKEN_CAP: u64 = 1 << 20;
 /// The most of an error answer read (what is shown of it).
-pub const ERROR_CAP: u64 = 16 << 10;
+pub(super) const ERROR_CAP: u64 = 16 << 10;
 
 /// The media types a manifest is asked for in.
 const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, \
@@ -31,15 +31,15 @@ const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, \
 
 /// A user name and password for one registry.
 #[derive(Clone)]
-pub struct Credentials {
+pub(super) struct Credentials {
     /// The user name.
-    pub user: String,
+    pub(crate) user: String,
     /// The password or token.
-    pub password: String,
+    pub(crate) password: String,
 }
 
 /// How to reach a registry.
-pub struct Reach {
+pub(super) struct Reach {
     /// Plain HTTP instead of HTTPS.
     pub plain_http: bool,
     /// Whether credentials may go over plain HTTP.
@@ -47,11 +47,11 @@ pub struct Reach {
     /// How long the registry may keep a request waiting for its next bytes.
     pub timeout: Duration,
     /// The credentials for this registry, if any.
-    pub credentials: Option<Credentials>,
+    pub(crate) credentials: Option<Credentials>,
 }
 
 /// One registry and repository, its `/v2/` checked and its authorization obtained.
-pub struct Session {
+pub(super) struct Session {
     http: reqwest::Client,
     base: String,
     registry: String,
@@ -68,7 +68,11 @@ fn fail(registry: &str, step: &str, what: impl std::fmt::Display) -> String {
 impl Session {
     /// Asks `registry`'s `/v2/` whether it wants authorization, and obtains it (a bearer token
     /// from the realm it names, or basic credentials).
-    pub async fn open(registry: &str, repository: &str, reach: Reach) -> Result<Session, String> {
+    pub(super) async fn open(
+        registry: &str,
+        repository: &str,
+        reach: Reach,
+    ) -> Result<Session, String> {
         let (mut session, challenge) = Session::connect(registry, repository, reach).await?;
         if let Some(challenge) = challenge {
             session.authorization = Some(session.authorize(&challenge).await?);
@@ -79,7 +83,7 @@ impl Session {
     /// Whether the credentials would travel in clear text to answer `registry`'s challenge
     /// (a plain-HTTP registry asking for basic credentials, or a bearer realm given as
     /// `http://`): a push, which leaves authorization to the ORAS client, asks this first.
-    pub async fn credentials_go_plain(registry: &str, reach: Reach) -> Result<bool, String> {
+    pub(super) async fn credentials_go_plain(registry: &str, reach: Reach) -> Result<bool, String> {
         let (session, challenge) = Session::connect(registry, "", reach).await?;
         let Some(challenge) = challenge else {
             return Ok(false);
@@ -210,7 +214,7 @@ impl Session {
     }
 
     /// The manifest `reference` (a tag or a digest) names: its bytes as the registry sent them.
-    pub async fn manifest(&self, reference: &str) -> Result<Vec<u8>, String> {
+    pub(super) async fn manifest(&self, reference: &str) -> Result<Vec<u8>, String> {
         let url = format!("{}/v2/{}/manifests/{reference}", self.base, self.repository);
         let request = self
             .authorized(self.http.get(&url))
@@ -221,7 +225,7 @@ impl Session {
 
     /// Streams the blob `digest` (`size` bytes, as its manifest declares) into `sink`,
     /// checking its length and digest as it goes; `step` names it in errors.
-    pub async fn blob(
+    pub(super) async fn blob(
         &self,
         digest: &str,
         size: u64,

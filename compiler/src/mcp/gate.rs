@@ -8,11 +8,11 @@
 use serde_json::{json, Value};
 
 /// Deepest nesting of arrays and objects in one message.
-pub const MAX_DEPTH: usize = 64;
+pub(super) const MAX_DEPTH: usize = 64;
 
 /// What to do with one line from the client.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Gate {
+pub(super) enum Gate {
     /// Pass it to the SDK, which answers it when it is a request (`true`: it has an id) and
     /// not when it is a notification or a response.
     Forward(bool),
@@ -64,7 +64,7 @@ fn answer(id: Option<Value>, code: i64, message: String) -> Gate {
 }
 
 /// Looks at one line from the client.
-pub fn gate(line: &str) -> Gate {
+pub(super) fn gate(line: &str) -> Gate {
     let line = line.trim();
     if line.is_empty() {
         return Gate::Ignore;
@@ -185,7 +185,7 @@ fn top_level_id(text: &str) -> Option<Value> {
 /// Whether a message from the server answers a request (its top level has `result` or `error`
 /// before any `method`), read from its first keys only: answers are long (a catalog), and
 /// this is asked of every one.
-pub fn is_answer(text: &str) -> bool {
+pub(super) fn is_answer(text: &str) -> bool {
     let bytes = text.as_bytes();
     let (mut level, mut i, mut expect_key) = (0usize, 0usize, false);
     while i < bytes.len() {

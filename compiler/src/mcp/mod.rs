@@ -717,7 +717,7 @@ async fn read_client(
 
 /// Serves the bundle on stdin/stdout until the client closes the connection. Lines from the
 /// client pass through `gate` before the SDK sees them; its answers and the SDK's go out
-/// one whole line at a time, in the order of the requests (see [`IN_FLIGHT`]).
+/// one whole line at a time, in the order of the requests (see `IN_FLIGHT`).
 pub fn serve_stdio(server: Server) -> Result<(), String> {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -27,10 +27,10 @@ const TTL_MS: u64 = 60_000;
 
 /// Most files one entry lists, its SKILL.md included (SEP-2640; `MAX_RESOURCES_PER_SKILL` of
 /// the Python SDK, which refuses a listing with a larger entry).
-pub const MAX_FILES: usize = 512;
+pub(super) const MAX_FILES: usize = 512;
 
 /// Most bytes of one skill's files together (SEP-2640; the Python SDK's `MAX_TOTAL_SIZE`).
-pub const MAX_BYTES: u64 = 16 << 20;
+pub(super) const MAX_BYTES: u64 = 16 << 20;
 
 /// Longest description of an entry, in characters (Agent Skills; the Python SDK refuses a
 /// longer one, or an empty one).

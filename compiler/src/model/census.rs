@@ -18,7 +18,7 @@ use serde::Serialize;
 /// listed skills: the inverse document frequencies depend on every listed skill. Counted and
 /// weighed by `check::overlap`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Words {
+pub(crate) struct Words {
     pub(crate) ids: HashMap<String, u32>,
     pub(crate) df: Vec<u32>,
     pub(crate) listed: usize,
@@ -42,50 +42,50 @@ pub struct PooledSource {
 /// Facts of a whole workspace, gathered batch by batch (see the module's documentation; the
 /// gathering is the pipeline's, `build::census`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Census {
+pub(crate) struct Census {
     /// Every skill name, in any scope, with the namespaces it is used in, in order of first
     /// appearance (a global skill's reference to a skill only clients have means the first).
-    pub names: BTreeMap<String, Vec<String>>,
+    pub(crate) names: BTreeMap<String, Vec<String>>,
     /// Every (section, variable) some client's `vars` sets.
-    pub client_vars: BTreeSet<(String, String)>,
+    pub(crate) client_vars: BTreeSet<(String, String)>,
     /// The overlap pass's vocabulary and document frequencies over every listed skill.
-    pub words: Words,
+    pub(crate) words: Words,
     /// Every skill's sources, pooled by normalised URL.
     pub sources: BTreeMap<String, PooledSource>,
     /// The categories skills are in.
-    pub skill_categories: BTreeSet<String>,
+    pub(crate) skill_categories: BTreeSet<String>,
     /// The qualified names of all skills.
-    pub qualified: BTreeSet<String>,
+    pub(crate) qualified: BTreeSet<String>,
     /// Skills, global skills and clients.
-    pub counts: Counts,
+    pub(crate) counts: Counts,
     /// The variables some skill declares `secret: true`.
-    pub secret_vars: BTreeSet<String>,
+    pub(crate) secret_vars: BTreeSet<String>,
     /// Bytes of every skill's assets.
-    pub asset_bytes: u64,
+    pub(crate) asset_bytes: u64,
     /// Each client's own `routing:` settings, for the manifest.
-    pub client_routing: BTreeMap<String, serde_json::Value>,
+    pub(crate) client_routing: BTreeMap<String, serde_json::Value>,
 }
 
 /// The manifest's counts of a workspace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Skills of the whole workspace, every client's included.
     pub skills: usize,
     /// Skills outside client folders.
-    pub global_skills: usize,
+    pub(crate) global_skills: usize,
     /// Client folders.
     pub clients: usize,
 }
 
 impl Census {
     /// Whether a reference (`name` or `namespace.name`, split) names a skill in any scope.
-    pub fn exists_anywhere(&self, namespace: Option<&str>, name: &str) -> bool {
+    pub(crate) fn exists_anywhere(&self, namespace: Option<&str>, name: &str) -> bool {
         self.anywhere(namespace, name).is_some()
     }
 
     /// The qualified name a reference (split) means when it names no skill in its own scope:
     /// the first skill of the workspace with that name (and namespace, if given).
-    pub fn anywhere(&self, namespace: Option<&str>, name: &str) -> Option<String> {
+    pub(crate) fn anywhere(&self, namespace: Option<&str>, name: &str) -> Option<String> {
         let known = self.names.get(name)?;
         let ns = match namespace {
             Some(ns) => known.iter().find(|n| *n == ns)?,

@@ -17,36 +17,36 @@ pub const LOCK_FILE: &str = "skillc.lock";
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalSource {
     /// The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
-    /// and password a URL may hold ([`without_userinfo`]): what is stored and shown.
-    pub git: String,
+    /// and password a URL may hold (`without_userinfo`): what is stored and shown.
+    pub(crate) git: String,
     /// The repository as `workspace.yaml` writes it, credentials included: given only to the
     /// `git` command, never stored or shown.
     #[serde(skip)]
-    pub remote: String,
+    pub(crate) remote: String,
     /// A tag, a branch or a commit.
-    pub rev: String,
+    pub(crate) rev: String,
     /// The folder of the repository to bring in (`""`: all of it).
     pub path: String,
     /// The workspace folder its skills appear in (its identity: one entry per folder).
     pub into: String,
     /// Whether its code is trusted (by default it is prompt-only, as an imported package).
-    pub trust: bool,
+    pub(crate) trust: bool,
     /// The commit its skills were read at (set by the load, from `skillc.lock`).
     pub commit: Option<String>,
     /// Where the entry is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 impl ExternalSource {
     /// The id its skills carry as their package: trusted or not as the entry says.
-    pub fn package_id(&self) -> String {
+    pub(crate) fn package_id(&self) -> String {
         package_id(&self.into)
     }
 }
 
 /// The package id of the skills brought in under `into`.
-pub fn package_id(into: &str) -> String {
+pub(crate) fn package_id(into: &str) -> String {
     format!("external:{into}")
 }
 
@@ -54,7 +54,7 @@ pub fn package_id(into: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lock {
     /// The format's version.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The entries, by `into`.
     #[serde(default)]
     pub external: Vec<Locked>,
@@ -66,9 +66,9 @@ pub struct Locked {
     /// As in `workspace.yaml`.
     pub into: String,
     /// As in `workspace.yaml`.
-    pub git: String,
+    pub(crate) git: String,
     /// As in `workspace.yaml`.
-    pub rev: String,
+    pub(crate) rev: String,
     /// As in `workspace.yaml`.
     #[serde(default)]
     pub path: String,
@@ -80,7 +80,7 @@ pub struct Locked {
 
 impl Locked {
     /// Whether it pins what `source` asks for (same repository, rev and folder).
-    pub fn pins(&self, source: &ExternalSource) -> bool {
+    pub(crate) fn pins(&self, source: &ExternalSource) -> bool {
         self.into == source.into
             && without_userinfo(&self.git) == without_userinfo(&source.git)
             && self.rev == source.rev
@@ -107,12 +107,12 @@ impl Locked {
 
 impl Lock {
     /// The lock's entry for `into`.
-    pub fn entry(&self, into: &str) -> Option<&Locked> {
+    pub(crate) fn entry(&self, into: &str) -> Option<&Locked> {
         self.external.iter().find(|l| l.into == into)
     }
 
     /// The lock as written to `skillc.lock`: a comment, then YAML.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let yaml = serde_yaml::to_string(self).unwrap_or_default();
         format!("# Written by `skillc fetch`: the commit and the digest of every file of each\n# `external:` entry of workspace.yaml. Commit it; `check` and `build` read only these.\n{yaml}")
     }
@@ -120,7 +120,7 @@ impl Lock {
     /// The lock in `text`. Each `into` names a stored folder that `fetch` replaces and removes:
     /// one that is not a clean folder (`..`, empty, absolute) refuses the whole lock. Each
     /// `commit` must be a commit id (a branch name there would follow the branch, not pin).
-    pub fn parse(text: &str) -> Result<Lock, String> {
+    pub(crate) fn parse(text: &str) -> Result<Lock, String> {
         let lock: Lock = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         if lock.version != 1 {
             // Another format, from another skillc: read as this one, its pins could mean
@@ -164,7 +164,7 @@ impl Lock {
 
 /// Whether `text` is a full commit id: 40 (SHA-1) or 64 (SHA-256) lowercase hex digits, as
 /// `git rev-parse` writes it.
-pub fn is_commit_id(text: &str) -> bool {
+pub(crate) fn is_commit_id(text: &str) -> bool {
     matches!(text.len(), 40 | 64) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
@@ -177,7 +177,7 @@ pub fn short(text: &str, n: usize) -> &str {
 /// (`https://user:token@host/x` is `https://host/x`): what the lock, the artifact and every
 /// message show, so a credential written in `workspace.yaml` is never stored or printed.
 /// Other forms (`git@host:x`, paths) hold no password and are returned as they are.
-pub fn without_userinfo(url: &str) -> String {
+pub(crate) fn without_userinfo(url: &str) -> String {
     let Some(scheme_end) = url.find("://") else {
         return url.to_string();
     };
@@ -192,7 +192,7 @@ pub fn without_userinfo(url: &str) -> String {
 }
 
 /// A clean relative folder (`vendor/anthropic`), or why not.
-pub fn clean_folder(text: &str) -> Result<String, &'static str> {
+pub(crate) fn clean_folder(text: &str) -> Result<String, &'static str> {
     let parts: Vec<&str> = text
         .trim()
         .trim_matches('/')
@@ -215,7 +215,7 @@ pub fn store_dir(workspace: &Path, into: &str) -> PathBuf {
 
 /// The name of `into`'s stored folder: `vendor/acme` is `vendor__acme`. Two entries whose
 /// names are the same would share one folder: the workspace check refuses them.
-pub fn store_name(into: &str) -> String {
+pub(crate) fn store_name(into: &str) -> String {
     into.replace('/', "__")
 }
 

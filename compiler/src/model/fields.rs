@@ -53,14 +53,14 @@ pub struct Field {
     /// The key as written.
     pub name: &'static str,
     /// The shape of its value.
-    pub shape: Shape,
+    pub(crate) shape: Shape,
     /// Part of the agentskills.io core (portable to every tool).
-    pub portable: bool,
+    pub(crate) portable: bool,
     /// Other tools use this name with other shapes: a value of another shape is set aside
     /// with a warning (and kept under `metadata` on export) rather than failing the build.
-    pub shared: bool,
+    pub(crate) shared: bool,
     /// What it is for, in one sentence for a content person (the studio's form shows it).
-    pub about: &'static str,
+    pub(crate) about: &'static str,
 }
 
 const fn core(name: &'static str, shape: Shape, about: &'static str) -> Field {
@@ -98,7 +98,7 @@ const fn client(name: &'static str, shape: Shape, about: &'static str) -> Field 
 /// "Frontmatter reference"), in its order. A collection written for Claude Code keeps them;
 /// `export --target claude-code` writes them back (Copilot reads `argument-hint` and
 /// `user-invocable` too).
-pub const CLAUDE_CODE: [&str; 13] = [
+pub(crate) const CLAUDE_CODE: [&str; 13] = [
     "argument-hint",
     "arguments",
     "disable-model-invocation",
@@ -238,12 +238,12 @@ pub const FIELDS: &[Field] = &[
 ];
 
 /// The field named `key`, if the format knows it.
-pub fn field(key: &str) -> Option<&'static Field> {
+pub(crate) fn field(key: &str) -> Option<&'static Field> {
     FIELDS.iter().find(|f| f.name == key)
 }
 
 /// The names of every known field, in declaration order.
-pub fn known_names() -> impl Iterator<Item = &'static str> {
+pub(crate) fn known_names() -> impl Iterator<Item = &'static str> {
     FIELDS.iter().map(|f| f.name)
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::diagnostic::Pos;
 
-pub mod census;
+pub(crate) mod census;
 pub mod external;
 pub mod fields;
 pub mod targets;
@@ -16,7 +16,7 @@ pub mod targets;
 /// lays out what its next build can take again (its session value holds it); a one-shot
 /// build (the `build` command) keeps nothing, and frees what it is done with as it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// One run, then the process ends.
     OneShot,
     /// One of many runs over the same workspace.
@@ -25,7 +25,7 @@ pub enum Mode {
 
 impl Mode {
     /// Whether this run keeps what the next one can take again.
-    pub fn keeps(self) -> bool {
+    pub(crate) fn keeps(self) -> bool {
         self == Mode::Session
     }
 }
@@ -38,7 +38,7 @@ pub struct SkillRef {
     pub text: String,
     /// Where it was written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// Where a skill comes from.
@@ -143,7 +143,7 @@ pub struct VarDecl {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Requires {
     /// Environment variables that must be set at run time.
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// Programs that must be on the runtime host's PATH.
     pub binary: Vec<String>,
     /// Skills that must be available in the same bundle.
@@ -157,7 +157,7 @@ pub use skillc_runtime::Mcp;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Provider {
     /// Python module name.
-    pub module: Option<String>,
+    pub(crate) module: Option<String>,
     /// Provider class.
     pub class: Option<String>,
     /// Python module dependencies (004's `dependencies`, kept apart from skill dependencies).
@@ -172,9 +172,9 @@ pub struct Tool {
     /// Provider name (004).
     pub provider: Option<String>,
     /// Role (002).
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
     /// Why it matters for the skill (002).
-    pub why: Option<String>,
+    pub(crate) why: Option<String>,
     /// Provider configuration (004), as JSON.
     pub config: Option<serde_json::Value>,
 }
@@ -188,24 +188,24 @@ pub struct Frontmatter {
     /// `description`.
     pub description: Option<String>,
     /// `license`.
-    pub license: Option<String>,
+    pub(crate) license: Option<String>,
     /// `compatibility`.
-    pub compatibility: Option<String>,
+    pub(crate) compatibility: Option<String>,
     /// `metadata`, string to string.
-    pub metadata: BTreeMap<String, String>,
+    pub(crate) metadata: BTreeMap<String, String>,
     /// `allowed-tools`, split on spaces.
     pub allowed_tools: Vec<String>,
     // 000.
     /// `category`.
     pub category: Option<String>,
     /// `emoji`.
-    pub emoji: Option<String>,
+    pub(crate) emoji: Option<String>,
     /// `required`.
     pub required: bool,
     /// `default_enabled` (toggle cascade: toggle > this > true).
     pub default_enabled: Option<bool>,
     /// `always_on`.
-    pub always_on: bool,
+    pub(crate) always_on: bool,
     /// `hidden_from_llm`.
     pub hidden_from_llm: bool,
     /// `trigger_examples`.
@@ -220,7 +220,7 @@ pub struct Frontmatter {
     pub blocks: Vec<SkillRef>,
     /// `distinct_from`: skills whose catalog text may look like this one's on purpose (no
     /// overlap warning for the pair).
-    pub distinct_from: Vec<SkillRef>,
+    pub(crate) distinct_from: Vec<SkillRef>,
     /// `priority` (lower is stronger).
     pub priority: Option<i64>,
     /// `exclusive`.
@@ -249,13 +249,13 @@ pub struct Frontmatter {
     /// `namespace`.
     pub namespace: Option<String>,
     /// `version`.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// `tags`.
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// `author`.
-    pub author: Option<String>,
+    pub(crate) author: Option<String>,
     /// `created`.
-    pub created: Option<String>,
+    pub(crate) created: Option<String>,
     /// `when_to_use`.
     pub when_to_use: Vec<String>,
     /// `import` / `imports`.
@@ -264,7 +264,7 @@ pub struct Frontmatter {
     /// `displayName`.
     pub display_name: Option<String>,
     /// `bindShells`.
-    pub bind_shells: Vec<String>,
+    pub(crate) bind_shells: Vec<String>,
     /// `provider`.
     pub provider: Option<Provider>,
     /// `tools`.
@@ -272,11 +272,11 @@ pub struct Frontmatter {
     /// Claude Code's own fields ([`fields::CLAUDE_CODE`]) as written, kept so that an export
     /// for a client that reads them gives them back.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub client_fields: BTreeMap<String, serde_json::Value>,
+    pub(crate) client_fields: BTreeMap<String, serde_json::Value>,
     /// Every top-level key as written, with where (for the checks of a declared client that
     /// refuses keys outside the six).
     #[serde(skip)]
-    pub keys: Vec<(String, crate::diagnostic::Pos)>,
+    pub(crate) keys: Vec<(String, crate::diagnostic::Pos)>,
 }
 
 /// A citation source from `sources.yaml` (002).
@@ -310,7 +310,7 @@ pub struct Localized {
     /// Localized body.
     pub body: String,
     /// File line of the body's first line.
-    pub body_line: usize,
+    pub(crate) body_line: usize,
     /// `translated_from`: the [`Skill::translation_digest`] of the default text it was
     /// translated from, and where it is written.
     #[serde(skip)]
@@ -319,7 +319,7 @@ pub struct Localized {
 
 impl Localized {
     /// File line of the localized body's first line.
-    pub fn body_first_line(&self) -> usize {
+    pub(crate) fn body_first_line(&self) -> usize {
         self.body_line
     }
 
@@ -344,10 +344,10 @@ pub struct Asset {
     /// Path relative to the skill folder.
     pub path: String,
     /// Size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// The bytes (stored in the artifact as a content-addressed blob; never executed).
     #[serde(skip)]
-    pub data: AssetData,
+    pub(crate) data: AssetData,
 }
 
 /// A large file without a role, read in passing (see `discover::fsio::large::STREAM_ABOVE`): where it
@@ -357,9 +357,9 @@ pub struct LargeFile {
     /// The file.
     pub path: std::path::PathBuf,
     /// Its size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Its SHA-256.
-    pub sha256: [u8; 32],
+    pub(crate) sha256: [u8; 32],
 }
 
 /// An asset's content: in memory, or a large file read again when the artifact is written.
@@ -379,7 +379,7 @@ impl Default for AssetData {
 
 impl AssetData {
     /// The SHA-256 of the content.
-    pub fn sha256(&self) -> [u8; 32] {
+    pub(crate) fn sha256(&self) -> [u8; 32] {
         use sha2::Digest as _;
         match self {
             AssetData::Bytes(b) => sha2::Sha256::digest(b).into(),
@@ -403,13 +403,13 @@ pub struct Skill {
     pub name: String,
     /// Where the name is written (line 1 when it comes from the folder).
     #[serde(skip)]
-    pub name_pos: Pos,
+    pub(crate) name_pos: Pos,
     /// Where `description` is written (line 1 when it is missing).
     #[serde(skip)]
-    pub description_pos: Pos,
+    pub(crate) description_pos: Pos,
     /// Where each of `trigger_examples` is written, in their order.
     #[serde(skip)]
-    pub examples_pos: Vec<Pos>,
+    pub(crate) examples_pos: Vec<Pos>,
     /// `public`, `internal` or `custom` (or a frontmatter value).
     pub namespace: String,
     /// The category, if any.
@@ -419,7 +419,7 @@ pub struct Skill {
     /// The instruction body.
     pub body: String,
     /// File line of the body's first line.
-    pub body_first_line: usize,
+    pub(crate) body_first_line: usize,
     /// `compact.md`, if present.
     pub compact: Option<String>,
     /// Localized overrides by locale.
@@ -434,7 +434,7 @@ pub struct Skill {
     pub assets: Vec<Asset>,
     /// The package it was unpacked from (`package.yaml`), if any: its code is untrusted
     /// unless the workspace trusts the package.
-    pub package: Option<String>,
+    pub(crate) package: Option<String>,
     /// The Claude Code plugin whose `skills/` folder holds it, if any: its name is then
     /// `<plugin>:<declared name>`.
     pub plugin: Option<String>,
@@ -473,13 +473,13 @@ pub struct Category {
     /// Heading in the assembled prompt.
     pub display_name: Option<String>,
     /// Shown before the category's skills in the answer prompt.
-    pub answer_instructions: Option<String>,
+    pub(crate) answer_instructions: Option<String>,
     /// Shown when several skills of the category are selected.
-    pub uncertainty_guidance: Option<String>,
+    pub(crate) uncertainty_guidance: Option<String>,
     /// Selector-facing description.
-    pub selector_description: Option<String>,
+    pub(crate) selector_description: Option<String>,
     /// Selector-facing rules.
-    pub selector_guidance: Option<String>,
+    pub(crate) selector_guidance: Option<String>,
     /// Sort order (lower first).
     pub order: i64,
     /// Skills of the category never appear in catalogs.
@@ -514,7 +514,7 @@ pub struct Consumer {
     /// Only these patterns are visible (when non-empty).
     pub enabled: Vec<String>,
     /// These patterns are removed.
-    pub disabled: Vec<String>,
+    pub(crate) disabled: Vec<String>,
 }
 
 impl Consumer {
@@ -562,24 +562,24 @@ pub struct WorkspaceConfig {
     /// Consumers with catalog filters.
     pub consumers: BTreeMap<String, Consumer>,
     /// Cap on selected skills at run time.
-    pub max_active_skills: Option<u32>,
+    pub(crate) max_active_skills: Option<u32>,
     /// Pipeline depth limit.
-    pub pipeline_max_depth: u32,
+    pub(crate) pipeline_max_depth: u32,
     /// Trigger examples shown per skill in catalogs.
-    pub max_triggers: usize,
+    pub(crate) max_triggers: usize,
     /// Catalog texts at least this similar (TF-IDF cosine, in hundredths) are warned about
     /// (W118); over 100 turns the warning off.
-    pub overlap_threshold: u32,
+    pub(crate) overlap_threshold: u32,
     /// Extra skill roots by namespace (`custom`), relative to the workspace.
-    pub roots: BTreeMap<String, String>,
+    pub(crate) roots: BTreeMap<String, String>,
     /// Client ids and package names whose code is trusted (not prompt-only).
-    pub trusted: Vec<String>,
+    pub(crate) trusted: Vec<String>,
     /// `routing:` settings as checked (`top_k`, `min_score`, `confident`), for the manifest.
-    pub routing: Option<serde_json::Value>,
+    pub(crate) routing: Option<serde_json::Value>,
     /// Whether the folder has a `workspace.yaml`: authored for skillc, so a field of the
     /// wrong shape is an error. Without one it is a collection written for other tools, whose
     /// fields named like ours but shaped otherwise are set aside (W116).
-    pub authored: bool,
+    pub(crate) authored: bool,
     /// `targets:`: the client tools the workspace ships to, with their listing budgets (W124).
     pub targets: Vec<targets::DeclaredTarget>,
     /// `external:`: skills from other repositories, pinned in `skillc.lock`.
@@ -593,10 +593,10 @@ pub struct WorkspaceConfig {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SafetyConfig {
     /// Findings that are errors: codes (`S301`), families (`S3xx`), levels (`high` and up).
-    pub deny: Vec<String>,
+    pub(crate) deny: Vec<String>,
     /// An untrusted skill with a finding at this level or above is withheld: unavailable in
     /// every bundle, never exported or served.
-    pub withhold: crate::diagnostic::SafetyLevel,
+    pub(crate) withhold: crate::diagnostic::SafetyLevel,
 }
 
 impl Default for SafetyConfig {
@@ -642,7 +642,7 @@ pub struct Toggle {
     pub enabled: bool,
     /// Where it is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// `clients/<id>/client.yaml`: a client's flags, variables, locales, tiers and toggles.
@@ -663,7 +663,7 @@ pub struct Client {
     /// Variables: `_global` and per-skill sections.
     pub vars: BTreeMap<String, BTreeMap<String, String>>,
     /// `routing:` settings of this client over the workspace's, as checked.
-    pub routing: Option<serde_json::Value>,
+    pub(crate) routing: Option<serde_json::Value>,
 }
 
 /// A Claude Code plugin: a namespace for the skills under its `skills/` folder (or the ones
@@ -674,18 +674,18 @@ pub struct Plugin {
     /// Its name: the part before `:` in its skills' names.
     pub name: String,
     /// Its version, as written.
-    pub version: Option<String>,
+    pub(crate) version: Option<String>,
     /// What it is for.
     pub description: Option<String>,
     /// Its author's name.
-    pub author: Option<String>,
+    pub(crate) author: Option<String>,
     /// Workspace-relative folder of the plugin (`""`: the workspace root).
-    pub root: String,
+    pub(crate) root: String,
     /// The manifest it was read from (`plugin.json`, or the marketplace's).
-    pub manifest: String,
+    pub(crate) manifest: String,
     /// Skill folders its marketplace entry lists (workspace-relative); `None`: every skill
     /// under `<root>/skills/`.
-    pub skill_dirs: Option<Vec<String>>,
+    pub(crate) skill_dirs: Option<Vec<String>>,
 }
 
 /// Everything in a workspace, parsed.
@@ -703,23 +703,23 @@ pub struct Workspace {
     /// `variables.json`: section (`_global` or a skill name) → variable → value.
     pub variables: BTreeMap<String, BTreeMap<String, String>>,
     /// Template overrides: file name → text.
-    pub templates: BTreeMap<String, String>,
+    pub(crate) templates: BTreeMap<String, String>,
     /// Claude Code plugins (`.claude-plugin/plugin.json`, `marketplace.json` entries), by root
     /// folder order.
     pub plugins: Vec<Plugin>,
     /// Set when this is one batch of a larger workspace's clients, with the global skills: what
     /// the checks and phases read of the whole workspace (see [`census`](crate::model::census)).
     #[serde(skip)]
-    pub census: Option<Arc<census::Census>>,
+    pub(crate) census: Option<Arc<census::Census>>,
     /// Skills (by SKILL.md path) with a content-safety finding at `safety.withhold` or
     /// above, and the worst finding in words: an untrusted one is unavailable everywhere.
-    /// Set by the check ([`crate::parse::safety::withheld`]).
-    pub withheld: BTreeMap<String, String>,
+    /// Set by the check (`crate::parse::safety::withheld`).
+    pub(crate) withheld: BTreeMap<String, String>,
 }
 
 impl Workspace {
     /// Bytes of every skill's assets, in the whole workspace.
-    pub fn asset_bytes(&self) -> u64 {
+    pub(crate) fn asset_bytes(&self) -> u64 {
         match self.census.as_deref() {
             Some(census) => census.asset_bytes,
             None => asset_bytes_of(self.skills.iter().map(|s| &**s)),
@@ -728,7 +728,7 @@ impl Workspace {
 
     /// The variables some skill of the whole workspace declares `secret: true`: a secret name
     /// is secret in every skill (its value never reaches the artifact), whoever else uses or declares it.
-    pub fn secret_names(&self) -> std::collections::BTreeSet<String> {
+    pub(crate) fn secret_names(&self) -> std::collections::BTreeSet<String> {
         match self.census.as_deref() {
             Some(census) => census.secret_vars.clone(),
             None => secret_names_of(self.skills.iter().map(|s| &**s)),
@@ -737,7 +737,7 @@ impl Workspace {
 }
 
 /// Bytes of the assets of `skills`.
-pub fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
+pub(crate) fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
     skills
         .into_iter()
         .flat_map(|s| s.assets.iter())
@@ -746,7 +746,7 @@ pub fn asset_bytes_of<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> u64 {
 }
 
 /// The variables `skills` declare `secret: true`.
-pub fn secret_names_of<'a>(
+pub(crate) fn secret_names_of<'a>(
     skills: impl IntoIterator<Item = &'a Skill>,
 ) -> std::collections::BTreeSet<String> {
     skills

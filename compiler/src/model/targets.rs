@@ -33,11 +33,11 @@ pub enum Target {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Budget {
     /// Characters of names and descriptions the listing holds.
-    pub total: usize,
+    pub(crate) total: usize,
     /// Characters one description keeps, if the client cuts each.
-    pub per_description: Option<usize>,
+    pub(crate) per_description: Option<usize>,
     /// Where the figures come from.
-    pub source: &'static str,
+    pub(crate) source: &'static str,
 }
 
 impl Target {
@@ -54,7 +54,7 @@ impl Target {
     }
 
     /// Its name on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Target::ClaudeCode => "claude-code",
             Target::Codex => "codex",
@@ -67,7 +67,7 @@ impl Target {
     }
 
     /// The listing budget the client documents, if skillc knows one.
-    pub fn budget(self) -> Option<Budget> {
+    pub(crate) fn budget(self) -> Option<Budget> {
         match self {
             Target::ClaudeCode => Some(Budget {
                 total: 8_000,
@@ -104,7 +104,7 @@ impl Target {
     ];
 
     /// The target named `name` on the command line.
-    pub fn named(name: &str) -> Option<Target> {
+    pub(crate) fn named(name: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.name() == name)
     }
 }
@@ -117,12 +117,12 @@ pub struct DeclaredTarget {
     pub target: Target,
     /// Its listing budget, when it documents one or the workspace gives one (none: no
     /// budget check, the other checks of the client still apply).
-    pub budget: Option<Budget>,
+    pub(crate) budget: Option<Budget>,
     /// Whether the workspace gives figures of its own.
-    pub overridden: bool,
+    pub(crate) overridden: bool,
     /// Where `targets.<name>` is written.
     #[serde(skip)]
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 /// What a client's listing keeps of a bundle's skills.
@@ -134,14 +134,14 @@ pub struct Report {
     /// Skills listed.
     pub skills: usize,
     /// Characters of their names and descriptions, each description as the client cuts it.
-    pub listed: usize,
+    pub(crate) listed: usize,
     /// The client's budget, if known.
-    pub budget: Option<Budget>,
+    pub(crate) budget: Option<Budget>,
     /// Each description past the client's cut: the skill and its length.
     pub cut: Vec<(String, usize)>,
     /// About how many descriptions the client leaves out to fit its budget (the least used
     /// first, which only it knows): the characters over, in descriptions of average length.
-    pub dropped: usize,
+    pub(crate) dropped: usize,
 }
 
 impl Report {

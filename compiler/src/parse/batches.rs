@@ -9,7 +9,7 @@ use crate::discover::fsio;
 use crate::parse::load::{self, Loaded};
 
 /// The client folder (under `clients/`) a workspace file is in, if any.
-pub fn client_of(rel: &str) -> Option<&str> {
+pub(crate) fn client_of(rel: &str) -> Option<&str> {
     let rest = rel.strip_prefix("clients/")?;
     rest.split_once('/').map(|(id, _)| id)
 }
@@ -17,7 +17,7 @@ pub fn client_of(rel: &str) -> Option<&str> {
 /// A workspace's files as listed once, and its clients split into batches in id order (the
 /// order a workspace loaded whole sorts its client skills and bundles in).
 #[derive(Debug)]
-pub struct Batches<'r> {
+pub(crate) struct Batches<'r> {
     root: &'r Path,
     listed: fsio::Listed,
     batches: Vec<BTreeSet<String>>,
@@ -27,7 +27,7 @@ pub struct Batches<'r> {
 /// better loaded whole: it has no more clients than that, or a client folder defines a
 /// category (category folders are named once across the workspace, so one client's category
 /// is seen by the skills of all).
-pub fn plan(root: &Path, size: usize) -> Result<Option<Batches<'_>>, fsio::Error> {
+pub(crate) fn plan(root: &Path, size: usize) -> Result<Option<Batches<'_>>, fsio::Error> {
     // Most workspaces have a few clients: known from one folder, without walking them all.
     let folders = std::fs::read_dir(root.join("clients")).map_or(0, |d| d.count());
     // A skill file at the root makes the whole folder one skill (`clients/` its files).
@@ -66,18 +66,13 @@ pub fn plan(root: &Path, size: usize) -> Result<Option<Batches<'_>>, fsio::Error
 
 impl Batches<'_> {
     /// Number of batches.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.batches.len()
-    }
-
-    /// Whether there is no batch (never: see [`plan`]).
-    pub fn is_empty(&self) -> bool {
-        self.batches.is_empty()
     }
 
     /// Whether a workspace file belongs to batch `k`'s load and is one of its own: a file of
     /// one of its clients, or for the first batch a file outside every client folder.
-    pub fn owns(&self, k: usize, rel: &str) -> bool {
+    pub(crate) fn owns(&self, k: usize, rel: &str) -> bool {
         match client_of(rel) {
             Some(id) => self.batches[k].contains(id),
             None => k == 0,
@@ -85,7 +80,7 @@ impl Batches<'_> {
     }
 
     /// Loads batch `k`: the workspace's files outside client folders and those of its clients.
-    pub fn load(&self, k: usize) -> Result<Loaded, fsio::Error> {
+    pub(crate) fn load(&self, k: usize) -> Result<Loaded, fsio::Error> {
         let clients = &self.batches[k];
         load::load_listed(self.root, &self.listed, |rel| {
             client_of(rel).is_none_or(|id| clients.contains(id))

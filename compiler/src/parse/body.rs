@@ -3,12 +3,12 @@
 use crate::diagnostic::{codes, Diagnostic, Pos};
 
 /// Lines beyond which a body is too long for portable skills.
-pub const MAX_BODY_LINES: usize = 500;
+pub(crate) const MAX_BODY_LINES: usize = 500;
 /// Estimated tokens beyond which a body is too long for portable skills.
-pub const MAX_BODY_TOKENS: usize = 5000;
+pub(crate) const MAX_BODY_TOKENS: usize = 5000;
 
 /// A rough token estimate (one token per four bytes), enough for a length warning.
-pub fn estimate_tokens(text: &str) -> usize {
+pub(crate) fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
@@ -22,7 +22,7 @@ fn is_example_heading(line: &str, word: &str) -> bool {
 }
 
 /// Reports BAD examples without a "Why bad" line, and over-long bodies.
-pub fn check(file: &str, body: &str, first_line: usize, out: &mut Vec<Diagnostic>) {
+pub(crate) fn check(file: &str, body: &str, first_line: usize, out: &mut Vec<Diagnostic>) {
     let lines: Vec<&str> = body.lines().collect();
     let mut in_code = false;
     let mut open_bad: Option<(usize, usize)> = None;

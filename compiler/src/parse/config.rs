@@ -29,7 +29,7 @@ const WORKSPACE_FIELDS: &[&str] = &[
 ];
 
 /// Reads `workspace.yaml`.
-pub fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
+pub(crate) fn workspace(f: &mut Fields<'_>) -> WorkspaceConfig {
     f.unknown_keys(
         WORKSPACE_FIELDS,
         codes::UNKNOWN_CONFIG_FIELD,
@@ -402,7 +402,7 @@ fn consumers(f: &mut Fields<'_>) -> BTreeMap<String, Consumer> {
 const CLIENT_FIELDS: &[&str] = &["locales", "tiers", "toggles", "flags", "vars", "routing"];
 
 /// Reads `clients/<id>/client.yaml`.
-pub fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
+pub(crate) fn client(f: &mut Fields<'_>, id: &str, ws: &WorkspaceConfig) -> Client {
     f.unknown_keys(CLIENT_FIELDS, codes::UNKNOWN_CONFIG_FIELD, "client.yaml");
     let locales: Vec<&str> = ws.locales.iter().map(String::as_str).collect();
     let tiers: Vec<&str> = ws.tiers.iter().map(|t| t.name.as_str()).collect();
@@ -584,7 +584,7 @@ const CATEGORY_FIELDS: &[&str] = &[
 ];
 
 /// Reads a `CATEGORY.md`'s frontmatter.
-pub fn category(f: &mut Fields<'_>, id: &str) -> Category {
+pub(crate) fn category(f: &mut Fields<'_>, id: &str) -> Category {
     f.unknown_keys(CATEGORY_FIELDS, codes::UNKNOWN_CONFIG_FIELD, "CATEGORY.md");
     if let Some(name) = f.string("name") {
         if name != id {
@@ -675,7 +675,11 @@ fn locate_json_key(text: &str, key: &str) -> Pos {
 }
 
 /// Reads a skill's `vars.json`: `{"VAR": "value"}`.
-pub fn vars_json(file: &str, text: &str, out: &mut Vec<Diagnostic>) -> BTreeMap<String, String> {
+pub(crate) fn vars_json(
+    file: &str,
+    text: &str,
+    out: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, String> {
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(serde_json::Value::Object(obj)) => flat_vars(file, text, &obj, out),
         Ok(_) => {
@@ -695,7 +699,7 @@ pub fn vars_json(file: &str, text: &str, out: &mut Vec<Diagnostic>) -> BTreeMap<
 }
 
 /// Reads `variables.json`: `{"<skill>": {...}, "_global": {...}}`.
-pub fn variables_json(
+pub(crate) fn variables_json(
     file: &str,
     text: &str,
     out: &mut Vec<Diagnostic>,

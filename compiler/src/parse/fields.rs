@@ -8,7 +8,7 @@ use crate::model::SkillRef;
 use crate::parse::yaml::{value_kind, Seg, YamlDoc};
 
 /// A cursor over one file's top-level mapping that collects diagnostics.
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     /// Workspace-relative file path.
     pub file: &'a str,
     /// The parsed document.
@@ -19,12 +19,17 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// Records a diagnostic.
-    pub fn report(&mut self, d: Diagnostic) {
+    pub(crate) fn report(&mut self, d: Diagnostic) {
         self.diagnostics.push(d);
     }
 
     /// A diagnostic at `pos` in this file.
-    pub fn diag(&self, code: &'static str, pos: Pos, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn diag(
+        &self,
+        code: &'static str,
+        pos: Pos,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::new(code, self.file, pos, message)
     }
 
@@ -38,7 +43,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A scalar as a string (numbers and booleans in their YAML spelling).
-    pub fn string(&mut self, key: &str) -> Option<String> {
+    pub(crate) fn string(&mut self, key: &str) -> Option<String> {
         let doc: &'a YamlDoc = self.doc;
         let v = doc.get(key)?;
         if v.is_null() {
@@ -55,7 +60,7 @@ impl<'a> Fields<'a> {
 
     /// A mapping; absent or empty gives `None`, any other kind of value is reported with
     /// `expected` (e.g. "a map of variable names").
-    pub fn mapping(&mut self, key: &str, expected: &str) -> Option<serde_yaml::Mapping> {
+    pub(crate) fn mapping(&mut self, key: &str, expected: &str) -> Option<serde_yaml::Mapping> {
         match self.doc.get(key)? {
             Value::Mapping(m) => Some(m.clone()),
             Value::Null => None,
@@ -72,7 +77,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A boolean.
-    pub fn bool(&mut self, key: &str) -> Option<bool> {
+    pub(crate) fn bool(&mut self, key: &str) -> Option<bool> {
         match self.doc.get(key)? {
             Value::Bool(b) => Some(*b),
             Value::Null => None,
@@ -85,7 +90,7 @@ impl<'a> Fields<'a> {
     }
 
     /// An integer.
-    pub fn int(&mut self, key: &str) -> Option<i64> {
+    pub(crate) fn int(&mut self, key: &str) -> Option<i64> {
         match self.doc.get(key)? {
             Value::Number(n) if n.as_i64().is_some() => n.as_i64(),
             Value::Null => None,
@@ -98,7 +103,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A list of scalars; a single scalar is read as a one-item list.
-    pub fn string_list(&mut self, key: &str) -> Vec<String> {
+    pub(crate) fn string_list(&mut self, key: &str) -> Vec<String> {
         let doc: &'a YamlDoc = self.doc;
         let Some(v) = doc.get(key) else {
             return Vec::new();
@@ -107,7 +112,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Like [`Fields::string_list`] over a value already taken out of the mapping.
-    pub fn list_of_strings(&mut self, key: &str, v: &Value) -> Vec<String> {
+    pub(crate) fn list_of_strings(&mut self, key: &str, v: &Value) -> Vec<String> {
         // Scalars keep their written text when `v` is the top-level value of `key`.
         let top = self.doc.get(key).is_some_and(|t| std::ptr::eq(t, v));
         let doc: &'a YamlDoc = self.doc;
@@ -148,13 +153,13 @@ impl<'a> Fields<'a> {
     }
 
     /// Skill references with their positions.
-    pub fn refs(&mut self, key: &str) -> Vec<SkillRef> {
+    pub(crate) fn refs(&mut self, key: &str) -> Vec<SkillRef> {
         let names = self.string_list(key);
         self.positioned(key, names)
     }
 
     /// Positions each name inside `key`'s block (repeated names get successive positions).
-    pub fn positioned(&self, key: &str, names: Vec<String>) -> Vec<SkillRef> {
+    pub(crate) fn positioned(&self, key: &str, names: Vec<String>) -> Vec<SkillRef> {
         let mut seen: Vec<&str> = Vec::new();
         let mut out = Vec::new();
         for name in &names {
@@ -169,7 +174,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A single skill reference.
-    pub fn one_ref(&mut self, key: &str) -> Option<SkillRef> {
+    pub(crate) fn one_ref(&mut self, key: &str) -> Option<SkillRef> {
         let text = self.string(key)?;
         Some(SkillRef {
             pos: self.doc.value_pos(key, &text),
@@ -178,7 +183,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Reports every top-level key not in `known`, with a suggestion.
-    pub fn unknown_keys(&mut self, known: &[&str], code: &'static str, what: &str) {
+    pub(crate) fn unknown_keys(&mut self, known: &[&str], code: &'static str, what: &str) {
         for key in self.doc.keys() {
             if known.contains(&key.as_str()) {
                 continue;

@@ -12,7 +12,7 @@ use crate::parse::names;
 use crate::parse::yaml::{scalar_string, value_kind, Seg};
 
 /// The namespaces a skill can live in (002).
-pub const NAMESPACES: &[&str] = &["public", "internal", "custom"];
+pub(crate) const NAMESPACES: &[&str] = &["public", "internal", "custom"];
 
 const CONDITION_KEYS: &[&str] = &[
     "starts_with_any",
@@ -131,7 +131,7 @@ fn of_another_tool(key: &str, v: &Value) -> bool {
 
 /// Reads every field of a skill's frontmatter; in a `collection` (no workspace.yaml), fields
 /// of ours in another tool's shape are set aside rather than refused.
-pub fn parse(f: &mut Fields<'_>, collection: bool) -> Frontmatter {
+pub(crate) fn parse(f: &mut Fields<'_>, collection: bool) -> Frontmatter {
     match set_aside_foreign(f, collection) {
         None => parse_fields(f, BTreeMap::new()),
         Some((own, foreign)) => parse_fields(
@@ -698,7 +698,7 @@ fn provider(f: &mut Fields<'_>) -> Option<Provider> {
 }
 
 /// Reads a list of tool entries (frontmatter `tools` or `tools.yaml`'s `tools`).
-pub fn tool_list(f: &mut Fields<'_>, key: &str) -> Vec<Tool> {
+pub(crate) fn tool_list(f: &mut Fields<'_>, key: &str) -> Vec<Tool> {
     let Some(v) = f.doc.get(key).cloned() else {
         return Vec::new();
     };
@@ -754,7 +754,7 @@ fn tools(f: &mut Fields<'_>) -> Vec<Tool> {
 }
 
 /// Reports fields outside the portable core (strict profile) and unknown fields (always).
-pub fn field_diagnostics(f: &mut Fields<'_>) {
+pub(crate) fn field_diagnostics(f: &mut Fields<'_>) {
     for key in f.doc.keys() {
         let known = fields::field(&key);
         if known.is_some_and(|k| k.portable) {

@@ -3,10 +3,10 @@
 use unicode_normalization::UnicodeNormalization;
 
 /// Longest portable name, in characters.
-pub const MAX_NAME_CHARS: usize = 64;
+pub(crate) const MAX_NAME_CHARS: usize = 64;
 
 /// The form names are compared in: NFKC, surrounding white space removed.
-pub fn normalize(name: &str) -> String {
+pub(crate) fn normalize(name: &str) -> String {
     name.trim().nfkc().collect()
 }
 
@@ -47,7 +47,7 @@ pub fn portability_problems(name: &str) -> Vec<String> {
 }
 
 /// A portable spelling of `name` to suggest (lowercase, `_` and spaces to `-`).
-pub fn portable_suggestion(name: &str) -> String {
+pub(crate) fn portable_suggestion(name: &str) -> String {
     let mut out = String::new();
     for c in name.to_lowercase().chars() {
         let c = if c.is_alphanumeric() { c } else { '-' };
@@ -76,7 +76,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {

@@ -7,7 +7,7 @@ use crate::parse::frontmatter::NAMESPACES;
 use crate::parse::names;
 
 /// A reference split into its optional namespace and its name.
-pub fn split(text: &str) -> (Option<&str>, String) {
+pub(crate) fn split(text: &str) -> (Option<&str>, String) {
     let t = text.trim();
     let t = t.strip_prefix("skills.").unwrap_or(t);
     if let Some((ns, name)) = t.split_once('.') {
@@ -20,7 +20,7 @@ pub fn split(text: &str) -> (Option<&str>, String) {
 
 /// Skills by scope and name, for resolving references.
 #[derive(Debug)]
-pub struct Index<'a> {
+pub(crate) struct Index<'a> {
     ws: &'a Workspace,
     /// Hashed: the index is built for every check and build (3,500 skills on the reference
     /// workload, in a watch rebuild's path).
@@ -35,7 +35,7 @@ fn namespace_rank(ns: &str) -> usize {
 }
 
 /// The part of a plugin skill's name after `<plugin>:`; `None` for other skills.
-pub fn plain_name(name: &str) -> Option<&str> {
+pub(crate) fn plain_name(name: &str) -> Option<&str> {
     name.split_once(':').map(|(_, plain)| plain)
 }
 
@@ -61,7 +61,7 @@ fn add_plain_names<'a>(
 
 impl<'a> Index<'a> {
     /// Indexes every skill of `ws`.
-    pub fn new(ws: &'a Workspace) -> Self {
+    pub(crate) fn new(ws: &'a Workspace) -> Self {
         let mut by_name: FxHashMap<(&Scope, &str), Vec<usize>> = FxHashMap::default();
         for (i, s) in ws.skills.iter().enumerate() {
             by_name
@@ -84,7 +84,7 @@ impl<'a> Index<'a> {
 
     /// The skill a reference written in `from` means: the client's own skills first, then the
     /// global ones. `None` when it names nothing visible from there.
-    pub fn resolve(&self, text: &str, from: &Scope) -> Option<usize> {
+    pub(crate) fn resolve(&self, text: &str, from: &Scope) -> Option<usize> {
         let (ns, name) = split(text);
         if let Scope::Client(_) = from {
             if let Some(i) = self.in_scope(from, ns, &name) {
@@ -96,7 +96,7 @@ impl<'a> Index<'a> {
 
     /// Whether a reference names a skill in any scope (a global skill may name a skill that
     /// only some clients have, such as a client skill it blocks).
-    pub fn exists_anywhere(&self, text: &str) -> bool {
+    pub(crate) fn exists_anywhere(&self, text: &str) -> bool {
         let (ns, name) = split(text);
         if let Some(census) = self.ws.census.as_deref() {
             // A batch of clients: the other batches' skills count too.
@@ -111,7 +111,7 @@ impl<'a> Index<'a> {
     }
 
     /// All distinct skill names, for suggestions.
-    pub fn names(&self) -> Vec<&'a str> {
+    pub(crate) fn names(&self) -> Vec<&'a str> {
         if let Some(census) = self.ws.census.as_deref() {
             return census.names.keys().map(String::as_str).collect();
         }

@@ -10,7 +10,7 @@ use crate::parse::fields::Fields;
 use crate::parse::yaml::scalar_string;
 
 /// Largest range a token may span (`[[S:1-50]]`), so a typo cannot expand to millions of ids.
-pub const MAX_RANGE: u32 = 1000;
+pub(crate) const MAX_RANGE: u32 = 1000;
 
 /// A citation token found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub fn scan(text: &str) -> (Vec<Token>, Vec<BadToken>) {
 
 /// Line and column (1-based, characters) of byte `offset` in `text`, whose first line is
 /// `first_line` of its file.
-pub fn pos_of(text: &str, offset: usize, first_line: usize, len: usize) -> Pos {
+pub(crate) fn pos_of(text: &str, offset: usize, first_line: usize, len: usize) -> Pos {
     let before = &text[..offset];
     let line = first_line + before.matches('\n').count();
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
@@ -105,7 +105,7 @@ pub fn pos_of(text: &str, offset: usize, first_line: usize, len: usize) -> Pos {
 }
 
 /// Checks that every token of `text` cites a defined source.
-pub fn check_tokens(
+pub(crate) fn check_tokens(
     file: &str,
     text: &str,
     first_line: usize,
@@ -153,7 +153,7 @@ pub fn check_tokens(
 }
 
 /// Reads `sources.yaml`: `sources: [{sid, url, title, text, …}]`.
-pub fn parse_sources(f: &mut Fields<'_>) -> Vec<Source> {
+pub(crate) fn parse_sources(f: &mut Fields<'_>) -> Vec<Source> {
     f.unknown_keys(&["sources"], codes::UNKNOWN_CONFIG_FIELD, "sources.yaml");
     let Some(Value::Sequence(items)) = f.doc.get("sources").cloned() else {
         if f.doc.get("sources").is_some_and(|v| !v.is_null()) {

@@ -3,12 +3,12 @@
 use crate::diagnostic::{codes, Diagnostic, Pos};
 
 /// Largest text file (SKILL.md, YAML, JSON) the compiler reads: 1 MiB.
-pub const MAX_TEXT_BYTES: usize = 1 << 20;
+pub(crate) const MAX_TEXT_BYTES: usize = 1 << 20;
 
 /// Largest Claude Code plugin manifest (`.claude-plugin/*.json`) the compiler reads: 16 MiB,
 /// the limit of any file. A marketplace is a generated list, not prose: 3,000 plugins are
 /// about 750 KiB, and real ones grow past the text limit.
-pub const MAX_MANIFEST_BYTES: usize = crate::discover::fsio::MAX_FILE_BYTES as usize;
+pub(crate) const MAX_MANIFEST_BYTES: usize = crate::discover::fsio::MAX_FILE_BYTES as usize;
 
 /// The most bytes the text file at `file` may hold.
 fn limit_of(file: &str) -> usize {
@@ -20,7 +20,7 @@ fn limit_of(file: &str) -> usize {
 
 /// Decodes a text file. Returns the text (BOM stripped, CRLF normalised) and any warnings, or
 /// the error that makes the file unusable.
-pub fn decode(file: &str, bytes: &[u8]) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
+pub(crate) fn decode(file: &str, bytes: &[u8]) -> Result<(String, Vec<Diagnostic>), Diagnostic> {
     let limit = limit_of(file);
     if bytes.len() > limit {
         return Err(Diagnostic::new(

@@ -7,22 +7,22 @@ use skillc_runtime::placeholder;
 
 /// Names of the `{{NAME}}` placeholders in `text` (`NAME`: letters, digits, `_`; no spaces,
 /// so template syntax such as `{{ user.name }}` in code examples is never touched).
-pub fn placeholders(text: &str) -> BTreeSet<&str> {
+pub(crate) fn placeholders(text: &str) -> BTreeSet<&str> {
     placeholder::names(text, "{{", "}}").into_iter().collect()
 }
 
 /// Names of the `${NAME}` placeholders in `text`.
-pub fn dollar_placeholders(text: &str) -> Vec<&str> {
+pub(crate) fn dollar_placeholders(text: &str) -> Vec<&str> {
     placeholder::names(text, "${", "}")
 }
 
 /// Replaces each `{{NAME}}` that `value` resolves; others stay as written.
-pub fn substitute<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
+pub(crate) fn substitute<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
     placeholder::substitute(text, "{{", "}}", |n| value(n).map(str::to_string))
 }
 
 /// Replaces each `${NAME}` that `value` resolves (MCP `env` values); others stay.
-pub fn substitute_dollar<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
+pub(crate) fn substitute_dollar<'v>(text: &str, value: impl Fn(&str) -> Option<&'v str>) -> String {
     placeholder::substitute(text, "${", "}", |n| value(n).map(str::to_string))
 }
 

@@ -72,7 +72,7 @@ pub fn split_frontmatter<'a>(file: &str, text: &'a str) -> Result<Split<'a>, Dia
 
 /// A parsed YAML mapping that remembers its source lines for positions.
 #[derive(Debug, Clone, Default)]
-pub struct YamlDoc {
+pub(crate) struct YamlDoc {
     /// The parsed mapping (empty for an empty document).
     pub map: Mapping,
     lines: Vec<String>,
@@ -83,7 +83,7 @@ pub struct YamlDoc {
 
 /// One step of a path into a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seg<'a> {
+pub(crate) enum Seg<'a> {
     /// The value of a mapping key.
     Key(&'a str),
     /// An item of a list.
@@ -162,13 +162,13 @@ impl Written {
 
 /// Deepest nesting accepted: serde_yaml refuses deeper documents itself (its recursion limit is
 /// 128), but only after its scanner has spent time quadratic in the depth getting there.
-pub const MAX_NESTING: usize = 128;
+pub(crate) const MAX_NESTING: usize = 128;
 
 /// Where `yaml` first nests deeper than `limit` flow collections (`[`, `{`) or compact block
 /// sequences (`- - -`), as a 0-based line and byte column; one pass, linear in the input.
 /// Quoted scalars, comments and block scalars (`|`, `>`) are skipped, so brackets written
 /// inside text never count.
-pub fn too_deep(yaml: &str, limit: usize) -> Option<(usize, usize)> {
+pub(crate) fn too_deep(yaml: &str, limit: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
     // Inside a block scalar: lines indented more than this are its text.
     let mut block_scalar_indent: Option<usize> = None;
@@ -244,7 +244,11 @@ pub fn too_deep(yaml: &str, limit: usize) -> Option<(usize, usize)> {
 }
 
 /// Parses `yaml` (whose first line is line `first_line` of `file`) into a mapping.
-pub fn parse_mapping(file: &str, yaml: &str, first_line: usize) -> Result<YamlDoc, Diagnostic> {
+pub(crate) fn parse_mapping(
+    file: &str,
+    yaml: &str,
+    first_line: usize,
+) -> Result<YamlDoc, Diagnostic> {
     if let Some((line, byte)) = too_deep(yaml, MAX_NESTING) {
         let text = yaml.lines().nth(line).unwrap_or("");
         return Err(Diagnostic::new(
@@ -355,7 +359,7 @@ fn duplicate_key_pos(yaml: &str, message: &str, from: usize) -> Option<(usize, u
 }
 
 /// A short name for the kind of a YAML value, for messages.
-pub fn value_kind(v: &Value) -> &'static str {
+pub(crate) fn value_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "nothing",
         Value::Bool(_) => "a boolean",
@@ -385,7 +389,7 @@ impl YamlDoc {
     /// The text of the scalar `v` found at `path`, as written: YAML reads `0x1F`, `1.10` and
     /// `1e3` as numbers, but where a string is expected the author meant those characters
     /// (skills-ref keeps them too). `None` for lists, mappings and null.
-    pub fn text(&self, path: &[Seg<'_>], v: &Value) -> Option<String> {
+    pub(crate) fn text(&self, path: &[Seg<'_>], v: &Value) -> Option<String> {
         let untagged = match v {
             Value::Tagged(t) => &t.value,
             v => v,
@@ -403,12 +407,12 @@ impl YamlDoc {
     }
 
     /// The top-level string keys, in document order.
-    pub fn keys(&self) -> Vec<String> {
+    pub(crate) fn keys(&self) -> Vec<String> {
         self.map.keys().filter_map(scalar_string).collect()
     }
 
     /// The value of a top-level key.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         self.map.get(key)
     }
 
@@ -437,7 +441,7 @@ impl YamlDoc {
     }
 
     /// Where a top-level key is written (its first line if it is not found).
-    pub fn key_pos(&self, key: &str) -> Pos {
+    pub(crate) fn key_pos(&self, key: &str) -> Pos {
         match self.key_line_index(key) {
             Some(i) => self.pos_at(i, 0, key.chars().count()),
             None => Pos::line(self.first_line),
@@ -446,14 +450,14 @@ impl YamlDoc {
 
     /// Where `needle` is written inside the block of top-level `key` (the `n`-th occurrence,
     /// from 0), or the key's position when it cannot be found.
-    pub fn value_pos_nth(&self, key: &str, needle: &str, n: usize) -> Pos {
+    pub(crate) fn value_pos_nth(&self, key: &str, needle: &str, n: usize) -> Pos {
         self.find_value(key, needle, n)
             .unwrap_or_else(|| self.key_pos(key))
     }
 
     /// Where the `n`-th occurrence of `needle` is written inside the block of `key`, if it is
     /// (comments apart).
-    pub fn find_value(&self, key: &str, needle: &str, n: usize) -> Option<Pos> {
+    pub(crate) fn find_value(&self, key: &str, needle: &str, n: usize) -> Option<Pos> {
         let (start, end) = self.block(key)?;
         if needle.is_empty() {
             return None;
@@ -480,12 +484,12 @@ impl YamlDoc {
     }
 
     /// Where `needle` is first written inside the block of top-level `key`.
-    pub fn value_pos(&self, key: &str, needle: &str) -> Pos {
+    pub(crate) fn value_pos(&self, key: &str, needle: &str) -> Pos {
         self.value_pos_nth(key, needle, 0)
     }
 
     /// Where the nested key `path[1..]` is written inside top-level `path[0]`.
-    pub fn path_pos(&self, path: &[&str]) -> Pos {
+    pub(crate) fn path_pos(&self, path: &[&str]) -> Pos {
         let Some((first, rest)) = path.split_first() else {
             return Pos::line(self.first_line);
         };
@@ -518,7 +522,7 @@ impl YamlDoc {
 
 /// The string form of a scalar (YAML `1.0` → `"1.0"`, `true` → `"true"`), as strict YAML
 /// readers see it; `None` for lists, mappings and null.
-pub fn scalar_string(v: &Value) -> Option<String> {
+pub(crate) fn scalar_string(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Bool(b) => Some(b.to_string()),

@@ -32,7 +32,7 @@ use crate::Workspace;
 /// Clients per batch when the build options do not say. At 5,000 clients of the reference
 /// shape, batches of 500 peaked at 186 MB in 13.6 s, of 1,000 at 217 MB in 12.6 s: the
 /// smaller batch keeps memory within 1.5 times that of a 500-client build (133 MB).
-pub const CLIENTS_PER_BATCH: usize = 500;
+pub(super) const CLIENTS_PER_BATCH: usize = 500;
 
 /// Builds the workspace split into `batches` into `out`, with the release label `release`.
 pub(super) fn build(

@@ -28,14 +28,14 @@ const LADDER: [&str; 6] = [
 
 /// Catalog fragments by card (of every level a build kept), for the next build. Looked up by
 /// the card's content: a rebuild numbers and shares its cards anew.
-pub type CardTextMemo = FxHashMap<Arc<Card>, Fragments>;
+pub(super) type CardTextMemo = FxHashMap<Arc<Card>, Fragments>;
 
 /// A card's catalog fragments, shared between a build's rows and a session's memo: a rebuild
 /// takes an unchanged card's list as it is.
-pub type Fragments = Arc<Vec<CardFragment>>;
+pub(super) type Fragments = Arc<Vec<CardFragment>>;
 
 /// The catalog fragments of every card, rendered per level on demand.
-pub struct CardTexts<'a> {
+pub(super) struct CardTexts<'a> {
     renderer: &'a Renderer,
     cards: &'a [Arc<Card>],
     /// Fragments the previous build rendered with the same templates.
@@ -46,7 +46,7 @@ pub struct CardTexts<'a> {
 
 impl<'a> CardTexts<'a> {
     /// Renders the full (uncut) fragments of every card.
-    pub fn full(
+    pub(super) fn full(
         renderer: &'a Renderer,
         cards: &'a [Arc<Card>],
         previous: Option<&'a CardTextMemo>,
@@ -119,7 +119,7 @@ impl<'a> CardTexts<'a> {
     }
 
     /// The fragments, and in a session the same by card for the next build.
-    pub fn into_memo(self, mode: crate::model::Mode) -> (Vec<Fragments>, CardTextMemo) {
+    pub(super) fn into_memo(self, mode: crate::model::Mode) -> (Vec<Fragments>, CardTextMemo) {
         let memo = match mode.keeps() {
             true => self
                 .cards
@@ -157,7 +157,7 @@ impl<'a> CardTexts<'a> {
 }
 
 /// `no-triggers` → (drop triggers, no cut); `chars:N` → (drop triggers, cut to N).
-pub fn parse_level(level: &str) -> (bool, Option<usize>) {
+pub(super) fn parse_level(level: &str) -> (bool, Option<usize>) {
     match level.strip_prefix("chars:") {
         Some(n) => (true, n.parse().ok()),
         None => (level == "no-triggers", None),
@@ -166,7 +166,7 @@ pub fn parse_level(level: &str) -> (bool, Option<usize>) {
 
 /// The catalog level each bundle uses (`''` when it fits) and what was cut.
 #[derive(Debug, Clone, Default)]
-pub struct Budgets {
+pub(crate) struct Budgets {
     /// Level per bundle, in the plan's order.
     pub levels: Vec<String>,
     /// One W114 per bundle that was cut, by bundle.
@@ -174,7 +174,7 @@ pub struct Budgets {
 }
 
 /// The budgets of the previous build of a session and the slots they were fitted to.
-pub struct Previous<'a> {
+pub(super) struct Previous<'a> {
     /// Its bundles' slots.
     pub resolved: &'a Resolved,
     /// Its budgets.
@@ -195,7 +195,7 @@ impl Previous<'_> {
 }
 
 /// What the budget phase reads.
-pub struct BudgetInput<'a> {
+pub(super) struct BudgetInput<'a> {
     /// The workspace's tiers (their budgets).
     pub tiers: &'a [Tier],
     /// The bundles.
@@ -214,7 +214,7 @@ pub struct BudgetInput<'a> {
 /// levels some bundle uses. A bundle that holds what it held in `previous` gets the level it
 /// got there without counting its catalog again (15,030 catalogs of ~1,000 cards each in the
 /// reference workload: most of a rebuild's budget phase).
-pub fn apply(
+pub(super) fn apply(
     input: &BudgetInput<'_>,
     texts: &mut CardTexts<'_>,
     previous: Option<&Previous<'_>>,

@@ -14,7 +14,7 @@ use crate::Workspace;
 
 /// Every bundle of the workspace and the base each client bundle builds on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Bundles, global ones first, in the artifact's order.
     pub specs: Vec<BundleSpec>,
     /// For a client bundle, the index of the global bundle of its locale and tier.
@@ -22,7 +22,7 @@ pub struct Plan {
 }
 
 /// Lists the bundles and links each client bundle to its global base.
-pub fn plan(ws: &Workspace) -> Plan {
+pub(super) fn plan(ws: &Workspace) -> Plan {
     let specs = resolve::bundles(ws);
     let global: BTreeMap<(&str, &str), usize> = specs
         .iter()
@@ -43,14 +43,14 @@ pub fn plan(ws: &Workspace) -> Plan {
 /// The slots of every bundle, by qualified name: all of them for a global bundle, only its
 /// differences from the base for a client bundle.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// Slots per bundle, in the plan's order (shared with the next build when unchanged).
     pub slots: Vec<Arc<Slots>>,
 }
 
 impl Resolved {
     /// A bundle's full view: its own slots over its base's.
-    pub fn view<'a>(&'a self, plan: &Plan, b: usize) -> Vec<&'a Slot> {
+    pub(crate) fn view<'a>(&'a self, plan: &Plan, b: usize) -> Vec<&'a Slot> {
         let own = &self.slots[b];
         match plan.base_of[b] {
             None => own.values().collect(),
@@ -66,7 +66,7 @@ impl Resolved {
     /// The distinct entries of all bundles, in the order bundles first hold them (global
     /// bundles first): a bundle's entries then sit together in the artifact, so a lookup
     /// reads a few adjacent pages rather than one page per entry.
-    pub fn distinct_keys(&self) -> Vec<Arc<EntryKey>> {
+    pub(crate) fn distinct_keys(&self) -> Vec<Arc<EntryKey>> {
         // Keys are interned, so most slots hold a copy already met: known by its address
         // first, its contents hashed once per copy (two copies may still be equal).
         let mut met: FxHashSet<*const EntryKey> = FxHashSet::default();
@@ -84,7 +84,7 @@ impl Resolved {
 }
 
 /// What a rebuild may take from the previous build's bundles (`incremental::Reuse`).
-pub trait KeptSlots {
+pub(super) trait KeptSlots {
     /// The previous slots of bundle `b` of `plan`, if nothing they depend on changed.
     fn slots(&self, plan: &Plan, b: usize) -> Option<Arc<Slots>>;
 }
@@ -92,7 +92,7 @@ pub trait KeptSlots {
 /// Resolves the global bundles, then each client bundle's differences from its base; what
 /// `reuse` has from the previous build is taken from it. Names and entry keys are interned:
 /// the global bundles share one copy, and each client's bundles one of their own.
-pub fn resolve_all(
+pub(super) fn resolve_all(
     prepared: &Prepared<'_>,
     plan: &Plan,
     meter: &Meter<'_>,

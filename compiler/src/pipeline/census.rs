@@ -10,7 +10,7 @@ impl Census {
     /// (the first batch). Batches are added in the order of their clients, as a workspace
     /// loaded whole sorts its skills (global ones first, then by client): the facts kept in
     /// order of first appearance come out the same.
-    pub fn add(&mut self, ws: &Workspace, with_global: bool) {
+    pub(crate) fn add(&mut self, ws: &Workspace, with_global: bool) {
         let skills: Vec<usize> = (0..ws.skills.len())
             .filter(|&i| with_global || ws.skills[i].scope != Scope::Global)
             .collect();

@@ -18,9 +18,9 @@ use super::artifact::{Data, MeaningRows};
 use crate::digest;
 
 /// The cache, inside the workspace (`.skillc/` is ignored by git and by the build).
-pub const CACHE_FILE: &str = ".skillc/embeddings.db";
+pub(crate) const CACHE_FILE: &str = ".skillc/embeddings.db";
 /// The environment variable naming the embedder when `--embedder` is not given.
-pub const EMBEDDER_VARIABLE: &str = "SKILLC_EMBEDDER";
+pub(crate) const EMBEDDER_VARIABLE: &str = "SKILLC_EMBEDDER";
 /// Texts per call of the embedder: each call's time and output stay bounded.
 const PER_CALL: usize = 256;
 /// How long one call (of at most [`PER_CALL`] texts) may take.
@@ -31,7 +31,7 @@ const MAX_OUTPUT: u64 = 256 << 20;
 const MAX_DIMS: usize = 65_536;
 
 /// The built-in meaning model's name (`docs/routing.md`, "Meaning").
-pub const BUILT_IN_MODEL: &str = "static-minilm-v1";
+pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
 /// Its table, as `tests/quality/scale/study/ship.py` wrote it.
 const BUILT_IN_TABLE: &[u8] = include_bytes!("../../meaning/static-minilm-v1.bin");
 /// The length of its vectors.
@@ -41,10 +41,10 @@ const BUILT_IN_DIMS: usize = 256;
 /// project without reading the labelled sets they are measured on (`compiler/meaning/README.md`).
 const SMALL_TALK: &str = include_str!("../../meaning/small-talk.txt");
 /// `routing.embedding_model: none`: route by words only.
-pub const NO_MODEL: &str = "none";
+pub(crate) const NO_MODEL: &str = "none";
 
 /// The built-in meaning table, read from the compiler's own bytes.
-pub fn built_in() -> skillc_runtime::route::Meaning {
+pub(crate) fn built_in() -> skillc_runtime::route::Meaning {
     skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE.to_vec())
         .expect("the built-in table parses")
 }
@@ -54,7 +54,7 @@ pub fn built_in() -> skillc_runtime::route::Meaning {
 /// and the last build's vectors, so that a rebuild after an edit makes only the edited texts'
 /// and, when no card changed, hands on the same vectors (which the writer then copies).
 #[derive(Debug, Default)]
-pub struct MeaningMemo {
+pub(crate) struct MeaningMemo {
     table: Option<Arc<skillc_runtime::route::Meaning>>,
     /// The small-talk messages' vectors, made once.
     small_talk: Option<Arc<Vec<u8>>>,
@@ -148,7 +148,7 @@ fn small_talk_vectors(table: &skillc_runtime::route::Meaning) -> Vec<u8> {
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and
 /// its `when_to_use` lines.
-pub fn summary(name: &str, description: &str, when_to_use: &[String]) -> String {
+pub(crate) fn summary(name: &str, description: &str, when_to_use: &[String]) -> String {
     let mut text = format!("{}: {description}", name.replace(['-', '_'], " "));
     for line in when_to_use {
         text.push('\n');
@@ -158,7 +158,7 @@ pub fn summary(name: &str, description: &str, when_to_use: &[String]) -> String 
 }
 
 /// The embedder to use: `given`, else [`EMBEDDER_VARIABLE`] when set and not empty.
-pub fn embedder_command(given: Option<&str>) -> Option<String> {
+pub(crate) fn embedder_command(given: Option<&str>) -> Option<String> {
     given
         .map(str::to_string)
         .or_else(|| std::env::var(EMBEDDER_VARIABLE).ok())
@@ -167,7 +167,7 @@ pub fn embedder_command(given: Option<&str>) -> Option<String> {
 
 /// Gives every card of `data` the digests of its texts and `data` their vectors, when its
 /// manifest names an embedding model (else leaves it as it is).
-pub fn attach(
+pub(crate) fn attach(
     data: &mut Data,
     embedder: Option<&str>,
     root: &Path,
@@ -201,7 +201,7 @@ pub fn attach(
 
 /// The vector of each text (by digest) from `model`: the cached ones, and the others from
 /// the embedder (then cached). All of one length.
-pub fn vectors(
+pub(crate) fn vectors(
     model: &str,
     texts: &BTreeMap<String, String>,
     embedder: Option<&str>,

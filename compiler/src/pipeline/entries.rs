@@ -14,14 +14,14 @@ use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared};
 
 /// What a rebuild may take from the previous build's entries (`incremental::Reuse`).
-pub trait KeptEntries {
+pub(super) trait KeptEntries {
     /// The previous rendering of `key`, if the skills it is built from are unchanged.
     fn entry(&self, ws: &crate::model::Workspace, key: &EntryKey) -> Option<&Arc<Rendered>>;
 }
 
 /// The rendered entries (in key order) and the distinct cards they show.
 #[derive(Debug, Clone)]
-pub struct Entries {
+pub(super) struct Entries {
     /// Entries, in the order of the keys they were rendered from; shared with the session's
     /// memo, which a rebuild takes them from without copying.
     pub list: Vec<Arc<Rendered>>,
@@ -32,7 +32,7 @@ pub struct Entries {
 }
 
 /// What the entry phase reads.
-pub struct EntryInput<'a> {
+pub(super) struct EntryInput<'a> {
     /// The prepared workspace.
     pub prepared: &'a Prepared<'a>,
     /// The sources pool.
@@ -45,7 +45,7 @@ pub struct EntryInput<'a> {
 
 /// Renders every entry (or takes it from the previous build), counts its tokens and assigns
 /// its card.
-pub fn render_all(
+pub(super) fn render_all(
     input: &EntryInput<'_>,
     keys: &[Arc<EntryKey>],
     meter: &Meter<'_>,

@@ -22,7 +22,7 @@ use crate::resolve::{EntryKey, Slots};
 
 /// What a build keeps for the next one.
 #[derive(Debug, Default)]
-pub struct Kept {
+pub(crate) struct Kept {
     /// What was prepared of each skill.
     pub per_skill: crate::resolve::PerSkill,
     /// The sources pool.
@@ -41,7 +41,7 @@ pub struct Kept {
 
 /// A previous build: its workspace and what it kept.
 #[derive(Debug)]
-pub struct Memo {
+pub(crate) struct Memo {
     /// The workspace it was built from.
     pub ws: Workspace,
     /// What it computed.
@@ -49,13 +49,13 @@ pub struct Memo {
 }
 
 /// What this build may take from the previous one.
-pub struct Reuse<'m> {
+pub(crate) struct Reuse<'m> {
     kept: &'m Kept,
     changed_clients: BTreeSet<String>,
 }
 
 /// Compares the previous build with this workspace; `None` when nothing can be reused.
-pub fn reuse<'m>(
+pub(crate) fn reuse<'m>(
     memo: Option<&'m Memo>,
     ws: &Workspace,
     pool: &Pool,
@@ -114,7 +114,7 @@ fn changed_clients(a: &Workspace, b: &Workspace) -> BTreeSet<String> {
 /// the same catalog levels (the plan is the same when anything was reused): their rows are
 /// then the ones it laid out, as the names, reasons and entry numbers they point to follow
 /// from the slots in order.
-pub fn same_bundles(kept: &Kept, resolved: &Resolved, levels: &[String]) -> bool {
+pub(crate) fn same_bundles(kept: &Kept, resolved: &Resolved, levels: &[String]) -> bool {
     let (before, now) = (&kept.resolved.slots, &resolved.slots);
     kept.budgets.levels == levels
         && before.len() == now.len()

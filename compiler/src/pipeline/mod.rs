@@ -1,13 +1,13 @@
 //! `skillc build`: check → resolve every bundle → render → write the artifact.
 
-pub mod artifact;
+pub(crate) mod artifact;
 mod batched;
 mod budget;
 mod bundles;
 mod census;
-pub mod embed;
+pub(crate) mod embed;
 mod entries;
-pub mod incremental;
+pub(crate) mod incremental;
 mod inputs;
 mod progress;
 mod rows;
@@ -29,8 +29,9 @@ use crate::resolve::{self, EntryKey};
 use artifact::Data;
 use inputs::input_hash;
 use progress::{progress, Meter};
+pub(crate) use session::Caches;
+pub use session::Session;
 use session::{already_written, bundles_as_before, remember, Done};
-pub use session::{Caches, Session};
 
 /// A progress callback: (phase, done, total).
 pub type Progress = dyn Fn(&str, usize, usize) + Sync;
@@ -38,7 +39,7 @@ pub type Progress = dyn Fn(&str, usize, usize) + Sync;
 /// How to build.
 #[derive(Default)]
 pub struct BuildOptions<'a> {
-    /// Worker threads (`None`: one per core; at most [`max_jobs`]).
+    /// Worker threads (`None`: one per core; at most `max_jobs`).
     pub jobs: Option<usize>,
     /// Called with (phase, done, total) as the build goes.
     pub progress: Option<&'a Progress>,
@@ -46,7 +47,7 @@ pub struct BuildOptions<'a> {
     /// so the same files and label give the same bytes.
     pub release: Option<String>,
     /// Clients per batch of a one-shot build of more clients than that (`None`:
-    /// [`batched::CLIENTS_PER_BATCH`]): its memory then holds one batch's skills at a time.
+    /// `batched::CLIENTS_PER_BATCH`): its memory then holds one batch's skills at a time.
     pub clients_per_batch: Option<usize>,
     /// Computes the release label instead of `release`, on a thread of its own while the build
     /// reads, checks and resolves ([`crate::release::git_label`]'s `git status` takes 50-60 ms on the
@@ -219,7 +220,7 @@ fn run(
 
 /// Most worker threads a build starts: past a few per core, threads only cost (20,000 took a
 /// minute to start and stop for a build of a quarter of a second). 64, or the cores if more.
-pub fn max_jobs() -> usize {
+pub(crate) fn max_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.max(64)
 }
@@ -442,8 +443,27 @@ pub(crate) fn drop_aside<T: Send + 'static>(value: T) {
     std::thread::spawn(move || drop(value));
 }
 
+/// Compiles a checked workspace and writes its artifact to `out` with the check's `diagnostics`
+/// and the build's own warnings: a one-shot build from memory, no file read. The tests build
+/// one workspace given in different orders and on different thread counts with it; an error
+/// is the diagnostics or the write's failure, as text.
+pub fn compile_to(
+    ws: &Workspace,
+    input_hash: &str,
+    mut diagnostics: Vec<Diagnostic>,
+    out: &Path,
+) -> Result<(), String> {
+    let (data, warnings) =
+        compile(ws, input_hash, &BuildOptions::default()).map_err(|e| format!("{e:?}"))?;
+    diagnostics.extend(warnings);
+    crate::diagnostic::sort(&mut diagnostics);
+    artifact::write(out, data, &diagnostics, Mode::OneShot, None)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
 /// Resolves, renders and lays out every table of the artifact.
-pub fn compile(
+pub(crate) fn compile(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
@@ -458,7 +478,7 @@ pub fn compile(
 /// What the phases that read the workspace make: everything the rest is made from, owned
 /// (nothing borrows the workspace), so a one-shot build frees the workspace before the
 /// budgets and the tables.
-pub struct Drawn {
+pub(crate) struct Drawn {
     warnings: Vec<Diagnostic>,
     renderer: Renderer,
     /// The workspace's tiers (their catalog budgets).
@@ -482,7 +502,7 @@ pub struct Drawn {
 }
 
 /// What the phases make: [`Drawn`] and the catalog budgets fitted to it.
-pub struct Shaped {
+pub(crate) struct Shaped {
     drawn: Drawn,
     card_fragments: Vec<budget::Fragments>,
     card_texts: budget::CardTextMemo,
@@ -494,7 +514,7 @@ pub struct Shaped {
 /// same workspace) what the changes cannot have touched, and counting tokens and compressing
 /// assets through `caches`. A row of phases, each a function over the plain data of the ones
 /// before it.
-pub fn run_phases(
+pub(crate) fn run_phases(
     ws: &Workspace,
     input_hash: &str,
     options: &BuildOptions<'_>,
@@ -558,7 +578,7 @@ pub fn run_phases(
 
 /// Fits every catalog to its tier's budget (taking the card texts of `previous` when the
 /// build took from it); a session keeps the card texts for the next build.
-pub fn fit(
+pub(crate) fn fit(
     drawn: Drawn,
     options: &BuildOptions<'_>,
     previous: Option<&incremental::Memo>,
@@ -600,7 +620,7 @@ pub fn fit(
 /// Lays out the artifact's tables from what [`run_phases`] and [`fit`] made, taking the bundle
 /// tables when they are known to be `bundles_before`; in a session, also returns what the
 /// next build may take.
-pub fn lay_out(
+pub(crate) fn lay_out(
     s: Shaped,
     options: &BuildOptions<'_>,
     release: &Option<String>,

@@ -41,7 +41,7 @@ pub(super) fn resident_mb() -> u64 {
 }
 
 /// Reports a phase's progress every 256 items and at its end.
-pub struct Meter<'a> {
+pub(super) struct Meter<'a> {
     options: &'a BuildOptions<'a>,
     phase: &'static str,
     total: usize,
@@ -59,7 +59,7 @@ impl<'a> Meter<'a> {
     }
 
     /// One more item done.
-    pub fn tick(&self) {
+    pub(super) fn tick(&self) {
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if n.is_multiple_of(256) || n == self.total {
             progress(self.options, self.phase, n, self.total);

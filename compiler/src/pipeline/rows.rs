@@ -33,7 +33,10 @@ fn counted(text: String, renderer: &Renderer) -> Counted {
 }
 
 /// Category order: `order`, then id; uncategorized (`''`) last.
-pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow>, RenderError> {
+pub(super) fn categories(
+    ws: &Workspace,
+    renderer: &Renderer,
+) -> Result<Vec<CategoryRow>, RenderError> {
     let mut cats: BTreeMap<String, Category> = ws.categories.clone();
     // In a batch of clients, the categories of every batch's skills.
     let named: Vec<&String> = match ws.census.as_deref() {
@@ -79,7 +82,7 @@ pub fn categories(ws: &Workspace, renderer: &Renderer) -> Result<Vec<CategoryRow
 /// Entry rows, with each entry's card and sort key, laid out one by one as they are written
 /// (in full first, they grew the peak by 22 MB at 5,000 clients); and the blobs of their
 /// bodies (shared with the entries, not copied).
-pub fn entries(
+pub(super) fn entries(
     list: Vec<(Arc<Rendered>, usize)>,
     categories: &[CategoryRow],
 ) -> (EntryRows, BTreeMap<String, Arc<Blob>>) {
@@ -121,7 +124,7 @@ pub fn entries(
 
 /// An entry's row as rendering makes it: its card and sort key are left unset, and given
 /// beside it as the rows are laid out (see [`entries`]).
-pub fn entry_row(
+pub(super) fn entry_row(
     e: &Entry,
     prompt: PromptParts,
     body_hash: String,
@@ -150,7 +153,7 @@ pub fn entry_row(
 }
 
 /// Card rows with the fragments the budgets kept.
-pub fn cards(
+pub(super) fn cards(
     cards: Vec<Arc<Card>>,
     fragments: Vec<Arc<Vec<skillc_runtime::schema::CardFragment>>>,
 ) -> Vec<CardRows> {
@@ -167,7 +170,7 @@ pub fn cards(
 
 /// Lays out the bundles' rows from the plan's bundles (`specs`, taken: their texts move into
 /// the rows) and the base of each.
-pub fn bundles(
+pub(super) fn bundles(
     specs: Vec<BundleSpec>,
     base_of: &[Option<usize>],
     resolved: &Resolved,
@@ -321,7 +324,7 @@ fn clients(ws: &Workspace) -> Vec<ClientRow> {
 }
 
 /// The sources pool with each source's prompt line.
-pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, RenderError> {
+pub(super) fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, RenderError> {
     pool.sources
         .iter()
         .map(|s| {
@@ -339,7 +342,7 @@ pub fn sources(pool: &Pool, renderer: &Renderer) -> Result<Vec<SourceRow>, Rende
 
 /// Asset rows and the blobs of their contents (in a session, through its assets encoded
 /// before: `encoded`).
-pub fn assets(
+pub(super) fn assets(
     ws: &Workspace,
     encoded: Option<&EncodedAssets>,
 ) -> (Vec<AssetRow>, BTreeMap<String, Arc<Blob>>) {
@@ -513,7 +516,7 @@ fn plugins(ws: &Workspace) -> Option<String> {
 
 /// What the artifact takes from the workspace itself: the manifest (counts apart), clients
 /// and consumers. Laid out before the workspace is freed.
-pub struct Header {
+pub(super) struct Header {
     /// The manifest without the tables' counts.
     pub manifest: BTreeMap<String, String>,
     /// A row per client: trust, flags, locales, tiers, toggles.
@@ -523,7 +526,7 @@ pub struct Header {
 }
 
 /// The [`Header`] of the artifact of `ws`.
-pub fn header(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str) -> Header {
+pub(super) fn header(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str) -> Header {
     Header {
         manifest: manifest(ws, input_hash),
         clients: clients(ws),
@@ -532,7 +535,7 @@ pub fn header(ws: &Workspace, prepared: &Prepared<'_>, input_hash: &str) -> Head
 }
 
 /// The tables laid out by the phases, before the header joins them.
-pub struct Tables {
+pub(super) struct Tables {
     /// Blob contents by hash.
     pub blobs: BTreeMap<String, Arc<Blob>>,
     /// Category rows, in catalog order.
@@ -550,7 +553,7 @@ pub struct Tables {
 }
 
 /// Everything the artifact holds: the header with the tables' counts, and the tables.
-pub fn data(header: Header, t: Tables) -> Data {
+pub(super) fn data(header: Header, t: Tables) -> Data {
     let mut manifest = header.manifest;
     let counts = [
         ("bundles", t.bundles.rows.len()),

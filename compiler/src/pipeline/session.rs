@@ -46,14 +46,14 @@ impl Session {
     }
 
     /// The caller watches the workspace and knows nothing in it changed since the last load
-    /// (see [`load::LoadCache::assume_unchanged`]).
+    /// (see `load::LoadCache::assume_unchanged`).
     pub fn assume_unchanged(&mut self) {
         self.load.assume_unchanged();
     }
 
     /// The caller watches the workspace and knows that since the last build only the contents
     /// of `files` (workspace-relative, `/`-separated) changed: the next build reads only these
-    /// again instead of walking the folder (see [`load::LoadCache::assume_changed_only`]).
+    /// again instead of walking the folder (see `load::LoadCache::assume_changed_only`).
     pub fn assume_changed_only(&mut self, files: impl IntoIterator<Item = String>) {
         self.load.assume_changed_only(files);
     }
@@ -62,7 +62,7 @@ impl Session {
 /// What a build's phases count and compress through: a session's, kept from build to build,
 /// or a one-shot build's own (the default is a session's).
 #[derive(Debug)]
-pub struct Caches {
+pub(crate) struct Caches {
     /// Token counts by text.
     pub(super) tokens: Arc<render::tokens::Counts>,
     /// Assets compressed before, by content hash; a one-shot build compresses each asset once
@@ -72,7 +72,7 @@ pub struct Caches {
 
 impl Caches {
     /// A one-shot build's: token counts only, dropped with the build.
-    pub fn one_shot() -> Caches {
+    pub(crate) fn one_shot() -> Caches {
         Caches {
             tokens: Default::default(),
             encoded: None,

@@ -2,7 +2,7 @@
 //! tera templates that a workspace may override in `templates/`. Skill bodies are values passed
 //! to templates, never templates themselves, so `{{` in a body's code examples survives.
 
-pub mod tokens;
+pub(crate) mod tokens;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use crate::resolve::{EntryKey, Prepared};
 use skillc_runtime::schema::Record;
 
 /// Built-in templates: (name, text). A workspace overrides one with `templates/<name>.tera`.
-pub const TEMPLATES: &[(&str, &str)] = &[
+pub(crate) const TEMPLATES: &[(&str, &str)] = &[
     (
         "catalog_xml_skill",
         "<skill>\n<name>\n{{ name | xml_escape }}\n</name>\n<description>\n{{ description | xml_escape }}\n</description>\n<location>\n{{ location }}\n</location>\n</skill>\n",
@@ -43,7 +43,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
 /// What a catalog shows of a skill. Entries that differ only in their body share a card, so
 /// catalog text is rendered and stored once per card.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-pub struct Card {
+pub(crate) struct Card {
     /// Selectable name.
     pub name: String,
     /// `<namespace>.<name>`.
@@ -72,7 +72,7 @@ impl std::hash::Hash for Card {
 
 impl Entry {
     /// The entry's catalog card.
-    pub fn card(&self) -> Card {
+    pub(crate) fn card(&self) -> Card {
         let fields = (
             &self.name,
             &self.qualified_name,
@@ -100,7 +100,7 @@ impl Entry {
 /// run-time ones. What catalogs and the entry row show is here; the run-time fields are the
 /// [`Record`] the artifact stores as it is.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Selectable name.
     pub name: String,
     /// `<namespace>.<name>`.
@@ -141,7 +141,7 @@ const BODY_MARK: &str = "\u{E000}skillc-body\u{E000}";
 
 /// A skill's prompt fragment: `prefix`, then the body when `has_body`, then `suffix`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptParts {
+pub(crate) struct PromptParts {
     /// Text before the body.
     pub prefix: String,
     /// Text after the body.
@@ -152,7 +152,7 @@ pub struct PromptParts {
 
 /// A template that failed to render: the file to blame and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderError {
+pub(crate) struct RenderError {
     /// `templates/<name>.tera` for a workspace override, empty for a built-in template.
     pub file: String,
     /// What went wrong.
@@ -160,7 +160,7 @@ pub struct RenderError {
 }
 
 /// Tera with the workspace's overrides and this format's filters.
-pub struct Renderer {
+pub(crate) struct Renderer {
     tera: tera::Tera,
     max_triggers: usize,
     overridden: std::collections::BTreeSet<String>,
@@ -232,7 +232,7 @@ fn md_cell(value: &tera::Value, _: &HashMap<String, tera::Value>) -> tera::Resul
 impl Renderer {
     /// Built-in templates with `ws`'s overrides, counting tokens through `counts`. A template
     /// that does not parse, or an override for no known template, is a diagnostic.
-    pub fn new(ws: &Workspace, counts: Arc<tokens::Counts>) -> (Renderer, Vec<Diagnostic>) {
+    pub(crate) fn new(ws: &Workspace, counts: Arc<tokens::Counts>) -> (Renderer, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut tera = tera::Tera::default();
         tera.autoescape_on(vec![]);
@@ -312,7 +312,7 @@ impl Renderer {
     }
 
     /// Tokens of `text`, through the counts this renderer was given.
-    pub fn tokens(&self, text: &str) -> u32 {
+    pub(crate) fn tokens(&self, text: &str) -> u32 {
         self.counts.count(text)
     }
 
@@ -340,7 +340,7 @@ impl Renderer {
 
     /// Catalog fragments of a card for each format, with descriptions cut to `max_chars`
     /// and triggers dropped when asked (tier budgets).
-    pub fn catalog_fragments(
+    pub(crate) fn catalog_fragments(
         &self,
         c: &Card,
         drop_triggers: bool,
@@ -371,7 +371,7 @@ impl Renderer {
     }
 
     /// The prompt fragment of an entry, split around its body.
-    pub fn prompt_fragment(&self, e: &Entry) -> Result<PromptParts, RenderError> {
+    pub(crate) fn prompt_fragment(&self, e: &Entry) -> Result<PromptParts, RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("name", &e.name);
         ctx.insert("resolved_name", &e.resolved_name);
@@ -398,7 +398,7 @@ impl Renderer {
     }
 
     /// A category's fragments: markdown catalog header, prompt heading, uncertainty guidance.
-    pub fn category_fragments(&self, c: &Category) -> Result<[String; 3], RenderError> {
+    pub(crate) fn category_fragments(&self, c: &Category) -> Result<[String; 3], RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("id", &c.id);
         ctx.insert("display_name", c.display_name.as_deref().unwrap_or(&c.id));
@@ -414,7 +414,7 @@ impl Renderer {
     }
 
     /// A source's line in a prompt's sources section.
-    pub fn source_fragment(&self, s: &PooledSource) -> Result<String, RenderError> {
+    pub(crate) fn source_fragment(&self, s: &PooledSource) -> Result<String, RenderError> {
         let mut ctx = tera::Context::new();
         ctx.insert("sid", &s.sid);
         ctx.insert("url", &s.url);
@@ -425,7 +425,7 @@ impl Renderer {
 }
 
 /// Cuts `text` to at most `max` characters at a word boundary, marking the cut with `…`.
-pub fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
         return text.to_string();
@@ -465,7 +465,7 @@ fn variant_when(key: &EntryKey, fm: &crate::model::Frontmatter) -> Vec<String> {
 }
 
 /// Builds the entry an [`EntryKey`] describes.
-pub fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {
+pub(crate) fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {
     let ws = p.ws;
     let base = &ws.skills[key.base];
     let src = &ws.skills[key.source];

@@ -5,7 +5,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::RwLock;
 
 /// The tokenizer's name, recorded in the artifact's manifest.
-pub const TOKENIZER: &str = "o200k_base";
+pub(crate) const TOKENIZER: &str = "o200k_base";
 
 /// Entries kept before the memo starts over (about 40 MB).
 const CACHE_LIMIT: usize = 1 << 20;
@@ -21,13 +21,13 @@ fn key(text: &str) -> (u64, usize) {
 /// largest part of rendering. A session keeps one from build to build; a one-shot build has
 /// its own.
 #[derive(Debug, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     seen: RwLock<HashMap<(u64, usize), u32>>,
 }
 
 impl Counts {
     /// Tokens of `text` under [`TOKENIZER`].
-    pub fn count(&self, text: &str) -> u32 {
+    pub(crate) fn count(&self, text: &str) -> u32 {
         if text.is_empty() {
             return 0;
         }
@@ -46,8 +46,9 @@ impl Counts {
     }
 }
 
-/// Tokens of `text` under [`TOKENIZER`], remembering nothing.
-pub fn count(text: &str) -> u32 {
+/// Tokens of `text` under [`TOKENIZER`], remembering nothing: what the tests compare with.
+#[cfg(test)]
+pub(crate) fn count(text: &str) -> u32 {
     bpe_count(text) as u32
 }
 

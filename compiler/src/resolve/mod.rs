@@ -6,10 +6,11 @@
 //! variables, localized content and the tier body. The result is an [`EntryKey`]: everything
 //! that decides the entry's content, so identical content is built and stored once.
 
-pub mod pool;
+pub(crate) mod pool;
 mod slots;
 
-pub use slots::{Interner, Slot, Slots};
+pub(crate) use slots::Interner;
+pub use slots::{Slot, Slots};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -158,7 +159,7 @@ pub struct PerSkill {
 
 /// What an earlier build of the same workspace prepared (a session's previous build).
 #[derive(Clone, Copy)]
-pub struct Earlier<'e> {
+pub(crate) struct Earlier<'e> {
     /// Its workspace.
     pub ws: &'e Workspace,
     /// What it prepared of each skill.
@@ -184,7 +185,7 @@ pub fn prepare(ws: &Workspace) -> Prepared<'_> {
 /// the variables it uses, and its references while every skill has the name, namespace and
 /// scope it had (they resolve through all of them). A rebuild after one edit otherwise scans
 /// every body for placeholders again.
-pub fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prepared<'a> {
+pub(crate) fn prepare_from<'a>(ws: &'a Workspace, earlier: Option<Earlier<'_>>) -> Prepared<'a> {
     use rayon::prelude::*;
     let index = Index::new(ws);
     let qualified: Vec<String> = ws.skills.par_iter().map(|s| s.qualified_name()).collect();
@@ -322,13 +323,17 @@ pub fn bundles(ws: &Workspace) -> Vec<BundleSpec> {
 
 /// Looks up a dotted path (`competitors.names`) in client flags.
 /// Whether a variant's `when` predicates all hold for this client, tier and locale.
-pub fn predicates_hold(when: &[Predicate], flags: &serde_json::Value, spec: &BundleSpec) -> bool {
+pub(crate) fn predicates_hold(
+    when: &[Predicate],
+    flags: &serde_json::Value,
+    spec: &BundleSpec,
+) -> bool {
     when.iter()
         .all(|p| p.holds(flags, &spec.tier, &spec.locale))
 }
 
 /// The locale chain `fr-ca` → `fr-ca`, `fr`.
-pub fn locale_chain(locale: &str) -> Vec<&str> {
+pub(crate) fn locale_chain(locale: &str) -> Vec<&str> {
     let mut out = vec![locale];
     let mut cur = locale;
     while let Some((parent, _)) = cur.rsplit_once('-') {
@@ -342,7 +347,7 @@ pub fn locale_chain(locale: &str) -> Vec<&str> {
 /// (skill section, then `_global`) → the skill's vars.json → variables.json skill section →
 /// variables.json `_global` → the environment and the declared default (declared variables
 /// only: an undeclared placeholder never reads the build machine's environment).
-pub fn var_value(
+pub(crate) fn var_value(
     ws: &Workspace,
     client: Option<&Client>,
     skill: &Skill,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::model::Workspace;
 use crate::parse::sources;
 
-pub use crate::model::census::PooledSource;
+pub(crate) use crate::model::census::PooledSource;
 
 /// The pool and each skill's local-to-pool id map.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -83,7 +83,7 @@ pub fn build(ws: &Workspace) -> Pool {
 
 /// Adds the sources of `skills` to the pool by normalised URL. Skills come sorted by scope
 /// and path: the first description of a URL wins, the same way on every run.
-pub fn gather<'s>(
+pub(crate) fn gather<'s>(
     by_url: &mut BTreeMap<String, PooledSource>,
     skills: impl Iterator<Item = &'s crate::model::Skill>,
 ) {

@@ -21,7 +21,7 @@ pub enum Slot {
 /// A bundle's slots, sorted by qualified name. Most are a client bundle's few differences
 /// from its base, and there are as many as bundles (150,000 at 5,000 clients): a sorted slice
 /// holds them in their own size (a B-tree allocates room for eleven in its first node), and
-/// names and entries are shared through an [`Interner`].
+/// names and entries are shared through an `Interner`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Slots(pub(super) Box<[(Arc<str>, Slot)]>);
 
@@ -50,14 +50,14 @@ impl Slots {
 
 /// One copy of each name and entry key across the bundles it is used for.
 #[derive(Debug, Default)]
-pub struct Interner {
+pub(crate) struct Interner {
     names: FxHashSet<Arc<str>>,
     keys: FxHashSet<Arc<EntryKey>>,
 }
 
 impl Interner {
     /// `map` as slots, its names and keys shared with the ones interned before.
-    pub fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
+    pub(crate) fn slots(&mut self, map: BTreeMap<String, Slot>) -> Slots {
         let slots = map
             .into_iter()
             .map(|(q, slot)| {

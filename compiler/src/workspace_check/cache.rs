@@ -20,7 +20,7 @@ use crate::discover::fsio::{self, FileContent, RawFile, Stamp};
 use crate::parse::load;
 
 /// Where the cache lives, inside the workspace (a folder the walk skips).
-pub const CACHE_FILE: &str = ".skillc/check-cache.json";
+pub(crate) const CACHE_FILE: &str = ".skillc/check-cache.json";
 
 /// A check's result as `skillc check` prints it.
 #[derive(Debug, Clone, Default)]

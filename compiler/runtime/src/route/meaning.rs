@@ -18,9 +18,9 @@ use crate::{corrupt, Artifact, Error};
 /// What a meaning table's bytes start with.
 const MAGIC: &[u8] = b"SKILLC-MEANING-1";
 /// At most this many pieces of a text count (a long message: its first ones).
-pub const MAX_PIECES: usize = 256;
+pub(super) const MAX_PIECES: usize = 256;
 /// A word longer than this many characters has no pieces (WordPiece's own limit).
-pub const MAX_WORD_CHARS: usize = 100;
+pub(super) const MAX_WORD_CHARS: usize = 100;
 
 /// A meaning table: the vector length, the pieces (row numbers by piece), the folds of
 /// accented letters, each row's scale, and its rows of int8 values.

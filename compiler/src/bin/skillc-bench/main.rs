@@ -14,11 +14,14 @@
 //! (into `--keep DIR`) and stops; `--watch-only` prints only the figures of a `skillc watch`
 //! process (one skill edited again and again, then fifteen clients' skills in a row).
 
+// A binary exports nothing: its items say `pub(crate)`, as the library's own do.
+#![warn(unreachable_pub)]
+
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use skillc::pipeline::{build, BuildOptions};
+use skillc::{build, BuildOptions};
 mod synth;
 
 use synth::{generate, Shape};
@@ -258,7 +261,7 @@ fn full_builds(
     dir: &Path,
     out: &Path,
     runs: usize,
-) -> (Vec<f64>, Option<skillc::pipeline::BuildStats>, Option<u64>) {
+) -> (Vec<f64>, Option<skillc::BuildStats>, Option<u64>) {
     let mut times = Vec::new();
     let mut stats = None;
     let mut peak = None;
@@ -536,8 +539,8 @@ fn watch_latency(dir: &Path, out: &Path) -> String {
     let (tx, rx) = mpsc::channel();
     let (root, output) = (dir.to_path_buf(), out.to_path_buf());
     std::thread::spawn(move || {
-        let _ = skillc::pipeline::watch::watch(&root, &output, |event| {
-            let _ = tx.send(matches!(event, skillc::pipeline::watch::Event::Built { ref report, .. } if report.stats.is_some()));
+        let _ = skillc::watch::watch(&root, &output, |event| {
+            let _ = tx.send(matches!(event, skillc::watch::Event::Built { ref report, .. } if report.stats.is_some()));
         });
     });
     if rx.recv_timeout(Duration::from_secs(600)) != Ok(true) {
@@ -566,6 +569,6 @@ fn watch_latency(dir: &Path, out: &Path) -> String {
         "median {:.0} ms over {} edits, {low:.0}-{high:.0} ms (includes the watcher's {} ms wait after the file is closed)   target <= 100 ms",
         median(samples.clone()),
         samples.len(),
-        skillc::pipeline::watch::SETTLE.as_millis()
+        skillc::watch::SETTLE.as_millis()
     )
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The size of a synthetic workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shape {
+pub(crate) struct Shape {
     /// Global skills.
     pub skills: usize,
     /// Client folders, each with its overrides.
@@ -28,7 +28,7 @@ pub struct Shape {
 
 impl Shape {
     /// The reference workload: 500 clients, 1,000 global skills, 3 locales, 2 tiers.
-    pub fn reference() -> Shape {
+    pub(crate) fn reference() -> Shape {
         Shape {
             skills: 1000,
             clients: 500,
@@ -137,7 +137,7 @@ fn skill_text(rng: &mut Rng, name: &str, category: usize, extra: &str) -> String
 }
 
 /// Writes a workspace of `shape` into `dir` (which should be empty). Returns its file count.
-pub fn generate(dir: &Path, shape: Shape) -> std::io::Result<usize> {
+pub(crate) fn generate(dir: &Path, shape: Shape) -> std::io::Result<usize> {
     let mut rng = Rng(shape.seed);
     let mut files = 0;
     let locales: Vec<String> = (0..shape.locales)

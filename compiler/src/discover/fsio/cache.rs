@@ -11,7 +11,7 @@ pub(super) type Listing = Vec<(String, PathBuf, Option<std::fs::FileType>)>;
 
 /// What identifies a version of a file or folder without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     dev: u64,
     ino: u64,
     size: u64,
@@ -21,13 +21,13 @@ pub struct Stamp {
 
 impl Stamp {
     /// The stamp of `path` (following links), if it can be read.
-    pub fn read(path: &Path) -> Option<Stamp> {
+    pub(crate) fn read(path: &Path) -> Option<Stamp> {
         std::fs::metadata(path).ok().map(|m| Stamp::of(&m))
     }
 
     /// Whether the file had settled before `read_at` (nanoseconds since the epoch): changes
     /// within a clock tick of a read may not move the stamp.
-    pub fn settled_before(&self, read_at: i128) -> bool {
+    pub(crate) fn settled_before(&self, read_at: i128) -> bool {
         self.mtime_ns.max(self.ctime_ns) < read_at - CLOCK_TICK_NS
     }
 
@@ -66,7 +66,7 @@ impl Stamp {
 const CLOCK_TICK_NS: i128 = 50_000_000;
 
 /// Now, in nanoseconds since the epoch.
-pub fn now_ns() -> i128 {
+pub(crate) fn now_ns() -> i128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i128)
@@ -77,7 +77,7 @@ pub fn now_ns() -> i128 {
 /// opened again (as git and make decide, on device, inode, size and change times). Besides
 /// the system calls, this spares the file watcher an event for every file a rebuild opens.
 #[derive(Debug, Default)]
-pub struct ReadCache {
+pub(crate) struct ReadCache {
     dirs: std::sync::Mutex<HashMap<PathBuf, (Stamp, Listing)>>,
     pub(super) files: std::sync::Mutex<HashMap<PathBuf, (Stamp, FileContent)>>,
 }

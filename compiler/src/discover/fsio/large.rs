@@ -11,7 +11,7 @@ use crate::model::LargeFile;
 /// A file that has no role of its own (an asset, at most) and is larger than this is not held
 /// in memory: it is hashed as it is read, and copied into the artifact in chunks when written
 /// ([`LargeFile`]), so a build's memory does not grow with the assets' bytes.
-pub const STREAM_ABOVE: u64 = 256 << 10;
+pub(crate) const STREAM_ABOVE: u64 = 256 << 10;
 
 /// Most bytes of assets, all skills together, a workspace may carry into its artifact: 2 GiB
 /// (runtimes open the artifact whole, and SQLite stores at most 1 GB per value anyway).
@@ -70,7 +70,7 @@ fn chunks(
 /// Whether a file at `rel` (relative to the workspace) may have a role of its own: a skill's
 /// files, a category's, a client's, the workspace's, a template or test cases. Those are read
 /// whole; any other file over [`STREAM_ABOVE`] bytes is read in passing ([`LargeFile`]).
-pub fn may_have_role(rel: &str) -> bool {
+pub(crate) fn may_have_role(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let localized = |stem: &str| {
         name.strip_prefix(stem)

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 use crate::diagnostic::{codes, Diagnostic, Pos};
 
 mod cache;
-pub mod large;
+pub(crate) mod large;
 mod names;
-pub mod output;
+pub(crate) mod output;
 
 use names::{holds_skill, is_role_file, is_skipped, is_tool_folder};
-pub use names::{is_plugin_manifest, PLUGIN_FOLDER, PLUGIN_MANIFESTS};
+pub(crate) use names::{is_plugin_manifest, PLUGIN_FOLDER, PLUGIN_MANIFESTS};
 
 use cache::Listing;
-pub use cache::{now_ns, ReadCache, Stamp};
+pub(crate) use cache::{now_ns, ReadCache, Stamp};
 
 /// Largest file of any kind (assets included) the compiler reads: 16 MiB.
 pub const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -70,7 +70,7 @@ pub enum Error {
 /// Every file below `root`, in sorted order, with `prefix` put before each relative path.
 /// Symbolic links may point anywhere inside `boundary` (a canonical folder). Hidden folders
 /// that hold skills are named in one warning.
-pub fn read_tree(
+pub(crate) fn read_tree(
     root: &Path,
     prefix: &str,
     boundary: &Path,
@@ -83,7 +83,7 @@ pub fn read_tree(
 
 /// What walking a folder found.
 #[derive(Debug, Default, Clone)]
-pub struct Tree {
+pub(crate) struct Tree {
     /// The regular files, read, in path order.
     pub files: Vec<RawFile>,
     /// Problems met on the way.
@@ -104,7 +104,7 @@ pub struct Tree {
 /// Which files of a [`Tree`] hold what the last read of them held, by relative path: a walk
 /// lists them, a watcher that knows the few files that changed names those.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Unchanged {
+pub(crate) enum Unchanged {
     /// These files and no others.
     Only(std::collections::HashSet<String>),
     /// Every file but these.
@@ -119,7 +119,7 @@ impl Default for Unchanged {
 
 impl Unchanged {
     /// Whether the file at `rel` is unchanged.
-    pub fn contains(&self, rel: &str) -> bool {
+    pub(crate) fn contains(&self, rel: &str) -> bool {
         match self {
             Unchanged::Only(files) => files.contains(rel),
             Unchanged::AllBut(files) => !files.contains(rel),
@@ -127,7 +127,7 @@ impl Unchanged {
     }
 
     /// Counts the file at `rel` as changed.
-    pub fn remove(&mut self, rel: &str) {
+    pub(crate) fn remove(&mut self, rel: &str) {
         match self {
             Unchanged::Only(files) => {
                 files.remove(rel);
@@ -141,13 +141,13 @@ impl Unchanged {
 
 /// Like [`read_tree`], with the skipped hidden folders apart (the caller may read some of
 /// them after all, as declared roots).
-pub fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tree, Error> {
+pub(crate) fn read_tree_parts(root: &Path, prefix: &str, boundary: &Path) -> Result<Tree, Error> {
     read_tree_cached(root, prefix, boundary, None)
 }
 
 /// [`read_tree_parts`], taking from `cache` the listing of every folder and the content of
 /// every file whose status says it has not changed since it was read (see [`ReadCache`]).
-pub fn read_tree_cached(
+pub(crate) fn read_tree_cached(
     root: &Path,
     prefix: &str,
     boundary: &Path,
@@ -159,7 +159,7 @@ pub fn read_tree_cached(
 
 /// Reads the files of a walk's listing that `keep` selects by relative path (a batch of
 /// clients), taking from `cache` what it knows unchanged.
-pub fn read_listed(
+pub(crate) fn read_listed(
     listed: &Listed,
     cache: Option<&ReadCache>,
     keep: impl Fn(&str) -> bool + Sync,
@@ -199,7 +199,7 @@ pub fn read_listed(
 }
 
 /// The canonical folder of a workspace: symbolic links inside it may point anywhere below it.
-pub fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
+pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
     root.canonicalize().map_err(|source| Error::Workspace {
         path: root.to_path_buf(),
         source,
@@ -208,7 +208,7 @@ pub fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
 
 /// What a walk found before reading any file.
 #[derive(Debug, Default)]
-pub struct Listed {
+pub(crate) struct Listed {
     /// The files a read would read: relative path and path on disk, in path order.
     pub found: Vec<(String, PathBuf)>,
     /// Problems met on the way.
@@ -222,7 +222,7 @@ pub struct Listed {
 }
 
 /// The files [`read_tree_parts`] would read, without reading them.
-pub fn list_tree(root: &Path, prefix: &str, boundary: &Path) -> Result<Listed, Error> {
+pub(crate) fn list_tree(root: &Path, prefix: &str, boundary: &Path) -> Result<Listed, Error> {
     walk(root, prefix, boundary, None)
 }
 
@@ -292,7 +292,7 @@ pub(crate) fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
 }
 
 /// What a file is, for messages ("a named pipe", "a folder", "a file", …).
-pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
+pub(crate) fn special_kind(kind: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -317,13 +317,13 @@ pub fn special_kind(kind: &std::fs::FileType) -> &'static str {
 
 /// Reads a regular file unless it is over [`MAX_FILE_BYTES`] (checked on the open file, so a
 /// file swapped for a pipe after the walk is still refused rather than read forever).
-pub fn read_capped(path: &Path) -> FileContent {
+pub(crate) fn read_capped(path: &Path) -> FileContent {
     read_file(path, false)
 }
 
 /// [`read_capped`]; with `streamed`, a file over [`STREAM_ABOVE`](large::STREAM_ABOVE) bytes is hashed in chunks and
 /// not held ([`FileContent::Large`]).
-pub fn read_file(path: &Path, streamed: bool) -> FileContent {
+pub(crate) fn read_file(path: &Path, streamed: bool) -> FileContent {
     use large::STREAM_ABOVE;
     use std::io::Read;
     let mut f = match open_nonblocking(path) {
@@ -361,7 +361,7 @@ pub fn read_file(path: &Path, streamed: bool) -> FileContent {
 }
 
 /// Whether the file at `path` is a skillc artifact (by its SQLite header).
-pub fn is_artifact_file(path: &Path) -> bool {
+pub(crate) fn is_artifact_file(path: &Path) -> bool {
     use std::io::Read;
     let mut header = [0u8; 100];
     std::fs::File::open(path)
@@ -372,7 +372,7 @@ pub fn is_artifact_file(path: &Path) -> bool {
 /// Whether no load of the workspace reads `rel` (relative to the workspace): a skipped file
 /// name, or a part that is a tool's folder. A path in another hidden folder, which a walk
 /// skips, is read when the workspace declares that folder a root.
-pub fn never_read(rel: &Path) -> bool {
+pub(crate) fn never_read(rel: &Path) -> bool {
     let names: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -400,7 +400,7 @@ struct Walk<'c> {
 }
 
 /// The one warning that names every skipped hidden folder holding skills, if any.
-pub fn hidden_warning(folders: &[String]) -> Option<Diagnostic> {
+pub(crate) fn hidden_warning(folders: &[String]) -> Option<Diagnostic> {
     let first = folders.first()?.trim_end_matches('/');
     let warning = Diagnostic::new(
         codes::HIDDEN_SKIPPED,
@@ -667,7 +667,7 @@ fn escape_name(name: &std::ffi::OsStr) -> String {
 }
 
 /// A file's bytes, or the diagnostic that says why they are unusable.
-pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
+pub(crate) fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
     match &file.content {
         FileContent::Bytes(b) => Ok(b),
         FileContent::TooLarge(size) => Err(Diagnostic::new(
@@ -699,7 +699,7 @@ pub fn bytes_of(file: &RawFile) -> Result<&[u8], Diagnostic> {
 }
 
 /// A file's bytes, read again from disk if it was read in passing ([`FileContent::Large`]).
-pub fn contents_of(file: &RawFile) -> Result<std::borrow::Cow<'_, [u8]>, Diagnostic> {
+pub(crate) fn contents_of(file: &RawFile) -> Result<std::borrow::Cow<'_, [u8]>, Diagnostic> {
     match &file.content {
         FileContent::Large(large) => {
             let mut bytes = Vec::with_capacity(large.size as usize);

@@ -4,13 +4,13 @@
 use std::path::Path;
 
 /// The hidden folder of a Claude Code plugin or marketplace, and the manifests read from it.
-pub const PLUGIN_FOLDER: &str = ".claude-plugin";
+pub(crate) const PLUGIN_FOLDER: &str = ".claude-plugin";
 /// See [`PLUGIN_FOLDER`].
-pub const PLUGIN_MANIFESTS: [&str; 2] = ["marketplace.json", "plugin.json"];
+pub(crate) const PLUGIN_MANIFESTS: [&str; 2] = ["marketplace.json", "plugin.json"];
 
 /// Whether a workspace-relative path names a Claude Code plugin manifest
 /// (`…/.claude-plugin/plugin.json` or `marketplace.json`).
-pub fn is_plugin_manifest(rel: &str) -> bool {
+pub(crate) fn is_plugin_manifest(rel: &str) -> bool {
     let mut parts = rel.rsplit('/');
     let (name, folder) = (parts.next().unwrap_or(""), parts.next());
     folder == Some(PLUGIN_FOLDER) && PLUGIN_MANIFESTS.contains(&name)

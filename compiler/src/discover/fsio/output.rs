@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What an output path holds when it must not be written over (a device, a pipe, a socket or
 /// a folder, directly or through a link); `None` for a regular file or nothing.
-pub fn not_a_file(out: &Path) -> Option<&'static str> {
+pub(crate) fn not_a_file(out: &Path) -> Option<&'static str> {
     let meta = std::fs::metadata(out).ok()?;
     (!meta.is_file()).then(|| super::special_kind(&meta.file_type()))
 }
@@ -27,7 +27,7 @@ pub fn output_file(out: &Path) -> PathBuf {
 /// skillc keeps in the workspace (`.skillc/`) is written and removed only through real
 /// folders: a link there, which a cloned repository can commit, would send the writes and
 /// removals anywhere.
-pub fn linked_part(root: &Path, rel: &Path) -> Option<PathBuf> {
+pub(crate) fn linked_part(root: &Path, rel: &Path) -> Option<PathBuf> {
     let mut below = PathBuf::new();
     for part in rel.components() {
         below.push(part);
@@ -42,7 +42,7 @@ pub fn linked_part(root: &Path, rel: &Path) -> Option<PathBuf> {
 
 /// Writes `bytes` to `path` unless something is there already, a link included (a dangling
 /// one would have the write create its target); best effort, as for a `.gitignore`.
-pub fn write_new(path: &Path, bytes: &[u8]) {
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -53,7 +53,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) {
 }
 
 /// Replaces `path` with `bytes` (see [`replace_with`]).
-pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace_with(path, |file| file.write_all(bytes))
 }
 
@@ -61,7 +61,7 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// `path`: a reader sees the old file or the new one, and a failure anywhere leaves the old file
 /// and no temporary one. A link to a file is written through, as editors do: the file it
 /// points to changes and the link stays.
-pub fn replace_with(
+pub(crate) fn replace_with(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -73,7 +73,7 @@ pub fn replace_with(
 /// A new file beside the file `path` names, to be written through [`Staged::file`] and then
 /// put in place by [`Staged::commit`]; dropped before that, it is removed. Two files that must
 /// change together (an artifact and its signature) are both staged before either is renamed.
-pub struct Staged {
+pub(crate) struct Staged {
     /// The temporary file, open for writing.
     pub file: std::fs::File,
     tmp: PathBuf,
@@ -82,7 +82,7 @@ pub struct Staged {
 }
 
 /// Stages a new content for `path` (see [`Staged`]; a link to a file is written through).
-pub fn stage(path: &Path) -> io::Result<Staged> {
+pub(crate) fn stage(path: &Path) -> io::Result<Staged> {
     let path = output_file(path);
     let (tmp, file) = create_beside(&path)?;
     Ok(Staged {
@@ -96,7 +96,7 @@ pub fn stage(path: &Path) -> io::Result<Staged> {
 impl Staged {
     /// Syncs the new content and renames it over the file: a reader sees the old file or the
     /// new one. On failure the old file stays and the temporary one is removed.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub(crate) fn commit(mut self) -> io::Result<()> {
         self.file.sync_all()?;
         std::fs::rename(&self.tmp, &self.path)?;
         self.committed = true;
@@ -115,14 +115,14 @@ impl Drop for Staged {
 /// The previous content of a file about to be replaced, kept under a second name (a hard link:
 /// no space needed, so it holds on a full disk) until [`Kept::restore`] puts it back; dropped,
 /// the second name is removed.
-pub struct Kept {
+pub(crate) struct Kept {
     link: PathBuf,
     path: PathBuf,
     restored: bool,
 }
 
 /// Keeps the file `path` names (a link is followed), or `None` when there is none.
-pub fn keep(path: &Path) -> io::Result<Option<Kept>> {
+pub(crate) fn keep(path: &Path) -> io::Result<Option<Kept>> {
     let path = output_file(path);
     if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
         return Ok(None);
@@ -147,7 +147,7 @@ pub fn keep(path: &Path) -> io::Result<Option<Kept>> {
 
 impl Kept {
     /// Puts the kept content back in place of whatever the file holds now.
-    pub fn restore(mut self) -> io::Result<()> {
+    pub(crate) fn restore(mut self) -> io::Result<()> {
         std::fs::rename(&self.link, &self.path)?;
         self.restored = true;
         Ok(())
@@ -165,7 +165,7 @@ impl Drop for Kept {
 /// Why an output path that does not exist yet cannot become a file (a usage error, found
 /// before any work): it ends in `/`, its folder does not exist, or it is a link to nothing
 /// (which a rename would replace by a file instead of writing where it points).
-pub fn cannot_be_created(out: &Path) -> Option<String> {
+pub(crate) fn cannot_be_created(out: &Path) -> Option<String> {
     let shown = out.display();
     if out.as_os_str().to_string_lossy().ends_with('/') {
         return Some(format!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// A run of units.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Chunk<'a, T> {
+pub(super) enum Chunk<'a, T> {
     /// Units that all three have here, unchanged.
     Same(&'a [T]),
     /// Units that differ on at least one side.
@@ -25,7 +25,7 @@ pub enum Chunk<'a, T> {
 
 /// What a changed run becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolved<'a, T> {
+pub(super) enum Resolved<'a, T> {
     /// One side changed (or both the same way): these units.
     Take(&'a [T]),
     /// Both sides changed, differently.
@@ -33,7 +33,11 @@ pub enum Resolved<'a, T> {
 }
 
 /// The ordinary three-way rule: the side that changed wins; a change both made is taken once.
-pub fn resolve<'a, T: PartialEq>(base: &'a [T], ours: &'a [T], theirs: &'a [T]) -> Resolved<'a, T> {
+pub(super) fn resolve<'a, T: PartialEq>(
+    base: &'a [T],
+    ours: &'a [T],
+    theirs: &'a [T],
+) -> Resolved<'a, T> {
     if ours == base || ours == theirs {
         Resolved::Take(theirs)
     } else if theirs == base {
@@ -95,7 +99,11 @@ fn touch(a: &Range<usize>, b: &Range<usize>) -> bool {
 /// of the base (an item added beside one removed, two paragraphs of the run edited); `None`
 /// when they touch the same ones. For lists and paragraphs, not lines: git's line merge stops on
 /// adjacent changes, and so does ours.
-pub fn combine<T: Hash + Ord + Clone>(base: &[T], ours: &[T], theirs: &[T]) -> Option<Vec<T>> {
+pub(super) fn combine<T: Hash + Ord + Clone>(
+    base: &[T],
+    ours: &[T],
+    theirs: &[T],
+) -> Option<Vec<T>> {
     let (ho, ht) = (hunks(base, ours), hunks(base, theirs));
     if ho.iter().any(|(a, _)| ht.iter().any(|(b, _)| touch(a, b))) {
         return None;
@@ -119,7 +127,7 @@ pub fn combine<T: Hash + Ord + Clone>(base: &[T], ours: &[T], theirs: &[T]) -> O
 }
 
 /// Cuts the three sides into runs that all share ([`Chunk::Same`]) and runs between them.
-pub fn diff3<'a, T: Hash + Ord>(
+pub(super) fn diff3<'a, T: Hash + Ord>(
     base: &'a [T],
     ours: &'a [T],
     theirs: &'a [T],

@@ -56,7 +56,7 @@ pub struct Conflict {
     /// The output line of its opening marker (1-based).
     pub line: usize,
     /// The text both started from (empty when both sides added something here).
-    pub base: String,
+    pub(crate) base: String,
     /// Our version (empty when we removed it).
     pub ours: String,
     /// Their version (empty when they removed it).
@@ -82,7 +82,13 @@ pub fn merge(kind: Kind, base: &str, ours: &str, theirs: &str) -> Merged {
 }
 
 /// [`merge`] with conflict markers of `marker_size` characters.
-pub fn merge_with(kind: Kind, base: &str, ours: &str, theirs: &str, marker_size: usize) -> Merged {
+pub(crate) fn merge_with(
+    kind: Kind,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    marker_size: usize,
+) -> Merged {
     let mut out = Out {
         text: String::with_capacity(ours.len().max(theirs.len())),
         conflicts: Vec::new(),

@@ -12,11 +12,11 @@ pub(super) struct Scalar {
     /// The keys above it; `-` for a list item.
     pub path: Vec<String>,
     /// It is a mapping's key (its path is the mapping's).
-    pub key: bool,
+    pub(crate) key: bool,
     /// Its value.
-    pub value: String,
+    pub(crate) value: String,
     /// Its bytes in the text (quotes included).
-    pub span: Range<usize>,
+    pub(crate) span: Range<usize>,
 }
 
 /// A mapping or list being read.

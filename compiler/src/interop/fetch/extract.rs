@@ -16,10 +16,10 @@ pub(super) struct Limits {
     /// Bytes of one file: [`MAX_FILE_BYTES`], the most `check` reads of any file.
     pub file: u64,
     /// Bytes of all files together: [`MAX_ASSET_BYTES`], the most an artifact holds.
-    pub total: u64,
+    pub(crate) total: u64,
     /// Bytes their lines in `skillc.lock` may take: [`MAX_FILE_BYTES`], the most `check`
     /// reads of the lock.
-    pub lock: u64,
+    pub(crate) lock: u64,
 }
 
 impl Default for Limits {

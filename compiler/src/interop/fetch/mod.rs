@@ -86,7 +86,7 @@ pub fn fetch(
 }
 
 /// [`fetch`]; an untrusted entry whose new files have content-safety findings at
-/// [`REFUSED_AT`](crate::interop::package::REFUSED_AT) or above is refused (nothing is
+/// `REFUSED_AT` or above is refused (nothing is
 /// written) unless `findings` admits them.
 pub fn fetch_admitting(
     root: &Path,

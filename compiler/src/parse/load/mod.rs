@@ -22,7 +22,7 @@ mod plugins;
 mod settings;
 mod skill;
 
-pub use cache::LoadCache;
+pub(crate) use cache::LoadCache;
 use cache::{LastLoad, ParseCache, ParseContext, Parsed};
 use patch::{folder_parses, patch_last};
 use settings::{categories, clients, settings};
@@ -67,7 +67,7 @@ pub fn load_dir(
 
 /// Loads the files of `listed` (a walk of `root`) that `keep` selects: the workspace as
 /// [`load_dir`] would load it if it held only those files (one batch of its clients).
-pub fn load_listed(
+pub(crate) fn load_listed(
     root: &Path,
     listed: &fsio::Listed,
     keep: impl Fn(&str) -> bool + Sync,
@@ -213,7 +213,7 @@ fn missing_root(path: &str) -> Diagnostic {
 }
 
 /// The path prefix under which a declared root's files are named (`../custom-skills/`).
-pub fn root_prefix(path: &str) -> String {
+pub(crate) fn root_prefix(path: &str) -> String {
     let clean: Vec<String> = Path::new(path)
         .components()
         .filter_map(|c| match c {
@@ -323,7 +323,7 @@ fn markdown_file(
 
 /// Loads a workspace from files already in memory (`extra`: files of declared roots), named
 /// `root_name` (the folder name of a skill whose SKILL.md is at the workspace root).
-pub fn load_files(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Loaded {
+pub(crate) fn load_files(files: &[RawFile], extra: &[RawFile], root_name: &str) -> Loaded {
     load_with(files, extra, root_name, None)
 }
 
@@ -540,4 +540,4 @@ fn split_roots<'f>(
 }
 
 /// Decoded text files by workspace-relative path (shared with the parse cache of a session).
-pub type Texts = BTreeMap<Arc<str>, Arc<str>>;
+pub(crate) type Texts = BTreeMap<Arc<str>, Arc<str>>;

@@ -39,7 +39,7 @@ static RULES: std::sync::LazyLock<Rules> = std::sync::LazyLock::new(Rules::new);
 /// Every content-safety finding of one skill folder: its text files among `texts` (loading a
 /// skill puts them there), the files carried with it, and its fields. Run when the folder is
 /// parsed, so a session's load cache keeps the findings of an unchanged folder.
-pub fn scan_skill(skill: &Skill, texts: &Texts) -> Vec<Diagnostic> {
+pub(crate) fn scan_skill(skill: &Skill, texts: &Texts) -> Vec<Diagnostic> {
     let rules = &*RULES;
     let mut out = Vec::new();
     let prefix = format!("{}/", skill.dir);
@@ -81,7 +81,7 @@ const TOOL_DOTFILES: &[&str] = &[
 /// Findings for what the walk skipped inside skill folders (`skipped`: workspace-relative,
 /// folders ending in `/`): never read nor built into the artifact, but a client given the
 /// folder can run them, and skipping `__pycache__` is a known scanner evasion.
-pub fn skipped(ws: &Workspace, skipped: &[String]) -> Vec<Diagnostic> {
+pub(crate) fn skipped(ws: &Workspace, skipped: &[String]) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for path in skipped {
         let Some(skill) = ws
@@ -137,7 +137,7 @@ pub fn skipped(ws: &Workspace, skipped: &[String]) -> Vec<Diagnostic> {
 }
 
 /// The findings of a text file outside skill folders that agents read (`CATEGORY.md`).
-pub fn scan_text_file(path: &str, text: &str) -> Vec<Diagnostic> {
+pub(crate) fn scan_text_file(path: &str, text: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     push_capped(&mut out, path, scan_lines(&RULES, path, text.lines()));
     out
@@ -316,7 +316,7 @@ fn diagnostic(file: &str, f: &Finding) -> Diagnostic {
 
 /// The skills (by SKILL.md path) whose worst finding among `diagnostics` is at `at` or
 /// above, with that finding in words.
-pub fn withheld(
+pub(crate) fn withheld(
     ws: &Workspace,
     diagnostics: &[Diagnostic],
     at: SafetyLevel,
@@ -348,7 +348,7 @@ pub fn withheld(
 /// Whether `deny` (codes `S301`, families `S3xx`, levels `high`: that level and above; from
 /// `workspace.yaml` `safety.deny` and `check --deny`) makes a finding of `code` at `level` an
 /// error.
-pub fn denies(deny: &[String], code: &str, level: SafetyLevel) -> bool {
+pub(crate) fn denies(deny: &[String], code: &str, level: SafetyLevel) -> bool {
     deny.iter().any(|e| {
         let e = e.trim();
         match SafetyLevel::parse(&e.to_ascii_lowercase()) {

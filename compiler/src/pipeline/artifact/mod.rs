@@ -22,7 +22,7 @@ use insert::{
     insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
     NumberedVectors, VectorRows,
 };
-pub use stage::Stage;
+pub(crate) use stage::Stage;
 
 /// Failures writing the artifact.
 #[derive(Debug, thiserror::Error)]
@@ -46,12 +46,12 @@ pub enum Error {
 }
 
 /// The entry rows, laid out as they are written.
-pub type EntryRows = Box<dyn ExactSizeIterator<Item = LaidEntry> + Send>;
+pub(crate) type EntryRows = Box<dyn ExactSizeIterator<Item = LaidEntry> + Send>;
 
 /// An entry's row as the writer reads it: the row rendering made (moved out of the rendered
 /// entry, or read where a session's memo keeps it) with the card and sort key the layout
 /// gives it.
-pub struct LaidEntry {
+pub(crate) struct LaidEntry {
     /// The row (its `card` and `sort_key` are not set: these are).
     pub row: RowOf,
     /// Index (0-based) of its card.
@@ -64,7 +64,7 @@ pub struct LaidEntry {
 // Made and written one at a time, never held in bulk: boxing the owned row would cost an
 // allocation per row.
 #[allow(clippy::large_enum_variant)]
-pub enum RowOf {
+pub(crate) enum RowOf {
     /// Moved out of an entry nothing else holds.
     Owned(EntryRow),
     /// In an entry a session keeps for its next build (not copied).
@@ -83,7 +83,7 @@ impl std::ops::Deref for RowOf {
 }
 
 /// Everything the artifact holds, as rows of [`skillc_runtime::schema`], in insertion order.
-pub struct Data {
+pub(crate) struct Data {
     /// Manifest keys and values.
     pub manifest: BTreeMap<String, String>,
     /// Blobs as stored, by content hash (shared with the rendered entries whose bodies they
@@ -116,7 +116,7 @@ pub struct Data {
 /// The built-in meaning as the artifact carries it: the table, and the vectors of the
 /// small-talk messages a route measures a message against (`docs/routing.md`, "Small talk").
 #[derive(Debug, Clone)]
-pub struct MeaningRows {
+pub(crate) struct MeaningRows {
     /// The model's name (the `meaning` row of the table).
     pub name: &'static str,
     /// The table's bytes.
@@ -129,7 +129,7 @@ pub struct MeaningRows {
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
 /// session's memo share, read in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CardRows {
+pub(crate) struct CardRows {
     /// The card.
     pub card: Arc<crate::render::Card>,
     /// Its catalog texts per budget level and format (shared with a session's memo).
@@ -142,7 +142,7 @@ pub struct CardRows {
 /// The bundles' rows (global ones in full, client ones as differences from their global base)
 /// with the `name`, `reason` and `slot_list` tables their slots point into.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct BundleTables {
+pub(crate) struct BundleTables {
     /// Bundle rows.
     pub rows: Vec<BundleRow>,
     /// Every qualified name a slot holds, in order of first appearance over the bundles.
@@ -172,7 +172,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 /// them text) is dropped once its row is made, on the core that rendered it (it was a fifth of
 /// the peak memory at 5,000 clients).
 #[derive(Debug, Clone)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     /// Its row, but for the card and the sort key: both are numbered or ordered per build
     /// (cards by first use, categories by position), and set when the rows are laid out.
     pub row: EntryRow,
@@ -187,7 +187,7 @@ pub struct Rendered {
 /// A blob as the artifact stores it: encoded once, where its content is made (bodies on every
 /// core as they are rendered), so a build holds each body compressed rather than in full.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Blob {
+pub(crate) struct Blob {
     /// Bytes of the content.
     pub size: usize,
     /// `identity`, or `zlib` (RFC 1950).
@@ -202,7 +202,7 @@ impl Blob {
     /// Compresses `data` with zlib when that saves at least a fifth (most text does; small or
     /// already-compressed files stay as they are). Level 6 is fixed, so output is
     /// deterministic.
-    pub fn encode(data: Vec<u8>) -> Blob {
+    pub(crate) fn encode(data: Vec<u8>) -> Blob {
         use std::io::Write;
         let size = data.len();
         if size >= 64 {
@@ -229,7 +229,7 @@ impl Blob {
     }
 
     /// A blob of a large file: nothing is read until it is written (`insert_blob`).
-    pub fn from_file(file: Arc<crate::model::LargeFile>) -> Blob {
+    pub(crate) fn from_file(file: Arc<crate::model::LargeFile>) -> Blob {
         Blob {
             size: file.size as usize,
             encoding: "identity",
@@ -286,7 +286,7 @@ pub(super) fn insert_blob(
 /// studio) rebuilds with mostly the same assets, and a collection's scripts and images can be
 /// large. (Bodies need no such cache: a session keeps its rendered entries, blobs included.)
 #[derive(Debug, Default)]
-pub struct EncodedAssets {
+pub(crate) struct EncodedAssets {
     /// Bytes held, and each blob by content hash.
     held: std::sync::Mutex<(usize, BTreeMap<String, Arc<Blob>>)>,
 }
@@ -296,7 +296,7 @@ const ENCODED_LIMIT: usize = 256 << 20;
 
 impl EncodedAssets {
     /// [`Blob::encode`] of `data`, or the blob encoded before for its content `hash`.
-    pub fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
+    pub(crate) fn encode(&self, hash: &str, data: &[u8]) -> Arc<Blob> {
         if let Some(blob) = self.held.lock().ok().and_then(|c| c.1.get(hash).cloned()) {
             return blob;
         }
@@ -317,7 +317,7 @@ impl EncodedAssets {
 /// A session keeps them, and its next build copies each table whose rows are equal from the
 /// artifact it wrote last instead of inserting the rows again.
 #[derive(Debug, Default)]
-pub struct Copyable {
+pub(crate) struct Copyable {
     cards: Vec<CardRows>,
     /// The embedding vectors: the very same map (a session's meaning memo hands it on while
     /// no card changed) is the same rows, with the same meaning table.
@@ -347,14 +347,14 @@ impl WrittenEntry {
 
 impl Copyable {
     /// The bundle tables as written.
-    pub fn bundles(&self) -> &Arc<BundleTables> {
+    pub(crate) fn bundles(&self) -> &Arc<BundleTables> {
         &self.bundles
     }
 }
 
 /// The artifact a session wrote last, with the rows of its copyable tables.
 #[derive(Debug, Clone, Copy)]
-pub struct Previous<'p> {
+pub(crate) struct Previous<'p> {
     /// The file as that build wrote it (the caller checked its size and time).
     pub path: &'p Path,
     /// The hash of the inputs it was built from.
@@ -367,7 +367,7 @@ pub struct Previous<'p> {
 
 /// What [`write`] made.
 #[derive(Debug)]
-pub struct Written {
+pub(crate) struct Written {
     /// The size of the file.
     pub bytes: u64,
     /// Its copyable rows, for a session's next build.
@@ -387,7 +387,7 @@ pub struct Written {
 ///
 /// `warnings` (of the check and the build, sorted) are the build report's own list, written
 /// from where it is rather than copied into `data` (26,000 of them at 5,000 clients).
-pub fn write(
+pub(crate) fn write(
     out: &Path,
     data: Data,
     warnings: &[crate::Diagnostic],

@@ -26,7 +26,7 @@ const KEPT_DIAGNOSTICS: &str =
 /// artifact as each batch numbers them (so they are not held in memory), and then copied into
 /// the artifact table by table in the order a build of the whole workspace writes them: the
 /// two give the same bytes.
-pub struct Stage {
+pub(crate) struct Stage {
     // Closed before its file is removed (fields drop in this order).
     conn: Connection,
     path: StageFile,
@@ -51,7 +51,7 @@ impl std::ops::Deref for StageFile {
 
 impl Stage {
     /// A new staging file for the artifact `out`.
-    pub fn create(out: &Path) -> Result<Stage, Error> {
+    pub(crate) fn create(out: &Path) -> Result<Stage, Error> {
         let path = StageFile(beside(out, "stage").1);
         let _ = std::fs::remove_file(&*path);
         let conn = open_new(&path)?;
@@ -65,7 +65,7 @@ impl Stage {
     /// Keeps `diagnostics` aside in the staging file until [`Stage::take_diagnostics`]: a
     /// batch's warnings (five a client on the reference workload, with their help and source
     /// line) held in memory until the end made a fifth of the peak at 5,000 clients.
-    pub fn keep_diagnostics(&self, diagnostics: &[Diagnostic]) -> Result<(), Error> {
+    pub(crate) fn keep_diagnostics(&self, diagnostics: &[Diagnostic]) -> Result<(), Error> {
         let e = sql(&self.path);
         let mut st = self
             .conn
@@ -79,7 +79,7 @@ impl Stage {
     }
 
     /// The diagnostics kept aside, in the order they were kept.
-    pub fn take_diagnostics(&self) -> Result<Vec<Diagnostic>, Error> {
+    pub(crate) fn take_diagnostics(&self) -> Result<Vec<Diagnostic>, Error> {
         let e = sql(&self.path);
         let mut st = self
             .conn
@@ -114,7 +114,7 @@ impl Stage {
     }
 
     /// Blobs (a blob staged already is left as it is).
-    pub fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
+    pub(crate) fn blobs(&self, blobs: BTreeMap<String, Arc<Blob>>) -> Result<(), Error> {
         self.insert("blob", true, |st| {
             for (hash, blob) in blobs {
                 super::insert_blob(&self.conn, st, &hash, &blob)?;
@@ -126,7 +126,13 @@ impl Stage {
     /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
     /// the fragments of every level any of them cut it to.
     /// `vectors` is its `card.vectors` (numbered by the caller, as [`vector_ids`] says).
-    pub fn card(&self, id: i64, c: &CardRows, new: bool, vectors: &str) -> Result<(), Error> {
+    pub(crate) fn card(
+        &self,
+        id: i64,
+        c: &CardRows,
+        new: bool,
+        vectors: &str,
+    ) -> Result<(), Error> {
         if new {
             self.insert("card", false, |st| insert_card(st, id, c, vectors))?;
         }
@@ -134,37 +140,37 @@ impl Stage {
     }
 
     /// Embedding vector `id`.
-    pub fn vector(&self, id: i64, data: &[u8]) -> Result<(), Error> {
+    pub(crate) fn vector(&self, id: i64, data: &[u8]) -> Result<(), Error> {
         super::insert::insert_vector(&self.conn, id, data).map_err(sql(&self.path))
     }
 
     /// Entry `id`.
-    pub fn entry(&self, id: i64, laid: &LaidEntry) -> Result<(), Error> {
+    pub(crate) fn entry(&self, id: i64, laid: &LaidEntry) -> Result<(), Error> {
         self.insert("entry", false, |st| insert_entry(st, id, laid))
     }
 
     /// Row `id` of `name`, `reason` or `slot_list`.
-    pub fn text(&self, table: &str, id: i64, text: &str) -> Result<(), Error> {
+    pub(crate) fn text(&self, table: &str, id: i64, text: &str) -> Result<(), Error> {
         self.insert(table, false, |st| insert_text(st, table, id, text))
     }
 
     /// Bundle `id`.
-    pub fn bundle(&self, id: i64, b: &BundleRow) -> Result<(), Error> {
+    pub(crate) fn bundle(&self, id: i64, b: &BundleRow) -> Result<(), Error> {
         self.insert("bundle", false, |st| insert_bundle(st, id, b))
     }
 
     /// A client.
-    pub fn client(&self, c: &ClientRow) -> Result<(), Error> {
+    pub(crate) fn client(&self, c: &ClientRow) -> Result<(), Error> {
         self.insert("client", false, |st| insert_client(st, c))
     }
 
     /// An asset.
-    pub fn asset(&self, a: &AssetRow) -> Result<(), Error> {
+    pub(crate) fn asset(&self, a: &AssetRow) -> Result<(), Error> {
         self.insert("asset", false, |st| insert_asset(st, a))
     }
 
     /// Distinct blobs staged.
-    pub fn blob_count(&self) -> Result<usize, Error> {
+    pub(crate) fn blob_count(&self) -> Result<usize, Error> {
         let n: i64 = self
             .conn
             .query_row("SELECT count(*) FROM blob", [], |r| r.get(0))
@@ -174,7 +180,12 @@ impl Stage {
 
     /// Writes the artifact `out` from the staged rows and `d`'s other tables (manifest,
     /// categories, sources, consumers), with `warnings`; the staging file is removed.
-    pub fn write(self, out: &Path, d: Data, warnings: &[crate::Diagnostic]) -> Result<u64, Error> {
+    pub(crate) fn write(
+        self,
+        out: &Path,
+        d: Data,
+        warnings: &[crate::Diagnostic],
+    ) -> Result<u64, Error> {
         let Stage { conn, path } = self;
         let staged = conn
             .execute_batch("COMMIT")
