@@ -14,6 +14,8 @@
 //! later requests touch no disk. The file is opened with `mode=ro`, so it works on read-only
 //! files and file systems; a new artifact swapped in by rename is seen by a new [`Artifact`], or
 //! by the next call of a [`LiveArtifact`], which follows its path.
+// The public API is the boundary: every public item is reachable and documented.
+#![warn(unreachable_pub, missing_docs)]
 
 mod bundle;
 mod catalog;

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use sha2::{Digest, Sha256};
 use skillc_runtime::schema::BundleSlot;
 
-use super::artifact::{vector_ids, BundleTables, Data, Stage};
+use super::artifact::{vector_ids, BundleTables, Data, MeaningRows, Stage};
 use super::inputs::fold_inputs;
 use super::{fit, lay_out, progress, BuildOptions, BuildReport, BuildStats, Error};
 use crate::check::{CheckOptions, Recall};
@@ -436,10 +436,7 @@ impl Merge {
             bundles: self.bundles as usize,
             entries: self.entries.len(),
             blobs: self.stage.blob_count()?,
-            meaning_bytes: small
-                .meaning
-                .as_ref()
-                .map_or(0, |m| (m.table.len() + m.small_talk.len()) as u64),
+            meaning_bytes: small.meaning.as_ref().map_or(0, MeaningRows::bytes),
             ..BuildStats::default()
         };
         let counts = [

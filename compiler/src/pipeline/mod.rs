@@ -17,6 +17,7 @@ pub mod watch;
 use std::path::Path;
 use std::sync::Arc;
 
+use artifact::MeaningRows;
 use rustc_hash::FxHashMap;
 
 use crate::check::{CheckOptions, Recall};
@@ -292,10 +293,7 @@ fn build_once(
         blobs: data.blobs.len(),
         bytes: 0,
         source_bytes,
-        meaning_bytes: data
-            .meaning
-            .as_ref()
-            .map_or(0, |m| (m.table.len() + m.small_talk.len()) as u64),
+        meaning_bytes: data.meaning.as_ref().map_or(0, MeaningRows::bytes),
     };
     let written = write_artifact(out, data, &diagnostics, session.as_deref_mut())?;
     stats.bytes = written.bytes;

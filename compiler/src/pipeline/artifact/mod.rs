@@ -126,6 +126,13 @@ pub(crate) struct MeaningRows {
     pub small_talk: Arc<Vec<u8>>,
 }
 
+impl MeaningRows {
+    /// Its bytes: the table's and the small-talk vectors' (the same in every artifact).
+    pub(crate) fn bytes(&self) -> u64 {
+        (self.table.len() + self.small_talk.len()) as u64
+    }
+}
+
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
 /// session's memo share, read in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
