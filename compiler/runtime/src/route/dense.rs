@@ -547,6 +547,68 @@ mod tests {
     }
 
     #[test]
+    fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly() {
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % 255) as f32 - 127.0
+        };
+        let mut vector = |n: usize| {
+            (0..n)
+                .map(|k| match k < HEAD {
+                    true => next(),
+                    false => (next() / 8.0).round(),
+                })
+                .collect::<Vec<f32>>()
+        };
+        // Skills of one, two and three texts, one with none; a summary of zeros is passed over.
+        let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..30)
+            .map(|d| (d, (0..1 + d % 3).map(|_| vector(96).into()).collect()))
+            .collect();
+        docs.push((30, Vec::new()));
+        docs.push((31, vec![vec![0.0; 96].into(), vector(96).into()]));
+        let ix = DenseIndex::new(docs.clone());
+        assert!(matches!(ix.rows, Rows::Whole(_)));
+        assert_eq!((ix.len(), ix.is_empty()), (32, false));
+        assert!(DenseIndex::new(Vec::new()).is_empty());
+        let floats = DenseIndex {
+            rows: Rows::Floats(docs.iter().flat_map(|(_, v)| v.clone()).collect()),
+            ..DenseIndex::new(docs.clone())
+        };
+        for _ in 0..40 {
+            let q = vector(96);
+            let q_norm = norm(&q);
+            let cos = |v: &[f32]| -> f64 {
+                let dot: f64 = q
+                    .iter()
+                    .zip(v)
+                    .map(|(&a, &b)| f64::from(a) * f64::from(b))
+                    .sum();
+                match norm(v) {
+                    0.0 => 0.0,
+                    n => dot / (q_norm * n),
+                }
+            };
+            let exact = (docs.iter().filter_map(|(_, v)| v.first()))
+                .map(|v| cos(v))
+                .fold(0.0, f64::max);
+            assert_eq!(ix.nearest_summary(&q, f64::INFINITY), exact);
+            assert_eq!(floats.nearest_summary(&q, f64::INFINITY), exact);
+            // Asked only whether some summary is as near as `enough`: one that is, at least.
+            let enough = exact / 2.0;
+            let some = ix.nearest_summary(&q, enough);
+            assert!(
+                some >= enough && some <= exact,
+                "{some} against {enough} and {exact}"
+            );
+        }
+        assert_eq!(ix.nearest_summary(&[0.0; 96], f64::INFINITY), 0.0);
+        assert_eq!(ix.nearest_summary(&[1.0; 5], f64::INFINITY), 0.0);
+    }
+
+    #[test]
     fn a_skill_scores_by_its_closest_text_and_leaving_one_out_skips_that_example() {
         let stored = |v: &[f32]| -> Arc<[f32]> { v.into() };
         let ix = DenseIndex::new(vec![
