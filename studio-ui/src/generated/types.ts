@@ -773,7 +773,7 @@ routes_not_to: Array<string>, };
 export type ExternalSource = {
 /**
  * The repository, as `git` takes it (a URL, `file://…`, a path), without the user name
- * and password a URL may hold ([`without_userinfo`]): what is stored and shown.
+ * and password a URL may hold (`without_userinfo`): what is stored and shown.
  */
 git: string,
 /**
