@@ -565,6 +565,65 @@ fn a_corrupt_or_foreign_file_is_refused_clearly() {
 }
 
 #[test]
+fn small_talk_vectors_that_are_not_whole_vectors_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = artifact_path();
+    let none = Context::default();
+    let row = "static-minilm-v1:small-talk";
+    let talk: Vec<u8> = rusqlite::Connection::open(&good)
+        .unwrap()
+        .query_row("SELECT data FROM meaning WHERE name = ?1", [row], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(talk.len() % 256, 0, "whole vectors of 256 numbers");
+    for (name, bytes) in [
+        ("odd", talk[..talk.len() - 1].to_vec()),
+        ("empty", Vec::new()),
+    ] {
+        let path = dir.path().join(format!("{name}.db"));
+        std::fs::copy(&good, &path).unwrap();
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute(
+                "UPDATE meaning SET data = ?1 WHERE name = ?2",
+                rusqlite::params![bytes, row],
+            )
+            .unwrap();
+        let a = Artifact::open(&path).unwrap();
+        let err = (a.route(
+            &BundleRef::default(),
+            None,
+            &none,
+            "bye, talk tomorrow",
+            None,
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("its small-talk vectors are"), "{name}: {err}");
+    }
+    // Without the row (an artifact from before it), routes are cut at the catalog's bar alone.
+    let path = dir.path().join("without.db");
+    std::fs::copy(&good, &path).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("DELETE FROM meaning WHERE name = ?1", [row])
+        .unwrap();
+    let a = Artifact::open(&path).unwrap();
+    let r = (a.route(
+        &BundleRef::default(),
+        None,
+        &none,
+        "bye, talk tomorrow",
+        None,
+    ))
+    .unwrap();
+    let names: Vec<&str> = r.candidates.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["demo_offer"]);
+    assert_eq!(r.bar, skillc_runtime::route::hybrid_floor(32));
+}
+
+#[test]
 fn a_meaning_table_cut_short_or_lying_about_its_sizes_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let good = artifact_path();

@@ -633,7 +633,10 @@ class Artifact:
             model, dims, packed = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0")), None
             if model is not None and dims > 0 and self._meaning() is not None:
                 row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:small-talk",)).fetchone()
-                if row and row[0] and len(row[0]) % dims == 0:
+                if row is not None and (not row[0] or len(row[0]) % dims != 0):
+                    raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk vectors are "
+                                     f"{len(row[0] or b'')} bytes, not vectors of {dims} numbers")
+                if row is not None:
                     vectors = [tuple(float(x) for x in struct.unpack(f"<{dims}b", row[0][k:k + dims]))
                                for k in range(0, len(row[0]), dims)]
                     packed = _meaning.Packed([[(v, _norm(v)) for v in vectors]], dims)

@@ -123,7 +123,14 @@ impl DenseIndex {
         DenseIndex { docs, norms, rows }
     }
 
-    /// An index of the built-in meaning's vectors, one signed byte a number, `dims` each.
+    /// Whether vectors of `dims` numbers can be laid out as whole-number rows (the built-in
+    /// meaning's): longer than the head that bounds their cosines.
+    pub(super) fn whole_rows(dims: usize) -> bool {
+        dims > HEAD
+    }
+
+    /// An index of the built-in meaning's vectors, one signed byte a number, `dims` each
+    /// ([`DenseIndex::whole_rows`]).
     pub(super) fn of_bytes(docs: Vec<(usize, Vec<&[u8]>)>, dims: usize) -> DenseIndex {
         let texts: usize = docs.iter().map(|(_, d)| d.len()).sum();
         let mut w = Whole::new(dims);
@@ -224,14 +231,14 @@ impl DenseIndex {
         let mut best = 0.0f64;
         for i in summaries.into_iter().filter(|&i| self.norms[i] != 0.0) {
             let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+            let lengths = q_norm * self.norms[i];
             // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
-            let bound =
-                (f64::from(head) + q_tail_norm * w.tail_norms[i]) / (q_norm * self.norms[i]);
-            if bound + 1e-9 < best {
+            let reach = f64::from(head) + q_tail_norm * w.tail_norms[i];
+            if cannot_beat(reach, lengths, best) {
                 continue;
             }
             let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-            best = best.max(f64::from(head + tail) / (q_norm * self.norms[i]));
+            best = best.max(f64::from(head + tail) / lengths);
             if best >= enough {
                 break;
             }
@@ -309,6 +316,14 @@ impl DenseIndex {
             })
             .collect()
     }
+}
+
+/// Whether a text whose dot product with the query is at most `reach`, over `lengths` (the
+/// product of the two vectors' lengths), cannot beat the cosine `best` (a margin keeps rounding
+/// from passing over one that would equal it). Only skips work: never passing over gives the
+/// same answers, slower.
+fn cannot_beat(reach: f64, lengths: f64, best: f64) -> bool {
+    reach / lengths + 1e-9 < best
 }
 
 /// A vector's length, summed in f64 in order (as every runtime sums it).
@@ -567,8 +582,9 @@ mod tests {
         let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..30)
             .map(|d| (d, (0..1 + d % 3).map(|_| vector(96).into()).collect()))
             .collect();
-        docs.push((30, Vec::new()));
-        docs.push((31, vec![vec![0.0; 96].into(), vector(96).into()]));
+        docs.push((30, vec![vec![0.0; 96].into(), vector(96).into()]));
+        // Last, so that a summary taken where a skill has no text would be past the rows.
+        docs.push((31, Vec::new()));
         let ix = DenseIndex::new(docs.clone());
         assert!(matches!(ix.rows, Rows::Whole(_)));
         assert_eq!((ix.len(), ix.is_empty()), (32, false));
@@ -604,6 +620,28 @@ mod tests {
                 "{some} against {enough} and {exact}"
             );
         }
+        // A summary turned away from the query in its first numbers and towards it in the rest
+        // is still the nearest: its bound must count the rest, whatever the head's sign.
+        let turned: Vec<f32> = (0..96)
+            .map(|k| if k < HEAD { -1.0 } else { 100.0 })
+            .collect();
+        let query: Vec<f32> = (0..96)
+            .map(|k| if k < HEAD { 1.0 } else { 100.0 })
+            .collect();
+        let other: Vec<f32> = (0..96).map(|k| if k < HEAD { 5.0 } else { 1.0 }).collect();
+        let two = DenseIndex::new(vec![
+            (0, vec![other.into()]),
+            (1, vec![turned.clone().into()]),
+        ]);
+        let expected = {
+            let dot: f64 = query
+                .iter()
+                .zip(&turned)
+                .map(|(&a, &b)| f64::from(a) * f64::from(b))
+                .sum();
+            dot / (norm(&query) * norm(&turned))
+        };
+        assert_eq!(two.nearest_summary(&query, f64::INFINITY), expected);
         assert_eq!(ix.nearest_summary(&[0.0; 96], f64::INFINITY), 0.0);
         assert_eq!(ix.nearest_summary(&[1.0; 5], f64::INFINITY), 0.0);
     }

@@ -36,8 +36,8 @@ impl Artifact {
         if let Some(ix) = self.small_talk.get() {
             return Ok(ix.clone());
         }
-        let found = match self.embedding_model() {
-            Some((model, dims)) if self.meaning()?.is_some() && dims > 0 => {
+        let found = match (self.embedding_model(), self.meaning()?) {
+            (Some((model, dims)), Some(_)) => {
                 let conn = self.conn.lock().expect("lock");
                 let data: Option<Vec<u8>> = conn
                     .query_row(
@@ -47,12 +47,25 @@ impl Artifact {
                     )
                     .optional()
                     .map_err(corrupt(&self.path))?;
-                data.filter(|d| d.len() % dims == 0 && !d.is_empty())
-                    .map(|d| {
+                match data {
+                    None => None,
+                    Some(d)
+                        if DenseIndex::whole_rows(dims) && !d.is_empty() && d.len() % dims == 0 =>
+                    {
                         // A document a message: each is a "summary" of its own.
                         let each = d.chunks(dims).enumerate().map(|(k, v)| (k, vec![v]));
-                        Arc::new(DenseIndex::of_bytes(each.collect(), dims))
-                    })
+                        Some(Arc::new(DenseIndex::of_bytes(each.collect(), dims)))
+                    }
+                    Some(d) => {
+                        return Err(Error::NotAnArtifact {
+                            path: self.path.clone(),
+                            why: format!(
+                            "its small-talk vectors are {} bytes, not vectors of {dims} numbers",
+                            d.len()
+                        ),
+                        })
+                    }
+                }
             }
             _ => None,
         };

@@ -2,7 +2,7 @@
 // the query, as compiler/runtime/src/route/dense.rs computes it. A bundle's vectors are read once
 // into typed arrays; a route reads them in place and computes each distinct vector's cosine once.
 
-import { rows, type Bundle, type Snapshot } from "./artifact.js";
+import { ArtifactError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { byteDots, type ByteDots } from "./simd.js";
 
 /** A bundle's stored vectors. */
@@ -132,7 +132,10 @@ export function smallTalkOf(snap: Snapshot): Dense | null {
   let talk: Dense | null = null;
   const found = model === undefined || dims === 0 ? [] : rows(snap.db, "SELECT data FROM meaning WHERE name = ?", [`${model}:small-talk`]);
   const data = found.length ? (found[0][0] as Uint8Array) : undefined;
-  if (data !== undefined && data.byteLength > 0 && data.byteLength % dims === 0) {
+  if (data !== undefined && (data.byteLength === 0 || data.byteLength % dims !== 0)) {
+    throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: its small-talk vectors are ${data.byteLength} bytes, not vectors of ${dims} numbers`);
+  }
+  if (data !== undefined) {
     const count = data.byteLength / dims;
     const signed = new Int8Array(data.buffer, data.byteOffset, data.byteLength);
     talk = denseFrom(Float32Array.from(signed), Int32Array.from({ length: count + 1 }, (_, k) => k * dims), [Int32Array.from({ length: count }, (_, k) => k)]);

@@ -460,7 +460,11 @@ final class Snapshot implements AutoCloseable {
         int dims = Integer.parseInt(manifest.getOrDefault("embedding_dims", "0"));
         if (model != null && dims > 0 && meaning() != null) {
             List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":small-talk");
-            if (!row.isEmpty() && row.get(0)[0] instanceof byte[] data && data.length > 0 && data.length % dims == 0) {
+            if (!row.isEmpty() && (!(row.get(0)[0] instanceof byte[] bytes) || bytes.length == 0 || bytes.length % dims != 0)) {
+                int n = row.get(0)[0] instanceof byte[] b ? b.length : 0;
+                throw bad("its small-talk vectors are " + n + " bytes, not vectors of " + dims + " numbers");
+            }
+            if (!row.isEmpty() && row.get(0)[0] instanceof byte[] data) {
                 List<double[]> vectors = new ArrayList<>();
                 for (int at = 0; at < data.length; at += dims) {
                     double[] v = new double[dims];
