@@ -5,7 +5,7 @@ and constants are the artifact's (manifest `routing_rules`, written by the build
 
 import json
 import re
-from typing import List, Tuple
+from typing import Any, Dict, FrozenSet, List, Tuple
 
 from . import _word_chars
 
@@ -18,9 +18,17 @@ class RoutingRules:
 
     def __init__(self, text: str) -> None:
         rules = json.loads(text)
-        self.__dict__.update(rules)
-        self.stopwords = frozenset(rules["stopwords"])
-        self.suffixes = tuple(rules["suffixes"])
+        self.stopwords: FrozenSet[str] = frozenset(rules["stopwords"])
+        self.suffixes: Tuple[str, ...] = tuple(rules["suffixes"])
+        self.k1: float = float(rules["k1"])
+        self.b: float = float(rules["b"])
+        self.evidence_factor: float = float(rules["evidence_factor"])
+        self.max_words: int = int(rules["max_words"])
+        self.lexical_share: float = float(rules["lexical_share"])
+        self.small_talk_share: float = float(rules["small_talk_share"])
+        self.hybrid_floor_base: float = float(rules["hybrid_floor_base"])
+        self.hybrid_floor_slope: float = float(rules["hybrid_floor_slope"])
+        self.defaults: Dict[str, Any] = dict(rules["defaults"])
 
 
 def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":
