@@ -561,23 +561,28 @@ mod tests {
         assert!(parse_query_vector("nope", "m", 2).is_err());
     }
 
-    #[test]
-    fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly() {
-        let mut seed = 11u64;
-        let mut next = || {
+    /// Seeded whole-number vectors whose numbers past the head are `damp` times smaller, as
+    /// the meaning table's coordinates carry less the later they come.
+    fn rows_like_the_tables(mut seed: u64, damp: f32) -> impl FnMut(usize) -> Vec<f32> {
+        let mut next = move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) % 255) as f32 - 127.0
         };
-        let mut vector = |n: usize| {
+        move |n| {
             (0..n)
                 .map(|k| match k < HEAD {
                     true => next(),
-                    false => (next() / 8.0).round(),
+                    false => (next() / damp).round(),
                 })
-                .collect::<Vec<f32>>()
-        };
+                .collect()
+        }
+    }
+
+    #[test]
+    fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly() {
+        let mut vector = rows_like_the_tables(11, 8.0);
         // Skills of one, two and three texts, one with none; a summary of zeros is passed over.
         let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..30)
             .map(|d| (d, (0..1 + d % 3).map(|_| vector(96).into()).collect()))
@@ -660,22 +665,8 @@ mod tests {
         // A query of fractions takes the f64 path, with the same answers.
         assert_eq!(ix.similarities(&[0.0, 0.5], None), [(0, 1.0), (1, 0.0)]);
         // Whole numbers: the integer path gives exactly the f64 path's cosines.
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % 255) as f32 - 127.0
-        };
         // Like the meaning table's, the first coordinates carry the most: the bound is tight.
-        let mut vector = |n: usize| {
-            (0..n)
-                .map(|k| match k < HEAD {
-                    true => next(),
-                    false => (next() / 16.0).round(),
-                })
-                .collect::<Vec<f32>>()
-        };
+        let mut vector = rows_like_the_tables(7, 16.0);
         let docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
             .map(|d| (d, (0..3).map(|_| stored(&vector(96))).collect()))
             .collect();
