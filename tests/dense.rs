@@ -318,3 +318,73 @@ fn small_talk_raises_the_default_bar_and_a_bar_set_in_workspace_yaml_is_kept_as_
     let written = build("written.db");
     assert_eq!(route(&written, "bye, talk tomorrow"), ["demo_offer"]);
 }
+
+/// The catalogs' W119 warnings: (catalog, skill) for each, the catalog as its message names it.
+fn w119_of(root: &str) -> std::collections::BTreeSet<(String, String)> {
+    let o = skillc(&["check", root, "--no-cache", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("check's JSON");
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    (diagnostics.iter())
+        .filter(|d| d["code"] == "W119")
+        .map(|d| {
+            let message = d["message"].as_str().unwrap();
+            let skill = message.split('`').nth(1).unwrap().to_string();
+            let catalog = match message.split(" in client ").nth(1) {
+                Some(rest) => rest.split("'s catalog").next().unwrap().to_string(),
+                None => String::new(),
+            };
+            (catalog, skill)
+        })
+        .collect()
+}
+
+/// W119 routes each trigger example as a runtime does (words and the built-in meaning fused,
+/// the catalog's bar raised for small talk): it warns of a skill in a catalog exactly when
+/// `skillc eval`, which routes through the runtime, finds one of its examples going first to
+/// another skill there. The sample's clients hide global skills and add their own, so each
+/// catalog is ranked as the global index less some skills plus others.
+#[test]
+fn w119_warns_of_exactly_the_trigger_examples_a_runtime_routes_to_another_skill() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
+    let warned = w119_of(root);
+    let mut routed = std::collections::BTreeSet::new();
+    // Without `--client`, eval measures the global bundle and every client's.
+    let o = skillc(&["eval", root, "--format", "json"]);
+    let eval: serde_json::Value = serde_json::from_slice(&o.stdout).expect("eval's JSON");
+    assert_eq!(eval["method"], "hybrid");
+    for bundle in eval["bundles"].as_array().unwrap() {
+        let client = bundle["client"].as_str().unwrap_or("");
+        // A client's catalog is checked for the client's own skills.
+        let own = |skill: &str| {
+            let folder = Path::new(root).join("clients").join(client);
+            client.is_empty() || walk_names(&folder).iter().any(|n| n == skill)
+        };
+        for c in bundle["confusions"].as_array().unwrap() {
+            let expected = c["expected"].as_str().unwrap();
+            if !c["got"].is_null() && own(expected) {
+                routed.insert((client.to_string(), expected.to_string()));
+            }
+        }
+    }
+    assert!(routed.len() >= 5, "{routed:?}");
+    assert_eq!(warned, routed);
+}
+
+/// The names of the skills under `folder` (their SKILL.md's `name:`).
+fn walk_names(folder: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return names;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            names.extend(walk_names(&p));
+        } else if p.file_name().is_some_and(|n| n == "SKILL.md") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let name = text.lines().find_map(|l| l.strip_prefix("name:"));
+            names.extend(name.map(|n| n.trim().to_string()));
+        }
+    }
+    names
+}

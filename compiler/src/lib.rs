@@ -33,6 +33,7 @@ pub mod workspace_check;
 // for the integration tests, in [`internals`].
 pub(crate) mod check;
 pub(crate) mod discover;
+pub(crate) mod meaning;
 pub(crate) mod parse;
 pub(crate) mod pipeline;
 pub(crate) mod render;

@@ -3,9 +3,7 @@
 //! most edits are to bodies). It lives in a session value (`pipeline::Session`), never in the
 //! process: two sessions of one process (the studio and a test) remember apart.
 
-use std::sync::{Arc, Mutex};
-
-use skillc_runtime::route::RouteIndex;
+use std::sync::Mutex;
 
 use crate::diagnostic::Diagnostic;
 
@@ -21,8 +19,10 @@ pub(crate) struct Memory {
     pub(super) overlap: super::overlap::Last,
     /// W119's inputs and warnings.
     pub(super) routing: super::overlap::Last,
-    /// The global catalog's routing index and the skills it was built from.
-    pub(super) route_base: Mutex<Option<(Arc<RouteIndex>, super::routing::BuiltFrom)>>,
+    /// The global catalog's routing indexes and the skills they were built from.
+    pub(super) route_base: Mutex<Option<super::routing::Base>>,
+    /// The skills' vectors by the built-in meaning (W119), by their place in the workspace.
+    pub(super) vectors: Mutex<Option<super::route_meaning::Made>>,
 }
 
 // What a memory holds, not its contents: a pass's warnings run to megabytes.
@@ -34,6 +34,7 @@ impl std::fmt::Debug for Memory {
             .field("overlap", &held(&self.overlap))
             .field("routing", &held(&self.routing))
             .field("route_base", &held(&self.route_base))
+            .field("vectors", &held(&self.vectors))
             .finish()
     }
 }

@@ -5,6 +5,7 @@ mod catalogs;
 pub(crate) mod clients;
 mod memory;
 pub(crate) mod overlap;
+mod route_meaning;
 pub(crate) mod routing;
 pub(crate) mod targets;
 pub(crate) mod template_guard;

@@ -1,7 +1,9 @@
 //! W119: a skill's own trigger example that routes first to another skill of its catalog.
 //! Each example is routed as `skillc eval` scores it, leave-one-out (as if its skill did not
 //! hold it), with the runtimes' tokenizer and scores, over the texts the index holds (name,
-//! description, every trigger example, `when_to_use`) in the default locale. The catalogs are
+//! description, every trigger example, `when_to_use`) in the default locale, and by meaning
+//! when the workspace routes with the built-in model (the default): words and meaning fused and
+//! cut as a runtime's route is ([`super::route_meaning`]). The catalogs are
 //! those of the overlap pass (W118): the global one, and each client's with its own skills; a
 //! client's catalog is checked for its own skills' examples.
 
@@ -9,25 +11,90 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use skillc_runtime::route::{card_terms, rank_parts, Part, RouteIndex, RoutingSettings};
+use skillc_runtime::route::{
+    card_terms, hybrid_floor, rank_parts, DenseIndex, Part, Ranking, RouteIndex, RoutingSettings,
+};
 
 use serde::Serialize;
 
 use super::catalogs::{catalogs, listed, Catalog};
 use super::overlap::{dismissed, remembered};
+use super::route_meaning::{self, by_meaning, CatalogMeaning, Made};
 use super::{Memory, Recall};
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
 
-/// The `min_score` of a catalog: a client's own `routing:`, else the workspace's, else the
-/// runtimes' default.
-fn min_score(ws: &Workspace, client: Option<&str>) -> f64 {
-    let of = |v: Option<&serde_json::Value>| v?.get("min_score")?.as_f64();
+/// A routing setting of a catalog: a client's own `routing:`, else the workspace's.
+fn setting(ws: &Workspace, client: Option<&str>, key: &str) -> Option<f64> {
+    let of = |v: Option<&serde_json::Value>| v?.get(key)?.as_f64();
     client
         .and_then(|c| ws.clients.get(c))
         .and_then(|c| of(c.routing.as_ref()))
         .or_else(|| of(ws.config.routing.as_ref()))
-        .unwrap_or(RoutingSettings::default().min_score)
+}
+
+/// How a catalog routes its skills' trigger examples, as a runtime's route does: the parts of
+/// its words' index, its vectors when it routes by meaning, and its bar before a message
+/// raises it (by words and meaning, `hybrid_min_score` or the bar of its size; by words
+/// alone, `min_score`).
+pub(super) struct Router<'a> {
+    parts: [Part<'a>; 2],
+    meaning: Option<CatalogMeaning<'a>>,
+    floor: f64,
+}
+
+impl Router<'_> {
+    /// Examples (skill, which one) ranked leave-one-out, each with the bar its first candidate
+    /// must reach.
+    fn rank_many(&self, ws: &Workspace, examples: &[(usize, usize)]) -> Vec<(Ranking, f64)> {
+        let lexical: Vec<Ranking> = (examples.iter())
+            .map(|&(i, n)| {
+                let example = &ws.skills[i].frontmatter.trigger_examples[n];
+                rank_parts(&self.parts, example, Some((i, example)))
+            })
+            .collect();
+        match &self.meaning {
+            Some(m) => m.rank_many(self.floor, lexical, examples),
+            None => lexical.into_iter().map(|r| (r, self.floor)).collect(),
+        }
+    }
+
+    /// `f` of each of `skills` with its trigger examples ranked (in order), the skills taken
+    /// in groups whose examples are ranked together, spread over every core: a group reads
+    /// each of the global index's vectors once, and only a group's rankings are held at once.
+    fn each_ranked<T: Send>(
+        &self,
+        ws: &Workspace,
+        skills: &[usize],
+        f: impl Fn(usize, &[(Ranking, f64)]) -> T + Sync,
+    ) -> Vec<T> {
+        (skills.par_chunks(SKILLS_AT_ONCE))
+            .flat_map_iter(|group| {
+                let examples: Vec<(usize, usize)> = (group.iter())
+                    .flat_map(|&i| {
+                        (0..ws.skills[i].frontmatter.trigger_examples.len()).map(move |n| (i, n))
+                    })
+                    .collect();
+                let ranked = self.rank_many(ws, &examples);
+                let mut at = 0;
+                (group.iter())
+                    .map(|&i| {
+                        let count = ws.skills[i].frontmatter.trigger_examples.len();
+                        at += count;
+                        f(i, &ranked[at - count..at])
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// The name of its bar, in words.
+    fn bar_name(&self) -> &'static str {
+        match self.meaning {
+            Some(_) => "the catalog's bar",
+            None => "min_score",
+        }
+    }
 }
 
 /// The words the index holds of a skill, as the build stores them in `card.terms`.
@@ -57,26 +124,30 @@ fn compute(
     memory: Option<&Memory>,
 ) -> Vec<Diagnostic> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
-    let found = each_catalog(ws, only, memory, |catalog, parts, floor| {
-        (catalog.own.par_iter())
-            .filter(|i| wanted(i))
-            .filter_map(|&i| routed_elsewhere(ws, parts, floor, catalog.client, i))
-            .collect::<Vec<_>>()
+    let found = each_catalog(ws, only, memory, |catalog, router| {
+        let skills: Vec<usize> = catalog.own.iter().copied().filter(wanted).collect();
+        let found = router.each_ranked(ws, &skills, |i, ranked| {
+            routed_elsewhere(ws, router, catalog.client, i, ranked)
+        });
+        found.into_iter().flatten().collect::<Vec<_>>()
     });
     found.into_iter().flatten().collect()
 }
 
-/// `f` of each catalog with an own skill of `only` (every catalog without it), with the parts
-/// of its index and its `min_score`. The global catalog's index is built once; a client's
-/// catalog is ranked as that index less the global skills it does not show plus an index of
-/// its own skills and the ones it turns on (`route::rank_parts`, exactly as an index of its
-/// own would rank). Only the global skills' words are held for the whole pass; a client's
-/// are made where its catalog is ranked.
+/// Skills whose trigger examples are ranked together (a few dozen examples).
+const SKILLS_AT_ONCE: usize = 12;
+
+/// `f` of each catalog with an own skill of `only` (every catalog without it), with how it
+/// routes. The global catalog's index is built once; a client's catalog is ranked as that
+/// index less the global skills it does not show plus an index of its own skills and the ones
+/// it turns on (`route::rank_parts`, exactly as an index of its own would rank), and its
+/// vectors likewise. Only the global skills' words and vectors are held for the whole pass; a
+/// client's are made where its catalog is ranked.
 fn each_catalog<T: Send>(
     ws: &Workspace,
     only: Option<&HashSet<usize>>,
     memory: Option<&Memory>,
-    f: impl Fn(&Catalog<'_>, &[Part<'_>], f64) -> T + Sync,
+    f: impl Fn(&Catalog<'_>, &Router<'_>) -> T + Sync,
 ) -> Vec<T> {
     let wanted = |i: &usize| only.is_none_or(|o| o.contains(i));
     let listed: Vec<usize> = (0..ws.skills.len())
@@ -88,16 +159,19 @@ fn each_catalog<T: Send>(
         .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Global))
         .filter(|&i| super::catalogs::enabled(ws, &ws.skills[i], None))
         .collect();
+    let hybrid = by_meaning(ws);
+    let made = pass_vectors(ws, hybrid, &global, &catalogs, memory);
     // The base's documents are the global skills it was built from; those since edited
     // (`stale`) are left out of it and ranked with a catalog's added skills instead.
-    let (base, built_from) = global_index(ws, &global, memory);
-    let stale: Vec<bool> = (built_from.iter())
+    let base = global_index(ws, &global, memory, hybrid.then_some(&made));
+    let stale: Vec<bool> = (base.from.iter())
         .map(|(i, skill)| !Arc::ptr_eq(skill, &ws.skills[*i]))
         .collect();
-    let in_base: HashSet<usize> = (built_from.iter().zip(&stale))
+    let in_base: HashSet<usize> = (base.from.iter().zip(&stale))
         .filter(|(_, stale)| !**stale)
         .map(|((i, _), _)| *i)
         .collect();
+    let talk = hybrid.then(route_meaning::small_talk);
     catalogs
         .par_iter()
         .map(|catalog| {
@@ -105,7 +179,7 @@ fn each_catalog<T: Send>(
             for &i in catalog.own.iter().chain(catalog.kept.iter()) {
                 shown[i] = true;
             }
-            let removed: Vec<bool> = (built_from.iter().zip(&stale))
+            let removed: Vec<bool> = (base.from.iter().zip(&stale))
                 .map(|((i, _), stale)| *stale || !shown[*i])
                 .collect();
             let more: Vec<(usize, String)> = (catalog.own.iter().chain(catalog.kept.iter()))
@@ -113,24 +187,133 @@ fn each_catalog<T: Send>(
                 .map(|&i| (i, terms(&ws.skills[i])))
                 .collect();
             let added = RouteIndex::new(more.iter().map(|(i, t)| (*i, t.as_str())));
-            let parts = [Part::less(&base, &removed), Part::whole(&added)];
-            f(catalog, &parts, min_score(ws, catalog.client))
+            let skills = removed.iter().filter(|r| !**r).count() + more.len();
+            let meaning = (base.meaning.as_deref()).map(|dense| {
+                let mut hidden = vec![true; ws.skills.len()];
+                for ((i, _), removed) in base.from.iter().zip(&removed) {
+                    hidden[*i] = *removed;
+                }
+                let added: Vec<usize> = more.iter().map(|(i, _)| *i).collect();
+                catalog_meaning(
+                    ws,
+                    (dense, hidden),
+                    &added,
+                    &made,
+                    talk.as_ref(),
+                    catalog.client,
+                )
+            });
+            let floor = match meaning {
+                Some(_) => setting(ws, catalog.client, "hybrid_min_score")
+                    .unwrap_or_else(|| hybrid_floor(skills)),
+                None => setting(ws, catalog.client, "min_score")
+                    .unwrap_or(RoutingSettings::default().min_score),
+            };
+            let parts = [Part::less(&base.words, &removed), Part::whole(&added)];
+            f(
+                catalog,
+                &Router {
+                    parts,
+                    meaning,
+                    floor,
+                },
+            )
         })
         .collect()
 }
 
-/// The index of the global catalog and the skills it was built from: in a session, the last
-/// one its memory holds while it was built from the same skills in the same places with at
-/// most [`MAX_STALE`] of them edited since (each keystroke in a description would build it
-/// again: 8 ms on a thousand skills, twice a keystroke).
+/// The vectors of the skills a pass ranks by meaning (none by words): in a session, every
+/// catalog's, kept for the next check; in a one-shot check, the global skills' for the whole
+/// pass, a client's own being made where its catalog is ranked (at 50,000 clients, all of them
+/// at once would be gigabytes).
+fn pass_vectors(
+    ws: &Workspace,
+    hybrid: bool,
+    global: &[usize],
+    catalogs: &[Catalog<'_>],
+    memory: Option<&Memory>,
+) -> Made {
+    match (hybrid, memory) {
+        (false, _) => Made::new(),
+        (true, None) => route_meaning::vectors(ws, global, None),
+        (true, Some(_)) => {
+            let shown = catalogs
+                .iter()
+                .flat_map(|c| c.own.iter().chain(c.kept.iter()));
+            let mut needed: Vec<usize> = global.iter().chain(shown).copied().collect();
+            needed.sort_unstable();
+            needed.dedup();
+            remembered_vectors(ws, &needed, memory)
+        }
+    }
+}
+
+/// A catalog's vectors: the global index (`base`, with the skills the catalog hides), and the
+/// skills it adds, whose vectors are made here when the pass's `made` lacks them. `talk`
+/// raises its bar unless its settings write one.
+fn catalog_meaning<'a>(
+    ws: &Workspace,
+    (base, hidden): (&'a DenseIndex, Vec<bool>),
+    added: &[usize],
+    made: &'a Made,
+    talk: Option<&'a DenseIndex>,
+    client: Option<&str>,
+) -> CatalogMeaning<'a> {
+    let missing: Vec<usize> = (added.iter().copied())
+        .filter(|i| !made.contains_key(i))
+        .collect();
+    let own = route_meaning::vectors(ws, &missing, None);
+    CatalogMeaning {
+        base,
+        hidden,
+        added: route_meaning::index(added.iter().copied(), made, &own),
+        made,
+        own,
+        small_talk: talk.filter(|_| setting(ws, client, "hybrid_min_score").is_none()),
+    }
+}
+
+/// The vectors of `skills`, kept in the session's `memory` for the next check: a rebuild
+/// makes only the edited skills'.
+fn remembered_vectors(ws: &Workspace, skills: &[usize], memory: Option<&Memory>) -> Made {
+    let Some(memory) = memory else {
+        return route_meaning::vectors(ws, skills, None);
+    };
+    let mut last = memory.vectors.lock().ok().and_then(|mut l| l.take());
+    let made = route_meaning::vectors(ws, skills, last.as_ref());
+    // The skills this check did not need stay remembered (a draft's check needs few).
+    let mut kept = last.take().unwrap_or_default();
+    kept.extend(made.iter().map(|(i, v)| (*i, v.clone())));
+    if let Ok(mut l) = memory.vectors.lock() {
+        *l = Some(kept);
+    }
+    made
+}
+
+/// The global catalog's indexes (words, and meaning when it routes by it) and the skills they
+/// were built from.
+#[derive(Clone)]
+pub(super) struct Base {
+    words: Arc<RouteIndex>,
+    meaning: Option<Arc<DenseIndex>>,
+    from: BuiltFrom,
+}
+
+/// The indexes of the global catalog and the skills they were built from: in a session, the
+/// last ones its memory holds while they were built from the same skills in the same places
+/// with at most [`MAX_STALE`] of them edited since (each keystroke in a description would
+/// build them again: 8 ms on a thousand skills, twice a keystroke). `made` holds the vectors
+/// when the catalog routes by meaning.
 fn global_index(
     ws: &Workspace,
     global: &[usize],
     memory: Option<&Memory>,
-) -> (Arc<RouteIndex>, BuiltFrom) {
+    made: Option<&Made>,
+) -> Base {
     if let Some(memory) = memory {
         if let Ok(memo) = memory.route_base.lock() {
-            if let Some((index, from)) = memo.as_ref() {
+            if let Some(base) = memo.as_ref() {
+                let from = &base.from;
                 let same_places =
                     from.len() == global.len() && from.iter().zip(global).all(|((i, _), g)| i == g);
                 // Its places are then `global`'s, all in the workspace.
@@ -139,23 +322,31 @@ fn global_index(
                         .filter(|(i, skill)| !Arc::ptr_eq(skill, &ws.skills[*i]))
                         .count()
                 };
-                if same_places && edited() <= MAX_STALE {
-                    return (index.clone(), from.clone());
+                let same_method = base.meaning.is_some() == made.is_some();
+                if same_places && same_method && edited() <= MAX_STALE {
+                    return base.clone();
                 }
             }
         }
     }
     let terms: Vec<String> = global.par_iter().map(|&i| terms(&ws.skills[i])).collect();
-    let index = Arc::new(RouteIndex::new(
+    let words = Arc::new(RouteIndex::new(
         (global.iter().copied()).zip(terms.iter().map(String::as_str)),
     ));
+    let none = Made::new();
+    let meaning = made.map(|m| Arc::new(route_meaning::index(global.iter().copied(), m, &none)));
     let from: BuiltFrom = Arc::new(global.iter().map(|&i| (i, ws.skills[i].clone())).collect());
+    let base = Base {
+        words,
+        meaning,
+        from,
+    };
     if let Some(memory) = memory {
         if let Ok(mut memo) = memory.route_base.lock() {
-            *memo = Some((index.clone(), from.clone()));
+            *memo = Some(base.clone());
         }
     }
-    (index, from)
+    base
 }
 
 /// The skills an index was built from, by their place in the workspace.
@@ -191,12 +382,14 @@ pub(crate) fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<E
     let only: HashSet<usize> = [i].into_iter().collect();
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
-    let mut found = each_catalog(ws, Some(&only), Some(memory), |_, parts, floor| {
-        (0..examples.len())
-            .map(|n| {
+    let mut found = each_catalog(ws, Some(&only), Some(memory), |_, router| {
+        let ranked = router.each_ranked(ws, &[i], |_, ranked| ranked.to_vec());
+        let ranked = ranked.into_iter().next().unwrap_or_default();
+        (ranked.iter().enumerate())
+            .map(|(n, ranked)| {
                 let line = skill.examples_pos.get(n).map_or(0, |p| p.line);
                 let example = examples[n].clone();
-                match example_elsewhere(ws, parts, floor, i, n) {
+                match example_elsewhere(ws, router, i, n, ranked) {
                     Some(away) => ExampleRoute {
                         example,
                         line,
@@ -206,8 +399,8 @@ pub(crate) fn example_routes(ws: &Workspace, i: usize, memory: &Memory) -> Vec<E
                         standing: Some(away.own),
                     },
                     None => {
-                        let ranking = rank_parts(parts, &examples[n], Some((i, &examples[n])));
-                        let first = ranking.first(|s| s.score >= floor, |k| &ws.skills[k].name);
+                        let (ranking, bar) = ranked;
+                        let first = ranking.first(|s| s.score >= *bar, |k| &ws.skills[k].name);
                         ExampleRoute {
                             example,
                             line,
@@ -239,15 +432,14 @@ struct Elsewhere<'w> {
 /// Where the `n`th trigger example of skill `i` goes first, when that is another skill.
 fn example_elsewhere<'w>(
     ws: &'w Workspace,
-    parts: &[Part<'_>],
-    floor: f64,
+    router: &Router<'_>,
     i: usize,
     n: usize,
+    (ranking, bar): &(Ranking, f64),
 ) -> Option<Elsewhere<'w>> {
     let skill = &ws.skills[i];
-    let example = &skill.frontmatter.trigger_examples[n];
-    let ranking = rank_parts(parts, example, Some((i, example)));
-    let first = ranking.first(|s| s.score >= floor, |k| &ws.skills[k].name)?;
+    let bar = *bar;
+    let first = ranking.first(|s| s.score >= bar, |k| &ws.skills[k].name)?;
     if first.skill == i {
         return None;
     }
@@ -256,8 +448,8 @@ fn example_elsewhere<'w>(
     // In words, not scores: the scores move with any edit of the catalog, and a review lists
     // a warning whose text changed as a new one.
     let standing = match own {
-        Some(s) if s.score >= floor => format!("`{}` comes after it", skill.name),
-        Some(_) => format!("`{}` scores under min_score", skill.name),
+        Some(s) if s.score >= bar => format!("`{}` comes after it", skill.name),
+        Some(_) => format!("`{}` scores under {}", skill.name, router.bar_name()),
         None => format!("`{}` shares no word with it", skill.name),
     };
     Some(Elsewhere {
@@ -273,16 +465,16 @@ fn example_elsewhere<'w>(
 /// The W119 of skill `i`, when some of its trigger examples route first to another skill.
 fn routed_elsewhere(
     ws: &Workspace,
-    parts: &[Part<'_>],
-    floor: f64,
+    router: &Router<'_>,
     client: Option<&str>,
     i: usize,
+    ranked: &[(Ranking, f64)],
 ) -> Option<Diagnostic> {
     let skill = &ws.skills[i];
     let examples = &skill.frontmatter.trigger_examples;
     // A pair declared `distinct_from` is meant to look alike: W118 and W119 leave it alone.
     let away: Vec<Elsewhere<'_>> = (0..examples.len())
-        .filter_map(|n| example_elsewhere(ws, parts, floor, i, n))
+        .filter_map(|n| example_elsewhere(ws, router, i, n, ranked.get(n)?))
         .filter(|away| !dismissed(skill, &ws.skills[away.other.0]))
         .collect();
     let first = away.first()?;
@@ -290,9 +482,10 @@ fn routed_elsewhere(
         None => "the global catalog".to_string(),
         Some(c) => format!("client {c}'s catalog"),
     };
-    let pulled = match first.pulled.is_empty() {
-        true => "the words they share weigh more in it".to_string(),
-        false => format!("pulled by {}", first.pulled.join(", ")),
+    let pulled = match (first.pulled.is_empty(), router.meaning.is_some()) {
+        (true, true) => "the words they share, or its meaning, weigh more in it".to_string(),
+        (true, false) => "the words they share weigh more in it".to_string(),
+        (false, _) => format!("pulled by {}", first.pulled.join(", ")),
     };
     // The others are counted, not listed: `skillc eval` and the studio's Routing tab list them.
     let others = match away.len() - 1 {

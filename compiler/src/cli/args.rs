@@ -372,7 +372,7 @@ pub(crate) enum ArtifactCommand {
     Catalog(CatalogArgs),
     /// Assemble the answer prompt for selected skills.
     Prompt(PromptArgs),
-    /// Rank the skills a bundle's catalog shows for a message (the lexical routing index).
+    /// Rank the skills a bundle's catalog shows for a message (by words and the built-in meaning, or words alone when the artifact carries no vectors).
     Route(RouteArgs),
     /// Say why a skill is, or is not, in a bundle: variant, toggle, locale, tier, catalog.
     Explain(ExplainArgs),

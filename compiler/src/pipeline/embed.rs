@@ -30,32 +30,13 @@ const MAX_OUTPUT: u64 = 256 << 20;
 /// The longest vector taken.
 const MAX_DIMS: usize = 65_536;
 
-/// The built-in meaning model's name (`docs/routing.md`, "Meaning").
-pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
-/// Its table, as `tests/quality/scale/study/ship.py` wrote it.
-const BUILT_IN_TABLE: &[u8] = include_bytes!("../../meaning/static-minilm-v1.bin");
-/// The length of its vectors.
-const BUILT_IN_DIMS: usize = 256;
-/// Messages that need no skill (greetings, thanks, chit-chat, sums), one a line: a route
-/// holds a message against their vectors (`docs/routing.md`, "Small talk"). Written for the
-/// project without reading the labelled sets they are measured on (`compiler/meaning/README.md`).
-const SMALL_TALK: &str = include_str!("../../meaning/small-talk.txt");
-/// `routing.embedding_model: none`: route by words only.
-pub(crate) const NO_MODEL: &str = "none";
+use crate::meaning::{built_in, summary, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_TABLE};
 
-/// The built-in meaning table, read from the compiler's own bytes.
-pub(crate) fn built_in() -> skillc_runtime::route::Meaning {
-    skillc_runtime::route::Meaning::parse(BUILT_IN_TABLE.to_vec())
-        .expect("the built-in table parses")
-}
-
-/// What a session keeps of the built-in meaning between builds: the table, read once; each
-/// card's digests (by the card, which a session shares between builds while it is unchanged);
+/// What a session keeps of the built-in meaning between builds: each card's digests (by the card, which a session shares between builds while it is unchanged);
 /// and the last build's vectors, so that a rebuild after an edit makes only the edited texts'
 /// and, when no card changed, hands on the same vectors (which the writer then copies).
 #[derive(Debug, Default)]
 pub(crate) struct MeaningMemo {
-    table: Option<Arc<skillc_runtime::route::Meaning>>,
     /// The small-talk messages' vectors, made once.
     small_talk: Option<Arc<Vec<u8>>>,
     cards: HashMap<usize, (Arc<crate::render::Card>, String)>,
@@ -85,10 +66,7 @@ fn card_digests(card: &crate::render::Card, texts: &mut BTreeMap<String, String>
 fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
     let mut own = MeaningMemo::default();
     let memo = memo.unwrap_or(&mut own);
-    let table = memo
-        .table
-        .get_or_insert_with(|| Arc::new(built_in()))
-        .clone();
+    let table = built_in();
     let mut cards = HashMap::with_capacity(data.cards.len());
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     let mut unchanged = data.cards.len() == memo.cards.len();
@@ -136,25 +114,12 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
     });
 }
 
-/// The vectors of [`SMALL_TALK`]'s messages by `table`, a signed byte a number, one after
-/// another (a message with no known piece, all zeros, left out).
+/// The small talk's vectors (`meaning::small_talk`), a signed byte a number, one after
+/// another.
 fn small_talk_vectors(table: &skillc_runtime::route::Meaning) -> Vec<u8> {
-    (SMALL_TALK.lines())
-        .map(|line| table.vector(line.trim()))
-        .filter(|v| v.iter().any(|&x| x != 0.0))
-        .flat_map(|v| skillc_runtime::route::encode_whole(&v))
+    (crate::meaning::small_talk(table).iter())
+        .flat_map(|v| skillc_runtime::route::encode_whole(v))
         .collect()
-}
-
-/// The text of a card's summary vector: its name (split on `-` and `_`), its description and
-/// its `when_to_use` lines.
-pub(crate) fn summary(name: &str, description: &str, when_to_use: &[String]) -> String {
-    let mut text = format!("{}: {description}", name.replace(['-', '_'], " "));
-    for line in when_to_use {
-        text.push('\n');
-        text.push_str(line);
-    }
-    text
 }
 
 /// The embedder to use: `given`, else [`EMBEDDER_VARIABLE`] when set and not empty.

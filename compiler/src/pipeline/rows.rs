@@ -385,16 +385,8 @@ fn counts(ws: &Workspace) -> crate::model::census::Counts {
     }
 }
 
-/// The workspace's own embedding model, else the built-in one; none with `none` (words only).
 fn embedding_model(cfg: &crate::model::WorkspaceConfig) -> Option<&str> {
-    let declared = (cfg.routing.as_ref())
-        .and_then(|r| r.get("embedding_model"))
-        .and_then(|m| m.as_str());
-    match declared {
-        Some(super::embed::NO_MODEL) => None,
-        Some(model) => Some(model),
-        None => Some(super::embed::BUILT_IN_MODEL),
-    }
+    crate::meaning::embedding_model(cfg.routing.as_ref())
 }
 
 fn manifest(ws: &Workspace, input_hash: &str) -> BTreeMap<String, String> {

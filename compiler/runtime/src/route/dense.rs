@@ -194,6 +194,72 @@ impl DenseIndex {
             .collect()
     }
 
+    /// For each query (a vector, and what it leaves out as [`DenseIndex::similarities`]
+    /// does), each skill's similarity and its summary's cosine (its first text's; 0 at worst),
+    /// in the order of the index's skills: the same numbers as [`DenseIndex::similarities`]
+    /// and [`DenseIndex::nearest_summary`] give one query at a time. Each text's numbers are
+    /// read once for a block of queries, not once a query: a check ranking every trigger
+    /// example of a catalog against thousands of texts is bound by reading them.
+    pub fn similarities_many(&self, queries: &[Asked<'_>]) -> Vec<Vec<Closeness>> {
+        queries
+            .chunks(QUERIES_AT_ONCE)
+            .flat_map(|block| self.similarities_block(block))
+            .collect()
+    }
+
+    /// [`DenseIndex::similarities_many`] of at most [`QUERIES_AT_ONCE`] queries.
+    fn similarities_block(&self, block: &[Asked<'_>]) -> Vec<Vec<Closeness>> {
+        let whole_queries = match &self.rows {
+            Rows::Whole(w) => (block.iter())
+                .map(|(q, _)| whole(q).filter(|v| v.len() == w.dims))
+                .collect::<Option<Vec<Vec<i16>>>>()
+                .map(|qs| (w, qs)),
+            Rows::Floats(_) => None,
+        };
+        let Some((w, qs)) = whole_queries else {
+            // One query at a time: vectors of a model of the workspace's own.
+            return (block.iter())
+                .map(|&(q, leave_out)| self.one_by_one(q, leave_out))
+                .collect();
+        };
+        let q_norms: Vec<f64> = qs.iter().map(|q| int_norm(q)).collect();
+        let leave_outs: Vec<Option<(usize, usize)>> = block.iter().map(|(_, l)| *l).collect();
+        let texts = Texts {
+            docs: &self.docs,
+            norms: &self.norms,
+            rows: w,
+        };
+        let mut out = vec![vec![Closeness::default(); self.docs.len()]; block.len()];
+        whole_block(&texts, &qs, &q_norms, &leave_outs, &mut out);
+        out
+    }
+
+    /// One query's [`Closeness`] to each skill, by [`DenseIndex::cosine`].
+    fn one_by_one(&self, q: &[f32], leave_out: Option<(usize, usize)>) -> Vec<Closeness> {
+        let q_norm = norm(q);
+        let mut first = 0;
+        (self.docs.iter())
+            .map(|&(skill, texts)| {
+                let mut c = Closeness {
+                    skill,
+                    ..Closeness::default()
+                };
+                for t in 0..texts {
+                    if leave_out.is_some_and(|(s, n)| s == skill && t == n + 1) {
+                        continue;
+                    }
+                    let cosine = self.cosine(q, q_norm, first + t);
+                    c.similarity = c.similarity.max(cosine);
+                    if t == 0 {
+                        c.summary = c.summary.max(cosine);
+                    }
+                }
+                first += texts;
+                c
+            })
+            .collect()
+    }
+
     /// How many skills it holds vectors of (every skill a catalog of its bundle can show).
     pub fn len(&self) -> usize {
         self.docs.len()
@@ -316,6 +382,82 @@ impl DenseIndex {
             })
             .collect()
     }
+}
+
+/// The texts of a whole-number index, as [`whole_block`] reads them.
+struct Texts<'a> {
+    docs: &'a [(usize, usize)],
+    norms: &'a [f64],
+    rows: &'a Whole,
+}
+
+/// [`DenseIndex::similarities_many`] of a block of whole-number queries (with their lengths
+/// and what each leaves out) into `out`, a row of [`Closeness`] per query. Compiled for AVX2
+/// and AVX-512 too, the widest the processor has chosen when it runs: integer sums, the same
+/// on any of them.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw", "x86_64+avx2"))]
+fn whole_block<'t>(
+    texts: &Texts<'t>,
+    qs: &[Vec<i16>],
+    q_norms: &[f64],
+    leave_outs: &[Option<(usize, usize)>],
+    out: &mut [Vec<Closeness>],
+) {
+    let w = texts.rows;
+    let tail_dims = w.tail_dims();
+    let products = |a: &[i16], b: &[i16]| -> i32 {
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum()
+    };
+    let mut first = 0;
+    for (d, &(skill, count)) in texts.docs.iter().enumerate() {
+        for t in (0..count).filter(|&t| texts.norms[first + t] != 0.0) {
+            let i = first + t;
+            let head = &w.head[i * HEAD..(i + 1) * HEAD];
+            let tail = &w.tail[i * tail_dims..(i + 1) * tail_dims];
+            for (k, q) in qs.iter().enumerate() {
+                let left_out = leave_outs[k].is_some_and(|(s, n)| s == skill && t == n + 1);
+                if q_norms[k] == 0.0 || left_out {
+                    continue;
+                }
+                let dot = products(&q[..HEAD], head) + products(&q[HEAD..], tail);
+                let cosine = f64::from(dot) / (q_norms[k] * texts.norms[i]);
+                let c = &mut out[k][d];
+                c.similarity = c.similarity.max(cosine);
+                if t == 0 {
+                    c.summary = c.summary.max(cosine);
+                }
+            }
+        }
+        first += count;
+    }
+    for row in out.iter_mut() {
+        for (c, &(skill, _)) in row.iter_mut().zip(texts.docs) {
+            c.skill = skill;
+        }
+    }
+}
+
+/// A query of [`DenseIndex::similarities_many`]: its vector, and the trigger example it leaves
+/// out (a skill, and the example's position), as [`DenseIndex::similarities`] takes them.
+pub type Asked<'q> = (&'q [f32], Option<(usize, usize)>);
+
+/// Queries [`DenseIndex::similarities_many`] takes at once: their vectors and one text's stay
+/// in the nearest cache while the text is read.
+const QUERIES_AT_ONCE: usize = 32;
+
+/// How close a query is to one skill: its similarity (the cosine of its closest text) and its
+/// summary's cosine, 0 at worst.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Closeness {
+    /// The skill (its index in the bundle or workspace the index was built with).
+    pub skill: usize,
+    /// The cosine of its closest text.
+    pub similarity: f64,
+    /// The cosine of its summary.
+    pub summary: f64,
 }
 
 /// Whether a text whose dot product with the query is at most `reach`, over `lengths` (the
@@ -578,6 +720,69 @@ mod tests {
                 })
                 .collect()
         }
+    }
+
+    /// Many queries at once give each one's numbers exactly as one at a time: every skill's
+    /// similarity (`similarities`, with its example left out) and summary (`nearest_summary`),
+    /// on whole-number rows (in blocks, more queries than one block holds) and on floats.
+    #[test]
+    fn many_queries_at_once_are_each_exactly_one_query_alone() {
+        let mut vector = rows_like_the_tables(5, 6.0);
+        let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
+            .map(|d| (100 + d, (0..1 + d % 4).map(|_| vector(80).into()).collect()))
+            .collect();
+        docs.push((120, vec![vec![0.0; 80].into(), vector(80).into()]));
+        docs.push((121, Vec::new()));
+        let floats: Vec<(usize, Vec<Arc<[f32]>>)> = (docs.iter())
+            .map(|(s, v)| {
+                (
+                    *s,
+                    v.iter()
+                        .map(|x| x.iter().map(|n| n / 3.0).collect())
+                        .collect(),
+                )
+            })
+            .collect();
+        for ix in [DenseIndex::new(docs), DenseIndex::new(floats)] {
+            let vectors: Vec<Vec<f32>> = (0..QUERIES_AT_ONCE + 7).map(|_| vector(80)).collect();
+            let mut queries: Vec<Asked<'_>> = (vectors.iter())
+                .enumerate()
+                .map(|(k, v)| (&v[..], Some((100 + k % 20, k % 3))))
+                .collect();
+            let zeros = vec![0.0; 80];
+            queries.push((&zeros, None));
+            let many = ix.similarities_many(&queries);
+            assert_eq!(many.len(), queries.len());
+            for (&(q, leave_out), closeness) in queries.iter().zip(&many) {
+                let alone = ix.similarities(q, leave_out);
+                let similarities: Vec<(usize, f64)> =
+                    closeness.iter().map(|c| (c.skill, c.similarity)).collect();
+                assert_eq!(similarities, alone);
+                let nearest = closeness.iter().map(|c| c.summary).fold(0.0, f64::max);
+                assert_eq!(nearest, ix.nearest_summary(q, f64::INFINITY));
+            }
+            // A left-out example is not its skill's closest text any more.
+            let own = docs_text(&ix, 103, 2);
+            let found = ix.similarities_many(&[(&own, None), (&own, Some((103, 1)))]);
+            let of = |row: &Vec<Closeness>| row.iter().find(|c| c.skill == 103).unwrap().similarity;
+            assert!((of(&found[0]) - 1.0).abs() < 1e-9);
+            assert!(of(&found[1]) < 0.999, "{}", of(&found[1]));
+        }
+    }
+
+    /// The numbers of text `t` of `skill` in `ix`.
+    fn docs_text(ix: &DenseIndex, skill: usize, t: usize) -> Vec<f32> {
+        let mut first = 0;
+        for &(s, texts) in &ix.docs {
+            if s == skill {
+                return match &ix.rows {
+                    Rows::Whole(w) => w.numbers(first + t).map(|x| x as f32).collect(),
+                    Rows::Floats(f) => f[first + t].to_vec(),
+                };
+            }
+            first += texts;
+        }
+        unreachable!("no skill {skill}")
     }
 
     #[test]

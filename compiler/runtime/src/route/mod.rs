@@ -18,7 +18,7 @@ mod word_chars;
 pub use answer::{Candidate, Query, Route};
 pub use dense::{
     decode, decode_stored, encode, encode_whole, fuse, fused, parse_query_vector,
-    similarity_needed, DenseIndex, LEXICAL_SHARE,
+    similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE,
 };
 pub use history::Turn;
 pub use meaning::Meaning;

@@ -1,0 +1,65 @@
+//! The built-in meaning model (docs/routing.md, "Meaning"): its table, part of the compiler's
+//! own bytes, the small talk a route holds messages against, and the texts of a skill it gives
+//! vectors to. The build writes the table and the vectors into the artifact
+//! (`pipeline::embed`); `check` routes trigger examples with them as the runtimes will (W119).
+
+use std::sync::{Arc, OnceLock};
+
+use skillc_runtime::route::Meaning;
+
+/// The built-in meaning model's name.
+pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
+/// Its table, as `tests/quality/scale/study/ship.py` wrote it.
+pub(crate) const BUILT_IN_TABLE: &[u8] = include_bytes!("../meaning/static-minilm-v1.bin");
+/// The length of its vectors.
+pub(crate) const BUILT_IN_DIMS: usize = 256;
+/// Messages that need no skill (greetings, thanks, chit-chat, sums), one a line: a route
+/// holds a message against their vectors (`docs/routing.md`, "Small talk"). Written for the
+/// project without reading the labelled sets they are measured on (`compiler/meaning/README.md`).
+const SMALL_TALK: &str = include_str!("../meaning/small-talk.txt");
+/// `routing.embedding_model: none`: route by words only.
+pub(crate) const NO_MODEL: &str = "none";
+
+/// The built-in meaning table, parsed from the compiler's own bytes once: a constant of the
+/// program (like a compiled rule), the same whoever asks, so it holds no session's memory.
+pub(crate) fn built_in() -> Arc<Meaning> {
+    static TABLE: OnceLock<Arc<Meaning>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            Arc::new(Meaning::parse(BUILT_IN_TABLE.to_vec()).expect("the built-in table parses"))
+        })
+        .clone()
+}
+
+/// The workspace's own embedding model, else the built-in one; `None` with
+/// `embedding_model: none` (words only).
+pub(crate) fn embedding_model(routing: Option<&serde_json::Value>) -> Option<&str> {
+    let declared = routing
+        .and_then(|r| r.get("embedding_model"))
+        .and_then(|m| m.as_str());
+    match declared {
+        Some(NO_MODEL) => None,
+        Some(model) => Some(model),
+        None => Some(BUILT_IN_MODEL),
+    }
+}
+
+/// The vectors of [`SMALL_TALK`]'s messages by `table`, in order (a message with no known
+/// piece, all zeros, left out).
+pub(crate) fn small_talk(table: &Meaning) -> Vec<Vec<f32>> {
+    (SMALL_TALK.lines())
+        .map(|line| table.vector(line.trim()))
+        .filter(|v| v.iter().any(|&x| x != 0.0))
+        .collect()
+}
+
+/// The text of a card's summary vector: its name (split on `-` and `_`), its description and
+/// its `when_to_use` lines.
+pub(crate) fn summary(name: &str, description: &str, when_to_use: &[String]) -> String {
+    let mut text = format!("{}: {description}", name.replace(['-', '_'], " "));
+    for line in when_to_use {
+        text.push('\n');
+        text.push_str(line);
+    }
+    text
+}
