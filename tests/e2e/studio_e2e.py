@@ -684,6 +684,27 @@ def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_an
     d.screenshot(shots / "toggles-undone-review.png")
 
 
+def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
+               "the first build's cases have run", timeout=60)
+    d.click('#tabs button[data-tab="toggles"]')
+    cell = 'td[data-client="hyperline.co"][data-skill="competitors"]'
+    d.find(cell)
+    d.js("window.__studioTrace.length = 0")
+    d.click(cell)
+    d.click('#tg-menu button[data-value="off"]')
+    broken = d.wait_text("#tg-broken", "breaks 1 test", timeout=60)
+    assert "tier 3 (roster and battlecards) answers with the battlecard variant" in broken, broken
+    # The cases that passed before are the Tests tab's last run, and what broke is read from the
+    # run the rebuild made for it: the cases run once per click, after the toggle is written.
+    commands = [c for c, _, _ in d.js("return window.__studioTrace")]
+    assert "set_toggles" in commands and "test_cases" not in commands[:commands.index("set_toggles")], commands
+    assert commands.count("test_cases") == 1 and "cases_broken_since" not in commands, commands
+    d.click("#tg-broken-undo")
+    d.wait_text("#tg-undo", "Undo")
+
+
 def git(cwd, *args):
     return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
 
@@ -1485,6 +1506,7 @@ TESTS = (
     test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
     test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
+    test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
