@@ -689,6 +689,9 @@ def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_brok
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
                "the first build's cases have run", timeout=60)
     d.click('#tabs button[data-tab="toggles"]')
+    # The filters keep what the tests before typed in them: the one cell, whatever they hold.
+    d.set_value("#tg-clients", "hyperline.co")
+    d.set_value("#tg-skills", "competitors")
     cell = 'td[data-client="hyperline.co"][data-skill="competitors"]'
     d.find(cell)
     d.js("window.__studioTrace.length = 0")
@@ -701,6 +704,7 @@ def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_brok
     commands = [c for c, _, _ in d.js("return window.__studioTrace")]
     assert "set_toggles" in commands and "test_cases" not in commands[:commands.index("set_toggles")], commands
     assert commands.count("test_cases") == 1 and "cases_broken_since" not in commands, commands
+    d.screenshot(shots / "toggle-click-broken.png")
     d.click("#tg-broken-undo")
     d.wait_text("#tg-undo", "Undo")
 
