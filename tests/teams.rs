@@ -535,6 +535,38 @@ fn set_edits_workspace_and_client_settings_by_dotted_path_changing_only_their_li
 }
 
 #[test]
+fn set_adds_edits_and_removes_a_plan_by_its_name_changing_only_its_line() {
+    let dir = sample();
+    let ws = dir.path();
+    let wy = ws.join("workspace.yaml");
+    let w0 = std::fs::read_to_string(&wy).unwrap();
+    let set = |args: &[&str]| {
+        let out = skillc(&[&["set"], args].concat());
+        assert!(out.status.success(), "{args:?}: {}", said(&out));
+    };
+    // `tiers.gold` is the item of `tiers:` named gold: added last, on one line.
+    set(&[arg(&wy), "tiers.gold", "{ catalog_token_budget: 900 }"]);
+    set(&[arg(&wy), "tiers.fast.catalog_token_budget", "2000"]);
+    assert_eq!(
+        std::fs::read_to_string(&wy).unwrap(),
+        w0.replace(
+            "  - { name: pro }\n",
+            "  - { name: pro }\n  - { name: gold, catalog_token_budget: 900 }\n"
+        )
+        .replace("catalog_token_budget: 1500", "catalog_token_budget: 2000")
+    );
+    checked(ws);
+    set(&[arg(&wy), "--unset", "tiers.gold"]);
+    set(&[arg(&wy), "tiers.fast.catalog_token_budget", "1500"]);
+    assert_eq!(std::fs::read_to_string(&wy).unwrap(), w0);
+    // A plan a client names stays: removing it would leave that client an error.
+    let out = skillc(&["set", arg(&wy), "--unset", "tiers.pro"]);
+    assert_eq!(out.status.code(), Some(1), "{}", said(&out));
+    assert!(said(&out).contains("nothing was written"), "{}", said(&out));
+    assert_eq!(std::fs::read_to_string(&wy).unwrap(), w0);
+}
+
+#[test]
 fn set_refuses_settings_that_break_the_workspace_even_given_a_bare_file_name() {
     let dir = sample();
     let ws = dir.path();

@@ -34,7 +34,7 @@ const editor = new SkillEditor({
   describe: (file) => overview?.skills.find((k) => k.file === file) ?? null,
   fields: () => overview?.fields ?? [],
 });
-const toggles = new TogglesView(() => runBuild());
+const toggles = new TogglesView(() => runBuild(), () => tests);
 const clients = new ClientsView({
   changed: () => scheduleBuild(),
   open: (file) => { openSkill(file).catch(fail); },

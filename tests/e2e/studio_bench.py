@@ -15,8 +15,10 @@ Prints the median (and every run) of:
 - description keystroke: the same in a skill's description (its overlap and routing warnings,
   W118 and W119, are redone for that skill);
 - save: from clicking Save to the preview showing the saved text (rebuild included);
-- toggles: from clicking the Toggles tab to the matrix drawn.
-Times of the last three are taken inside the page (performance.now), so WebDriver's own
+- toggles: from clicking the Toggles tab to the matrix drawn;
+- toggle click: from choosing a cell's state to the matrix drawn again with it (the rebuild
+  and the cases that follow are not counted; each click waits for them before the next).
+Times of the last four are taken inside the page (performance.now), so WebDriver's own
 latency is not counted; `open` is taken from outside, as a user sees it.
 """
 
@@ -31,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import studio_e2e as e2e  # noqa: E402  (the same Driver as the end-to-end tests)
 
-TARGETS = {"open": 3000, "keystroke": 150, "description keystroke": 150, "save": 250, "toggles": 1000}
+TARGETS = {"open": 3000, "keystroke": 150, "description keystroke": 150, "save": 250, "toggles": 1000, "toggle click": 250}
 
 
 def page_wait(d, script, timeout=120):
@@ -162,6 +164,28 @@ when(() => document.getElementById('tg-pagers').textContent.includes('clients'))
     return times
 
 
+def measure_toggle_click(d, runs):
+    """Sets the first cell of the matrix off, then back to its default, `runs` times in all."""
+    d.click('#tabs button[data-tab="toggles"]')
+    d.wait_text("#tg-pagers", "clients")
+    times = []
+    for i in range(runs):
+        d.js("document.getElementById('tg-broken').hidden = true;")
+        d.click("#toggles td[data-client]")
+        times.append(page_wait(d, WHEN + f"""
+const mark = document.createElement('span'); mark.id = 'bench-sentinel';
+document.getElementById('toggles').append(mark);
+const t0 = performance.now();
+document.querySelector('#tg-menu button[data-value="{"off" if i % 2 == 0 else "default"}"]').click();
+when(() => !document.getElementById('bench-sentinel'))
+  .then(() => requestAnimationFrame(() => {{ window.__bench = performance.now() - t0; }}));
+"""))
+        # The rebuild and its cases are done when the broken tests are named.
+        e2e.wait_until(lambda: not d.js("return document.getElementById('tg-broken').hidden"),
+                       "the cases ran after the click", timeout=120)
+    return times
+
+
 def report(name, times):
     med = statistics.median(times)
     target = TARGETS[name]
@@ -204,6 +228,7 @@ def main():
                 print("  its commands, medians: " + ", ".join(
                     f"{cmd} {statistics.median(t):.0f} ms" for cmd, t in spent.items()))
                 report("toggles", measure_toggles(d, runs))
+                report("toggle click", measure_toggle_click(d, runs))
             finally:
                 d.quit()
     finally:

@@ -9,6 +9,7 @@ tauri-driver, which starts the app) is stopped here, by its process id.
 
 import base64
 import contextlib
+import difflib
 import http.client
 import hashlib
 import json
@@ -28,8 +29,10 @@ import yaml as _yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 # Another display and port let two runs share a machine (STUDIO_E2E_PORT, STUDIO_E2E_DISPLAY);
-# WebKitWebDriver listens on the next port.
+# WebKitWebDriver listens on the next port, or on STUDIO_E2E_NATIVE_PORT (when runs side by side
+# were given neighbouring ports, the next one is another run's).
 PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
+NATIVE_PORT = int(os.environ.get("STUDIO_E2E_NATIVE_PORT", str(PORT + 1)))
 DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 # Runs only the tests whose name holds this text (for working on one test).
@@ -193,7 +196,7 @@ def window_display(log=subprocess.DEVNULL):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(1)
         driver_bin = shutil.which("tauri-driver") or str(Path.home() / ".cargo/bin/tauri-driver")
-        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT), "--native-port", str(PORT + 1)],
+        procs.append(subprocess.Popen([driver_bin, "--port", str(PORT), "--native-port", str(NATIVE_PORT)],
                                       env=env, stdout=log, stderr=log))
         wait_port(PORT)
         yield
@@ -679,6 +682,31 @@ def test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_an
     d.wait_text("#rv-status", "Nothing to publish", timeout=60)
     d.wait_text("#rv-doc", "Nothing to review: every change is published.")
     d.screenshot(shots / "toggles-undone-review.png")
+
+
+def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke(d, tmp, shots):
+    fresh_workspace(d, tmp)
+    wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
+               "the first build's cases have run", timeout=60)
+    d.click('#tabs button[data-tab="toggles"]')
+    # The filters keep what the tests before typed in them: the one cell, whatever they hold.
+    d.set_value("#tg-clients", "hyperline.co")
+    d.set_value("#tg-skills", "competitors")
+    cell = 'td[data-client="hyperline.co"][data-skill="competitors"]'
+    d.find(cell)
+    d.js("window.__studioTrace.length = 0")
+    d.click(cell)
+    d.click('#tg-menu button[data-value="off"]')
+    broken = d.wait_text("#tg-broken", "breaks 1 test", timeout=60)
+    assert "tier 3 (roster and battlecards) answers with the battlecard variant" in broken, broken
+    # The cases that passed before are the Tests tab's last run, and what broke is read from the
+    # run the rebuild made for it: the cases run once per click, after the toggle is written.
+    commands = [c for c, _, _ in d.js("return window.__studioTrace")]
+    assert "set_toggles" in commands and "test_cases" not in commands[:commands.index("set_toggles")], commands
+    assert commands.count("test_cases") == 1 and "cases_broken_since" not in commands, commands
+    d.screenshot(shots / "toggle-click-broken.png")
+    d.click("#tg-broken-undo")
+    d.wait_text("#tg-undo", "Undo")
 
 
 def git(cwd, *args):
@@ -1250,6 +1278,57 @@ def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_rou
     d.screenshot(shots / "settings.png")
 
 
+def test_the_workspace_settings_add_a_plan_with_a_budget_and_a_consumer_and_remove_them(d, tmp, shots):
+    ws = fresh_workspace(d, tmp)
+    yaml = ws / "workspace.yaml"
+    before = yaml.read_text()
+    changed = lambda: [l for l in difflib.ndiff(before.splitlines(), yaml.read_text().splitlines())  # noqa: E731
+                       if l[:1] in "+-"]
+    d.click('#tabs button[data-tab="settings"]')
+    d.wait_text("#st-tiers", "fast")
+    # A plan with a catalog budget: one line more, after the other plans.
+    d.set_value("#st-new-tier", "gold")
+    d.set_value("#st-new-tier-budget", "900")
+    d.click("#st-add-tier")
+    wait_until(lambda: changed() == ["+   - { name: gold, catalog_token_budget: 900 }"], f"only the plan's line: {changed()}")
+    assert yaml.read_text().index("name: gold") > yaml.read_text().index("name: pro")
+    wait_until(lambda: d.js("const i = document.querySelector('#st-tiers input[data-budget=\"gold\"]'); return i && i.value") == "900",
+               "the page shows the new plan with its budget")
+    # A consumer with its filter: its lines only, under the other consumers.
+    d.set_value("#st-new-consumer", "summary.writer")
+    d.set_value("#st-new-consumer-enabled", "public.faq, public.pricing")
+    d.click("#st-add-consumer")
+    wait_until(lambda: (_yaml.safe_load(yaml.read_text())["consumers"].get("summary.writer") or {}).get("enabled")
+               == ["public.faq", "public.pricing"], "the consumer is written")
+    assert all(l.startswith("+ ") for l in changed()), changed()
+    d.wait_text("#st-consumers", "summary.writer")
+    # A budget that is not a number is written as typed and said on the page, then put right.
+    d.set_value('#st-tiers input[data-budget="gold"]', "lots")
+    d.js("document.querySelector('#st-tiers input[data-budget=\"gold\"]').dispatchEvent(new Event('change'))")
+    d.wait_text("#st-problems", "tier `gold` is malformed: `catalog_token_budget` is a whole number of tokens, not `lots`",
+                timeout=30)
+    d.js("document.getElementById('st-problems').scrollIntoView({block: 'start'})")
+    d.screenshot(shots / "settings-bad-budget.png")
+    d.set_value('#st-tiers input[data-budget="gold"]', "1200")
+    d.js("document.querySelector('#st-tiers input[data-budget=\"gold\"]').dispatchEvent(new Event('change'))")
+    wait_until(lambda: not d.js("return !!document.getElementById('st-problems')"), "the problem is gone")
+    assert "+   - { name: gold, catalog_token_budget: 1200 }" in changed(), changed()
+    # The next build has the plan: the preview offers it.
+    wait_built(d)
+    wait_until(lambda: d.js("return [...document.querySelectorAll('#pv-tier option')].some((o) => o.value === 'gold')"),
+               "the preview offers the new plan", timeout=60)
+    d.screenshot(shots / "settings-plans-consumers.png")
+    # Removed again: the file is as it was, byte for byte.
+    d.click('#st-tiers button[data-remove-tier="gold"]')
+    wait_until(lambda: "gold" not in yaml.read_text(), "the plan's line is gone")
+    wait_until(lambda: not d.js("return !!document.querySelector('#st-tiers tr[data-tier=\"gold\"]')"),
+               "the page no longer lists the plan")
+    d.click('#st-consumers button[data-remove-consumer="summary.writer"]')
+    wait_until(lambda: yaml.read_text() == before, f"workspace.yaml as it was: {changed()}")
+    wait_until(lambda: not d.js("return !!document.querySelector('#st-consumers tr[data-consumer=\"summary.writer\"]')"),
+               "the page no longer lists the consumer")
+
+
 def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(d, tmp, shots):
     fresh_workspace(d, tmp)
     wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
@@ -1431,6 +1510,7 @@ TESTS = (
     test_an_outside_skill_says_which_repository_and_commit_it_comes_from,
     test_toggles_filter_and_set_in_bulk,
     test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
+    test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke,
     test_review_a_change_and_publish_it_as_a_commit,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
@@ -1454,6 +1534,7 @@ TESTS = (
     test_small_talk_in_the_preview_says_its_bar_rose,
     test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
     test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
+    test_the_workspace_settings_add_a_plan_with_a_budget_and_a_consumer_and_remove_them,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
     test_typing_an_example_shows_where_each_example_of_the_skill_goes,
 )

@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod items;
 pub mod merge;
 mod path;
 pub mod rename;

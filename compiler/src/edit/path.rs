@@ -1,12 +1,13 @@
 //! Lossless edits of a value anywhere in a YAML file (`flags.competitors.battlecard_mode` of a
 //! client.yaml): block-style mappings are walked line by line and only the edited key's lines
 //! change; a flow-style value met on the way (`competitors: { names: [], battlecard_mode: true }`)
-//! is rewritten on its one line from its parsed value, its inline comment kept.
+//! is rewritten on its one line from its parsed value, its inline comment kept. A key under a
+//! list names one of its items (`tiers.fast`: the tier named `fast`, see [`super::items`]).
 
 use serde_yaml::Value;
 
 use super::{block, indent_of, inline_comment, is_blank_or_comment, line_ending, lines, render};
-use super::{parse_value, Error, FieldEdit};
+use super::{items, parse_value, Error, FieldEdit};
 
 /// Sets (or removes) the value at `path` in a YAML mapping document.
 pub fn set_path(text: &str, path: &[&str], edit: &FieldEdit<'_>) -> Result<String, Error> {
@@ -54,9 +55,11 @@ pub fn set_path(text: &str, path: &[&str], edit: &FieldEdit<'_>) -> Result<Strin
             let line = format!("{}{key}: {}{comment}{nl}", " ".repeat(indent), flow(&v));
             return Ok(splice(&ls, start, start + 1, &line, nl));
         }
-        let child = (start + 1..end)
-            .find(|&i| !is_blank_or_comment(ls[i]))
-            .map_or(indent + 2, |i| indent_of(ls[i]));
+        let first = (start + 1..end).find(|&i| !is_blank_or_comment(ls[i]));
+        if let Some(first) = first.filter(|&i| items::is_item(ls[i])) {
+            return items::set_in_block(&ls, first, end, rest, edit, nl);
+        }
+        let child = first.map_or(indent + 2, |i| indent_of(ls[i]));
         (from, to, indent) = (start + 1, end, child);
     }
     unreachable!("the last key of the path returns")
@@ -102,7 +105,7 @@ fn nested(path: &[&str], value: &str, indent: usize, nl: &str) -> String {
     out
 }
 
-fn splice(ls: &[&str], start: usize, end: usize, new: &str, nl: &str) -> String {
+pub(super) fn splice(ls: &[&str], start: usize, end: usize, new: &str, nl: &str) -> String {
     let mut out: String = ls[..start].concat();
     if !out.is_empty() && !out.ends_with('\n') {
         out.push_str(nl);
@@ -112,10 +115,17 @@ fn splice(ls: &[&str], start: usize, end: usize, new: &str, nl: &str) -> String 
     out
 }
 
-fn set_in_value(v: &mut Value, path: &[&str], edit: &FieldEdit<'_>) -> Result<(), Error> {
+pub(super) fn set_in_value(
+    v: &mut Value,
+    path: &[&str],
+    edit: &FieldEdit<'_>,
+) -> Result<(), Error> {
     let (key, rest) = path.split_first().expect("a path has a key");
     if v.is_null() {
         *v = Value::Mapping(Default::default());
+    }
+    if let Value::Sequence(seq) = v {
+        return items::set_in_sequence(seq, path, edit);
     }
     let Value::Mapping(map) = v else {
         return Err(Error::Invalid(format!(
@@ -147,7 +157,7 @@ fn set_in_value(v: &mut Value, path: &[&str], edit: &FieldEdit<'_>) -> Result<()
 }
 
 /// A value in flow style on one line: `{ a: 1, b: [x, y] }`.
-fn flow(v: &Value) -> String {
+pub(super) fn flow(v: &Value) -> String {
     match v {
         Value::Mapping(m) if m.is_empty() => "{}".to_string(),
         Value::Mapping(m) => {

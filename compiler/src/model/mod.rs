@@ -514,7 +514,7 @@ pub struct Consumer {
     /// Only these patterns are visible (when non-empty).
     pub enabled: Vec<String>,
     /// These patterns are removed.
-    pub(crate) disabled: Vec<String>,
+    pub disabled: Vec<String>,
 }
 
 impl Consumer {

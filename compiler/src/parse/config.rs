@@ -283,6 +283,53 @@ fn positive(f: &mut Fields<'_>, key: &str, n: i64) -> Option<u32> {
     None
 }
 
+/// One item of `tiers:` (`standard`, or `{ name, body, catalog_token_budget }`), or its name
+/// (when it has one) and what is wrong with it.
+fn tier(item: &Value) -> Result<Tier, (Option<String>, String)> {
+    let Value::Mapping(m) = item else {
+        return (scalar_string(item).map(|name| Tier {
+            name,
+            body: BodyMode::Full,
+            catalog_token_budget: None,
+        }))
+        .ok_or((
+            None,
+            "a tier is a name or a mapping with `name`".to_string(),
+        ));
+    };
+    let name = m.get("name").and_then(scalar_string);
+    let fail = |why: String| Err((name.clone(), why));
+    let Some(tier_name) = name.clone() else {
+        return fail("it has no `name`".to_string());
+    };
+    let body = match m.get("body").and_then(scalar_string).as_deref() {
+        None | Some("full") => BodyMode::Full,
+        Some("compact") => BodyMode::Compact,
+        Some(other) => return fail(format!("`body` is `full` or `compact`, not `{other}`")),
+    };
+    let budget = match m.get("catalog_token_budget") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_u64() {
+            Some(n) => Some(n),
+            None => {
+                let written = scalar_string(v).unwrap_or_else(|| "a list or mapping".into());
+                return fail(format!(
+                    "`catalog_token_budget` is a whole number of tokens, not `{written}`"
+                ));
+            }
+        },
+    };
+    let known = ["name", "body", "catalog_token_budget"];
+    if let Some(k) = (m.keys().filter_map(scalar_string)).find(|k| !known.contains(&k.as_str())) {
+        return fail(format!("unknown key `{k}` (known: {})", known.join(", ")));
+    }
+    Ok(Tier {
+        name: tier_name,
+        body,
+        catalog_token_budget: budget,
+    })
+}
+
 fn tiers(f: &mut Fields<'_>) -> Option<Vec<Tier>> {
     let v = f.doc.get("tiers").cloned()?;
     let Value::Sequence(items) = v else {
@@ -307,36 +354,8 @@ fn tiers(f: &mut Fields<'_>) -> Option<Vec<Tier>> {
     }
     let mut out: Vec<Tier> = Vec::new();
     for item in &items {
-        let tier = match item {
-            Value::Mapping(m) => {
-                let name = m.get("name").and_then(scalar_string);
-                let body = match m.get("body").and_then(scalar_string).as_deref() {
-                    None | Some("full") => Some(BodyMode::Full),
-                    Some("compact") => Some(BodyMode::Compact),
-                    Some(_) => None,
-                };
-                let budget = m.get("catalog_token_budget").map(Value::as_u64);
-                let unknown = m
-                    .keys()
-                    .filter_map(scalar_string)
-                    .find(|k| !matches!(k.as_str(), "name" | "body" | "catalog_token_budget"));
-                match (name, body, budget, unknown) {
-                    (Some(name), Some(body), None | Some(Some(_)), None) => Some(Tier {
-                        name,
-                        body,
-                        catalog_token_budget: budget.flatten(),
-                    }),
-                    _ => None,
-                }
-            }
-            other => scalar_string(other).map(|name| Tier {
-                name,
-                body: BodyMode::Full,
-                catalog_token_budget: None,
-            }),
-        };
-        match tier {
-            Some(t) if out.iter().any(|o| o.name == t.name) => {
+        match tier(item) {
+            Ok(t) if out.iter().any(|o| o.name == t.name) => {
                 let d = f.diag(
                     codes::INVALID_VALUE,
                     f.doc.value_pos("tiers", &t.name),
@@ -344,13 +363,17 @@ fn tiers(f: &mut Fields<'_>) -> Option<Vec<Tier>> {
                 );
                 f.report(d);
             }
-            Some(t) => out.push(t),
-            None => {
+            Ok(t) => out.push(t),
+            Err((name, why)) => {
+                let (at, which) = match &name {
+                    Some(n) => (f.doc.value_pos("tiers", n), format!("tier `{n}`")),
+                    None => (f.doc.key_pos("tiers"), "a tier".to_string()),
+                };
                 let d = f
                     .diag(
                         codes::INVALID_VALUE,
-                        f.doc.key_pos("tiers"),
-                        "a tier is malformed",
+                        at,
+                        format!("{which} is malformed: {why}"),
                     )
                     .with_help("write `{ name: fast, body: compact, catalog_token_budget: 1500 }`");
                 f.report(d);

@@ -585,6 +585,23 @@ count: number,
 examples: Array<string>, };
 
 /**
+ * One consumer: a part of the agent with its own catalog filter.
+ */
+export type ConsumerInfo = {
+/**
+ * Its name (dotted, such as `answer.generator.strong`).
+ */
+name: string,
+/**
+ * Only skills matching these patterns are in its catalog (when any is written).
+ */
+enabled: Array<string>,
+/**
+ * Skills matching these patterns are left out of its catalog.
+ */
+disabled: Array<string>, };
+
+/**
  * Where a skill without trigger examples is found: its description routed as a message (it
  * has no example to leave out, so this says whether another skill is nearer its own words).
  */
@@ -1155,7 +1172,7 @@ body: string,
 error: string | null, };
 
 /**
- * One plan (tier) as the workspace declares it.
+ * One plan (tier) as workspace.yaml writes it (a wrong value still shows, to be put right).
  */
 export type PlanInfo = {
 /**
@@ -1163,9 +1180,17 @@ export type PlanInfo = {
  */
 name: string,
 /**
- * Its catalog's token budget, if it has one.
+ * Its catalog's token budget as written, if it has one.
  */
-catalog_token_budget: number | null, };
+catalog_token_budget: JsonValue | null,
+/**
+ * Its bodies: `full`, or `compact` (a skill's compact.md where it has one).
+ */
+body: string,
+/**
+ * The clients whose client.yaml names this plan (removing it leaves them an error).
+ */
+clients: Array<string>, };
 
 /**
  * A Claude Code plugin's metadata, as its manifest gives it.
@@ -2068,6 +2093,11 @@ default_locale: string,
  */
 tiers: Array<PlanInfo>,
 /**
+ * Whether workspace.yaml writes `tiers:` (without it, the one plan `standard`; the first
+ * plan added then writes the list).
+ */
+tiers_written: boolean,
+/**
  * The client tools declared under `targets:`, in kebab-case.
  */
 targets: Array<string>,
@@ -2086,9 +2116,10 @@ routing: Array<RoutingValue>,
 /**
  * The consumers (parts of the agent with their own filters), by name.
  */
-consumers: Array<string>,
+consumers: Array<ConsumerInfo>,
 /**
- * The diagnostics of workspace.yaml (an edit that makes it wrong says so here).
+ * The diagnostics of workspace.yaml, and the errors an edit of it leaves in a client.yaml
+ * (a plan removed that a client names): an edit that makes either wrong says so here.
  */
 diagnostics: Array<Diag>, };
 

@@ -1,8 +1,10 @@
 // The Settings tab: the workspace's own settings (workspace.yaml) as a form. Its languages
-// (add one, remove one, the default), its plans, the client tools it ships to (their budgets
-// meter each catalog) and how messages are routed. Every edit changes one value of
-// workspace.yaml, losslessly, and the workspace is built again.
-import { api, type Json, type WorkspacePage } from "../api";
+// (add one, remove one, the default), its plans (add, remove, body and catalog budget), the
+// client tools it ships to (their budgets meter each catalog), how messages are routed and the
+// consumers (parts of the agent with their own catalog filter: add, edit, remove). Every edit
+// changes one value of workspace.yaml, losslessly (a plan is the item of `tiers:` with its
+// name), and the workspace is built again.
+import { api, type Json, type PlanInfo, type WorkspacePage } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
 
@@ -18,6 +20,20 @@ function routingValue(key: string, typed: string): Json | undefined {
   if (key === "embedding_model") return t;
   const n = Number(t);
   return Number.isFinite(n) ? n : t;
+}
+
+/** A budget typed in the form: a number when it reads as one (else as typed, for the
+ * diagnostic to say what is wrong); empty: no budget. */
+function budgetValue(typed: string): Json | undefined {
+  const t = typed.trim();
+  if (!t) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : t;
+}
+
+/** Patterns typed as a comma-separated list (`public.*, faq`); empty: none. */
+function patterns(typed: string): string[] {
+  return typed.split(",").map((x) => x.trim()).filter(Boolean);
 }
 
 export class SettingsView {
@@ -81,15 +97,86 @@ export class SettingsView {
     return el("table", { class: "vars", id: "st-routing" }, ...rows);
   }
 
+  private plan(p: WorkspacePage, t: PlanInfo): HTMLElement {
+    const at = ["tiers", t.name];
+    const body = el("select", { "data-body": t.name }, el("option", { value: "full" }, "full"), el("option", { value: "compact" }, "compact"));
+    body.value = t.body;
+    body.addEventListener("change", () => this.set([...at, "body"], body.value === "full" ? undefined : body.value, `the bodies of ${t.name}`));
+    const budget = el("input", { "data-budget": t.name, size: "7", placeholder: "none",
+      value: t.catalog_token_budget === null ? "" : String(t.catalog_token_budget) });
+    budget.addEventListener("change", () => {
+      const v = budgetValue(budget.value);
+      this.set([...at, "catalog_token_budget"], v, v === undefined ? `no catalog budget for ${t.name}` : `the catalog budget of ${t.name}`);
+    });
+    const remove = el("button", { class: "small", "data-remove-tier": t.name, disabled: p.tiers.length < 2,
+      title: p.tiers.length < 2 ? "A workspace has at least one plan" : `Stop building ${t.name}`,
+      onclick: () => this.set(at, undefined, `the plans without ${t.name}`) }, "Remove");
+    const who = t.clients.length ? `named by ${t.clients.join(", ")}` : "";
+    return el("tr", { "data-tier": t.name }, el("td", {}, el("b", {}, t.name)), el("td", {}, body),
+      el("td", {}, budget, " tokens"), el("td", {}, remove), el("td", { class: "hint" }, who));
+  }
+
+  private plans(p: WorkspacePage): HTMLElement {
+    const name = el("input", { id: "st-new-tier", placeholder: "gold", size: "10" });
+    const budget = el("input", { id: "st-new-tier-budget", placeholder: "no budget", size: "8" });
+    const add = () => {
+      const n = name.value.trim();
+      if (!n) return;
+      if (p.tiers.some((t) => t.name === n)) { say(`${n} is already a plan of this workspace.`, "bad"); return; }
+      const b = budgetValue(budget.value);
+      const item: Record<string, Json> = b === undefined ? {} : { catalog_token_budget: b };
+      // Without `tiers:` the one plan is `standard`: the list then written keeps it.
+      if (p.tiers_written) this.set(["tiers", n], item, `the plan ${n}`);
+      else this.set(["tiers"], [...p.tiers.map((t) => ({ name: t.name })), { name: n, ...item }], `the plan ${n}`);
+    };
+    return el("div", {},
+      el("table", { class: "vars", id: "st-tiers" },
+        el("tr", {}, el("th", {}, "plan"), el("th", {}, "bodies"), el("th", {}, "catalog budget"), el("th", {}), el("th", {})),
+        ...p.tiers.map((t) => this.plan(p, t))),
+      el("div", { class: "inline" }, name, budget, el("button", { id: "st-add-tier", onclick: add }, "Add a plan")));
+  }
+
+  private consumers(p: WorkspacePage): HTMLElement {
+    const list = (name: string, key: "enabled" | "disabled", now: string[]) => {
+      const input = el("input", { "data-consumer-field": key, value: now.join(", "), placeholder: "patterns, e.g. public.*" });
+      input.addEventListener("change", () => {
+        const v = patterns(input.value);
+        this.set(["consumers", name, key], v.length ? v : undefined, `${key} of ${name}`);
+      });
+      return input;
+    };
+    const rows = p.consumers.map((c) => el("tr", { "data-consumer": c.name }, el("td", {}, el("code", {}, c.name)),
+      el("td", {}, list(c.name, "enabled", c.enabled)), el("td", {}, list(c.name, "disabled", c.disabled)),
+      el("td", {}, el("button", { class: "small", "data-remove-consumer": c.name,
+        onclick: () => this.set(["consumers", c.name], undefined, `the consumers without ${c.name}`) }, "Remove"))));
+    const name = el("input", { id: "st-new-consumer", placeholder: "answer.generator.fast", size: "20" });
+    const enabled = el("input", { id: "st-new-consumer-enabled", placeholder: "only these (optional)" });
+    const disabled = el("input", { id: "st-new-consumer-disabled", placeholder: "all but these (optional)" });
+    const add = () => {
+      const n = name.value.trim();
+      if (!n) return;
+      if (p.consumers.some((c) => c.name === n)) { say(`${n} is already a consumer.`, "bad"); return; }
+      const spec: Record<string, Json> = {};
+      if (patterns(enabled.value).length) spec.enabled = patterns(enabled.value);
+      if (patterns(disabled.value).length) spec.disabled = patterns(disabled.value);
+      this.set(["consumers", n], spec, `the consumer ${n}`);
+    };
+    return el("div", {},
+      el("table", { class: "vars", id: "st-consumers" },
+        el("tr", {}, el("th", {}, "consumer"), el("th", {}, "only these skills"), el("th", {}, "all but these skills"), el("th", {})),
+        ...rows),
+      el("div", { class: "inline" }, name, enabled, disabled, el("button", { id: "st-add-consumer", onclick: add }, "Add a consumer")));
+  }
+
   private draw(p: WorkspacePage): void {
     const problems = p.diagnostics.map((d) => el("li", { class: d.severity }, `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`));
-    const plans = p.tiers.map((t) => el("li", {}, t.name,
-      el("small", {}, t.catalog_token_budget === null ? " · no catalog budget" : ` · catalog budget ${t.catalog_token_budget} tokens`)));
     byId("settings-page").replaceChildren(
       el("h3", {}, "Workspace settings ", el("small", { class: "tech" }, p.file)),
       problems.length ? el("ul", { id: "st-problems", class: "diagnostics" }, ...problems) : "",
       el("h4", {}, "Languages ", el("small", { class: "tech" }, "locales")), this.languages(p),
-      el("h4", {}, "Plans ", el("small", { class: "tech" }, "tiers")), el("ul", { id: "st-tiers" }, ...plans),
+      el("h4", {}, "Plans ", el("small", { class: "tech" }, "tiers")),
+      el("p", { class: "hint" }, "Every plan is built for every client that takes it; a catalog over its plan's budget is an error."),
+      this.plans(p),
       el("h4", {}, "Client tools the skills ship to ", el("small", { class: "tech" }, "targets")),
       el("p", { class: "hint" }, "Each declared tool's listing budget is metered in the preview and checked by every build (W124-W130)."),
       this.targets(p),
@@ -97,6 +184,7 @@ export class SettingsView {
       el("p", { class: "hint" }, "Empty: the default. Clients can set their own in their client.yaml."),
       this.routing(p),
       el("h4", {}, "Parts of the agent with their own catalog filters ", el("small", { class: "tech" }, "consumers")),
-      el("p", {}, p.consumers.length ? p.consumers.join(", ") : "None."));
+      el("p", { class: "hint" }, "Patterns match a skill's qualified name (public.faq); * is any text. Only-these wins over all-but-these."),
+      this.consumers(p));
   }
 }

@@ -4,6 +4,11 @@ import { api, errorText, type TestRun } from "../api";
 import { byId, el } from "../dom";
 
 export class TestsView {
+  /** The outcomes of the last run (against the last build written), none before the first. */
+  last: TestRun | null = null;
+  /** How many runs have been shown: a view that waits for a build knows a fresh one came. */
+  runs = 0;
+
   constructor(private readonly previewRequest: (r: TestRun["outcomes"][number]["case"]["request"]) => void) {}
 
   /** Runs the cases against the last build and shows the outcome (the tab's label too). */
@@ -18,6 +23,8 @@ export class TestsView {
   }
 
   private render(run: TestRun): void {
+    this.last = run;
+    this.runs += 1;
     const failed = run.outcomes.filter((o) => o.failures.length > 0);
     const passed = run.outcomes.length - failed.length;
     const tab = byId("tests-tab");

@@ -4,8 +4,9 @@
 // the compiler's lossless toggle edit, and every edit can be undone, last first, each file put
 // back byte for byte. The client filter takes a list (exactly those clients) or part of a name;
 // a bulk action says what it will change and waits for a yes; after an edit, the test cases it
-// breaks are named beside the matrix.
-import { api, type Outcome, type Selection, type ToggleChange, type ToggleFilter, type Toggles } from "../api";
+// breaks are named beside the matrix. Which cases passed before an edit is the Tests tab's
+// last run (every build runs them): a click runs no case before it is applied.
+import { api, type Outcome, type Selection, type TestRun, type ToggleChange, type ToggleFilter, type Toggles } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
 
@@ -26,8 +27,10 @@ export class TogglesView {
   /** The number that undoes each applied edit, last first, with its words. */
   private undo: { undo: number; words: string }[] = [];
 
-  /** `changed`: rebuilds after an edit (its promise settles when the cases have run). */
-  constructor(private readonly changed: () => Promise<void>) {
+  /** `changed`: rebuilds after an edit (its promise settles when the cases have run);
+   * `cases`: the Tests tab's last run and how many runs it has shown. */
+  constructor(private readonly changed: () => Promise<void>,
+    private readonly cases: () => { last: TestRun | null; runs: number }) {
     for (const id of ["tg-clients", "tg-skills", "tg-category"]) {
       byId(id).addEventListener("input", () => { this.clientPage = 0; this.skillPage = 0; this.select().catch(fail); });
     }
@@ -166,14 +169,23 @@ export class TogglesView {
   private async apply(changes: ToggleChange[], words?: string): Promise<void> {
     const c = changes[0];
     words ??= `${c.skill} ${c.value === null ? "back to its default" : c.value ? "on" : "off"} for ${c.client}`;
-    const before = (await api.testCases()).outcomes.filter((o) => o.failures.length).map((o) => o.case.name);
+    // The cases are run only when no run is known yet (before the first build is in).
+    const known = this.cases().last ?? await api.testCases();
+    const before = known.outcomes.filter((o) => o.failures.length).map((o) => o.case.name);
     const applied = await api.setToggles(changes);
     this.undo.push({ undo: applied.undo, words });
     if (changes.length > 1) say(`${changes.length} toggles set in ${applied.files} client files`, "good");
     this.showUndo();
     await this.show();
+    const runs = this.cases().runs;
     await this.changed();
-    this.showBroken(await api.casesBrokenSince(before), words);
+    // The build ran the cases for the Tests tab: their outcomes name what broke. A build that
+    // wrote nothing ran none: the backend runs them against the last artifact, as before.
+    const after = this.cases();
+    const broken = after.runs > runs && after.last
+      ? after.last.outcomes.filter((o) => o.failures.length && !before.includes(o.case.name))
+      : await api.casesBrokenSince(before);
+    this.showBroken(broken, words);
   }
 
   /** The cases an edit broke, each with what no longer holds, and its undo beside them. */

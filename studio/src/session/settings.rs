@@ -1,6 +1,8 @@
 //! The workspace's settings page: its languages, plans, the client tools it ships to, its
 //! routing and its consumers as the compiler reads them, and lossless edits of workspace.yaml,
-//! one value at a time (the client page's edit by path, on the workspace's file).
+//! one value at a time (the client page's edit by path, on the workspace's file). A plan is
+//! edited as the item of `tiers:` that has its name (`tiers.fast.catalog_token_budget`), a
+//! consumer as its key under `consumers:`.
 
 use serde::Serialize;
 
@@ -12,13 +14,28 @@ use crate::error::{Diag, StudioError};
 /// The workspace's settings file.
 pub const WORKSPACE_FILE: &str = "workspace.yaml";
 
-/// One plan (tier) as the workspace declares it.
+/// One plan (tier) as workspace.yaml writes it (a wrong value still shows, to be put right).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
 pub struct PlanInfo {
     /// Its name.
     pub name: String,
-    /// Its catalog's token budget, if it has one.
-    pub catalog_token_budget: Option<u64>,
+    /// Its catalog's token budget as written, if it has one.
+    pub catalog_token_budget: Option<serde_json::Value>,
+    /// Its bodies: `full`, or `compact` (a skill's compact.md where it has one).
+    pub body: String,
+    /// The clients whose client.yaml names this plan (removing it leaves them an error).
+    pub clients: Vec<String>,
+}
+
+/// One consumer: a part of the agent with its own catalog filter.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+pub struct ConsumerInfo {
+    /// Its name (dotted, such as `answer.generator.strong`).
+    pub name: String,
+    /// Only skills matching these patterns are in its catalog (when any is written).
+    pub enabled: Vec<String>,
+    /// Skills matching these patterns are left out of its catalog.
+    pub disabled: Vec<String>,
 }
 
 /// A routing setting: its key, what the workspace writes (`None`: the default) and the value
@@ -44,6 +61,9 @@ pub struct WorkspacePage {
     pub default_locale: String,
     /// The plans.
     pub tiers: Vec<PlanInfo>,
+    /// Whether workspace.yaml writes `tiers:` (without it, the one plan `standard`; the first
+    /// plan added then writes the list).
+    pub tiers_written: bool,
     /// The client tools declared under `targets:`, in kebab-case.
     pub targets: Vec<String>,
     /// Every client tool skillc knows, to choose from.
@@ -53,8 +73,9 @@ pub struct WorkspacePage {
     /// The routing settings.
     pub routing: Vec<RoutingValue>,
     /// The consumers (parts of the agent with their own filters), by name.
-    pub consumers: Vec<String>,
-    /// The diagnostics of workspace.yaml (an edit that makes it wrong says so here).
+    pub consumers: Vec<ConsumerInfo>,
+    /// The diagnostics of workspace.yaml, and the errors an edit of it leaves in a client.yaml
+    /// (a plan removed that a client names): an edit that makes either wrong says so here.
     pub diagnostics: Vec<Diag>,
 }
 
@@ -81,6 +102,43 @@ fn target_name(t: skillc::model::targets::Target) -> String {
         .unwrap_or_default()
 }
 
+/// The plans as workspace.yaml writes them (or the default plan when it writes none), each
+/// with the clients that name it.
+fn plans(
+    written: &serde_yaml::Value,
+    config: &skillc::model::WorkspaceConfig,
+    ws: &skillc::Workspace,
+) -> Vec<PlanInfo> {
+    let text = |v: Option<&serde_yaml::Value>| v.and_then(|v| v.as_str()).map(str::to_string);
+    let as_written = (written.get("tiers").and_then(|t| t.as_sequence()))
+        .map(|items| {
+            (items.iter())
+                .filter_map(|item| {
+                    let name = text(Some(item)).or_else(|| text(item.get("name")))?;
+                    let budget = (item.get("catalog_token_budget"))
+                        .and_then(|v| serde_json::to_value(v).ok());
+                    Some((name, budget, text(item.get("body"))))
+                })
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_else(|| {
+            (config.tiers.iter())
+                .map(|t| (t.name.clone(), t.catalog_token_budget.map(Into::into), None))
+                .collect()
+        });
+    (as_written.into_iter())
+        .map(|(name, catalog_token_budget, body)| PlanInfo {
+            clients: (ws.clients.values())
+                .filter(|c| c.tiers.as_ref().is_some_and(|n| n.contains(&name)))
+                .map(|c| c.id.clone())
+                .collect(),
+            name,
+            catalog_token_budget,
+            body: body.unwrap_or_else(|| "full".to_string()),
+        })
+        .collect()
+}
+
 impl Session {
     /// The workspace's settings page.
     pub fn workspace_page(&self) -> Result<WorkspacePage, StudioError> {
@@ -93,12 +151,8 @@ impl Session {
             file: WORKSPACE_FILE,
             locales: config.locales.clone(),
             default_locale: config.default_locale.clone(),
-            tiers: (config.tiers.iter())
-                .map(|t| PlanInfo {
-                    name: t.name.clone(),
-                    catalog_token_budget: t.catalog_token_budget,
-                })
-                .collect(),
+            tiers: plans(&written, config, &report.workspace),
+            tiers_written: written.get("tiers").is_some(),
             targets: (config.targets.iter())
                 .map(|t| target_name(t.target))
                 .collect(),
@@ -114,9 +168,19 @@ impl Session {
                     default: default.to_string(),
                 })
                 .collect(),
-            consumers: config.consumers.keys().cloned().collect(),
+            consumers: (config.consumers.iter())
+                .map(|(name, c)| ConsumerInfo {
+                    name: name.clone(),
+                    enabled: c.enabled.clone(),
+                    disabled: c.disabled.clone(),
+                })
+                .collect(),
             diagnostics: (report.diagnostics.iter())
-                .filter(|d| d.file == WORKSPACE_FILE)
+                .filter(|d| {
+                    d.file == WORKSPACE_FILE
+                        || (d.file.ends_with("/client.yaml")
+                            && d.severity == skillc::diagnostic::Severity::Error)
+                })
                 .map(Diag::from)
                 .collect(),
         })
@@ -158,12 +222,10 @@ mod tests {
         assert_eq!(page.locales, ["en", "en-gb", "fr"]);
         assert_eq!(page.default_locale, "en");
         let fast = page.tiers.iter().find(|t| t.name == "fast").unwrap();
-        assert_eq!(fast.catalog_token_budget, Some(1500));
+        assert_eq!(fast.catalog_token_budget, Some(json!(1500)));
         assert!(page.targets.is_empty());
         assert!(page.known_targets.contains(&"claude-code".to_string()));
-        assert!(page
-            .consumers
-            .contains(&"answer.generator.strong".to_string()));
+        assert!((page.consumers.iter()).any(|c| c.name == "answer.generator.strong"));
         let file = s.root.join("workspace.yaml");
         let before = std::fs::read_to_string(&file).unwrap();
         // A language added: the workspace is built in it too.
@@ -199,5 +261,92 @@ mod tests {
         let page = s.set_workspace_value(&path("routing.top_k"), None).unwrap();
         let top_k = page.routing.iter().find(|r| r.key == "top_k").unwrap();
         assert_eq!(top_k.written, None);
+    }
+
+    #[test]
+    fn plans_and_consumers_are_added_edited_and_removed_each_on_its_own_lines() {
+        let (_d, s) = sample();
+        let file = s.root.join("workspace.yaml");
+        let before = std::fs::read_to_string(&file).unwrap();
+        let page = s.workspace_page().unwrap();
+        let pro = page.tiers.iter().find(|t| t.name == "pro").unwrap();
+        assert_eq!(pro.clients, ["ibanfirst.com"]);
+        assert!(page.tiers_written);
+        let strong = &page.consumers[0];
+        assert_eq!(strong.name, "answer.generator.strong");
+        assert_eq!(strong.disabled, ["public.*-press"]);
+        // A plan with a budget, added: one line more, after the other plans.
+        let page = s
+            .set_workspace_value(
+                &path("tiers.gold"),
+                Some(&json!({"catalog_token_budget": 900})),
+            )
+            .unwrap();
+        let gold = page.tiers.iter().find(|t| t.name == "gold").unwrap();
+        assert_eq!(gold.catalog_token_budget, Some(json!(900)));
+        let after = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            after,
+            before.replace(
+                "  - { name: pro }\n",
+                "  - { name: pro }\n  - { name: gold, catalog_token_budget: 900 }\n"
+            )
+        );
+        // A budget that is not a number still shows, with what is wrong.
+        let page = s
+            .set_workspace_value(
+                &path("tiers.gold.catalog_token_budget"),
+                Some(&json!("lots")),
+            )
+            .unwrap();
+        let gold = page.tiers.iter().find(|t| t.name == "gold").unwrap();
+        assert_eq!(gold.catalog_token_budget, Some(json!("lots")));
+        let said: Vec<&str> = page
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            said,
+            ["tier `gold` is malformed: `catalog_token_budget` is a whole number of tokens, not `lots`"]
+        );
+        assert_eq!(page.diagnostics[0].line, 10, "on the plan's own line");
+        s.set_workspace_value(&path("tiers.gold.catalog_token_budget"), Some(&json!(900)))
+            .unwrap();
+        // Fast's budget cleared, on its line.
+        let page = s
+            .set_workspace_value(&path("tiers.fast.catalog_token_budget"), None)
+            .unwrap();
+        let fast = page.tiers.iter().find(|t| t.name == "fast").unwrap();
+        assert_eq!(
+            (&fast.catalog_token_budget, fast.body.as_str()),
+            (&None, "compact")
+        );
+        // A consumer whose name has dots, added with its filter, then removed.
+        let name = vec!["consumers".to_string(), "summary.writer".to_string()];
+        let page = s
+            .set_workspace_value(&name, Some(&json!({"enabled": ["public.*"]})))
+            .unwrap();
+        let writer = page.consumers.iter().find(|c| c.name == "summary.writer");
+        assert_eq!(writer.unwrap().enabled, ["public.*"]);
+        assert!(page.diagnostics.is_empty(), "{:?}", page.diagnostics);
+        let page = s.set_workspace_value(&name, None).unwrap();
+        assert!(page.consumers.iter().all(|c| c.name != "summary.writer"));
+        // A plan a client names, removed: the client's error shows on the page.
+        let page = s.set_workspace_value(&path("tiers.pro"), None).unwrap();
+        assert!(page.tiers.iter().all(|t| t.name != "pro"));
+        assert!(
+            (page.diagnostics.iter())
+                .any(|d| d.file.contains("ibanfirst.com") && d.message.contains("pro")),
+            "{:?}",
+            page.diagnostics
+        );
+        let after = std::fs::read_to_string(&file).unwrap();
+        for line in before
+            .lines()
+            .filter(|l| !l.contains("name: pro") && !l.contains("name: fast"))
+        {
+            assert!(after.contains(line), "`{line}` kept:\n{after}");
+        }
     }
 }
