@@ -23,6 +23,8 @@ pub(crate) struct Memory {
     pub(super) routing: super::overlap::Last,
     /// The global catalog's routing index and the skills it was built from.
     pub(super) route_base: Mutex<Option<(Arc<RouteIndex>, super::routing::BuiltFrom)>>,
+    /// What git history said of the translations, at the commit it names (W121).
+    pub(super) history: Mutex<Option<Arc<crate::git::History>>>,
 }
 
 // What a memory holds, not its contents: a pass's warnings run to megabytes.
@@ -34,6 +36,7 @@ impl std::fmt::Debug for Memory {
             .field("overlap", &held(&self.overlap))
             .field("routing", &held(&self.routing))
             .field("route_base", &held(&self.route_base))
+            .field("history", &held(&self.history))
             .finish()
     }
 }

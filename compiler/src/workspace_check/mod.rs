@@ -6,7 +6,7 @@ pub mod cache;
 
 use std::path::Path;
 
-use crate::check::{finish, CheckOptions, CheckReport, Recall};
+use crate::check::{finish, history, CheckOptions, CheckReport, Recall};
 use crate::diagnostic;
 use crate::discover::fsio;
 use crate::parse::load;
@@ -26,10 +26,16 @@ pub fn check(root: &Path, options: &CheckOptions) -> Result<CheckReport, fsio::E
 /// reports them.
 fn checked(
     root: &Path,
-    loaded: load::Loaded,
+    mut loaded: load::Loaded,
     options: &CheckOptions,
     recall: Recall<'_>,
 ) -> CheckReport {
+    // Translations stale by git history (W121): the check's and the studio's only. A build's
+    // warnings go into its artifact, which must not depend on the history it is built in.
+    if let Some(history) = history::facts(root, &loaded.workspace, recall) {
+        let stale = history::stale(&loaded.workspace, &loaded.texts, &history);
+        loaded.diagnostics.extend(stale);
+    }
     let mut report = finish(loaded, options, recall);
     render_templates(&mut report);
     let (_, case_problems) = crate::cases::load(root, &report.workspace);
