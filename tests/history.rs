@@ -201,3 +201,21 @@ fn a_commit_that_changes_no_file_still_changes_what_the_kept_check_says() {
     let after = check();
     assert!(said(&after).contains("W121"), "{}", said(&after));
 }
+
+#[test]
+fn an_artifact_built_where_history_says_stale_is_the_one_built_without_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = committed(tmp.path());
+    write(&ws, "greet/SKILL.md", EDITED);
+    commit(tmp.path(), "warmer");
+    assert_eq!(w121(&ws).len(), 1, "stale by history");
+    let plain = tempfile::tempdir().unwrap();
+    crate::common::copy_dir(&ws, plain.path());
+    let (a, b) = (tmp.path().join("a.skillc"), plain.path().join("b.skillc"));
+    skillc::build(&ws, &a, &Default::default()).unwrap();
+    skillc::build(plain.path(), &b, &Default::default()).unwrap();
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&b).unwrap(),
+        "history is a check's hint, never an input of the artifact"
+    );
+}
