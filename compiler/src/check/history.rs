@@ -21,9 +21,15 @@ use crate::parse::load::Texts;
 use crate::parse::{frontmatter, text, yaml};
 
 /// The (translation, default) file pairs of the workspace's own folder whose staleness
-/// history may tell: every translation, so that a `translated_from` added or removed reads
-/// no history again. Files of roots outside the folder are not in its history here.
-pub(crate) fn wanted(ws: &Workspace) -> Vec<(String, String)> {
+/// history may tell, when a translation has no `translated_from` (else history has nothing
+/// to tell): every translation, so that a `translated_from` added or removed reads no history
+/// again. Files of roots outside the folder are not in its history here.
+pub(crate) fn wanted(ws: &Workspace) -> Option<Vec<(String, String)>> {
+    let unmarked =
+        (ws.skills.iter()).any(|s| s.localized.values().any(|l| l.translated_from.is_none()));
+    if !unmarked {
+        return None;
+    }
     let mut pairs: Vec<(String, String)> = (ws.skills.iter())
         .flat_map(|s| {
             s.localized
@@ -33,22 +39,18 @@ pub(crate) fn wanted(ws: &Workspace) -> Vec<(String, String)> {
         .filter(|(t, d)| !t.starts_with("../") && !d.starts_with("../"))
         .collect();
     pairs.sort();
-    pairs
+    Some(pairs)
 }
 
-/// Whether history can tell anything of `ws`: a translation without `translated_from`.
-fn any_unmarked(ws: &Workspace) -> bool {
-    (ws.skills.iter()).any(|s| s.localized.values().any(|l| l.translated_from.is_none()))
-}
-
-/// The history facts for the workspace at `root`, from the session's memory when HEAD is
-/// where it was (a check of unsaved edits does not even ask: HEAD moves by commits, and the
-/// next save's check reads it); `None` when history cannot tell (see [`crate::git`]).
-pub(crate) fn facts(root: &Path, ws: &Workspace, recall: Recall<'_>) -> Option<Arc<History>> {
-    if !any_unmarked(ws) {
-        return None;
-    }
-    let wanted = wanted(ws);
+/// The history facts of the `wanted` pairs for the workspace at `root`, from the session's
+/// memory when HEAD is where it was (a check of unsaved edits does not even ask: HEAD moves
+/// by commits, and the next save's check reads it); `None` when history cannot tell (see
+/// [`crate::git`]).
+pub(crate) fn facts(
+    root: &Path,
+    wanted: Vec<(String, String)>,
+    recall: Recall<'_>,
+) -> Option<Arc<History>> {
     let memory = recall.memory().map(|m| &m.history);
     let held = || -> Option<Arc<History>> {
         let held = memory?.lock().ok()?.clone()?;
@@ -198,7 +200,7 @@ mod tests {
             .unwrap()
             .workspace;
         let memory = Memory::default();
-        let read = facts(root, &ws, Recall::Session(&memory)).expect("a history");
+        let read = facts(root, wanted(&ws).unwrap(), Recall::Session(&memory)).expect("a history");
         assert_eq!(read.files.len(), 1);
         // What the memory holds for this commit is taken as it is: git is not asked again.
         let marked = Arc::new(History {
@@ -206,7 +208,7 @@ mod tests {
             ..(*read).clone()
         });
         *memory.history.lock().unwrap() = Some(marked.clone());
-        let again = facts(root, &ws, Recall::Session(&memory)).unwrap();
+        let again = facts(root, wanted(&ws).unwrap(), Recall::Session(&memory)).unwrap();
         assert!(Arc::ptr_eq(&again, &marked), "taken from the memory");
         // A new commit reads history again.
         write(
@@ -215,10 +217,10 @@ mod tests {
             "---\nname: g\ndescription: Greets warmly.\n---\nHi.\n",
         );
         git(root, &["commit", "-q", "-am", "two"]);
-        let after = facts(root, &ws, Recall::Session(&memory)).unwrap();
+        let after = facts(root, wanted(&ws).unwrap(), Recall::Session(&memory)).unwrap();
         assert_ne!(after.head, read.head);
         assert_eq!(after.files.len(), 1, "read again");
         // A one-shot check neither takes nor leaves anything.
-        assert!(facts(root, &ws, Recall::OneShot).is_some());
+        assert!(facts(root, wanted(&ws).unwrap(), Recall::OneShot).is_some());
     }
 }
