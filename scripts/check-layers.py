@@ -5,7 +5,7 @@
    (a file using a module that uses it back, through any chain). A module and its own
    submodules are one unit here.
 2. The compiler's phases depend only on the layers below them:
-   diagnostic, digest, release < model < discover < parse < check < resolve < render < pipeline
+   diagnostic, digest, release, command < git, model < discover < parse < check < resolve < render < pipeline
    and cases < workspace_check < edit, interop, mcp. `main.rs` and its commands (`cli/`)
    are above everything and nothing imports them.
 3. The studio uses the compiler's API only (what `lib.rs` exports at its root and its API
@@ -23,7 +23,7 @@ import sys
 
 LAYERS = {
     "diagnostic": 0, "codes": 0, "command": 0, "digest": 0, "content_digest": 0, "release": 0, "sign": 0, "meaning": 0,
-    "model": 1, "discover": 2, "parse": 3, "check": 4, "resolve": 5, "render": 6,
+    "git": 1, "model": 1, "discover": 2, "parse": 3, "check": 4, "resolve": 5, "render": 6,
     "pipeline": 7, "cases": 7, "workspace_check": 8, "skill_md": 8, "edit": 9, "interop": 9, "mcp": 9,
     "cli": 10,
 }

@@ -24,6 +24,7 @@ mod dialects;
 mod evalsets;
 mod external;
 mod fixtures;
+mod history;
 mod hostile;
 mod incremental;
 mod mcp_skills;

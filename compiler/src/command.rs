@@ -1,6 +1,6 @@
 //! Running a command the person at the keyboard gave (a selector, an embedder): never one a
 //! workspace brings. `sh -c COMMAND` in a process group of its own, fed on stdin, read on
-//! stdout, bounded in time and output.
+//! stdout, bounded in time and output. `git`, reading a workspace's history, runs the same way.
 
 use std::io::{Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -21,22 +21,37 @@ pub fn run(
     timeout: Duration,
     max_output: u64,
 ) -> Result<String, String> {
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(command);
+    let name = format!("sh -c {command}");
+    let out = run_program(sh, &name, input.into_bytes(), timeout, max_output)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// [`run`] for a program the caller sets up (arguments, folder, environment), as bytes:
+/// `git` reading history gets the same bounds in time and output as a person's command.
+/// `name` names it in an error.
+pub(crate) fn run_program(
+    mut program: Command,
+    name: &str,
+    input: Vec<u8>,
+    timeout: Duration,
+    max_output: u64,
+) -> Result<Vec<u8>, String> {
     use std::os::unix::process::CommandExt;
     let deadline = Instant::now() + timeout;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
+    let mut child = program
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         // Its own process group, so stopping it stops what the shell started too.
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("could not start `sh -c {command}`: {e}"))?;
+        .map_err(|e| format!("could not start `{name}`: {e}"))?;
     let stdin = child.stdin.take();
     std::thread::spawn(move || {
         // A command that does not read its input gets a broken pipe here, not an error.
-        let _ = stdin.map(|mut s| s.write_all(input.as_bytes()));
+        let _ = stdin.map(|mut s| s.write_all(&input));
     });
     let (sent, outputs) = mpsc::channel();
     read_into(child.stdout.take(), max_output, 0, sent.clone());
@@ -56,13 +71,13 @@ pub fn run(
             return Err(format!("timed out after {} s", timeout.as_secs_f64()));
         }
     };
-    let mut got: [Option<String>; 2] = [None, None];
+    let mut got: [Option<Vec<u8>>; 2] = [None, None];
     let until = deadline.max(Instant::now()) + DRAIN_GRACE;
     while got.iter().any(Option::is_none) {
         // A process that left its group (setsid) may hold the pipes: its reader is left
         // behind, blocked, rather than this call.
         match outputs.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok((which, text)) => got[which] = Some(text),
+            Ok((which, bytes)) => got[which] = Some(bytes),
             Err(_) => {
                 return Err(format!(
                     "timed out after {} s: a process it started still holds its output",
@@ -73,6 +88,7 @@ pub fn run(
     }
     let [out, err] = got.map(Option::unwrap_or_default);
     if !status.success() {
+        let err = String::from_utf8_lossy(&err);
         let last = err
             .lines()
             .rev()
@@ -83,20 +99,20 @@ pub fn run(
     Ok(out)
 }
 
-/// Reads at most `max` bytes of `pipe` to its end on a thread of its own, and sends them as
-/// text tagged `which`.
+/// Reads at most `max` bytes of `pipe` to its end on a thread of its own, and sends them
+/// tagged `which`.
 fn read_into(
     pipe: Option<impl Read + Send + 'static>,
     max: u64,
     which: usize,
-    sent: mpsc::Sender<(usize, String)>,
+    sent: mpsc::Sender<(usize, Vec<u8>)>,
 ) {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         if let Some(p) = pipe {
             let _ = p.take(max).read_to_end(&mut bytes);
         }
-        let _ = sent.send((which, String::from_utf8_lossy(&bytes).into_owned()));
+        let _ = sent.send((which, bytes));
     });
 }
 

@@ -21,6 +21,7 @@ pub mod command;
 pub mod diagnostic;
 pub mod digest;
 pub mod edit;
+pub(crate) mod git;
 pub mod interop;
 pub mod mcp;
 pub mod model;

@@ -3,7 +3,7 @@
 //! most edits are to bodies). It lives in a session value (`pipeline::Session`), never in the
 //! process: two sessions of one process (the studio and a test) remember apart.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::Diagnostic;
 
@@ -23,6 +23,8 @@ pub(crate) struct Memory {
     pub(super) route_base: Mutex<Option<super::routing::Base>>,
     /// The skills' vectors by the built-in meaning (W119), by their place in the workspace.
     pub(super) vectors: Mutex<Option<super::route_meaning::Made>>,
+    /// What git history said of the translations, at the commit it names (W121).
+    pub(super) history: Mutex<Option<Arc<crate::git::History>>>,
 }
 
 // What a memory holds, not its contents: a pass's warnings run to megabytes.
@@ -35,6 +37,7 @@ impl std::fmt::Debug for Memory {
             .field("routing", &held(&self.routing))
             .field("route_base", &held(&self.route_base))
             .field("vectors", &held(&self.vectors))
+            .field("history", &held(&self.history))
             .finish()
     }
 }

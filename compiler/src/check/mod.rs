@@ -3,6 +3,7 @@
 
 mod catalogs;
 pub(crate) mod clients;
+pub(crate) mod history;
 mod memory;
 pub(crate) mod overlap;
 mod route_meaning;

@@ -446,21 +446,26 @@ impl Skill {
     /// older default and is stale (W121). The parts are encoded as a JSON array, so no two
     /// texts share an encoding (joined with `\n`, `["a\nb"]` and `["a", "b"]` did).
     pub fn translation_digest(&self) -> String {
-        let fm = &self.frontmatter;
-        let text = serde_json::json!([
-            fm.description.as_deref().unwrap_or(""),
-            fm.trigger_examples,
-            fm.when_to_use,
-            self.body.trim_end(),
-        ])
-        .to_string();
-        crate::digest::hash(text.as_bytes())[..12].to_string()
+        translation_digest(&self.frontmatter, &self.body)
     }
 
     /// `<namespace>.<name>`.
     pub fn qualified_name(&self) -> String {
         format!("{}.{}", self.namespace, self.name)
     }
+}
+
+/// [`Skill::translation_digest`] of a default text's frontmatter and body (W121 digests the
+/// default a translation was written from as git history holds it, no skill of its own).
+pub(crate) fn translation_digest(fm: &Frontmatter, body: &str) -> String {
+    let text = serde_json::json!([
+        fm.description.as_deref().unwrap_or(""),
+        fm.trigger_examples,
+        fm.when_to_use,
+        body.trim_end(),
+    ])
+    .to_string();
+    crate::digest::hash(text.as_bytes())[..12].to_string()
 }
 
 /// `CATEGORY.md` configuration (000).

@@ -152,6 +152,12 @@ fn fingerprint(
     for folder in &listed.hidden_skills {
         h.update(format!("{folder}\0"));
     }
+    // A translation's staleness may come from git history (W121), which moves with commits
+    // that change no file here: the commit is part of the inputs then.
+    if listed.found.iter().any(|(rel, _)| is_translation(rel)) {
+        let head = crate::git::head(root).map(|h| h.commit);
+        h.update(format!("git {head:?}\0"));
+    }
     let files = hashed
         .into_iter()
         .filter_map(|(rel, stamp, hash)| Some((rel, (stamp?, hash))))
@@ -161,6 +167,16 @@ fn fingerprint(
         at,
         files,
     })
+}
+
+/// Whether `rel` names a translation (`SKILL.<locale>.md`), whatever its locale.
+fn is_translation(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let locale = (name
+        .strip_prefix("SKILL.")
+        .or_else(|| name.strip_prefix("skill.")))
+    .and_then(|rest| rest.strip_suffix(".md"));
+    locale.is_some_and(|l| !l.is_empty())
 }
 
 /// The declared roots the walk does not read (outside the workspace or hidden) and the stored

@@ -6,7 +6,7 @@ pub mod cache;
 
 use std::path::Path;
 
-use crate::check::{finish, CheckOptions, CheckReport, Recall};
+use crate::check::{finish, history, CheckOptions, CheckReport, Recall};
 use crate::diagnostic;
 use crate::discover::fsio;
 use crate::parse::load;
@@ -30,7 +30,28 @@ fn checked(
     options: &CheckOptions,
     recall: Recall<'_>,
 ) -> CheckReport {
-    let mut report = finish(loaded, options, recall);
+    // Translations stale by git history (W121): the check's and the studio's only. A build's
+    // warnings go into its artifact, which must not depend on the history it is built in.
+    // git reads it beside the checks (a third of a check of the sample, in its history).
+    let wanted = history::wanted(&loaded.workspace);
+    let texts = wanted.as_ref().map(|_| loaded.texts.clone());
+    let (mut report, history) = std::thread::scope(|s| {
+        let reading = wanted.map(|w| s.spawn(move || history::facts(root, w, recall)));
+        let report = finish(loaded, options, recall);
+        (report, reading.and_then(|r| r.join().ok().flatten()))
+    });
+    if let (Some(history), Some(texts)) = (history, texts) {
+        let mut stale = history::stale(&report.workspace, &texts, &history);
+        if !stale.is_empty() {
+            for d in &mut stale {
+                if let Some(text) = texts.get(d.file.as_str()) {
+                    d.attach_source(text);
+                }
+            }
+            report.diagnostics.extend(stale);
+            diagnostic::sort(&mut report.diagnostics);
+        }
+    }
     render_templates(&mut report);
     let (_, case_problems) = crate::cases::load(root, &report.workspace);
     if !case_problems.is_empty() {
