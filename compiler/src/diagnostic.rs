@@ -315,7 +315,7 @@ pub mod codes {
     pub(crate) const SECRET_ELSEWHERE: &str = "W120";
     /// A translation (`SKILL.<locale>.md`) made from an older default text: its
     /// `translated_from` names another digest than the default's now.
-    pub(crate) const STALE_TRANSLATION: &str = "W121";
+    pub const STALE_TRANSLATION: &str = "W121";
     /// In a collection (no workspace.yaml), several folders declare the same name: they are
     /// as many skills, each named after its folder.
     pub(crate) const SAME_NAME_FOLDERS: &str = "W122";

@@ -80,7 +80,13 @@ fn owner<'a>(ws: &'a Workspace, file: &str) -> Option<(&'a Skill, Option<String>
 }
 
 /// The translations of the skill that `file` (its SKILL.md or a translation) belongs to.
-pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
+/// `stale_by_history`: the translation files `check` found stale by git history (W121 of a
+/// translation without `translated_from`): unmarked by their text, stale by their commits.
+pub fn of(
+    ws: &Workspace,
+    file: &str,
+    stale_by_history: &dyn Fn(&str) -> bool,
+) -> Option<Translations> {
     let (skill, open_locale) = owner(ws, file)?;
     let digest = skill.translation_digest();
     let clients = || (ws.clients.values()).map(|c| (c.id.as_str(), c.locales.as_deref()));
@@ -95,11 +101,14 @@ pub fn of(ws: &Workspace, file: &str) -> Option<Translations> {
                 Some(l) => Translation {
                     locale: locale.clone(),
                     file: l.file.clone(),
-                    state: state(
+                    state: match state(
                         l.is_copy_of(skill),
                         &digest,
                         l.translated_from.as_ref().map(|(d, _)| d.as_str()),
-                    ),
+                    ) {
+                        "unmarked" if stale_by_history(&l.file) => "stale",
+                        said => said,
+                    },
                     serving,
                 },
                 None => Translation {
@@ -137,7 +146,8 @@ pub fn starting_text(
     file: &str,
     locale: &str,
 ) -> Result<(String, String), StudioError> {
-    let t = of(ws, file).ok_or_else(|| StudioError::request(format!("`{file}` is not a skill")))?;
+    let t = of(ws, file, &|_| false)
+        .ok_or_else(|| StudioError::request(format!("`{file}` is not a skill")))?;
     let Some(slot) = t.locales.iter().find(|l| l.locale == locale) else {
         return Err(StudioError::request(format!(
             "`{locale}` is not one of the workspace's other locales ({})",

@@ -292,7 +292,11 @@ impl Session {
     ) -> Result<crate::translations::Translations, StudioError> {
         self.inside(rel)?;
         let report = self.check()?;
-        crate::translations::of(&report.workspace, rel)
+        let stale = |file: &str| {
+            (report.diagnostics.iter())
+                .any(|d| d.code == skillc::codes::STALE_TRANSLATION && d.file == file)
+        };
+        crate::translations::of(&report.workspace, rel, &stale)
             .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))
     }
 
@@ -450,6 +454,30 @@ mod tests {
             .replace("made-here", "renamed-here");
         s.save(&created, &text, None).unwrap();
         assert!(has("renamed-here"));
+    }
+
+    /// A translation written before `translated_from` (the sample's `SKILL.fr.md`) is
+    /// unmarked until git history shows its default changed after the translation's last
+    /// commit: then the view says stale, as `check` does (W121).
+    #[test]
+    fn a_translation_without_translated_from_is_stale_when_history_says_so() {
+        use super::testing::{committed_sample, git_in};
+        let dir = tempfile::tempdir().unwrap();
+        let (repo, _) = committed_sample(dir.path());
+        let s = Session::open(&repo.join("skills")).unwrap();
+        let fr = |s: &Session| {
+            let t = s.translations(DEMO).unwrap();
+            t.locales.iter().find(|l| l.locale == "fr").unwrap().state
+        };
+        assert_eq!(fr(&s), "unmarked");
+        let file = repo.join("skills").join(DEMO);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edited = text.replacen("description: ", "description: Now, ", 1);
+        assert_ne!(edited, text);
+        std::fs::write(&file, edited).unwrap();
+        git_in(&repo, &["commit", "-qam", "the default changes"]);
+        let s = Session::open(&repo.join("skills")).unwrap();
+        assert_eq!(fr(&s), "stale");
     }
 
     #[test]
