@@ -245,6 +245,78 @@ fn toggle_edits_one_line_of_client_yaml_and_refuses_unknown_names() {
         .contains("demo_offer"));
 }
 
+/// `--client` repeated turns a skill off for a chosen set of clients in one edit, the studio's
+/// bulk toggle: each client's file changes on one line, and an unknown client among them
+/// leaves every file as it was.
+#[test]
+fn toggle_for_a_chosen_set_of_clients_writes_every_file_or_none() {
+    let dir = sample_copy();
+    let ws = dir.path().join("skills");
+    let w = ws.to_str().unwrap();
+    let chosen = ["hyperline.co", "northwind.io"];
+    let files: Vec<_> = (chosen.iter())
+        .map(|c| ws.join("clients").join(c).join("client.yaml"))
+        .collect();
+    let before: Vec<String> = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+        .collect();
+    let refused = skillc(&[
+        "toggle",
+        w,
+        "--client",
+        chosen[0],
+        "--client",
+        "nobody.example",
+        "--client",
+        chosen[1],
+        "demo_offer",
+        "off",
+    ]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    for (f, b) in files.iter().zip(&before) {
+        assert_eq!(&std::fs::read_to_string(f).unwrap_or_default(), b);
+    }
+    let out = skillc(&[
+        "toggle",
+        w,
+        "--client",
+        chosen[0],
+        "--client",
+        chosen[1],
+        "demo_offer",
+        "off",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    for (f, b) in files.iter().zip(&before) {
+        // Every line kept; the toggle (and its `toggles:` key, where there was none) added.
+        let after = std::fs::read_to_string(f).unwrap();
+        let added: Vec<&str> = after
+            .lines()
+            .filter(|l| !b.lines().any(|k| k == *l))
+            .collect();
+        assert!(b.lines().all(|l| after.lines().any(|k| k == l)), "{after}");
+        assert!(
+            added.iter().any(|l| l.trim() == "demo_offer: false"),
+            "{added:?}"
+        );
+        assert!(added.len() <= 2, "{added:?}");
+        assert!(said.contains(&f.display().to_string()), "{said}");
+    }
+    let again = skillc(&[
+        "toggle",
+        w,
+        "--client",
+        chosen[0],
+        "--client",
+        chosen[1],
+        "demo_offer",
+        "off",
+    ]);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to change"));
+}
+
 #[test]
 fn explain_says_which_variant_toggle_locale_tier_and_consumer_decide_a_skill() {
     let dir = tempfile::tempdir().unwrap();

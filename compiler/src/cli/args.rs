@@ -322,9 +322,10 @@ pub(crate) struct SetArgs {
 /// `skillc toggle`'s arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ToggleArgs {
-    /// The client.
-    #[arg(long)]
-    pub client: String,
+    /// The client; repeat it for a chosen set of clients (one check with every change in
+    /// place: every file written, or none).
+    #[arg(long, required = true)]
+    pub client: Vec<String>,
     /// WORKSPACE (default `.`) when three values are given, else SKILL.
     #[arg(value_name = "WORKSPACE|SKILL")]
     pub first: String,

@@ -61,7 +61,8 @@ pub(crate) fn set(args: &SetArgs) -> Done {
     edited(done.map(|()| file.to_path_buf()))
 }
 
-/// `toggle [WORKSPACE] --client ID SKILL STATE`: the workspace is optional and comes first.
+/// `toggle [WORKSPACE] --client ID [--client ID …] SKILL STATE`: the workspace is optional
+/// and comes first.
 pub(crate) fn toggle(args: &ToggleArgs) -> Done {
     let (first, second) = (args.first.as_str(), args.second.as_str());
     let (workspace, skill, state) = match args.third.as_deref() {
@@ -78,12 +79,24 @@ pub(crate) fn toggle(args: &ToggleArgs) -> Done {
             )))
         }
     };
-    edited(skillc::edit::toggle_in_workspace(
-        &workspace,
-        &args.client,
-        skill,
-        toggle,
-    ))
+    if let [client] = args.client.as_slice() {
+        return edited(skillc::edit::toggle_in_workspace(
+            &workspace, client, skill, toggle,
+        ));
+    }
+    // A chosen set of clients: the studio's bulk edit, one check for them all.
+    let changes: Vec<(&str, &str, skillc::edit::Toggle)> = (args.client.iter())
+        .map(|c| (c.as_str(), skill, toggle))
+        .collect();
+    let mut session = skillc::Session::default();
+    match skillc::edit::toggles_in_workspace_with(&workspace, &changes, &mut session) {
+        Ok(written) if written.is_empty() => {
+            outln!("nothing to change: every client already has it so");
+            Ok(())
+        }
+        Ok(written) => written.into_iter().try_for_each(|path| edited(Ok(path))),
+        Err(e) => edited(Err(e)),
+    }
 }
 
 /// What `set` and `toggle` say of their edit.
