@@ -443,6 +443,9 @@ class Day:
             d.click("#tg-undo")
         wait_until(lambda: {c: (self.ws / f"clients/{c}/client.yaml").read_bytes() for c in files} == files,
                    "the undo puts each client.yaml back byte for byte", timeout=self.t)
+        # The matrix shows it: no cell is the clients' own toggle any more.
+        cells = lambda: d.js("return [...document.querySelectorAll('#toggles td[data-client]')].map((td) => td.className)")  # noqa: E731
+        wait_until(lambda: not any("toggle" in c.split() for c in cells() or ["toggle"]), "the matrix shows the undo", timeout=self.t)
         if p.has_tests:
             wait_until(lambda: d.js("return document.getElementById('tests-tab').className").strip() == "pass",
                        "after the undo, every test passes again", timeout=self.t)
