@@ -213,12 +213,12 @@ class Day:
 
     def describe(self, text):
         self.d.set_value('[data-field="description"]', text)
-        wait_until(lambda: self.d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+        wait_until(lambda: self.d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved", timeout=self.t)
 
     def no_errors(self):
         self.d.wait_text("#build-status", "Built", timeout=self.t)
         wait_until(lambda: self.d.js("return document.querySelectorAll('#diagnostics li.error').length") == 0,
-                   "no error in the open skill")
+                   "no error in the open skill", timeout=self.t)
 
     def begin(self):
         """The task's first click comes next (what a task sets up before it is not timed)."""
@@ -249,7 +249,7 @@ class Day:
         path.write_text(path.read_text().rstrip("\n") + "\n\nTheirs: a paragraph a colleague added.\n")
         wait_until(lambda: not d.js("return document.getElementById('conflict').hidden"), "the change on disk is noticed", timeout=self.t)
         d.click("#merge-both")
-        wait_until(lambda: "Theirs: a paragraph" in d.code("#body"), "their paragraph is in the editor")
+        wait_until(lambda: "Theirs: a paragraph" in d.code("#body"), "their paragraph is in the editor", timeout=self.t)
         d.click("#save")
         wait_until(lambda: "Mine: a description" in path.read_text(), "mine is saved", timeout=self.t)
         assert "Theirs: a paragraph a colleague added." in path.read_text(), "theirs is kept"
@@ -328,9 +328,9 @@ class Day:
         d.js("document.querySelector('#history-panel .history-change').open = true")
         d.wait_text("#history-panel .history-change", "This week's wording.")
         d.click("#history-panel [data-bring-back]")
-        wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the old text is an unsaved edit")
+        wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the old text is an unsaved edit", timeout=self.t)
         d.click("#save")
-        wait_until(lambda: path.read_text() == old, "saved: last week's wording is back, byte for byte")
+        wait_until(lambda: path.read_text() == old, "saved: last week's wording is back, byte for byte", timeout=self.t)
         return True, "timed from opening the skill (the colleague's commit before it is not)"
 
     # 4
@@ -343,12 +343,22 @@ class Day:
         d.wait_text("#st-locales", settings()["locales"][0])
         d.set_value("#st-new-locale", loc)
         d.click("#st-add-locale")
-        wait_until(lambda: loc in settings()["locales"], "the language is written")
-        d.click('#st-targets input[data-target="claude-code"]')
-        wait_until(lambda: "claude-code" in (settings().get("targets") or {}), "Claude Code is declared")
+        wait_until(lambda: loc in settings()["locales"], "the language is written", timeout=self.t)
+        # The page is drawn again when the language's build lands: a click on the box it
+        # replaced is lost, and a person clicks again (as create_translation does).
+        for attempt in range(3):
+            if not d.js("return document.querySelector('#st-targets input[data-target=\"claude-code\"]').checked"):
+                d.click('#st-targets input[data-target="claude-code"]')
+            try:
+                wait_until(lambda: "claude-code" in (settings().get("targets") or {}), "Claude Code is declared",
+                           timeout=self.t if attempt == 2 else 6)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
         d.set_value('#st-routing input[data-routing="top_k"]', "3")
         d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
-        wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written")
+        wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written", timeout=self.t)
         after = ws_yaml.read_text()
         lost = [line for line in before.splitlines() if not line.startswith("locales:") and line not in after]
         assert not lost, f"workspace.yaml lost lines: {lost}"
@@ -392,7 +402,7 @@ class Day:
         self.open_skill(p.reach.file)
         self.describe("Handle questions this skill answers, reviewed for reach.")
         d.click("#save")
-        wait_until(lambda: "reviewed for reach" in path.read_text(), "the edit is saved")
+        wait_until(lambda: "reviewed for reach" in path.read_text(), "the edit is saved", timeout=self.t)
         note = d.wait_text("#saved-reach", f", of {len(p.clients)}", timeout=self.t)
         for o in p.own_versions:
             assert f"{o.client} uses its own version instead" in note, (o.client, note)
@@ -413,10 +423,16 @@ class Day:
         if p.variant is None:
             return True, ""
         self.open_skill(p.variant.file)
-        wait_until(lambda: d.js("return document.getElementById('beside-panel').hidden"), "another file closes the panel")
+        wait_until(lambda: d.js("return document.getElementById('beside-panel').hidden"), "another file closes the panel", timeout=self.t)
         d.click("#beside")
         when = d.wait_text("#beside-when", "Used instead of it")
         assert "{" not in when, f"conditions in words, not JSON: {when}"
+        # Issue 52 harm 7: conditions shown as raw JSON. Said in words above, they may still be
+        # JSON in the table of fields below.
+        raw = d.js("return [...document.querySelectorAll('#beside-panel tr')].map((r) => r.textContent)"
+                   ".filter((t) => t.includes('{\"')).join(' | ')")
+        if raw:
+            return False, f"not clean: the table of fields still shows conditions as JSON ({raw[:80]})"
         return True, ""
 
     # 8
@@ -428,7 +444,7 @@ class Day:
         d.set_value("#tg-clients", ", ".join(p.toggle_clients))
         d.set_value("#tg-skills", p.toggled)
         rows = lambda: d.js("return [...document.querySelectorAll('#toggles td[data-client]')].map((td) => td.dataset.client)")  # noqa: E731
-        wait_until(lambda: sorted(rows() or []) == p.toggle_clients, "the two listed clients, and only they")
+        wait_until(lambda: sorted(rows() or []) == p.toggle_clients, "the two listed clients, and only they", timeout=self.t)
         d.click("#tg-bulk-off")
         d.wait_text("#tg-confirm", "Turn 2 toggles off")
         d.click("#tg-confirm-apply")
@@ -464,7 +480,7 @@ class Day:
         d.wait_text("#diagnostics", "is still the default text, word for word", timeout=self.t)
         self.describe(f"A description in {loc}.")
         d.click("#save")
-        wait_until(lambda: f"A description in {loc}." in translation.read_text(), "the translation is saved")
+        wait_until(lambda: f"A description in {loc}." in translation.read_text(), "the translation is saved", timeout=self.t)
         row = d.wait_text(f'#relations li[data-locale="{loc}"]', "up to date")
         assert "get this translation" in row, row
         return True, ""
