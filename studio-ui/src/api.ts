@@ -6,6 +6,7 @@ import { listen } from "@tauri-apps/api/event";
 // studio/src/contract.rs) into generated/types.ts: none is declared here by hand. The command
 // wrappers below stay hand-written (a name and its arguments each).
 import type {
+  RenamePlan,
   Applied, Beside, BuildSummary, BulkPlan, ClientPage, Diff, DraftCheck, FileState, JsonValue, Merged, NewSkill,
   Outcome, Overview, Parts, Preview, PreviewRequest, Relations, Release, Review, RoutingView, Saved, Selection,
   TestRun, ToggleChange, ToggleFilter, Toggles, Translations, Trashed, Version, WorkspacePage,
@@ -53,6 +54,7 @@ export const api = {
   createTranslation: (file: string, locale: string) => invoke<string>("create_translation", { file, locale }),
   createSkill: (skill: NewSkill) => invoke<string>("create_skill", { skill }),
   renameSkill: (file: string, name: string) => invoke<string>("rename_skill", { file, name }),
+  renamePlan: (file: string, name: string) => invoke<RenamePlan>("rename_plan", { file, name }),
   deleteSkill: (file: string) => invoke<Trashed>("delete_skill", { file }),
   removed: () => invoke<Trashed[]>("removed"),
   restore: (id: string) => invoke<string>("restore", { id }),

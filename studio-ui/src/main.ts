@@ -193,9 +193,30 @@ function wireSkillActions(): void {
     const file = editor.file;
     if (!file) return;
     inlineForm(byId("rename"), "rename-name", file.split("/").slice(-2, -1)[0], "Rename", async (name) => {
-      const f = await api.renameSkill(file, name);
-      await loadOverview();
-      await openSkill(f, true);
+      // Every line it would change is shown first; nothing is written before the yes.
+      const plan = await api.renamePlan(file, name);
+      const files = new Set(plan.changes.map((c) => c.file)).size;
+      const box = el("div", { id: "rename-plan", class: "tg-confirm rename-plan", role: "alertdialog" });
+      const lines = plan.changes.map((c) => el("li", {}, el("code", {}, `${c.file}:${c.line}`), " ",
+        el("del", {}, c.old.trim()), " → ", el("ins", {}, c.new.trim())));
+      const moves = plan.moves.map((m) => el("li", {}, el("code", {}, `${m.from}/ → ${m.to}/`)));
+      box.append(
+        el("p", {}, el("b", {}, `Rename ${plan.old} to ${plan.new}`),
+          `: ${plan.changes.length} ${plan.changes.length === 1 ? "line" : "lines"} in ${files} ${files === 1 ? "file" : "files"}` +
+          (plan.moves.length ? `, ${plan.moves.length} ${plan.moves.length === 1 ? "folder" : "folders"} moved` : "")),
+        el("ul", { id: "rename-plan-changes", class: "rename-changes" }, ...lines, ...moves),
+        el("button", { id: "rename-plan-apply", class: "primary", onclick: async () => {
+          box.remove();
+          try {
+            const f = await api.renameSkill(file, name);
+            await loadOverview();
+            await openSkill(f, true);
+            scheduleBuild();
+          } catch (e) { fail(e); }
+        } }, "Rename everywhere"), " ",
+        el("button", { id: "rename-plan-cancel", onclick: () => box.remove() }, "Cancel"));
+      document.getElementById("rename-plan")?.remove();
+      document.querySelector(".editor-head")?.after(box);
     });
   });
   byId("export-package").addEventListener("click", async () => {

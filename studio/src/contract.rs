@@ -65,6 +65,7 @@ fn roots(d: &mut Declarations, cfg: &Config) {
     d.add::<session::DraftCheck>(cfg);
     d.add::<session::Saved>(cfg);
     d.add::<skillc::edit::merge::Merged>(cfg);
+    d.add::<skillc::edit::rename::Rename>(cfg);
     d.add::<crate::form::Parts>(cfg);
     d.add::<relations::Relations>(cfg);
     d.add::<translations::Translations>(cfg);

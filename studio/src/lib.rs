@@ -198,6 +198,15 @@ fn rename_skill(
 }
 
 #[tauri::command(async)]
+fn rename_plan(
+    studio: State<'_, Studio>,
+    file: String,
+    name: String,
+) -> Result<skillc::edit::rename::Rename, StudioError> {
+    studio.with(|s| s.rename_plan(&file, &name))
+}
+
+#[tauri::command(async)]
 fn delete_skill(studio: State<'_, Studio>, file: String) -> Result<Trashed, StudioError> {
     studio.with(|s| s.delete_skill(&file))
 }
@@ -472,6 +481,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             set_field,
             create_skill,
             rename_skill,
+            rename_plan,
             delete_skill,
             removed,
             restore,

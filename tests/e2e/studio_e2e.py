@@ -449,6 +449,13 @@ def test_create_rename_and_delete_a_skill(d, tmp, shots):
     d.click("#rename")
     d.set_value("#rename-name", "e2e-renamed")
     d.click("#rename + .inline button")
+    # Every change is listed first, and nothing is written before the yes.
+    d.wait_text("#rename-plan", "Rename e2e-notes to e2e-renamed")
+    assert "public/e2e-notes/ → public/e2e-renamed/" in d.text("#rename-plan-changes"), d.text("#rename-plan-changes")
+    assert "name: e2e-notes" in d.text("#rename-plan-changes")
+    assert created.exists()
+    d.screenshot(shots / "rename-plan.png")
+    d.click("#rename-plan-apply")
     renamed = ws / "public/e2e-renamed/SKILL.md"
     wait_until(renamed.exists, "the skill folder is renamed")
     assert not created.exists()

@@ -438,6 +438,27 @@ plugin?: Plugin,
 external?: CatalogExternal, };
 
 /**
+ * One line a rename changes.
+ */
+export type Change = {
+/**
+ * The file, relative to the workspace, with `/`.
+ */
+file: string,
+/**
+ * The line (1-based).
+ */
+line: number,
+/**
+ * The line as it is (without its line ending).
+ */
+old: string,
+/**
+ * The line as the rename leaves it.
+ */
+new: string, };
+
+/**
  * A changed skill.
  */
 export type ChangedSkill = {
@@ -1044,6 +1065,19 @@ text: string,
 conflicts: Array<MergeConflict>, };
 
 /**
+ * A folder a rename moves (a skill's folder named as the skill).
+ */
+export type Move = {
+/**
+ * The folder, relative to the workspace.
+ */
+from: string,
+/**
+ * Where it goes.
+ */
+to: string, };
+
+/**
  * A skill to create, as the "New skill" form asks for it.
  */
 export type NewSkill = {
@@ -1506,6 +1540,27 @@ name: string,
  * `max_active`, `unavailable`.
  */
 reason: string, };
+
+/**
+ * Everything a rename changes, to show before it is applied.
+ */
+export type RenamePlan = {
+/**
+ * The skill's name.
+ */
+old: string,
+/**
+ * Its new name.
+ */
+new: string,
+/**
+ * Every changed line, by file then line.
+ */
+changes: Array<Change>,
+/**
+ * Every folder moved.
+ */
+moves: Array<Move>, };
 
 /**
  * The review of a workspace.

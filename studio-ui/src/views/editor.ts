@@ -208,7 +208,8 @@ export class SkillEditor {
         note.replaceChildren(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));
         note.hidden = false;
       }
-    }).catch((e) => panel.replaceChildren(el("p", { class: "empty" }, String(e.message ?? e))));
+    // An answer about a file no longer open (renamed, or left) says nothing of the open one.
+    }).catch((e) => shown([el("p", { class: "empty" }, String(e.message ?? e))]));
   }
 
   private async setMode(mode: "form" | "source"): Promise<void> {

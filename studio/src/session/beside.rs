@@ -57,12 +57,21 @@ impl Session {
             return Ok(None);
         };
         let read = |f: &str| std::fs::read_to_string(self.root.join(f)).ok();
+        let when: Vec<String> = s.frontmatter.when.iter().map(|p| p.words()).collect();
+        let mut change = document_change(read(&shared.file).as_deref(), read(rel).as_deref());
+        // Its conditions in words in the table too, not as the YAML's structure.
+        let said = when.join("; ");
+        for f in change.iter_mut().flat_map(|c| c.fields.iter_mut()) {
+            if f.key == "when" && f.after.is_some() && !said.is_empty() {
+                f.after = Some(said.clone());
+            }
+        }
         Ok(Some(Beside {
             shared_name: shared.name.clone(),
             shared_file: shared.file.clone(),
             kind,
-            when: s.frontmatter.when.iter().map(|p| p.words()).collect(),
-            change: document_change(read(&shared.file).as_deref(), read(rel).as_deref()),
+            when,
+            change,
         }))
     }
 }
@@ -95,6 +104,13 @@ mod tests {
         let b = s.beside_shared(&variant).unwrap().unwrap();
         assert_eq!(b.kind, "variant");
         assert!(!b.when.is_empty(), "its conditions in words");
+        // The table of fields says them in the same words, not as JSON.
+        let when = (b.change.iter().flat_map(|c| &c.fields))
+            .find(|f| f.key == "when")
+            .and_then(|f| f.after.clone())
+            .unwrap();
+        assert_eq!(when, b.when.join("; "));
+        assert!(!when.contains('{'), "{when}");
         assert_eq!(
             s.beside_shared("public/response_handling/pricing/SKILL.md")
                 .unwrap(),

@@ -265,19 +265,29 @@ impl Session {
     pub fn rename_skill(&self, rel: &str, new_name: &str) -> Result<String, StudioError> {
         self.refuse_outside(rel, "rename")?;
         let _written = WritesOnDisk(&self.disk, None);
-        self.inside(rel)?;
-        let report = self.check()?;
-        let old = (report.workspace.skills.iter())
-            .find(|s| s.file == rel)
-            .map(|s| s.name.clone())
-            .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))?;
-        let plan = skillc::edit::rename::plan(&self.root, &old, new_name).map_err(edit_err)?;
+        let plan = self.rename_plan(rel, new_name)?;
         skillc::edit::rename::apply(&self.root, &plan).map_err(edit_err)?;
         let moved = plan.moves.iter().find_map(|m| {
             let rest = rel.strip_prefix(&format!("{}/", m.from))?;
             Some(format!("{}/{rest}", m.to))
         });
         Ok(moved.unwrap_or_else(|| rel.to_string()))
+    }
+
+    /// What renaming the skill in `rel` to `new_name` would change, line by line, and the
+    /// folders it would move (`skillc rename --dry-run`): shown before it is applied.
+    pub fn rename_plan(
+        &self,
+        rel: &str,
+        new_name: &str,
+    ) -> Result<skillc::edit::rename::Rename, StudioError> {
+        self.inside(rel)?;
+        let report = self.check()?;
+        let old = (report.workspace.skills.iter())
+            .find(|s| s.file == rel)
+            .map(|s| s.name.clone())
+            .ok_or_else(|| StudioError::request(format!("`{rel}` is not a skill")))?;
+        skillc::edit::rename::plan(&self.root, &old, new_name).map_err(edit_err)
     }
 
     /// Packs a skill into `.skillc/packages/<name>.zip` inside the workspace.

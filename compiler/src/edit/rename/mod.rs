@@ -21,6 +21,7 @@ use super::Error;
 
 /// One line a rename changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Change {
     /// The file, relative to the workspace, with `/`.
     pub file: String,
@@ -34,6 +35,7 @@ pub struct Change {
 
 /// A folder a rename moves (a skill's folder named as the skill).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Move {
     /// The folder, relative to the workspace.
     pub from: String,
@@ -43,6 +45,7 @@ pub struct Move {
 
 /// Everything a rename changes, to show before it is applied.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "RenamePlan"))]
 pub struct Rename {
     /// The skill's name.
     pub old: String,
@@ -54,6 +57,7 @@ pub struct Rename {
     pub moves: Vec<Move>,
     /// The edited files' new texts.
     #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     texts: Vec<(String, String)>,
 }
 
