@@ -19,6 +19,8 @@ skips) is "not clean", with why, in the table.
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import re
 import shutil
 import sys
@@ -59,7 +61,7 @@ def frontmatter(path):
 def skills_on_disk(ws):
     """Every default-language SKILL.md of the workspace (translations are SKILL.<locale>.md)."""
     out = []
-    for p in sorted(ws.rglob("SKILL.md")):
+    for p in sorted(matching(ws, "**/SKILL.md")):
         rel = p.relative_to(ws)
         if rel.parts[0] == ".skillc":
             continue
@@ -73,11 +75,24 @@ def skills_on_disk(ws):
     return out
 
 
+def matching(ws, pattern):
+    """The files of `ws` a glob matches, never looking into hidden folders: `.git` changes
+    under a walk while the app commits, and `.skillc` is the studio's own."""
+    if not pattern.startswith("**/"):
+        return list(ws.glob(pattern))
+    name = pattern[3:]
+    found = []
+    for folder, dirs, files in os.walk(ws):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        found += [Path(folder) / f for f in files if fnmatch.fnmatch(f, name)]
+    return found
+
+
 def words_by_file(ws, patterns):
     """Each file the globs match (tests, category guidance, client settings) with its words."""
     out = {}
     for pattern in patterns:
-        for p in sorted(ws.glob(pattern)):
+        for p in sorted(matching(ws, pattern)):
             out[str(p.relative_to(ws))] = set(re.findall(r"[\w-]+", p.read_text(errors="replace")))
     return out
 
