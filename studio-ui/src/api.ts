@@ -7,7 +7,7 @@ import { listen } from "@tauri-apps/api/event";
 // wrappers below stay hand-written (a name and its arguments each).
 import type {
   RenamePlan,
-  Applied, Beside, BuildSummary, BulkPlan, ClientPage, Diff, DraftCheck, FileState, JsonValue, Merged, NewSkill,
+  Applied, Beside, BundleEval, BuildSummary, BulkPlan, ClientPage, Diff, DraftCheck, FileState, JsonValue, Merged, NewSkill,
   Outcome, Overview, Parts, Preview, PreviewRequest, Relations, Release, Review, RoutingView, Saved, Selection,
   TestRun, ToggleChange, ToggleFilter, Toggles, Translations, Trashed, Version, WorkspacePage,
 } from "./generated/types";
@@ -85,6 +85,7 @@ export const api = {
   review: () => invoke<Review>("review"),
   testCases: () => invoke<TestRun>("test_cases"),
   routing: () => invoke<RoutingView>("routing"),
+  routingClients: (from: number, count: number) => invoke<BundleEval[]>("routing_clients", { from, count }),
   saveRouteCase: (request: PreviewRequest, name: string, routesTo: string[]) =>
     invoke<string>("save_route_case", { request, name, routesTo }),
   publish: (token: string, files: string[], message: string, anyway: string | null) => invoke<string>("publish", { token, files, message, anyway }),

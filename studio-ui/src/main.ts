@@ -110,6 +110,7 @@ async function runBuild(after?: () => Promise<void>): Promise<void> {
     // A preview asked for since the build finished already shows it.
     if (!byId("tab-preview").hidden && previewsAsked() === asked) await runPreview();
     if (!byId("tab-diff").hidden) await showDiff();
+    editor.afterBuild();
     if (b.written) await tests.refresh();
     if (b.written && !byId("tab-routing").hidden) await routing.show();
   } finally {

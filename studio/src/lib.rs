@@ -431,6 +431,15 @@ fn routing(studio: State<'_, Studio>) -> Result<session::RoutingView, StudioErro
 }
 
 #[tauri::command(async)]
+fn routing_clients(
+    studio: State<'_, Studio>,
+    from: usize,
+    count: usize,
+) -> Result<Vec<skillc::cases::eval::BundleEval>, StudioError> {
+    studio.with(|s| s.routing_clients(from, count))
+}
+
+#[tauri::command(async)]
 fn test_cases(studio: State<'_, Studio>) -> Result<session::TestRun, StudioError> {
     studio.with(Session::test_cases)
 }
@@ -514,6 +523,7 @@ pub fn wire<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             review,
             publish,
             routing,
+            routing_clients,
             test_cases
         ])
 }

@@ -35,8 +35,9 @@ PORT = int(os.environ.get("STUDIO_E2E_PORT", "4444"))
 NATIVE_PORT = int(os.environ.get("STUDIO_E2E_NATIVE_PORT", str(PORT + 1)))
 DISPLAY = os.environ.get("STUDIO_E2E_DISPLAY", ":97")
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
-# Runs only the tests whose name holds this text (for working on one test).
-ONLY = os.environ.get("STUDIO_E2E_ONLY", "")
+# Runs only the tests whose name holds one of these texts, comma-separated (for working on a
+# test, or on one with the test before it).
+ONLY = [part for part in os.environ.get("STUDIO_E2E_ONLY", "").split(",") if part]
 
 
 class LostConnection(Exception):
@@ -990,7 +991,11 @@ def create_translation(d, locale, file):
     panel is drawn again when a build lands, a click on the button it replaced is lost, and a
     person clicks again."""
     for attempt in range(3):
-        d.click(f'[data-create-translation="{locale}"]')
+        try:
+            d.click(f'[data-create-translation="{locale}"]')
+        except AssertionError as e:
+            # Say what the side panel showed instead of the button.
+            raise AssertionError(f"{e}; the side panel read {d.text('#relations')[:400]!r}") from e
         try:
             wait_until(file.exists, f"the {locale} text is started from the default", timeout=6)
             return
@@ -1342,6 +1347,8 @@ def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(
                "the first build is in", timeout=60)
     d.click('#tabs button[data-tab="routing"]')
     d.wait_text("#rt-summary", "Everyone: of", timeout=60)
+    # The clients follow the global bundle a few at a time, until all five are measured.
+    d.wait_text("#rt-summary", "All 5 clients measured.", timeout=60)
     # No skill and another skill are told apart, in the summary and each bar.
     assert "another skill first" in d.text("#rt-summary") and "no skill at all" in d.text("#rt-summary")
     bars = d.js("return [...document.querySelectorAll('#rt-chart .rt-bar')].map(b => b.dataset.client)")
@@ -1458,7 +1465,7 @@ def run_tests(open_window, tmp, shots):
     d = open_window()
     try:
         for test in TESTS:
-            if ONLY and ONLY not in test.__name__:
+            if ONLY and not any(part in test.__name__ for part in ONLY):
                 continue
             for attempt in (1, 2):
                 try:

@@ -391,12 +391,15 @@ class Day:
         d.click('#tabs button[data-tab="routing"]')
         summary = d.wait_text("#rt-summary", "Everyone: of", timeout=self.t)
         assert "another skill first" in summary and "no skill at all" in summary, summary
-        worst = d.js("const b = [...document.querySelectorAll('#rt-chart .rt-bar')].find((b) => b.dataset.client);"
-                     " return b ? b.dataset.client : ''")
-        if not worst:
-            # Nothing to click: the view measured no client (its time limit), and says so.
-            said = re.search(r"\d+ of \d+ clients measured here[^.]*", summary)
-            return False, "not clean: no client's bar to click" + (f" ({said.group(0)})" if said else "")
+        # The clients' bars come a few at a time after the global one's: the first within seconds.
+        first_client = ("const b = [...document.querySelectorAll('#rt-chart .rt-bar')].find((b) => b.dataset.client);"
+                        " return b ? b.dataset.client : ''")
+        try:
+            wait_until(lambda: d.js(first_client), "a client's bar is drawn", timeout=30)
+        except AssertionError:
+            return False, f"not clean: no client's bar to click after 30 s ({d.text('#rt-summary')[:200]})"
+        # The worst of those measured by now: the chart is drawn worst first.
+        worst = d.js(first_client)
         d.click(f'#rt-chart .rt-bar[data-client="{worst}"]')
         d.wait_text("#rt-confusions-title", worst)
         assert d.text("#rt-none-why") and d.text("#rt-confusions-why"), "the view says why, in words"

@@ -219,6 +219,22 @@ pub fn evaluate(
     Ok(out)
 }
 
+/// [`evaluate`] by the index alone (no selector; the artifact's built-in meaning, when it
+/// routes by meaning), the bundles measured side by side on every core, in their order: the
+/// studio's Routing view measures hundreds of clients' bundles.
+pub fn evaluate_side_by_side(
+    a: &Artifact,
+    bundles: &[BundleRef<'_>],
+    cases: &[Case],
+) -> Result<Vec<BundleEval>, skillc_runtime::Error> {
+    use rayon::prelude::*;
+    let each = bundles
+        .par_iter()
+        .map(|r| evaluate(a, std::slice::from_ref(r), cases, None, None, None))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(each.into_iter().flatten().collect())
+}
+
 /// The figures as JSON: `{"method", "bundles": [...]}`, each bundle's fields in their order
 /// above; `method` is `lexical`, or `hybrid` when the messages had vectors.
 pub fn render_eval_json(evals: &[BundleEval], method: &'static str) -> String {

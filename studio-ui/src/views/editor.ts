@@ -209,7 +209,13 @@ export class SkillEditor {
         note.hidden = false;
       }
     // An answer about a file no longer open (renamed, or left) says nothing of the open one.
-    }).catch((e) => shown([el("p", { class: "empty" }, String(e.message ?? e))]));
+    }).catch((e) => shown([el("p", { class: "empty side-error" }, String(e.message ?? e))]));
+  }
+
+  /** After a build: a side panel left on an error (asked while the workspace was still being
+   * opened or checked) is drawn again, so that it never stays empty of its buttons. */
+  afterBuild(): void {
+    if (this.file && byId("relations").querySelector(".side-error")) this.loadRelations();
   }
 
   private async setMode(mode: "form" | "source"): Promise<void> {

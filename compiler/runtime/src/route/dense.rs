@@ -176,7 +176,12 @@ impl DenseIndex {
         let q_norm = norm(query);
         if let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) {
             if q.len() == w.dims {
-                return self.whole_similarities(w, &q, q_norm, leave_out, needed);
+                let texts = Texts {
+                    docs: &self.docs,
+                    norms: &self.norms,
+                    rows: w,
+                };
+                return whole_similarities(&texts, &q, q_norm, leave_out, needed);
             }
         }
         let mut at = 0;
@@ -331,57 +336,6 @@ impl DenseIndex {
         }
         dot / (q_norm * v_norm)
     }
-
-    /// [`DenseIndex::similarities_reaching`] by integer dot products: the same cosines,
-    /// since a dot product of whole numbers is exact however it is summed.
-    fn whole_similarities(
-        &self,
-        w: &Whole,
-        q: &[i16],
-        q_norm: f64,
-        leave_out: Option<(usize, usize)>,
-        needed: &dyn Fn(usize) -> f64,
-    ) -> Vec<(usize, f64)> {
-        let (q_head, q_tail) = q.split_at(HEAD);
-        let q_tail_norm = int_norm(q_tail);
-        let tail_dims = q_tail.len();
-        let mut at = 0;
-        (self.docs.iter())
-            .map(|&(skill, texts)| {
-                let first = at;
-                at += texts;
-                if q_norm == 0.0 {
-                    return (skill, 0.0);
-                }
-                let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
-                let kept =
-                    || (0..texts).filter(|&k| Some(k) != skipped && self.norms[first + k] != 0.0);
-                let head = |k: usize| {
-                    let i = first + k;
-                    dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD])
-                };
-                // The largest cosine any of its texts could have; a margin keeps rounding from
-                // passing over a skill that would reach the bar exactly.
-                let bound = kept()
-                    .map(|k| {
-                        let rest = q_tail_norm * w.tail_norms[first + k];
-                        (f64::from(head(k)) + rest) / (q_norm * self.norms[first + k])
-                    })
-                    .fold(f64::NEG_INFINITY, f64::max);
-                if bound + 1e-9 < needed(skill) {
-                    return (skill, 0.0);
-                }
-                let best = kept()
-                    .map(|k| {
-                        let i = first + k;
-                        let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-                        f64::from(head(k) + tail) / (q_norm * self.norms[first + k])
-                    })
-                    .fold(0.0f64, f64::max);
-                (skill, best)
-            })
-            .collect()
-    }
 }
 
 /// The texts of a whole-number index, as [`whole_block`] reads them.
@@ -438,6 +392,70 @@ fn whole_block<'t>(
             c.skill = skill;
         }
     }
+}
+
+/// [`DenseIndex::similarities_reaching`] of one whole-number query: the same cosines, since a
+/// dot product of whole numbers is exact however it is summed. Compiled for AVX2 and AVX-512
+/// too, as [`whole_block`] is: a runtime's route reads every text of its catalog once, and
+/// `eval` routes thousands of messages a bundle.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw", "x86_64+avx2"))]
+fn whole_similarities<'t>(
+    texts: &Texts<'t>,
+    q: &[i16],
+    q_norm: f64,
+    leave_out: Option<(usize, usize)>,
+    needed: &dyn Fn(usize) -> f64,
+) -> Vec<(usize, f64)> {
+    let w = texts.rows;
+    // Here, not `dot`: a function of its own would be compiled for the oldest processors only.
+    let products = |a: &[i16], b: &[i16]| -> i32 {
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum()
+    };
+    let (q_head, q_tail) = q.split_at(HEAD);
+    let q_tail_norm = int_norm(q_tail);
+    let tail_dims = q_tail.len();
+    // Plain loops: an iterator's closures become functions of their own, compiled for the
+    // oldest processors whatever this one was compiled for.
+    let mut out = Vec::with_capacity(texts.docs.len());
+    if q_norm == 0.0 {
+        out.extend(texts.docs.iter().map(|&(skill, _)| (skill, 0.0)));
+        return out;
+    }
+    let mut first = 0;
+    for &(skill, count) in texts.docs {
+        let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+        let kept = |k: usize| Some(k) != skipped && texts.norms[first + k] != 0.0;
+        // The largest cosine any of its texts could have; a margin keeps rounding from
+        // passing over a skill that would reach the bar exactly.
+        let mut bound = f64::NEG_INFINITY;
+        for k in 0..count {
+            if !kept(k) {
+                continue;
+            }
+            let i = first + k;
+            let head = products(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+            let rest = q_tail_norm * w.tail_norms[i];
+            bound = bound.max((f64::from(head) + rest) / (q_norm * texts.norms[i]));
+        }
+        let mut best = 0.0f64;
+        if bound + 1e-9 >= needed(skill) {
+            for k in 0..count {
+                if !kept(k) {
+                    continue;
+                }
+                let i = first + k;
+                let head = products(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+                let tail = products(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+                best = best.max(f64::from(head + tail) / (q_norm * texts.norms[i]));
+            }
+        }
+        out.push((skill, best));
+        first += count;
+    }
+    out
 }
 
 /// A query of [`DenseIndex::similarities_many`]: its vector, and the trigger example it leaves
