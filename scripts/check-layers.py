@@ -24,7 +24,7 @@ import sys
 LAYERS = {
     "diagnostic": 0, "codes": 0, "command": 0, "digest": 0, "content_digest": 0, "release": 0, "sign": 0, "meaning": 0,
     "git": 1, "model": 1, "discover": 2, "parse": 3, "check": 4, "resolve": 5, "render": 6,
-    "pipeline": 7, "cases": 7, "workspace_check": 8, "skill_md": 8, "edit": 9, "interop": 9, "mcp": 9,
+    "pipeline": 7, "cases": 7, "workspace_check": 8, "skill_md": 8, "edit": 9, "relations": 9, "interop": 9, "mcp": 9,
     "cli": 10,
 }
 

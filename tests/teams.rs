@@ -686,3 +686,61 @@ fn a_sentence_changed_two_ways_keeps_both_and_the_kind_comes_from_the_name() {
         assert_eq!(Kind::of(Path::new(path)), kind, "{path}");
     }
 }
+
+#[test]
+fn reach_says_who_gets_a_skills_text_variants_and_own_versions_counted_as_the_studio_does() {
+    let ws = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
+    let out = skillc(&["reach", arg(&ws), "competitors"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Of five clients: northwind.io has its own, augment.org and hyperline.co get variants.
+    assert!(
+        text.starts_with("competitors (public/response_handling/competitors/SKILL.md): 2 clients get this text, of 5, and visitors of no client.\n"),
+        "{text}"
+    );
+    for line in [
+        "  northwind.io uses its own version instead: clients/northwind.io/response_handling/competitors/SKILL.md\n",
+        "  augment.org always gets competitors_aware instead\n",
+        "  hyperline.co never gets this text: competitors_battlecard in tier standard or pro, competitors_aware in tier fast\n",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    // The same numbers as JSON, from the one function the studio's panel reads.
+    let out = skillc(&["reach", arg(&ws), "competitors", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["reach"]["getting"], 2);
+    assert_eq!(json["reach"]["clients"], 5);
+    assert_eq!(json["reach"]["instead"][0]["client"], "augment.org");
+    // A client's own skill by --client, a translation's file as its skill's, toggles.
+    let own = skillc(&["reach", arg(&ws), "pricing", "--client", "ibanfirst.com"]);
+    assert!(
+        said(&own).contains("only ibanfirst.com's visitors get this text."),
+        "{}",
+        said(&own)
+    );
+    let fr = ws.join("public/response_ending/demo_offer/SKILL.fr.md");
+    let by_file = skillc(&["reach", arg(&ws), arg(&fr)]);
+    assert!(
+        said(&by_file)
+            .contains("demo_offer (public/response_ending/demo_offer/SKILL.md): 4 clients get"),
+        "{}",
+        said(&by_file)
+    );
+    assert!(
+        said(&by_file).contains("turned off for example.com"),
+        "{}",
+        said(&by_file)
+    );
+    // A name no skill has, or not for that client: exit 2, naming the ones there are.
+    let none = skillc(&["reach", arg(&ws), "pricing", "--client", "example.com"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        said(&none).contains("ibanfirst.com's own (--client ibanfirst.com)"),
+        "{}",
+        said(&none)
+    );
+    assert_eq!(
+        skillc(&["reach", arg(&ws), "no_such_skill"]).status.code(),
+        Some(2)
+    );
+}

@@ -25,6 +25,7 @@ pub(crate) mod git;
 pub mod interop;
 pub mod mcp;
 pub mod model;
+pub mod relations;
 pub mod release;
 pub mod sign;
 pub mod skill_md;

@@ -87,6 +87,7 @@ fn run_on_workspace(command: WorkspaceCommand) -> Done {
         WorkspaceCommand::Toggle(args) => edits::toggle(&args),
         WorkspaceCommand::Merge(args) => teams::merge(&args),
         WorkspaceCommand::Rename(args) => teams::rename(&args),
+        WorkspaceCommand::Reach(args) => teams::reach(&args),
         WorkspaceCommand::Pack(args) => edits::pack(&args),
         WorkspaceCommand::Unpack(args) => edits::unpack(&args),
     }

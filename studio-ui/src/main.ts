@@ -143,6 +143,7 @@ function showTab(name: string): void {
 function inlineForm(anchor: HTMLElement, id: string, value: string, label: string, act: (v: string) => Promise<void>): void {
   const input = el("input", { id, value, placeholder: value || id });
   const form = el("div", { class: "inline" }, input, el("button", {
+    id: `${id}-go`,
     onclick: () => { act(input.value.trim()).catch(fail).finally(() => form.remove()); },
   }, label));
   anchor.after(form);
@@ -193,7 +194,11 @@ function wireSkillActions(): void {
   byId("rename").addEventListener("click", () => {
     const file = editor.file;
     if (!file) return;
-    inlineForm(byId("rename"), "rename-name", file.split("/").slice(-2, -1)[0], "Rename", async (name) => {
+    // On a row of its own under the editor's head: after the Rename button, a long name's field
+    // and its button were past the window's right edge.
+    document.getElementById("rename-name")?.parentElement?.remove();
+    const head = document.querySelector<HTMLElement>(".editor-head") ?? byId("rename");
+    inlineForm(head, "rename-name", file.split("/").slice(-2, -1)[0], "Rename", async (name) => {
       // Every line it would change is shown first; nothing is written before the yes.
       const plan = await api.renamePlan(file, name);
       const files = new Set(plan.changes.map((c) => c.file)).size;

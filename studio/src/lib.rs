@@ -7,7 +7,8 @@ pub mod docdiff;
 pub mod error;
 pub mod form;
 pub mod history;
-pub mod relations;
+/// What a skill is tied to and whom an edit of it reaches: the compiler's, as `skillc reach`.
+pub use skillc::relations;
 pub mod releases;
 pub mod review;
 pub mod session;

@@ -125,6 +125,24 @@ pub(crate) struct RenameArgs {
     pub dry_run: bool,
 }
 
+/// `skillc reach`'s arguments: the workspace is optional and comes first.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ReachArgs {
+    /// WORKSPACE (default `.`) when two values are given, else SKILL.
+    #[arg(value_name = "WORKSPACE|SKILL")]
+    pub first: String,
+    /// SKILL: a skill's name (with `--client`, that client's own skill of the name) or its
+    /// SKILL.md (a translation's file counts as its skill's).
+    #[arg(value_name = "SKILL")]
+    pub second: Option<String>,
+    /// The client whose own skill of that name is meant (default: the global skill).
+    #[arg(long, value_name = "ID")]
+    pub client: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: OutputFormat,
+}
+
 /// How `check` and `build` print diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum DiagFormat {
@@ -202,6 +220,13 @@ pub(crate) enum WorkspaceCommand {
     /// moves when it bears the name.
     #[command(override_usage = "skillc rename [WORKSPACE] OLD NEW [--dry-run]")]
     Rename(RenameArgs),
+    /// Say whom an edit of a skill's text reaches: the clients that get it, in which bundles,
+    /// those that get a variant or their own version instead or have it turned off, and its
+    /// run-time conditions (what the studio's relations panel shows).
+    #[command(
+        override_usage = "skillc reach [WORKSPACE] SKILL [--client ID] [--format text|json]"
+    )]
+    Reach(ReachArgs),
     /// Pack a skill folder into a ZIP package (deterministic).
     Pack(PackArgs),
     /// Unpack a ZIP package into a workspace (validated before anything is written).

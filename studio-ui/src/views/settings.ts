@@ -169,7 +169,7 @@ export class SettingsView {
   }
 
   private draw(p: WorkspacePage): void {
-    const problems = p.diagnostics.map((d) => el("li", { class: d.severity }, `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`));
+    const problems = problemList(p.diagnostics);
     byId("settings-page").replaceChildren(
       el("h3", {}, "Workspace settings ", el("small", { class: "tech" }, p.file)),
       problems.length ? el("ul", { id: "st-problems", class: "diagnostics" }, ...problems) : "",
@@ -187,4 +187,29 @@ export class SettingsView {
       el("p", { class: "hint" }, "Patterns match a skill's qualified name (public.faq); * is any text. Only-these wins over all-but-these."),
       this.consumers(p));
   }
+}
+
+/** Warnings shown of each code before the rest are counted: a budget declared for 500 clients
+ * gives one W124 a client, and the forms must stay in sight. */
+const SHOWN_OF_A_CODE = 3;
+
+/** The settings' diagnostics: every error, and the first few warnings of each code with how
+ * many more there are. */
+function problemList(diagnostics: WorkspacePage["diagnostics"]): HTMLElement[] {
+  const line = (d: WorkspacePage["diagnostics"][number]) =>
+    el("li", { class: d.severity }, `${d.file}:${d.line}:${d.column} ${d.code} ${d.message}`);
+  const seen = new Map<string, number>();
+  const hidden = new Map<string, number>();
+  const out: HTMLElement[] = [];
+  for (const d of diagnostics) {
+    const n = (seen.get(d.code) ?? 0) + 1;
+    seen.set(d.code, n);
+    if (d.severity === "error" || n <= SHOWN_OF_A_CODE) out.push(line(d));
+    else hidden.set(d.code, (hidden.get(d.code) ?? 0) + 1);
+  }
+  for (const [code, n] of hidden) {
+    out.push(el("li", { class: "warning more", "data-more": code },
+      `and ${n.toLocaleString("en")} more ${code} like these (skillc check lists them all)`));
+  }
+  return out;
 }

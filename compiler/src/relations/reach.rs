@@ -5,9 +5,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::model::{Condition, Predicate, Scope, Skill};
+use crate::Workspace;
 use serde::Serialize;
-use skillc::model::{Condition, Predicate, Scope, Skill};
-use skillc::Workspace;
 
 use super::{link_to, overridden_by, variants, Link, Variant};
 
@@ -15,7 +15,8 @@ use super::{link_to, overridden_by, variants, Link, Variant};
 /// get it in some bundles only and those that always get a variant instead, those that use
 /// their own version, those that have it turned off, the variants that replace it when their
 /// conditions hold and the run-time conditions that keep it out of some conversations.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Reach {
     /// Clients in the workspace.
     pub clients: usize,
@@ -39,7 +40,8 @@ pub struct Reach {
 }
 
 /// What one client's visitors get, text by text.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClientShare {
     /// Client id.
     pub client: String,
@@ -48,7 +50,8 @@ pub struct ClientShare {
 }
 
 /// One text a client gets and in which of its bundles.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Share {
     /// The skill whose text it is (the base, or one of its variants).
     pub text: Link,
@@ -168,7 +171,7 @@ fn skills_of<'w>(ws: &'w Workspace, listed: &[Variant]) -> Vec<&'w Skill> {
         .collect()
 }
 
-fn audience<'a>(ws: &'a Workspace, c: &'a skillc::model::Client) -> Audience<'a> {
+fn audience<'a>(ws: &'a Workspace, c: &'a crate::model::Client) -> Audience<'a> {
     let tiers = ws.config.tiers.iter().map(|t| t.name.as_str());
     Audience {
         id: &c.id,
@@ -189,12 +192,12 @@ pub fn of(ws: &Workspace, s: &Skill) -> Reach {
     let base = base_of(ws, s);
     let own_version = overridden_by(ws, base);
     let variants = variants(ws, base);
-    let on = |c: &skillc::model::Client| {
+    let on = |c: &crate::model::Client| {
         (c.toggles.get(&base.name).map(|t| t.enabled))
             .or(base.frontmatter.default_enabled)
             .unwrap_or(true)
     };
-    let mine = |c: &&skillc::model::Client| match &s.scope {
+    let mine = |c: &&crate::model::Client| match &s.scope {
         Scope::Global => true,
         Scope::Client(id) => *id == c.id,
     };

@@ -1,19 +1,20 @@
-//! What a skill is tied to, for the studio's relations panel: its variants and when each
+//! What a skill is tied to, for the studio's relations panel and `skillc reach`: its variants and when each
 //! applies, the clients that override or toggle it, the skills it names and that name it, the
 //! consumers that hide it and the locales it has. Read from the checked workspace, so the
 //! panel agrees with what the compiler resolves.
 
 use std::collections::BTreeSet;
 
+use crate::model::{Predicate, Scope, Skill, SkillRef};
+use crate::Workspace;
 use serde::Serialize;
-use skillc::model::{Predicate, Scope, Skill, SkillRef};
-use skillc::Workspace;
 
 pub mod reach;
 pub use reach::Reach;
 
 /// A skill named by another, with the file to open (none when no skill has that name).
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Link {
     /// The name as written.
     pub name: String,
@@ -24,7 +25,8 @@ pub struct Link {
 }
 
 /// A variant of the skill and when it applies.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Variant {
     /// The variant.
     pub link: Link,
@@ -35,7 +37,8 @@ pub struct Variant {
 }
 
 /// The four kinds of composition, one way.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Composition {
     /// `dependencies`.
     pub dependencies: Vec<Link>,
@@ -48,7 +51,8 @@ pub struct Composition {
 }
 
 /// A client's toggle of the skill.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ClientToggle {
     /// Client id.
     pub client: String,
@@ -57,7 +61,8 @@ pub struct ClientToggle {
 }
 
 /// Everything the relations panel shows of one skill.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, ts_rs::TS)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Relations {
     /// The skill.
     pub link: Link,
@@ -90,9 +95,9 @@ pub struct Relations {
     /// Who an edit of it reaches.
     pub reach: Reach,
     /// The Claude Code plugin it comes from, with the plugin's metadata.
-    pub plugin: Option<skillc::model::Plugin>,
+    pub plugin: Option<crate::model::Plugin>,
     /// The outside repository it was brought in from (`external:`, pinned in skillc.lock).
-    pub external: Option<skillc::model::external::ExternalSource>,
+    pub external: Option<crate::model::external::ExternalSource>,
 }
 
 /// Where a skill comes from when it is not the workspace's own: a Claude Code plugin, an
@@ -101,8 +106,8 @@ fn origin(
     ws: &Workspace,
     s: &Skill,
 ) -> (
-    Option<skillc::model::Plugin>,
-    Option<skillc::model::external::ExternalSource>,
+    Option<crate::model::Plugin>,
+    Option<crate::model::external::ExternalSource>,
 ) {
     let plugin = (s.plugin.as_ref())
         .and_then(|name| ws.plugins.iter().find(|p| &p.name == name))
