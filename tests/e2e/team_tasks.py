@@ -492,7 +492,7 @@ class Day:
         translation = self.ws / f"{f[:-3]}.{loc}.md"
         self.open_skill(f)
         d.wait_text(f'#relations li[data-locale="{loc}"]', "missing", timeout=self.t)
-        e2e.create_translation(d, loc, translation)
+        e2e.create_translation(d, loc, translation, timeout=self.t)
         d.wait_text("#editor-title", f"{loc} translation")
         d.wait_text(f'#relations li[data-locale="{loc}"]', "not translated yet")
         d.wait_text("#diagnostics", "is still the default text, word for word", timeout=self.t)

@@ -137,7 +137,14 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Done {
         let embed: Option<&eval::Embed<'_>> = a.embedding_model().map(|_| &embed as _);
         hybrid.set(embed.is_some());
         let (selector, progress) = (selector.as_ref(), tty.then_some(show));
-        let evals = eval::evaluate(a, &bundles, cases, selector, embed, progress);
+        // By the index alone, with the artifact's own meaning or none, a route needs nothing
+        // from outside: the bundles are measured side by side on every core.
+        let own_meaning =
+            a.embedding_model().is_none() || a.meaning_vector("").ok().flatten().is_some();
+        let evals = match selector.is_none() && own_meaning {
+            true => eval::evaluate_side_by_side(a, &bundles, cases),
+            false => eval::evaluate(a, &bundles, cases, selector, embed, progress),
+        };
         if tty {
             eprint!("\r\x1b[2K");
         }

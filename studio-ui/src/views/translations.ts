@@ -33,9 +33,16 @@ export function renderTranslations(t: Translations, open: (file: string) => void
   return el("div", { class: "rel translations" }, el("h4", {}, "Translations"), def ?? "", el("ul", {}, ...items));
 }
 
+/** Clients named before the rest are counted. */
+const SHOWN_CLIENTS = 8;
+
 /** Whose visitors are served a locale, and what they read of this skill in it. */
 function serving(clients: string[], state: string, defaultLocale: string): HTMLElement {
-  const who = clients.length ? `${clients.join(", ")} and visitors of no client` : "Only visitors of no client (no client serves it)";
+  // A few names, then a count: on a workspace of 500 clients the list would fill the panel.
+  const names = clients.length > SHOWN_CLIENTS
+    ? `${clients.slice(0, SHOWN_CLIENTS).join(", ")} and ${(clients.length - SHOWN_CLIENTS).toLocaleString("en")} more clients`
+    : clients.join(", ");
+  const who = clients.length ? `${names} and visitors of no client` : "Only visitors of no client (no client serves it)";
   const what = state === "missing" || state === "untranslated" ? `the default (${defaultLocale}) text` : "this translation";
   return el("div", { class: "tr-serving" }, `${clients.length ? "Visitors of " : ""}${who} get ${what}.`);
 }
