@@ -117,8 +117,14 @@ fn skill_file(
     skill: &str,
     client: Option<&str>,
 ) -> Result<String, Failure> {
+    // A file as given from here (absolute, or under the workspace's folder), else as a path
+    // inside the workspace.
     let as_file = Path::new(skill);
-    let rel = (as_file.strip_prefix(root).ok())
+    let inside = match (as_file.canonicalize(), root.canonicalize()) {
+        (Ok(file), Ok(root)) => file.strip_prefix(root).ok().map(Path::to_path_buf),
+        _ => None,
+    };
+    let rel = (inside.as_deref())
         .unwrap_or(as_file)
         .to_string_lossy()
         .replace('\\', "/");
