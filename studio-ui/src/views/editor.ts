@@ -42,6 +42,8 @@ export class SkillEditor {
   private pending = new Map<string, () => void>();
   /** The open skill's translations (when it is a skill or one of its translations). */
   private translations: Translations | null = null;
+  /** The file the side panel shows the relations of. */
+  private sideFile: string | null = null;
   /** Answers the question "save, discard or stay?" asked before leaving unsaved edits. */
   private leaving: ((go: boolean) => void) | null = null;
   private readonly body: CodeEditor;
@@ -156,7 +158,7 @@ export class SkillEditor {
   }
 
   close(): void {
-    this.file = null; this.setDirty(false);
+    this.file = null; this.sideFile = null; this.setDirty(false);
     byId("editor").hidden = true; byId("editor-empty").hidden = false;
   }
 
@@ -179,6 +181,12 @@ export class SkillEditor {
       api.createTranslation(file, locale).then((f) => { say(`Started the ${locale} text from the default: translate it, then save.`, "good"); open(f); }).catch(fail);
     };
     const panel = byId("relations");
+    // Another skill's panel goes at once: its buttons (create a translation, open a variant)
+    // act on that skill, and on a big workspace this one's answer takes seconds.
+    if (this.sideFile !== file) {
+      panel.replaceChildren(el("p", { class: "empty" }, "Reading what this skill is tied to…"));
+      this.sideFile = file;
+    }
     const shown = (nodes: HTMLElement[]) => { if (this.file === file) panel.replaceChildren(...nodes); };
     api.translations(file).then(async (t) => {
       if (this.file !== file) return;
