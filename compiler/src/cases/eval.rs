@@ -144,6 +144,16 @@ fn labelled_messages(
     Ok((out, examples, cases))
 }
 
+/// A bundle of [`bundles_to_evaluate`]'s list as the runtime names it (an empty client: the
+/// global bundle).
+pub fn bundle_ref((client, locale, tier): &(String, String, String)) -> BundleRef<'_> {
+    BundleRef {
+        client: (!client.is_empty()).then_some(client.as_str()),
+        locale: Some(locale.as_str()),
+        tier: Some(tier.as_str()),
+    }
+}
+
 /// Routes a labelled message by the index (its own example left out), and by its vector too
 /// when it has one.
 fn route_labelled(

@@ -121,14 +121,8 @@ pub(crate) fn run_eval(args: &EvalArgs) -> Done {
     let run = skillc::workspace_check::with_fresh_build(workspace, embedder, |a, cases| {
         let (locale, tier) = (args.locale.as_deref(), args.tier.as_deref());
         let names = eval::bundles_to_evaluate(a, &args.client, locale, tier);
-        let bundles: Vec<skillc_runtime::BundleRef<'_>> = names
-            .iter()
-            .map(|(c, l, t)| skillc_runtime::BundleRef {
-                client: (!c.is_empty()).then_some(c.as_str()),
-                locale: Some(l.as_str()),
-                tier: Some(t.as_str()),
-            })
-            .collect();
+        let bundles: Vec<skillc_runtime::BundleRef<'_>> =
+            names.iter().map(eval::bundle_ref).collect();
         // Progress on a terminal only: a piped eval (CI) stays quiet.
         let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
         let show: eval::Progress<'_> = &progress_line;

@@ -35,7 +35,7 @@ impl Session {
         let names = eval::bundles_to_evaluate(&a, &[], None, None);
         let global: Vec<BundleRef<'_>> = (names.iter())
             .filter(|(client, _, _)| client.is_empty())
-            .map(bundle_ref)
+            .map(eval::bundle_ref)
             .collect();
         let bundles = eval::evaluate(&a, &global, &cases, None, None, None)
             .map_err(|e| StudioError::request(e.to_string()))?;
@@ -70,7 +70,7 @@ impl Session {
             .filter(|(client, _, _)| !client.is_empty())
             .skip(from)
             .take(count)
-            .map(bundle_ref)
+            .map(eval::bundle_ref)
             .collect();
         eval::evaluate_side_by_side(&a, &clients, &cases)
             .map_err(|e| StudioError::request(e.to_string()))
@@ -79,15 +79,6 @@ impl Session {
     fn last_build(&self) -> Result<Artifact, StudioError> {
         Artifact::open(self.artifact())
             .map_err(|e| StudioError::request(format!("build first: {e}")))
-    }
-}
-
-/// A bundle of [`eval::bundles_to_evaluate`]'s list (an empty client: the global bundle).
-fn bundle_ref((client, locale, tier): &(String, String, String)) -> BundleRef<'_> {
-    BundleRef {
-        client: (!client.is_empty()).then_some(client.as_str()),
-        locale: Some(locale.as_str()),
-        tier: Some(tier.as_str()),
     }
 }
 
