@@ -382,7 +382,8 @@ pub(super) fn insert_tail(
     }
     match vectors {
         VectorRows::Copied => {
-            copy(tx, "vector", Some("id"))?;
+            // Keyed by its rowid alone (no index): transferred as it is.
+            copy(tx, "vector", None)?;
             copy(tx, "meaning", None)?;
         }
         VectorRows::Numbered(digests) => {

@@ -475,7 +475,10 @@ pub const STEPS: &[&str] = &[
     "schema", "blobs", "small", "cards", "entries", "bundles", "tail", "commit", "rename",
 ];
 
+/// Ends the process at `step` when a crash test asks; with `SKILLC_TIMING`, says when each
+/// step was done (where a rebuild's writing goes).
 fn stop_point(step: &str) {
+    crate::pipeline::progress::timing(&format_args!("written: {step}"));
     static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     let at = AT.get_or_init(|| std::env::var("SKILLC_TEST_STOP_AT").ok());
     if at.as_deref() == Some(step) {
