@@ -3,6 +3,7 @@
 //! a route gets the message's vector. The embedder is `tests/embedder/trigrams.py`, a small
 //! deterministic one that speaks the protocol.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -387,4 +388,178 @@ fn walk_names(folder: &Path) -> Vec<String> {
         }
     }
     names
+}
+
+/// Each trigger example of the workspace at `root` that goes first to another skill, as W119
+/// and the studio's editor see it (`workspace_check::example_routes`, leave-one-out in the
+/// skill's own catalog): (catalog, skill, example, where it goes). Asserts, example by example,
+/// that a runtime routing it in that catalog's bundle of an artifact built from `root` (its
+/// skill leaving it out, as `skillc eval` asks) puts the same skill first, or none.
+fn example_routes_checked_against_the_runtime(root: &Path) -> Vec<[String; 4]> {
+    use skillc::model::Scope;
+    use skillc_runtime::{route::Query, BundleRef, Context};
+    let mut session = skillc::Session::default();
+    let options = skillc::CheckOptions::default();
+    let report = skillc::check_cached(root, &options, &mut session, &[]).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let db = out.path().join("a.db");
+    let o = skillc(&["build", root.to_str().unwrap(), "-o", db.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let a = skillc_runtime::Artifact::open(&db).unwrap();
+    let (mut elsewhere, mut examples) = (Vec::new(), 0);
+    for skill in &report.workspace.skills {
+        let routes = skillc::workspace_check::example_routes(&report, &skill.file, &session);
+        let client = match &skill.scope {
+            Scope::Global => None,
+            Scope::Client(c) => Some(c.as_str()),
+        };
+        let r = BundleRef {
+            client,
+            locale: None,
+            tier: None,
+        };
+        for route in routes {
+            let bundle = a.bundle(&r).unwrap();
+            let Some(at) = bundle.skills.iter().position(|s| s.name == skill.name) else {
+                panic!("{} is not in {client:?}'s bundle", skill.name);
+            };
+            let query = Query {
+                message: &route.example,
+                leave_out: Some((at, &route.example)),
+                time: Some(0.0),
+                ..Query::default()
+            };
+            let ran = a
+                .route_query(&r, None, &Context::default(), &query)
+                .unwrap();
+            let first = ran.candidates.first().map(|c| c.name.clone());
+            assert_eq!(
+                route.first, first,
+                "{:?} of {} in {client:?}'s catalog",
+                route.example, skill.name
+            );
+            examples += 1;
+            if !route.own {
+                if let Some(other) = route.first {
+                    let catalog = client.unwrap_or_default().to_string();
+                    elsewhere.push([catalog, skill.name.clone(), route.example, other]);
+                }
+            }
+        }
+    }
+    assert!(examples >= 20, "{examples} examples routed");
+    elsewhere
+}
+
+/// The catalogs' skills of `elsewhere` ([`example_routes_checked_against_the_runtime`]) less
+/// the pairs the workspace at `root` declares `distinct_from`: which W119 should warn of.
+fn warned_of(elsewhere: &[[String; 4]], root: &Path) -> BTreeSet<(String, String)> {
+    let distinct = distinct_pairs(root);
+    (elsewhere.iter())
+        .filter(|[_, s, _, o]| !distinct.contains(&(s.clone(), o.clone())))
+        .map(|[c, s, _, _]| (c.clone(), s.clone()))
+        .collect()
+}
+
+/// The pairs of skills under `root` one of which says `distinct_from: [...]` of the other
+/// (both ways; the sample writes the list on one line).
+fn distinct_pairs(root: &Path) -> BTreeSet<(String, String)> {
+    let mut pairs = BTreeSet::new();
+    for file in walk_files(root) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let line = |key: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(key).map(str::trim))
+        };
+        let (Some(name), Some(list)) = (line("name:"), line("distinct_from:")) else {
+            continue;
+        };
+        for other in list.trim_matches(['[', ']']).split(',').map(str::trim) {
+            pairs.insert((name.to_string(), other.to_string()));
+            pairs.insert((other.to_string(), name.to_string()));
+        }
+    }
+    pairs
+}
+
+/// W119, the editor's "where its trigger examples go" and a runtime's route agree on every
+/// trigger example of the sample, by words and meaning (the default) and by words alone
+/// (`embedding_model: none`), whose answers differ: each example goes where `route_query`
+/// sends it in its skill's bundle, and W119 warns of exactly the skills with one that goes
+/// elsewhere. The first such example, taken out of its skill's file, goes there by
+/// `skillc route` too.
+#[test]
+fn w119_and_the_editors_example_routes_agree_with_the_runtimes_route_by_meaning_or_by_words() {
+    let sample = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../skills"));
+    let tmp = tempfile::tempdir().unwrap();
+    let words = tmp.path().join("words");
+    crate::common::copy_dir(sample, &words);
+    let yaml = words.join("workspace.yaml");
+    let mut text = std::fs::read_to_string(&yaml).unwrap();
+    text.push_str("\nrouting: { embedding_model: none }\n");
+    std::fs::write(&yaml, text).unwrap();
+    let by_meaning = example_routes_checked_against_the_runtime(sample);
+    let by_words = example_routes_checked_against_the_runtime(&words);
+    assert_ne!(
+        by_meaning, by_words,
+        "meaning changes where some examples go"
+    );
+    assert!(!by_meaning.is_empty());
+    assert_eq!(
+        w119_of(sample.to_str().unwrap()),
+        warned_of(&by_meaning, sample)
+    );
+    assert_eq!(
+        w119_of(words.to_str().unwrap()),
+        warned_of(&by_words, &words)
+    );
+    // `skillc route`, in an artifact whose skill does not hold the example.
+    let [catalog, skill, example, other] = (by_meaning.iter())
+        .find(|[c, ..]| c.is_empty())
+        .expect("an example of the global catalog that goes elsewhere")
+        .clone();
+    assert!(catalog.is_empty());
+    let left = tmp.path().join("left");
+    crate::common::copy_dir(sample, &left);
+    let file = (walk_files(&left).into_iter())
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains(&format!("name: {skill}\n"))
+        })
+        .unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept: Vec<&str> = (text.lines())
+        .filter(|l| !l.contains(&format!("{example:?}")) && !l.contains(&format!("'{example}'")))
+        .collect();
+    assert_eq!(
+        kept.len() + 1,
+        text.lines().count(),
+        "{example:?} in {file:?}"
+    );
+    std::fs::write(&file, kept.join("\n") + "\n").unwrap();
+    let db = tmp.path().join("left.db");
+    let o = skillc(&["build", left.to_str().unwrap(), "-o", db.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = skillc(&["route", db.to_str().unwrap(), &example, "--format", "json"]);
+    let route: serde_json::Value = serde_json::from_slice(&o.stdout).expect("route's JSON");
+    assert_eq!(
+        route["candidates"][0]["name"],
+        other.as_str(),
+        "{example:?}"
+    );
+}
+
+/// The SKILL.md files under `folder`.
+fn walk_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(folder).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files.extend(walk_files(&p));
+        } else if p.file_name().is_some_and(|n| n == "SKILL.md") {
+            files.push(p);
+        }
+    }
+    files
 }
