@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 
 use super::artifact::{Data, MeaningRows};
 use crate::digest;
@@ -39,7 +40,7 @@ use crate::meaning::{built_in, summary, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_
 pub(crate) struct MeaningMemo {
     /// The small-talk messages' vectors, made once.
     small_talk: Option<Arc<Vec<u8>>>,
-    cards: HashMap<usize, (Arc<crate::render::Card>, String)>,
+    cards: FxHashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
 }
 
@@ -67,40 +68,46 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
     let mut own = MeaningMemo::default();
     let memo = memo.unwrap_or(&mut own);
     let table = built_in();
-    let mut cards = HashMap::with_capacity(data.cards.len());
+    // What is left of the last build's cards once this build's took theirs: the cards gone.
+    let mut before = std::mem::take(&mut memo.cards);
+    let mut cards: FxHashMap<usize, (Arc<crate::render::Card>, String)> =
+        FxHashMap::with_capacity_and_hasher(data.cards.len(), Default::default());
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
-    let mut unchanged = data.cards.len() == memo.cards.len();
+    let mut made_anew = Vec::new();
+    let mut gone = Vec::new();
     for rows in &mut data.cards {
         let key = Arc::as_ptr(&rows.card) as usize;
-        match memo
-            .cards
-            .get(&key)
-            .filter(|(c, _)| Arc::ptr_eq(c, &rows.card))
-        {
-            Some((_, digests)) => rows.vectors = digests.clone(),
-            None => {
-                unchanged = false;
+        if let Some((_, digests)) = (cards.get(&key)).filter(|(c, _)| Arc::ptr_eq(c, &rows.card)) {
+            // The same card twice in this build.
+            rows.vectors = digests.clone();
+            continue;
+        }
+        match before.remove(&key) {
+            Some((card, digests)) if Arc::ptr_eq(&card, &rows.card) => rows.vectors = digests,
+            other => {
+                // Another card at a freed card's address is that card gone and this one new.
+                gone.extend(other.map(|(_, digests)| digests));
                 rows.vectors = card_digests(&rows.card, &mut texts);
+                made_anew.push(rows.vectors.clone());
             }
         }
         cards.insert(key, (rows.card.clone(), rows.vectors.clone()));
     }
-    if !unchanged {
+    gone.extend(before.into_values().map(|(_, digests)| digests));
+    memo.cards = cards;
+    // The cards made anew name the very texts of the cards gone (an edit of a skill's body,
+    // or of a field no vector reads, makes its card again): the texts are the last build's,
+    // and so are the vectors, handed on as they are for the writer to copy with the table (a
+    // rebuild after a body edit on the reference workload: 8,786 vectors and 8 MB not
+    // written again).
+    made_anew.sort_unstable();
+    gone.sort_unstable();
+    if made_anew != gone {
         let known = &memo.vectors;
-        let wanted: Vec<&str> = (cards.values())
+        let wanted: Vec<&str> = (memo.cards.values())
             .flat_map(|(_, d)| d.split(' '))
             .filter(|d| !d.is_empty())
             .collect();
-        // A card made again with the same texts (an edit of a skill's body or of fields
-        // no vector reads) wants the very texts the last build had vectors for: the same
-        // vectors are handed on, and the writer copies them and the table (a rebuild after a
-        // body edit on the reference workload: 8,786 vectors and 8 MB not written again).
-        if same_texts(&wanted, known) {
-            memo.cards = cards;
-            data.vectors = memo.vectors.clone();
-            data.meaning = Some(meaning_rows(memo, &table));
-            return;
-        }
         let made: BTreeMap<String, Vec<u8>> = (wanted.into_par_iter())
             .map(|d| match (known.get(d), texts.get(d)) {
                 (Some(v), _) => (d.to_string(), v.clone()),
@@ -112,18 +119,8 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
             .collect();
         memo.vectors = Arc::new(made);
     }
-    memo.cards = cards;
     data.vectors = memo.vectors.clone();
     data.meaning = Some(meaning_rows(memo, &table));
-}
-
-/// Whether `wanted` (with repeats) names exactly the texts `known` has vectors for.
-fn same_texts(wanted: &[&str], known: &BTreeMap<String, Vec<u8>>) -> bool {
-    if !wanted.iter().all(|d| known.contains_key(*d)) {
-        return false;
-    }
-    let distinct: std::collections::HashSet<&str> = wanted.iter().copied().collect();
-    distinct.len() == known.len()
 }
 
 /// The built-in table's rows, with the small talk's vectors (made once a session).
