@@ -62,6 +62,16 @@ fn fixtures_with_clients_built_in_batches_are_the_same_built_whole() {
 }
 
 #[test]
+fn plugins_whose_plain_names_clients_take_built_in_batches_are_the_same_built_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::plugins::workspace_with_plugin_names_a_client_takes(dir.path());
+    // A batched build leaves a client's own plugin out of the manifest's `plugins` (not what
+    // is checked here): the client keeps its settings, not its plugin.
+    std::fs::remove_dir_all(dir.path().join("clients/beta/other")).unwrap();
+    assert_batches_build_the_whole(dir.path());
+}
+
+#[test]
 fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
     let dir = tempfile::tempdir().unwrap();
     let shape = synth::Shape {

@@ -335,3 +335,91 @@ fn control_characters_of_a_plugin_never_reach_the_output_raw() {
         .iter()
         .all(|p| p.description.is_none()));
 }
+
+/// A workspace with the plugin `vendor` (`vendor:lookup`, `vendor:format`) and two clients:
+/// `acme` has a skill of its own named `format`, `beta` a plugin of its own with a `lookup`.
+pub(crate) fn workspace_with_plugin_names_a_client_takes(root: &Path) {
+    workspace_with_a_plugin(root);
+    write(root, "clients/acme/client.yaml", "locales: [en]\n");
+    write(
+        root,
+        "clients/acme/tools/format/SKILL.md",
+        "---\nname: format\ndescription: Formats an invoice for Acme.\n---\nFormat it.\n",
+    );
+    write(root, "clients/beta/client.yaml", "locales: [en]\n");
+    write(
+        root,
+        "clients/beta/other/.claude-plugin/plugin.json",
+        r#"{"name": "other", "version": "1.0.0"}"#,
+    );
+    write(
+        root,
+        "clients/beta/other/skills/lookup/SKILL.md",
+        "---\nname: lookup\ndescription: Looks a parcel up.\n---\nLook the parcel up.\n",
+    );
+}
+
+#[test]
+fn the_build_stores_which_plain_names_each_bundle_finds_and_a_client_s_own_names_change_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    workspace_with_plugin_names_a_client_takes(&ws);
+    let out = dir.path().join("a.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    // Each bundle's own rows with their plain mark, as the view gives them.
+    let db = rusqlite::Connection::open(&out).unwrap();
+    let marks = |client: &str| -> Vec<(String, i64)> {
+        let mut st = db
+            .prepare(
+                "SELECT name.qualified_name, bundle_entry.plain FROM bundle
+                 JOIN bundle_entry ON bundle_entry.bundle = bundle.id
+                 JOIN name ON name.id = bundle_entry.name
+                 WHERE bundle.client = ?1 AND bundle_entry.entry IS NOT NULL
+                 ORDER BY name.qualified_name",
+            )
+            .unwrap();
+        st.query_map([client], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let owned = |pairs: &[(&str, i64)]| -> Vec<(String, i64)> {
+        pairs.iter().map(|(q, p)| (q.to_string(), *p)).collect()
+    };
+    assert_eq!(
+        marks(""),
+        owned(&[
+            ("public.orders", 0),
+            ("public.vendor:format", 1),
+            ("public.vendor:lookup", 1)
+        ])
+    );
+    // Acme's `format` takes the plain name: its bundle lists `vendor:format` again, unmarked.
+    assert_eq!(
+        marks("acme"),
+        owned(&[("public.format", 0), ("public.vendor:format", 0)])
+    );
+    // Beta's plugin has a `lookup` too: neither is found by it there.
+    assert_eq!(
+        marks("beta"),
+        owned(&[("public.other:lookup", 0), ("public.vendor:lookup", 0)])
+    );
+
+    let a = Artifact::open(&out).unwrap();
+    let picked = |client: Option<&str>, name: &str| -> Vec<String> {
+        let r = BundleRef {
+            client,
+            ..BundleRef::default()
+        };
+        let p = a.prompt(&r, None, &Default::default(), &[name]).unwrap();
+        (p.skills.iter())
+            .filter(|s| s.reason == "selected")
+            .map(|s| s.name.clone())
+            .collect()
+    };
+    assert_eq!(picked(None, "format"), ["vendor:format"]);
+    assert_eq!(picked(Some("acme"), "format"), ["format"]);
+    assert_eq!(picked(Some("acme"), "lookup"), ["vendor:lookup"]);
+    assert!(picked(Some("beta"), "lookup").is_empty());
+    assert_eq!(picked(Some("beta"), "format"), ["vendor:format"]);
+}

@@ -452,6 +452,40 @@ class Fragments(unittest.TestCase):
             a.route(follow_up, history=[{"text": "hello"}], time=1010)
 
 
+# Two plugins' skills made by hand in the sample (`acme:pricing`, `beta:analyzer` alone of their
+# plain names), the slots then marked against the plugin plain-name rule: `pricing` not found by
+# its plain name, `analyzer` found for `beta`. A runtime must follow the slots, not decide again.
+PLAIN_AGAINST_THE_RULE = """
+    UPDATE entry SET name = 'acme:' || name WHERE name = 'pricing';
+    UPDATE entry SET name = 'beta:analyzer' WHERE name = 'api-caller';
+    UPDATE slot_list SET slots = (SELECT json_group_array(json(CASE
+        WHEN json_extract(s.value, '$[1]') IN (SELECT id FROM entry WHERE name = 'beta:analyzer')
+        THEN json_insert(s.value, '$[#]', 1) ELSE s.value END)) FROM json_each(slot_list.slots) s);
+"""
+
+
+class PlainNames(unittest.TestCase):
+    """A plugin's skill is found by its plain name where the build stored so (`[name, entry, 1]`
+    in `slot_list.slots`), not where this runtime would decide it."""
+
+    def test_the_stored_plain_names_are_followed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "plain.db"
+            shutil.copy(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db", path)
+            db = sqlite3.connect(path)
+            db.executescript(PLAIN_AGAINST_THE_RULE)
+            db.close()
+            a = Artifact(str(path))
+            b = a.bundle()
+            skill = lambda name: b["skills"][b["by_name"][name]]["name"] if name in b["by_name"] else None
+            self.assertIsNone(skill("pricing"))
+            self.assertEqual(skill("acme:pricing"), "acme:pricing")
+            self.assertEqual(skill("analyzer"), "beta:analyzer")
+            picked = a.prompt(["analyzer", "pricing"])
+            self.assertIn({"name": "beta:analyzer", "resolved": "api-caller", "reason": "selected"}, picked["skills"])
+            self.assertEqual(picked["removed"], [{"name": "pricing", "reason": "unknown"}])
+
+
 class Meaning(unittest.TestCase):
     """The built-in meaning model (docs/routing.md, "Meaning, built in"): the same small table
     and answers as the Rust runtime's tests of route/meaning.rs."""

@@ -1,7 +1,7 @@
 //! What a request names and gets back: which bundle, in which format, and the loaded bundle's
 //! skills, catalog and diagnostics.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, RwLock};
 
 use serde::Serialize;
@@ -16,25 +16,9 @@ pub(crate) type SkillIndex = (
     Vec<Vec<usize>>,
 );
 
-/// A plugin's skill (`<plugin>:<skill>`) is also found by its plain name when no other skill
-/// is named so and no other plugin of the bundle has a skill of that name (the compiler's and
-/// every runtime's rule).
-fn add_plain_names(skills: &[Skill], by_name: &mut HashMap<String, usize>) {
-    let mut plain: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, s) in skills.iter().enumerate() {
-        if let Some((_, p)) = s.name.split_once(':') {
-            plain.entry(p).or_default().push(i);
-        }
-    }
-    for (p, ids) in plain {
-        if let [i] = ids[..] {
-            by_name.entry(p.to_string()).or_insert(i);
-        }
-    }
-}
-
-/// Builds a bundle's [`SkillIndex`].
-pub(crate) fn index_skills(skills: &[Skill]) -> SkillIndex {
+/// Builds a bundle's [`SkillIndex`]; `plain` is the entries the bundle also finds by their
+/// plain name (a plugin's skill `<plugin>:<skill>` by `<skill>`: the build decided which).
+pub(crate) fn index_skills(skills: &[Skill], plain: &BTreeSet<i64>) -> SkillIndex {
     let mut by_name = HashMap::new();
     for (i, s) in skills.iter().enumerate() {
         by_name.insert(s.qualified_name.clone(), i);
@@ -43,7 +27,11 @@ pub(crate) fn index_skills(skills: &[Skill]) -> SkillIndex {
         // A bare name prefers public, then internal, then custom (the build's rule).
         by_name.entry(s.name.clone()).or_insert(i);
     }
-    add_plain_names(skills, &mut by_name);
+    for (i, s) in skills.iter().enumerate() {
+        if let Some((_, p)) = s.name.split_once(':').filter(|_| plain.contains(&s.entry)) {
+            by_name.insert(p.to_string(), i);
+        }
+    }
     let by_qualified: HashMap<String, usize> = skills
         .iter()
         .enumerate()

@@ -243,13 +243,12 @@ impl Artifact {
         Ok(bundle)
     }
 
-    /// A bundle's names: its own slots (its `slot_list.slots`, JSON `[name, entry]` or
-    /// `[name, null, reason]`) over its base's. Returns the left-out qualified names with their
-    /// reasons, and the entry ids.
+    /// A bundle's names: its own slots (its `slot_list.slots`, JSON `[name, entry]`,
+    /// `[name, entry, 1]` or `[name, null, reason]`) over its base's.
     pub(crate) fn slots(
         tx: &rusqlite::Transaction<'_>,
         info: &BundleInfo,
-    ) -> rusqlite::Result<(BTreeMap<String, LeftOut>, BTreeSet<i64>)> {
+    ) -> rusqlite::Result<BundleSlots> {
         type Packed = Vec<Vec<Option<i64>>>;
         let mut slots: BTreeMap<i64, (Option<i64>, Option<i64>)> = BTreeMap::new();
         let mut st = tx.prepare_cached(
@@ -268,6 +267,9 @@ impl Artifact {
             }
         }
         let wanted = slots.values().filter_map(|(e, _)| *e).collect();
+        let plain = (slots.values())
+            .filter_map(|(e, third)| e.filter(|_| *third == Some(1)))
+            .collect();
         let mut left_out = BTreeMap::new();
         let out: Vec<(i64, i64)> = slots
             .iter()
@@ -283,7 +285,11 @@ impl Artifact {
                 left_out.insert(q, LeftOut::parse(&why.unwrap_or_default()));
             }
         }
-        Ok((left_out, wanted))
+        Ok(BundleSlots {
+            left_out,
+            wanted,
+            plain,
+        })
     }
 
     /// The entries of a bundle with their cards, in one query rather than one per skill
@@ -365,11 +371,15 @@ impl Artifact {
         let mut conn = self.conn.lock().expect("lock");
         // One read transaction: the bundle comes whole from one version of the file.
         let tx = conn.transaction().map_err(&bad)?;
-        let (left_out, wanted) = Self::slots(&tx, info).map_err(&bad)?;
+        let BundleSlots {
+            left_out,
+            wanted,
+            plain,
+        } = Self::slots(&tx, info).map_err(&bad)?;
         let skills = self.entries(&tx, &wanted, reading)?;
         tx.commit().map_err(&bad)?;
         let (by_name, by_qualified, augmented_by) = match reading {
-            Reading::Full => index_skills(&skills),
+            Reading::Full => index_skills(&skills, &plain),
             Reading::CatalogText => Default::default(),
         };
         Ok(Bundle {
@@ -409,6 +419,16 @@ impl Artifact {
             }),
         }
     }
+}
+
+/// What a bundle's slots say.
+pub(crate) struct BundleSlots {
+    /// The left-out qualified names with their reasons.
+    left_out: BTreeMap<String, LeftOut>,
+    /// The entry ids.
+    wanted: BTreeSet<i64>,
+    /// The entries the bundle also finds by their plain name (the build decided which).
+    plain: BTreeSet<i64>,
 }
 
 impl Artifact {

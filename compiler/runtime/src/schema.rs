@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 8;
+pub const VERSION: i64 = 9;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -127,7 +127,8 @@ CREATE TABLE entry (                -- a resolved skill; identical content store
 CREATE TABLE slot_list (            -- the names of bundles, each distinct list once (the
   id INTEGER PRIMARY KEY,           -- bundles of a client mostly differ alike from their bases)
   slots TEXT NOT NULL               -- JSON [[name, entry], [name, null, reason], ...] by name
-                                    -- id: read it through the view bundle_entry
+                                    -- id, [name, entry, 1] when the bundle also finds the
+                                    -- entry by its plain name: read it through bundle_entry
 );
 CREATE TABLE bundle (
   id INTEGER PRIMARY KEY,
@@ -147,11 +148,15 @@ CREATE TABLE reason (               -- why skills are left out of bundles, each 
   id INTEGER PRIMARY KEY,           -- as `code: words` (see LeftOut)
   text TEXT NOT NULL UNIQUE
 );
--- The names of each bundle, one row each: `entry` NULL means left out, `reason` says why.
--- Stored packed in slot_list (one row per list is a tenth of the writing and the size).
-CREATE VIEW bundle_entry (bundle, name, entry, reason) AS
+-- The names of each bundle, one row each: `entry` NULL means left out, `reason` says why;
+-- `plain` 1 when a plugin's skill (`<plugin>:<skill>`) is also found by its plain name in
+-- this bundle (the build decides it). Stored packed in slot_list (one row per list is a tenth
+-- of the writing and the size).
+CREATE VIEW bundle_entry (bundle, name, entry, reason, plain) AS
   SELECT b.id, json_extract(s.value, '$[0]'), json_extract(s.value, '$[1]'),
-         json_extract(s.value, '$[2]')
+         CASE WHEN json_extract(s.value, '$[1]') IS NULL THEN json_extract(s.value, '$[2]') END,
+         CASE WHEN json_extract(s.value, '$[1]') IS NOT NULL
+              THEN coalesce(json_extract(s.value, '$[2]'), 0) ELSE 0 END
   FROM bundle b JOIN slot_list l ON l.id = b.slots, json_each(l.slots) s;
 CREATE TABLE asset (
   skill_file TEXT NOT NULL,         -- SKILL.md of the skill carrying it
@@ -463,8 +468,8 @@ pub struct BundleRow {
     pub slots: usize,
 }
 
-/// One `[name, entry, reason]` of a bundle's `slot_list.slots`, as 0-based indexes into the
-/// `name`, `entry` and `reason` tables.
+/// One `[name, entry]`, `[name, entry, 1]` or `[name, null, reason]` of a bundle's
+/// `slot_list.slots`, as 0-based indexes into the `name`, `entry` and `reason` tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BundleSlot {
     /// The qualified name.
@@ -473,6 +478,9 @@ pub struct BundleSlot {
     pub entry: Option<usize>,
     /// Why it was left out.
     pub reason: Option<usize>,
+    /// Whether the bundle also finds the entry by its plain name (a plugin's skill, the only
+    /// one of the bundle so named): stored as the `1` after the entry.
+    pub plain: bool,
 }
 
 /// Why a skill is left out of a bundle, stored in `reason.text` as `code: words`. The code is

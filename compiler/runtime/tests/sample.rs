@@ -1392,10 +1392,44 @@ const BY_HAND: &str = r#"
     UPDATE reason SET text = 'tier: kept for tier pro' WHERE id = 1;
 "#;
 
+/// SQL that rewrites every stored slot of the entries named `name`: `mark` true adds the `1`
+/// by which the build says a bundle also finds the entry by its plain name; false takes it off.
+fn plain_flag(name: &str, mark: bool) -> String {
+    let change = if mark {
+        "json_insert(s.value, '$[#]', 1)"
+    } else {
+        "json_remove(s.value, '$[2]')"
+    };
+    format!(
+        "UPDATE slot_list SET slots = (SELECT json_group_array(json(CASE
+           WHEN json_extract(s.value, '$[1]') IN (SELECT id FROM entry WHERE name = '{name}')
+           THEN {change} ELSE s.value END)) FROM json_each(slot_list.slots) s);"
+    )
+}
+
+#[test]
+fn a_plain_name_is_found_as_the_build_stored_it_not_decided_again() {
+    let dir = tempfile::tempdir().unwrap();
+    // Against the rule: `pricing` is the only plugin skill of its plain name but is not marked,
+    // and `analyzer`, which two plugins share, is marked for `beta`'s.
+    let sql = format!(
+        "{BY_HAND}{}{}",
+        plain_flag("acme:pricing", false),
+        plain_flag("beta:analyzer", true)
+    );
+    let a = changed_sample(dir.path(), "stored-plain.db", &sql);
+    let loaded = a.bundle(&bundle("", "en", "standard")).unwrap();
+    assert!(loaded.find("pricing").is_none());
+    assert_eq!(loaded.find("analyzer").unwrap().name, "beta:analyzer");
+    assert_eq!(loaded.find("acme:pricing").unwrap().name, "acme:pricing");
+}
+
 #[test]
 fn explain_names_plugins_outside_repositories_and_what_hides_a_skill() {
     let dir = tempfile::tempdir().unwrap();
-    let a = changed_sample(dir.path(), "by-hand.db", BY_HAND);
+    // The build would have marked `acme:pricing`'s slots as found by its plain name.
+    let sql = format!("{BY_HAND}{}", plain_flag("acme:pricing", true));
+    let a = changed_sample(dir.path(), "by-hand.db", &sql);
     let global = bundle("", "en", "standard");
     let why = |b: BundleRef<'_>, name: &str| a.explain(&b, None, name).unwrap().why;
     // A plugin's skill is found by its plain name when it is the only one of that name.

@@ -411,6 +411,7 @@ impl Merge {
                 name: name_id[s.name] as usize - 1,
                 entry: s.entry.map(|e| entry_id[e] as usize - 1),
                 reason: s.reason.map(|r| reason_id[r] as usize - 1),
+                plain: s.plain,
             });
             let (list_id, new) = self.lists.id(digest128(list.as_bytes()));
             if new {
@@ -464,11 +465,13 @@ fn repack(list: &str, renumber: impl Fn(BundleSlot) -> BundleSlot) -> String {
     let slots = inner.split("],[").filter(|s| !s.is_empty()).map(|item| {
         let mut fields = item.trim_matches(['[', ']']).split(',');
         let name = id(fields.next()).unwrap_or_default();
-        let (entry, reason) = (id(fields.next()), id(fields.next()));
+        let (entry, third) = (id(fields.next()), fields.next());
+        // After an entry, `1` marks a plain name; after `null`, the reason.
         renumber(BundleSlot {
             name,
             entry,
-            reason,
+            reason: entry.is_none().then(|| id(third)).flatten(),
+            plain: entry.is_some() && third == Some("1"),
         })
     });
     super::rows::pack_slots(slots)

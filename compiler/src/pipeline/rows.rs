@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use skillc_runtime::schema::{
     AssetRow, BundleRow, BundleSlot, CategoryRow, ClientRow, ConsumerRow, Counted, EntryRow,
     SourceRow,
@@ -18,7 +18,7 @@ use crate::digest::hex;
 use crate::model::{AssetData, Category, Scope};
 use crate::render::{tokens, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
-use crate::resolve::{BundleSpec, EntryKey, Prepared, Slot};
+use crate::resolve::{plain_names, BundleSpec, EntryKey, Prepared, Slot, Slots};
 use crate::Workspace;
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
@@ -184,6 +184,17 @@ pub(super) fn bundles(
         Slot::Entry(_) => None,
     }));
     use rayon::prelude::*;
+    // The global bundles' plain names, which their clients' bundles differ from, and whether
+    // they hold any plugin's skill.
+    let base_plain: Vec<Option<Plain>> = (resolved.slots.par_iter())
+        .zip(base_of)
+        .map(|(slots, base)| {
+            base.is_none().then(|| Plain {
+                names: plain_names(present(slots.iter())),
+                plugins: present(slots.iter()).any(|q| q.contains(':')),
+            })
+        })
+        .collect();
     // Packed on every core as each row is laid out, not held as a list of slot structs per
     // bundle until written (55 MB of heap for 150,030 bundles at 5,000 clients).
     let (rows, packed): (Vec<BundleRow>, Vec<String>) = specs
@@ -192,7 +203,7 @@ pub(super) fn bundles(
         .zip(levels)
         .enumerate()
         .map(|(b, ((spec, slots), catalog_level))| {
-            let list = slots.iter().map(|(q, s)| BundleSlot {
+            let slot = |q: &str, s: &Slot, plain: bool| BundleSlot {
                 name: name_id[q],
                 entry: match s {
                     Slot::Entry(k) => Some(key_index[&**k]),
@@ -202,7 +213,14 @@ pub(super) fn bundles(
                     Slot::Entry(_) => None,
                     Slot::Removed(r) => Some(reason_id[r.as_str()]),
                 },
-            });
+                plain,
+            };
+            let base = base_of[b].map(|g| (&*resolved.slots[g], base_plain[g].as_ref()));
+            let list = marked(
+                slots,
+                base.map(|(s, p)| (s, p.expect("a base is a global bundle"))),
+            );
+            let list = list.into_iter().map(|(q, s, plain)| slot(q, s, plain));
             let row = BundleRow {
                 client: spec.client.unwrap_or_default(),
                 locale: spec.locale,
@@ -221,6 +239,49 @@ pub(super) fn bundles(
         reasons,
         slot_lists,
     }
+}
+
+/// A global bundle's plain names (see [`plain_names`]).
+struct Plain<'a> {
+    names: FxHashSet<&'a str>,
+    /// Whether the bundle holds a plugin's skill.
+    plugins: bool,
+}
+
+/// A bundle's slots to store, each with whether the bundle also finds its entry by its plain
+/// name: `own` for a global bundle (`base` `None`); for a client bundle, `own` and the slots of
+/// its base whose mark the client's own names change.
+fn marked<'a>(
+    own: &'a Slots,
+    base: Option<(&'a Slots, &Plain<'_>)>,
+) -> Vec<(&'a str, &'a Slot, bool)> {
+    let Some((base, was)) = base else {
+        let plain = plain_names(present(own.iter()));
+        return (own.iter())
+            .map(|(q, s)| (q, s, plain.contains(q)))
+            .collect();
+    };
+    if !was.plugins && !own.iter().any(|(q, _)| q.contains(':')) {
+        // No plugin's skill in the bundle (a workspace without plugins): nothing to decide
+        // over the whole view, 150,030 times at 5,000 clients.
+        return (own.iter()).map(|(q, s)| (q, s, false)).collect();
+    }
+    let inherited = || (base.iter()).filter(|(q, _)| !own.contains_key(q));
+    let now = plain_names(present(inherited().chain(own.iter())));
+    // A name of the base found by its plain name here and not there, or the reverse, is one
+    // of this bundle's differences.
+    let changed = inherited()
+        .filter(|(q, s)| matches!(s, Slot::Entry(_)) && now.contains(q) != was.names.contains(q));
+    let mut list: Vec<_> = (own.iter().chain(changed))
+        .map(|(q, s)| (q, s, now.contains(q)))
+        .collect();
+    list.sort_unstable_by_key(|(q, _, _)| *q);
+    list
+}
+
+/// The names of `slots` that hold an entry.
+fn present<'a>(slots: impl Iterator<Item = (&'a str, &'a Slot)>) -> impl Iterator<Item = &'a str> {
+    slots.filter_map(|(q, s)| matches!(s, Slot::Entry(_)).then_some(q))
 }
 
 /// Numbers each distinct list in the order of the first row holding it, and points each row
@@ -247,13 +308,15 @@ fn shared_lists(
     (rows, lists)
 }
 
-/// A bundle's slots as stored: `[name, entry]`, or `[name, null, reason]` for a name left out
-/// (1-based ids of the `name`, `entry` and `reason` tables).
+/// A bundle's slots as stored: `[name, entry]`, `[name, entry, 1]` for an entry the bundle
+/// also finds by its plain name, or `[name, null, reason]` for a name left out (1-based ids of
+/// the `name`, `entry` and `reason` tables).
 pub(super) fn pack_slots(slots: impl Iterator<Item = BundleSlot>) -> String {
     use std::fmt::Write as _;
     let mut packed = String::from("[");
     for s in slots {
         let _ = match (s.entry, s.reason) {
+            (Some(e), _) if s.plain => write!(packed, "[{},{},1],", s.name + 1, e + 1),
             (Some(e), _) => write!(packed, "[{},{}],", s.name + 1, e + 1),
             (None, Some(r)) => write!(packed, "[{},null,{}],", s.name + 1, r + 1),
             (None, None) => write!(packed, "[{},null],", s.name + 1),

@@ -9,7 +9,7 @@
 pub(crate) mod pool;
 mod slots;
 
-pub(crate) use slots::Interner;
+pub(crate) use slots::{plain_names, Interner};
 pub use slots::{Slot, Slots};
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::EntryKey;
+use crate::parse::refs::plain_name;
 
 /// What a selectable name is in a bundle.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -46,6 +47,29 @@ impl Slots {
     pub fn values(&self) -> impl Iterator<Item = &Slot> {
         self.0.iter().map(|(_, s)| s)
     }
+}
+
+/// The qualified names of the skills a bundle also finds by their plain name, given the
+/// qualified names of every skill present in it: a plugin's skill (`<plugin>:<skill>`) is,
+/// when no skill of the bundle is named so and no other plugin of the bundle has a skill of
+/// that name. The build decides it and stores it in each slot; runtimes read it.
+pub(crate) fn plain_names<'a>(present: impl Iterator<Item = &'a str>) -> FxHashSet<&'a str> {
+    let mut named: FxHashSet<&str> = FxHashSet::default();
+    let mut by_plain: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+    for q in present {
+        let name = q.split_once('.').map_or(q, |(_, n)| n);
+        named.extend([q, name]);
+        if let Some(p) = plain_name(name) {
+            by_plain.entry(p).or_default().push(q);
+        }
+    }
+    by_plain
+        .into_iter()
+        .filter_map(|(p, qs)| match qs[..] {
+            [q] if !named.contains(p) => Some(q),
+            _ => None,
+        })
+        .collect()
 }
 
 /// One copy of each name and entry key across the bundles it is used for.

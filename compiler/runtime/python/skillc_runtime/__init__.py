@@ -36,7 +36,7 @@ import threading
 import zlib
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class RequestError(Exception):
@@ -243,9 +243,10 @@ class Artifact:
         return self._bundles[row[0]]
 
     def _slots(self, bundle_id, base):
-        """A bundle's entries as a JSON list, and the names the build turned off for it: its own
-        slots over its base's (`slot_list.slots` holds `[name, entry]` and `[name, null, reason]`
-        lists; a reason is stored as `code: words`)."""
+        """A bundle's entries as a JSON list, the names the build turned off for it, and the
+        entries it also finds by their plain name: its own slots over its base's
+        (`slot_list.slots` holds `[name, entry]`, `[name, entry, 1]` for a plain name and
+        `[name, null, reason]` lists; a reason is stored as `code: words`)."""
         slots = {}
         for b in (base, bundle_id):
             if b is not None:
@@ -255,6 +256,7 @@ class Artifact:
                 for slot in json.loads(packed):
                     slots[slot[0]] = slot[1:]
         entries = json.dumps(sorted(s[0] for s in slots.values() if s[0] is not None))
+        plain = {s[0] for s in slots.values() if s[0] is not None and s[1:] == [1]}
         disabled = set()
         for name, slot in slots.items():
             if slot[0] is None and len(slot) > 1:
@@ -262,17 +264,17 @@ class Artifact:
                 if text.startswith("disabled: "):
                     (q,) = self.db.execute("SELECT qualified_name FROM name WHERE id = ?", (name,)).fetchone()
                     disabled.update((q, q.rsplit(".", 1)[-1]))
-        return entries, disabled
+        return entries, disabled, plain
 
     def _load(self, bundle_id, base, level):
-        entries, disabled = self._slots(bundle_id, base)
+        entries, disabled, plain = self._slots(bundle_id, base)
         args = {"entries": entries, "level": level}
         skills = []
         for (name, qname, resolved, category, sort_key, visible, always_on, unavailable,
-             prefix, has_body, suffix, record, description, triggers, body, card) in self.db.execute(
+             prefix, has_body, suffix, record, description, triggers, body, card, entry) in self.db.execute(
                 "SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key, "
                 "e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body, "
-                "e.prompt_suffix, e.record, c.description, c.triggers, e.body, e.card "
+                "e.prompt_suffix, e.record, c.description, c.triggers, e.body, e.card, e.id "
                 "FROM entry e JOIN card c ON c.id = e.card "
                 "WHERE e.id IN (SELECT value FROM json_each(:entries))", args):
             skills.append({
@@ -281,6 +283,7 @@ class Artifact:
                 "unavailable": unavailable, "prefix": prefix, "has_body": bool(has_body),
                 "suffix": suffix, "raw_record": record, "description": description,
                 "triggers": json.loads(triggers), "fragments": {}, "body_hash": body, "card": card,
+                "plain": entry in plain,
             })
         skills.sort(key=lambda s: s["sort_key"])
         for s in skills:
@@ -291,15 +294,9 @@ class Artifact:
         by_name = {s["qualified_name"]: i for i, s in enumerate(skills)}
         for i, s in enumerate(skills):
             by_name.setdefault(s["name"], i)
-        # A plugin's skill (`plugin:skill`) is also found by its plain name when no other
-        # skill is named so and no other plugin of the bundle has a skill of that name.
-        plain = {}
-        for i, s in enumerate(skills):
-            if ":" in s["name"]:
-                plain.setdefault(s["name"].split(":", 1)[1], []).append(i)
-        for p, ids in plain.items():
-            if len(ids) == 1:
-                by_name.setdefault(p, ids[0])
+        # A plugin's skill (`plugin:skill`) found by its plain name in this bundle, as the
+        # build decided.
+        by_name.update((s["name"].split(":", 1)[1], i) for i, s in enumerate(skills) if s["plain"])
         return {"skills": skills, "by_name": by_name, "disabled": disabled, "args": args,
                 "formats": set()}
 

@@ -14,7 +14,7 @@ import { compileCondition, type Compiled, type Condition, type Context } from ".
 import { SignatureError, verifyBytes, type PublicKey } from "./signature.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** The request names a bundle, consumer or skill that was not built (the CLI exits 1). */
 export class RequestError extends Error {
@@ -322,6 +322,10 @@ export class Snapshot {
       for (const slot of packed) slots.set(slot[0], slot.slice(1));
     }
     const wanted = [...slots.values()].map((s) => s[0] ?? null).filter((e) => e !== null);
+    // `[name, entry, 1]`: the bundle also finds the entry by its plain name (the build decided).
+    const plain = new Set(
+      [...slots.values()].filter((s) => (s[0] ?? null) !== null && s[1] === 1).map((s) => s[0]),
+    );
     const disabled = this.disabledNames(slots);
     const skills: [string, Skill][] = rows(
       this.db,
@@ -361,19 +365,9 @@ export class Snapshot {
     list.forEach((s, i) => {
       if (!byName.has(s.name)) byName.set(s.name, i);
     });
-    // A plugin's skill (`plugin:skill`) is also found by its plain name when no other skill
-    // is named so and no other plugin of the bundle has a skill of that name.
-    const plain = new Map<string, number[]>();
     list.forEach((s, i) => {
-      const at = s.name.indexOf(":");
-      if (at >= 0) {
-        const p = s.name.slice(at + 1);
-        plain.set(p, [...(plain.get(p) ?? []), i]);
-      }
+      if (plain.has(s.entry)) byName.set(s.name.slice(s.name.indexOf(":") + 1), i);
     });
-    for (const [p, ids] of plain) {
-      if (ids.length === 1 && !byName.has(p)) byName.set(p, ids[0]);
-    }
     const bundle: Bundle = { ...info, skills: list, byName, byQualified, disabled, fragments: new Map() };
     this.bundles.set(info.id, bundle);
     return bundle;

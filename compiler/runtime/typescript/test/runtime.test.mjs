@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, openSync, closeSync, readFileSync, renameSync, rmS
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, test } from "node:test";
+import initSqlJs from "sql.js";
 
 import { Artifact, ArtifactError, ContextError, RequestError, SCHEMA_VERSION, SignatureError } from "../dist/index.js";
 
@@ -279,4 +280,25 @@ test("a route keeps only the candidates at or above its floor", async () => {
   assert.ok(dropped > 0 && kept > 0, `dropped ${dropped}, kept ${kept}`);
   built.all.close();
   built.cut.close();
+});
+
+test("a plugin's skill is found by its plain name where the build stored so, not where this runtime would decide", async () => {
+  // Two plugins' skills made by hand in the sample (`acme:pricing`, `beta:analyzer` alone of
+  // their plain names), the slots then marked against the rule: `pricing` not found by its
+  // plain name, `analyzer` found for `beta` (`[name, entry, 1]` in `slot_list.slots`).
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(readFileSync(join(root, "compiler/runtime/tests/data/sample.db")));
+  db.run(`UPDATE entry SET name = 'acme:' || name WHERE name = 'pricing';
+    UPDATE entry SET name = 'beta:analyzer' WHERE name = 'api-caller';
+    UPDATE slot_list SET slots = (SELECT json_group_array(json(CASE
+      WHEN json_extract(s.value, '$[1]') IN (SELECT id FROM entry WHERE name = 'beta:analyzer')
+      THEN json_insert(s.value, '$[#]', 1) ELSE s.value END)) FROM json_each(slot_list.slots) s);`);
+  const path = join(dir, "plain.db");
+  writeFileSync(path, db.export());
+  db.close();
+  const a = await Artifact.open(path);
+  const p = a.prompt({ select: ["analyzer", "pricing", "acme:pricing"] });
+  assert.deepEqual(p.removed, [{ name: "pricing", reason: "unknown" }]);
+  assert.deepEqual(p.skills.filter((s) => s.reason === "selected").map((s) => s.name), ["acme:pricing", "beta:analyzer"]);
+  a.close();
 });

@@ -13,7 +13,7 @@ final class Bundle {
     final String tier;
     final String level;
     final List<Entry> skills;
-    /** By qualified name, then name, then a plugin skill's plain name (the compiler's rule). */
+    /** By qualified name, then name, then a plugin skill's plain name where the build stored one. */
     final Map<String, Integer> byName;
     final Map<String, Integer> byQualified;
     /** Names (qualified and short) the build turned off for this bundle's client. */

@@ -20,6 +20,8 @@ final class Entry {
     String description;
     List<String> triggers;
     long card;
+    /** Found by its plain name ({@code <skill>} of {@code <plugin>:<skill>}) in its bundle, as the build decided. */
+    boolean plain;
     String bodyHash;
     String rawRecord;
     /** Read on first use. */

@@ -247,7 +247,8 @@ final class Snapshot implements AutoCloseable {
     private static final String SKILLS_SQL = """
         SELECT e.name, e.qualified_name, e.resolved_name, e.category, e.sort_key,
                e.catalog_visible, e.always_on, e.unavailable, e.prompt_prefix, e.prompt_body,
-               e.prompt_suffix, e.prompt_tokens, e.record, c.description, c.triggers, e.body, e.card
+               e.prompt_suffix, e.prompt_tokens, e.record, c.description, c.triggers, e.body, e.card,
+               e.id
         FROM entry e JOIN card c ON c.id = e.card
         WHERE e.id IN (SELECT value FROM json_each(?))""";
 
@@ -267,8 +268,11 @@ final class Snapshot implements AutoCloseable {
             }
         }
         List<Object> wanted = new ArrayList<>();
+        // `[name, entry, 1]`: the bundle also finds the entry by its plain name (the build decided).
+        Set<Long> plain = new HashSet<>();
         for (List<Object> s : slots.values()) {
             if (!s.isEmpty() && s.get(0) != null) wanted.add(s.get(0));
+            if (s.size() > 1 && s.get(0) != null && num(s.get(1)) == 1) plain.add(num(s.get(0)));
         }
         Set<String> disabled = disabledNames(slots);
         List<Map.Entry<String, Entry>> sorted = new ArrayList<>();
@@ -291,6 +295,7 @@ final class Snapshot implements AutoCloseable {
             for (Object t : (List<Object>) Json.parse(str(r[14]))) s.triggers.add(str(t));
             s.bodyHash = str(r[15]);
             s.card = num(r[16]);
+            s.plain = plain.contains(num(r[17]));
             sorted.add(Map.entry(str(r[4]), s));
         }
         sorted.sort((x, y) -> byCodePoints(x.getKey(), y.getKey()));
@@ -300,17 +305,10 @@ final class Snapshot implements AutoCloseable {
         for (int i = 0; i < list.size(); i++) byQualified.put(list.get(i).qualifiedName, i);
         Map<String, Integer> byName = new HashMap<>(byQualified);
         for (int i = 0; i < list.size(); i++) byName.putIfAbsent(list.get(i).name, i);
-        // A plugin's skill (`plugin:skill`) is also found by its plain name when no other skill
-        // is named so and no other plugin of the bundle has a skill of that name.
-        Map<String, List<Integer>> plain = new HashMap<>();
         for (int i = 0; i < list.size(); i++) {
-            String n = list.get(i).name;
-            int at = n.indexOf(':');
-            if (at >= 0) plain.computeIfAbsent(n.substring(at + 1), k -> new ArrayList<>()).add(i);
+            Entry s = list.get(i);
+            if (s.plain) byName.put(s.name.substring(s.name.indexOf(':') + 1), i);
         }
-        plain.forEach((p, ids) -> {
-            if (ids.size() == 1) byName.putIfAbsent(p, ids.get(0));
-        });
         Bundle b = new Bundle(info, list, byName, byQualified, disabled);
         bundles.put(info.id(), b);
         return b;

@@ -475,4 +475,28 @@ public class ArtifactTest {
         }
         assertTrue("dropped " + dropped + ", kept " + kept, dropped > 0 && kept > 0);
     }
+
+    @Test
+    public void aPluginSkillIsFoundByItsPlainNameWhereTheBuildStoredSoNotWhereThisRuntimeWouldDecide() throws Exception {
+        // Two plugins' skills made by hand in the sample (`acme:pricing`, `beta:analyzer` alone of
+        // their plain names), the slots then marked against the rule: `pricing` not found by its
+        // plain name, `analyzer` found for `beta` (`[name, entry, 1]` in `slot_list.slots`).
+        Path plain = dir.resolve("plain.db");
+        Files.copy(ROOT.resolve("compiler/runtime/tests/data/sample.db"), plain, StandardCopyOption.REPLACE_EXISTING);
+        try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:sqlite:" + plain)) {
+            var st = db.createStatement();
+            st.executeUpdate("UPDATE entry SET name = 'acme:' || name WHERE name = 'pricing'");
+            st.executeUpdate("UPDATE entry SET name = 'beta:analyzer' WHERE name = 'api-caller'");
+            st.executeUpdate("""
+                UPDATE slot_list SET slots = (SELECT json_group_array(json(CASE
+                  WHEN json_extract(s.value, '$[1]') IN (SELECT id FROM entry WHERE name = 'beta:analyzer')
+                  THEN json_insert(s.value, '$[#]', 1) ELSE s.value END)) FROM json_each(slot_list.slots) s)""");
+        }
+        try (Artifact a = Artifact.open(plain)) {
+            Prompt p = a.prompt(Request.global(), List.of("analyzer", "pricing", "acme:pricing"));
+            assertEquals(List.of(new Prompt.Removed("pricing", "unknown")), p.removed());
+            assertEquals(List.of("acme:pricing", "beta:analyzer"), p.skills().stream()
+                .filter(s -> s.reason().equals("selected")).map(Prompt.PromptSkill::name).toList());
+        }
+    }
 }
