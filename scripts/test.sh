@@ -16,6 +16,9 @@ python3 scripts/check-layers.py
 echo "== no file over 800 lines, no function over 80 (tests apart)"
 python3 scripts/check-sizes.py
 
+echo "== a plain frontmatter field is declared in at most two Rust files (its row, its Record field)"
+python3 scripts/count-field-places.py
+
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 

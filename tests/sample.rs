@@ -175,7 +175,7 @@ fn seed_003_and_004_assets_and_provider_are_parsed() {
     assert_eq!(scraping.frontmatter.allowed_tools[0], "Bash(curl:*)");
     let mermaid = skill(&r, &Scope::Global, "mermaid-diagram");
     assert_eq!(
-        mermaid.frontmatter.display_name.as_deref(),
+        mermaid.frontmatter.text("display_name"),
         Some("Mermaid Diagrams")
     );
     let provider = mermaid.frontmatter.provider.as_ref().unwrap();
@@ -206,9 +206,7 @@ fn client_toggles_and_composition_fields_are_parsed() {
     let b2b = skill(&r, &client("augment.org"), "b2b_request");
     assert_eq!(b2b.frontmatter.blocks[0].text, "demo_offer");
     let gating = skill(&r, &Scope::Global, "content_gating");
-    assert_eq!(
-        (gating.frontmatter.priority, gating.frontmatter.exclusive),
-        (Some(2), true)
-    );
+    assert_eq!(gating.frontmatter.plain["priority"], 2);
+    assert_eq!(gating.frontmatter.plain["exclusive"], true);
     assert_eq!(gating.frontmatter.default_enabled, Some(false));
 }

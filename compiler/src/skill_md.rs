@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use skillc_runtime::{Artifact, Skill};
 
+use crate::model::fields::{Kept, FIELDS};
 use crate::parse::names;
 
 /// A folder name that passes the portability rules, unique among those `used`.
@@ -250,12 +251,7 @@ fn extension_metadata(s: &Skill, name: &str) -> BTreeMap<String, String> {
     }
     put("category", s.category.clone());
     let r = &s.record;
-    put(
-        "priority",
-        r.priority.map(|p| p.to_string()).unwrap_or_default(),
-    );
     let flags = [
-        ("exclusive", r.exclusive),
         ("always-on", s.always_on),
         ("hidden-from-llm", !s.catalog_visible),
         ("untrusted", s.untrusted),
@@ -278,18 +274,16 @@ fn extension_metadata(s: &Skill, name: &str) -> BTreeMap<String, String> {
     put("next-skill", r.next_skill.clone().unwrap_or_default());
     put("conditional-next-skills", json(&r.conditional_next));
     put("triggers", json(&s.triggers));
-    for key in [
-        "version",
-        "author",
-        "created",
-        "emoji",
-        "display_name",
-        "tags",
-        "bind_shells",
-        "provider",
-        "when_to_use",
-    ] {
-        if let Some(v) = meta.get(key) {
+    // The fields the table keeps, as stored (the portable core's are at the top level).
+    let stored = serde_json::to_value(r).unwrap_or_default();
+    for field in FIELDS.iter().filter(|f| !f.portable) {
+        let key = field.key();
+        let value = match field.kept {
+            Kept::Record => stored.get(&key),
+            Kept::Label | Kept::Meta => meta.get(&key),
+            Kept::Build => None,
+        };
+        if let Some(v) = value.filter(|v| **v != serde_json::Value::Bool(false)) {
             put(&key.replace('_', "-"), string_of(v));
         }
     }

@@ -1,7 +1,8 @@
 //! The frontmatter fields a SKILL.md can have, declared once: the known list, the portable
-//! core, the shape each value must have and whether another tool's shape is set aside derive
-//! from [`FIELDS`]. Adding a field is a row here, its slot in `Frontmatter` and the line that
-//! reads it in `parse::frontmatter`.
+//! core, the shape each value must have, whether another tool's shape is set aside, and where
+//! a plain field's value goes (the stored record, display metadata, the exported SKILL.md)
+//! derive from [`FIELDS`]. A plain field is a row here (and, if the runtimes read it, a field
+//! of `skillc_runtime::Record`); the README's "Adding a frontmatter field" walks through it.
 
 use serde::Serialize;
 
@@ -61,6 +62,68 @@ pub struct Field {
     pub(crate) shared: bool,
     /// What it is for, in one sentence for a content person (the studio's form shows it).
     pub(crate) about: &'static str,
+    /// Read as written into [`crate::model::Frontmatter::plain`] (rather than into a slot of
+    /// its own by a reader of its own in `parse::frontmatter`).
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub(crate) plain: bool,
+    /// Where its value goes beyond the checks that read it.
+    #[serde(skip)]
+    #[cfg_attr(feature = "ts", ts(skip))]
+    pub(crate) kept: Kept,
+}
+
+/// Where a field's value goes beyond the checks that read it, under its stored key
+/// ([`Field::key`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// Nowhere as written: the build phase that uses it decides what it becomes.
+    Build,
+    /// The stored record's field of the same key (`skillc_runtime::Record`), the base
+    /// skill's: the runtimes act on it. An export writes it under `metadata`.
+    Record,
+    /// Display metadata (`record.meta`), the base skill's: how the skill's name shows. An
+    /// export writes it under `metadata` (the portable core's at the top level).
+    Label,
+    /// Display metadata (`record.meta`) of the skill whose content is used. Exported as
+    /// [`Kept::Label`] is.
+    Meta,
+}
+
+impl Field {
+    /// Read as written (a string, flag, number or list of strings) into
+    /// [`crate::model::Frontmatter::plain`], and kept as `kept` says: such a field needs no
+    /// code of its own beyond the rule that uses it.
+    const fn plain(self, kept: Kept) -> Field {
+        Field {
+            plain: true,
+            kept,
+            ..self
+        }
+    }
+
+    /// A field with a slot of its own whose value is kept as `kept` says too.
+    const fn kept(self, kept: Kept) -> Field {
+        Field { kept, ..self }
+    }
+
+    /// The key its value is stored under: `bindShells` is `bind_shells`, `allowed-tools`
+    /// `allowed_tools` (the spelling of `Frontmatter`'s slots, of `Record` and of
+    /// `record.meta`; an export writes it with dashes).
+    pub(crate) fn key(&self) -> String {
+        let mut key = String::with_capacity(self.name.len() + 2);
+        for c in self.name.chars() {
+            match c {
+                '-' => key.push('_'),
+                c if c.is_ascii_uppercase() => {
+                    key.push('_');
+                    key.push(c.to_ascii_lowercase());
+                }
+                c => key.push(c),
+            }
+        }
+        key
+    }
 }
 
 const fn core(name: &'static str, shape: Shape, about: &'static str) -> Field {
@@ -70,6 +133,8 @@ const fn core(name: &'static str, shape: Shape, about: &'static str) -> Field {
         portable: true,
         shared: false,
         about,
+        plain: false,
+        kept: Kept::Build,
     }
 }
 
@@ -80,6 +145,8 @@ const fn own(name: &'static str, shape: Shape, about: &'static str) -> Field {
         portable: false,
         shared: false,
         about,
+        plain: false,
+        kept: Kept::Build,
     }
 }
 
@@ -91,6 +158,8 @@ const fn client(name: &'static str, shape: Shape, about: &'static str) -> Field 
         portable: false,
         shared: false,
         about,
+        plain: false,
+        kept: Kept::Build,
     }
 }
 
@@ -121,6 +190,8 @@ const fn shared(name: &'static str, shape: Shape, about: &'static str) -> Field 
         portable: false,
         shared: true,
         about,
+        plain: false,
+        kept: Kept::Build,
     }
 }
 
@@ -132,17 +203,17 @@ pub const FIELDS: &[Field] = &[
     core("description", Shape::Text,
         "What the skill does and when to use it: the catalog shows this to the agent."),
     core("license", Shape::Text,
-        "The license the skill is shared under."),
+        "The license the skill is shared under.").plain(Kept::Meta),
     core("compatibility", Shape::Text,
-        "Which environments or products the skill works with, in a sentence."),
+        "Which environments or products the skill works with, in a sentence.").plain(Kept::Meta),
     core("metadata", Shape::Map,
-        "Free-form labels for your own tools; skillc keeps them and does not act on them."),
+        "Free-form labels for your own tools; skillc keeps them and does not act on them.").kept(Kept::Meta),
     core("allowed-tools", Shape::Words,
-        "Tools the agent may use with this skill, separated by spaces."),
+        "Tools the agent may use with this skill, separated by spaces.").kept(Kept::Meta),
     shared("category", Shape::Text,
         "The group the skill belongs to; the catalog lists skills by category."),
     shared("emoji", Shape::Text,
-        "An emoji shown next to the skill's name."),
+        "An emoji shown next to the skill's name.").plain(Kept::Label),
     shared("required", Shape::Bool,
         "Marks the skill as one a client cannot do without."),
     shared("default_enabled", Shape::Bool,
@@ -164,9 +235,9 @@ pub const FIELDS: &[Field] = &[
     shared("distinct_from", Shape::Names,
         "Skills whose similar wording is on purpose (silences the near-duplicate warning)."),
     shared("priority", Shape::Int,
-        "Order within the category: a lower number is stronger."),
+        "Order within the category: a lower number is stronger.").plain(Kept::Record),
     shared("exclusive", Shape::Bool,
-        "When picked, weaker skills of the same category are left out."),
+        "When picked, weaker skills of the same category are left out.").plain(Kept::Record),
     shared("variant_of", Shape::Name,
         "The skill this one replaces when its `when` conditions hold."),
     own("when", Shape::Structured,
@@ -188,25 +259,25 @@ pub const FIELDS: &[Field] = &[
     own("namespace", Shape::Text,
         "public, internal or custom: who may see the skill."),
     shared("version", Shape::Text,
-        "The skill's version, for your records."),
+        "The skill's version, for your records.").plain(Kept::Meta),
     shared("tags", Shape::Texts,
-        "Words to find the skill by."),
+        "Words to find the skill by.").plain(Kept::Meta),
     shared("author", Shape::Text,
-        "Who wrote the skill."),
+        "Who wrote the skill.").plain(Kept::Meta),
     shared("created", Shape::Text,
-        "When the skill was written."),
+        "When the skill was written.").plain(Kept::Meta),
     shared("when_to_use", Shape::Texts,
-        "Situations in which the agent should pick this skill."),
+        "Situations in which the agent should pick this skill.").kept(Kept::Meta),
     shared("import", Shape::Names,
         "Skills pulled in with this one (same as imports)."),
     shared("imports", Shape::Names,
         "Skills pulled in with this one."),
     shared("displayName", Shape::Text,
-        "The name shown to people, when it differs from `name`."),
+        "The name shown to people, when it differs from `name`.").plain(Kept::Label),
     shared("bindShells", Shape::Texts,
-        "Shells the skill's commands work in."),
+        "Shells the skill's commands work in.").plain(Kept::Meta),
     own("provider", Shape::Structured,
-        "The tool provider this skill declares."),
+        "The tool provider this skill declares.").kept(Kept::Meta),
     own("tools", Shape::Structured,
         "Tools the skill uses, each with why."),
     client("argument-hint", Shape::Text,
@@ -258,5 +329,31 @@ mod tests {
         let before = names.len();
         names.dedup();
         assert_eq!(before, names.len());
+    }
+
+    #[test]
+    fn plain_fields_have_shapes_read_as_written() {
+        let plain = [Shape::Text, Shape::Bool, Shape::Int, Shape::Texts];
+        for f in FIELDS.iter().filter(|f| f.plain) {
+            assert!(
+                plain.contains(&f.shape),
+                "{} is plain but {:?}",
+                f.name,
+                f.shape
+            );
+            assert!(
+                f.kept != Kept::Build,
+                "{} is plain but kept nowhere",
+                f.name
+            );
+        }
+    }
+
+    #[test]
+    fn stored_keys_are_snake_case() {
+        let key = |name| field(name).map(Field::key);
+        assert_eq!(key("bindShells").as_deref(), Some("bind_shells"));
+        assert_eq!(key("allowed-tools").as_deref(), Some("allowed_tools"));
+        assert_eq!(key("exclusive").as_deref(), Some("exclusive"));
     }
 }

@@ -179,18 +179,20 @@ pub struct Tool {
     pub config: Option<serde_json::Value>,
 }
 
-/// Every frontmatter field (see [`fields::FIELDS`]), typed.
+/// Every frontmatter field (see [`fields::FIELDS`]): the plain ones by their stored key, the
+/// others typed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Frontmatter {
+    /// The plain fields' values as written ([`fields::Field::plain`]), by stored key
+    /// (`bind_shells`, `exclusive`): a string, a flag, a number or a list of strings. A field
+    /// not written is absent.
+    #[serde(flatten)]
+    pub plain: BTreeMap<String, serde_json::Value>,
     // Portable core (agentskills.io).
     /// `name`, NFKC-normalised.
     pub name: Option<String>,
     /// `description`.
     pub description: Option<String>,
-    /// `license`.
-    pub(crate) license: Option<String>,
-    /// `compatibility`.
-    pub(crate) compatibility: Option<String>,
     /// `metadata`, string to string.
     pub(crate) metadata: BTreeMap<String, String>,
     /// `allowed-tools`, split on spaces.
@@ -198,8 +200,6 @@ pub struct Frontmatter {
     // 000.
     /// `category`.
     pub category: Option<String>,
-    /// `emoji`.
-    pub(crate) emoji: Option<String>,
     /// `required`.
     pub required: bool,
     /// `default_enabled` (toggle cascade: toggle > this > true).
@@ -221,10 +221,6 @@ pub struct Frontmatter {
     /// `distinct_from`: skills whose catalog text may look like this one's on purpose (no
     /// overlap warning for the pair).
     pub(crate) distinct_from: Vec<SkillRef>,
-    /// `priority` (lower is stronger).
-    pub priority: Option<i64>,
-    /// `exclusive`.
-    pub exclusive: bool,
     /// `variant_of`.
     pub variant_of: Option<SkillRef>,
     /// `when`.
@@ -248,23 +244,11 @@ pub struct Frontmatter {
     // 002.
     /// `namespace`.
     pub namespace: Option<String>,
-    /// `version`.
-    pub(crate) version: Option<String>,
-    /// `tags`.
-    pub(crate) tags: Vec<String>,
-    /// `author`.
-    pub(crate) author: Option<String>,
-    /// `created`.
-    pub(crate) created: Option<String>,
     /// `when_to_use`.
     pub when_to_use: Vec<String>,
     /// `import` / `imports`.
     pub imports: Vec<SkillRef>,
     // 004.
-    /// `displayName`.
-    pub display_name: Option<String>,
-    /// `bindShells`.
-    pub(crate) bind_shells: Vec<String>,
     /// `provider`.
     pub provider: Option<Provider>,
     /// `tools`.
@@ -277,6 +261,13 @@ pub struct Frontmatter {
     /// refuses keys outside the six).
     #[serde(skip)]
     pub(crate) keys: Vec<(String, crate::diagnostic::Pos)>,
+}
+
+impl Frontmatter {
+    /// A plain field's string, by stored key (`display_name`).
+    pub fn text(&self, key: &str) -> Option<&str> {
+        self.plain.get(key).and_then(serde_json::Value::as_str)
+    }
 }
 
 /// A citation source from `sources.yaml` (002).

@@ -1,9 +1,12 @@
 //! Reading typed values out of a YAML mapping, with a diagnostic for every value of the wrong
 //! shape (the reader keeps going, so one run reports every bad field).
 
+use std::collections::BTreeMap;
+
 use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
+use crate::model::fields::{Shape, FIELDS};
 use crate::model::SkillRef;
 use crate::parse::yaml::{value_kind, Seg, YamlDoc};
 
@@ -40,6 +43,27 @@ impl<'a> Fields<'a> {
             format!("`{key}` must be {expected}, found {}", value_kind(found)),
         );
         self.report(d);
+    }
+
+    /// The frontmatter's plain fields ([`crate::model::fields::Field::plain`]), each read by
+    /// its shape, by stored key.
+    pub(crate) fn plain(&mut self) -> BTreeMap<String, serde_json::Value> {
+        let mut out = BTreeMap::new();
+        for field in FIELDS.iter().filter(|field| field.plain) {
+            let name = field.name;
+            let value = match field.shape {
+                Shape::Text => self.string(name).map(serde_json::Value::from),
+                Shape::Bool => self.bool(name).map(serde_json::Value::from),
+                Shape::Int => self.int(name).map(serde_json::Value::from),
+                Shape::Texts if self.doc.get(name).is_some() => Some(self.string_list(name).into()),
+                // No plain field has another shape (a test in `model::fields` holds it).
+                _ => None,
+            };
+            if let Some(value) = value {
+                out.insert(field.key(), value);
+            }
+        }
+        out
     }
 
     /// A scalar as a string (numbers and booleans in their YAML spelling).

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::{Category, Condition, Localized, Mcp, Predicate, Scope, Skill, Workspace};
+use crate::model::fields::{self, Kept};
+use crate::model::{
+    Category, Condition, Frontmatter, Localized, Mcp, Predicate, Scope, Skill, Workspace,
+};
 use crate::parse::vars;
 use crate::resolve::pool::{self, PooledSource};
 use crate::resolve::{EntryKey, Prepared};
@@ -526,8 +529,6 @@ fn record_of(
     Record {
         namespace: base.namespace.clone(),
         resolved_file: src.file.clone(),
-        priority: base.frontmatter.priority,
-        exclusive: base.frontmatter.exclusive,
         // The conversation's language picks the locale at build time, not at run time.
         conditions: fm
             .conditions
@@ -554,7 +555,24 @@ fn record_of(
         variant_when: variant_when(key, fm),
         locale_used: key.locale_file.clone(),
         compact: key.compact,
+        ..kept_in_record(&base.frontmatter)
     }
+}
+
+/// The record's fields that the base skill's frontmatter gives as written ([`Kept::Record`]),
+/// each under its stored key: serde puts them into [`Record`]'s fields of the same name.
+fn kept_in_record(fm: &Frontmatter) -> Record {
+    let written: serde_json::Map<String, serde_json::Value> = fields::FIELDS
+        .iter()
+        .filter(|f| f.kept == Kept::Record)
+        .filter_map(|f| {
+            let key = f.key();
+            fm.plain.get(&key).map(|v| (key, v.clone()))
+        })
+        .collect();
+    // The parse gave each value its field's shape, which `Record` declares alike (a test
+    // below holds it).
+    serde_json::from_value(serde_json::Value::Object(written)).unwrap_or_default()
 }
 
 /// The body an entry shows: the tier's compact body or the locale's, variables substituted,
@@ -621,20 +639,18 @@ fn display_meta(base: &Skill, src: &Skill) -> BTreeMap<String, serde_json::Value
             meta.insert(k.to_string(), v);
         }
     };
-    put("emoji", json!(base.frontmatter.emoji));
-    put("display_name", json!(base.frontmatter.display_name));
-    put("version", json!(fm.version));
-    put("tags", json!(fm.tags));
-    put("author", json!(fm.author));
-    put("created", json!(fm.created));
-    put("license", json!(fm.license));
-    put("compatibility", json!(fm.compatibility));
-    put("metadata", json!(fm.metadata));
-    put("allowed_tools", json!(fm.allowed_tools));
-    put("bind_shells", json!(fm.bind_shells));
-    put("when_to_use", json!(fm.when_to_use));
+    // The fields the table keeps as display metadata, each under its stored key.
+    let (label, shown) = (json!(base.frontmatter), json!(fm));
+    for field in fields::FIELDS {
+        let of = match field.kept {
+            Kept::Label => &label,
+            Kept::Meta => &shown,
+            Kept::Build | Kept::Record => continue,
+        };
+        let key = field.key();
+        put(&key, of.get(&key).cloned().unwrap_or_default());
+    }
     put("client_fields", json!(fm.client_fields));
-    put("provider", json!(fm.provider));
     put("required", json!(base.frontmatter.required.then_some(true)));
     let assets: BTreeMap<_, _> = src
         .assets
@@ -653,6 +669,24 @@ fn display_meta(base: &Skill, src: &Skill) -> BTreeMap<String, serde_json::Value
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_field_kept_in_the_record_is_a_field_of_record() {
+        for field in fields::FIELDS.iter().filter(|f| f.kept == Kept::Record) {
+            let value = match field.shape {
+                fields::Shape::Bool => serde_json::json!(true),
+                fields::Shape::Int => serde_json::json!(7),
+                fields::Shape::Text => serde_json::json!("x"),
+                _ => serde_json::json!(["x"]),
+            };
+            let fm = Frontmatter {
+                plain: BTreeMap::from([(field.key(), value.clone())]),
+                ..Frontmatter::default()
+            };
+            let stored = serde_json::to_value(kept_in_record(&fm)).unwrap_or_default();
+            assert_eq!(stored.get(field.key()), Some(&value), "{}", field.name);
+        }
+    }
 
     #[test]
     fn shortens_at_word_boundaries() {

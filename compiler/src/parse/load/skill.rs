@@ -521,7 +521,7 @@ pub(super) fn portability(
         }
         Some(_) => {}
     }
-    if let Some(c) = &fm.compatibility {
+    if let Some(c) = fm.text("compatibility") {
         let n = c.chars().count();
         if n == 0 || n > 500 {
             let d = f.diag(
@@ -548,7 +548,8 @@ fn codex_meaning(fm: &mut Frontmatter, bytes: &[u8]) {
     if doc["policy"]["allow_implicit_invocation"] == serde_yaml::Value::Bool(false) {
         fm.hidden_from_llm = true;
     }
-    if fm.display_name.is_none() {
-        fm.display_name = doc["interface"]["display_name"].as_str().map(String::from);
+    if let Some(name) = doc["interface"]["display_name"].as_str() {
+        let name = serde_json::Value::from(name);
+        fm.plain.entry("display_name".into()).or_insert(name);
     }
 }
