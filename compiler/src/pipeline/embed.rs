@@ -159,6 +159,7 @@ pub(crate) fn attach(
     root: &Path,
     memo: Option<&mut MeaningMemo>,
 ) -> Result<(), String> {
+    super::progress::timing(&"laid out; the vectors next");
     let Some(model) = data.manifest.get("embedding_model").cloned() else {
         return Ok(());
     };

@@ -282,7 +282,6 @@ fn build_once(
     let release = label.get().clone();
     let (mut data, warnings, kept) = lay_out(shaped, options, &release, mode, bundles_before);
     let memo = session.as_mut().map(|s| &mut s.meaning);
-    progress::timing(&"laid out");
     embed::attach(&mut data, options.embedder, root, memo).map_err(Error::Embed)?;
     diagnostics.extend(warnings);
     crate::diagnostic::sort(&mut diagnostics);
