@@ -64,6 +64,9 @@ pub(crate) struct Census {
     pub(crate) asset_bytes: u64,
     /// Each client's own `routing:` settings, for the manifest.
     pub(crate) client_routing: BTreeMap<String, serde_json::Value>,
+    /// Every batch's plugins (a client's own and the shared ones, once), by their manifest's
+    /// path and place in it: the order a workspace loaded whole lists them in.
+    pub(crate) plugins: BTreeMap<(String, usize), super::Plugin>,
 }
 
 /// The manifest's counts of a workspace.

@@ -33,6 +33,17 @@ impl Census {
                 }
             }
         }
+        // The shared plugins come with every batch: kept once, by manifest and place.
+        let mut place = (String::new(), 0);
+        for p in &ws.plugins {
+            place = match place.0 == p.manifest {
+                true => (place.0, place.1 + 1),
+                false => (p.manifest.clone(), 0),
+            };
+            self.plugins
+                .entry(place.clone())
+                .or_insert_with(|| p.clone());
+        }
         let these = || skills.iter().map(|&i| &*ws.skills[i]);
         self.secret_vars
             .extend(crate::model::secret_names_of(these()));

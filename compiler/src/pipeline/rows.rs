@@ -558,7 +558,12 @@ fn sources_and_targets(cfg: &crate::model::WorkspaceConfig, m: &mut BTreeMap<Str
 /// Plugin metadata by plugin name (the first declared of a name), for the manifest: a skill
 /// named `<plugin>:<skill>` is that plugin's.
 fn plugins(ws: &Workspace) -> Option<String> {
-    let plugins: BTreeMap<&str, serde_json::Value> = (ws.plugins.iter().rev())
+    // A batch holds its own clients' plugins only; the census, every batch's.
+    let listed: Vec<&crate::model::Plugin> = match ws.census.as_deref() {
+        Some(census) => census.plugins.values().collect(),
+        None => ws.plugins.iter().collect(),
+    };
+    let plugins: BTreeMap<&str, serde_json::Value> = (listed.into_iter().rev())
         .map(|p| {
             let about = serde_json::json!({
                 "version": p.version, "description": p.description, "author": p.author,
