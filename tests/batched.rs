@@ -71,6 +71,21 @@ fn plugins_whose_plain_names_clients_take_built_in_batches_are_the_same_built_wh
 }
 
 #[test]
+fn a_marketplace_of_several_plugins_built_in_batches_lists_them_as_built_whole() {
+    // Every batch loads the shared marketplace again; its plugins are kept once each, in the
+    // order it lists them.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    crate::fixtures::copy_tree(&repo("tests/fixtures/plugin-marketplace/workspace"), &ws);
+    for client in ["acme", "beta", "gamma"] {
+        let folder = ws.join("clients").join(client);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("client.yaml"), "locales: [en]\n").unwrap();
+    }
+    assert_batches_build_the_whole(&ws);
+}
+
+#[test]
 fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
     let dir = tempfile::tempdir().unwrap();
     let shape = synth::Shape {
