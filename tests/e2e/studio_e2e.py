@@ -99,20 +99,25 @@ class Driver:
                     raise AssertionError(f"no element matches {css!r}")
                 time.sleep(0.2)
 
-    def click(self, css):
-        # A panel drawn again between finding and clicking (the page redraws on every build)
-        # leaves a stale element: find it again.
+    def on_element(self, css, act, also=()):
+        """`act(element)` on what `css` finds. A view drawn again between finding and acting
+        (the page redraws on every build) leaves a stale element: it is found again, three
+        tries in all, as a person's eyes find the redrawn one. `also`: other passing errors."""
         for attempt in range(3):
             try:
-                return self.s("POST", f"/element/{self.find(css)}/click", {})
+                return act(self.find(css))
             except RuntimeError as e:
-                # A banner still being shown is not interactable yet: a moment later it is.
-                if not ("stale element" in str(e) or "not interactable" in str(e)) or attempt == 2:
+                if not any(m in str(e) for m in ("stale element", *also)) or attempt == 2:
                     raise
                 time.sleep(0.3)
 
+    def click(self, css):
+        # A banner still being shown is not interactable yet: a moment later it is.
+        return self.on_element(css, lambda e: self.s("POST", f"/element/{e}/click", {}),
+                               also=("not interactable",))
+
     def text(self, css):
-        return self.s("GET", f"/element/{self.find(css)}/text")
+        return self.on_element(css, lambda e: self.s("GET", f"/element/{e}/text"))
 
     def js(self, script, *args):
         return self.s("POST", "/execute/sync", {"script": script, "args": list(args)})
@@ -133,17 +138,9 @@ class Driver:
 
     def set_value(self, css, value):
         """Replaces a field's value the way typing does: the page sees an input event."""
-        # A form drawn again between finding and typing (opening a skill, then choosing Form,
-        # draws it twice) leaves a stale element: find it again, as click does.
-        for attempt in range(3):
-            try:
-                return self.js("const e = arguments[0]; e.value = arguments[1];"
-                               " e.dispatchEvent(new Event('input', {bubbles: true}));",
-                               {ELEMENT: self.find(css)}, value)
-            except RuntimeError as e:
-                if "stale element" not in str(e) or attempt == 2:
-                    raise
-                time.sleep(0.3)
+        return self.on_element(css, lambda e: self.js(
+            "const e = arguments[0]; e.value = arguments[1];"
+            " e.dispatchEvent(new Event('input', {bubbles: true}));", {ELEMENT: e}, value))
 
     def set_code(self, css, text):
         """Replaces the text of a CodeMirror editor as typing does (its update listeners run)."""
@@ -569,7 +566,8 @@ def test_relations_link_a_skill_to_its_variants(d, tmp, shots):
     f = "public/response_handling/competitors/SKILL.md"
     d.click(f'#skill-list li[data-file="{f}"]')
     d.wait_text("#relations", "competitors_aware")
-    assert "flag competitors.names is set" in d.text("#relations")
+    # The panel may be drawn again (the workspace's first build ends): waited for, not read once.
+    d.wait_text("#relations", "flag competitors.names is set")
     d.screenshot(shots / "relations.png")
     d.click('#relations a[data-open="public/response_handling/competitors-aware/SKILL.md"]')
     d.wait_text("#editor-title", "competitors-aware")
