@@ -109,28 +109,27 @@ pub(super) fn copy(tx: &Transaction<'_>, table: &str, in_order: Option<&str>) ->
 }
 
 /// card, then card_fragment in the order of its key (each card's fragments by level and
-/// format, as a copy reads them).
-/// Returns whether they were copied from `old`.
+/// format, as a copy reads them); copied from the previous artifact when its `cards` are
+/// these (`copied`).
 pub(super) fn insert_cards(
     tx: &Transaction<'_>,
-    rows: &Copyable,
+    cards: &[CardRows],
     vectors: &NumberedVectors,
-    old: Option<Previous<'_>>,
-) -> Sql<bool> {
-    if old.is_some_and(|o| o.rows.cards == rows.cards) {
+    copied: bool,
+) -> Sql<()> {
+    if copied {
         copy(tx, "card", None)?;
-        copy(tx, "card_fragment", Some("card, level, format"))?;
-        return Ok(true);
+        return copy(tx, "card_fragment", Some("card, level, format"));
     }
     let mut st = tx.prepare(schema::insert("card", false))?;
-    for ((id, c), ids) in (1i64..).zip(&rows.cards).zip(&vectors.of_card) {
+    for ((id, c), ids) in (1i64..).zip(cards).zip(&vectors.of_card) {
         insert_card(&mut st, id, c, ids)?;
     }
     let mut frag = tx.prepare(schema::insert("card_fragment", false))?;
-    for (id, c) in (1i64..).zip(&rows.cards) {
+    for (id, c) in (1i64..).zip(cards) {
         insert_fragments(&mut frag, id, c)?;
     }
-    Ok(false)
+    Ok(())
 }
 
 /// A card's `card.vectors`: the ids of its texts' vectors (`digests`, space-separated), each
@@ -368,23 +367,13 @@ pub(super) enum VectorRows<'v> {
     Numbered(&'v [String]),
 }
 
-/// asset, vector (and the meaning table) and diagnostic.
-pub(super) fn insert_tail(
-    tx: &Transaction<'_>,
-    d: &Data,
-    vectors: VectorRows<'_>,
-    warnings: &[crate::Diagnostic],
-    old: Option<Previous<'_>>,
-) -> Sql<()> {
-    let mut st = tx.prepare(schema::insert("asset", false))?;
-    for a in &d.assets {
-        insert_asset(&mut st, a)?;
-    }
+/// vector and the meaning table.
+pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows<'_>) -> Sql<()> {
     match vectors {
         VectorRows::Copied => {
             // Keyed by its rowid alone (no index): transferred as it is.
             copy(tx, "vector", None)?;
-            copy(tx, "meaning", None)?;
+            copy(tx, "meaning", None)
         }
         VectorRows::Numbered(digests) => {
             for (id, digest) in (1i64..).zip(digests) {
@@ -397,7 +386,21 @@ pub(super) fn insert_tail(
                 let small_talk = skillc_runtime::route::small_talk_row(m.name);
                 st.execute(named_params! { ":name": small_talk, ":data": &m.small_talk[..] })?;
             }
+            Ok(())
         }
+    }
+}
+
+/// asset and diagnostic.
+pub(super) fn insert_tail(
+    tx: &Transaction<'_>,
+    d: &Data,
+    warnings: &[crate::Diagnostic],
+    old: Option<Previous<'_>>,
+) -> Sql<()> {
+    let mut st = tx.prepare(schema::insert("asset", false))?;
+    for a in &d.assets {
+        insert_asset(&mut st, a)?;
     }
     if old.is_some_and(|o| o.warnings == warnings) {
         return copy(tx, "diagnostic", None);

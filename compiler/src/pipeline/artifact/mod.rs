@@ -15,13 +15,15 @@ use skillc_runtime::schema::{
 };
 
 mod insert;
+mod prefix;
 mod stage;
 
 pub(crate) use insert::vector_ids;
 use insert::{
     insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
-    NumberedVectors, VectorRows,
+    insert_vectors, NumberedVectors, VectorRows,
 };
+use prefix::Prefix;
 pub(crate) use stage::Stage;
 
 /// Failures writing the artifact.
@@ -130,6 +132,14 @@ impl MeaningRows {
     /// Its bytes: the table's and the small-talk vectors' (the same in every artifact).
     pub(crate) fn bytes(&self) -> u64 {
         (self.table.len() + self.small_talk.len()) as u64
+    }
+
+    /// Whether `other` is the same meaning (the same table, the same small-talk vectors).
+    pub(crate) fn is(&self, other: &MeaningRows) -> bool {
+        self.name == other.name
+            && std::ptr::eq(self.table, other.table)
+            && (Arc::ptr_eq(&self.small_talk, &other.small_talk)
+                || self.small_talk == other.small_talk)
     }
 }
 
@@ -332,6 +342,9 @@ pub(crate) struct Copyable {
     bundles: Arc<BundleTables>,
     /// Each entry row by id (the entries a session keeps: its rows are all read in place).
     entries: Vec<WrittenEntry>,
+    /// The artifact as its first transaction left it (the vectors, cards and bundles above),
+    /// which the next build starts from when those are the same.
+    prefix: Option<Arc<Prefix>>,
 }
 
 /// What an entry's row was written from: the rendered entry a session keeps (held, so the
@@ -472,7 +485,8 @@ fn swap_into_place(tmp: &Path, out: &Path) -> Result<(), Error> {
 /// would), so that a test can stop it at every step in turn and find the previous artifact
 /// untouched, instead of aiming a signal at a moment.
 pub const STEPS: &[&str] = &[
-    "schema", "blobs", "small", "cards", "entries", "bundles", "tail", "commit", "rename",
+    "schema", "vectors", "cards", "bundles", "prefix", "blobs", "small", "entries", "tail",
+    "commit", "rename",
 ];
 
 /// Ends the process at `step` when a crash test asks; with `SKILLC_TIMING`, says when each
@@ -494,43 +508,46 @@ fn write_file(
     previous: Option<Previous<'_>>,
 ) -> Result<Option<Copyable>, Error> {
     let e = sql(path);
-    let mut conn = open_new(path)?;
-    let old = previous.and_then(|p| attach_previous(&conn, p));
-    let tx = conn.transaction().map_err(&e)?;
-    tx.execute_batch(schema::DDL).map_err(&e)?;
-    stop_point("schema");
-    insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
-    stop_point("blobs");
-    insert_small_tables(&tx, &d, false).map_err(&e)?;
-    stop_point("small");
     let mut rows = Copyable {
         cards: std::mem::take(&mut d.cards),
         vectors: d.vectors.clone(),
         bundles: std::mem::take(&mut d.bundles),
         entries: Vec::new(),
+        prefix: None,
     };
-    let numbered = NumberedVectors::of(&rows.cards);
-    let cards_copied = insert_cards(&tx, &rows, &numbered, old).map_err(&e)?;
-    stop_point("cards");
-    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &rows.vectors);
-    let vectors = if cards_copied && !d.vectors.is_empty() && old.is_some_and(same_vectors) {
-        VectorRows::Copied
-    } else {
-        VectorRows::Numbered(&numbered.digests)
-    };
-    // A one-shot build frees each table's rows once written: the entries are laid out next.
-    if !mode.keeps() {
-        rows.cards = Vec::new();
+    let kept = previous.and_then(|p| {
+        let prefix = p.rows.prefix.as_ref()?;
+        let fits = prefix.fits(p.rows, &rows, d.meaning.as_ref());
+        (fits && prefix.copy_to(path)).then(|| prefix.clone())
+    });
+    let mut conn = open_writer(path)?;
+    let old = previous.and_then(|p| attach_previous(&conn, p));
+    match kept {
+        Some(prefix) => {
+            stop_point("prefix");
+            rows.prefix = Some(prefix);
+        }
+        None => {
+            write_prefix(&mut conn, &rows, &d, old).map_err(&e)?;
+            stop_point("prefix");
+            if mode.keeps() {
+                rows.prefix = Prefix::keep(path, d.meaning.as_ref());
+            }
+        }
     }
-    let old_entries = old.map(|o| o.rows.entries.as_slice());
-    rows.entries = insert_entries(&tx, &mut d.entries, old_entries, mode).map_err(&e)?;
-    stop_point("entries");
-    insert_bundles(&tx, &rows, old).map_err(&e)?;
-    stop_point("bundles");
+    // A one-shot build frees each table's rows once written: the entries are laid out next.
     if !mode.keeps() {
         rows = Copyable::default();
     }
-    insert_tail(&tx, &d, vectors, warnings, old).map_err(&e)?;
+    let tx = conn.transaction().map_err(&e)?;
+    insert_blobs(&tx, std::mem::take(&mut d.blobs)).map_err(&e)?;
+    stop_point("blobs");
+    insert_small_tables(&tx, &d, false).map_err(&e)?;
+    stop_point("small");
+    let old_entries = old.map(|o| o.rows.entries.as_slice());
+    rows.entries = insert_entries(&tx, &mut d.entries, old_entries, mode).map_err(&e)?;
+    stop_point("entries");
+    insert_tail(&tx, &d, warnings, old).map_err(&e)?;
     stop_point("tail");
     tx.commit().map_err(&e)?;
     stop_point("commit");
@@ -538,11 +555,41 @@ fn write_file(
     Ok(mode.keeps().then_some(rows))
 }
 
-/// A new database file at `path`, set up for writing an artifact.
-fn open_new(path: &Path) -> Result<Connection, Error> {
+/// The first transaction: the schema and the tables an edit of a skill's body leaves as they
+/// were (vectors and meaning, cards, bundles), each copied from `old` when its rows are the
+/// same.
+fn write_prefix(
+    conn: &mut Connection,
+    rows: &Copyable,
+    d: &Data,
+    old: Option<Previous<'_>>,
+) -> Sql<()> {
+    let tx = conn.transaction()?;
+    tx.execute_batch(schema::DDL)?;
+    stop_point("schema");
+    let numbered = NumberedVectors::of(&rows.cards);
+    let cards_copied = old.is_some_and(|o| o.rows.cards == rows.cards);
+    let same_vectors = |o: Previous<'_>| Arc::ptr_eq(&o.rows.vectors, &rows.vectors);
+    let vectors = if cards_copied && !d.vectors.is_empty() && old.is_some_and(same_vectors) {
+        VectorRows::Copied
+    } else {
+        VectorRows::Numbered(&numbered.digests)
+    };
+    insert_vectors(&tx, d, vectors)?;
+    stop_point("vectors");
+    insert_cards(&tx, &rows.cards, &numbered, cards_copied)?;
+    stop_point("cards");
+    insert_bundles(&tx, rows, old)?;
+    stop_point("bundles");
+    tx.commit()
+}
+
+/// A connection writing an artifact at `path`: a new file, or a prefix copied there.
+fn open_writer(path: &Path) -> Result<Connection, Error> {
     let e = sql(path);
     let conn = Connection::open(path).map_err(&e)?;
     // No journal and no syncs while filling a new temporary file (the rename is the commit).
+    // (The page size applies to a new file only; a copied prefix has this one already.)
     // A 16 MB page cache: pages spilled early go to the same file, and a larger cache only
     // grew the peak (5,000 clients: 680 MB with 64 MB, 662 MB with 16 or 4 MB, same time).
     // 8 KiB pages: fewer interior pages and overflow tails than 4 KiB, and fewer reads per

@@ -12,10 +12,10 @@ use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
 use super::insert::{
     copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
-    insert_small_tables, insert_tail, insert_text, VectorRows,
+    insert_small_tables, insert_tail, insert_text, insert_vectors, VectorRows,
 };
 use super::{
-    beside, close, io, open_new, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
+    beside, close, io, open_writer, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
 };
 
 /// The staging file's own table: diagnostics kept aside (never copied into the artifact).
@@ -54,7 +54,7 @@ impl Stage {
     pub(crate) fn create(out: &Path) -> Result<Stage, Error> {
         let path = StageFile(beside(out, "stage").1);
         let _ = std::fs::remove_file(&*path);
-        let conn = open_new(&path)?;
+        let conn = open_writer(&path)?;
         conn.execute_batch(schema::DDL)
             .and_then(|_| conn.execute_batch(KEPT_DIAGNOSTICS))
             .and_then(|_| conn.execute_batch("BEGIN"))
@@ -206,7 +206,7 @@ impl Stage {
 }
 
 /// The artifact at `path` from the staging file `stage`, table by table in the order
-/// the writer of a whole build inserts them.
+/// and in the two transactions of the writer of a whole build.
 fn write_from_stage(
     path: &Path,
     stage: &Path,
@@ -214,27 +214,34 @@ fn write_from_stage(
     warnings: &[crate::Diagnostic],
 ) -> Result<(), Error> {
     let e = sql(path);
-    let mut conn = open_new(path)?;
+    let mut conn = open_writer(path)?;
     let stage_path = stage.to_str().unwrap_or_default();
     conn.execute("ATTACH DATABASE ?1 AS old", [stage_path])
         .map_err(&e)?;
     let tx = conn.transaction().map_err(&e)?;
-    let copy_all = || -> Sql<()> {
+    let prefix = || -> Sql<()> {
         tx.execute_batch(schema::DDL)?;
-        copy(&tx, "blob", Some("hash"))?;
-        insert_small_tables(&tx, d, true)?;
+        copy(&tx, "vector", Some("id"))?;
+        // The meaning table (no vector: they are copied).
+        insert_vectors(&tx, d, VectorRows::Numbered(&[]))?;
         copy(&tx, "card", None)?;
         copy(&tx, "card_fragment", Some("card, level, format"))?;
-        copy(&tx, "entry", None)?;
         copy(&tx, "name", Some("id"))?;
         copy(&tx, "reason", Some("id"))?;
         copy(&tx, "slot_list", None)?;
-        copy(&tx, "bundle", Some("id"))?;
-        copy(&tx, "asset", Some("skill_file, path"))?;
-        copy(&tx, "vector", Some("id"))?;
-        insert_tail(&tx, d, VectorRows::Numbered(&[]), warnings, None)
+        copy(&tx, "bundle", Some("id"))
     };
-    copy_all().map_err(&e)?;
+    prefix().map_err(&e)?;
+    tx.commit().map_err(&e)?;
+    let tx = conn.transaction().map_err(&e)?;
+    let rest = || -> Sql<()> {
+        copy(&tx, "blob", Some("hash"))?;
+        insert_small_tables(&tx, d, true)?;
+        copy(&tx, "entry", None)?;
+        copy(&tx, "asset", Some("skill_file, path"))?;
+        insert_tail(&tx, d, warnings, None)
+    };
+    rest().map_err(&e)?;
     tx.commit().map_err(&e)?;
     conn.execute("DETACH DATABASE old", []).map_err(&e)?;
     close(conn, path)
