@@ -286,6 +286,14 @@ fn a_rebuild_copying_unchanged_tables_from_its_last_artifact_equals_a_clean_buil
         let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
         assert!(same, "after edit {n} ({e:?}) the rebuilt artifact differs");
     }
+    // The session's copy of the file's first part, and the copy made ahead for the next
+    // build, have no name: nothing is left beside the artifacts (a killed session neither).
+    let mut beside: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, ["clean.db", "inc.db", "ws"]);
 }
 
 #[test]

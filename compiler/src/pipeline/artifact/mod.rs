@@ -418,6 +418,9 @@ pub(crate) fn write(
     let _ = std::fs::remove_file(&tmp);
     let result = write_file(&tmp, data, warnings, mode, previous).and_then(|rows| {
         put_in_place(&tmp, out, &dir, mode)?;
+        if let Some(prefix) = rows.as_ref().and_then(|r| r.prefix.as_ref()) {
+            prefix.make_spare(&dir);
+        }
         let bytes = std::fs::metadata(out).map_err(io(out))?.len();
         Ok(Written { bytes, rows })
     });
@@ -518,7 +521,7 @@ fn write_file(
     let kept = previous.and_then(|p| {
         let prefix = p.rows.prefix.as_ref()?;
         let fits = prefix.fits(p.rows, &rows, d.meaning.as_ref());
-        (fits && prefix.copy_to(path)).then(|| prefix.clone())
+        (fits && prefix.place_at(path)).then(|| prefix.clone())
     });
     let mut conn = open_writer(path)?;
     let old = previous.and_then(|p| attach_previous(&conn, p));
