@@ -130,6 +130,10 @@ fn watch_figures(dir: &Path, tmp: &Path) {
         "watch from the user's side, 15 clients' skills in a row: {}",
         watch_across_clients(dir, &tmp.join("watch-across.db"))
     );
+    println!(
+        "watch from the user's side, 6 global skills in a row: {}",
+        watch_across_globals(dir, &tmp.join("watch-globals.db"))
+    );
 }
 
 /// The full build's figures: time, bundles, peak memory and size against the sources.
@@ -463,6 +467,27 @@ fn watch_across_clients(dir: &Path, out: &Path) -> String {
         return "fewer than 16 clients with a skill to edit".to_string();
     };
     summary(watched_edits(dir, out, &edits, Duration::from_millis(800)))
+}
+
+/// Six edits in a row, each of a global skill of another category, 1.2 s apart: a global
+/// skill is in every client's bundles, so each edit reaches all of them.
+fn watch_across_globals(dir: &Path, out: &Path) -> String {
+    let edits: Option<Vec<PathBuf>> = (0..6).map(|n| global_skill(dir, n)).collect();
+    let Some(edits) = edits else {
+        return "fewer than 6 categories with a global skill to edit".to_string();
+    };
+    summary(watched_edits(dir, out, &edits, Duration::from_millis(1200)))
+}
+
+/// The first skill (by folder name) of global category `n`.
+fn global_skill(dir: &Path, n: usize) -> Option<PathBuf> {
+    let category = std::fs::read_dir(dir.join(format!("public/cat-{n}"))).ok()?;
+    let mut skills: Vec<PathBuf> = category
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("SKILL.md").is_file())
+        .collect();
+    skills.sort();
+    skills.first().map(|p| p.join("SKILL.md"))
 }
 
 /// The median and range of `samples`, or why there are none.
