@@ -7,6 +7,11 @@
 //! the sources pool and the bundle plan) must be equal for anything to be reused; then each
 //! client whose own skills and `client.yaml` are equal keeps its resolved bundles, and every
 //! entry built only from unchanged skills keeps its rendered texts.
+//!
+//! A global skill whose body alone changed (the most common edit of a global skill) leaves
+//! the shared part as it was, when its body uses the same variables and gets the same safety
+//! verdict: resolution reads a body only for those two, so every bundle keeps its slots, and
+//! only the entries built from that skill are rendered again.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -18,7 +23,7 @@ use super::budget::CardTextMemo;
 use super::bundles::{Plan, Resolved};
 use crate::model::{Scope, Skill, Workspace};
 use crate::resolve::pool::Pool;
-use crate::resolve::{EntryKey, Slots};
+use crate::resolve::{EntryKey, Prepared, Slots};
 
 /// What a build keeps for the next one.
 #[derive(Debug, Default)]
@@ -52,12 +57,16 @@ pub(crate) struct Memo {
 pub(crate) struct Reuse<'m> {
     kept: &'m Kept,
     changed_clients: BTreeSet<String>,
+    /// Global skills whose body alone changed (by index): their entries are rendered again.
+    rewritten: BTreeSet<usize>,
 }
 
-/// Compares the previous build with this workspace; `None` when nothing can be reused.
+/// Compares the previous build with this workspace (`prepared` from it); `None` when nothing
+/// can be reused.
 pub(crate) fn reuse<'m>(
     memo: Option<&'m Memo>,
     ws: &Workspace,
+    prepared: &Prepared<'_>,
     pool: &Pool,
     plan: &Plan,
 ) -> Option<Reuse<'m>> {
@@ -65,14 +74,17 @@ pub(crate) fn reuse<'m>(
     if m.kept.plan != *plan || m.kept.pool != *pool || !same_shared(&m.ws, ws) {
         return None;
     }
+    let rewritten = rewritten_globals(m, ws, prepared)?;
     let changed_clients = changed_clients(&m.ws, ws);
     Some(Reuse {
         kept: &m.kept,
         changed_clients,
+        rewritten,
     })
 }
 
-/// Everything but the clients' own files is equal, and the skills are the same list.
+/// Everything but the clients' own files and the global skills' bodies is equal, and the
+/// skills are the same list.
 fn same_shared(a: &Workspace, b: &Workspace) -> bool {
     a.config == b.config
         && a.categories == b.categories
@@ -81,14 +93,46 @@ fn same_shared(a: &Workspace, b: &Workspace) -> bool {
         && a.clients.keys().eq(b.clients.keys())
         && a.skills.len() == b.skills.len()
         && a.skills.iter().zip(&b.skills).all(|(x, y)| {
-            x.scope == y.scope && x.file == y.file && (x.scope != Scope::Global || same(x, y))
+            x.scope == y.scope
+                && x.file == y.file
+                && (x.scope != Scope::Global || same(x, y) || same_but_body(x, y))
         })
+}
+
+/// The global skills whose body changed (the rest of them is equal: [`same_shared`]), when
+/// resolution reads the same of each as before: the variables its texts use and whether the
+/// safety check withholds it. `None` when one reads otherwise.
+fn rewritten_globals(m: &Memo, ws: &Workspace, prepared: &Prepared<'_>) -> Option<BTreeSet<usize>> {
+    let mut rewritten = BTreeSet::new();
+    for (i, (x, y)) in m.ws.skills.iter().zip(&ws.skills).enumerate() {
+        if y.scope != Scope::Global || same(x, y) {
+            continue;
+        }
+        let uses_before = m.kept.per_skill.uses_of(i)?;
+        let same_uses =
+            Arc::ptr_eq(uses_before, &prepared.uses[i]) || *uses_before == prepared.uses[i];
+        if !same_uses || m.ws.withheld.get(&x.file) != ws.withheld.get(&y.file) {
+            return None;
+        }
+        rewritten.insert(i);
+    }
+    Some(rewritten)
 }
 
 /// Equal skills; one parse handed out again (an unchanged folder in a session) is equal
 /// without comparing every field.
 fn same(x: &Arc<Skill>, y: &Arc<Skill>) -> bool {
     Arc::ptr_eq(x, y) || x == y
+}
+
+/// Skills equal in everything but their body (its first line's place included: a
+/// frontmatter edited to the same values moves it).
+fn same_but_body(x: &Skill, y: &Skill) -> bool {
+    let without_body = |s: &Skill| Skill {
+        body: String::new(),
+        ..s.clone()
+    };
+    x.body_first_line == y.body_first_line && without_body(x) == without_body(y)
 }
 
 /// The clients whose `client.yaml` or skills differ (the skill lists are known to be the same
@@ -138,7 +182,7 @@ impl super::entries::KeptEntries for Reuse<'_> {
     fn entry(&self, ws: &Workspace, key: &EntryKey) -> Option<&Arc<Rendered>> {
         let changed = |i: usize| match &ws.skills[i].scope {
             Scope::Client(c) => self.changed_clients.contains(c),
-            Scope::Global => false,
+            Scope::Global => self.rewritten.contains(&i),
         };
         if changed(key.base) || changed(key.source) {
             return None;

@@ -534,7 +534,7 @@ pub(crate) fn run_phases(
         || resolve::prepare_from(ws, earlier),
         || rayon::join(|| pool::build(ws), || bundles::plan(ws)),
     );
-    let reuse = incremental::reuse(previous, ws, &pool, &plan);
+    let reuse = incremental::reuse(previous, ws, &prepared, &pool, &plan);
     let meter = Meter::new(options, "resolving bundles", plan.specs.len());
     let kept_slots = reuse.as_ref().map(|r| r as &dyn bundles::KeptSlots);
     let resolved = bundles::resolve_all(&prepared, &plan, &meter, kept_slots);

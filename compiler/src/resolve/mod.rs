@@ -166,6 +166,13 @@ pub(crate) struct Earlier<'e> {
     pub per_skill: &'e PerSkill,
 }
 
+impl PerSkill {
+    /// The variables skill `i`'s content used.
+    pub(crate) fn uses_of(&self, i: usize) -> Option<&Arc<BTreeSet<String>>> {
+        self.uses.get(i)
+    }
+}
+
 impl Prepared<'_> {
     /// What a session's next build may take.
     pub fn into_per_skill(self) -> PerSkill {

@@ -618,7 +618,26 @@ fn close(conn: Connection, path: &Path) -> Result<(), Error> {
         .map_err(&e)?;
     conn.pragma_update(None, "application_id", schema::APPLICATION_ID)
         .map_err(&e)?;
-    conn.close().map_err(|(_, err)| e(err))
+    conn.close().map_err(|(_, err)| e(err))?;
+    reset_change_counter(path).map_err(io(path))
+}
+
+/// SQLite's header counts the transactions that changed the file (the change counter, and
+/// the "version-valid-for" number that must equal it for the header's page count to hold).
+/// How many there were follows the path a build took, not what it wrote: a session's
+/// rebuild that starts from a copy of the file's first part commits once where a clean build
+/// commits twice, and the closing stamps commit alone. Both numbers are set to 1 once the
+/// file is closed, so equal contents are equal bytes.
+fn reset_change_counter(path: &Path) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    const CHANGE_COUNTER: u64 = 24;
+    const VERSION_VALID_FOR: u64 = 92;
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    for offset in [CHANGE_COUNTER, VERSION_VALID_FOR] {
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(&1u32.to_be_bytes())?;
+    }
+    Ok(())
 }
 
 type Sql<T> = Result<T, rusqlite::Error>;
