@@ -57,10 +57,11 @@ pub(super) fn render_all(
         .map(|(i, k)| (i, input.reuse.and_then(|r| r.entry(ws, k))))
         .partition(|(_, kept)| kept.is_some());
     let shared = Shared::default();
+    let metas = render::DisplayMetas::default();
     let rendered: Vec<Arc<Rendered>> = todo
         .par_iter()
         .map(|&(i, _)| {
-            let e = render::build_entry(input.prepared, input.pool, &keys[i]);
+            let e = render::build_entry(input.prepared, input.pool, &keys[i], &metas);
             let prompt = input.renderer.prompt_fragment(&e)?;
             meter.tick();
             Ok(finish(e, prompt, &shared, input.renderer))

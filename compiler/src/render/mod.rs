@@ -467,8 +467,41 @@ fn variant_when(key: &EntryKey, fm: &crate::model::Frontmatter) -> Vec<String> {
     }
 }
 
-/// Builds the entry an [`EntryKey`] describes.
-pub(crate) fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -> Entry {
+/// The display metadata of each pair of skills (base, source) a build's entries show, made
+/// once per pair: a skill naming each client's company has an entry per client, and making
+/// the metadata (both frontmatters as JSON) was a tenth of a rebuild after its edit.
+#[derive(Default)]
+pub(crate) struct DisplayMetas {
+    made: std::sync::Mutex<HashMap<(usize, usize), Arc<Meta>>>,
+}
+
+type Meta = BTreeMap<String, serde_json::Value>;
+
+impl DisplayMetas {
+    fn of(&self, p: &Prepared<'_>, key: &EntryKey) -> Meta {
+        let pair = (key.base, key.source);
+        let known = self.made.lock().ok().and_then(|m| m.get(&pair).cloned());
+        let meta = known.unwrap_or_else(|| {
+            let meta = Arc::new(display_meta(
+                &p.ws.skills[key.base],
+                &p.ws.skills[key.source],
+            ));
+            if let Ok(mut m) = self.made.lock() {
+                m.insert(pair, meta.clone());
+            }
+            meta
+        });
+        (*meta).clone()
+    }
+}
+
+/// Builds the entry an [`EntryKey`] describes (its display metadata from `metas`).
+pub(crate) fn build_entry(
+    p: &Prepared<'_>,
+    pool: &pool::Pool,
+    key: &EntryKey,
+    metas: &DisplayMetas,
+) -> Entry {
     let ws = p.ws;
     let base = &ws.skills[key.base];
     let src = &ws.skills[key.source];
@@ -511,7 +544,7 @@ pub(crate) fn build_entry(p: &Prepared<'_>, pool: &pool::Pool, key: &EntryKey) -
         body,
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
-        record: record_of(p, key, &values, cited),
+        record: record_of(p, key, &values, cited, metas),
     }
 }
 
@@ -521,6 +554,7 @@ fn record_of(
     key: &EntryKey,
     values: &BTreeMap<&str, &str>,
     cited: Vec<u32>,
+    metas: &DisplayMetas,
 ) -> Record {
     let (base, src) = (&p.ws.skills[key.base], &p.ws.skills[key.source]);
     let fm = &src.frontmatter;
@@ -550,7 +584,7 @@ fn record_of(
         next_skill: edges.next_skill.clone(),
         conditional_next: edges.conditional_next.clone(),
         cited,
-        meta: display_meta(base, src),
+        meta: metas.of(p, key),
         default_enabled: base.frontmatter.default_enabled,
         variant_when: variant_when(key, fm),
         locale_used: key.locale_file.clone(),
@@ -630,7 +664,7 @@ fn with_values(m: &Mcp, values: &BTreeMap<&str, &str>) -> Mcp {
 }
 
 /// Display and catalog metadata of an entry: the fields set, empty ones left out.
-fn display_meta(base: &Skill, src: &Skill) -> BTreeMap<String, serde_json::Value> {
+fn display_meta(base: &Skill, src: &Skill) -> Meta {
     use serde_json::json;
     let fm = &src.frontmatter;
     let mut meta = BTreeMap::new();
