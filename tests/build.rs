@@ -1008,3 +1008,46 @@ fn a_release_label_computed_beside_the_build_is_the_label_given_up_front() {
         .unwrap();
     assert_eq!(release, "v2");
 }
+
+/// An entry shows its own source's display metadata: a variant's version where the variant is
+/// used, the base skill's where it is not (the metadata is made once per pair of skills).
+#[test]
+fn a_variants_entry_shows_the_variants_display_metadata() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(&ws, "workspace.yaml", "name: metas\nlocales: [en]\n");
+    write(
+        &ws,
+        "public/plans/plan/SKILL.md",
+        "---\nname: plan\ndescription: Explains the plans.\nversion: \"1.0\"\n---\nThe plans of {{COMPANY_NAME}}.\n",
+    );
+    write(
+        &ws,
+        "public/plans/plan-pro/SKILL.md",
+        "---\nname: plan-pro\ndescription: Explains the pro plan.\nversion: \"2.0\"\n\
+         variant_of: plan\nwhen:\n  - { flag: tier, equals: pro }\n---\nThe pro plan of {{COMPANY_NAME}}.\n",
+    );
+    // Each client's company name gives each its own entries, built side by side.
+    for n in 0..12 {
+        let tier = if n % 2 == 0 { "pro" } else { "free" };
+        let yaml =
+            format!("flags:\n  tier: {tier}\nvars:\n  _global: {{ COMPANY_NAME: Company {n} }}\n");
+        write(&ws, &format!("clients/client-{n}/client.yaml"), &yaml);
+    }
+    let out = dir.path().join("a.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+    let db = open(&out);
+    let mut versions: Vec<(String, String)> = db
+        .prepare("SELECT resolved_name, json_extract(record, '$.meta.version') FROM entry WHERE name = 'plan' ORDER BY resolved_name")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(versions.len() > 12, "{versions:?}");
+    versions.dedup();
+    let expected =
+        [("plan", "1.0"), ("plan-pro", "2.0")].map(|(a, b)| (a.to_string(), b.to_string()));
+    assert_eq!(versions, expected);
+}
