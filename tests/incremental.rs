@@ -542,8 +542,8 @@ fn a_draft_check_gives_the_edited_skill_the_warnings_of_a_full_check() {
 
 /// A global skill's body edit keeps every bundle's slots and renders only that skill's
 /// entries again, unless the body now uses another variable (a client's value of it makes the
-/// client's bundles differ from the global ones): after each edit the rebuilt artifact equals
-/// a clean build.
+/// client's bundles differ from the global ones), or its frontmatter changed: after each edit
+/// the rebuilt artifact equals a clean build.
 #[test]
 fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolves_anew() {
     let tmp = tempfile::tempdir().unwrap();
@@ -586,6 +586,21 @@ fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolv
         let named = (1..=2).contains(&n);
         assert_eq!(entries(&inc) > before, named, "after `{added}`");
     }
+    // Its frontmatter edited (turned off by default): every bundle is resolved anew.
+    let off = original.replacen(
+        "name: pdf-press\n",
+        "name: pdf-press\ndefault_enabled: false\n",
+        1,
+    );
+    assert_ne!(off, original);
+    std::fs::write(&skill, off).unwrap();
+    rebuild(&ws, &inc, &options, &mut session).unwrap();
+    build(&ws, &clean, &options).unwrap();
+    let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
+    assert!(
+        same,
+        "after a frontmatter edit the rebuilt artifact differs"
+    );
 }
 
 /// A body edit that gets an untrusted (package) skill withheld changes its entries' keys:
