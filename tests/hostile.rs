@@ -1298,9 +1298,14 @@ fn a_selector_that_leaves_a_child_holding_its_output_is_not_waited_for() {
     assert_eq!(run.code, 0, "{}", run.all());
     assert!(run.stdout.contains("timed out after 1 s"), "{}", run.stdout);
     // One that moves its child out of its process group cannot hold it past the timeout either.
+    // It answers once the child has left the group (a busy machine may run the shell to its
+    // end first, and the group's kill would then take the child with it).
+    let left = tmp.path().join("left");
     let cmd = format!(
-        "setsid sleep 1000 & echo $! >> {}; echo '{{\"select\": []}}'",
-        s(&pids.0)
+        "setsid sh -c 'touch {left}; exec sleep 1000' & echo $! >> {pids}; \
+         while [ ! -e {left} ]; do sleep 0.01; done; echo '{{\"select\": []}}'",
+        left = s(&left),
+        pids = s(&pids.0)
     );
     let run = skillc(&[
         "eval",
