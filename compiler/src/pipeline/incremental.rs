@@ -108,9 +108,8 @@ fn rewritten_globals(m: &Memo, ws: &Workspace, prepared: &Prepared<'_>) -> Optio
         if y.scope != Scope::Global || same(x, y) {
             continue;
         }
-        let uses_before = m.kept.per_skill.uses_of(i)?;
-        let same_uses =
-            Arc::ptr_eq(uses_before, &prepared.uses[i]) || *uses_before == prepared.uses[i];
+        // (Its variables were found again: the skill is a new parse.)
+        let same_uses = m.kept.per_skill.uses_of(i)? == &prepared.uses[i];
         if !same_uses || m.ws.withheld.get(&x.file) != ws.withheld.get(&y.file) {
             return None;
         }
