@@ -586,12 +586,9 @@ fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolv
         let named = (1..=2).contains(&n);
         assert_eq!(entries(&inc) > before, named, "after `{added}`");
     }
-    // Its frontmatter edited (turned off by default): every bundle is resolved anew.
-    let off = original.replacen(
-        "name: pdf-press\n",
-        "name: pdf-press\ndefault_enabled: false\n",
-        1,
-    );
+    // Its frontmatter edited in place (turned off by default, the body on the same line):
+    // every bundle is resolved anew.
+    let off = original.replacen("version: 1.0.0\n", "default_enabled: false\n", 1);
     assert_ne!(off, original);
     std::fs::write(&skill, off).unwrap();
     rebuild(&ws, &inc, &options, &mut session).unwrap();
