@@ -1117,6 +1117,17 @@ def test_a_list_field_is_added_and_edited_as_a_list(d, tmp, shots):
     d.click(f'{row} li:nth-child(1) button[title="Remove this item"]')
     d.click("#save")
     wait_until(lambda: "trigger_examples:\n  - Hello there\n" in (ws / f).read_text(), "an item is removed")
+    # Two saves a moment apart, the second asked before the first is written: both land, and
+    # the second is not refused as a conflict with the first.
+    d.js("""const row = document.querySelector(arguments[0]);
+        row.querySelector('.add-item').click();
+        const input = row.querySelector('li:nth-child(2) input');
+        input.value = 'Hi'; input.dispatchEvent(new Event('input', {bubbles: true}));
+        document.getElementById('save').click();
+        row.querySelector('li:nth-child(1) button[title="Remove this item"]').click();
+        document.getElementById('save').click();""", row)
+    wait_until(lambda: "trigger_examples:\n  - Hi\n" in (ws / f).read_text(), "the second of two quick saves lands")
+    assert d.js("return document.getElementById('conflict').hidden"), "no conflict shown"
 
 
 def test_a_clients_flag_changes_and_its_variant_follows(d, tmp, shots):

@@ -38,6 +38,8 @@ export class SkillEditor {
   private checking = false;
   private checkAgain = false;
   private fieldEdits: Promise<void> = Promise.resolve();
+  /** The last save asked for, written or not yet: the next one waits for it. */
+  private writing: Promise<void> = Promise.resolve();
   /** Form inputs typed into but not yet applied (debounced), by field. */
   private pending = new Map<string, () => void>();
   /** The open skill's translations (when it is a skill or one of its translations). */
@@ -55,17 +57,17 @@ export class SkillEditor {
     this.source = createEditor(byId("source"), "source", vocab, (t) => { this.text = t; this.markDirty(); });
     byId("mode-form").addEventListener("click", () => this.setMode("form").catch(fail));
     byId("mode-source").addEventListener("click", () => this.setMode("source").catch(fail));
-    byId("save").addEventListener("click", () => this.save(this.base).catch(fail));
+    byId("save").addEventListener("click", () => this.save().catch(fail));
     byId("discard-edits").addEventListener("click", () => this.askDiscard());
     byId("merge-both").addEventListener("click", () => this.mergeWithDisk().catch(fail));
-    byId("keep-mine").addEventListener("click", () => this.save(null).catch(fail));
+    byId("keep-mine").addEventListener("click", () => this.save(true).catch(fail));
     byId("load-theirs").addEventListener("click", () => { if (this.file) this.open(this.file, true).catch(fail); });
     // Ctrl+S (Cmd+S on a Mac) saves the open skill wherever the focus is, as in any editor;
     // the window's own "save page" is never what a content person means here.
     document.addEventListener("keydown", (e) => {
       if (!(e.ctrlKey || e.metaKey) || e.altKey || e.key.toLowerCase() !== "s") return;
       e.preventDefault();
-      if (this.hasUnsaved()) this.save(this.base).catch(fail);
+      if (this.hasUnsaved()) this.save().catch(fail);
     });
   }
 
@@ -76,7 +78,7 @@ export class SkillEditor {
 
   /** Saves the open skill's edits, if any (the preview's "Save and preview"). */
   async saveNow(): Promise<void> {
-    if (this.hasUnsaved()) await this.save(this.base);
+    if (this.hasUnsaved()) await this.save();
   }
 
   /** Whether the open skill may be left: at once without unsaved edits, else once the user
@@ -96,7 +98,7 @@ export class SkillEditor {
     const choose = (go: boolean) => () => mine(go);
     box.replaceChildren(el("span", {}, el("b", {}, `${this.file} has unsaved changes.`), " Save them before you go?"),
       el("button", { id: "leave-save", class: "primary", onclick: () => {
-        this.save(this.base).then(() => mine(!this.dirty)).catch(fail);
+        this.save().then(() => mine(!this.dirty)).catch(fail);
       } }, "Save"),
       el("button", { id: "leave-discard", onclick: choose(true) }, "Discard them"),
       el("button", { id: "leave-stay", onclick: choose(false) }, "Stay"));
@@ -445,11 +447,27 @@ export class SkillEditor {
     this.source.jumpTo(line, column);
   }
 
-  private async save(base: string | null): Promise<void> {
-    if (!this.file) return;
+  /** Saves the open text: over the version this editor last read or wrote, or, with
+   * `overwrite` (the user chose "keep mine"), over whatever the disk holds. Saves are written
+   * in the order asked: each waits for the one before it, so that it starts from the version
+   * that one wrote and is not refused as a conflict with it (two saves a moment apart). */
+  private save(overwrite = false): Promise<void> {
     // What was typed a moment ago is saved too.
     for (const apply of [...this.pending.values()]) apply();
+    const written = this.writing.then(() => this.write(overwrite));
+    this.writing = written.then(() => undefined, () => undefined);
+    return written.then(async (saved) => {
+      if (!saved) return;
+      // The build and the preview first (what the user waits for), then whom the save reached.
+      await this.hooks.saved();
+      this.loadRelations(true);
+    });
+  }
+
+  /** Writes the open text; whether it was written (not refused as a conflict). */
+  private async write(overwrite: boolean): Promise<boolean> {
     await this.fieldEdits;
+    if (!this.file) return false;
     // Saving a translation says it follows today's default text (no longer stale).
     const t = this.translations;
     let marked = false;
@@ -459,8 +477,8 @@ export class SkillEditor {
       this.text = text;
       this.source.setText(this.text);
     }
-    const r = await api.saveFile(this.file, this.text, base);
-    if (r.status === "conflict") { this.showConflict(true); return; }
+    const r = await api.saveFile(this.file, this.text, overwrite ? null : this.base);
+    if (r.status === "conflict") { this.showConflict(true); return false; }
     this.base = r.hash;
     this.baseText = this.text;
     this.setDirty(false);
@@ -468,9 +486,7 @@ export class SkillEditor {
     // What was saved differs from what was last checked only by a translation's mark.
     if (marked) this.scheduleCheck();
     say("Saved", "good");
-    // The build and the preview first (what the user waits for), then whom the save reached.
-    await this.hooks.saved();
-    this.loadRelations(true);
+    return true;
   }
 
   /** A colleague's change on disk and the unsaved edits here, merged three-way from the text
