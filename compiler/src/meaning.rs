@@ -17,6 +17,11 @@ pub(crate) const BUILT_IN_DIMS: usize = 256;
 /// holds a message against their vectors (`docs/routing.md`, "Small talk"). Written for the
 /// project without reading the labelled sets they are measured on (`compiler/meaning/README.md`).
 const SMALL_TALK: &str = include_str!("../meaning/small-talk.txt");
+/// More messages that need no skill, and messages that ask for something a skill would do
+/// (`compiler/meaning/README.md`): with [`SMALL_TALK`], what the build learns each piece's
+/// lean towards small talk from ([`talk_words`]).
+const MORE_SMALL_TALK: &str = include_str!("../meaning/small-talk-words.txt");
+const REQUESTS: &str = include_str!("../meaning/requests.txt");
 /// `routing.embedding_model: none`: route by words only.
 pub(crate) const NO_MODEL: &str = "none";
 
@@ -50,6 +55,43 @@ pub(crate) fn small_talk(table: &Meaning) -> Vec<Vec<f32>> {
     (SMALL_TALK.lines())
         .map(|line| table.vector(line.trim()))
         .filter(|v| v.iter().any(|&x| x != 0.0))
+        .collect()
+}
+
+/// Each piece's lean towards small talk rather than a request, by row of `table`, in
+/// thousandths: the log-odds of a naive Bayes model of which list a message comes from, by
+/// the pieces it holds (each counted once a message, add-one smoothing): small talk
+/// ([`SMALL_TALK`] and [`MORE_SMALL_TALK`]) against requests ([`REQUESTS`]). A piece neither
+/// list holds weighs 0. `docs/routing.md`, "Small talk".
+pub(crate) fn talk_words(table: &Meaning) -> Vec<i16> {
+    let counted = |lists: &[&str]| {
+        let mut counts = vec![0u32; table.len()];
+        let mut messages = 0u32;
+        for line in lists.iter().flat_map(|l| l.lines()).map(str::trim) {
+            if line.is_empty() {
+                continue;
+            }
+            messages += 1;
+            let mut pieces = table.pieces(line);
+            pieces.sort_unstable();
+            pieces.dedup();
+            for p in pieces {
+                counts[p as usize] += 1;
+            }
+        }
+        (counts, f64::from(messages))
+    };
+    let (talk, talks) = counted(&[SMALL_TALK, MORE_SMALL_TALK]);
+    let (asks, requests) = counted(&[REQUESTS]);
+    (talk.iter().zip(&asks))
+        .map(|(&t, &a)| {
+            if t == 0 && a == 0 {
+                return 0;
+            }
+            let lean = ((f64::from(t) + 1.0) / (talks + 2.0)).ln()
+                - ((f64::from(a) + 1.0) / (requests + 2.0)).ln();
+            (lean * 1000.0).round().clamp(-32768.0, 32767.0) as i16
+        })
         .collect()
 }
 

@@ -142,6 +142,8 @@ pub struct Artifact {
     meaning: std::sync::OnceLock<Option<Arc<route::Meaning>>>,
     /// The built-in meaning's small-talk vectors, read on the first hybrid route.
     small_talk: std::sync::OnceLock<Option<Arc<route::DenseIndex>>>,
+    /// The built-in meaning's pieces' weights towards small talk, read once.
+    talk_words: std::sync::OnceLock<Option<Arc<Vec<i16>>>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -272,6 +274,7 @@ impl Artifact {
             external: std::sync::OnceLock::new(),
             meaning: std::sync::OnceLock::new(),
             small_talk: std::sync::OnceLock::new(),
+            talk_words: std::sync::OnceLock::new(),
         })
     }
 

@@ -848,11 +848,45 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
     // A request as short and as plain is nearer its skill than small talk: its bar stays.
     assert_eq!(names("can you help me scrape a website"), ["web-scraping"]);
     // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
-    assert_eq!(skillc_runtime::route::raised_floor(0.3, 0.8, 0.5), 0.45);
-    assert_eq!(skillc_runtime::route::raised_floor(0.3, 0.5, 0.8), 0.3);
-    assert_eq!(
-        skillc_runtime::route::raised_floor(0.3, 0.5000004, 0.5),
-        0.3
+    use skillc_runtime::route::{raised_floor, talk_words};
+    assert_eq!(raised_floor(0.3, 0.8, 0.5, None), 0.45);
+    assert_eq!(raised_floor(0.3, 0.5, 0.8, None), 0.3);
+    assert_eq!(raised_floor(0.3, 0.5000004, 0.5, None), 0.3);
+    // And by a fifth of how far its pieces lean to small talk beyond -0.4.
+    assert_eq!(raised_floor(0.3, 0.5, 0.8, Some(-0.4)), 0.3);
+    assert_eq!(raised_floor(0.3, 0.5, 0.8, Some(-0.9)), 0.3);
+    assert_eq!(raised_floor(0.3, 0.8, 0.5, Some(0.6)), 0.65);
+    // The lean: the mean weight (thousandths) of the distinct pieces; one the table has no
+    // weight for weighs 0, and a message without pieces leans nowhere.
+    let weights = [1500i16, -500, 0, 250];
+    assert_eq!(talk_words(&weights, &[0, 1, 0, 1]), 0.5);
+    assert_eq!(talk_words(&weights, &[3, 9]), 0.125);
+    assert_eq!(talk_words(&weights, &[]), 0.0);
+}
+
+#[test]
+fn the_build_writes_each_pieces_lean_to_small_talk_and_a_route_raises_its_bar_by_it() {
+    // "sorry, wrong window" leans to small talk by its pieces; "send the weekly report to the
+    // team" to a request. The weights are those the build learnt; the routes read them.
+    let a = artifact();
+    let lean = |text: &str| a.talk_lean(text).unwrap().expect("the built-in meaning");
+    let (talk, ask) = (
+        "sorry, wrong window lol",
+        "send the weekly report to the team",
+    );
+    assert!(lean(talk) > 0.2, "{}", lean(talk));
+    assert!(lean(ask) < -0.4, "{}", lean(ask));
+    let bar = |m: &str| {
+        let none = Context::default();
+        (a.route(&BundleRef::default(), None, &none, m, None))
+            .unwrap()
+            .bar
+    };
+    // The catalog's bar, 0.257041, rises by at least a fifth of the lean beyond -0.4.
+    assert!(
+        bar(talk) >= 0.257041 + 0.2 * (lean(talk) + 0.4) - 1e-6,
+        "{}",
+        bar(talk)
     );
 }
 

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use skillc_runtime::route::{fused, raised_floor, Asked, Closeness, DenseIndex, Ranking};
+use skillc_runtime::route::{
+    fused, raised_floor, talk_words, Asked, Closeness, DenseIndex, Ranking,
+};
 
 use crate::model::{Skill, Workspace};
 
@@ -67,14 +69,30 @@ pub(super) fn index(skills: impl Iterator<Item = usize>, made: &Made, own: &Made
     )
 }
 
-/// The small talk's vectors as an index whose every message is a skill of one summary.
-pub(super) fn small_talk() -> DenseIndex {
-    let talk = crate::meaning::small_talk(&crate::meaning::built_in());
-    DenseIndex::new(
-        (talk.into_iter().enumerate())
-            .map(|(k, v)| (k, vec![Arc::from(v)]))
-            .collect(),
-    )
+/// What a route holds a message against to raise its bar, as the build writes it beside the
+/// built-in meaning.
+pub(super) struct SmallTalk {
+    /// The small talk's vectors, an index whose every message is a skill of one summary.
+    vectors: DenseIndex,
+    /// Each piece's weight towards small talk.
+    words: Vec<i16>,
+    /// The built-in meaning, to split a text into its pieces.
+    table: Arc<skillc_runtime::route::Meaning>,
+}
+
+/// The built-in meaning's small talk.
+pub(super) fn small_talk() -> SmallTalk {
+    let table = crate::meaning::built_in();
+    let talk = crate::meaning::small_talk(&table);
+    SmallTalk {
+        vectors: DenseIndex::new(
+            (talk.into_iter().enumerate())
+                .map(|(k, v)| (k, vec![Arc::from(v)]))
+                .collect(),
+        ),
+        words: crate::meaning::talk_words(&table),
+        table,
+    }
 }
 
 /// A catalog's vectors: the global skills' index less those it hides (`hidden`, by the
@@ -88,20 +106,22 @@ pub(super) struct CatalogMeaning<'a> {
     pub(super) own: Made,
     /// The small talk, unless the settings write the bar (`hybrid_min_score`): then no
     /// message raises it.
-    pub(super) small_talk: Option<&'a DenseIndex>,
+    pub(super) small_talk: Option<&'a SmallTalk>,
 }
 
 impl CatalogMeaning<'_> {
     /// Examples (skill, which one) ranked by words (`lexical`, each leave-one-out) and
     /// meaning, as a runtime ranks them, each with the bar (from the catalog's `floor`) its
     /// first candidate must reach: the catalog's, raised for a message nearer small talk than
-    /// any skill it shows (`route::raised_floor`). Exact, like a runtime's route: every
-    /// skill's similarity is found, for all the examples at once.
+    /// any skill it shows or whose pieces lean to small talk (`route::raised_floor`; `texts`
+    /// are the examples'). Exact, like a runtime's route: every skill's similarity is found,
+    /// for all the examples at once.
     pub(super) fn rank_many(
         &self,
         floor: f64,
         lexical: Vec<Ranking>,
         examples: &[(usize, usize)],
+        texts: &[&str],
     ) -> Vec<(Ranking, f64)> {
         let vector = |&(i, n): &(usize, usize)| {
             let (_, v) = self.own.get(&i).or_else(|| self.made.get(&i))?;
@@ -119,17 +139,19 @@ impl CatalogMeaning<'_> {
             .into_iter()
             .zip(from_base)
             .zip(from_added)
-            .zip(&vectors))
-        .map(|(((lexical, base), added), q)| {
+            .zip(&vectors)
+            .zip(texts))
+        .map(|((((lexical, base), added), q), text)| {
             let shown: Vec<Closeness> = (base.into_iter())
                 .filter(|c| !self.hidden[c.skill])
                 .chain(added)
                 .collect();
             let bar = match self.small_talk {
                 Some(talk) => {
-                    let small_talk = talk.nearest_summary(q, f64::INFINITY);
+                    let small_talk = talk.vectors.nearest_summary(q, f64::INFINITY);
                     let nearest = shown.iter().map(|c| c.summary).fold(0.0, f64::max);
-                    raised_floor(floor, small_talk, nearest)
+                    let words = talk_words(&talk.words, &talk.table.pieces(text));
+                    raised_floor(floor, small_talk, nearest, Some(words))
                 }
                 None => floor,
             };

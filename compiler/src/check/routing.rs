@@ -47,14 +47,14 @@ impl Router<'_> {
     /// Examples (skill, which one) ranked leave-one-out, each with the bar its first candidate
     /// must reach.
     fn rank_many(&self, ws: &Workspace, examples: &[(usize, usize)]) -> Vec<(Ranking, f64)> {
-        let lexical: Vec<Ranking> = (examples.iter())
-            .map(|&(i, n)| {
-                let example = &ws.skills[i].frontmatter.trigger_examples[n];
-                rank_parts(&self.parts, example, Some((i, example)))
-            })
+        let texts: Vec<&str> = (examples.iter())
+            .map(|&(i, n)| ws.skills[i].frontmatter.trigger_examples[n].as_str())
+            .collect();
+        let lexical: Vec<Ranking> = (examples.iter().zip(&texts))
+            .map(|(&(i, _), example)| rank_parts(&self.parts, example, Some((i, example))))
             .collect();
         match &self.meaning {
-            Some(m) => m.rank_many(self.floor, lexical, examples),
+            Some(m) => m.rank_many(self.floor, lexical, examples, &texts),
             None => lexical.into_iter().map(|r| (r, self.floor)).collect(),
         }
     }
@@ -256,7 +256,7 @@ fn catalog_meaning<'a>(
     (base, hidden): (&'a DenseIndex, Vec<bool>),
     added: &[usize],
     made: &'a Made,
-    talk: Option<&'a DenseIndex>,
+    talk: Option<&'a route_meaning::SmallTalk>,
     client: Option<&str>,
 ) -> CatalogMeaning<'a> {
     let missing: Vec<usize> = (added.iter().copied())

@@ -40,6 +40,8 @@ use crate::meaning::{built_in, summary, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_
 pub(crate) struct MeaningMemo {
     /// The small-talk messages' vectors, made once.
     small_talk: Option<Arc<Vec<u8>>>,
+    /// The pieces' weights towards small talk, learnt once.
+    talk_words: Option<Arc<Vec<u8>>>,
     cards: FxHashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
 }
@@ -128,10 +130,17 @@ fn meaning_rows(memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) 
     let small_talk = (memo.small_talk)
         .get_or_insert_with(|| Arc::new(small_talk_vectors(table)))
         .clone();
+    let talk_words = (memo.talk_words)
+        .get_or_insert_with(|| {
+            let weights = crate::meaning::talk_words(table);
+            Arc::new(weights.iter().flat_map(|w| w.to_le_bytes()).collect())
+        })
+        .clone();
     MeaningRows {
         name: BUILT_IN_MODEL,
         table: BUILT_IN_TABLE,
         small_talk,
+        talk_words,
     }
 }
 

@@ -33,7 +33,9 @@ import stat
 import struct
 import sqlite3
 import threading
+import sys
 import zlib
+from array import array
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 SCHEMA_VERSION = 9
@@ -221,7 +223,7 @@ class Artifact:
         self.db.close()
         lock = self._lock
         # What was read of the old file's manifest goes with it.
-        for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors"):
+        for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors", "_talk_word_weights"):
             self.__dict__.pop(kept, None)
         self.__dict__.update(fresh.__dict__)
         self._lock = lock
@@ -640,6 +642,24 @@ class Artifact:
             self._small_talk_vectors = packed
         return self._small_talk_vectors
 
+    def _talk_words(self):
+        """Each piece's weight towards small talk (thousandths, by row of the meaning table),
+        read once; None without them."""
+        if not hasattr(self, "_talk_word_weights"):
+            model, weights = self.manifest.get("embedding_model"), None
+            if model is not None:
+                row = self.db.execute("SELECT data FROM meaning WHERE name = ?",
+                                      (f"{model}:small-talk-words",)).fetchone()
+                if row is not None and len(row[0] or b"") % 2 != 0:
+                    raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk word "
+                                     f"weights are {len(row[0])} bytes, not 16-bit numbers")
+                if row is not None:
+                    weights = array("h", row[0] or b"")
+                    if sys.byteorder != "little":
+                        weights.byteswap()
+            self._talk_word_weights = weights
+        return self._talk_word_weights
+
     def _summaries(self, b):
         """Each skill's summary vector (its first: name, description, `when_to_use`), packed
         as one document each: what the small-talk bar measures a message against."""
@@ -779,7 +799,9 @@ class Artifact:
             if talk is not None and q_norm != 0.0:
                 # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
                 nearest = max(self._summaries(b).closest(query, q_norm), default=0.0)
-                floor = raised_floor(floor, talk.closest(query, q_norm)[0], nearest, rules)
+                weights, meaning = self._talk_words(), self._meaning()
+                lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
+                floor = raised_floor(floor, talk.closest(query, q_norm)[0], nearest, rules, lean)
             for doc, best in enumerate(closest):
                 fused = rules.lexical_share * lexical[doc] + (1.0 - rules.lexical_share) * best
                 lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
@@ -811,10 +833,24 @@ def evidence_scale(n: float, rules: RoutingRules) -> float:
     return rules.evidence_factor * m * m
 
 
-def raised_floor(floor: float, small_talk: float, nearest: float, rules: RoutingRules) -> float:
+def talk_words(weights, pieces) -> float:
+    """How much a message's pieces lean to small talk: the mean weight (thousandths) of its
+    distinct pieces, 0 without any (docs/routing.md, "Small talk")."""
+    distinct = set(pieces)
+    if not distinct:
+        return 0.0
+    total = sum(weights[p] if p < len(weights) else 0 for p in distinct)
+    return total / (len(distinct) * 1000.0)
+
+
+def raised_floor(floor: float, small_talk: float, nearest: float, rules: RoutingRules,
+                 words: Optional[float] = None) -> float:
     """A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message
-    is to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals."""
-    return math.floor((floor + rules.small_talk_share * max(small_talk - nearest, 0.0)) * 1e6 + 0.5) / 1e6
+    is to small talk (its closest cosine) than to the catalog's nearest skill, and by
+    `talk_words_share` of how far its pieces lean to small talk beyond `talk_words_from`
+    (`words`; None for an artifact without the weights), kept to 6 decimals."""
+    by_words = 0.0 if words is None else rules.talk_words_share * max(words - rules.talk_words_from, 0.0)
+    return math.floor((floor + rules.small_talk_share * max(small_talk - nearest, 0.0) + by_words) * 1e6 + 0.5) / 1e6
 
 
 def hybrid_floor(n: int, rules: RoutingRules) -> float:

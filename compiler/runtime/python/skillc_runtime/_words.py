@@ -13,7 +13,8 @@ from . import _word_chars
 class RoutingRules:
     """Routing's words and constants as the build wrote them (manifest `routing_rules`,
     docs/artifact.md): `stopwords`, `suffixes` (in order), `k1`, `b`, `evidence_factor`,
-    `max_words`, `lexical_share`, `small_talk_share`, `hybrid_floor_base`,
+    `max_words`, `lexical_share`, `small_talk_share`, `talk_words_share`, `talk_words_from`,
+    `hybrid_floor_base`,
     `hybrid_floor_slope` and `defaults` (the routing settings a workspace leaves unset)."""
 
     def __init__(self, text: str) -> None:
@@ -26,6 +27,9 @@ class RoutingRules:
         self.max_words: int = int(rules["max_words"])
         self.lexical_share: float = float(rules["lexical_share"])
         self.small_talk_share: float = float(rules["small_talk_share"])
+        # Artifacts built before the pieces' weights have neither: no rise by them.
+        self.talk_words_share: float = float(rules.get("talk_words_share", 0.0))
+        self.talk_words_from: float = float(rules.get("talk_words_from", 0.0))
         self.hybrid_floor_base: float = float(rules["hybrid_floor_base"])
         self.hybrid_floor_slope: float = float(rules["hybrid_floor_slope"])
         self.defaults: Dict[str, Any] = dict(rules["defaults"])

@@ -173,7 +173,9 @@ impl Artifact {
         let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
             None => (lexical, "lexical", settings.floor("lexical", n)),
             Some(v) => {
-                let (ranking, bar) = self.hybrid(&bundle, lexical, v, q.leave_out, &settings)?;
+                let asked = (message, v);
+                let (ranking, bar) =
+                    self.hybrid(&bundle, lexical, asked, q.leave_out, &settings)?;
                 (ranking, "hybrid", bar)
             }
         };
@@ -218,7 +220,7 @@ impl Artifact {
         &self,
         bundle: &Bundle,
         lexical: Ranking,
-        vector: &[f32],
+        (message, vector): (&str, &[f32]),
         leave_out: Option<(usize, &str)>,
         settings: &RoutingSettings,
     ) -> Result<(Ranking, f64), Error> {
@@ -261,7 +263,7 @@ impl Artifact {
                 let small_talk = talk.nearest_summary(vector, f64::INFINITY);
                 // Only a skill nearer than the small talk matters: the bar is not raised then.
                 let nearest = dense.nearest_summary(vector, small_talk);
-                raised_floor(floor, small_talk, nearest)
+                raised_floor(floor, small_talk, nearest, self.talk_lean(message)?)
             }
             None => floor,
         };

@@ -191,6 +191,16 @@ impl Meaning {
         self.dims
     }
 
+    /// The number of its pieces (rows).
+    pub fn len(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// Whether it has no pieces (never, for a table that parsed).
+    pub fn is_empty(&self) -> bool {
+        self.pieces.len() == 0
+    }
+
     /// A text's pieces (row numbers), in order: its routing words (lowercased runs of word
     /// characters); in a run of an unspaced script each character alone; any other run with
     /// its accents folded, then split greedily into the longest pieces the table holds, the

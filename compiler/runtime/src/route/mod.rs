@@ -24,7 +24,10 @@ pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
 pub use settings::{hybrid_floor, RoutingDefaults, RoutingRules, RoutingSettings};
-pub use small_talk::{raised_floor, small_talk_row, SMALL_TALK_SHARE};
+pub use small_talk::{
+    raised_floor, small_talk_row, talk_words, talk_words_row, SMALL_TALK_SHARE, TALK_WORDS_FROM,
+    TALK_WORDS_SHARE,
+};
 
 /// BM25's term-frequency saturation.
 const K1: f64 = 1.2;

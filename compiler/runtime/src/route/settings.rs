@@ -115,6 +115,11 @@ pub struct RoutingRules {
     pub lexical_share: f64,
     /// The share of the small-talk margin a hybrid bar rises by ([`super::SMALL_TALK_SHARE`]).
     pub small_talk_share: f64,
+    /// The share of a message's lean to small talk by its pieces a hybrid bar rises by
+    /// ([`super::TALK_WORDS_SHARE`]).
+    pub talk_words_share: f64,
+    /// The lean above which it rises ([`super::TALK_WORDS_FROM`]).
+    pub talk_words_from: f64,
     /// [`hybrid_floor`]: `base + slope · ln n`.
     pub hybrid_floor_base: f64,
     /// See `hybrid_floor_base`.
@@ -148,6 +153,8 @@ impl RoutingRules {
             max_words: super::MAX_WORDS,
             lexical_share: super::LEXICAL_SHARE,
             small_talk_share: super::SMALL_TALK_SHARE,
+            talk_words_share: super::TALK_WORDS_SHARE,
+            talk_words_from: super::TALK_WORDS_FROM,
             hybrid_floor_base: HYBRID_FLOOR_BASE,
             hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
             defaults: RoutingDefaults {

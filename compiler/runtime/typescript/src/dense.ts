@@ -144,6 +144,38 @@ export function smallTalkOf(snap: Snapshot): Dense | null {
   return talk;
 }
 
+const talkWordsOf = new WeakMap<Snapshot, Int16Array | null>();
+
+/** Each piece's weight towards small talk (thousandths, by row of the meaning table) beside the
+ * built-in meaning (docs/routing.md, "Small talk"), read once; null without them. */
+export function talkWeightsOf(snap: Snapshot): Int16Array | null {
+  const known = talkWordsOf.get(snap);
+  if (known !== undefined) return known;
+  const model = snap.manifest.get("embedding_model");
+  const found = model === undefined ? [] : rows(snap.db, "SELECT data FROM meaning WHERE name = ?", [`${model}:small-talk-words`]);
+  const data = found.length ? (found[0][0] as Uint8Array | null) ?? new Uint8Array(0) : undefined;
+  if (data !== undefined && data.byteLength % 2 !== 0) {
+    throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: its small-talk word weights are ${data.byteLength} bytes, not 16-bit numbers`);
+  }
+  let weights: Int16Array | null = null;
+  if (data !== undefined) {
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    weights = Int16Array.from({ length: data.byteLength / 2 }, (_, k) => view.getInt16(2 * k, true));
+  }
+  talkWordsOf.set(snap, weights);
+  return weights;
+}
+
+/** How much a message's pieces lean to small talk: the mean weight (thousandths) of its distinct
+ * pieces, 0 without any. */
+export function talkWords(weights: Int16Array, pieces: readonly number[]): number {
+  const distinct = new Set(pieces);
+  if (distinct.size === 0) return 0;
+  let total = 0;
+  for (const p of distinct) total += p < weights.length ? weights[p] : 0;
+  return total / (distinct.size * 1000);
+}
+
 /** Per document of `dense`, the cosine of its closest vector to the query (0 at worst), from
  * each vector's cosine (`cosines`). */
 export function closest(similarity: Float64Array, dense: Dense): Float64Array {

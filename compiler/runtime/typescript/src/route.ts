@@ -3,19 +3,23 @@
 // them on every request.
 import { ArtifactError, RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
-import { closest, cosines, denseOf, smallTalkOf } from "./dense.js";
+import { closest, cosines, denseOf, smallTalkOf, talkWeightsOf, talkWords } from "./dense.js";
+import { meaningOf } from "./meaning.js";
 import type { Context } from "./context.js";
 import { RANGES as WORD_RANGES } from "./wordChars.js";
 
 /** Routing's words and constants as the build wrote them (manifest `routing_rules`,
  * docs/artifact.md), which this runtime holds no copy of: `lexical_share` is a hybrid score's
  * share of words, `small_talk_share` the share of the small-talk margin a hybrid bar rises by,
+ * `talk_words_share` the share of a message's lean to small talk by its pieces beyond
+ * `talk_words_from` it rises by (neither in an artifact built before them: no such rise),
  * `defaults` the routing settings a workspace leaves unset. */
 export interface RoutingRules {
   stopwords: ReadonlySet<string>;
   suffixes: readonly string[];
   k1: number; b: number; evidence_factor: number; max_words: number;
-  lexical_share: number; small_talk_share: number; hybrid_floor_base: number; hybrid_floor_slope: number;
+  lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
+  hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
 }
 
@@ -180,9 +184,12 @@ export function hybridFloor(n: number, rules: RoutingRules): number {
 }
 
 /** A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message is
- * to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals. */
-export function raisedFloor(floor: number, smallTalk: number, nearest: number, rules: RoutingRules): number {
-  return Math.floor((floor + rules.small_talk_share * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
+ * to small talk (its closest cosine) than to the catalog's nearest skill, and by
+ * `talk_words_share` of how far its pieces lean to small talk beyond `talk_words_from` (`words`;
+ * null for an artifact without the weights), kept to 6 decimals. */
+export function raisedFloor(floor: number, smallTalk: number, nearest: number, rules: RoutingRules, words: number | null = null): number {
+  const byWords = words === null ? 0 : (rules.talk_words_share ?? 0) * Math.max(words - (rules.talk_words_from ?? 0), 0);
+  return Math.floor((floor + rules.small_talk_share * Math.max(smallTalk - nearest, 0) + byWords) * 1e6 + 0.5) / 1e6;
 }
 
 /** `routing:` of workspace.yaml with a client's own keys over it, the rules' defaults otherwise. */
@@ -261,7 +268,10 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
     // (docs/routing.md, "Small talk").
     if (talk !== null) {
       const nearest = dense.docs.reduce((a, vectors) => vectors.length ? Math.max(a, cos[vectors[0]]) : a, 0);
-      floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules);
+      const weights = talkWeightsOf(snap);
+      const meaning = weights === null ? null : meaningOf(snap);
+      const lean = weights === null || meaning === null ? null : talkWords(weights, meaning.pieces(message));
+      floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules, lean);
     }
     similarity.forEach((best, doc) => {
       const fused = Math.floor((rules.lexical_share * lexical[doc] + (1 - rules.lexical_share) * best) * 1e6 + 0.5) / 1e6;

@@ -385,6 +385,8 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
                 st.execute(named_params! { ":name": m.name, ":data": m.table })?;
                 let small_talk = skillc_runtime::route::small_talk_row(m.name);
                 st.execute(named_params! { ":name": small_talk, ":data": &m.small_talk[..] })?;
+                let words = skillc_runtime::route::talk_words_row(m.name);
+                st.execute(named_params! { ":name": words, ":data": &m.talk_words[..] })?;
             }
             Ok(())
         }

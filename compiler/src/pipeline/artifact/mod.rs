@@ -116,7 +116,8 @@ pub(crate) struct Data {
 }
 
 /// The built-in meaning as the artifact carries it: the table, and the vectors of the
-/// small-talk messages a route measures a message against (`docs/routing.md`, "Small talk").
+/// small-talk messages a route measures a message against and its pieces' weights towards small
+/// talk (`docs/routing.md`, "Small talk").
 #[derive(Debug, Clone)]
 pub(crate) struct MeaningRows {
     /// The model's name (the `meaning` row of the table).
@@ -126,12 +127,15 @@ pub(crate) struct MeaningRows {
     /// The small-talk vectors, a signed byte a number, one after another (the row named
     /// [`skillc_runtime::route::small_talk_row`] of the model).
     pub small_talk: Arc<Vec<u8>>,
+    /// Each piece's weight towards small talk, a little-endian i16 a row of the table (the
+    /// row named [`skillc_runtime::route::talk_words_row`] of the model).
+    pub talk_words: Arc<Vec<u8>>,
 }
 
 impl MeaningRows {
     /// Its bytes: the table's and the small-talk vectors' (the same in every artifact).
     pub(crate) fn bytes(&self) -> u64 {
-        (self.table.len() + self.small_talk.len()) as u64
+        (self.table.len() + self.small_talk.len() + self.talk_words.len()) as u64
     }
 
     /// Whether `other` is the same meaning (the same table, the same small-talk vectors).
@@ -140,6 +144,8 @@ impl MeaningRows {
             && std::ptr::eq(self.table, other.table)
             && (Arc::ptr_eq(&self.small_talk, &other.small_talk)
                 || self.small_talk == other.small_talk)
+            && (Arc::ptr_eq(&self.talk_words, &other.talk_words)
+                || self.talk_words == other.talk_words)
     }
 }
 

@@ -343,10 +343,25 @@ final class Router {
 
     /**
      * A hybrid route's bar: {@code floor}, raised by {@code small_talk_share} of how much closer the
-     * message is to small talk (its closest cosine) than to the catalog's nearest skill, kept to 6 decimals.
+     * message is to small talk (its closest cosine) than to the catalog's nearest skill, and by
+     * {@code talk_words_share} of how far its pieces lean to small talk beyond {@code talk_words_from}
+     * ({@code words}; null for an artifact without the weights), kept to 6 decimals.
      */
-    static double raisedFloor(double floor, double smallTalk, double nearest, Rules rules) {
-        return Math.floor((floor + rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0)) * 1e6 + 0.5) / 1e6;
+    static double raisedFloor(double floor, double smallTalk, double nearest, Rules rules, Double words) {
+        double byWords = words == null ? 0 : rules.num("talk_words_share") * Math.max(words - rules.num("talk_words_from"), 0);
+        return Math.floor((floor + rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0) + byWords) * 1e6 + 0.5) / 1e6;
+    }
+
+    /**
+     * How much a message's pieces lean to small talk: the mean weight (thousandths) of its distinct
+     * pieces, 0 without any.
+     */
+    static double talkWords(short[] weights, int[] pieces) {
+        int[] distinct = java.util.Arrays.stream(pieces).distinct().toArray();
+        if (distinct.length == 0) return 0;
+        long total = 0;
+        for (int p : distinct) total += p < weights.length ? weights[p] : 0;
+        return total / (distinct.length * 1000.0);
     }
 
     private static double number(Object v, double otherwise) {
@@ -446,7 +461,10 @@ final class Router {
                 // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
                 // Measured against each skill's summary (its first vector).
                 double nearest = denseOf(snap, b, ix).nearestFirst(query);
-                minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules);
+                short[] weights = snap.talkWords();
+                Meaning meaning = weights == null ? null : snap.meaning();
+                Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(message));
+                minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);
             }
             for (int doc = 0; doc < docs; doc++) {
                 double share = rules.num("lexical_share");

@@ -56,6 +56,9 @@ final class Snapshot implements AutoCloseable {
     /** The meaning table of the embedding model, once read ({@link #meaning()}); read says whether it was. */
     private Meaning meaning;
     private boolean meaningRead;
+    /** The pieces' weights towards small talk ({@link #talkWords()}), once read. */
+    private short[] talkWords;
+    private boolean talkWordsRead;
     /** The small-talk vectors beside the meaning table ({@link #smallTalk()}), once read. */
     private Dense smallTalk;
     private boolean smallTalkRead;
@@ -474,6 +477,29 @@ final class Snapshot implements AutoCloseable {
         }
         smallTalkRead = true;
         return smallTalk;
+    }
+
+    /**
+     * Each piece's weight towards small talk (thousandths, by row of the meaning table), written
+     * beside the built-in meaning table (docs/routing.md, "Small talk"); null without them. Read once.
+     */
+    short[] talkWords() {
+        if (talkWordsRead) return talkWords;
+        String model = manifest.get("embedding_model");
+        if (model != null) {
+            List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":small-talk-words");
+            if (!row.isEmpty()) {
+                byte[] data = row.get(0)[0] instanceof byte[] b ? b : new byte[0];
+                if (data.length % 2 != 0) {
+                    throw bad("its small-talk word weights are " + data.length + " bytes, not 16-bit numbers");
+                }
+                short[] weights = new short[data.length / 2];
+                java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().get(weights);
+                talkWords = weights;
+            }
+        }
+        talkWordsRead = true;
+        return talkWords;
     }
 
     /** The manifest's {@code plugins} (a JSON object), read once. */
