@@ -23,7 +23,7 @@ pub const SMALL_TALK_SHARE: f64 = 0.5;
 pub const TALK_WORDS_SHARE: f64 = 0.2;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
 /// message of pieces neither list holds leans nowhere and is small talk as often as not.
-pub const TALK_WORDS_FROM: f64 = -0.4;
+pub const TALK_WORDS_FROM: f64 = -0.3;
 
 /// The name of the `meaning` row that holds model `model`'s small-talk vectors.
 pub fn small_talk_row(model: &str) -> String {
