@@ -75,7 +75,7 @@ pub(super) struct SmallTalk {
     /// The small talk's vectors, an index whose every message is a skill of one summary.
     vectors: DenseIndex,
     /// Each piece's weight towards small talk.
-    words: Vec<i16>,
+    words: Arc<Vec<i16>>,
     /// The built-in meaning, to split a text into its pieces.
     table: Arc<skillc_runtime::route::Meaning>,
 }
@@ -90,7 +90,7 @@ pub(super) fn small_talk() -> SmallTalk {
                 .map(|(k, v)| (k, vec![Arc::from(v)]))
                 .collect(),
         ),
-        words: crate::meaning::talk_words(&table),
+        words: crate::meaning::built_in_talk_words(),
         table,
     }
 }

@@ -40,7 +40,7 @@ use crate::meaning::{built_in, summary, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_
 pub(crate) struct MeaningMemo {
     /// The small-talk messages' vectors, made once.
     small_talk: Option<Arc<Vec<u8>>>,
-    /// The pieces' weights towards small talk, learnt once.
+    /// The pieces' weights towards small talk as the artifact holds them, made once.
     talk_words: Option<Arc<Vec<u8>>>,
     cards: FxHashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
@@ -132,7 +132,7 @@ fn meaning_rows(memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) 
         .clone();
     let talk_words = (memo.talk_words)
         .get_or_insert_with(|| {
-            let weights = crate::meaning::talk_words(table);
+            let weights = crate::meaning::built_in_talk_words();
             Arc::new(weights.iter().flat_map(|w| w.to_le_bytes()).collect())
         })
         .clone();
