@@ -660,14 +660,6 @@ class Artifact:
             self._talk_word_weights = weights
         return self._talk_word_weights
 
-    def _summaries(self, b):
-        """Each skill's summary vector (its first: name, description, `when_to_use`), packed
-        as one document each: what the small-talk bar measures a message against."""
-        if "summaries" not in b:
-            dims = int(self.manifest.get("embedding_dims", "0"))
-            b["summaries"] = _meaning.Packed([[vs[0]] for vs in self._dense_index(b) if vs], dims)
-        return b["summaries"]
-
     def _dense_index(self, b):
         """Per document of the route index: its vectors (summary, then each trigger example)
         with their norms."""
@@ -693,13 +685,14 @@ class Artifact:
 
     def _closest(self, b, query, q_norm):
         """With the built-in meaning (whole-number vectors), each document's closest cosine,
-        from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
-        as the loop of `_cosine` is, in a fraction of its time. None otherwise."""
+        and the largest cosine of a skill's summary (its first vector), from the dot products
+        of all its catalog's vectors at once (`_meaning.Packed`): exact, as the loop of
+        `_cosine` is, in a fraction of its time. None otherwise."""
         if self._meaning() is None or q_norm == 0.0:
             return None
         if "packed" not in b:
             b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
-        return b["packed"].closest(query, q_norm)
+        return b["packed"].closest_and_first(query, q_norm)
 
     def _route_index(self, b):
         if "route" not in b:
@@ -791,14 +784,17 @@ class Artifact:
         if query is not None:
             # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
             q_norm = _norm(query)
-            closest = self._closest(b, query, q_norm)
-            if closest is None:
+            packed = self._closest(b, query, q_norm)
+            if packed is not None:
+                closest, nearest = packed
+            else:
+                dense = self._dense_index(b)
                 closest = [max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
-                           for vectors in self._dense_index(b)]
+                           for vectors in dense]
+                nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
             talk = self._small_talk() if settings["hybrid_min_score"] is None else None
             if talk is not None and q_norm != 0.0:
                 # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-                nearest = max(self._summaries(b).closest(query, q_norm), default=0.0)
                 weights, meaning = self._talk_words(), self._meaning()
                 lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
                 floor = raised_floor(floor, talk.closest(query, q_norm)[0], nearest, rules, lean)

@@ -10,7 +10,7 @@ import sys
 from array import array
 from itertools import repeat
 from operator import add, mul
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from ._words import _UNSPACED_RUN, _words
 
@@ -150,6 +150,12 @@ class Packed:
         self.norms = [n for _, n in flat]
         rows = [[int(x) for x in v] for v, _ in flat]
         self.sums = [sum(r) for r in rows]
+        self.sums128 = [128 * t for t in self.sums]
+        # Each document's vectors: flat[start:end].
+        self.spans, at = [], 0
+        for vectors in dense:
+            self.spans.append((at, at + len(vectors)))
+            at += len(vectors)
         self.columns = []
         self.matrix = None
         if _numpy is not None and flat:
@@ -166,13 +172,19 @@ class Packed:
 
     def closest(self, query, q_norm: float) -> List[float]:
         """Per document, the cosine of its closest vector to `query` (0 at worst)."""
+        return self.closest_and_first(query, q_norm)[0]
+
+    def closest_and_first(self, query, q_norm: float) -> Tuple[List[float], float]:
+        """Per document, the cosine of its closest vector to `query` (0 at worst); and the
+        largest cosine of a document's first vector (0 at worst): a skill's summary, what
+        the small-talk bar measures a message against."""
         best = [0.0] * self.docs
         if len(query) != self.dims:
-            return best
+            return best, 0.0
         if self.matrix is not None:
             return self._closest_numpy(query, q_norm)
         if not self.columns:
-            return best
+            return best, 0.0
         total = 0
         for q, column in zip(query, self.columns):
             total += (int(q) + 128) * column
@@ -181,17 +193,21 @@ class Packed:
         if sys.byteorder != "little":
             fields.byteswap()
         base = 128 * int(sum(query)) + self.dims * 16384
-        for j, doc in enumerate(self.owner):
-            norm = self.norms[j]
-            if norm != 0.0:
-                c = (fields[j] - base - 128 * self.sums[j]) / (q_norm * norm)
-                if c > best[doc]:
-                    best[doc] = c
-        return best
+        # One comprehension over every vector (twice as fast as a loop that indexes), then each
+        # document's vectors, which lie side by side.
+        cos = [(f - base - s) / (q_norm * n) if n != 0.0 else 0.0
+               for f, s, n in zip(fields, self.sums128, self.norms)]
+        first = 0.0
+        for doc, (start, end) in enumerate(self.spans):
+            if end > start:
+                best[doc] = max(0.0, *cos[start:end])
+                if cos[start] > first:
+                    first = cos[start]
+        return best, first
 
-    def _closest_numpy(self, query, q_norm: float) -> List[float]:
-        """`closest` with numpy, when it is installed: the same integer dot products (exact)
-        and the same float divisions, so the same cosines, for all vectors at once."""
+    def _closest_numpy(self, query, q_norm: float) -> Tuple[List[float], float]:
+        """`closest_and_first` with numpy, when it is installed: the same integer dot products
+        (exact) and the same float divisions, so the same cosines, for all vectors at once."""
         np = self.np
         dots = self.matrix @ np.array([int(x) for x in query], dtype=np.int32)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -199,7 +215,9 @@ class Packed:
         cos[self.np_norms == 0.0] = 0.0
         best = np.zeros(self.docs, dtype=np.float64)
         np.maximum.at(best, self.np_owner, cos)
-        return best.tolist()
+        starts = [start for start, end in self.spans if end > start]
+        first = max(0.0, float(cos[starts].max())) if starts else 0.0
+        return best.tolist(), first
 
 
 def _optional_numpy():
