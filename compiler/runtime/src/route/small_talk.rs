@@ -20,10 +20,10 @@ pub const SMALL_TALK_SHARE: f64 = 0.5;
 
 /// The share of a message's lean to small talk by its pieces ([`talk_words`]) above
 /// [`TALK_WORDS_FROM`] that a route's bar rises by.
-pub const TALK_WORDS_SHARE: f64 = 0.2;
+pub const TALK_WORDS_SHARE: f64 = 0.3;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
 /// message of pieces neither list holds leans nowhere and is small talk as often as not.
-pub const TALK_WORDS_FROM: f64 = -0.3;
+pub const TALK_WORDS_FROM: f64 = -0.2;
 
 /// The name of the `meaning` row that holds model `model`'s small-talk vectors.
 pub fn small_talk_row(model: &str) -> String {
