@@ -624,6 +624,47 @@ fn small_talk_vectors_that_are_not_whole_vectors_are_refused_clearly() {
 }
 
 #[test]
+fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifact_without_them_leans_nowhere(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let good = artifact_path();
+    let none = Context::default();
+    let row = "static-minilm-v1:small-talk-words";
+    let message = "sorry, wrong window lol";
+    let with = |name: &str, sql: &str, bytes: Option<Vec<u8>>| {
+        let path = dir.path().join(format!("{name}.db"));
+        std::fs::copy(&good, &path).unwrap();
+        let c = rusqlite::Connection::open(&path).unwrap();
+        match bytes {
+            Some(b) => c.execute(sql, rusqlite::params![b, row]).unwrap(),
+            None => c.execute(sql, [row]).unwrap(),
+        };
+        Artifact::open(&path).unwrap()
+    };
+    let weights: Vec<u8> = rusqlite::Connection::open(&good)
+        .unwrap()
+        .query_row("SELECT data FROM meaning WHERE name = ?1", [row], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let odd = with(
+        "odd",
+        "UPDATE meaning SET data = ?1 WHERE name = ?2",
+        Some(weights[..weights.len() - 1].to_vec()),
+    );
+    let err = (odd.route(&BundleRef::default(), None, &none, message, None))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not 16-bit numbers"), "{err}");
+    // Without the row (an artifact from before it) the bar rises by nearness alone.
+    let without = with("without", "DELETE FROM meaning WHERE name = ?1", None);
+    assert_eq!(without.talk_lean(message).unwrap(), None);
+    let lower = (without.route(&BundleRef::default(), None, &none, message, None)).unwrap();
+    let full = (artifact().route(&BundleRef::default(), None, &none, message, None)).unwrap();
+    assert!(lower.bar < full.bar, "{} < {}", lower.bar, full.bar);
+}
+
+#[test]
 fn a_meaning_table_cut_short_or_lying_about_its_sizes_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let good = artifact_path();
