@@ -72,16 +72,7 @@ impl Artifact {
         }
         let found = match (self.embedding_model(), self.meaning()?) {
             (Some((model, dims)), Some(_)) => {
-                let conn = self.conn.lock().expect("lock");
-                let data: Option<Vec<u8>> = conn
-                    .query_row(
-                        "SELECT data FROM meaning WHERE name = ?1",
-                        [small_talk_row(model)],
-                        |r| r.get(0),
-                    )
-                    .optional()
-                    .map_err(corrupt(&self.path))?;
-                match data {
+                match self.meaning_row(&small_talk_row(model))? {
                     None => None,
                     Some(d)
                         if DenseIndex::whole_rows(dims) && !d.is_empty() && d.len() % dims == 0 =>
@@ -117,6 +108,16 @@ impl Artifact {
         })
     }
 
+    /// The `meaning` table's row `name`, if the artifact has it.
+    fn meaning_row(&self, name: &str) -> Result<Option<Vec<u8>>, Error> {
+        let conn = self.conn.lock().expect("lock");
+        conn.query_row("SELECT data FROM meaning WHERE name = ?1", [name], |r| {
+            r.get(0)
+        })
+        .optional()
+        .map_err(corrupt(&self.path))
+    }
+
     /// The weight of each piece of the built-in meaning towards small talk
     /// ([`talk_words_row`]), read once; `None` for an artifact without them.
     pub(crate) fn talk_words(&self) -> Result<Option<Arc<Vec<i16>>>, Error> {
@@ -124,34 +125,23 @@ impl Artifact {
             return Ok(w.clone());
         }
         let found = match self.embedding_model() {
-            Some((model, _)) => {
-                let conn = self.conn.lock().expect("lock");
-                let data: Option<Vec<u8>> = conn
-                    .query_row(
-                        "SELECT data FROM meaning WHERE name = ?1",
-                        [talk_words_row(model)],
-                        |r| r.get(0),
-                    )
-                    .optional()
-                    .map_err(corrupt(&self.path))?;
-                match data {
-                    None => None,
-                    Some(d) if d.len() % 2 == 0 => Some(Arc::new(
-                        (d.chunks_exact(2))
-                            .map(|b| i16::from_le_bytes([b[0], b[1]]))
-                            .collect(),
-                    )),
-                    Some(d) => {
-                        return Err(Error::NotAnArtifact {
-                            path: self.path.clone(),
-                            why: format!(
-                                "its small-talk word weights are {} bytes, not 16-bit numbers",
-                                d.len()
-                            ),
-                        })
-                    }
+            Some((model, _)) => match self.meaning_row(&talk_words_row(model))? {
+                None => None,
+                Some(d) if d.len() % 2 == 0 => Some(Arc::new(
+                    (d.chunks_exact(2))
+                        .map(|b| i16::from_le_bytes([b[0], b[1]]))
+                        .collect(),
+                )),
+                Some(d) => {
+                    return Err(Error::NotAnArtifact {
+                        path: self.path.clone(),
+                        why: format!(
+                            "its small-talk word weights are {} bytes, not 16-bit numbers",
+                            d.len()
+                        ),
+                    })
                 }
-            }
+            },
             None => None,
         };
         Ok(self.talk_words.get_or_init(|| found).clone())
