@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "compiler" / "runtime" / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from skillc_runtime import Artifact  # noqa: E402
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, flags, verdict  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, flags, verdict, without_numpy  # noqa: E402
 from java_runtime_parity import JAVA, JDBC, java_answers  # noqa: E402
 
 TS_DIST = ROOT / "compiler" / "runtime" / "typescript" / "dist"
@@ -182,12 +182,14 @@ def run(command):
     return out.returncode, out.stdout, out.stderr if out.returncode else b""
 
 
-def python_route(opened, route):
+def python_route(opened, route, numpy=True):
+    """The Python runtime's answer; `numpy=False`: with its dot products in big integers."""
     artifact, text, bundle, context, consumer, top = route
-    if artifact not in opened:
-        opened[artifact] = Artifact(artifact)
+    if (artifact, numpy) not in opened:
+        opened[artifact, numpy] = Artifact(artifact)
     try:
-        return opened[artifact].route(text, context=context, consumer=consumer, top=top, **bundle)
+        call = lambda: opened[artifact, numpy].route(text, context=context, consumer=consumer, top=top, **bundle)
+        return call() if numpy else without_numpy(call)
     except Exception as e:  # noqa: BLE001 - an error is an answer to compare
         return "error"
 
@@ -288,8 +290,9 @@ def compare_routes(tally, skillc, routes):
     opened = {}
     for args, route, answer in zip(asked, routes, rust):
         # A refused route (none is expected) is compared as a refusal, whatever the words.
-        tally.compare("python", args, json.loads(answer[1]) if answer[0] == 0 else "error",
-                      python_route(opened, route))
+        for numpy in (True, False):
+            tally.compare("python" if numpy else "python without numpy", args,
+                          json.loads(answer[1]) if answer[0] == 0 else "error", python_route(opened, route, numpy))
     for args, answer, ts in zip(asked, rust, ts_routes(routes)):
         tally.compare("typescript", args, answer[1] if answer[0] == 0 else answer, ts)
     for args, answer, java in zip(asked, rust, java_answers(java_classpath(), asked)):

@@ -27,7 +27,8 @@ if os.environ.get("SKILLC_RUNTIME_INSTALLED") and "compiler/runtime/python" in s
 print(f"runtime: {skillc_runtime.__file__}")
 
 from requests_of_parity import (  # noqa: E402
-    BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, history_files, query_vectors, seconds, verdict)
+    BUNDLES, CONSUMERS, CONTEXTS, MESSAGES, SELECTIONS, flags, history_files, query_vectors, seconds, verdict,
+    without_numpy)
 
 
 def run(skillc, args):
@@ -83,7 +84,9 @@ def main():
                 failed += not same
                 if not same:
                     print(f"FAIL consumer {consumer} {bundle} {context}")
-    # Routes: the same candidates, ids, scores and matched words.
+    # Routes: the same candidates, ids, scores and matched words; with numpy (when installed)
+    # and without it, for their cosines come by different code.
+    plain = Artifact(artifact)
     for bundle in BUNDLES:
         for context in CONTEXTS[:3]:
             for consumer in [None, *CONSUMERS]:
@@ -91,11 +94,13 @@ def main():
                     args = [*flags(bundle, context), *(["--consumer", consumer] if consumer else [])]
                     rust = run(skillc, ["route", artifact, message, *args, "--format", "json"])
                     mine = py.route(message, context=context, consumer=consumer, **bundle)
-                    same = rust == mine
+                    bare = without_numpy(lambda: plain.route(message, context=context, consumer=consumer, **bundle))
+                    same = rust == mine == bare
                     passed += same
                     failed += not same
                     if not same:
-                        print(f"FAIL route {bundle} {context} {consumer} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}")
+                        print(f"FAIL route {bundle} {context} {consumer} {message[:40]!r}\n  rust: {rust}\n  py:   {mine}\n"
+                              f"  py without numpy: {bare}")
     p, f = history_routes(skillc, artifact)
     passed, failed = passed + p, failed + f
     if len(sys.argv) > 3:

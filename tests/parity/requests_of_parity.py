@@ -205,3 +205,15 @@ def asked_and_answered(argv, folder):
         asked += list(hybrid_requests(argv[2], artifact, query_vectors(folder)))
     with ThreadPoolExecutor(max_workers=2) as pool:
         return asked, list(pool.map(lambda a: answer([skillc, *a]), asked))
+
+
+def without_numpy(call):
+    """`call()` with the Python runtime's packed dot products in big integers, as where numpy
+    is not installed (an Artifact keeps the packing its first route made)."""
+    from skillc_runtime import _meaning
+
+    numpy, _meaning._numpy = _meaning._numpy, None
+    try:
+        return call()
+    finally:
+        _meaning._numpy = numpy

@@ -543,5 +543,50 @@ class Meaning(unittest.TestCase):
         self.assertIn("packed", b)
 
 
+    def test_the_documents_left_out_as_unable_to_reach_cannot_and_the_others_are_exact(self):
+        import math
+        import random
+        from skillc_runtime import _meaning
+        rng = random.Random(48)
+        numpy, _meaning._numpy = _meaning._numpy, None
+        try:
+            for round_ in range(10):
+                dims = 256
+                # Vectors near a few directions (as texts near in meaning are), some all 0, at
+                # the edges of their range too.
+                centres = [[rng.randint(-127, 127) for _ in range(dims)] for _ in range(4)]
+                def vector():
+                    if rng.random() < 0.03:
+                        return [0.0] * dims
+                    c, spread = rng.choice(centres), rng.choice([0, 20, 127])
+                    return [float(max(-127, min(127, x + rng.randint(-spread, spread)))) for x in c]
+                dense = [[(v, _meaning._norm(v)) for v in (vector() for _ in range(rng.randint(0, 5)))]
+                         for _ in range(150)]
+                packed = _meaning.Packed(dense, dims)
+                for _ in range(8):
+                    query = vector() if rng.random() < 0.8 else [float(rng.choice([-127, 127])) for _ in range(dims)]
+                    q_norm = _meaning._norm(query)
+                    if q_norm == 0.0:
+                        continue
+                    best, first = packed.closest_and_first(query, q_norm)
+                    # Bars exactly at documents' own cosines: the edge where one is kept or not.
+                    needed = rng.choice([b for b in best if b > 0.0] or [0.5])
+                    needed_of = {d: rng.choice([best[d], best[d] - 1e-9, best[d] + 1e-9, rng.random()])
+                                 if best[d] > 0.01 else 0.01 + rng.random() for d in rng.sample(range(len(dense)), 40)}
+                    if rng.random() < 0.2:
+                        # A bar of 0 or below: every vector counts.
+                        needed_of[0] = -0.2
+                    reached, reached_first = packed.closest_reaching(query, q_norm, needed, needed_of)
+                    self.assertEqual(reached_first, first)
+                    for doc, b in enumerate(best):
+                        bar = needed_of.get(doc, needed)
+                        if b >= bar and b > 0.0:
+                            self.assertEqual(reached.get(doc), b, (round_, doc, bar))
+                        elif doc in reached:
+                            self.assertEqual(reached[doc], b, (round_, doc, bar))
+        finally:
+            _meaning._numpy = numpy
+
+
 if __name__ == "__main__":
     unittest.main()

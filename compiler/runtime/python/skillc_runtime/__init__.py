@@ -36,6 +36,8 @@ import threading
 import sys
 import zlib
 from array import array
+from itertools import repeat
+from operator import mul, truediv
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 SCHEMA_VERSION = 9
@@ -683,16 +685,23 @@ class Artifact:
             b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
         return b["dense"]
 
-    def _closest(self, b, query, q_norm):
-        """With the built-in meaning (whole-number vectors), each document's closest cosine,
-        and the largest cosine of a skill's summary (its first vector), from the dot products
-        of all its catalog's vectors at once (`_meaning.Packed`): exact, as the loop of
-        `_cosine` is, in a fraction of its time. None otherwise."""
+    def _closest(self, b, query, q_norm, reaching):
+        """With the built-in meaning (whole-number vectors), the closest cosine of each document
+        that may reach the bar, and the largest cosine of a skill's summary (its first vector),
+        from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
+        as the loop of `_cosine` is, in a fraction of its time. None otherwise. `reaching` is
+        the bar and the lexical scores: a document needs the similarity that lifts its score
+        to the bar (a raised bar needs no more: it is higher)."""
         if self._meaning() is None or q_norm == 0.0:
             return None
         if "packed" not in b:
             b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
-        return b["packed"].closest_and_first(query, q_norm)
+        floor, lexical = reaching
+        share = self.routing_rules().lexical_share
+        # The similarity a document of lexical score `words` needs for its hybrid score to reach
+        # the bar, less a margin for the score's rounding to 6 decimals (as in Rust's runtime).
+        needed_of = {doc: (floor - share * words) / (1.0 - share) - 1e-5 for doc, words in lexical.items()}
+        return b["packed"].closest_reaching(query, q_norm, floor / (1.0 - share) - 1e-5, needed_of)
 
     def _route_index(self, b):
         if "route" not in b:
@@ -718,6 +727,10 @@ class Artifact:
             # Each document's BM25 length norm, computed once (the same expression as per word).
             k1, b_ = self.routing_rules().k1, self.routing_rules().b
             norms = [k1 * (1.0 - b_ + b_ * length / avg) for _, length in docs]
+            # Each word's documents, its counts in them, and tf + the document's length norm:
+            # a word's share of a score is weight·tf / (tf + norm), summed in C (`map`).
+            postings = [([doc for doc, _ in p], [tf for _, tf in p], [tf + norms[doc] for doc, tf in p])
+                        for p in postings]
             b["route"] = (ids, postings, docs, norms, held)
         return b["route"]
 
@@ -751,6 +764,40 @@ class Artifact:
         return {"hybrid_min_score": None, **self.routing_rules().defaults,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
+    def _hybrid(self, b, message, query, lexical, floor, settings, rules):
+        """Hybrid scores (docs/routing.md): half each document's lexical score, half its
+        closest text's cosine, kept to 6 decimals, for the documents that may reach the bar (by
+        document); and the bar, raised when the message reads like small talk."""
+        q_norm = _norm(query)
+        share = rules.lexical_share
+        packed = self._closest(b, query, q_norm, (floor, lexical))
+        if packed is not None:
+            closest, nearest = packed
+        elif q_norm == 0.0:
+            # A vector of 0 (no piece of the message is known) is near nothing.
+            closest, nearest = {}, 0.0
+        else:
+            dense = self._dense_index(b)
+            closest = {doc: max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
+                       for doc, vectors in enumerate(dense)}
+            nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
+        talk = self._small_talk() if settings["hybrid_min_score"] is None else None
+        if talk is not None:
+            # Nearer small talk than any skill, or worded as small talk: the bar rises
+            # (docs/routing.md, "Small talk").
+            weights, meaning = self._talk_words(), self._meaning()
+            lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
+            small_talk = talk.closest(query, q_norm)[0] if q_norm != 0.0 else 0.0
+            floor = raised_floor(floor, small_talk, nearest, rules, lean)
+        fused: Dict[int, float] = {}
+        for doc, similarity in closest.items():
+            fused[doc] = math.floor((share * lexical.get(doc, 0.0) + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
+        # A document near nothing scores by its words alone: only those that reach the bar.
+        for doc, words in lexical.items():
+            if doc not in closest and share * words >= floor - 1e-6:
+                fused[doc] = math.floor(share * words * 1e6 + 0.5) / 1e6
+        return {doc: score for doc, score in fused.items() if score > 0.0}, floor
+
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
         b = self.bundle(client, locale, tier)
         settings, rules = self.routing_settings(client), self.routing_rules()
@@ -762,50 +809,30 @@ class Artifact:
                 break
             if t in ids and all(w != t for w, _ in words):
                 words.append((t, ids[t]))
-        # Each document's score, and whether it is a candidate at all: it holds a word of the
-        # message (lexical), or its hybrid score is above 0.
-        lexical, held = [0.0] * len(docs), [False] * len(docs)
+        # Each document's score, by document, for those that may be candidates: they hold a
+        # word of the message (lexical), or their hybrid score may reach the bar.
+        lexical: Dict[int, float] = {}
         if words:
             n = float(len(docs))
-            idf = [math.log(1.0 + (n - len(postings[w]) + 0.5) / (len(postings[w]) + 0.5)) for _, w in words]
+            idf = [math.log(1.0 + (n - len(postings[w][0]) + 0.5) / (len(postings[w][0]) + 0.5)) for _, w in words]
             scale = evidence_scale(n, rules)
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
             for (_, w), weight in zip(words, idf):
-                for doc, tf in postings[w]:
-                    score[doc] += weight * tf / (tf + norms[doc])
-            for doc, total in enumerate(score):
-                if total != 0.0:
-                    lexical[doc] = math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
-                    held[doc] = True
+                held_by, tfs, lengths = postings[w]
+                for doc, part in zip(held_by, map(truediv, map(mul, repeat(weight), tfs), lengths)):
+                    score[doc] += part
+            lexical = {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
+                       for doc, total in enumerate(score) if total != 0.0}
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
         if floor is None:
             floor = hybrid_floor(len(docs), rules)
         if query is not None:
-            # Hybrid (docs/routing.md): half the lexical score, half the closest text's cosine.
-            q_norm = _norm(query)
-            packed = self._closest(b, query, q_norm)
-            if packed is not None:
-                closest, nearest = packed
-            else:
-                dense = self._dense_index(b)
-                closest = [max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
-                           for vectors in dense]
-                nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
-            talk = self._small_talk() if settings["hybrid_min_score"] is None else None
-            if talk is not None and q_norm != 0.0:
-                # Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
-                weights, meaning = self._talk_words(), self._meaning()
-                lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
-                floor = raised_floor(floor, talk.closest(query, q_norm)[0], nearest, rules, lean)
-            for doc, best in enumerate(closest):
-                fused = rules.lexical_share * lexical[doc] + (1.0 - rules.lexical_share) * best
-                lexical[doc] = math.floor(fused * 1e6 + 0.5) / 1e6
-                held[doc] = lexical[doc] > 0.0
+            lexical, floor = self._hybrid(b, message, query, lexical, floor, settings, rules)
         scored = []
-        for doc, s in enumerate(lexical):
+        for doc, s in lexical.items():
             i = docs[doc][0]
-            if held[doc] and s >= floor and i in position:
+            if s >= floor and i in position:
                 scored.append((-s, b["skills"][i]["name"], i, doc))
         # Best first, ties by name; only the first few are ordered.
         scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)

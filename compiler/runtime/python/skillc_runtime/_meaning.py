@@ -5,11 +5,12 @@ to whole numbers: every cosine is then exact integer arithmetic, equal in every 
 
 import importlib
 import math
+import re
 import struct
 import sys
 from array import array
-from itertools import repeat
-from operator import add, mul
+from itertools import islice, repeat
+from operator import add, mul, sub, truediv
 from typing import Dict, List, Sequence, Tuple
 
 from ._words import _UNSPACED_RUN, _words
@@ -18,6 +19,10 @@ from ._words import _UNSPACED_RUN, _words
 MAX_PIECES = 256
 # A word longer than this many characters has no pieces (WordPiece's own limit).
 MAX_WORD_CHARS = 100
+# What each packed dot product is kept above 0 by (`Packed`): more than 2·256·127².
+_OFFSET = 1 << 23
+# A byte that is not 0.
+_NONZERO = re.compile(rb"[^\x00]")
 
 
 class Meaning:
@@ -136,10 +141,10 @@ def _cosine(q, q_norm, v, v_norm):
 class Packed:
     """The whole-number vectors of a catalog laid out for all their dot products with a query
     at once, exactly. With numpy (when installed): an int32 matrix product. Without: for each
-    coordinate i, one integer holding every vector's (v[i] + 128) in its own 32-bit field, so
-    that Σ_i (q[i] + 128) · column_i holds, in field j, q·v_j + 128·Σq + 128·Σv_j + dims·128²,
-    which never overflows a field (at most 256 · 255², under 2³²): 256 multiplications of big
-    integers give every dot product."""
+    coordinate i, one integer Σ_j v_j[i]·2^(24j), every vector's number in its own 24-bit
+    field, so that Σ_i q[i]·column_i + 2^23·Σ_j 2^(24j) holds q·v_j + 2^23 in field j. That
+    field never overflows nor goes below 0 (|q·v| ≤ 256·127² < 2^22): 256 multiplications of
+    a big integer by a small one give every dot product, and the rest is C loops."""
 
     def __init__(self, dense, dims: int):
         # dense: per document, its vectors as (values, norm).
@@ -149,8 +154,6 @@ class Packed:
         self.dims = dims
         self.norms = [n for _, n in flat]
         rows = [[int(x) for x in v] for v, _ in flat]
-        self.sums = [sum(r) for r in rows]
-        self.sums128 = [128 * t for t in self.sums]
         # Each document's vectors: flat[start:end].
         self.spans, at = [], 0
         for vectors in dense:
@@ -164,11 +167,24 @@ class Packed:
             self.np_norms = np.array(self.norms, dtype=np.float64)
             self.np_owner = np.array(self.owner, dtype=np.int64)
             return
+        count = len(flat)
+        # A vector of length 0 is all zeros: its dot product is 0, and 0 over an infinite
+        # length is the 0 the cosine of such a vector is.
+        self.lengths = [n if n != 0.0 else math.inf for n in self.norms]
+        ones = int.from_bytes(b"\x01\x00\x00" * count, "little")
+        self.offset = _OFFSET * ones
         for i in range(dims if flat else 0):
-            field = array("I", [r[i] + 128 for r in rows])
-            if sys.byteorder != "little":
-                field.byteswap()
-            self.columns.append(int.from_bytes(field.tobytes(), "little"))
+            # Each number plus 128 (a byte from 0 to 255), then 128 off every field again.
+            spread = bytearray(3 * count)
+            spread[0::3] = bytes([r[i] + 128 for r in rows])
+            self.columns.append(int.from_bytes(spread, "little") - 128 * ones)
+        # Each vector's length rounded down, in its field: what `closest_reaching` tests
+        # all the dot products against at once.
+        self.whole_lengths = int.from_bytes(
+            b"".join(int(n).to_bytes(3, "little") for n in self.norms), "little")
+        self.all_vectors = int.from_bytes(b"\x80" * count, "little")
+        self.firsts = [start for start, end in self.spans if end > start]
+        self.counts = [end - start for start, end in self.spans]
 
     def closest(self, query, q_norm: float) -> List[float]:
         """Per document, the cosine of its closest vector to `query` (0 at worst)."""
@@ -178,36 +194,119 @@ class Packed:
         """Per document, the cosine of its closest vector to `query` (0 at worst); and the
         largest cosine of a document's first vector (0 at worst): a skill's summary, what
         the small-talk bar measures a message against."""
-        best = [0.0] * self.docs
         if len(query) != self.dims:
-            return best, 0.0
+            return [0.0] * self.docs, 0.0
         if self.matrix is not None:
             return self._closest_numpy(query, q_norm)
         if not self.columns:
-            return best, 0.0
-        total = 0
-        for q, column in zip(query, self.columns):
-            total += (int(q) + 128) * column
-        fields = array("I")
-        fields.frombytes(total.to_bytes(4 * len(self.owner), "little"))
-        if sys.byteorder != "little":
-            fields.byteswap()
-        base = 128 * int(sum(query)) + self.dims * 16384
-        # One comprehension over every vector (twice as fast as a loop that indexes), then each
-        # document's vectors, which lie side by side.
-        cos = [(f - base - s) / (q_norm * n) if n != 0.0 else 0.0
-               for f, s, n in zip(fields, self.sums128, self.norms)]
-        first = 0.0
-        for doc, (start, end) in enumerate(self.spans):
-            if end > start:
-                best[doc] = max(0.0, *cos[start:end])
-                if cos[start] > first:
-                    first = cos[start]
+            return [0.0] * self.docs, 0.0
+        fields = self._fields(self._dots(query))
+        # cos = dot / (|q|·|v|), in that order of operations, as every runtime divides.
+        cos = list(map(truediv, map(sub, fields, repeat(_OFFSET)), map(mul, repeat(q_norm), self.lengths)))
+        # Each document's vectors lie side by side: the largest of each run (0 at worst).
+        runs = iter(cos)
+        best = list(map(max, [max(islice(runs, n), default=0.0) for n in self.counts], repeat(0.0)))
+        return best, max(0.0, *map(cos.__getitem__, self.firsts))
+
+    def closest_reaching(self, query, q_norm: float, needed: float,
+                         needed_of: Dict[int, float]) -> Tuple[Dict[int, float], float]:
+        """`closest_and_first`, for only the documents whose closest cosine may reach the
+        similarity they need (`needed_of[doc]`; `needed` for a document it does not name):
+        the others are left out. Without numpy, which may is tested for all vectors at once
+        in the packed dot products (`_reaching`), and only those are divided out."""
+        if len(query) != self.dims or not (self.columns or self.matrix is not None):
+            return {}, 0.0
+        if self.matrix is not None:
+            return self._reaching_numpy(query, q_norm, needed, needed_of)
+        total = self._dots(query)
+        fields = self._fields(total)
+        first = max(0.0, *map(truediv, map(sub, map(fields.__getitem__, self.firsts), repeat(_OFFSET)),
+                              map(mul, repeat(q_norm), map(self.lengths.__getitem__, self.firsts))))
+        if needed <= 0.0:
+            # A cosine of 0 may do: every vector counts (a catalog whose bar is 0, say).
+            reach: Sequence[int] = range(len(self.owner))
+        else:
+            # The documents named, by the least they need on a grid of tenths (below: a test
+            # that lets more through is still exact), each group's vectors tested at once.
+            groups: Dict[float, List[int]] = {}
+            for doc, need in needed_of.items():
+                groups.setdefault(math.floor(need * 10.0) / 10.0 if need > 0.0 else 0.0, []).append(doc)
+            hits = self._reaching(total, needed, q_norm) & self.all_vectors
+            for need, docs in groups.items():
+                mask = bytearray(len(self.owner))
+                for doc in docs:
+                    start, end = self.spans[doc]
+                    mask[start:end] = b"\x80" * (end - start)
+                group = int.from_bytes(mask, "little")
+                hits |= group if need <= 0.0 else self._reaching(total, need, q_norm) & group
+            reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
+        # cos = dot / (|q|·|v|), in that order of operations, as every runtime divides.
+        cosines = map(truediv, map(sub, map(fields.__getitem__, reach), repeat(_OFFSET)),
+                      map(mul, repeat(q_norm), map(self.lengths.__getitem__, reach)))
+        best: Dict[int, float] = {}
+        for doc, cos in zip(map(self.owner.__getitem__, reach), cosines):
+            if cos > best.get(doc, 0.0):
+                best[doc] = cos
         return best, first
 
+    def _dots(self, query) -> int:
+        """Every vector's dot product with `query` plus 2^23, each in its 24-bit field. The
+        columns of the coordinates where the query holds the same number are added first and
+        multiplied once: a query has some 80 distinct numbers, so 256 additions and 80
+        multiplications of big integers instead of 256 of each."""
+        alike: Dict[int, int] = {}
+        for q, column in zip(query, self.columns):
+            if q:
+                q = int(q)
+                alike[q] = alike[q] + column if q in alike else column
+        total = self.offset
+        for q, columns in alike.items():
+            total += q * columns
+        return total
+
+    def _fields(self, total: int) -> "array[int]":
+        """The 24-bit fields of `total`, widened to 32 bits to be read as an array."""
+        packed = total.to_bytes(3 * len(self.owner), "little")
+        wide = bytearray(4 * len(self.owner))
+        wide[0::4], wide[1::4], wide[2::4] = packed[0::3], packed[1::3], packed[2::3]
+        fields = array("I")
+        fields.frombytes(bytes(wide))
+        if sys.byteorder != "little":
+            fields.byteswap()
+        return fields
+
+    def _reaching(self, total: int, similarity: float, q_norm: float) -> int:
+        """One byte a vector, its top bit set where the vector's cosine may reach `similarity`
+        (at most 1; other bits are noise): dot ≥ c·⌊|v|⌋ with c = ⌊similarity·|q|⌋ − 1, at
+        most what the cosine needs (dot ≥ similarity·|q|·|v|). `total` less c·⌊|v|⌋ in each
+        field holds dot − c·⌊|v|⌋ + 2^23, from 2^23 − 2·256·127² > 0 to below 2^24: no field
+        borrows from the next, and its top bit is whether dot ≥ c·⌊|v|⌋."""
+        c = max(math.floor(min(similarity, 1.0) * q_norm) - 1, 0)
+        tested = (total - c * self.whole_lengths).to_bytes(3 * len(self.owner), "little")
+        return int.from_bytes(tested[2::3], "little")
+
     def _closest_numpy(self, query, q_norm: float) -> Tuple[List[float], float]:
-        """`closest_and_first` with numpy, when it is installed: the same integer dot products
-        (exact) and the same float divisions, so the same cosines, for all vectors at once."""
+        """`closest_and_first` with numpy, when it is installed."""
+        best, first = self._best_numpy(query, q_norm)
+        return best.tolist(), first
+
+    def _reaching_numpy(self, query, q_norm: float, needed: float,
+                        needed_of: Dict[int, float]) -> Tuple[Dict[int, float], float]:
+        """`closest_reaching` with numpy, when it is installed: every cosine, then the
+        documents that reach what they need."""
+        np = self.np
+        best, first = self._best_numpy(query, q_norm)
+        bar = np.full(self.docs, needed, dtype=np.float64)
+        if needed_of:
+            bar[np.fromiter(needed_of.keys(), dtype=np.int64, count=len(needed_of))] = \
+                np.fromiter(needed_of.values(), dtype=np.float64, count=len(needed_of))
+        kept = np.flatnonzero((best >= bar) & (best > 0.0))
+        return dict(zip(kept.tolist(), best[kept].tolist())), first
+
+    def _best_numpy(self, query, q_norm: float):
+        """Per document, its closest cosine (an array, 0 at worst), and the largest cosine of a
+        first vector: the same integer dot products (exact) and the same float divisions as
+        without numpy, so the same cosines, for all vectors at once."""
         np = self.np
         dots = self.matrix @ np.array([int(x) for x in query], dtype=np.int32)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -217,7 +316,7 @@ class Packed:
         np.maximum.at(best, self.np_owner, cos)
         starts = [start for start, end in self.spans if end > start]
         first = max(0.0, float(cos[starts].max())) if starts else 0.0
-        return best.tolist(), first
+        return best, first
 
 
 def _optional_numpy():
