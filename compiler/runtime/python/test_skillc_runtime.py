@@ -424,6 +424,36 @@ class RouteCut(unittest.TestCase):
             self.assertTrue(dropped > 0 and kept > 0, (kind, dropped, kept))
 
 
+class UnknownPieces(unittest.TestCase):
+    """A message none of whose pieces the built-in meaning knows (its vector is 0) but whose
+    words a skill holds: it is routed by its words, against the bar raised by its lean as for
+    any message (0 without a known piece), as `skillc route` routes it. Here the skill's words
+    reach the catalog's bar but not the raised one."""
+
+    def test_a_message_of_no_known_piece_is_routed_as_skillc_routes_it(self):
+        folder = Path(tempfile.mkdtemp(prefix="skillc-py-pieces-"))
+        try:
+            ws = folder / "ws"
+            shutil.copytree(ROOT / "skills", ws)
+            shutil.rmtree(ws / ".skillc", ignore_errors=True)
+            skill = ws / "public" / "response_handling" / "bold-orders"
+            skill.mkdir()
+            (skill / "SKILL.md").write_text(
+                "---\nname: bold-orders\ndescription: Handles \U0001d400\U0001d401\U0001d402 orders "
+                "and refunds for visitors of the shop.\ncategory: response_handling\n---\n"
+                "# Instructions\n\nAnswer about the orders.\n")
+            out = folder / "ws.db"
+            subprocess.run([SKILLC, "build", str(ws), "-o", str(out)], check=True, capture_output=True)
+            artifact = Artifact(str(out))
+            for message in ("\U0001d400\U0001d401\U0001d402", "\U0001d400\U0001d401\U0001d402 \U0001d400\U0001d401\U0001d402 \u2764"):
+                self.assertEqual(artifact._meaning().pieces(message), [])
+                rust = subprocess.run([SKILLC, "route", str(out), message, "--format", "json", "--top", "50"],
+                                      check=True, capture_output=True, text=True).stdout
+                self.assertEqual(artifact.route(message, top=50), json.loads(rust), message)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 class Fragments(unittest.TestCase):
     """Routing's stage 0 (docs/routing.md, "Fragments"): the Rust runtime's cases and answers
     (compiler/runtime/fragment-cases.json, written by its tests), and a route with history."""
