@@ -36,8 +36,7 @@ import threading
 import sys
 import zlib
 from array import array
-from itertools import repeat
-from operator import mul, truediv
+from operator import add
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 SCHEMA_VERSION = 9
@@ -727,10 +726,21 @@ class Artifact:
             # Each document's BM25 length norm, computed once (the same expression as per word).
             k1, b_ = self.routing_rules().k1, self.routing_rules().b
             norms = [k1 * (1.0 - b_ + b_ * length / avg) for _, length in docs]
-            # Each word's documents, its counts in them, and tf + the document's length norm:
-            # a word's share of a score is weight·tf / (tf + norm), summed in C (`map`).
-            postings = [([doc for doc, _ in p], [tf for _, tf in p], [tf + norms[doc] for doc, tf in p])
-                        for p in postings]
+            # Each word's documents and its share of their scores, idf·tf / (tf + norm), made
+            # once. A word most documents hold also has its shares for every document (0.0 for
+            # those without it: adding it changes no score), added to the scores in C (`map`).
+            n = float(len(docs))
+            shares = []
+            for p in postings:
+                idf = math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5))
+                parts = [idf * tf / (tf + norms[doc]) for doc, tf in p]
+                dense = None
+                if 4 * len(p) >= len(docs):
+                    dense = [0.0] * len(docs)
+                    for (doc, _), part in zip(p, parts):
+                        dense[doc] = part
+                shares.append(([doc for doc, _ in p], parts, dense))
+            postings = shares
             b["route"] = (ids, postings, docs, norms, held)
         return b["route"]
 
@@ -814,14 +824,16 @@ class Artifact:
         lexical: Dict[int, float] = {}
         if words:
             n = float(len(docs))
-            idf = [math.log(1.0 + (n - len(postings[w][0]) + 0.5) / (len(postings[w][0]) + 0.5)) for _, w in words]
             scale = evidence_scale(n, rules)
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
-            for (_, w), weight in zip(words, idf):
-                held_by, tfs, lengths = postings[w]
-                for doc, part in zip(held_by, map(truediv, map(mul, repeat(weight), tfs), lengths)):
-                    score[doc] += part
+            for _, w in words:
+                held_by, parts, dense = postings[w]
+                if dense is not None:
+                    score = list(map(add, score, dense))
+                else:
+                    for doc, part in zip(held_by, parts):
+                        score[doc] += part
             lexical = {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
                        for doc, total in enumerate(score) if total != 0.0}
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
