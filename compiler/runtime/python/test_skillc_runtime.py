@@ -564,9 +564,12 @@ class Meaning(unittest.TestCase):
         try:
             # Packed in big integers (no numpy): the same again.
             plain = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
-            for message in ("hello there", "価格はいくらですか", "compare us with the competitors please"):
-                self.assertEqual(a.route(message, top=50), loop.route(message, top=50), message)
-                self.assertEqual(plain.route(message, top=50), loop.route(message, top=50), message)
+            # The first few too: a skill that cannot be among them is passed over.
+            for message in ("hello there", "価格はいくらですか", "compare us with the competitors please",
+                            "what does the pricing look like for a small team", "write a press release and a PDF"):
+                for top in (1, 2, 3, 5, 50):
+                    self.assertEqual(a.route(message, top=top), loop.route(message, top=top), (message, top))
+                    self.assertEqual(plain.route(message, top=top), loop.route(message, top=top), (message, top))
             self.assertIsNone(plain.bundle()["packed"].matrix)
         finally:
             _meaning._numpy = numpy
