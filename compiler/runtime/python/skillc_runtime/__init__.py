@@ -24,20 +24,14 @@ needs Ed25519, which the standard library lacks: the `cryptography`
 package (PyCA's, maintained, with wheels for every platform) is imported then, and only then.
 """
 
-import heapq
 import json
-import math
 import os
 import re
 import stat
-import struct
 import sqlite3
 import threading
-import sys
 import zlib
-from array import array
-from operator import add
-from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 SCHEMA_VERSION = 9
 
@@ -46,9 +40,10 @@ class RequestError(Exception):
     """The request names a bundle, consumer or skill that was not built."""
 
 
-from . import _meaning  # noqa: E402
+from . import _meaning  # noqa: E402,F401
+from ._meaning import _cosine, _norm  # noqa: E402,F401
 from ._words import RoutingRules, route_tokens  # noqa: E402,F401
-from ._meaning import _cosine, _norm  # noqa: E402
+from ._route import Routing, evidence_scale, hybrid_floor, raised_floor, talk_words  # noqa: E402,F401
 from .signature import (  # noqa: E402,F401
     SignatureError, read_public_key, read_regular, signature_path, verify_bytes, verify_file,
 )
@@ -141,7 +136,7 @@ def _in_memory(data):
     return db
 
 
-class Artifact:
+class Artifact(Routing):
     def __init__(self, path: str, public_key: Union[str, Tuple[bytes, bytes], None] = None) -> None:
         self.path = path
         # With a key: the signature file's stamp too, so that a new signature is tried again.
@@ -579,319 +574,6 @@ class Artifact:
             "sources": sources,
             "text": text.rstrip() + "\n",
         }
-
-    # -- route (docs/routing.md: the same words and scores as the Rust runtime) --------------
-
-    def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
-              tier: Optional[str] = None, consumer: Optional[str] = None,
-              context: Optional[Dict[str, Any]] = None, top: Optional[int] = None,
-              query_vector: Optional[List[float]] = None, history: Optional[List[Dict[str, Any]]] = None,
-              time: Optional[float] = None) -> Dict[str, Any]:
-        """The skills the bundle's catalog shows, ranked for `message`, as `skillc route
-        --format json` gives them. With `query_vector` (the message's embedding from the
-        artifact's `embedding_model`), ranked by words and vectors (`hybrid`). With `history`
-        (the visitor's recent messages, oldest first, each `{"text": str, "time": seconds}`), a
-        fragment is routed joined to the messages it continues, and the answer's `routed_text`
-        says so (docs/routing.md, "Fragments"); `time` is the message's (now by default)."""
-        routed = _history.routed_text(message, history, time)
-        with self._lock:
-            self._follow()
-            if query_vector is not None:
-                query = self._query_vector(query_vector)
-            else:
-                # Without a vector of the caller's, the artifact's built-in meaning makes one.
-                meaning = self._meaning()
-                query = meaning.vector(message if routed is None else routed) if meaning else None
-            r = self._route(message if routed is None else routed, client, locale, tier, consumer, context or {}, top,
-                            query)
-        return r if routed is None else _history.with_routed_text(r, message, routed)
-
-    def _query_vector(self, vector):
-        model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
-        if model is None:
-            raise ValueError("this artifact carries no embedding vectors (its workspace sets no "
-                             "`routing.embedding_model`), so it routes by words only; give no query vector")
-        if len(vector) != dims:
-            raise ValueError(f"the query vector has {len(vector)} numbers; this artifact's model `{model}` gives {dims}")
-        # Stored vectors are 32-bit floats: the query is rounded to them too, as in every runtime.
-        return struct.unpack(f"<{dims}f", struct.pack(f"<{dims}f", *vector))
-
-    def _meaning(self):
-        """The meaning table of the artifact's embedding model, when the artifact carries it
-        (the built-in model), read once."""
-        if not hasattr(self, "_meaning_table"):
-            model, row = self.manifest.get("embedding_model"), None
-            if model is not None:
-                row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (model,)).fetchone()
-            self._meaning_table = _meaning.parse(row[0]) if row else None
-        return self._meaning_table
-
-    def _small_talk(self):
-        """The small-talk vectors beside the built-in meaning table (one document of them
-        all, packed), read once; None without them."""
-        if not hasattr(self, "_small_talk_vectors"):
-            model, dims, packed = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0")), None
-            if model is not None and dims > 0 and self._meaning() is not None:
-                row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:small-talk",)).fetchone()
-                if row is not None and (not row[0] or len(row[0]) % dims != 0):
-                    raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk vectors are "
-                                     f"{len(row[0] or b'')} bytes, not vectors of {dims} numbers")
-                if row is not None:
-                    vectors = [tuple(float(x) for x in struct.unpack(f"<{dims}b", row[0][k:k + dims]))
-                               for k in range(0, len(row[0]), dims)]
-                    packed = _meaning.Packed([[(v, _norm(v)) for v in vectors]], dims)
-            self._small_talk_vectors = packed
-        return self._small_talk_vectors
-
-    def _talk_words(self):
-        """Each piece's weight towards small talk (thousandths, by row of the meaning table),
-        read once; None without them."""
-        if not hasattr(self, "_talk_word_weights"):
-            model, weights = self.manifest.get("embedding_model"), None
-            if model is not None:
-                row = self.db.execute("SELECT data FROM meaning WHERE name = ?",
-                                      (f"{model}:small-talk-words",)).fetchone()
-                if row is not None and len(row[0] or b"") % 2 != 0:
-                    raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk word "
-                                     f"weights are {len(row[0])} bytes, not 16-bit numbers")
-                if row is not None:
-                    weights = array("h", row[0] or b"")
-                    if sys.byteorder != "little":
-                        weights.byteswap()
-            self._talk_word_weights = weights
-        return self._talk_word_weights
-
-    def _dense_index(self, b):
-        """Per document of the route index: its vectors (summary, then each trigger example)
-        with their norms."""
-        if "dense" not in b:
-            _, _, docs, _, _ = self._route_index(b)
-            cards = {i: s["card"] for i, s in enumerate(b["skills"])}
-            listed = dict(self.db.execute(
-                "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted({cards[i] for i, _ in docs})),)))
-            ids = {card: [int(v) for v in (text or "").split(" ") if v] for card, text in listed.items()}
-            wanted = sorted({v for vs in ids.values() for v in vs})
-            stored = {}
-            dims = int(self.manifest.get("embedding_dims", "0"))
-            for vid, data in self.db.execute(
-                    "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps(wanted),)):
-                # A byte a number (the built-in meaning's whole numbers), else 32-bit floats.
-                v = (tuple(float(x) for x in struct.unpack(f"<{dims}b", data)) if len(data) == dims
-                     else struct.unpack(f"<{len(data) // 4}f", data))
-                stored[vid] = (v, _norm(v))
-            b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
-        return b["dense"]
-
-    def _closest(self, b, query, q_norm, reaching):
-        """With the built-in meaning (whole-number vectors), the closest cosine of each document
-        that may reach the bar, and the largest cosine of a skill's summary (its first vector),
-        from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
-        as the loop of `_cosine` is, in a fraction of its time. None otherwise. `reaching` is
-        the bar and the lexical scores: a document needs the similarity that lifts its score
-        to the bar (a raised bar needs no more: it is higher)."""
-        if self._meaning() is None or q_norm == 0.0:
-            return None
-        if "packed" not in b:
-            b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
-        floor, lexical = reaching
-        share = self.routing_rules().lexical_share
-        # The similarity a document of lexical score `words` needs for its hybrid score to reach
-        # the bar, less a margin for the score's rounding to 6 decimals (as in Rust's runtime).
-        needed_of = {doc: (floor - share * words) / (1.0 - share) - 1e-5 for doc, words in lexical.items()}
-        return b["packed"].closest_reaching(query, q_norm, floor / (1.0 - share) - 1e-5, needed_of)
-
-    def _route_index(self, b):
-        if "route" not in b:
-            shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
-            terms = dict(self.db.execute(
-                "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted({c for _, c in shown})),)))
-            ids, postings, docs, total, held = {}, [], [], 0, []
-            for i, card in shown:
-                length, words = 0, set()
-                for pair in filter(None, (terms.get(card) or "").split(" ")):
-                    word, _, count = pair.rpartition(":")
-                    word_id = ids.setdefault(word, len(ids))
-                    if word_id == len(postings):
-                        postings.append([])
-                    postings[word_id].append((len(docs), int(count)))
-                    length += int(count)
-                    words.add(word_id)
-                total += length
-                docs.append((i, length))
-                held.append(words)
-            avg = max(total / max(len(docs), 1), 1.0)
-            # Each document's BM25 length norm, computed once (the same expression as per word).
-            k1, b_ = self.routing_rules().k1, self.routing_rules().b
-            norms = [k1 * (1.0 - b_ + b_ * length / avg) for _, length in docs]
-            # Each word's documents and its share of their scores, idf·tf / (tf + norm), made
-            # once. A word most documents hold also has its shares for every document (0.0 for
-            # those without it: adding it changes no score), added to the scores in C (`map`).
-            n = float(len(docs))
-            shares = []
-            for p in postings:
-                idf = math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5))
-                parts = [idf * tf / (tf + norms[doc]) for doc, tf in p]
-                dense = None
-                if 4 * len(p) >= len(docs):
-                    dense = [0.0] * len(docs)
-                    for (doc, _), part in zip(p, parts):
-                        dense[doc] = part
-                shares.append(([doc for doc, _ in p], parts, dense))
-            postings = shares
-            b["route"] = (ids, postings, docs, norms, held)
-        return b["route"]
-
-    def _positions(self, b, consumer, ctx):
-        """Catalog position (from 1) of each skill the catalog shows. Only the consumer and the
-        outcome of the skills' conditions change it: kept by those, as the Rust runtime keeps
-        catalogs."""
-        if "conditioned" not in b:
-            b["conditioned"] = [s for s in b["skills"]
-                                if s["visible"] and (s["record"] or {}).get("conditions")]
-        key = (consumer, tuple(self._holds(s, ctx) for s in b["conditioned"]))
-        kept = b.setdefault("positions", {})
-        if key not in kept:
-            kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
-        return kept[key]
-
-    def routing_rules(self) -> RoutingRules:
-        """Routing's words and constants, as the build wrote them (manifest `routing_rules`)."""
-        if self._rules is None:
-            raise ValueError(f"{self.path} cannot be routed: its manifest has no `routing_rules` (it was built by "
-                             "a skillc older than this runtime); build it again")
-        return self._rules
-
-    def route_tokens(self, text: str) -> List[str]:
-        """A text's words as this artifact's routing index holds them (`route_tokens`)."""
-        return route_tokens(text, self.routing_rules())
-
-    def routing_settings(self, client: Optional[str] = None) -> Dict[str, Any]:
-        """`routing:` of workspace.yaml with a client's own keys over it, defaults otherwise."""
-        own = json.loads(self.manifest.get("routing_clients", "{}")).get(client or "", {})
-        return {"hybrid_min_score": None, **self.routing_rules().defaults,
-                **json.loads(self.manifest.get("routing", "{}")), **own}
-
-    def _hybrid(self, b, message, query, lexical, floor, settings, rules):
-        """Hybrid scores (docs/routing.md): half each document's lexical score, half its
-        closest text's cosine, kept to 6 decimals, for the documents that may reach the bar (by
-        document); and the bar, raised when the message reads like small talk."""
-        q_norm = _norm(query)
-        share = rules.lexical_share
-        packed = self._closest(b, query, q_norm, (floor, lexical))
-        if packed is not None:
-            closest, nearest = packed
-        elif q_norm == 0.0:
-            # A vector of 0 (no piece of the message is known) is near nothing.
-            closest, nearest = {}, 0.0
-        else:
-            dense = self._dense_index(b)
-            closest = {doc: max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
-                       for doc, vectors in enumerate(dense)}
-            nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
-        talk = self._small_talk() if settings["hybrid_min_score"] is None else None
-        if talk is not None:
-            # Nearer small talk than any skill, or worded as small talk: the bar rises
-            # (docs/routing.md, "Small talk").
-            weights, meaning = self._talk_words(), self._meaning()
-            lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
-            small_talk = talk.closest(query, q_norm)[0] if q_norm != 0.0 else 0.0
-            floor = raised_floor(floor, small_talk, nearest, rules, lean)
-        fused: Dict[int, float] = {}
-        for doc, similarity in closest.items():
-            fused[doc] = math.floor((share * lexical.get(doc, 0.0) + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
-        # A document near nothing scores by its words alone: only those that reach the bar.
-        for doc, words in lexical.items():
-            if doc not in closest and share * words >= floor - 1e-6:
-                fused[doc] = math.floor(share * words * 1e6 + 0.5) / 1e6
-        return {doc: score for doc, score in fused.items() if score > 0.0}, floor
-
-    def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
-        b = self.bundle(client, locale, tier)
-        settings, rules = self.routing_settings(client), self.routing_rules()
-        position = self._positions(b, consumer, ctx)
-        ids, postings, docs, norms, holds = self._route_index(b)
-        words = []
-        for t in route_tokens(message, rules):
-            if len(words) == rules.max_words:
-                break
-            if t in ids and all(w != t for w, _ in words):
-                words.append((t, ids[t]))
-        # Each document's score, by document, for those that may be candidates: they hold a
-        # word of the message (lexical), or their hybrid score may reach the bar.
-        lexical: Dict[int, float] = {}
-        if words:
-            n = float(len(docs))
-            scale = evidence_scale(n, rules)
-            # Every term adds a positive amount: a document scores above 0 when it holds a word.
-            score = [0.0] * len(docs)
-            for _, w in words:
-                held_by, parts, dense = postings[w]
-                if dense is not None:
-                    score = list(map(add, score, dense))
-                else:
-                    for doc, part in zip(held_by, parts):
-                        score[doc] += part
-            lexical = {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
-                       for doc, total in enumerate(score) if total != 0.0}
-        floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
-        if floor is None:
-            floor = hybrid_floor(len(docs), rules)
-        if query is not None:
-            lexical, floor = self._hybrid(b, message, query, lexical, floor, settings, rules)
-        scored = []
-        for doc, s in lexical.items():
-            i = docs[doc][0]
-            if s >= floor and i in position:
-                scored.append((-s, b["skills"][i]["name"], i, doc))
-        # Best first, ties by name; only the first few are ordered.
-        scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
-        candidates = [{
-            "id": f"SK{position[i]}", "name": name,
-            "qualified_name": b["skills"][i]["qualified_name"], "score": -s,
-            "matched": [w for w, word_id in words if word_id in holds[doc]],
-        } for s, name, i, doc in scored]
-        return {"message": message, "client": client or None,
-                "locale": locale or self.manifest["default_locale"],
-                "tier": tier or self.manifest["default_tier"], "consumer": consumer,
-                "method": "lexical" if query is None else "hybrid",
-                "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
-                "candidates": candidates}
-
-
-def evidence_scale(n: float, rules: RoutingRules) -> float:
-    """The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills
-    (docs/routing.md): `evidence_factor` · m², m the weight of a word one skill holds."""
-    m = max(math.log(1.0 + (n - 0.5) / 1.5), 0.0)
-    return rules.evidence_factor * m * m
-
-
-def talk_words(weights, pieces) -> float:
-    """How much a message's pieces lean to small talk: the mean weight (thousandths) of its
-    distinct pieces, 0 without any (docs/routing.md, "Small talk")."""
-    distinct = set(pieces)
-    if not distinct:
-        return 0.0
-    total = sum(weights[p] if p < len(weights) else 0 for p in distinct)
-    return total / (len(distinct) * 1000.0)
-
-
-def raised_floor(floor: float, small_talk: float, nearest: float, rules: RoutingRules,
-                 words: Optional[float] = None) -> float:
-    """A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message
-    is to small talk (its closest cosine) than to the catalog's nearest skill, and by
-    `talk_words_share` of how far its pieces lean to small talk beyond `talk_words_from`
-    (`words`; None for an artifact without the weights), kept to 6 decimals."""
-    by_words = 0.0 if words is None else rules.talk_words_share * max(words - rules.talk_words_from, 0.0)
-    return math.floor((floor + rules.small_talk_share * max(small_talk - nearest, 0.0) + by_words) * 1e6 + 0.5) / 1e6
-
-
-def hybrid_floor(n: int, rules: RoutingRules) -> float:
-    """The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md):
-    base + slope · ln n, kept to 6 decimals."""
-    return math.floor((rules.hybrid_floor_base + rules.hybrid_floor_slope * math.log(max(n, 1))) * 1e6 + 0.5) / 1e6
 
 
 from . import _history  # noqa: E402
