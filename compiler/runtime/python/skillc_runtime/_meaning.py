@@ -143,8 +143,9 @@ class Packed:
     at once, exactly. With numpy (when installed): an int32 matrix product. Without: for each
     coordinate i, one integer Σ_j v_j[i]·2^(24j), every vector's number in its own 24-bit
     field, so that Σ_i q[i]·column_i + 2^23·Σ_j 2^(24j) holds q·v_j + 2^23 in field j. That
-    field never overflows nor goes below 0 (|q·v| ≤ 256·127² < 2^22): 256 multiplications of
-    a big integer by a small one give every dot product, and the rest is C loops."""
+    field never overflows nor goes below 0 (|q·v| ≤ 256·127² < 2^22): additions of big
+    integers and multiplications by small ones give every dot product (`_dots`), and the rest
+    is C loops."""
 
     def __init__(self, dense, dims: int):
         # dense: per document, its vectors as (values, norm).
