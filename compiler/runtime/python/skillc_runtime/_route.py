@@ -6,11 +6,12 @@ the rest of it (its connection, manifest, bundles and catalog members)."""
 import heapq
 import json
 import math
+import sqlite3
 import struct
 import sys
 from array import array
 from operator import add
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from . import _history, _meaning
 from ._meaning import _cosine, _norm
@@ -21,6 +22,16 @@ class Routing:
     """`Artifact.route` and what it reads: the routing index, the vectors, the meaning table
     and the small talk of a bundle's catalog (each kept in the bundle, as the Rust runtime
     keeps them)."""
+
+    # What `Artifact` opens and keeps, which the route reads (declared for type checkers).
+    path: str
+    db: sqlite3.Connection
+    manifest: Dict[str, str]
+    _lock: Any
+    _rules: Optional[RoutingRules]
+
+    if TYPE_CHECKING:
+        def _follow(self) -> None: ...
 
     def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
               tier: Optional[str] = None, consumer: Optional[str] = None,
