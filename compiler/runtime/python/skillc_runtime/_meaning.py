@@ -201,9 +201,7 @@ class Packed:
             return self._closest_numpy(query, q_norm)
         if not self.columns:
             return [0.0] * self.docs, 0.0
-        fields = self._fields(self._dots(query))
-        # cos = dot / (|q|·|v|), in that order of operations, as every runtime divides.
-        cos = list(map(truediv, map(sub, fields, repeat(_OFFSET)), map(mul, repeat(q_norm), self.lengths)))
+        cos = list(self._cosines(self._fields(self._dots(query)), q_norm, range(len(self.owner))))
         # Each document's vectors lie side by side: the largest of each run (0 at worst).
         runs = iter(cos)
         best = list(map(max, [max(islice(runs, n), default=0.0) for n in self.counts], repeat(0.0)))
@@ -221,8 +219,7 @@ class Packed:
             return self._reaching_numpy(query, q_norm, needed, needed_of)
         total = self._dots(query)
         fields = self._fields(total)
-        first = max(0.0, *map(truediv, map(sub, map(fields.__getitem__, self.firsts), repeat(_OFFSET)),
-                              map(mul, repeat(q_norm), map(self.lengths.__getitem__, self.firsts))))
+        first = max(0.0, *self._cosines(fields, q_norm, self.firsts))
         if needed <= 0.0:
             # A cosine of 0 may do: every vector counts (a catalog whose bar is 0, say).
             reach: Sequence[int] = range(len(self.owner))
@@ -241,14 +238,17 @@ class Packed:
                 group = int.from_bytes(mask, "little")
                 hits |= group if need <= 0.0 else self._reaching(total, need, q_norm) & group
             reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
-        # cos = dot / (|q|·|v|), in that order of operations, as every runtime divides.
-        cosines = map(truediv, map(sub, map(fields.__getitem__, reach), repeat(_OFFSET)),
-                      map(mul, repeat(q_norm), map(self.lengths.__getitem__, reach)))
         best: Dict[int, float] = {}
-        for doc, cos in zip(map(self.owner.__getitem__, reach), cosines):
+        for doc, cos in zip(map(self.owner.__getitem__, reach), self._cosines(fields, q_norm, reach)):
             if cos > best.get(doc, 0.0):
                 best[doc] = cos
         return best, first
+
+    def _cosines(self, fields, q_norm: float, vectors: Sequence[int]):
+        """The cosines of `vectors` (their indexes) with the query whose packed dot products
+        are `fields`: dot / (|q|·|v|), in that order of operations, as every runtime divides."""
+        return map(truediv, map(sub, map(fields.__getitem__, vectors), repeat(_OFFSET)),
+                   map(mul, repeat(q_norm), map(self.lengths.__getitem__, vectors)))
 
     def _dots(self, query) -> int:
         """Every vector's dot product with `query` plus 2^23, each in its 24-bit field. The
