@@ -576,6 +576,20 @@ class Meaning(unittest.TestCase):
         self.assertIn("packed", b)
 
 
+    def test_the_documents_whose_words_alone_reach_the_bar_are_all_found(self):
+        import random
+        from skillc_runtime import _route
+        rng = random.Random(4848)
+        for _ in range(300):
+            scale = rng.choice([0.0, rng.uniform(0.1, 200.0)])
+            share = rng.choice([0.5, 0.0, rng.random()])
+            score = [rng.choice([0.0, rng.uniform(0.0, 3.0 * scale + 1.0), 1e-9]) for _ in range(60)]
+            # Bars exactly at documents' own scores by words, and just off them.
+            floor = (share * _route.lexical_score(rng.choice(score), scale)
+                     + rng.choice([0.0, 1e-6, -1e-6, 1e-9, -1e-9, rng.uniform(-0.2, 0.2)]))
+            want = [doc for doc, t in enumerate(score) if share * _route.lexical_score(t, scale) >= floor - 1e-6]
+            self.assertEqual(_route.reaching_by_words(score, scale, share, floor), want, (scale, share, floor))
+
     def test_the_documents_left_out_as_unable_to_reach_cannot_and_the_others_are_exact(self):
         import math
         import random
@@ -604,15 +618,17 @@ class Meaning(unittest.TestCase):
                     best, first = packed.closest_and_first(query, q_norm)
                     # Bars exactly at documents' own cosines: the edge where one is kept or not.
                     needed = rng.choice([b for b in best if b > 0.0] or [0.5])
-                    needed_of = {d: rng.choice([best[d], best[d] - 1e-9, best[d] + 1e-9, rng.random()])
-                                 if best[d] > 0.01 else 0.01 + rng.random() for d in rng.sample(range(len(dense)), 40)}
+                    needs = [needed] * len(dense)
+                    for d in rng.sample(range(len(dense)), 40):
+                        needs[d] = (rng.choice([best[d], best[d] - 1e-9, best[d] + 1e-9, rng.random()])
+                                    if best[d] > 0.01 else 0.01 + rng.random())
                     if rng.random() < 0.2:
                         # A bar of 0 or below: every vector counts.
-                        needed_of[0] = -0.2
-                    reached, reached_first = packed.closest_reaching(query, q_norm, needed, needed_of)
+                        needs[0] = -0.2
+                    reached, reached_first = packed.closest_reaching(query, q_norm, needs)
                     self.assertEqual(reached_first, first)
                     for doc, b in enumerate(best):
-                        bar = needed_of.get(doc, needed)
+                        bar = needs[doc]
                         if b >= bar and b > 0.0:
                             self.assertEqual(reached.get(doc), b, (round_, doc, bar))
                         elif doc in reached:

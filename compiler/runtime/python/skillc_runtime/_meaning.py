@@ -9,9 +9,10 @@ import re
 import struct
 import sys
 from array import array
+from bisect import bisect_right
 from itertools import islice, repeat
-from operator import add, mul, sub, truediv
-from typing import Dict, List, Sequence, Tuple
+from operator import add, itemgetter, mul, sub, truediv
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._words import _UNSPACED_RUN, _words
 
@@ -23,6 +24,10 @@ MAX_WORD_CHARS = 100
 _OFFSET = 1 << 23
 # A byte that is not 0.
 _NONZERO = re.compile(rb"[^\x00]")
+# The similarities a document's closest cosine is tested against (`Packed.closest_reaching`).
+_TENTHS = [k / 10.0 for k in range(1, 11)]
+# Per number of tenths, the bytes that turn that number into the top bit and any other to 0.
+_MASKS = [bytes(0x80 if b == k else 0 for b in range(256)) for k in range(11)]
 
 
 class Meaning:
@@ -148,18 +153,30 @@ class Packed:
     is C loops."""
 
     def __init__(self, dense, dims: int):
-        # dense: per document, its vectors as (values, norm).
-        self.owner = [doc for doc, vectors in enumerate(dense) for _ in vectors]
-        flat = [v for vectors in dense for v in vectors]
+        # dense: per document, its vectors as (values, norm). They are laid out by rank: every
+        # document's first vector (its summary), then every second one, and so on; a block of
+        # one rank holds the documents of that many vectors or more, in order.
         self.docs = len(dense)
         self.dims = dims
+        counts = [len(vectors) for vectors in dense]
+        self.owner: List[int] = []
+        flat: List[Tuple[Sequence[float], float]] = []
+        # Per rank: where its block starts, and what picks its documents' items out of a
+        # sequence of one item a document (None: all of them are).
+        self.blocks: List[Tuple[int, Optional[Callable]]] = []
+        for rank in range(max(counts, default=0)):
+            docs = [doc for doc, count in enumerate(counts) if count > rank]
+            self.blocks.append((len(flat), None if len(docs) == self.docs else _picker(docs)))
+            flat.extend(dense[doc][rank] for doc in docs)
+            self.owner.extend(docs)
+        # The vectors' positions document by document (each document's side by side).
+        by_doc = sorted(range(len(self.owner)), key=self.owner.__getitem__)
+        self.by_doc = None if by_doc == list(range(len(by_doc))) else _picker(by_doc)
+        self.counts = counts
+        # The first vectors (the summaries) are the first block.
+        self.summaries = self.docs - counts.count(0)
         self.norms = [n for _, n in flat]
         rows = [[int(x) for x in v] for v, _ in flat]
-        # Each document's vectors: flat[start:end].
-        self.spans, at = [], 0
-        for vectors in dense:
-            self.spans.append((at, at + len(vectors)))
-            at += len(vectors)
         self.columns = []
         self.matrix = None
         if _numpy is not None and flat:
@@ -183,9 +200,6 @@ class Packed:
         # all the dot products against at once.
         self.whole_lengths = int.from_bytes(
             b"".join(int(n).to_bytes(3, "little") for n in self.norms), "little")
-        self.all_vectors = int.from_bytes(b"\x80" * count, "little")
-        self.firsts = [start for start, end in self.spans if end > start]
-        self.counts = [end - start for start, end in self.spans]
 
     def closest(self, query, q_norm: float) -> List[float]:
         """Per document, the cosine of its closest vector to `query` (0 at worst)."""
@@ -202,42 +216,33 @@ class Packed:
         if not self.columns:
             return [0.0] * self.docs, 0.0
         cos = list(self._cosines(self._fields(self._dots(query)), q_norm, range(len(self.owner))))
-        # Each document's vectors lie side by side: the largest of each run (0 at worst).
-        runs = iter(cos)
+        first = max(0.0, *islice(cos, 0, self.summaries))
+        # Each document's vectors side by side: the largest of each run (0 at worst).
+        runs = iter(cos if self.by_doc is None else self.by_doc(cos))
         best = list(map(max, [max(islice(runs, n), default=0.0) for n in self.counts], repeat(0.0)))
-        return best, max(0.0, *map(cos.__getitem__, self.firsts))
+        return best, first
 
-    def closest_reaching(self, query, q_norm: float, needed: float,
-                         needed_of: Dict[int, float]) -> Tuple[Dict[int, float], float]:
+    def closest_reaching(self, query, q_norm: float, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
         """`closest_and_first`, for only the documents whose closest cosine may reach the
-        similarity they need (`needed_of[doc]`; `needed` for a document it does not name):
-        the others are left out. Without numpy, which may is tested for all vectors at once
-        in the packed dot products (`_reaching`), and only those are divided out."""
+        similarity each needs (`needs`, one a document): the others are left out. Without
+        numpy, which may is tested for all vectors at once in the packed dot products, at the
+        tenth at or below what each needs (`_reaching`), and only those are divided out."""
         if len(query) != self.dims or not (self.columns or self.matrix is not None):
             return {}, 0.0
         if self.matrix is not None:
-            return self._reaching_numpy(query, q_norm, needed, needed_of)
+            return self._reaching_numpy(query, q_norm, needs)
         total = self._dots(query)
         fields = self._fields(total)
-        first = max(0.0, *self._cosines(fields, q_norm, self.firsts))
-        if needed <= 0.0:
-            # A cosine of 0 may do: every vector counts (a catalog whose bar is 0, say).
-            reach: Sequence[int] = range(len(self.owner))
-        else:
-            # The documents named, by the least they need on a grid of tenths (below: a test
-            # that lets more through is still exact), each group's vectors tested at once.
-            groups: Dict[float, List[int]] = {}
-            for doc, need in needed_of.items():
-                groups.setdefault(math.floor(need * 10.0) / 10.0 if need > 0.0 else 0.0, []).append(doc)
-            hits = self._reaching(total, needed, q_norm) & self.all_vectors
-            for need, docs in groups.items():
-                mask = bytearray(len(self.owner))
-                for doc in docs:
-                    start, end = self.spans[doc]
-                    mask[start:end] = b"\x80" * (end - start)
-                group = int.from_bytes(mask, "little")
-                hits |= group if need <= 0.0 else self._reaching(total, need, q_norm) & group
-            reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
+        first = max(0.0, *self._cosines(fields, q_norm, range(self.summaries)))
+        # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
+        # 0.1, where every vector is divided out); then each vector's, block by block.
+        tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
+        of_vectors = b"".join(tenths if docs is None else bytes(docs(tenths)) for _, docs in self.blocks)
+        hits = 0
+        for tenth in set(tenths):
+            mask = int.from_bytes(of_vectors.translate(_MASKS[tenth]), "little")
+            hits |= mask if tenth == 0 else self._reaching(total, tenth / 10.0, q_norm) & mask
+        reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
         best: Dict[int, float] = {}
         for doc, cos in zip(map(self.owner.__getitem__, reach), self._cosines(fields, q_norm, reach)):
             if cos > best.get(doc, 0.0):
@@ -252,14 +257,18 @@ class Packed:
 
     def _dots(self, query) -> int:
         """Every vector's dot product with `query` plus 2^23, each in its 24-bit field. The
-        columns of the coordinates where the query holds the same number are added first and
-        multiplied once: a query has some 80 distinct numbers, so 256 additions and 80
-        multiplications of big integers instead of 256 of each."""
+        columns of the coordinates where the query holds the same magnitude are added (or
+        subtracted, for its negative) first and multiplied once: a query has some 60 distinct
+        magnitudes, so 256 additions and 60 multiplications of big integers instead of 256 of
+        each."""
         alike: Dict[int, int] = {}
         for q, column in zip(query, self.columns):
-            if q:
-                q = int(q)
-                alike[q] = alike[q] + column if q in alike else column
+            if q > 0:
+                m = int(q)
+                alike[m] = alike[m] + column if m in alike else column
+            elif q < 0:
+                m = int(-q)
+                alike[m] = alike[m] - column if m in alike else -column
         total = self.offset
         for q, columns in alike.items():
             total += q * columns
@@ -291,17 +300,12 @@ class Packed:
         best, first = self._best_numpy(query, q_norm)
         return best.tolist(), first
 
-    def _reaching_numpy(self, query, q_norm: float, needed: float,
-                        needed_of: Dict[int, float]) -> Tuple[Dict[int, float], float]:
+    def _reaching_numpy(self, query, q_norm: float, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
         """`closest_reaching` with numpy, when it is installed: every cosine, then the
         documents that reach what they need."""
         np = self.np
         best, first = self._best_numpy(query, q_norm)
-        bar = np.full(self.docs, needed, dtype=np.float64)
-        if needed_of:
-            bar[np.fromiter(needed_of.keys(), dtype=np.int64, count=len(needed_of))] = \
-                np.fromiter(needed_of.values(), dtype=np.float64, count=len(needed_of))
-        kept = np.flatnonzero((best >= bar) & (best > 0.0))
+        kept = np.flatnonzero((best >= np.array(needs, dtype=np.float64)) & (best > 0.0))
         return dict(zip(kept.tolist(), best[kept].tolist())), first
 
     def _best_numpy(self, query, q_norm: float):
@@ -315,9 +319,15 @@ class Packed:
         cos[self.np_norms == 0.0] = 0.0
         best = np.zeros(self.docs, dtype=np.float64)
         np.maximum.at(best, self.np_owner, cos)
-        starts = [start for start, end in self.spans if end > start]
-        first = max(0.0, float(cos[starts].max())) if starts else 0.0
+        first = max(0.0, float(cos[:self.summaries].max())) if self.summaries else 0.0
         return best, first
+
+
+def _picker(indexes: List[int]) -> Callable:
+    """What picks the items at `indexes` out of a sequence, as a tuple (in C)."""
+    if len(indexes) == 1:
+        return lambda items: (items[indexes[0]],)
+    return itemgetter(*indexes)
 
 
 def _optional_numpy():

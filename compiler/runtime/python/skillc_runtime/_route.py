@@ -10,8 +10,9 @@ import sqlite3
 import struct
 import sys
 from array import array
-from operator import add
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from itertools import compress, count, repeat
+from operator import add, ge, truediv
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from . import _history, _meaning
 from ._meaning import _cosine, _norm
@@ -135,23 +136,31 @@ class Routing:
             b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
         return b["dense"]
 
-    def _closest(self, b, query, q_norm, reaching):
+    def _closest(self, b, query, q_norm, floor, score, scale):
         """With the built-in meaning (whole-number vectors), the closest cosine of each document
         that may reach the bar, and the largest cosine of a skill's summary (its first vector),
         from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
-        as the loop of `_cosine` is, in a fraction of its time. None otherwise. `reaching` is
-        the bar and the lexical scores: a document needs the similarity that lifts its score
-        to the bar (a raised bar needs no more: it is higher)."""
+        as the loop of `_cosine` is, in a fraction of its time. None otherwise. A document of
+        words' mass `score[doc]` (None: no word) needs the similarity that lifts its hybrid
+        score to the bar `floor` (a raised bar needs no more: it is higher)."""
         if self._meaning() is None or q_norm == 0.0:
             return None
         if "packed" not in b:
             b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
-        floor, lexical = reaching
         share = self.routing_rules().lexical_share
-        # The similarity a document of lexical score `words` needs for its hybrid score to reach
-        # the bar, less a margin for the score's rounding to 6 decimals (as in Rust's runtime).
-        needed_of = {doc: (floor - share * words) / (1.0 - share) - 1e-5 for doc, words in lexical.items()}
-        return b["packed"].closest_reaching(query, q_norm, floor / (1.0 - share) - 1e-5, needed_of)
+        # (floor − share·words) / (1 − share), words = t / (t + scale), less a margin for the
+        # scores' rounding to 6 decimals (as in Rust's runtime): in C, for every document.
+        needed = floor / (1.0 - share) - 1e-5
+        docs = b["packed"].docs
+        if score is None:
+            needs: Iterable[float] = repeat(needed, docs)
+        elif scale <= 0.0:
+            # No evidence scale (an artifact's rules can say so): no map divides by 0.
+            needs = (needed - share / (1.0 - share) * lexical_score(t, scale) for t in score)
+        else:
+            ratio = share / (1.0 - share)
+            needs = map(add, repeat(needed - ratio), map(truediv, repeat(ratio * scale), map(add, score, repeat(scale))))
+        return b["packed"].closest_reaching(query, q_norm, list(needs))
 
     def _route_index(self, b):
         if "route" not in b:
@@ -225,13 +234,13 @@ class Routing:
         return {"hybrid_min_score": None, **self.routing_rules().defaults,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
-    def _hybrid(self, b, message, query, lexical, floor, settings, rules):
+    def _hybrid(self, b, message, query, score, scale, floor, settings, rules):
         """Hybrid scores (docs/routing.md): half each document's lexical score, half its
         closest text's cosine, kept to 6 decimals, for the documents that may reach the bar (by
         document); and the bar, raised when the message reads like small talk."""
         q_norm = _norm(query)
         share = rules.lexical_share
-        packed = self._closest(b, query, q_norm, (floor, lexical))
+        packed = self._closest(b, query, q_norm, floor, score, scale)
         if packed is not None:
             closest, nearest = packed
         elif q_norm == 0.0:
@@ -252,11 +261,12 @@ class Routing:
             floor = raised_floor(floor, small_talk, nearest, rules, lean)
         fused: Dict[int, float] = {}
         for doc, similarity in closest.items():
-            fused[doc] = math.floor((share * lexical.get(doc, 0.0) + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
+            words = 0.0 if score is None else lexical_score(score[doc], scale)
+            fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
         # A document near nothing scores by its words alone: only those that reach the bar.
-        for doc, words in lexical.items():
-            if doc not in closest and share * words >= floor - 1e-6:
-                fused[doc] = math.floor(share * words * 1e6 + 0.5) / 1e6
+        for doc in [] if score is None else reaching_by_words(score, scale, share, floor):
+            if doc not in closest:
+                fused[doc] = math.floor(share * lexical_score(score[doc], scale) * 1e6 + 0.5) / 1e6
         return {doc: score for doc, score in fused.items() if score > 0.0}, floor
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
@@ -272,10 +282,10 @@ class Routing:
                 words.append((t, ids[t]))
         # Each document's score, by document, for those that may be candidates: they hold a
         # word of the message (lexical), or their hybrid score may reach the bar.
-        lexical: Dict[int, float] = {}
+        # Each document's mass of matched words (None: the message has no word of the index).
+        score: Optional[List[float]] = None
+        scale = evidence_scale(float(len(docs)), rules)
         if words:
-            n = float(len(docs))
-            scale = evidence_scale(n, rules)
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
             for _, w in words:
@@ -285,13 +295,14 @@ class Routing:
                 else:
                     for doc, part in zip(held_by, parts):
                         score[doc] += part
-            lexical = {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
-                       for doc, total in enumerate(score) if total != 0.0}
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
         if floor is None:
             floor = hybrid_floor(len(docs), rules)
         if query is not None:
-            lexical, floor = self._hybrid(b, message, query, lexical, floor, settings, rules)
+            lexical, floor = self._hybrid(b, message, query, score, scale, floor, settings, rules)
+        else:
+            lexical = {} if score is None else {doc: lexical_score(total, scale)
+                                               for doc, total in enumerate(score) if total != 0.0}
         scored = []
         for doc, s in lexical.items():
             i = docs[doc][0]
@@ -310,6 +321,25 @@ class Routing:
                 "method": "lexical" if query is None else "hybrid",
                 "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
                 "candidates": candidates}
+
+
+def lexical_score(mass: float, scale: float) -> float:
+    """A document's lexical score: its mass of matched words over that plus the catalog's
+    `evidence_scale`, kept to 6 decimals (docs/routing.md)."""
+    return math.floor(mass / (mass + scale) * 1e6 + 0.5) / 1e6 if mass != 0.0 else 0.0
+
+
+def reaching_by_words(score: List[float], scale: float, share: float, floor: float) -> List[int]:
+    """The documents whose words alone reach the bar: share · lexical score ≥ floor − 1e-6.
+    A mass t scores t / (t + scale), so only a mass of `least` or more can (found in C), and
+    only those are scored."""
+    if share <= 0.0:
+        return [doc for doc, t in enumerate(score) if share * lexical_score(t, scale) >= floor - 1e-6]
+    # Below the lexical score it needs by a margin of its rounding to 6 decimals.
+    least = (floor - 1e-6) / share - 1e-6
+    mass = scale * least / (1.0 - least) if least < 1.0 else math.inf
+    return [doc for doc in compress(count(), map(ge, score, repeat(mass)))
+            if share * lexical_score(score[doc], scale) >= floor - 1e-6]
 
 
 def evidence_scale(n: float, rules: RoutingRules) -> float:
