@@ -280,9 +280,9 @@ class Routing:
                 break
             if t in ids and all(w != t for w, _ in words):
                 words.append((t, ids[t]))
-        # Each document's score, by document, for those that may be candidates: they hold a
-        # word of the message (lexical), or their hybrid score may reach the bar.
-        # Each document's mass of matched words (None: the message has no word of the index).
+        # Each document's mass of matched words (None: the message has no word of the index);
+        # its lexical score is `lexical_score` of it. The candidates hold a word of the
+        # message (lexical), or their hybrid score may reach the bar.
         score: Optional[List[float]] = None
         scale = evidence_scale(float(len(docs)), rules)
         if words:
@@ -332,8 +332,8 @@ def lexical_score(mass: float, scale: float) -> float:
 
 def reaching_by_words(score: List[float], scale: float, share: float, floor: float) -> List[int]:
     """The documents whose words alone reach the bar: share · lexical score ≥ floor − 1e-6.
-    A mass t scores t / (t + scale), so only a mass of `least` or more can (found in C), and
-    only those are scored."""
+    A mass t scores t / (t + scale), so only a mass that scores `least` or more can (found in
+    C, by comparing masses), and only those are scored."""
     if share <= 0.0:
         return [doc for doc, t in enumerate(score) if share * lexical_score(t, scale) >= floor - 1e-6]
     # Below the lexical score it needs by a margin of its rounding to 6 decimals.
