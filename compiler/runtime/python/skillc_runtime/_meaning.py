@@ -233,7 +233,9 @@ class Packed:
             return self._reaching_numpy(query, q_norm, needs)
         total = self._dots(query)
         fields = self._fields(total)
-        first = max(0.0, *self._cosines(fields, q_norm, range(self.summaries)))
+        # The summaries are the first block: its fields and lengths are slices (no lookups).
+        first = max(0.0, *map(truediv, map(sub, fields[:self.summaries], repeat(_OFFSET)),
+                              map(mul, repeat(q_norm), self.lengths[:self.summaries])))
         # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
         # 0.1, where every vector is divided out); then each vector's, block by block.
         tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
