@@ -616,6 +616,10 @@ class Meaning(unittest.TestCase):
                     if q_norm == 0.0:
                         continue
                     best, first = packed.closest_and_first(query, q_norm)
+                    # The plain loop's cosines, document by document (vectors are packed by rank).
+                    self.assertEqual(best, [max([0.0, *(_meaning._cosine(query, q_norm, v, n) for v, n in vs)])
+                                            for vs in dense])
+                    self.assertEqual(first, max([0.0, *(_meaning._cosine(query, q_norm, *vs[0]) for vs in dense if vs)]))
                     # Bars exactly at documents' own cosines: the edge where one is kept or not.
                     needed = rng.choice([b for b in best if b > 0.0] or [0.5])
                     needs = [needed] * len(dense)
