@@ -12,7 +12,7 @@ from array import array
 from bisect import bisect_right
 from itertools import islice, repeat
 from operator import add, itemgetter, mul, sub, truediv
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._words import _UNSPACED_RUN, _words
 
@@ -169,9 +169,6 @@ class Packed:
             self.blocks.append((len(flat), None if len(docs) == self.docs else _picker(docs)))
             flat.extend(dense[doc][rank] for doc in docs)
             self.owner.extend(docs)
-        # The vectors' positions document by document (each document's side by side).
-        by_doc = sorted(range(len(self.owner)), key=self.owner.__getitem__)
-        self.by_doc = None if by_doc == list(range(len(by_doc))) else _picker(by_doc)
         self.counts = counts
         # The first vectors (the summaries) are the first block.
         self.summaries = self.docs - counts.count(0)
@@ -186,6 +183,9 @@ class Packed:
             self.np_owner = np.array(self.owner, dtype=np.int64)
             return
         count = len(flat)
+        # The vectors' positions document by document (each document's side by side).
+        by_doc = sorted(range(count), key=self.owner.__getitem__)
+        self.by_doc = None if by_doc == list(range(count)) else _picker(by_doc)
         # A vector of length 0 is all zeros: its dot product is 0, and 0 over an infinite
         # length is the 0 the cosine of such a vector is.
         self.lengths = [n if n != 0.0 else math.inf for n in self.norms]
@@ -215,7 +215,7 @@ class Packed:
             return self._closest_numpy(query, q_norm)
         if not self.columns:
             return [0.0] * self.docs, 0.0
-        cos = list(self._cosines(self._fields(self._dots(query)), q_norm, range(len(self.owner))))
+        cos = list(self._cosines(self._fields(self._dots(query)), self.lengths, q_norm))
         first = max(0.0, *islice(cos, 0, self.summaries))
         # Each document's vectors side by side: the largest of each run (0 at worst).
         runs = iter(cos if self.by_doc is None else self.by_doc(cos))
@@ -234,8 +234,7 @@ class Packed:
         total = self._dots(query)
         fields = self._fields(total)
         # The summaries are the first block: its fields and lengths are slices (no lookups).
-        first = max(0.0, *map(truediv, map(sub, fields[:self.summaries], repeat(_OFFSET)),
-                              map(mul, repeat(q_norm), self.lengths[:self.summaries])))
+        first = max(0.0, *self._cosines(fields[:self.summaries], self.lengths[:self.summaries], q_norm))
         # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
         # 0.1, where every vector is divided out); then each vector's, block by block.
         tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
@@ -246,16 +245,18 @@ class Packed:
             hits |= mask if tenth == 0 else self._reaching(total, tenth / 10.0, q_norm) & mask
         reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
         best: Dict[int, float] = {}
-        for doc, cos in zip(map(self.owner.__getitem__, reach), self._cosines(fields, q_norm, reach)):
+        cosines = self._cosines(map(fields.__getitem__, reach), map(self.lengths.__getitem__, reach), q_norm)
+        for doc, cos in zip(map(self.owner.__getitem__, reach), cosines):
             if cos > best.get(doc, 0.0):
                 best[doc] = cos
         return best, first
 
-    def _cosines(self, fields, q_norm: float, vectors: Sequence[int]):
-        """The cosines of `vectors` (their indexes) with the query whose packed dot products
-        are `fields`: dot / (|q|·|v|), in that order of operations, as every runtime divides."""
-        return map(truediv, map(sub, map(fields.__getitem__, vectors), repeat(_OFFSET)),
-                   map(mul, repeat(q_norm), map(self.lengths.__getitem__, vectors)))
+    @staticmethod
+    def _cosines(fields: Iterable[int], lengths: Iterable[float], q_norm: float) -> Iterator[float]:
+        """The cosines of vectors of these `lengths` with the query whose packed dot products
+        with them are `fields`: dot / (|q|·|v|), in that order of operations, as every runtime
+        divides."""
+        return map(truediv, map(sub, fields, repeat(_OFFSET)), map(mul, repeat(q_norm), lengths))
 
     def _dots(self, query) -> int:
         """Every vector's dot product with `query` plus 2^23, each in its 24-bit field. The

@@ -151,14 +151,14 @@ class Routing:
         # (floor − share·words) / (1 − share), words = t / (t + scale), less a margin for the
         # scores' rounding to 6 decimals (as in Rust's runtime): in C, for every document.
         needed = floor / (1.0 - share) - 1e-5
+        ratio = share / (1.0 - share)
         docs = b["packed"].docs
         if score is None:
             needs: Iterable[float] = repeat(needed, docs)
         elif scale <= 0.0:
             # No evidence scale (an artifact's rules can say so): no map divides by 0.
-            needs = (needed - share / (1.0 - share) * lexical_score(t, scale) for t in score)
+            needs = (needed - ratio * lexical_score(t, scale) for t in score)
         else:
-            ratio = share / (1.0 - share)
             needs = map(add, repeat(needed - ratio), map(truediv, repeat(ratio * scale), map(add, score, repeat(scale))))
         return b["packed"].closest_reaching(query, q_norm, list(needs))
 
@@ -301,7 +301,7 @@ class Routing:
         if query is not None:
             lexical, floor = self._hybrid(b, message, query, score, scale, floor, settings, rules)
         else:
-            # `lexical_score` of each, written out: a call a document costs a tenth more.
+            # `lexical_score` of each, written out: a call a document costs a fifth more here.
             lexical = {} if score is None else {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
                                                for doc, total in enumerate(score) if total != 0.0}
         scored = []
