@@ -629,3 +629,57 @@ fn the_runtime_crate_s_sample_artifact_is_the_sample_as_built_now() {
         committed.display()
     );
 }
+
+/// The build's warnings, deflated in runs, read back whole and in order, and by code.
+#[test]
+fn the_build_s_warnings_read_back_from_the_artifact_in_order_and_by_code() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let shape = crate::synth::Shape {
+        skills: 120,
+        clients: 60,
+        overrides: 2,
+        locales: 1,
+        tiers: 1,
+        seed: 11,
+    };
+    crate::synth::generate(&ws, shape).unwrap();
+    let out = tmp.path().join("a.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    let warnings = &report.diagnostics;
+    assert!(warnings.len() > skillc_runtime::schema::DIAGNOSTICS_PER_RUN + 1);
+    let a = Artifact::open(&out).unwrap();
+    let as_built = |d: &skillc::Diagnostic| {
+        let at = (d.file.clone(), d.line as u32, d.column as u32);
+        (
+            d.severity.as_str().to_string(),
+            d.code.to_string(),
+            at,
+            d.message.clone(),
+        )
+    };
+    let as_read = |d: skillc_runtime::StoredDiagnostic| {
+        (d.severity, d.code, (d.file, d.line, d.column), d.message)
+    };
+    let read: Vec<_> = a
+        .diagnostics(None)
+        .unwrap()
+        .into_iter()
+        .map(as_read)
+        .collect();
+    assert_eq!(read, warnings.iter().map(as_built).collect::<Vec<_>>());
+    let w119: Vec<_> = a
+        .diagnostics(Some("W119"))
+        .unwrap()
+        .into_iter()
+        .map(as_read)
+        .collect();
+    let built: Vec<_> = warnings
+        .iter()
+        .filter(|d| d.code == "W119")
+        .map(as_built)
+        .collect();
+    assert!(!built.is_empty());
+    assert_eq!(w119, built);
+}

@@ -388,25 +388,34 @@ impl Artifact {
 
     /// The build's warnings with a code (every one for `None`), in the build's order.
     pub fn diagnostics(&self, code: Option<&str>) -> Result<Vec<StoredDiagnostic>, Error> {
-        let conn = self.conn.lock().expect("lock");
-        conn.prepare_cached(
-            "SELECT severity, code, file, line, column, message FROM diagnostic
-             WHERE ?1 IS NULL OR code = ?1 ORDER BY position",
-        )
-        .and_then(|mut st| {
-            st.query_map([code], |r| {
-                Ok(StoredDiagnostic {
-                    severity: r.get(0)?,
-                    code: r.get(1)?,
-                    file: r.get(2)?,
-                    line: r.get(3)?,
-                    column: r.get(4)?,
-                    message: r.get(5)?,
-                })
-            })?
-            .collect()
-        })
-        .map_err(corrupt(&self.path))
+        type Row = (String, String, String, u32, u32, String);
+        let runs: Vec<Vec<u8>> = {
+            let conn = self.conn.lock().expect("lock");
+            conn.prepare_cached("SELECT data FROM diagnostic_run ORDER BY first")
+                .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+                .map_err(corrupt(&self.path))?
+        };
+        let mut out = Vec::new();
+        for data in runs {
+            let rows: Vec<Row> = inflate("zlib", data)
+                .and_then(|json| serde_json::from_slice(&json).map_err(|e| e.to_string()))
+                .map_err(|why| Error::NotAnArtifact {
+                    path: self.path.clone(),
+                    why: format!("a run of its diagnostics does not read: {why}"),
+                })?;
+            let wanted = rows.into_iter().filter(|r| code.is_none_or(|c| r.1 == c));
+            out.extend(wanted.map(|(severity, code, file, line, column, message)| {
+                StoredDiagnostic {
+                    severity,
+                    code,
+                    file,
+                    line,
+                    column,
+                    message,
+                }
+            }));
+        }
+        Ok(out)
     }
 
     /// A source of the pool.

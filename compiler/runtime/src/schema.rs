@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 9;
+pub const VERSION: i64 = 10;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -21,6 +21,10 @@ pub fn is_artifact_header(header: &[u8]) -> bool {
         && header.starts_with(b"SQLite format 3\0")
         && header[68..72] == APPLICATION_ID.to_be_bytes()
 }
+
+/// Warnings a `diagnostic_run` row holds: a build's thousands of look-alike warnings deflate
+/// to a tenth together, and a rebuild that changes one deflates only its run again.
+pub const DIAGNOSTICS_PER_RUN: usize = 256;
 
 /// The tables, in the order the compiler fills them.
 pub const DDL: &str = "
@@ -164,14 +168,11 @@ CREATE TABLE asset (
   blob TEXT NOT NULL REFERENCES blob(hash),
   PRIMARY KEY (skill_file, path)
 ) WITHOUT ROWID;
-CREATE TABLE diagnostic (
-  position INTEGER PRIMARY KEY,
-  severity TEXT NOT NULL,
-  code TEXT NOT NULL,
-  file TEXT NOT NULL,
-  line INTEGER NOT NULL,
-  column INTEGER NOT NULL,
-  message TEXT NOT NULL
+CREATE TABLE diagnostic_run (      -- the build's warnings in order, DIAGNOSTICS_PER_RUN a row
+  first INTEGER PRIMARY KEY,        -- position of its first warning, from 1
+  count INTEGER NOT NULL,           -- how many it holds (the last run may hold fewer)
+  data BLOB NOT NULL                -- zlib (RFC 1950) of a JSON array of
+                                    -- [severity, code, file, line, column, message] arrays
 );
 ";
 

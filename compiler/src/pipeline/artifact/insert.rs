@@ -393,7 +393,7 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
     }
 }
 
-/// asset and diagnostic.
+/// asset and diagnostic_run.
 pub(super) fn insert_tail(
     tx: &Transaction<'_>,
     d: &Data,
@@ -404,20 +404,65 @@ pub(super) fn insert_tail(
     for a in &d.assets {
         insert_asset(&mut st, a)?;
     }
-    if old.is_some_and(|o| o.warnings == warnings) {
-        return copy(tx, "diagnostic", None);
-    }
-    let mut st = tx.prepare(schema::insert("diagnostic", false))?;
-    for (position, diag) in (1i64..).zip(warnings) {
-        st.execute(named_params! {
-            ":position": position,
-            ":severity": diag.severity.as_str(),
-            ":code": diag.code,
-            ":file": diag.file,
-            ":line": diag.line as i64,
-            ":column": diag.column as i64,
-            ":message": diag.message,
-        })?;
+    insert_diagnostic_runs(tx, warnings, old.map(|o| o.warnings))
+}
+
+/// The warnings in runs of [`schema::DIAGNOSTICS_PER_RUN`], each deflated (in parallel); a run
+/// the previous artifact holds the same, at the same position, is copied from it instead.
+fn insert_diagnostic_runs(
+    tx: &Transaction<'_>,
+    warnings: &[crate::Diagnostic],
+    old: Option<&[crate::Diagnostic]>,
+) -> Sql<()> {
+    use rayon::prelude::*;
+    let per_run = schema::DIAGNOSTICS_PER_RUN;
+    let runs: Vec<(usize, &[crate::Diagnostic])> = warnings
+        .chunks(per_run)
+        .enumerate()
+        .map(|(i, run)| (i * per_run, run))
+        .collect();
+    // The previous artifact's run at the same position holds exactly these (its last run
+    // may hold more, or fewer).
+    let kept = |start: usize, run: &[crate::Diagnostic]| {
+        old.and_then(|o| o.chunks(per_run).nth(start / per_run)) == Some(run)
+    };
+    let packed: Vec<Option<Vec<u8>>> = runs
+        .par_iter()
+        .map(|&(start, run)| (!kept(start, run)).then(|| deflated_run(run)).transpose())
+        .collect::<Result<_, _>>()
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let mut st = tx.prepare(schema::insert("diagnostic_run", false))?;
+    for ((start, run), data) in runs.into_iter().zip(packed) {
+        let (first, count) = (start as i64 + 1, run.len() as i64);
+        match data {
+            Some(data) => st.execute(named_params! {":first": first, ":count": count, ":data": data})?,
+            None => tx
+                .prepare_cached("INSERT INTO main.diagnostic_run SELECT * FROM old.diagnostic_run WHERE first = ?1")?
+                .execute([first])?,
+        };
     }
     Ok(())
+}
+
+/// A run of warnings as the artifact stores it: zlib (level 6, so the same bytes every build)
+/// of a JSON array of `[severity, code, file, line, column, message]`.
+fn deflated_run(run: &[crate::Diagnostic]) -> std::io::Result<Vec<u8>> {
+    use std::io::Write;
+    let rows: Vec<_> = run
+        .iter()
+        .map(|d| {
+            (
+                d.severity.as_str(),
+                d.code,
+                &d.file,
+                d.line,
+                d.column,
+                &d.message,
+            )
+        })
+        .collect();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+    serde_json::to_writer(&mut z, &rows)?;
+    z.flush()?;
+    z.finish()
 }
