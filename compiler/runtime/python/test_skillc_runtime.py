@@ -576,6 +576,36 @@ class Meaning(unittest.TestCase):
         self.assertIn("packed", b)
 
 
+    def test_a_caller_s_own_vector_is_measured_one_cosine_at_a_time(self):
+        from skillc_runtime import _meaning
+        path = str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db")
+        message = "what does the pricing look like for a small team in the UK"
+        # The message's own vector at another scale: numbers that are not whole (nor bytes).
+        vector = [x * 0.0137 for x in Artifact(path)._meaning().vector(message)]
+        numpy = _meaning._numpy
+        try:
+            for kind in (numpy, None):
+                _meaning._numpy = kind
+                a, loop = Artifact(path), Artifact(path)
+                loop._closest = lambda *_: None
+                r = a.route(message, query_vector=vector, top=50)
+                self.assertEqual(r, loop.route(message, query_vector=vector, top=50))
+                self.assertEqual(r["candidates"][0]["name"], "pricing")
+                # A cosine does not change with the scale: the same answers as the message's
+                # own vector, small talk's bar included.
+                for text in (message, "hello there, thanks so much for your help!", "good morning :)",
+                             "sorry, wrong chat", "how are you today?"):
+                    scaled = [x * 0.0137 for x in a._meaning().vector(text)]
+                    self.assertEqual(a.route(text, query_vector=scaled, top=50)["candidates"],
+                                     a.route(text, top=50)["candidates"], text)
+                    whole = a._meaning().vector(text)
+                    for packed in (a._small_talk(), a.bundle()["packed"]):
+                        got, want = (packed.closest_and_first(v, _meaning._norm(v)) for v in (scaled, whole))
+                        self.assertAlmostEqual(got[1], want[1], places=9)
+                        self.assertEqual([round(c, 9) for c in got[0]], [round(c, 9) for c in want[0]])
+        finally:
+            _meaning._numpy = numpy
+
     def test_the_documents_whose_words_alone_reach_the_bar_are_all_found(self):
         import random
         from skillc_runtime import _route

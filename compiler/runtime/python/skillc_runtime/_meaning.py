@@ -11,7 +11,7 @@ import sys
 from array import array
 from bisect import bisect_right
 from itertools import islice, repeat
-from operator import add, itemgetter, mul, sub, truediv
+from operator import add, eq, itemgetter, mul, sub, truediv
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._words import _UNSPACED_RUN, _words
@@ -126,6 +126,13 @@ def vector(found: Sequence[int], scales: Sequence[float], rows: "array[int]", di
 
 
 
+def whole(vector: Sequence[float]) -> bool:
+    """Whether every number of `vector` is a whole number from -127 to 127, as the built-in
+    meaning's are (a caller's own query vector may not be): what `Packed` computes with."""
+    return not vector or (-127.0 <= min(vector) and max(vector) <= 127.0
+                          and all(map(eq, vector, map(math.floor, vector))))
+
+
 def _norm(v):
     """A vector's length, summed in order (as every runtime sums it)."""
     total = 0.0
@@ -145,12 +152,13 @@ def _cosine(q, q_norm, v, v_norm):
 
 class Packed:
     """The whole-number vectors of a catalog laid out for all their dot products with a query
-    at once, exactly. With numpy (when installed): an int32 matrix product. Without: for each
-    coordinate i, one integer Σ_j v_j[i]·2^(24j), every vector's number in its own 24-bit
-    field, so that Σ_i q[i]·column_i + 2^23·Σ_j 2^(24j) holds q·v_j + 2^23 in field j. That
-    field never overflows nor goes below 0 (|q·v| ≤ 256·127² < 2^22): additions of big
-    integers and multiplications by small ones give every dot product (`_dots`), and the rest
-    is C loops."""
+    at once, exactly. With numpy (when installed): a product of the vectors' bytes summed in
+    32-bit integers. Without: for each coordinate i, one integer Σ_j v_j[i]·2^(24j), every
+    vector's number in its own 24-bit field, so that Σ_i q[i]·column_i + 2^23·Σ_j 2^(24j)
+    holds q·v_j + 2^23 in field j. That field never overflows nor goes below 0 (|q·v| ≤
+    256·127² < 2^22): additions of big integers and multiplications by small ones give every
+    dot product (`_dots`), and the rest is C loops. A query of other numbers (a caller's own
+    vector) is measured one cosine at a time."""
 
     def __init__(self, dense, dims: int):
         # dense: per document, its vectors as (values, norm). They are laid out by rank: every
@@ -173,12 +181,15 @@ class Packed:
         # The first vectors (the summaries) are the first block.
         self.summaries = self.docs - counts.count(0)
         self.norms = [n for _, n in flat]
+        self.flat = flat
         rows = [[int(x) for x in v] for v, _ in flat]
         self.columns = []
         self.matrix = None
         if _numpy is not None and flat:
             np = self.np = _numpy
-            self.matrix = np.array(rows, dtype=np.int32)
+            # Signed bytes, summed into 32-bit integers by einsum: a quarter of an int32
+            # matrix's bytes to read a route (the product is bound by memory), half its time.
+            self.matrix = np.array(rows, dtype=np.int8)
             self.np_norms = np.array(self.norms, dtype=np.float64)
             self.np_owner = np.array(self.owner, dtype=np.int64)
             return
@@ -211,6 +222,8 @@ class Packed:
         the small-talk bar measures a message against."""
         if len(query) != self.dims:
             return [0.0] * self.docs, 0.0
+        if not whole(query):
+            return self._closest_plain(query, q_norm)
         if self.matrix is not None:
             return self._closest_numpy(query, q_norm)
         if not self.columns:
@@ -229,6 +242,9 @@ class Packed:
         tenth at or below what each needs (`_reaching`), and only those are divided out."""
         if len(query) != self.dims or not (self.columns or self.matrix is not None):
             return {}, 0.0
+        if not whole(query):
+            each, first = self._closest_plain(query, q_norm)
+            return {doc: cos for doc, (cos, need) in enumerate(zip(each, needs)) if cos > 0.0 and cos >= need}, first
         if self.matrix is not None:
             return self._reaching_numpy(query, q_norm, needs)
         total = self._dots(query)
@@ -277,6 +293,15 @@ class Packed:
             total += q * columns
         return total
 
+    def _closest_plain(self, query, q_norm: float) -> Tuple[List[float], float]:
+        """`closest_and_first` one cosine at a time, for a query of other numbers than the
+        built-in meaning's (a caller's own vector)."""
+        cos = [_cosine(query, q_norm, v, n) for v, n in self.flat]
+        best = [0.0] * self.docs
+        for doc, c in zip(self.owner, cos):
+            best[doc] = max(best[doc], c)
+        return best, max([0.0, *cos[:self.summaries]])
+
     def _fields(self, total: int) -> "array[int]":
         """The 24-bit fields of `total`, widened to 32 bits to be read as an array."""
         packed = total.to_bytes(3 * len(self.owner), "little")
@@ -316,7 +341,8 @@ class Packed:
         first vector: the same integer dot products (exact) and the same float divisions as
         without numpy, so the same cosines, for all vectors at once."""
         np = self.np
-        dots = self.matrix @ np.array([int(x) for x in query], dtype=np.int32)
+        q = np.array([int(x) for x in query], dtype=np.int8)
+        dots = np.einsum("ij,j->i", self.matrix, q, dtype=np.int32, casting="unsafe")
         with np.errstate(divide="ignore", invalid="ignore"):
             cos = dots.astype(np.float64) / (q_norm * self.np_norms)
         cos[self.np_norms == 0.0] = 0.0
