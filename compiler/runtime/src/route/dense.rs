@@ -62,19 +62,10 @@ fn whole(v: &[f32]) -> Option<Vec<i16>> {
         .collect()
 }
 
-fn dot(a: &[i16], b: &[i16]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| i32::from(x) * i32::from(y))
-        .sum()
-}
-
-/// [`dot`] of a query and a text's numbers, each a signed byte (what [`whole`] admits).
-fn dot_bytes(a: &[i16], b: &[i8]) -> i32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| i32::from(x) * i32::from(y))
-        .sum()
+/// The dot product of whole numbers, summed in i32: a query's (i16) with itself or with a
+/// text's numbers (a signed byte each, what [`whole`] admits).
+fn dot<A: Copy + Into<i32>, B: Copy + Into<i32>>(a: &[A], b: &[B]) -> i32 {
+    a.iter().zip(b).map(|(&x, &y)| x.into() * y.into()).sum()
 }
 
 fn int_norm(v: &[i16]) -> f64 {
@@ -310,14 +301,14 @@ impl DenseIndex {
         let tail_dims = q_tail.len();
         let mut best = 0.0f64;
         for i in summaries.into_iter().filter(|&i| self.norms[i] != 0.0) {
-            let head = dot_bytes(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
+            let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
             let lengths = q_norm * self.norms[i];
             // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
             let reach = f64::from(head) + q_tail_norm * w.tail_norms[i];
             if cannot_beat(reach, lengths, best) {
                 continue;
             }
-            let tail = dot_bytes(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+            let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
             best = best.max(f64::from(head + tail) / lengths);
             if best >= enough {
                 break;

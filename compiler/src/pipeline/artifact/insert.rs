@@ -416,24 +416,19 @@ fn insert_diagnostic_runs(
 ) -> Sql<()> {
     use rayon::prelude::*;
     let per_run = schema::DIAGNOSTICS_PER_RUN;
-    let runs: Vec<(usize, &[crate::Diagnostic])> = warnings
-        .chunks(per_run)
-        .enumerate()
-        .map(|(i, run)| (i * per_run, run))
-        .collect();
+    let runs: Vec<&[crate::Diagnostic]> = warnings.chunks(per_run).collect();
     // The previous artifact's run at the same position holds exactly these (its last run
     // may hold more, or fewer).
-    let kept = |start: usize, run: &[crate::Diagnostic]| {
-        old.and_then(|o| o.chunks(per_run).nth(start / per_run)) == Some(run)
+    let kept = |i: usize, run: &[crate::Diagnostic]| {
+        old.and_then(|o| o.chunks(per_run).nth(i)) == Some(run)
     };
-    let packed: Vec<Option<Vec<u8>>> = runs
-        .par_iter()
-        .map(|&(start, run)| (!kept(start, run)).then(|| deflated_run(run)).transpose())
+    let packed: Vec<Option<Vec<u8>>> = (runs.par_iter().enumerate())
+        .map(|(i, &run)| (!kept(i, run)).then(|| deflated_run(run)).transpose())
         .collect::<Result<_, _>>()
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     let mut st = tx.prepare(schema::insert("diagnostic_run", false))?;
-    for ((start, run), data) in runs.into_iter().zip(packed) {
-        let (first, count) = (start as i64 + 1, run.len() as i64);
+    for ((i, run), data) in runs.into_iter().enumerate().zip(packed) {
+        let (first, count) = ((i * per_run) as i64 + 1, run.len() as i64);
         match data {
             Some(data) => st.execute(named_params! {":first": first, ":count": count, ":data": data})?,
             None => tx
