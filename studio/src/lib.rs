@@ -456,13 +456,14 @@ fn publish(
     studio.with(|s| s.publish(&token, &files, &message, anyway.as_deref()))
 }
 
-/// The workspace to open: the first argument, else (in a development build) the sample of the
-/// checkout it was built in, else none: an installed studio started from a menu asks for a
-/// folder rather than opening whatever folder it was started in.
+/// The workspace to open: the first argument, else (in a development build: `cargo run`, not a
+/// bundle of `tauri build`, whose debug bundles included) the sample of the checkout it was
+/// built in, else none: an installed studio started from a menu asks for a folder rather than
+/// opening whatever folder it was started in.
 fn workspace_from_args() -> Option<PathBuf> {
     std::env::args_os().nth(1).map(PathBuf::from).or_else(|| {
         let sample = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/skills"));
-        (cfg!(debug_assertions) && sample.join("workspace.yaml").is_file()).then_some(sample)
+        (tauri::is_dev() && sample.join("workspace.yaml").is_file()).then_some(sample)
     })
 }
 

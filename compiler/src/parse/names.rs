@@ -29,14 +29,17 @@ pub fn portability_problems(name: &str) -> Vec<String> {
     if name.contains("--") {
         problems.push("it cannot contain consecutive hyphens".to_string());
     }
-    let bad: Vec<char> = name
-        .chars()
-        .filter(|c| !(c.is_alphanumeric() || *c == '-'))
-        .collect();
+    // Each character once, in order of first use: a title with four spaces is one problem.
+    let mut bad: Vec<char> = Vec::new();
+    for c in name.chars().filter(|c| !(c.is_alphanumeric() || *c == '-')) {
+        if !bad.contains(&c) {
+            bad.push(c);
+        }
+    }
     if !bad.is_empty() {
         let shown: String = bad
             .iter()
-            .map(|c| format!("`{c}`"))
+            .map(|&c| shown_char(c))
             .collect::<Vec<_>>()
             .join(", ");
         problems.push(format!(
@@ -44,6 +47,24 @@ pub fn portability_problems(name: &str) -> Vec<String> {
         ));
     }
     problems
+}
+
+/// A character as a message names it: quoted, or by name or code point when quoting would show
+/// nothing (a space, a tab, an invisible character).
+fn shown_char(c: char) -> String {
+    match c {
+        ' ' => "spaces".to_string(),
+        '\t' => "tabs".to_string(),
+        c if c.is_whitespace() || c.is_control() || is_invisible(c) => {
+            format!("U+{:04X}", u32::from(c))
+        }
+        c => format!("`{c}`"),
+    }
+}
+
+/// Format characters that draw nothing (zero-width spaces and joiners, the byte-order mark).
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{00AD}')
 }
 
 /// A portable spelling of `name` to suggest (lowercase, `_` and spaces to `-`).
@@ -109,6 +130,20 @@ mod tests {
         assert!(portability_problems("навык").is_empty());
         assert!(portability_problems("技能").is_empty());
         assert!(!portability_problems("НАВЫК").is_empty());
+    }
+
+    #[test]
+    fn each_character_is_named_once_and_invisible_ones_by_name_or_code_point() {
+        let problems = portability_problems("Academic Paper_Citation Network Mapper");
+        assert_eq!(
+            problems.last().unwrap(),
+            "it contains spaces, `_`; only letters, digits and hyphens are portable"
+        );
+        let problems = portability_problems("a\u{200B}b\tc");
+        assert_eq!(
+            problems.last().unwrap(),
+            "it contains U+200B, tabs; only letters, digits and hyphens are portable"
+        );
     }
 
     #[test]
