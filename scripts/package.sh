@@ -6,14 +6,25 @@
 # builds .msi/.exe installers on Windows and .app/.dmg on macOS; AppImage is left out, its
 # bundler downloads tools while it builds.
 #
-# Usage: bash scripts/package.sh [--verify]
+# Usage: bash scripts/package.sh [--debug] [--verify]
+#   --debug   bundles the debug build (under target/debug/bundle/) instead of the release
+#             build: the same packaging, without the 15 minutes an optimised studio takes on
+#             two cores. scripts/test.sh uses it; releases never do.
 #   --verify  also unpacks the .deb into a throwaway folder and checks what it holds
 #             (control fields, binary, desktop entry, icons); scripts/test.sh then starts the
 #             unpacked binary under Xvfb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+profile=release
+if [ "${1:-}" = "--debug" ]; then
+  profile=debug
+  shift
+fi
+
+# scripts/test.sh ran setup already (SKILLC_SETUP_DONE); running it again would reinstall
+# the content-safety peer (700 MB) that a run short of disk removed once used.
+[ -n "${SKILLC_SETUP_DONE:-}" ] || bash scripts/setup.sh
 
 case "$(uname -s)" in
   Linux) bundles=deb ;;
@@ -25,15 +36,18 @@ esac
 # The frontend was built by setup.sh; the CLI compiles the studio in release mode and bundles
 # it (it refuses npm packages and a Rust crate of different minor versions: keep
 # @tauri-apps/api on tauri's minor).
-echo "package: building the studio (release) and its ${bundles} package(s)"
-studio-ui/node_modules/.bin/tauri build --bundles "$bundles" --ci
+echo "package: building the studio ($profile) and its ${bundles} package(s)"
+flags=()
+if [ "$profile" = debug ]; then flags=(--debug); fi
+studio-ui/node_modules/.bin/tauri build "${flags[@]}" --bundles "$bundles" --ci
+bundle_dir="target/$profile/bundle"
 
 if [ "${1:-}" != "--verify" ]; then
-  ls target/release/bundle/*/
+  ls "$bundle_dir"/*/
   exit 0
 fi
 
-deb=$(ls target/release/bundle/deb/*.deb | head -n 1)
+deb=$(ls "$bundle_dir"/deb/*.deb | head -n 1)
 echo "package: checking $deb"
 dpkg-deb --field "$deb" Package Version Architecture Depends
 depends=$(dpkg-deb --field "$deb" Depends)
@@ -57,4 +71,4 @@ done
 grep -qx 'Exec=skill-studio' "$root"/usr/share/applications/*.desktop
 grep -qx 'Icon=skill-studio' "$root"/usr/share/applications/*.desktop
 echo "package: ok, unpacked into $root"
-echo "$root" > target/release/bundle/deb/unpacked-root
+echo "$root" > "$bundle_dir/deb/unpacked-root"

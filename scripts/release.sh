@@ -6,6 +6,9 @@
 # Usage: scripts/release.sh [OUT_DIR]      (default: target/dist)
 # Writes OUT_DIR/skillc-<version>-x86_64-linux.tar.gz and OUT_DIR/skillc_<version>_amd64.deb.
 # `--verify` after OUT_DIR installs both on clean paths and runs the CI recipe with each.
+# SKILLC_RELEASE_PROFILE=dev builds the same archive and .deb unoptimised: what CI checks (the
+# packaging, the static link, the installed command), in 3 minutes where `release` takes 8 on
+# two cores. A release to hand out is built with the default, `release`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="$(realpath -m "${1:-target/dist}")"
@@ -14,12 +17,14 @@ version="$(cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "skillc-compiler"))')"
 target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 triple=x86_64-unknown-linux-gnu
+profile="${SKILLC_RELEASE_PROFILE:-release}"
 
 # Static: glibc linked in (crt-static), so the binary runs on any x86_64 Linux. Built for an
 # explicit target so that the flag does not reach build scripts and proc macros.
 RUSTFLAGS="-C target-feature=+crt-static" \
-  cargo build -q --release --locked --target "$triple" -p skillc-compiler --bin skillc
-bin="$target_dir/$triple/release/skillc"
+  cargo build -q --profile "$profile" --locked --target "$triple" -p skillc-compiler --bin skillc
+# Cargo's folder of the `dev` profile is `debug`.
+bin="$target_dir/$triple/${profile/#dev/debug}/skillc"
 if ! ldd "$bin" 2>&1 | grep -q "statically linked\|not a dynamic executable"; then
   echo "release: $bin is dynamically linked:" >&2
   ldd "$bin" >&2
