@@ -579,7 +579,7 @@ fn the_fragment_words_and_thresholds_are_the_ones_docs_routing_md_lists() {
 }
 
 /// The build writes routing's words and constants into the manifest (`routing_rules`), the
-/// runtime's own, which the Python, TypeScript and Java runtimes read instead of copies.
+/// runtime's own, which every runtime (this one too) routes the artifact by.
 #[test]
 fn the_manifest_carries_the_routing_rules_the_runtime_routes_by() {
     use skillc_runtime::route::{
@@ -608,8 +608,91 @@ fn the_manifest_carries_the_routing_rules_the_runtime_routes_by() {
         let base = rules["hybrid_floor_base"].as_f64().unwrap();
         let slope = rules["hybrid_floor_slope"].as_f64().unwrap();
         let port = ((base + slope * (n as f64).ln()) * 1e6 + 0.5).floor() / 1e6;
-        assert_eq!(port, skillc_runtime::route::hybrid_floor(n), "{n} skills");
+        assert_eq!(port, RoutingRules::built_in().hybrid_floor(n), "{n} skills");
     }
+}
+
+/// A copy of the sample's artifact with one SQL statement run on it (`value` as `?1`).
+fn edited(name: &str, sql: &str, value: Option<&str>) -> Artifact {
+    let dir = artifact_path().parent().unwrap();
+    let path = dir.join(name);
+    std::fs::copy(artifact_path(), &path).unwrap();
+    let db = rusqlite::Connection::open(&path).unwrap();
+    match value {
+        Some(v) => db.execute(sql, [v]).unwrap(),
+        None => db.execute(sql, []).unwrap(),
+    };
+    drop(db);
+    Artifact::open(&path).unwrap()
+}
+
+/// An artifact is routed by the rules it carries, not by this crate's constants: one built by
+/// another skillc is routed as that skillc built its index (and as the other runtimes route it).
+#[test]
+fn a_route_follows_the_artifact_s_routing_rules_not_the_runtime_s_constants() {
+    let route = |a: &Artifact, m: &str| {
+        a.route(&BundleRef::default(), None, &Context::default(), m, None)
+            .unwrap()
+    };
+    let a = artifact();
+    let before = route(&a, "greetings and hello");
+    assert_eq!(before.candidates[0].matched, ["greet"]);
+    let mut rules: serde_json::Value =
+        serde_json::from_str(a.manifest("routing_rules").unwrap()).unwrap();
+    rules["stopwords"]
+        .as_array_mut()
+        .unwrap()
+        .push("greetings".into());
+    rules["defaults"]["top_k"] = 1.into();
+    // A bar of the small-talk lean five times as steep: the same message, a higher bar.
+    rules["talk_words_share"] = 3.0.into();
+    let sql = "UPDATE manifest SET value = ?1 WHERE key = 'routing_rules'";
+    let b = edited("rules.db", sql, Some(&rules.to_string()));
+    assert_eq!(
+        b.routing_rules().unwrap().tokens("greetings there"),
+        Vec::<String>::new()
+    );
+    let after = route(&b, "greetings and hello");
+    assert!(
+        after.candidates.iter().all(|c| c.matched.is_empty()),
+        "{after:?}"
+    );
+    assert_eq!(b.routing_settings(None).top_k, 1);
+    let (lean, steep) = (
+        route(&a, "thanks, have a nice day"),
+        route(&b, "thanks, have a nice day"),
+    );
+    assert!(steep.bar > lean.bar, "{} {}", steep.bar, lean.bar);
+
+    // Without rules (built before they were written), a route is refused; catalogs answer.
+    let old = edited(
+        "old.db",
+        "DELETE FROM manifest WHERE key = 'routing_rules'",
+        None,
+    );
+    let none = Context::default();
+    assert!(old
+        .catalog(&BundleRef::default(), None, &none, Format::Json)
+        .is_ok());
+    let refused = old
+        .route(
+            &BundleRef::default(),
+            None,
+            &Context::default(),
+            "hello",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.contains("no `routing_rules`") && refused.ends_with("build it again"),
+        "{refused}"
+    );
+    // Rules a route cannot follow are refused, not half followed.
+    rules["max_words"] = 65.into();
+    let wide = edited("wide.db", sql, Some(&rules.to_string()));
+    let refused = wide.routing_rules().unwrap_err().to_string();
+    assert!(refused.contains("weigh 65 words"), "{refused}");
 }
 
 #[test]

@@ -7,7 +7,9 @@ Java runtimes' command lines must give the same answers, and the answers must fo
 the priority of variables. Then Claude Code plugins (the `plugin-marketplace` fixture): skills
 named `<plugin>:<skill>`, a plain name selecting only when one plugin has it, and each skill's
 plugin metadata in the catalog JSON. Then skills from another repository (`external:`,
-fetched from a git repository made here): where each comes from, in the catalog JSON.
+fetched from a git repository made here): where each comes from, in the catalog JSON. Then
+routes of the sample's artifact with its routing rules edited (manifest `routing_rules`, as
+another skillc would write them): every runtime, Rust's too, routes by the artifact's rules.
 Usage: rules_parity.py SKILLC
 """
 
@@ -103,10 +105,50 @@ def main():
                 failures.append(f"catalog {locale}: locale fallback: {rust['text']!r}")
         compared += plugins(skillc, Path(tmp), failures)
         compared += outside(skillc, Path(tmp), failures)
+        compared += edited_rules(skillc, Path(tmp), failures)
     for f in failures:
         print("FAIL", f)
     print(f"{compared} requests compared, {len(failures)} failures")
-    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 else 0
+    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 + len(RULES_MESSAGES) else 0
+
+
+# Messages routed by edited rules: a word made a stopword, small talk, a long request.
+RULES_MESSAGES = ["greetings and hello", "How much does the pro plan cost?", "thanks, have a nice day",
+                  "compare you with Chargebee and book a demo, and tell me about pricing in the UK"]
+
+
+def edited_rules(skillc, tmp, failures):
+    """The sample's artifact with other routing rules: the Rust runtime (`skillc route`), the
+    Python runtime and the TypeScript and Java command lines must route alike, by those rules
+    (a route of the unedited artifact must differ, or the edit tested nothing)."""
+    import sqlite3
+
+    artifact = str(tmp / "edited-rules.db")
+    subprocess.run([skillc, "build", str(ROOT / "skills"), "-o", artifact], capture_output=True, check=True)
+    unedited = {m: skillc_json(skillc, ["route", artifact, m]) for m in RULES_MESSAGES}
+    db = sqlite3.connect(artifact)
+    rules = json.loads(db.execute("SELECT value FROM manifest WHERE key = 'routing_rules'").fetchone()[0])
+    rules["stopwords"].append("greetings")
+    rules["suffixes"].remove("ing")
+    rules.update(k1=2.0, b=0.3, evidence_factor=0.2, max_words=3, lexical_share=0.35, small_talk_share=1.0,
+                 talk_words_share=2.0, talk_words_from=-0.4, hybrid_floor_base=0.2, hybrid_floor_slope=0.01)
+    rules["defaults"]["top_k"] = 2
+    db.execute("UPDATE manifest SET value = ? WHERE key = 'routing_rules'", (json.dumps(rules),))
+    db.commit()
+    db.close()
+    py = Artifact(artifact)
+    changed = 0
+    for m in RULES_MESSAGES:
+        args = ["route", artifact, m, "--format", "json"]
+        text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
+        rust = json.loads(text)
+        changed += rust != unedited[m]
+        if py.route(m) != rust:
+            failures.append(f"python route {m!r} by edited rules: {py.route(m)} != {rust}")
+        compare_commands(args, text, f"route {m!r} by edited rules", failures)
+    if changed < len(RULES_MESSAGES) - 1:
+        failures.append(f"edited routing rules changed {changed} of {len(RULES_MESSAGES)} routes")
+    return len(RULES_MESSAGES)
 
 
 def outside(skillc, tmp, failures):

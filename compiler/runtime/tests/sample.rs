@@ -620,7 +620,10 @@ fn small_talk_vectors_that_are_not_whole_vectors_are_refused_clearly() {
     .unwrap();
     let names: Vec<&str> = r.candidates.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["demo_offer"]);
-    assert_eq!(r.bar, skillc_runtime::route::hybrid_floor(32));
+    assert_eq!(
+        r.bar,
+        skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32)
+    );
 }
 
 #[test]
@@ -845,7 +848,10 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     // The sample's routing settings are the defaults: a route by words and the built-in
     // meaning, cut at the bar of a 32-skill catalog (raised for small talk). Uncut, the
     // message also reaches `competitors` (0.182017): under the cut.
-    assert_eq!(skillc_runtime::route::hybrid_floor(32), 0.257041);
+    assert_eq!(
+        skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32),
+        0.257041
+    );
     let a = artifact();
     // The settings a route is cut by, as the studio's preview shows them: the catalog's bar.
     let settings = a.routing_settings_of(&BundleRef::default()).unwrap();
@@ -889,14 +895,32 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
     // A request as short and as plain is nearer its skill than small talk: its bar stays.
     assert_eq!(names("can you help me scrape a website"), ["web-scraping"]);
     // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
-    use skillc_runtime::route::{raised_floor, talk_words};
-    assert_eq!(raised_floor(0.3, 0.8, 0.5, None), 0.45);
-    assert_eq!(raised_floor(0.3, 0.5, 0.8, None), 0.3);
-    assert_eq!(raised_floor(0.3, 0.5000004, 0.5, None), 0.3);
-    // And by three tenths of how far its pieces lean to small talk beyond -0.2.
-    assert_eq!(raised_floor(0.3, 0.5, 0.8, Some(-0.2)), 0.3);
-    assert_eq!(raised_floor(0.3, 0.5, 0.8, Some(-0.9)), 0.3);
-    assert_eq!(raised_floor(0.3, 0.8, 0.5, Some(0.6)), 0.69);
+    use skillc_runtime::route::{raised_floor, talk_words, RoutingRules};
+    assert_eq!(
+        raised_floor(0.3, 0.8, 0.5, None, RoutingRules::built_in()),
+        0.45
+    );
+    assert_eq!(
+        raised_floor(0.3, 0.5, 0.8, None, RoutingRules::built_in()),
+        0.3
+    );
+    assert_eq!(
+        raised_floor(0.3, 0.5000004, 0.5, None, RoutingRules::built_in()),
+        0.3
+    );
+    // And by six tenths of how far its pieces lean to small talk beyond -0.2.
+    assert_eq!(
+        raised_floor(0.3, 0.5, 0.8, Some(-0.2), RoutingRules::built_in()),
+        0.3
+    );
+    assert_eq!(
+        raised_floor(0.3, 0.5, 0.8, Some(-0.9), RoutingRules::built_in()),
+        0.3
+    );
+    assert_eq!(
+        raised_floor(0.3, 0.8, 0.5, Some(0.6), RoutingRules::built_in()),
+        0.93
+    );
     // The lean: the mean weight (thousandths) of the distinct pieces; one the table has no
     // weight for weighs 0, and a message without pieces leans nowhere.
     let weights = [1500i16, -500, 0, 250];
@@ -923,9 +947,9 @@ fn the_build_writes_each_pieces_lean_to_small_talk_and_a_route_raises_its_bar_by
             .unwrap()
             .bar
     };
-    // The catalog's bar, 0.257041, rises by at least three tenths of the lean beyond -0.2.
+    // The catalog's bar, 0.257041, rises by at least six tenths of the lean beyond -0.2.
     assert!(
-        bar(talk) >= 0.257041 + 0.3 * (lean(talk) + 0.2) - 1e-6,
+        bar(talk) >= 0.257041 + 0.6 * (lean(talk) + 0.2) - 1e-6,
         "{}",
         bar(talk)
     );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{
-    fused, raised_floor, talk_words, Asked, Closeness, DenseIndex, Ranking,
+    fused, raised_floor, talk_words, Asked, Closeness, DenseIndex, Ranking, RoutingRules,
 };
 
 use crate::model::{Skill, Workspace};
@@ -151,12 +151,26 @@ impl CatalogMeaning<'_> {
                     let small_talk = talk.vectors.nearest_summary(q, f64::INFINITY);
                     let nearest = shown.iter().map(|c| c.summary).fold(0.0, f64::max);
                     let words = talk_words(&talk.words, &talk.table.pieces(text));
-                    raised_floor(floor, small_talk, nearest, Some(words))
+                    raised_floor(
+                        floor,
+                        small_talk,
+                        nearest,
+                        Some(words),
+                        RoutingRules::built_in(),
+                    )
                 }
                 None => floor,
             };
             let similarities = shown.iter().map(|c| (c.skill, c.similarity));
-            (fused(lexical, similarities, self.hidden.len()), bar)
+            (
+                fused(
+                    lexical,
+                    similarities,
+                    self.hidden.len(),
+                    RoutingRules::built_in().lexical_share,
+                ),
+                bar,
+            )
         })
         .collect()
     }

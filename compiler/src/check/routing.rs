@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{
-    card_terms, hybrid_floor, rank_parts, DenseIndex, Part, Ranking, RouteIndex, RoutingSettings,
+    card_terms, rank_parts, DenseIndex, Part, Ranking, RouteIndex, RoutingRules, RoutingSettings,
 };
 
 use serde::Serialize;
@@ -51,7 +51,14 @@ impl Router<'_> {
             .map(|&(i, n)| ws.skills[i].frontmatter.trigger_examples[n].as_str())
             .collect();
         let lexical: Vec<Ranking> = (examples.iter().zip(&texts))
-            .map(|(&(i, _), example)| rank_parts(&self.parts, example, Some((i, example))))
+            .map(|(&(i, _), example)| {
+                rank_parts(
+                    &self.parts,
+                    example,
+                    Some((i, example)),
+                    RoutingRules::built_in(),
+                )
+            })
             .collect();
         match &self.meaning {
             Some(m) => m.rank_many(self.floor, lexical, examples, &texts),
@@ -205,7 +212,7 @@ fn each_catalog<T: Send>(
             });
             let floor = match meaning {
                 Some(_) => setting(ws, catalog.client, "hybrid_min_score")
-                    .unwrap_or_else(|| hybrid_floor(skills)),
+                    .unwrap_or_else(|| RoutingRules::built_in().hybrid_floor(skills)),
                 None => setting(ws, catalog.client, "min_score")
                     .unwrap_or(RoutingSettings::default().min_score),
             };

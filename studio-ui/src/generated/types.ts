@@ -1650,7 +1650,7 @@ min_score: number,
 /**
  * Candidates of a route by words and vectors (`hybrid`) score at least this: the fused
  * score is half a cosine, on another scale than the lexical one. Unset: a bar that rises
- * with the catalog ([`hybrid_floor`]).
+ * with the catalog ([`RoutingRules::hybrid_floor`]).
  */
 hybrid_min_score: number | null,
 /**

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
-use super::{raised_floor, Ranking, RouteIndex, RoutingSettings};
+use super::{raised_floor, Ranking, RouteIndex, RoutingRules, RoutingSettings};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -85,7 +85,7 @@ impl Artifact {
         let bundle = self.bundle(r)?;
         let mut settings = self.routing_settings(r.client);
         let n = self.route_index(&bundle)?.docs.len();
-        settings.hybrid_min_score = Some(settings.floor("hybrid", n));
+        settings.hybrid_min_score = Some(settings.floor("hybrid", n, &*self.routing_rules()?));
         Ok(settings)
     }
 
@@ -156,6 +156,8 @@ impl Artifact {
         let (message, top) = (routed_text.as_deref().unwrap_or(q.message), q.top);
         let bundle = self.bundle(r)?;
         let settings = self.routing_settings(r.client);
+        // The artifact's rules, which its index was built by (docs/artifact.md).
+        let rules = self.routing_rules()?;
         let members = self.catalog_members(&bundle, consumer, ctx)?;
         // Catalog position (1-based) of each shown skill; 0: not in this catalog.
         let mut position = vec![0usize; bundle.skills.len()];
@@ -163,7 +165,7 @@ impl Artifact {
             position[i] = n + 1;
         }
         let index = self.route_index(&bundle)?;
-        let lexical = index.rank_leaving_out(message, q.leave_out);
+        let lexical = index.rank_leaving_out(message, q.leave_out, &rules);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
         let own = match q.vector {
             None => self.meaning_vector(message)?,
@@ -171,11 +173,11 @@ impl Artifact {
         };
         let n = index.docs.len();
         let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
-            None => (lexical, "lexical", settings.floor("lexical", n)),
+            None => (lexical, "lexical", settings.floor("lexical", n, &rules)),
             Some(v) => {
                 let asked = (message, v);
                 let (ranking, bar) =
-                    self.hybrid(&bundle, lexical, asked, q.leave_out, &settings)?;
+                    self.hybrid(&bundle, lexical, asked, q.leave_out, (&settings, &rules))?;
                 (ranking, "hybrid", bar)
             }
         };
@@ -222,7 +224,7 @@ impl Artifact {
         lexical: Ranking,
         (message, vector): (&str, &[f32]),
         leave_out: Option<(usize, &str)>,
-        settings: &RoutingSettings,
+        (settings, rules): (&RoutingSettings, &RoutingRules),
     ) -> Result<(Ranking, f64), Error> {
         let Some((model, dims)) = self.embedding_model() else {
             return Err(Error::Request(
@@ -249,25 +251,29 @@ impl Artifact {
             Some((skill, n))
         });
         let dense = self.dense_index(bundle)?;
-        let floor = settings.floor("hybrid", dense.len());
+        let floor = settings.floor("hybrid", dense.len(), rules);
         let talk = settings
             .hybrid_min_score
             .is_none()
             .then(|| self.small_talk());
         // A skill's similarity matters only if it can lift its score to the catalog's bar (a
         // raised bar needs no more: it is higher).
-        let needed = |skill: usize| similarity_needed(floor, words[skill]);
+        let share = rules.lexical_share;
+        let needed = |skill: usize| similarity_needed(floor, words[skill], share);
         let similarities = dense.similarities_reaching(vector, example, &needed);
         let bar = match talk.transpose()?.flatten() {
             Some(talk) => {
                 let small_talk = talk.nearest_summary(vector, f64::INFINITY);
                 // Only a skill nearer than the small talk matters: the bar is not raised then.
                 let nearest = dense.nearest_summary(vector, small_talk);
-                raised_floor(floor, small_talk, nearest, self.talk_lean(message)?)
+                raised_floor(floor, small_talk, nearest, self.talk_lean(message)?, rules)
             }
             None => floor,
         };
-        Ok((fused(lexical, similarities, bundle.skills.len()), bar))
+        Ok((
+            fused(lexical, similarities, bundle.skills.len(), share),
+            bar,
+        ))
     }
 }
 

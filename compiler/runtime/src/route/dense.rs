@@ -494,19 +494,20 @@ fn norm(v: &[f32]) -> f64 {
         .sqrt()
 }
 
-/// The similarity a skill of lexical score `words` needs for its hybrid score to reach
-/// `floor` (a margin for the score's rounding to 6 decimals).
-pub fn similarity_needed(floor: f64, words: f64) -> f64 {
-    (floor - LEXICAL_SHARE * words) / (1.0 - LEXICAL_SHARE) - 1e-5
+/// The similarity a skill of lexical score `words` needs for its hybrid score (lexical share
+/// `share`) to reach `floor` (a margin for the score's rounding to 6 decimals).
+pub fn similarity_needed(floor: f64, words: f64, share: f64) -> f64 {
+    (floor - share * words) / (1.0 - share) - 1e-5
 }
 
 /// Words and meaning as one ranking: each skill of `similarities` scored by [`fuse`] of its
-/// lexical score in `lexical` (0 without) and its similarity, those scoring 0 left out.
-/// Skill indexes are below `skills`.
+/// lexical score in `lexical` (0 without, its share `share`) and its similarity, those scoring
+/// 0 left out. Skill indexes are below `skills`.
 pub fn fused(
     lexical: super::Ranking,
     similarities: impl IntoIterator<Item = (usize, f64)>,
     skills: usize,
+    share: f64,
 ) -> super::Ranking {
     // Each skill's lexical score, by its index (a vector: a route looks up every skill).
     let mut by_words: Vec<Option<&super::Scored>> = vec![None; skills];
@@ -518,7 +519,7 @@ pub fn fused(
             let words = by_words[skill];
             super::Scored {
                 skill,
-                score: fuse(words.map_or(0.0, |s| s.score), similarity),
+                score: fuse(words.map_or(0.0, |s| s.score), similarity, share),
                 held: words.map_or(0, |s| s.held),
             }
         })
@@ -530,9 +531,10 @@ pub fn fused(
     }
 }
 
-/// A hybrid score: the lexical score's share plus the similarity's, kept to 6 decimals.
-pub fn fuse(lexical: f64, similarity: f64) -> f64 {
-    super::round(LEXICAL_SHARE * lexical + (1.0 - LEXICAL_SHARE) * similarity)
+/// A hybrid score: the lexical score's share (`share`) plus the similarity's, kept to 6
+/// decimals.
+pub fn fuse(lexical: f64, similarity: f64, share: f64) -> f64 {
+    super::round(share * lexical + (1.0 - share) * similarity)
 }
 
 /// The vector of a message as `--query-vector` gives it: a JSON array of numbers, or one
@@ -957,15 +959,18 @@ mod tests {
         let whole = [127.0, -127.0, 0.0, -1.0];
         assert_eq!(encode_whole(&whole).len(), 4);
         assert_eq!(decode_stored(&encode_whole(&whole), 4), whole);
-        assert_eq!(fuse(0.5, 1.0), 0.75);
+        assert_eq!(fuse(0.5, 1.0, LEXICAL_SHARE), 0.75);
         // The similarity needed lifts the score to the cut, and no less.
         for (floor, words) in [(0.43, 0.2), (0.3, 0.0), (0.5, 0.9)] {
-            let needed = similarity_needed(floor, words);
+            let needed = similarity_needed(floor, words, LEXICAL_SHARE);
             assert!(
-                fuse(words, needed) < floor || needed < 0.0,
+                fuse(words, needed, LEXICAL_SHARE) < floor || needed < 0.0,
                 "{floor} {words}"
             );
-            assert!(fuse(words, needed + 2e-5) >= floor, "{floor} {words}");
+            assert!(
+                fuse(words, needed + 2e-5, LEXICAL_SHARE) >= floor,
+                "{floor} {words}"
+            );
         }
         // Fused: a skill with neither words nor meaning is left out; words alone keep one.
         let lexical = Ranking {
@@ -976,7 +981,7 @@ mod tests {
                 held: 1,
             }],
         };
-        let both = fused(lexical, [(0, 0.0), (1, 0.0), (2, 0.6)], 3);
+        let both = fused(lexical, [(0, 0.0), (1, 0.0), (2, 0.6)], 3, LEXICAL_SHARE);
         let scores: Vec<(usize, f64, u64)> = both
             .scored
             .iter()

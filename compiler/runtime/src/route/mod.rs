@@ -23,7 +23,7 @@ pub use dense::{
 pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
-pub use settings::{hybrid_floor, RoutingDefaults, RoutingRules, RoutingSettings};
+pub use settings::{RoutingDefaults, RoutingRules, RoutingSettings};
 pub use small_talk::{
     raised_floor, small_talk_row, talk_words, talk_words_row, SMALL_TALK_SHARE, TALK_WORDS_FROM,
     TALK_WORDS_SHARE,
@@ -54,13 +54,13 @@ pub const STOPWORDS: &[&str] = &[
 /// and `price` meet), except after `s`, `u` or `i` (`class`, `status`, `analysis`); then, for
 /// a word of Latin letters, one suffix of [`SUFFIXES`] (`deploying`, `deployment` and
 /// `deployed` meet at `deploy`).
-fn stem(word: &str) -> String {
+fn stem(word: &str, suffixes: &[String]) -> String {
     let chars = word.chars().count();
     let word = match word.strip_suffix('s') {
         Some(rest) if chars >= 4 && !rest.ends_with(['s', 'u', 'i']) => rest,
         _ => word,
     };
-    suffix_stem(word)
+    suffix_stem(word, suffixes)
 }
 
 /// English suffixes a word of five ASCII letters or more loses, the first that ends it and
@@ -74,11 +74,11 @@ pub const SUFFIXES: &[&str] = &[
     "ibly", "ably", "ful", "e",
 ];
 
-fn suffix_stem(word: &str) -> String {
+fn suffix_stem(word: &str, suffixes: &[String]) -> String {
     if word.len() < 5 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return word.to_string();
     }
-    let Some(suffix) = SUFFIXES.iter().find(|s| word.ends_with(*s)) else {
+    let Some(suffix) = suffixes.iter().find(|s| word.ends_with(s.as_str())) else {
         return word.to_string();
     };
     let rest = &word[..word.len() - suffix.len()];
@@ -87,7 +87,7 @@ fn suffix_stem(word: &str) -> String {
         return word.to_string();
     }
     let mut stem = rest.to_string();
-    if *suffix == "ied" || *suffix == "ies" {
+    if suffix == "ied" || suffix == "ies" {
         stem.push('y');
     }
     let b = stem.as_bytes();
@@ -103,20 +103,34 @@ fn suffix_stem(word: &str) -> String {
 /// lone Latin letters (the `t` of `can't`) out, stemmed. A run of a script written without
 /// spaces (Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar) becomes its overlapping pairs of
 /// characters (`価格表` → `価格`, `格表`), a lone character itself: such a run is a whole
-/// sentence, and pairs meet the same words in another sentence without a dictionary.
+/// sentence, and pairs meet the same words in another sentence without a dictionary. By this
+/// crate's rules (the build's); a route reads its artifact's ([`RoutingRules::tokens`]).
 pub fn tokens(text: &str) -> Vec<String> {
-    let lone_letter = |w: &str| w.len() == 1 && w.bytes().all(|b| b.is_ascii_lowercase());
-    let mut out = Vec::new();
-    for word in text.to_lowercase().split(|c: char| !word_char(c)) {
-        for (spaced, run) in script_runs(word) {
-            if !spaced {
-                pairs(run, &mut out);
-            } else if !lone_letter(run) && !STOPWORDS.contains(&run) {
-                out.push(stem(run));
+    RoutingRules::built_in().tokens(text)
+}
+
+impl RoutingRules {
+    /// A text's words as [`tokens`] gives them, by these rules' stopwords and suffixes.
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let lone_letter = |w: &str| w.len() == 1 && w.bytes().all(|b| b.is_ascii_lowercase());
+        let mut out = Vec::new();
+        for word in text.to_lowercase().split(|c: char| !word_char(c)) {
+            for (spaced, run) in script_runs(word) {
+                if !spaced {
+                    pairs(run, &mut out);
+                } else if !lone_letter(run) && !self.stopwords.iter().any(|s| s == run) {
+                    out.push(stem(run, &self.suffixes));
+                }
             }
         }
+        out
     }
-    out
+
+    /// [`evidence_scale`] by these rules' factor.
+    pub fn evidence_scale(&self, n: f64) -> f64 {
+        let m = (1.0 + (n - 0.5) / 1.5).ln().max(0.0);
+        self.evidence_factor * m * m
+    }
 }
 
 /// Code points of the scripts written without spaces between words (inclusive ranges): Thai
@@ -249,17 +263,23 @@ impl RouteIndex {
         ix
     }
 
-    /// Each skill's score for `message` (skills that match no word left out, in no order).
-    /// At most [`MAX_WORDS`] distinct known words of the message count, the first ones.
-    pub fn rank(&self, message: &str) -> Ranking {
-        self.rank_leaving_out(message, None)
+    /// Each skill's score for `message` (skills that match no word left out, in no order),
+    /// by `rules` (the artifact's). At most `rules.max_words` distinct known words of the
+    /// message count, the first ones.
+    pub fn rank(&self, message: &str, rules: &RoutingRules) -> Ranking {
+        self.rank_leaving_out(message, None, rules)
     }
 
     /// [`rank`](Self::rank) as if one skill's text did not hold `example` (one of its trigger
     /// examples, weight 1 a word): what `eval` scores each example by, so that an example does
     /// not find its own skill by being part of it.
-    pub fn rank_leaving_out(&self, message: &str, leave_out: Option<(usize, &str)>) -> Ranking {
-        rank_parts(&[Part::whole(self)], message, leave_out)
+    pub fn rank_leaving_out(
+        &self,
+        message: &str,
+        leave_out: Option<(usize, &str)>,
+        rules: &RoutingRules,
+    ) -> Ranking {
+        rank_parts(&[Part::whole(self)], message, leave_out, rules)
     }
 }
 
@@ -309,8 +329,13 @@ impl<'a> Part<'a> {
 /// a catalog that differs from another by a few skills (a client's from the global one) is
 /// ranked without building its index again. `leave_out` as in
 /// [`RouteIndex::rank_leaving_out`].
-pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &str)>) -> Ranking {
-    let words = known_words(parts, message);
+pub fn rank_parts(
+    parts: &[Part<'_>],
+    message: &str,
+    leave_out: Option<(usize, &str)>,
+    rules: &RoutingRules,
+) -> Ranking {
+    let words = known_words(parts, message, rules);
     if words.is_empty() {
         return Ranking::default();
     }
@@ -325,7 +350,7 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
     let (n, total) = parts
         .iter()
         .fold((0, 0), |(n, t), p| (n + p.size.0, t + p.size.1));
-    let out = LeftOut::new(parts, leave_out);
+    let out = LeftOut::new(parts, leave_out, rules);
     let tf_of = |p: usize, id: usize, doc: usize, tf: u32| out.tf(p, id, doc, tf);
     let len_of = |p: usize, doc: usize| out.len(p, doc, parts[p].index.docs[doc].1);
     let avg_len = match out.at {
@@ -342,7 +367,7 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
             (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
         })
         .collect();
-    let scale = evidence_scale(n);
+    let scale = rules.evidence_scale(n);
     // Per document: its score so far and which of the words it holds (a bit each).
     let docs =
         offsets.last().copied().unwrap_or(0) + parts.last().map_or(0, |p| p.index.docs.len());
@@ -355,7 +380,7 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
                 continue;
             }
             let len = f64::from(len_of(p, doc));
-            let norm = K1 * (1.0 - B + B * len / avg_len);
+            let norm = rules.k1 * (1.0 - rules.b + rules.b * len / avg_len);
             let tf = f64::from(tf);
             score[offsets[p] + doc] += idf * tf / (tf + norm);
             held[offsets[p] + doc] |= 1 << k;
@@ -380,12 +405,16 @@ pub fn rank_parts(parts: &[Part<'_>], message: &str, leave_out: Option<(usize, &
     }
 }
 
-/// The first [`MAX_WORDS`] distinct known words of a message, each with its id in each part
-/// that holds it.
-fn known_words(parts: &[Part<'_>], message: &str) -> Vec<(String, Vec<Option<usize>>)> {
+/// The first `rules.max_words` distinct known words of a message, each with its id in each
+/// part that holds it.
+fn known_words(
+    parts: &[Part<'_>],
+    message: &str,
+    rules: &RoutingRules,
+) -> Vec<(String, Vec<Option<usize>>)> {
     let mut words: Vec<(String, Vec<Option<usize>>)> = Vec::new();
-    for t in tokens(message) {
-        if words.len() == MAX_WORDS {
+    for t in rules.tokens(message) {
+        if words.len() == rules.max_words.min(MAX_WORDS) {
             break;
         }
         if words.iter().any(|(w, _)| *w == t) {
@@ -426,7 +455,7 @@ struct LeftOut {
 }
 
 impl LeftOut {
-    fn new(parts: &[Part<'_>], leave_out: Option<(usize, &str)>) -> LeftOut {
+    fn new(parts: &[Part<'_>], leave_out: Option<(usize, &str)>, rules: &RoutingRules) -> LeftOut {
         let mut out = LeftOut {
             at: None,
             minus: HashMap::new(),
@@ -441,7 +470,7 @@ impl LeftOut {
             Some((p, doc))
         });
         if let Some((p, _)) = found {
-            for t in tokens(example) {
+            for t in rules.tokens(example) {
                 if let Some(&id) = parts[p].index.ids.get(&t) {
                     *out.minus.entry(id).or_default() += EXAMPLE_WEIGHT;
                     out.words += EXAMPLE_WEIGHT;
@@ -526,14 +555,14 @@ fn before<'n>(a: &Scored, b: &Scored, name_of: impl Fn(usize) -> &'n str) -> std
 /// about 1.2, at 10 about 0.5 (measured on the labelled sets of `tests/quality/`, see
 /// docs/routing.md).
 pub fn evidence_scale(n: f64) -> f64 {
-    let m = (1.0 + (n - 0.5) / 1.5).ln().max(0.0);
-    EVIDENCE_FACTOR * m * m
+    RoutingRules::built_in().evidence_scale(n)
 }
 
 /// See [`evidence_scale`].
 const EVIDENCE_FACTOR: f64 = 0.125;
 
-/// The most distinct known words of a message a route weighs (a bit each per skill).
+/// The most distinct known words of a message a route weighs (a bit each per skill: an
+/// artifact's rules may say fewer, never more).
 pub const MAX_WORDS: usize = 64;
 
 /// Scores kept to 6 decimals: every runtime then gives the same figure, whatever the last bit
@@ -557,6 +586,8 @@ pub struct Scored {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const RULES: fn() -> &'static RoutingRules = RoutingRules::built_in;
 
     /// Ranking a catalog as an index less some skills plus another index gives exactly what
     /// an index of that catalog gives, with and without an example left out.
@@ -603,8 +634,8 @@ mod tests {
                     r
                 };
                 assert_eq!(
-                    sorted(rank_parts(&parts, &message, leave_out)),
-                    sorted(whole.rank_leaving_out(&message, leave_out)),
+                    sorted(rank_parts(&parts, &message, leave_out, RULES())),
+                    sorted(whole.rank_leaving_out(&message, leave_out, RULES())),
                     "{message:?} leaving out {leave_out:?}"
                 );
             }
@@ -649,8 +680,8 @@ mod tests {
                 let (whole, less) = (index(cards), index(&without));
                 for message in [*example, "pro plan price", "log in to book a demo"] {
                     assert_eq!(
-                        scores(whole.rank_leaving_out(message, Some((i, example)))),
-                        scores(less.rank(message)),
+                        scores(whole.rank_leaving_out(message, Some((i, example)), RULES())),
+                        scores(less.rank(message, RULES())),
                         "{name} without {example:?}: {message:?} ({description})"
                     );
                 }
@@ -709,7 +740,7 @@ mod tests {
             ("demo", "Book a demo with sales.", &[]),
         ]);
         let score = |m: &str| {
-            let r = ix.rank(m);
+            let r = ix.rank(m, RULES());
             (r.scored.iter().find(|s| s.skill == 0)).map_or(0.0, |s| s.score)
         };
         let alone = score("plan prices");
@@ -806,16 +837,16 @@ mod tests {
                 &["Why not use Globex?"],
             ),
         ]);
-        let ranked = ix.rank("what does the pro plan cost per month");
+        let ranked = ix.rank("what does the pro plan cost per month", RULES());
         assert_eq!(ranked.scored.len(), 1);
         assert_eq!(ranked.scored[0].skill, 0);
         assert_eq!(ranked.matched(&ranked.scored[0]), ["plan", "cost"]);
         assert!(ranked.scored[0].score > 0.0 && ranked.scored[0].score < 1.0);
         assert!(
-            ix.rank("bananas and kiwis").scored.is_empty(),
+            ix.rank("bananas and kiwis", RULES()).scored.is_empty(),
             "no known word, no candidate"
         );
-        let both = ix.rank("log in to compare competitors");
+        let both = ix.rank("log in to compare competitors", RULES());
         assert_eq!(both.scored.len(), 2);
         // Each holds its own words; the first is the best, ties broken by name.
         let names = ["pricing", "support", "competitors"];
@@ -856,13 +887,21 @@ mod tests {
             "pricing < support"
         );
         // Left out, an example no longer finds its skill through its own words.
-        assert_eq!(ix.rank("Why not use Globex?").scored.len(), 1);
+        assert_eq!(ix.rank("Why not use Globex?", RULES()).scored.len(), 1);
         assert!(ix
-            .rank_leaving_out("Why not use Globex?", Some((2, "Why not use Globex?")))
+            .rank_leaving_out(
+                "Why not use Globex?",
+                Some((2, "Why not use Globex?")),
+                RULES()
+            )
             .scored
             .is_empty());
         // Another skill's example only shifts the average length.
-        let kept = ix.rank_leaving_out("How much does it cost?", Some((1, "I can't log in")));
+        let kept = ix.rank_leaving_out(
+            "How much does it cost?",
+            Some((1, "I can't log in")),
+            RULES(),
+        );
         assert_eq!(kept.scored.len(), 1);
         assert_eq!((kept.scored[0].skill, kept.scored[0].held), (0, 3));
     }

@@ -2,10 +2,11 @@
 //! keeps them, with the runtimes' documented defaults.
 
 use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::Artifact;
+use crate::{Artifact, Error};
 
 /// The routing settings of `workspace.yaml` (`routing:`), with their defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
@@ -18,26 +19,46 @@ pub struct RoutingSettings {
     pub min_score: f64,
     /// Candidates of a route by words and vectors (`hybrid`) score at least this: the fused
     /// score is half a cosine, on another scale than the lexical one. Unset: a bar that rises
-    /// with the catalog ([`hybrid_floor`]).
+    /// with the catalog ([`RoutingRules::hybrid_floor`]).
     pub hybrid_min_score: Option<f64>,
     /// A first candidate scoring this or more makes the route confident.
     pub confident: f64,
 }
 
-/// The manifest's routing settings, read once: the workspace's, and each client's that sets
-/// its own (its keys over the workspace's).
-#[derive(Debug, Clone, Default)]
+/// The manifest's routing settings and rules, read once: the workspace's settings, and each
+/// client's that sets its own (its keys over the workspace's), over the defaults of the rules.
+#[derive(Debug, Clone)]
 pub(crate) struct RoutingTable {
     global: RoutingSettings,
     clients: HashMap<String, RoutingSettings>,
+    /// The artifact's `routing_rules`, or why it cannot be routed by them.
+    rules: Result<Arc<RoutingRules>, String>,
 }
 
 impl RoutingTable {
     fn read(a: &Artifact) -> RoutingTable {
         type Object = serde_json::Map<String, serde_json::Value>;
         let object = |key: &str| -> Option<Object> { serde_json::from_str(a.manifest(key)?).ok() };
-        let settings =
-            |o: Object| serde_json::from_value(serde_json::Value::Object(o)).unwrap_or_default();
+        let rules = RoutingRules::of(a);
+        // The settings a workspace leaves unset are the rules' defaults (the built-in ones
+        // for an artifact a route refuses anyway).
+        let defaults = rules
+            .as_deref()
+            .unwrap_or(RoutingRules::built_in())
+            .defaults;
+        let settings = |o: Object| -> RoutingSettings {
+            let unset = RoutingSettings {
+                top_k: defaults.top_k,
+                min_score: defaults.min_score,
+                hybrid_min_score: None,
+                confident: defaults.confident,
+            };
+            let Ok(serde_json::Value::Object(mut all)) = serde_json::to_value(unset) else {
+                return unset;
+            };
+            all.extend(o);
+            serde_json::from_value(serde_json::Value::Object(all)).unwrap_or(unset)
+        };
         let base = object("routing").unwrap_or_default();
         let clients = object("routing_clients").unwrap_or_default();
         RoutingTable {
@@ -53,6 +74,7 @@ impl RoutingTable {
                     Some((id, settings(merged)))
                 })
                 .collect(),
+            rules,
         }
     }
 }
@@ -69,47 +91,41 @@ impl Default for RoutingSettings {
 }
 
 impl RoutingSettings {
-    /// The cut of a route by `method` (`lexical` or `hybrid`) in a catalog of `n` skills.
-    pub fn floor(&self, method: &str, n: usize) -> f64 {
+    /// The cut of a route by `method` (`lexical` or `hybrid`) in a catalog of `n` skills,
+    /// by `rules` when the settings give no hybrid cut.
+    pub fn floor(&self, method: &str, n: usize, rules: &RoutingRules) -> f64 {
         if method == "hybrid" {
-            self.hybrid_min_score.unwrap_or_else(|| hybrid_floor(n))
+            self.hybrid_min_score
+                .unwrap_or_else(|| rules.hybrid_floor(n))
         } else {
             self.min_score
         }
     }
 }
 
-/// The hybrid cut of a catalog of `n` skills when the settings give none: the likelier some
-/// skill's text is close to a message by chance, the larger the catalog, so the bar rises with
-/// it, as the lexical one does ([`super::evidence_scale`]): 0.22 at 10 skills, 0.26 at 32, 0.34
-/// at 555, 0.35 at 1,000 (chosen on the labelled sets of `tests/quality/`, docs/routing.md),
-/// and a route raises it for a message nearer small talk than any skill
-/// ([`super::raised_floor`]). Kept to 6 decimals, so every runtime's logarithm gives the same bar.
-pub fn hybrid_floor(n: usize) -> f64 {
-    super::round(HYBRID_FLOOR_BASE + HYBRID_FLOOR_SLOPE * (n.max(1) as f64).ln())
-}
-
-/// See [`hybrid_floor`].
+/// See [`RoutingRules::hybrid_floor`].
 const HYBRID_FLOOR_BASE: f64 = 0.16;
 const HYBRID_FLOOR_SLOPE: f64 = 0.028;
 
 /// Routing's word lists and constants as the build writes them into the manifest
-/// (`routing_rules`, JSON; docs/artifact.md): the Python, TypeScript and Java runtimes read
-/// them from there instead of holding copies, so a rule changed here reaches every port with
-/// the next build. This crate's constants are the one source; it indexes the cards with them.
-#[derive(Debug, Clone, Serialize)]
+/// (`routing_rules`, JSON; docs/artifact.md). Every runtime, this one too, routes an artifact
+/// by the rules it carries, not by copies of its own: an artifact built by another version of
+/// skillc is routed as that version built its index. This crate's constants are the one source
+/// ([`RoutingRules::built_in`]); the build indexes the cards with them and writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutingRules {
     /// Words left out of every text ([`super::STOPWORDS`]).
-    pub stopwords: &'static [&'static str],
+    pub stopwords: Vec<String>,
     /// English suffixes taken off, the first that fits ([`super::SUFFIXES`]).
-    pub suffixes: &'static [&'static str],
+    pub suffixes: Vec<String>,
     /// BM25's term-frequency saturation.
     pub k1: f64,
     /// BM25's length normalisation.
     pub b: f64,
-    /// The factor of [`super::evidence_scale`].
+    /// The factor of [`RoutingRules::evidence_scale`].
     pub evidence_factor: f64,
-    /// The most distinct known words of a message a route weighs ([`super::MAX_WORDS`]).
+    /// The most distinct known words of a message a route weighs ([`super::MAX_WORDS`], at
+    /// most 64: a bit each per skill).
     pub max_words: usize,
     /// A hybrid score's lexical share ([`super::LEXICAL_SHARE`]).
     pub lexical_share: f64,
@@ -120,7 +136,7 @@ pub struct RoutingRules {
     pub talk_words_share: f64,
     /// The lean above which it rises ([`super::TALK_WORDS_FROM`]).
     pub talk_words_from: f64,
-    /// [`hybrid_floor`]: `base + slope · ln n`.
+    /// [`RoutingRules::hybrid_floor`]: `base + slope · ln n`.
     pub hybrid_floor_base: f64,
     /// See `hybrid_floor_base`.
     pub hybrid_floor_slope: f64,
@@ -130,7 +146,7 @@ pub struct RoutingRules {
 }
 
 /// The default routing settings, as `routing_rules` writes them.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoutingDefaults {
     /// See [`RoutingSettings::top_k`].
     pub top_k: usize,
@@ -140,29 +156,83 @@ pub struct RoutingDefaults {
     pub confident: f64,
 }
 
+/// The rules of this crate: constants, made once.
+static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
+    let d = RoutingSettings::default();
+    let owned = |words: &[&str]| words.iter().map(|w| w.to_string()).collect();
+    RoutingRules {
+        stopwords: owned(super::STOPWORDS),
+        suffixes: owned(super::SUFFIXES),
+        k1: super::K1,
+        b: super::B,
+        evidence_factor: super::EVIDENCE_FACTOR,
+        max_words: super::MAX_WORDS,
+        lexical_share: super::LEXICAL_SHARE,
+        small_talk_share: super::SMALL_TALK_SHARE,
+        talk_words_share: super::TALK_WORDS_SHARE,
+        talk_words_from: super::TALK_WORDS_FROM,
+        hybrid_floor_base: HYBRID_FLOOR_BASE,
+        hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
+        defaults: RoutingDefaults {
+            top_k: d.top_k,
+            min_score: d.min_score,
+            confident: d.confident,
+        },
+    }
+});
+
 impl RoutingRules {
-    /// The rules this runtime routes by, for the build to write.
-    pub fn built_in() -> RoutingRules {
-        let d = RoutingSettings::default();
-        RoutingRules {
-            stopwords: super::STOPWORDS,
-            suffixes: super::SUFFIXES,
-            k1: super::K1,
-            b: super::B,
-            evidence_factor: super::EVIDENCE_FACTOR,
-            max_words: super::MAX_WORDS,
-            lexical_share: super::LEXICAL_SHARE,
-            small_talk_share: super::SMALL_TALK_SHARE,
-            talk_words_share: super::TALK_WORDS_SHARE,
-            talk_words_from: super::TALK_WORDS_FROM,
-            hybrid_floor_base: HYBRID_FLOOR_BASE,
-            hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
-            defaults: RoutingDefaults {
-                top_k: d.top_k,
-                min_score: d.min_score,
-                confident: d.confident,
-            },
+    /// The rules of this crate, which the build indexes cards with and writes.
+    pub fn built_in() -> &'static RoutingRules {
+        &BUILT_IN
+    }
+
+    /// The rules an artifact carries (manifest `routing_rules`), or why a route refuses it.
+    fn of(a: &Artifact) -> Result<Arc<RoutingRules>, String> {
+        let path = a.path().display();
+        let Some(text) = a.manifest("routing_rules") else {
+            return Err(format!(
+                "{path} cannot be routed: its manifest has no `routing_rules` (it was built by a \
+                 skillc older than this runtime); build it again"
+            ));
+        };
+        let unreadable = |why: String| {
+            format!("`{path}` is not a readable skillc artifact: its `routing_rules` {why}")
+        };
+        let rules: RoutingRules =
+            serde_json::from_str(text).map_err(|e| unreadable(format!("do not parse: {e}")))?;
+        let numbers = [
+            rules.k1,
+            rules.b,
+            rules.evidence_factor,
+            rules.lexical_share,
+            rules.small_talk_share,
+            rules.talk_words_share,
+            rules.talk_words_from,
+            rules.hybrid_floor_base,
+            rules.hybrid_floor_slope,
+        ];
+        if !numbers.iter().all(|x| x.is_finite()) || rules.lexical_share >= 1.0 {
+            return Err(unreadable("hold a number out of range".to_string()));
         }
+        if rules.max_words == 0 || rules.max_words > 64 {
+            return Err(unreadable(format!(
+                "weigh {} words of a message (1 to 64)",
+                rules.max_words
+            )));
+        }
+        Ok(Arc::new(rules))
+    }
+
+    /// The hybrid cut of a catalog of `n` skills when the settings give none: the likelier
+    /// some skill's text is close to a message by chance, the larger the catalog, so the bar
+    /// rises with it, as the lexical one does ([`RoutingRules::evidence_scale`]): 0.22 at 10
+    /// skills, 0.26 at 32, 0.34 at 555, 0.35 at 1,000 (chosen on the labelled sets of
+    /// `tests/quality/`, docs/routing.md), and a route raises it for a message nearer small
+    /// talk than any skill ([`super::raised_floor`]). Kept to 6 decimals, so every runtime's
+    /// logarithm gives the same bar.
+    pub fn hybrid_floor(&self, n: usize) -> f64 {
+        super::round(self.hybrid_floor_base + self.hybrid_floor_slope * (n.max(1) as f64).ln())
     }
 }
 
@@ -170,10 +240,20 @@ impl Artifact {
     /// The routing settings of a client (`routing:` of its client.yaml, key by key over
     /// workspace.yaml's) or of the global bundle (`None`), defaults otherwise.
     pub fn routing_settings(&self, client: Option<&str>) -> RoutingSettings {
-        let table = self.routing.get_or_init(|| RoutingTable::read(self));
+        let table = self.routing_table();
         client
             .and_then(|c| table.clients.get(c))
             .copied()
             .unwrap_or(table.global)
+    }
+
+    /// The routing rules the artifact carries (manifest `routing_rules`), which its routes
+    /// follow; an error for an artifact without them (built before they were written).
+    pub fn routing_rules(&self) -> Result<Arc<RoutingRules>, Error> {
+        self.routing_table().rules.clone().map_err(Error::Request)
+    }
+
+    fn routing_table(&self) -> &RoutingTable {
+        self.routing.get_or_init(|| RoutingTable::read(self))
     }
 }
