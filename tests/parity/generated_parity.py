@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "compiler" / "runtime" / "python"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from skillc_runtime import Artifact  # noqa: E402
-from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, flags, verdict, without_numpy  # noqa: E402
-from java_runtime_parity import JAVA, JDBC, java_answers  # noqa: E402
+from requests_of_parity import BUNDLES, CONSUMERS, CONTEXTS, driver_answers, flags, verdict, without_numpy  # noqa: E402
+from java_runtime_parity import JAVA, JDBC  # noqa: E402
 
 TS_DIST = ROOT / "compiler" / "runtime" / "typescript" / "dist"
 MESSAGES = 300
@@ -227,12 +227,13 @@ def ts_routes(routes):
     return [a.encode() for a in answers]
 
 
-def java_classpath():
-    """The Java runtime's jar and test classes (where the driver is), built when missing."""
+def java_answers(asked):
+    """Each command line's (status, stdout, stderr) from the Java runtime's ParityDriver, one
+    JVM; its jar and test classes (where the driver is) are built when missing."""
     jar, driver = JAVA / "target" / "skillc-runtime-0.1.0.jar", JAVA / "target" / "test-classes"
     if not (jar.exists() and (driver / "dev" / "skillc" / "runtime" / "ParityDriver.class").exists()):
         subprocess.run(["bash", str(JAVA / "build.sh")], check=True, stdout=subprocess.DEVNULL)
-    return f"{driver}:{jar}:{JDBC}"
+    return driver_answers(["java", "-cp", f"{driver}:{jar}:{JDBC}", "dev.skillc.runtime.ParityDriver"], asked)
 
 
 class Tally:
@@ -295,7 +296,7 @@ def compare_routes(tally, skillc, routes):
                           json.loads(answer[1]) if answer[0] == 0 else "error", python_route(opened, route, numpy))
     for args, answer, ts in zip(asked, rust, ts_routes(routes)):
         tally.compare("typescript", args, answer[1] if answer[0] == 0 else answer, ts)
-    for args, answer, java in zip(asked, rust, java_answers(java_classpath(), asked)):
+    for args, answer, java in zip(asked, rust, java_answers(asked)):
         tally.compare("java", args, answer, java)
 
 
@@ -305,7 +306,7 @@ def compare_others(tally, skillc, asked):
     rust = [run([skillc, *a]) for a in asked]
     with ThreadPoolExecutor(max_workers=2) as pool:
         ts = list(pool.map(lambda a: run(["node", str(TS_DIST / "cli.js"), *a]), asked))
-    for args, r, t, j in zip(asked, rust, ts, java_answers(java_classpath(), asked)):
+    for args, r, t, j in zip(asked, rust, ts, java_answers(asked)):
         tally.compare("typescript", args, r, t)
         tally.compare("java", args, r, j)
         tally.compare("python", args, *python_other(skillc, args, r))

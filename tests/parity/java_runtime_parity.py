@@ -11,7 +11,6 @@ also run as real `java` processes, so that the command's own entry point is comp
 Usage: java_runtime_parity.py SKILLC ARTIFACT [HYBRID]   (SKILLC_JAVA_JAR: another jar answers)
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -20,26 +19,11 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from requests_of_parity import answer, asked_and_answered, report  # noqa: E402
+from requests_of_parity import answer, asked_and_answered, driver_answers, report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 JAVA = ROOT / "compiler" / "runtime" / "java"
 JDBC = "/usr/share/java/sqlite-jdbc.jar"
-
-
-def java_answers(classpath, asked):
-    """Each request's (status, stdout, stderr) from one JVM running ParityDriver."""
-    lines = "".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asked)
-    out = subprocess.run(["java", "-cp", classpath, "dev.skillc.runtime.ParityDriver"], input=lines.encode(),
-                         capture_output=True, check=True)
-    answers = []
-    # Newlines only: an answer may hold U+2028 or U+0085, where splitlines() would cut it.
-    for line in out.stdout.decode().split("\n")[:-1]:
-        a = json.loads(line)
-        answers.append((a["status"], a["stdout"].encode(), a["stderr"].encode() if a["status"] else b""))
-    if len(answers) != len(asked):
-        raise SystemExit(f"the driver answered {len(answers)} of {len(asked)} requests:\n{out.stderr.decode()}")
-    return answers
 
 
 def main():
@@ -51,7 +35,7 @@ def main():
     driver = JAVA / "target" / "test-classes"
     folder = tempfile.mkdtemp()
     asked, rust = asked_and_answered(sys.argv[1:], folder)
-    java = java_answers(f"{driver}:{jar}:{JDBC}", asked)
+    java = driver_answers(["java", "-cp", f"{driver}:{jar}:{JDBC}", "dev.skillc.runtime.ParityDriver"], asked)
     # The command itself, as a process: its entry point, exit status and output encoding.
     processes = [a for a in asked if a[0] == "catalog"][:3] + [a for a in asked if a[0] == "route"][-2:] + asked[-1:]
     for args in processes:

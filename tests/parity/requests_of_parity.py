@@ -167,6 +167,24 @@ def answer(command):
     return out.returncode, out.stdout, out.stderr if out.returncode else b""
 
 
+def driver_answers(command, asked):
+    """Each request's (status, stdout, stderr) from one process of a runtime's parity driver
+    (`command`): a JSON array of arguments a line in, a JSON `{status, stdout, stderr}` a line out."""
+    import json
+    import subprocess
+
+    lines = "".join(json.dumps(a, ensure_ascii=False) + "\n" for a in asked)
+    out = subprocess.run(command, input=lines.encode(), capture_output=True, check=True)
+    answers = []
+    # Newlines only: an answer may hold U+2028 or U+0085, where splitlines() would cut it.
+    for line in out.stdout.decode().split("\n")[:-1]:
+        a = json.loads(line)
+        answers.append((a["status"], a["stdout"].encode(), a["stderr"].encode() if a["status"] else b""))
+    if len(answers) != len(asked):
+        raise SystemExit(f"the driver answered {len(answers)} of {len(asked)} requests:\n{out.stderr.decode()}")
+    return answers
+
+
 def report(asked, rust, theirs, label):
     """Compares each request's answer from skillc with another runtime's, prints what differs
     and the count; returns the exit status (1 on any difference, or when too few were asked:
