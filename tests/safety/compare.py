@@ -19,7 +19,8 @@ JSON field `safety`).
 flags more than 1% of the public collections' skills at high/critical. Exit 2: bad usage or a tool
 that fails to run (missing binary, unreadable output), with the reason on stderr.
 
-Usage: compare.py [--skillc PATH] [--peer PATH | --no-peer] [--repeat N] [--check] [--per-case]
+Usage: compare.py [--skillc PATH] [--peer PATH | --no-peer] [--peer-corpus-only] [--repeat N] [--check]
+                  [--per-case]
 """
 
 import argparse
@@ -183,11 +184,14 @@ def prepare_corpus(scratch: Path) -> Path:
 GENERATED_IGNORE = ["__pycache__", "*.docx", "*.xlsm", "*.zip", "fsearch", "*.dll", "warm.sh", "*.png", "*.gif"]
 
 
-def measure(tools, roots, repeat, offline, scratch):
-    """{tool: {root label: Run}}; every tool runs every root `repeat` times."""
+def measure(tools, roots, repeat, offline, scratch, skip=None):
+    """{tool: {root label: Run}}; every tool runs every root `repeat` times, but the roots
+    `skip` names for it ({tool: labels})."""
     results = {name: {} for name in tools}
     for label, root in roots:
         for name, fn in tools.items():
+            if label in (skip or {}).get(name, ()):
+                continue
             run = Run()
             for _ in range(repeat):
                 seconds, findings = fn(root)
@@ -243,11 +247,16 @@ def report(res, labels, collections, tools, meta):
     total = sum(c[2] for c in collections)
     for label, _, count in collections:
         row(f"{label}: skills flagged high/critical (of {count})",
-            lambda n, label=label, count=count: pct(len(flagged_high(res[n][label].findings)), count))
+            lambda n, label=label, count=count: pct(len(flagged_high(res[n][label].findings)), count)
+            if label in res[n] else "not run")
     row(f"all public collections: skills flagged high/critical (of {total})",
-        lambda n: pct(sum(len(flagged_high(res[n][c[0]].findings)) for c in collections), total))
-    times = {n: sum(statistics.median(r.seconds) for r in res[n].values()) for n in names}
-    row("wall time, every folder above (median of runs, s)", lambda n: f"{times[n]:.2f}")
+        lambda n: pct(sum(len(flagged_high(res[n][c[0]].findings)) for c in collections), total)
+        if all(c[0] in res[n] for c in collections) else "not run")
+    # Times over the folders every tool ran, so that the ratio compares the same work.
+    common = set.intersection(*(set(res[n]) for n in names))
+    times = {n: sum(statistics.median(r.seconds) for k, r in res[n].items() if k in common) for n in names}
+    every = "every folder above" if all(len(res[n]) == len(common) for n in names) else "the folders both ran"
+    row(f"wall time, {every} (median of runs, s)", lambda n: f"{times[n]:.2f}")
     if len(names) == 2 and times[names[0]] > 0:
         row(f"time ratio ({names[1]} / {names[0]})", lambda n: f"{times[names[1]] / times[names[0]]:.0f}×" if n == names[0] else "")
     out += ["", "### Per technique (hostile cases found)", ""]
@@ -272,7 +281,7 @@ def report(res, labels, collections, tools, meta):
             f"`{c}` ({', '.join(sorted({f.code for f in res[n]['clean'].findings if f.skill == c and f.level in HIGH}))})"
             for c in fp) or "none"))
         for label, _, _ in collections:
-            fl = sorted(flagged_high(res[n][label].findings))
+            fl = sorted(flagged_high(res[n][label].findings)) if label in res[n] else []
             if fl:
                 out.append(f"- {n} flagged in {label}: " + ", ".join(f"`{c}`" for c in fl[:20])
                            + (f" and {len(fl) - 20} more" if len(fl) > 20 else ""))
@@ -338,6 +347,8 @@ def parse_args():
     ap.add_argument("--skillc", default=str(REPO / "target/debug/skillc"))
     ap.add_argument("--peer", default=None, help="the peer's skill-scanner (default: .venv-peer/bin or PATH)")
     ap.add_argument("--no-peer", action="store_true", help="measure skillc alone")
+    ap.add_argument("--peer-corpus-only", action="store_true",
+                    help="run the peer on the labelled corpus only, not on the public collections")
     ap.add_argument("--repeat", type=int, default=3, help="runs per tool and folder; the median time is shown")
     ap.add_argument("--check", action="store_true", help="exit 1 when skillc misses or over-flags (see above)")
     ap.add_argument("--per-case", action="store_true", help="also print every case's findings per tool")
@@ -391,7 +402,10 @@ def compare(args, skillc, peer, offline, scratch):
     if peer:
         version = tool_version(peer)
         tools["skill-scanner"] = lambda root: run_peer(peer, root, offline, scratch)
-    res = measure(tools, roots, args.repeat, offline, scratch)
+    # --peer-corpus-only: the peer on the labelled corpus alone (CI: its run over the public
+    # collections, four minutes on two cores, only fills the report; --check reads skillc's).
+    skip = {"skill-scanner": {n for n, _, _ in collections}} if args.peer_corpus_only else None
+    res = measure(tools, roots, args.repeat, offline, scratch, skip)
     meta = (f"skillc: `{skillc}`; peer: " + (f"{PEER_PACKAGE} {version} (analyzers: static, bytecode, pipeline, "
             f"behavioral, trigger; no LLM)" if peer else "not run")
             + f"; network for the tools: {'cut off (unshare -n)' if offline else 'left on'}; runs per folder: "

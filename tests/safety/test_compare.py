@@ -42,6 +42,20 @@ print(json.dumps({"errors": 0, "warnings": len(diags), "diagnostics": diags}))
 '''
 
 
+# A stand-in for the peer's `skill-scanner`: no findings, and each folder it scanned on a line
+# of FAKE_PEER_LOG.
+FAKE_PEER = r'''#!/usr/bin/env python3
+import json, os, sys
+if sys.argv[1] == "--version":
+    print("skill-scanner 0.0.0")
+    sys.exit(0)
+with open(os.environ["FAKE_PEER_LOG"], "a") as log:
+    log.write(sys.argv[2] + "\n")
+with open(sys.argv[sys.argv.index("-o") + 1], "w") as out:
+    json.dump({"results": []}, out)
+'''
+
+
 class CompareCheck(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -49,6 +63,9 @@ class CompareCheck(unittest.TestCase):
         cls.fake = Path(cls.tmp.name) / "fake-skillc"
         cls.fake.write_text(FAKE)
         cls.fake.chmod(cls.fake.stat().st_mode | stat.S_IEXEC)
+        cls.peer = Path(cls.tmp.name) / "fake-skill-scanner"
+        cls.peer.write_text(FAKE_PEER)
+        cls.peer.chmod(cls.peer.stat().st_mode | stat.S_IEXEC)
 
     @classmethod
     def tearDownClass(cls):
@@ -82,6 +99,20 @@ class CompareCheck(unittest.TestCase):
         proc = self.run_compare("flag-public")
         self.assertEqual(proc.returncode, 1)
         self.assertIn("public-collection skills at high/critical (> 1%)", proc.stderr)
+
+    def test_the_peer_scans_the_labelled_corpus_only_when_asked(self):
+        log = Path(self.tmp.name) / "peer.log"
+        log.unlink(missing_ok=True)
+        env = dict(os.environ, FAKE_MODE="perfect", FAKE_PEER_LOG=str(log))
+        proc = subprocess.run([sys.executable, str(HERE / "compare.py"), "--skillc", str(self.fake), "--peer",
+                               str(self.peer), "--peer-corpus-only", "--repeat", "1", "--check", "--online"],
+                              capture_output=True, text=True, env=env, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(sorted(Path(line).name for line in log.read_text().split()), ["clean", "hostile"])
+        self.assertIn("| skills (sample workspace): skills flagged high/critical (of 50) | 0 (0.0%) | not run |",
+                      proc.stdout)
+        self.assertIn("| hostile cases found (of 60) | 60 | 0 |", proc.stdout)
+        self.assertIn("wall time, the folders both ran", proc.stdout)
 
     def test_a_missing_skillc_is_a_usage_error(self):
         proc = subprocess.run([sys.executable, str(HERE / "compare.py"), "--skillc", "/nonexistent/skillc",
