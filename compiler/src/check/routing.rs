@@ -112,7 +112,6 @@ fn terms(s: &Skill) -> String {
         fm.description.as_deref().unwrap_or(""),
         &fm.trigger_examples,
         &fm.when_to_use,
-        &s.prose_words,
     )
 }
 

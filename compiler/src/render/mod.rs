@@ -61,10 +61,6 @@ pub(crate) struct Card {
     pub when_to_use: Vec<String>,
     /// The SKILL.md of the catalog identity, relative to the workspace.
     pub location: String,
-    /// The distinct words of the catalog identity's body (in its locale): the routing index
-    /// holds them at a low weight; no catalog text shows them.
-    #[serde(skip)]
-    pub body_words: Arc<str>,
     /// A hash of the fields above, computed once: a build looks cards up by content several
     /// times each (sharing them, their catalog texts, a session's memo of those).
     #[serde(skip)]
@@ -88,7 +84,6 @@ impl Entry {
             &self.triggers,
             &self.when_to_use,
             &self.location,
-            &*self.body_words,
         );
         let digest = crate::content_digest(&fields);
         Card {
@@ -99,7 +94,6 @@ impl Entry {
             triggers: self.triggers.clone(),
             when_to_use: self.when_to_use.clone(),
             location: self.location.clone(),
-            body_words: self.body_words.clone(),
             digest,
         }
     }
@@ -134,8 +128,6 @@ pub(crate) struct Entry {
     pub always_on: bool,
     /// The body: localized, tier-selected, variables substituted, sources rewritten.
     pub body: String,
-    /// The distinct words of the catalog identity's body in the entry's locale (its card's).
-    pub body_words: Arc<str>,
     /// Tokens of the body (counted once per distinct body by the build).
     pub body_tokens: u32,
     /// Code from an untrusted client overlay: prompt-only.
@@ -550,7 +542,6 @@ pub(crate) fn build_entry(
         always_on: fm.always_on || base.frontmatter.always_on,
         body_tokens: 0,
         body,
-        body_words: catalog_body_words(base, loc_base),
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
         record: record_of(p, key, &values, cited, metas),
@@ -653,15 +644,6 @@ fn catalog_text(base: &Skill, localized: Option<&Localized>) -> (String, Vec<Str
         .and_then(|l| l.when_to_use.clone())
         .unwrap_or_else(|| fm.when_to_use.clone());
     (description, triggers, when_to_use)
-}
-
-/// The words of the catalog identity's body: its localized file's, unless that file has no
-/// body of its own.
-fn catalog_body_words(base: &Skill, localized: Option<&Localized>) -> Arc<str> {
-    match localized {
-        Some(l) if !l.body.trim().is_empty() => l.prose_words.clone(),
-        _ => base.prose_words.clone(),
-    }
 }
 
 /// The MCP server with the build-time variables filled into its `${VAR}` settings.

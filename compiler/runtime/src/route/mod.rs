@@ -29,17 +29,15 @@ pub use small_talk::{
     TALK_WORDS_SHARE,
 };
 
-/// BM25's term-frequency saturation: 1.2, the usual value, for counts in units of a trigger
-/// example's word; the weights below count a body's word as one and the others twice over.
-const K1: f64 = 2.4;
+/// BM25's term-frequency saturation.
+const K1: f64 = 1.2;
 /// BM25's length normalisation.
 const B: f64 = 0.75;
 /// How much each place a word appears in counts: the name most, then the description, then
-/// each trigger example and `when_to_use` line, then the body (each distinct word once).
-const NAME_WEIGHT: u32 = 6;
-const DESCRIPTION_WEIGHT: u32 = 4;
-const EXAMPLE_WEIGHT: u32 = 2;
-const BODY_WEIGHT: u32 = 1;
+/// each trigger example and `when_to_use` line.
+const NAME_WEIGHT: u32 = 3;
+const DESCRIPTION_WEIGHT: u32 = 2;
+const EXAMPLE_WEIGHT: u32 = 1;
 
 /// Words too common to tell skills apart (English and French, the sample's languages).
 pub const STOPWORDS: &[&str] = &[
@@ -188,31 +186,13 @@ fn pairs(run: &str, out: &mut Vec<String>) {
     out.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
 }
 
-/// The distinct words of a skill body's prose, sorted and space-separated: its words outside
-/// fenced code blocks (a line opening with three backticks or tildes opens one and the next
-/// such line closes it), made as a message's are. What [`card_terms`] indexes of a body.
-pub fn prose_words(body: &str) -> String {
-    let mut in_code = false;
-    let mut words = std::collections::BTreeSet::new();
-    for line in body.lines() {
-        let opening = line.trim_start();
-        if opening.starts_with("```") || opening.starts_with("~~~") {
-            in_code = !in_code;
-        } else if !in_code {
-            words.extend(tokens(line));
-        }
-    }
-    words.into_iter().collect::<Vec<_>>().join(" ")
-}
-
-/// A card's indexed words and their weighted counts, as stored in `card.terms` (`word:count`
-/// pairs sorted by word): `body_words` are the body's distinct words ([`prose_words`]).
+/// A card's indexed words and their weighted counts, as stored in `card.terms` (JSON, keys
+/// sorted).
 pub fn card_terms(
     name: &str,
     description: &str,
     examples: &[String],
     when_to_use: &[String],
-    body_words: &str,
 ) -> String {
     let mut terms: BTreeMap<String, u32> = BTreeMap::new();
     let mut add = |text: &str, weight: u32| {
@@ -224,9 +204,6 @@ pub fn card_terms(
     add(description, DESCRIPTION_WEIGHT);
     for e in examples.iter().chain(when_to_use) {
         add(e, EXAMPLE_WEIGHT);
-    }
-    for w in body_words.split(' ').filter(|w| !w.is_empty()) {
-        *terms.entry(w.to_string()).or_default() += BODY_WEIGHT;
     }
     let pairs: Vec<String> = terms.iter().map(|(t, n)| format!("{t}:{n}")).collect();
     pairs.join(" ")
@@ -637,7 +614,7 @@ mod tests {
             let docs: Vec<(String, String)> = (0..12).map(|_| (text(4), text(3))).collect();
             let terms: Vec<String> = docs
                 .iter()
-                .map(|(d, e)| card_terms("", d, std::slice::from_ref(e), &[], ""))
+                .map(|(d, e)| card_terms("", d, std::slice::from_ref(e), &[]))
                 .collect();
             let (message, removed_every, own) = (text(5), 2 + next(3), 9);
             // Skills 0..own in the base (some removed), own.. added; the catalog is the rest.
@@ -717,7 +694,7 @@ mod tests {
             .iter()
             .map(|(name, description, examples)| {
                 let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
-                card_terms(name, description, &examples, &[], "")
+                card_terms(name, description, &examples, &[])
             })
             .collect();
         RouteIndex::new(stored.iter().enumerate().map(|(i, s)| (i, s.as_str())))
@@ -784,18 +761,10 @@ mod tests {
 
     #[test]
     fn stored_terms_are_sorted_word_count_pairs() {
-        let body = prose_words("Quote prices in pounds.\n```sh\necho uk-only\n```\nVAT is in GBP.");
-        assert_eq!(body, "gbp pound pric quot vat");
-        let stored = card_terms(
-            "pricing-uk",
-            "Prices in GBP.",
-            &["How much?".into()],
-            &[],
-            &body,
-        );
-        assert_eq!(stored, "gbp:5 much:2 pound:1 pric:11 quot:1 uk:6 vat:1");
+        let stored = card_terms("pricing-uk", "Prices in GBP.", &["How much?".into()], &[]);
+        assert_eq!(stored, "gbp:2 much:1 pric:5 uk:3");
         let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
-        assert_eq!(back[0], ("gbp", 5));
+        assert_eq!(back[0], ("gbp", 2));
         assert_eq!(parse_terms("").count(), 0);
     }
 

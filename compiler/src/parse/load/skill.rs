@@ -43,9 +43,10 @@ pub(super) fn load_skill(
     portability(&mut f, &doc, &fm, &name, &folder);
     // A plugin's skill is named as Claude Code names it.
     let plugin = super::plugins::plugin_of(&dir.dir, &ws.plugins).map(|p| p.name.clone());
-    let name = plugin
-        .as_ref()
-        .map_or(name.clone(), |p| format!("{p}:{name}"));
+    let name = match &plugin {
+        Some(p) => format!("{p}:{name}"),
+        None => name,
+    };
     let name_pos = match &fm.name {
         Some(n) => doc.value_pos("name", n.trim()),
         None => Pos::line(1),
@@ -73,7 +74,6 @@ pub(super) fn load_skill(
         namespace,
         category,
         frontmatter: fm,
-        prose_words: skillc_runtime::route::prose_words(&body).into(),
         body,
         body_first_line,
         compact: None,
@@ -379,7 +379,6 @@ pub(super) fn load_localized(
         trigger_examples: None,
         when_to_use: None,
         body: text.clone(),
-        prose_words: "".into(),
         body_line: 1,
         translated_from: None,
     };
@@ -403,7 +402,6 @@ pub(super) fn load_localized(
     if text.starts_with("---") {
         read_localized_frontmatter(&mut l, &raw.rel, &text, out)?;
     }
-    l.prose_words = skillc_runtime::route::prose_words(&l.body).into();
     Some(l)
 }
 

@@ -186,7 +186,7 @@ pub(super) fn insert_card(
         ":triggers": serde_json::to_string(&c.triggers).unwrap_or_default(),
         ":when_to_use": serde_json::to_string(&c.when_to_use).unwrap_or_default(),
         ":location": c.location,
-        ":terms": skillc_runtime::route::card_terms(&c.name, &c.description, &c.triggers, &c.when_to_use, &c.body_words),
+        ":terms": skillc_runtime::route::card_terms(&c.name, &c.description, &c.triggers, &c.when_to_use),
         ":vectors": vectors,
     })?;
     Ok(())
