@@ -307,9 +307,10 @@ fn small_talk_raises_the_default_bar_and_a_bar_set_in_workspace_yaml_is_kept_as_
     };
     let default = build("default.db");
     assert_eq!(route(&default, "bye, talk tomorrow"), Vec::<String>::new());
+    // (`triage`'s body speaks of websites: it comes second.)
     assert_eq!(
-        route(&default, "can you help me scrape a website"),
-        ["web-scraping"]
+        route(&default, "can you help me scrape a website")[0],
+        "web-scraping"
     );
     // The same bar written in workspace.yaml is the bar as written: nothing raises it.
     let yaml = root.join("workspace.yaml");

@@ -418,6 +418,43 @@ fn sample_with_routing(dir: &Path, name: &str, routing: &str) -> Artifact {
     Artifact::open(&out).unwrap()
 }
 
+/// A skill's body counts: a word only its prose says finds it (at half a trigger example's
+/// weight, once: alone it stays under the default `min_score`, so the route is uncut here), a
+/// word only its fenced code says does not, and the body's words are the catalog identity's
+/// (a tier's `compact.md` adds none).
+#[test]
+fn a_route_finds_a_skill_by_a_word_its_body_says_but_not_by_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let skill = ws.join("public/documents/pdf-press/SKILL.md");
+    let text = std::fs::read_to_string(&skill).unwrap();
+    let body = "\nEnd with a colophon.\n\n```sh\nzebrafish --pages\n```\n";
+    std::fs::write(&skill, format!("{text}{body}")).unwrap();
+    std::fs::write(skill.with_file_name("compact.md"), "Mind the quokka.\n").unwrap();
+    let yaml = ws.join("workspace.yaml");
+    let config = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        format!("{config}\nrouting: {{ embedding_model: none, min_score: 0.0 }}\n"),
+    )
+    .unwrap();
+    let out = dir.path().join("body.db");
+    let report = build(&ws, &out, &BuildOptions::default()).unwrap();
+    assert!(report.stats.is_some(), "{:?}", report.diagnostics);
+    let a = Artifact::open(&out).unwrap();
+    let first = |m: &str| {
+        let r = (a.route(&BundleRef::default(), None, &Context::default(), m, None)).unwrap();
+        r.candidates.first().map(|c| c.name.clone())
+    };
+    assert_eq!(first("add a colophon please").as_deref(), Some("pdf-press"));
+    assert_eq!(first("zebrafish"), None);
+    assert_eq!(first("quokka"), None);
+}
+
 #[test]
 fn a_route_keeps_only_candidates_at_or_above_min_score() {
     // By words alone (`embedding_model: none`), `min_score` cuts; by words and meaning (the

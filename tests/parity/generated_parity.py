@@ -129,9 +129,9 @@ def polyglot_workspace(rng, folder):
 
 
 def known_words(artifact):
-    """The words the artifact's cards hold (`card.terms`), as Rust indexed them."""
+    """The words the artifact's cards hold (`card_route.terms`), as Rust indexed them."""
     with sqlite3.connect(f"file:{artifact}?mode=ro", uri=True) as db:
-        terms = [row[0] for row in db.execute("SELECT terms FROM card")]
+        terms = [row[0] for row in db.execute("SELECT terms FROM card_route")]
     return sorted({pair.rsplit(":", 1)[0] for stored in terms for pair in stored.split(" ") if pair})
 
 

@@ -553,8 +553,8 @@ class Meaning(unittest.TestCase):
         r = a.route("what does the pricing look like for a small team in the UK", top=50)
         self.assertEqual(r["method"], "hybrid")
         self.assertEqual([(c["name"], c["score"]) for c in r["candidates"]],
-                         [("pricing", 0.557175), ("feature-planner", 0.45372), ("demo_offer", 0.437799),
-                          ("web-scraping", 0.287423)])
+                         [("pricing", 0.560644), ("demo_offer", 0.539319), ("feature-planner", 0.455276),
+                          ("context_gathering", 0.362813), ("web-scraping", 0.287904)])
         # The packed dot products give exactly what the plain loop gives.
         b = a.bundle()
         loop = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))

@@ -847,7 +847,7 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
 fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     // The sample's routing settings are the defaults: a route by words and the built-in
     // meaning, cut at the bar of a 32-skill catalog (raised for small talk). Uncut, the
-    // message also reaches `competitors` (0.182017): under the cut.
+    // message also reaches `code-review` (0.233454) and `competitors` (0.182017): under the cut.
     assert_eq!(
         skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32),
         0.257041
@@ -870,13 +870,14 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     assert_eq!(
         route("what does the pricing look like for a small team in the UK"),
         vec![
-            ("pricing".to_string(), 0.557175),
-            ("feature-planner".to_string(), 0.45372),
-            ("demo_offer".to_string(), 0.437799),
-            ("web-scraping".to_string(), 0.287423),
+            ("pricing".to_string(), 0.560644),
+            ("demo_offer".to_string(), 0.539319),
+            ("feature-planner".to_string(), 0.455276),
+            ("context_gathering".to_string(), 0.362813),
+            ("web-scraping".to_string(), 0.287904),
         ]
     );
-    // Small talk: `greeting` at 0.210718 is the closest, under the bar.
+    // Small talk: `greeting` (its body shares "today") is the closest, under the raised bar.
     assert_eq!(route("hello there, nice weather today"), vec![]);
 }
 
@@ -888,12 +889,13 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
         let r = (a.route(&BundleRef::default(), None, &none, m, None)).unwrap();
         r.candidates.into_iter().map(|c| c.name).collect()
     };
-    // At the catalog's bar alone (0.257041), this farewell reaches `demo_offer` (0.354629: it
+    // At the catalog's bar alone (0.257041), this farewell reaches `demo_offer` (0.378841: it
     // shares "talk" and "tomorrow" with booking a demo; tests/dense.rs sets that bar). It is
     // nearer small talk than any skill, so its bar rises above that.
     assert_eq!(names("bye, talk tomorrow"), Vec::<String>::new());
     // A request as short and as plain is nearer its skill than small talk: its bar stays.
-    assert_eq!(names("can you help me scrape a website"), ["web-scraping"]);
+    // (`triage`, whose body speaks of websites, comes second.)
+    assert_eq!(names("can you help me scrape a website")[0], "web-scraping");
     // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
     use skillc_runtime::route::{raised_floor, talk_words, RoutingRules};
     assert_eq!(

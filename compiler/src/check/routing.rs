@@ -104,7 +104,7 @@ impl Router<'_> {
     }
 }
 
-/// The words the index holds of a skill, as the build stores them in `card.terms`.
+/// The words the index holds of a skill, as the build stores them in `card_route.terms`.
 fn terms(s: &Skill) -> String {
     let fm = &s.frontmatter;
     card_terms(
@@ -112,6 +112,7 @@ fn terms(s: &Skill) -> String {
         fm.description.as_deref().unwrap_or(""),
         &fm.trigger_examples,
         &fm.when_to_use,
+        &s.prose_words,
     )
 }
 

@@ -409,6 +409,10 @@ pub struct Skill {
     pub frontmatter: Frontmatter,
     /// The instruction body.
     pub body: String,
+    /// The distinct words of the body's prose, as the routing index holds them
+    /// (`route::prose_words`): made once a parse, not once an entry.
+    #[serde(skip)]
+    pub prose_words: Arc<str>,
     /// File line of the body's first line.
     pub(crate) body_first_line: usize,
     /// `compact.md`, if present.

@@ -342,7 +342,8 @@ impl Merge {
         self.stage.blobs(std::mem::take(&mut data.blobs))?;
         let vectors: std::sync::Arc<_> = std::mem::take(&mut data.vectors);
         let mut card_id = Vec::with_capacity(data.cards.len());
-        for c in std::mem::take(&mut data.cards) {
+        let routes = std::mem::take(&mut data.card_route);
+        for (c, route) in std::mem::take(&mut data.cards).into_iter().zip(routes) {
             let (id, new) = self
                 .cards
                 .id(digest128(&serde_json::to_vec(&*c.card).unwrap_or_default()));
@@ -363,7 +364,7 @@ impl Merge {
                 let data = vectors.get(&d).map_or(&[][..], Vec::as_slice);
                 self.stage.vector(vector, data)?;
             }
-            self.stage.card(id, &c, new, &ids)?;
+            self.stage.card(id, &c, new, &ids, &route)?;
             card_id.push(id);
         }
         let mut entry_id = Vec::with_capacity(ids.len());

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::artifact::Blob;
 use super::artifact::Rendered;
@@ -29,6 +29,8 @@ pub(super) struct Entries {
     pub card_of: Vec<usize>,
     /// Distinct cards, in the order entries first show them.
     pub cards: Vec<Arc<Card>>,
+    /// Each card's routing index (`card_route.terms`), in the same order.
+    pub card_route: Vec<Arc<str>>,
 }
 
 /// What the entry phase reads.
@@ -80,33 +82,54 @@ pub(super) fn render_all(
         }
         slots.into_iter().flatten().collect()
     };
-    let (card_of, cards) = assign_cards(&list);
+    let (card_of, cards, card_route) = assign_cards(&list);
     Ok(Entries {
         list,
         card_of,
         cards,
+        card_route,
     })
 }
 
 /// What the workers rendering entries share: one copy of each distinct body (encoded) and of
-/// each distinct card.
+/// each distinct card, with its routing index.
 #[derive(Default)]
 struct Shared {
     blobs: Mutex<FxHashMap<String, Arc<Blob>>>,
-    cards: Mutex<FxHashSet<Arc<Card>>>,
+    cards: Mutex<FxHashMap<Arc<Card>, Arc<str>>>,
 }
 
-/// The copy of `value` in `set`: the one already there, or `value`, added.
-fn intern<T: Eq + std::hash::Hash>(set: &Mutex<FxHashSet<Arc<T>>>, value: T) -> Arc<T> {
-    let Ok(mut set) = set.lock() else {
-        return Arc::new(value);
+/// The copy of `card` in `cards` with its routing index (`card_route.terms`: its catalog
+/// texts' words and `body_words`), made once a card: the one already there, or `card`, added.
+fn intern_card(
+    cards: &Mutex<FxHashMap<Arc<Card>, Arc<str>>>,
+    card: Card,
+    body_words: &str,
+) -> (Arc<Card>, Arc<str>) {
+    let known = |cards: &FxHashMap<Arc<Card>, Arc<str>>, card: &Card| {
+        (cards.get_key_value(card)).map(|(c, t)| (c.clone(), t.clone()))
     };
-    if let Some(known) = set.get(&value) {
-        return known.clone();
+    if let Some(found) = cards.lock().ok().and_then(|m| known(&m, &card)) {
+        return found;
     }
-    let value = Arc::new(value);
-    set.insert(value.clone());
-    value
+    // Made outside the lock: two workers may make the same card's at once, alike.
+    let terms: Arc<str> = skillc_runtime::route::card_terms(
+        &card.name,
+        &card.description,
+        &card.triggers,
+        &card.when_to_use,
+        body_words,
+    )
+    .into();
+    let Ok(mut m) = cards.lock() else {
+        return (Arc::new(card), terms);
+    };
+    if let Some(found) = known(&m, &card) {
+        return found;
+    }
+    let card = Arc::new(card);
+    m.insert(card.clone(), terms.clone());
+    (card, terms)
 }
 
 /// Counts an entry's tokens, encodes its body once per distinct body and makes its row. Done
@@ -141,30 +164,37 @@ fn finish(
             Err(_) => blob,
         }
     });
-    let card = intern(&shared.cards, entry.card());
+    let (card, route_terms) = intern_card(&shared.cards, entry.card(), &entry.body_words);
     let row = super::rows::entry_row(&entry, prompt, body_hash, prompt_tokens);
-    Arc::new(Rendered { row, card, body })
+    Arc::new(Rendered {
+        row,
+        card,
+        body,
+        route_terms,
+    })
 }
 
 /// Cards are what catalogs show, shared by entries that differ only in their body; numbered
 /// in the order entries first show them, for the same locality as the entries'. (By content:
-/// entries a session's previous build rendered carry their own copies.)
-fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>) {
+/// entries a session's previous build rendered carry their own copies.) Each with its routing
+/// index, which every entry of a card has alike (its body words are its catalog identity's).
+fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>, Vec<Arc<str>>) {
     // Most entries share their card's copy: known by its address first, compared by content
     // once per copy.
     let mut by_address: FxHashMap<*const Card, usize> = FxHashMap::default();
     let mut index: FxHashMap<&Card, usize> = FxHashMap::default();
-    let mut cards = Vec::new();
+    let (mut cards, mut words) = (Vec::new(), Vec::new());
     let card_of = list
         .iter()
         .map(|r| {
             *by_address.entry(Arc::as_ptr(&r.card)).or_insert_with(|| {
                 *index.entry(&*r.card).or_insert_with(|| {
                     cards.push(r.card.clone());
+                    words.push(r.route_terms.clone());
                     cards.len() - 1
                 })
             })
         })
         .collect();
-    (card_of, cards)
+    (card_of, cards, words)
 }

@@ -125,10 +125,12 @@ fn same(x: &Arc<Skill>, y: &Arc<Skill>) -> bool {
 }
 
 /// Skills equal in everything but their body (its first line's place included: a
-/// frontmatter edited to the same values moves it).
+/// frontmatter edited to the same values moves it). Its words are the routing index's, but the
+/// entries built from the skill are rendered again, and their cards with them.
 fn same_but_body(x: &Skill, y: &Skill) -> bool {
     let without_body = |s: &Skill| Skill {
         body: String::new(),
+        prose_words: "".into(),
         ..s.clone()
     };
     x.body_first_line == y.body_first_line && without_body(x) == without_body(y)

@@ -674,6 +674,7 @@ pub(crate) fn lay_out(
     let tables = rows::Tables {
         sources: d.sources,
         bundles: bundle_rows,
+        card_route: d.entries.card_route,
         cards: rows::cards(d.entries.cards, card_fragments),
         assets: d.asset_rows,
         entries: entry_rows,

@@ -604,6 +604,8 @@ pub(super) struct Tables {
     pub sources: Vec<SourceRow>,
     /// Cards with the fragments the budgets kept.
     pub cards: Vec<CardRows>,
+    /// Each card's routing index.
+    pub card_route: Vec<Arc<str>>,
     /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into.
@@ -633,6 +635,7 @@ pub(super) fn data(header: Header, t: Tables) -> Data {
         clients: header.clients,
         consumers: header.consumers,
         cards: t.cards,
+        card_route: t.card_route,
         entries: t.entries,
         bundles: t.bundles,
         assets: t.assets,

@@ -128,6 +128,10 @@ pub(crate) struct Entry {
     pub always_on: bool,
     /// The body: localized, tier-selected, variables substituted, sources rewritten.
     pub body: String,
+    /// The distinct words of the catalog identity's own body (its `SKILL.md`'s, whatever the
+    /// locale, tier or client variant): what the routing index holds of the body, the same for
+    /// every entry of a card (`card_route`).
+    pub body_words: Arc<str>,
     /// Tokens of the body (counted once per distinct body by the build).
     pub body_tokens: u32,
     /// Code from an untrusted client overlay: prompt-only.
@@ -542,6 +546,7 @@ pub(crate) fn build_entry(
         always_on: fm.always_on || base.frontmatter.always_on,
         body_tokens: 0,
         body,
+        body_words: base.prose_words.clone(),
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
         record: record_of(p, key, &values, cited, metas),

@@ -166,7 +166,7 @@ class Routing:
         if "route" not in b:
             shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
             terms = dict(self.db.execute(
-                "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
+                "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))",
                 (json.dumps(sorted({c for _, c in shown})),)))
             ids, postings, docs, total, held = {}, [], [], 0, []
             for i, card in shown:

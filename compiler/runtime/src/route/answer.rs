@@ -106,7 +106,7 @@ impl Artifact {
             let conn = self.conn.lock().expect("lock");
             let mut st = conn
                 .prepare_cached(
-                    "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?1))",
+                    "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?1))",
                 )
                 .map_err(corrupt(&self.path))?;
             let ids = serde_json::to_string(&cards).unwrap_or_default();

@@ -1,5 +1,5 @@
 //! Routing a message to the skills of a catalog (SPEC 13.1, seed 001's first stage): the words
-//! of every card are indexed at build time (`card.terms`), and a message is ranked against the
+//! of every card are indexed at build time (`card_route.terms`), and a message is ranked against the
 //! bundle's catalog by BM25: the idf mass a skill matches, saturated into [0, 1) against what
 //! one rare word of a catalog that size weighs (see [`evidence_scale`]). The Python and TypeScript runtimes implement the
 //! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
@@ -29,15 +29,17 @@ pub use small_talk::{
     TALK_WORDS_SHARE,
 };
 
-/// BM25's term-frequency saturation.
-const K1: f64 = 1.2;
+/// BM25's term-frequency saturation: 1.2, the usual value, for counts in units of a trigger
+/// example's word; the weights below count a body's word as one and the others twice over.
+const K1: f64 = 2.4;
 /// BM25's length normalisation.
 const B: f64 = 0.75;
 /// How much each place a word appears in counts: the name most, then the description, then
-/// each trigger example and `when_to_use` line.
-const NAME_WEIGHT: u32 = 3;
-const DESCRIPTION_WEIGHT: u32 = 2;
-const EXAMPLE_WEIGHT: u32 = 1;
+/// each trigger example and `when_to_use` line, then the body (each distinct word once).
+const NAME_WEIGHT: u32 = 6;
+const DESCRIPTION_WEIGHT: u32 = 4;
+const EXAMPLE_WEIGHT: u32 = 2;
+const BODY_WEIGHT: u32 = 1;
 
 /// Words too common to tell skills apart (English and French, the sample's languages).
 pub const STOPWORDS: &[&str] = &[
@@ -186,13 +188,31 @@ fn pairs(run: &str, out: &mut Vec<String>) {
     out.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
 }
 
-/// A card's indexed words and their weighted counts, as stored in `card.terms` (JSON, keys
-/// sorted).
+/// The distinct words of a skill body's prose, sorted and space-separated: its words outside
+/// fenced code blocks (a line opening with three backticks or tildes opens one and the next
+/// such line closes it), made as a message's are. What [`card_terms`] indexes of a body.
+pub fn prose_words(body: &str) -> String {
+    let mut in_code = false;
+    let mut words = std::collections::BTreeSet::new();
+    for line in body.lines() {
+        let opening = line.trim_start();
+        if opening.starts_with("```") || opening.starts_with("~~~") {
+            in_code = !in_code;
+        } else if !in_code {
+            words.extend(tokens(line));
+        }
+    }
+    words.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+/// A card's indexed words and their weighted counts, as stored in `card_route.terms` (`word:count`
+/// pairs sorted by word): `body_words` are the body's distinct words ([`prose_words`]).
 pub fn card_terms(
     name: &str,
     description: &str,
     examples: &[String],
     when_to_use: &[String],
+    body_words: &str,
 ) -> String {
     let mut terms: BTreeMap<String, u32> = BTreeMap::new();
     let mut add = |text: &str, weight: u32| {
@@ -205,11 +225,14 @@ pub fn card_terms(
     for e in examples.iter().chain(when_to_use) {
         add(e, EXAMPLE_WEIGHT);
     }
+    for w in body_words.split(' ').filter(|w| !w.is_empty()) {
+        *terms.entry(w.to_string()).or_default() += BODY_WEIGHT;
+    }
     let pairs: Vec<String> = terms.iter().map(|(t, n)| format!("{t}:{n}")).collect();
     pairs.join(" ")
 }
 
-/// The pairs of a stored `card.terms`.
+/// The pairs of a stored `card_route.terms`.
 pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
     stored.split(' ').filter_map(|pair| {
         let (word, count) = pair.rsplit_once(':')?;
@@ -232,7 +255,7 @@ pub struct RouteIndex {
 }
 
 impl RouteIndex {
-    /// Builds the index from each skill's stored terms (`card.terms`).
+    /// Builds the index from each skill's stored terms (`card_route.terms`).
     pub fn new<'a>(docs: impl IntoIterator<Item = (usize, &'a str)>) -> RouteIndex {
         let mut ix = RouteIndex::default();
         let mut total = 0u64;
@@ -614,7 +637,7 @@ mod tests {
             let docs: Vec<(String, String)> = (0..12).map(|_| (text(4), text(3))).collect();
             let terms: Vec<String> = docs
                 .iter()
-                .map(|(d, e)| card_terms("", d, std::slice::from_ref(e), &[]))
+                .map(|(d, e)| card_terms("", d, std::slice::from_ref(e), &[], ""))
                 .collect();
             let (message, removed_every, own) = (text(5), 2 + next(3), 9);
             // Skills 0..own in the base (some removed), own.. added; the catalog is the rest.
@@ -694,7 +717,7 @@ mod tests {
             .iter()
             .map(|(name, description, examples)| {
                 let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
-                card_terms(name, description, &examples, &[])
+                card_terms(name, description, &examples, &[], "")
             })
             .collect();
         RouteIndex::new(stored.iter().enumerate().map(|(i, s)| (i, s.as_str())))
@@ -761,10 +784,18 @@ mod tests {
 
     #[test]
     fn stored_terms_are_sorted_word_count_pairs() {
-        let stored = card_terms("pricing-uk", "Prices in GBP.", &["How much?".into()], &[]);
-        assert_eq!(stored, "gbp:2 much:1 pric:5 uk:3");
+        let body = prose_words("Quote prices in pounds.\n```sh\necho uk-only\n```\nVAT is in GBP.");
+        assert_eq!(body, "gbp pound pric quot vat");
+        let stored = card_terms(
+            "pricing-uk",
+            "Prices in GBP.",
+            &["How much?".into()],
+            &[],
+            &body,
+        );
+        assert_eq!(stored, "gbp:5 much:2 pound:1 pric:11 quot:1 uk:6 vat:1");
         let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
-        assert_eq!(back[0], ("gbp", 2));
+        assert_eq!(back[0], ("gbp", 5));
         assert_eq!(parse_terms("").count(), 0);
     }
 

@@ -140,7 +140,7 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
   });
   const cards = [...new Set(shown.map(([, c]) => c))].sort((x, y) => x - y);
   const terms = new Map<number, string>(
-    rows(snap.db, "SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
+    rows(snap.db, "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
       .map((r) => [Number(r[0]), String(r[1])]),
   );
   const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array() };

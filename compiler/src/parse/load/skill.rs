@@ -43,10 +43,9 @@ pub(super) fn load_skill(
     portability(&mut f, &doc, &fm, &name, &folder);
     // A plugin's skill is named as Claude Code names it.
     let plugin = super::plugins::plugin_of(&dir.dir, &ws.plugins).map(|p| p.name.clone());
-    let name = match &plugin {
-        Some(p) => format!("{p}:{name}"),
-        None => name,
-    };
+    let name = plugin
+        .as_ref()
+        .map_or(name.clone(), |p| format!("{p}:{name}"));
     let name_pos = match &fm.name {
         Some(n) => doc.value_pos("name", n.trim()),
         None => Pos::line(1),
@@ -74,6 +73,7 @@ pub(super) fn load_skill(
         namespace,
         category,
         frontmatter: fm,
+        prose_words: skillc_runtime::route::prose_words(&body).into(),
         body,
         body_first_line,
         compact: None,

@@ -186,7 +186,6 @@ pub(super) fn insert_card(
         ":triggers": serde_json::to_string(&c.triggers).unwrap_or_default(),
         ":when_to_use": serde_json::to_string(&c.when_to_use).unwrap_or_default(),
         ":location": c.location,
-        ":terms": skillc_runtime::route::card_terms(&c.name, &c.description, &c.triggers, &c.when_to_use),
         ":vectors": vectors,
     })?;
     Ok(())
@@ -394,6 +393,22 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
 }
 
 /// asset and diagnostic_run.
+/// Each card's routing index (`card_route`), cards numbered from 1 in order: written after
+/// the cards, whose table a session keeps while only a body changed.
+pub(super) fn insert_card_route(tx: &Transaction<'_>, terms: &[Arc<str>]) -> Sql<()> {
+    let mut st = tx.prepare(schema::insert("card_route", false))?;
+    for (card, terms) in (1i64..).zip(terms) {
+        insert_route(&mut st, card, terms)?;
+    }
+    Ok(())
+}
+
+/// One `card_route` row.
+pub(super) fn insert_route(st: &mut rusqlite::Statement<'_>, card: i64, terms: &str) -> Sql<()> {
+    st.execute(named_params! { ":card": card, ":terms": terms })?;
+    Ok(())
+}
+
 pub(super) fn insert_tail(
     tx: &Transaction<'_>,
     d: &Data,

@@ -20,8 +20,8 @@ mod stage;
 
 pub(crate) use insert::vector_ids;
 use insert::{
-    insert_blobs, insert_bundles, insert_cards, insert_entries, insert_small_tables, insert_tail,
-    insert_vectors, NumberedVectors, VectorRows,
+    insert_blobs, insert_bundles, insert_card_route, insert_cards, insert_entries,
+    insert_small_tables, insert_tail, insert_vectors, NumberedVectors, VectorRows,
 };
 use prefix::Prefix;
 pub(crate) use stage::Stage;
@@ -101,6 +101,9 @@ pub(crate) struct Data {
     pub consumers: Vec<ConsumerRow>,
     /// Cards with their fragments.
     pub cards: Vec<CardRows>,
+    /// Each card's routing index (`card_route.terms`), in the cards' order: apart from the
+    /// cards, which a session's next build keeps while only a body changed.
+    pub card_route: Vec<Arc<str>>,
     /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into (shared with a session's next build,
@@ -205,6 +208,8 @@ pub(crate) struct Rendered {
     /// same body (half of them at 5,000 clients: locales and tiers without their own text):
     /// nothing reads a body in full after its tokens are counted.
     pub body: Arc<Blob>,
+    /// Its card's routing index (`card_route.terms`), made once a card.
+    pub route_terms: Arc<str>,
 }
 
 /// A blob as the artifact stores it: encoded once, where its content is made (bodies on every
@@ -494,8 +499,18 @@ fn swap_into_place(tmp: &Path, out: &Path) -> Result<(), Error> {
 /// would), so that a test can stop it at every step in turn and find the previous artifact
 /// untouched, instead of aiming a signal at a moment.
 pub const STEPS: &[&str] = &[
-    "schema", "vectors", "cards", "bundles", "prefix", "blobs", "small", "entries", "tail",
-    "commit", "rename",
+    "schema",
+    "vectors",
+    "cards",
+    "bundles",
+    "prefix",
+    "blobs",
+    "small",
+    "entries",
+    "card routes",
+    "tail",
+    "commit",
+    "rename",
 ];
 
 /// Ends the process at `step` when a crash test asks; with `SKILLC_TIMING`, says when each
@@ -556,6 +571,8 @@ fn write_file(
     let old_entries = old.map(|o| o.rows.entries.as_slice());
     rows.entries = insert_entries(&tx, &mut d.entries, old_entries, mode).map_err(&e)?;
     stop_point("entries");
+    insert_card_route(&tx, &d.card_route).map_err(&e)?;
+    stop_point("card routes");
     insert_tail(&tx, &d, warnings, old).map_err(&e)?;
     stop_point("tail");
     tx.commit().map_err(&e)?;

@@ -12,7 +12,7 @@ use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
 use super::insert::{
     copy, insert_asset, insert_bundle, insert_card, insert_client, insert_entry, insert_fragments,
-    insert_small_tables, insert_tail, insert_text, insert_vectors, VectorRows,
+    insert_route, insert_small_tables, insert_tail, insert_text, insert_vectors, VectorRows,
 };
 use super::{
     beside, close, io, open_writer, put_in_place, sql, Blob, CardRows, Data, Error, LaidEntry, Sql,
@@ -126,15 +126,18 @@ impl Stage {
     /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
     /// the fragments of every level any of them cut it to.
     /// `vectors` is its `card.vectors` (numbered by the caller, as [`vector_ids`] says).
+    /// `route` is its `card_route.terms`.
     pub(crate) fn card(
         &self,
         id: i64,
         c: &CardRows,
         new: bool,
         vectors: &str,
+        route: &str,
     ) -> Result<(), Error> {
         if new {
             self.insert("card", false, |st| insert_card(st, id, c, vectors))?;
+            self.insert("card_route", false, |st| insert_route(st, id, route))?;
         }
         self.insert("card_fragment", true, |st| insert_fragments(st, id, c))
     }
@@ -238,6 +241,7 @@ fn write_from_stage(
         copy(&tx, "blob", Some("hash"))?;
         insert_small_tables(&tx, d, true)?;
         copy(&tx, "entry", None)?;
+        copy(&tx, "card_route", Some("card"))?;
         copy(&tx, "asset", Some("skill_file, path"))?;
         insert_tail(&tx, d, warnings, None)
     };

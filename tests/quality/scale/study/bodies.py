@@ -1,4 +1,4 @@
-"""The sets at scale with their skills' bodies put back (docs/routing.md, "Not built yet"):
+"""The sets at scale with their skills' bodies put back (docs/routing.md, "What is indexed"):
 `tests/quality/scale/` keeps names and descriptions only, so the bodies come from each source
 repository at the set's commit, and the same requests are routed with and without them.
 

@@ -223,7 +223,7 @@ final class Router {
             }
         }
         Map<Long, String> terms = new HashMap<>();
-        for (Object[] r : snap.rows("SELECT id, terms FROM card WHERE id IN (SELECT value FROM json_each(?))",
+        for (Object[] r : snap.rows("SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(cards)))) {
             terms.put(Snapshot.num(r[0]), Snapshot.str(r[1]));
         }
