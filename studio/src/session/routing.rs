@@ -115,7 +115,8 @@ mod tests {
             v.elsewhere
                 .iter()
                 .any(|d| d.file.ends_with("demo_offer/SKILL.md")
-                    && d.message.contains("case studies"))
+                    && d.message.contains("We're a fintech company")
+                    && d.message.contains("routes first to `competitors`"))
         );
         // The sample's skills without trigger examples are measured by their description.
         let pdf = v.described.iter().find(|d| d.skill == "pdf-press").unwrap();
