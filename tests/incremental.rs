@@ -604,6 +604,34 @@ fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolv
     );
 }
 
+/// A body edit that would move where a trigger example goes if W119 read the bodies' words
+/// (they are in the artifact's routing index, not in W119's: docs/routing.md): the session's
+/// artifact, warnings included, is the clean build's.
+#[test]
+fn a_body_edit_naming_an_example_s_words_rebuilds_what_a_clean_build_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    std::thread::sleep(std::time::Duration::from_millis(60));
+    let skill = ws.join("public/response_ending/demo_offer/SKILL.md");
+    let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
+    let options = BuildOptions::default();
+    let mut session = Session::default();
+    rebuild(&ws, &inc, &options, &mut session).unwrap();
+    let text = std::fs::read_to_string(&skill).unwrap();
+    let added = "\nShare our case studies and customer stories with fintech companies.\n";
+    std::fs::write(&skill, format!("{text}{added}")).unwrap();
+    let a = rebuild(&ws, &inc, &options, &mut session).unwrap();
+    let b = build(&ws, &clean, &options).unwrap();
+    assert!(a.stats.is_some() && !a.unchanged, "{:?}", b.diagnostics);
+    assert_eq!(a.diagnostics, b.diagnostics);
+    let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
+    assert!(same, "the rebuilt artifact differs from a clean build");
+}
+
 /// A body edit that gets an untrusted (package) skill withheld changes its entries' keys:
 /// the bundles are resolved anew, and the rebuilt artifact equals a clean build.
 #[test]

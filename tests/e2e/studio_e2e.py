@@ -1387,7 +1387,7 @@ def test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill(
     d.screenshot(shots / "routing-described.png")
     # An example that routes elsewhere (W119) opens its skill in the editor.
     link = '#rt-elsewhere a[data-file$="demo_offer/SKILL.md"]'
-    assert "fintech company" in d.text("#rt-elsewhere"), d.text("#rt-elsewhere")
+    assert "case studies" in d.text("#rt-elsewhere"), d.text("#rt-elsewhere")
     d.click(link)
     d.wait_text("#editor-title", "demo_offer")
 
