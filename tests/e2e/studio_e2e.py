@@ -1253,7 +1253,10 @@ def test_small_talk_in_the_preview_says_its_bar_rose(d, tmp, shots):
     d.wait_text("#pv-small-talk", "nearer small talk than any skill")
     d.screenshot(shots / "route-small-talk.png")
     d.set_value("#pv-message", "can you help me scrape a website")
-    d.wait_text("#pv-route", "This message reaches 1 skill")
+    # (`triage`, whose body speaks of websites, comes second.)
+    d.wait_text("#pv-route", "This message reaches 2 skills")
+    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
+    assert first == "web-scraping", first
     assert not d.js("return !!document.getElementById('pv-small-talk')"), "a request's bar stays"
 
 
