@@ -547,7 +547,7 @@ fn a_draft_check_gives_the_edited_skill_the_warnings_of_a_full_check() {
 /// A global skill's body edit keeps every bundle's slots and renders only that skill's
 /// entries again, unless the body now uses another variable (a client's value of it makes the
 /// client's bundles differ from the global ones), or its frontmatter changed: after each edit
-/// the rebuilt artifact equals a clean build.
+/// the rebuilt artifact equals a clean build, warnings included.
 #[test]
 fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolves_anew() {
     let tmp = tempfile::tempdir().unwrap();
@@ -590,6 +590,21 @@ fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolv
         let named = (1..=2).contains(&n);
         assert_eq!(entries(&inc) > before, named, "after `{added}`");
     }
+    // A body edit that would move where a trigger example goes if W119 read the bodies' words
+    // (the artifact's routing index holds them, W119 does not: docs/routing.md): the session's
+    // warnings are a clean build's too.
+    let demo = ws.join("public/response_ending/demo_offer/SKILL.md");
+    let text = std::fs::read_to_string(&demo).unwrap();
+    let added = "\nShare our case studies and customer stories with fintech companies.\n";
+    std::fs::write(&demo, format!("{text}{added}")).unwrap();
+    let a = rebuild(&ws, &inc, &options, &mut session).unwrap();
+    let b = build(&ws, &clean, &options).unwrap();
+    assert_eq!(a.diagnostics, b.diagnostics);
+    let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
+    assert!(
+        same,
+        "after a body naming an example's words the artifact differs"
+    );
     // Its frontmatter edited in place (turned off by default, the body on the same line):
     // every bundle is resolved anew.
     let off = original.replacen("version: 1.0.0\n", "default_enabled: false\n", 1);
@@ -602,34 +617,6 @@ fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolv
         same,
         "after a frontmatter edit the rebuilt artifact differs"
     );
-}
-
-/// A body edit that would move where a trigger example goes if W119 read the bodies' words
-/// (they are in the artifact's routing index, not in W119's: docs/routing.md): the session's
-/// artifact, warnings included, is the clean build's.
-#[test]
-fn a_body_edit_naming_an_example_s_words_rebuilds_what_a_clean_build_writes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
-    std::thread::sleep(std::time::Duration::from_millis(60));
-    let skill = ws.join("public/response_ending/demo_offer/SKILL.md");
-    let (inc, clean) = (tmp.path().join("inc.db"), tmp.path().join("clean.db"));
-    let options = BuildOptions::default();
-    let mut session = Session::default();
-    rebuild(&ws, &inc, &options, &mut session).unwrap();
-    let text = std::fs::read_to_string(&skill).unwrap();
-    let added = "\nShare our case studies and customer stories with fintech companies.\n";
-    std::fs::write(&skill, format!("{text}{added}")).unwrap();
-    let a = rebuild(&ws, &inc, &options, &mut session).unwrap();
-    let b = build(&ws, &clean, &options).unwrap();
-    assert!(a.stats.is_some() && !a.unchanged, "{:?}", b.diagnostics);
-    assert_eq!(a.diagnostics, b.diagnostics);
-    let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
-    assert!(same, "the rebuilt artifact differs from a clean build");
 }
 
 /// A body edit that gets an untrusted (package) skill withheld changes its entries' keys:
