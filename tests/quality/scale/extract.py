@@ -1,6 +1,6 @@
 """Extract a public skills collection into a routing-only skills workspace.
 
-    python3 tests/quality/scale/extract.py GIT_DIR COMMIT OUT_DIR [--prefix skills/]
+    python3 tests/quality/scale/extract.py GIT_DIR COMMIT OUT_DIR [--prefix skills/] [--body-words]
 
 GIT_DIR is a git directory (a bare mirror is enough: only `git ls-tree` and `git show` are used),
 COMMIT the commit to read, OUT_DIR the workspace to (re)write. For every `SKILL.md` under the
@@ -14,6 +14,14 @@ prefix (at any depth) it keeps only what routing reads:
 
 Each skill is written as OUT_DIR/skills/<folder>/SKILL.md holding that frontmatter and the one body
 line "See the original collection." (no body, script, reference or asset is copied).
+
+With --body-words the body is instead the distinct words of the original body outside fenced code
+blocks, sorted, wrapped at 100 characters: exactly what the routing index reads of a body
+(`prose_words` in the runtime crate: the words outside ``` and ~~~ fences, each once), and nothing
+of its sentences. Words are split on white space and ASCII punctuation (characters that split
+words in skillc's tokeniser too, so the index sees the same words either way) and lowercased,
+except a word holding a capital sigma, kept as written (its lower case depends on what follows
+it). A body without words leaves the body empty.
 
 What the script changes, and nothing else:
 - a skill whose folder holds a LICENSE file reserving all rights (not an open licence) is left out
@@ -39,6 +47,7 @@ cases occurs in antigravity-awesome-skills at its commit, whose output is unchan
 
 import json
 import re
+import string
 import subprocess
 import sys
 import unicodedata
@@ -47,6 +56,8 @@ from pathlib import Path
 import yaml
 
 BODY = "See the original collection.\n"
+# What splits a body into words here: white space and ASCII punctuation, both word breaks for skillc.
+WORD_BREAK = re.compile(r"[\s" + re.escape(string.punctuation) + r"]+")
 
 
 def git(git_dir, *args):
@@ -97,6 +108,36 @@ def frontmatter(text):
     return data if isinstance(data, dict) else {}
 
 
+def body_of(text):
+    """A SKILL.md text without its frontmatter (ended as `frontmatter` ends it)."""
+    lines = text.lstrip("\ufeff").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return text
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+    return "\n".join(lines[end + 1:])
+
+
+def body_words(body):
+    """The body's distinct words outside fenced code, sorted, as lines of at most 100 characters."""
+    words, in_code = set(), False
+    for line in body.split("\n"):
+        opening = line.lstrip()
+        if opening.startswith("```") or opening.startswith("~~~"):
+            in_code = not in_code
+        elif not in_code:
+            words.update(w if "\u03a3" in w else w.lower() for w in WORD_BREAK.split(line) if w)
+    lines, line = [], ""
+    for w in sorted(words):
+        if line and len(line) + 1 + len(w) > 100:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    return "\n".join(lines + [line] if line else lines)
+
+
 def as_text(value):
     if value is None:
         return None
@@ -125,6 +166,9 @@ def main():
         i = args.index("--prefix")
         prefix = args[i + 1].rstrip("/") + "/"
         del args[i:i + 2]
+    with_words = "--body-words" in args
+    if with_words:
+        args.remove("--body-words")
     git_dir, commit, out = args
     out = Path(out)
     files = git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
@@ -143,15 +187,17 @@ def main():
         if reserved(git_dir, commit, src_folder, files):
             print(f"left out (all rights reserved): {src_folder}", file=sys.stderr)
             continue
-        fm = frontmatter(git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace"))
+        text = git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace")
+        fm = frontmatter(text)
         name = as_text(fm.get("name")) or folder
         description = as_text(fm.get("description")) or ""
         if not description:
             print(f"left out (no description): {src_folder}", file=sys.stderr)
             continue
         when = as_text(fm.get("when_to_use"))
+        body = body_words(body_of(text)) if with_words else BODY
         skills.append({"folder": folder, "name": name, "description": description,
-                       "when_to_use": when, "path": src_folder})
+                       "when_to_use": when, "path": src_folder, "body": body})
 
     by_name = {}
     for s in skills:
@@ -178,7 +224,7 @@ def main():
                  f'description: {json.dumps(s["description"], ensure_ascii=False)}']
         if s["when_to_use"]:
             lines.append(f'when_to_use: {json.dumps(s["when_to_use"], ensure_ascii=False)}')
-        lines += ["---", "", BODY]
+        lines += ["---", "", s["body"]]
         (d / "SKILL.md").write_text("\n".join(lines).rstrip("\n") + "\n")
     with open(out / "manifest.tsv", "w") as m:
         m.write("# folder\tname\toriginal path\n")
