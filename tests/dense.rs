@@ -174,9 +174,10 @@ fn a_hybrid_route_reaches_a_skill_by_word_pieces_and_eval_says_hybrid() {
     let command = embedder("");
     let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    // "invoyced" (misspelt) is no word of the index, not even with its suffix off ("invoyc"
-    // against "invoic"): lexically, no candidate; its letter trigrams still meet "invoicing".
-    let message = "invoyced twice";
+    // "envoyced" (misspelt twice) is no word of the index, not even with its suffix off
+    // ("envoyc" is two edits from "invoic", beyond what a route reads as a misspelt word):
+    // lexically, no candidate; its letter trigrams still meet "invoicing".
+    let message = "envoyced twice";
     let route = |extra: &[&str]| -> serde_json::Value {
         let mut args = vec!["route", out_s, message, "--format", "json"];
         args.extend_from_slice(extra);

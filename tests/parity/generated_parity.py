@@ -74,7 +74,8 @@ def random_word(rng, script):
 
 
 def disguise(rng, word):
-    """`word` as a message may hold it: another case, decomposed, or with a mark or joiner inside."""
+    """`word` as a message may hold it: another case, decomposed, with a mark or joiner inside, or
+    misspelt."""
     roll = rng.random()
     if roll < 0.2:
         return word.upper()
@@ -87,7 +88,19 @@ def disguise(rng, word):
     if roll < 0.55 and word:
         at = rng.randint(0, len(word))
         return word[:at] + rng.choice(MARKS + ["\u200d", "\u00ad"]) + word[at:]
+    if roll < 0.8 and word:
+        return misspelt(rng, word)
     return word
+
+
+def misspelt(rng, word):
+    """`word` one random edit away (a letter deleted, inserted, changed or two swapped), as a
+    route reads back as the nearest known word (docs/routing.md, "Misspelt words")."""
+    at = rng.randrange(len(word))
+    letter = rng.choice("abcdefghijklmnopqrstuvwxyz")
+    edits = [word[:at] + word[at + 1:], word[:at] + letter + word[at:], word[:at] + letter + word[at + 1:],
+             word[:at] + word[at + 1:at + 2] + word[at] + word[at + 2:]]
+    return rng.choice(edits)
 
 
 def message(rng, known):
@@ -279,14 +292,26 @@ def differences(rust, theirs):
     return {"answer": (a, b)}
 
 
+def ascii_letters(text):
+    """`text` lowercased with its letters' marks and compatibility forms taken off (`pagé`,
+    `ｐａｇｅ`: `page`), what is not ASCII left out."""
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
 def compare_routes(tally, skillc, routes):
     asked = [route_args(r) for r in routes]
     with ThreadPoolExecutor(max_workers=2) as pool:
         rust = list(pool.map(lambda a: run([skillc, *a]), asked))
-    found = [json.loads(a[1])["candidates"] for a in rust if a[0] == 0]
+    answered = [(r, json.loads(a[1])["candidates"]) for r, a in zip(routes, rust) if a[0] == 0]
+    found = [c for _, c in answered]
     scripts = [c for c in found if any(not w.isascii() for cand in c for w in cand["matched"])]
-    print(f"{len(found)} routes, {sum(map(bool, found))} with candidates, {len(scripts)} matching words beyond ASCII")
-    if sum(map(bool, found)) < len(routes) // 3 or len(scripts) < len(routes) // 6:
+    # A matched word of letters a-z that the message's letters do not hold (as a stem holds a
+    # prefix of its word): one read as the nearest known word of a misspelt one.
+    respelt = [c for r, c in answered
+               if any(w.isascii() and w.isalpha() and w not in ascii_letters(r[1]) for cand in c for w in cand["matched"])]
+    print(f"{len(found)} routes, {sum(map(bool, found))} with candidates, {len(scripts)} matching words beyond ASCII, "
+          f"{len(respelt)} a misspelt word")
+    if sum(map(bool, found)) < len(routes) // 3 or len(scripts) < len(routes) // 6 or len(respelt) < len(routes) // 30:
         tally.compare("generator", ["route", "", "the messages"], "enough matched words", "too few matched")
     opened = {}
     for args, route, answer in zip(asked, routes, rust):

@@ -26,6 +26,10 @@ MESSAGES = [
     "How much does the pro plan cost?", "I can't log in to my account", "Quels sont vos tarifs ?",
     "compare you with Chargebee and book a demo", "turn this into a PDF press release",
     "bananas", "?!", "価格はいくらですか", "pricing " * 300,
+    # Misspelt words read as the catalog's nearest (docs/routing.md, "Misspelt words"), and more
+    # unknown words than a route tries before a known one.
+    "I cant log in to my acount, pasword rejectd", "compair you with Chargbee and bok a demo",
+    *(" ".join(f"wxyz{chr(97 + i % 26)}{chr(97 + i // 26)}q" for i in range(n)) + " plann" for n in (63, 64)),
 ]
 # Conversations for routing's stage 0 (docs/routing.md, "Fragments"): the recent messages (text,
 # time in seconds or RFC 3339) and follow-ups, each with its own time: joined within 60 s, alone

@@ -112,9 +112,12 @@ def main():
     return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 + len(RULES_MESSAGES) else 0
 
 
-# Messages routed by edited rules: a word made a stopword, small talk, a long request.
+# Messages routed by edited rules: a word made a stopword, small talk, a long request, misspelt
+# words (read as known ones from 3 letters to 6 by the edited rules: "demmo", "acount", not
+# "chargbee").
 RULES_MESSAGES = ["greetings and hello", "How much does the pro plan cost?", "thanks, have a nice day",
-                  "compare you with Chargebee and book a demo, and tell me about pricing in the UK"]
+                  "compare you with Chargebee and book a demo, and tell me about pricing in the UK",
+                  "a demmo with chargbee? my acount"]
 
 
 def edited_rules(skillc, tmp, failures):
@@ -133,6 +136,7 @@ def edited_rules(skillc, tmp, failures):
     rules.update(k1=2.0, b=0.3, evidence_factor=0.2, max_words=3, lexical_share=0.35, small_talk_share=1.0,
                  talk_words_share=2.0, talk_words_from=-0.4, hybrid_floor_base=0.2, hybrid_floor_slope=0.01)
     rules["defaults"]["top_k"] = 2
+    rules["spelling"] = {"min_letters": 3, "max_letters": 6}
     db.execute("UPDATE manifest SET value = ? WHERE key = 'routing_rules'", (json.dumps(rules),))
     db.commit()
     db.close()

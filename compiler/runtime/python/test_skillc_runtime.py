@@ -71,6 +71,27 @@ class RouteWords(unittest.TestCase):
             old.route("hello")
         old.db.close()
 
+    def test_a_misspelt_word_is_read_as_the_catalogs_word_the_artifact_says_so(self):
+        # docs/routing.md, "Misspelt words": "acount" is one edit from `account`, which the
+        # sample's support skill holds; an artifact whose rules have no `spelling` (built
+        # before it) reads it as written, and the rules' bounds are checked.
+        message = "I cant log in to my acount"
+        rust = subprocess.run([SKILLC, "route", str(self.db), message, "--format", "json"],
+                              check=True, capture_output=True, text=True).stdout
+        route = self.artifact.route(message)
+        self.assertEqual(route, json.loads(rust))
+        self.assertEqual(route["candidates"][0]["matched"], ["log", "account"])
+        rules = json.loads(self.artifact.manifest["routing_rules"])
+        del rules["spelling"]
+        old = self.edited("no-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", json.dumps(rules))
+        self.assertEqual(old.route(message)["candidates"][0]["matched"], ["log"])
+        old.db.close()
+        rules["spelling"] = {"min_letters": 5, "max_letters": 65}
+        wide = self.edited("wide-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", json.dumps(rules))
+        with self.assertRaisesRegex(ValueError, "5 to 65 letters"):
+            wide.route(message)
+        wide.db.close()
+
     def route_tokens(self, text):
         return self.artifact.route_tokens(text)
 

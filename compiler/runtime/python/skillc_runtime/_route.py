@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from . import _history, _meaning
 from ._meaning import _cosine, _norm
-from ._words import RoutingRules, route_tokens
+from ._words import RoutingRules, one_edit, route_tokens, spelling_applies
 
 
 class Routing:
@@ -182,6 +182,9 @@ class Routing:
                 total += length
                 docs.append((i, length))
                 held.append(words)
+            # Each word's counts summed over the catalog and how many skills hold it: which of
+            # an unknown word's neighbours it is read as.
+            b["route_weights"] = [(sum(tf for _, tf in p), len(p)) for p in postings]
             avg = max(total / max(len(docs), 1), 1.0)
             # Each document's BM25 length norm, computed once (the same expression as per word).
             k1, b_ = self.routing_rules().k1, self.routing_rules().b
@@ -222,6 +225,8 @@ class Routing:
         if self._rules is None:
             raise ValueError(f"{self.path} cannot be routed: its manifest has no `routing_rules` (it was built by "
                              "a skillc older than this runtime); build it again")
+        if self._rules.unreadable is not None:
+            raise ValueError(f"`{self.path}` is not a readable skillc artifact: its `routing_rules` {self._rules.unreadable}")
         return self._rules
 
     def route_tokens(self, text: str) -> List[str]:
@@ -274,11 +279,21 @@ class Routing:
         settings, rules = self.routing_settings(client), self.routing_rules()
         position = self._positions(b, consumer, ctx)
         ids, postings, docs, norms, holds = self._route_index(b)
-        words = []
+        words, tried = [], 0
         for t in route_tokens(message, rules):
             if len(words) == rules.max_words:
                 break
-            if t in ids and all(w != t for w, _ in words):
+            if t not in ids:
+                # Read as its nearest known word (docs/routing.md, "Misspelt words").
+                if rules.spelling is None or tried == rules.max_words or not spelling_applies(t, rules.spelling):
+                    continue
+                tried += 1
+                near = ids.keys() & one_edit(t)
+                if not near:
+                    continue
+                weights = b["route_weights"]
+                t = min(near, key=lambda w: (-weights[ids[w]][0], -weights[ids[w]][1], w))
+            if all(w != t for w, _ in words):
                 words.append((t, ids[t]))
         # Each document's mass of matched words (None: the message has no word of the index);
         # its lexical score is `lexical_score` of it. The candidates hold a word of the

@@ -5,7 +5,7 @@ and constants are the artifact's (manifest `routing_rules`, written by the build
 
 import json
 import re
-from typing import Any, Dict, FrozenSet, List, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from . import _word_chars
 
@@ -15,7 +15,8 @@ class RoutingRules:
     docs/artifact.md): `stopwords`, `suffixes` (in order), `k1`, `b`, `evidence_factor`,
     `max_words`, `lexical_share`, `small_talk_share`, `talk_words_share`, `talk_words_from`,
     `hybrid_floor_base`,
-    `hybrid_floor_slope` and `defaults` (the routing settings a workspace leaves unset)."""
+    `hybrid_floor_slope`, `defaults` (the routing settings a workspace leaves unset) and
+    `spelling` (the lengths of unknown words read as their nearest known word, or None)."""
 
     def __init__(self, text: str) -> None:
         rules = json.loads(text)
@@ -33,6 +34,38 @@ class RoutingRules:
         self.hybrid_floor_base: float = float(rules["hybrid_floor_base"])
         self.hybrid_floor_slope: float = float(rules["hybrid_floor_slope"])
         self.defaults: Dict[str, Any] = dict(rules["defaults"])
+        # Artifacts built before it read every word as written.
+        spelling = rules.get("spelling")
+        self.spelling: Optional[Tuple[int, int]] = (
+            None if spelling is None else (int(spelling["min_letters"]), int(spelling["max_letters"])))
+        # Why a route refuses these rules (the artifact still serves catalogs and prompts).
+        self.unreadable: Optional[str] = None
+        if self.spelling is not None and (self.spelling[0] < 1 or self.spelling[1] > MAX_LETTERS):
+            self.unreadable = "read words of %d to %d letters as their neighbours (1 to %d)" % (
+                self.spelling[0], self.spelling[1], MAX_LETTERS)
+
+
+# The longest word an artifact's rules may ask to read as a neighbour (Rust's `MAX_LETTERS`).
+MAX_LETTERS = 64
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_A_TO_Z = re.compile("[a-z]+")
+
+
+def spelling_applies(word: str, spelling: Tuple[int, int]) -> bool:
+    """Whether an indexed word no skill holds is read as its nearest known word (Rust's
+    `spelling::applies`): `spelling` letters a–z."""
+    return spelling[0] <= len(word) <= spelling[1] and _A_TO_Z.fullmatch(word) is not None
+
+
+def one_edit(word: str) -> Set[str]:
+    """The words one edit from `word`: a letter deleted, inserted or changed, or two
+    neighbouring letters swapped (letters a–z)."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1:] for a, b in splits if b}
+    out.update(a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1)
+    out.update(a + c + b[1:] for a, b in splits if b for c in _LETTERS)
+    out.update(a + c + b for a, b in splits for c in _LETTERS)
+    return out
 
 
 def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":

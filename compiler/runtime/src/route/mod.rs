@@ -12,6 +12,7 @@ pub mod history;
 mod meaning;
 mod settings;
 mod small_talk;
+mod spelling;
 #[cfg(test)]
 mod word_chars;
 
@@ -28,6 +29,7 @@ pub use small_talk::{
     raised_floor, small_talk_row, talk_words, talk_words_row, SMALL_TALK_SHARE, TALK_WORDS_FROM,
     TALK_WORDS_SHARE,
 };
+pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
 
 /// BM25's term-frequency saturation: 1.2, the usual value, for counts in units of a trigger
 /// example's word; the weights below count a body's word as one and the others twice over.
@@ -429,22 +431,35 @@ pub fn rank_parts(
 }
 
 /// The first `rules.max_words` distinct known words of a message, each with its id in each
-/// part that holds it.
+/// part that holds it. A word no part holds is read as its nearest known word when the rules
+/// say so ([`spelling`]), for the first `rules.max_words` words it applies to.
 fn known_words(
     parts: &[Part<'_>],
     message: &str,
     rules: &RoutingRules,
 ) -> Vec<(String, Vec<Option<usize>>)> {
+    let limit = rules.max_words.min(MAX_WORDS);
     let mut words: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    let mut tried = 0;
     for t in rules.tokens(message) {
-        if words.len() == rules.max_words.min(MAX_WORDS) {
+        if words.len() == limit {
             break;
         }
-        if words.iter().any(|(w, _)| *w == t) {
-            continue;
+        let mut ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
+        let mut t = t;
+        if ids.iter().all(Option::is_none) {
+            match rules.spelling {
+                Some(s) if tried < limit && spelling::applies(&t, &s) => {
+                    tried += 1;
+                    let Some(near) = spelling::nearest_known(parts, &t) else {
+                        continue;
+                    };
+                    (t, ids) = near;
+                }
+                _ => continue,
+            }
         }
-        let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
-        if ids.iter().any(Option::is_some) {
+        if !words.iter().any(|(w, _)| *w == t) {
             words.push((t, ids));
         }
     }

@@ -143,6 +143,10 @@ pub struct RoutingRules {
     /// The settings a workspace leaves unset ([`RoutingSettings::default`]; `hybrid_min_score`
     /// has none: the floor above).
     pub defaults: RoutingDefaults,
+    /// Which unknown words a route reads as their nearest known word ([`super::SPELLING`]);
+    /// none in an artifact built before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spelling: Option<super::Spelling>,
 }
 
 /// The default routing settings, as `routing_rules` writes them.
@@ -178,6 +182,7 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
             min_score: d.min_score,
             confident: d.confident,
         },
+        spelling: Some(super::SPELLING),
     }
 });
 
@@ -214,6 +219,16 @@ impl RoutingRules {
         ];
         if !numbers.iter().all(|x| x.is_finite()) || rules.lexical_share >= 1.0 {
             return Err(unreadable("hold a number out of range".to_string()));
+        }
+        if let Some(s) = rules.spelling {
+            if s.min_letters == 0 || s.max_letters > super::MAX_LETTERS {
+                return Err(unreadable(format!(
+                    "read words of {} to {} letters as their neighbours (1 to {})",
+                    s.min_letters,
+                    s.max_letters,
+                    super::MAX_LETTERS
+                )));
+            }
         }
         if rules.max_words == 0 || rules.max_words > 64 {
             return Err(unreadable(format!(

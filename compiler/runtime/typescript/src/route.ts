@@ -13,7 +13,8 @@ import { RANGES as WORD_RANGES } from "./wordChars.js";
  * share of words, `small_talk_share` the share of the small-talk margin a hybrid bar rises by,
  * `talk_words_share` the share of a message's lean to small talk by its pieces beyond
  * `talk_words_from` it rises by (neither in an artifact built before them: no such rise),
- * `defaults` the routing settings a workspace leaves unset. */
+ * `defaults` the routing settings a workspace leaves unset, `spelling` the lengths of the unknown
+ * words read as their nearest known word (none in an artifact built before it). */
 export interface RoutingRules {
   stopwords: ReadonlySet<string>;
   suffixes: readonly string[];
@@ -21,7 +22,11 @@ export interface RoutingRules {
   lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
+  spelling?: { min_letters: number; max_letters: number };
 }
+
+/** The longest word an artifact's rules may ask to read as a neighbour (Rust's `MAX_LETTERS`). */
+const MAX_LETTERS = 64;
 
 const rulesOf = new WeakMap<Snapshot, RoutingRules>();
 
@@ -36,6 +41,10 @@ export function routingRules(snap: Snapshot): RoutingRules {
   }
   const read = JSON.parse(text);
   const rules: RoutingRules = { ...read, stopwords: new Set(read.stopwords) };
+  const spelling = rules.spelling;
+  if (spelling && (spelling.min_letters < 1 || spelling.max_letters > MAX_LETTERS)) {
+    throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: its \`routing_rules\` read words of ${spelling.min_letters} to ${spelling.max_letters} letters as their neighbours (1 to ${MAX_LETTERS})`);
+  }
   rulesOf.set(snap, rules);
   return rules;
 }
@@ -127,6 +136,9 @@ interface RouteIndex {
   avg: number;
   /** Per document, BM25's length term: `K1 · (1 − B + B · length / avg)`. */
   lengthNorms: Float64Array;
+  /** Per word, its counts summed over the catalog and how many skills hold it: which of an
+   * unknown word's neighbours it is read as. */
+  weights: [number, number][];
 }
 
 const indexes = new WeakMap<Bundle, RouteIndex>();
@@ -143,7 +155,7 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
     rows(snap.db, "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
       .map((r) => [Number(r[0]), String(r[1])]),
   );
-  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array() };
+  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array(), weights: [] };
   let total = 0;
   for (const [skill, card] of shown) {
     let len = 0;
@@ -165,10 +177,46 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
     ix.docs.push([skill, len]);
   }
   ix.avg = Math.max(total / Math.max(ix.docs.length, 1), 1);
+  ix.weights = ix.postings.map((p) => [p.reduce((sum, [, tf]) => sum + tf, 0), p.length]);
   const { k1, b: lengthShare } = rules;
   ix.lengthNorms = Float64Array.from(ix.docs, ([, len]) => k1 * (1 - lengthShare + (lengthShare * len) / ix.avg));
   indexes.set(b, ix);
   return ix;
+}
+
+/** Whether an indexed word no skill holds is read as its nearest known word: `spelling` letters a–z. */
+function spellingApplies(word: string, spelling: { min_letters: number; max_letters: number }): boolean {
+  return word.length >= spelling.min_letters && word.length <= spelling.max_letters && /^[a-z]+$/.test(word);
+}
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+/** The known word one edit from `word` (a letter deleted, inserted or changed, or two
+ * neighbouring letters swapped, letters a–z) with its id: of several, the one whose counts sum
+ * highest, then the one more skills hold, then the first in code-point order. */
+function nearestKnown(word: string, ix: RouteIndex): [string, number] | undefined {
+  let best: [string, number] | undefined;
+  const consider = (candidate: string) => {
+    const id = ix.ids.get(candidate);
+    if (id === undefined) return;
+    if (best !== undefined) {
+      const [w, s] = ix.weights[id];
+      const [bw, bs] = ix.weights[best[1]];
+      if (w < bw || (w === bw && (s < bs || (s === bs && candidate >= best[0])))) return;
+    }
+    best = [candidate, id];
+  };
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    if (tail) {
+      consider(head + tail.slice(1));
+      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
+      for (const c of LETTERS) if (c !== tail[0]) consider(head + c + tail.slice(1));
+    }
+    for (const c of LETTERS) consider(head + c + tail);
+  }
+  return best;
 }
 
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
@@ -220,10 +268,19 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   const ix = indexOf(snap, b, rules);
   const query = queryVector === undefined ? undefined : queryOf(snap, queryVector);
   const words: [string, number][] = [];
-  for (const t of routeTokens(message, rules)) {
+  let tried = 0;
+  for (let t of routeTokens(message, rules)) {
     if (words.length === rules.max_words) break;
-    const id = ix.ids.get(t);
-    if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
+    let id = ix.ids.get(t);
+    if (id === undefined) {
+      // Read as its nearest known word (docs/routing.md, "Misspelt words").
+      if (!rules.spelling || tried === rules.max_words || !spellingApplies(t, rules.spelling)) continue;
+      tried += 1;
+      const near = nearestKnown(t, ix);
+      if (near === undefined) continue;
+      [t, id] = near;
+    }
+    if (!words.some(([, w]) => w === id)) words.push([t, id]);
   }
   // Each document's score: the lexical one of the documents holding a word of the message
   // (`touched`, in the order they were first met), 0 for the others.

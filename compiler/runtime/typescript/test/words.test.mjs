@@ -61,6 +61,23 @@ test("an artifact without routing rules is refused by route only", async () => {
   a.close();
 });
 
+test("a misspelt word is read as the catalog's word when the artifact says so (docs/routing.md)", async () => {
+  const message = "I cant log in to my acount";
+  const rust = JSON.parse(execFileSync(skillc, ["route", sample, message, "--format", "json"], { encoding: "utf8" }));
+  const route = artifact.route({ message });
+  assert.deepEqual(route.candidates, rust.candidates);
+  assert.deepEqual(route.candidates[0].matched, ["log", "account"]);
+  const rules = JSON.parse(artifact.manifest("routing_rules"));
+  delete rules.spelling;
+  const old = await edited("no-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", [JSON.stringify(rules)]);
+  assert.deepEqual(old.route({ message }).candidates[0].matched, ["log"]);
+  old.close();
+  rules.spelling = { min_letters: 5, max_letters: 65 };
+  const wide = await edited("wide-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", [JSON.stringify(rules)]);
+  assert.throws(() => wide.route({ message }), (e) => e instanceof ArtifactError && /5 to 65 letters/.test(e.message));
+  wide.close();
+});
+
 test("words of every script are the Rust runtime's", () => {
   assert.deepEqual(routeTokens("नमस्ते दुनिया"), ["नमस", "ते", "दुनिया"]);
   assert.deepEqual(routeTokens("ΑΣ..Β ΟΔΟΣ"), ["ασ", "β", "οδος"]);

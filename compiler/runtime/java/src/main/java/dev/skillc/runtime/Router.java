@@ -40,6 +40,14 @@ final class Router {
                     + "was built by a skillc older than this runtime); build it again");
             }
             Map<String, Object> r = Json.object(text);
+            if (r.get("spelling") instanceof Map<?, ?> spelling) {
+                double min = number(spelling.get("min_letters"), 0);
+                double max = number(spelling.get("max_letters"), 0);
+                if (min < 1 || max > MAX_LETTERS) {
+                    throw new ArtifactException("`" + snap.path + "` is not a readable skillc artifact: its `routing_rules` read words of "
+                        + (long) min + " to " + (long) max + " letters as their neighbours (1 to " + MAX_LETTERS + ")");
+                }
+            }
             snap.routingRules = new Rules(Set.copyOf((List<String>) r.get("stopwords")),
                 List.copyOf((List<String>) r.get("suffixes")), r);
             return snap.routingRules;
@@ -49,6 +57,58 @@ final class Router {
         Map<String, Object> defaults() {
             return (Map<String, Object>) all.get("defaults");
         }
+
+        /** The lengths of the unknown words read as their nearest known word, or null (an
+         * artifact built before it reads every word as written). */
+        int[] spelling() {
+            if (!(all.get("spelling") instanceof Map<?, ?> s)) return null;
+            return new int[] {(int) number(s.get("min_letters"), 0), (int) number(s.get("max_letters"), 0)};
+        }
+    }
+
+    /** The longest word an artifact's rules may ask to read as a neighbour (Rust's {@code MAX_LETTERS}). */
+    private static final int MAX_LETTERS = 64;
+
+    /** Whether an indexed word no skill holds is read as its nearest known word: {@code spelling} letters a–z. */
+    private static boolean spellingApplies(String word, int[] spelling) {
+        return word.length() >= spelling[0] && word.length() <= spelling[1] && word.chars().allMatch(c -> c >= 'a' && c <= 'z');
+    }
+
+    /**
+     * The known word one edit from {@code word} (a letter deleted, inserted or changed, or two
+     * neighbouring letters swapped, letters a–z): of several, the one whose counts sum highest in
+     * the catalog, then the one more skills hold, then the first in code-point order; null for none.
+     */
+    private static String nearestKnown(String word, Index ix) {
+        String best = null;
+        long bestWeight = 0;
+        int bestSkills = 0;
+        List<String> edits = new ArrayList<>();
+        for (int i = 0; i <= word.length(); i++) {
+            String head = word.substring(0, i);
+            String tail = word.substring(i);
+            if (!tail.isEmpty()) {
+                edits.add(head + tail.substring(1));
+                if (tail.length() > 1) edits.add(head + tail.charAt(1) + tail.charAt(0) + tail.substring(2));
+                for (char c = 'a'; c <= 'z'; c++) if (c != tail.charAt(0)) edits.add(head + c + tail.substring(1));
+            }
+            for (char c = 'a'; c <= 'z'; c++) edits.add(head + c + tail);
+        }
+        for (String candidate : edits) {
+            Integer id = ix.ids().get(candidate);
+            if (id == null) continue;
+            List<long[]> holders = ix.postings().get(id);
+            long weight = 0;
+            for (long[] p : holders) weight += p[1];
+            int skills = holders.size();
+            if (best == null || weight > bestWeight || (weight == bestWeight && (skills > bestSkills
+                    || (skills == bestSkills && candidate.compareTo(best) < 0)))) {
+                best = candidate;
+                bestWeight = weight;
+                bestSkills = skills;
+            }
+        }
+        return best;
     }
 
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
@@ -413,10 +473,20 @@ final class Router {
         double[] query = queryVector == null ? ownQuery(snap, message) : query(snap, queryVector);
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
+        int[] spelling = rules.spelling();
+        int tried = 0;
         for (String t : tokens(message, rules)) {
             if (words.size() == (int) rules.num("max_words")) break;
             Integer id = ix.ids().get(t);
-            if (id != null && !wordIds.contains(id)) {
+            if (id == null) {
+                // Read as its nearest known word (docs/routing.md, "Misspelt words").
+                if (spelling == null || tried == (int) rules.num("max_words") || !spellingApplies(t, spelling)) continue;
+                tried++;
+                t = nearestKnown(t, ix);
+                if (t == null) continue;
+                id = ix.ids().get(t);
+            }
+            if (!wordIds.contains(id)) {
                 words.add(t);
                 wordIds.add(id);
             }

@@ -103,6 +103,23 @@ public class WordsTest {
         }
     }
 
+    /** docs/routing.md, "Misspelt words": read as the catalog's word when the artifact says so. */
+    @Test
+    public void aMisspeltWordIsReadAsTheCatalogsWordWhenTheArtifactSaysSo() throws Exception {
+        String message = "I cant log in to my acount";
+        assertEquals(List.of("log", "account"), artifact.route(Request.global(), message).candidates().get(0).matched());
+        Map<String, Object> rules = Json.object(Snapshot.str(artifactManifest("routing_rules")));
+        rules.remove("spelling");
+        try (Artifact a = edited("no-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", Json.compact(rules))) {
+            assertEquals(List.of("log"), a.route(Request.global(), message).candidates().get(0).matched());
+        }
+        rules.put("spelling", Json.object("{\"min_letters\": 5, \"max_letters\": 65}"));
+        try (Artifact a = edited("wide-spelling.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", Json.compact(rules))) {
+            ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), message));
+            assertTrue(e.getMessage(), e.getMessage().contains("5 to 65 letters"));
+        }
+    }
+
     @Test
     public void wordsOfEveryScriptAreTheRustRuntimes() {
         assertEquals(List.of("नमस", "ते", "दुनिया"), tokens("नमस्ते दुनिया"));

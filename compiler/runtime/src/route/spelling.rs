@@ -1,0 +1,187 @@
+//! Misspelt words (docs/routing.md, "Misspelt words"): a word of a message that the catalog's
+//! index does not hold is read as the word one edit away that the catalog weighs most, so
+//! "tomorow" meets `tomorrow` and "acount" `account`. Words only: the message's meaning vector
+//! is made of what it says.
+
+use serde::{Deserialize, Serialize};
+
+use super::{held_by, Part};
+
+/// Which words a route reads as their nearest known word: those of `min_letters` to
+/// `max_letters` letters a–z (as indexed: lowercased and stemmed, so "wether" is `weth`, four
+/// letters) that no skill of the catalog holds. Shorter words have too many neighbours ("deck"
+/// is one edit from `deco`, "tell" from `well`), above all in a small catalog, whose unknown
+/// words are mostly ordinary ones it does not use; the bound above keeps a hostile message's
+/// cost small. An artifact's `routing_rules` carry it; one without it (built before it) reads
+/// every word as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spelling {
+    /// The fewest letters of a word read as its neighbour.
+    pub min_letters: usize,
+    /// The most (at most [`MAX_LETTERS`]).
+    pub max_letters: usize,
+}
+
+/// This crate's rule.
+pub const SPELLING: Spelling = Spelling {
+    min_letters: 5,
+    max_letters: 24,
+};
+
+/// The longest word an artifact's rules may ask to read as a neighbour: a word of `n` letters
+/// has `54n + 25` neighbours to look up.
+pub const MAX_LETTERS: usize = 64;
+
+/// Whether `spelling` reads `word` (an indexed word no skill holds) as its nearest known word.
+pub(super) fn applies(word: &str, spelling: &Spelling) -> bool {
+    (spelling.min_letters..=spelling.max_letters).contains(&word.len())
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// The word one edit from `word` (a letter deleted, inserted or changed, or two neighbouring
+/// letters swapped, letters a–z) that the kept skills of `parts` hold, with its id in each
+/// part: of several, the one whose counts in the catalog sum highest, then the one more skills
+/// hold, then the first in code-point order. `word` is one [`applies`] to.
+pub(super) fn nearest_known(
+    parts: &[Part<'_>],
+    word: &str,
+) -> Option<(String, Vec<Option<usize>>)> {
+    let letters = word.as_bytes();
+    let n = letters.len();
+    // (summed counts, skills holding it, the word, its ids)
+    let mut best: Option<(u64, usize, String, Vec<Option<usize>>)> = None;
+    let mut consider = |candidate: &str| {
+        if parts.iter().all(|p| p.id(candidate).is_none()) {
+            return;
+        }
+        let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(candidate)).collect();
+        let (weight, skills) =
+            held_by(parts, &ids).fold((0u64, 0usize), |(w, s), hit| (w + u64::from(hit.3), s + 1));
+        let better = best.as_ref().is_none_or(|(w, s, known, _)| {
+            (weight, skills) > (*w, *s) || ((weight, skills) == (*w, *s) && candidate < known)
+        });
+        if better {
+            best = Some((weight, skills, candidate.to_string(), ids));
+        }
+    };
+    let mut edit = String::with_capacity(n + 1);
+    let mut write = |pieces: [&[u8]; 3]| {
+        edit.clear();
+        for p in pieces {
+            // Letters a–z only: every slice is ASCII.
+            edit.extend(p.iter().map(|&b| char::from(b)));
+        }
+        consider(&edit);
+    };
+    for i in 0..=n {
+        let (head, tail) = letters.split_at(i);
+        if let Some((first, rest)) = tail.split_first() {
+            write([head, rest, &[]]);
+            if let Some((second, rest)) = rest.split_first() {
+                write([head, &[*second, *first], rest]);
+            }
+            for c in b'a'..=b'z' {
+                if c != *first {
+                    write([head, &[c], rest]);
+                }
+            }
+        }
+        for c in b'a'..=b'z' {
+            write([head, &[c], tail]);
+        }
+    }
+    best.map(|(_, _, known, ids)| (known, ids))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{card_terms, RouteIndex, RoutingRules};
+
+    fn index(cards: &[(&str, &str)]) -> RouteIndex {
+        let stored: Vec<String> = cards
+            .iter()
+            .map(|(name, description)| card_terms(name, description, &[], &[], ""))
+            .collect();
+        RouteIndex::new(stored.iter().enumerate().map(|(i, s)| (i, s.as_str())))
+    }
+
+    fn words(ix: &RouteIndex, message: &str, rules: &RoutingRules) -> Vec<String> {
+        ix.rank(message, rules).words
+    }
+
+    /// A word no skill holds, one edit from one that a skill holds (a letter deleted, inserted,
+    /// changed, two swapped), is read as that word; a word of fewer letters than the rule's,
+    /// or of other letters than a–z, is not.
+    #[test]
+    fn a_misspelt_word_is_read_as_the_known_word_one_edit_away() {
+        let ix = index(&[
+            (
+                "forecast",
+                "Weather forecasts for any city, tomorrow included.",
+            ),
+            ("git-push", "Commit and push changes with a message."),
+            ("lights", "Turn the living room lights on and off."),
+        ]);
+        let rules = RoutingRules::built_in();
+        assert_eq!(words(&ix, "tomorow", rules), ["tomorrow"]);
+        assert_eq!(words(&ix, "forcast", rules), ["forecast"]);
+        assert_eq!(words(&ix, "comit chagnes", rules), ["commit", "chang"]);
+        assert_eq!(words(&ix, "lihgts", rules), ["light"]);
+        assert_eq!(ix.rank("lihgts", rules).scored[0].skill, 2);
+        assert_eq!(words(&ix, "ppush cmmit", rules), ["push", "commit"]);
+        // Four letters have too many neighbours ("psuh" stays unread); a word of other letters
+        // is left as it is.
+        assert!(words(&ix, "psuh", rules).is_empty());
+        assert!(words(&ix, "tomorów", rules).is_empty());
+        // An artifact without the rule (built before it) reads words as written.
+        let as_written = RoutingRules {
+            spelling: None,
+            ..rules.clone()
+        };
+        assert!(words(&ix, "tomorow", &as_written).is_empty());
+    }
+
+    /// Of several known words one edit away, the one the catalog counts most is read, then the
+    /// one more skills hold, then the first in code-point order; the same word twice counts once.
+    #[test]
+    fn of_several_neighbours_the_one_the_catalog_weighs_most_is_read() {
+        let rules = RoutingRules::built_in();
+        // "xables" is one edit from `cable`, `table` and `gable`; `table` is named and said
+        // twice (6 + 2 · 4), the others named and said once (6 + 4).
+        let ix = index(&[
+            ("cable", "Cable modems."),
+            ("table", "Tables for a table booking."),
+            ("gable", "Gable roofs."),
+        ]);
+        assert_eq!(words(&ix, "xables", rules), ["table"]);
+        assert_eq!(words(&ix, "xables tables", rules), ["table"]);
+        // Counted and held alike: the first in code-point order.
+        let ix = index(&[("gable", "Gable roofs."), ("cable", "Cable modems.")]);
+        assert_eq!(words(&ix, "xables", rules), ["cable"]);
+    }
+
+    /// At most `max_words` unknown words of a message are tried: a message of a thousand
+    /// unknown words costs a route no more than a message of sixty-four.
+    #[test]
+    fn a_route_tries_at_most_max_words_unknown_words() {
+        let ix = index(&[("planner", "Plan the week ahead.")]);
+        let rules = RoutingRules::built_in();
+        let unknown = |n: usize| -> String {
+            (0..n)
+                .map(|i| {
+                    format!(
+                        "wxyz{}{}q ",
+                        (b'a' + (i % 26) as u8) as char,
+                        (b'a' + (i / 26) as u8) as char
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            words(&ix, &(unknown(63) + "plann"), rules),
+            ["plann"[..4].to_string()]
+        );
+        assert!(words(&ix, &(unknown(64) + "plann"), rules).is_empty());
+        assert_eq!(words(&ix, &(unknown(64) + "plan"), rules), ["plan"]);
+    }
+}
