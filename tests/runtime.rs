@@ -725,11 +725,40 @@ fn a_route_follows_the_artifact_s_routing_rules_not_the_runtime_s_constants() {
         refused.contains("no `routing_rules`") && refused.ends_with("build it again"),
         "{refused}"
     );
+    // Misspelt words are read by the artifact's `spelling`; one without it reads them as written.
+    let acount = |a: &Artifact| {
+        route(a, "I cant log in to my acount").candidates[0]
+            .matched
+            .clone()
+    };
+    assert_eq!(acount(&a), ["log", "account"]);
+    let mut as_written: serde_json::Value =
+        serde_json::from_str(a.manifest("routing_rules").unwrap()).unwrap();
+    as_written.as_object_mut().unwrap().remove("spelling");
+    assert_eq!(
+        acount(&edited("as-written.db", sql, Some(&as_written.to_string()))),
+        ["log"]
+    );
     // Rules a route cannot follow are refused, not half followed.
-    rules["max_words"] = 65.into();
-    let wide = edited("wide.db", sql, Some(&rules.to_string()));
-    let refused = wide.routing_rules().unwrap_err().to_string();
-    assert!(refused.contains("weigh 65 words"), "{refused}");
+    for (key, value, says) in [
+        (
+            "spelling",
+            serde_json::json!({"min_letters": 5, "max_letters": 65}),
+            "5 to 65 letters",
+        ),
+        (
+            "spelling",
+            serde_json::json!({"min_letters": 0, "max_letters": 24}),
+            "0 to 24 letters",
+        ),
+        ("max_words", 65.into(), "weigh 65 words"),
+    ] {
+        let mut bad = rules.clone();
+        bad[key] = value;
+        let wide = edited("wide.db", sql, Some(&bad.to_string()));
+        let refused = wide.routing_rules().unwrap_err().to_string();
+        assert!(refused.contains(says), "{refused}");
+    }
 }
 
 #[test]
