@@ -6,7 +6,8 @@ The other parity runs ask the requests someone wrote, and the runtimes were equa
 300 messages over many scripts (Latin with accents, Cyrillic, Greek, Arabic, Devanagari, CJK,
 Hangul, Thai, emoji, combining marks, zero-width joiners, fullwidth and mathematical letters,
 numbers of several scripts), mixed with the words the artifacts' skills hold, in random case,
-decomposed or joined by unusual separators, routed in random bundles, contexts, consumers and
+decomposed, misspelt (one edit: read back as the nearest known word, docs/routing.md) or joined
+by unusual separators, routed in random bundles, contexts, consumers and
 `--top`. Half go to the sample artifact; half to a workspace of skills written in those
 scripts, built here, so that every script's words can be matched. Random selections of prompts
 and every catalog format are compared too. The Rust `skillc` answers first; the Python runtime
