@@ -158,6 +158,19 @@ mod tests {
         // Counted and held alike: the first in code-point order.
         let ix = index(&[("gable", "Gable roofs."), ("cable", "Cable modems.")]);
         assert_eq!(words(&ix, "xables", rules), ["cable"]);
+        // Whatever order the edits meet them in: "lable" meets `table` (its first letter
+        // changed) before `label` (two letters swapped).
+        let ix = index(&[("table", "Tables, a table."), ("label", "Labels.")]);
+        assert_eq!(words(&ix, "lable", rules), ["table"]);
+        let ix = index(&[("table", "Tables."), ("label", "Labels.")]);
+        assert_eq!(words(&ix, "lable", rules), ["label"]);
+        // Counted alike (twice 4), held by two skills against one.
+        let ix = index(&[
+            ("one", "Zebra notes."),
+            ("two", "Zebra files."),
+            ("three", "Xebra, xebra again."),
+        ]);
+        assert_eq!(words(&ix, "yebra", rules), ["zebra"]);
     }
 
     /// At most `max_words` unknown words of a message are tried: a message of a thousand
