@@ -245,8 +245,9 @@ pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
 /// The index of one bundle's catalog: each shown skill's words, and how many skills hold each.
 #[derive(Debug, Default)]
 pub struct RouteIndex {
-    /// Every word of the catalog, by id.
-    pub(crate) ids: HashMap<String, usize>,
+    /// Every word of the catalog, by id (hashbrown's default hasher: a route looks up each
+    /// word of a message, and a misspelt word's hundreds of neighbours, here).
+    pub(crate) ids: hashbrown::HashMap<String, usize>,
     /// Per word (by id), the documents holding it and its weighted count there: how many
     /// skills hold a word is its list's length.
     pub(crate) postings: Vec<Vec<(usize, u32)>>,
