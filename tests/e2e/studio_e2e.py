@@ -1244,7 +1244,7 @@ def test_a_message_is_routed_in_the_preview_and_saved_as_a_case(d, tmp, shots):
     d.wait_text("#ts-summary", "0 failed", timeout=60)
 
 
-def test_small_talk_in_the_preview_says_its_bar_rose(d, tmp, shots):
+def test_the_preview_route_says_its_bar_rose_for_small_talk_and_reads_misspelt_words(d, tmp, shots):
     fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="preview"]')
     # A farewell shares "talk" and "tomorrow" with booking a demo, but is nearer small talk.
@@ -1258,6 +1258,13 @@ def test_small_talk_in_the_preview_says_its_bar_rose(d, tmp, shots):
     first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
     assert first == "web-scraping", first
     assert not d.js("return !!document.getElementById('pv-small-talk')"), "a request's bar stays"
+    # "acount" is read as the catalog's `account` (docs/routing.md, "Misspelt words"), and the
+    # route says so among the words its first candidate matched.
+    d.set_value("#pv-message", "I cant log in to my acount")
+    wait_until(lambda: "log, account" in d.text("#pv-route"), "the misspelt word read as the catalog's")
+    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
+    assert first == "support", first
+    d.screenshot(shots / "route-misspelt.png")
 
 
 def test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it(d, tmp, shots):
@@ -1470,7 +1477,7 @@ TESTS = (
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_ten_team_tasks_each_under_a_minute,
     test_a_message_is_routed_in_the_preview_and_saved_as_a_case,
-    test_small_talk_in_the_preview_says_its_bar_rose,
+    test_the_preview_route_says_its_bar_rose_for_small_talk_and_reads_misspelt_words,
     test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
     test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
     test_the_workspace_settings_add_a_plan_with_a_budget_and_a_consumer_and_remove_them,
