@@ -29,7 +29,7 @@ pub const SPELLING: Spelling = Spelling {
 };
 
 /// The longest word an artifact's rules may ask to read as a neighbour: a word of `n` letters
-/// has `54n + 25` neighbours to look up.
+/// has `53n + 25` neighbours to look up.
 pub const MAX_LETTERS: usize = 64;
 
 /// Whether `spelling` reads `word` (an indexed word no skill holds) as its nearest known word.
