@@ -91,15 +91,25 @@ def lenient(lines):
     return data
 
 
+def frontmatter_end(lines):
+    """Where a frontmatter opened on `lines[0]` ends: (index of its closing `---`, True), or,
+    never closed, (index of its first blank line, False); None without a frontmatter."""
+    if not lines or lines[0].strip() != "---":
+        return None
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines)), False
+    return end, True
+
+
 def frontmatter(text):
     """The frontmatter mapping of a SKILL.md text ({} when it has none)."""
-    text = text.lstrip("\ufeff")
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
+    lines = text.lstrip("\ufeff").splitlines()
+    found = frontmatter_end(lines)
+    if found is None:
         return {}
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:  # never closed: up to the first blank line, read line by line
-        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
+    end, closed = found
+    if not closed:  # never closed: up to the first blank line, read line by line
         return lenient(lines[1:end])
     try:
         data = yaml.safe_load("\n".join(lines[1:end])) or {}
@@ -111,12 +121,8 @@ def frontmatter(text):
 def body_of(text):
     """A SKILL.md text without its frontmatter (ended as `frontmatter` ends it)."""
     lines = text.lstrip("\ufeff").split("\n")
-    if not lines or lines[0].strip() != "---":
-        return text
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:
-        end = next((i for i in range(1, len(lines)) if not lines[i].strip()), len(lines))
-    return "\n".join(lines[end + 1:])
+    found = frontmatter_end(lines)
+    return text if found is None else "\n".join(lines[found[0] + 1:])
 
 
 def body_words(body):
