@@ -586,3 +586,107 @@ fn walk_files(folder: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// Each card's `card_route.meaning` and, by card id, its `card` and `vector` rows as written.
+fn meaning_rows(db: &Path) -> (Vec<Option<Vec<u8>>>, Vec<String>) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let mixed = (c
+        .prepare("SELECT meaning FROM card_route ORDER BY card")
+        .unwrap())
+    .query_map([], |r| r.get::<_, Option<Vec<u8>>>(0))
+    .unwrap()
+    .map(Result::unwrap)
+    .collect();
+    let kept = (c
+        .prepare("SELECT json_array(id, name, description, vectors) FROM card UNION ALL SELECT json_array(id, hex(data)) FROM vector")
+        .unwrap())
+    .query_map([], |r| r.get::<_, String>(0))
+    .unwrap()
+    .map(Result::unwrap)
+    .collect();
+    (mixed, kept)
+}
+
+#[test]
+fn a_skills_body_is_in_its_meaning_a_text_of_its_own_that_a_body_edit_changes_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = workspace(dir.path());
+    // The built-in meaning: the workspace declares no model.
+    std::fs::write(
+        root.join("workspace.yaml"),
+        "name: dense\nlocales: [en]\ntiers: [{ name: standard }]\n",
+    )
+    .unwrap();
+    let billing = root.join("public/main/billing/SKILL.md");
+    let text = std::fs::read_to_string(&billing).unwrap();
+    let body =
+        |words: &str| text.replace("Body.\n", &format!("{words}\n```\ncode is left out\n```\n"));
+    std::fs::write(&billing, body("Refunds, chargebacks and VAT receipts.")).unwrap();
+    let build = |name: &str| -> PathBuf {
+        let out = dir.path().join(name);
+        let o = skillc(&["build", root.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        out
+    };
+    let first = build("first.db");
+    let (mixed, kept) = meaning_rows(&first);
+    // Every card has a body ("Body." for the others): each has its mixed vector, 256 numbers.
+    assert_eq!(mixed.len(), 3);
+    assert!(mixed
+        .iter()
+        .all(|m| m.as_ref().is_some_and(|v| v.len() == 256)));
+    // A body edit changes that vector, never the card nor the stored vectors (what a session
+    // keeps between builds).
+    std::fs::write(&billing, body("Subscriptions, seats and annual plans.")).unwrap();
+    let second = build("second.db");
+    let (mixed_after, kept_after) = meaning_rows(&second);
+    assert_eq!(kept, kept_after);
+    assert_ne!(mixed, mixed_after);
+    assert_eq!(mixed[1..], mixed_after[1..]);
+    // The runtimes read it: emptied, the same route scores `billing` otherwise.
+    let score = |db: &Path| -> f64 {
+        let o = skillc(&[
+            "route",
+            db.to_str().unwrap(),
+            "how do chargebacks work",
+            "--format",
+            "json",
+            "--top",
+            "3",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = r["candidates"].as_array().unwrap().iter();
+        c.filter(|c| c["name"] == "billing")
+            .map(|c| c["score"].as_f64().unwrap())
+            .sum()
+    };
+    let emptied = dir.path().join("emptied.db");
+    std::fs::copy(&first, &emptied).unwrap();
+    let c = rusqlite::Connection::open(&emptied).unwrap();
+    c.execute("UPDATE card_route SET meaning = NULL", [])
+        .unwrap();
+    drop(c);
+    assert!(
+        score(&first) > score(&emptied),
+        "{} {}",
+        score(&first),
+        score(&emptied)
+    );
+    // No vector of the body with a model of the workspace's own, or with none.
+    for (model, extra) in [("skillc-test-trigrams", Some(embedder(""))), ("none", None)] {
+        std::fs::write(
+            root.join("workspace.yaml"),
+            format!("name: dense\nlocales: [en]\ntiers: [{{ name: standard }}]\nrouting: {{ embedding_model: {model} }}\n"),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("{model}.db"));
+        let mut args = vec!["build", root.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        if let Some(e) = &extra {
+            args.extend(["--embedder", e]);
+        }
+        let o = skillc(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(meaning_rows(&out).0.iter().all(Option::is_none), "{model}");
+    }
+}

@@ -847,7 +847,8 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
 fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     // The sample's routing settings are the defaults: a route by words and the built-in
     // meaning, cut at the bar of a 32-skill catalog (raised for small talk). Uncut, the
-    // message also reaches `code-review` (0.233454) and `competitors` (0.182017): under the cut.
+    // message also reaches `competitors` (0.223626) and `write-spec` (0.158337): under the cut.
+    // `code-review` scores just over it (0.257645) by its summary with its body mixed in.
     assert_eq!(
         skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32),
         0.257041
@@ -870,11 +871,12 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     assert_eq!(
         route("what does the pricing look like for a small team in the UK"),
         vec![
-            ("pricing".to_string(), 0.560644),
+            ("pricing".to_string(), 0.572694),
             ("demo_offer".to_string(), 0.539319),
-            ("feature-planner".to_string(), 0.455276),
-            ("context_gathering".to_string(), 0.362813),
-            ("web-scraping".to_string(), 0.287904),
+            ("feature-planner".to_string(), 0.47943),
+            ("context_gathering".to_string(), 0.373352),
+            ("web-scraping".to_string(), 0.308096),
+            ("code-review".to_string(), 0.257645),
         ]
     );
     // Small talk: `greeting` (its body shares "today") is the closest, under the raised bar.

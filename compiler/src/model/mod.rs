@@ -413,6 +413,10 @@ pub struct Skill {
     /// (`route::prose_words`): made once a parse, not once an entry.
     #[serde(skip)]
     pub prose_words: Arc<str>,
+    /// The distinct words of the body's prose as written (`route::prose_text_words`), which
+    /// the built-in meaning reads: made once a parse.
+    #[serde(skip)]
+    pub prose_text_words: Arc<str>,
     /// File line of the body's first line.
     pub(crate) body_first_line: usize,
     /// `compact.md`, if present.

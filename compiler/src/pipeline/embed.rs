@@ -31,7 +31,7 @@ const MAX_OUTPUT: u64 = 256 << 20;
 /// The longest vector taken.
 const MAX_DIMS: usize = 65_536;
 
-use crate::meaning::{built_in, summary, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_TABLE};
+use crate::meaning::{built_in, summary, with_body, BUILT_IN_DIMS, BUILT_IN_MODEL, BUILT_IN_TABLE};
 
 /// What a session keeps of the built-in meaning between builds: each card's digests (by the card, which a session shares between builds while it is unchanged);
 /// and the last build's vectors, so that a rebuild after an edit makes only the edited texts'
@@ -44,7 +44,14 @@ pub(crate) struct MeaningMemo {
     talk_words: Option<Arc<Vec<u8>>>,
     cards: FxHashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
+    /// The last build's summaries with their bodies mixed in (`card_route.meaning`), by the
+    /// summary's digest and the body's words.
+    mixed: FxHashMap<MixedKey, Option<Arc<[u8]>>>,
 }
+
+/// A summary's digest and a body's words as written: what a card's summary with its body
+/// mixed in is made of.
+type MixedKey = (String, Arc<str>);
 
 /// The texts of a card's vectors: its summary, then each trigger example.
 fn card_texts(c: &crate::render::Card) -> impl Iterator<Item = String> + '_ {
@@ -122,7 +129,37 @@ fn attach_built_in(data: &mut Data, memo: Option<&mut MeaningMemo>) {
         memo.vectors = Arc::new(made);
     }
     data.vectors = memo.vectors.clone();
+    mix_bodies(data, memo, &table);
     data.meaning = Some(meaning_rows(memo, &table));
+}
+
+/// Gives each card's `card_route` row its summary's vector with its body's words mixed in
+/// (`meaning::with_body`), from `memo` where the last build mixed the same summary with the
+/// same words, and leaves `memo` holding this build's.
+fn mix_bodies(data: &mut Data, memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) {
+    let before = std::mem::take(&mut memo.mixed);
+    let keys: Vec<MixedKey> = (data.cards.iter().zip(&data.card_route))
+        .map(|(c, r)| {
+            let summary = c.vectors.split(' ').next().unwrap_or_default();
+            (summary.to_string(), r.body_words.clone())
+        })
+        .collect();
+    let vectors = &data.vectors;
+    let mixed: Vec<Option<Arc<[u8]>>> = (keys.par_iter())
+        .map(|key| match before.get(key) {
+            Some(known) => known.clone(),
+            None => {
+                let summary = vectors.get(&key.0)?;
+                let summary: Vec<f32> = summary.iter().map(|&b| f32::from(b as i8)).collect();
+                let v = with_body(table, &summary, &key.1)?;
+                Some(skillc_runtime::route::encode_whole(&v).into())
+            }
+        })
+        .collect();
+    for (route, v) in data.card_route.iter_mut().zip(&mixed) {
+        route.meaning = v.clone();
+    }
+    memo.mixed = keys.into_iter().zip(mixed).collect();
 }
 
 /// The built-in table's rows, with the small talk's vectors (made once a session).

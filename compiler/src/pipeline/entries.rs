@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::artifact::Blob;
-use super::artifact::Rendered;
+use super::artifact::{CardRoute, Rendered};
 use super::Meter;
 use crate::render::{self, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
@@ -29,8 +29,8 @@ pub(super) struct Entries {
     pub card_of: Vec<usize>,
     /// Distinct cards, in the order entries first show them.
     pub cards: Vec<Arc<Card>>,
-    /// Each card's routing index (`card_route.terms`), in the same order.
-    pub card_route: Vec<Arc<str>>,
+    /// Each card's row of `card_route`, in the same order.
+    pub card_route: Vec<CardRoute>,
 }
 
 /// What the entry phase reads.
@@ -96,40 +96,46 @@ pub(super) fn render_all(
 #[derive(Default)]
 struct Shared {
     blobs: Mutex<FxHashMap<String, Arc<Blob>>>,
-    cards: Mutex<FxHashMap<Arc<Card>, Arc<str>>>,
+    cards: Mutex<FxHashMap<Arc<Card>, CardRoute>>,
 }
 
-/// The copy of `card` in `cards` with its routing index (`card_route.terms`: its catalog
-/// texts' words and `body_words`), made once a card: the one already there, or `card`, added.
+/// The copy of `card` in `cards` with its row of `card_route` (`terms`: its catalog texts'
+/// words and `body_words`; the body's words as written for the meaning, `body_text_words`),
+/// made once a card: the one already there, or `card`, added.
 fn intern_card(
-    cards: &Mutex<FxHashMap<Arc<Card>, Arc<str>>>,
+    cards: &Mutex<FxHashMap<Arc<Card>, CardRoute>>,
     card: Card,
     body_words: &str,
-) -> (Arc<Card>, Arc<str>) {
-    let known = |cards: &FxHashMap<Arc<Card>, Arc<str>>, card: &Card| {
+    body_text_words: &Arc<str>,
+) -> (Arc<Card>, CardRoute) {
+    let known = |cards: &FxHashMap<Arc<Card>, CardRoute>, card: &Card| {
         (cards.get_key_value(card)).map(|(c, t)| (c.clone(), t.clone()))
     };
     if let Some(found) = cards.lock().ok().and_then(|m| known(&m, &card)) {
         return found;
     }
     // Made outside the lock: two workers may make the same card's at once, alike.
-    let terms: Arc<str> = skillc_runtime::route::card_terms(
-        &card.name,
-        &card.description,
-        &card.triggers,
-        &card.when_to_use,
-        body_words,
-    )
-    .into();
+    let route = CardRoute {
+        terms: skillc_runtime::route::card_terms(
+            &card.name,
+            &card.description,
+            &card.triggers,
+            &card.when_to_use,
+            body_words,
+        )
+        .into(),
+        body_words: body_text_words.clone(),
+        meaning: None,
+    };
     let Ok(mut m) = cards.lock() else {
-        return (Arc::new(card), terms);
+        return (Arc::new(card), route);
     };
     if let Some(found) = known(&m, &card) {
         return found;
     }
     let card = Arc::new(card);
-    m.insert(card.clone(), terms.clone());
-    (card, terms)
+    m.insert(card.clone(), route.clone());
+    (card, route)
 }
 
 /// Counts an entry's tokens, encodes its body once per distinct body and makes its row. Done
@@ -164,13 +170,18 @@ fn finish(
             Err(_) => blob,
         }
     });
-    let (card, route_terms) = intern_card(&shared.cards, entry.card(), &entry.body_words);
+    let (card, route) = intern_card(
+        &shared.cards,
+        entry.card(),
+        &entry.body_words,
+        &entry.body_text_words,
+    );
     let row = super::rows::entry_row(&entry, prompt, body_hash, prompt_tokens);
     Arc::new(Rendered {
         row,
         card,
         body,
-        route_terms,
+        route,
     })
 }
 
@@ -178,23 +189,23 @@ fn finish(
 /// in the order entries first show them, for the same locality as the entries'. (By content:
 /// entries a session's previous build rendered carry their own copies.) Each with its routing
 /// index, which every entry of a card has alike (its body words are its catalog identity's).
-fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>, Vec<Arc<str>>) {
+fn assign_cards(list: &[Arc<Rendered>]) -> (Vec<usize>, Vec<Arc<Card>>, Vec<CardRoute>) {
     // Most entries share their card's copy: known by its address first, compared by content
     // once per copy.
     let mut by_address: FxHashMap<*const Card, usize> = FxHashMap::default();
     let mut index: FxHashMap<&Card, usize> = FxHashMap::default();
-    let (mut cards, mut words) = (Vec::new(), Vec::new());
+    let (mut cards, mut routes) = (Vec::new(), Vec::new());
     let card_of = list
         .iter()
         .map(|r| {
             *by_address.entry(Arc::as_ptr(&r.card)).or_insert_with(|| {
                 *index.entry(&*r.card).or_insert_with(|| {
                     cards.push(r.card.clone());
-                    words.push(r.route_terms.clone());
+                    routes.push(r.route.clone());
                     cards.len() - 1
                 })
             })
         })
         .collect();
-    (card_of, cards, words)
+    (card_of, cards, routes)
 }

@@ -131,6 +131,7 @@ fn same_but_body(x: &Skill, y: &Skill) -> bool {
     let without_body = |s: &Skill| Skill {
         body: String::new(),
         prose_words: "".into(),
+        prose_text_words: "".into(),
         ..s.clone()
     };
     x.body_first_line == y.body_first_line && without_body(x) == without_body(y)

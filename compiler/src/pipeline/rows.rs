@@ -604,8 +604,8 @@ pub(super) struct Tables {
     pub sources: Vec<SourceRow>,
     /// Cards with the fragments the budgets kept.
     pub cards: Vec<CardRows>,
-    /// Each card's routing index.
-    pub card_route: Vec<Arc<str>>,
+    /// Each card's row of `card_route`.
+    pub card_route: Vec<super::artifact::CardRoute>,
     /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into.

@@ -132,6 +132,9 @@ pub(crate) struct Entry {
     /// locale, tier or client variant): what the routing index holds of the body, the same for
     /// every entry of a card (`card_route`).
     pub body_words: Arc<str>,
+    /// The same body's distinct words as written, which the built-in meaning reads
+    /// (`card_route.meaning`).
+    pub body_text_words: Arc<str>,
     /// Tokens of the body (counted once per distinct body by the build).
     pub body_tokens: u32,
     /// Code from an untrusted client overlay: prompt-only.
@@ -547,6 +550,7 @@ pub(crate) fn build_entry(
         body_tokens: 0,
         body,
         body_words: base.prose_words.clone(),
+        body_text_words: base.prose_text_words.clone(),
         untrusted: key.untrusted,
         unavailable: key.unavailable.clone(),
         record: record_of(p, key, &values, cited, metas),

@@ -134,6 +134,22 @@ class Routing:
                      else struct.unpack(f"<{len(data) // 4}f", data))
                 stored[vid] = (v, _norm(v))
             b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
+            if dims:
+                # With the built-in meaning, a card's summary with its body mixed in is a text
+                # of its own, after its trigger examples (`card_route.meaning`; the build
+                # writes none with a model of the workspace's own).
+                mixed = {}
+                for card, data in self.db.execute(
+                        "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL "
+                        "AND card IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)):
+                    if len(data) != dims:
+                        raise ValueError(f"{self.path} is not a readable skillc artifact: card {card}'s "
+                                         f"meaning holds {len(data)} bytes, not {dims}")
+                    v = tuple(float(x) for x in struct.unpack(f"<{dims}b", data))
+                    mixed[card] = (v, _norm(v))
+                for vectors, (i, _) in zip(b["dense"], docs):
+                    if cards[i] in mixed:
+                        vectors.append(mixed[cards[i]])
         return b["dense"]
 
     def _closest(self, b, query, q_norm, floor, score, scale):

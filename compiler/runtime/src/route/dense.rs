@@ -633,8 +633,14 @@ impl Artifact {
         };
         // The built-in meaning's vectors stay whole numbers; a model's own are f32s.
         let ix = if dims > HEAD && stored.iter().flatten().all(|d| d.len() == dims) {
+            // With the built-in meaning, a card's summary with its body mixed in is a text of
+            // its own, after its trigger examples (`card_route.meaning`).
+            let mixed = self.card_meaning(&cards, dims)?;
             let docs = (shown.into_iter())
-                .map(|(i, card)| (i, texts(card).map(Vec::as_slice).collect()))
+                .map(|(i, card)| {
+                    let own = mixed.get(&card).map(Vec::as_slice);
+                    (i, texts(card).map(Vec::as_slice).chain(own).collect())
+                })
                 .collect();
             DenseIndex::of_bytes(docs, dims)
         } else {
@@ -678,6 +684,41 @@ impl Artifact {
             listed.insert(card, ids);
         }
         Ok(listed)
+    }
+
+    /// Each card's summary vector with its body's words mixed in (`card_route.meaning`), by
+    /// card id, for the cards that have one.
+    fn card_meaning(
+        &self,
+        cards: &BTreeSet<i64>,
+        dims: usize,
+    ) -> Result<HashMap<i64, Vec<u8>>, Error> {
+        let e = corrupt(&self.path);
+        let conn = self.conn.lock().expect("lock");
+        let mut st = conn
+            .prepare_cached(
+                "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL \
+                 AND card IN (SELECT value FROM json_each(?1))",
+            )
+            .map_err(&e)?;
+        let ids = serde_json::to_string(cards).unwrap_or_default();
+        let mut rows = st.query([ids]).map_err(&e)?;
+        let mut mixed = HashMap::new();
+        while let Some(row) = rows.next().map_err(&e)? {
+            let card: i64 = row.get(0).map_err(&e)?;
+            let data = row.get_ref(1).and_then(|v| Ok(v.as_blob()?)).map_err(&e)?;
+            if data.len() != dims {
+                return Err(Error::NotAnArtifact {
+                    path: self.path.clone(),
+                    why: format!(
+                        "card {card}'s meaning holds {} bytes, not {dims}",
+                        data.len()
+                    ),
+                });
+            }
+            mixed.insert(card, data.to_vec());
+        }
+        Ok(mixed)
     }
 
     /// The stored bytes of each of `wanted` (sorted vector ids), in its order; `None` for one

@@ -270,6 +270,17 @@ impl Meaning {
         self.vector_of(&self.pieces(text))
     }
 
+    /// The vector of `words` (space-separated, such as [`super::prose_text_words`] gives):
+    /// [`Meaning::vector`] of their pieces, each word's in turn, without the limit of
+    /// [`MAX_PIECES`] to a text (a skill's body holds thousands of distinct words).
+    pub fn vector_of_words(&self, words: &str) -> Vec<f32> {
+        let mut pieces = Vec::new();
+        for word in words.split(' ').filter(|w| !w.is_empty()) {
+            pieces.extend(self.pieces(word));
+        }
+        self.vector_of(&pieces)
+    }
+
     /// The vector of a text's `pieces` ([`Meaning::vector`]).
     fn vector_of(&self, pieces: &[u32]) -> Vec<f32> {
         match &self.rows {
@@ -421,6 +432,11 @@ mod tests {
 
     /// A table of four-dimension rows over a few pieces.
     fn table() -> Meaning {
+        table_of(|i| [i as u8, 1, (127 - i) as u8, (-(i as i8)) as u8])
+    }
+
+    /// The pieces of [`table`] with the rows `row` gives each.
+    fn table_of(row: impl Fn(usize) -> [u8; 4]) -> Meaning {
         let vocab = ["[UNK]", "price", "##s", "list", "café", "cafe", "価", "格"];
         let mut bytes = MAGIC.to_vec();
         bytes.extend(4u32.to_le_bytes());
@@ -435,7 +451,7 @@ mod tests {
             bytes.extend((0.5f32 * (i as f32 + 1.0)).to_le_bytes());
         }
         for i in 0..vocab.len() {
-            bytes.extend([i as u8, 1, (127 - i) as u8, (-(i as i8)) as u8]);
+            bytes.extend(row(i));
         }
         Meaning::parse(bytes).expect("parses")
     }
@@ -476,5 +492,20 @@ mod tests {
         assert_eq!(m.vector("nothing known"), [0.0; 4]);
         assert!(Meaning::parse(b"SKILLC-MEANING-1".to_vec()).is_err());
         assert!(Meaning::parse(b"other".to_vec()).is_err());
+    }
+
+    #[test]
+    fn the_words_of_a_body_count_past_the_pieces_a_text_is_cut_to() {
+        let m = table();
+        // Each word's pieces in turn: the same sum as the text of those words.
+        assert_eq!(m.vector_of_words("list prices"), m.vector("list prices"));
+        assert_eq!(m.vector_of_words(""), [0.0; 4]);
+        // `list` along the first number, every other piece along the second (scales 2 and
+        // 1): 300 words of `list`, then `cafe` (scale 3). A text stops at MAX_PIECES, the
+        // words do not: 600 against 3, `cafe` counts.
+        let m = table_of(|i| if i == 3 { [1, 0, 0, 0] } else { [0, 1, 0, 0] });
+        let words = format!("{} cafe", vec!["list"; 300].join(" "));
+        assert_eq!(m.vector(&words), [127.0, 0.0, 0.0, 0.0]);
+        assert_eq!(m.vector_of_words(&words), [127.0, 1.0, 0.0, 0.0]);
     }
 }

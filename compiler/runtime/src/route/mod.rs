@@ -4,7 +4,7 @@
 //! one rare word of a catalog that size weighs (see [`evidence_scale`]). The Python and TypeScript runtimes implement the
 //! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod answer;
 mod dense;
@@ -55,20 +55,41 @@ impl RoutingRules {
 }
 
 /// The distinct words of a skill body's prose, sorted and space-separated: its words outside
-/// fenced code blocks (a line opening with three backticks or tildes opens one and the next
-/// such line closes it), made as a message's are. What [`card_terms`] indexes of a body.
+/// fenced code blocks ([`prose_lines`]), made as a message's are. What [`card_terms`] indexes
+/// of a body.
 pub fn prose_words(body: &str) -> String {
-    let mut in_code = false;
-    let mut words = std::collections::BTreeSet::new();
-    for line in body.lines() {
-        let opening = line.trim_start();
-        if opening.starts_with("```") || opening.starts_with("~~~") {
-            in_code = !in_code;
-        } else if !in_code {
-            words.extend(tokens(line));
-        }
-    }
+    let words: BTreeSet<String> = prose_lines(body).flat_map(tokens).collect();
     words.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+/// The distinct words of a skill body's prose as written, sorted and space-separated: its
+/// lowercased runs of word characters outside fenced code blocks, neither stemmed nor left
+/// out as stopwords. What the built-in meaning reads of a body
+/// ([`Meaning::vector_of_words`]).
+pub fn prose_text_words(body: &str) -> String {
+    let words: BTreeSet<String> = (prose_lines(body))
+        .flat_map(|line| {
+            let lower = line.to_lowercase();
+            let words: Vec<String> = (lower.split(|c: char| !word_char(c)))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect();
+            words
+        })
+        .collect();
+    words.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+/// A body's lines outside fenced code blocks: a line opening with three backticks or tildes
+/// opens one and the next such line closes it.
+fn prose_lines(body: &str) -> impl Iterator<Item = &str> {
+    let mut in_code = false;
+    body.lines().filter(move |line| {
+        let opening = line.trim_start();
+        let fence = opening.starts_with("```") || opening.starts_with("~~~");
+        in_code ^= fence;
+        !fence && !in_code
+    })
 }
 
 /// A card's indexed words and their weighted counts, as stored in `card_route.terms` (`word:count`
@@ -649,6 +670,19 @@ mod tests {
         let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
         assert_eq!(back[0], ("gbp", 5));
         assert_eq!(parse_terms("").count(), 0);
+    }
+
+    #[test]
+    fn a_bodys_words_as_written_are_its_prose_lowercased_once_each() {
+        let body = "Quote the Prices in pounds.\n~~~\necho uk-only\n~~~\nVAT is in GBP, the prices.\n```\nopen";
+        // Neither stemmed nor stopwords left out; the fenced lines, fences and an unclosed
+        // block are not prose.
+        assert_eq!(
+            prose_text_words(body),
+            "gbp in is pounds prices quote the vat"
+        );
+        assert_eq!(prose_words(body), "gbp pound pric quot vat");
+        assert_eq!(prose_text_words(""), "");
     }
 
     #[test]

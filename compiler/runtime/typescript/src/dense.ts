@@ -46,15 +46,29 @@ export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly 
       .map((r) => [Number(r[0]), String(r[1] ?? "").split(" ").filter((v) => v).map(Number)]),
   );
   const wanted = [...new Set([...listed.values()].flat())].sort((x, y) => x - y);
-  const found = rows(snap.db, "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
-  const numbers = new Map<number, number>();
-  const starts = new Int32Array(found.length + 1);
+  const stored = rows(snap.db, "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))", [JSON.stringify(wanted)]);
   // A vector of `embedding_dims` bytes holds a signed byte a number (the built-in meaning's
   // whole numbers); any other, little-endian 32-bit floats.
   const dims = Number(snap.manifest.get("embedding_dims") ?? "0");
+  // With the built-in meaning, a card's summary with its body mixed in is a text of its own,
+  // after its trigger examples (`card_route.meaning`; the build writes none with a model of the
+  // workspace's own). Numbered after the stored vectors.
+  const mixedRows = dims > 0
+    ? rows(snap.db, "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL AND card IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
+    : [];
+  const mixed = new Map<number, number>();
+  for (const [card, data] of mixedRows) {
+    if ((data as Uint8Array).byteLength !== dims) {
+      throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: card ${Number(card)}'s meaning holds ${(data as Uint8Array).byteLength} bytes, not ${dims}`);
+    }
+    mixed.set(Number(card), stored.length + mixed.size);
+  }
+  const found = [...stored, ...mixedRows];
+  const numbers = new Map<number, number>();
+  const starts = new Int32Array(found.length + 1);
   const byteWise = (data: Uint8Array) => data.byteLength === dims;
   found.forEach(([id, data], k) => {
-    numbers.set(Number(id), k);
+    if (k < stored.length) numbers.set(Number(id), k);
     const bytes = data as Uint8Array;
     starts[k + 1] = starts[k] + (byteWise(bytes) ? bytes.byteLength : Math.floor(bytes.byteLength / 4));
   });
@@ -69,8 +83,12 @@ export function denseOf(snap: Snapshot, b: Bundle, docs: ReadonlyArray<readonly 
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     for (let i = starts[k]; i < starts[k + 1]; i++) values[i] = view.getFloat32((i - starts[k]) * 4, true);
   });
-  const vectors = skills.map((skill) =>
-    Int32Array.from((listed.get(b.skills[skill].card) ?? []).filter((v) => numbers.has(v)).map((v) => numbers.get(v) as number)));
+  const vectors = skills.map((skill) => {
+    const card = b.skills[skill].card;
+    const own = (listed.get(card) ?? []).filter((v) => numbers.has(v)).map((v) => numbers.get(v) as number);
+    const body = mixed.get(card);
+    return Int32Array.from(body === undefined ? own : [...own, body]);
+  });
   const dense = denseFrom(values, starts, vectors);
   indexes.set(b, dense);
   return dense;

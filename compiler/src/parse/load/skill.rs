@@ -46,14 +46,7 @@ pub(super) fn load_skill(
     let name = plugin
         .as_ref()
         .map_or(name.clone(), |p| format!("{p}:{name}"));
-    let name_pos = match &fm.name {
-        Some(n) => doc.value_pos("name", n.trim()),
-        None => Pos::line(1),
-    };
-    let description_pos = match &fm.description {
-        Some(_) => doc.key_pos("description"),
-        None => Pos::line(1),
-    };
+    let (name_pos, description_pos) = name_and_description_pos(&doc, &fm);
 
     let namespace = fm.namespace.clone().unwrap_or_else(|| namespace_of(dir));
     let category = fm
@@ -74,6 +67,7 @@ pub(super) fn load_skill(
         category,
         frontmatter: fm,
         prose_words: skillc_runtime::route::prose_words(&body).into(),
+        prose_text_words: skillc_runtime::route::prose_text_words(&body).into(),
         body,
         body_first_line,
         compact: None,
@@ -92,6 +86,20 @@ pub(super) fn load_skill(
     single_skill_checks(&skill, &doc, &ws.config, out);
     out.extend(crate::parse::safety::scan_skill(&skill, texts));
     Some(skill)
+}
+
+/// Where a diagnostic about the skill's name and its description points: their values in the
+/// frontmatter, or its first line when it has none.
+fn name_and_description_pos(doc: &YamlDoc, fm: &crate::model::Frontmatter) -> (Pos, Pos) {
+    let name = match &fm.name {
+        Some(n) => doc.value_pos("name", n.trim()),
+        None => Pos::line(1),
+    };
+    let description = match &fm.description {
+        Some(_) => doc.key_pos("description"),
+        None => Pos::line(1),
+    };
+    (name, description)
 }
 
 /// An outside repository's skill carries its entry's package id: untrusted unless the entry

@@ -8,8 +8,8 @@ use rusqlite::{named_params, params, Transaction};
 use skillc_runtime::schema::{self, AssetRow, BundleRow, ClientRow};
 
 use super::{
-    insert_blob, Blob, CardRows, Copyable, Data, EntryRows, LaidEntry, Previous, RowOf, Sql,
-    WrittenEntry,
+    insert_blob, Blob, CardRoute, CardRows, Copyable, Data, EntryRows, LaidEntry, Previous, RowOf,
+    Sql, WrittenEntry,
 };
 use crate::model::Mode;
 
@@ -395,17 +395,25 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
 /// asset and diagnostic_run.
 /// Each card's routing index (`card_route`), cards numbered from 1 in order: written after
 /// the cards, whose table a session keeps while only a body changed.
-pub(super) fn insert_card_route(tx: &Transaction<'_>, terms: &[Arc<str>]) -> Sql<()> {
+pub(super) fn insert_card_route(tx: &Transaction<'_>, routes: &[CardRoute]) -> Sql<()> {
     let mut st = tx.prepare(schema::insert("card_route", false))?;
-    for (card, terms) in (1i64..).zip(terms) {
-        insert_route(&mut st, card, terms)?;
+    for (card, route) in (1i64..).zip(routes) {
+        insert_route(&mut st, card, route)?;
     }
     Ok(())
 }
 
 /// One `card_route` row.
-pub(super) fn insert_route(st: &mut rusqlite::Statement<'_>, card: i64, terms: &str) -> Sql<()> {
-    st.execute(named_params! { ":card": card, ":terms": terms })?;
+pub(super) fn insert_route(
+    st: &mut rusqlite::Statement<'_>,
+    card: i64,
+    route: &CardRoute,
+) -> Sql<()> {
+    st.execute(named_params! {
+        ":card": card,
+        ":terms": &*route.terms,
+        ":meaning": route.meaning.as_deref(),
+    })?;
     Ok(())
 }
 

@@ -101,9 +101,9 @@ pub(crate) struct Data {
     pub consumers: Vec<ConsumerRow>,
     /// Cards with their fragments.
     pub cards: Vec<CardRows>,
-    /// Each card's routing index (`card_route.terms`), in the cards' order: apart from the
-    /// cards, which a session's next build keeps while only a body changed.
-    pub card_route: Vec<Arc<str>>,
+    /// Each card's row of `card_route`, in the cards' order: apart from the cards, which a
+    /// session's next build keeps while only a body changed.
+    pub card_route: Vec<CardRoute>,
     /// Entry rows, laid out as they are written.
     pub entries: EntryRows,
     /// Bundles with the tables their slots point into (shared with a session's next build,
@@ -208,8 +208,25 @@ pub(crate) struct Rendered {
     /// same body (half of them at 5,000 clients: locales and tiers without their own text):
     /// nothing reads a body in full after its tokens are counted.
     pub body: Arc<Blob>,
-    /// Its card's routing index (`card_route.terms`), made once a card.
-    pub route_terms: Arc<str>,
+    /// Its card's row of `card_route`, made once a card.
+    pub route: CardRoute,
+}
+
+/// A card's row of `card_route`: what routing reads of a card beside the card itself, apart
+/// from it because an edit of the skill's body changes it while the card stays (a session's
+/// next build keeps the cards it wrote).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct CardRoute {
+    /// Its routing index (`card_route.terms`).
+    pub terms: Arc<str>,
+    /// Its catalog identity's body's distinct words as written
+    /// (`route::prose_text_words`), which the built-in meaning reads.
+    pub body_words: Arc<str>,
+    /// With the built-in meaning, its summary's vector with the body's words mixed in
+    /// (`card_route.meaning`, a signed byte a number; `meaning::with_body`): set by
+    /// `embed::attach`; none with a model of the workspace's own, or when the body holds no
+    /// piece of the table.
+    pub meaning: Option<Arc<[u8]>>,
 }
 
 /// A blob as the artifact stores it: encoded once, where its content is made (bodies on every

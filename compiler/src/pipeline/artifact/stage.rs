@@ -126,14 +126,14 @@ impl Stage {
     /// Card `id` (`new`: not staged yet) and its fragments: a card several batches show gets
     /// the fragments of every level any of them cut it to.
     /// `vectors` is its `card.vectors` (numbered by the caller, as [`vector_ids`] says).
-    /// `route` is its `card_route.terms`.
+    /// `route` is its `card_route` row.
     pub(crate) fn card(
         &self,
         id: i64,
         c: &CardRows,
         new: bool,
         vectors: &str,
-        route: &str,
+        route: &super::CardRoute,
     ) -> Result<(), Error> {
         if new {
             self.insert("card", false, |st| insert_card(st, id, c, vectors))?;

@@ -2,7 +2,8 @@
 bodies (docs/routing.md, "What is indexed"). The committed sets hold, for a body, its distinct
 words outside fenced code (`extract.py --body-words`); this fetches the original bodies from each
 source repository at the set's commit, checks that they give the artifact the same routing index
-(`card_route`, card by card) as the committed words, and routes the same requests on the three.
+(`card_route`, card by card: the words and the summary with the body mixed in) as the committed
+words, and routes the same requests on the three.
 
     python3 tests/quality/scale/study/bodies.py SKILLC MIRRORS [SET,...]
 
@@ -95,7 +96,7 @@ def built(skillc, ws, db):
 
 def index(db):
     with sqlite3.connect(db) as con:
-        return con.execute("SELECT card, terms FROM card_route ORDER BY card").fetchall()
+        return con.execute("SELECT card, terms, meaning FROM card_route ORDER BY card").fetchall()
 
 
 def measured(db, name):

@@ -348,12 +348,31 @@ final class Router {
             }
             stored.put(Snapshot.num(r[0]), v);
         }
+        // With the built-in meaning, a card's summary with its body mixed in is a text of its
+        // own, after its trigger examples (`card_route.meaning`; the build writes none with a
+        // model of the workspace's own).
+        Map<Long, double[]> mixed = new HashMap<>();
+        if (dims > 0) {
+            for (Object[] r : snap.rows("SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL "
+                    + "AND card IN (SELECT value FROM json_each(?))", Json.compact(new ArrayList<>(cards)))) {
+                byte[] raw = (byte[]) r[1];
+                if (raw.length != dims) {
+                    throw new ArtifactException("`" + snap.path + "` is not a readable skillc artifact: card "
+                            + Snapshot.num(r[0]) + "'s meaning holds " + raw.length + " bytes, not " + dims);
+                }
+                double[] v = new double[raw.length];
+                for (int i = 0; i < v.length; i++) v[i] = raw[i];
+                mixed.put(Snapshot.num(r[0]), v);
+            }
+        }
         List<List<double[]>> perDocument = new ArrayList<>();
         for (long[] doc : ix.docs()) {
             List<double[]> vectors = new ArrayList<>();
-            for (long id : listed.getOrDefault(b.skills.get((int) doc[0]).card, new long[0])) {
+            long card = b.skills.get((int) doc[0]).card;
+            for (long id : listed.getOrDefault(card, new long[0])) {
                 if (stored.containsKey(id)) vectors.add(stored.get(id));
             }
+            if (mixed.containsKey(card)) vectors.add(mixed.get(card));
             perDocument.add(vectors);
         }
         b.dense = Dense.of(perDocument);
