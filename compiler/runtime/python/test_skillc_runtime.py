@@ -574,8 +574,8 @@ class Meaning(unittest.TestCase):
         r = a.route("what does the pricing look like for a small team in the UK", top=50)
         self.assertEqual(r["method"], "hybrid")
         self.assertEqual([(c["name"], c["score"]) for c in r["candidates"]],
-                         [("pricing", 0.560644), ("demo_offer", 0.539319), ("feature-planner", 0.455276),
-                          ("context_gathering", 0.362813), ("web-scraping", 0.287904)])
+                         [("pricing", 0.572694), ("demo_offer", 0.539319), ("feature-planner", 0.47943),
+                          ("context_gathering", 0.373352), ("web-scraping", 0.308096), ("code-review", 0.257645)])
         # The packed dot products give exactly what the plain loop gives.
         b = a.bundle()
         loop = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
@@ -596,6 +596,25 @@ class Meaning(unittest.TestCase):
             _meaning._numpy = numpy
         self.assertIn("packed", b)
 
+
+    def test_a_cards_summary_with_its_body_mixed_in_is_a_text_of_its_own(self):
+        import shutil
+        import sqlite3
+        import tempfile
+        message = "what does the pricing look like for a small team in the UK"
+        with tempfile.TemporaryDirectory() as tmp:
+            plain, short = Path(tmp) / "plain.db", Path(tmp) / "short.db"
+            for path, change in ((plain, "UPDATE card_route SET meaning = NULL"),
+                                 (short, "UPDATE card_route SET meaning = x'0102' WHERE card = 1")):
+                shutil.copy(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db", path)
+                with sqlite3.connect(path) as db:
+                    db.execute(change)
+            # Without it, the scores of the summaries and examples alone (the route before).
+            r = Artifact(str(plain)).route(message, top=50)
+            self.assertEqual([(c["name"], c["score"]) for c in r["candidates"]][:2],
+                             [("pricing", 0.560644), ("demo_offer", 0.539319)])
+            with self.assertRaisesRegex(ValueError, "card 1's meaning holds 2 bytes, not 256"):
+                Artifact(str(short)).route(message)
 
     def test_a_caller_s_own_vector_is_measured_one_cosine_at_a_time(self):
         from skillc_runtime import _meaning

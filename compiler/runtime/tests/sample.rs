@@ -743,6 +743,26 @@ fn a_card_listing_vectors_by_anything_but_their_ids_is_refused_clearly() {
 }
 
 #[test]
+fn a_cards_summary_with_its_body_of_another_length_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.db");
+    std::fs::copy(artifact_path(), &path).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute("UPDATE card_route SET meaning = x'0102' WHERE card = 1", [])
+        .unwrap();
+    let a = Artifact::open(&path).unwrap();
+    let none = Context::default();
+    let err = (a.route(&BundleRef::default(), None, &none, "price list", None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("card 1's meaning holds 2 bytes, not 256"),
+        "{err}"
+    );
+}
+
+#[test]
 fn each_card_names_its_vectors_by_id_numbered_in_the_order_cards_first_name_them() {
     let conn = rusqlite::Connection::open(artifact_path()).unwrap();
     let mut st = conn
