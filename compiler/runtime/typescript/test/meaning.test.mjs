@@ -264,3 +264,10 @@ test("byte vectors' dot products, sixteen numbers at a time in WebAssembly, give
   const short = denseFrom(Float32Array.from([1, 2, 3, ...vectors[0]]), Int32Array.from([0, 3, 3 + dims]), []);
   assert.deepEqual([...cosines(Float32Array.from(vectors[0]), short)], [0, 1]);
 });
+
+test("a card's summary with its body of another length is refused, naming the file", async () => {
+  const short = await sampleChangedBy("short-meaning.db", "UPDATE card_route SET meaning = x'0102' WHERE card = 1");
+  const a = await Artifact.open(short);
+  assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message === `\`${short}\` is not a readable skillc artifact: card 1's meaning holds 2 bytes, not 256`);
+  a.close();
+});

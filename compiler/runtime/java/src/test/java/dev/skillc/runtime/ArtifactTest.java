@@ -437,6 +437,22 @@ public class ArtifactTest {
         }
     }
 
+    @Test
+    public void aCardsSummaryWithItsBodyOfAnotherLengthIsAClearError() throws Exception {
+        Path shortened = dir.resolve("short-meaning.db");
+        Files.copy(first, shortened, StandardCopyOption.REPLACE_EXISTING);
+        try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:sqlite:" + shortened)) {
+            db.createStatement().executeUpdate("UPDATE card_route SET meaning = x'0102' WHERE card = 1");
+        }
+        try (Artifact a = Artifact.open(shortened)) {
+            ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), "pricing"));
+            assertEquals("`" + shortened + "` is not a readable skillc artifact: card 1's meaning holds 2 bytes, not 256",
+                e.getMessage());
+            String[] route = {"route", shortened.toString(), "pricing"};
+            assertEquals(skillcSays(route), cli(route));
+        }
+    }
+
     /** The sample built with {@code routing} appended to its workspace.yaml. */
     private static Path sampleWithRouting(String name, String routing) throws Exception {
         Path ws = dir.resolve(name);
