@@ -150,7 +150,7 @@ fn mix_bodies(data: &mut Data, memo: &mut MeaningMemo, table: &skillc_runtime::r
             Some(known) => known.clone(),
             None => {
                 let summary = vectors.get(&key.0)?;
-                let summary: Vec<f32> = summary.iter().map(|&b| f32::from(b as i8)).collect();
+                let summary = skillc_runtime::route::decode_stored(summary, table.dims());
                 let v = with_body(table, &summary, &key.1)?;
                 Some(skillc_runtime::route::encode_whole(&v).into())
             }
