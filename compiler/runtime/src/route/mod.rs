@@ -13,15 +13,13 @@ mod meaning;
 mod settings;
 mod small_talk;
 mod spelling;
+mod stored;
 #[cfg(test)]
 mod word_chars;
 mod words;
 
 pub use answer::{Candidate, Query, Route};
-pub use dense::{
-    decode, decode_stored, encode, encode_whole, fuse, fused, parse_query_vector,
-    similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE,
-};
+pub use dense::{fuse, fused, similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE};
 pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
@@ -31,6 +29,7 @@ pub use small_talk::{
     TALK_WORDS_SHARE,
 };
 pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
+pub use stored::{decode, decode_stored, encode, encode_whole, parse_query_vector};
 pub(crate) use words::{script_runs, word_char};
 pub use words::{tokens, STOPWORDS, SUFFIXES, UNSPACED};
 
