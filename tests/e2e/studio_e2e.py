@@ -1253,10 +1253,11 @@ def test_the_preview_route_says_its_bar_rose_for_small_talk_and_reads_misspelt_w
     d.wait_text("#pv-small-talk", "nearer small talk than any skill")
     d.screenshot(shots / "route-small-talk.png")
     d.set_value("#pv-message", "can you help me scrape a website")
-    # (`triage`, whose body speaks of websites, comes second.)
-    d.wait_text("#pv-route", "This message reaches 2 skills")
-    first = d.js("return document.querySelector('#pv-route tr[data-candidate]').dataset.candidate")
-    assert first == "web-scraping", first
+    # (`triage`, whose body speaks of websites, comes second; `greeting`, whose body offers
+    # help, just over the bar by its summary with its body mixed in.)
+    d.wait_text("#pv-route", "This message reaches 3 skills")
+    ranked = d.js("return [...document.querySelectorAll('#pv-route tr[data-candidate]')].map(r => r.dataset.candidate)")
+    assert ranked == ["web-scraping", "triage", "greeting"], ranked
     assert not d.js("return !!document.getElementById('pv-small-talk')"), "a request's bar stays"
     # "acount" is read as the catalog's `account` (docs/routing.md, "Misspelt words"), and the
     # route says so among the words its first candidate matched.
