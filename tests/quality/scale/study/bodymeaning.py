@@ -21,6 +21,7 @@ import json
 import math
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
@@ -33,23 +34,18 @@ from skillc_runtime import Artifact, _meaning  # noqa: E402
 from skillc_runtime._route import _norm  # noqa: E402
 from routing_quality import figures, labelled  # noqa: E402
 
+sys.path.insert(0, str(REPO / "tests/quality/scale"))
+import extract  # noqa: E402
+
 SETS = ["claude-code-templates", "antigravity-awesome-skills", "openclaw-skills", "agentskillexchange"]
 VARIANTS = [("off", None), ("mix", 0.25), ("mix", 0.4), ("mix", 0.6), ("alone", None), ("instead", 0.4)]
 
 
 def body_words(skill_md):
-    """The body's distinct words as written, as `route::prose_text_words` makes them."""
-    text = skill_md.read_text()
-    lines = text.lstrip("\ufeff").split("\n")
-    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0)
-    words, in_code = set(), False
-    for line in lines[end + 1:]:
-        opening = line.lstrip()
-        fence = opening.startswith("```") or opening.startswith("~~~")
-        in_code ^= fence
-        if not fence and not in_code:
-            words.update(w for w in _meaning._words(line.lower()) if w)
-    return sorted(words)
+    """The body's distinct words as written, as `route::prose_text_words` makes them: the
+    words `extract.py` keeps of a body (outside fenced code), split as routing splits them."""
+    words = extract.body_words(extract.body_of(skill_md.read_text()))
+    return sorted({w for w in _meaning._words(words.lower()) if w})
 
 
 def whole(v):
@@ -119,15 +115,13 @@ def main():
                 con.execute("UPDATE card_route SET meaning = NULL")
             bodies = {}
             for md in (ws / "skills").glob("*/SKILL.md"):
-                fm = md.read_text().split("\n---", 1)[0]
-                line = next(ln for ln in fm.splitlines() if ln.startswith("name:"))
-                bodies[line[5:].strip().strip("'\"")] = body_words(md)
+                bodies[str(extract.frontmatter(md.read_text())["name"])] = body_words(md)
             messages = labelled(REPO / f"tests/quality/scale/{name}.tsv")
             # The emulation against the build: the shipped mix is the build's own column.
             a = Artifact(str(plain))
             variant(a, bodies, "mix", 0.4)
             with sqlite3.connect(built) as con:
-                stored = {c: tuple(float(x) for x in struct_bytes(m))
+                stored = {c: tuple(float(x) for x in struct.unpack(f"<{len(m)}b", m))
                           for c, m in con.execute("SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL")}
             b = a.bundle()
             _, _, docs, _, _ = a._route_index(b)
@@ -147,10 +141,6 @@ def main():
                 print(f"  {label:12} recall@1 {route[0]:.3f} recall@5 {route[1]:.3f} MRR {route[2]:.3f} "
                       f"false fire {route[3]:.3f} none {route[4]:.3f} | uncut {ranked[0]:.3f} {ranked[1]:.3f} "
                       f"| small talk {reach:.3f}", flush=True)
-
-
-def struct_bytes(data):
-    return [x - 256 if x > 127 else x for x in data]
 
 
 if __name__ == "__main__":
