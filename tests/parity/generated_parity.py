@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import unicodedata
-import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -144,9 +143,9 @@ def polyglot_workspace(rng, folder):
 
 
 def known_words(artifact):
-    """The words the artifact's cards hold (`card_route.terms`, deflated), as Rust indexed them."""
+    """The words the artifact's cards hold (`card_route.terms`), as Rust indexed them."""
     with sqlite3.connect(f"file:{artifact}?mode=ro", uri=True) as db:
-        terms = [zlib.decompress(row[0]).decode() for row in db.execute("SELECT terms FROM card_route")]
+        terms = [row[0] for row in db.execute("SELECT terms FROM card_route")]
     return sorted({pair.rsplit(":", 1)[0] for stored in terms for pair in stored.split(" ") if pair})
 
 

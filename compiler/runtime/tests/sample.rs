@@ -763,39 +763,6 @@ fn a_cards_summary_with_its_body_of_another_length_is_refused_clearly() {
 }
 
 #[test]
-fn a_cards_terms_that_do_not_inflate_are_refused_clearly() {
-    // As version 12 stored them (text), and deflated but cut short.
-    for (name, change) in [
-        (
-            "text.db",
-            "UPDATE card_route SET terms = CAST('price:3' AS BLOB) WHERE card = 1",
-        ),
-        (
-            "cut.db",
-            "UPDATE card_route SET terms = substr(terms, 1, 8) WHERE card = 1",
-        ),
-    ] {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::copy(artifact_path(), &path).unwrap();
-        let conn = rusqlite::Connection::open(&path).unwrap();
-        conn.execute(change, []).unwrap();
-        drop(conn);
-        let a = Artifact::open(&path).unwrap();
-        let none = Context::default();
-        let err = (a.route(&BundleRef::default(), None, &none, "price list", None))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains(
-                "is not a readable skillc artifact: card 1's terms do not inflate to text ("
-            ),
-            "{name}: {err}"
-        );
-    }
-}
-
-#[test]
 fn each_card_names_its_vectors_by_id_numbered_in_the_order_cards_first_name_them() {
     let conn = rusqlite::Connection::open(artifact_path()).unwrap();
     let mut st = conn

@@ -12,7 +12,6 @@ use super::Meter;
 use crate::render::{self, Card, Entry, PromptParts, RenderError, Renderer};
 use crate::resolve::pool::Pool;
 use crate::resolve::{EntryKey, Prepared};
-use skillc_runtime::route::{card_terms, pack_terms};
 
 /// What a rebuild may take from the previous build's entries (`incremental::Reuse`).
 pub(super) trait KeptEntries {
@@ -117,13 +116,13 @@ fn intern_card(
     }
     // Made outside the lock: two workers may make the same card's at once, alike.
     let route = CardRoute {
-        terms: pack_terms(&card_terms(
+        terms: skillc_runtime::route::card_terms(
             &card.name,
             &card.description,
             &card.triggers,
             &card.when_to_use,
             body_words,
-        ))
+        )
         .into(),
         body_words: body_text_words.clone(),
         meaning: None,

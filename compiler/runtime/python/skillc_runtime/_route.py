@@ -9,7 +9,6 @@ import math
 import sqlite3
 import struct
 import sys
-import zlib
 from array import array
 from itertools import compress, count, repeat
 from operator import add, ge, truediv
@@ -179,20 +178,12 @@ class Routing:
             needs = map(add, repeat(needed - ratio), map(truediv, repeat(ratio * scale), map(add, score, repeat(scale))))
         return b["packed"].closest_reaching(query, q_norm, list(needs))
 
-    def _unpack_terms(self, card, stored):
-        """A card's stored `card_route.terms`, deflated `word:count` pairs, as text."""
-        try:
-            return zlib.decompress(stored).decode("utf-8")
-        except (zlib.error, TypeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{self.path} is not a readable skillc artifact: card {card}'s "
-                             f"terms do not inflate to text ({e})") from None
-
     def _route_index(self, b):
         if "route" not in b:
             shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
-            terms = {card: self._unpack_terms(card, stored) for card, stored in self.db.execute(
+            terms = dict(self.db.execute(
                 "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted({c for _, c in shown})),))}
+                (json.dumps(sorted({c for _, c in shown})),)))
             ids, postings, docs, total, held = {}, [], [], 0, []
             for i, card in shown:
                 length, words = 0, set()

@@ -111,16 +111,10 @@ impl Artifact {
                 .map_err(corrupt(&self.path))?;
             let ids = serde_json::to_string(&cards).unwrap_or_default();
             let rows = st
-                .query_map([ids], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
-                })
+                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
                 .map_err(corrupt(&self.path))?;
             for row in rows {
-                let (id, stored) = row.map_err(corrupt(&self.path))?;
-                let text = super::unpack_terms(&stored).map_err(|why| Error::NotAnArtifact {
-                    path: self.path.clone(),
-                    why: format!("card {id}'s terms {why}"),
-                })?;
+                let (id, text) = row.map_err(corrupt(&self.path))?;
                 terms.insert(id, text);
             }
         }

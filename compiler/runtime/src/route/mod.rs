@@ -118,28 +118,7 @@ pub fn card_terms(
     pairs.join(" ")
 }
 
-/// `card_route.terms` as stored: a card's [`card_terms`] deflated (zlib, RFC 1950, level 6,
-/// which makes it deterministic). A catalog's words are most of an artifact's routing index
-/// (its bodies' words above all) and deflate to less than half, as a body's blob does.
-pub fn pack_terms(terms: &str) -> Vec<u8> {
-    use std::io::Write;
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-    // Writing to a Vec cannot fail.
-    let _ = z.write_all(terms.as_bytes());
-    z.finish().unwrap_or_default()
-}
-
-/// The text of a stored `card_route.terms` ([`pack_terms`]), or why it is not one.
-pub fn unpack_terms(stored: &[u8]) -> Result<String, String> {
-    use std::io::Read;
-    let mut text = String::new();
-    flate2::read::ZlibDecoder::new(stored)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("do not inflate to text ({e})"))?;
-    Ok(text)
-}
-
-/// The pairs of a stored `card_route.terms`, as [`unpack_terms`] gives them.
+/// The pairs of a stored `card_route.terms`.
 pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
     stored.split(' ').filter_map(|pair| {
         let (word, count) = pair.rsplit_once(':')?;
@@ -690,12 +669,6 @@ mod tests {
         let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
         assert_eq!(back[0], ("gbp", 5));
         assert_eq!(parse_terms("").count(), 0);
-        // Stored deflated, as zlib data any language inflates (0x78: deflate, 32 KiB window).
-        let packed = pack_terms(&stored);
-        assert_eq!(packed[0], 0x78);
-        assert_eq!(unpack_terms(&packed).unwrap(), stored);
-        assert!(unpack_terms(stored.as_bytes()).is_err());
-        assert!(unpack_terms(&packed[..packed.len() - 2]).is_err());
     }
 
     #[test]

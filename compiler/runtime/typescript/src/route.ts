@@ -1,7 +1,6 @@
 // Routing a message to the skills of a catalog (docs/routing.md): the same words, scores and
 // order as the Rust runtime's `route` (compiler/runtime/src/route/); the parity runs compare
 // them on every request.
-import { inflateSync } from "node:zlib";
 import { ArtifactError, RequestError, rows, type Bundle, type Snapshot } from "./artifact.js";
 import { catalogMembers } from "./answer.js";
 import { closest, cosines, denseOf, smallTalkOf, talkWeightsOf, talkWords } from "./dense.js";
@@ -144,16 +143,6 @@ interface RouteIndex {
 
 const indexes = new WeakMap<Bundle, RouteIndex>();
 
-/** A card's stored `card_route.terms`, deflated `word:count` pairs, as text. */
-function unpackTerms(snap: Snapshot, card: number, stored: unknown): string {
-  try {
-    if (!(stored instanceof Uint8Array)) throw new Error("not bytes");
-    return new TextDecoder("utf-8", { fatal: true }).decode(inflateSync(stored));
-  } catch (e) {
-    throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: card ${card}'s terms do not inflate to text (${(e as Error).message})`);
-  }
-}
-
 function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
   const known = indexes.get(b);
   if (known) return known;
@@ -164,7 +153,7 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
   const cards = [...new Set(shown.map(([, c]) => c))].sort((x, y) => x - y);
   const terms = new Map<number, string>(
     rows(snap.db, "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
-      .map((r) => [Number(r[0]), unpackTerms(snap, Number(r[0]), r[1])]),
+      .map((r) => [Number(r[0]), String(r[1])]),
   );
   const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array(), weights: [] };
   let total = 0;

@@ -271,16 +271,3 @@ test("a card's summary with its body of another length is refused, naming the fi
   assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message === `\`${short}\` is not a readable skillc artifact: card 1's meaning holds 2 bytes, not 256`);
   a.close();
 });
-
-test("a card's terms that do not inflate are refused, naming the file", async () => {
-  // As version 12 stored them (text), and deflated but cut short.
-  for (const [name, sql] of [
-    ["text-terms.db", "UPDATE card_route SET terms = CAST('price:3' AS BLOB) WHERE card = 1"],
-    ["cut-terms.db", "UPDATE card_route SET terms = substr(terms, 1, 8) WHERE card = 1"],
-  ]) {
-    const damaged = await sampleChangedBy(name, sql);
-    const a = await Artifact.open(damaged);
-    assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message.startsWith(`\`${damaged}\` is not a readable skillc artifact: card 1's terms do not inflate to text (`));
-    a.close();
-  }
-});

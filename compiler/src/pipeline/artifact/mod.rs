@@ -217,8 +217,8 @@ pub(crate) struct Rendered {
 /// next build keeps the cards it wrote).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct CardRoute {
-    /// Its routing index as stored (`card_route.terms`, deflated: `route::pack_terms`).
-    pub terms: Arc<[u8]>,
+    /// Its routing index (`card_route.terms`).
+    pub terms: Arc<str>,
     /// Its catalog identity's body's distinct words as written
     /// (`route::prose_text_words`), which the built-in meaning reads.
     pub body_words: Arc<str>,

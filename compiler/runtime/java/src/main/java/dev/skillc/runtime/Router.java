@@ -285,7 +285,7 @@ final class Router {
         Map<Long, String> terms = new HashMap<>();
         for (Object[] r : snap.rows("SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))",
                 Json.compact(new ArrayList<>(cards)))) {
-            terms.put(Snapshot.num(r[0]), snap.terms(Snapshot.num(r[0]), r[1]));
+            terms.put(Snapshot.num(r[0]), Snapshot.str(r[1]));
         }
         Map<String, Integer> ids = new HashMap<>();
         List<List<long[]>> postings = new ArrayList<>();

@@ -1,8 +1,6 @@
 package dev.skillc.runtime;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -391,11 +389,7 @@ final class Snapshot implements AutoCloseable {
         String encoding = str(found.get(0)[0]);
         byte[] data = (byte[]) found.get(0)[1];
         if (encoding.equals("zlib")) {
-            try {
-                data = inflate(data);
-            } catch (DataFormatException e) {
-                throw bad("a body does not inflate: " + e.getMessage());
-            }
+            data = inflate(data);
         } else if (!encoding.equals("identity")) {
             throw bad("unknown blob encoding `" + encoding + "`");
         }
@@ -403,8 +397,7 @@ final class Snapshot implements AutoCloseable {
         return s.body;
     }
 
-    /** zlib (RFC 1950) data inflated; a DataFormatException when it is damaged or cut short. */
-    private static byte[] inflate(byte[] data) throws DataFormatException {
+    private byte[] inflate(byte[] data) {
         Inflater inflater = new Inflater();
         inflater.setInput(data);
         ByteArrayOutputStream out = new ByteArrayOutputStream(data.length * 3);
@@ -412,23 +405,15 @@ final class Snapshot implements AutoCloseable {
         try {
             while (!inflater.finished()) {
                 int n = inflater.inflate(buffer);
-                if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) throw new DataFormatException("cut short");
+                if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) throw bad("a body is cut short");
                 out.write(buffer, 0, n);
             }
+        } catch (DataFormatException e) {
+            throw bad("a body does not inflate: " + e.getMessage());
         } finally {
             inflater.end();
         }
         return out.toByteArray();
-    }
-
-    /** A card's stored `card_route.terms`, deflated `word:count` pairs, as text. */
-    String terms(long card, Object stored) {
-        try {
-            if (!(stored instanceof byte[] data)) throw new DataFormatException("not bytes");
-            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(inflate(data))).toString();
-        } catch (DataFormatException | CharacterCodingException e) {
-            throw bad("card " + card + "'s terms do not inflate to text (" + e.getMessage() + ")");
-        }
     }
 
     /** The sources pool: sid to its reference, prompt fragment and tokens. */

@@ -453,27 +453,6 @@ public class ArtifactTest {
         }
     }
 
-    @Test
-    public void aCardsTermsThatDoNotInflateAreAClearError() throws Exception {
-        // As version 12 stored them (text), and deflated but cut short.
-        String[][] changes = {
-            {"text-terms.db", "UPDATE card_route SET terms = CAST('price:3' AS BLOB) WHERE card = 1"},
-            {"cut-terms.db", "UPDATE card_route SET terms = substr(terms, 1, 8) WHERE card = 1"},
-        };
-        for (String[] change : changes) {
-            Path damaged = dir.resolve(change[0]);
-            Files.copy(first, damaged, StandardCopyOption.REPLACE_EXISTING);
-            try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:sqlite:" + damaged)) {
-                db.createStatement().executeUpdate(change[1]);
-            }
-            try (Artifact a = Artifact.open(damaged)) {
-                ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), "pricing"));
-                String said = "`" + damaged + "` is not a readable skillc artifact: card 1's terms do not inflate to text (";
-                assertTrue(e.getMessage(), e.getMessage().startsWith(said));
-            }
-        }
-    }
-
     /** The sample built with {@code routing} appended to its workspace.yaml. */
     private static Path sampleWithRouting(String name, String routing) throws Exception {
         Path ws = dir.resolve(name);
