@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Condition;
 
 /// Schema version, in `PRAGMA user_version` and the manifest's `schema_version`.
-pub const VERSION: i64 = 12;
+pub const VERSION: i64 = 13;
 
 /// `PRAGMA application_id` of every artifact (`sklc` in ASCII): marks a SQLite file as a
 /// skillc artifact, so that an artifact written inside a workspace is never read as input.
@@ -92,7 +92,7 @@ CREATE TABLE card (                 -- what catalogs show of a skill; shared by 
 CREATE TABLE card_route (           -- a card's routing index (route.rs), written after the cards:
   card INTEGER PRIMARY KEY,         -- it holds the words of the skill's body, which an edit of the
   terms TEXT NOT NULL,              -- body changes while the card stays; `word:count` pairs sorted
-                                    -- by word
+                                    -- by word, a word counted once alone
   meaning BLOB                      -- the built-in meaning's vector of its summary with its body's
 );                                  -- words mixed in (signed bytes), a text of its own (dense.rs)
 CREATE TABLE vector (               -- embedding of a text, each distinct text once (dense.rs); ids

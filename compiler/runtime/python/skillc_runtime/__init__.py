@@ -33,7 +33,7 @@ import threading
 import zlib
 from typing import Any, Dict, List, Optional, Tuple, Union
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 class RequestError(Exception):

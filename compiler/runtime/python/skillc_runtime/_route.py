@@ -188,7 +188,10 @@ class Routing:
             for i, card in shown:
                 length, words = 0, set()
                 for pair in filter(None, (terms.get(card) or "").split(" ")):
-                    word, _, count = pair.rpartition(":")
+                    # `word:count`, or a word counted once alone.
+                    word, colon, count = pair.rpartition(":")
+                    if not colon:
+                        word, count = pair, 1
                     word_id = ids.setdefault(word, len(ids))
                     if word_id == len(postings):
                         postings.append([])

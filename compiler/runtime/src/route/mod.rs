@@ -92,7 +92,8 @@ fn prose_lines(body: &str) -> impl Iterator<Item = &str> {
 }
 
 /// A card's indexed words and their weighted counts, as stored in `card_route.terms` (`word:count`
-/// pairs sorted by word): `body_words` are the body's distinct words ([`prose_words`]).
+/// pairs sorted by word, a word counted once written alone): `body_words` are the body's
+/// distinct words ([`prose_words`]).
 pub fn card_terms(
     name: &str,
     description: &str,
@@ -114,15 +115,24 @@ pub fn card_terms(
     for w in body_words.split(' ').filter(|w| !w.is_empty()) {
         *terms.entry(w.to_string()).or_default() += BODY_WEIGHT;
     }
-    let pairs: Vec<String> = terms.iter().map(|(t, n)| format!("{t}:{n}")).collect();
+    // Most of a body's words are counted once: alone, they take a fifth less room in a
+    // collection's artifact.
+    let pairs: Vec<String> = (terms.iter())
+        .map(|(t, n)| match n {
+            1 => t.clone(),
+            n => format!("{t}:{n}"),
+        })
+        .collect();
     pairs.join(" ")
 }
 
-/// The pairs of a stored `card_route.terms`.
+/// The pairs of a stored `card_route.terms` ([`card_terms`]).
 pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
-    stored.split(' ').filter_map(|pair| {
-        let (word, count) = pair.rsplit_once(':')?;
-        Some((word, count.parse().ok()?))
+    (stored.split(' ').filter(|pair| !pair.is_empty())).filter_map(|pair| {
+        match pair.rsplit_once(':') {
+            Some((word, count)) => Some((word, count.parse().ok()?)),
+            None => Some((pair, 1)),
+        }
     })
 }
 
@@ -665,9 +675,10 @@ mod tests {
             &[],
             &body,
         );
-        assert_eq!(stored, "gbp:5 much:2 pound:1 pric:11 quot:1 uk:6 vat:1");
+        assert_eq!(stored, "gbp:5 much:2 pound pric:11 quot uk:6 vat");
         let back: Vec<(&str, u32)> = parse_terms(&stored).collect();
-        assert_eq!(back[0], ("gbp", 5));
+        assert_eq!(back[..3], [("gbp", 5), ("much", 2), ("pound", 1)]);
+        assert_eq!(back.len(), 7);
         assert_eq!(parse_terms("").count(), 0);
     }
 

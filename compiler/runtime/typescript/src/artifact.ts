@@ -14,7 +14,7 @@ import { compileCondition, type Compiled, type Condition, type Context } from ".
 import { SignatureError, verifyBytes, type PublicKey } from "./signature.js";
 
 /** The schema version this runtime reads (the one `skillc build` writes). */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 /** The request names a bundle, consumer or skill that was not built (the CLI exits 1). */
 export class RequestError extends Error {

@@ -160,10 +160,11 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
   for (const [skill, card] of shown) {
     let len = 0;
     for (const pair of (terms.get(card) ?? "").split(" ")) {
+      if (pair === "") continue;
+      // `word:count`, or a word counted once alone.
       const at = pair.lastIndexOf(":");
-      if (at < 0) continue;
-      const word = pair.slice(0, at);
-      const count = Number(pair.slice(at + 1));
+      const word = at < 0 ? pair : pair.slice(0, at);
+      const count = at < 0 ? 1 : Number(pair.slice(at + 1));
       let id = ix.ids.get(word);
       if (id === undefined) {
         id = ix.ids.size;

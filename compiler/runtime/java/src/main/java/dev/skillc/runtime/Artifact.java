@@ -32,7 +32,7 @@ import java.util.Map;
  */
 public final class Artifact implements AutoCloseable {
     /** The schema version this runtime reads (the one {@code skillc build} writes). */
-    public static final int SCHEMA_VERSION = 12;
+    public static final int SCHEMA_VERSION = 13;
 
     private final String path;
     private final Signature.Key key;

@@ -295,10 +295,11 @@ final class Router {
             long length = 0;
             String listed = terms.get(skill[1]);
             for (String pair : (listed == null ? "" : listed).split(" ")) {
+                if (pair.isEmpty()) continue;
+                // `word:count`, or a word counted once alone.
                 int at = pair.lastIndexOf(':');
-                if (at < 0) continue;
-                String word = pair.substring(0, at);
-                long count = Long.parseLong(pair.substring(at + 1));
+                String word = at < 0 ? pair : pair.substring(0, at);
+                long count = at < 0 ? 1 : Long.parseLong(pair.substring(at + 1));
                 Integer id = ids.get(word);
                 if (id == null) {
                     id = ids.size();
