@@ -150,6 +150,31 @@ def _cosine(q, q_norm, v, v_norm):
     return dot / (q_norm * v_norm)
 
 
+def whole_vectors(stored: List[bytes]) -> Iterator[Tuple[memoryview, float]]:
+    """Vectors of whole numbers as stored (a signed byte a number, all of one length), each
+    read in place, with its length. The sum of a vector's squares is a whole number, the same
+    summed in any order: with numpy, all of them at once."""
+    vectors = [memoryview(data).cast("b") for data in stored]
+    if _numpy is not None and vectors:
+        np = _numpy
+        rows = np.frombuffer(b"".join(stored), dtype=np.int8).reshape(len(vectors), -1).astype(np.int64)
+        squares = np.einsum("ij,ij->i", rows, rows).tolist()
+    else:
+        squares = [sum(map(mul, v, v)) for v in vectors]
+    return zip(vectors, map(math.sqrt, squares))
+
+
+# A signed byte's two's complement byte to that of the number plus 128.
+_PLUS_128 = bytes(b ^ 0x80 for b in range(256))
+
+
+def _signed_bytes(v, dims: int) -> bytes:
+    """A whole-number vector's `dims` signed bytes; zeros for one of another length."""
+    if len(v) != dims:
+        return bytes(dims)
+    return v.tobytes() if isinstance(v, memoryview) else array("b", [int(x) for x in v]).tobytes()
+
+
 class Packed:
     """The whole-number vectors of a catalog laid out for all their dot products with a query
     at once, exactly. With numpy (when installed): a product of the vectors' bytes summed in
@@ -182,14 +207,16 @@ class Packed:
         self.summaries = self.docs - counts.count(0)
         self.norms = [n for _, n in flat]
         self.flat = flat
-        rows = [[int(x) for x in v] for v, _ in flat]
+        # The vectors' signed bytes one after another (a vector of another length than the
+        # table's is near nothing: zeros).
+        raw = b"".join(_signed_bytes(v, dims) for v, _ in flat)
         self.columns = []
         self.matrix = None
         if _numpy is not None and flat:
             np = self.np = _numpy
             # Signed bytes, summed into 32-bit integers by einsum: a quarter of an int32
             # matrix's bytes to read a route (the product is bound by memory), half its time.
-            self.matrix = np.array(rows, dtype=np.int8)
+            self.matrix = np.frombuffer(raw, dtype=np.int8).reshape(len(flat), dims)
             self.np_norms = np.array(self.norms, dtype=np.float64)
             self.np_owner = np.array(self.owner, dtype=np.int64)
             return
@@ -203,9 +230,10 @@ class Packed:
         ones = int.from_bytes(b"\x01\x00\x00" * count, "little")
         self.offset = _OFFSET * ones
         for i in range(dims if flat else 0):
-            # Each number plus 128 (a byte from 0 to 255), then 128 off every field again.
+            # Each number plus 128 (a byte from 0 to 255: its two's complement byte with the
+            # top bit flipped), then 128 off every field again.
             spread = bytearray(3 * count)
-            spread[0::3] = bytes([r[i] + 128 for r in rows])
+            spread[0::3] = raw[i::dims].translate(_PLUS_128)
             self.columns.append(int.from_bytes(spread, "little") - 128 * ones)
         # Each vector's length rounded down, in its field: what `closest_reaching` tests
         # all the dot products against at once.

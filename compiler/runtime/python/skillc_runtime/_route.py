@@ -15,6 +15,7 @@ from operator import add, ge, truediv
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
 from . import _history, _meaning
+from ._lexical import LexicalIndex
 from ._meaning import _cosine, _norm
 from ._words import RoutingRules, one_edit, route_tokens, spelling_applies
 
@@ -89,9 +90,9 @@ class Routing:
                     raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk vectors are "
                                      f"{len(row[0] or b'')} bytes, not vectors of {dims} numbers")
                 if row is not None:
-                    vectors = [tuple(float(x) for x in struct.unpack(f"<{dims}b", row[0][k:k + dims]))
-                               for k in range(0, len(row[0]), dims)]
-                    packed = _meaning.Packed([[(v, _norm(v)) for v in vectors]], dims)
+                    data = bytes(row[0])
+                    vectors = _meaning.whole_vectors([data[k:k + dims] for k in range(0, len(data), dims)])
+                    packed = _meaning.Packed([list(vectors)], dims)
             self._small_talk_vectors = packed
         return self._small_talk_vectors
 
@@ -117,37 +118,37 @@ class Routing:
         """Per document of the route index: its vectors (summary, then each trigger example)
         with their norms."""
         if "dense" not in b:
-            _, _, docs, _, _ = self._route_index(b)
+            _, docs = self._route_index(b)
             cards = {i: s["card"] for i, s in enumerate(b["skills"])}
             listed = dict(self.db.execute(
                 "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted({cards[i] for i, _ in docs})),)))
+                (json.dumps(sorted({cards[i] for i in docs})),)))
             ids = {card: [int(v) for v in (text or "").split(" ") if v] for card, text in listed.items()}
             wanted = sorted({v for vs in ids.values() for v in vs})
             stored = {}
             dims = int(self.manifest.get("embedding_dims", "0"))
-            for vid, data in self.db.execute(
-                    "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps(wanted),)):
-                # A byte a number (the built-in meaning's whole numbers), else 32-bit floats.
-                v = (tuple(float(x) for x in struct.unpack(f"<{dims}b", data)) if len(data) == dims
-                     else struct.unpack(f"<{len(data) // 4}f", data))
-                stored[vid] = (v, _norm(v))
-            b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i, _ in docs]
+            found = self.db.execute(
+                "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(wanted),)).fetchall()
+            # A byte a number (the built-in meaning's whole numbers), else 32-bit floats.
+            whole = _meaning.whole_vectors([data for _, data in found if len(data) == dims])
+            for vid, data in found:
+                stored[vid] = (next(whole) if len(data) == dims else
+                               _with_norm(struct.unpack(f"<{len(data) // 4}f", data)))
+            b["dense"] = [[stored[v] for v in ids.get(cards[i], []) if v in stored] for i in docs]
             if dims:
                 # With the built-in meaning, a card's summary with its body mixed in is a text
                 # of its own, after its trigger examples (`card_route.meaning`; the build
                 # writes none with a model of the workspace's own).
-                mixed = {}
-                for card, data in self.db.execute(
-                        "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL "
-                        "AND card IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)):
+                found = self.db.execute(
+                    "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL "
+                    "AND card IN (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)).fetchall()
+                for card, data in found:
                     if len(data) != dims:
                         raise ValueError(f"{self.path} is not a readable skillc artifact: card {card}'s "
                                          f"meaning holds {len(data)} bytes, not {dims}")
-                    v = tuple(float(x) for x in struct.unpack(f"<{dims}b", data))
-                    mixed[card] = (v, _norm(v))
-                for vectors, (i, _) in zip(b["dense"], docs):
+                mixed = dict(zip((card for card, _ in found), _meaning.whole_vectors([data for _, data in found])))
+                for vectors, i in zip(b["dense"], docs):
                     if cards[i] in mixed:
                         vectors.append(mixed[cards[i]])
         return b["dense"]
@@ -179,51 +180,16 @@ class Routing:
         return b["packed"].closest_reaching(query, q_norm, list(needs))
 
     def _route_index(self, b):
+        """The lexical index of the skills the bundle's catalogs show, with each document's
+        skill: `(index, docs)`, `docs[doc]` its skill's position in the bundle."""
         if "route" not in b:
             shown = [(i, s["card"]) for i, s in enumerate(b["skills"]) if s["visible"]]
             terms = dict(self.db.execute(
                 "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))",
                 (json.dumps(sorted({c for _, c in shown})),)))
-            ids, postings, docs, total, held = {}, [], [], 0, []
-            for i, card in shown:
-                length, words = 0, set()
-                for pair in filter(None, (terms.get(card) or "").split(" ")):
-                    # `word:count`, or a word counted once alone.
-                    word, colon, count = pair.rpartition(":")
-                    if not colon:
-                        word, count = pair, 1
-                    word_id = ids.setdefault(word, len(ids))
-                    if word_id == len(postings):
-                        postings.append([])
-                    postings[word_id].append((len(docs), int(count)))
-                    length += int(count)
-                    words.add(word_id)
-                total += length
-                docs.append((i, length))
-                held.append(words)
-            # Each word's counts summed over the catalog and how many skills hold it: which of
-            # an unknown word's neighbours it is read as.
-            b["route_weights"] = [(sum(tf for _, tf in p), len(p)) for p in postings]
-            avg = max(total / max(len(docs), 1), 1.0)
-            # Each document's BM25 length norm, computed once (the same expression as per word).
-            k1, b_ = self.routing_rules().k1, self.routing_rules().b
-            norms = [k1 * (1.0 - b_ + b_ * length / avg) for _, length in docs]
-            # Each word's documents and its share of their scores, idf·tf / (tf + norm), made
-            # once. A word most documents hold also has its shares for every document (0.0 for
-            # those without it: adding it changes no score), added to the scores in C (`map`).
-            n = float(len(docs))
-            shares = []
-            for p in postings:
-                idf = math.log(1.0 + (n - len(p) + 0.5) / (len(p) + 0.5))
-                parts = [idf * tf / (tf + norms[doc]) for doc, tf in p]
-                dense = None
-                if 4 * len(p) >= len(docs):
-                    dense = [0.0] * len(docs)
-                    for (doc, _), part in zip(p, parts):
-                        dense[doc] = part
-                shares.append(([doc for doc, _ in p], parts, dense))
-            postings = shares
-            b["route"] = (ids, postings, docs, norms, held)
+            rules = self.routing_rules()
+            index = LexicalIndex([terms.get(card) or "" for _, card in shown], rules.k1, rules.b)
+            b["route"] = (index, [i for i, _ in shown])
         return b["route"]
 
     def _positions(self, b, consumer, ctx):
@@ -297,23 +263,24 @@ class Routing:
         b = self.bundle(client, locale, tier)
         settings, rules = self.routing_settings(client), self.routing_rules()
         position = self._positions(b, consumer, ctx)
-        ids, postings, docs, norms, holds = self._route_index(b)
-        words, tried = [], 0
+        index, docs = self._route_index(b)
+        words: List[str] = []
+        tried = 0
         for t in route_tokens(message, rules):
             if len(words) == rules.max_words:
                 break
-            if t not in ids:
+            if t not in index:
                 # Read as its nearest known word (docs/routing.md, "Misspelt words").
                 if rules.spelling is None or tried == rules.max_words or not spelling_applies(t, rules.spelling):
                     continue
                 tried += 1
-                near = ids.keys() & one_edit(t)
+                near = index.known(one_edit(t))
                 if not near:
                     continue
-                weights = b["route_weights"]
-                t = min(near, key=lambda w: (-weights[ids[w]][0], -weights[ids[w]][1], w))
-            if all(w != t for w, _ in words):
-                words.append((t, ids[t]))
+                weights = {w: index.weight(w) for w in near}
+                t = min(near, key=lambda w: (-weights[w][0], -weights[w][1], w))
+            if t not in words:
+                words.append(t)
         # Each document's mass of matched words (None: the message has no word of the index);
         # its lexical score is `lexical_score` of it. The candidates hold a word of the
         # message (lexical), or their hybrid score may reach the bar.
@@ -322,8 +289,8 @@ class Routing:
         if words:
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
-            for _, w in words:
-                held_by, parts, dense = postings[w]
+            for w in words:
+                held_by, parts, dense = index.postings(w)
                 if dense is not None:
                     score = list(map(add, score, dense))
                 else:
@@ -340,7 +307,7 @@ class Routing:
                                                for doc, total in enumerate(score) if total != 0.0}
         scored = []
         for doc, s in lexical.items():
-            i = docs[doc][0]
+            i = docs[doc]
             if s >= floor and i in position:
                 scored.append((-s, b["skills"][i]["name"], i, doc))
         # Best first, ties by name; only the first few are ordered.
@@ -348,7 +315,7 @@ class Routing:
         candidates = [{
             "id": f"SK{position[i]}", "name": name,
             "qualified_name": b["skills"][i]["qualified_name"], "score": -s,
-            "matched": [w for w, word_id in words if word_id in holds[doc]],
+            "matched": [w for w in words if w in index.held[doc]],
         } for s, name, i, doc in scored]
         return {"message": message, "client": client or None,
                 "locale": locale or self.manifest["default_locale"],
@@ -356,6 +323,10 @@ class Routing:
                 "method": "lexical" if query is None else "hybrid",
                 "confident": bool(candidates) and candidates[0]["score"] >= settings["confident"],
                 "candidates": candidates}
+
+
+def _with_norm(v):
+    return v, _norm(v)
 
 
 def lexical_score(mass: float, scale: float) -> float:
