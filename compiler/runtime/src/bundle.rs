@@ -138,9 +138,9 @@ pub struct Skill {
     pub prompt_suffix: String,
     /// Tokens of the whole prompt part.
     pub prompt_tokens: u32,
-    /// The body's blob (content hash): bodies are read when a prompt or an export needs
-    /// them ([`Artifact::body`]), never to show a catalog.
-    pub body_hash: String,
+    /// The body's blob (its content hash's bytes, `entry.body`): bodies are read when a
+    /// prompt or an export needs them ([`Artifact::body`]), never to show a catalog.
+    pub body_hash: Vec<u8>,
     pub(crate) body: std::sync::OnceLock<Arc<str>>,
     /// Run-time fields.
     pub record: Record,

@@ -85,7 +85,7 @@ impl Reading {
             Reading::CatalogText => {
                 "SELECT e.name, e.qualified_name, '', e.category,
                         e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
-                        e.record, '', '[]', '', e.card, e.id
+                        e.record, '', '[]', x'', e.card, e.id
                  FROM entry e
                  WHERE e.id IN (SELECT value FROM json_each(?1))
                  ORDER BY e.sort_key, e.id"

@@ -64,7 +64,7 @@ impl Artifact {
         self.each_row(
             "SELECT e.id, e.card, e.name, e.qualified_name, e.resolved_name, e.category,
                     e.sort_key, e.catalog_visible, e.always_on, e.hidden, e.unavailable,
-                    e.untrusted, e.body, e.body_tokens, e.prompt_prefix, e.prompt_body,
+                    e.untrusted, lower(hex(e.body)), e.body_tokens, e.prompt_prefix, e.prompt_body,
                     e.prompt_suffix, e.prompt_tokens, e.record,
                     coalesce(json_array_length(e.record, '$.conditions'), 0),
                     c.description, c.triggers, c.when_to_use, c.location

@@ -743,6 +743,30 @@ fn a_card_listing_vectors_by_anything_but_their_ids_is_refused_clearly() {
 }
 
 #[test]
+fn content_digests_are_stored_as_their_32_bytes_and_name_every_body_and_asset() {
+    let conn = rusqlite::Connection::open(artifact_path()).unwrap();
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let blobs = count("SELECT count(*) FROM blob");
+    assert!(blobs > 0);
+    let digests = "SELECT count(*) FROM blob WHERE typeof(hash) = 'blob' AND length(hash) = 32";
+    assert_eq!(count(digests), blobs);
+    let entries = count("SELECT count(*) FROM entry");
+    let found = "SELECT count(*) FROM entry e JOIN blob b ON b.hash = e.body";
+    assert_eq!(count(found), entries);
+    let assets = count("SELECT count(*) FROM asset");
+    assert!(assets > 0);
+    let found = "SELECT count(*) FROM asset a JOIN blob b ON b.hash = a.blob";
+    assert_eq!(count(found), assets);
+    // The runtime finds a body by those bytes.
+    let a = artifact();
+    let bundle = a.bundle(&BundleRef::default()).unwrap();
+    for skill in &bundle.skills {
+        assert_eq!(skill.body_hash.len(), 32, "{}", skill.name);
+        assert!(a.body(skill).is_ok(), "{}", skill.name);
+    }
+}
+
+#[test]
 fn a_cards_summary_with_its_body_of_another_length_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("short.db");

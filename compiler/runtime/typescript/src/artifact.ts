@@ -57,7 +57,8 @@ export interface Skill {
   description: string;
   triggers: string[];
   card: number;
-  bodyHash: string;
+  /** The body's blob: its content hash's bytes (`entry.body`). */
+  bodyHash: Uint8Array;
   body?: string;
   rawRecord: string;
   record?: SkillRecord;
@@ -353,7 +354,7 @@ export class Snapshot {
         rawRecord: String(r[12]),
         description: String(r[13]),
         triggers: JSON.parse(String(r[14])) as string[],
-        bodyHash: String(r[15]),
+        bodyHash: r[15] instanceof Uint8Array ? r[15] : new Uint8Array(),
         card: Number(r[16]),
         entry: Number(r[17]),
       },

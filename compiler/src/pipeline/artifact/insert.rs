@@ -91,7 +91,7 @@ pub(super) fn insert_client(st: &mut rusqlite::Statement<'_>, c: &ClientRow) -> 
 }
 
 pub(super) fn insert_asset(st: &mut rusqlite::Statement<'_>, a: &AssetRow) -> Sql<()> {
-    st.execute(named_params! {":skill_file": a.skill_file, ":path": a.path, ":blob": a.blob})?;
+    st.execute(named_params! {":skill_file": a.skill_file, ":path": a.path, ":blob": schema::digest_bytes(&a.blob)})?;
     Ok(())
 }
 
@@ -267,7 +267,7 @@ pub(super) fn insert_entry(st: &mut rusqlite::Statement<'_>, id: i64, laid: &Lai
         ":hidden": en.hidden,
         ":unavailable": en.unavailable,
         ":untrusted": en.untrusted,
-        ":body": en.body,
+        ":body": schema::digest_bytes(&en.body),
         ":body_tokens": en.body_tokens,
         ":prompt_prefix": en.prompt_prefix,
         ":prompt_body": en.prompt_body,

@@ -300,7 +300,7 @@ pub(super) fn insert_blob(
     blob: &Blob,
 ) -> Sql<()> {
     let Some(file) = &blob.file else {
-        insert.execute(named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": blob.encoding, ":data": blob.stored})?;
+        insert.execute(named_params! {":hash": schema::digest_bytes(hash), ":size": blob.size as i64, ":encoding": blob.encoding, ":data": blob.stored})?;
         return Ok(());
     };
     let failed = |e: std::io::Error| rusqlite::Error::ToSqlConversionFailure(Box::new(e));
@@ -311,12 +311,12 @@ pub(super) fn insert_blob(
             .map_err(failed)?;
         let packed = z.finish().map_err(failed)?;
         if packed.len() * 5 <= blob.size * 4 {
-            insert.execute(named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": "zlib", ":data": packed})?;
+            insert.execute(named_params! {":hash": schema::digest_bytes(hash), ":size": blob.size as i64, ":encoding": "zlib", ":data": packed})?;
             return Ok(());
         }
     }
     let zeros = rusqlite::blob::ZeroBlob(blob.size as i32);
-    let row = named_params! {":hash": hash, ":size": blob.size as i64, ":encoding": "identity", ":data": zeros};
+    let row = named_params! {":hash": schema::digest_bytes(hash), ":size": blob.size as i64, ":encoding": "identity", ":data": zeros};
     if insert.execute(row)? == 0 {
         return Ok(()); // staged already
     }

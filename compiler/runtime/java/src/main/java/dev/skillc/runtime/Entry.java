@@ -22,7 +22,7 @@ final class Entry {
     long card;
     /** Found by its plain name ({@code <skill>} of {@code <plugin>:<skill>}) in its bundle, as the build decided. */
     boolean plain;
-    String bodyHash;
+    byte[] bodyHash;
     String rawRecord;
     /** Read on first use. */
     String body;

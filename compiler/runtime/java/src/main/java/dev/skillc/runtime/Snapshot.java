@@ -296,7 +296,7 @@ final class Snapshot implements AutoCloseable {
             s.description = str(r[13]);
             s.triggers = new ArrayList<>();
             for (Object t : (List<Object>) Json.parse(str(r[14]))) s.triggers.add(str(t));
-            s.bodyHash = str(r[15]);
+            s.bodyHash = r[15] instanceof byte[] hash ? hash : new byte[0];
             s.card = num(r[16]);
             s.plain = plain.contains(num(r[17]));
             sorted.add(Map.entry(str(r[4]), s));
