@@ -21,8 +21,10 @@ class LexicalIndex:
     def __init__(self, stored: List[str], k1: float, b: float):
         # Per document, each word's weighted count.
         self.held: List[Dict[str, int]] = []
-        # Per word, how many documents hold it.
+        # Per word, how many documents hold it, and how much more than that its counts sum to
+        # (only the words of pairs written with a count have more).
         self.df: Counter = Counter()
+        self.more: Counter = Counter()
         lengths = []
         for text in stored:
             pairs = text.split(" ") if text else []
@@ -32,6 +34,7 @@ class LexicalIndex:
                 word, _, n = pair.rpartition(":")
                 del held[pair]
                 held[word] = int(n)
+                self.more[word] += int(n) - 1
             held.pop("", None)
             self.held.append(held)
             self.df.update(held.keys())
@@ -55,7 +58,7 @@ class LexicalIndex:
     def weight(self, word: str) -> Tuple[int, int]:
         """A word's counts summed over the catalog and how many documents hold it: which of an
         unknown word's neighbours it is read as."""
-        return sum(held.get(word, 0) for held in self.held), self.df[word]
+        return self.df[word] + self.more[word], self.df[word]
 
     def postings(self, word: str) -> Postings:
         """A known word's documents, in order, and its share of their scores,
