@@ -5,6 +5,7 @@
 """
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -91,6 +92,25 @@ class RouteWords(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "5 to 65 letters"):
             wide.route(message)
         wide.db.close()
+
+    def test_the_lexical_index_reads_stored_terms_as_the_rust_runtime_holds_them(self):
+        # `word:count` pairs, a word counted once alone (docs/artifact.md, `card_route.terms`).
+        from skillc_runtime._lexical import LexicalIndex
+        ix = LexicalIndex(["card cart:5 zoo", "", "card:3 cart"], 1.2, 0.75)
+        self.assertEqual(ix.held, [{"card": 1, "cart": 5, "zoo": 1}, {}, {"card": 3, "cart": 1}])
+        self.assertEqual(ix.lengths, [7, 0, 4])
+        self.assertEqual((len(ix), "cart" in ix, "car" in ix, ix.known({"car", "zoo"})), (3, True, False, {"zoo"}))
+        # A misspelt word's neighbours are weighed by their counts summed, then by how many
+        # skills hold them: `cart` (6, 2) before `card` (4, 2).
+        self.assertEqual((ix.weight("cart"), ix.weight("card"), ix.weight("zoo")), ((6, 2), (4, 2), (1, 1)))
+        avg = 11 / 3
+        norms = [1.2 * (1 - 0.75 + 0.75 * n / avg) for n in (7, 0, 4)]
+        self.assertEqual(ix.norms, norms)
+        docs, parts, dense = ix.postings("cart")
+        idf = math.log(1.0 + (3 - 2 + 0.5) / (2 + 0.5))
+        self.assertEqual((docs, parts), ([0, 2], [idf * 5 / (5 + norms[0]), idf * 1 / (1 + norms[2])]))
+        self.assertEqual(dense, [parts[0], 0.0, parts[1]])
+        self.assertIs(ix.postings("cart")[1], parts)
 
     def route_tokens(self, text):
         return self.artifact.route_tokens(text)
