@@ -105,9 +105,9 @@ def dense_alone(a):
     """Each skill by the cosine of its closest text to the message's built-in meaning vector,
     uncut (every skill is a candidate), the first five."""
     b = a.bundle()
-    _, _, docs, _, _ = a._route_index(b)
+    _, docs = a._route_index(b)
     dense = a._dense_index(b)
-    skill_names = [b["skills"][i]["name"] for i, _ in docs]
+    skill_names = [b["skills"][i]["name"] for i in docs]
 
     def rank(message):
         q = a._meaning().vector(message)

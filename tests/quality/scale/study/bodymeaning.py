@@ -70,10 +70,10 @@ def variant(a, bodies, kind, share):
     """`a` with its bundle's vectors changed as `kind` says (in place, before any route)."""
     b = a.bundle()
     dense = a._dense_index(b)
-    _, _, docs, _, _ = a._route_index(b)
+    _, docs = a._route_index(b)
     table = a._meaning()
     summaries = [vectors[0] for vectors in dense]
-    for k, (i, _) in enumerate(docs):
+    for k, i in enumerate(docs):
         words = bodies.get(b["skills"][i]["name"])
         if not words or not dense[k]:
             continue
@@ -124,9 +124,9 @@ def main():
                 stored = {c: tuple(float(x) for x in struct.unpack(f"<{len(m)}b", m))
                           for c, m in con.execute("SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL")}
             b = a.bundle()
-            _, _, docs, _, _ = a._route_index(b)
-            differ = sum(1 for k, (i, _) in enumerate(docs)
-                         if b["skills"][i]["card"] in stored and a._dense_index(b)[k][-1][0] != stored[b["skills"][i]["card"]])
+            _, docs = a._route_index(b)
+            differ = sum(1 for k, i in enumerate(docs) if b["skills"][i]["card"] in stored
+                         and tuple(map(float, a._dense_index(b)[k][-1][0])) != stored[b["skills"][i]["card"]])
             print(f"{name}: {len(stored)} cards with a body mixed in, {differ} differing from this emulation")
             for kind, share in VARIANTS:
                 shipped, uncut = Artifact(str(plain)), Artifact(str(plain))

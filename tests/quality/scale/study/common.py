@@ -78,9 +78,14 @@ class Lexical:
     def __init__(self):
         a = artifact()
         b = a.bundle(None, None, None)
-        ids, postings, docs, norms, holds = a._route_index(b)
-        self.names = [b["skills"][i]["name"] for i, _ in docs]
-        self.ids = ids
+        index, docs = a._route_index(b)
+        self.names = [b["skills"][i]["name"] for i in docs]
+        self.ids = ids = {w: k for k, w in enumerate(sorted(index.df))}
+        postings = [[] for _ in ids]
+        for d, held in enumerate(index.held):
+            for w, tf in held.items():
+                postings[ids[w]].append((d, tf))
+        norms = index.norms
         self.rules = a.routing_rules()
         n = len(docs)
         self.n = n
