@@ -131,14 +131,23 @@ export interface Route {
 
 interface RouteIndex {
   ids: Map<string, number>;
-  postings: [number, number][][];
+  /** Per word (by id), the documents holding it and its weighted count in each, side by side
+   * (two lists of numbers rather than a pair a posting: a catalog's bodies give it hundreds of
+   * thousands). */
+  postings: { docs: number[]; counts: number[] }[];
   docs: [number, number][];
   avg: number;
   /** Per document, BM25's length term: `K1 · (1 − B + B · length / avg)`. */
   lengthNorms: Float64Array;
-  /** Per word, its counts summed over the catalog and how many skills hold it: which of an
-   * unknown word's neighbours it is read as. */
-  weights: [number, number][];
+}
+
+/** A word's counts summed over the catalog and how many skills hold it: which of an unknown
+ * word's neighbours it is read as. */
+function weightOf(ix: RouteIndex, id: number): [number, number] {
+  const { counts } = ix.postings[id];
+  let sum = 0;
+  for (const c of counts) sum += c;
+  return [sum, counts.length];
 }
 
 const indexes = new WeakMap<Bundle, RouteIndex>();
@@ -155,7 +164,7 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
     rows(snap.db, "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?))", [JSON.stringify(cards)])
       .map((r) => [Number(r[0]), String(r[1])]),
   );
-  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array(), weights: [] };
+  const ix: RouteIndex = { ids: new Map(), postings: [], docs: [], avg: 1, lengthNorms: new Float64Array() };
   let total = 0;
   for (const [skill, card] of shown) {
     let len = 0;
@@ -169,16 +178,17 @@ function indexOf(snap: Snapshot, b: Bundle, rules: RoutingRules): RouteIndex {
       if (id === undefined) {
         id = ix.ids.size;
         ix.ids.set(word, id);
-        ix.postings.push([]);
+        ix.postings.push({ docs: [], counts: [] });
       }
-      ix.postings[id].push([ix.docs.length, count]);
+      const posting = ix.postings[id];
+      posting.docs.push(ix.docs.length);
+      posting.counts.push(count);
       len += count;
     }
     total += len;
     ix.docs.push([skill, len]);
   }
   ix.avg = Math.max(total / Math.max(ix.docs.length, 1), 1);
-  ix.weights = ix.postings.map((p) => [p.reduce((sum, [, tf]) => sum + tf, 0), p.length]);
   const { k1, b: lengthShare } = rules;
   ix.lengthNorms = Float64Array.from(ix.docs, ([, len]) => k1 * (1 - lengthShare + (lengthShare * len) / ix.avg));
   indexes.set(b, ix);
@@ -201,8 +211,8 @@ function nearestKnown(word: string, ix: RouteIndex): [string, number] | undefine
     const id = ix.ids.get(candidate);
     if (id === undefined) return;
     if (best !== undefined) {
-      const [w, s] = ix.weights[id];
-      const [bw, bs] = ix.weights[best[1]];
+      const [w, s] = weightOf(ix, id);
+      const [bw, bs] = weightOf(ix, best[1]);
       if (w < bw || (w === bw && (s < bs || (s === bs && candidate >= best[0])))) return;
     }
     best = [candidate, id];
@@ -292,9 +302,12 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   if (words.length) {
     const raw = new Float64Array(n);
     words.forEach(([, w], k) => {
-      const df = ix.postings[w].length;
+      const { docs, counts } = ix.postings[w];
+      const df = docs.length;
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (const [doc, tf] of ix.postings[w]) {
+      for (let j = 0; j < df; j++) {
+        const doc = docs[j];
+        const tf = counts[j];
         raw[doc] += (idf * tf) / (tf + ix.lengthNorms[doc]);
         const h = held[doc];
         if (h === undefined) {
