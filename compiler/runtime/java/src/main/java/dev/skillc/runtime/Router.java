@@ -97,10 +97,9 @@ final class Router {
         for (String candidate : edits) {
             Integer id = ix.ids().get(candidate);
             if (id == null) continue;
-            List<long[]> holders = ix.postings().get(id);
-            long weight = 0;
-            for (long[] p : holders) weight += p[1];
-            int skills = holders.size();
+            Postings holders = ix.postings().get(id);
+            long weight = holders.weight();
+            int skills = holders.size;
             if (best == null || weight > bestWeight || (weight == bestWeight && (skills > bestSkills
                     || (skills == bestSkills && candidate.compareTo(best) < 0)))) {
                 best = candidate;
@@ -112,7 +111,31 @@ final class Router {
     }
 
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
-    record Index(Map<String, Integer> ids, List<List<long[]>> postings, List<long[]> docs, double avg) {}
+    record Index(Map<String, Integer> ids, List<Postings> postings, List<long[]> docs, double avg) {}
+
+    /** A word's documents and its weighted count in each, side by side: two growing arrays
+     * rather than an array a posting (a catalog's bodies give it hundreds of thousands). */
+    static final class Postings {
+        int[] docs = new int[2];
+        int[] counts = new int[2];
+        int size;
+
+        void add(int doc, int count) {
+            if (size == docs.length) {
+                docs = Arrays.copyOf(docs, 2 * size);
+                counts = Arrays.copyOf(counts, 2 * size);
+            }
+            docs[size] = doc;
+            counts[size++] = count;
+        }
+
+        /** Its counts summed: which of an unknown word's neighbours it is read as. */
+        long weight() {
+            long sum = 0;
+            for (int i = 0; i < size; i++) sum += counts[i];
+            return sum;
+        }
+    }
 
     /**
      * The word characters' ranges, first and last code points in order: Rust's
@@ -288,7 +311,7 @@ final class Router {
             terms.put(Snapshot.num(r[0]), Snapshot.str(r[1]));
         }
         Map<String, Integer> ids = new HashMap<>();
-        List<List<long[]>> postings = new ArrayList<>();
+        List<Postings> postings = new ArrayList<>();
         List<long[]> docs = new ArrayList<>();
         long total = 0;
         for (long[] skill : shown) {
@@ -299,14 +322,14 @@ final class Router {
                 // `word:count`, or a word counted once alone.
                 int at = pair.lastIndexOf(':');
                 String word = at < 0 ? pair : pair.substring(0, at);
-                long count = at < 0 ? 1 : Long.parseLong(pair.substring(at + 1));
+                int count = at < 0 ? 1 : Integer.parseInt(pair.substring(at + 1));
                 Integer id = ids.get(word);
                 if (id == null) {
                     id = ids.size();
                     ids.put(word, id);
-                    postings.add(new ArrayList<>());
+                    postings.add(new Postings());
                 }
-                postings.get(id).add(new long[] {docs.size(), count});
+                postings.get(id).add(docs.size(), count);
                 length += count;
             }
             total += length;
@@ -523,14 +546,15 @@ final class Router {
             double k1 = rules.num("k1");
             double lengthShare = rules.num("b");
             for (int k = 0; k < words.size(); k++) {
-                int df = ix.postings().get(wordIds.get(k)).size();
+                int df = ix.postings().get(wordIds.get(k)).size;
                 idf[k] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
             }
             double[] raw = new double[docs];
             for (int k = 0; k < words.size(); k++) {
-                for (long[] p : ix.postings().get(wordIds.get(k))) {
-                    int doc = (int) p[0];
-                    double tf = p[1];
+                Postings p = ix.postings().get(wordIds.get(k));
+                for (int j = 0; j < p.size; j++) {
+                    int doc = p.docs[j];
+                    double tf = p.counts[j];
                     double norm = k1 * (1 - lengthShare + lengthShare * ix.docs().get(doc)[1] / ix.avg());
                     raw[doc] += idf[k] * tf / (tf + norm);
                     has[doc] = true;
