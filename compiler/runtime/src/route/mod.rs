@@ -144,7 +144,7 @@ pub struct RouteIndex {
     pub(crate) ids: hashbrown::HashMap<String, usize>,
     /// Per word (by id), the documents holding it and its weighted count there: how many
     /// skills hold a word is its list's length.
-    pub(crate) postings: Vec<Vec<(usize, u32)>>,
+    pub(crate) postings: Vec<Vec<(u32, u32)>>,
     /// Per document: the skill (index into the bundle's skills) and the sum of its counts.
     pub(crate) docs: Vec<(usize, u32)>,
     /// The sums' total.
@@ -173,7 +173,7 @@ impl RouteIndex {
                 if id == ix.postings.len() {
                     ix.postings.push(Vec::new());
                 }
-                ix.postings[id].push((doc, count));
+                ix.postings[id].push((doc as u32, count));
                 len += count;
             }
             total += u64::from(len);
@@ -240,8 +240,11 @@ impl<'a> Part<'a> {
     /// The id of a word some kept document holds.
     fn id(&self, word: &str) -> Option<usize> {
         let id = *self.index.ids.get(word)?;
-        (self.removed.is_none() || self.index.postings[id].iter().any(|&(d, _)| self.kept(d)))
-            .then_some(id)
+        (self.removed.is_none()
+            || self.index.postings[id]
+                .iter()
+                .any(|&(d, _)| self.kept(d as usize)))
+        .then_some(id)
     }
 }
 
@@ -374,8 +377,8 @@ fn held_by<'a>(
     per_part.flat_map(move |(p, id)| {
         let postings = parts[p].index.postings[id].iter();
         postings
-            .filter(move |&&(doc, _)| parts[p].kept(doc))
-            .map(move |&(doc, tf)| (p, id, doc, tf))
+            .filter(move |&&(doc, _)| parts[p].kept(doc as usize))
+            .map(move |&(doc, tf)| (p, id, doc as usize, tf))
     })
 }
 
