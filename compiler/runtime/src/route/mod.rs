@@ -142,9 +142,11 @@ pub struct RouteIndex {
     /// Every word of the catalog, by id (hashbrown's default hasher: a route looks up each
     /// word of a message, and a misspelt word's hundreds of neighbours, here).
     pub(crate) ids: hashbrown::HashMap<String, usize>,
-    /// Per word (by id), the documents holding it and its weighted count there: how many
-    /// skills hold a word is its list's length.
-    pub(crate) postings: Vec<Vec<(u32, u32)>>,
+    /// Every word's postings, word after word ([`postings`](Self::postings)): one list
+    /// rather than one a word, as a catalog's bodies give it hundreds of thousands.
+    postings: Vec<(u32, u32)>,
+    /// Where each word's postings start in `postings`, and after the last, where they end.
+    starts: Vec<u32>,
     /// Per document: the skill (index into the bundle's skills) and the sum of its counts.
     pub(crate) docs: Vec<(usize, u32)>,
     /// The sums' total.
@@ -156,8 +158,11 @@ impl RouteIndex {
     pub fn new<'a>(docs: impl IntoIterator<Item = (usize, &'a str)>) -> RouteIndex {
         let mut ix = RouteIndex::default();
         let mut total = 0u64;
+        // (word, document, count) in document order, and how many documents hold each word.
+        let mut found: Vec<(u32, u32, u32)> = Vec::new();
+        let mut held: Vec<u32> = Vec::new();
         for (skill, stored) in docs {
-            let doc = ix.docs.len();
+            let doc = ix.docs.len() as u32;
             let mut len = 0;
             for (word, count) in parse_terms(stored) {
                 // Looked up before inserting: most words are already known, and an entry
@@ -167,20 +172,40 @@ impl RouteIndex {
                     None => {
                         let next = ix.ids.len();
                         ix.ids.insert(word.to_string(), next);
+                        held.push(0);
                         next
                     }
                 };
-                if id == ix.postings.len() {
-                    ix.postings.push(Vec::new());
-                }
-                ix.postings[id].push((doc as u32, count));
+                held[id] += 1;
+                found.push((id as u32, doc, count));
                 len += count;
             }
             total += u64::from(len);
             ix.docs.push((skill, len));
         }
+        // Each word's postings laid out after the previous word's, in document order.
+        ix.starts = Vec::with_capacity(held.len() + 1);
+        let mut at = 0u32;
+        for n in &held {
+            ix.starts.push(at);
+            at += n;
+        }
+        ix.starts.push(at);
+        let mut next: Vec<u32> = ix.starts[..held.len()].to_vec();
+        ix.postings = vec![(0, 0); found.len()];
+        for (id, doc, count) in found {
+            let slot = &mut next[id as usize];
+            ix.postings[*slot as usize] = (doc, count);
+            *slot += 1;
+        }
         ix.total = total;
         ix
+    }
+
+    /// The documents holding a word (by id), in order, and its weighted count in each: how
+    /// many skills hold a word is their number.
+    pub(crate) fn postings(&self, id: usize) -> &[(u32, u32)] {
+        &self.postings[self.starts[id] as usize..self.starts[id + 1] as usize]
     }
 
     /// Each skill's score for `message` (skills that match no word left out, in no order),
@@ -241,7 +266,9 @@ impl<'a> Part<'a> {
     fn id(&self, word: &str) -> Option<usize> {
         let id = *self.index.ids.get(word)?;
         (self.removed.is_none()
-            || self.index.postings[id]
+            || self
+                .index
+                .postings(id)
                 .iter()
                 .any(|&(d, _)| self.kept(d as usize)))
         .then_some(id)
@@ -375,7 +402,7 @@ fn held_by<'a>(
         .enumerate()
         .filter_map(|(p, id)| Some((p, (*id)?)));
     per_part.flat_map(move |(p, id)| {
-        let postings = parts[p].index.postings[id].iter();
+        let postings = parts[p].index.postings(id).iter();
         postings
             .filter(move |&&(doc, _)| parts[p].kept(doc as usize))
             .map(move |&(doc, tf)| (p, id, doc as usize, tf))
