@@ -3,9 +3,10 @@
 //! vectors to. The build writes the table and the vectors into the artifact
 //! (`pipeline::embed`); `check` routes trigger examples with them as the runtimes will (W119).
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use skillc_runtime::route::Meaning;
+use skillc_runtime::route::{Meaning, GLOSSARY_MAX_CHARS};
 
 /// The built-in meaning model's name.
 pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
@@ -22,6 +23,27 @@ const SMALL_TALK: &str = include_str!("../meaning/small-talk.txt");
 /// lean towards small talk from ([`talk_words`]).
 const MORE_SMALL_TALK: &str = include_str!("../meaning/small-talk-words.txt");
 const REQUESTS: &str = include_str!("../meaning/requests.txt");
+/// Words of sixteen languages with their English meaning, a file a language, in the order of
+/// their codes (`compiler/meaning/glossary/`, written for the project: its README says how):
+/// what [`glossary`] makes the artifact's glossary of.
+const GLOSSARIES: &[(&str, &str)] = &[
+    ("ar", include_str!("../meaning/glossary/ar.tsv")),
+    ("de", include_str!("../meaning/glossary/de.tsv")),
+    ("es", include_str!("../meaning/glossary/es.tsv")),
+    ("fr", include_str!("../meaning/glossary/fr.tsv")),
+    ("hi", include_str!("../meaning/glossary/hi.tsv")),
+    ("it", include_str!("../meaning/glossary/it.tsv")),
+    ("ja", include_str!("../meaning/glossary/ja.tsv")),
+    ("ko", include_str!("../meaning/glossary/ko.tsv")),
+    ("nl", include_str!("../meaning/glossary/nl.tsv")),
+    ("pl", include_str!("../meaning/glossary/pl.tsv")),
+    ("pt", include_str!("../meaning/glossary/pt.tsv")),
+    ("ru", include_str!("../meaning/glossary/ru.tsv")),
+    ("sv", include_str!("../meaning/glossary/sv.tsv")),
+    ("th", include_str!("../meaning/glossary/th.tsv")),
+    ("tr", include_str!("../meaning/glossary/tr.tsv")),
+    ("zh", include_str!("../meaning/glossary/zh.tsv")),
+];
 /// `routing.embedding_model: none`: route by words only.
 pub(crate) const NO_MODEL: &str = "none";
 
@@ -152,6 +174,63 @@ pub(crate) fn with_body(table: &Meaning, summary: &[f32], body_words: &str) -> O
             .map(|x| (x / largest * 127.0 + 0.5).floor() as f32)
             .collect(),
     )
+}
+
+/// The glossary the build writes beside `table` (docs/routing.md, "Other languages"): lines
+/// of a word, a tab and its English gloss, sorted by the word's bytes. Decided here, once, so
+/// that a route only looks words up:
+/// - words and glosses lowercased, a gloss's spaces collapsed; the first language's gloss of a
+///   word several hold (in the order of [`GLOSSARIES`]);
+/// - left out: a word that is not one run of word characters of one kind of script (a route
+///   could never meet it), a word of a script written without spaces longer than
+///   [`GLOSSARY_MAX_CHARS`], a word its own gloss, and a word of a spaced script that the
+///   table holds whole, its accents folded (`gift`, `chat`, `main`: a word of the model's
+///   English vocabulary, whatever it means in German or French). The lists themselves were
+///   checked against English word frequencies (`compiler/meaning/glossary/curate.py`).
+pub(crate) fn glossary(table: &Meaning) -> String {
+    let mut words: BTreeMap<String, String> = BTreeMap::new();
+    for (_, file) in GLOSSARIES {
+        for line in file.lines().filter(|l| !l.starts_with('#')) {
+            let Some((word, gloss)) = line.split_once('\t') else {
+                continue;
+            };
+            let word = word.trim().to_lowercase();
+            let gloss = gloss
+                .to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if glossable(table, &word, &gloss) {
+                words.entry(word).or_insert(gloss);
+            }
+        }
+    }
+    words.iter().map(|(w, g)| format!("{w}\t{g}\n")).collect()
+}
+
+/// Whether a route could meet `word` and should read it as `gloss` ([`glossary`]).
+fn glossable(table: &Meaning, word: &str, gloss: &str) -> bool {
+    let mut runs = skillc_runtime::route::script_runs(word);
+    let (Some((spaced, run)), None) = (runs.next(), runs.next()) else {
+        return false;
+    };
+    let whole = run.len() == word.len() && word.chars().all(skillc_runtime::route::word_char);
+    whole
+        && !gloss.is_empty()
+        && word != gloss
+        && if spaced {
+            !table.holds_whole(word)
+        } else {
+            word.chars().count() <= GLOSSARY_MAX_CHARS
+        }
+}
+
+/// [`glossary`] of the built-in table, made once: a constant of the program.
+pub(crate) fn built_in_glossary() -> Arc<String> {
+    static GLOSSARY: OnceLock<Arc<String>> = OnceLock::new();
+    GLOSSARY
+        .get_or_init(|| Arc::new(glossary(&built_in())))
+        .clone()
 }
 
 #[cfg(test)]

@@ -104,14 +104,19 @@ def misspelt(rng, word):
     return rng.choice(edits)
 
 
-def message(rng, known):
-    """A random message: known words of the artifact and words of random scripts, disguised,
-    joined by random separators; now and then long enough to pass the 64-word cap."""
+def message(rng, known, glossary=()):
+    """A random message: known words of the artifact, words of its glossary (read in English,
+    docs/routing.md, "Words of other languages"; a run of them joined without spaces) and words
+    of random scripts, disguised, joined by random separators; now and then long enough to pass
+    the 64-word cap."""
     size = rng.choice([1, 2, 3, 5, 8, 12]) if rng.random() < 0.9 else rng.randint(60, 150)
     parts = []
     for _ in range(size):
         roll = rng.random()
-        if roll < 0.45 and known:
+        if roll < 0.15 and glossary:
+            words = [rng.choice(glossary) for _ in range(rng.choice([1, 1, 2, 3]))]
+            parts.append(disguise(rng, "".join(words) if rng.random() < 0.5 else " ".join(words)))
+        elif roll < 0.45 and known:
             parts.append(disguise(rng, rng.choice(known)))
         elif roll < 0.9:
             parts.append(disguise(rng, random_word(rng, rng.choice(list(WORDS)))))
@@ -149,6 +154,13 @@ def known_words(artifact):
     return sorted({pair.rsplit(":", 1)[0] for stored in terms for pair in stored.split(" ") if pair})
 
 
+def glossary_words(artifact):
+    """The words of the artifact's glossary (none without one)."""
+    with sqlite3.connect(f"file:{artifact}?mode=ro", uri=True) as db:
+        rows = db.execute("SELECT data FROM meaning WHERE name LIKE '%:glossary'").fetchall()
+    return [line.split("\t", 1)[0] for row in rows for line in bytes(row[0]).decode().splitlines()]
+
+
 def skill_names(skillc, artifact):
     out = subprocess.run([skillc, "catalog", artifact, "--format", "json"], capture_output=True, check=True)
     return [s["name"] for s in json.loads(out.stdout)["skills"]]
@@ -156,7 +168,7 @@ def skill_names(skillc, artifact):
 
 def route_requests(rng, artifact, sample, count):
     """`count` random routes of `artifact`: (message, bundle, context, consumer, top)."""
-    known = known_words(artifact)
+    known, glossary = known_words(artifact), glossary_words(artifact)
     out = []
     for _ in range(count):
         bundle = rng.choice(BUNDLES) if sample else {}
@@ -165,7 +177,7 @@ def route_requests(rng, artifact, sample, count):
             context["turn"] = str(rng.randint(0, 9))
         consumer = rng.choice([None, None, *CONSUMERS]) if sample else None
         top = rng.choice([None, None, None, 1, 2, 5])
-        out.append((artifact, message(rng, known), bundle, context, consumer, top))
+        out.append((artifact, message(rng, known, glossary), bundle, context, consumer, top))
     return out
 
 

@@ -123,6 +123,26 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(self.route_tokens("x\u0363y ⓐⓑ ½ ١٢٣ 👩\u200d💻"), ["x\u0363y", "ⓐⓑ", "½", "١٢٣"])
         self.assertEqual(self.route_tokens("café e\u0301te İstanbul"), ["café", "te", "stanbul"])
 
+    def test_a_message_is_glossed_as_the_rust_runtime_glosses_it(self):
+        # The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
+        from skillc_runtime import _glossary
+        lines = sorted(["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast",
+                        "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"])
+        words = _glossary.parse("".join(f"{l}\n" for l in lines).encode())
+
+        def none(_):
+            return False
+        self.assertEqual(_glossary.gloss(words, "Necesito las FACTURAS, ya!", none), "necesito las  invoices , ya!")
+        self.assertEqual(_glossary.gloss(words, "帮我查一下明天天气预报吧", none), "帮我查一下 tomorrow  weather forecast 吧")
+        self.assertEqual(_glossary.gloss(words, "PDFの会議録", none), "pdfの meeting 録")
+        self.assertEqual(_glossary.gloss(words, "lebenslauf factura", lambda w: w == "factura"), " resume  factura")
+        self.assertIsNone(_glossary.gloss(words, "nothing to read here", none))
+        self.assertIsNone(_glossary.gloss(words, "", none))
+        # Out of order, a word twice, a line without a tab: not a glossary.
+        for bad in (b"b\tx\na\ty\n", b"a\tx\na\ty\n", b"a x\n", b"a\tx\n\nb\ty\n"):
+            self.assertIsNone(_glossary.parse(bad))
+        self.assertEqual(_glossary.parse(b"a\tx\nb\ty"), {"a": "x", "b": "y"})
+
     def test_english_suffixes_come_off_words_of_ascii_letters(self):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.
         self.assertEqual(self.route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])

@@ -144,6 +144,8 @@ pub struct Artifact {
     small_talk: std::sync::OnceLock<Option<Arc<route::DenseIndex>>>,
     /// The built-in meaning's pieces' weights towards small talk, read once.
     talk_words: std::sync::OnceLock<Option<Arc<Vec<i16>>>>,
+    /// The glossary beside the built-in meaning, read on the first route that needs it.
+    glossary: std::sync::OnceLock<Option<Arc<route::Glossary>>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.
@@ -275,6 +277,7 @@ impl Artifact {
             meaning: std::sync::OnceLock::new(),
             small_talk: std::sync::OnceLock::new(),
             talk_words: std::sync::OnceLock::new(),
+            glossary: std::sync::OnceLock::new(),
         })
     }
 

@@ -162,7 +162,8 @@ fn mix_bodies(data: &mut Data, memo: &mut MeaningMemo, table: &skillc_runtime::r
     memo.mixed = keys.into_iter().zip(mixed).collect();
 }
 
-/// The built-in table's rows, with the small talk's vectors (made once a session).
+/// The built-in table's rows, with the small talk's vectors (made once a session) and the
+/// glossary (once a process).
 fn meaning_rows(memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) -> MeaningRows {
     let small_talk = (memo.small_talk)
         .get_or_insert_with(|| Arc::new(small_talk_vectors(table)))
@@ -178,6 +179,7 @@ fn meaning_rows(memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) 
         table: BUILT_IN_TABLE,
         small_talk,
         talk_words,
+        glossary: crate::meaning::built_in_glossary(),
     }
 }
 

@@ -219,7 +219,8 @@ class Artifact(Routing):
         self.db.close()
         lock = self._lock
         # What was read of the old file's manifest goes with it.
-        for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors", "_talk_word_weights"):
+        for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors", "_talk_word_weights",
+                     "_glossary_words"):
             self.__dict__.pop(kept, None)
         self.__dict__.update(fresh.__dict__)
         self._lock = lock

@@ -14,7 +14,7 @@ from itertools import compress, count, repeat
 from operator import add, ge, truediv
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
-from . import _history, _meaning
+from . import _glossary, _history, _meaning
 from ._lexical import LexicalIndex
 from ._meaning import _cosine, _norm
 from ._words import RoutingRules, one_edit, route_tokens, spelling_applies
@@ -47,17 +47,49 @@ class Routing:
         fragment is routed joined to the messages it continues, and the answer's `routed_text`
         says so (docs/routing.md, "Fragments"); `time` is the message's (now by default)."""
         routed = _history.routed_text(message, history, time)
+        text = message if routed is None else routed
         with self._lock:
             self._follow()
+            # Its words in other languages read in English, for its words and meaning alike.
+            read = self._glossed(text, self.bundle(client, locale, tier))
             if query_vector is not None:
                 query = self._query_vector(query_vector)
             else:
                 # Without a vector of the caller's, the artifact's built-in meaning makes one.
                 meaning = self._meaning()
-                query = meaning.vector(message if routed is None else routed) if meaning else None
-            r = self._route(message if routed is None else routed, client, locale, tier, consumer, context or {}, top,
-                            query)
+                query = meaning.vector(read or text) if meaning else None
+            r = self._route(read or text, client, locale, tier, consumer, context or {}, top, query)
+            r["message"] = text
         return r if routed is None else _history.with_routed_text(r, message, routed)
+
+    def _glossary(self):
+        """The glossary beside the built-in meaning table (a word's English gloss by the word),
+        read once; None without one (or without the table)."""
+        if not hasattr(self, "_glossary_words"):
+            model, words = self.manifest.get("embedding_model"), None
+            if model is not None and self._meaning() is not None:
+                row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:glossary",)).fetchone()
+                if row is not None:
+                    words = _glossary.parse(bytes(row[0] or b""))
+                    if words is None:
+                        raise ValueError(f"{self.path} is not a readable skillc artifact: its glossary is not "
+                                         "lines of a word, a tab and its gloss in order")
+            self._glossary_words = words
+        return self._glossary_words
+
+    def _glossed(self, text, b):
+        """`text` with its words in other languages glossed (`_glossary.gloss`) in the catalog
+        of bundle `b`: a word its index holds is the catalog's own. None when none is."""
+        words = self._glossary()
+        if not words:
+            return None
+        index, _ = self._route_index(b)
+        rules = self.routing_rules()
+
+        def held(word):
+            found = route_tokens(word, rules)
+            return bool(found) and all(w in index for w in found)
+        return _glossary.gloss(words, text, held)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))

@@ -211,14 +211,7 @@ impl Meaning {
         for word in text.to_lowercase().split(|c: char| !super::word_char(c)) {
             for (spaced, run) in super::script_runs(word) {
                 if spaced {
-                    let folded: String = (run.chars())
-                        .map(|c| {
-                            self.folds
-                                .get(&c)
-                                .map_or_else(|| c.to_string(), Clone::clone)
-                        })
-                        .collect();
-                    self.word_pieces(&folded, &mut out);
+                    self.word_pieces(&self.fold(run), &mut out);
                 } else {
                     let mut buf = [0u8; 4];
                     out.extend(run.chars().filter_map(|c| self.id(c.encode_utf8(&mut buf))));
@@ -230,6 +223,23 @@ impl Meaning {
             }
         }
         out
+    }
+
+    /// A word with its accents folded as the table's pieces are (`é` → `e`).
+    pub fn fold(&self, word: &str) -> String {
+        (word.chars())
+            .map(|c| {
+                self.folds
+                    .get(&c)
+                    .map_or_else(|| c.to_string(), Clone::clone)
+            })
+            .collect()
+    }
+
+    /// Whether the table holds a (lowercased) word of a spaced script whole, as one piece,
+    /// its accents folded: a word of the model's own vocabulary.
+    pub fn holds_whole(&self, word: &str) -> bool {
+        self.id(&self.fold(word)).is_some()
     }
 
     fn id(&self, piece: &str) -> Option<u32> {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 mod answer;
 mod dense;
+mod glossary;
 pub mod history;
 mod meaning;
 mod settings;
@@ -21,6 +22,7 @@ mod words;
 
 pub use answer::{Candidate, Query, Route};
 pub use dense::{fuse, fused, similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE};
+pub use glossary::{glossary_row, Glossary, GLOSSARY_MAX_CHARS};
 pub use history::Turn;
 pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
@@ -33,7 +35,7 @@ pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
 pub use stored::{decode, decode_stored, encode, encode_whole, parse_query_vector};
 use terms::EXAMPLE_WEIGHT;
 pub use terms::{card_terms, parse_terms, prose_text_words, prose_words};
-pub(crate) use words::{script_runs, word_char};
+pub use words::{script_runs, word_char};
 pub use words::{tokens, STOPWORDS, SUFFIXES, UNSPACED};
 
 /// BM25's term-frequency saturation: 1.2, the usual value, for counts in units of a trigger

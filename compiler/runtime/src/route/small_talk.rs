@@ -118,7 +118,7 @@ impl Artifact {
     }
 
     /// The `meaning` table's row `name`, if the artifact has it.
-    fn meaning_row(&self, name: &str) -> Result<Option<Vec<u8>>, Error> {
+    pub(crate) fn meaning_row(&self, name: &str) -> Result<Option<Vec<u8>>, Error> {
         let conn = self.conn.lock().expect("lock");
         conn.query_row("SELECT data FROM meaning WHERE name = ?1", [name], |r| {
             r.get(0)

@@ -111,7 +111,7 @@ pub const UNSPACED: &[(u32, u32)] = &[
 
 /// A character a word holds: a letter or a digit (`char::is_alphanumeric`), or any character
 /// of an unspaced script (Thai tone marks are neither, and would split a sentence).
-pub(crate) fn word_char(c: char) -> bool {
+pub fn word_char(c: char) -> bool {
     c.is_alphanumeric() || unspaced(c)
 }
 
@@ -122,7 +122,7 @@ fn unspaced(c: char) -> bool {
 
 /// A word's maximal runs of spaced and of unspaced characters, in order, each with whether it
 /// is spaced.
-pub(crate) fn script_runs(word: &str) -> impl Iterator<Item = (bool, &str)> {
+pub fn script_runs(word: &str) -> impl Iterator<Item = (bool, &str)> {
     let mut rest = word;
     std::iter::from_fn(move || {
         let first = rest.chars().next()?;

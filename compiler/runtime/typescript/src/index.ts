@@ -13,7 +13,8 @@ import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
 import { meaningOf } from "./meaning.js";
-import { route, routeTokens, routingRules, type Route } from "./route.js";
+import { heldByIndex, route, routeTokens, routingRules, type Route } from "./route.js";
+import { gloss, glossaryOf } from "./glossary.js";
 import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
 
@@ -149,9 +150,13 @@ export class Artifact {
     const snap = this.current();
     const ctx = toContext(r.context);
     const bundle = this.bundleOf(snap, r);
+    const text = routed ?? r.message;
+    // Its words in other languages read in English, for its words and meaning alike.
+    const words = glossaryOf(snap);
+    const read = (words && gloss(words, text, (w) => heldByIndex(snap, bundle, w))) ?? text;
     // Without a vector of the caller's, the artifact's built-in meaning makes one (hybrid).
-    const vector = r.queryVector ?? meaningOf(snap)?.vector(routed ?? r.message);
-    const answer = route(snap, bundle, r.consumer ?? null, ctx, routed ?? r.message, r.top, vector);
+    const vector = r.queryVector ?? meaningOf(snap)?.vector(read);
+    const answer = { ...route(snap, bundle, r.consumer ?? null, ctx, read, r.top, vector), message: text };
     return routed === undefined ? answer : withRoutedText(answer, r.message, routed);
   }
 

@@ -106,6 +106,15 @@ export function routeTokens(text: string, rules: RoutingRules): string[] {
   return out;
 }
 
+/** Whether the index of bundle `b`'s catalog holds every routing word of `word`: the
+ * catalog's own word, which a route does not gloss (./glossary.ts). */
+export function heldByIndex(snap: Snapshot, b: Bundle, word: string): boolean {
+  const rules = routingRules(snap);
+  const ix = indexOf(snap, b, rules);
+  const found = routeTokens(word, rules);
+  return found.length > 0 && found.every((w) => ix.ids.has(w));
+}
+
 /** One candidate of a route. */
 export interface Candidate {
   id: string;

@@ -98,3 +98,22 @@ test("English suffixes come off words of ASCII letters, as in the Rust runtime",
   assert.deepEqual(routeTokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"]);
   assert.deepEqual(routeTokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"]);
 });
+
+// The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
+test("a message is glossed as the Rust runtime glosses it", async () => {
+  const { gloss, parseGlossary } = await import("../dist/glossary.js");
+  const lines = ["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"]
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const words = parseGlossary(new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")));
+  const none = () => false;
+  assert.equal(gloss(words, "Necesito las FACTURAS, ya!", none), "necesito las  invoices , ya!");
+  assert.equal(gloss(words, "帮我查一下明天天气预报吧", none), "帮我查一下 tomorrow  weather forecast 吧");
+  assert.equal(gloss(words, "PDFの会議録", none), "pdfの meeting 録");
+  assert.equal(gloss(words, "lebenslauf factura", (w) => w === "factura"), " resume  factura");
+  assert.equal(gloss(words, "nothing to read here", none), undefined);
+  assert.equal(gloss(words, "", none), undefined);
+  for (const bad of ["b\tx\na\ty\n", "a\tx\na\ty\n", "a x\n", "a\tx\n\nb\ty\n"]) {
+    assert.equal(parseGlossary(new TextEncoder().encode(bad)), null, bad);
+  }
+  assert.deepEqual(parseGlossary(new TextEncoder().encode("a\tx\nb\ty")), new Map([["a", "x"], ["b", "y"]]));
+});

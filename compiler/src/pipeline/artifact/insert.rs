@@ -372,7 +372,8 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
         VectorRows::Copied => {
             // Keyed by its rowid alone (no index): transferred as it is.
             copy(tx, "vector", None)?;
-            copy(tx, "meaning", None)
+            // In the order the rows were written (a scan could follow the names' index).
+            copy(tx, "meaning", Some("rowid"))
         }
         VectorRows::Numbered(digests) => {
             for (id, digest) in (1i64..).zip(digests) {
@@ -386,6 +387,8 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
                 st.execute(named_params! { ":name": small_talk, ":data": &m.small_talk[..] })?;
                 let words = skillc_runtime::route::talk_words_row(m.name);
                 st.execute(named_params! { ":name": words, ":data": &m.talk_words[..] })?;
+                let glossary = skillc_runtime::route::glossary_row(m.name);
+                st.execute(named_params! { ":name": glossary, ":data": m.glossary.as_bytes() })?;
             }
             Ok(())
         }

@@ -133,15 +133,19 @@ pub(crate) struct MeaningRows {
     /// Each piece's weight towards small talk, a little-endian i16 a row of the table (the
     /// row named [`skillc_runtime::route::talk_words_row`] of the model).
     pub talk_words: Arc<Vec<u8>>,
+    /// The glossary of words of other languages (the row named
+    /// [`skillc_runtime::route::glossary_row`] of the model).
+    pub glossary: Arc<String>,
 }
 
 impl MeaningRows {
-    /// Its bytes: the table's and the small-talk vectors' (the same in every artifact).
+    /// Its bytes: the table's, the small talk's and the glossary's (the same in every artifact).
     pub(crate) fn bytes(&self) -> u64 {
-        (self.table.len() + self.small_talk.len() + self.talk_words.len()) as u64
+        (self.table.len() + self.small_talk.len() + self.talk_words.len() + self.glossary.len())
+            as u64
     }
 
-    /// Whether `other` is the same meaning (the same table, the same small-talk vectors).
+    /// Whether `other` is the same meaning (the same table, small talk and glossary).
     pub(crate) fn is(&self, other: &MeaningRows) -> bool {
         self.name == other.name
             && std::ptr::eq(self.table, other.table)
@@ -149,6 +153,7 @@ impl MeaningRows {
                 || self.small_talk == other.small_talk)
             && (Arc::ptr_eq(&self.talk_words, &other.talk_words)
                 || self.talk_words == other.talk_words)
+            && (Arc::ptr_eq(&self.glossary, &other.glossary) || self.glossary == other.glossary)
     }
 }
 

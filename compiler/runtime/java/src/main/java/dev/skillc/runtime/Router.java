@@ -512,13 +512,16 @@ final class Router {
         Rules rules = Rules.of(snap);
         Map<Integer, Integer> position = positions(snap, b, consumer, ctx);
         Index ix = indexOf(snap, b);
+        // Its words in other languages read in English, for its words and meaning alike.
+        String glossed = Glossary.glossed(snap, message, ix, rules);
+        String text = glossed != null ? glossed : message;
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
-        double[] query = queryVector == null ? ownQuery(snap, message) : query(snap, queryVector);
+        double[] query = queryVector == null ? ownQuery(snap, text) : query(snap, queryVector);
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
         int[] spelling = rules.spelling();
         int tried = 0;
-        for (String t : tokens(message, rules)) {
+        for (String t : tokens(text, rules)) {
             if (words.size() == (int) rules.num("max_words")) break;
             Integer id = ix.ids().get(t);
             if (id == null) {
@@ -577,7 +580,7 @@ final class Router {
                 double nearest = denseOf(snap, b, ix).nearestFirst(query);
                 short[] weights = snap.talkWords();
                 Meaning meaning = weights == null ? null : snap.meaning();
-                Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(message));
+                Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text));
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);
             }
             for (int doc = 0; doc < docs; doc++) {

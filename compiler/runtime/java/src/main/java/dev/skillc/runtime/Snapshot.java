@@ -62,6 +62,9 @@ final class Snapshot implements AutoCloseable {
     /** The small-talk vectors beside the meaning table ({@link #smallTalk()}), once read. */
     private Dense smallTalk;
     private boolean smallTalkRead;
+    /** The glossary beside the meaning table ({@link #glossary()}), once read. */
+    private Map<String, String> glossary;
+    private boolean glossaryRead;
 
     private Snapshot(String path, Connection db) {
         this.path = path;
@@ -500,6 +503,24 @@ final class Snapshot implements AutoCloseable {
         }
         talkWordsRead = true;
         return talkWords;
+    }
+
+    /**
+     * The glossary beside the built-in meaning table (a word's English gloss by the word;
+     * docs/routing.md, "Other languages"); null without one. Read once.
+     */
+    Map<String, String> glossary() {
+        if (glossaryRead) return glossary;
+        String model = manifest.get("embedding_model");
+        if (model != null && meaning() != null) {
+            List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":glossary");
+            if (!row.isEmpty()) {
+                glossary = Glossary.parse(row.get(0)[0] instanceof byte[] b ? b : new byte[0]);
+                if (glossary == null) throw bad("its glossary is not lines of a word, a tab and its gloss in order");
+            }
+        }
+        glossaryRead = true;
+        return glossary;
     }
 
     /** The manifest's {@code plugins} (a JSON object), read once. */

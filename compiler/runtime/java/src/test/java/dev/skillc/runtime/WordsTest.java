@@ -2,6 +2,7 @@ package dev.skillc.runtime;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -118,6 +119,27 @@ public class WordsTest {
             ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), message));
             assertTrue(e.getMessage(), e.getMessage().contains("5 to 65 letters"));
         }
+    }
+
+    @Test
+    public void aMessageIsGlossedAsTheRustRuntimeGlossesIt() {
+        // The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
+        List<String> lines = new java.util.ArrayList<>(List.of("factura\tinvoice", "facturas\tinvoices", "天气\tweather",
+            "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"));
+        lines.sort(java.util.Comparator.comparing(l -> l.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            java.util.Arrays::compareUnsigned));
+        Map<String, String> words = Glossary.parse((String.join("\n", lines) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        java.util.function.Predicate<String> none = w -> false;
+        assertEquals("necesito las  invoices , ya!", Glossary.gloss(words, "Necesito las FACTURAS, ya!", none));
+        assertEquals("帮我查一下 tomorrow  weather forecast 吧", Glossary.gloss(words, "帮我查一下明天天气预报吧", none));
+        assertEquals("pdfの meeting 録", Glossary.gloss(words, "PDFの会議録", none));
+        assertEquals(" resume  factura", Glossary.gloss(words, "lebenslauf factura", w -> w.equals("factura")));
+        assertNull(Glossary.gloss(words, "nothing to read here", none));
+        assertNull(Glossary.gloss(words, "", none));
+        for (String bad : List.of("b\tx\na\ty\n", "a\tx\na\ty\n", "a x\n", "a\tx\n\nb\ty\n")) {
+            assertNull(bad, Glossary.parse(bad.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        assertEquals(Map.of("a", "x", "b", "y"), Glossary.parse("a\tx\nb\ty".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
     @Test
