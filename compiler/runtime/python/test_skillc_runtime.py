@@ -127,8 +127,8 @@ class RouteWords(unittest.TestCase):
         # The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
         from skillc_runtime import _glossary
         lines = sorted(["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast",
-                        "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"])
-        words = _glossary.parse("".join(f"{l}\n" for l in lines).encode())
+                        "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"], key=lambda l: l.encode())
+        words = "".join(f"{l}\n" for l in lines).encode()
 
         def none(_):
             return False
@@ -138,10 +138,15 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(_glossary.gloss(words, "lebenslauf factura", lambda w: w == "factura"), " resume  factura")
         self.assertIsNone(_glossary.gloss(words, "nothing to read here", none))
         self.assertIsNone(_glossary.gloss(words, "", none))
-        # Out of order, a word twice, a line without a tab: not a glossary.
-        for bad in (b"b\tx\na\ty\n", b"a\tx\na\ty\n", b"a x\n", b"a\tx\n\nb\ty\n"):
-            self.assertIsNone(_glossary.parse(bad))
-        self.assertEqual(_glossary.parse(b"a\tx\nb\ty"), {"a": "x", "b": "y"})
+        # The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
+        many = [f"w{n:04}\t{'g' * (n % 40 + 1)}" for n in range(500)]
+        data = "".join(f"{l}\n" for l in many).encode()
+        for n, line in enumerate(many):
+            self.assertEqual(_glossary.look_up(data, f"w{n:04}"), line.split("\t", 1)[1])
+        for absent in ("w", "w0500", "", "zz", "w0250\tg"):
+            self.assertIsNone(_glossary.look_up(data, absent), absent)
+        self.assertEqual([_glossary.look_up(b"a\tx\nb\nc\ty", w) for w in "abc"], ["x", None, "y"])
+        self.assertIsNone(_glossary.look_up(b"", "a"))
 
     def test_english_suffixes_come_off_words_of_ascii_letters(self):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.

@@ -144,8 +144,8 @@ pub struct Artifact {
     small_talk: std::sync::OnceLock<Option<Arc<route::DenseIndex>>>,
     /// The built-in meaning's pieces' weights towards small talk, read once.
     talk_words: std::sync::OnceLock<Option<Arc<Vec<i16>>>>,
-    /// The glossary beside the built-in meaning, read on the first route that needs it.
-    glossary: std::sync::OnceLock<Option<Arc<route::Glossary>>>,
+    /// The glossary beside the built-in meaning, read on the first route.
+    glossary: std::sync::OnceLock<Option<Arc<Vec<u8>>>>,
 }
 
 /// `path`, when it is a file; else why it cannot be opened.

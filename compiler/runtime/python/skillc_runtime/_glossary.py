@@ -2,7 +2,7 @@
 the artifact's glossary holds, and that the catalog's index does not, read as its English gloss,
 for the route's words and meaning alike: as route/glossary.rs does, character for character."""
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, List, Optional
 
 from ._words import _UNSPACED_RUN, _WORD, _WORD_OR_ASTRAL
 
@@ -10,19 +10,33 @@ from ._words import _UNSPACED_RUN, _WORD, _WORD_OR_ASTRAL
 MAX_CHARS = 8
 
 
-def parse(data: bytes) -> Optional[Dict[str, str]]:
-    """A glossary from its row (lines of a word, a tab and its gloss, in the words' order, each
-    once); None when it is not one."""
-    words: Dict[str, str] = {}
-    previous = None
-    lines = data.decode("utf-8").split("\n")
-    for line in lines[:-1] if lines[-1] == "" else lines:
-        word, tab, gloss = line.partition("\t")
-        if not tab or (previous is not None and word <= previous):
-            return None
-        words[word] = gloss
-        previous = word
-    return words
+def look_up(glossary: bytes, word: str) -> Optional[str]:
+    """The gloss of `word` in a glossary as the artifact holds it (lines of a word, a tab and its
+    gloss, sorted by the words' bytes, each once; a line without a tab holds no word), found by
+    halving where the bytes lie, as the Rust runtime does: no map of 62,000 words is made (25 ms
+    more to a first route)."""
+    key = word.encode("utf-8")
+    # Both ends at the start of a line.
+    low, high = 0, len(glossary)
+    while low < high:
+        middle = (low + high) // 2
+        start = glossary.rfind(b"\n", low, middle) + 1 or low
+        end = glossary.find(b"\n", middle, high)
+        end = high if end < 0 else end
+        tab = glossary.find(b"\t", start, end)
+        found = glossary[start:end if tab < 0 else tab]
+        if found == key:
+            if tab < 0:
+                return None
+            try:
+                return glossary[tab + 1:end].decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        if found < key:
+            low = end + 1
+        else:
+            high = start
+    return None
 
 
 def _runs(text: str) -> List[str]:
@@ -44,17 +58,16 @@ def _runs(text: str) -> List[str]:
     return out
 
 
-def gloss(words: Dict[str, str], message: str, held: Callable[[str], bool]) -> Optional[str]:
-    """`message` lowercased, each word `words` holds and `held` does not replaced by its gloss
+def gloss(glossary: bytes, message: str, held: Callable[[str], bool]) -> Optional[str]:
+    """`message` lowercased, each word `glossary` holds and `held` does not replaced by its gloss
     with a space either side; None when no word is. A spaced script's word is looked up whole;
     in a run of a script written without spaces, the longest word held at each character from
     the first (at most `MAX_CHARS`), a character no word starts at kept as it is."""
     out: List[str] = []
     glossed = False
 
-    def put(word: str) -> None:
+    def put(word: str, found: Optional[str]) -> None:
         nonlocal glossed
-        found = words.get(word)
         if found is not None and not held(word):
             glossed = True
             out.append(f" {found} ")
@@ -67,14 +80,16 @@ def gloss(words: Dict[str, str], message: str, held: Callable[[str], bool]) -> O
             continue
         for j, run in enumerate(_UNSPACED_RUN.split(part) if not part.isascii() else [part]):
             if not j % 2:
+                # A word the catalog holds is not looked up: its own, whatever the glossary says.
                 if run:
-                    put(run)
+                    put(run, None if held(run) else look_up(glossary, run))
                 continue
             i = 0
             while i < len(run):
                 for n in range(min(MAX_CHARS, len(run) - i), 0, -1):
-                    if run[i:i + n] in words:
-                        put(run[i:i + n])
+                    found = look_up(glossary, run[i:i + n])
+                    if found is not None:
+                        put(run[i:i + n], found)
                         i += n
                         break
                 else:

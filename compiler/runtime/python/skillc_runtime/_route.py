@@ -63,25 +63,21 @@ class Routing:
         return r if routed is None else _history.with_routed_text(r, message, routed)
 
     def _glossary(self):
-        """The glossary beside the built-in meaning table (a word's English gloss by the word),
-        read once; None without one (or without the table)."""
-        if not hasattr(self, "_glossary_words"):
-            model, words = self.manifest.get("embedding_model"), None
+        """The glossary beside the built-in meaning table (its bytes, looked up where they lie:
+        `_glossary.look_up`), read once; None without one (or without the table)."""
+        if not hasattr(self, "_glossary_bytes"):
+            model, data = self.manifest.get("embedding_model"), None
             if model is not None and self._meaning() is not None:
                 row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:glossary",)).fetchone()
-                if row is not None:
-                    words = _glossary.parse(bytes(row[0] or b""))
-                    if words is None:
-                        raise ValueError(f"{self.path} is not a readable skillc artifact: its glossary is not "
-                                         "lines of a word, a tab and its gloss in order")
-            self._glossary_words = words
-        return self._glossary_words
+                data = bytes(row[0] or b"") if row is not None else None
+            self._glossary_bytes = data
+        return self._glossary_bytes
 
     def _glossed(self, text, b):
         """`text` with its words in other languages glossed (`_glossary.gloss`) in the catalog
         of bundle `b`: a word its index holds is the catalog's own. None when none is."""
-        words = self._glossary()
-        if not words:
+        glossary = self._glossary()
+        if not glossary:
             return None
         index, _ = self._route_index(b)
         rules = self.routing_rules()
@@ -89,7 +85,7 @@ class Routing:
         def held(word):
             found = route_tokens(word, rules)
             return bool(found) and all(w in index for w in found)
-        return _glossary.gloss(words, text, held)
+        return _glossary.gloss(glossary, text, held)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))

@@ -101,10 +101,10 @@ test("English suffixes come off words of ASCII letters, as in the Rust runtime",
 
 // The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
 test("a message is glossed as the Rust runtime glosses it", async () => {
-  const { gloss, parseGlossary } = await import("../dist/glossary.js");
+  const { gloss, lookUp } = await import("../dist/glossary.js");
   const lines = ["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"]
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  const words = parseGlossary(new TextEncoder().encode(lines.map((l) => `${l}\n`).join("")));
+  const words = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(""));
   const none = () => false;
   assert.equal(gloss(words, "Necesito las FACTURAS, ya!", none), "necesito las  invoices , ya!");
   assert.equal(gloss(words, "帮我查一下明天天气预报吧", none), "帮我查一下 tomorrow  weather forecast 吧");
@@ -112,8 +112,12 @@ test("a message is glossed as the Rust runtime glosses it", async () => {
   assert.equal(gloss(words, "lebenslauf factura", (w) => w === "factura"), " resume  factura");
   assert.equal(gloss(words, "nothing to read here", none), undefined);
   assert.equal(gloss(words, "", none), undefined);
-  for (const bad of ["b\tx\na\ty\n", "a\tx\na\ty\n", "a x\n", "a\tx\n\nb\ty\n"]) {
-    assert.equal(parseGlossary(new TextEncoder().encode(bad)), null, bad);
-  }
-  assert.deepEqual(parseGlossary(new TextEncoder().encode("a\tx\nb\ty")), new Map([["a", "x"], ["b", "y"]]));
+  // The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
+  const many = Array.from({ length: 500 }, (_, n) => `w${String(n).padStart(4, "0")}\t${"g".repeat((n % 40) + 1)}`);
+  const data = new TextEncoder().encode(many.map((l) => `${l}\n`).join(""));
+  many.forEach((line, n) => assert.equal(lookUp(data, `w${String(n).padStart(4, "0")}`), line.split("\t")[1]));
+  for (const absent of ["w", "w0500", "", "zz", "w0250\tg"]) assert.equal(lookUp(data, absent), undefined, absent);
+  const small = new TextEncoder().encode("a\tx\nb\nc\ty");
+  assert.deepEqual(["a", "b", "c"].map((w) => lookUp(small, w)), ["x", undefined, "y"]);
+  assert.equal(lookUp(new Uint8Array(0), "a"), undefined);
 });

@@ -17,42 +17,14 @@ final class Glossary {
 
     private Glossary() {}
 
-    /**
-     * A glossary from its row (lines of a word, a tab and its gloss, in the words' order by their
-     * bytes, each once); null when it is not one.
-     */
+    /** A glossary from its row: lines of a word, a tab and its gloss (a line without a tab holds no word). */
     static Map<String, String> parse(byte[] data) {
-        String text = new String(data, StandardCharsets.UTF_8);
         Map<String, String> words = new HashMap<>();
-        String previous = null;
-        int at = 0;
-        while (at < text.length()) {
-            int end = text.indexOf('\n', at);
-            if (end < 0) end = text.length();
-            String line = text.substring(at, end);
+        for (String line : new String(data, StandardCharsets.UTF_8).split("\n", -1)) {
             int tab = line.indexOf('\t');
-            if (tab < 0) return null;
-            String word = line.substring(0, tab);
-            // Code point order is UTF-8's byte order (UTF-16 units' order is not, above the BMP).
-            if (previous != null && codePointOrder(previous, word) >= 0) return null;
-            words.put(word, line.substring(tab + 1));
-            previous = word;
-            at = end + 1;
+            if (tab >= 0) words.put(line.substring(0, tab), line.substring(tab + 1));
         }
         return words;
-    }
-
-    private static int codePointOrder(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int x = a.codePointAt(i);
-            int y = b.codePointAt(j);
-            if (x != y) return Integer.compare(x, y);
-            i += Character.charCount(x);
-            j += Character.charCount(y);
-        }
-        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     /**

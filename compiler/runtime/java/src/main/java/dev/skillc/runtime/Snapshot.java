@@ -514,10 +514,7 @@ final class Snapshot implements AutoCloseable {
         String model = manifest.get("embedding_model");
         if (model != null && meaning() != null) {
             List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":glossary");
-            if (!row.isEmpty()) {
-                glossary = Glossary.parse(row.get(0)[0] instanceof byte[] b ? b : new byte[0]);
-                if (glossary == null) throw bad("its glossary is not lines of a word, a tab and its gloss in order");
-            }
+            if (!row.isEmpty()) glossary = Glossary.parse(row.get(0)[0] instanceof byte[] b ? b : new byte[0]);
         }
         glossaryRead = true;
         return glossary;
