@@ -311,6 +311,17 @@ def ascii_letters(text):
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
 
 
+def read_in_english(routes):
+    """How many of the routes' messages their catalog reads with words glossed in English
+    (docs/routing.md, "Words of other languages"), as the Python runtime reads them."""
+    opened, count = {}, 0
+    for artifact, text, bundle, *_ in routes:
+        a = opened.setdefault(artifact, Artifact(artifact))
+        b = a.bundle(bundle.get("client"), bundle.get("locale"), bundle.get("tier"))
+        count += a._glossed(text, b) is not None
+    return count
+
+
 def compare_routes(tally, skillc, routes):
     asked = [route_args(r) for r in routes]
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -322,9 +333,11 @@ def compare_routes(tally, skillc, routes):
     # prefix of its word): one read as the nearest known word of a misspelt one.
     respelt = [c for r, c in answered
                if any(w.isascii() and w.isalpha() and w not in ascii_letters(r[1]) for cand in c for w in cand["matched"])]
+    glossed = read_in_english(routes)
     print(f"{len(found)} routes, {sum(map(bool, found))} with candidates, {len(scripts)} matching words beyond ASCII, "
-          f"{len(respelt)} a misspelt word")
-    if sum(map(bool, found)) < len(routes) // 3 or len(scripts) < len(routes) // 6 or len(respelt) < len(routes) // 30:
+          f"{len(respelt)} a misspelt word, {glossed} read with words of other languages in English")
+    if (sum(map(bool, found)) < len(routes) // 3 or len(scripts) < len(routes) // 6 or len(respelt) < len(routes) // 30
+            or glossed < len(routes) // 10):
         tally.compare("generator", ["route", "", "the messages"], "enough matched words", "too few matched")
     opened = {}
     for args, route, answer in zip(asked, routes, rust):
