@@ -1,9 +1,7 @@
 package dev.skillc.runtime;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -17,14 +15,39 @@ final class Glossary {
 
     private Glossary() {}
 
-    /** A glossary from its row: lines of a word, a tab and its gloss (a line without a tab holds no word). */
-    static Map<String, String> parse(byte[] data) {
-        Map<String, String> words = new HashMap<>();
-        for (String line : new String(data, StandardCharsets.UTF_8).split("\n", -1)) {
-            int tab = line.indexOf('\t');
-            if (tab >= 0) words.put(line.substring(0, tab), line.substring(tab + 1));
+    /**
+     * The gloss of {@code word} in a glossary as the artifact holds it (lines of a word, a tab and
+     * its gloss, sorted by the words' bytes, each once; a line without a tab holds no word), found
+     * by halving where the bytes lie, as the Rust runtime does: no map of 62,000 words is made
+     * (a tenth of a second more to a first route in a cold JVM). Null when it holds none.
+     */
+    static String lookUp(byte[] glossary, String word) {
+        byte[] key = word.getBytes(StandardCharsets.UTF_8);
+        // Both ends at the start of a line.
+        int low = 0;
+        int high = glossary.length;
+        while (low < high) {
+            int middle = low + (high - low) / 2;
+            int start = middle;
+            while (start > low && glossary[start - 1] != '\n') start--;
+            int end = middle;
+            while (end < high && glossary[end] != '\n') end++;
+            int tab = start;
+            while (tab < end && glossary[tab] != '\t') tab++;
+            int order = java.util.Arrays.compareUnsigned(glossary, start, tab, key, 0, key.length);
+            if (order == 0) {
+                if (tab == end) return null;
+                try {
+                    return StandardCharsets.UTF_8.newDecoder()
+                        .decode(java.nio.ByteBuffer.wrap(glossary, tab + 1, end - tab - 1)).toString();
+                } catch (java.nio.charset.CharacterCodingException e) {
+                    return null;
+                }
+            }
+            if (order < 0) low = end + 1;
+            else high = start;
         }
-        return words;
+        return null;
     }
 
     /**
@@ -34,7 +57,7 @@ final class Glossary {
      * character from the first (at most {@link #MAX_CHARS}), a character no word starts at kept as
      * it is.
      */
-    static String gloss(Map<String, String> words, String message, Predicate<String> held) {
+    static String gloss(byte[] glossary, String message, Predicate<String> held) {
         String lower = Router.lowercase(message);
         StringBuilder out = new StringBuilder(lower.length() + 16);
         boolean[] glossed = {false};
@@ -57,25 +80,28 @@ final class Glossary {
                     end += Character.charCount(word.codePointAt(end));
                 }
                 String run = word.substring(at, end);
-                if (spaced) put(words, run, held, out, glossed);
-                else longestWords(words, run, held, out, glossed);
+                // A word the catalog holds is not looked up: its own, whatever the glossary says.
+                if (spaced) put(run, held.test(run) ? null : lookUp(glossary, run), held, out, glossed);
+                else longestWords(glossary, run, held, out, glossed);
                 at = end;
             }
         }
         return glossed[0] ? out.toString() : null;
     }
 
-    private static void longestWords(Map<String, String> words, String run, Predicate<String> held, StringBuilder out,
+    private static void longestWords(byte[] glossary, String run, Predicate<String> held, StringBuilder out,
                                      boolean[] glossed) {
         int[] cps = run.codePoints().toArray();
         int i = 0;
         while (i < cps.length) {
             int n = Math.min(MAX_CHARS, cps.length - i);
+            String found = null;
             for (; n > 0; n--) {
-                if (words.containsKey(new String(cps, i, n))) break;
+                found = lookUp(glossary, new String(cps, i, n));
+                if (found != null) break;
             }
             if (n > 0) {
-                put(words, new String(cps, i, n), held, out, glossed);
+                put(new String(cps, i, n), found, held, out, glossed);
                 i += n;
             } else {
                 out.appendCodePoint(cps[i]);
@@ -84,9 +110,7 @@ final class Glossary {
         }
     }
 
-    private static void put(Map<String, String> words, String word, Predicate<String> held, StringBuilder out,
-                            boolean[] glossed) {
-        String found = words.get(word);
+    private static void put(String word, String found, Predicate<String> held, StringBuilder out, boolean[] glossed) {
         if (found != null && !held.test(word)) {
             glossed[0] = true;
             out.append(' ').append(found).append(' ');
@@ -100,9 +124,9 @@ final class Glossary {
      * languages glossed (a word the index holds is the catalog's own); null when none is.
      */
     static String glossed(Snapshot snap, String message, Router.Index ix, Router.Rules rules) {
-        Map<String, String> words = snap.glossary();
-        if (words == null) return null;
-        return gloss(words, message, w -> {
+        byte[] glossary = snap.glossary();
+        if (glossary == null) return null;
+        return gloss(glossary, message, w -> {
             List<String> found = Router.tokens(w, rules);
             return !found.isEmpty() && found.stream().allMatch(ix.ids()::containsKey);
         });

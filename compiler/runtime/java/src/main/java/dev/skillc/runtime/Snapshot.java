@@ -63,7 +63,7 @@ final class Snapshot implements AutoCloseable {
     private Dense smallTalk;
     private boolean smallTalkRead;
     /** The glossary beside the meaning table ({@link #glossary()}), once read. */
-    private Map<String, String> glossary;
+    private byte[] glossary;
     private boolean glossaryRead;
 
     private Snapshot(String path, Connection db) {
@@ -506,15 +506,16 @@ final class Snapshot implements AutoCloseable {
     }
 
     /**
-     * The glossary beside the built-in meaning table (a word's English gloss by the word;
-     * docs/routing.md, "Other languages"); null without one. Read once.
+     * The glossary beside the built-in meaning table (its bytes, looked up where they lie:
+     * {@link Glossary#lookUp}; docs/routing.md, "Words of other languages"); null without one.
+     * Read once.
      */
-    Map<String, String> glossary() {
+    byte[] glossary() {
         if (glossaryRead) return glossary;
         String model = manifest.get("embedding_model");
         if (model != null && meaning() != null) {
             List<Object[]> row = rows("SELECT data FROM meaning WHERE name = ?", model + ":glossary");
-            if (!row.isEmpty()) glossary = Glossary.parse(row.get(0)[0] instanceof byte[] b ? b : new byte[0]);
+            if (!row.isEmpty()) glossary = row.get(0)[0] instanceof byte[] b ? b : new byte[0];
         }
         glossaryRead = true;
         return glossary;

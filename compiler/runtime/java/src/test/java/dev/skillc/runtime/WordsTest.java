@@ -128,7 +128,7 @@ public class WordsTest {
             "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"));
         lines.sort(java.util.Comparator.comparing(l -> l.getBytes(java.nio.charset.StandardCharsets.UTF_8),
             java.util.Arrays::compareUnsigned));
-        Map<String, String> words = Glossary.parse((String.join("\n", lines) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        byte[] words = (String.join("\n", lines) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
         java.util.function.Predicate<String> none = w -> false;
         assertEquals("necesito las  invoices , ya!", Glossary.gloss(words, "Necesito las FACTURAS, ya!", none));
         assertEquals("帮我查一下 tomorrow  weather forecast 吧", Glossary.gloss(words, "帮我查一下明天天气预报吧", none));
@@ -136,8 +136,16 @@ public class WordsTest {
         assertEquals(" resume  factura", Glossary.gloss(words, "lebenslauf factura", w -> w.equals("factura")));
         assertNull(Glossary.gloss(words, "nothing to read here", none));
         assertNull(Glossary.gloss(words, "", none));
-        // A line without a tab holds no word.
-        assertEquals(Map.of("a", "x", "c", "y"), Glossary.parse("a\tx\nb\nc\ty".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        // The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
+        StringBuilder many = new StringBuilder();
+        for (int n = 0; n < 500; n++) many.append(String.format("w%04d\t%s\n", n, "g".repeat(n % 40 + 1)));
+        byte[] data = many.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        for (int n = 0; n < 500; n++) assertEquals("g".repeat(n % 40 + 1), Glossary.lookUp(data, String.format("w%04d", n)));
+        for (String absent : List.of("w", "w0500", "", "zz", "w0250\tg")) assertNull(absent, Glossary.lookUp(data, absent));
+        byte[] small = "a\tx\nb\nc\ty".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(java.util.Arrays.asList("x", null, "y"),
+            java.util.Arrays.asList(Glossary.lookUp(small, "a"), Glossary.lookUp(small, "b"), Glossary.lookUp(small, "c")));
+        assertNull(Glossary.lookUp(new byte[0], "a"));
     }
 
     @Test
