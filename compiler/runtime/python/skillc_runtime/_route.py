@@ -35,6 +35,9 @@ class Routing:
     if TYPE_CHECKING:
         def _follow(self) -> None: ...
 
+        def bundle(self, client: Optional[str] = None, locale: Optional[str] = None,
+                   tier: Optional[str] = None) -> Dict[str, Any]: ...
+
     def route(self, message: str, client: Optional[str] = None, locale: Optional[str] = None,
               tier: Optional[str] = None, consumer: Optional[str] = None,
               context: Optional[Dict[str, Any]] = None, top: Optional[int] = None,
