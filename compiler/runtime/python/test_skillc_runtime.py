@@ -138,6 +138,10 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(_glossary.gloss(words, "lebenslauf factura", lambda w: w == "factura"), " resume  factura")
         self.assertIsNone(_glossary.gloss(words, "nothing to read here", none))
         self.assertIsNone(_glossary.gloss(words, "", none))
+        long = _glossary.gloss(words, "Factura " * 300, none)
+        self.assertEqual((long.count("invoice"), long.count("factura")), (256, 44))
+        long = _glossary.gloss(words, "明天" + "吧" * 300 + "明天", none)
+        self.assertEqual((long.count("tomorrow"), long.count("明天")), (1, 1))
         # The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
         many = [f"w{n:04}\t{'g' * (n % 40 + 1)}" for n in range(500)]
         data = "".join(f"{l}\n" for l in many).encode()

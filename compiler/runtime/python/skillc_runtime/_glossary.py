@@ -8,6 +8,8 @@ from ._words import _UNSPACED_RUN, _WORD, _WORD_OR_ASTRAL
 
 # The longest word of a script written without spaces that a glossary holds, in characters.
 MAX_CHARS = 8
+# The most words (or unspaced characters) a message is read through the glossary for.
+MAX_READ = 256
 
 
 def look_up(glossary: bytes, word: str) -> Optional[str]:
@@ -62,9 +64,11 @@ def gloss(glossary: bytes, message: str, held: Callable[[str], bool]) -> Optiona
     """`message` lowercased, each word `glossary` holds and `held` does not replaced by its gloss
     with a space either side; None when no word is. A spaced script's word is looked up whole;
     in a run of a script written without spaces, the longest word held at each character from
-    the first (at most `MAX_CHARS`), a character no word starts at kept as it is."""
+    the first (at most `MAX_CHARS`), a character no word starts at kept as it is; after `MAX_READ`
+    words or characters looked up, the rest as written (lowercased)."""
     out: List[str] = []
     glossed = False
+    read = 0
 
     def put(word: str, found: Optional[str]) -> None:
         nonlocal glossed
@@ -81,11 +85,18 @@ def gloss(glossary: bytes, message: str, held: Callable[[str], bool]) -> Optiona
         for j, run in enumerate(_UNSPACED_RUN.split(part) if not part.isascii() else [part]):
             if not j % 2:
                 # A word the catalog holds is not looked up: its own, whatever the glossary says.
-                if run:
+                if run and read == MAX_READ:
+                    out.append(run)
+                elif run:
+                    read += 1
                     put(run, None if held(run) else look_up(glossary, run))
                 continue
             i = 0
             while i < len(run):
+                if read == MAX_READ:
+                    out.append(run[i:])
+                    break
+                read += 1
                 for n in range(min(MAX_CHARS, len(run) - i), 0, -1):
                     found = look_up(glossary, run[i:i + n])
                     if found is not None:

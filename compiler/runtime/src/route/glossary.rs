@@ -16,6 +16,12 @@ use crate::{Artifact, Error};
 /// a route tries no longer one.
 pub const GLOSSARY_MAX_CHARS: usize = 8;
 
+/// The most words a message is read through the glossary for (a spaced script's word, or a
+/// character an unspaced script's word is looked for at): the rest is left as written. A route
+/// reads no more of a message (64 words, 256 pieces), and a message of 100,000 characters
+/// costs no more lookups than one of 256.
+pub const GLOSSARY_MAX_READ: usize = 256;
+
 /// The name of the `meaning` row that holds model `model`'s glossary.
 pub fn glossary_row(model: &str) -> String {
     format!("{model}:glossary")
@@ -55,7 +61,8 @@ pub fn look_up<'a>(glossary: &'a [u8], word: &str) -> Option<&'a str> {
 /// with a space either side; `None` when no word is. A word is a run of word characters of a
 /// spaced script, whole; in a run of a script written without spaces, the longest word the
 /// glossary holds at each character, from the first (at most [`GLOSSARY_MAX_CHARS`]), a
-/// character no word starts at kept as it is.
+/// character no word starts at kept as it is; after [`GLOSSARY_MAX_READ`] words or characters
+/// looked up, the rest as written (lowercased).
 pub fn gloss<'g>(
     message: &str,
     glossary: impl Fn(&str) -> Option<&'g str>,
@@ -64,6 +71,7 @@ pub fn gloss<'g>(
     let lower = message.to_lowercase();
     let mut out = String::with_capacity(lower.len() + 16);
     let mut glossed = false;
+    let mut read = 0;
     let mut put = |out: &mut String, word: &str, gloss: Option<&str>| match gloss {
         Some(gloss) if !held(word) => {
             glossed = true;
@@ -81,13 +89,23 @@ pub fn gloss<'g>(
         let end = rest.find(|c: char| !word_char(c)).unwrap_or(rest.len());
         for (spaced, run) in script_runs(&rest[..end]) {
             if spaced {
-                put(&mut out, run, glossary(run));
+                if read == GLOSSARY_MAX_READ {
+                    out.push_str(run);
+                } else {
+                    read += 1;
+                    put(&mut out, run, glossary(run));
+                }
                 continue;
             }
             let chars: Vec<(usize, char)> = run.char_indices().collect();
             let mut i = 0;
             while i < chars.len() {
                 let from = chars[i].0;
+                if read == GLOSSARY_MAX_READ {
+                    out.push_str(&run[from..]);
+                    break;
+                }
+                read += 1;
                 let end_of = |n: usize| chars.get(i + n).map_or(run.len(), |c| c.0);
                 let mut longest = None;
                 for n in (1..=GLOSSARY_MAX_CHARS.min(chars.len() - i)).rev() {
@@ -193,6 +211,23 @@ mod tests {
         let held = gloss("lebenslauf factura", words, |w| w == "factura");
         assert_eq!(held.as_deref(), Some(" resume  factura"));
         assert_eq!((read("nothing to read here"), read("")), (None, None));
+        // The first 256 words or characters looked up, the rest as written.
+        let long = read(&"Factura ".repeat(300)).unwrap();
+        assert_eq!(
+            (
+                long.matches("invoice").count(),
+                long.matches("factura").count()
+            ),
+            (256, 44)
+        );
+        let long = read(&format!("明天{}明天", "吧".repeat(300))).unwrap();
+        assert_eq!(
+            (
+                long.matches("tomorrow").count(),
+                long.matches("明天").count()
+            ),
+            (1, 1)
+        );
     }
 
     #[test]

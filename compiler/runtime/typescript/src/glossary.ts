@@ -11,6 +11,8 @@ import { NOT_WORD, UNSPACED_RUN } from "./route.js";
 
 /** The longest word of a script written without spaces that a glossary holds, in characters. */
 export const GLOSSARY_MAX_CHARS = 8;
+/** The most words (or unspaced characters) a message is read through the glossary for. */
+export const GLOSSARY_MAX_READ = 256;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -73,11 +75,13 @@ export function glossaryOf(snap: Snapshot): Uint8Array | null {
 /** `message` lowercased, each word `words` holds and `held` does not replaced by its gloss with a
  * space either side; undefined when no word is. A spaced script's word is looked up whole; in a
  * run of a script written without spaces, the longest word held at each character from the
- * first (at most GLOSSARY_MAX_CHARS), a character no word starts at kept as it is. */
+ * first (at most GLOSSARY_MAX_CHARS), a character no word starts at kept as it is; after
+ * GLOSSARY_MAX_READ words or characters looked up, the rest as written (lowercased). */
 export function gloss(glossary: Uint8Array, message: string, held: (word: string) => boolean): string | undefined {
   const lower = message.toLowerCase();
   let out = "";
   let glossed = false;
+  let read = 0;
   const put = (word: string, found: string | undefined) => {
     if (found !== undefined && !held(word)) {
       glossed = true;
@@ -93,12 +97,21 @@ export function gloss(glossary: Uint8Array, message: string, held: (word: string
     runs.forEach((run, k) => {
       if (k % 2 === 0) {
         // A word the catalog holds is not looked up: its own, whatever the glossary says.
-        if (run !== "") put(run, held(run) ? undefined : lookUp(glossary, run));
+        if (run !== "" && read === GLOSSARY_MAX_READ) out += run;
+        else if (run !== "") {
+          read += 1;
+          put(run, held(run) ? undefined : lookUp(glossary, run));
+        }
         return;
       }
       const chars = [...run];
       let i = 0;
       while (i < chars.length) {
+        if (read === GLOSSARY_MAX_READ) {
+          out += chars.slice(i).join("");
+          break;
+        }
+        read += 1;
         let n = Math.min(GLOSSARY_MAX_CHARS, chars.length - i);
         let found: string | undefined;
         for (; n > 0; n--) {

@@ -112,6 +112,11 @@ test("a message is glossed as the Rust runtime glosses it", async () => {
   assert.equal(gloss(words, "lebenslauf factura", (w) => w === "factura"), " resume  factura");
   assert.equal(gloss(words, "nothing to read here", none), undefined);
   assert.equal(gloss(words, "", none), undefined);
+  const count = (text, word) => text.split(word).length - 1;
+  let long = gloss(words, "Factura ".repeat(300), none);
+  assert.deepEqual([count(long, "invoice"), count(long, "factura")], [256, 44]);
+  long = gloss(words, `明天${"吧".repeat(300)}明天`, none);
+  assert.deepEqual([count(long, "tomorrow"), count(long, "明天")], [1, 1]);
   // The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
   const many = Array.from({ length: 500 }, (_, n) => `w${String(n).padStart(4, "0")}\t${"g".repeat((n % 40) + 1)}`);
   const data = new TextEncoder().encode(many.map((l) => `${l}\n`).join(""));

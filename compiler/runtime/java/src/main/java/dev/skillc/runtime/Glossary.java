@@ -12,6 +12,8 @@ import java.util.function.Predicate;
 final class Glossary {
     /** The longest word of a script written without spaces that a glossary holds, in characters. */
     static final int MAX_CHARS = 8;
+    /** The most words (or unspaced characters) a message is read through the glossary for. */
+    static final int MAX_READ = 256;
 
     private Glossary() {}
 
@@ -55,12 +57,13 @@ final class Glossary {
      * by its gloss with a space either side; null when no word is. A spaced script's word is looked
      * up whole; in a run of a script written without spaces, the longest word held at each
      * character from the first (at most {@link #MAX_CHARS}), a character no word starts at kept as
-     * it is.
+     * it is; after {@link #MAX_READ} words or characters looked up, the rest as written (lowercased).
      */
     static String gloss(byte[] glossary, String message, Predicate<String> held) {
         String lower = Router.lowercase(message);
         StringBuilder out = new StringBuilder(lower.length() + 16);
         boolean[] glossed = {false};
+        int[] read = {0};
         int i = 0;
         while (i < lower.length()) {
             int start = i;
@@ -81,8 +84,11 @@ final class Glossary {
                 }
                 String run = word.substring(at, end);
                 // A word the catalog holds is not looked up: its own, whatever the glossary says.
-                if (spaced) put(run, held.test(run) ? null : lookUp(glossary, run), held, out, glossed);
-                else longestWords(glossary, run, held, out, glossed);
+                if (spaced && read[0] == MAX_READ) out.append(run);
+                else if (spaced) {
+                    read[0]++;
+                    put(run, held.test(run) ? null : lookUp(glossary, run), held, out, glossed);
+                } else longestWords(glossary, run, held, out, glossed, read);
                 at = end;
             }
         }
@@ -90,10 +96,15 @@ final class Glossary {
     }
 
     private static void longestWords(byte[] glossary, String run, Predicate<String> held, StringBuilder out,
-                                     boolean[] glossed) {
+                                     boolean[] glossed, int[] read) {
         int[] cps = run.codePoints().toArray();
         int i = 0;
         while (i < cps.length) {
+            if (read[0] == MAX_READ) {
+                out.append(new String(cps, i, cps.length - i));
+                break;
+            }
+            read[0]++;
             int n = Math.min(MAX_CHARS, cps.length - i);
             String found = null;
             for (; n > 0; n--) {

@@ -136,6 +136,10 @@ public class WordsTest {
         assertEquals(" resume  factura", Glossary.gloss(words, "lebenslauf factura", w -> w.equals("factura")));
         assertNull(Glossary.gloss(words, "nothing to read here", none));
         assertNull(Glossary.gloss(words, "", none));
+        String long1 = Glossary.gloss(words, "Factura ".repeat(300), none);
+        assertEquals(List.of(256, 44), List.of(long1.split("invoice", -1).length - 1, long1.split("factura", -1).length - 1));
+        String long2 = Glossary.gloss(words, "明天" + "吧".repeat(300) + "明天", none);
+        assertEquals(List.of(1, 1), List.of(long2.split("tomorrow", -1).length - 1, long2.split("明天", -1).length - 1));
         // The Rust runtime's every_word_is_found_where_it_lies_and_a_line_without_a_tab_holds_none.
         StringBuilder many = new StringBuilder();
         for (int n = 0; n < 500; n++) many.append(String.format("w%04d\t%s\n", n, "g".repeat(n % 40 + 1)));
