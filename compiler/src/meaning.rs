@@ -176,7 +176,7 @@ pub(crate) fn with_body(table: &Meaning, summary: &[f32], body_words: &str) -> O
     )
 }
 
-/// The glossary the build writes beside `table` (docs/routing.md, "Other languages"): lines
+/// The glossary the build writes beside `table` (docs/routing.md, "Words of other languages"): lines
 /// of a word, a tab and its English gloss, sorted by the word's bytes. Decided here, once, so
 /// that a route only looks words up:
 /// - words and glosses lowercased, a gloss's spaces collapsed; the first language's gloss of a
@@ -236,6 +236,29 @@ pub(crate) fn built_in_glossary() -> Arc<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The glossary as the build writes it: sorted, each word once, words a route can meet and
+    /// no word of the model's own vocabulary; a word of the lists found, one the table holds
+    /// whole left out.
+    #[test]
+    fn the_glossary_holds_words_a_route_meets_in_order_and_none_of_the_models_own() {
+        let table = built_in();
+        let text = glossary(&table);
+        let lines: Vec<(&str, &str)> = text.lines().map(|l| l.split_once('\t').unwrap()).collect();
+        assert!(lines.len() > 50_000, "{}", lines.len());
+        assert!(lines.windows(2).all(|w| w[0].0 < w[1].0));
+        for (word, gloss) in &lines {
+            assert!(glossable(&table, word, gloss), "{word}");
+        }
+        let found = |w: &str| lines.iter().find(|(word, _)| *word == w).map(|(_, g)| *g);
+        assert_eq!(found("factura"), Some("invoice"));
+        assert_eq!(found("天气预报"), Some("weather forecast"));
+        assert!(table.holds_whole("musik") && found("musik").is_none());
+        // What a route could never meet, or would meet as the model's own word.
+        assert!(!glossable(&table, "e-mail", "email") && !glossable(&table, "pdfの", "pdf"));
+        assert!(!glossable(&table, "chat", "cat") && !glossable(&table, "pdf", "pdf"));
+        assert!(!glossable(&table, "一二三四五六七八九", "nine"));
+    }
 
     fn cosine(a: &[f32], b: &[f32]) -> f64 {
         let dot: f64 = a

@@ -4,7 +4,7 @@ without accents, in place (run once after editing a list; the build reads the fi
     pip install wordfreq==3.1.1 && python3 compiler/meaning/glossary/curate.py
 
 A message's word that a glossary holds is read as its English gloss whenever the catalog's index
-does not hold it (docs/routing.md, "Other languages"), so a glossary word that is also an English
+does not hold it (docs/routing.md, "Words of other languages"), so a glossary word that is also an English
 word would change English requests: German `gift`, Turkish `deli`, Swedish `fläsk` typed `flask`.
 wordfreq's frequencies (its English and each language's, as zipf values: 3 is once in a million
 words) decide, with two rules:

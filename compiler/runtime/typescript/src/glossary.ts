@@ -1,5 +1,5 @@
 /**
- * Requests in other languages (docs/routing.md, "Other languages"): each word of a message that
+ * Requests in other languages (docs/routing.md, "Words of other languages"): each word of a message that
  * the artifact's glossary holds, and that the catalog's index does not, read as its English
  * gloss, for the route's words and meaning alike: as route/glossary.rs does, character for
  * character.

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.function.Predicate;
 
 /**
- * Requests in other languages (docs/routing.md, "Other languages"): each word of a message that the
+ * Requests in other languages (docs/routing.md, "Words of other languages"): each word of a message that the
  * artifact's glossary holds, and that the catalog's index does not, read as its English gloss, for
  * the route's words and meaning alike: as route/glossary.rs does, character for character.
  */
