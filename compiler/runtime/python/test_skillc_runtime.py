@@ -151,6 +151,12 @@ class RouteWords(unittest.TestCase):
             self.assertIsNone(_glossary.look_up(data, absent), absent)
         self.assertEqual([_glossary.look_up(b"a\tx\nb\nc\ty", w) for w in "abc"], ["x", None, "y"])
         self.assertIsNone(_glossary.look_up(b"", "a"))
+        # The first halvings kept between lookups find the same glosses.
+        probes = {}
+        for _ in range(2):
+            for n, line in enumerate(many):
+                self.assertEqual(_glossary.look_up(data, f"w{n:04}", probes), line.split("\t", 1)[1])
+        self.assertTrue(0 < len(probes) < 1024)
 
     def test_english_suffixes_come_off_words_of_ascii_letters(self):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.

@@ -220,7 +220,7 @@ class Artifact(Routing):
         lock = self._lock
         # What was read of the old file's manifest goes with it.
         for kept in ("_plugins", "_external", "_meaning_table", "_small_talk_vectors", "_talk_word_weights",
-                     "_glossary_bytes"):
+                     "_glossary_bytes", "_glossary_probes"):
             self.__dict__.pop(kept, None)
         self.__dict__.update(fresh.__dict__)
         self._lock = lock

@@ -74,6 +74,8 @@ class Routing:
                 row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:glossary",)).fetchone()
                 data = bytes(row[0] or b"") if row is not None else None
             self._glossary_bytes = data
+            # The lines of every lookup's first halvings, kept as they are met.
+            self._glossary_probes: Dict[Any, Any] = {}
         return self._glossary_bytes
 
     def _glossed(self, text, b):
@@ -88,7 +90,7 @@ class Routing:
         def held(word):
             found = route_tokens(word, rules)
             return bool(found) and all(w in index for w in found)
-        return _glossary.gloss(glossary, text, held)
+        return _glossary.gloss(glossary, text, held, self._glossary_probes)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
