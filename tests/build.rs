@@ -50,6 +50,19 @@ fn built_sample() -> (tempfile::TempDir, Connection) {
     (dir, conn)
 }
 
+/// The built-in meaning's bytes a build reports (its summary line, skillc-bench's ratio without
+/// them) are what the artifact's `meaning` rows hold: the table, the small talk and the glossary.
+#[test]
+fn the_reported_meaning_bytes_are_the_meaning_rows_the_artifact_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    let report = build(&sample(), &out, &BuildOptions::default()).unwrap();
+    let held: i64 = open(&out)
+        .query_row("SELECT SUM(length(data)) FROM meaning", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(report.stats.unwrap().meaning_bytes, held as u64);
+}
+
 #[test]
 fn the_artifact_does_not_depend_on_threads_paths_or_file_times() {
     let dir = tempfile::tempdir().unwrap();

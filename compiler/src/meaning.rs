@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use skillc_runtime::route::{Meaning, GLOSSARY_MAX_CHARS};
+use skillc_runtime::route::{tokens, Meaning, GLOSSARY_MAX_CHARS};
 
 /// The built-in meaning model's name.
 pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
@@ -181,12 +181,17 @@ pub(crate) fn with_body(table: &Meaning, summary: &[f32], body_words: &str) -> O
 /// that a route only looks words up:
 /// - words and glosses lowercased, a gloss's spaces collapsed; the first language's gloss of a
 ///   word several hold (in the order of [`GLOSSARIES`]);
+/// - a gloss of words a route leaves out only (English stopwords: `und` → `and`, `什么` →
+///   `what`) is written empty: the word is read and left out of the message, as its gloss
+///   would be of an English one;
 /// - left out: a word that is not one run of word characters of one kind of script (a route
 ///   could never meet it), a word of a script written without spaces longer than
-///   [`GLOSSARY_MAX_CHARS`], a word its own gloss, and a word of a spaced script that the
-///   table holds whole, its accents folded (`gift`, `chat`, `main`: a word of the model's
-///   English vocabulary, whatever it means in German or French). The lists themselves were
-///   checked against English word frequencies (`compiler/meaning/glossary/curate.py`).
+///   [`GLOSSARY_MAX_CHARS`] or of one character (a lone ideograph or kana means too many
+///   things, and a Japanese gloss would be read in Chinese: `会`, "meeting" in `会不会`), a
+///   word its own gloss, and a word of a spaced script that the table holds whole, its accents
+///   folded (`gift`, `chat`, `main`: a word of the model's English vocabulary, whatever it
+///   means in German or French). The lists themselves were checked against English word
+///   frequencies (`compiler/meaning/glossary/curate.py`).
 pub(crate) fn glossary(table: &Meaning) -> String {
     let mut words: BTreeMap<String, String> = BTreeMap::new();
     for (_, file) in GLOSSARIES {
@@ -201,7 +206,12 @@ pub(crate) fn glossary(table: &Meaning) -> String {
                 .collect::<Vec<_>>()
                 .join(" ");
             if glossable(table, &word, &gloss) {
-                words.entry(word).or_insert(gloss);
+                let read = if tokens(&gloss).is_empty() {
+                    ""
+                } else {
+                    &gloss
+                };
+                words.entry(word).or_insert_with(|| read.to_string());
             }
         }
     }
@@ -221,7 +231,7 @@ fn glossable(table: &Meaning, word: &str, gloss: &str) -> bool {
         && if spaced {
             !table.holds_whole(word)
         } else {
-            word.chars().count() <= GLOSSARY_MAX_CHARS
+            (2..=GLOSSARY_MAX_CHARS).contains(&word.chars().count())
         }
 }
 
@@ -247,12 +257,18 @@ mod tests {
         let lines: Vec<(&str, &str)> = text.lines().map(|l| l.split_once('\t').unwrap()).collect();
         assert!(lines.len() > 50_000, "{}", lines.len());
         assert!(lines.windows(2).all(|w| w[0].0 < w[1].0));
+        // An empty gloss is a word whose gloss held stopwords only: read and left out.
         for (word, gloss) in &lines {
-            assert!(glossable(&table, word, gloss), "{word}");
+            let read = if gloss.is_empty() { "and" } else { gloss };
+            assert!(glossable(&table, word, read), "{word}");
+            assert!(gloss.is_empty() || !tokens(gloss).is_empty(), "{word}");
         }
         let found = |w: &str| lines.iter().find(|(word, _)| *word == w).map(|(_, g)| *g);
         assert_eq!(found("factura"), Some("invoice"));
         assert_eq!(found("天气预报"), Some("weather forecast"));
+        assert_eq!((found("nicht"), found("什么")), (Some(""), Some("")));
+        // One character of a script written without spaces: `会` is "meeting" in Japanese.
+        assert_eq!((found("会"), found("会議")), (None, Some("meeting")));
         assert!(table.holds_whole("musik") && found("musik").is_none());
         // What a route could never meet, or would meet as the model's own word.
         assert!(!glossable(&table, "e-mail", "email") && !glossable(&table, "pdfの", "pdf"));

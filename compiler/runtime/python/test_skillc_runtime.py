@@ -127,7 +127,7 @@ class RouteWords(unittest.TestCase):
         # The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
         from skillc_runtime import _glossary
         lines = sorted(["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast",
-                        "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"], key=lambda l: l.encode())
+                        "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume", "und\t"], key=lambda l: l.encode())
         words = "".join(f"{l}\n" for l in lines).encode()
 
         def none(_):
@@ -135,6 +135,9 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(_glossary.gloss(words, "Necesito las FACTURAS, ya!", none), "necesito las  invoices , ya!")
         self.assertEqual(_glossary.gloss(words, "帮我查一下明天天气预报吧", none), "帮我查一下 tomorrow  weather forecast 吧")
         self.assertEqual(_glossary.gloss(words, "PDFの会議録", none), "pdfの meeting 録")
+        # An empty gloss (English stopwords only, as the build writes it): read and left out.
+        self.assertEqual(_glossary.gloss(words, "Factura und Lebenslauf", none), " invoice      resume ")
+        self.assertEqual(_glossary.gloss(words, "und", none), "  ")
         self.assertEqual(_glossary.gloss(words, "lebenslauf factura", lambda w: w == "factura"), " resume  factura")
         self.assertIsNone(_glossary.gloss(words, "nothing to read here", none))
         self.assertIsNone(_glossary.gloss(words, "", none))

@@ -102,13 +102,16 @@ test("English suffixes come off words of ASCII letters, as in the Rust runtime",
 // The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
 test("a message is glossed as the Rust runtime glosses it", async () => {
   const { gloss, lookUp } = await import("../dist/glossary.js");
-  const lines = ["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"]
+  const lines = ["factura\tinvoice", "facturas\tinvoices", "天气\tweather", "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume", "und\t"]
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const words = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(""));
   const none = () => false;
   assert.equal(gloss(words, "Necesito las FACTURAS, ya!", none), "necesito las  invoices , ya!");
   assert.equal(gloss(words, "帮我查一下明天天气预报吧", none), "帮我查一下 tomorrow  weather forecast 吧");
   assert.equal(gloss(words, "PDFの会議録", none), "pdfの meeting 録");
+  // An empty gloss (English stopwords only, as the build writes it): read and left out.
+  assert.equal(gloss(words, "Factura und Lebenslauf", none), " invoice      resume ");
+  assert.equal(gloss(words, "und", none), "  ");
   assert.equal(gloss(words, "lebenslauf factura", (w) => w === "factura"), " resume  factura");
   assert.equal(gloss(words, "nothing to read here", none), undefined);
   assert.equal(gloss(words, "", none), undefined);

@@ -125,7 +125,7 @@ public class WordsTest {
     public void aMessageIsGlossedAsTheRustRuntimeGlossesIt() {
         // The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.
         List<String> lines = new java.util.ArrayList<>(List.of("factura\tinvoice", "facturas\tinvoices", "天气\tweather",
-            "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume"));
+            "天气预报\tweather forecast", "明天\ttomorrow", "会議\tmeeting", "lebenslauf\tresume", "und\t"));
         lines.sort(java.util.Comparator.comparing(l -> l.getBytes(java.nio.charset.StandardCharsets.UTF_8),
             java.util.Arrays::compareUnsigned));
         byte[] words = (String.join("\n", lines) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -133,6 +133,9 @@ public class WordsTest {
         assertEquals("necesito las  invoices , ya!", Glossary.gloss(words, "Necesito las FACTURAS, ya!", none));
         assertEquals("帮我查一下 tomorrow  weather forecast 吧", Glossary.gloss(words, "帮我查一下明天天气预报吧", none));
         assertEquals("pdfの meeting 録", Glossary.gloss(words, "PDFの会議録", none));
+        // An empty gloss (English stopwords only, as the build writes it): read and left out.
+        assertEquals(" invoice      resume ", Glossary.gloss(words, "Factura und Lebenslauf", none));
+        assertEquals("  ", Glossary.gloss(words, "und", none));
         assertEquals(" resume  factura", Glossary.gloss(words, "lebenslauf factura", w -> w.equals("factura")));
         assertNull(Glossary.gloss(words, "nothing to read here", none));
         assertNull(Glossary.gloss(words, "", none));
