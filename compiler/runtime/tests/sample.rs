@@ -2092,3 +2092,36 @@ fn a_hybrid_leave_one_out_skips_exactly_the_example_routed() {
     );
     assert_eq!(score(&a), score(&without));
 }
+
+/// A request in another language is read through the artifact's glossary (docs/routing.md,
+/// "Words of other languages"): its words the glossary holds read in English, a word the
+/// catalog's own index holds kept as the catalog's.
+#[test]
+fn a_request_in_another_language_is_read_through_the_artifacts_glossary() {
+    let a = artifact();
+    let none = Context::default();
+    let route = |locale: &str, message: &str| {
+        let bundle = BundleRef {
+            locale: Some(locale),
+            ..BundleRef::default()
+        };
+        (a.route(&bundle, None, &none, message, None)).unwrap()
+    };
+    let spanish = route("en", "necesito las facturas del mes pasado");
+    let first = &spanish.candidates[0];
+    assert_eq!(
+        (first.name.as_str(), &first.matched[..]),
+        ("support", &["invoic".to_string()][..])
+    );
+    assert_eq!(spanish.message, "necesito las facturas del mes pasado");
+    // `quels` ("which": a stopword's gloss) is read and left out in English; the French
+    // bundle's index holds it, so there it stays the catalog's own word.
+    let matched = |r: &skillc_runtime::route::Route| -> Vec<String> {
+        (r.candidates.iter())
+            .flat_map(|c| c.matched.clone())
+            .collect()
+    };
+    let question = "quels sont vos tarifs ?";
+    assert!(!matched(&route("en", question)).contains(&"quel".to_string()));
+    assert!(matched(&route("fr", question)).contains(&"quel".to_string()));
+}
