@@ -490,6 +490,21 @@ mod tests {
         );
     }
 
+    /// A word held whole is one piece, found with its accents folded (what the build's
+    /// glossary leaves out: a word of the model's own vocabulary).
+    #[test]
+    fn a_word_is_held_whole_when_it_is_one_piece_its_accents_folded() {
+        let m = table();
+        assert_eq!(
+            (m.fold("Pricé"), m.fold("価格")),
+            ("Price".into(), "価格".into())
+        );
+        assert!(m.holds_whole("price") && m.holds_whole("list"));
+        assert!(m.holds_whole("pricé") && m.holds_whole("café"));
+        // Two pieces, a continuation piece alone, an unknown word: not whole.
+        assert!(!m.holds_whole("prices") && !m.holds_whole("s") && !m.holds_whole("menu"));
+    }
+
     #[test]
     fn a_vector_is_the_scaled_sum_of_its_rows_in_whole_numbers() {
         let m = table();
