@@ -182,8 +182,8 @@ pub(crate) fn with_body(table: &Meaning, summary: &[f32], body_words: &str) -> O
 /// - words and glosses lowercased, a gloss's spaces collapsed; the first language's gloss of a
 ///   word several hold (in the order of [`GLOSSARIES`]);
 /// - a gloss of words a route leaves out only (English stopwords: `nicht` → `not`, `什么` →
-///   `what`) is written empty: the word is read and left out of the message, as its gloss
-///   would be of an English one;
+///   `what`; or `-`, the lists' mark of a particle with no English word) is written empty:
+///   the word is read and left out of the message, as its gloss would be of an English one;
 /// - left out: a word that is not one run of word characters of one kind of script (a route
 ///   could never meet it), a word of a script written without spaces longer than
 ///   [`GLOSSARY_MAX_CHARS`] or of one character (a lone ideograph or kana means too many

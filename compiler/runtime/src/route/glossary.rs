@@ -208,13 +208,13 @@ mod tests {
         );
         // Scripts change inside a word: each run on its own.
         assert_eq!(read("PDFの会議録").as_deref(), Some("pdfの meeting 録"));
-        // A word the catalog holds stays the catalog's.
         // An empty gloss (English stopwords only, as the build writes it): read and left out.
         assert_eq!(
             read("Factura und Lebenslauf").as_deref(),
             Some(" invoice      resume ")
         );
         assert_eq!(read("und").as_deref(), Some("  "));
+        // A word the catalog holds stays the catalog's.
         let held = gloss("lebenslauf factura", words, |w| w == "factura");
         assert_eq!(held.as_deref(), Some(" resume  factura"));
         assert_eq!((read("nothing to read here"), read("")), (None, None));
