@@ -1303,8 +1303,13 @@ def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_rou
     settings = lambda: _yaml.safe_load(yaml.read_text())
     wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de"], "the language is written")
     d.wait_text("#st-locales", "de")
+    # The form is drawn again once a value is saved: typing into it before then types into a
+    # box about to be replaced (CI lost `3` so once). Mark the drawn form, wait for a new one.
+    d.js("document.getElementById('st-routing').dataset.drawnBefore = '1'")
     d.click('#st-targets input[data-target="claude-code"]')
     wait_until(lambda: "claude-code" in (settings().get("targets") or {}), "Claude Code is declared")
+    wait_until(lambda: not d.js("return document.getElementById('st-routing').dataset.drawnBefore"),
+               "the form is drawn again")
     d.set_value('#st-routing input[data-routing="top_k"]', "3")
     d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
     wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written")
