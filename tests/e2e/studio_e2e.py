@@ -1313,6 +1313,20 @@ def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_rou
     d.set_value('#st-routing input[data-routing="top_k"]', "3")
     d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
     wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written")
+    # Typing in a field while another value is saved: the form drawn again keeps the field's
+    # focus and what is typed, not saved yet (a click in JavaScript leaves the focus where it is).
+    confident = '#st-routing input[data-routing="confident"]'
+    d.click(confident)
+    d.type(confident, "0.9")
+    d.js("document.getElementById('st-routing').dataset.drawnBefore = '1'")
+    d.js("document.querySelector('#st-targets input[data-target=\"claude-code\"]').click()")
+    wait_until(lambda: "claude-code" not in (settings().get("targets") or {}), "Claude Code is no longer declared")
+    wait_until(lambda: not d.js("return document.getElementById('st-routing').dataset.drawnBefore"),
+               "the form is drawn again")
+    typed = d.js("const a = document.activeElement; return [a.dataset.routing, a.value]")
+    assert typed == ["confident", "0.9"], typed
+    d.js("document.activeElement.blur()")
+    wait_until(lambda: (settings().get("routing") or {}).get("confident") == 0.9, "routing.confident is written")
     after = yaml.read_text()
     for line in before.splitlines():
         if not line.startswith("locales:"):

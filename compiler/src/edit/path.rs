@@ -23,6 +23,8 @@ pub fn set_path(text: &str, path: &[&str], edit: &FieldEdit<'_>) -> Result<Strin
     let ls = lines(text);
     let nl = line_ending(text);
     let (mut from, mut to, mut indent) = (0, ls.len(), 0);
+    // The blocks of the keys above the one edited, outermost first.
+    let mut parents: Vec<(usize, usize)> = Vec::new();
     for (depth, key) in path.iter().enumerate() {
         let rest = &path[depth + 1..];
         let Some((start, end)) = block(&ls, from, to, key, indent) else {
@@ -42,7 +44,10 @@ pub fn set_path(text: &str, path: &[&str], edit: &FieldEdit<'_>) -> Result<Strin
                         .flatten();
                     render(key, value, indent, nl, comment)
                 }
-                FieldEdit::Unset => String::new(),
+                FieldEdit::Unset => {
+                    let start = emptied_parents(&ls, &parents, start, end);
+                    return Ok(splice(&ls, start, end, "", nl));
+                }
             };
             return Ok(splice(&ls, start, end, &new, nl));
         }
@@ -60,9 +65,23 @@ pub fn set_path(text: &str, path: &[&str], edit: &FieldEdit<'_>) -> Result<Strin
             return items::set_in_block(&ls, first, end, rest, edit, nl);
         }
         let child = first.map_or(indent + 2, |i| indent_of(ls[i]));
+        parents.push((start, end));
         (from, to, indent) = (start + 1, end, child);
     }
     unreachable!("the last key of the path returns")
+}
+
+/// Where the lines to remove start when a key's block `[start, end)` is removed: at the first
+/// of the keys above it (innermost first) that would be left holding nothing, not even a
+/// comment (`targets:` with its one tool removed would read as `targets: null`).
+fn emptied_parents(ls: &[&str], parents: &[(usize, usize)], mut start: usize, end: usize) -> usize {
+    for &(key, last) in parents.iter().rev() {
+        if key + 1 != start || last != end || !inline_value(ls[key]).is_empty() {
+            break;
+        }
+        start = key;
+    }
+    start
 }
 
 /// A key the line walk can find: no quoting, no flow or comment characters.
@@ -266,5 +285,33 @@ mod tests {
         assert_eq!(same, CLIENT);
         assert!(set_path(CLIENT, &["a:b"], &FieldEdit::Unset).is_err());
         assert!(set_path(CLIENT, &["locales", "x"], &FieldEdit::Set("1")).is_err());
+    }
+
+    #[test]
+    fn a_key_left_holding_nothing_by_an_unset_goes_with_it() {
+        // Added then removed again: the file as it was, not `pricing:` (null) left behind.
+        let added = set(CLIENT, "flags.pricing.region", "uk");
+        let gone = set_path(&added, &["flags", "pricing", "region"], &FieldEdit::Unset).unwrap();
+        assert_eq!(gone, CLIENT);
+        // The last key of `flags:` and the keys above it, while nothing else is under them.
+        let only = "name: x\ntargets:\n  claude-code:\n    budget: 3\nroot: y\n";
+        let gone = set_path(
+            only,
+            &["targets", "claude-code", "budget"],
+            &FieldEdit::Unset,
+        )
+        .unwrap();
+        assert_eq!(gone, "name: x\nroot: y\n");
+        // A key that still holds another, or a comment, stays.
+        let two = "targets:\n  a: {}\n  b: {}\n";
+        assert_eq!(
+            set_path(two, &["targets", "a"], &FieldEdit::Unset).unwrap(),
+            "targets:\n  b: {}\n"
+        );
+        let noted = "targets:\n  # why\n  a: {}\n";
+        assert_eq!(
+            set_path(noted, &["targets", "a"], &FieldEdit::Unset).unwrap(),
+            "targets:\n  # why\n"
+        );
     }
 }

@@ -170,7 +170,10 @@ export class SettingsView {
 
   private draw(p: WorkspacePage): void {
     const problems = problemList(p.diagnostics);
-    byId("settings-page").replaceChildren(
+    const page = byId("settings-page");
+    // A save draws the form again: the field being typed in keeps its focus and what is typed.
+    const typing = fieldBeingTyped(page);
+    page.replaceChildren(
       el("h3", {}, "Workspace settings ", el("small", { class: "tech" }, p.file)),
       problems.length ? el("ul", { id: "st-problems", class: "diagnostics" }, ...problems) : "",
       el("h4", {}, "Languages ", el("small", { class: "tech" }, "locales")), this.languages(p),
@@ -186,7 +189,39 @@ export class SettingsView {
       el("h4", {}, "Parts of the agent with their own catalog filters ", el("small", { class: "tech" }, "consumers")),
       el("p", { class: "hint" }, "Patterns match a skill's qualified name (public.faq); * is any text. Only-these wins over all-but-these."),
       this.consumers(p));
+    if (typing) typing.restore(page);
   }
+}
+
+/** The field of `page` that has the focus, found again in a page drawn anew (by its id or
+ * its data attributes), with the text typed into it and not saved yet (an input's value
+ * apart from the one it was drawn with) and where the caret was. */
+function fieldBeingTyped(page: HTMLElement): { restore(page: HTMLElement): void } | null {
+  const field = document.activeElement;
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLSelectElement) || !page.contains(field)) return null;
+  const marks = [...field.attributes].filter((a) => a.name === "id" || a.name.startsWith("data-"));
+  if (!marks.length) return null;
+  const selector = field.tagName.toLowerCase() + marks.map((a) => `[${a.name}="${CSS.escape(a.value)}"]`).join("");
+  const text = field instanceof HTMLInputElement && field.type !== "checkbox" && field.value !== field.defaultValue
+    ? { value: field.value, start: field.selectionStart, end: field.selectionEnd } : null;
+  return {
+    restore(again: HTMLElement) {
+      const found = again.querySelector(selector);
+      if (!(found instanceof HTMLInputElement || found instanceof HTMLSelectElement)) return;
+      if (text && found instanceof HTMLInputElement) {
+        found.value = text.value;
+        found.setSelectionRange(text.start, text.end);
+        // A value set here is not the user's edit to the page: leaving the field would not
+        // say it changed, and what was typed would not be saved.
+        let said = false;
+        found.addEventListener("change", () => { said = true; }, { once: true });
+        found.addEventListener("blur", () => {
+          if (!said && found.value !== found.defaultValue) found.dispatchEvent(new Event("change"));
+        }, { once: true });
+      }
+      found.focus();
+    },
+  };
 }
 
 /** Warnings shown of each code before the rest are counted: a budget declared for 500 clients
