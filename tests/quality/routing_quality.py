@@ -85,7 +85,7 @@ UNLABELLED_TALK = {
     "skillc route, small talk in other languages": "small-talk-other-languages.txt",
     "skillc route, small talk held out": "small-talk-held-out.txt",
 }
-# Requests with no label: the share of them that reaches any skill (sets at scale).
+# Requests with no label: the share of them that gets no candidate (sets at scale).
 UNLABELLED_REQUESTS = ("skillc route, requests held out", "requests-held-out.txt")
 
 
@@ -191,7 +191,7 @@ def measure(skillc, workspace, messages, small):
                 out[title] = figures([(frozenset(), m) for m in unlabelled(name)], names(shipped))
             title, name = UNLABELLED_REQUESTS
             asked = unlabelled(name)
-            out[title] = sum(1 for m in asked if names(shipped)(m)) / len(asked)
+            out[title] = sum(1 for m in asked if not names(shipped)(m)) / len(asked)
         if small:
             # Which part of the difference is skillc's words (stopwords, stems, names split).
             out["BM25, skillc's words"] = figures(messages, names_of(baseline(catalog, shipped.route_tokens)))
@@ -224,7 +224,7 @@ def main():
             for ranking, result in results.items():
                 if ranking == UNLABELLED_REQUESTS[0]:
                     print(f"| {title} | {len(unlabelled(UNLABELLED_REQUESTS[1]))} | {ranking} | – | – | – | – "
-                          f"| {1.0 - result:.3f} |")
+                          f"| {result:.3f} |")
                     continue
                 r1, r5, mrr, ff, empty = result
                 if ranking in UNLABELLED_TALK:
