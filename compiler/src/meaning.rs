@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use skillc_runtime::route::{tokens, Meaning, GLOSSARY_MAX_CHARS};
+use skillc_runtime::route::{pair_key, tokens, Meaning, TalkWeights, GLOSSARY_MAX_CHARS};
 
 /// The built-in meaning model's name.
 pub(crate) const BUILT_IN_MODEL: &str = "static-minilm-v1";
@@ -83,48 +83,69 @@ pub(crate) fn small_talk(table: &Meaning) -> Vec<Vec<f32>> {
 /// [`talk_words`] of the built-in table, learnt once: like the table, a constant of the
 /// program (the lists are part of it), the same whoever asks. A check that routes by meaning
 /// asks on every pass; learning takes about 6 ms.
-pub(crate) fn built_in_talk_words() -> Arc<Vec<i16>> {
-    static WEIGHTS: OnceLock<Arc<Vec<i16>>> = OnceLock::new();
+pub(crate) fn built_in_talk_words() -> Arc<TalkWeights> {
+    static WEIGHTS: OnceLock<Arc<TalkWeights>> = OnceLock::new();
     WEIGHTS
         .get_or_init(|| Arc::new(talk_words(&built_in())))
         .clone()
 }
 
-/// Each piece's lean towards small talk rather than a request, by row of `table`, in
-/// thousandths: the log-odds of a naive Bayes model of which list a message comes from, by
-/// the pieces it holds (each counted once a message, add-one smoothing): small talk
-/// ([`SMALL_TALK`] and [`MORE_SMALL_TALK`]) against requests ([`REQUESTS`]). A piece neither
-/// list holds weighs 0. `docs/routing.md`, "Small talk".
-pub(crate) fn talk_words(table: &Meaning) -> Vec<i16> {
+/// How each piece of `table`, and each pair of neighbouring pieces, leans towards small talk
+/// rather than a request, in thousandths: the log-odds of a naive Bayes model of which list a
+/// message comes from, by the pieces and pairs it holds (each counted once a message, add-one
+/// smoothing): small talk ([`SMALL_TALK`] and [`MORE_SMALL_TALK`]) against requests
+/// ([`REQUESTS`]). A piece neither list holds weighs 0; a pair neither holds is left out.
+/// Pairs read the order the pieces alone cannot ("can you" against "you can", "help me"
+/// against "me with"). `docs/routing.md`, "Small talk".
+pub(crate) fn talk_words(table: &Meaning) -> TalkWeights {
     let counted = |lists: &[&str]| {
         let mut counts = vec![0u32; table.len()];
+        let mut pairs: BTreeMap<u32, u32> = BTreeMap::new();
         let mut messages = 0u32;
         for line in lists.iter().flat_map(|l| l.lines()).map(str::trim) {
             if line.is_empty() {
                 continue;
             }
             messages += 1;
-            let mut pieces = table.pieces(line);
-            pieces.sort_unstable();
-            pieces.dedup();
-            for p in pieces {
+            let pieces = table.pieces(line);
+            let mut keys: Vec<u32> = (pieces.windows(2))
+                .filter_map(|w| pair_key(w[0], w[1]))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            for k in keys {
+                *pairs.entry(k).or_default() += 1;
+            }
+            let mut distinct = pieces;
+            distinct.sort_unstable();
+            distinct.dedup();
+            for p in distinct {
                 counts[p as usize] += 1;
             }
         }
-        (counts, f64::from(messages))
+        (counts, pairs, f64::from(messages))
     };
-    let (talk, talks) = counted(&[SMALL_TALK, MORE_SMALL_TALK]);
-    let (asks, requests) = counted(&[REQUESTS]);
-    (talk.iter().zip(&asks))
-        .map(|(&t, &a)| {
-            if t == 0 && a == 0 {
-                return 0;
-            }
-            let lean = ((f64::from(t) + 1.0) / (talks + 2.0)).ln()
-                - ((f64::from(a) + 1.0) / (requests + 2.0)).ln();
-            (lean * 1000.0).round().clamp(-32768.0, 32767.0) as i16
-        })
-        .collect()
+    let (talk, talk_pairs, talks) = counted(&[SMALL_TALK, MORE_SMALL_TALK]);
+    let (asks, ask_pairs, requests) = counted(&[REQUESTS]);
+    let lean = |t: u32, a: u32| {
+        let lean = ((f64::from(t) + 1.0) / (talks + 2.0)).ln()
+            - ((f64::from(a) + 1.0) / (requests + 2.0)).ln();
+        (lean * 1000.0).round().clamp(-32768.0, 32767.0) as i16
+    };
+    let pieces = (talk.iter().zip(&asks))
+        .map(|(&t, &a)| if t == 0 && a == 0 { 0 } else { lean(t, a) })
+        .collect();
+    let mut keys: Vec<u32> = talk_pairs.keys().chain(ask_pairs.keys()).copied().collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let count = |of: &BTreeMap<u32, u32>, k: u32| of.get(&k).copied().unwrap_or(0);
+    let pairs = (keys.into_iter())
+        .map(|k| (k, lean(count(&talk_pairs, k), count(&ask_pairs, k))))
+        .collect();
+    TalkWeights {
+        pieces,
+        pairs: Some(pairs),
+    }
 }
 
 /// The text of a card's summary vector: its name (split on `-` and `_`), its description and

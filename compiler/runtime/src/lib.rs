@@ -142,8 +142,8 @@ pub struct Artifact {
     meaning: std::sync::OnceLock<Option<Arc<route::Meaning>>>,
     /// The built-in meaning's small-talk vectors, read on the first hybrid route.
     small_talk: std::sync::OnceLock<Option<Arc<route::DenseIndex>>>,
-    /// The built-in meaning's pieces' weights towards small talk, read once.
-    talk_words: std::sync::OnceLock<Option<Arc<Vec<i16>>>>,
+    /// The built-in meaning's pieces' (and pairs') weights towards small talk, read once.
+    talk_words: std::sync::OnceLock<Option<Arc<route::TalkWeights>>>,
     /// The glossary beside the built-in meaning, read on the first route.
     glossary: std::sync::OnceLock<Option<Arc<Vec<u8>>>>,
 }

@@ -659,6 +659,63 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
         .unwrap_err()
         .to_string();
     assert!(err.contains("not 16-bit numbers"), "{err}");
+    // The pairs' row: six bytes a pair (the keys, rising, then the weights).
+    let pairs_row = "static-minilm-v1:small-talk-pairs";
+    let read = |name: &str| -> Vec<u8> {
+        rusqlite::Connection::open(&good)
+            .unwrap()
+            .query_row("SELECT data FROM meaning WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    let pairs = read(pairs_row);
+    assert!(pairs.len() > 6 * 10_000, "{}", pairs.len());
+    let edited = |name: &str, sql: &str, bytes: Option<Vec<u8>>| {
+        let path = dir.path().join(format!("{name}.db"));
+        std::fs::copy(&good, &path).unwrap();
+        let c = rusqlite::Connection::open(&path).unwrap();
+        match bytes {
+            Some(b) => c.execute(sql, rusqlite::params![b, pairs_row]).unwrap(),
+            None => c.execute(sql, [pairs_row]).unwrap(),
+        };
+        Artifact::open(&path).unwrap()
+    };
+    let mut swapped = pairs.clone();
+    // The first two keys swapped.
+    swapped[..8].rotate_left(4);
+    for (name, bytes, why) in [
+        (
+            "cut-pairs",
+            pairs[..pairs.len() - 1].to_vec(),
+            "not pairs of 6",
+        ),
+        ("swapped-pairs", swapped, "not in rising order"),
+    ] {
+        let bad = edited(
+            name,
+            "UPDATE meaning SET data = ?1 WHERE name = ?2",
+            Some(bytes),
+        );
+        let err = (bad.route(&BundleRef::default(), None, &none, message, None))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why), "{name}: {err}");
+    }
+    // Without the pairs' row (an artifact from before pairs) the lean is the pieces' alone; with
+    // it, the message's pairs count too ("wrong window", which neither list holds, weighs 0).
+    use skillc_runtime::route::{talk_words, Meaning, TalkWeights};
+    let table = Meaning::parse(read("static-minilm-v1")).unwrap();
+    let pieces = table.pieces(message);
+    let alone = talk_words(&TalkWeights::from_bytes(&weights, None).unwrap(), &pieces);
+    let both = talk_words(
+        &TalkWeights::from_bytes(&weights, Some(&pairs)).unwrap(),
+        &pieces,
+    );
+    let older = edited("pieces-alone", "DELETE FROM meaning WHERE name = ?1", None);
+    assert_eq!(older.talk_lean(message).unwrap(), Some(alone));
+    assert_eq!(artifact().talk_lean(message).unwrap(), Some(both));
+    assert_ne!(both, alone);
     // Without the row (an artifact from before it) the bar rises by nearness alone.
     let without = with("without", "DELETE FROM meaning WHERE name = ?1", None);
     assert_eq!(without.talk_lean(message).unwrap(), None);
@@ -943,7 +1000,7 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
     // (`triage`, whose body speaks of websites, comes second.)
     assert_eq!(names("can you help me scrape a website")[0], "web-scraping");
     // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
-    use skillc_runtime::route::{raised_floor, talk_words, RoutingRules};
+    use skillc_runtime::route::{pair_key, raised_floor, talk_words, RoutingRules, TalkWeights};
     assert_eq!(
         raised_floor(0.3, 0.8, 0.5, None, RoutingRules::built_in()),
         0.45
@@ -971,10 +1028,33 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
     );
     // The lean: the mean weight (thousandths) of the distinct pieces; one the table has no
     // weight for weighs 0, and a message without pieces leans nowhere.
-    let weights = [1500i16, -500, 0, 250];
-    assert_eq!(talk_words(&weights, &[0, 1, 0, 1]), 0.5);
-    assert_eq!(talk_words(&weights, &[3, 9]), 0.125);
-    assert_eq!(talk_words(&weights, &[]), 0.0);
+    let pieces_alone = TalkWeights {
+        pieces: vec![1500, -500, 0, 250],
+        pairs: None,
+    };
+    assert_eq!(talk_words(&pieces_alone, &[0, 1, 0, 1]), 0.5);
+    assert_eq!(talk_words(&pieces_alone, &[3, 9]), 0.125);
+    assert_eq!(talk_words(&pieces_alone, &[]), 0.0);
+    // With pairs, the distinct pairs of neighbouring pieces count too, in the message's order:
+    // [0, 1, 0, 1] holds the pairs 0-1 and 1-0; 0-1 weighs 900, 1-0 nothing.
+    let key = |a, b| pair_key(a, b).unwrap();
+    let with_pairs = TalkWeights {
+        pairs: Some(vec![(key(0, 1), 900), (key(3, 0), -2000)]),
+        ..pieces_alone
+    };
+    assert_eq!(key(3, 0), 3 << 16);
+    assert_eq!(
+        talk_words(&with_pairs, &[0, 1, 0, 1]),
+        (1000.0 + 900.0) / 4000.0
+    );
+    assert_eq!(talk_words(&with_pairs, &[1, 0]), 1000.0 / 3000.0);
+    assert_eq!(
+        talk_words(&with_pairs, &[3, 0]),
+        (250.0 + 1500.0 - 2000.0) / 3000.0
+    );
+    assert_eq!(talk_words(&with_pairs, &[7]), 0.0);
+    assert_eq!(talk_words(&with_pairs, &[]), 0.0);
+    assert_eq!(pair_key(1 << 16, 0), None);
 }
 
 #[test]

@@ -74,8 +74,8 @@ pub(super) fn index(skills: impl Iterator<Item = usize>, made: &Made, own: &Made
 pub(super) struct SmallTalk {
     /// The small talk's vectors, an index whose every message is a skill of one summary.
     vectors: DenseIndex,
-    /// Each piece's weight towards small talk.
-    words: Arc<Vec<i16>>,
+    /// Each piece's and pair's weight towards small talk.
+    words: Arc<skillc_runtime::route::TalkWeights>,
     /// The built-in meaning, to split a text into its pieces.
     table: Arc<skillc_runtime::route::Meaning>,
 }

@@ -42,6 +42,8 @@ pub(crate) struct MeaningMemo {
     small_talk: Option<Arc<Vec<u8>>>,
     /// The pieces' weights towards small talk as the artifact holds them, made once.
     talk_words: Option<Arc<Vec<u8>>>,
+    /// The pairs of pieces' weights towards small talk as the artifact holds them, made once.
+    talk_pairs: Option<Arc<Vec<u8>>>,
     cards: FxHashMap<usize, (Arc<crate::render::Card>, String)>,
     vectors: Arc<BTreeMap<String, Vec<u8>>>,
     /// The last build's summaries with their bodies mixed in (`card_route.meaning`), by the
@@ -168,17 +170,19 @@ fn meaning_rows(memo: &mut MeaningMemo, table: &skillc_runtime::route::Meaning) 
     let small_talk = (memo.small_talk)
         .get_or_insert_with(|| Arc::new(small_talk_vectors(table)))
         .clone();
+    let weights = crate::meaning::built_in_talk_words;
     let talk_words = (memo.talk_words)
-        .get_or_insert_with(|| {
-            let weights = crate::meaning::built_in_talk_words();
-            Arc::new(weights.iter().flat_map(|w| w.to_le_bytes()).collect())
-        })
+        .get_or_insert_with(|| Arc::new(weights().pieces_bytes()))
+        .clone();
+    let talk_pairs = (memo.talk_pairs)
+        .get_or_insert_with(|| Arc::new(weights().pairs_bytes()))
         .clone();
     MeaningRows {
         name: BUILT_IN_MODEL,
         table: BUILT_IN_TABLE,
         small_talk,
         talk_words,
+        talk_pairs,
         glossary: crate::meaning::built_in_glossary(),
     }
 }

@@ -10,7 +10,8 @@ import sqlite3
 import struct
 import sys
 from array import array
-from itertools import compress, count, repeat
+from bisect import bisect_left
+from itertools import compress, count, islice, repeat
 from operator import add, ge, truediv
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
@@ -130,20 +131,22 @@ class Routing:
         return self._small_talk_vectors
 
     def _talk_words(self):
-        """Each piece's weight towards small talk (thousandths, by row of the meaning table),
-        read once; None without them."""
+        """The weights towards small talk (thousandths) of the meaning table's pieces (by row)
+        and of pairs of neighbouring pieces (by `pair_key`; None in an artifact built before
+        them), read once; None without them."""
         if not hasattr(self, "_talk_word_weights"):
             model, weights = self.manifest.get("embedding_model"), None
             if model is not None:
                 row = self.db.execute("SELECT data FROM meaning WHERE name = ?",
                                       (f"{model}:small-talk-words",)).fetchone()
-                if row is not None and len(row[0] or b"") % 2 != 0:
-                    raise ValueError(f"{self.path} is not a readable skillc artifact: its small-talk word "
-                                     f"weights are {len(row[0])} bytes, not 16-bit numbers")
                 if row is not None:
-                    weights = array("h", row[0] or b"")
-                    if sys.byteorder != "little":
-                        weights.byteswap()
+                    pairs = self.db.execute("SELECT data FROM meaning WHERE name = ?",
+                                            (f"{model}:small-talk-pairs",)).fetchone()
+                    try:
+                        weights = talk_weights(bytes(row[0] or b""),
+                                               None if pairs is None else bytes(pairs[0] or b""))
+                    except ValueError as e:
+                        raise ValueError(f"{self.path} is not a readable skillc artifact: {e}") from None
             self._talk_word_weights = weights
         return self._talk_word_weights
 
@@ -388,14 +391,51 @@ def evidence_scale(n: float, rules: RoutingRules) -> float:
     return rules.evidence_factor * m * m
 
 
+def pair_key(first: int, second: int) -> Optional[int]:
+    """A pair of neighbouring pieces (rows of the meaning table) as one number: first × 65,536
+    + second; None when a row is 65,536 or more."""
+    return (first << 16) | second if first < 65536 and second < 65536 else None
+
+
+def talk_weights(pieces: bytes, pairs: Optional[bytes]):
+    """The small-talk weights from the artifact's rows: a 16-bit number a piece; for `n` pairs,
+    their `n` keys (rising, little-endian u32s) then their `n` weights (i16s). The pieces'
+    weights, and the pairs' keys and weights (None without the row)."""
+    if len(pieces) % 2 != 0:
+        raise ValueError(f"its small-talk word weights are {len(pieces)} bytes, not 16-bit numbers")
+    weights = array("h", pieces)
+    by_pair = None
+    if pairs is not None:
+        if len(pairs) % 6 != 0:
+            raise ValueError(f"its small-talk pair weights are {len(pairs)} bytes, not pairs of 6")
+        keys, pair_weights = array("I", pairs[:len(pairs) // 6 * 4]), array("h", pairs[len(pairs) // 6 * 4:])
+        if sys.byteorder != "little":
+            keys.byteswap()
+            pair_weights.byteswap()
+        if any(map(ge, keys, islice(keys, 1, None))):
+            raise ValueError("its small-talk pair weights are not in rising order")
+        by_pair = (keys, pair_weights)
+    if sys.byteorder != "little":
+        weights.byteswap()
+    return weights, by_pair
+
+
 def talk_words(weights, pieces) -> float:
-    """How much a message's pieces lean to small talk: the mean weight (thousandths) of its
-    distinct pieces, 0 without any (docs/routing.md, "Small talk")."""
+    """How much a message's pieces (rows of the meaning table, in order) lean to small talk:
+    the mean weight (thousandths) of its distinct pieces and, when the artifact weighs pairs,
+    its distinct pairs of neighbouring pieces; 0 without any (docs/routing.md, "Small talk")."""
+    by_piece, by_pair = weights
     distinct = set(pieces)
-    if not distinct:
+    pairs = set() if by_pair is None else {pair_key(a, b) for a, b in zip(pieces, pieces[1:])} - {None}
+    if not distinct and not pairs:
         return 0.0
-    total = sum(weights[p] if p < len(weights) else 0 for p in distinct)
-    return total / (len(distinct) * 1000.0)
+    total = sum(by_piece[p] if p < len(by_piece) else 0 for p in distinct)
+    if pairs:
+        keys, pair_weights = by_pair
+        for key in pairs:
+            at = bisect_left(keys, key)
+            total += pair_weights[at] if at < len(keys) and keys[at] == key else 0
+    return total / ((len(distinct) + len(pairs)) * 1000.0)
 
 
 def raised_floor(floor: float, small_talk: float, nearest: float, rules: RoutingRules,

@@ -28,8 +28,8 @@ pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
 pub use settings::{RoutingDefaults, RoutingRules, RoutingSettings};
 pub use small_talk::{
-    raised_floor, small_talk_row, talk_words, talk_words_row, SMALL_TALK_SHARE, TALK_WORDS_FROM,
-    TALK_WORDS_SHARE,
+    pair_key, raised_floor, small_talk_row, talk_pairs_row, talk_words, talk_words_row,
+    TalkWeights, SMALL_TALK_SHARE, TALK_WORDS_FROM, TALK_WORDS_SHARE,
 };
 pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
 pub use stored::{decode, decode_stored, encode, encode_whole, parse_query_vector};

@@ -3,9 +3,9 @@
 //! to reach one. The build writes the vectors of a list of such messages
 //! (`compiler/meaning/small-talk.txt`) beside the built-in meaning table; a hybrid route raises
 //! its bar by half of how much closer the message is to them than to its nearest skill, and
-//! again as its word pieces lean to small talk rather than to requests (a weight a piece, which
-//! the build learns from two lists of messages and writes beside the table; `docs/routing.md`,
-//! "Small talk"). Every runtime does the same sums.
+//! again as its word pieces lean to small talk rather than to requests (a weight a piece and a
+//! weight a pair of neighbouring pieces, which the build learns from two lists of messages and
+//! writes beside the table; `docs/routing.md`, "Small talk"). Every runtime does the same sums.
 
 use std::sync::Arc;
 
@@ -37,20 +37,111 @@ pub fn talk_words_row(model: &str) -> String {
     format!("{model}:small-talk-words")
 }
 
-/// How much a message's pieces lean to small talk: the mean of the weights (`weights`, in
-/// thousandths, by row of the table) of its distinct pieces; 0 for a message without any.
+/// The name of the `meaning` row that holds the weight of each pair of neighbouring pieces
+/// either list of the build holds ([`TalkWeights::pairs`]): for `n` pairs, their `n` keys
+/// ([`pair_key`]) in rising order as little-endian u32s, then their `n` weights in the same
+/// order as little-endian i16s (six bytes a pair).
+pub fn talk_pairs_row(model: &str) -> String {
+    format!("{model}:small-talk-pairs")
+}
+
+/// A pair of neighbouring pieces (rows of the table) as one number: the first row × 65,536 +
+/// the second; `None` when a row is 65,536 or more (no pair is weighed then).
+pub fn pair_key(first: u32, second: u32) -> Option<u32> {
+    (first < 1 << 16 && second < 1 << 16).then_some(first << 16 | second)
+}
+
+/// How much pieces, and pairs of neighbouring pieces, lean to small talk rather than to a
+/// request, in thousandths (the log-odds the build learns; `docs/routing.md`, "Small talk").
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TalkWeights {
+    /// By row of the table; a row past its end weighs 0.
+    pub pieces: Vec<i16>,
+    /// By [`pair_key`], in rising order of the keys, each once; a pair not held weighs 0.
+    /// `None` for an artifact built before pairs were weighed: its lean is of the pieces alone.
+    pub pairs: Option<Vec<(u32, i16)>>,
+}
+
+impl TalkWeights {
+    /// The pieces' weights as the artifact holds them ([`talk_words_row`]).
+    pub fn pieces_bytes(&self) -> Vec<u8> {
+        self.pieces.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// The pairs' weights as the artifact holds them ([`talk_pairs_row`]): the keys, then
+    /// the weights; empty without.
+    pub fn pairs_bytes(&self) -> Vec<u8> {
+        let pairs = self.pairs.as_deref().unwrap_or(&[]);
+        let keys = pairs.iter().flat_map(|(k, _)| k.to_le_bytes());
+        keys.chain(pairs.iter().flat_map(|(_, w)| w.to_le_bytes()))
+            .collect()
+    }
+
+    /// The weights from the artifact's two rows (`pairs` `None` when it has no such row), or
+    /// why they are not weights.
+    pub fn from_bytes(pieces: &[u8], pairs: Option<&[u8]>) -> Result<TalkWeights, String> {
+        if !pieces.len().is_multiple_of(2) {
+            return Err(format!(
+                "its small-talk word weights are {} bytes, not 16-bit numbers",
+                pieces.len()
+            ));
+        }
+        let pairs = match pairs {
+            None => None,
+            Some(d) if !d.len().is_multiple_of(6) => {
+                return Err(format!(
+                    "its small-talk pair weights are {} bytes, not pairs of 6",
+                    d.len()
+                ))
+            }
+            Some(d) => {
+                let (keys, weights) = d.split_at(d.len() / 6 * 4);
+                let keys =
+                    (keys.chunks_exact(4)).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                let weights = (weights.chunks_exact(2)).map(|b| i16::from_le_bytes([b[0], b[1]]));
+                let pairs: Vec<(u32, i16)> = keys.zip(weights).collect();
+                if pairs.windows(2).any(|w| w[0].0 >= w[1].0) {
+                    return Err("its small-talk pair weights are not in rising order".into());
+                }
+                Some(pairs)
+            }
+        };
+        let pieces = (pieces.chunks_exact(2))
+            .map(|b| i16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        Ok(TalkWeights { pieces, pairs })
+    }
+}
+
+/// How much a message's pieces (`pieces`, rows of the table in the message's order) lean to
+/// small talk: the mean of the weights (thousandths) of its distinct pieces and, when `weights`
+/// has pairs, of its distinct pairs of neighbouring pieces; 0 for a message without pieces.
 /// Sums of whole numbers and one division, so every runtime gives the same number.
-pub fn talk_words(weights: &[i16], pieces: &[u32]) -> f64 {
+pub fn talk_words(weights: &TalkWeights, pieces: &[u32]) -> f64 {
     let mut distinct = pieces.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    if distinct.is_empty() {
+    let mut pairs: Vec<u32> = match &weights.pairs {
+        Some(_) => (pieces.windows(2))
+            .filter_map(|w| pair_key(w[0], w[1]))
+            .collect(),
+        None => Vec::new(),
+    };
+    pairs.sort_unstable();
+    pairs.dedup();
+    let count = distinct.len() + pairs.len();
+    if count == 0 {
         return 0.0;
     }
-    let sum: i64 = (distinct.iter())
-        .map(|&p| i64::from(weights.get(p as usize).copied().unwrap_or(0)))
+    let of_pieces: i64 = (distinct.iter())
+        .map(|&p| i64::from(weights.pieces.get(p as usize).copied().unwrap_or(0)))
         .sum();
-    sum as f64 / (distinct.len() as f64 * 1000.0)
+    let held = weights.pairs.as_deref().unwrap_or(&[]);
+    let of_pairs: i64 = (pairs.iter())
+        .filter_map(|k| held.binary_search_by_key(k, |&(key, _)| key).ok())
+        .map(|at| i64::from(held[at].1))
+        .sum();
+    (of_pieces + of_pairs) as f64 / (count as f64 * 1000.0)
 }
 
 /// The bar of a hybrid route: `floor`, raised by [`SMALL_TALK_SHARE`] of how much closer the
@@ -127,28 +218,22 @@ impl Artifact {
         .map_err(corrupt(&self.path))
     }
 
-    /// The weight of each piece of the built-in meaning towards small talk
-    /// ([`talk_words_row`]), read once; `None` for an artifact without them.
-    pub(crate) fn talk_words(&self) -> Result<Option<Arc<Vec<i16>>>, Error> {
+    /// The weights of the built-in meaning's pieces and pairs of pieces towards small talk
+    /// ([`talk_words_row`], [`talk_pairs_row`]), read once; `None` for an artifact without them.
+    pub(crate) fn talk_words(&self) -> Result<Option<Arc<TalkWeights>>, Error> {
         if let Some(w) = self.talk_words.get() {
             return Ok(w.clone());
         }
         let found = match self.embedding_model() {
             Some((model, _)) => match self.meaning_row(&talk_words_row(model))? {
                 None => None,
-                Some(d) if d.len() % 2 == 0 => Some(Arc::new(
-                    (d.chunks_exact(2))
-                        .map(|b| i16::from_le_bytes([b[0], b[1]]))
-                        .collect(),
-                )),
-                Some(d) => {
-                    return Err(Error::NotAnArtifact {
+                Some(pieces) => {
+                    let pairs = self.meaning_row(&talk_pairs_row(model))?;
+                    let weights = TalkWeights::from_bytes(&pieces, pairs.as_deref());
+                    Some(Arc::new(weights.map_err(|why| Error::NotAnArtifact {
                         path: self.path.clone(),
-                        why: format!(
-                            "its small-talk word weights are {} bytes, not 16-bit numbers",
-                            d.len()
-                        ),
-                    })
+                        why,
+                    })?))
                 }
             },
             None => None,

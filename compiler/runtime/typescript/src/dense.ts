@@ -162,36 +162,74 @@ export function smallTalkOf(snap: Snapshot): Dense | null {
   return talk;
 }
 
-const talkWordsOf = new WeakMap<Snapshot, Int16Array | null>();
+/** The weights towards small talk (thousandths) of the meaning table's pieces, by row, and of
+ * pairs of neighbouring pieces, by `pairKey` (null in an artifact built before them). */
+export interface TalkWeights { pieces: Int16Array; pairs: Map<number, number> | null }
 
-/** Each piece's weight towards small talk (thousandths, by row of the meaning table) beside the
- * built-in meaning (docs/routing.md, "Small talk"), read once; null without them. */
-export function talkWeightsOf(snap: Snapshot): Int16Array | null {
+const talkWordsOf = new WeakMap<Snapshot, TalkWeights | null>();
+
+/** A pair of neighbouring pieces (rows of the meaning table) as one number: first × 65,536 +
+ * second; null when a row is 65,536 or more. */
+export function pairKey(first: number, second: number): number | null {
+  return first < 65536 && second < 65536 ? first * 65536 + second : null;
+}
+
+/** The small-talk weights beside the built-in meaning (docs/routing.md, "Small talk"): a 16-bit
+ * number a piece; for `n` pairs, their `n` keys (rising, little-endian u32s) then their `n`
+ * weights (i16s). Read once; null without them. */
+export function talkWeightsOf(snap: Snapshot): TalkWeights | null {
   const known = talkWordsOf.get(snap);
   if (known !== undefined) return known;
   const model = snap.manifest.get("embedding_model");
-  const found = model === undefined ? [] : rows(snap.db, "SELECT data FROM meaning WHERE name = ?", [`${model}:small-talk-words`]);
-  const data = found.length ? (found[0][0] as Uint8Array | null) ?? new Uint8Array(0) : undefined;
-  if (data !== undefined && data.byteLength % 2 !== 0) {
-    throw new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: its small-talk word weights are ${data.byteLength} bytes, not 16-bit numbers`);
-  }
-  let weights: Int16Array | null = null;
+  const row = (name: string): Uint8Array | undefined => {
+    const found = model === undefined ? [] : rows(snap.db, "SELECT data FROM meaning WHERE name = ?", [`${model}:${name}`]);
+    return found.length ? (found[0][0] as Uint8Array | null) ?? new Uint8Array(0) : undefined;
+  };
+  const bad = (why: string) => new ArtifactError(`\`${snap.path}\` is not a readable skillc artifact: its small-talk ${why}`);
+  const data = row("small-talk-words");
+  let weights: TalkWeights | null = null;
   if (data !== undefined) {
+    if (data.byteLength % 2 !== 0) throw bad(`word weights are ${data.byteLength} bytes, not 16-bit numbers`);
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    weights = Int16Array.from({ length: data.byteLength / 2 }, (_, k) => view.getInt16(2 * k, true));
+    const pieces = Int16Array.from({ length: data.byteLength / 2 }, (_, k) => view.getInt16(2 * k, true));
+    const pairData = row("small-talk-pairs");
+    let pairs: Map<number, number> | null = null;
+    if (pairData !== undefined) {
+      if (pairData.byteLength % 6 !== 0) throw bad(`pair weights are ${pairData.byteLength} bytes, not pairs of 6`);
+      const at = new DataView(pairData.buffer, pairData.byteOffset, pairData.byteLength);
+      const count = pairData.byteLength / 6;
+      pairs = new Map();
+      let last = -1;
+      for (let k = 0; k < count; k++) {
+        const key = at.getUint32(4 * k, true);
+        if (key <= last) throw bad("pair weights are not in rising order");
+        pairs.set(key, at.getInt16(4 * count + 2 * k, true));
+        last = key;
+      }
+    }
+    weights = { pieces, pairs };
   }
   talkWordsOf.set(snap, weights);
   return weights;
 }
 
-/** How much a message's pieces lean to small talk: the mean weight (thousandths) of its distinct
- * pieces, 0 without any. */
-export function talkWords(weights: Int16Array, pieces: readonly number[]): number {
+/** How much a message's pieces (rows of the meaning table, in order) lean to small talk: the mean
+ * weight (thousandths) of its distinct pieces and, when the artifact weighs pairs, of its distinct
+ * pairs of neighbouring pieces; 0 without any. */
+export function talkWords(weights: TalkWeights, pieces: readonly number[]): number {
   const distinct = new Set(pieces);
-  if (distinct.size === 0) return 0;
+  const pairs = new Set<number>();
+  if (weights.pairs !== null) {
+    for (let k = 1; k < pieces.length; k++) {
+      const key = pairKey(pieces[k - 1], pieces[k]);
+      if (key !== null) pairs.add(key);
+    }
+  }
+  if (distinct.size + pairs.size === 0) return 0;
   let total = 0;
-  for (const p of distinct) total += p < weights.length ? weights[p] : 0;
-  return total / (distinct.size * 1000);
+  for (const p of distinct) total += p < weights.pieces.length ? weights.pieces[p] : 0;
+  for (const key of pairs) total += weights.pairs?.get(key) ?? 0;
+  return total / ((distinct.size + pairs.size) * 1000);
 }
 
 /** Per document of `dense`, the cosine of its closest vector to the query (0 at worst), from

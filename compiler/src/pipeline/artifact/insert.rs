@@ -387,6 +387,8 @@ pub(super) fn insert_vectors(tx: &Transaction<'_>, d: &Data, vectors: VectorRows
                 st.execute(named_params! { ":name": small_talk, ":data": &m.small_talk[..] })?;
                 let words = skillc_runtime::route::talk_words_row(m.name);
                 st.execute(named_params! { ":name": words, ":data": &m.talk_words[..] })?;
+                let pairs = skillc_runtime::route::talk_pairs_row(m.name);
+                st.execute(named_params! { ":name": pairs, ":data": &m.talk_pairs[..] })?;
                 let glossary = skillc_runtime::route::glossary_row(m.name);
                 st.execute(named_params! { ":name": glossary, ":data": m.glossary.as_bytes() })?;
             }

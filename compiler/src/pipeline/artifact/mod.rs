@@ -133,6 +133,9 @@ pub(crate) struct MeaningRows {
     /// Each piece's weight towards small talk, a little-endian i16 a row of the table (the
     /// row named [`skillc_runtime::route::talk_words_row`] of the model).
     pub talk_words: Arc<Vec<u8>>,
+    /// Each pair of neighbouring pieces' weight towards small talk (the row named
+    /// [`skillc_runtime::route::talk_pairs_row`] of the model).
+    pub talk_pairs: Arc<Vec<u8>>,
     /// The glossary of words of other languages (the row named
     /// [`skillc_runtime::route::glossary_row`] of the model).
     pub glossary: Arc<String>,
@@ -141,8 +144,8 @@ pub(crate) struct MeaningRows {
 impl MeaningRows {
     /// Its bytes: the table's, the small talk's and the glossary's (the same in every artifact).
     pub(crate) fn bytes(&self) -> u64 {
-        (self.table.len() + self.small_talk.len() + self.talk_words.len() + self.glossary.len())
-            as u64
+        let talk = self.talk_words.len() + self.talk_pairs.len();
+        (self.table.len() + self.small_talk.len() + talk + self.glossary.len()) as u64
     }
 
     /// Whether `other` is the same meaning (the same table, small talk and glossary).
@@ -153,6 +156,8 @@ impl MeaningRows {
                 || self.small_talk == other.small_talk)
             && (Arc::ptr_eq(&self.talk_words, &other.talk_words)
                 || self.talk_words == other.talk_words)
+            && (Arc::ptr_eq(&self.talk_pairs, &other.talk_pairs)
+                || self.talk_pairs == other.talk_pairs)
             && (Arc::ptr_eq(&self.glossary, &other.glossary) || self.glossary == other.glossary)
     }
 }

@@ -456,15 +456,26 @@ final class Router {
     }
 
     /**
-     * How much a message's pieces lean to small talk: the mean weight (thousandths) of its distinct
-     * pieces, 0 without any.
+     * How much a message's pieces (rows of the meaning table, in order) lean to small talk: the
+     * mean weight (thousandths) of its distinct pieces and, when the artifact weighs pairs, of its
+     * distinct pairs of neighbouring pieces; 0 without any.
      */
-    static double talkWords(short[] weights, int[] pieces) {
+    static double talkWords(TalkWeights weights, int[] pieces) {
         int[] distinct = java.util.Arrays.stream(pieces).distinct().toArray();
-        if (distinct.length == 0) return 0;
+        long[] pairs = new long[0];
+        if (weights.pairKeys() != null) {
+            pairs = java.util.stream.IntStream.range(1, pieces.length)
+                .mapToLong(k -> TalkWeights.pairKey(pieces[k - 1], pieces[k]))
+                .filter(key -> key >= 0).distinct().toArray();
+        }
+        if (distinct.length + pairs.length == 0) return 0;
         long total = 0;
-        for (int p : distinct) total += p < weights.length ? weights[p] : 0;
-        return total / (distinct.length * 1000.0);
+        for (int p : distinct) total += p < weights.pieces().length ? weights.pieces()[p] : 0;
+        for (long key : pairs) {
+            int at = java.util.Arrays.binarySearch(weights.pairKeys(), key);
+            if (at >= 0) total += weights.pairWeights()[at];
+        }
+        return total / ((distinct.length + pairs.length) * 1000.0);
     }
 
     private static double number(Object v, double otherwise) {
@@ -578,7 +589,7 @@ final class Router {
                 // Nearer small talk than any skill: the bar rises (docs/routing.md, "Small talk").
                 // Measured against each skill's summary (its first vector).
                 double nearest = denseOf(snap, b, ix).nearestFirst(query);
-                short[] weights = snap.talkWords();
+                TalkWeights weights = snap.talkWords();
                 Meaning meaning = weights == null ? null : snap.meaning();
                 Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text));
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);

@@ -56,8 +56,8 @@ final class Snapshot implements AutoCloseable {
     /** The meaning table of the embedding model, once read ({@link #meaning()}); read says whether it was. */
     private Meaning meaning;
     private boolean meaningRead;
-    /** The pieces' weights towards small talk ({@link #talkWords()}), once read. */
-    private short[] talkWords;
+    /** The pieces' and pairs' weights towards small talk ({@link #talkWords()}), once read. */
+    private TalkWeights talkWords;
     private boolean talkWordsRead;
     /** The small-talk vectors beside the meaning table ({@link #smallTalk()}), once read. */
     private Dense smallTalk;
@@ -483,10 +483,12 @@ final class Snapshot implements AutoCloseable {
     }
 
     /**
-     * Each piece's weight towards small talk (thousandths, by row of the meaning table), written
-     * beside the built-in meaning table (docs/routing.md, "Small talk"); null without them. Read once.
+     * The weights towards small talk (thousandths) of the meaning table's pieces and of pairs of
+     * neighbouring pieces, written beside the built-in meaning table (docs/routing.md, "Small
+     * talk"): a 16-bit number a piece; for n pairs, their n keys (rising, little-endian u32s) then
+     * their n weights (i16s). Null without them. Read once.
      */
-    short[] talkWords() {
+    TalkWeights talkWords() {
         if (talkWordsRead) return talkWords;
         String model = manifest.get("embedding_model");
         if (model != null) {
@@ -498,7 +500,26 @@ final class Snapshot implements AutoCloseable {
                 }
                 short[] weights = new short[data.length / 2];
                 java.nio.ByteBuffer.wrap(data).order(java.nio.ByteOrder.LITTLE_ENDIAN).asShortBuffer().get(weights);
-                talkWords = weights;
+                List<Object[]> pairRow = rows("SELECT data FROM meaning WHERE name = ?", model + ":small-talk-pairs");
+                long[] keys = null;
+                short[] pairWeights = null;
+                if (!pairRow.isEmpty()) {
+                    byte[] pairs = pairRow.get(0)[0] instanceof byte[] b ? b : new byte[0];
+                    if (pairs.length % 6 != 0) {
+                        throw bad("its small-talk pair weights are " + pairs.length + " bytes, not pairs of 6");
+                    }
+                    java.nio.ByteBuffer at = java.nio.ByteBuffer.wrap(pairs).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    keys = new long[pairs.length / 6];
+                    pairWeights = new short[keys.length];
+                    for (int k = 0; k < keys.length; k++) {
+                        keys[k] = Integer.toUnsignedLong(at.getInt(4 * k));
+                        pairWeights[k] = at.getShort(4 * keys.length + 2 * k);
+                        if (k > 0 && keys[k] <= keys[k - 1]) {
+                            throw bad("its small-talk pair weights are not in rising order");
+                        }
+                    }
+                }
+                talkWords = new TalkWeights(weights, keys, pairWeights);
             }
         }
         talkWordsRead = true;
