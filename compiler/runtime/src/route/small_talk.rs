@@ -241,3 +241,34 @@ impl Artifact {
         Ok(self.talk_words.get_or_init(|| found).clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{pair_key, TalkWeights};
+
+    #[test]
+    fn a_pair_is_keyed_only_when_both_rows_fit_in_16_bits() {
+        assert_eq!(pair_key(65_535, 65_535), Some(u32::MAX));
+        assert_eq!(pair_key(2, 3), Some(2 * 65_536 + 3));
+        assert_eq!(pair_key(65_536, 0), None);
+        assert_eq!(pair_key(0, 65_536), None);
+    }
+
+    #[test]
+    fn weights_read_back_as_the_build_writes_them() {
+        let weights = TalkWeights {
+            pieces: vec![5, -3],
+            pairs: Some(vec![(1, 7), (70_000, -9)]),
+        };
+        // The pairs' keys first, then their weights, little-endian.
+        assert_eq!(
+            weights.pairs_bytes(),
+            [1, 0, 0, 0, 0x70, 0x11, 1, 0, 7, 0, 0xf7, 0xff]
+        );
+        assert_eq!(weights.pieces_bytes(), [5, 0, 0xfd, 0xff]);
+        let back = TalkWeights::from_bytes(&weights.pieces_bytes(), Some(&weights.pairs_bytes()));
+        assert_eq!(back, Ok(weights));
+        let none = TalkWeights::from_bytes(&[], None).unwrap();
+        assert_eq!((none.pieces.len(), none.pairs), (0, None));
+    }
+}
