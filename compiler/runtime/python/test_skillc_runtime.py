@@ -627,6 +627,30 @@ class Meaning(unittest.TestCase):
         self.assertEqual(m.vector("prices"), [float(math.floor(x / 313.5 * 127.0 + 0.5)) for x in total])
         self.assertEqual(m.vector("nothing known"), [0.0] * 4)
 
+    def test_the_lean_counts_pairs_of_neighbouring_pieces_as_the_rust_runtime_does(self):
+        import struct
+        from skillc_runtime._route import pair_key, talk_weights, talk_words
+        pieces = struct.pack("<4h", 1500, -500, 0, 250)
+        keys = [pair_key(0, 1), pair_key(3, 0)]
+        pairs = struct.pack("<2I", *keys) + struct.pack("<2h", 900, -2000)
+        # The sums of the Rust runtime's test (tests/sample.rs): pairs in the message's order.
+        both = talk_weights(pieces, pairs)
+        self.assertEqual(talk_words(both, [0, 1, 0, 1]), (1000 + 900) / 4000)
+        self.assertEqual(talk_words(both, [1, 0]), 1000 / 3000)
+        self.assertEqual(talk_words(both, [3, 0]), (250 + 1500 - 2000) / 3000)
+        self.assertEqual(talk_words(both, [7]), 0.0)
+        self.assertEqual(talk_words(both, []), 0.0)
+        # Without the pairs' row: the pieces alone.
+        self.assertEqual(talk_words(talk_weights(pieces, None), [0, 1, 0, 1]), 0.5)
+        self.assertEqual((pair_key(65535, 65535), pair_key(65536, 0), pair_key(0, 65536)), (2**32 - 1, None, None))
+        with self.assertRaisesRegex(ValueError, "not pairs of 6"):
+            talk_weights(pieces, pairs[:-1])
+        swapped = struct.pack("<2I", *reversed(keys)) + struct.pack("<2h", 900, -2000)
+        with self.assertRaisesRegex(ValueError, "not in rising order"):
+            talk_weights(pieces, swapped)
+        with self.assertRaisesRegex(ValueError, "not 16-bit numbers"):
+            talk_weights(pieces[:-1], pairs)
+
     def test_a_route_without_a_vector_is_hybrid_and_its_cosines_are_the_loop_s(self):
         a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
         r = a.route("what does the pricing look like for a small team in the UK", top=50)

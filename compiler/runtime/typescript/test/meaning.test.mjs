@@ -12,6 +12,7 @@ import initSqlJs from "sql.js";
 
 import { Artifact, ArtifactError } from "../dist/index.js";
 import { MAX_PIECES, Meaning } from "../dist/meaning.js";
+import { pairKey, talkWords } from "../dist/dense.js";
 
 const root = resolve(import.meta.dirname, "../../../..");
 const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
@@ -152,6 +153,20 @@ function rust(artifact, message, flags = []) {
 
 const json = (r) => JSON.stringify(r, null, 2) + "\n";
 
+test("the small-talk lean counts pairs of neighbouring pieces as the Rust runtime does", () => {
+  // The sums of the Rust runtime's test (tests/sample.rs): pairs in the message's order.
+  const pieces = Int16Array.from([1500, -500, 0, 250]);
+  const both = { pieces, pairs: new Map([[pairKey(0, 1), 900], [pairKey(3, 0), -2000]]) };
+  assert.equal(talkWords(both, [0, 1, 0, 1]), (1000 + 900) / 4000);
+  assert.equal(talkWords(both, [1, 0]), 1000 / 3000);
+  assert.equal(talkWords(both, [3, 0]), (250 + 1500 - 2000) / 3000);
+  assert.equal(talkWords(both, [7]), 0);
+  assert.equal(talkWords(both, []), 0);
+  // Without the pairs' row: the pieces alone.
+  assert.equal(talkWords({ pieces, pairs: null }, [0, 1, 0, 1]), 0.5);
+  assert.deepEqual([pairKey(65535, 65535), pairKey(65536, 0), pairKey(0, 65536)], [2 ** 32 - 1, null, null]);
+});
+
 test("without a vector, a route of the sample is hybrid and the Rust command's, in every script", async () => {
   const messages = [
     "How much does the pro plan cost?", "Quels sont vos tarifs ?", "価格はいくらですか", "ราคาแพ็กเกจเท่าไหร่",
@@ -222,6 +237,18 @@ test("a damaged table is refused on the route that needs it, naming the file", a
   assert.ok(a.catalog({}).skills.length > 0);
   assert.throws(() => a.route({ message: "prices" }), (e) => e instanceof ArtifactError && e.message.includes(damaged) && /its meaning table: the meaning table is cut short/.test(e.message));
   a.close();
+});
+
+test("a small-talk pairs' row cut short or out of order is refused on the route that needs it", async () => {
+  const row = "name = 'static-minilm-v1:small-talk-pairs'";
+  const cut = await sampleChangedBy("cut-pairs.db", `UPDATE meaning SET data = substr(data, 1, length(data) - 1) WHERE ${row}`);
+  // The first two keys swapped.
+  const swapped = await sampleChangedBy("swapped-pairs.db", `UPDATE meaning SET data = CAST(substr(data, 5, 4) || substr(data, 1, 4) || substr(data, 9) AS BLOB) WHERE ${row}`);
+  for (const [path, why] of [[cut, /its small-talk pair weights are \d+ bytes, not pairs of 6/], [swapped, /its small-talk pair weights are not in rising order/]]) {
+    const a = await Artifact.open(path);
+    assert.throws(() => a.route({ message: "sorry, wrong window lol" }), (e) => e instanceof ArtifactError && why.test(e.message), path);
+    a.close();
+  }
 });
 
 test("byte vectors' dot products, sixteen numbers at a time in WebAssembly, give the cosines summed in order", async () => {

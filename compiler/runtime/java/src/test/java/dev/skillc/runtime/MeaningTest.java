@@ -152,4 +152,22 @@ public class MeaningTest {
         assertEquals("the meaning table is cut short",
             assertThrows(Meaning.Malformed.class, () -> Meaning.parse(Arrays.copyOf(whole, whole.length - 1))).getMessage());
     }
+
+    @Test
+    public void theSmallTalkLeanCountsPairsOfNeighbouringPiecesAsTheRustRuntimeDoes() {
+        // The sums of the Rust runtime's test (tests/sample.rs): pairs in the message's order.
+        short[] pieces = {1500, -500, 0, 250};
+        TalkWeights both = new TalkWeights(pieces,
+            new long[] {TalkWeights.pairKey(0, 1), TalkWeights.pairKey(3, 0)}, new short[] {900, -2000});
+        assertEquals((1000 + 900) / 4000.0, Router.talkWords(both, new int[] {0, 1, 0, 1}), 0);
+        assertEquals(1000 / 3000.0, Router.talkWords(both, new int[] {1, 0}), 0);
+        assertEquals((250 + 1500 - 2000) / 3000.0, Router.talkWords(both, new int[] {3, 0}), 0);
+        assertEquals(0.0, Router.talkWords(both, new int[] {7}), 0);
+        assertEquals(0.0, Router.talkWords(both, new int[] {}), 0);
+        // Without the pairs' row: the pieces alone.
+        assertEquals(0.5, Router.talkWords(new TalkWeights(pieces, null, null), new int[] {0, 1, 0, 1}), 0);
+        assertEquals(4294967295L, TalkWeights.pairKey(65535, 65535));
+        assertEquals(-1, TalkWeights.pairKey(65536, 0));
+        assertEquals(-1, TalkWeights.pairKey(0, 65536));
+    }
 }
