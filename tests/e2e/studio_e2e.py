@@ -1303,6 +1303,15 @@ def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_rou
     settings = lambda: _yaml.safe_load(yaml.read_text())
     wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de"], "the language is written")
     d.wait_text("#st-locales", "de")
+    # Two edits of one list before the first is answered: both are written, since the second
+    # list is made from the first save's answer, not from the form as it was drawn.
+    d.js("const add = (l) => { document.getElementById('st-new-locale').value = l;"
+         " document.getElementById('st-add-locale').click(); }; add('it'); add('es')")
+    wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de", "it", "es"],
+               "both languages are written")
+    d.wait_text("#st-locales", "es")
+    shown = d.js("return [...document.querySelectorAll('#st-locales li')].map((l) => l.dataset.locale)")
+    assert shown == ["en", "en-gb", "fr", "de", "it", "es"], shown
     # The form is drawn again once a value is saved: typing into it before then types into a
     # box about to be replaced (CI lost `3` so once). Mark the drawn form, wait for a new one.
     d.js("document.getElementById('st-routing').dataset.drawnBefore = '1'")

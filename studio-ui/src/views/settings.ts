@@ -36,31 +36,57 @@ function patterns(typed: string): string[] {
   return typed.split(",").map((x) => x.trim()).filter(Boolean);
 }
 
+/** A value to write: as it is, or made from the page as the saves before it left it. */
+type Edit = Json | undefined | ((now: WorkspacePage) => Json | undefined);
+
 export class SettingsView {
+  /** The page as the last answer left it (drawn or not). */
+  private page: WorkspacePage | null = null;
+  /** The saves asked for, one after another: each starts when the one before has answered. */
+  private saving: Promise<void> = Promise.resolve();
+  /** How many saves are asked for and not answered yet. */
+  private waiting = 0;
+
   constructor(private readonly hooks: SettingsHooks) {}
 
   async show(): Promise<void> {
     this.draw(await api.workspacePage());
   }
 
-  private set(path: string[], value: Json | undefined, what: string): void {
-    api.setWorkspaceValue(path, value).then((p) => {
-      say(`Saved ${what} in ${p.file}`, p.diagnostics.some((d) => d.severity === "error") ? "bad" : "good");
-      this.draw(p);
-      this.hooks.changed();
+  /** Writes one value of workspace.yaml. Saves go one at a time, in the order asked: two quick
+   * clicks on a list (languages, client tools) both count, since the second list is made from
+   * the page the first save answered with, and an answer that comes back late never draws a
+   * page older than the file. The form is drawn again once the last save asked has answered. */
+  private set(path: string[], value: Edit, what: string): void {
+    this.waiting += 1;
+    this.saving = this.saving.then(async () => {
+      let saved: WorkspacePage | null = null;
+      try {
+        // A control exists only once a page is drawn, so there is a page to make the value from.
+        const written = typeof value === "function" ? value(this.page as WorkspacePage) : value;
+        saved = await api.setWorkspaceValue(path, written);
+        this.page = saved;
+        say(`Saved ${what} in ${saved.file}`, saved.diagnostics.some((d) => d.severity === "error") ? "bad" : "good");
+      } catch (e) {
+        fail(e);
+      }
+      this.waiting -= 1;
+      // The file as it stands: a save that failed wrote nothing, and its box goes back.
+      if (this.waiting === 0 && this.page) this.draw(this.page);
+      if (saved) this.hooks.changed();
     }).catch(fail);
   }
 
   private languages(p: WorkspacePage): HTMLElement {
     const items = p.locales.map((l) => el("li", { "data-locale": l }, l,
       l === p.default_locale ? el("small", {}, " · the default") : el("button", { class: "small", title: `Stop building ${l}`,
-        onclick: () => this.set(["locales"], p.locales.filter((x) => x !== l), `languages without ${l}`) }, "Remove")));
+        onclick: () => this.set(["locales"], (now) => now.locales.filter((x) => x !== l), `languages without ${l}`) }, "Remove")));
     const input = el("input", { id: "st-new-locale", placeholder: "de, or pt-br", size: "8" });
     const add = () => {
       const l = input.value.trim();
       if (!l) return;
       if (p.locales.includes(l)) { say(`${l} is already a language of this workspace.`, "bad"); return; }
-      this.set(["locales"], [...p.locales, l], `the language ${l}`);
+      this.set(["locales"], (now) => now.locales.includes(l) ? now.locales : [...now.locales, l], `the language ${l}`);
     };
     input.addEventListener("keydown", (e: KeyboardEvent) => { if (e.key === "Enter") add(); });
     const def = el("select", { id: "st-default-locale" }, ...p.locales.map((l) => el("option", { value: l }, l)));
@@ -77,8 +103,9 @@ export class SettingsView {
       box.checked = p.targets.includes(t);
       box.addEventListener("change", () => {
         if (p.targets_as_list) {
-          const names = box.checked ? [...p.targets, t] : p.targets.filter((x) => x !== t);
-          this.set(["targets"], names, `the client tools ${names.join(", ") || "(none)"}`);
+          const on = box.checked;
+          const names = (now: WorkspacePage) => on ? [...now.targets.filter((x) => x !== t), t] : now.targets.filter((x) => x !== t);
+          this.set(["targets"], names, `the client tools with ${t} ${on ? "added" : "taken out"}`);
         } else {
           this.set(["targets", t], box.checked ? {} : undefined, `${t} ${box.checked ? "declared" : "no longer declared"}`);
         }
@@ -169,6 +196,7 @@ export class SettingsView {
   }
 
   private draw(p: WorkspacePage): void {
+    this.page = p;
     const problems = problemList(p.diagnostics);
     const page = byId("settings-page");
     // A save draws the form again: the field being typed in keeps its focus and what is typed.
