@@ -3,6 +3,7 @@
 // its toggles and its own skills. Every edit changes one value of its client.yaml, losslessly.
 import { api, type ClientPage, type FieldInfo, type Json } from "../api";
 import { byId, el } from "../dom";
+import { Saves } from "../saves";
 import { fail, say } from "../status";
 import { fieldInput } from "./fieldInput";
 
@@ -21,6 +22,7 @@ const shapeOf = (v: Json): FieldInfo["shape"] =>
 
 export class ClientsView {
   private page: ClientPage | null = null;
+  private readonly saves = new Saves<ClientPage>();
 
   constructor(private readonly hooks: ClientHooks) {
     byId("cl-client").addEventListener("change", () => { this.show().catch(fail); });
@@ -38,14 +40,20 @@ export class ClientsView {
     this.draw(await api.clientPage(select.value));
   }
 
+  /** Writes one value of the client's client.yaml, after the saves asked before it
+   * ([Saves]); the page is drawn again once the last has answered. */
   private set(path: string[], value: Json | undefined): void {
     const client = this.page?.client;
     if (!client) return;
-    api.setClientValue(client, path, value).then((p) => {
-      say(`Saved ${path.join(" › ")} for ${client}`, "good");
-      this.draw(p);
-      this.hooks.changed();
-    }).catch(fail);
+    this.saves.run(() => api.setClientValue(client, path, value), (saved, last) => {
+      if (saved) say(`Saved ${path.join(" › ")} for ${client}`, "good");
+      // The page shown is still this client's: draw the file as it stands.
+      if (last && this.page?.client === client) {
+        if (saved) this.draw(saved);
+        else api.clientPage(client).then((p) => this.draw(p)).catch(fail);
+      }
+      if (saved) this.hooks.changed();
+    });
   }
 
   /** A list of checkboxes over `all`, plus "all of them" (the key left out). */

@@ -6,7 +6,8 @@
 // name), and the workspace is built again.
 import { api, type Json, type PlanInfo, type WorkspacePage } from "../api";
 import { byId, el } from "../dom";
-import { fail, say } from "../status";
+import { Saves } from "../saves";
+import { say } from "../status";
 
 export interface SettingsHooks {
   /** A value was written: the workspace is built again. */
@@ -42,10 +43,7 @@ type Edit = Json | undefined | ((now: WorkspacePage) => Json | undefined);
 export class SettingsView {
   /** The page as the last answer left it (drawn or not). */
   private page: WorkspacePage | null = null;
-  /** The saves asked for, one after another: each starts when the one before has answered. */
-  private saving: Promise<void> = Promise.resolve();
-  /** How many saves are asked for and not answered yet. */
-  private waiting = 0;
+  private readonly saves = new Saves<WorkspacePage>();
 
   constructor(private readonly hooks: SettingsHooks) {}
 
@@ -53,28 +51,23 @@ export class SettingsView {
     this.draw(await api.workspacePage());
   }
 
-  /** Writes one value of workspace.yaml. Saves go one at a time, in the order asked: two quick
-   * clicks on a list (languages, client tools) both count, since the second list is made from
-   * the page the first save answered with, and an answer that comes back late never draws a
-   * page older than the file. The form is drawn again once the last save asked has answered. */
+  /** Writes one value of workspace.yaml, after the saves asked before it ([Saves]). A list
+   * (languages, client tools) is made from the page the save before answered with, so two
+   * quick clicks on it both count. The form is drawn again once the last save has answered,
+   * with the file as it stands (a save that failed wrote nothing, and its box goes back). */
   private set(path: string[], value: Edit, what: string): void {
-    this.waiting += 1;
-    this.saving = this.saving.then(async () => {
-      let saved: WorkspacePage | null = null;
-      try {
-        // A control exists only once a page is drawn, so there is a page to make the value from.
-        const written = typeof value === "function" ? value(this.page as WorkspacePage) : value;
-        saved = await api.setWorkspaceValue(path, written);
+    this.saves.run(() => {
+      // A control exists only once a page is drawn, so there is a page to make the value from.
+      const written = typeof value === "function" ? value(this.page as WorkspacePage) : value;
+      return api.setWorkspaceValue(path, written);
+    }, (saved, last) => {
+      if (saved) {
         this.page = saved;
         say(`Saved ${what} in ${saved.file}`, saved.diagnostics.some((d) => d.severity === "error") ? "bad" : "good");
-      } catch (e) {
-        fail(e);
       }
-      this.waiting -= 1;
-      // The file as it stands: a save that failed wrote nothing, and its box goes back.
-      if (this.waiting === 0 && this.page) this.draw(this.page);
+      if (last && this.page) this.draw(this.page);
       if (saved) this.hooks.changed();
-    }).catch(fail);
+    });
   }
 
   private languages(p: WorkspacePage): HTMLElement {
