@@ -633,8 +633,10 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
     let good = artifact_path();
     let none = Context::default();
     let row = "static-minilm-v1:small-talk-words";
+    let pairs_row = "static-minilm-v1:small-talk-pairs";
     let message = "sorry, wrong window lol";
-    let with = |name: &str, sql: &str, bytes: Option<Vec<u8>>| {
+    // A copy of the sample with `sql` run on one of its `meaning` rows.
+    let with_row = |row: &str, name: &str, sql: &str, bytes: Option<Vec<u8>>| {
         let path = dir.path().join(format!("{name}.db"));
         std::fs::copy(&good, &path).unwrap();
         let c = rusqlite::Connection::open(&path).unwrap();
@@ -644,12 +646,16 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
         };
         Artifact::open(&path).unwrap()
     };
-    let weights: Vec<u8> = rusqlite::Connection::open(&good)
-        .unwrap()
-        .query_row("SELECT data FROM meaning WHERE name = ?1", [row], |r| {
-            r.get(0)
-        })
-        .unwrap();
+    let with = |name: &str, sql: &str, bytes: Option<Vec<u8>>| with_row(row, name, sql, bytes);
+    let read = |name: &str| -> Vec<u8> {
+        rusqlite::Connection::open(&good)
+            .unwrap()
+            .query_row("SELECT data FROM meaning WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    let weights = read(row);
     let odd = with(
         "odd",
         "UPDATE meaning SET data = ?1 WHERE name = ?2",
@@ -660,27 +666,8 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
         .to_string();
     assert!(err.contains("not 16-bit numbers"), "{err}");
     // The pairs' row: six bytes a pair (the keys, rising, then the weights).
-    let pairs_row = "static-minilm-v1:small-talk-pairs";
-    let read = |name: &str| -> Vec<u8> {
-        rusqlite::Connection::open(&good)
-            .unwrap()
-            .query_row("SELECT data FROM meaning WHERE name = ?1", [name], |r| {
-                r.get(0)
-            })
-            .unwrap()
-    };
     let pairs = read(pairs_row);
     assert!(pairs.len() > 6 * 10_000, "{}", pairs.len());
-    let edited = |name: &str, sql: &str, bytes: Option<Vec<u8>>| {
-        let path = dir.path().join(format!("{name}.db"));
-        std::fs::copy(&good, &path).unwrap();
-        let c = rusqlite::Connection::open(&path).unwrap();
-        match bytes {
-            Some(b) => c.execute(sql, rusqlite::params![b, pairs_row]).unwrap(),
-            None => c.execute(sql, [pairs_row]).unwrap(),
-        };
-        Artifact::open(&path).unwrap()
-    };
     let mut swapped = pairs.clone();
     // The first two keys swapped.
     swapped[..8].rotate_left(4);
@@ -692,11 +679,8 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
         ),
         ("swapped-pairs", swapped, "not in rising order"),
     ] {
-        let bad = edited(
-            name,
-            "UPDATE meaning SET data = ?1 WHERE name = ?2",
-            Some(bytes),
-        );
+        let update = "UPDATE meaning SET data = ?1 WHERE name = ?2";
+        let bad = with_row(pairs_row, name, update, Some(bytes));
         let err = (bad.route(&BundleRef::default(), None, &none, message, None))
             .unwrap_err()
             .to_string();
@@ -712,7 +696,8 @@ fn small_talk_word_weights_that_are_not_16_bit_numbers_are_refused_and_an_artifa
         &TalkWeights::from_bytes(&weights, Some(&pairs)).unwrap(),
         &pieces,
     );
-    let older = edited("pieces-alone", "DELETE FROM meaning WHERE name = ?1", None);
+    let delete = "DELETE FROM meaning WHERE name = ?1";
+    let older = with_row(pairs_row, "pieces-alone", delete, None);
     assert_eq!(older.talk_lean(message).unwrap(), Some(alone));
     assert_eq!(artifact().talk_lean(message).unwrap(), Some(both));
     assert_ne!(both, alone);

@@ -163,8 +163,9 @@ export function smallTalkOf(snap: Snapshot): Dense | null {
 }
 
 /** The weights towards small talk (thousandths) of the meaning table's pieces, by row, and of
- * pairs of neighbouring pieces, by `pairKey` (null in an artifact built before them). */
-export interface TalkWeights { pieces: Int16Array; pairs: Map<number, number> | null }
+ * pairs of neighbouring pieces: their keys (`pairKey`, rising) and weights in the same order,
+ * as the artifact holds them (null in an artifact built before them). */
+export interface TalkWeights { pieces: Int16Array; pairs: { keys: Uint32Array; weights: Int16Array } | null }
 
 const talkWordsOf = new WeakMap<Snapshot, TalkWeights | null>();
 
@@ -193,19 +194,14 @@ export function talkWeightsOf(snap: Snapshot): TalkWeights | null {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const pieces = Int16Array.from({ length: data.byteLength / 2 }, (_, k) => view.getInt16(2 * k, true));
     const pairData = row("small-talk-pairs");
-    let pairs: Map<number, number> | null = null;
+    let pairs: TalkWeights["pairs"] = null;
     if (pairData !== undefined) {
       if (pairData.byteLength % 6 !== 0) throw bad(`pair weights are ${pairData.byteLength} bytes, not pairs of 6`);
       const at = new DataView(pairData.buffer, pairData.byteOffset, pairData.byteLength);
       const count = pairData.byteLength / 6;
-      pairs = new Map();
-      let last = -1;
-      for (let k = 0; k < count; k++) {
-        const key = at.getUint32(4 * k, true);
-        if (key <= last) throw bad("pair weights are not in rising order");
-        pairs.set(key, at.getInt16(4 * count + 2 * k, true));
-        last = key;
-      }
+      const keys = Uint32Array.from({ length: count }, (_, k) => at.getUint32(4 * k, true));
+      for (let k = 1; k < count; k++) if (keys[k] <= keys[k - 1]) throw bad("pair weights are not in rising order");
+      pairs = { keys, weights: Int16Array.from({ length: count }, (_, k) => at.getInt16(4 * count + 2 * k, true)) };
     }
     weights = { pieces, pairs };
   }
@@ -228,8 +224,20 @@ export function talkWords(weights: TalkWeights, pieces: readonly number[]): numb
   if (distinct.size + pairs.size === 0) return 0;
   let total = 0;
   for (const p of distinct) total += p < weights.pieces.length ? weights.pieces[p] : 0;
-  for (const key of pairs) total += weights.pairs?.get(key) ?? 0;
+  if (weights.pairs !== null) for (const key of pairs) total += pairWeight(weights.pairs, key);
   return total / ((distinct.size + pairs.size) * 1000);
+}
+
+/** A pair's weight, found by halving the rising keys; 0 for a pair the lists do not hold. */
+function pairWeight(pairs: NonNullable<TalkWeights["pairs"]>, key: number): number {
+  let lo = 0;
+  let hi = pairs.keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pairs.keys[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < pairs.keys.length && pairs.keys[lo] === key ? pairs.weights[lo] : 0;
 }
 
 /** Per document of `dense`, the cosine of its closest vector to the query (0 at worst), from

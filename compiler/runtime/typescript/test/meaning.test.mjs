@@ -156,7 +156,7 @@ const json = (r) => JSON.stringify(r, null, 2) + "\n";
 test("the small-talk lean counts pairs of neighbouring pieces as the Rust runtime does", () => {
   // The sums of the Rust runtime's test (tests/sample.rs): pairs in the message's order.
   const pieces = Int16Array.from([1500, -500, 0, 250]);
-  const both = { pieces, pairs: new Map([[pairKey(0, 1), 900], [pairKey(3, 0), -2000]]) };
+  const both = { pieces, pairs: { keys: Uint32Array.from([pairKey(0, 1), pairKey(3, 0)]), weights: Int16Array.from([900, -2000]) } };
   assert.equal(talkWords(both, [0, 1, 0, 1]), (1000 + 900) / 4000);
   assert.equal(talkWords(both, [1, 0]), 1000 / 3000);
   assert.equal(talkWords(both, [3, 0]), (250 + 1500 - 2000) / 3000);

@@ -15,6 +15,7 @@ use skillc_runtime::schema::{
 };
 
 mod insert;
+mod meaning_rows;
 mod prefix;
 mod stage;
 
@@ -23,6 +24,7 @@ use insert::{
     insert_blobs, insert_bundles, insert_card_route, insert_cards, insert_entries,
     insert_small_tables, insert_tail, insert_vectors, NumberedVectors, VectorRows,
 };
+pub(crate) use meaning_rows::MeaningRows;
 use prefix::Prefix;
 pub(crate) use stage::Stage;
 
@@ -116,50 +118,6 @@ pub(crate) struct Data {
     pub vectors: Arc<BTreeMap<String, Vec<u8>>>,
     /// The built-in meaning table when the vectors are its.
     pub meaning: Option<MeaningRows>,
-}
-
-/// The built-in meaning as the artifact carries it: the table, and the vectors of the
-/// small-talk messages a route measures a message against and its pieces' weights towards small
-/// talk (`docs/routing.md`, "Small talk").
-#[derive(Debug, Clone)]
-pub(crate) struct MeaningRows {
-    /// The model's name (the `meaning` row of the table).
-    pub name: &'static str,
-    /// The table's bytes.
-    pub table: &'static [u8],
-    /// The small-talk vectors, a signed byte a number, one after another (the row named
-    /// [`skillc_runtime::route::small_talk_row`] of the model).
-    pub small_talk: Arc<Vec<u8>>,
-    /// Each piece's weight towards small talk, a little-endian i16 a row of the table (the
-    /// row named [`skillc_runtime::route::talk_words_row`] of the model).
-    pub talk_words: Arc<Vec<u8>>,
-    /// Each pair of neighbouring pieces' weight towards small talk (the row named
-    /// [`skillc_runtime::route::talk_pairs_row`] of the model).
-    pub talk_pairs: Arc<Vec<u8>>,
-    /// The glossary of words of other languages (the row named
-    /// [`skillc_runtime::route::glossary_row`] of the model).
-    pub glossary: Arc<String>,
-}
-
-impl MeaningRows {
-    /// Its bytes: the table's, the small talk's and the glossary's (the same in every artifact).
-    pub(crate) fn bytes(&self) -> u64 {
-        let talk = self.talk_words.len() + self.talk_pairs.len();
-        (self.table.len() + self.small_talk.len() + talk + self.glossary.len()) as u64
-    }
-
-    /// Whether `other` is the same meaning (the same table, small talk and glossary).
-    pub(crate) fn is(&self, other: &MeaningRows) -> bool {
-        self.name == other.name
-            && std::ptr::eq(self.table, other.table)
-            && (Arc::ptr_eq(&self.small_talk, &other.small_talk)
-                || self.small_talk == other.small_talk)
-            && (Arc::ptr_eq(&self.talk_words, &other.talk_words)
-                || self.talk_words == other.talk_words)
-            && (Arc::ptr_eq(&self.talk_pairs, &other.talk_pairs)
-                || self.talk_pairs == other.talk_pairs)
-            && (Arc::ptr_eq(&self.glossary, &other.glossary) || self.glossary == other.glossary)
-    }
 }
 
 /// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
