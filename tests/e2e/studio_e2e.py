@@ -1436,7 +1436,10 @@ def test_typing_an_example_shows_where_each_example_of_the_skill_goes(d, tmp, sh
     file = "public/response_ending/demo_offer/SKILL.md"
     d.click(f'#skill-list li[data-file="{file}"]')
     d.wait_text("#example-routes", "Where its trigger examples go")
-    assert len(d.js("return [...document.querySelectorAll('#example-route-list li')]")) == 5
+    # A count, not the elements: the list may be drawn again between the query and its answer
+    # (WebDriver then refuses to hand back elements gone stale; CI saw it once).
+    wait_until(lambda: d.js("return document.querySelectorAll('#example-route-list li').length") == 5,
+               "five examples routed")
     d.click("#mode-source")
     text = d.code("#source")
     d.set_code("#source", text.replace("We're a fintech company", "How much do plans and prices cost with billing?"))
