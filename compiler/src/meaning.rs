@@ -297,6 +297,95 @@ mod tests {
         assert!(!glossable(&table, "一二三四五六七八九", "nine"));
     }
 
+    /// The lean's weights, checked against the lists counted here apart: a piece's or a pair's
+    /// weight is add-one log-odds of the messages holding it (each message once, however often
+    /// it repeats it), small talk against requests; what docs/routing.md says of order holds.
+    #[test]
+    fn the_leans_weights_are_the_log_odds_of_the_messages_holding_each_piece_and_pair() {
+        let table = built_in();
+        let weights = talk_words(&table);
+        let messages = |lists: &[&str]| -> Vec<Vec<u32>> {
+            (lists.iter().flat_map(|l| l.lines()).map(str::trim))
+                .filter(|l| !l.is_empty())
+                .map(|l| table.pieces(l))
+                .collect()
+        };
+        let talk = messages(&[SMALL_TALK, MORE_SMALL_TALK]);
+        let asks = messages(&[REQUESTS]);
+        let holding = |of: &[Vec<u32>], wanted: &[u32]| {
+            let n = wanted.len();
+            of.iter()
+                .filter(|m| m.windows(n).any(|w| w == wanted))
+                .count() as f64
+        };
+        let expected = |wanted: &[u32]| {
+            let t = (holding(&talk, wanted) + 1.0) / (talk.len() as f64 + 2.0);
+            let a = (holding(&asks, wanted) + 1.0) / (asks.len() as f64 + 2.0);
+            ((t.ln() - a.ln()) * 1000.0).round() as i16
+        };
+        let id = |piece: &str| table.pieces(piece)[0];
+        let pairs = weights.pairs.as_deref().unwrap();
+        let pair = |a: &str, b: &str| {
+            let key = pair_key(id(a), id(b)).unwrap();
+            pairs
+                .binary_search_by_key(&key, |p| p.0)
+                .map(|i| pairs[i].1)
+                .ok()
+        };
+        // "the" and "of the" are often said twice in one message: counted once.
+        for piece in ["the", "can", "help", "thanks", "lol", "convert"] {
+            assert_eq!(
+                weights.pieces[id(piece) as usize],
+                expected(&[id(piece)]),
+                "{piece}"
+            );
+        }
+        for (a, b) in [
+            ("of", "the"),
+            ("can", "you"),
+            ("help", "me"),
+            ("me", "with"),
+            ("kinds", "of"),
+        ] {
+            assert_eq!(pair(a, b), Some(expected(&[id(a), id(b)])), "{a} {b}");
+        }
+        // A pair some message says twice, counted once there too.
+        let twice = (talk.iter().chain(&asks))
+            .find_map(|m| {
+                let pairs: Vec<&[u32]> = m.windows(2).collect();
+                (pairs.iter().enumerate())
+                    .find(|(i, p)| pairs[i + 1..].contains(p))
+                    .map(|(_, p)| p.to_vec())
+            })
+            .unwrap();
+        let key = pair_key(twice[0], twice[1]).unwrap();
+        let at = pairs.binary_search_by_key(&key, |p| p.0).unwrap();
+        assert_eq!(pairs[at].1, expected(&twice));
+        assert!(pair("can", "you").unwrap() < 0 && pair("help", "me").unwrap() < 0);
+        assert!(pair("me", "with").unwrap() > 0 && pair("kinds", "of").unwrap() > 0);
+        // Neither list holds it: the piece weighs 0 and the pair is not kept.
+        let said: std::collections::BTreeSet<u32> =
+            talk.iter().chain(&asks).flatten().copied().collect();
+        let unheld = (0..table.len() as u32)
+            .rev()
+            .find(|p| !said.contains(p))
+            .unwrap();
+        assert_eq!(weights.pieces[unheld as usize], 0);
+        assert!(weights.pieces[id("thanks") as usize] != 0);
+        assert_eq!(weights.pieces.len(), table.len());
+        assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
+        let held: usize = [&talk, &asks]
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(|m| m.len())
+            .sum();
+        assert!(
+            pairs.len() > 20_000 && pairs.len() < held,
+            "{}",
+            pairs.len()
+        );
+    }
+
     fn cosine(a: &[f32], b: &[f32]) -> f64 {
         let dot: f64 = a
             .iter()
