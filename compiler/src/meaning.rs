@@ -44,6 +44,11 @@ const GLOSSARIES: &[(&str, &str)] = &[
     ("tr", include_str!("../meaning/glossary/tr.tsv")),
     ("zh", include_str!("../meaning/glossary/zh.tsv")),
 ];
+
+/// Words of the glossaries that English skills use as words of their own (`todo`, `vue`,
+/// `schemas`): in three or more Markdown files of two or more of five English skill collections
+/// (`compiler/meaning/glossary/skill_words.py` writes the list). The glossary leaves them out.
+const ENGLISH_IN_SKILLS: &str = include_str!("../meaning/glossary/english-in-skills.txt");
 /// `routing.embedding_model: none`: route by words only.
 pub(crate) const NO_MODEL: &str = "none";
 
@@ -211,9 +216,15 @@ pub(crate) fn with_body(table: &Meaning, summary: &[f32], body_words: &str) -> O
 ///   things, and a Japanese gloss would be read in Chinese: `会`, "meeting" in `会不会`), a
 ///   word its own gloss, and a word of a spaced script that the table holds whole, its accents
 ///   folded (`gift`, `chat`, `main`: a word of the model's English vocabulary, whatever it
-///   means in German or French). The lists themselves were checked against English word
+///   means in German or French), and a word English skills use as a word of their own
+///   ([`ENGLISH_IN_SKILLS`]: `todo`, `vue`, `schemas`, `lua`, not Spanish "all", French "view",
+///   Portuguese "diagrams" and "moon"). The lists themselves were checked against English word
 ///   frequencies (`compiler/meaning/glossary/curate.py`).
 pub(crate) fn glossary(table: &Meaning) -> String {
+    let english: std::collections::BTreeSet<&str> = (ENGLISH_IN_SKILLS.lines())
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split('\t').next())
+        .collect();
     let mut words: BTreeMap<String, String> = BTreeMap::new();
     for (_, file) in GLOSSARIES {
         for line in file.lines().filter(|l| !l.starts_with('#')) {
@@ -226,7 +237,7 @@ pub(crate) fn glossary(table: &Meaning) -> String {
                 .split_whitespace()
                 .collect::<Vec<_>>()
                 .join(" ");
-            if glossable(table, &word, &gloss) {
+            if glossable(table, &word, &gloss) && !english.contains(word.as_str()) {
                 let read = if tokens(&gloss).is_empty() {
                     ""
                 } else {
@@ -295,6 +306,12 @@ mod tests {
         assert!(!glossable(&table, "e-mail", "email") && !glossable(&table, "pdfの", "pdf"));
         assert!(!glossable(&table, "chat", "cat") && !glossable(&table, "pdf", "pdf"));
         assert!(!glossable(&table, "一二三四五六七八九", "nine"));
+        // Words English skills use as their own stay as written.
+        for word in ["todo", "vue", "schemas", "lua", "llama", "vars", "iban"] {
+            assert!(ENGLISH_IN_SKILLS.contains(&format!("\n{word}\t")), "{word}");
+            assert_eq!(found(word), None, "{word}");
+        }
+        assert_eq!(found("morgen"), Some("tomorrow"));
     }
 
     /// The lean's weights, checked against the lists counted here apart: a piece's or a pair's

@@ -2189,4 +2189,15 @@ fn a_request_in_another_language_is_read_through_the_artifacts_glossary() {
     let question = "quels sont vos tarifs ?";
     assert!(!matched(&route("en", question)).contains(&"quel".to_string()));
     assert!(matched(&route("fr", question)).contains(&"quel".to_string()));
+    // A word English skills use as their own is not in the glossary: `schemas` (Portuguese
+    // "diagrams") stays as written and no longer reaches the diagram skill.
+    let schemas = route("en", "validate these json schemas");
+    assert!(schemas
+        .candidates
+        .iter()
+        .all(|c| c.name != "mermaid-diagram"));
+    assert_eq!(
+        route("en", "json diagrams").candidates[0].name,
+        "mermaid-diagram"
+    );
 }
