@@ -49,6 +49,7 @@ const GLOSSARIES: &[(&str, &str)] = &[
 /// `schemas`): in three or more Markdown files of two or more of five English skill collections
 /// (`compiler/meaning/glossary/skill_words.py` writes the list). The glossary leaves them out.
 const ENGLISH_IN_SKILLS: &str = include_str!("../meaning/glossary/english-in-skills.txt");
+
 /// `routing.embedding_model: none`: route by words only.
 pub(crate) const NO_MODEL: &str = "none";
 
@@ -380,7 +381,7 @@ mod tests {
         assert_eq!(pairs[at].1, expected(&twice));
         assert!(pair("can", "you").unwrap() < 0 && pair("help", "me").unwrap() < 0);
         assert!(pair("me", "with").unwrap() > 0 && pair("kinds", "of").unwrap() > 0);
-        // Neither list holds it: the piece weighs 0 and the pair is not kept.
+        // A piece neither list holds weighs 0.
         let said: std::collections::BTreeSet<u32> =
             talk.iter().chain(&asks).flatten().copied().collect();
         let unheld = (0..table.len() as u32)
