@@ -46,3 +46,42 @@ impl MeaningRows {
             && same(&self.glossary, &other.glossary)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(glossary: &str) -> MeaningRows {
+        MeaningRows {
+            name: "m",
+            table: b"table of 11",
+            small_talk: Arc::new(vec![1; 5]),
+            talk_words: Arc::new(vec![2; 7]),
+            talk_pairs: Arc::new(vec![3; 13]),
+            glossary: Arc::new(glossary.to_string()),
+        }
+    }
+
+    /// The bytes are every row's, summed (the build's summary line says them).
+    #[test]
+    fn the_bytes_are_every_rows() {
+        assert_eq!(rows("gloss").bytes(), 11 + 5 + 7 + 13 + 5);
+    }
+
+    /// Rows of equal contents are the same meaning, shared or not; one row apart is not.
+    #[test]
+    fn the_same_meaning_is_the_same_name_and_rows() {
+        let a = rows("gloss");
+        assert!(a.is(&a.clone()) && a.is(&rows("gloss")));
+        assert!(!a.is(&rows("other")));
+        let talk = MeaningRows {
+            talk_pairs: Arc::new(vec![4; 13]),
+            ..rows("gloss")
+        };
+        assert!(!a.is(&talk));
+        assert!(!a.is(&MeaningRows {
+            name: "n",
+            ..rows("gloss")
+        }));
+    }
+}
