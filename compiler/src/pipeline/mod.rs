@@ -184,7 +184,10 @@ pub fn rebuild(
     options: &BuildOptions<'_>,
     session: &mut Session,
 ) -> Result<BuildReport, Error> {
-    run(root, out, options, Some(session))
+    let built = run(root, out, options, Some(&mut *session));
+    // Whatever came of it, the next build patches this one's load.
+    session.load.prepare_next();
+    built
 }
 
 /// A build, in a session or alone (a one-shot build keeps nothing for a next one).

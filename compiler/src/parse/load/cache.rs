@@ -41,6 +41,19 @@ impl LoadCache {
         self.trust_tree.get_or_insert_with(Vec::new).extend(files);
     }
 
+    /// The caller has nothing to do until the next change: the next load's copy of this one
+    /// is made now, on a thread of its own, instead of while a person waits for the artifact.
+    /// On the reference workload that copy (500 clients, 7,000 diagnostics, 4,560 texts)
+    /// took 5-10 ms warm and 25-100 ms with memory gone cold after seconds of quiet.
+    pub fn prepare_next(&mut self) {
+        if let Some(last) = &mut self.parsed.last {
+            if last.spare.is_none() {
+                let loaded = Arc::clone(&last.loaded);
+                last.spare = Some(std::thread::spawn(move || Loaded::clone(&loaded)));
+            }
+        }
+    }
+
     /// The last load's files with `changed` read again, if that is the workspace as it is.
     pub(super) fn trusted_tree(&mut self, root: &Path) -> Option<fsio::Tree> {
         let changed = self.trust_tree.take()?;
@@ -195,7 +208,11 @@ pub(super) struct ClientParse {
 /// A load as [`super::patch::patch_last`] patches it: the result, and how it was put together.
 #[derive(Debug)]
 pub(super) struct LastLoad {
-    pub(super) loaded: Loaded,
+    /// Shared with the thread making [`LastLoad::spare`].
+    pub(super) loaded: Arc<Loaded>,
+    /// A copy of `loaded` being made ahead, while the session waits for the next edit (see
+    /// [`LoadCache::prepare_next`]): the patched load handed out.
+    pub(super) spare: Option<std::thread::JoinHandle<Loaded>>,
     /// The diagnostics before the skills' (settings, clients, categories); the walk's follow
     /// the skills'.
     pub(super) head: Vec<Diagnostic>,

@@ -38,7 +38,8 @@ impl LastLoad {
             .map(|(i, (dir, _, _))| (dir.clone(), i))
             .collect();
         LastLoad {
-            loaded: loaded.clone(),
+            loaded: Arc::new(loaded.clone()),
+            spare: None,
             head,
             dirs,
             dir_index,
@@ -49,7 +50,9 @@ impl LastLoad {
 
     /// The walk's diagnostics, added after the load's own.
     pub(super) fn set_tail(&mut self, tail: &[Diagnostic]) {
-        self.loaded.diagnostics.extend_from_slice(tail);
+        Arc::make_mut(&mut self.loaded)
+            .diagnostics
+            .extend_from_slice(tail);
     }
 
     /// The skill folder holding the file `rel`, if it is an ordinary file of one (not a file
@@ -113,23 +116,30 @@ pub(super) fn patch_last(
     folders.sort_unstable();
     folders.dedup();
     let mut last = cache.last.take()?;
+    // The copy made ahead, if any, is patched beside the kept load and handed out. Joined
+    // first: the kept load is then no longer shared, and is patched in place.
+    let mut spare = last.spare.take().and_then(|copying| copying.join().ok());
     for i in folders {
         let (files, fresh) = reparse(&last, tree, i)?;
         let (dir, _, before) = &last.dirs[i];
         cache.skills.insert(dir.clone(), (files, fresh.clone()));
-        replace_parse(&mut last.loaded, before, &fresh);
-        if before.1 != fresh.1 {
-            // Its diagnostics sit after the head's and those of the folders before it.
+        // Its diagnostics sit after the head's and those of the folders before it.
+        let diagnostics = (before.1 != fresh.1).then(|| {
             let before_it: usize = last.dirs[..i].iter().map(|d| d.2 .1.len()).sum();
             let at = last.head.len() + before_it;
-            let range = at..at + before.1.len();
-            last.loaded
-                .diagnostics
-                .splice(range, fresh.1.iter().cloned());
+            at..at + before.1.len()
+        });
+        let kept = Arc::make_mut(&mut last.loaded);
+        for loaded in std::iter::once(kept).chain(spare.as_mut()) {
+            replace_parse(loaded, before, &fresh);
+            if let Some(range) = &diagnostics {
+                let new = fresh.1.iter().cloned();
+                loaded.diagnostics.splice(range.clone(), new);
+            }
         }
         last.dirs[i].2 = fresh;
     }
-    let loaded = last.loaded.clone();
+    let loaded = spare.unwrap_or_else(|| Loaded::clone(&last.loaded));
     cache.last = Some(last);
     Some(loaded)
 }
