@@ -287,6 +287,16 @@ class HotReload(unittest.TestCase):
         with self.assertRaises(RequestError):
             rt.catalog(client="nope")
 
+    def test_requests_for_bundles_that_were_not_built_name_what_exists(self):
+        """In the Rust runtime's words (compiler/runtime/tests/sample.rs)."""
+        rt = Artifact(str(self.first))
+        with self.assertRaisesRegex(RequestError, "^unknown client `nobody.example`; clients: augment.org, example.com, hyperline.co, ibanfirst.com, northwind.io$"):
+            rt.catalog(client="nobody.example")
+        with self.assertRaisesRegex(RequestError, "^no bundle for locale `fr` of client `example.com`; its locales: en, en-gb$"):
+            rt.catalog(client="example.com", locale="fr")
+        with self.assertRaisesRegex(RequestError, "^no bundle for tier `gold` of the global bundle; its tiers: fast, pro, standard$"):
+            rt.catalog(tier="gold")
+
 
 class Signatures(unittest.TestCase):
     """Opened with a public key, the runtime serves only artifacts whose signature verifies,

@@ -236,10 +236,23 @@ class Artifact(Routing):
             "SELECT id, base, catalog_level FROM bundle WHERE client=? AND locale=? AND tier=?",
             (client, locale, tier)).fetchone()
         if row is None:
-            raise RequestError(f"no bundle for client {client!r}, locale {locale!r}, tier {tier!r}")
+            raise RequestError(self._not_built(client, locale, tier))
         if row[0] not in self._bundles:
             self._bundles[row[0]] = self._load(*row)
         return self._bundles[row[0]]
+
+    def _not_built(self, client: str, locale: str, tier: str) -> str:
+        """Why no bundle was built for `client`, `locale` and `tier`, naming what exists (in
+        the Rust runtime's words)."""
+        built = self.db.execute("SELECT client, locale, tier FROM bundle").fetchall()
+        of_client = [(c, lo, t) for c, lo, t in built if c == client]
+        who = "the global bundle" if client == "" else f"client `{client}`"
+        if not of_client:
+            clients = sorted({c for c, _, _ in built if c})
+            return f"unknown client `{client}`; clients: {', '.join(clients)}"
+        if not any(lo == locale for _, lo, _ in of_client):
+            return f"no bundle for locale `{locale}` of {who}; its locales: {', '.join(sorted({lo for _, lo, _ in of_client}))}"
+        return f"no bundle for tier `{tier}` of {who}; its tiers: {', '.join(sorted({t for _, _, t in of_client}))}"
 
     def _slots(self, bundle_id, base):
         """A bundle's entries as a JSON list, the names the build turned off for it, and the
