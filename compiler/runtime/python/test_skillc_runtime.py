@@ -297,6 +297,19 @@ class HotReload(unittest.TestCase):
         with self.assertRaisesRegex(RequestError, "^no bundle for tier `gold` of the global bundle; its tiers: fast, pro, standard$"):
             rt.catalog(tier="gold")
 
+    def test_past_twenty_clients_an_error_names_the_twenty_nearest(self):
+        """The Rust runtime's test (compiler/runtime/src/load.rs) and its two lines."""
+        from skillc_runtime import name_clients
+        self.assertEqual(name_clients("c", {"b.example", "a.example"}), "clients: a.example, b.example")
+        many = {f"client-{i}.example" for i in range(500)}
+        self.assertEqual(
+            name_clients("client-42.exmple", many),
+            "clients (the 20 nearest of 500): client-12.example, client-142.example, client-2.example, "
+            "client-22.example, client-242.example, client-32.example, client-342.example, client-4.example, "
+            "client-40.example, client-402.example, client-41.example, client-412.example, client-42.example, "
+            "client-420.example, client-421.example, client-422.example, client-423.example, client-424.example, "
+            "client-425.example, client-426.example")
+
 
 class Signatures(unittest.TestCase):
     """Opened with a public key, the runtime serves only artifacts whose signature verifies,

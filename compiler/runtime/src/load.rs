@@ -21,6 +21,46 @@ pub(crate) fn read_manifest(conn: &Connection) -> rusqlite::Result<BTreeMap<Stri
         .collect()
 }
 
+/// The most clients an error names: a workspace of 500 clients named them all, 10 KB.
+pub(crate) const CLIENTS_NAMED: usize = 20;
+
+/// The clients an error about `asked` names (`clients` sorted): all of them, or past
+/// [`CLIENTS_NAMED`] the nearest to `asked` by edit distance (then by name), in name order,
+/// and how many there are. Every runtime names them the same way.
+pub(crate) fn name_clients(asked: &str, clients: BTreeSet<&str>) -> String {
+    if clients.len() <= CLIENTS_NAMED {
+        return format!("clients: {}", Vec::from_iter(clients).join(", "));
+    }
+    let total = clients.len();
+    let mut by_distance: Vec<(usize, &str)> = (clients.into_iter())
+        .map(|c| (edit_distance(asked, c), c))
+        .collect();
+    by_distance.sort();
+    let nearest: BTreeSet<&str> = (by_distance.into_iter().take(CLIENTS_NAMED))
+        .map(|(_, c)| c)
+        .collect();
+    format!(
+        "clients (the {CLIENTS_NAMED} nearest of {total}): {}",
+        Vec::from_iter(nearest).join(", ")
+    )
+}
+
+/// Levenshtein's distance between `a` and `b`, by characters (Unicode scalar values).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
+        }
+    }
+    row[b.len()]
+}
+
 /// Each consumer and the qualified names its catalogs leave out.
 pub(crate) fn read_consumers(
     conn: &Connection,
@@ -213,8 +253,8 @@ impl Artifact {
                 .filter(|c| !c.is_empty())
                 .collect();
             format!(
-                "unknown client `{client}`; clients: {}",
-                clients.into_iter().collect::<Vec<_>>().join(", ")
+                "unknown client `{client}`; {}",
+                name_clients(client, clients)
             )
         } else if !of_client.iter().any(|b| b.locale == locale) {
             format!(
@@ -444,5 +484,39 @@ impl Artifact {
             base: r.get(4)?,
             level: r.get(5)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_characters_added_removed_or_changed() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("client-000", "client-0.example"), 8);
+        assert_eq!(edit_distance("ü", "u"), 1);
+        assert_eq!(edit_distance("abc", ""), 3);
+    }
+
+    /// Up to twenty clients are all named; past twenty, the twenty nearest the asked name
+    /// (then by name), in name order. The Python, TypeScript and Java runtimes' tests check
+    /// the same two lines.
+    #[test]
+    fn an_unknown_client_names_the_clients_or_the_twenty_nearest() {
+        let few = BTreeSet::from(["b.example", "a.example"]);
+        assert_eq!(name_clients("c", few), "clients: a.example, b.example");
+        let names: Vec<String> = (0..500).map(|i| format!("client-{i}.example")).collect();
+        let many: BTreeSet<&str> = names.iter().map(String::as_str).collect();
+        assert_eq!(
+            name_clients("client-42.exmple", many),
+            "clients (the 20 nearest of 500): client-12.example, client-142.example, \
+             client-2.example, client-22.example, client-242.example, client-32.example, \
+             client-342.example, client-4.example, client-40.example, client-402.example, \
+             client-41.example, client-412.example, client-42.example, client-420.example, \
+             client-421.example, client-422.example, client-423.example, client-424.example, \
+             client-425.example, client-426.example"
+        );
     }
 }

@@ -36,6 +36,33 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 SCHEMA_VERSION = 13
 
 
+# The most clients an error names (a workspace of 500 clients named them all, 10 KB).
+CLIENTS_NAMED = 20
+
+
+def name_clients(asked: str, clients) -> str:
+    """The clients an error about `asked` names: all of them, or past `CLIENTS_NAMED` the
+    nearest to `asked` by edit distance (then by name), in name order, and how many there
+    are (the Rust runtime's `name_clients`)."""
+    ordered = sorted(clients)
+    if len(ordered) <= CLIENTS_NAMED:
+        return f"clients: {', '.join(ordered)}"
+    nearest = sorted(sorted((_edit_distance(asked, c), c) for c in ordered)[:CLIENTS_NAMED], key=lambda dc: dc[1])
+    return f"clients (the {CLIENTS_NAMED} nearest of {len(ordered)}): {', '.join(c for _, c in nearest)}"
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein's distance between `a` and `b`, by characters (code points)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a):
+        diagonal, row[0] = row[0], i + 1
+        for j, cb in enumerate(b):
+            substituted = diagonal + (ca != cb)
+            diagonal = row[j + 1]
+            row[j + 1] = min(substituted, row[j] + 1, diagonal + 1)
+    return row[-1]
+
+
 class RequestError(Exception):
     """The request names a bundle, consumer or skill that was not built."""
 
@@ -248,8 +275,7 @@ class Artifact(Routing):
         of_client = [(c, lo, t) for c, lo, t in built if c == client]
         who = "the global bundle" if client == "" else f"client `{client}`"
         if not of_client:
-            clients = sorted({c for c, _, _ in built if c})
-            return f"unknown client `{client}`; clients: {', '.join(clients)}"
+            return f"unknown client `{client}`; {name_clients(client, {c for c, _, _ in built if c})}"
         if not any(lo == locale for _, lo, _ in of_client):
             return f"no bundle for locale `{locale}` of {who}; its locales: {', '.join(sorted({lo for _, lo, _ in of_client}))}"
         return f"no bundle for tier `{tier}` of {who}; its tiers: {', '.join(sorted({t for _, _, t in of_client}))}"

@@ -113,6 +113,41 @@ interface BundleRow {
 let sqlJs: Promise<SqlJsStatic> | undefined;
 
 /** The SQLite engine, compiled once per process. */
+/** The most clients an error names (a workspace of 500 clients named them all, 10 KB). */
+export const CLIENTS_NAMED = 20;
+
+/** The clients an error about `asked` names (`clients` sorted): all of them, or past
+ * `CLIENTS_NAMED` the nearest to `asked` by edit distance (then by name), in name order, and
+ * how many there are (the Rust runtime's `name_clients`). */
+export function nameClients(asked: string, clients: string[]): string {
+  if (clients.length <= CLIENTS_NAMED) return `clients: ${clients.join(", ")}`;
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const nearest = clients
+    .map((c): [number, string] => [editDistance(asked, c), c])
+    .sort((x, y) => x[0] - y[0] || byName(x[1], y[1]))
+    .slice(0, CLIENTS_NAMED)
+    .map(([, c]) => c)
+    .sort(byName);
+  return `clients (the ${CLIENTS_NAMED} nearest of ${clients.length}): ${nearest.join(", ")}`;
+}
+
+/** Levenshtein's distance between `a` and `b`, by characters (code points). */
+function editDistance(a: string, b: string): number {
+  const bs = Array.from(b);
+  const row = Array.from({ length: bs.length + 1 }, (_, j) => j);
+  let i = 0;
+  for (const ca of a) {
+    let diagonal = row[0];
+    row[0] = ++i;
+    for (let j = 0; j < bs.length; j++) {
+      const substituted = diagonal + (ca === bs[j] ? 0 : 1);
+      diagonal = row[j + 1];
+      row[j + 1] = Math.min(substituted, row[j] + 1, diagonal + 1);
+    }
+  }
+  return row[bs.length];
+}
+
 export function engine(): Promise<SqlJsStatic> {
   sqlJs ??= initSqlJs();
   return sqlJs;
@@ -290,7 +325,7 @@ export class Snapshot {
     const who = client === "" ? "the global bundle" : `client \`${client}\``;
     if (ofClient.length === 0) {
       const clients = [...new Set(all.map((b) => b.client).filter((c) => c !== ""))].sort();
-      throw new RequestError(`unknown client \`${client}\`; clients: ${clients.join(", ")}`);
+      throw new RequestError(`unknown client \`${client}\`; ${nameClients(client, clients)}`);
     }
     if (!ofClient.some((b) => b.locale === locale)) {
       throw new RequestError(`no bundle for locale \`${locale}\` of ${who}; its locales: ${list((b) => b.locale)}`);

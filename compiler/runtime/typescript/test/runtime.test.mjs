@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import initSqlJs from "sql.js";
 
 import { Artifact, ArtifactError, ContextError, RequestError, SCHEMA_VERSION, SignatureError } from "../dist/index.js";
+import { nameClients } from "../dist/artifact.js";
 
 const root = resolve(import.meta.dirname, "../../../..");
 const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
@@ -58,6 +59,19 @@ test("requests for what was not built, and bad context values, are errors that s
   assert.throws(() => a.catalog({ consumer: "nobody" }), RequestError);
   assert.throws(() => a.catalog({ context: { turn: "soon" } }), ContextError);
   a.close();
+});
+
+test("past twenty clients an error names the twenty nearest (the Rust runtime's two lines)", () => {
+  assert.equal(nameClients("c", ["a.example", "b.example"]), "clients: a.example, b.example");
+  const many = Array.from({ length: 500 }, (_, i) => `client-${i}.example`).sort();
+  assert.equal(
+    nameClients("client-42.exmple", many),
+    "clients (the 20 nearest of 500): client-12.example, client-142.example, client-2.example, " +
+      "client-22.example, client-242.example, client-32.example, client-342.example, client-4.example, " +
+      "client-40.example, client-402.example, client-41.example, client-412.example, client-42.example, " +
+      "client-420.example, client-421.example, client-422.example, client-423.example, client-424.example, " +
+      "client-425.example, client-426.example",
+  );
 });
 
 test("a missing file or a file that is not an artifact is refused clearly", async () => {

@@ -218,7 +218,7 @@ final class Snapshot implements AutoCloseable {
             if (!b.client().isEmpty()) clients.add(b.client());
         }
         if (ofClient.isEmpty()) {
-            throw new RequestException("unknown client `" + client + "`; clients: " + String.join(", ", clients));
+            throw new RequestException("unknown client `" + client + "`; " + nameClients(client, clients));
         }
         String who = client.isEmpty() ? "the global bundle" : "client `" + client + "`";
         TreeSet<String> locales = new TreeSet<>();
@@ -552,5 +552,44 @@ final class Snapshot implements AutoCloseable {
     Map<String, Object> external() {
         if (external == null) external = Json.object(manifest.get("external"));
         return external;
+    }
+
+    /** The most clients an error names (a workspace of 500 clients named them all, 10 KB). */
+    static final int CLIENTS_NAMED = 20;
+
+    /**
+     * The clients an error about {@code asked} names: all of them, or past {@link #CLIENTS_NAMED}
+     * the nearest to {@code asked} by edit distance (then by name), in name order, and how many
+     * there are (the Rust runtime's {@code name_clients}).
+     */
+    static String nameClients(String asked, TreeSet<String> clients) {
+        if (clients.size() <= CLIENTS_NAMED) return "clients: " + String.join(", ", clients);
+        List<String> byDistance = new ArrayList<>(clients);
+        Map<String, Integer> distance = new HashMap<>();
+        for (String c : clients) distance.put(c, editDistance(asked, c));
+        byDistance.sort((x, y) -> {
+            int d = Integer.compare(distance.get(x), distance.get(y));
+            return d != 0 ? d : x.compareTo(y);
+        });
+        TreeSet<String> nearest = new TreeSet<>(byDistance.subList(0, CLIENTS_NAMED));
+        return "clients (the " + CLIENTS_NAMED + " nearest of " + clients.size() + "): " + String.join(", ", nearest);
+    }
+
+    /** Levenshtein's distance between {@code a} and {@code b}, by characters (code points). */
+    static int editDistance(String a, String b) {
+        int[] bs = b.codePoints().toArray();
+        int[] row = new int[bs.length + 1];
+        for (int j = 0; j <= bs.length; j++) row[j] = j;
+        int i = 0;
+        for (int ca : a.codePoints().toArray()) {
+            int diagonal = row[0];
+            row[0] = ++i;
+            for (int j = 0; j < bs.length; j++) {
+                int substituted = diagonal + (ca == bs[j] ? 0 : 1);
+                diagonal = row[j + 1];
+                row[j + 1] = Math.min(substituted, Math.min(row[j] + 1, diagonal + 1));
+            }
+        }
+        return row[bs.length];
     }
 }

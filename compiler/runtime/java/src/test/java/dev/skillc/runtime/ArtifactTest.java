@@ -100,6 +100,21 @@ public class ArtifactTest {
         }
     }
 
+    /** The Rust runtime's test (compiler/runtime/src/load.rs) and its two lines. */
+    @Test
+    public void pastTwentyClientsAnErrorNamesTheTwentyNearest() {
+        assertEquals("clients: a.example, b.example",
+            Snapshot.nameClients("c", new java.util.TreeSet<>(List.of("b.example", "a.example"))));
+        java.util.TreeSet<String> many = new java.util.TreeSet<>();
+        for (int i = 0; i < 500; i++) many.add("client-" + i + ".example");
+        assertEquals("clients (the 20 nearest of 500): client-12.example, client-142.example, client-2.example, "
+            + "client-22.example, client-242.example, client-32.example, client-342.example, client-4.example, "
+            + "client-40.example, client-402.example, client-41.example, client-412.example, client-42.example, "
+            + "client-420.example, client-421.example, client-422.example, client-423.example, client-424.example, "
+            + "client-425.example, client-426.example",
+            Snapshot.nameClients("client-42.exmple", many));
+    }
+
     @Test
     public void requestsForWhatWasNotBuiltAndBadContextValuesAreErrorsThatSaySo() {
         try (Artifact a = Artifact.open(first)) {
