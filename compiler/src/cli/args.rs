@@ -54,7 +54,7 @@ pub(crate) struct EvalArgs {
     /// The workspace folder.
     #[arg(default_value = ".")]
     pub workspace: PathBuf,
-    /// A client whose bundle to evaluate (repeatable; none: the global bundle).
+    /// A client whose bundle to evaluate (repeatable; '' for the global bundle; none: the global bundle and every client's).
     #[arg(long)]
     pub client: Vec<String>,
     /// The locale of the bundles (the workspace's default otherwise).
