@@ -45,6 +45,7 @@ use catalog::CatalogKey;
 pub use condition::{Compiled, Condition, Context};
 pub use explain::Explanation;
 pub use live::LiveArtifact;
+pub use load::edit_distance;
 use load::{read_categories, read_consumers, read_manifest, BundleInfo};
 pub use select::{Prompt, PromptSkill, Removed, SourceRef};
 pub use stored::{StoredBundle, StoredEntry, StoredFragment};

@@ -45,8 +45,9 @@ pub(crate) fn name_clients(asked: &str, clients: BTreeSet<&str>) -> String {
     )
 }
 
-/// Levenshtein's distance between `a` and `b`, by characters (Unicode scalar values).
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein's distance between `a` and `b`, by characters (Unicode scalar values): the
+/// clients an error names here, and the compiler's "did you mean" suggestions.
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -82,20 +82,6 @@ pub(crate) fn portable_suggestion(name: &str) -> String {
         .collect()
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
 pub(crate) fn did_you_mean<'a>(
     word: &str,
@@ -104,7 +90,7 @@ pub(crate) fn did_you_mean<'a>(
     let limit = (word.chars().count() / 3).max(1);
     candidates
         .into_iter()
-        .map(|c| (edit_distance(word, c), c))
+        .map(|c| (skillc_runtime::edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, c)| c.to_string())
