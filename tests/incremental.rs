@@ -659,6 +659,7 @@ fn a_body_edit_that_gets_a_package_skill_withheld_resolves_its_bundles_anew() {
 /// (here content-safety findings, made as it is parsed) are put in place of its old ones,
 /// among the diagnostics of the folders before and after it. Added, then taken away again, in
 /// a folder in the middle of the sample: the report and the artifact equal a clean build's.
+/// The walk's own diagnostics (a skill in a hidden folder) stay after the load's.
 #[test]
 fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_ones() {
     let tmp = tempfile::tempdir().unwrap();
@@ -668,6 +669,15 @@ fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_on
         &ws,
     );
     let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+    // A skill in a hidden folder: the walk skips it and says so. That diagnostic comes after
+    // the load's own, and a patched load must keep it.
+    let hidden = ws.join("public/.wip");
+    std::fs::create_dir_all(&hidden).unwrap();
+    std::fs::write(
+        hidden.join("SKILL.md"),
+        "---\nname: wip\ndescription: Not yet.\n---\nDraft.\n",
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(60));
     let rel = "public/assistant/code-review/SKILL.md";
     let original = std::fs::read_to_string(ws.join(rel)).unwrap();
@@ -687,6 +697,8 @@ fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_on
         let s201 =
             |r: &skillc::BuildReport| r.diagnostics.iter().filter(|d| d.code == "S201").count();
         assert_eq!(s201(&b), findings, "the clean build's findings");
+        let walk = b.diagnostics.iter().filter(|d| d.message.contains(".wip"));
+        assert_eq!(walk.count(), 1, "the walk's word on the hidden skill");
         assert_eq!(a.diagnostics, b.diagnostics);
         let same = std::fs::read(&inc).unwrap() == std::fs::read(&clean).unwrap();
         assert!(same, "the rebuilt artifact differs");
