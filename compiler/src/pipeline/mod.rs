@@ -190,6 +190,25 @@ pub fn rebuild(
     built
 }
 
+/// [`build`] after a check in `session` (`eval`, `test`): takes the check's reads, parses and
+/// passes instead of making them again (the passes over 501 catalogs of the reference
+/// workload are a second of a build), and prepares nothing for a next build, as there is
+/// none. A workspace a one-shot build takes in batches is built so, to bound its memory.
+pub(crate) fn build_after_check(
+    root: &Path,
+    out: &Path,
+    options: &BuildOptions<'_>,
+    session: &mut Session,
+) -> Result<BuildReport, Error> {
+    let size = options
+        .clients_per_batch
+        .unwrap_or(batched::CLIENTS_PER_BATCH);
+    match crate::parse::batches::plan(root, size)? {
+        Some(_) => build(root, out, options),
+        None => run(root, out, options, Some(session)),
+    }
+}
+
 /// A build, in a session or alone (a one-shot build keeps nothing for a next one).
 fn run(
     root: &Path,

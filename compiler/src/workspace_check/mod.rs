@@ -145,7 +145,9 @@ pub fn with_fresh_build<T>(
     embedder: Option<&str>,
     then: impl FnOnce(&skillc_runtime::Artifact, &[crate::cases::Case]) -> Result<T, String>,
 ) -> Result<CaseRun<T>, String> {
-    let report = check(root, &CheckOptions::default()).map_err(|e| e.to_string())?;
+    let mut session = Session::default();
+    let report = check_cached(root, &CheckOptions::default(), &mut session, &[])
+        .map_err(|e| e.to_string())?;
     if !report.is_ok() {
         let errors = report
             .diagnostics
@@ -163,7 +165,8 @@ pub fn with_fresh_build<T>(
             embedder,
             ..Default::default()
         };
-        let built = pipeline::build(root, &artifact, &options).map_err(|e| e.to_string())?;
+        let built = pipeline::build_after_check(root, &artifact, &options, &mut session)
+            .map_err(|e| e.to_string())?;
         if built.stats.is_none() {
             return Ok(CaseRun::BuildFailed(built.diagnostics));
         }
