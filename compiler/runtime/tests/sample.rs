@@ -2201,3 +2201,29 @@ fn a_request_in_another_language_is_read_through_the_artifacts_glossary() {
         "mermaid-diagram"
     );
 }
+
+/// A bundle unloaded is let go (its skills, index and catalogs), and loads again as it was; the
+/// other bundles stay loaded.
+#[test]
+fn an_unloaded_bundle_is_read_again_on_its_next_request() {
+    let a = artifact();
+    let (global, other) = (BundleRef::default(), client("augment.org"));
+    let c = Context::default();
+    let (bundle, kept) = (a.bundle(&global).unwrap(), a.bundle(&other).unwrap());
+    let catalog = a.catalog(&global, None, &c, Format::Json).unwrap();
+    let ask = |a: &Artifact| (a.route(&global, None, &c, "How much does it cost?", None)).unwrap();
+    let route = ask(&a);
+    assert!(std::sync::Arc::ptr_eq(&bundle, &a.bundle(&global).unwrap()));
+    a.unload(&global).unwrap();
+    let again = a.bundle(&global).unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&bundle, &again), "still loaded");
+    let catalog_again = a.catalog(&global, None, &c, Format::Json).unwrap();
+    assert!(
+        !std::sync::Arc::ptr_eq(&catalog, &catalog_again),
+        "catalog still kept"
+    );
+    assert_eq!(catalog.text, catalog_again.text);
+    assert_eq!(route, ask(&a));
+    assert!(std::sync::Arc::ptr_eq(&kept, &a.bundle(&other).unwrap()));
+    assert!(a.unload(&client("nobody.example")).is_err());
+}

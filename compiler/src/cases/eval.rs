@@ -227,6 +227,8 @@ pub fn evaluate(
             examples,
             cases: ran,
         });
+        // Measured once: a bundle's index is not kept while the next ones are measured.
+        a.unload(r)?;
     }
     Ok(out)
 }
