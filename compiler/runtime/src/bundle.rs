@@ -128,7 +128,7 @@ pub struct Skill {
     pub description: String,
     /// Catalog triggers (all).
     pub triggers: Vec<String>,
-    /// The catalog card (its fragments are read per format: [`Artifact::catalog`]).
+    /// The catalog card (its fragments are read per format: [`crate::Artifact::catalog`]).
     pub card: i64,
     /// Prompt text around the body.
     pub prompt_prefix: String,
@@ -139,7 +139,7 @@ pub struct Skill {
     /// Tokens of the whole prompt part.
     pub prompt_tokens: u32,
     /// The body's blob (its content hash's bytes, `entry.body`): bodies are read when a
-    /// prompt or an export needs them ([`Artifact::body`]), never to show a catalog.
+    /// prompt or an export needs them ([`crate::Artifact::body`]), never to show a catalog.
     pub body_hash: Vec<u8>,
     pub(crate) body: std::sync::OnceLock<Arc<str>>,
     /// Run-time fields.

@@ -183,7 +183,7 @@ pub struct Tool {
 /// others typed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Frontmatter {
-    /// The plain fields' values as written ([`fields::Field::plain`]), by stored key
+    /// The plain fields' values as written (`Field::plain` of the fields' module), by stored key
     /// (`bind_shells`, `exclusive`): a string, a flag, a number or a list of strings. A field
     /// not written is absent.
     #[serde(flatten)]

@@ -275,7 +275,7 @@ impl DenseIndex {
 
     /// The cosine of the summary (a skill's first text: name, description, `when_to_use`)
     /// closest to `query` (0 at worst), or some cosine of at least `enough` once one is found:
-    /// what a route's small-talk bar measures ([`super::small_talk`]). Summaries alone: a
+    /// what a route's small-talk bar measures (docs/routing.md, "Small talk"). Summaries alone: a
     /// fifth of the texts, and what a skill says of itself.
     pub fn nearest_summary(&self, query: &[f32], enough: f64) -> f64 {
         let q_norm = norm(query);

@@ -205,7 +205,7 @@ impl Meaning {
     /// characters); in a run of an unspaced script each character alone; any other run with
     /// its accents folded, then split greedily into the longest pieces the table holds, the
     /// first plain and the others after `##` (WordPiece). A run that cannot be split entirely
-    /// has no pieces. At most [`MAX_PIECES`].
+    /// has no pieces. At most 256.
     pub fn pieces(&self, text: &str) -> Vec<u32> {
         let mut out = Vec::new();
         for word in text.to_lowercase().split(|c: char| !super::word_char(c)) {
@@ -282,7 +282,7 @@ impl Meaning {
 
     /// The vector of `words` (space-separated, such as [`super::prose_text_words`] gives):
     /// [`Meaning::vector`] of their pieces, each word's in turn, without the limit of
-    /// [`MAX_PIECES`] to a text (a skill's body holds thousands of distinct words).
+    /// 256 pieces to a text (a skill's body holds thousands of distinct words).
     pub fn vector_of_words(&self, words: &str) -> Vec<f32> {
         let mut pieces = Vec::new();
         for word in words.split(' ').filter(|w| !w.is_empty()) {

@@ -14,7 +14,7 @@ pub(super) const EXAMPLE_WEIGHT: u32 = 2;
 const BODY_WEIGHT: u32 = 1;
 
 /// The distinct words of a skill body's prose, sorted and space-separated: its words outside
-/// fenced code blocks ([`prose_lines`]), made as a message's are. What [`card_terms`] indexes
+/// fenced code blocks, made as a message's are. What [`card_terms`] indexes
 /// of a body.
 pub fn prose_words(body: &str) -> String {
     let words: BTreeSet<String> = prose_lines(body).flat_map(tokens).collect();
@@ -24,7 +24,7 @@ pub fn prose_words(body: &str) -> String {
 /// The distinct words of a skill body's prose as written, sorted and space-separated: its
 /// lowercased runs of word characters outside fenced code blocks, neither stemmed nor left
 /// out as stopwords. What the built-in meaning reads of a body
-/// ([`Meaning::vector_of_words`]).
+/// ([`super::Meaning::vector_of_words`]).
 pub fn prose_text_words(body: &str) -> String {
     let words: BTreeSet<String> = (prose_lines(body))
         .flat_map(|line| {
