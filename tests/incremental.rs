@@ -704,3 +704,29 @@ fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_on
         assert!(same, "the rebuilt artifact differs");
     }
 }
+
+/// `eval` and `test` build in the session of their check (the check's reads, parses and passes
+/// taken, not made again): the artifact they measure is the one a clean build writes.
+#[test]
+fn the_build_after_a_check_equals_a_clean_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
+        &ws,
+    );
+    let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+    let clean = tmp.path().join("clean.db");
+    build(&ws, &clean, &BuildOptions::default()).unwrap();
+    let run = skillc::workspace_check::with_fresh_build(&ws, None, |a, cases| {
+        Ok((std::fs::read(a.path()).unwrap(), cases.len()))
+    });
+    let Ok(skillc::workspace_check::CaseRun::Ran((measured, cases))) = run else {
+        panic!("the sample did not build: {run:?}");
+    };
+    assert!(cases > 0, "the sample's cases are read");
+    assert!(
+        measured == std::fs::read(&clean).unwrap(),
+        "the artifact differs"
+    );
+}
