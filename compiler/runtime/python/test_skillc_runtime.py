@@ -112,6 +112,27 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(dense, [parts[0], 0.0, parts[1]])
         self.assertIs(ix.postings("cart")[1], parts)
 
+    def test_misspelt_words_find_the_same_neighbours_once_the_index_files_its_words(self):
+        # Past a twentieth of the index's words looked up, misspelt words are found through its
+        # words filed by their deletions: the same neighbours as trying every edit.
+        from skillc_runtime._lexical import LexicalIndex
+        from skillc_runtime._words import one_edit
+        words = ["card", "cart", "care", "scare", "price", "prices", "pricing", "invoice", "ab", "ba",
+                 "abc", "acb", "zoo", "café", "x2", "data", "date", "dates"]
+        # 400 words more (not of letters a–z: never neighbours): 20 lookups before filing.
+        words += ["w%d" % n for n in range(400)]
+        ix = LexicalIndex([" ".join(words[i::3]) for i in range(3)], 1.2, 0.75)
+        asked = ["carr", "crad", "cad", "scar", "pirce", "prics", "invoce", "invioce", "a", "b",
+                 "bac", "cafe", "daat", "datse", "zooo", "qqqq", "priing", "xardd"]
+        tried = [ix.neighbours(w) for w in asked]
+        self.assertIsNone(ix._by_deletion, "filed before a twentieth of the words were looked up")
+        self.assertEqual(tried, [ix.known(one_edit(w)) for w in asked])
+        filed = [ix.neighbours(w) for w in asked]
+        self.assertIsNotNone(ix._by_deletion)
+        self.assertEqual(filed, tried)
+        self.assertEqual(filed[:4], [{"card", "care", "cart"}, {"card"}, {"card"}, {"scare"}])
+        self.assertEqual(ix.neighbours("bac"), {"ba", "abc"})
+
     def route_tokens(self, text):
         return self.artifact.route_tokens(text)
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 from . import _glossary, _history, _meaning
 from ._lexical import LexicalIndex
 from ._meaning import _cosine, _norm
-from ._words import RoutingRules, one_edit, route_tokens, spelling_applies
+from ._words import RoutingRules, route_tokens, spelling_applies
 
 
 class Routing:
@@ -310,7 +310,7 @@ class Routing:
                 if rules.spelling is None or tried == rules.max_words or not spelling_applies(t, rules.spelling):
                     continue
                 tried += 1
-                near = index.known(one_edit(t))
+                near = index.neighbours(t)
                 if not near:
                     continue
                 weights = {w: index.weight(w) for w in near}
