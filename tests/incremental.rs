@@ -320,10 +320,7 @@ fn rebuilds_equal_clean_builds(meaning: bool) {
 fn a_rebuild_of_unchanged_inputs_writes_nothing_unless_the_artifact_was_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
+    common::copy_sample(&ws);
     let out = tmp.path().join("out.db");
     let (options, mut session) = (BuildOptions::default(), Session::default());
     let first = rebuild(&ws, &out, &options, &mut session).unwrap();
@@ -421,10 +418,7 @@ fn a_card_merged_away_renumbers_the_cards_of_kept_entries() {
 fn a_rename_resolves_the_references_of_unchanged_skills_anew() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
+    common::copy_sample(&ws);
     let client = ws.join("clients/hyperline.co");
     let posture = client.join("response_handling/client_competitor_posture/SKILL.md");
     let text = std::fs::read_to_string(&posture).unwrap();
@@ -552,10 +546,7 @@ fn a_draft_check_gives_the_edited_skill_the_warnings_of_a_full_check() {
 fn a_global_skills_body_edit_renders_its_entries_again_and_a_new_variable_resolves_anew() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
+    common::copy_sample(&ws);
     std::thread::sleep(std::time::Duration::from_millis(60));
     let skill = ws.join("public/documents/pdf-press/SKILL.md");
     let original = std::fs::read_to_string(&skill).unwrap();
@@ -664,11 +655,7 @@ fn a_body_edit_that_gets_a_package_skill_withheld_resolves_its_bundles_anew() {
 fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_ones() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
-    let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+    common::copy_sample(&ws);
     // A skill in a hidden folder: the walk skips it and says so. That diagnostic comes after
     // the load's own, and a patched load must keep it.
     let hidden = ws.join("public/.wip");
@@ -711,11 +698,7 @@ fn a_patched_rebuild_puts_the_edited_folder_s_diagnostics_in_place_of_its_old_on
 fn the_build_after_a_check_equals_a_clean_build() {
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"),
-        &ws,
-    );
-    let _ = std::fs::remove_dir_all(ws.join(".skillc"));
+    common::copy_sample(&ws);
     let clean = tmp.path().join("clean.db");
     build(&ws, &clean, &BuildOptions::default()).unwrap();
     let run = skillc::workspace_check::with_fresh_build(&ws, None, |a, cases| {

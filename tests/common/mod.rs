@@ -17,6 +17,13 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// Copies the sample workspace (`skills/`) to `to`, without the check's kept result
+/// (`.skillc/`) a run in the repository may have left there.
+pub fn copy_sample(to: &Path) {
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills"), to);
+    let _ = std::fs::remove_dir_all(to.join(".skillc"));
+}
+
 /// Writes `text` to `root/rel`, creating folders.
 pub fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

@@ -6,13 +6,12 @@ words become a dictionary in C, and a word's documents and shares are found the 
 message holds it."""
 
 import math
-import re
 from collections import Counter
 from itertools import compress, count, repeat
 from operator import contains
 from typing import Dict, List, Optional, Set, Tuple
 
-from ._words import one_edit
+from ._words import _A_TO_Z, one_edit
 
 Postings = Tuple[List[int], List[float], Optional[List[float]]]
 
@@ -23,7 +22,6 @@ Postings = Tuple[List[int], List[float], Optional[List[float]]]
 # reads many pays at most about twice what it would have with the better of the two from the
 # start (the ski-rental rule).
 _FILE_AFTER_PER_WORD = 1 / 20
-_A_TO_Z = re.compile("[a-z]+")
 
 
 class LexicalIndex:
