@@ -605,6 +605,33 @@ class Fragments(unittest.TestCase):
             a.route(follow_up, history=[{"text": "hello"}], time=1010)
 
 
+class KeptBundles(unittest.TestCase):
+    """An artifact keeps at most `max_bundles` bundles, the least recently asked for let go
+    first; what it lets go of loads again and answers the same."""
+
+    def test_the_least_recently_used_bundle_goes_first(self):
+        a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"), max_bundles=2)
+        one, two, three = "augment.org", "example.com", "hyperline.co"
+        first, second = a.bundle(one), a.bundle(two)
+        self.assertIs(a.bundle(one), first)  # `two` is now the least recently used
+        a.bundle(three)
+        self.assertIs(a.bundle(one), first)
+        self.assertIsNot(a.bundle(two), second)
+        a.max_bundles = 1  # `two` was asked for last: only it stays
+        self.assertIsNot(a.bundle(one), first)
+        asked = "How much does it cost?"
+        routed = a.route(asked, client=one)
+        a.max_bundles = 0
+        self.assertEqual(a.route(asked, client=one), routed)
+        self.assertIsNot(a.bundle(one), a.bundle(one))
+        a.max_bundles = 3
+        kept = a.bundle(one)
+        a.unload(one)
+        self.assertIsNot(a.bundle(one), kept)
+        with self.assertRaises(RequestError):
+            a.unload("nobody.example")
+
+
 # Two plugins' skills made by hand in the sample (`acme:pricing`, `beta:analyzer` alone of their
 # plain names), the slots then marked against the plugin plain-name rule: `pricing` not found by
 # its plain name, `analyzer` found for `beta`. A runtime must follow the slots, not decide again.

@@ -106,7 +106,7 @@ impl Artifact {
         format: Format,
     ) -> Result<String, Error> {
         let info = self.find_bundle(r)?;
-        let loaded = self.loaded.read().expect("lock").contains_key(&info.id);
+        let loaded = self.loaded.contains(info.id);
         if loaded || format == Format::Json {
             return Ok(self.catalog(r, consumer, ctx, format)?.text.clone());
         }

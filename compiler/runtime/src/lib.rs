@@ -22,6 +22,7 @@ mod bundle;
 mod catalog;
 mod condition;
 mod explain;
+mod kept;
 mod live;
 mod load;
 pub mod placeholder;
@@ -45,6 +46,7 @@ pub use bundle::{
 use catalog::CatalogKey;
 pub use condition::{Compiled, Condition, Context};
 pub use explain::Explanation;
+pub use kept::DEFAULT_MAX_BUNDLES;
 pub use live::LiveArtifact;
 pub use load::edit_distance;
 use load::{read_categories, read_consumers, read_manifest, BundleInfo};
@@ -132,7 +134,8 @@ pub struct Artifact {
     sources: std::sync::OnceLock<Sources>,
     /// Bundles looked up so far, by (client, locale, tier): a warm lookup runs no query.
     found: RwLock<HashMap<(String, String, String), BundleInfo>>,
-    loaded: RwLock<HashMap<i64, Arc<Bundle>>>,
+    /// Bundles loaded, at most [`Artifact::max_bundles`] of them.
+    loaded: kept::KeptBundles,
     catalogs: RwLock<HashMap<CatalogKey, Arc<Catalog>>>,
     /// The routing settings of the manifest, read on the first route.
     routing: std::sync::OnceLock<route::RoutingTable>,
@@ -271,7 +274,7 @@ impl Artifact {
             categories,
             sources: std::sync::OnceLock::new(),
             found: RwLock::new(HashMap::new()),
-            loaded: RwLock::new(HashMap::new()),
+            loaded: kept::KeptBundles::new(),
             catalogs: RwLock::new(HashMap::new()),
             routing: std::sync::OnceLock::new(),
             plugins: std::sync::OnceLock::new(),

@@ -11,6 +11,7 @@
 //! changed file is checked and refused, and the previous verified bytes stay in service.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::signature::PublicKey;
@@ -80,6 +81,8 @@ pub struct LiveArtifact {
     /// With a key, only artifacts whose signature it verifies are served.
     key: Option<PublicKey>,
     loaded: RwLock<Loaded>,
+    /// How many bundles each artifact served keeps loaded ([`Artifact::set_max_bundles`]).
+    max_bundles: AtomicUsize,
 }
 
 impl LiveArtifact {
@@ -112,7 +115,19 @@ impl LiveArtifact {
                 artifact,
                 refused: None,
             }),
+            max_bundles: AtomicUsize::new(crate::DEFAULT_MAX_BUNDLES),
         })
+    }
+
+    /// Keeps at most `max` bundles loaded in the artifact served now and in each one served
+    /// after it ([`Artifact::set_max_bundles`]).
+    pub fn set_max_bundles(&self, max: usize) {
+        self.max_bundles.store(max, Ordering::Relaxed);
+        self.loaded
+            .read()
+            .expect("lock")
+            .artifact
+            .set_max_bundles(max);
     }
 
     /// The path followed.
@@ -144,6 +159,7 @@ impl LiveArtifact {
         }
         match open(&self.path, self.key.as_ref()) {
             Ok(a) => {
+                a.set_max_bundles(self.max_bundles.load(Ordering::Relaxed));
                 loaded.stamps = now;
                 loaded.artifact = Arc::new(a);
                 loaded.refused = None;

@@ -2227,3 +2227,58 @@ fn an_unloaded_bundle_is_read_again_on_its_next_request() {
     assert!(std::sync::Arc::ptr_eq(&kept, &a.bundle(&other).unwrap()));
     assert!(a.unload(&client("nobody.example")).is_err());
 }
+
+/// An artifact keeps at most `max_bundles` bundles, letting go of the least recently asked for
+/// (and its catalogs) first; what it lets go of loads again as it was.
+#[test]
+fn an_artifact_keeps_the_most_recently_used_bundles_up_to_its_limit() {
+    let a = artifact();
+    assert_eq!(a.max_bundles(), skillc_runtime::DEFAULT_MAX_BUNDLES);
+    let c = Context::default();
+    let (one, two, three) = (
+        client("augment.org"),
+        client("example.com"),
+        client("hyperline.co"),
+    );
+    a.set_max_bundles(2);
+    let first = a.bundle(&one).unwrap();
+    let catalog = a.catalog(&one, None, &c, Format::Json).unwrap();
+    let second = a.bundle(&two).unwrap();
+    // `one` asked for again: `two` is now the least recently used.
+    assert!(std::sync::Arc::ptr_eq(&first, &a.bundle(&one).unwrap()));
+    a.bundle(&three).unwrap();
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &a.bundle(&one).unwrap()),
+        "kept"
+    );
+    assert!(
+        std::sync::Arc::ptr_eq(&catalog, &a.catalog(&one, None, &c, Format::Json).unwrap()),
+        "its catalog kept"
+    );
+    let second_again = a.bundle(&two).unwrap();
+    assert!(!std::sync::Arc::ptr_eq(&second, &second_again), "let go");
+    assert_eq!(second.skills.len(), second_again.skills.len());
+    // Now `three` went; lowering the limit lets go of `one` too, and its catalog.
+    a.set_max_bundles(1);
+    assert!(std::sync::Arc::ptr_eq(
+        &second_again,
+        &a.bundle(&two).unwrap()
+    ));
+    let catalog_again = a.catalog(&one, None, &c, Format::Json).unwrap();
+    assert!(
+        !std::sync::Arc::ptr_eq(&catalog, &catalog_again),
+        "catalog let go"
+    );
+    assert_eq!(catalog.text, catalog_again.text);
+    // None kept: every request loads its bundle, and answers the same.
+    a.set_max_bundles(0);
+    let route = |a: &Artifact| {
+        a.route(&one, None, &c, "How much does it cost?", None)
+            .unwrap()
+    };
+    assert_eq!(route(&a), route(&a));
+    assert!(!std::sync::Arc::ptr_eq(
+        &a.bundle(&one).unwrap(),
+        &a.bundle(&one).unwrap()
+    ));
+}

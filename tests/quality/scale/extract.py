@@ -170,7 +170,8 @@ def main():
     prefix = "skills/"
     if "--prefix" in args:
         i = args.index("--prefix")
-        prefix = args[i + 1].rstrip("/") + "/"
+        prefix = args[i + 1].rstrip("/")
+        prefix = prefix + "/" if prefix else ""  # "" reads the whole tree
         del args[i:i + 2]
     with_words = "--body-words" in args
     if with_words:
