@@ -125,11 +125,11 @@ export function catalog(snap: Snapshot, b: Bundle, consumer: string | null, ctx:
   for (const s of b.conditional) {
     if (!hidden?.has(s.qualifiedName)) outcome += snap.conditionsHold(s, ctx) ? "1" : "0";
   }
-  const key = JSON.stringify([b.id, consumer, format, outcome]);
-  let c = snap.catalogs.get(key) as Catalog | undefined;
+  const key = JSON.stringify([consumer, format, outcome]);
+  let c = b.catalogs.get(key) as Catalog | undefined;
   if (!c) {
     c = render(snap, b, consumer, ctx, format);
-    snap.catalogs.set(key, c);
+    b.catalogs.set(key, c);
   }
   return c;
 }

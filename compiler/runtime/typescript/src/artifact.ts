@@ -83,6 +83,11 @@ export interface SourceRef {
 /** A bundle's catalog texts of one stored format: card to (text, tokens). */
 type CardTexts = Map<number, [string, number]>;
 
+/** How many bundles an artifact keeps loaded unless told otherwise (`maxBundles`): a process
+ * serving many clients would otherwise hold every bundle it ever loaded (about 7.5 MB each with
+ * its routing index on the reference workload's 1,000-skill catalogs). */
+export const DEFAULT_MAX_BUNDLES = 64;
+
 /** A loaded bundle: its skills in catalog order and their indexes. */
 export interface Bundle {
   id: number;
@@ -99,6 +104,8 @@ export interface Bundle {
   /** The catalog-visible skills with run-time conditions (what a catalog's outcome depends on). */
   conditional?: Skill[];
   fragments: Map<string, CardTexts>;
+  /** Its catalogs, by consumer, format and the outcome of its skills' conditions. */
+  catalogs: Map<string, unknown>;
 }
 
 interface BundleRow {
@@ -185,8 +192,10 @@ export class Snapshot {
   readonly manifest: Map<string, string>;
   readonly categories: Map<string, Category>;
   readonly consumers: Map<string, Set<string>>;
+  /** Loaded bundles, the least recently used first (a Map keeps the order of insertion). */
   readonly bundles = new Map<number, Bundle>();
-  readonly catalogs = new Map<string, unknown>();
+  /** How many bundles are kept loaded at most (0: none); see `Artifact.maxBundles`. */
+  maxBundles = DEFAULT_MAX_BUNDLES;
   private found = new Map<string, BundleRow>();
   private sources?: Map<number, [SourceRef, string, number]>;
 
@@ -346,11 +355,28 @@ export class Snapshot {
     return disabled;
   }
 
-  /** A bundle, loaded once: its own slots over its base's, the entries they name. */
+  /** Lets go of the least recently used bundles beyond `maxBundles`. */
+  trim(): void {
+    for (const id of this.bundles.keys()) {
+      if (this.bundles.size <= Math.max(this.maxBundles, 0)) break;
+      this.bundles.delete(id);
+    }
+  }
+
+  /** Lets go of a bundle; its next request loads it again. */
+  unload(client: string, locale: string, tier: string): void {
+    this.bundles.delete(this.findBundle(client, locale, tier).id);
+  }
+
+  /** A bundle, loaded once while it is kept: its own slots over its base's, the entries they name. */
   bundle(client: string, locale: string, tier: string): Bundle {
     const info = this.findBundle(client, locale, tier);
     const loaded = this.bundles.get(info.id);
-    if (loaded) return loaded;
+    if (loaded) {
+      this.bundles.delete(info.id); // to the end: the most recently used
+      this.bundles.set(info.id, loaded);
+      return loaded;
+    }
     const slots = new Map<unknown, unknown[]>();
     for (const id of info.base === null ? [info.id] : [info.base, info.id]) {
       const sql = "SELECT l.slots FROM bundle b JOIN slot_list l ON l.id = b.slots WHERE b.id = ?";
@@ -404,8 +430,17 @@ export class Snapshot {
     list.forEach((s, i) => {
       if (plain.has(s.entry)) byName.set(s.name.slice(s.name.indexOf(":") + 1), i);
     });
-    const bundle: Bundle = { ...info, skills: list, byName, byQualified, disabled, fragments: new Map() };
+    const bundle: Bundle = {
+      ...info,
+      skills: list,
+      byName,
+      byQualified,
+      disabled,
+      fragments: new Map(),
+      catalogs: new Map(),
+    };
     this.bundles.set(info.id, bundle);
+    this.trim();
     return bundle;
   }
 

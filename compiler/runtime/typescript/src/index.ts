@@ -8,7 +8,7 @@
 // compares them on every parity request. A new artifact renamed over the path is served from
 // the next call on (one stat a call).
 
-import { engine, Snapshot, stampOf } from "./artifact.js";
+import { DEFAULT_MAX_BUNDLES, engine, Snapshot, stampOf } from "./artifact.js";
 import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
@@ -18,7 +18,7 @@ import { gloss, glossaryOf } from "./glossary.js";
 import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
 
-export { ArtifactError, RequestError, SCHEMA_VERSION } from "./artifact.js";
+export { ArtifactError, DEFAULT_MAX_BUNDLES, RequestError, SCHEMA_VERSION } from "./artifact.js";
 export { SignatureError, signaturePath } from "./signature.js";
 export type { SourceRef } from "./artifact.js";
 export { removalWords } from "./answer.js";
@@ -57,22 +57,46 @@ export class Artifact {
   private constructor(
     private readonly SQL: SqlJsStatic,
     readonly path: string,
-    private readonly key?: PublicKey,
+    private readonly key: PublicKey | undefined,
+    private kept: number,
   ) {
     // Taken before loading: a swap in between is seen, and loaded, by the next call.
     this.stamps = this.stampsNow() ?? "";
     this.snap = Snapshot.load(SQL, path, key);
+    this.snap.maxBundles = kept;
+  }
+
+  /**
+   * How many bundles this artifact keeps loaded at most (0: none; 64 unless `open` was told
+   * otherwise). Setting it lets go of the least recently used beyond it now; a bundle let go
+   * is loaded again on its next request.
+   */
+  get maxBundles(): number {
+    return this.kept;
+  }
+
+  set maxBundles(n: number) {
+    this.kept = n;
+    this.snap.maxBundles = n;
+    this.snap.trim();
+  }
+
+  /** Lets go of what this artifact keeps of a bundle; a later request loads it again. */
+  unload(r: Request = {}): void {
+    const snap = this.current();
+    snap.unload(r.client ?? "", r.locale ?? snap.defaultLocale, r.tier ?? snap.defaultTier);
   }
 
   /**
    * Opens the artifact at `path` (throws ArtifactError when it cannot be read). With
    * `publicKey` (a minisign `.pub` file's path, its text or its key line), only an artifact
    * whose signature `path.minisig` verifies is served, on open and on every swap (throws
-   * SignatureError on open; a swap that fails is `refused`).
+   * SignatureError on open; a swap that fails is `refused`). `maxBundles`: how many bundles
+   * it keeps loaded at most (64 by default; see the getter).
    */
-  static async open(path: string, options: { publicKey?: string } = {}): Promise<Artifact> {
+  static async open(path: string, options: { publicKey?: string; maxBundles?: number } = {}): Promise<Artifact> {
     const key = options.publicKey === undefined ? undefined : readPublicKey(options.publicKey);
-    return new Artifact(await engine(), path, key);
+    return new Artifact(await engine(), path, key, options.maxBundles ?? DEFAULT_MAX_BUNDLES);
   }
 
   /** What identifies the files now: the artifact's stamp, and its signature's with a key. */
@@ -93,6 +117,7 @@ export class Artifact {
     if (now === undefined || now === this.stamps || now === this.refusedStamp) return this.snap;
     try {
       const next = Snapshot.load(this.SQL, this.path, this.key);
+      next.maxBundles = this.kept;
       this.snap.close();
       this.snap = next;
       this.stamps = now;

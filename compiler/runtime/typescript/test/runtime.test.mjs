@@ -316,3 +316,32 @@ test("a plugin's skill is found by its plain name where the build stored so, not
   assert.deepEqual(p.skills.filter((s) => s.reason === "selected").map((s) => s.name), ["acme:pricing", "beta:analyzer"]);
   a.close();
 });
+
+test("an artifact keeps at most maxBundles bundles, the least recently used let go first", async () => {
+  const a = await Artifact.open(first, { maxBundles: 2 });
+  const json = (client) => a.catalog({ client, format: "json" });
+  const [one, two, three] = ["augment.org", "example.com", "hyperline.co"];
+  const kept = json(one);
+  const second = json(two);
+  assert.equal(json(one), kept); // `two` is now the least recently used
+  json(three);
+  assert.equal(json(one), kept, "kept");
+  const again = json(two);
+  assert.notEqual(again, second, "let go");
+  assert.deepEqual(again, second);
+  a.maxBundles = 1; // `two` was asked for last: only it stays
+  assert.equal(json(two), again);
+  assert.notEqual(json(one), kept);
+  const asked = { client: one, message: "How much does it cost?" };
+  const routed = a.route(asked);
+  a.maxBundles = 0;
+  assert.equal(a.maxBundles, 0);
+  assert.deepEqual(a.route(asked), routed);
+  assert.notEqual(json(one), json(one));
+  a.maxBundles = 3;
+  const held = json(one);
+  a.unload({ client: one });
+  assert.notEqual(json(one), held);
+  assert.throws(() => a.unload({ client: "nobody.example" }), RequestError);
+  assert.equal((await Artifact.open(first)).maxBundles, 64);
+});
