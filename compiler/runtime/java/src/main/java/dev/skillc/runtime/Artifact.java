@@ -40,6 +40,7 @@ public final class Artifact implements AutoCloseable {
     private String stamp;
     private String refusedStamp;
     private String refusedWhy;
+    private int maxBundles = Snapshot.DEFAULT_MAX_BUNDLES;
 
     private Artifact(String path, Signature.Key key) {
         this.path = path;
@@ -47,6 +48,27 @@ public final class Artifact implements AutoCloseable {
         // Taken before opening: a swap in between is seen, and opened, by the next call.
         this.stamp = stamps();
         this.snap = load();
+    }
+
+    /** How many bundles this artifact keeps loaded at most (64 unless set). */
+    public synchronized int maxBundles() {
+        return maxBundles;
+    }
+
+    /**
+     * Keeps at most {@code max} bundles loaded (0: none), letting go of the least recently used
+     * first, now and from then on; a bundle let go is loaded again on its next request.
+     */
+    public synchronized void setMaxBundles(int max) {
+        maxBundles = max;
+        snap.maxBundles = max;
+        snap.trim();
+    }
+
+    /** Lets go of what this artifact keeps of a bundle; a later request loads it again. */
+    public synchronized void unload(Request r) {
+        Snapshot s = current();
+        s.bundles.remove(rowOf(s, r).id());
     }
 
     /** Opens the artifact at {@code path}; {@link ArtifactException} when it cannot be read. */
@@ -120,6 +142,7 @@ public final class Artifact implements AutoCloseable {
         if (now == null || now.equals(stamp) || now.equals(refusedStamp)) return snap;
         try {
             Snapshot next = load();
+            next.maxBundles = maxBundles;
             snap.close();
             snap = next;
             stamp = now;
@@ -154,8 +177,13 @@ public final class Artifact implements AutoCloseable {
     }
 
     private static Bundle bundleOf(Snapshot snap, Request r) {
-        return snap.bundle(r.client() == null ? "" : r.client(), r.locale() == null ? snap.defaultLocale() : r.locale(),
-            r.tier() == null ? snap.defaultTier() : r.tier());
+        return snap.bundle(rowOf(snap, r));
+    }
+
+    /** The bundle a request names, the default locale and tier where it names none. */
+    private static Snapshot.BundleRow rowOf(Snapshot snap, Request r) {
+        return snap.findBundle(r.client() == null ? "" : r.client(),
+            r.locale() == null ? snap.defaultLocale() : r.locale(), r.tier() == null ? snap.defaultTier() : r.tier());
     }
 
     private static Context contextOf(Request r) {

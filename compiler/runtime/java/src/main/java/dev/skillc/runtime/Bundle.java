@@ -30,6 +30,8 @@ final class Bundle {
     /** Routing settings of the bundle's client, and catalog positions by consumer and condition outcome. */
     Map<String, Object> routing;
     final Map<List<String>, Map<Integer, Integer>> positions = new HashMap<>();
+    /** Its catalogs, by consumer, format and the outcome of its skills' conditions. */
+    final Map<List<Object>, Catalog> catalogs = new HashMap<>();
 
     Bundle(Snapshot.BundleRow row, List<Entry> skills, Map<String, Integer> byName,
            Map<String, Integer> byQualified, Set<String> disabled) {

@@ -71,11 +71,11 @@ public record Catalog(String release, String client, String locale, String tier,
      * a catalog depends on): a warm lookup evaluates the conditions only.
      */
     static Catalog of(Snapshot snap, Bundle b, String consumer, Context ctx, Format format) {
-        List<Object> key = java.util.Arrays.asList(b.id, consumer, format, outcome(snap, b, consumer, ctx));
-        Catalog c = snap.catalogs.get(key);
+        List<Object> key = java.util.Arrays.asList(consumer, format, outcome(snap, b, consumer, ctx));
+        Catalog c = b.catalogs.get(key);
         if (c == null) {
             c = render(snap, b, consumer, ctx, format);
-            snap.catalogs.put(key, c);
+            b.catalogs.put(key, c);
         }
         return c;
     }

@@ -45,8 +45,16 @@ final class Snapshot implements AutoCloseable {
     final Map<String, String> manifest = new HashMap<>();
     final Map<String, Category> categories = new HashMap<>();
     final Map<String, Set<String>> consumers = new HashMap<>();
-    final Map<Long, Bundle> bundles = new HashMap<>();
-    final Map<List<Object>, Catalog> catalogs = new HashMap<>();
+    /**
+     * How many bundles an artifact keeps loaded unless told otherwise: a process serving many
+     * clients would otherwise hold every bundle it ever loaded (about 7.5 MB each with its
+     * routing index on the reference workload's 1,000-skill catalogs).
+     */
+    static final int DEFAULT_MAX_BUNDLES = 64;
+    /** How many bundles are kept loaded at most (0: none). */
+    int maxBundles = DEFAULT_MAX_BUNDLES;
+    /** Loaded bundles in the order of their last use, the least recent first. */
+    final Map<Long, Bundle> bundles = new java.util.LinkedHashMap<>(16, 0.75f, true);
     private final Map<List<String>, BundleRow> found = new HashMap<>();
     private Map<Long, Source> sources;
     private Map<String, Object> plugins;
@@ -258,11 +266,19 @@ final class Snapshot implements AutoCloseable {
         FROM entry e JOIN card c ON c.id = e.card
         WHERE e.id IN (SELECT value FROM json_each(?))""";
 
-    /** A bundle, loaded once: its own slots over its base's, the entries they name. */
+    /** Lets go of the least recently used bundles beyond {@link #maxBundles}. */
+    void trim() {
+        var oldest = bundles.keySet().iterator();
+        while (bundles.size() > Math.max(maxBundles, 0)) {
+            oldest.next();
+            oldest.remove();
+        }
+    }
+
+    /** A bundle, loaded once while it is kept: its own slots over its base's, the entries they name. */
     @SuppressWarnings("unchecked")
-    Bundle bundle(String client, String locale, String tier) {
-        BundleRow info = findBundle(client, locale, tier);
-        Bundle loaded = bundles.get(info.id());
+    Bundle bundle(BundleRow info) {
+        Bundle loaded = bundles.get(info.id()); // marks it the most recently used
         if (loaded != null) return loaded;
         Map<Object, List<Object>> slots = new HashMap<>();
         for (Long id : info.base() == null ? List.of(info.id()) : List.of(info.base(), info.id())) {
@@ -317,6 +333,7 @@ final class Snapshot implements AutoCloseable {
         }
         Bundle b = new Bundle(info, list, byName, byQualified, disabled);
         bundles.put(info.id(), b);
+        trim();
         return b;
     }
 

@@ -3,7 +3,9 @@ package dev.skillc.runtime;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -97,6 +99,35 @@ public class ArtifactTest {
             assertTrue(p.removed().contains(new Prompt.Removed("nope", "unknown")));
             assertEquals("no skill of that name in this bundle", p.removed().get(0).words());
             assertTrue(p.text().endsWith("\n") && p.tokens() > 0);
+        }
+    }
+
+    /** At most maxBundles bundles are kept, the least recently used let go first. */
+    @Test
+    public void anArtifactKeepsTheMostRecentlyUsedBundlesUpToItsLimit() {
+        try (Artifact a = Artifact.open(first)) {
+            assertEquals(64, a.maxBundles());
+            a.setMaxBundles(2);
+            Request one = Request.global().client("augment.org"), two = Request.global().client("example.com");
+            Catalog kept = a.catalog(one, Format.JSON), second = a.catalog(two, Format.JSON);
+            assertSame(kept, a.catalog(one, Format.JSON)); // `two` is now the least recently used
+            a.catalog(Request.global().client("hyperline.co"), Format.JSON);
+            assertSame("kept", kept, a.catalog(one, Format.JSON));
+            Catalog again = a.catalog(two, Format.JSON);
+            assertNotSame("let go", second, again);
+            assertEquals(second.toJson(), again.toJson());
+            a.setMaxBundles(1); // `two` was asked for last: only it stays
+            assertSame(again, a.catalog(two, Format.JSON));
+            assertNotSame(kept, a.catalog(one, Format.JSON));
+            Route routed = a.route(one, "How much does it cost?");
+            a.setMaxBundles(0);
+            assertEquals(routed.toJson(), a.route(one, "How much does it cost?").toJson());
+            assertNotSame(a.catalog(one, Format.JSON), a.catalog(one, Format.JSON));
+            a.setMaxBundles(3);
+            Catalog held = a.catalog(one, Format.JSON);
+            a.unload(one);
+            assertNotSame(held, a.catalog(one, Format.JSON));
+            assertThrows(RequestException.class, () -> a.unload(Request.global().client("nobody.example")));
         }
     }
 
