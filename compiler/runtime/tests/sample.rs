@@ -1011,6 +1011,16 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
         raised_floor(0.3, 0.8, 0.5, Some(0.6), RoutingRules::built_in()),
         0.93
     );
+    // A lean to requests below -0.2 takes back three tenths of it from the small-talk margin,
+    // never under the catalog's bar: 0.3 + 0.15 - 0.3 · 0.3, and 0.3 + max(0, 0.15 - 0.3 · 0.7).
+    assert_eq!(
+        raised_floor(0.3, 0.8, 0.5, Some(-0.5), RoutingRules::built_in()),
+        0.36
+    );
+    assert_eq!(
+        raised_floor(0.3, 0.8, 0.5, Some(-0.9), RoutingRules::built_in()),
+        0.3
+    );
     // The lean: the mean weight (thousandths) of the distinct pieces; one the table has no
     // weight for weighs 0, and a message without pieces leans nowhere.
     let pieces_alone = TalkWeights {

@@ -443,9 +443,14 @@ def raised_floor(floor: float, small_talk: float, nearest: float, rules: Routing
     """A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message
     is to small talk (its closest cosine) than to the catalog's nearest skill, and by
     `talk_words_share` of how far its pieces lean to small talk beyond `talk_words_from`
-    (`words`; None for an artifact without the weights), kept to 6 decimals."""
-    by_words = 0.0 if words is None else rules.talk_words_share * max(words - rules.talk_words_from, 0.0)
-    return math.floor((floor + rules.small_talk_share * max(small_talk - nearest, 0.0) + by_words) * 1e6 + 0.5) / 1e6
+    (`words`; None for an artifact without the weights), lowered by `talk_words_lowers` of how
+    far they lean to requests below it, never under `floor`; kept to 6 decimals."""
+    by_words = 0.0
+    if words is not None:
+        beyond = words - rules.talk_words_from
+        by_words = beyond * (rules.talk_words_share if beyond > 0.0 else rules.talk_words_lowers)
+    margin = rules.small_talk_share * max(small_talk - nearest, 0.0)
+    return math.floor((floor + max(margin + by_words, 0.0)) * 1e6 + 0.5) / 1e6
 
 
 def hybrid_floor(n: int, rules: RoutingRules) -> float:

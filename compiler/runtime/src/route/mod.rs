@@ -29,7 +29,7 @@ pub(crate) use settings::RoutingTable;
 pub use settings::{RoutingDefaults, RoutingRules, RoutingSettings};
 pub use small_talk::{
     pair_key, raised_floor, small_talk_row, talk_pairs_row, talk_words, talk_words_row,
-    TalkWeights, SMALL_TALK_SHARE, TALK_WORDS_FROM, TALK_WORDS_SHARE,
+    TalkWeights, SMALL_TALK_SHARE, TALK_WORDS_FROM, TALK_WORDS_LOWERS, TALK_WORDS_SHARE,
 };
 pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
 pub use stored::{decode, decode_stored, encode, encode_whole, parse_query_vector};

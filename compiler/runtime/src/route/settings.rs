@@ -136,6 +136,10 @@ pub struct RoutingRules {
     pub talk_words_share: f64,
     /// The lean above which it rises ([`super::TALK_WORDS_FROM`]).
     pub talk_words_from: f64,
+    /// The share of a lean below `talk_words_from` the bar is lowered by, never under the
+    /// catalog's ([`super::TALK_WORDS_LOWERS`]); 0 in an artifact built before it.
+    #[serde(default)]
+    pub talk_words_lowers: f64,
     /// [`RoutingRules::hybrid_floor`]: `base + slope · ln n`.
     pub hybrid_floor_base: f64,
     /// See `hybrid_floor_base`.
@@ -175,6 +179,7 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
         small_talk_share: super::SMALL_TALK_SHARE,
         talk_words_share: super::TALK_WORDS_SHARE,
         talk_words_from: super::TALK_WORDS_FROM,
+        talk_words_lowers: super::TALK_WORDS_LOWERS,
         hybrid_floor_base: HYBRID_FLOOR_BASE,
         hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
         defaults: RoutingDefaults {
@@ -214,6 +219,7 @@ impl RoutingRules {
             rules.small_talk_share,
             rules.talk_words_share,
             rules.talk_words_from,
+            rules.talk_words_lowers,
             rules.hybrid_floor_base,
             rules.hybrid_floor_slope,
         ];

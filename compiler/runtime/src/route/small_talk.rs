@@ -25,6 +25,12 @@ pub const TALK_WORDS_SHARE: f64 = 0.6;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
 /// message of pieces neither list holds leans nowhere and is small talk as often as not.
 pub const TALK_WORDS_FROM: f64 = -0.2;
+/// The share of a message's lean to requests (below [`TALK_WORDS_FROM`]) that takes back what
+/// the small-talk margin raised the bar by, never below the catalog's bar: half the rise's
+/// share. A message whose words ask for something ("add a note in attio") is not small talk
+/// because it is far from every skill's summary, which it is in a catalog whose summaries are
+/// one template (docs/routing.md, "Small talk").
+pub const TALK_WORDS_LOWERS: f64 = 0.3;
 
 /// The name of the `meaning` row that holds model `model`'s small-talk vectors.
 pub fn small_talk_row(model: &str) -> String {
@@ -148,7 +154,8 @@ pub fn talk_words(weights: &TalkWeights, pieces: &[u32]) -> f64 {
 /// message is to small talk (`small_talk`, its closest cosine) than to the catalog's nearest
 /// skill (`nearest`), and by [`TALK_WORDS_SHARE`] of how far its pieces lean to small talk
 /// beyond [`TALK_WORDS_FROM`] (`words`, [`talk_words`]; `None` for an artifact without the
-/// weights); kept to 6 decimals, so that every runtime cuts at the same bar.
+/// weights), lowered by [`TALK_WORDS_LOWERS`] of how far they lean to requests below it, never
+/// under `floor`; kept to 6 decimals, so that every runtime cuts at the same bar.
 /// The shares are `rules`' (the artifact's).
 pub fn raised_floor(
     floor: f64,
@@ -157,9 +164,17 @@ pub fn raised_floor(
     words: Option<f64>,
     rules: &super::RoutingRules,
 ) -> f64 {
-    let lean = |w: f64| rules.talk_words_share * (w - rules.talk_words_from).max(0.0);
+    let lean = |w: f64| {
+        let beyond = w - rules.talk_words_from;
+        beyond
+            * if beyond > 0.0 {
+                rules.talk_words_share
+            } else {
+                rules.talk_words_lowers
+            }
+    };
     let margin = rules.small_talk_share * (small_talk - nearest).max(0.0);
-    super::round(floor + margin + words.map_or(0.0, lean))
+    super::round(floor + (margin + words.map_or(0.0, lean)).max(0.0))
 }
 
 impl Artifact {

@@ -13,6 +13,8 @@ import { RANGES as WORD_RANGES } from "./wordChars.js";
  * share of words, `small_talk_share` the share of the small-talk margin a hybrid bar rises by,
  * `talk_words_share` the share of a message's lean to small talk by its pieces beyond
  * `talk_words_from` it rises by (neither in an artifact built before them: no such rise),
+ * `talk_words_lowers` the share of a lean below `talk_words_from` it is lowered by, never under
+ * the catalog's bar (none in an artifact built before it),
  * `defaults` the routing settings a workspace leaves unset, `spelling` the lengths of the unknown
  * words read as their nearest known word (none in an artifact built before it). */
 export interface RoutingRules {
@@ -20,6 +22,7 @@ export interface RoutingRules {
   suffixes: readonly string[];
   k1: number; b: number; evidence_factor: number; max_words: number;
   lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
+  talk_words_lowers?: number;
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
   spelling?: { min_letters: number; max_letters: number };
@@ -254,10 +257,16 @@ export function hybridFloor(n: number, rules: RoutingRules): number {
 /** A hybrid route's bar: `floor`, raised by `small_talk_share` of how much closer the message is
  * to small talk (its closest cosine) than to the catalog's nearest skill, and by
  * `talk_words_share` of how far its pieces lean to small talk beyond `talk_words_from` (`words`;
- * null for an artifact without the weights), kept to 6 decimals. */
+ * null for an artifact without the weights), lowered by `talk_words_lowers` of how far they lean
+ * to requests below it, never under `floor`; kept to 6 decimals. */
 export function raisedFloor(floor: number, smallTalk: number, nearest: number, rules: RoutingRules, words: number | null = null): number {
-  const byWords = words === null ? 0 : (rules.talk_words_share ?? 0) * Math.max(words - (rules.talk_words_from ?? 0), 0);
-  return Math.floor((floor + rules.small_talk_share * Math.max(smallTalk - nearest, 0) + byWords) * 1e6 + 0.5) / 1e6;
+  let byWords = 0;
+  if (words !== null) {
+    const beyond = words - (rules.talk_words_from ?? 0);
+    byWords = beyond * (beyond > 0 ? (rules.talk_words_share ?? 0) : (rules.talk_words_lowers ?? 0));
+  }
+  const margin = rules.small_talk_share * Math.max(smallTalk - nearest, 0);
+  return Math.floor((floor + Math.max(margin + byWords, 0)) * 1e6 + 0.5) / 1e6;
 }
 
 /** `routing:` of workspace.yaml with a client's own keys over it, the rules' defaults otherwise. */

@@ -448,11 +448,18 @@ final class Router {
      * A hybrid route's bar: {@code floor}, raised by {@code small_talk_share} of how much closer the
      * message is to small talk (its closest cosine) than to the catalog's nearest skill, and by
      * {@code talk_words_share} of how far its pieces lean to small talk beyond {@code talk_words_from}
-     * ({@code words}; null for an artifact without the weights), kept to 6 decimals.
+     * ({@code words}; null for an artifact without the weights), lowered by {@code talk_words_lowers}
+     * (0 in an artifact built before it) of how far they lean to requests below it, never under
+     * {@code floor}; kept to 6 decimals.
      */
     static double raisedFloor(double floor, double smallTalk, double nearest, Rules rules, Double words) {
-        double byWords = words == null ? 0 : rules.num("talk_words_share") * Math.max(words - rules.num("talk_words_from"), 0);
-        return Math.floor((floor + rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0) + byWords) * 1e6 + 0.5) / 1e6;
+        double byWords = 0;
+        if (words != null) {
+            double beyond = words - rules.num("talk_words_from");
+            byWords = beyond * (beyond > 0 ? rules.num("talk_words_share") : rules.num("talk_words_lowers"));
+        }
+        double margin = rules.num("small_talk_share") * Math.max(smallTalk - nearest, 0);
+        return Math.floor((floor + Math.max(margin + byWords, 0)) * 1e6 + 0.5) / 1e6;
     }
 
     /**
