@@ -30,6 +30,9 @@ MESSAGES = [
     # unknown words than a route tries before a known one.
     "I cant log in to my acount, pasword rejectd", "compair you with Chargbee and bok a demo",
     *(" ".join(f"wxyz{chr(97 + i % 26)}{chr(97 + i // 26)}q" for i in range(n)) + " plann" for n in (63, 64)),
+    # Neighbouring words the index holds written together (`webhook`, `onboard`), and a pair
+    # past the most words a route weighs.
+    "how do I set up web hooks", "help with on boarding", "web hooks " + "pricing plan demo " * 22,
 ]
 # Conversations for routing's stage 0 (docs/routing.md, "Fragments"): the recent messages (text,
 # time in seconds or RFC 3339) and follow-ups, each with its own time: joined within 60 s, alone

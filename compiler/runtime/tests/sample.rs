@@ -2292,3 +2292,25 @@ fn an_artifact_keeps_the_most_recently_used_bundles_up_to_its_limit() {
         &a.bundle(&one).unwrap()
     ));
 }
+
+/// Two neighbouring words of a message that the index holds as one word count as that word too:
+/// "web hooks" finds the bot whose description says "webhook", "on boarding" the demo's
+/// onboarding.
+#[test]
+fn neighbouring_words_written_together_match_the_word_they_make() {
+    let a = artifact();
+    let none = Context::default();
+    let first = |m: &str| {
+        let r = (a.route(&BundleRef::default(), None, &none, m, None)).unwrap();
+        let c = r.candidates.into_iter().next().expect("a candidate");
+        (c.name, c.matched)
+    };
+    assert_eq!(
+        first("how do I set up web hooks"),
+        ("telegram-bot".to_string(), vec!["webhook".to_string()])
+    );
+    assert_eq!(
+        first("help with on boarding"),
+        ("demo_offer".to_string(), vec!["onboard".to_string()])
+    );
+}

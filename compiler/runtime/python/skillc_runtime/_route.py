@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 from . import _glossary, _history, _meaning
 from ._lexical import LexicalIndex
 from ._meaning import _cosine, _norm
-from ._words import RoutingRules, route_tokens, spelling_applies
+from ._words import RoutingRules, joined_words, route_tokens, spelling_applies
 
 
 class Routing:
@@ -316,6 +316,12 @@ class Routing:
                 weights = {w: index.weight(w) for w in near}
                 t = min(near, key=lambda w: (-weights[w][0], -weights[w][1], w))
             if t not in words:
+                words.append(t)
+        # Then neighbouring words written together, where the index holds them as one word.
+        for t in joined_words(message, rules):
+            if len(words) == rules.max_words:
+                break
+            if t in index and t not in words:
                 words.append(t)
         # Each document's mass of matched words (None: the message has no word of the index);
         # its lexical score is `lexical_score` of it. The candidates hold a word of the

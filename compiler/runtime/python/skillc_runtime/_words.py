@@ -132,6 +132,20 @@ def route_tokens(text: str, rules: RoutingRules) -> List[str]:
     return out
 
 
+def joined_words(text: str, rules: RoutingRules) -> List[str]:
+    """The words two neighbouring words of a text make written together (`google tasks` gives
+    `googletask`), where the two are of spaced scripts, of two characters or more each, and
+    together make one word (`route_tokens`); in the text's order."""
+    words = _words(text.lower())
+    out = []
+    for a, b in zip(words, words[1:]):
+        if len(a) >= 2 and len(b) >= 2 and not _UNSPACED_RUN.search(a + b):
+            one = route_tokens(a + b, rules)
+            if len(one) == 1:
+                out.append(one[0])
+    return out
+
+
 _LOWER_ASCII = re.compile("[a-z]+")
 
 

@@ -312,6 +312,16 @@ fn known_words(
             words.push((t, ids));
         }
     }
+    // Then neighbouring words written together, where the index holds them as one word.
+    for t in rules.joined(message) {
+        if words.len() == limit {
+            break;
+        }
+        let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
+        if ids.iter().any(Option::is_some) && !words.iter().any(|(w, _)| *w == t) {
+            words.push((t, ids));
+        }
+    }
     words
 }
 

@@ -91,6 +91,29 @@ impl RoutingRules {
         }
         out
     }
+
+    /// The words two neighbouring words of a text make written together, where the two are of
+    /// spaced scripts, of two characters or more each, and together make one word
+    /// ([`RoutingRules::tokens`]): `google tasks` gives `googletask`, `hacker news`
+    /// `hackernew`, `to do` `todo`. A route weighs those its index holds beside the words
+    /// themselves: tools are often named glued (`googletasks`, `metaads`) and asked for apart.
+    pub fn joined(&self, text: &str) -> Vec<String> {
+        let lower = text.to_lowercase();
+        let joinable = |w: &&str| w.chars().count() >= 2 && !w.chars().any(unspaced);
+        let words: Vec<&str> = lower
+            .split(|c: char| !word_char(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut out = Vec::new();
+        for pair in words.windows(2) {
+            if pair.iter().all(joinable) {
+                if let [one] = self.tokens(&pair.concat()).as_slice() {
+                    out.push(one.clone());
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Code points of the scripts written without spaces between words (inclusive ranges): Thai
@@ -226,5 +249,30 @@ mod tests {
             tokens("café e\u{301}te İstanbul"),
             ["café", "te", "stanbul"]
         );
+    }
+
+    #[test]
+    fn neighbouring_words_join_where_they_make_one_word() {
+        let rules = RoutingRules::built_in();
+        assert_eq!(
+            rules.joined("Add it to my Google Tasks, or the to-do list"),
+            [
+                "addit",
+                "itto",
+                "tomy",
+                "mygoogl",
+                "googletask",
+                "tasksor",
+                "orth",
+                "theto",
+                "todo",
+                "dolist"
+            ]
+            .map(String::from)
+        );
+        // A lone letter, an unspaced script or a pair that makes a stopword joins nothing.
+        assert_eq!(rules.joined("a b c"), Vec::<String>::new());
+        assert_eq!(rules.joined("pdf 変換 ok"), Vec::<String>::new());
+        assert_eq!(rules.joined("in to"), Vec::<String>::new());
     }
 }

@@ -109,6 +109,21 @@ export function routeTokens(text: string, rules: RoutingRules): string[] {
   return out;
 }
 
+/** The words two neighbouring words of a text make written together (`google tasks` gives
+ * `googletask`), where the two are of spaced scripts, of two characters or more each, and together
+ * make one word (`routeTokens`); in the text's order. */
+export function joinedWords(text: string, rules: RoutingRules): string[] {
+  const words = text.toLowerCase().split(NOT_WORD).filter((w) => w !== "");
+  const out: string[] = [];
+  for (let k = 0; k + 1 < words.length; k++) {
+    const [a, b] = [words[k], words[k + 1]];
+    if ([...a].length < 2 || [...b].length < 2 || UNSPACED_RUN.test(a + b)) continue;
+    const one = routeTokens(a + b, rules);
+    if (one.length === 1) out.push(one[0]);
+  }
+  return out;
+}
+
 /** Whether the index of bundle `b`'s catalog holds every routing word of `word`: the
  * catalog's own word, which a route does not gloss (./glossary.ts). */
 export function heldByIndex(snap: Snapshot, b: Bundle, word: string): boolean {
@@ -310,6 +325,12 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
       [t, id] = near;
     }
     if (!words.some(([, w]) => w === id)) words.push([t, id]);
+  }
+  // Then neighbouring words written together, where the index holds them as one word.
+  for (const t of joinedWords(message, rules)) {
+    if (words.length === rules.max_words) break;
+    const id = ix.ids.get(t);
+    if (id !== undefined && !words.some(([, w]) => w === id)) words.push([t, id]);
   }
   // Each document's score: the lexical one of the documents holding a word of the message
   // (`touched`, in the order they were first met), 0 for the others.

@@ -216,16 +216,7 @@ final class Router {
      */
     static List<String> tokens(String text, Rules rules) {
         List<String> out = new ArrayList<>();
-        String lower = lowercase(text);
-        int i = 0;
-        while (i < lower.length()) {
-            int start = i;
-            while (i < lower.length() && wordChar(lower.codePointAt(i))) i += Character.charCount(lower.codePointAt(i));
-            if (i == start) {
-                i += Character.charCount(lower.codePointAt(i));
-                continue;
-            }
-            String word = lower.substring(start, i);
+        for (String word : words(lowercase(text))) {
             int at = 0;
             while (at < word.length()) {
                 boolean spaced = !unspaced(word.codePointAt(at));
@@ -237,6 +228,40 @@ final class Router {
                 else pairs(word.substring(at, end), out);
                 at = end;
             }
+        }
+        return out;
+    }
+
+    /** The runs of word characters of a (lowercased) text. */
+    private static List<String> words(String lower) {
+        List<String> out = new ArrayList<>();
+        int i = 0;
+        while (i < lower.length()) {
+            int start = i;
+            while (i < lower.length() && wordChar(lower.codePointAt(i))) i += Character.charCount(lower.codePointAt(i));
+            if (i == start) {
+                i += Character.charCount(lower.codePointAt(i));
+                continue;
+            }
+            out.add(lower.substring(start, i));
+        }
+        return out;
+    }
+
+    /**
+     * The words two neighbouring words of a text make written together ({@code google tasks} gives
+     * {@code googletask}), where the two are of spaced scripts, of two characters or more each, and
+     * together make one word ({@link #tokens}); in the text's order.
+     */
+    static List<String> joined(String text, Rules rules) {
+        List<String> words = words(lowercase(text));
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k + 1 < words.size(); k++) {
+            String a = words.get(k), b = words.get(k + 1);
+            if (a.codePointCount(0, a.length()) < 2 || b.codePointCount(0, b.length()) < 2) continue;
+            if ((a + b).codePoints().anyMatch(Router::unspaced)) continue;
+            List<String> one = tokens(a + b, rules);
+            if (one.size() == 1) out.add(one.get(0));
         }
         return out;
     }
@@ -551,6 +576,15 @@ final class Router {
                 id = ix.ids().get(t);
             }
             if (!wordIds.contains(id)) {
+                words.add(t);
+                wordIds.add(id);
+            }
+        }
+        // Then neighbouring words written together, where the index holds them as one word.
+        for (String t : joined(text, rules)) {
+            if (words.size() == (int) rules.num("max_words")) break;
+            Integer id = ix.ids().get(t);
+            if (id != null && !wordIds.contains(id)) {
                 words.add(t);
                 wordIds.add(id);
             }
