@@ -2314,3 +2314,41 @@ fn neighbouring_words_written_together_match_the_word_they_make() {
         ("demo_offer".to_string(), vec!["onboard".to_string()])
     );
 }
+
+/// A kept bundle is served as loaded, without reading the file again: a change written into the
+/// file since (here by another connection) shows only once the bundle is let go and loaded again.
+#[test]
+fn a_kept_bundle_is_not_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sample.db");
+    std::fs::copy(artifact_path(), &path).unwrap();
+    let a = Artifact::open(&path).unwrap();
+    let global = BundleRef::default();
+    let first_name = |a: &Artifact| a.bundle(&global).unwrap().skills[0].name.clone();
+    let name = first_name(&a);
+    let writer = rusqlite::Connection::open(&path).unwrap();
+    writer
+        .execute("UPDATE entry SET name = 'renamed-' || name", [])
+        .unwrap();
+    assert_eq!(first_name(&a), name, "kept as loaded");
+    a.set_max_bundles(0);
+    assert_eq!(first_name(&a), format!("renamed-{name}"), "read again");
+}
+
+/// A live artifact gives its bound to the artifact it serves and to each one renamed in after.
+#[test]
+fn a_live_artifact_carries_its_bundle_bound_to_each_artifact_it_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.db");
+    place(&path, "one.db", None);
+    let live = skillc_runtime::LiveArtifact::open(&path).unwrap();
+    assert_eq!(
+        live.current().max_bundles(),
+        skillc_runtime::DEFAULT_MAX_BUNDLES
+    );
+    live.set_max_bundles(3);
+    assert_eq!(live.current().max_bundles(), 3);
+    place(&path, "two.db", None);
+    assert_eq!(live.current().release(), Some("two"));
+    assert_eq!(live.current().max_bundles(), 3);
+}
