@@ -291,14 +291,16 @@ class Artifact(Routing):
 
     def bundle(self, client: Optional[str] = None, locale: Optional[str] = None,
                tier: Optional[str] = None) -> Dict[str, Any]:
-        row = self._bundle_row(client, locale, tier)
-        kept = self._bundles
-        if row[0] in kept:
-            kept.move_to_end(row[0])
-            return kept[row[0]]
-        b = kept[row[0]] = self._load(*row)
-        self._trim()
-        return b
+        # Under the lock: another thread may let the bundle go between a look and a read.
+        with self._lock:
+            row = self._bundle_row(client, locale, tier)
+            kept = self._bundles
+            if row[0] in kept:
+                kept.move_to_end(row[0])
+                return kept[row[0]]
+            b = kept[row[0]] = self._load(*row)
+            self._trim()
+            return b
 
     def _bundle_row(self, client, locale, tier):
         """The `bundle` row (id, base, catalog_level) of a request; a RequestError when none
