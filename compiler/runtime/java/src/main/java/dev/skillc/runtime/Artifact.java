@@ -40,7 +40,10 @@ public final class Artifact implements AutoCloseable {
     private String stamp;
     private String refusedStamp;
     private String refusedWhy;
-    private int maxBundles = Snapshot.DEFAULT_MAX_BUNDLES;
+    /** How many bundles an artifact keeps loaded unless told otherwise ({@link #setMaxBundles}). */
+    public static final int DEFAULT_MAX_BUNDLES = Snapshot.DEFAULT_MAX_BUNDLES;
+
+    private int maxBundles = DEFAULT_MAX_BUNDLES;
 
     private Artifact(String path, Signature.Key key) {
         this.path = path;

@@ -106,7 +106,7 @@ public class ArtifactTest {
     @Test
     public void anArtifactKeepsTheMostRecentlyUsedBundlesUpToItsLimit() {
         try (Artifact a = Artifact.open(first)) {
-            assertEquals(64, a.maxBundles());
+            assertEquals(Artifact.DEFAULT_MAX_BUNDLES, a.maxBundles());
             a.setMaxBundles(2);
             Request one = Request.global().client("augment.org"), two = Request.global().client("example.com");
             Catalog kept = a.catalog(one, Format.JSON), second = a.catalog(two, Format.JSON);
