@@ -984,43 +984,30 @@ fn a_message_nearer_small_talk_than_any_skill_needs_more_to_reach_one() {
     // A request as short and as plain is nearer its skill than small talk: its bar stays.
     // (`triage`, whose body speaks of websites, comes second.)
     assert_eq!(names("can you help me scrape a website")[0], "web-scraping");
-    // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
     use skillc_runtime::route::{pair_key, raised_floor, talk_words, RoutingRules, TalkWeights};
-    assert_eq!(
-        raised_floor(0.3, 0.8, 0.5, None, RoutingRules::built_in()),
-        0.45
-    );
-    assert_eq!(
-        raised_floor(0.3, 0.5, 0.8, None, RoutingRules::built_in()),
-        0.3
-    );
-    assert_eq!(
-        raised_floor(0.3, 0.5000004, 0.5, None, RoutingRules::built_in()),
-        0.3
-    );
-    // And by six tenths of how far its pieces lean to small talk beyond -0.2.
-    assert_eq!(
-        raised_floor(0.3, 0.5, 0.8, Some(-0.2), RoutingRules::built_in()),
-        0.3
-    );
-    assert_eq!(
-        raised_floor(0.3, 0.5, 0.8, Some(-0.9), RoutingRules::built_in()),
-        0.3
-    );
-    assert_eq!(
-        raised_floor(0.3, 0.8, 0.5, Some(0.6), RoutingRules::built_in()),
-        0.93
-    );
-    // A lean to requests below -0.2 takes back three tenths of it from the small-talk margin,
-    // never under the catalog's bar: 0.3 + 0.15 - 0.3 · 0.3, and 0.3 + max(0, 0.15 - 0.3 · 0.7).
-    assert_eq!(
-        raised_floor(0.3, 0.8, 0.5, Some(-0.5), RoutingRules::built_in()),
-        0.36
-    );
-    assert_eq!(
-        raised_floor(0.3, 0.8, 0.5, Some(-0.9), RoutingRules::built_in()),
-        0.3
-    );
+    // (small talk, nearest, lean, bar) over a catalog bar of 0.3.
+    let bars = [
+        // The bar rises by half of how much nearer small talk the message is, to 6 decimals.
+        (0.8, 0.5, None, 0.45),
+        (0.5, 0.8, None, 0.3),
+        (0.5000004, 0.5, None, 0.3),
+        // And by six tenths of how far its pieces lean to small talk beyond -0.2.
+        (0.5, 0.8, Some(-0.2), 0.3),
+        (0.5, 0.8, Some(-0.9), 0.3),
+        (0.8, 0.5, Some(0.6), 0.93),
+        // A lean to requests below -0.2 takes back three tenths of it from the small-talk
+        // margin, never under the catalog's bar: 0.3 + 0.15 - 0.3 · 0.3, and
+        // 0.3 + max(0, 0.15 - 0.3 · 0.7).
+        (0.8, 0.5, Some(-0.5), 0.36),
+        (0.8, 0.5, Some(-0.9), 0.3),
+    ];
+    for (small_talk, nearest, lean, bar) in bars {
+        assert_eq!(
+            raised_floor(0.3, small_talk, nearest, lean, RoutingRules::built_in()),
+            bar,
+            "{small_talk} {nearest} {lean:?}"
+        );
+    }
     // The lean: the mean weight (thousandths) of the distinct pieces; one the table has no
     // weight for weighs 0, and a message without pieces leans nowhere.
     let pieces_alone = TalkWeights {
