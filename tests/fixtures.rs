@@ -156,6 +156,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("plugin-manifest-broken", &["W123"]),
     ("target-budget", &["W124"]),
     ("untranslated-copy", &["W131", "!W121"]),
+    ("template-descriptions", &["W132"]),
     ("target-copilot-argument-hint", &["W126"]),
     ("target-claude-api-keys", &["W127"]),
     ("target-claude-code-names", &["W128", "W129"]),

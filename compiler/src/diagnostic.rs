@@ -338,6 +338,9 @@ pub mod codes {
     /// A translation (`SKILL.<locale>.md`) that is still the default text word for word:
     /// visitors of that locale read the default's language.
     pub(crate) const UNTRANSLATED_COPY: &str = "W131";
+    /// Five or more skills whose descriptions are one sentence around each one's name: they
+    /// say which skill each is, not what it does.
+    pub(crate) const TEMPLATE_DESCRIPTION: &str = "W132";
 
     /// A name outside the portable rules (length, case, characters, hyphens).
     pub(crate) const NAME_NOT_PORTABLE: &str = "P201";
@@ -444,6 +447,7 @@ pub mod codes {
         RESERVED_NAME,
         OVER_CLIENT_LIMIT,
         UNTRANSLATED_COPY,
+        TEMPLATE_DESCRIPTION,
         NAME_NOT_PORTABLE,
         NAME_FOLDER_MISMATCH,
         DESCRIPTION_LENGTH,

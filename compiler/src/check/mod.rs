@@ -9,6 +9,7 @@ pub(crate) mod overlap;
 mod route_meaning;
 pub(crate) mod routing;
 pub(crate) mod targets;
+mod template_descriptions;
 pub(crate) mod template_guard;
 pub(crate) mod validate;
 

@@ -18,6 +18,7 @@ pub(crate) fn validate(ws: &Workspace, recall: super::Recall<'_>) -> Vec<Diagnos
     out.extend(super::overlap::warnings(ws, recall));
     out.extend(super::routing::warnings(ws, recall));
     out.extend(super::targets::warnings(ws));
+    out.extend(super::template_descriptions::warnings(ws));
     out.extend(super::clients::warnings(ws));
     secrets_elsewhere(ws, &mut out);
     assets_total(ws, &mut out);

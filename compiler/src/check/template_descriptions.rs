@@ -1,0 +1,151 @@
+//! Template descriptions (W132): many skills whose descriptions are one sentence around each
+//! skill's name ("Automate Ably tasks via Rube MCP", "Automate Brex tasks via Rube MCP", …).
+//! Such a description tells a selector which app a skill is for and nothing of what the app
+//! does, so a request that names the task but not the app ("purge the cdn cache") finds none of
+//! them by its catalog line. Measured on a public tool catalog of 860 skills, 721 of them one
+//! template: requests naming their app reached it first 0.84 of the time, requests naming only
+//! the task 0.36 (docs/routing.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::{codes, Diagnostic};
+use crate::model::{Skill, Workspace};
+
+use super::catalogs::listed;
+
+/// Fewest skills that share a description but for their names to be reported: two or three
+/// alike are near-duplicates (W118's concern), five or more a template.
+pub(crate) const MIN_SKILLS: usize = 5;
+
+/// How many of a template's other skills the warning names.
+const NAMED: usize = 3;
+
+/// A text's words: runs of letters and digits, lowercased.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The words a skill is called by: those of its name (not its folder's, which a collection
+/// may prefix with its own: `composio-skills-ably-automation`).
+fn name_words(s: &Skill) -> BTreeSet<String> {
+    words(&s.name).collect()
+}
+
+fn description(s: &Skill) -> &str {
+    s.frontmatter.description.as_deref().unwrap_or("").trim()
+}
+
+/// A description's words with the skill's name words (`names`) left out, when it holds at
+/// least one of them (a sentence written around the name); None otherwise.
+fn around_name(names: &BTreeSet<String>, description: &str) -> Option<String> {
+    let mut named = false;
+    let mut rest = Vec::new();
+    for w in words(description) {
+        if names.contains(&w) {
+            named = true;
+        } else {
+            rest.push(w);
+        }
+    }
+    named.then(|| rest.join(" "))
+}
+
+/// A description as the template it follows: each run of the name words (`names`), with the
+/// spaces, `-` and `_` between them, written `…`.
+fn template_of(names: &BTreeSet<String>, description: &str) -> String {
+    let mut out = String::new();
+    // What came since the last word, and whether that word was a name's.
+    let mut between = String::new();
+    let mut after_name = false;
+    let mut rest = description;
+    while let Some(c) = rest.chars().next() {
+        let len = rest
+            .find(|d: char| d.is_alphanumeric() != c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let (token, tail) = rest.split_at(len);
+        rest = tail;
+        if !c.is_alphanumeric() {
+            between.push_str(token);
+            continue;
+        }
+        let is_name = names.contains(&token.to_lowercase());
+        let joins = after_name
+            && is_name
+            && between
+                .chars()
+                .all(|d| d.is_whitespace() || "-_".contains(d));
+        if !joins {
+            out.push_str(&between);
+            out.push_str(if is_name { "…" } else { token });
+        }
+        between.clear();
+        after_name = is_name;
+    }
+    out.push_str(&between);
+    out
+}
+
+/// W132: one warning per template that [`MIN_SKILLS`] or more listed skills share, at the
+/// description of the first of them in workspace order.
+pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
+    let mut by_template: BTreeMap<String, Vec<&Skill>> = BTreeMap::new();
+    for s in ws.skills.iter().filter(|s| listed(ws, s)) {
+        if let Some(key) = around_name(&name_words(s), description(s)) {
+            by_template.entry(key).or_default().push(s);
+        }
+    }
+    let mut out = Vec::new();
+    for skills in by_template.values().filter(|v| v.len() >= MIN_SKILLS) {
+        let first = skills[0];
+        let others: Vec<String> = (skills[1..].iter().take(NAMED))
+            .map(|s| format!("`{}`", s.name))
+            .collect();
+        let more = skills.len() - 1 - others.len();
+        let others = match more {
+            0 => others.join(", "),
+            n => format!("{}, and {n} more", others.join(", ")),
+        };
+        out.push(
+            Diagnostic::new(
+                codes::TEMPLATE_DESCRIPTION,
+                &first.file,
+                first.description_pos,
+                format!(
+                    "`{}` and {} other skills ({others}) have one description but for their names (\"{}\"): it says which skill each is, not what it does, so a request that names the task but not the skill finds none of them by it",
+                    first.name,
+                    skills.len() - 1,
+                    template_of(&name_words(first), description(first))
+                ),
+            )
+            .with_help("say in each description what the skill does and for which tasks, in the words visitors use for them"),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(name: &str) -> BTreeSet<String> {
+        words(name).collect()
+    }
+
+    #[test]
+    fn a_template_is_the_description_with_each_run_of_name_words_left_out() {
+        let sheets = names("google-sheets");
+        let text = "Automate Google Sheets tasks via the hub (Google-Sheets, sheets).";
+        assert_eq!(
+            around_name(&sheets, text).as_deref(),
+            Some("automate tasks via the hub")
+        );
+        assert_eq!(
+            template_of(&sheets, text),
+            "Automate … tasks via the hub (…, …)."
+        );
+        // A description that never says the name is not written around it.
+        assert_eq!(around_name(&names("brex"), "Track company spending"), None);
+    }
+}
