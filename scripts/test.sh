@@ -53,7 +53,8 @@ hybrid="$(dirname "$artifact")/hybrid.db"
 "$target/debug/skillc" build "$hybrid_ws" -o "$hybrid" --release-label sample-parity \
   --embedder "python3 $PWD/tests/embedder/trigrams.py" 2>/dev/null
 python3 tests/parity/python_runtime_parity.py "$target/debug/skillc" "$artifact" "$hybrid"
-SKILLC="$target/debug/skillc" python3 compiler/runtime/python/test_skillc_runtime.py
+PYTHONPATH=compiler/runtime/python SKILLC="$target/debug/skillc" \
+  python3 -m unittest discover -s compiler/runtime/python/tests
 
 stage "the TypeScript runtime: its tests"
 (cd compiler/runtime/typescript && SKILLC="$target/debug/skillc" npm test --silent)

@@ -34,8 +34,8 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q --disable-pip-version-check "mypy==1.18.2"
 (cd "$work" && venv/bin/mypy -p skillc_runtime)
 # Run from outside the repository: only the installed package can be imported.
-cp compiler/runtime/python/test_skillc_runtime.py "$work/"
-(cd "$work" && SKILLC="$skillc" SKILLC_REPO="$repo" venv/bin/python test_skillc_runtime.py)
+cp -r compiler/runtime/python/tests "$work/python-tests"
+(cd "$work" && SKILLC="$skillc" SKILLC_REPO="$repo" venv/bin/python -m unittest discover -s python-tests)
 SKILLC_RUNTIME_INSTALLED=1 "$work/venv/bin/python" tests/parity/python_runtime_parity.py \
   "$skillc" "$artifact" "$hybrid"
 
