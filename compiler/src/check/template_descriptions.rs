@@ -6,7 +6,7 @@
 //! template: requests naming their app reached it first 0.84 of the time, requests naming only
 //! the task 0.36 (docs/routing.md).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use crate::diagnostic::{codes, Diagnostic};
 use crate::model::{Skill, Workspace};
@@ -20,11 +20,15 @@ pub(crate) const MIN_SKILLS: usize = 5;
 /// How many of a template's other skills the warning names.
 const NAMED: usize = 3;
 
-/// A text's words: runs of letters and digits, lowercased.
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// A text's words: its runs of letters and digits.
+fn parts(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
+}
+
+/// A text's words, lowercased.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    parts(text).map(str::to_lowercase)
 }
 
 /// The words a skill is called by: those of its name (not its folder's, which a collection
@@ -37,19 +41,34 @@ fn description(s: &Skill) -> &str {
     s.frontmatter.description.as_deref().unwrap_or("").trim()
 }
 
-/// A description's words with the skill's name words (`names`) left out, when it holds at
-/// least one of them (a sentence written around the name); None otherwise.
-fn around_name(names: &BTreeSet<String>, description: &str) -> Option<String> {
+/// A lowercased description's words joined by spaces, with the skill's name words (`names`)
+/// left out, when it holds at least one of them (a sentence written around the name); None
+/// otherwise.
+fn around_name(names: &BTreeSet<String>, lowered: &str) -> Option<String> {
     let mut named = false;
-    let mut rest = Vec::new();
-    for w in words(description) {
-        if names.contains(&w) {
+    let mut rest = String::with_capacity(lowered.len());
+    for w in parts(lowered) {
+        if names.contains(w) {
             named = true;
         } else {
-            rest.push(w);
+            if !rest.is_empty() {
+                rest.push(' ');
+            }
+            rest.push_str(w);
         }
     }
-    named.then(|| rest.join(" "))
+    named.then_some(rest)
+}
+
+/// `text` lowercased into `out`.
+fn lower_into(text: &str, out: &mut String) {
+    out.clear();
+    if text.is_ascii() {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(text.chars().flat_map(char::to_lowercase));
+    }
 }
 
 /// A description as the template it follows: each run of the name words (`names`), with the
@@ -90,14 +109,28 @@ fn template_of(names: &BTreeSet<String>, description: &str) -> String {
 /// W132: one warning per template that [`MIN_SKILLS`] or more listed skills share, at the
 /// description of the first of them in workspace order.
 pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
-    let mut by_template: BTreeMap<String, Vec<&Skill>> = BTreeMap::new();
-    for s in ws.skills.iter().filter(|s| listed(ws, s)) {
-        if let Some(key) = around_name(&name_words(s), description(s)) {
+    let mut by_template: HashMap<String, Vec<&Skill>> = HashMap::new();
+    // Most descriptions hold no word of their name at all: seen without splitting them, in
+    // their lowercase (one buffer for all).
+    let (mut lowered, mut name) = (String::new(), String::new());
+    for s in &ws.skills {
+        let text = description(s);
+        lower_into(text, &mut lowered);
+        lower_into(&s.name, &mut name);
+        if !parts(&name).any(|n| lowered.contains(n)) || !listed(ws, s) {
+            continue;
+        }
+        if let Some(key) = around_name(&name_words(s), &lowered) {
             by_template.entry(key).or_default().push(s);
         }
     }
+    let mut templates: Vec<&Vec<&Skill>> = (by_template.values())
+        .filter(|v| v.len() >= MIN_SKILLS)
+        .collect();
+    // In workspace order (by each template's first skill), whatever the map's.
+    templates.sort_by_key(|v| (&v[0].file, &v[0].name));
     let mut out = Vec::new();
-    for skills in by_template.values().filter(|v| v.len() >= MIN_SKILLS) {
+    for skills in templates {
         let first = skills[0];
         let others: Vec<String> = (skills[1..].iter().take(NAMED))
             .map(|s| format!("`{}`", s.name))
@@ -138,7 +171,7 @@ mod tests {
         let sheets = names("google-sheets");
         let text = "Automate Google Sheets tasks via the hub (Google-Sheets, sheets).";
         assert_eq!(
-            around_name(&sheets, text).as_deref(),
+            around_name(&sheets, &text.to_lowercase()).as_deref(),
             Some("automate tasks via the hub")
         );
         assert_eq!(
@@ -146,6 +179,6 @@ mod tests {
             "Automate … tasks via the hub (…, …)."
         );
         // A description that never says the name is not written around it.
-        assert_eq!(around_name(&names("brex"), "Track company spending"), None);
+        assert_eq!(around_name(&names("brex"), "track company spending"), None);
     }
 }
