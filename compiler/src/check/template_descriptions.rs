@@ -124,6 +124,11 @@ pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
             by_template.entry(key).or_default().push(s);
         }
     }
+    // A client's skill of a global skill's name, written alike, is the same skill, not another.
+    for skills in by_template.values_mut() {
+        let mut seen = BTreeSet::new();
+        skills.retain(|s| seen.insert(s.name.as_str()));
+    }
     let mut templates: Vec<&Vec<&Skill>> = (by_template.values())
         .filter(|v| v.len() >= MIN_SKILLS)
         .collect();
