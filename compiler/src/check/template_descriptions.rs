@@ -26,9 +26,9 @@ fn parts(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// A text's words, lowercased.
+/// A text's words, lowercased as [`lower_into`] lowercases (character by character).
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    parts(text).map(str::to_lowercase)
+    parts(text).map(|w| w.chars().flat_map(char::to_lowercase).collect())
 }
 
 /// The words a skill is called by: those of its name (not its folder's, which a collection
@@ -89,7 +89,7 @@ fn template_of(names: &BTreeSet<String>, description: &str) -> String {
             between.push_str(token);
             continue;
         }
-        let is_name = names.contains(&token.to_lowercase());
+        let is_name = words(token).next().is_some_and(|w| names.contains(&w));
         let joins = after_name
             && is_name
             && between
@@ -167,13 +167,13 @@ pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
 mod tests {
     use super::*;
 
-    fn names(name: &str) -> BTreeSet<String> {
+    fn names_of(name: &str) -> BTreeSet<String> {
         words(name).collect()
     }
 
     #[test]
     fn a_template_is_the_description_with_each_run_of_name_words_left_out() {
-        let sheets = names("google-sheets");
+        let sheets = names_of("google-sheets");
         let text = "Automate Google Sheets tasks via the hub (Google-Sheets, sheets).";
         assert_eq!(
             around_name(&sheets, &text.to_lowercase()).as_deref(),
@@ -183,7 +183,19 @@ mod tests {
             template_of(&sheets, text),
             "Automate … tasks via the hub (…, …)."
         );
+        // Any case of any script, lowered the same way for the name and the description.
+        let (mut lowered, text) = (String::new(), "Automate ÜBERWEISUNG-Hub tasks");
+        lower_into(text, &mut lowered);
+        let names = names_of("Überweisung hub");
+        assert_eq!(
+            around_name(&names, &lowered).as_deref(),
+            Some("automate tasks")
+        );
+        assert_eq!(template_of(&names, text), "Automate … tasks");
         // A description that never says the name is not written around it.
-        assert_eq!(around_name(&names("brex"), "track company spending"), None);
+        assert_eq!(
+            around_name(&names_of("brex"), "track company spending"),
+            None
+        );
     }
 }
