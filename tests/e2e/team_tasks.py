@@ -371,9 +371,20 @@ class Day:
             except AssertionError:
                 if attempt == 2:
                     raise
-        d.set_value('#st-routing input[data-routing="top_k"]', "3")
-        d.js("document.querySelector('#st-routing input[data-routing=\"top_k\"]').dispatchEvent(new Event('change'))")
-        wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written", timeout=self.t)
+        # The same redraw can land between typing and leaving the field, when the field has no
+        # focus (set_value types without it; a person's field keeps focus and text across it):
+        # the value is set and left again until it is written.
+        top_k = '#st-routing input[data-routing="top_k"]'
+        for attempt in range(3):
+            d.set_value(top_k, "3")
+            d.js("document.querySelector(arguments[0]).dispatchEvent(new Event('change'))", top_k)
+            try:
+                wait_until(lambda: (settings().get("routing") or {}).get("top_k") == 3, "routing.top_k is written",
+                           timeout=self.t if attempt == 2 else 6)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
         after = ws_yaml.read_text()
         lost = [line for line in before.splitlines() if not line.startswith("locales:") and line not in after]
         assert not lost, f"workspace.yaml lost lines: {lost}"
