@@ -178,6 +178,9 @@ struct Comparison<'v> {
     terms: usize,
     /// The similarity at or over which two skills look alike.
     threshold: f32,
+    /// The description template (W132) each skill follows, by index into `ws.skills`: two
+    /// skills of one template look alike by it, and W132 says so once for them all.
+    template: &'v [Option<usize>],
 }
 
 /// Everything the pass reads of a workspace: an edit that leaves it equal (a body, an asset,
@@ -382,11 +385,13 @@ fn compute(
     };
     let vectors = vectors(ws, counts, words);
     let vocabulary = words.vocabulary();
+    let template = super::template_descriptions::template_of_each(ws);
     let comparison = Comparison {
         listed: &listed,
         vectors: &vectors,
         terms: vocabulary.len(),
         threshold,
+        template: &template,
     };
     let best = closest(ws, &comparison, memory, only);
     best.into_iter()
@@ -473,8 +478,11 @@ fn look_alike<'a>(
             .filter(|(id, _)| dense[*id as usize] > 0.0)
             .count()
     };
+    let one_template = comparison.template[first].is_some()
+        && comparison.template[first] == comparison.template[second];
     let alike = similarity >= comparison.threshold
         && shared() >= MIN_SHARED_WORDS
+        && !one_template
         && !dismissed(&ws.skills[first], &ws.skills[second]);
     let found = LookAlike {
         similarity,

@@ -106,14 +106,16 @@ fn template_of(names: &BTreeSet<String>, description: &str) -> String {
     out
 }
 
-/// W132: one warning per template that [`MIN_SKILLS`] or more listed skills share, at the
-/// description of the first of them in workspace order.
-pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
-    let mut by_template: HashMap<String, Vec<&Skill>> = HashMap::new();
+/// The templates that [`MIN_SKILLS`] or more listed skills share: each the indices into
+/// `ws.skills` of its skills, in workspace order, a client's skill of a global skill's name,
+/// written alike, among them (the same skill, counted once); the templates in workspace order
+/// of their first skills.
+pub(crate) fn templates(ws: &Workspace) -> Vec<Vec<usize>> {
+    let mut by_template: HashMap<String, Vec<usize>> = HashMap::new();
     // Most descriptions hold no word of their name at all: seen without splitting them, in
     // their lowercase (one buffer for all).
     let (mut lowered, mut name) = (String::new(), String::new());
-    for s in &ws.skills {
+    for (i, s) in ws.skills.iter().enumerate() {
         let text = description(s);
         lower_into(text, &mut lowered);
         lower_into(&s.name, &mut name);
@@ -121,19 +123,43 @@ pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
             continue;
         }
         if let Some(key) = around_name(&name_words(s), &lowered) {
-            by_template.entry(key).or_default().push(s);
+            by_template.entry(key).or_default().push(i);
         }
     }
-    // A client's skill of a global skill's name, written alike, is the same skill, not another.
-    for skills in by_template.values_mut() {
-        let mut seen = BTreeSet::new();
-        skills.retain(|s| seen.insert(s.name.as_str()));
-    }
-    let mut templates: Vec<&Vec<&Skill>> = (by_template.values())
-        .filter(|v| v.len() >= MIN_SKILLS)
+    let mut templates: Vec<Vec<usize>> = (by_template.into_values())
+        .filter(|v| {
+            let names: BTreeSet<&str> = v.iter().map(|&i| ws.skills[i].name.as_str()).collect();
+            names.len() >= MIN_SKILLS
+        })
         .collect();
     // In workspace order (by each template's first skill), whatever the map's.
-    templates.sort_by_key(|v| (&v[0].file, &v[0].name));
+    templates.sort_by_key(|v| (&ws.skills[v[0]].file, &ws.skills[v[0]].name));
+    templates
+}
+
+/// Which template of [`templates`] each skill of `ws` follows, by index into `ws.skills`.
+pub(crate) fn template_of_each(ws: &Workspace) -> Vec<Option<usize>> {
+    let mut of = vec![None; ws.skills.len()];
+    for (t, skills) in templates(ws).into_iter().enumerate() {
+        for i in skills {
+            of[i] = Some(t);
+        }
+    }
+    of
+}
+
+/// W132: one warning per template that [`MIN_SKILLS`] or more listed skills share, at the
+/// description of the first of them in workspace order.
+pub(crate) fn warnings(ws: &Workspace) -> Vec<Diagnostic> {
+    let templates = templates(ws).into_iter().map(|v| {
+        // Each skill once: a client's copy of a global skill is not another.
+        let mut seen = BTreeSet::new();
+        let skills: Vec<&Skill> = v.iter().map(|&i| &*ws.skills[i]).collect();
+        skills
+            .into_iter()
+            .filter(|s| seen.insert(s.name.as_str()))
+            .collect::<Vec<&Skill>>()
+    });
     let mut out = Vec::new();
     for skills in templates {
         let first = skills[0];
