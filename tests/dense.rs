@@ -573,6 +573,75 @@ fn w119_and_the_editors_example_routes_agree_with_the_runtimes_route_by_meaning_
     );
 }
 
+/// A trigger example in another language is read in English, as a catalog without it reads
+/// a visitor's message: W119, the editor's example routes and `eval`'s leave-one-out read it
+/// through the glossary, its words not held by the catalog but for the example itself. The
+/// fixture's Spanish example of `billing` ("quiero el reembolso del pago del parcel") goes to
+/// `billing` by "refund" and "payment"; read as written, "parcel" alone would take it to
+/// `shipping`. A misspelt example is read as the words one edit away, as a message is, though
+/// its skill holds its words as written. `skillc route` in an artifact without them agrees.
+#[test]
+fn an_example_in_another_language_is_read_as_a_catalog_without_it_reads_a_message() {
+    let spanish = "quiero el reembolso del pago del parcel";
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("ws");
+    crate::common::copy_dir(
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/example-routes-elsewhere/workspace"
+        )),
+        &root,
+    );
+    // And one misspelt, whose words only the example holds: read as the words one edit away.
+    let misspelt = "refnud the parcel";
+    let billing = root.join("billing/SKILL.md");
+    let text = std::fs::read_to_string(&billing).unwrap();
+    assert!(text.contains(spanish));
+    let text = text.replace(
+        "trigger_examples:\n",
+        &format!("trigger_examples:\n  - {misspelt}\n"),
+    );
+    std::fs::write(&billing, &text).unwrap();
+    // The editor's and W119's route of each example, checked against `route_query` with the
+    // example left out, as `eval` asks.
+    let mut session = skillc::Session::default();
+    let report =
+        skillc::check_cached(&root, &skillc::CheckOptions::default(), &mut session, &[]).unwrap();
+    let skill = (report.workspace.skills.iter())
+        .find(|s| s.name == "billing")
+        .unwrap();
+    let routes = skillc::workspace_check::example_routes(&report, &skill.file, &session);
+    for example in [spanish, misspelt] {
+        let route = routes.iter().find(|r| r.example == example).unwrap();
+        assert_eq!(route.first.as_deref(), Some("billing"), "{example}");
+    }
+    let o = skillc(&["eval", root.to_str().unwrap(), "--format", "json"]);
+    let eval: serde_json::Value = serde_json::from_slice(&o.stdout).expect("eval's JSON");
+    let confusions = eval["bundles"][0]["confusions"].as_array().unwrap();
+    let misrouted: Vec<&str> = (confusions.iter())
+        .filter(|c| c["expected"] == "billing")
+        .flat_map(|c| c["examples"].as_array().unwrap())
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        misrouted,
+        ["Track my parcel delivery", "The parcel is late"]
+    );
+    // A visitor's message in a catalog that never held the example.
+    let kept: Vec<&str> = (text.lines())
+        .filter(|l| !l.contains(spanish) && !l.contains(misspelt))
+        .collect();
+    std::fs::write(&billing, kept.join("\n") + "\n").unwrap();
+    let db = tmp.path().join("a.db");
+    let o = skillc(&["build", root.to_str().unwrap(), "-o", db.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for example in [spanish, misspelt] {
+        let o = skillc(&["route", db.to_str().unwrap(), example, "--format", "json"]);
+        let route: serde_json::Value = serde_json::from_slice(&o.stdout).expect("route's JSON");
+        assert_eq!(route["candidates"][0]["name"], "billing", "{route}");
+    }
+}
+
 /// The SKILL.md files under `folder`.
 fn walk_files(folder: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();

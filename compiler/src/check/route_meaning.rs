@@ -114,20 +114,27 @@ impl CatalogMeaning<'_> {
     /// meaning, as a runtime ranks them, each with the bar (from the catalog's `floor`) its
     /// first candidate must reach: the catalog's, raised for a message nearer small talk than
     /// any skill it shows or whose pieces lean to small talk (`route::raised_floor`; `texts`
-    /// are the examples'). Exact, like a runtime's route: every skill's similarity is found,
-    /// for all the examples at once.
+    /// are the examples', `read` each one's words of other languages glossed, when any was:
+    /// a route's vector and lean are of the text so read). Exact, like a runtime's route:
+    /// every skill's similarity is found, for all the examples at once.
     pub(super) fn rank_many(
         &self,
         floor: f64,
         lexical: Vec<Ranking>,
         examples: &[(usize, usize)],
         texts: &[&str],
+        read: &[Option<String>],
     ) -> Vec<(Ranking, f64)> {
-        let vector = |&(i, n): &(usize, usize)| {
-            let (_, v) = self.own.get(&i).or_else(|| self.made.get(&i))?;
-            v.get(n + 1).cloned()
+        let table = crate::meaning::built_in();
+        let vector = |(&(i, n), read): (&(usize, usize), &Option<String>)| match read {
+            Some(text) => Some(Arc::from(table.vector(text))),
+            None => {
+                let (_, v) = self.own.get(&i).or_else(|| self.made.get(&i))?;
+                v.get(n + 1).cloned()
+            }
         };
-        let Some(vectors) = examples.iter().map(vector).collect::<Option<Vec<_>>>() else {
+        let vectors = examples.iter().zip(read).map(vector);
+        let Some(vectors) = vectors.collect::<Option<Vec<_>>>() else {
             return lexical.into_iter().map(|r| (r, floor)).collect();
         };
         let queries: Vec<Asked<'_>> = (vectors.iter().zip(examples))
@@ -140,8 +147,9 @@ impl CatalogMeaning<'_> {
             .zip(from_base)
             .zip(from_added)
             .zip(&vectors)
-            .zip(texts))
-        .map(|((((lexical, base), added), q), text)| {
+            .zip(texts.iter().zip(read)))
+        .map(|((((lexical, base), added), q), (text, read))| {
+            let text = read.as_deref().unwrap_or(text);
             let shown: Vec<Closeness> = (base.into_iter())
                 .filter(|c| !self.hidden[c.skill])
                 .chain(added)

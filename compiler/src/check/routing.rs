@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{
-    card_terms, rank_parts, DenseIndex, Part, Ranking, RouteIndex, RoutingRules, RoutingSettings,
+    card_terms, gloss, holds_every_word, look_up, rank_parts, DenseIndex, Part, Ranking,
+    RouteIndex, RoutingRules, RoutingSettings,
 };
 
 use serde::Serialize;
@@ -47,21 +48,31 @@ impl Router<'_> {
     /// Examples (skill, which one) ranked leave-one-out, each with the bar its first candidate
     /// must reach.
     fn rank_many(&self, ws: &Workspace, examples: &[(usize, usize)]) -> Vec<(Ranking, f64)> {
+        let rules = RoutingRules::built_in();
         let texts: Vec<&str> = (examples.iter())
             .map(|&(i, n)| ws.skills[i].frontmatter.trigger_examples[n].as_str())
             .collect();
-        let lexical: Vec<Ranking> = (examples.iter().zip(&texts))
+        // With the built-in meaning a route reads words of other languages in English, as the
+        // catalog would without the example (the runtimes' glossary, `eval`'s leave-one-out).
+        let glossary = self
+            .meaning
+            .is_some()
+            .then(crate::meaning::built_in_glossary);
+        let read: Vec<Option<String>> = (examples.iter().zip(&texts))
             .map(|(&(i, _), example)| {
-                rank_parts(
-                    &self.parts,
-                    example,
-                    Some((i, example)),
-                    RoutingRules::built_in(),
-                )
+                let glossary = glossary.as_deref()?;
+                let held = holds_every_word(&self.parts, Some((i, example)), rules);
+                gloss(example, |w| look_up(glossary.as_bytes(), w), held)
+            })
+            .collect();
+        let lexical: Vec<Ranking> = (examples.iter().zip(&texts).zip(&read))
+            .map(|((&(i, _), example), read)| {
+                let message = read.as_deref().unwrap_or(example);
+                rank_parts(&self.parts, message, Some((i, example)), rules)
             })
             .collect();
         match &self.meaning {
-            Some(m) => m.rank_many(self.floor, lexical, examples, &texts),
+            Some(m) => m.rank_many(self.floor, lexical, examples, &texts, &read),
             None => lexical.into_iter().map(|r| (r, self.floor)).collect(),
         }
     }

@@ -166,7 +166,7 @@ impl Artifact {
         }
         let index = self.route_index(&bundle)?;
         // Its words in other languages read in English, for its words and its meaning alike.
-        let glossed = self.glossed(message, &index, &rules)?;
+        let glossed = self.glossed(message, &index, q.leave_out, &rules)?;
         let message = glossed.as_deref().unwrap_or(message);
         let lexical = index.rank_leaving_out(message, q.leave_out, &rules);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::words::script_runs;
-use super::{word_char, RouteIndex, RoutingRules};
+use super::{holds_every_word, word_char, Part, RouteIndex, RoutingRules};
 use crate::{Artifact, Error};
 
 /// The longest word of a script written without spaces that a glossary holds, in characters:
@@ -131,12 +131,6 @@ pub fn gloss<'g>(
     glossed.then_some(out)
 }
 
-/// Whether `index` holds every routing word of `word` (by `rules`): the catalog's own word.
-pub(crate) fn held_by(index: &RouteIndex, word: &str, rules: &RoutingRules) -> bool {
-    let words = rules.tokens(word);
-    !words.is_empty() && words.iter().all(|w| index.ids.contains_key(w.as_str()))
-}
-
 impl Artifact {
     /// The glossary beside the artifact's built-in meaning table, read once (1.1 MB, about
     /// 2 ms); `None` for an artifact without (no table, a model of the workspace's own, or one
@@ -153,18 +147,26 @@ impl Artifact {
     }
 
     /// `message` as a route reads it in a catalog of `index`: its words in other languages
-    /// glossed in English ([`gloss`]); `None` when none is (or there is no glossary).
+    /// glossed in English ([`gloss`]), those of the catalog's own index left as written (less
+    /// `leave_out`'s example: `eval` reads its examples as a catalog without each would);
+    /// `None` when none is (or there is no glossary).
     pub(crate) fn glossed(
         &self,
         message: &str,
         index: &RouteIndex,
+        leave_out: Option<(usize, &str)>,
         rules: &RoutingRules,
     ) -> Result<Option<String>, Error> {
         let Some(data) = self.glossary()? else {
             return Ok(None);
         };
         let glossary = |word: &str| look_up(&data, word);
-        Ok(gloss(message, glossary, |w| held_by(index, w, rules)))
+        let parts = [Part::whole(index)];
+        Ok(gloss(
+            message,
+            glossary,
+            holds_every_word(&parts, leave_out, rules),
+        ))
     }
 }
 

@@ -209,7 +209,8 @@ pub fn rank_parts(
     leave_out: Option<(usize, &str)>,
     rules: &RoutingRules,
 ) -> Ranking {
-    let words = known_words(parts, message, rules);
+    let out = LeftOut::new(parts, leave_out, rules);
+    let words = known_words(parts, message, &out, rules);
     if words.is_empty() {
         return Ranking::default();
     }
@@ -224,7 +225,6 @@ pub fn rank_parts(
     let (n, total) = parts
         .iter()
         .fold((0, 0), |(n, t), p| (n + p.size.0, t + p.size.1));
-    let out = LeftOut::new(parts, leave_out, rules);
     let tf_of = |p: usize, id: usize, doc: usize, tf: u32| out.tf(p, id, doc, tf);
     let len_of = |p: usize, doc: usize| out.len(p, doc, parts[p].index.docs[doc].1);
     let avg_len = match out.at {
@@ -285,8 +285,11 @@ pub fn rank_parts(
 fn known_words(
     parts: &[Part<'_>],
     message: &str,
+    out: &LeftOut,
     rules: &RoutingRules,
 ) -> Vec<(String, Vec<Option<usize>>)> {
+    // A word only the left-out example held is unknown, as in a catalog without the example.
+    let id = |p: usize, t: &str| parts[p].id(t).filter(|&id| out.holds(parts, p, id));
     let limit = rules.max_words.min(MAX_WORDS);
     let mut words: Vec<(String, Vec<Option<usize>>)> = Vec::new();
     let mut tried = 0;
@@ -294,7 +297,7 @@ fn known_words(
         if words.len() == limit {
             break;
         }
-        let mut ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
+        let mut ids: Vec<Option<usize>> = (0..parts.len()).map(|p| id(p, &t)).collect();
         let mut t = t;
         if ids.iter().all(Option::is_none) {
             match rules.spelling {
@@ -317,12 +320,30 @@ fn known_words(
         if words.len() == limit {
             break;
         }
-        let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(&t)).collect();
+        let ids: Vec<Option<usize>> = (0..parts.len()).map(|p| id(p, &t)).collect();
         if ids.iter().any(Option::is_some) && !words.iter().any(|(w, _)| *w == t) {
             words.push((t, ids));
         }
     }
     words
+}
+
+/// Whether the kept documents of `parts` hold every routing word of `word` (by `rules`), with
+/// `leave_out`'s example taken out of its skill (`eval`'s leave-one-out): a word a route
+/// would read in a glossary is one of these it does not hold.
+pub fn holds_every_word<'a>(
+    parts: &'a [Part<'a>],
+    leave_out: Option<(usize, &str)>,
+    rules: &'a RoutingRules,
+) -> impl Fn(&str) -> bool + 'a {
+    let out = LeftOut::new(parts, leave_out, rules);
+    move |word| {
+        let words = rules.tokens(word);
+        !words.is_empty()
+            && words.iter().all(|w| {
+                (0..parts.len()).any(|p| parts[p].id(w).is_some_and(|id| out.holds(parts, p, id)))
+            })
+    }
 }
 
 /// Each kept document of `parts` holding a word (by its id in each part): (part, id,
@@ -385,6 +406,18 @@ impl LeftOut {
                 tf.saturating_sub(self.minus.get(&id).copied().unwrap_or(0))
             }
             _ => tf,
+        }
+    }
+
+    /// Whether a kept document of part `p` holds word `id` once the example is taken out.
+    fn holds(&self, parts: &[Part<'_>], p: usize, id: usize) -> bool {
+        match self.at {
+            Some((at, _)) if at == p && self.minus.contains_key(&id) => {
+                (parts[p].index).postings(id).iter().any(|&(doc, tf)| {
+                    parts[p].kept(doc as usize) && self.tf(p, id, doc as usize, tf) > 0
+                })
+            }
+            _ => true,
         }
     }
 
