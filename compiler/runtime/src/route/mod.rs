@@ -572,6 +572,43 @@ mod tests {
         }
     }
 
+    /// A word is the catalog's own (not glossed) when a kept document holds each of its
+    /// routing words, less what a left-out example held: a word only the example held is not.
+    #[test]
+    fn a_word_is_held_by_the_documents_that_keep_it_less_a_left_out_example() {
+        let terms = [
+            card_terms(
+                "",
+                "Facturas y pagos.",
+                &["quiero un reembolso".into()],
+                &[],
+                "",
+            ),
+            card_terms(
+                "",
+                "Parcels and delivery.",
+                &["track my parcel".into()],
+                &[],
+                "",
+            ),
+        ];
+        let index = RouteIndex::new(terms.iter().enumerate().map(|(i, t)| (i, t.as_str())));
+        let parts = [Part::whole(&index)];
+        let held = holds_every_word(&parts, None, RULES());
+        assert!(held("facturas") && held("Reembolso") && held("parcel"));
+        assert!(held("pagos parcel"), "every word of it is held");
+        assert!(!held("facturas pagar") && !held("weather") && !held("y"));
+        // Leaving out skill 0's example: its words are gone, its description's stay.
+        let held = holds_every_word(&parts, Some((0, "quiero un reembolso")), RULES());
+        assert!(!held("reembolso") && !held("quiero"));
+        assert!(held("facturas") && held("parcel"));
+        // Another skill's example of the same words would keep them.
+        let removed = [true, false];
+        let parts = [Part::less(&index, &removed)];
+        let held = holds_every_word(&parts, None, RULES());
+        assert!(!held("facturas") && held("parcel"));
+    }
+
     /// Leaving an example out ranks as the index of the catalog whose card never held it:
     /// the same scores for every skill (the average length too is the smaller catalog's).
     #[test]
