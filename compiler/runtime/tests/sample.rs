@@ -1288,7 +1288,7 @@ fn the_manifest_and_tables_are_read_as_stored() {
     assert_eq!(a.bundle_names().len(), 41);
     assert_eq!(a.bundle_names()[9], ("augment.org", "en", "fast"));
     let all = a.diagnostics(None).unwrap();
-    assert_eq!(all.len(), 24);
+    assert_eq!(all.len(), 25);
     assert_eq!(all[0].code, "P201");
     assert_eq!((all[0].line, all[0].column), (2, 7));
     assert_eq!(
@@ -1296,7 +1296,7 @@ fn the_manifest_and_tables_are_read_as_stored() {
         "clients/augment.org/content_enhancement/b2b_request/SKILL.md"
     );
     let w119 = a.diagnostics(Some("W119")).unwrap();
-    assert_eq!(w119.len(), 6);
+    assert_eq!(w119.len(), 7);
     assert!(w119
         .iter()
         .all(|d| d.code == "W119" && d.severity == "warning"));
