@@ -507,7 +507,29 @@ fn routed_elsewhere(
     let pulled = match (first.pulled.is_empty(), router.meaning.is_some()) {
         (true, true) => "the words they share, or its meaning, weigh more in it".to_string(),
         (true, false) => "the words they share weigh more in it".to_string(),
-        (false, _) => format!("pulled by {}", first.pulled.join(", ")),
+        (false, _) => {
+            // A word the example does not hold as written is how a route read one it does:
+            // misspelt, or of another language, and not in the catalog without the example.
+            let written = RoutingRules::built_in().tokens(&examples[first.n]);
+            let read: Vec<&str> = (first.pulled.iter())
+                .filter(|w| !written.contains(w))
+                .map(String::as_str)
+                .collect();
+            let how = match read.len() {
+                0 => String::new(),
+                1 => format!(
+                    " (`{}` is how a route reads a word of it that the catalog lacks: misspelt, \
+                     or of another language)",
+                    read[0]
+                ),
+                _ => format!(
+                    " (`{}` are how a route reads words of it that the catalog lacks: \
+                     misspelt, or of another language)",
+                    read.join("`, `")
+                ),
+            };
+            format!("pulled by {}{how}", first.pulled.join(", "))
+        }
     };
     // The others are counted, not listed: `skillc eval` and the studio's Routing tab list them.
     let others = match away.len() - 1 {
