@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{
-    card_terms, gloss, holds_every_word, look_up, rank_parts, DenseIndex, Part, Ranking,
-    RouteIndex, RoutingRules, RoutingSettings,
+    card_terms, gloss, holds_every_word, look_up, rank_parts, word_char, DenseIndex, Part,
+    Ranking, RouteIndex, RoutingRules, RoutingSettings,
 };
 
 use serde::Serialize;
@@ -484,6 +484,13 @@ fn example_elsewhere<'w>(
     })
 }
 
+/// The word of `example` as written whose one routing word is `word` ("invoices" for
+/// `invoic`): the index's stems read as typos in a warning. None when no word of it alone
+/// makes `word` (a word a route read, or a pair of an unspaced script's characters).
+fn as_written<'e>(example: &'e str, word: &str, rules: &RoutingRules) -> Option<&'e str> {
+    (example.split(|c: char| !word_char(c))).find(|w| matches!(&rules.tokens(w)[..], [one] if one == word))
+}
+
 /// The W119 of skill `i`, when some of its trigger examples route first to another skill.
 fn routed_elsewhere(
     ws: &Workspace,
@@ -510,7 +517,8 @@ fn routed_elsewhere(
         (false, _) => {
             // A word the example does not hold as written is how a route read one it does:
             // misspelt, or of another language, and not in the catalog without the example.
-            let written = RoutingRules::built_in().tokens(&examples[first.n]);
+            let rules = RoutingRules::built_in();
+            let written = rules.tokens(&examples[first.n]);
             let read: Vec<&str> = (first.pulled.iter())
                 .filter(|w| !written.contains(w))
                 .map(String::as_str)
@@ -528,7 +536,10 @@ fn routed_elsewhere(
                     read.join("`, `")
                 ),
             };
-            format!("pulled by {}{how}", first.pulled.join(", "))
+            let shown: Vec<&str> = (first.pulled.iter())
+                .map(|w| as_written(&examples[first.n], w, &rules).unwrap_or(w))
+                .collect();
+            format!("pulled by {}{how}", shown.join(", "))
         }
     };
     // The others are counted, not listed: `skillc eval` and the studio's Routing tab list them.

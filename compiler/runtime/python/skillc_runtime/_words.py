@@ -151,7 +151,7 @@ _LOWER_ASCII = re.compile("[a-z]+")
 
 def _suffix_stem(w: str, suffixes: Tuple[str, ...]) -> str:
     """The first of `suffixes` ending a word of five ASCII letters or more, taken off
-    when a stem of three letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled
+    when a stem of three letters or more with a vowel stays; `ied`/`ies`/`ie` become `y`; a doubled
     final consonant other than l, s, z is undoubled."""
     if len(w) < 5 or not _LOWER_ASCII.fullmatch(w):
         return w
@@ -161,7 +161,7 @@ def _suffix_stem(w: str, suffixes: Tuple[str, ...]) -> str:
     rest = w[:-len(suffix)]
     if len(rest) < 3 or not any(c in "aeiouy" for c in rest):
         return w
-    if suffix in ("ied", "ies"):
+    if suffix in ("ied", "ies", "ie"):
         rest += "y"
     if len(rest) > 3 and rest[-1] == rest[-2] and rest[-1] not in "aeiouylsz":
         rest = rest[:-1]

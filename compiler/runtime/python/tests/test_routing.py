@@ -178,6 +178,14 @@ class RouteWords(unittest.TestCase):
         self.assertEqual(self.route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
         self.assertEqual(self.route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
         self.assertEqual(self.route_tokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"])
+        # A plural of `y` meets its word; an artifact's list without `ie` (built before it) keeps them apart.
+        plurals = "queries queried query activities activity cookies cookie"
+        self.assertEqual(self.route_tokens(plurals), ["query", "query", "query", "activ", "activ", "cooky", "cooky"])
+        rules = json.loads(self.artifact.manifest["routing_rules"])
+        rules["suffixes"] = [s for s in rules["suffixes"] if s not in ("itie", "ie")]
+        before = self.edited("before-ie.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", json.dumps(rules))
+        self.assertEqual(before.route_tokens(plurals), ["queri", "query", "query", "activiti", "activ", "cooki", "cooki"])
+        before.db.close()
 
     def test_runs_of_unspaced_scripts_become_pairs_of_characters(self):
         # The Rust runtime's runs_of_unspaced_scripts_become_pairs_of_characters.

@@ -72,7 +72,7 @@ const UNSPACED: [number, number][] = [
 export const UNSPACED_RUN = new RegExp(`([${UNSPACED.map(([lo, hi]) => `\\u{${lo.toString(16)}}-\\u{${hi.toString(16)}}`).join("")}]+)`, "u");
 
 /** The first of `suffixes` ending a word of five ASCII letters or more, taken off when a stem of three
- * letters or more with a vowel stays; `ied`/`ies` become `y`; a doubled final consonant other
+ * letters or more with a vowel stays; `ied`/`ies`/`ie` become `y`; a doubled final consonant other
  * than l, s, z is undoubled. */
 function suffixStem(w: string, suffixes: readonly string[]): string {
   if (w.length < 5 || !/^[a-z]+$/.test(w)) return w;
@@ -80,7 +80,7 @@ function suffixStem(w: string, suffixes: readonly string[]): string {
   if (suffix === undefined) return w;
   let rest = w.slice(0, w.length - suffix.length);
   if (rest.length < 3 || !/[aeiouy]/.test(rest)) return w;
-  if (suffix === "ied" || suffix === "ies") rest += "y";
+  if (suffix === "ied" || suffix === "ies" || suffix === "ie") rest += "y";
   const last = rest[rest.length - 1];
   if (rest.length > 3 && last === rest[rest.length - 2] && !"aeiouylsz".includes(last)) rest = rest.slice(0, -1);
   return rest;

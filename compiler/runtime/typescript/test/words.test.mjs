@@ -93,6 +93,16 @@ test("runs of unspaced scripts become pairs of characters, as in the Rust runtim
   assert.deepEqual(routeTokens("𠀋𠀌 x"), ["𠀋𠀌"]);
 });
 
+test("a plural of y meets its word, unless the artifact's suffixes were written before it", async () => {
+  const plurals = "queries queried query activities activity cookies cookie";
+  assert.deepEqual(routeTokens(plurals), ["query", "query", "query", "activ", "activ", "cooky", "cooky"]);
+  const rules = JSON.parse(artifact.manifest("routing_rules"));
+  rules.suffixes = rules.suffixes.filter((s) => s !== "itie" && s !== "ie");
+  const before = await edited("before-ie.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", [JSON.stringify(rules)]);
+  assert.deepEqual(before.routeTokens(plurals), ["queri", "query", "query", "activiti", "activ", "cooki", "cooki"]);
+  before.close();
+});
+
 test("English suffixes come off words of ASCII letters, as in the Rust runtime", () => {
   assert.deepEqual(routeTokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"]);
   assert.deepEqual(routeTokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"]);

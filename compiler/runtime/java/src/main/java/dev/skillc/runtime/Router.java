@@ -278,7 +278,7 @@ final class Router {
 
     /**
      * The first of {@code suffixes} ending a word of five ASCII letters or more, taken off when a stem of three
-     * letters or more with a vowel stays; {@code ied}/{@code ies} become {@code y}; a doubled final
+     * letters or more with a vowel stays; {@code ied}/{@code ies}/{@code ie} become {@code y}; a doubled final
      * consonant other than l, s, z is undoubled.
      */
     private static String suffixStem(String w, List<String> suffixes) {
@@ -293,7 +293,7 @@ final class Router {
         if (suffix == null) return w;
         String rest = w.substring(0, w.length() - suffix.length());
         if (rest.length() < 3 || rest.chars().noneMatch(c -> "aeiouy".indexOf(c) >= 0)) return w;
-        if (suffix.equals("ied") || suffix.equals("ies")) rest += "y";
+        if (suffix.equals("ied") || suffix.equals("ies") || suffix.equals("ie")) rest += "y";
         char last = rest.charAt(rest.length() - 1);
         if (rest.length() > 3 && last == rest.charAt(rest.length() - 2) && "aeiouylsz".indexOf(last) < 0) {
             rest = rest.substring(0, rest.length() - 1);

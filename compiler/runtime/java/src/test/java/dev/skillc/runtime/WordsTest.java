@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -101,6 +102,21 @@ public class WordsTest {
             assertFalse(a.catalog(Request.global()).text().isEmpty());
             ArtifactException e = assertThrows(ArtifactException.class, () -> a.route(Request.global(), "hello"));
             assertTrue(e.getMessage(), e.getMessage().matches("(?s).*no `routing_rules`.*build it again"));
+        }
+    }
+
+    /** A plural of {@code y} meets its word, unless the artifact's suffixes were written before it. */
+    @Test
+    @SuppressWarnings("unchecked")
+    public void aPluralOfYMeetsItsWordUnlessTheArtifactsSuffixesAreOlder() throws Exception {
+        String plurals = "queries queried query activities activity cookies cookie";
+        assertEquals(List.of("query", "query", "query", "activ", "activ", "cooky", "cooky"), tokens(plurals));
+        Map<String, Object> rules = Json.object(Snapshot.str(artifactManifest("routing_rules")));
+        List<Object> suffixes = new ArrayList<>((List<Object>) rules.get("suffixes"));
+        suffixes.removeIf(s -> s.equals("itie") || s.equals("ie"));
+        rules.put("suffixes", suffixes);
+        try (Artifact a = edited("before-ie.db", "UPDATE manifest SET value = ? WHERE key = 'routing_rules'", Json.compact(rules))) {
+            assertEquals(List.of("queri", "query", "query", "activiti", "activ", "cooki", "cooki"), a.routeTokens(plurals));
         }
     }
 
