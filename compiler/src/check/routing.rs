@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use skillc_runtime::route::{
-    card_terms, gloss, holds_every_word, look_up, rank_parts, word_char, DenseIndex, Part,
-    Ranking, RouteIndex, RoutingRules, RoutingSettings,
+    card_terms, gloss, holds_every_word, look_up, rank_parts, word_char, DenseIndex, Part, Ranking,
+    RouteIndex, RoutingRules, RoutingSettings,
 };
 
 use serde::Serialize;
@@ -488,7 +488,8 @@ fn example_elsewhere<'w>(
 /// `invoic`): the index's stems read as typos in a warning. None when no word of it alone
 /// makes `word` (a word a route read, or a pair of an unspaced script's characters).
 fn as_written<'e>(example: &'e str, word: &str, rules: &RoutingRules) -> Option<&'e str> {
-    (example.split(|c: char| !word_char(c))).find(|w| matches!(&rules.tokens(w)[..], [one] if one == word))
+    (example.split(|c: char| !word_char(c)))
+        .find(|w| matches!(&rules.tokens(w)[..], [one] if one == word))
 }
 
 /// The W119 of skill `i`, when some of its trigger examples route first to another skill.
@@ -537,7 +538,7 @@ fn routed_elsewhere(
                 ),
             };
             let shown: Vec<&str> = (first.pulled.iter())
-                .map(|w| as_written(&examples[first.n], w, &rules).unwrap_or(w))
+                .map(|w| as_written(&examples[first.n], w, rules).unwrap_or(w))
                 .collect();
             format!("pulled by {}{how}", shown.join(", "))
         }
