@@ -625,7 +625,7 @@ fn an_example_in_another_language_is_read_as_a_catalog_without_it_reads_a_messag
         .collect();
     assert_eq!(
         misrouted,
-        ["Track my parcel delivery", "The parcel is late"]
+        ["Tracking my parcel deliveries", "The parcel is late"]
     );
     // A visitor's message in a catalog that never held the example.
     let kept: Vec<&str> = (text.lines())
