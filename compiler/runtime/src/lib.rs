@@ -18,6 +18,15 @@
 // The public API is the boundary: every public item is reachable and documented.
 #![warn(unreachable_pub, missing_docs)]
 
+/// The runs of `load::id_runs` (its JSON the query's `?1`) as a query's first table, `r`:
+/// join a table after it `ON <id> BETWEEN r.first AND r.last` (`CROSS JOIN` keeps the runs
+/// the outer loop, each a range of the table's key).
+macro_rules! in_runs {
+    () => {
+        "(SELECT value ->> 0 AS first, value ->> 1 AS last FROM json_each(?1)) AS r CROSS JOIN"
+    };
+}
+
 mod bundle;
 mod catalog;
 mod condition;

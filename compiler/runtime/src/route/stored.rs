@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::dense::{DenseIndex, HEAD};
+use crate::load::id_runs;
 use crate::{corrupt, Artifact, Bundle, Error};
 
 /// The vector of a message as `--query-vector` gives it: a JSON array of numbers, or one
@@ -101,17 +102,17 @@ impl Artifact {
         let texts = |card: i64| {
             (listed.get(&card).into_iter().flatten())
                 .filter_map(|id| wanted.binary_search(id).ok())
-                .filter_map(|k| stored[k].as_ref())
+                .filter_map(|k| stored.get(k))
         };
         // The built-in meaning's vectors stay whole numbers; a model's own are f32s.
-        let ix = if dims > HEAD && stored.iter().flatten().all(|d| d.len() == dims) {
+        let ix = if dims > HEAD && stored.all_of_length(dims) {
             // With the built-in meaning, a card's summary with its body mixed in is a text of
             // its own, after its trigger examples (`card_route.meaning`).
             let mixed = self.card_meaning(&cards, dims)?;
             let docs = (shown.into_iter())
                 .map(|(i, card)| {
                     let own = mixed.get(&card).map(Vec::as_slice);
-                    (i, texts(card).map(Vec::as_slice).chain(own).collect())
+                    (i, texts(card).chain(own).collect())
                 })
                 .collect();
             DenseIndex::of_bytes(docs, dims)
@@ -135,11 +136,13 @@ impl Artifact {
         let e = corrupt(&self.path);
         let conn = self.conn.lock().expect("lock");
         let mut st = conn
-            .prepare_cached(
-                "SELECT id, vectors FROM card WHERE id IN (SELECT value FROM json_each(?1))",
-            )
+            .prepare_cached(concat!(
+                "SELECT c.id, c.vectors FROM ",
+                in_runs!(),
+                " card c ON c.id BETWEEN r.first AND r.last"
+            ))
             .map_err(&e)?;
-        let ids = serde_json::to_string(cards).unwrap_or_default();
+        let ids = id_runs(cards.iter().copied());
         let mut rows = st.query([ids]).map_err(&e)?;
         let mut listed = HashMap::with_capacity(cards.len());
         while let Some(row) = rows.next().map_err(&e)? {
@@ -168,12 +171,13 @@ impl Artifact {
         let e = corrupt(&self.path);
         let conn = self.conn.lock().expect("lock");
         let mut st = conn
-            .prepare_cached(
-                "SELECT card, meaning FROM card_route WHERE meaning IS NOT NULL \
-                 AND card IN (SELECT value FROM json_each(?1))",
-            )
+            .prepare_cached(concat!(
+                "SELECT m.card, m.meaning FROM ",
+                in_runs!(),
+                " card_route m ON m.card BETWEEN r.first AND r.last WHERE m.meaning IS NOT NULL"
+            ))
             .map_err(&e)?;
-        let ids = serde_json::to_string(cards).unwrap_or_default();
+        let ids = id_runs(cards.iter().copied());
         let mut rows = st.query([ids]).map_err(&e)?;
         let mut mixed = HashMap::new();
         while let Some(row) = rows.next().map_err(&e)? {
@@ -193,27 +197,54 @@ impl Artifact {
         Ok(mixed)
     }
 
-    /// The stored bytes of each of `wanted` (sorted vector ids), in its order; `None` for one
-    /// the artifact does not hold.
-    fn stored_vectors(&self, wanted: &[i64]) -> Result<Vec<Option<Vec<u8>>>, Error> {
+    /// The stored bytes of each of `wanted` (sorted vector ids), in its order.
+    fn stored_vectors(&self, wanted: &[i64]) -> Result<StoredVectors, Error> {
         let e = corrupt(&self.path);
         let conn = self.conn.lock().expect("lock");
-        let mut stored = vec![None; wanted.len()];
+        let dims = self.embedding_model().map_or(0, |(_, d)| d);
+        let mut stored = StoredVectors {
+            bytes: Vec::with_capacity(wanted.len() * dims),
+            spans: vec![None; wanted.len()],
+        };
         let mut st = conn
-            .prepare_cached(
-                "SELECT id, data FROM vector WHERE id IN (SELECT value FROM json_each(?1))",
-            )
+            .prepare_cached(concat!(
+                "SELECT v.id, v.data FROM ",
+                in_runs!(),
+                " vector v ON v.id BETWEEN r.first AND r.last"
+            ))
             .map_err(&e)?;
-        let ids = serde_json::to_string(wanted).unwrap_or_default();
+        let ids = id_runs(wanted.iter().copied());
         let mut rows = st.query([ids]).map_err(&e)?;
         while let Some(row) = rows.next().map_err(&e)? {
             let id: i64 = row.get(0).map_err(&e)?;
             if let Ok(k) = wanted.binary_search(&id) {
                 let data = row.get_ref(1).and_then(|v| Ok(v.as_blob()?)).map_err(&e)?;
-                stored[k] = Some(data.to_vec());
+                let start = stored.bytes.len();
+                stored.bytes.extend_from_slice(data);
+                stored.spans[k] = Some((start, stored.bytes.len()));
             }
         }
         Ok(stored)
+    }
+}
+
+/// Vectors as stored, one buffer for all (a catalog's 5,000 are not 5,000 allocations).
+struct StoredVectors {
+    bytes: Vec<u8>,
+    /// Where each wanted vector lies in `bytes`; `None` for one the artifact does not hold.
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+impl StoredVectors {
+    /// The bytes of the `k`th wanted vector, if the artifact holds it.
+    fn get(&self, k: usize) -> Option<&[u8]> {
+        let (start, end) = self.spans.get(k).copied().flatten()?;
+        Some(&self.bytes[start..end])
+    }
+
+    /// Whether every vector held has `dims` bytes (the built-in meaning's).
+    fn all_of_length(&self, dims: usize) -> bool {
+        (self.spans.iter().flatten()).all(|(start, end)| end - start == dims)
     }
 }
 
