@@ -132,7 +132,7 @@ pub(crate) fn read_categories(conn: &Connection) -> rusqlite::Result<BTreeMap<St
 pub(crate) enum Reading {
     /// Everything a prompt, a catalog or an explanation may need.
     Full,
-    /// What a catalog's text needs: names, order, conditions and cards.
+    /// What a catalog's text or a single route needs: names, order, conditions and cards.
     CatalogText,
 }
 

@@ -1263,6 +1263,71 @@ fn a_follow_up_within_a_minute_routes_joined_to_the_question_it_follows() {
     }
 }
 
+#[test]
+fn a_route_read_once_is_the_route_of_the_loaded_bundle() {
+    use skillc_runtime::route::{Query, Turn};
+    let full = artifact();
+    let asked = [Turn {
+        text: "how much does the basic plan cost?",
+        time: 1_000.0,
+    }];
+    let contexts = [Context::default(), ctx(&[("page_url", "/en-gb/pricing")])];
+    let consumers = [None, Some("answer.generator.strong")];
+    let messages = [
+        "turn this into a PDF press release",
+        "pricing in GBP for UK accounts",
+        "who are your competitors and how do you compare?",
+        "thanks, that's all",
+        "価格はいくらですか",
+        "and also for the pro plan",
+    ];
+    let mut compared = 0;
+    for (client, locale, tier) in full.bundle_names() {
+        let b = BundleRef {
+            client: (!client.is_empty()).then_some(client),
+            locale: Some(locale),
+            tier: Some(tier),
+        };
+        for consumer in consumers {
+            for c in &contexts {
+                for message in messages {
+                    let q = Query {
+                        message,
+                        history: &asked,
+                        time: Some(1_010.0),
+                        ..Query::default()
+                    };
+                    // A fresh artifact each time: the light read, not a loaded bundle.
+                    let once = artifact().route_once(&b, consumer, c, &q).unwrap();
+                    let loaded = full.route_query(&b, consumer, c, &q).unwrap();
+                    assert_eq!(
+                        once, loaded,
+                        "{client} {locale} {tier} {consumer:?} {message}"
+                    );
+                    // Once the bundle is loaded, the loaded bundle answers.
+                    assert_eq!(full.route_once(&b, consumer, c, &q).unwrap(), loaded);
+                    compared += usize::from(!once.candidates.is_empty());
+                }
+            }
+        }
+    }
+    assert!(compared > 50, "{compared}");
+    // A query leaving a trigger example out needs the examples: the bundle is read whole.
+    let hyper = client("hyperline.co");
+    let none = Context::default();
+    let q = Query {
+        message: "who are your competitors and how do you compare?",
+        leave_out: Some((0, "who are your competitors and how do you compare?")),
+        ..Query::default()
+    };
+    let once = artifact().route_once(&hyper, None, &none, &q).unwrap();
+    assert_eq!(once, full.route_query(&hyper, None, &none, &q).unwrap());
+    let err = artifact()
+        .route_once(&client("nobody.example"), None, &none, &q)
+        .unwrap_err();
+    assert!(err.to_string().contains("nobody.example"), "{err}");
+}
+
 /// A copy of the sample in `dir` with `sql` run on it (manifest rows, entries changed by hand).
 fn changed_sample(dir: &Path, name: &str, sql: &str) -> Artifact {
     let path = dir.join(name);

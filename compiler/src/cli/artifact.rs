@@ -131,7 +131,7 @@ pub(crate) fn route(args: &RouteArgs) -> Done {
             time,
         };
         let (bundle, consumer) = (args.bundle.as_ref(), args.consumer.as_deref());
-        let r = a.route_query(&bundle, consumer, ctx, &query)?;
+        let r = a.route_once(&bundle, consumer, ctx, &query)?;
         Ok(match args.format {
             OutputFormat::Json => serde_json::to_string_pretty(&r).unwrap_or_default() + "\n",
             OutputFormat::Text => r.text(),

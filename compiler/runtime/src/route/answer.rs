@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
 use super::{raised_floor, Ranking, RouteIndex, RoutingRules, RoutingSettings};
-use crate::load::id_runs;
+use crate::load::{id_runs, Reading};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
 /// A candidate skill of a route, as `skillc route --format json` prints it.
@@ -155,19 +155,51 @@ impl Artifact {
         ctx: &Context,
         q: &Query<'_>,
     ) -> Result<Route, Error> {
+        let bundle = self.bundle(r)?;
+        self.route_in(&bundle, r, consumer, ctx, q)
+    }
+
+    /// [`Artifact::route_query`] for a process that routes one message and ends (`skillc
+    /// route`): a bundle not loaded yet is read only as far as a route needs it (names, order,
+    /// conditions and cards, not the prompts) and is not kept, as [`Artifact::catalog_text`]
+    /// does for a catalog. The same route; a query leaving a trigger example out (`eval`)
+    /// needs the examples and loads the bundle whole.
+    pub fn route_once(
+        &self,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        q: &Query<'_>,
+    ) -> Result<Route, Error> {
+        let info = self.find_bundle(r)?;
+        if q.leave_out.is_some() || self.loaded.contains(info.id) {
+            return self.route_query(r, consumer, ctx, q);
+        }
+        let bundle = self.load(&info, Reading::CatalogText)?;
+        self.route_in(&bundle, r, consumer, ctx, q)
+    }
+
+    /// A route in `bundle`, the bundle `r` names.
+    fn route_in(
+        &self,
+        bundle: &Bundle,
+        r: &BundleRef<'_>,
+        consumer: Option<&str>,
+        ctx: &Context,
+        q: &Query<'_>,
+    ) -> Result<Route, Error> {
         let routed_text = q.routed_text();
         let (message, top) = (routed_text.as_deref().unwrap_or(q.message), q.top);
-        let bundle = self.bundle(r)?;
         let settings = self.routing_settings(r.client);
         // The artifact's rules, which its index was built by (docs/artifact.md).
         let rules = self.routing_rules()?;
-        let members = self.catalog_members(&bundle, consumer, ctx)?;
+        let members = self.catalog_members(bundle, consumer, ctx)?;
         // Catalog position (1-based) of each shown skill; 0: not in this catalog.
         let mut position = vec![0usize; bundle.skills.len()];
         for (n, &i) in members.iter().enumerate() {
             position[i] = n + 1;
         }
-        let index = self.route_index(&bundle)?;
+        let index = self.route_index(bundle)?;
         // Its words in other languages read in English, for its words and its meaning alike.
         let glossed = self.glossed(message, &index, q.leave_out, &rules)?;
         let message = glossed.as_deref().unwrap_or(message);
@@ -183,7 +215,7 @@ impl Artifact {
             Some(v) => {
                 let asked = (message, v);
                 let (ranking, bar) =
-                    self.hybrid(&bundle, lexical, asked, q.leave_out, (&settings, &rules))?;
+                    self.hybrid(bundle, lexical, asked, q.leave_out, (&settings, &rules))?;
                 (ranking, "hybrid", bar)
             }
         };
