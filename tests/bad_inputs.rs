@@ -75,7 +75,10 @@ fn a_description_with_a_fence_inside_is_kept_whole() {
             "a/SKILL.md",
             "---\nname: a\ndescription: a---b\n---\nBody\n",
         )],
-        &CheckOptions { strict_spec: true },
+        &CheckOptions {
+            strict_spec: true,
+            ..Default::default()
+        },
     );
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     assert_eq!(

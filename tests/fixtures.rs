@@ -55,6 +55,7 @@ pub(crate) fn copy_tree(from: &Path, to: &Path) {
 fn run_case(case: &Path) -> Vec<Diagnostic> {
     let options = CheckOptions {
         strict_spec: case.join("STRICT").exists(),
+        ..Default::default()
     };
     let workspace = case.join("workspace");
     if case.join("BUILD").exists() {

@@ -6,7 +6,13 @@ use skillc::{check_files, CheckOptions};
 
 fn check_never_panics(files: &[RawFile]) {
     for strict_spec in [false, true] {
-        let report = check_files(files, &CheckOptions { strict_spec });
+        let report = check_files(
+            files,
+            &CheckOptions {
+                strict_spec,
+                ..Default::default()
+            },
+        );
         for d in &report.diagnostics {
             assert!(d.line >= 1 && d.column >= 1);
         }
@@ -76,7 +82,7 @@ proptest! {
     ) {
         let description = format!("{before}---{after}");
         let text = format!("---\nname: a\ndescription: {description}\n---\nBody\n");
-        let report = check_files(&[RawFile::new("a/SKILL.md", text)], &CheckOptions { strict_spec: true });
+        let report = check_files(&[RawFile::new("a/SKILL.md", text)], &CheckOptions { strict_spec: true, ..Default::default() });
         prop_assert!(report.diagnostics.is_empty());
         prop_assert_eq!(report.workspace.skills[0].frontmatter.description.as_deref(), Some(description.as_str()));
     }

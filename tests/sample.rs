@@ -38,7 +38,14 @@ fn sample_workspace_has_no_errors() {
 #[test]
 fn strict_profile_rejects_seed_000_underscore_names_with_positions() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../skills");
-    let report = skillc::check(&root, &CheckOptions { strict_spec: true }).unwrap();
+    let report = skillc::check(
+        &root,
+        &CheckOptions {
+            strict_spec: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let d = report
         .diagnostics
         .iter()

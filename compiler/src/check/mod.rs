@@ -24,6 +24,10 @@ pub(crate) use memory::{Memory, Recall};
 pub struct CheckOptions {
     /// Apply exactly the agentskills.io rules: portability issues become errors.
     pub strict_spec: bool,
+    /// The caller reads the errors alone (`eval`, `test`): the passes over whole catalogs that
+    /// can only warn (W118 overlaps, W119 examples routed elsewhere; a third of `eval`'s time
+    /// on the reference workload) are left out.
+    pub only_errors: bool,
 }
 
 /// The result of checking a workspace.
@@ -79,7 +83,7 @@ pub(crate) fn diagnose(
     recall: Recall<'_>,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = std::mem::take(&mut loaded.diagnostics);
-    diagnostics.extend(validate::validate(&loaded.workspace, recall));
+    diagnostics.extend(validate::validate(&loaded.workspace, recall, options));
     // Skill folders are scanned as they are parsed (their findings came with loading);
     // category guidance, which agents read too, here.
     for (path, text) in loaded.texts.iter() {

@@ -10,13 +10,19 @@ use crate::parse::refs::Index;
 
 /// Every cross-file check over a loaded workspace. In a session, the last pass's diagnostics
 /// when what it read is the same, and this pass kept in its memory for the next.
-pub(crate) fn validate(ws: &Workspace, recall: super::Recall<'_>) -> Vec<Diagnostic> {
+pub(crate) fn validate(
+    ws: &Workspace,
+    recall: super::Recall<'_>,
+    options: &super::CheckOptions,
+) -> Vec<Diagnostic> {
     let mut out = match recall.memory() {
         Some(memory) => across_remembered(ws, memory),
         None => across(ws),
     };
-    out.extend(super::overlap::warnings(ws, recall));
-    out.extend(super::routing::warnings(ws, recall));
+    if !options.only_errors {
+        out.extend(super::overlap::warnings(ws, recall));
+        out.extend(super::routing::warnings(ws, recall));
+    }
     out.extend(super::targets::warnings(ws));
     out.extend(super::template_descriptions::warnings(ws));
     out.extend(super::clients::warnings(ws));

@@ -276,6 +276,7 @@ pub(crate) fn build(args: &BuildArgs) -> Done {
         release_from: None,
         clients_per_batch: None,
         embedder: args.embedder.as_deref(),
+        check: skillc::CheckOptions::default(),
     };
     let started = std::time::Instant::now();
     let unsigned = unsigned_place(workspace, output, key.is_some())?;
@@ -523,7 +524,10 @@ pub(crate) fn check(args: &CheckArgs) -> Done {
             "--deny `{bad}`: expected S codes (S301), families (S3xx) or levels (low, medium, high, critical)"
         )));
     }
-    let options = skillc::CheckOptions { strict_spec };
+    let options = skillc::CheckOptions {
+        strict_spec,
+        ..Default::default()
+    };
     let checked = if no_cache {
         skillc::check(workspace, &options).map(skillc::workspace_check::cache::Checked::from)
     } else {

@@ -47,7 +47,10 @@ pub fn portability_problems(out: &Path) -> Vec<String> {
 /// for it on purpose, is no problem there (claude.ai and the Skills API take the six only).
 pub fn portability_problems_for(out: &Path, target: Option<Target>) -> Vec<String> {
     let own_keys = target.is_some_and(|t| t != Target::ClaudeApi);
-    let options = crate::CheckOptions { strict_spec: true };
+    let options = crate::CheckOptions {
+        strict_spec: true,
+        ..Default::default()
+    };
     let Ok(report) = crate::check(out, &options) else {
         return Vec::new();
     };

@@ -58,6 +58,9 @@ pub struct BuildOptions<'a> {
     /// `SKILLC_EMBEDDER` variable's, if any). Used only when the workspace declares
     /// `routing.embedding_model`.
     pub embedder: Option<&'a str>,
+    /// How the build checks the workspace first (`only_errors` for an artifact made to be
+    /// read once and removed, whose stored diagnostics nobody reads: `eval`, `test`).
+    pub check: CheckOptions,
 }
 
 /// The release label of a build: given, or still being computed.
@@ -386,7 +389,7 @@ fn check_and_draw(
         ),
         None => (Recall::OneShot, &one_shot, None, Mode::OneShot),
     };
-    let mut diagnostics = crate::check::diagnose(&mut loaded, &CheckOptions::default(), recall);
+    let mut diagnostics = crate::check::diagnose(&mut loaded, &options.check, recall);
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         crate::check::ready_to_show(&mut diagnostics, &loaded.texts);
         return Err(failed(diagnostics));

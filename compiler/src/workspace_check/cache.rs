@@ -281,7 +281,10 @@ mod tests {
             "the second check of the same files is the kept one"
         );
         assert_eq!(again.diagnostics, first.diagnostics);
-        let strict = CheckOptions { strict_spec: true };
+        let strict = CheckOptions {
+            strict_spec: true,
+            ..CheckOptions::default()
+        };
         assert!(
             !check(root, &strict).unwrap().cached,
             "other options, another result"

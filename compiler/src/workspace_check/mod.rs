@@ -146,8 +146,12 @@ pub fn with_fresh_build<T>(
     then: impl FnOnce(&skillc_runtime::Artifact, &[crate::cases::Case]) -> Result<T, String>,
 ) -> Result<CaseRun<T>, String> {
     let mut session = Session::default();
-    let report = check_cached(root, &CheckOptions::default(), &mut session, &[])
-        .map_err(|e| e.to_string())?;
+    // Only the errors stop a run: the warnings are `check`'s to show.
+    let check = CheckOptions {
+        only_errors: true,
+        ..CheckOptions::default()
+    };
+    let report = check_cached(root, &check, &mut session, &[]).map_err(|e| e.to_string())?;
     if !report.is_ok() {
         let errors = report
             .diagnostics
@@ -163,6 +167,7 @@ pub fn with_fresh_build<T>(
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let options = pipeline::BuildOptions {
             embedder,
+            check,
             ..Default::default()
         };
         let built = pipeline::build_after_check(root, &artifact, &options, &mut session)
@@ -388,5 +393,53 @@ mod tests {
         assert_eq!(toggles(&check_again(root, &mut cache)), 0);
         std::fs::write(&yaml, "toggles:\n  nobody: false\n").unwrap();
         assert_eq!(toggles(&check_again(root, &mut cache)), 1);
+    }
+    /// `eval` and `test` stop only on errors: their check and the build of their artifact
+    /// leave out the passes that can only warn (W118, W119) and keep every error.
+    #[test]
+    fn a_run_that_reads_only_errors_skips_the_warnings_of_whole_catalogs() {
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/overlap/workspace");
+        let codes = |options: &CheckOptions, root: &Path| -> Vec<&'static str> {
+            let report = crate::check(root, options).unwrap();
+            report.diagnostics.iter().map(|d| d.code).collect()
+        };
+        let all = codes(&CheckOptions::default(), &fixture);
+        let errors_only = CheckOptions {
+            only_errors: true,
+            ..CheckOptions::default()
+        };
+        let fewer = codes(&errors_only, &fixture);
+        for code in ["W118", "W119", "E012"] {
+            assert!(all.contains(&code), "{code} {all:?}");
+        }
+        let kept: Vec<_> = (all.iter().copied())
+            .filter(|c| !["W118", "W119"].contains(c))
+            .collect();
+        assert_eq!(fewer, kept);
+        // Two skills alike, without an error: the workspace builds, and the run's artifact
+        // holds no W118 where a build's would.
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["refunds", "refund-desk"] {
+            let file = dir.path().join(format!("public/{name}/SKILL.md"));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let text = format!(
+                "---\nname: {name}\ndescription: Refund an order and explain the refund policy.\n\
+                 trigger_examples: [refund my order, what is your refund policy]\n---\nRefund it.\n"
+            );
+            std::fs::write(&file, text).unwrap();
+        }
+        assert!(codes(&CheckOptions::default(), dir.path()).contains(&"W118"));
+        let stored = with_fresh_build(dir.path(), None, |a, _| {
+            let all = a.diagnostics(None).map_err(|e| e.to_string())?;
+            Ok(all.into_iter().map(|d| d.code).collect::<Vec<_>>())
+        });
+        match stored.unwrap() {
+            CaseRun::Ran(codes) => assert!(
+                !codes.iter().any(|c| c == "W118" || c == "W119"),
+                "{codes:?}"
+            ),
+            _ => panic!("the workspace builds"),
+        }
     }
 }

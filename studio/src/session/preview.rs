@@ -307,6 +307,8 @@ impl Session {
             clients_per_batch: None,
             // A workspace with `routing.embedding_model` is embedded by $SKILLC_EMBEDDER.
             embedder: None,
+            // The studio shows the warnings its builds find.
+            check: skillc::CheckOptions::default(),
         };
         // Between changes on disk, the build reads again only the files that changed.
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {
