@@ -156,14 +156,15 @@ impl Artifact {
         q: &Query<'_>,
     ) -> Result<Route, Error> {
         let bundle = self.bundle(r)?;
-        self.route_in(&bundle, r, consumer, ctx, q)
+        self.route_in(&bundle, r, consumer, ctx, q, false)
     }
 
     /// [`Artifact::route_query`] for a process that routes one message and ends (`skillc
     /// route`): a bundle not loaded yet is read only as far as a route needs it (names, order,
     /// conditions and cards, not the prompts) and is not kept, as [`Artifact::catalog_text`]
-    /// does for a catalog. The same route; a query leaving a trigger example out (`eval`)
-    /// needs the examples and loads the bundle whole.
+    /// does for a catalog, and the glossary of other languages' words is looked up in its
+    /// row where it lies rather than read whole. The same route; a query leaving a trigger
+    /// example out (`eval`) needs the examples and loads the bundle whole.
     pub fn route_once(
         &self,
         r: &BundleRef<'_>,
@@ -176,10 +177,11 @@ impl Artifact {
             return self.route_query(r, consumer, ctx, q);
         }
         let bundle = self.load(&info, Reading::CatalogText)?;
-        self.route_in(&bundle, r, consumer, ctx, q)
+        self.route_in(&bundle, r, consumer, ctx, q, true)
     }
 
-    /// A route in `bundle`, the bundle `r` names.
+    /// A route in `bundle`, the bundle `r` names; `once`: the only one the process asks for
+    /// (what it reads, it reads for this route alone).
     fn route_in(
         &self,
         bundle: &Bundle,
@@ -187,6 +189,7 @@ impl Artifact {
         consumer: Option<&str>,
         ctx: &Context,
         q: &Query<'_>,
+        once: bool,
     ) -> Result<Route, Error> {
         let routed_text = q.routed_text();
         let (message, top) = (routed_text.as_deref().unwrap_or(q.message), q.top);
@@ -201,7 +204,7 @@ impl Artifact {
         }
         let index = self.route_index(bundle)?;
         // Its words in other languages read in English, for its words and its meaning alike.
-        let glossed = self.glossed(message, &index, q.leave_out, &rules)?;
+        let glossed = self.glossed(message, &index, q.leave_out, &rules, once)?;
         let message = glossed.as_deref().unwrap_or(message);
         let lexical = index.rank_leaving_out(message, q.leave_out, &rules);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use super::words::script_runs;
 use super::{holds_every_word, word_char, Part, RouteIndex, RoutingRules};
-use crate::{Artifact, Error};
+use rusqlite::{OptionalExtension, MAIN_DB};
+
+use crate::{corrupt, Artifact, Error};
 
 /// The longest word of a script written without spaces that a glossary holds, in characters:
 /// a route tries no longer one.
@@ -32,28 +34,102 @@ pub fn glossary_row(model: &str) -> String {
 /// without a tab holds no word). Found by halving where the bytes lie: no map of 62,000 words
 /// is made for a route (3 ms more to a process that routes once).
 pub fn look_up<'a>(glossary: &'a [u8], word: &str) -> Option<&'a str> {
-    let word = word.as_bytes();
-    // Both ends at the start of a line.
-    let (mut low, mut high) = (0, glossary.len());
-    while low < high {
-        let middle = low + (high - low) / 2;
+    let line_at = |low: usize, middle: usize, high: usize| {
         let start = (glossary[low..middle].iter().rposition(|&b| b == b'\n'))
             .map_or(low, |at| low + at + 1);
         let end = (glossary[middle..high].iter().position(|&b| b == b'\n'))
             .map_or(high, |at| middle + at);
-        let line = &glossary[start..end];
-        let tab = line.iter().position(|&b| b == b'\t').unwrap_or(line.len());
-        match line[..tab].cmp(word) {
+        Ok::<_, ()>((start, end, &glossary[start..end]))
+    };
+    let line = halving(glossary.len(), word, line_at).ok()??;
+    std::str::from_utf8(line).ok()
+}
+
+/// [`look_up`] in a glossary read through `read` (its bytes from an offset, as many as the
+/// buffer holds) a window around each place it halves at: a process that routes once reads a
+/// few kilobytes of its 1.5 MB row, not all of it.
+pub(crate) fn look_up_read<E>(
+    len: usize,
+    word: &str,
+    read: impl Fn(usize, &mut [u8]) -> Result<(), E>,
+) -> Result<Option<String>, E> {
+    let line_at = |low: usize, middle: usize, high: usize| {
+        // A line is some twenty bytes: a window of 128 each side nearly always holds it.
+        let mut reach = 128;
+        loop {
+            let (from, to) = (
+                middle.saturating_sub(reach).max(low),
+                (middle + reach).min(high),
+            );
+            let mut window = vec![0; to - from];
+            read(from, &mut window)?;
+            let (before, after) = window.split_at(middle - from);
+            let start = match before.iter().rposition(|&b| b == b'\n') {
+                Some(at) => Some(from + at + 1),
+                None => (from == low).then_some(low),
+            };
+            let end = match after.iter().position(|&b| b == b'\n') {
+                Some(at) => Some(middle + at),
+                None => (to == high).then_some(high),
+            };
+            if let (Some(start), Some(end)) = (start, end) {
+                window.truncate(end - from);
+                window.drain(..start - from);
+                return Ok((start, end, window));
+            }
+            reach *= 4;
+        }
+    };
+    let found = halving(len, word, line_at)?;
+    Ok(found.and_then(|line| String::from_utf8(line).ok()))
+}
+
+/// The halving both look-ups share, over `len` bytes of lines: `line_at(low, middle, high)`
+/// gives the line `middle` lies in (its start at or after `low`, its end, at its newline or
+/// `high`, and its bytes); the gloss of the line whose word is `word`.
+fn halving<L: AsRef<[u8]> + Gloss, E>(
+    len: usize,
+    word: &str,
+    mut line_at: impl FnMut(usize, usize, usize) -> Result<(usize, usize, L), E>,
+) -> Result<Option<L>, E> {
+    let word = word.as_bytes();
+    // Both ends at the start of a line.
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let (start, end, line) = line_at(low, middle, high)?;
+        let bytes = line.as_ref();
+        let tab = bytes
+            .iter()
+            .position(|&b| b == b'\t')
+            .unwrap_or(bytes.len());
+        match bytes[..tab].cmp(word) {
             std::cmp::Ordering::Equal => {
-                return line
-                    .get(tab + 1..)
-                    .and_then(|g| std::str::from_utf8(g).ok());
+                return Ok((tab < bytes.len()).then(|| line.after(tab + 1)));
             }
             std::cmp::Ordering::Less => low = end + 1,
             std::cmp::Ordering::Greater => high = start,
         }
     }
-    None
+    Ok(None)
+}
+
+/// A line's bytes after its tab: its gloss.
+trait Gloss {
+    fn after(self, at: usize) -> Self;
+}
+
+impl Gloss for &[u8] {
+    fn after(self, at: usize) -> Self {
+        &self[at..]
+    }
+}
+
+impl Gloss for Vec<u8> {
+    fn after(mut self, at: usize) -> Self {
+        self.drain(..at);
+        self
+    }
 }
 
 /// `message` lowercased, each word `glossary` glosses and `held` does not hold (a word the
@@ -63,20 +139,20 @@ pub fn look_up<'a>(glossary: &'a [u8], word: &str) -> Option<&'a str> {
 /// glossary holds at each character, from the first (at most [`GLOSSARY_MAX_CHARS`]), a
 /// character no word starts at kept as it is; after [`GLOSSARY_MAX_READ`] words or characters
 /// looked up, the rest as written (lowercased).
-pub fn gloss<'g>(
+pub fn gloss<G: AsRef<str>>(
     message: &str,
-    glossary: impl Fn(&str) -> Option<&'g str>,
+    mut glossary: impl FnMut(&str) -> Option<G>,
     held: impl Fn(&str) -> bool,
 ) -> Option<String> {
     let lower = message.to_lowercase();
     let mut out = String::with_capacity(lower.len() + 16);
     let mut glossed = false;
     let mut read = 0;
-    let mut put = |out: &mut String, word: &str, gloss: Option<&str>| match gloss {
+    let mut put = |out: &mut String, word: &str, gloss: Option<G>| match gloss {
         Some(gloss) if !held(word) => {
             glossed = true;
             out.push(' ');
-            out.push_str(gloss);
+            out.push_str(gloss.as_ref());
             out.push(' ');
         }
         _ => out.push_str(word),
@@ -149,24 +225,72 @@ impl Artifact {
     /// `message` as a route reads it in a catalog of `index`: its words in other languages
     /// glossed in English ([`gloss`]), those of the catalog's own index left as written (less
     /// `leave_out`'s example: `eval` reads its examples as a catalog without each would);
-    /// `None` when none is (or there is no glossary).
+    /// `None` when none is (or there is no glossary). `once`: for a process that routes once,
+    /// a glossary not read yet is looked up in its row where it lies ([`look_up_read`]), not
+    /// read whole and kept.
     pub(crate) fn glossed(
         &self,
         message: &str,
         index: &RouteIndex,
         leave_out: Option<(usize, &str)>,
         rules: &RoutingRules,
+        once: bool,
     ) -> Result<Option<String>, Error> {
+        let parts = [Part::whole(index)];
+        let held = holds_every_word(&parts, leave_out, rules);
+        if once && self.glossary.get().is_none() {
+            return self.glossed_in_place(message, held);
+        }
         let Some(data) = self.glossary()? else {
             return Ok(None);
         };
-        let glossary = |word: &str| look_up(&data, word);
-        let parts = [Part::whole(index)];
-        Ok(gloss(
+        Ok(gloss(message, |word| look_up(&data, word), held))
+    }
+
+    /// [`Artifact::glossed`] with the glossary looked up in its row, a window at a time.
+    fn glossed_in_place(
+        &self,
+        message: &str,
+        held: impl Fn(&str) -> bool,
+    ) -> Result<Option<String>, Error> {
+        let (Some((model, _)), Some(_)) = (self.embedding_model(), self.meaning()?) else {
+            return Ok(None);
+        };
+        let e = corrupt(&self.path);
+        let conn = self.conn.lock().expect("lock");
+        let rowid: Option<i64> = conn
+            .query_row(
+                "SELECT rowid FROM meaning WHERE name = ?1",
+                [glossary_row(model)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(&e)?;
+        let Some(rowid) = rowid else {
+            return Ok(None);
+        };
+        let blob = conn
+            .blob_open(MAIN_DB, "meaning", "data", rowid, true)
+            .map_err(&e)?;
+        let (len, mut failed) = (blob.len(), None);
+        let glossed = gloss(
             message,
-            glossary,
-            holds_every_word(&parts, leave_out, rules),
-        ))
+            |word| {
+                let read = |at: usize, out: &mut [u8]| blob.read_at_exact(out, at);
+                match look_up_read(len, word, read) {
+                    Ok(found) => found,
+                    Err(why) => {
+                        failed.get_or_insert(why);
+                        None
+                    }
+                }
+            },
+            held,
+        );
+        match failed {
+            Some(why) => Err(e(why)),
+            None => Ok(glossed),
+        }
     }
 }
 
@@ -259,5 +383,37 @@ mod tests {
             (Some("x"), None, Some("y"))
         );
         assert_eq!(look_up(b"", "a"), None);
+    }
+
+    /// Read a window at a time, a glossary gives what it gives read whole, lines longer than
+    /// a window included.
+    #[test]
+    fn a_glossary_looked_up_where_it_lies_finds_what_it_finds_whole() {
+        let words: Vec<String> = (0..700)
+            .map(|n| match n % 97 {
+                0 => format!("w{n:04}\t{}", "long ".repeat(n % 300 + 40)),
+                5 => format!("w{n:04}"),
+                _ => format!("w{n:04}\t{}", "g".repeat(n % 40 + 1)),
+            })
+            .collect();
+        let g = glossary(&words.iter().map(String::as_str).collect::<Vec<_>>());
+        let reads = std::cell::Cell::new(0);
+        let read = |at: usize, out: &mut [u8]| {
+            reads.set(reads.get() + 1);
+            let bytes = g.get(at..at + out.len()).ok_or("past the end")?;
+            out.copy_from_slice(bytes);
+            Ok::<_, &str>(())
+        };
+        let mut asked: Vec<String> = (0..710).map(|n| format!("w{n:04}")).collect();
+        asked.extend(["", "w", "zz", "a", "w0250\tg"].map(String::from));
+        for word in &asked {
+            let whole = look_up(&g, word).map(String::from);
+            assert_eq!(look_up_read(g.len(), word, read), Ok(whole), "{word}");
+        }
+        // Halving reads a window a step: a few dozen reads a word, not the glossary.
+        assert!(reads.get() < asked.len() * 30, "{}", reads.get());
+        let failing = |_: usize, _: &mut [u8]| Err("unreadable");
+        assert_eq!(look_up_read(g.len(), "w0001", failing), Err("unreadable"));
+        assert_eq!(look_up_read(0, "w0001", failing), Ok(None));
     }
 }
