@@ -29,6 +29,17 @@ fn client(id: &str) -> BundleRef<'_> {
     }
 }
 
+/// Every bundle the artifact holds, by its client (none: the global one), locale and tier.
+fn every_bundle(a: &Artifact) -> Vec<BundleRef<'_>> {
+    (a.bundle_names().into_iter())
+        .map(|(client, locale, tier)| BundleRef {
+            client: (!client.is_empty()).then_some(client),
+            locale: Some(locale),
+            tier: Some(tier),
+        })
+        .collect()
+}
+
 fn names(p: &skillc_runtime::Prompt) -> Vec<(&str, &str)> {
     p.skills
         .iter()
@@ -382,12 +393,8 @@ fn a_catalog_text_read_alone_is_the_catalog_s_text() {
         Some("solver.react.decision"),
     ];
     let mut compared = 0;
-    for (client, locale, tier) in full.bundle_names() {
-        let b = BundleRef {
-            client: (!client.is_empty()).then_some(client),
-            locale: Some(locale),
-            tier: Some(tier),
-        };
+    for b in every_bundle(&full) {
+        let (client, locale, tier) = (b.client.unwrap_or(""), b.locale.unwrap(), b.tier.unwrap());
         for format in [Format::Xml, Format::Markdown, Format::List] {
             for consumer in consumers {
                 for c in &contexts {
@@ -1282,12 +1289,8 @@ fn a_route_read_once_is_the_route_of_the_loaded_bundle() {
         "and also for the pro plan",
     ];
     let mut compared = 0;
-    for (client, locale, tier) in full.bundle_names() {
-        let b = BundleRef {
-            client: (!client.is_empty()).then_some(client),
-            locale: Some(locale),
-            tier: Some(tier),
-        };
+    for b in every_bundle(&full) {
+        let (client, locale, tier) = (b.client.unwrap_or(""), b.locale.unwrap(), b.tier.unwrap());
         for consumer in consumers {
             for c in &contexts {
                 for message in messages {
