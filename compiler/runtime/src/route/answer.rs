@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
-use super::{raised_floor, Ranking, RouteIndex, RoutingRules, RoutingSettings};
+use super::{
+    raised_floor, words_a_route_reads, Ranking, RouteIndex, RoutingRules, RoutingSettings,
+};
 use crate::load::{id_runs, Reading};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
 
@@ -79,7 +81,6 @@ impl Route {
 }
 
 impl Artifact {
-    /// The routing index of a bundle's catalog: every skill a catalog can show.
     /// The routing settings a route of bundle `r` is cut by: [`Artifact::routing_settings`]
     /// with the hybrid cut of its catalog's size when the settings give none.
     pub fn routing_settings_of(&self, r: &BundleRef<'_>) -> Result<RoutingSettings, Error> {
@@ -90,10 +91,19 @@ impl Artifact {
         Ok(settings)
     }
 
+    /// The routing index of a bundle's catalog: every skill a catalog can show (kept in the
+    /// bundle).
     fn route_index(&self, bundle: &Bundle) -> Result<Arc<RouteIndex>, Error> {
         if let Some(ix) = bundle.route_index.get() {
             return Ok(ix.clone());
         }
+        let terms = self.catalog_terms(bundle)?;
+        let ix = Arc::new(RouteIndex::new(terms.docs()));
+        Ok(bundle.route_index.get_or_init(|| ix).clone())
+    }
+
+    /// The stored terms of every skill a catalog of the bundle can show.
+    fn catalog_terms(&self, bundle: &Bundle) -> Result<CatalogTerms, Error> {
         let shown: Vec<(usize, i64)> = bundle
             .skills
             .iter()
@@ -103,29 +113,67 @@ impl Artifact {
             .collect();
         let cards: BTreeSet<i64> = shown.iter().map(|(_, c)| *c).collect();
         let mut terms: HashMap<i64, String> = HashMap::new();
-        {
-            let conn = self.conn.lock().expect("lock");
-            let mut st = conn
-                .prepare_cached(concat!(
-                    "SELECT t.card, t.terms FROM ",
-                    in_runs!(),
-                    " card_route t ON t.card BETWEEN r.first AND r.last"
-                ))
-                .map_err(corrupt(&self.path))?;
-            let ids = id_runs(cards.iter().copied());
-            let rows = st
-                .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
-                .map_err(corrupt(&self.path))?;
-            for row in rows {
-                let (id, text) = row.map_err(corrupt(&self.path))?;
-                terms.insert(id, text);
+        let conn = self.conn.lock().expect("lock");
+        let mut st = conn
+            .prepare_cached(concat!(
+                "SELECT t.card, t.terms FROM ",
+                in_runs!(),
+                " card_route t ON t.card BETWEEN r.first AND r.last"
+            ))
+            .map_err(corrupt(&self.path))?;
+        let ids = id_runs(cards.iter().copied());
+        let rows = st
+            .query_map([ids], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(corrupt(&self.path))?;
+        for row in rows {
+            let (id, text) = row.map_err(corrupt(&self.path))?;
+            terms.insert(id, text);
+        }
+        Ok(CatalogTerms { shown, terms })
+    }
+
+    /// `message` as a route reads it in the bundle's catalog ([`Artifact::glossed`]; `None`:
+    /// as written), its ranking by words, and the number of skills the catalog's index holds.
+    /// `once`: for a process that routes once, a catalog whose index is not made yet is
+    /// indexed for the words this route reads alone ([`RouteIndex::of_words`]), and not kept:
+    /// a catalog of long bodies has hundreds of thousands of words, and indexing them all was
+    /// half of such a process. Should the route look up another word, it is made again on the
+    /// whole index, so the answer is always the whole index's.
+    fn ranked(
+        &self,
+        bundle: &Bundle,
+        message: &str,
+        leave_out: Option<(usize, &str)>,
+        rules: &RoutingRules,
+        once: bool,
+    ) -> Result<(Option<String>, Ranking, usize), Error> {
+        if once && bundle.route_index.get().is_none() {
+            let terms = self.catalog_terms(bundle)?;
+            let first = RouteIndex::of_words(terms.docs(), words_a_route_reads(message, rules));
+            let glossed = self.glossed(message, &first, leave_out, rules, once)?;
+            let read = glossed.as_deref().unwrap_or(message);
+            let more = words_a_route_reads(read, rules);
+            let again;
+            let index = match first.only_words() {
+                Some(words) if !more.iter().all(|w| words.contains(w)) => {
+                    let mut words = words.clone();
+                    words.extend(more);
+                    again = RouteIndex::of_words(terms.docs(), words);
+                    &again
+                }
+                _ => &first,
+            };
+            let lexical = index.rank_leaving_out(read, leave_out, rules);
+            if !first.asked_another() && !index.asked_another() {
+                return Ok((glossed, lexical, index.docs.len()));
             }
         }
-        let docs = shown
-            .into_iter()
-            .map(|(i, card)| (i, terms.get(&card).map_or("", String::as_str)));
-        let ix = Arc::new(RouteIndex::new(docs));
-        Ok(bundle.route_index.get_or_init(|| ix).clone())
+        let index = self.route_index(bundle)?;
+        // Its words in other languages read in English, for its words and its meaning alike.
+        let glossed = self.glossed(message, &index, leave_out, rules, once)?;
+        let read = glossed.as_deref().unwrap_or(message);
+        let lexical = index.rank_leaving_out(read, leave_out, rules);
+        Ok((glossed, lexical, index.docs.len()))
     }
 
     /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
@@ -202,17 +250,13 @@ impl Artifact {
         for (n, &i) in members.iter().enumerate() {
             position[i] = n + 1;
         }
-        let index = self.route_index(bundle)?;
-        // Its words in other languages read in English, for its words and its meaning alike.
-        let glossed = self.glossed(message, &index, q.leave_out, &rules, once)?;
+        let (glossed, lexical, n) = self.ranked(bundle, message, q.leave_out, &rules, once)?;
         let message = glossed.as_deref().unwrap_or(message);
-        let lexical = index.rank_leaving_out(message, q.leave_out, &rules);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
         let own = match q.vector {
             None => self.meaning_vector(message)?,
             Some(_) => None,
         };
-        let n = index.docs.len();
         let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
             None => (lexical, "lexical", settings.floor("lexical", n, &rules)),
             Some(v) => {
@@ -315,6 +359,20 @@ impl Artifact {
             fused(lexical, similarities, bundle.skills.len(), share),
             bar,
         ))
+    }
+}
+
+/// The stored terms of the skills a bundle's catalogs can show: each shown skill and its card,
+/// and each card's terms (`card_route.terms`).
+struct CatalogTerms {
+    shown: Vec<(usize, i64)>,
+    terms: HashMap<i64, String>,
+}
+
+impl CatalogTerms {
+    /// Each shown skill with its terms, as [`RouteIndex::new`] takes them.
+    fn docs(&self) -> impl Iterator<Item = (usize, &str)> {
+        (self.shown.iter()).map(|(i, card)| (*i, self.terms.get(card).map_or("", String::as_str)))
     }
 }
 

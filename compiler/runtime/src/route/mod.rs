@@ -5,6 +5,9 @@
 //! same tokenizer and scoring (see `docs/routing.md`); the parity runs compare them.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use hashbrown::HashSet;
 
 mod answer;
 mod dense;
@@ -66,29 +69,107 @@ pub struct RouteIndex {
     pub(crate) docs: Vec<(usize, u32)>,
     /// The sums' total.
     pub(crate) total: u64,
+    /// For an index of some of the catalog's words ([`RouteIndex::of_words`]): those words.
+    only: Option<Only>,
+}
+
+/// The words an index of some words was made of, and whether a route looked up another (whose
+/// answer the whole index may give otherwise: the route is then made again on it).
+#[derive(Debug)]
+struct Only {
+    words: HashSet<String>,
+    /// Per first byte, a bit per length (63 for longer) that some of `words` has: most of a
+    /// catalog's words are told apart from them by it, without hashing.
+    sieve: Vec<u64>,
+    asked_another: AtomicBool,
+}
+
+impl Only {
+    fn new(words: HashSet<String>) -> Only {
+        let mut sieve = vec![0u64; 256];
+        for w in &words {
+            if let Some(&first) = w.as_bytes().first() {
+                sieve[usize::from(first)] |= 1 << w.len().min(63);
+            }
+        }
+        Only {
+            words,
+            sieve,
+            asked_another: AtomicBool::new(false),
+        }
+    }
+
+    fn holds(&self, word: &str) -> bool {
+        let Some(&first) = word.as_bytes().first() else {
+            return self.words.contains(word);
+        };
+        self.sieve[usize::from(first)] & (1 << word.len().min(63)) != 0 && self.words.contains(word)
+    }
 }
 
 impl RouteIndex {
     /// Builds the index from each skill's stored terms (`card_route.terms`).
     pub fn new<'a>(docs: impl IntoIterator<Item = (usize, &'a str)>) -> RouteIndex {
-        let docs: Vec<(usize, &str)> = docs.into_iter().collect();
+        RouteIndex::build(docs.into_iter().collect(), None)
+    }
+
+    /// The index of `docs` as [`RouteIndex::new`] makes it, but holding only `words` of them
+    /// (each document's length and the catalog's total still count every word): what one
+    /// route reads, for a process that routes once. Its words rank a message as the whole
+    /// index does when they hold every word the route looks up ([`words_a_route_reads`]); a
+    /// lookup of another is noted ([`RouteIndex::asked_another`]).
+    pub fn of_words<'a>(
+        docs: impl IntoIterator<Item = (usize, &'a str)>,
+        words: HashSet<String>,
+    ) -> RouteIndex {
+        RouteIndex::build(docs.into_iter().collect(), Some(Only::new(words)))
+    }
+
+    /// Whether a route looked up a word this index of some words was not made of (never, for
+    /// a whole index): its answer may not be the whole index's.
+    pub fn asked_another(&self) -> bool {
+        (self.only.as_ref()).is_some_and(|o| o.asked_another.load(Ordering::Relaxed))
+    }
+
+    /// The words an index of some words was made of (`None`: a whole index).
+    pub fn only_words(&self) -> Option<&HashSet<String>> {
+        self.only.as_ref().map(|o| &o.words)
+    }
+
+    /// The id of a word some document holds.
+    fn id(&self, word: &str) -> Option<usize> {
+        if let Some(only) = &self.only {
+            if !only.words.contains(word) {
+                only.asked_another.store(true, Ordering::Relaxed);
+            }
+        }
+        self.ids.get(word).copied()
+    }
+
+    fn build(docs: Vec<(usize, &str)>, only: Option<Only>) -> RouteIndex {
         // Sized ahead from the stored text (a word and its count take about eight bytes; a
         // catalog's distinct words are about a tenth of its words): growing them pair by
         // pair rehashed and copied a catalog of bodies' 234,000 words over and over.
         let bytes: usize = docs.iter().map(|(_, stored)| stored.len()).sum();
+        let kept = only.as_ref();
+        let sized = |whole: usize| kept.map_or(whole, |o| o.words.len().min(whole));
         let mut ix = RouteIndex {
-            ids: hashbrown::HashMap::with_capacity(bytes / 80),
+            ids: hashbrown::HashMap::with_capacity(sized(bytes / 80)),
             docs: Vec::with_capacity(docs.len()),
             ..RouteIndex::default()
         };
         let mut total = 0u64;
         // (word, document, count) in document order, and how many documents hold each word.
-        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(bytes / 6);
-        let mut held: Vec<u32> = Vec::with_capacity(bytes / 80);
+        let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(sized(bytes / 6));
+        let mut held: Vec<u32> = Vec::with_capacity(sized(bytes / 80));
         for (skill, stored) in docs {
             let doc = ix.docs.len() as u32;
             let mut len = 0;
             for (word, count) in parse_terms(stored) {
+                if kept.is_some_and(|o| !o.holds(word)) {
+                    len += count;
+                    continue;
+                }
                 // Looked up before inserting: most words are already known, and an entry
                 // would allocate the word each time.
                 let id = match ix.ids.get(word) {
@@ -123,6 +204,7 @@ impl RouteIndex {
             *slot += 1;
         }
         ix.total = total;
+        ix.only = only;
         ix
     }
 
@@ -188,7 +270,7 @@ impl<'a> Part<'a> {
 
     /// The id of a word some kept document holds.
     fn id(&self, word: &str) -> Option<usize> {
-        let id = *self.index.ids.get(word)?;
+        let id = self.index.id(word)?;
         (self.removed.is_none()
             || self
                 .index
@@ -328,6 +410,37 @@ fn known_words(
     words
 }
 
+/// Every word a route of `message` may look up in a catalog's index, and more: its words
+/// ([`RoutingRules::tokens`]), each word one edit from those that spelling may read as their
+/// nearest known word ([`spelling::applies`]), and its neighbouring words written together
+/// ([`RoutingRules::joined`]); and each character of its runs of scripts written without
+/// spaces, which the glossary may hold alone ([`gloss`] asks the index whether it holds one).
+/// An index of these words alone ([`RouteIndex::of_words`]) ranks `message` as the whole index
+/// does.
+pub fn words_a_route_reads(message: &str, rules: &RoutingRules) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for word in message.to_lowercase().split(|c: char| !word_char(c)) {
+        for (_, run) in script_runs(word).filter(|(spaced, _)| !spaced) {
+            let mut one = [0u8; 4];
+            for c in run.chars() {
+                out.extend(rules.tokens(c.encode_utf8(&mut one)));
+            }
+        }
+    }
+    for t in rules.tokens(message) {
+        if rules.spelling.is_some_and(|s| spelling::applies(&t, &s)) {
+            spelling::one_edit(&t, |edit| {
+                if !out.contains(edit) {
+                    out.insert(edit.to_string());
+                }
+            });
+        }
+        out.insert(t);
+    }
+    out.extend(rules.joined(message));
+    out
+}
+
 /// Whether the kept documents of `parts` hold every routing word of `word` (by `rules`), with
 /// `leave_out`'s example taken out of its skill (`eval`'s leave-one-out): a word a route
 /// would read in a glossary is one of these it does not hold.
@@ -389,7 +502,7 @@ impl LeftOut {
         });
         if let Some((p, _)) = found {
             for t in rules.tokens(example) {
-                if let Some(&id) = parts[p].index.ids.get(&t) {
+                if let Some(id) = parts[p].index.id(&t) {
                     *out.minus.entry(id).or_default() += EXAMPLE_WEIGHT;
                     out.words += EXAMPLE_WEIGHT;
                 }
@@ -570,6 +683,98 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// An index of the words a route of a message reads ranks it exactly as the whole index:
+    /// misspelt words read as their neighbours, words written together, scripts without
+    /// spaces, words no skill holds; and it notes a route that looks up any other word.
+    #[test]
+    fn an_index_of_the_words_a_route_reads_ranks_as_the_whole_index() {
+        let cards: &[(&str, &str, &[&str])] = &[
+            (
+                "invoices",
+                "Create and send invoices, refunds and receipts.",
+                &["bill the client"],
+            ),
+            (
+                "google-tasks",
+                "Add, list and complete tasks in googletasks.",
+                &["todo list"],
+            ),
+            (
+                "forecast",
+                "Weather forecasts for any city, tomorrow included.",
+                &["明天会下雨吗"],
+            ),
+            (
+                "pricing",
+                "Plans, prices and what each plan costs.",
+                &["how much is pro"],
+            ),
+            ("translate", "Traduire un texte, übersetzen, 翻訳する.", &[]),
+        ];
+        let stored: Vec<String> = cards
+            .iter()
+            .map(|(name, description, examples)| {
+                let examples: Vec<String> = examples.iter().map(|e| e.to_string()).collect();
+                card_terms(
+                    name,
+                    description,
+                    &examples,
+                    &[],
+                    "Open the dashboard first.",
+                )
+            })
+            .collect();
+        let docs = || stored.iter().enumerate().map(|(i, s)| (i, s.as_str()));
+        let whole = RouteIndex::new(docs());
+        let sorted = |mut r: Ranking| {
+            r.scored.sort_by_key(|s| s.skill);
+            r
+        };
+        for message in [
+            "pls send the invoise and a refnd to acme",
+            "add this to my google tasks, and the todo list",
+            "明天北京会下雨吗？",
+            "what will the wether be tomorow in Lisbon",
+            "how much is the pro plan, per seat?",
+            "übersetzen Sie bitte diesen Text, 翻訳して",
+            "nothing anyone holds here",
+            "",
+        ] {
+            let some = RouteIndex::of_words(docs(), words_a_route_reads(message, RULES()));
+            assert_eq!(
+                sorted(some.rank(message, RULES())),
+                sorted(whole.rank(message, RULES())),
+                "{message:?}"
+            );
+            assert!(!some.asked_another(), "{message:?}");
+            assert!(!whole.asked_another());
+            assert_eq!(
+                (some.docs.clone(), some.total),
+                (whole.docs.clone(), whole.total)
+            );
+        }
+        // The glossary asks it whether the catalog holds a word it glosses, a lone character
+        // of a script without spaces too: it holds those.
+        let glossary = "wetter\tweather\n下雨\train\n猫\tcat\n".as_bytes();
+        for message in ["我的猫明天下雨", "猫", "das wetter morgen"] {
+            let some = RouteIndex::of_words(docs(), words_a_route_reads(message, RULES()));
+            let parts = [Part::whole(&some)];
+            let glossed = gloss(
+                message,
+                |w| look_up(glossary, w),
+                holds_every_word(&parts, None, RULES()),
+            );
+            assert!(glossed.is_some() && !some.asked_another(), "{message:?}");
+        }
+        // Made of too few words, it notes the route that looked up another.
+        let few = RouteIndex::of_words(docs(), ["invoic".to_string()].into_iter().collect());
+        assert!(!few.asked_another());
+        assert_eq!(few.rank("invoices!", RULES()).words, ["invoic"]);
+        assert!(!few.asked_another());
+        few.rank("invoices, refunds", RULES());
+        assert!(few.asked_another());
     }
 
     /// A word is the catalog's own (not glossed) when a kept document holds each of its

@@ -46,8 +46,6 @@ pub(super) fn nearest_known(
     parts: &[Part<'_>],
     word: &str,
 ) -> Option<(String, Vec<Option<usize>>)> {
-    let letters = word.as_bytes();
-    let n = letters.len();
     // (summed counts, skills holding it, the word, its ids)
     let mut best: Option<(u64, usize, String, Vec<Option<usize>>)> = None;
     let mut consider = |candidate: &str| {
@@ -64,6 +62,17 @@ pub(super) fn nearest_known(
             best = Some((weight, skills, candidate.to_string(), ids));
         }
     };
+    one_edit(word, &mut consider);
+    best.map(|(_, _, known, ids)| (known, ids))
+}
+
+/// Each word one edit from `word` (letters a–z): a letter deleted, two neighbouring letters
+/// swapped, a letter changed or one inserted, in that order at each position (a word may come
+/// more than once). What [`nearest_known`] considers, and what a route that reads only some of
+/// a catalog's words asks its index for ([`super::words_a_route_reads`]).
+pub(super) fn one_edit(word: &str, mut each: impl FnMut(&str)) {
+    let letters = word.as_bytes();
+    let n = letters.len();
     let mut edit = String::with_capacity(n + 1);
     let mut write = |pieces: [&[u8]; 3]| {
         edit.clear();
@@ -71,7 +80,7 @@ pub(super) fn nearest_known(
             // Letters a–z only: every slice is ASCII.
             edit.extend(p.iter().map(|&b| char::from(b)));
         }
-        consider(&edit);
+        each(&edit);
     };
     for i in 0..=n {
         let (head, tail) = letters.split_at(i);
@@ -90,7 +99,6 @@ pub(super) fn nearest_known(
             write([head, &[c], tail]);
         }
     }
-    best.map(|(_, _, known, ids)| (known, ids))
 }
 
 #[cfg(test)]

@@ -86,12 +86,35 @@ pub fn card_terms(
     pairs.join(" ")
 }
 
-/// The pairs of a stored `card_route.terms` ([`card_terms`]).
+/// The pairs of a stored `card_route.terms` ([`card_terms`]): split at spaces, each at its
+/// last `:` (a pair without one counts 1; one whose count is no number is left out). One pass
+/// over the bytes: a catalog of long bodies stores hundreds of thousands of pairs of a few
+/// bytes each, and searching each for its space and then its colon took a fifth of a process
+/// that routes once.
 pub fn parse_terms(stored: &str) -> impl Iterator<Item = (&str, u32)> {
-    (stored.split(' ').filter(|pair| !pair.is_empty())).filter_map(|pair| {
-        match pair.rsplit_once(':') {
-            Some((word, count)) => Some((word, count.parse().ok()?)),
-            None => Some((pair, 1)),
+    let bytes = stored.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        if at >= bytes.len() {
+            return None;
+        }
+        let (start, mut colon) = (at, None);
+        while at < bytes.len() && bytes[at] != b' ' {
+            if bytes[at] == b':' {
+                colon = Some(at);
+            }
+            at += 1;
+        }
+        let end = at;
+        at += 1;
+        // Cut at ASCII bytes only: every slice falls on a character's boundary.
+        match colon {
+            _ if start == end => continue,
+            Some(c) => match stored[c + 1..end].parse() {
+                Ok(count) => return Some((&stored[start..c], count)),
+                Err(_) => continue,
+            },
+            None => return Some((&stored[start..end], 1)),
         }
     })
 }
@@ -116,6 +139,10 @@ mod tests {
         assert_eq!(back[..3], [("gbp", 5), ("much", 2), ("pound", 1)]);
         assert_eq!(back.len(), 7);
         assert_eq!(parse_terms("").count(), 0);
+        // Pairs split at spaces (runs of them too), each at its last colon; a count that is no
+        // number leaves its pair out.
+        let odd: Vec<(&str, u32)> = parse_terms(" a  b:2 c:x d:e:3 é:4 価格 f: ").collect();
+        assert_eq!(odd, [("a", 1), ("b", 2), ("d:e", 3), ("é", 4), ("価格", 1)]);
     }
 
     #[test]
