@@ -207,6 +207,51 @@ fn a_hybrid_route_reaches_a_skill_by_word_pieces_and_eval_says_hybrid() {
     assert_eq!(eval["bundles"][0]["positives"], 4);
 }
 
+/// A model's own vectors are floats, read as such whatever their length: 64 numbers, and 384
+/// (all-MiniLM-L6-v2's), longer than the head the built-in meaning's whole numbers are read by.
+/// A message worded as a skill's example is at cosine 1 from it: its hybrid score is half its
+/// words' score plus half of 1.
+#[test]
+fn a_model_s_own_vectors_of_any_length_are_read_as_floats() {
+    for dims in [64, 384] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = workspace(dir.path());
+        let out = dir.path().join("a.db");
+        let (ws, out_s) = (root.to_str().unwrap(), out.to_str().unwrap());
+        let command = embedder(&format!("--dims {dims}"));
+        let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let message = "Where is my invoice?";
+        let query = dir.path().join("q.json");
+        let vector = Command::new("sh")
+            .arg("-c")
+            .arg(format!("echo '{{\"text\": \"{message}\"}}' | {command}"))
+            .output()
+            .unwrap();
+        std::fs::write(&query, &vector.stdout).unwrap();
+        let route = |extra: &[&str]| -> serde_json::Value {
+            let mut args = vec!["route", out_s, message, "--format", "json"];
+            args.extend_from_slice(extra);
+            let o = skillc(&args);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            serde_json::from_slice(&o.stdout).unwrap()
+        };
+        let words = route(&[]);
+        let hybrid = route(&["--query-vector", query.to_str().unwrap()]);
+        assert_eq!(words["candidates"][0]["name"], "billing", "{dims}: {words}");
+        assert_eq!(
+            hybrid["candidates"][0]["name"], "billing",
+            "{dims}: {hybrid}"
+        );
+        let by_words = words["candidates"][0]["score"].as_f64().unwrap();
+        let fused = hybrid["candidates"][0]["score"].as_f64().unwrap();
+        assert!(
+            (fused - (by_words + 1.0) / 2.0).abs() < 2e-6,
+            "{dims}: {by_words} {fused}"
+        );
+    }
+}
+
 #[test]
 fn an_embedding_model_is_declared_once_in_workspace_yaml() {
     let dir = tempfile::tempdir().unwrap();

@@ -1315,16 +1315,38 @@ fn a_route_read_once_is_the_route_of_the_loaded_bundle() {
         }
     }
     assert!(compared > 50, "{compared}");
-    // A query leaving a trigger example out needs the examples: the bundle is read whole.
+    // A query leaving a trigger example out needs the examples: the bundle is read whole. Each
+    // skill's first example, asked as it is written, and first into a fresh artifact.
     let hyper = client("hyperline.co");
     let none = Context::default();
+    let skills = full.bundle(&hyper).unwrap().skills.clone();
+    let mut left_out = 0;
+    for (i, skill) in skills.iter().enumerate() {
+        let Some(example) = skill.triggers.first() else {
+            continue;
+        };
+        let q = Query {
+            message: example,
+            leave_out: Some((i, example)),
+            ..Query::default()
+        };
+        let once = artifact().route_once(&hyper, None, &none, &q).unwrap();
+        let loaded = full.route_query(&hyper, None, &none, &q).unwrap();
+        assert_eq!(once, loaded, "{example}");
+        // Its own vector out, an example reaches its skill by less than the whole of it.
+        let kept = Query {
+            leave_out: None,
+            ..q
+        };
+        let whole = full.route_query(&hyper, None, &none, &kept).unwrap();
+        left_out += usize::from(once != whole);
+    }
+    assert!(left_out > 3, "{left_out}");
     let q = Query {
         message: "who are your competitors and how do you compare?",
         leave_out: Some((0, "who are your competitors and how do you compare?")),
         ..Query::default()
     };
-    let once = artifact().route_once(&hyper, None, &none, &q).unwrap();
-    assert_eq!(once, full.route_query(&hyper, None, &none, &q).unwrap());
     let err = artifact()
         .route_once(&client("nobody.example"), None, &none, &q)
         .unwrap_err();
