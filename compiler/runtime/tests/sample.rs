@@ -1315,6 +1315,25 @@ fn a_route_read_once_is_the_route_of_the_loaded_bundle() {
         }
     }
     assert!(compared > 50, "{compared}");
+    // A message of 8,000 words of twelve letters no skill holds, and some it does: more than
+    // a route reads as misspelt, it is ranked on the whole index, as a loaded bundle ranks it.
+    let mut seed = 11u64;
+    let mut letter = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        char::from(b'a' + ((seed >> 33) % 26) as u8)
+    };
+    let mut long: Vec<String> = (0..8_000)
+        .map(|_| (0..12).map(|_| letter()).collect())
+        .collect();
+    long.push("pricing in GBP for UK accounts".to_string());
+    let long = long.join(" ");
+    let q = Query {
+        message: &long,
+        ..Query::default()
+    };
+    let b = client("hyperline.co");
+    let once = artifact().route_once(&b, None, &contexts[0], &q).unwrap();
+    assert_eq!(once, full.route_query(&b, None, &contexts[0], &q).unwrap());
     // A query leaving a trigger example out needs the examples: the bundle is read whole. Each
     // skill's first example, asked as it is written, and first into a fresh artifact.
     let hyper = client("hyperline.co");

@@ -147,15 +147,23 @@ impl Artifact {
         rules: &RoutingRules,
         once: bool,
     ) -> Result<(Option<String>, Ranking, usize), Error> {
-        if once && bundle.route_index.get().is_none() {
+        let words = (once && bundle.route_index.get().is_none())
+            .then(|| words_a_route_reads(message, rules))
+            .flatten();
+        if let Some(words) = words {
             let terms = self.catalog_terms(bundle)?;
-            let first = RouteIndex::of_words(terms.docs(), words_a_route_reads(message, rules));
+            let first = RouteIndex::of_words(terms.docs(), words);
             let glossed = self.glossed(message, &first, leave_out, rules, once)?;
             let read = glossed.as_deref().unwrap_or(message);
-            let more = words_a_route_reads(read, rules);
+            // Read in English, a message may ask for other words (read as written, the same).
+            let more = match glossed {
+                Some(_) => words_a_route_reads(read, rules),
+                None => Some(Default::default()),
+            };
             let again;
-            let index = match first.only_words() {
-                Some(words) if !more.iter().all(|w| words.contains(w)) => {
+            let index = match (first.only_words(), more) {
+                (Some(words), Some(more)) if more.iter().all(|w| words.contains(w)) => &first,
+                (Some(words), Some(more)) => {
                     let mut words = words.clone();
                     words.extend(more);
                     again = RouteIndex::of_words(terms.docs(), words);

@@ -410,15 +410,40 @@ fn known_words(
     words
 }
 
+/// The most neighbours of misspelt words an index of some words lists for a route
+/// ([`words_a_route_reads`]): those of some twenty words of seven letters, more than most
+/// messages hold; beyond it the whole catalog is indexed.
+pub const NEIGHBOURS_READ: usize = 8_192;
+
 /// Every word a route of `message` may look up in a catalog's index, and more: its words
 /// ([`RoutingRules::tokens`]), each word one edit from those that spelling may read as their
 /// nearest known word ([`spelling::applies`]), and its neighbouring words written together
 /// ([`RoutingRules::joined`]); and each character of its runs of scripts written without
 /// spaces, which the glossary may hold alone ([`gloss`] asks the index whether it holds one).
 /// An index of these words alone ([`RouteIndex::of_words`]) ranks `message` as the whole index
-/// does.
-pub fn words_a_route_reads(message: &str, rules: &RoutingRules) -> HashSet<String> {
-    let mut out = HashSet::new();
+/// does. `None` when the words spelling could read have more than [`NEIGHBOURS_READ`]
+/// neighbours between them: listing them costs more than indexing the whole catalog (a
+/// hostile message of 8,000 such words has 10 million).
+pub fn words_a_route_reads(message: &str, rules: &RoutingRules) -> Option<HashSet<String>> {
+    let mut out: HashSet<String> = rules.tokens(message).into_iter().collect();
+    let misspelt: Vec<&String> = match rules.spelling {
+        Some(s) => out.iter().filter(|t| spelling::applies(t, &s)).collect(),
+        None => Vec::new(),
+    };
+    // A word of n letters a–z has 53n + 25 neighbours one edit away.
+    let neighbours: usize = misspelt.iter().map(|t| 53 * t.len() + 25).sum();
+    if neighbours > NEIGHBOURS_READ {
+        return None;
+    }
+    let mut near = HashSet::new();
+    for t in misspelt {
+        spelling::one_edit(t, |edit| {
+            if !near.contains(edit) {
+                near.insert(edit.to_string());
+            }
+        });
+    }
+    out.extend(near);
     for word in message.to_lowercase().split(|c: char| !word_char(c)) {
         for (_, run) in script_runs(word).filter(|(spaced, _)| !spaced) {
             let mut one = [0u8; 4];
@@ -427,18 +452,8 @@ pub fn words_a_route_reads(message: &str, rules: &RoutingRules) -> HashSet<Strin
             }
         }
     }
-    for t in rules.tokens(message) {
-        if rules.spelling.is_some_and(|s| spelling::applies(&t, &s)) {
-            spelling::one_edit(&t, |edit| {
-                if !out.contains(edit) {
-                    out.insert(edit.to_string());
-                }
-            });
-        }
-        out.insert(t);
-    }
     out.extend(rules.joined(message));
-    out
+    Some(out)
 }
 
 /// Whether the kept documents of `parts` hold every routing word of `word` (by `rules`), with
@@ -742,7 +757,13 @@ mod tests {
             "nothing anyone holds here",
             "",
         ] {
-            let some = RouteIndex::of_words(docs(), words_a_route_reads(message, RULES()));
+            let words = words_a_route_reads(message, RULES()).unwrap();
+            let some = RouteIndex::of_words(docs(), words.clone());
+            // It holds those of its words the catalog holds, and no other.
+            assert_eq!(some.only_words(), Some(&words));
+            assert_eq!(whole.only_words(), None);
+            let held: HashSet<&String> = whole.ids.keys().filter(|w| words.contains(*w)).collect();
+            assert_eq!(some.ids.keys().collect::<HashSet<_>>(), held, "{message:?}");
             assert_eq!(
                 sorted(some.rank(message, RULES())),
                 sorted(whole.rank(message, RULES())),
@@ -759,7 +780,7 @@ mod tests {
         // of a script without spaces too: it holds those.
         let glossary = "wetter\tweather\n下雨\train\n猫\tcat\n".as_bytes();
         for message in ["我的猫明天下雨", "猫", "das wetter morgen"] {
-            let some = RouteIndex::of_words(docs(), words_a_route_reads(message, RULES()));
+            let some = RouteIndex::of_words(docs(), words_a_route_reads(message, RULES()).unwrap());
             let parts = [Part::whole(&some)];
             let glossed = gloss(
                 message,
@@ -768,6 +789,17 @@ mod tests {
             );
             assert!(glossed.is_some() && !some.asked_another(), "{message:?}");
         }
+        // A message whose words spelling could read have more neighbours than are listed has
+        // no such index: indexing the whole catalog costs less.
+        let word = |i: usize| -> String {
+            (0..5)
+                .map(|k| b"qxzk"[(i >> (2 * k)) & 3] as char)
+                .collect()
+        };
+        let message = |n: usize| (0..n).map(word).collect::<Vec<_>>().join(" ");
+        let most = NEIGHBOURS_READ / (53 * 5 + 25);
+        assert!(words_a_route_reads(&message(most), RULES()).is_some());
+        assert!(words_a_route_reads(&message(most + 1), RULES()).is_none());
         // Made of too few words, it notes the route that looked up another.
         let few = RouteIndex::of_words(docs(), ["invoic".to_string()].into_iter().collect());
         assert!(!few.asked_another());
