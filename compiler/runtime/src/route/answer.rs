@@ -1,6 +1,8 @@
 //! A route: the candidates of a bundle's catalog for a message, as every runtime answers it.
 
 use std::collections::{BTreeSet, HashMap};
+
+use hashbrown::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -135,10 +137,10 @@ impl Artifact {
     /// `message` as a route reads it in the bundle's catalog ([`Artifact::glossed`]; `None`:
     /// as written), its ranking by words, and the number of skills the catalog's index holds.
     /// `once`: for a process that routes once, a catalog whose index is not made yet is
-    /// indexed for the words this route reads alone ([`RouteIndex::of_words`]), and not kept:
-    /// a catalog of long bodies has hundreds of thousands of words, and indexing them all was
-    /// half of such a process. Should the route look up another word, it is made again on the
-    /// whole index, so the answer is always the whole index's.
+    /// indexed for the words this route reads alone ([`Artifact::ranked_by_words`]), and not
+    /// kept: a catalog of long bodies has hundreds of thousands of words, and indexing them all
+    /// was half of such a process. Should the route look up another word, it is made again on
+    /// the whole index, so the answer is always the whole index's.
     fn ranked(
         &self,
         bundle: &Bundle,
@@ -146,34 +148,13 @@ impl Artifact {
         leave_out: Option<(usize, &str)>,
         rules: &RoutingRules,
         once: bool,
-    ) -> Result<(Option<String>, Ranking, usize), Error> {
+    ) -> Result<Ranked, Error> {
         let words = (once && bundle.route_index.get().is_none())
             .then(|| words_a_route_reads(message, rules))
             .flatten();
         if let Some(words) = words {
-            let terms = self.catalog_terms(bundle)?;
-            let first = RouteIndex::of_words(terms.docs(), words);
-            let glossed = self.glossed(message, &first, leave_out, rules, once)?;
-            let read = glossed.as_deref().unwrap_or(message);
-            // Read in English, a message may ask for other words (read as written, the same).
-            let more = match glossed {
-                Some(_) => words_a_route_reads(read, rules),
-                None => Some(Default::default()),
-            };
-            let again;
-            let index = match (first.only_words(), more) {
-                (Some(words), Some(more)) if more.iter().all(|w| words.contains(w)) => &first,
-                (Some(words), Some(more)) => {
-                    let mut words = words.clone();
-                    words.extend(more);
-                    again = RouteIndex::of_words(terms.docs(), words);
-                    &again
-                }
-                _ => &first,
-            };
-            let lexical = index.rank_leaving_out(read, leave_out, rules);
-            if !first.asked_another() && !index.asked_another() {
-                return Ok((glossed, lexical, index.docs.len()));
+            if let Some(ranked) = self.ranked_by_words(bundle, words, message, leave_out, rules)? {
+                return Ok(ranked);
             }
         }
         let index = self.route_index(bundle)?;
@@ -182,6 +163,41 @@ impl Artifact {
         let read = glossed.as_deref().unwrap_or(message);
         let lexical = index.rank_leaving_out(read, leave_out, rules);
         Ok((glossed, lexical, index.docs.len()))
+    }
+
+    /// [`Artifact::ranked`] by an index of the catalog's `words` alone (and, when the message
+    /// read in English asks for more, by one of those too): `None` when the route looked up
+    /// another word, whose answer only the whole index gives.
+    fn ranked_by_words(
+        &self,
+        bundle: &Bundle,
+        words: HashSet<String>,
+        message: &str,
+        leave_out: Option<(usize, &str)>,
+        rules: &RoutingRules,
+    ) -> Result<Option<Ranked>, Error> {
+        let terms = self.catalog_terms(bundle)?;
+        let first = RouteIndex::of_words(terms.docs(), words);
+        let glossed = self.glossed(message, &first, leave_out, rules, true)?;
+        let read = glossed.as_deref().unwrap_or(message);
+        // Read in English, a message may ask for other words (read as written, the same).
+        let more = match glossed {
+            Some(_) => words_a_route_reads(read, rules),
+            None => Some(Default::default()),
+        };
+        let again;
+        let index = match (first.only_words(), more) {
+            (Some(words), Some(more)) if !more.iter().all(|w| words.contains(w)) => {
+                let mut words = words.clone();
+                words.extend(more);
+                again = RouteIndex::of_words(terms.docs(), words);
+                &again
+            }
+            _ => &first,
+        };
+        let lexical = index.rank_leaving_out(read, leave_out, rules);
+        let asked_another = first.asked_another() || index.asked_another();
+        Ok((!asked_another).then_some((glossed, lexical, index.docs.len())))
     }
 
     /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
@@ -370,6 +386,10 @@ impl Artifact {
     }
 }
 
+/// A message as a route reads it (`None`: as written), its ranking by words, and the number of
+/// skills of the index that ranked it ([`Artifact::ranked`]).
+type Ranked = (Option<String>, Ranking, usize);
+
 /// The stored terms of the skills a bundle's catalogs can show: each shown skill and its card,
 /// and each card's terms (`card_route.terms`).
 struct CatalogTerms {
@@ -414,5 +434,75 @@ impl Query<'_> {
             now.map_or(0.0, |d| d.as_secs_f64())
         });
         history::join_fragment(self.message, time, self.history)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Artifact {
+        let path = format!("{}/tests/data/sample.db", env!("CARGO_MANIFEST_DIR"));
+        Artifact::open(path).unwrap()
+    }
+
+    /// A warm runtime makes its catalog's whole index once and keeps it; a process that routes
+    /// once ranks by the words its route reads, and ranks as the whole index does; a message
+    /// read in English (German here) is ranked by its English words too; and an index short
+    /// of a word the route looks up ranks nothing, so that the whole index answers.
+    #[test]
+    fn a_route_ranks_by_the_words_it_reads_or_by_the_whole_index() {
+        let rules = sample().routing_rules().unwrap();
+        let global = BundleRef::default();
+        let messages = [
+            "how much does the pro plan cost?",
+            "pls turn this into a pdf press relase",
+            "konvertiere diese Datei bitte in ein PDF",
+            "価格はいくらですか",
+        ];
+        for message in messages {
+            // A fresh artifact each time: a bundle whose index is not made yet.
+            let a = sample();
+            let bundle = a.bundle(&global).unwrap();
+            let words = words_a_route_reads(message, &rules).unwrap();
+            let by_words = a.ranked_by_words(&bundle, words, message, None, &rules);
+            let by_words = by_words.unwrap().unwrap_or_else(|| panic!("{message}"));
+            assert!(bundle.route_index.get().is_none());
+            let once = a.ranked(&bundle, message, None, &rules, true).unwrap();
+            assert!(bundle.route_index.get().is_none());
+            let warm = a.ranked(&bundle, message, None, &rules, false).unwrap();
+            assert!(
+                bundle.route_index.get().is_some(),
+                "a warm route keeps its index"
+            );
+            let sorted = |(glossed, mut r, n): Ranked| {
+                r.scored.sort_by_key(|s| s.skill);
+                (glossed, r, n)
+            };
+            assert_eq!(sorted(by_words.clone()), sorted(warm.clone()), "{message}");
+            assert_eq!(sorted(once), sorted(warm.clone()), "{message}");
+            if message.starts_with("konvertiere") {
+                assert!(
+                    warm.0.as_deref().is_some_and(|g| g.contains("convert")),
+                    "{warm:?}"
+                );
+            }
+        }
+        // The message's words without the neighbours of its misspelt one: the route asks for
+        // another word, and this index answers nothing.
+        let a = sample();
+        let bundle = a.bundle(&global).unwrap();
+        let message = "pls turn this into a pdf press relase";
+        let words = rules.tokens(message).into_iter().collect();
+        let short = a.ranked_by_words(&bundle, words, message, None, &rules);
+        assert_eq!(short.unwrap(), None);
+        // Without the word the glossary reads in English (the index is asked whether it holds
+        // it first): the message read in English is indexed again, but what it was read as
+        // may not be the whole index's, and this index answers nothing either.
+        let message = "konvertiere diese Datei bitte in ein PDF";
+        let mut words = words_a_route_reads(message, &rules).unwrap();
+        assert!(words.remove(&rules.tokens("konvertiere")[0]));
+        let short = a.ranked_by_words(&bundle, words, message, None, &rules);
+        assert_eq!(short.unwrap(), None);
     }
 }
