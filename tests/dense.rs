@@ -24,6 +24,28 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The vector `command` (an embedder) gives `message`, written to `dir/q.json` for
+/// `--query-vector`.
+fn query_vector(dir: &Path, command: &str, message: &str) -> PathBuf {
+    let query = dir.join("q.json");
+    let vector = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo '{{\"text\": \"{message}\"}}' | {command}"))
+        .output()
+        .unwrap();
+    std::fs::write(&query, &vector.stdout).unwrap();
+    query
+}
+
+/// `skillc route ARTIFACT MESSAGE --format json` with `extra` flags, which must succeed.
+fn route_json(artifact: &str, message: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["route", artifact, message, "--format", "json"];
+    args.extend_from_slice(extra);
+    let o = skillc(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// A workspace of three skills that declares an embedding model.
 fn workspace(dir: &Path) -> PathBuf {
     let root = dir.join("ws");
@@ -178,23 +200,11 @@ fn a_hybrid_route_reaches_a_skill_by_word_pieces_and_eval_says_hybrid() {
     // ("envoyc" is two edits from "invoic", beyond what a route reads as a misspelt word):
     // lexically, no candidate; its letter trigrams still meet "invoicing".
     let message = "envoyced twice";
-    let route = |extra: &[&str]| -> serde_json::Value {
-        let mut args = vec!["route", out_s, message, "--format", "json"];
-        args.extend_from_slice(extra);
-        let o = skillc(&args);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        serde_json::from_slice(&o.stdout).unwrap()
-    };
+    let route = |extra: &[&str]| route_json(out_s, message, extra);
     let lexical = route(&[]);
     assert_eq!(lexical["method"], "lexical");
     assert_eq!(lexical["candidates"], serde_json::json!([]));
-    let query = dir.path().join("q.json");
-    let vector = Command::new("sh")
-        .arg("-c")
-        .arg(format!("echo '{{\"text\": \"{message}\"}}' | {command}"))
-        .output()
-        .unwrap();
-    std::fs::write(&query, &vector.stdout).unwrap();
+    let query = query_vector(dir.path(), &command, message);
     let hybrid = route(&["--query-vector", query.to_str().unwrap()]);
     assert_eq!(hybrid["method"], "hybrid");
     assert_eq!(hybrid["candidates"][0]["name"], "billing", "{hybrid}");
@@ -222,22 +232,9 @@ fn a_model_s_own_vectors_of_any_length_are_read_as_floats() {
         let o = skillc(&["build", ws, "-o", out_s, "--embedder", &command]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         let message = "Where is my invoice?";
-        let query = dir.path().join("q.json");
-        let vector = Command::new("sh")
-            .arg("-c")
-            .arg(format!("echo '{{\"text\": \"{message}\"}}' | {command}"))
-            .output()
-            .unwrap();
-        std::fs::write(&query, &vector.stdout).unwrap();
-        let route = |extra: &[&str]| -> serde_json::Value {
-            let mut args = vec!["route", out_s, message, "--format", "json"];
-            args.extend_from_slice(extra);
-            let o = skillc(&args);
-            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-            serde_json::from_slice(&o.stdout).unwrap()
-        };
-        let words = route(&[]);
-        let hybrid = route(&["--query-vector", query.to_str().unwrap()]);
+        let query = query_vector(dir.path(), &command, message);
+        let words = route_json(out_s, message, &[]);
+        let hybrid = route_json(out_s, message, &["--query-vector", query.to_str().unwrap()]);
         assert_eq!(words["candidates"][0]["name"], "billing", "{dims}: {words}");
         assert_eq!(
             hybrid["candidates"][0]["name"], "billing",
