@@ -177,7 +177,7 @@ class RouteWords(unittest.TestCase):
         # The Rust runtime's words_are_lowercased_split_stopped_and_stemmed.
         self.assertEqual(self.route_tokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"])
         self.assertEqual(self.route_tokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"])
-        self.assertEqual(self.route_tokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"])
+        self.assertEqual(self.route_tokens("going tuned studied ipv6ing größer added planning"), ["going", "tun", "study", "ipv6ing", "größer", "add", "plan"])
         # A plural of `y` meets its word; an artifact's list without `ie` (built before it) keeps them apart.
         plurals = "queries queried query activities activity cookies cookie"
         self.assertEqual(self.route_tokens(plurals), ["query", "query", "query", "activ", "activ", "cooky", "cooky"])

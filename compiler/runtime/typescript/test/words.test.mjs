@@ -106,7 +106,7 @@ test("a plural of y meets its word, unless the artifact's suffixes were written 
 test("English suffixes come off words of ASCII letters, as in the Rust runtime", () => {
   assert.deepEqual(routeTokens("Deploying deployed deployments running called carefully mp3ing café"), ["deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"]);
   assert.deepEqual(routeTokens("How much are the Prices of pricing-uk?"), ["much", "pric", "pric", "uk"]);
-  assert.deepEqual(routeTokens("being tuned studied ipv6ing größer added planning"), ["being", "tun", "study", "ipv6ing", "größer", "add", "plan"]);
+  assert.deepEqual(routeTokens("going tuned studied ipv6ing größer added planning"), ["going", "tun", "study", "ipv6ing", "größer", "add", "plan"]);
 });
 
 // The Rust runtime's a_message_is_read_with_its_words_in_other_languages_glossed.

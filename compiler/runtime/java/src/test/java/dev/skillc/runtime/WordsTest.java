@@ -180,7 +180,7 @@ public class WordsTest {
         // English suffixes, for words of ASCII letters only.
         assertEquals(List.of("deploy", "deploy", "deploy", "run", "call", "carefully", "mp3ing", "café"), tokens("Deploying deployed deployments running called carefully mp3ing café"));
         assertEquals(List.of("much", "pric", "pric", "uk"), tokens("How much are the Prices of pricing-uk?"));
-        assertEquals(List.of("being", "tun", "study", "ipv6ing", "größer", "add", "plan"), tokens("being tuned studied ipv6ing größer added planning"));
+        assertEquals(List.of("going", "tun", "study", "ipv6ing", "größer", "add", "plan"), tokens("going tuned studied ipv6ing größer added planning"));
         // Scripts without spaces: pairs of characters (the Rust runtime's
         // runs_of_unspaced_scripts_become_pairs_of_characters).
         assertEquals(List.of("価格", "格表"), tokens("価格表"));
