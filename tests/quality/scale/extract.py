@@ -34,6 +34,16 @@ What the script changes, and nothing else:
 
 It also writes OUT_DIR/manifest.tsv: folder, name, original path, one line per skill, sorted.
 
+Several collections installed side by side make one catalog with
+
+    python3 tests/quality/scale/extract.py OUT_DIR [--body-words] \
+        --source LABEL GIT_DIR COMMIT PREFIX [--source LABEL GIT_DIR COMMIT PREFIX ...]
+
+each read as above (PREFIX "" reads the whole tree). A folder is then `LABEL-` and the folder it
+would have alone, the manifest's path `LABEL:` and the original path, and names shared between
+collections take their folders like names shared within one. A skill file below a hidden folder
+(`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read.
+
 Added for collections written less carefully (openclaw/skills, the ClawHub archive); none of these
 cases occurs in antigravity-awesome-skills at its commit, whose output is unchanged:
 - a skill file named `skill.md` in another case (`skill.md`, `Skill.md`) is read like `SKILL.md`
@@ -165,46 +175,70 @@ def reserved(git_dir, commit, folder, files):
     return False
 
 
-def main():
-    args = sys.argv[1:]
-    prefix = "skills/"
-    if "--prefix" in args:
-        i = args.index("--prefix")
-        prefix = args[i + 1].rstrip("/")
-        prefix = prefix + "/" if prefix else ""  # "" reads the whole tree
-        del args[i:i + 2]
-    with_words = "--body-words" in args
-    if with_words:
-        args.remove("--body-words")
-    git_dir, commit, out = args
-    out = Path(out)
+def read_collection(git_dir, commit, prefix, with_words, label=None):
+    """The skills of one collection at one commit, below `prefix`, as dicts (see the docstring)."""
     files = git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
     by_folder = {}
     for f in files:
-        if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD":
+        if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD" \
+                and not any(part.startswith(".") for part in f[len(prefix):].split("/")[:-1]):
             folder = f.rsplit("/", 1)[0]
             if folder not in by_folder or f.endswith("/SKILL.md"):
                 by_folder[folder] = f
-    skill_files = sorted(by_folder.values())
-
     skills = []
-    for f in skill_files:
+    for f in sorted(by_folder.values()):
         src_folder = f.rsplit("/", 1)[0]
         folder = src_folder[len(prefix):].replace("/", "-")
+        path = src_folder
+        if label:
+            folder, path = f"{label}-{folder}", f"{label}:{src_folder}"
         if reserved(git_dir, commit, src_folder, files):
-            print(f"left out (all rights reserved): {src_folder}", file=sys.stderr)
+            print(f"left out (all rights reserved): {path}", file=sys.stderr)
             continue
         text = git(git_dir, "show", f"{commit}:{f}").decode("utf-8", "replace")
         fm = frontmatter(text)
         name = as_text(fm.get("name")) or folder
         description = as_text(fm.get("description")) or ""
         if not description:
-            print(f"left out (no description): {src_folder}", file=sys.stderr)
+            print(f"left out (no description): {path}", file=sys.stderr)
             continue
         when = as_text(fm.get("when_to_use"))
         body = body_words(body_of(text)) if with_words else BODY
         skills.append({"folder": folder, "name": name, "description": description,
-                       "when_to_use": when, "path": src_folder, "body": body})
+                       "when_to_use": when, "path": path, "body": body})
+    return skills
+
+
+def as_prefix(prefix):
+    prefix = prefix.rstrip("/")
+    return prefix + "/" if prefix else ""  # "" reads the whole tree
+
+
+def main():
+    args = sys.argv[1:]
+    with_words = "--body-words" in args
+    if with_words:
+        args.remove("--body-words")
+    if "--source" in args:
+        out, sources = args[0], []
+        rest = args[1:]
+        while rest:
+            if rest[0] != "--source" or len(rest) < 5:
+                sys.exit("usage: extract.py OUT_DIR [--body-words] "
+                         "--source LABEL GIT_DIR COMMIT PREFIX [--source ...]")
+            sources.append((rest[1], rest[2], rest[3], as_prefix(rest[4])))
+            rest = rest[5:]
+        skills = [s for label, git_dir, commit, prefix in sources
+                  for s in read_collection(git_dir, commit, prefix, with_words, label)]
+    else:
+        prefix = "skills/"
+        if "--prefix" in args:
+            i = args.index("--prefix")
+            prefix = as_prefix(args[i + 1])
+            del args[i:i + 2]
+        git_dir, commit, out = args
+        skills = read_collection(git_dir, commit, prefix, with_words)
+    out = Path(out)
 
     by_name = {}
     for s in skills:
