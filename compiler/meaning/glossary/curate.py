@@ -9,7 +9,11 @@ word would change English requests: German `gift`, Turkish `deli`, Swedish `flä
 wordfreq's frequencies (its English and each language's, as zipf values: 3 is once in a million
 words) decide, with two rules:
 - a word as the helper wrote it stays unless it is common in English (zipf 3.0 or more): the
-  helpers were asked to leave such words out, and this catches those they missed; nor when
+  helpers were asked to leave such words out, and this catches those they missed. Since the third
+  round a word under 4.0 in English stays when its language uses it a hundred times more (2.0
+  above): Spanish `hoy` (3.1 in English, 5.7 in Spanish, where English text quotes it) and French
+  `temps` are that language's words, read in English only where a catalog's index lacks them. Nor
+  does a word stay when
   another language of the folder whose list does not hold it uses it far more (zipf 3.0 or
   more there, and 1.0 above its own): Dutch `nicht` (a niece) is German for "not";
 - a spelling without accents (`reunion` of `reunión`, `flask` of `fläsk`; `ł`, `ø`, `æ`, `œ`,
@@ -27,6 +31,9 @@ from wordfreq import available_languages, zipf_frequency
 
 HERE = Path(__file__).resolve().parent
 ENGLISH_WORD = 3.0
+# A word under this in English stays when its own language uses it 100 times more (zipf + 2.0).
+ENGLISH_BORROWED = 4.0
+OWN_MARGIN = 2.0
 ENGLISH_SPELLING = 2.5
 MARKER = "# Checked against English and given its spellings without accents by curate.py."
 # The folder's languages written in Latin letters (wordfreq knows each).
@@ -55,6 +62,12 @@ def lists() -> dict:
     return out
 
 
+def english(word: str, own: float) -> bool:
+    """Whether a word is common in English and not its own language's far more."""
+    en = zipf_frequency(word, "en")
+    return en >= ENGLISH_WORD and not (en < ENGLISH_BORROWED and own >= en + OWN_MARGIN)
+
+
 def elsewhere(word: str, lang: str, held: dict) -> bool:
     """Whether another language of the folder, whose list lacks `word`, uses it far more."""
     mine = zipf_frequency(word, lang) if lang in available_languages() else 0.0
@@ -79,7 +92,7 @@ def curate(path: Path, held: dict) -> bool:
         if not latin(word):
             out.append(f"{word}\t{gloss}")
             continue
-        if zipf_frequency(word, "en") >= ENGLISH_WORD or elsewhere(word, lang, held):
+        if english(word, own(word)) or elsewhere(word, lang, held):
             dropped.append(word)
             continue
         out.append(f"{word}\t{gloss}")

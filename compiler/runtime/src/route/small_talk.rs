@@ -23,8 +23,10 @@ pub const SMALL_TALK_SHARE: f64 = 0.5;
 /// labelled request on any set at scale (docs/routing.md, "Held out for the lean").
 pub const TALK_WORDS_SHARE: f64 = 0.6;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
-/// message of pieces neither list holds leans nowhere and is small talk as often as not.
-pub const TALK_WORDS_FROM: f64 = -0.2;
+/// message of pieces neither list holds leans nowhere and is small talk as often as not. -0.15
+/// since the lists learnt anecdotes and requests of the same trades (2026-12-04): from -0.2,
+/// their sharper lean cost labelled requests (docs/routing.md, "Small talk of the trades").
+pub const TALK_WORDS_FROM: f64 = -0.15;
 /// The share of a message's lean to requests (below [`TALK_WORDS_FROM`]) that takes back what
 /// the small-talk margin raised the bar by, never below the catalog's bar: half the rise's
 /// share. A message whose words ask for something ("add a note in attio") is not small talk
