@@ -2448,3 +2448,33 @@ fn a_live_artifact_carries_its_bundle_bound_to_each_artifact_it_serves() {
     assert_eq!(live.current().release(), Some("two"));
     assert_eq!(live.current().max_bundles(), 3);
 }
+
+#[test]
+fn a_misspelt_request_is_routed_by_the_meaning_of_the_words_its_route_reads() {
+    let none = Context::default();
+    let route = |a: &Artifact, m: &str| {
+        let r = (a.route(&BundleRef::default(), None, &none, m, None)).unwrap();
+        (r.candidates.into_iter())
+            .map(|c| (c.name, c.score, c.matched))
+            .collect::<Vec<_>>()
+    };
+    let a = artifact();
+    let typed = "can you reveiw my pull requets";
+    // "reveiw" and "requets", which the table splits into pieces near nothing, are read as
+    // the route's words read them: the same route as the request spelt right.
+    let right = route(&a, "can you review my pull request");
+    assert_eq!(route(&a, typed), right);
+    assert_eq!(right[0].0, "review-summary");
+    // An artifact built before the rule (its `routing_rules` without `meaning_spelling`) makes
+    // the vector of what the message says: the words read are the same, the scores lower.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("before.db");
+    std::fs::copy(artifact_path(), &path).unwrap();
+    let c = rusqlite::Connection::open(&path).unwrap();
+    let sql = "UPDATE manifest SET value = json_remove(value, '$.meaning_spelling') \
+               WHERE key = 'routing_rules'";
+    assert_eq!(c.execute(sql, []).unwrap(), 1);
+    let before = route(&Artifact::open(&path).unwrap(), typed);
+    assert_eq!(before[0].2, right[0].2);
+    assert!(before[0].1 < right[0].1, "{before:?} {right:?}");
+}

@@ -14,7 +14,8 @@ from itertools import islice, repeat
 from operator import add, eq, itemgetter, mul, sub, truediv
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._words import _UNSPACED_RUN, _words
+from ._glossary import _runs
+from ._words import _UNSPACED_RUN, _words, one_edit, spelling_applies
 
 # At most this many pieces of a text count (a long message: its first ones).
 MAX_PIECES = 256
@@ -73,6 +74,32 @@ def parse(data: bytes) -> Meaning:
     if len(rows) != count * dims or dims == 0:
         raise ValueError("the artifact's meaning table's parts disagree in size")
     return Meaning(dims, texts[0], texts[1], scales, rows)
+
+
+def spelt(text: str, ids: Dict[str, int], spelling: Tuple[int, int], max_tried: int,
+          tokens: Callable[[str], List[str]], held: Callable[[str], bool],
+          near: Callable[[str], Optional[str]]) -> Optional[str]:
+    """`text` lowercased, each misspelt word read, for the meaning vector, as the route's words
+    read it (Rust's `Meaning::spelt`): a word of letters a–z that `spelling` applies to, that is
+    no whole piece of the table, and whose one routing word (`tokens`) `spelling` applies to
+    too (at most `max_tried` such words), unless `held`: when `near` gives the catalog's word
+    the route reads that routing word as, the word is replaced by the whole piece one edit from
+    it read as that same word with the lowest row number. None when no word is replaced."""
+    out: List[str] = []
+    tried, replaced = 0, False
+    for k, word in enumerate(_runs(text.lower())):
+        known = None
+        if k % 2 and tried < max_tried and spelling_applies(word, spelling) and word not in ids:
+            found = tokens(word)
+            if len(found) == 1 and spelling_applies(found[0], spelling):
+                tried += 1
+                reading = None if held(word) else near(found[0])
+                if reading is not None:
+                    known = min((w for w in one_edit(word) if w in ids and tokens(w) == [reading]),
+                                key=ids.__getitem__, default=None)
+        replaced = replaced or known is not None
+        out.append(word if known is None else known)
+    return "".join(out) if replaced else None
 
 
 def pieces(text: str, ids: Dict[str, int], folds: Dict[str, str]) -> List[int]:

@@ -61,7 +61,8 @@ class Routing:
             else:
                 # Without a vector of the caller's, the artifact's built-in meaning makes one.
                 meaning = self._meaning()
-                query = meaning.vector(read or text) if meaning else None
+                spelt = self._spelt(read or text, self.bundle(client, locale, tier)) if meaning else None
+                query = meaning.vector(spelt or read or text) if meaning else None
             r = self._route(read or text, client, locale, tier, consumer, context or {}, top, query)
             r["message"] = text
         return r if routed is None else _history.with_routed_text(r, message, routed)
@@ -92,6 +93,27 @@ class Routing:
             found = route_tokens(word, rules)
             return bool(found) and all(w in index for w in found)
         return _glossary.gloss(glossary, text, held, self._glossary_probes)
+
+    def _spelt(self, text, b):
+        """The text a message's meaning vector is made of when it is not `text`: its misspelt
+        words read as its words are, as the nearest known words of the catalog of bundle `b`
+        (`_meaning.spelt`); None for an artifact whose rules do not ask it."""
+        rules, meaning = self.routing_rules(), self._meaning()
+        if not rules.meaning_spelling or rules.spelling is None or meaning is None:
+            return None
+        index, _ = self._route_index(b)
+
+        def held(word):
+            found = route_tokens(word, rules)
+            return bool(found) and all(w in index for w in found)
+
+        def near(token):
+            # The word a route's words read `token` as (`_route`), or None.
+            found = index.neighbours(token)
+            weights = {w: index.weight(w) for w in found}
+            return min(found, key=lambda w: (-weights[w][0], -weights[w][1], w), default=None)
+        return _meaning.spelt(text, meaning.ids, rules.spelling, rules.max_words,
+                              lambda word: route_tokens(word, rules), held, near)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))

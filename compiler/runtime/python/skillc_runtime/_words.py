@@ -37,6 +37,8 @@ class RoutingRules:
         self.hybrid_floor_slope: float = float(rules["hybrid_floor_slope"])
         self.defaults: Dict[str, Any] = dict(rules["defaults"])
         # Artifacts built before it read every word as written.
+        # Whether the meaning vector, too, reads misspelt words (`_meaning.spelt`); not before.
+        self.meaning_spelling: bool = bool(rules.get("meaning_spelling", False))
         spelling = rules.get("spelling")
         self.spelling: Optional[Tuple[int, int]] = (
             None if spelling is None else (int(spelling["min_letters"]), int(spelling["max_letters"])))

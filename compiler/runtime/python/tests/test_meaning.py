@@ -34,6 +34,25 @@ class Meaning(unittest.TestCase):
         data += b"".join(bytes([i, 1, 127 - i, (-i) & 0xFF]) for i in range(len(vocab)))
         return _meaning.parse(data)
 
+    def test_a_misspelt_word_is_read_for_the_meaning_as_the_route_reads_its_word(self):
+        # The cases of the Rust runtime's test of the same name (route/meaning.rs).
+        from skillc_runtime import _meaning
+        vocab = ["[UNK]", "whether", "weather", "container", "list", "lists", "plan"]
+        ids = {p: i for i, p in enumerate(vocab)}
+        near = {"contianer": "container", "wether": "weather", "weathr": "weather", "lisst": "list",
+                "lsit": "list", "contaner": "contain"}
+
+        def spelt(text, most=64):
+            return _meaning.spelt(text, ids, (5, 24), most, lambda w: [w[:-1] if w.endswith("s") else w],
+                                  lambda w: w == "kubectl", near.get)
+        self.assertEqual(spelt("Where is the CONTIANER list?"), "where is the container list?")
+        self.assertEqual(spelt("wether"), "weather")
+        self.assertEqual(spelt("lisst"), "list")
+        self.assertEqual(spelt("weathr"), "weather")
+        for text in ["whether", "kubectl", "lsit", "contianer2", "contiäner", "plann", "contaner", ""]:
+            self.assertIsNone(spelt(text), text)
+        self.assertEqual(spelt("contianer wether lisst", 2), "container weather lisst")
+
     def test_words_split_into_the_longest_pieces_and_unknown_words_have_none(self):
         m = self.table()
         self.assertEqual(m.pieces("Prices LIST"), [1, 2, 3])

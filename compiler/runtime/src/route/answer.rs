@@ -9,8 +9,10 @@ use serde::Serialize;
 
 use super::dense::{fused, similarity_needed};
 use super::history::{self, Turn};
+use super::spelling::nearest_known;
 use super::{
-    raised_floor, words_a_route_reads, Ranking, RouteIndex, RoutingRules, RoutingSettings,
+    holds_every_word, raised_floor, words_a_route_reads, Part, Ranking, RouteIndex, RoutingRules,
+    RoutingSettings,
 };
 use crate::load::{id_runs, Reading};
 use crate::{corrupt, Artifact, Bundle, BundleRef, Context, Error};
@@ -162,7 +164,33 @@ impl Artifact {
         let glossed = self.glossed(message, &index, leave_out, rules, once)?;
         let read = glossed.as_deref().unwrap_or(message);
         let lexical = index.rank_leaving_out(read, leave_out, rules);
-        Ok((glossed, lexical, index.docs.len()))
+        let spelt = self.spelt(read, &index, leave_out, rules)?;
+        Ok((glossed, lexical, index.docs.len(), spelt))
+    }
+
+    /// The text a message's meaning vector is made of, when it is not `read` (the message as
+    /// its words are read): its misspelt words read as its words are, as the catalog of
+    /// `index`'s nearest known words ([`super::Meaning::spelt`]). `None` for an artifact whose rules do not
+    /// ask it (built before it) or without the built-in meaning.
+    fn spelt(
+        &self,
+        read: &str,
+        index: &RouteIndex,
+        leave_out: Option<(usize, &str)>,
+        rules: &RoutingRules,
+    ) -> Result<Option<String>, Error> {
+        let Some(spelling) = rules.spelling.as_ref().filter(|_| rules.meaning_spelling) else {
+            return Ok(None);
+        };
+        let Some(meaning) = self.meaning()? else {
+            return Ok(None);
+        };
+        let parts = [Part::whole(index)];
+        // A word the catalog holds is read as written; another as its nearest known word.
+        let held = holds_every_word(&parts, leave_out, rules);
+        let near = |token: &str| nearest_known(&parts, token).map(|(known, _)| known);
+        let tokens = |word: &str| rules.tokens(word);
+        Ok(meaning.spelt(read, spelling, rules.max_words, tokens, held, near))
     }
 
     /// [`Artifact::ranked`] by an index of the catalog's `words` alone (and, when the message
@@ -196,8 +224,9 @@ impl Artifact {
             _ => &first,
         };
         let lexical = index.rank_leaving_out(read, leave_out, rules);
+        let spelt = self.spelt(read, index, leave_out, rules)?;
         let asked_another = first.asked_another() || index.asked_another();
-        Ok((!asked_another).then_some((glossed, lexical, index.docs.len())))
+        Ok((!asked_another).then_some((glossed, lexical, index.docs.len(), spelt)))
     }
 
     /// Routes `message` in the catalog of a bundle for a consumer and context: the skills it
@@ -274,11 +303,12 @@ impl Artifact {
         for (n, &i) in members.iter().enumerate() {
             position[i] = n + 1;
         }
-        let (glossed, lexical, n) = self.ranked(bundle, message, q.leave_out, &rules, once)?;
+        let (glossed, lexical, n, spelt) =
+            self.ranked(bundle, message, q.leave_out, &rules, once)?;
         let message = glossed.as_deref().unwrap_or(message);
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
         let own = match q.vector {
-            None => self.meaning_vector(message)?,
+            None => self.meaning_vector(spelt.as_deref().unwrap_or(message))?,
             Some(_) => None,
         };
         let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
@@ -386,9 +416,10 @@ impl Artifact {
     }
 }
 
-/// A message as a route reads it (`None`: as written), its ranking by words, and the number of
-/// skills of the index that ranked it ([`Artifact::ranked`]).
-type Ranked = (Option<String>, Ranking, usize);
+/// A message as a route reads it (`None`: as written), its ranking by words, the number of
+/// skills of the index that ranked it, and the text its meaning is made of when that is not
+/// the message as read ([`Artifact::ranked`]).
+type Ranked = (Option<String>, Ranking, usize, Option<String>);
 
 /// The stored terms of the skills a bundle's catalogs can show: each shown skill and its card,
 /// and each card's terms (`card_route.terms`).
@@ -475,9 +506,9 @@ mod tests {
                 bundle.route_index.get().is_some(),
                 "a warm route keeps its index"
             );
-            let sorted = |(glossed, mut r, n): Ranked| {
+            let sorted = |(glossed, mut r, n, spelt): Ranked| {
                 r.scored.sort_by_key(|s| s.skill);
-                (glossed, r, n)
+                (glossed, r, n, spelt)
             };
             assert_eq!(sorted(by_words.clone()), sorted(warm.clone()), "{message}");
             assert_eq!(sorted(once), sorted(warm.clone()), "{message}");

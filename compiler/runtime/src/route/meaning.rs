@@ -201,6 +201,81 @@ impl Meaning {
         self.pieces.len() == 0
     }
 
+    /// `text` lowercased, each misspelt word read, for the meaning vector, as the route's words
+    /// read it (docs/routing.md, "Misspelt words"): a word of letters a–z that `spelling`
+    /// applies to, that is no whole piece of the table, and whose one routing word (`tokens`)
+    /// `spelling` applies to too (at most `max_tried` such words), unless `held` (the catalog
+    /// holds it as written): when `near` gives the catalog's word the route reads that routing
+    /// word as, the word is replaced by the whole piece
+    /// one edit from it that is read as that same word, the one with the lowest row number (the
+    /// tokenizer's vocabulary lists commoner words first). "contianer" is otherwise the pieces
+    /// `con`, `##tian`, `##er`, far from "container". `None` when no word is replaced.
+    pub fn spelt(
+        &self,
+        text: &str,
+        spelling: &super::Spelling,
+        max_tried: usize,
+        tokens: impl Fn(&str) -> Vec<String>,
+        held: impl Fn(&str) -> bool,
+        near: impl Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        let lower = text.to_lowercase();
+        let mut out = String::with_capacity(lower.len());
+        let (mut tried, mut replaced) = (0, false);
+        let mut rest = lower.as_str();
+        while !rest.is_empty() {
+            let start = rest.find(super::word_char).unwrap_or(rest.len());
+            out.push_str(&rest[..start]);
+            rest = &rest[start..];
+            let end = rest
+                .find(|c: char| !super::word_char(c))
+                .unwrap_or(rest.len());
+            let word = &rest[..end];
+            rest = &rest[end..];
+            let tries = (&mut tried, max_tried);
+            let known = self.known_reading(word, spelling, tries, &tokens, &held, &near);
+            replaced |= known.is_some();
+            out.push_str(known.as_deref().unwrap_or(word));
+        }
+        replaced.then_some(out)
+    }
+
+    /// [`Meaning::spelt`]'s reading of one word, when it has one.
+    fn known_reading(
+        &self,
+        word: &str,
+        spelling: &super::Spelling,
+        (tried, max_tried): (&mut usize, usize),
+        tokens: impl Fn(&str) -> Vec<String>,
+        held: impl Fn(&str) -> bool,
+        near: impl Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        if *tried == max_tried
+            || !super::spelling::applies(word, spelling)
+            || self.pieces.find(word).is_some()
+        {
+            return None;
+        }
+        let [token] = <[String; 1]>::try_from(tokens(word)).ok()?;
+        if !super::spelling::applies(&token, spelling) {
+            return None;
+        }
+        *tried += 1;
+        if held(word) {
+            return None;
+        }
+        let near = near(&token)?;
+        let mut best: Option<(u32, String)> = None;
+        super::spelling::one_edit(word, |edit| {
+            if let Some(row) = self.pieces.find(edit) {
+                if best.as_ref().is_none_or(|(r, _)| row < *r) && tokens(edit) == [near.as_str()] {
+                    best = Some((row, edit.to_string()));
+                }
+            }
+        });
+        best.map(|(_, known)| known)
+    }
+
     /// A text's pieces (row numbers), in order: its routing words (lowercased runs of word
     /// characters); in a run of an unspaced script each character alone; any other run with
     /// its accents folded, then split greedily into the longest pieces the table holds, the
@@ -448,6 +523,11 @@ mod tests {
     /// The pieces of [`table`] with the rows `row` gives each.
     fn table_of(row: impl Fn(usize) -> [u8; 4]) -> Meaning {
         let vocab = ["[UNK]", "price", "##s", "list", "café", "cafe", "価", "格"];
+        table_with(&vocab, row)
+    }
+
+    /// A table of `vocab`'s pieces, with the rows `row` gives each.
+    fn table_with(vocab: &[&str], row: impl Fn(usize) -> [u8; 4]) -> Meaning {
         let mut bytes = MAGIC.to_vec();
         bytes.extend(4u32.to_le_bytes());
         bytes.extend((vocab.len() as u32).to_le_bytes());
@@ -464,6 +544,66 @@ mod tests {
             bytes.extend(row(i));
         }
         Meaning::parse(bytes).expect("parses")
+    }
+
+    /// The reference for the other runtimes' reading of misspelt words for the meaning: each of
+    /// them routes misspelt messages as `skillc` does (their parity runs and tests).
+    #[test]
+    fn a_misspelt_word_is_read_for_the_meaning_as_the_route_reads_its_word() {
+        let vocab = [
+            "[UNK]",
+            "whether",
+            "weather",
+            "container",
+            "list",
+            "lists",
+            "plan",
+        ];
+        let m = table_with(&vocab, |i| [i as u8, 1, 1, 1]);
+        let spelling = super::super::SPELLING;
+        // Routing words: a final `s` taken off, as a stemmer would.
+        let tokens = |w: &str| vec![w.strip_suffix('s').unwrap_or(w).to_string()];
+        // The catalog's nearest known word of each routing word it does not hold.
+        let near = |t: &str| match t {
+            "contianer" => Some("container".to_string()),
+            "wether" | "weathr" => Some("weather".to_string()),
+            "lisst" | "lsit" => Some("list".to_string()),
+            "contaner" => Some("contain".to_string()),
+            _ => None,
+        };
+        let held = |w: &str| w == "kubectl";
+        let spelt = |text: &str, max: usize| m.spelt(text, &spelling, max, tokens, held, near);
+        // Lowercased, its misspelt word replaced, the rest as written.
+        assert_eq!(
+            spelt("Where is the CONTIANER list?", 64).as_deref(),
+            Some("where is the container list?")
+        );
+        // Of the pieces one edit away, the one read as the route's word ("whether" is commoner).
+        assert_eq!(spelt("wether", 64).as_deref(), Some("weather"));
+        // Of several read as it, the lowest row ("lists" is one edit from "lisst" too).
+        assert_eq!(spelt("lisst", 64).as_deref(), Some("list"));
+        assert_eq!(spelt("weathr", 64).as_deref(), Some("weather"));
+        // Left as written: a whole piece, a word the catalog holds, a word too short for the
+        // rules (four letters), one with a digit or an accent, one the catalog reads as nothing,
+        // and one whose reading no piece one edit away gives ("container" is read as itself).
+        let kept = [
+            "whether",
+            "kubectl",
+            "lsit",
+            "contianer2",
+            "contiäner",
+            "plann",
+            "contaner",
+        ];
+        for text in kept {
+            assert_eq!(spelt(text, 64), None, "{text}");
+        }
+        // At most `max_tried` words are read so.
+        assert_eq!(
+            spelt("contianer wether lisst", 2).as_deref(),
+            Some("container weather lisst")
+        );
+        assert_eq!(spelt("", 64), None);
     }
 
     #[test]

@@ -151,6 +151,11 @@ pub struct RoutingRules {
     /// none in an artifact built before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spelling: Option<super::Spelling>,
+    /// Whether a message's meaning vector, too, reads its misspelt words as the meaning table's
+    /// words one edit away ([`super::Meaning::spelt`], with `spelling`'s lengths); false in an
+    /// artifact built before it.
+    #[serde(default)]
+    pub meaning_spelling: bool,
 }
 
 /// The default routing settings, as `routing_rules` writes them.
@@ -188,6 +193,7 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
             confident: d.confident,
         },
         spelling: Some(super::SPELLING),
+        meaning_spelling: true,
     }
 });
 

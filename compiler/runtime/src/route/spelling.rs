@@ -1,7 +1,8 @@
 //! Misspelt words (docs/routing.md, "Misspelt words"): a word of a message that the catalog's
 //! index does not hold is read as the word one edit away that the catalog weighs most, so
-//! "tomorow" meets `tomorrow` and "acount" `account`. Words only: the message's meaning vector
-//! is made of what it says.
+//! "tomorow" meets `tomorrow` and "acount" `account`. The message's meaning vector reads such a
+//! word as the table's word spelling the same known word, where the table cannot read it
+//! ([`super::Meaning::spelt`]).
 
 use serde::{Deserialize, Serialize};
 

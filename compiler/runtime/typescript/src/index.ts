@@ -13,7 +13,7 @@ import { readPublicKey, signaturePath, type PublicKey } from "./signature.js";
 import { catalog, prompt, type Catalog, type Format, type Prompt } from "./answer.js";
 import { contextFromObject, type Context } from "./context.js";
 import { meaningOf } from "./meaning.js";
-import { heldByIndex, route, routeTokens, routingRules, type Route } from "./route.js";
+import { heldByIndex, route, routeTokens, routingRules, speltForMeaning, type Route } from "./route.js";
 import { gloss, glossaryOf } from "./glossary.js";
 import { routedText, withRoutedText, type Turn } from "./history.js";
 import type { SqlJsStatic } from "sql.js";
@@ -180,7 +180,9 @@ export class Artifact {
     const words = glossaryOf(snap);
     const read = (words && gloss(words, text, (w) => heldByIndex(snap, bundle, w))) ?? text;
     // Without a vector of the caller's, the artifact's built-in meaning makes one (hybrid).
-    const vector = r.queryVector ?? meaningOf(snap)?.vector(read);
+    const meaning = r.queryVector === undefined ? meaningOf(snap) : null;
+    const spelt = meaning ? speltForMeaning(snap, bundle, read, (p) => meaning.row(p)) : undefined;
+    const vector = r.queryVector ?? meaning?.vector(spelt ?? read);
     const answer = { ...route(snap, bundle, r.consumer ?? null, ctx, read, r.top, vector), message: text };
     return routed === undefined ? answer : withRoutedText(answer, r.message, routed);
   }

@@ -96,6 +96,11 @@ export class Meaning {
     return new Meaning(dims, ids, folds, scales, values, longest);
   }
 
+  /** The row of a piece the table holds whole, or undefined. */
+  row(piece: string): number | undefined {
+    return this.ids.get(piece);
+  }
+
   /** A text's pieces (row numbers), in order: its routing words (lowercased runs of word
    * characters); in a run of an unspaced script each character alone; any other run with its
    * accents folded, then split greedily into the longest pieces the table holds, the first

@@ -26,6 +26,8 @@ export interface RoutingRules {
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
   spelling?: { min_letters: number; max_letters: number };
+  /** Whether the meaning vector, too, reads misspelt words (`speltForMeaning`); not before. */
+  meaning_spelling?: boolean;
 }
 
 /** The longest word an artifact's rules may ask to read as a neighbour (Rust's `MAX_LETTERS`). */
@@ -234,7 +236,7 @@ const LETTERS = "abcdefghijklmnopqrstuvwxyz";
  * highest, then the one more skills hold, then the first in code-point order. */
 function nearestKnown(word: string, ix: RouteIndex): [string, number] | undefined {
   let best: [string, number] | undefined;
-  const consider = (candidate: string) => {
+  oneEdit(word, (candidate) => {
     const id = ix.ids.get(candidate);
     if (id === undefined) return;
     if (best !== undefined) {
@@ -243,18 +245,69 @@ function nearestKnown(word: string, ix: RouteIndex): [string, number] | undefine
       if (w < bw || (w === bw && (s < bs || (s === bs && candidate >= best[0])))) return;
     }
     best = [candidate, id];
-  };
+  });
+  return best;
+}
+
+/** Each word one edit from `word` (letters a–z): a letter deleted, two neighbouring letters
+ * swapped, a letter changed or one inserted (Rust's `spelling::one_edit`). */
+function oneEdit(word: string, each: (edit: string) => void): void {
   for (let i = 0; i <= word.length; i++) {
     const head = word.slice(0, i);
     const tail = word.slice(i);
     if (tail) {
-      consider(head + tail.slice(1));
-      if (tail.length > 1) consider(head + tail[1] + tail[0] + tail.slice(2));
-      for (const c of LETTERS) if (c !== tail[0]) consider(head + c + tail.slice(1));
+      each(head + tail.slice(1));
+      if (tail.length > 1) each(head + tail[1] + tail[0] + tail.slice(2));
+      for (const c of LETTERS) if (c !== tail[0]) each(head + c + tail.slice(1));
     }
-    for (const c of LETTERS) consider(head + c + tail);
+    for (const c of LETTERS) each(head + c + tail);
   }
-  return best;
+}
+
+/** The text a message's meaning vector is made of when it is not `text` (Rust's
+ * `Meaning::spelt`): `text` lowercased, each misspelt word read as the route's words read it. A
+ * word of letters a–z that `spelling` applies to, that is no whole piece of the table (`row`),
+ * and whose one routing word `spelling` applies to too (at most `max_words` such words), unless
+ * bundle `b`'s index holds it: when the catalog's nearest known word of that routing word is
+ * found, the word is replaced by the whole piece one edit from it read as that same word with the
+ * lowest row number. Undefined when no word is replaced, or the artifact's rules do not ask it. */
+export function speltForMeaning(snap: Snapshot, b: Bundle, text: string, row: (piece: string) => number | undefined): string | undefined {
+  const rules = routingRules(snap);
+  const spelling = rules.spelling;
+  if (!rules.meaning_spelling || !spelling) return undefined;
+  const ix = indexOf(snap, b, rules);
+  const lower = text.toLowerCase();
+  const between = new RegExp(NOT_WORD.source, "gu");
+  let out = "";
+  let at = 0;
+  let tried = 0;
+  let replaced = false;
+  const read = (word: string): string => {
+    if (tried === rules.max_words || !spellingApplies(word, spelling) || row(word) !== undefined) return word;
+    const found = routeTokens(word, rules);
+    if (found.length !== 1 || !spellingApplies(found[0], spelling)) return word;
+    tried += 1;
+    if (ix.ids.has(found[0])) return word;
+    const near = nearestKnown(found[0], ix);
+    if (near === undefined) return word;
+    let best: [number, string] | undefined;
+    oneEdit(word, (edit) => {
+      const r = row(edit);
+      if (r === undefined || (best !== undefined && r >= best[0])) return;
+      const t = routeTokens(edit, rules);
+      if (t.length === 1 && t[0] === near[0]) best = [r, edit];
+    });
+    if (best === undefined) return word;
+    replaced = true;
+    return best[1];
+  };
+  for (const m of lower.matchAll(between)) {
+    if (m.index! > at) out += read(lower.slice(at, m.index));
+    out += m[0];
+    at = m.index! + m[0].length;
+  }
+  if (at < lower.length) out += read(lower.slice(at));
+  return replaced ? out : undefined;
 }
 
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):

@@ -172,6 +172,8 @@ test("without a vector, a route of the sample is hybrid and the Rust command's, 
     "How much does the pro plan cost?", "Quels sont vos tarifs ?", "価格はいくらですか", "ราคาแพ็กเกจเท่าไหร่",
     "Wie viel kostet die Größe XL? café crème", "Сколько стоит подписка?", "料金プラン 𠀋𠀌 pricing", "कीमत क्या है",
     "turn this into a PDF press release", "bananas", "?!", "review my code ".repeat(120),
+    // Misspelt words, read for the meaning as the route's words read them.
+    "can you reveiw my pull requets", "my invoce is wrnog, refnud please",
   ];
   let candidates = 0;
   for (const artifact of [sample, wide]) {

@@ -61,20 +61,9 @@ final class Glossary {
      */
     static String gloss(byte[] glossary, String message, Predicate<String> held) {
         String lower = Router.lowercase(message);
-        StringBuilder out = new StringBuilder(lower.length() + 16);
         boolean[] glossed = {false};
         int[] read = {0};
-        int i = 0;
-        while (i < lower.length()) {
-            int start = i;
-            while (i < lower.length() && Router.wordChar(lower.codePointAt(i))) i += Character.charCount(lower.codePointAt(i));
-            if (i == start) {
-                int c = lower.codePointAt(i);
-                out.appendCodePoint(c);
-                i += Character.charCount(c);
-                continue;
-            }
-            String word = lower.substring(start, i);
+        String text = Router.eachWord(lower, (word, out) -> {
             int at = 0;
             while (at < word.length()) {
                 boolean spaced = !Router.unspaced(word.codePointAt(at));
@@ -91,8 +80,8 @@ final class Glossary {
                 } else longestWords(glossary, run, held, out, glossed, read);
                 at = end;
             }
-        }
-        return glossed[0] ? out.toString() : null;
+        });
+        return glossed[0] ? text : null;
     }
 
     private static void longestWords(byte[] glossary, String run, Predicate<String> held, StringBuilder out,

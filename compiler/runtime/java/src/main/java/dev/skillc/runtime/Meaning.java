@@ -121,6 +121,11 @@ final class Meaning {
         return out;
     }
 
+    /** The row of a piece the table holds whole, or null. */
+    Integer row(String piece) {
+        return ids.get(piece);
+    }
+
     /**
      * A text's pieces (row numbers), in order: its routing words (lowercased runs of word
      * characters, {@link Router#tokens}'s); in a run of an unspaced script each character alone;

@@ -83,18 +83,7 @@ final class Router {
         String best = null;
         long bestWeight = 0;
         int bestSkills = 0;
-        List<String> edits = new ArrayList<>();
-        for (int i = 0; i <= word.length(); i++) {
-            String head = word.substring(0, i);
-            String tail = word.substring(i);
-            if (!tail.isEmpty()) {
-                edits.add(head + tail.substring(1));
-                if (tail.length() > 1) edits.add(head + tail.charAt(1) + tail.charAt(0) + tail.substring(2));
-                for (char c = 'a'; c <= 'z'; c++) if (c != tail.charAt(0)) edits.add(head + c + tail.substring(1));
-            }
-            for (char c = 'a'; c <= 'z'; c++) edits.add(head + c + tail);
-        }
-        for (String candidate : edits) {
+        for (String candidate : oneEdit(word)) {
             Integer id = ix.ids().get(candidate);
             if (id == null) continue;
             Postings holders = ix.postings().get(id);
@@ -108,6 +97,86 @@ final class Router {
             }
         }
         return best;
+    }
+
+    /**
+     * Each word one edit from {@code word} (letters a–z): a letter deleted, two neighbouring
+     * letters swapped, a letter changed or one inserted (Rust's {@code spelling::one_edit}).
+     */
+    private static List<String> oneEdit(String word) {
+        List<String> edits = new ArrayList<>();
+        for (int i = 0; i <= word.length(); i++) {
+            String head = word.substring(0, i);
+            String tail = word.substring(i);
+            if (!tail.isEmpty()) {
+                edits.add(head + tail.substring(1));
+                if (tail.length() > 1) edits.add(head + tail.charAt(1) + tail.charAt(0) + tail.substring(2));
+                for (char c = 'a'; c <= 'z'; c++) if (c != tail.charAt(0)) edits.add(head + c + tail.substring(1));
+            }
+            for (char c = 'a'; c <= 'z'; c++) edits.add(head + c + tail);
+        }
+        return edits;
+    }
+
+    /**
+     * The text a message's meaning vector is made of when it is not {@code text} (Rust's
+     * {@code Meaning::spelt}): {@code text} lowercased, each misspelt word read as the route's
+     * words read it. A word of letters a–z that the rules' spelling applies to, that is no whole
+     * piece of the table, and whose one routing word it applies to too (at most
+     * {@code max_words} such words), unless the index holds it: when the catalog's nearest known
+     * word of that routing word is found, the word is replaced by the whole piece one edit from
+     * it read as that same word with the lowest row number. Null when no word is replaced, or
+     * the artifact's rules do not ask it.
+     */
+    static String speltForMeaning(Meaning meaning, String text, Index ix, Rules rules) {
+        int[] spelling = rules.spelling();
+        if (spelling == null || !Boolean.TRUE.equals(rules.all().get("meaning_spelling"))) return null;
+        int maxTried = (int) rules.num("max_words");
+        int[] tried = {0};
+        boolean[] replaced = {false};
+        String spelt = eachWord(lowercase(text), (word, out) -> {
+            String known = null;
+            if (tried[0] < maxTried && spellingApplies(word, spelling) && meaning.row(word) == null) {
+                List<String> found = tokens(word, rules);
+                if (found.size() == 1 && spellingApplies(found.get(0), spelling)) {
+                    tried[0]++;
+                    String near = ix.ids().containsKey(found.get(0)) ? null : nearestKnown(found.get(0), ix);
+                    int bestRow = Integer.MAX_VALUE;
+                    if (near != null) {
+                        for (String edit : oneEdit(word)) {
+                            Integer row = meaning.row(edit);
+                            if (row == null || row >= bestRow || !tokens(edit, rules).equals(List.of(near))) continue;
+                            bestRow = row;
+                            known = edit;
+                        }
+                    }
+                }
+            }
+            replaced[0] |= known != null;
+            out.append(known != null ? known : word);
+        });
+        return replaced[0] ? spelt : null;
+    }
+
+    /**
+     * {@code lower} with each run of word characters ({@link #wordChar}) given to {@code word},
+     * which appends what stands for it; what lies between the runs is copied as it is.
+     */
+    static String eachWord(String lower, java.util.function.BiConsumer<String, StringBuilder> word) {
+        StringBuilder out = new StringBuilder(lower.length() + 16);
+        int i = 0;
+        while (i < lower.length()) {
+            int start = i;
+            while (i < lower.length() && wordChar(lower.codePointAt(i))) i += Character.charCount(lower.codePointAt(i));
+            if (i == start) {
+                int c = lower.codePointAt(i);
+                out.appendCodePoint(c);
+                i += Character.charCount(c);
+                continue;
+            }
+            word.accept(lower.substring(start, i), out);
+        }
+        return out.toString();
     }
 
     /** The words of a bundle's shown skills: word ids, postings (document, count), documents (skill, length). */
@@ -559,7 +628,13 @@ final class Router {
         String glossed = Glossary.glossed(snap, message, ix, rules);
         String text = glossed != null ? glossed : message;
         // Without a vector of the caller's, the artifact's built-in meaning makes one.
-        double[] query = queryVector == null ? ownQuery(snap, text) : query(snap, queryVector);
+        double[] query = null;
+        if (queryVector != null) {
+            query = query(snap, queryVector);
+        } else if (snap.meaning() != null) {
+            String spelt = speltForMeaning(snap.meaning(), text, ix, rules);
+            query = ownQuery(snap, spelt != null ? spelt : text);
+        }
         List<String> words = new ArrayList<>();
         List<Integer> wordIds = new ArrayList<>();
         int[] spelling = rules.spelling();

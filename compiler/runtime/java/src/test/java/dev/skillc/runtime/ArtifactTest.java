@@ -432,6 +432,8 @@ public class ArtifactTest {
             "Wie viel kostet der Pro-Plan?", "代码审查 pull request", "価格 pricing プラン", "my csv has sales trends",
             "Naïve résumé of the café's GitHub PRs", "Привет, как дела?", "ราคาแพ็กเกจ", "\ud835\udc1a\ud840\udc0b bugs",
             "I found a bug in checkout " + "and it breaks ".repeat(120),
+            // Misspelt words, read for the meaning as the route's words read them.
+            "can you reveiw my pull requets", "my invoce is wrnog, refnud please",
         };
         int found = 0;
         for (String m : messages) {
