@@ -318,6 +318,9 @@ def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shot
     # breaks): on a loaded machine that waits for the rebuild of the edit before.
     choose("on")
     wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}", timeout=60)
+    # What the toggle breaks is said above the grid once its rebuild is in, which moves the
+    # grid down a line: a click sent meanwhile lands on the row above (seen once in CI).
+    d.wait_text("#tg-broken", "Turning support on for hyperline.co", timeout=60)
     choose("off")
     wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}", timeout=60)
     assert "support: false" in client_yaml.read_text()

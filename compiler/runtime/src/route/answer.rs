@@ -169,9 +169,9 @@ impl Artifact {
     }
 
     /// The text a message's meaning vector is made of, when it is not `read` (the message as
-    /// its words are read): its misspelt words read as its words are, as the catalog of
-    /// `index`'s nearest known words ([`super::Meaning::spelt`]). `None` for an artifact whose rules do not
-    /// ask it (built before it) or without the built-in meaning.
+    /// its words are read): its misspelt words read as its words are, as the nearest known
+    /// words of the catalog of `index` ([`super::Meaning::spelt`]). `None` for an artifact
+    /// whose rules do not ask it (built before it) or without the built-in meaning.
     fn spelt(
         &self,
         read: &str,
