@@ -86,6 +86,14 @@ class LexicalIndex:
             found.update(filed.get(word[:i] + word[i + 1:], ()))
         return {w for w in found if _one_edit_apart(word, w)}
 
+    def nearest_known(self, word: str) -> Optional[str]:
+        """The word a route reads `word` as (Rust's `spelling::nearest_known`): of its
+        neighbours, the one whose counts sum highest, then the one more documents hold, then
+        the first in code-point order; None without any."""
+        near = self.neighbours(word)
+        weights = {w: self.weight(w) for w in near}
+        return min(near, key=lambda w: (-weights[w][0], -weights[w][1], w), default=None)
+
     def _file_by_deletion(self) -> Dict[str, List[str]]:
         """Each word of letters a–z the documents hold, under itself and each of its deletions."""
         filed: Dict[str, List[str]] = {}

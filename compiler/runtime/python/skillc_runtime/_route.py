@@ -106,14 +106,8 @@ class Routing:
         def held(word):
             found = route_tokens(word, rules)
             return bool(found) and all(w in index for w in found)
-
-        def near(token):
-            # The word a route's words read `token` as (`_route`), or None.
-            found = index.neighbours(token)
-            weights = {w: index.weight(w) for w in found}
-            return min(found, key=lambda w: (-weights[w][0], -weights[w][1], w), default=None)
         return _meaning.spelt(text, meaning.ids, rules.spelling, rules.max_words,
-                              lambda word: route_tokens(word, rules), held, near)
+                              lambda word: route_tokens(word, rules), held, index.nearest_known)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
@@ -332,11 +326,10 @@ class Routing:
                 if rules.spelling is None or tried == rules.max_words or not spelling_applies(t, rules.spelling):
                     continue
                 tried += 1
-                near = index.neighbours(t)
-                if not near:
+                near = index.nearest_known(t)
+                if near is None:
                     continue
-                weights = {w: index.weight(w) for w in near}
-                t = min(near, key=lambda w: (-weights[w][0], -weights[w][1], w))
+                t = near
             if t not in words:
                 words.append(t)
         # Then neighbouring words written together, where the index holds them as one word.

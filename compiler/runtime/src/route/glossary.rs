@@ -8,8 +8,8 @@
 
 use std::sync::Arc;
 
-use super::words::script_runs;
-use super::{holds_every_word, word_char, Part, RouteIndex, RoutingRules};
+use super::words::{each_word, script_runs};
+use super::{holds_every_word, Part, RouteIndex, RoutingRules};
 use rusqlite::{OptionalExtension, MAIN_DB};
 
 use crate::{corrupt, Artifact, Error};
@@ -144,8 +144,6 @@ pub fn gloss<G: AsRef<str>>(
     mut glossary: impl FnMut(&str) -> Option<G>,
     held: impl Fn(&str) -> bool,
 ) -> Option<String> {
-    let lower = message.to_lowercase();
-    let mut out = String::with_capacity(lower.len() + 16);
     let mut glossed = false;
     let mut read = 0;
     let mut put = |out: &mut String, word: &str, gloss: Option<G>| match gloss {
@@ -157,19 +155,14 @@ pub fn gloss<G: AsRef<str>>(
         }
         _ => out.push_str(word),
     };
-    let mut rest = lower.as_str();
-    while !rest.is_empty() {
-        let start = rest.find(word_char).unwrap_or(rest.len());
-        out.push_str(&rest[..start]);
-        rest = &rest[start..];
-        let end = rest.find(|c: char| !word_char(c)).unwrap_or(rest.len());
-        for (spaced, run) in script_runs(&rest[..end]) {
+    let out = each_word(&message.to_lowercase(), |word, out| {
+        for (spaced, run) in script_runs(word) {
             if spaced {
                 if read == GLOSSARY_MAX_READ {
                     out.push_str(run);
                 } else {
                     read += 1;
-                    put(&mut out, run, glossary(run));
+                    put(out, run, glossary(run));
                 }
                 continue;
             }
@@ -192,7 +185,7 @@ pub fn gloss<G: AsRef<str>>(
                 }
                 match longest {
                     Some((n, found)) => {
-                        put(&mut out, &run[from..end_of(n)], Some(found));
+                        put(out, &run[from..end_of(n)], Some(found));
                         i += n;
                     }
                     None => {
@@ -202,8 +195,7 @@ pub fn gloss<G: AsRef<str>>(
                 }
             }
         }
-        rest = &rest[end..];
-    }
+    });
     glossed.then_some(out)
 }
 

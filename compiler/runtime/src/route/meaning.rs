@@ -206,9 +206,9 @@ impl Meaning {
     /// applies to, that is no whole piece of the table, and whose one routing word (`tokens`)
     /// `spelling` applies to too (at most `max_tried` such words), unless `held` (the catalog
     /// holds it as written): when `near` gives the catalog's word the route reads that routing
-    /// word as, the word is replaced by the whole piece
-    /// one edit from it that is read as that same word, the one with the lowest row number (the
-    /// tokenizer's vocabulary lists commoner words first). "contianer" is otherwise the pieces
+    /// word as, the word is replaced by the whole piece one edit from it that is read as that
+    /// same word, the one with the lowest row number (the tokenizer's vocabulary lists commoner
+    /// words first). "contianer" is otherwise the pieces
     /// `con`, `##tian`, `##er`, far from "container". `None` when no word is replaced.
     pub fn spelt(
         &self,
@@ -219,24 +219,13 @@ impl Meaning {
         held: impl Fn(&str) -> bool,
         near: impl Fn(&str) -> Option<String>,
     ) -> Option<String> {
-        let lower = text.to_lowercase();
-        let mut out = String::with_capacity(lower.len());
         let (mut tried, mut replaced) = (0, false);
-        let mut rest = lower.as_str();
-        while !rest.is_empty() {
-            let start = rest.find(super::word_char).unwrap_or(rest.len());
-            out.push_str(&rest[..start]);
-            rest = &rest[start..];
-            let end = rest
-                .find(|c: char| !super::word_char(c))
-                .unwrap_or(rest.len());
-            let word = &rest[..end];
-            rest = &rest[end..];
+        let out = super::words::each_word(&text.to_lowercase(), |word, out| {
             let tries = (&mut tried, max_tried);
             let known = self.known_reading(word, spelling, tries, &tokens, &held, &near);
             replaced |= known.is_some();
             out.push_str(known.as_deref().unwrap_or(word));
-        }
+        });
         replaced.then_some(out)
     }
 

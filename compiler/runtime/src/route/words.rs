@@ -146,6 +146,24 @@ pub const UNSPACED: &[(u32, u32)] = &[
     (0x20000, 0x323AF),
 ];
 
+/// `lower` with each run of word characters ([`word_char`]) given to `word`, which writes what
+/// stands for it; what lies between the runs is copied as it is.
+pub(crate) fn each_word(lower: &str, mut word: impl FnMut(&str, &mut String)) -> String {
+    let mut out = String::with_capacity(lower.len() + 16);
+    let mut rest = lower;
+    while !rest.is_empty() {
+        let start = rest.find(word_char).unwrap_or(rest.len());
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !word_char(c)).unwrap_or(rest.len());
+        if end > 0 {
+            word(&rest[..end], &mut out);
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// A character a word holds: a letter or a digit (`char::is_alphanumeric`), or any character
 /// of an unspaced script (Thai tone marks are neither, and would split a sentence).
 pub fn word_char(c: char) -> bool {

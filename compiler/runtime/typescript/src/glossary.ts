@@ -7,7 +7,7 @@
 
 import { rows, type Snapshot } from "./artifact.js";
 import { meaningOf } from "./meaning.js";
-import { NOT_WORD, UNSPACED_RUN } from "./route.js";
+import { eachWord, UNSPACED_RUN } from "./route.js";
 
 /** The longest word of a script written without spaces that a glossary holds, in characters. */
 export const GLOSSARY_MAX_CHARS = 8;
@@ -90,9 +90,9 @@ export function gloss(glossary: Uint8Array, message: string, held: (word: string
       out += word;
     }
   };
-  const between = new RegExp(NOT_WORD.source, "gu");
-  let at = 0;
-  const glossRun = (word: string) => {
+  // What a run of word characters is read as: `out` holds it while it is made.
+  const glossRun = (word: string): string => {
+    out = "";
     const runs = /^[\x00-\x7f]*$/.test(word) ? [word] : word.split(UNSPACED_RUN);
     runs.forEach((run, k) => {
       if (k % 2 === 0) {
@@ -127,12 +127,8 @@ export function gloss(glossary: Uint8Array, message: string, held: (word: string
         }
       }
     });
+    return out;
   };
-  for (const m of lower.matchAll(between)) {
-    if (m.index! > at) glossRun(lower.slice(at, m.index));
-    out += m[0];
-    at = m.index! + m[0].length;
-  }
-  if (at < lower.length) glossRun(lower.slice(at));
-  return glossed ? out : undefined;
+  const text = eachWord(lower, glossRun);
+  return glossed ? text : undefined;
 }

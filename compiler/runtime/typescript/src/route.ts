@@ -276,10 +276,6 @@ export function speltForMeaning(snap: Snapshot, b: Bundle, text: string, row: (p
   const spelling = rules.spelling;
   if (!rules.meaning_spelling || !spelling) return undefined;
   const ix = indexOf(snap, b, rules);
-  const lower = text.toLowerCase();
-  const between = new RegExp(NOT_WORD.source, "gu");
-  let out = "";
-  let at = 0;
   let tried = 0;
   let replaced = false;
   const read = (word: string): string => {
@@ -301,13 +297,23 @@ export function speltForMeaning(snap: Snapshot, b: Bundle, text: string, row: (p
     replaced = true;
     return best[1];
   };
+  const out = eachWord(text.toLowerCase(), read);
+  return replaced ? out : undefined;
+}
+
+/** `lower` with each run of word characters replaced by what `word` makes of it; what lies
+ * between the runs is kept as it is (Rust's `words::each_word`). */
+export function eachWord(lower: string, word: (run: string) => string): string {
+  const between = new RegExp(NOT_WORD.source, "gu");
+  let out = "";
+  let at = 0;
   for (const m of lower.matchAll(between)) {
-    if (m.index! > at) out += read(lower.slice(at, m.index));
+    if (m.index! > at) out += word(lower.slice(at, m.index));
     out += m[0];
     at = m.index! + m[0].length;
   }
-  if (at < lower.length) out += read(lower.slice(at));
-  return replaced ? out : undefined;
+  if (at < lower.length) out += word(lower.slice(at));
+  return out;
 }
 
 /** The matched idf mass at which a skill scores 0.5 in a catalog of `n` skills (docs/routing.md):
