@@ -37,19 +37,19 @@ class Meaning(unittest.TestCase):
     def test_a_misspelt_word_is_read_for_the_meaning_as_the_route_reads_its_word(self):
         # The cases of the Rust runtime's test of the same name (route/meaning.rs).
         from skillc_runtime import _meaning
-        vocab = ["[UNK]", "whether", "weather", "container", "list", "lists", "plan"]
+        vocab = ["[UNK]", "whether", "weather", "container", "lists", "list", "plan", "containers", "a" * 23 + "bs"]
         ids = {p: i for i, p in enumerate(vocab)}
         near = {"contianer": "container", "wether": "weather", "weathr": "weather", "lisst": "list",
-                "lsit": "list", "contaner": "contain"}
+                "lsit": "list", "contaner": "contain", "container": "contain", "a" * 24: "a" * 23 + "b"}
 
         def spelt(text, most=64):
             return _meaning.spelt(text, ids, (5, 24), most, lambda w: [w[:-1] if w.endswith("s") else w],
                                   lambda w: w == "kubectl", near.get)
         self.assertEqual(spelt("Where is the CONTIANER list?"), "where is the container list?")
         self.assertEqual(spelt("wether"), "weather")
-        self.assertEqual(spelt("lisst"), "list")
+        self.assertEqual(spelt("lisst"), "lists")
         self.assertEqual(spelt("weathr"), "weather")
-        for text in ["whether", "kubectl", "lsit", "contianer2", "contiäner", "plann", "contaner", ""]:
+        for text in ["whether", "containers", "a" * 24 + "s", "kubectl", "lsit", "contianer2", "contiäner", "plann", "contaner", ""]:
             self.assertIsNone(spelt(text), text)
         self.assertEqual(spelt("contianer wether lisst", 2), "container weather lisst")
 

@@ -544,9 +544,11 @@ mod tests {
             "whether",
             "weather",
             "container",
-            "list",
             "lists",
+            "list",
             "plan",
+            "containers",
+            "aaaaaaaaaaaaaaaaaaaaaaabs",
         ];
         let m = table_with(&vocab, |i| [i as u8, 1, 1, 1]);
         let spelling = super::super::SPELLING;
@@ -558,6 +560,10 @@ mod tests {
             "wether" | "weathr" => Some("weather".to_string()),
             "lisst" | "lsit" => Some("list".to_string()),
             "contaner" => Some("contain".to_string()),
+            // A catalog that would read "containers" as another word.
+            "container" => Some("contain".to_string()),
+            // The routing word of a word too long for the rules (25 letters), read as another.
+            "aaaaaaaaaaaaaaaaaaaaaaaa" => Some("aaaaaaaaaaaaaaaaaaaaaaab".to_string()),
             _ => None,
         };
         let held = |w: &str| w == "kubectl";
@@ -569,14 +575,18 @@ mod tests {
         );
         // Of the pieces one edit away, the one read as the route's word ("whether" is commoner).
         assert_eq!(spelt("wether", 64).as_deref(), Some("weather"));
-        // Of several read as it, the lowest row ("lists" is one edit from "lisst" too).
-        assert_eq!(spelt("lisst", 64).as_deref(), Some("list"));
+        // Of several read as it, the lowest row: "lists" (row 4), not "list" (row 5), which
+        // comes first among the edits of "lisst".
+        assert_eq!(spelt("lisst", 64).as_deref(), Some("lists"));
         assert_eq!(spelt("weathr", 64).as_deref(), Some("weather"));
-        // Left as written: a whole piece, a word the catalog holds, a word too short for the
+        // Left as written: a whole piece (even "containers", whose routing word the catalog
+        // would read as another), a word the catalog holds, a word too short for the
         // rules (four letters), one with a digit or an accent, one the catalog reads as nothing,
         // and one whose reading no piece one edit away gives ("container" is read as itself).
         let kept = [
             "whether",
+            "containers",
+            "aaaaaaaaaaaaaaaaaaaaaaaas",
             "kubectl",
             "lsit",
             "contianer2",
