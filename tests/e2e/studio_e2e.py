@@ -316,11 +316,15 @@ def test_flip_a_toggle_and_see_the_preview_change_after_the_rebuild(d, tmp, shot
 
     # A toggle is written once the tests of the last build are known (to name the ones it
     # breaks): on a loaded machine that waits for the rebuild of the edit before.
+    top = lambda: d.js("return document.querySelector(arguments[0]).getBoundingClientRect().top", cell)
+    before = top()
     choose("on")
     wait_until(lambda: state() == "on toggle ●", f"the cell turns on: {state()}", timeout=60)
-    # What the toggle breaks is said above the grid once its rebuild is in, which moves the
-    # grid down a line: a click sent meanwhile lands on the row above (seen once in CI).
+    # What the toggle breaks is said once its rebuild is in, in a slot of its own: the grid
+    # stays where it was (a box above it once moved it down a line between two clicks, and
+    # the second click landed on the row above).
     d.wait_text("#tg-broken", "Turning support on for hyperline.co", timeout=60)
+    assert top() == before, f"the grid moved when the edit's outcome was said: {before} -> {top()}"
     choose("off")
     wait_until(lambda: state() == "off toggle ○", f"the cell turns off: {state()}", timeout=60)
     assert "support: false" in client_yaml.read_text()
@@ -649,6 +653,7 @@ def test_toggles_filter_and_set_in_bulk(d, tmp, shots):
     # Only the toggle's line is new; the rest of the file (comments included) is kept.
     assert [l for l in before.split("\n") if l not in after.split("\n")] == [], after
     assert "off for this client" in d.text("#tg-legend"), "the legend says what the cells mean"
+    d.wait_text("#tg-undo", "Undo: 1 toggle off")
     d.screenshot(shots / "toggles-bulk.png")
     # Back to the default: the file is as it was, byte for byte.
     d.click("#tg-bulk-default")

@@ -157,8 +157,9 @@ export class TogglesView {
       el("p", {}, el("b", {}, `Turn ${n} ${n === 1 ? "toggle" : "toggles"} ${what}`), ` for ${who}?${already}`),
       el("button", { id: "tg-confirm-apply", class: "primary", onclick: () => {
         box.hidden = true;
-        say(`Setting ${n} toggles ${what}…`);
-        this.apply(plan.changes, `${n} toggles ${what}`).catch(fail);
+        const toggles = `${n} ${n === 1 ? "toggle" : "toggles"}`;
+        say(`Setting ${toggles} ${what}…`);
+        this.apply(plan.changes, `${toggles} ${what}`).catch(fail);
       } }, `Turn ${what}`), " ",
       el("button", { id: "tg-confirm-cancel", onclick: () => { box.hidden = true; } }, "Cancel"));
     box.hidden = false;
