@@ -42,7 +42,9 @@ Several collections installed side by side make one catalog with
 each read as above (PREFIX "" reads the whole tree). A folder is then `LABEL-` and the folder it
 would have alone, the manifest's path `LABEL:` and the original path, and names shared between
 collections take their folders like names shared within one. A skill file below a hidden folder
-(`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read.
+(`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read. Nor is one below a
+folder named `test`, `tests` or `fixtures` (the collection's own test fixtures), and a skill at a
+source's root takes the label alone as its folder.
 
 Added for collections written less carefully (openclaw/skills, the ClawHub archive); none of these
 cases occurs in antigravity-awesome-skills at its commit, whose output is unchanged:
@@ -66,6 +68,8 @@ from pathlib import Path
 import yaml
 
 BODY = "See the original collection.\n"
+# A skill file below one of these is a test fixture of the collection's own tooling, not a skill it offers.
+TEST_FOLDERS = {"test", "tests", "fixtures"}
 # What splits a body into words here: white space and ASCII punctuation, both word breaks for skillc.
 WORD_BREAK = re.compile(r"[\s" + re.escape(string.punctuation) + r"]+")
 
@@ -181,7 +185,8 @@ def read_collection(git_dir, commit, prefix, with_words, label=None):
     by_folder = {}
     for f in files:
         if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD" \
-                and not any(part.startswith(".") for part in f[len(prefix):].split("/")[:-1]):
+                and not any(part.startswith(".") or part in TEST_FOLDERS
+                            for part in f[len(prefix):].split("/")[:-1]):
             folder = f.rsplit("/", 1)[0]
             if folder not in by_folder or f.endswith("/SKILL.md"):
                 by_folder[folder] = f
@@ -191,7 +196,8 @@ def read_collection(git_dir, commit, prefix, with_words, label=None):
         folder = src_folder[len(prefix):].replace("/", "-")
         path = src_folder
         if label:
-            folder, path = f"{label}-{folder}", f"{label}:{src_folder}"
+            # a skill at the source's root takes the label alone as its folder
+            folder, path = f"{label}-{folder}" if folder else label, f"{label}:{src_folder}"
         if reserved(git_dir, commit, src_folder, files):
             print(f"left out (all rights reserved): {path}", file=sys.stderr)
             continue
