@@ -151,13 +151,13 @@ export class TogglesView {
       return;
     }
     const n = plan.changes.length;
+    const toggles = `${n} ${n === 1 ? "toggle" : "toggles"}`;
     const who = plan.clients.map(([c, k]) => `${c} (${k})`).join(", ");
     const already = plan.unchanged ? ` ${plan.unchanged} chosen ${plan.unchanged === 1 ? "cell is" : "cells are"} that way already.` : "";
     box.replaceChildren(
-      el("p", {}, el("b", {}, `Turn ${n} ${n === 1 ? "toggle" : "toggles"} ${what}`), ` for ${who}?${already}`),
+      el("p", {}, el("b", {}, `Turn ${toggles} ${what}`), ` for ${who}?${already}`),
       el("button", { id: "tg-confirm-apply", class: "primary", onclick: () => {
         box.hidden = true;
-        const toggles = `${n} ${n === 1 ? "toggle" : "toggles"}`;
         say(`Setting ${toggles} ${what}…`);
         this.apply(plan.changes, `${toggles} ${what}`).catch(fail);
       } }, `Turn ${what}`), " ",

@@ -42,9 +42,9 @@ Several collections installed side by side make one catalog with
 each read as above (PREFIX "" reads the whole tree). A folder is then `LABEL-` and the folder it
 would have alone, the manifest's path `LABEL:` and the original path, and names shared between
 collections take their folders like names shared within one. A skill file below a hidden folder
-(`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read. Nor is one below a
-folder named `test`, `tests` or `fixtures` (the collection's own test fixtures), and a skill at a
-source's root takes the label alone as its folder.
+(`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read, nor
+one below a folder named `test`, `tests` or `fixtures` (the collection's own test fixtures). A
+skill at a source's root takes the label alone as its folder.
 
 Added for collections written less carefully (openclaw/skills, the ClawHub archive); none of these
 cases occurs in antigravity-awesome-skills at its commit, whose output is unchanged:
