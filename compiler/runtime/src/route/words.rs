@@ -151,16 +151,14 @@ pub const UNSPACED: &[(u32, u32)] = &[
 pub(crate) fn each_word(lower: &str, mut word: impl FnMut(&str, &mut String)) -> String {
     let mut out = String::with_capacity(lower.len() + 16);
     let mut rest = lower;
-    while !rest.is_empty() {
-        let start = rest.find(word_char).unwrap_or(rest.len());
+    while let Some(start) = rest.find(word_char) {
         out.push_str(&rest[..start]);
         rest = &rest[start..];
         let end = rest.find(|c: char| !word_char(c)).unwrap_or(rest.len());
-        if end > 0 {
-            word(&rest[..end], &mut out);
-        }
+        word(&rest[..end], &mut out);
         rest = &rest[end..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -204,6 +202,21 @@ fn pairs(run: &str, out: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each run of word characters is given once, never an empty one (a text that ends
+    /// between words); what lies between the runs is kept as written.
+    #[test]
+    fn each_word_gives_every_run_once_and_keeps_what_lies_between() {
+        let mut runs = Vec::new();
+        let out = each_word("  hi, wörld 42!? ", |run, out| {
+            runs.push(run.to_string());
+            out.push_str(&run.to_uppercase());
+        });
+        assert_eq!(runs, ["hi", "wörld", "42"]);
+        assert_eq!(out, "  HI, WÖRLD 42!? ");
+        assert_eq!(each_word("", |_, _| unreachable!()), "");
+        assert_eq!(each_word(" ?! ", |_, _| unreachable!()), " ?! ");
+    }
 
     /// Scripts written without spaces: each run becomes its pairs of characters, a lone one
     /// itself, beside the spaced words of the same text (the other runtimes assert the same).
