@@ -401,11 +401,20 @@ fn w119_of(root: &str) -> std::collections::BTreeSet<(String, String)> {
 /// the catalog's bar raised for small talk): it warns of a skill in a catalog exactly when
 /// `skillc eval`, which routes through the runtime, finds one of its examples going first to
 /// another skill there. The sample's clients hide global skills and add their own, so each
-/// catalog is ranked as the global index less some skills plus others.
+/// catalog is ranked as the global index less some skills plus others. W119 reads the catalog
+/// texts, not the bodies a runtime adds (docs/routing.md, "What is indexed"): the sample is
+/// measured without its bodies, which leave its warnings as they are (with them, `Tell me
+/// more` of `context_gathering` reaches `api-caller` by the word `tell` of its body alone).
 #[test]
 fn w119_warns_of_exactly_the_trigger_examples_a_runtime_routes_to_another_skill() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../skills");
+    let stripped = tmp.path().join("sample");
+    crate::common::copy_dir(Path::new(sample), &stripped);
+    without_bodies(&stripped);
+    let root = stripped.to_str().unwrap();
     let warned = w119_of(root);
+    assert_eq!(w119_of(sample), warned, "a body changes no W119");
     let mut routed = std::collections::BTreeSet::new();
     // Without `--client`, eval measures the global bundle and every client's.
     let o = skillc(&["eval", root, "--format", "json"]);
