@@ -43,8 +43,9 @@ each read as above (PREFIX "" reads the whole tree). A folder is then `LABEL-` a
 would have alone, the manifest's path `LABEL:` and the original path, and names shared between
 collections take their folders like names shared within one. A skill file below a hidden folder
 (`.gemini/`, `.codex/`: one tool's copy of skills found elsewhere in the tree) is not read, nor
-one below a folder named `test`, `tests` or `fixtures` (the collection's own test fixtures). A
-skill at a source's root takes the label alone as its folder.
+one whose folder lies below a folder named `test`, `tests` or `fixtures` (the collection's own
+test fixtures; a skill folder of that name is read). A skill at a source's root takes the label
+alone as its folder.
 
 Added for collections written less carefully (openclaw/skills, the ClawHub archive); none of these
 cases occurs in antigravity-awesome-skills at its commit, whose output is unchanged:
@@ -55,6 +56,8 @@ cases occurs in antigravity-awesome-skills at its commit, whose output is unchan
   top-level `key: value`, indented lines that follow appended to the value, matching quotes removed;
 - a skill without a description (no frontmatter at all, or none declared) is left out and listed on
   stderr: routing reads nothing else, and no request could be labelled for it fairly.
+- a control character in a name or description (C1 mojibake, which YAML does not allow written
+  as is) is written as its `\\uXXXX` escape, which reads back as the same character.
 """
 
 import json
@@ -68,7 +71,8 @@ from pathlib import Path
 import yaml
 
 BODY = "See the original collection.\n"
-# A skill file below one of these is a test fixture of the collection's own tooling, not a skill it offers.
+# A skill whose folder is below one of these is a test fixture of the collection's own tooling, not a
+# skill it offers (a skill's own folder may have such a name: openclaw's `arein/test`).
 TEST_FOLDERS = {"test", "tests", "fixtures"}
 # What splits a body into words here: white space and ASCII punctuation, both word breaks for skillc.
 WORD_BREAK = re.compile(r"[\s" + re.escape(string.punctuation) + r"]+")
@@ -185,8 +189,8 @@ def read_collection(git_dir, commit, prefix, with_words, label=None):
     by_folder = {}
     for f in files:
         if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD" \
-                and not any(part.startswith(".") or part in TEST_FOLDERS
-                            for part in f[len(prefix):].split("/")[:-1]):
+                and not any(part.startswith(".") for part in f[len(prefix):].split("/")[:-1]) \
+                and not any(part in TEST_FOLDERS for part in f[len(prefix):].split("/")[:-2]):
             folder = f.rsplit("/", 1)[0]
             if folder not in by_folder or f.endswith("/SKILL.md"):
                 by_folder[folder] = f
@@ -213,6 +217,14 @@ def read_collection(git_dir, commit, prefix, with_words, label=None):
         skills.append({"folder": folder, "name": name, "description": description,
                        "when_to_use": when, "path": path, "body": body})
     return skills
+
+
+def quoted(value):
+    """`value` as a YAML double-quoted scalar: JSON's quoting, and the control characters JSON
+    leaves as they are (C1, U+0080 to U+009F: mojibake of a description) escaped, since YAML
+    allows none of them written raw."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cc" else c for c in text)
 
 
 def as_prefix(prefix):
@@ -267,10 +279,9 @@ def main():
     for s in skills:
         d = root / s["folder"]
         d.mkdir(parents=True, exist_ok=True)
-        lines = ["---", f'name: {json.dumps(s["name"], ensure_ascii=False)}',
-                 f'description: {json.dumps(s["description"], ensure_ascii=False)}']
+        lines = ["---", f'name: {quoted(s["name"])}', f'description: {quoted(s["description"])}']
         if s["when_to_use"]:
-            lines.append(f'when_to_use: {json.dumps(s["when_to_use"], ensure_ascii=False)}')
+            lines.append(f'when_to_use: {quoted(s["when_to_use"])}')
         lines += ["---", "", s["body"]]
         (d / "SKILL.md").write_text("\n".join(lines).rstrip("\n") + "\n")
     with open(out / "manifest.tsv", "w") as m:
