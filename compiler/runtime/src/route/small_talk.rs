@@ -23,7 +23,7 @@ pub const SMALL_TALK_SHARE: f64 = 0.4;
 /// The share of a message's lean to small talk by its pieces ([`talk_words`]) above
 /// [`TALK_WORDS_FROM`] that a route's bar rises by: 0.8 since 2026-12-04 (0.6 before, the middle
 /// of the shares that lost no labelled request on the first sets at scale), which keeps out
-/// anecdotes told in a catalog's words for six requests of 3,228 (docs/routing.md, "Questions
+/// anecdotes told in a catalog's words for six requests of 3,483 (docs/routing.md, "Questions
 /// about the assistant and quick facts").
 pub const TALK_WORDS_SHARE: f64 = 0.8;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
