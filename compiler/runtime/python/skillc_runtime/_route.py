@@ -278,14 +278,11 @@ class Routing:
 
     def _hybrid(self, b, message, query, score, scale, floor, settings, rules):
         """Hybrid scores (docs/routing.md): half each document's lexical score, half its
-        closest text's cosine, kept to 6 decimals, for the documents that may reach the bar of
-        the candidates after the first (by document); the bar, raised when the message reads
-        like small talk; and that bar of the others: `tail_below` under it when the catalog's
-        bar cuts, the bar itself when the settings write it."""
+        closest text's cosine, kept to 6 decimals, for the documents that may reach the bar (by
+        document); and the bar, raised when the message reads like small talk."""
         q_norm = _norm(query)
         share = rules.lexical_share
-        below = rules.tail_below if settings["hybrid_min_score"] is None else 0.0
-        packed = self._closest(b, query, q_norm, floor - below, score, scale)
+        packed = self._closest(b, query, q_norm, floor, score, scale)
         if packed is not None:
             closest, nearest = packed
         elif q_norm == 0.0:
@@ -308,12 +305,11 @@ class Routing:
         for doc, similarity in closest.items():
             words = 0.0 if score is None else lexical_score(score[doc], scale)
             fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
-        tail = math.floor(max(floor - below, 0.0) * 1e6 + 0.5) / 1e6
-        # A document near nothing scores by its words alone: only those that reach the tail.
-        for doc in [] if score is None else reaching_by_words(score, scale, share, tail):
+        # A document near nothing scores by its words alone: only those that reach the bar.
+        for doc in [] if score is None else reaching_by_words(score, scale, share, floor):
             if doc not in closest:
                 fused[doc] = math.floor(share * lexical_score(score[doc], scale) * 1e6 + 0.5) / 1e6
-        return {doc: score for doc, score in fused.items() if score > 0.0}, floor, tail
+        return {doc: score for doc, score in fused.items() if score > 0.0}, floor
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
         b = self.bundle(client, locale, tier)
@@ -360,9 +356,8 @@ class Routing:
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
         if floor is None:
             floor = hybrid_floor(len(docs), rules)
-        tail = floor
         if query is not None:
-            lexical, floor, tail = self._hybrid(b, message, query, score, scale, floor, settings, rules)
+            lexical, floor = self._hybrid(b, message, query, score, scale, floor, settings, rules)
         else:
             # `lexical_score` of each, written out: a call a document costs a fifth more here.
             lexical = {} if score is None else {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
@@ -370,13 +365,10 @@ class Routing:
         scored = []
         for doc, s in lexical.items():
             i = docs[doc]
-            if s >= tail and i in position:
+            if s >= floor and i in position:
                 scored.append((-s, b["skills"][i]["name"], i, doc))
-        # Best first, ties by name; only the first few are ordered. Only a first candidate at
-        # the bar makes a route: the others may be under it.
+        # Best first, ties by name; only the first few are ordered.
         scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
-        if scored and -scored[0][0] < floor:
-            scored = []
         candidates = [{
             "id": f"SK{position[i]}", "name": name,
             "qualified_name": b["skills"][i]["qualified_name"], "score": -s,

@@ -33,15 +33,6 @@ pub struct Candidate {
     pub matched: Vec<String>,
 }
 
-/// How far under a hybrid route's bar (the catalog's, raised or not) its candidates after the
-/// first are kept, when the first reaches it: the bar decides whether a message needs a skill
-/// at all; once it does, the ranking's next best stay for the agent's selector. On the eleven
-/// labelled sets 18 requests more of 3,853 have their skill among the first five, no message
-/// needing no skill reaches one more (that is the first candidate's bar, unchanged), and a
-/// route that fires lists 4.85 candidates instead of 4.08 (docs/routing.md, "The candidates
-/// after the first"). 0.05 kept 13 of the 18, 0.2 none more.
-pub const TAIL_BELOW: f64 = 0.1;
-
 /// A route: the candidates at or above `min_score`, best first, at most `top_k`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -72,10 +63,6 @@ pub struct Route {
     /// answer's JSON (every runtime's): the studio's preview says it.
     #[serde(skip)]
     pub bar: f64,
-    /// The score the candidates after the first had to reach: [`TAIL_BELOW`] under `bar` for
-    /// a hybrid route cut at the catalog's bar, `bar` otherwise. Not part of the JSON either.
-    #[serde(skip)]
-    pub tail: f64,
 }
 
 impl Route {
@@ -324,26 +311,19 @@ impl Artifact {
             None => self.meaning_vector(spelt.as_deref().unwrap_or(message))?,
             Some(_) => None,
         };
-        let (ranking, method, floor, tail) = match q.vector.or(own.as_deref()) {
-            None => {
-                let floor = settings.floor("lexical", n, &rules);
-                (lexical, "lexical", floor, floor)
-            }
+        let (ranking, method, floor) = match q.vector.or(own.as_deref()) {
+            None => (lexical, "lexical", settings.floor("lexical", n, &rules)),
             Some(v) => {
                 let asked = (message, v);
-                let (ranking, bar, tail) =
+                let (ranking, bar) =
                     self.hybrid(bundle, lexical, asked, q.leave_out, (&settings, &rules))?;
-                (ranking, "hybrid", bar, tail)
+                (ranking, "hybrid", bar)
             }
         };
         let mut ranked = ranking.ordered(
-            |s| s.score >= tail && position[s.skill] > 0,
+            |s| s.score >= floor && position[s.skill] > 0,
             |i| &bundle.skills[i].name,
         );
-        // Only a first candidate at the bar makes a route: the others may be under it.
-        if ranked.first().is_some_and(|s| s.score < floor) {
-            ranked.clear();
-        }
         ranked.truncate(top.unwrap_or(settings.top_k));
         let candidates: Vec<Candidate> = ranked
             .into_iter()
@@ -371,15 +351,12 @@ impl Artifact {
                 .is_some_and(|c| c.score >= settings.confident),
             candidates,
             bar: floor,
-            tail,
         })
     }
 
-    /// The lexical ranking fused with each shown skill's similarity to `vector`, the bar its
-    /// first candidate must reach: the settings' `hybrid_min_score` as written, else the
-    /// catalog's bar, raised for a message nearer small talk than any skill ([`raised_floor`]);
-    /// and the bar of the candidates after it: the same as written, else the rules'
-    /// `tail_below` under the bar.
+    /// The lexical ranking fused with each shown skill's similarity to `vector`, and the bar
+    /// its candidates must reach: the settings' `hybrid_min_score` as written, else the
+    /// catalog's bar, raised for a message nearer small talk than any skill ([`raised_floor`]).
     fn hybrid(
         &self,
         bundle: &Bundle,
@@ -387,7 +364,7 @@ impl Artifact {
         (message, vector): (&str, &[f32]),
         leave_out: Option<(usize, &str)>,
         (settings, rules): (&RoutingSettings, &RoutingRules),
-    ) -> Result<(Ranking, f64, f64), Error> {
+    ) -> Result<(Ranking, f64), Error> {
         let Some((model, dims)) = self.embedding_model() else {
             return Err(Error::Request(
                 "this artifact carries no embedding vectors (its workspace sets no \
@@ -418,15 +395,10 @@ impl Artifact {
             .hybrid_min_score
             .is_none()
             .then(|| self.small_talk());
-        // Below the bar by the rules' `tail_below` when the catalog's bar cuts (none when the
-        // settings write it), and never below that at the catalog's: a skill's similarity
-        // matters only if it can lift its score to this lowest tail (a raised bar's is higher).
-        let below = match settings.hybrid_min_score {
-            None => rules.tail_below,
-            Some(_) => 0.0,
-        };
+        // A skill's similarity matters only if it can lift its score to the catalog's bar (a
+        // raised bar needs no more: it is higher).
         let share = rules.lexical_share;
-        let needed = |skill: usize| similarity_needed(floor - below, words[skill], share);
+        let needed = |skill: usize| similarity_needed(floor, words[skill], share);
         let similarities = dense.similarities_reaching(vector, example, &needed);
         let bar = match talk.transpose()?.flatten() {
             Some(talk) => {
@@ -440,7 +412,6 @@ impl Artifact {
         Ok((
             fused(lexical, similarities, bundle.skills.len(), share),
             bar,
-            super::round((bar - below).max(0.0)),
         ))
     }
 }

@@ -22,7 +22,7 @@ mod terms;
 mod word_chars;
 mod words;
 
-pub use answer::{Candidate, Query, Route, TAIL_BELOW};
+pub use answer::{Candidate, Query, Route};
 pub use dense::{fuse, fused, similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE};
 pub use glossary::{gloss, glossary_row, look_up, GLOSSARY_MAX_CHARS, GLOSSARY_MAX_READ};
 pub use history::Turn;

@@ -14,8 +14,7 @@ import { RANGES as WORD_RANGES } from "./wordChars.js";
  * `talk_words_share` the share of a message's lean to small talk by its pieces beyond
  * `talk_words_from` it rises by (neither in an artifact built before them: no such rise),
  * `talk_words_lowers` the share of a lean below `talk_words_from` it is lowered by, never under
- * the catalog's bar (none in an artifact built before it), `tail_below` how far under the
- * catalog's bar a route's candidates after the first may score (none before it: the bar),
+ * the catalog's bar (none in an artifact built before it),
  * `defaults` the routing settings a workspace leaves unset, `spelling` the lengths of the unknown
  * words read as their nearest known word (none in an artifact built before it). */
 export interface RoutingRules {
@@ -23,7 +22,7 @@ export interface RoutingRules {
   suffixes: readonly string[];
   k1: number; b: number; evidence_factor: number; max_words: number;
   lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
-  talk_words_lowers?: number; tail_below?: number;
+  talk_words_lowers?: number;
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
   spelling?: { min_letters: number; max_letters: number };
@@ -422,11 +421,8 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   }
   const scored: [number, number, number[]][] = [];
   let floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length, rules);
-  // The bar of the candidates after the first: `tail_below` under a hybrid route's bar when
-  // the catalog's bar cuts, the bar itself otherwise.
-  let tail = floor;
   const keep = (doc: number, s: number) => {
-    if (s >= tail && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
+    if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
   };
   if (query === undefined) {
     for (const doc of touched) keep(doc, lexical[doc]);
@@ -446,8 +442,6 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
       const lean = weights === null || meaning === null ? null : talkWords(weights, meaning.pieces(message));
       floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules, lean);
     }
-    const below = settings.hybrid_min_score == null ? (rules.tail_below ?? 0) : 0;
-    tail = Math.floor(Math.max(floor - below, 0) * 1e6 + 0.5) / 1e6;
     similarity.forEach((best, doc) => {
       const fused = Math.floor((rules.lexical_share * lexical[doc] + (1 - rules.lexical_share) * best) * 1e6 + 0.5) / 1e6;
       if (fused > 0) keep(doc, fused);
@@ -455,8 +449,6 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   }
   const name = (i: number) => b.skills[i].name;
   scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));
-  // Only a first candidate at the bar makes a route: the others may be under it.
-  if (scored.length > 0 && scored[0][0] < floor) scored.length = 0;
   const candidates = scored.slice(0, top ?? settings.top_k).map(([score, i, held]) => ({
     id: `SK${position[i]}`,
     name: b.skills[i].name,

@@ -697,9 +697,6 @@ final class Router {
         }
         double minScore = query == null ? number(settings.get("min_score"), 0.5)
             : number(settings.get("hybrid_min_score"), hybridFloor(docs, rules));
-        // The bar of the candidates after the first: tail_below under a hybrid route's bar when
-        // the catalog's bar cuts, the bar itself otherwise.
-        double tail = minScore;
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
             double[] best = denseOf(snap, b, ix).best(query);
@@ -713,8 +710,6 @@ final class Router {
                 Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text));
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);
             }
-            double below = settings.get("hybrid_min_score") instanceof Number ? 0 : rules.num("tail_below");
-            tail = Math.floor(Math.max(minScore - below, 0) * 1e6 + 0.5) / 1e6;
             for (int doc = 0; doc < docs; doc++) {
                 double share = rules.num("lexical_share");
                 double fused = Math.floor((share * score[doc] + (1 - share) * best[doc]) * 1e6 + 0.5) / 1e6;
@@ -724,7 +719,7 @@ final class Router {
         }
         List<Integer> scored = new ArrayList<>();
         for (int doc = 0; doc < docs; doc++) {
-            if (has[doc] && score[doc] >= tail && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
+            if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
         }
         scored.sort((x, y) -> {
             int byScore = Double.compare(score[y], score[x]);
@@ -732,8 +727,6 @@ final class Router {
             return Snapshot.byCodePoints(b.skills.get((int) ix.docs().get(x)[0]).name,
                 b.skills.get((int) ix.docs().get(y)[0]).name);
         });
-        // Only a first candidate at the bar makes a route: the others may be under it.
-        if (!scored.isEmpty() && score[scored.get(0)] < minScore) scored.clear();
         long limit = top != null ? top : (long) number(settings.get("top_k"), 5);
         List<Route.Candidate> candidates = new ArrayList<>();
         for (int doc : scored.subList(0, (int) Math.min(Math.max(limit, 0), scored.size()))) {
