@@ -188,9 +188,11 @@ def read_collection(git_dir, commit, prefix, with_words, label=None):
     files = git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
     by_folder = {}
     for f in files:
+        # The folders from the prefix down: the file's own folder last.
+        folders = f[len(prefix):].split("/")[:-1]
         if f.startswith(prefix) and "/" in f and f.rsplit("/", 1)[1].upper() == "SKILL.MD" \
-                and not any(part.startswith(".") for part in f[len(prefix):].split("/")[:-1]) \
-                and not any(part in TEST_FOLDERS for part in f[len(prefix):].split("/")[:-2]):
+                and not any(part.startswith(".") for part in folders) \
+                and not any(part in TEST_FOLDERS for part in folders[:-1]):
             folder = f.rsplit("/", 1)[0]
             if folder not in by_folder or f.endswith("/SKILL.md"):
                 by_folder[folder] = f
