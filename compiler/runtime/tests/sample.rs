@@ -626,11 +626,14 @@ fn small_talk_vectors_that_are_not_whole_vectors_are_refused_clearly() {
     ))
     .unwrap();
     let names: Vec<&str> = r.candidates.iter().map(|c| c.name.as_str()).collect();
+    // `demo_offer` reaches the bar; `greeting`, within a tenth under it, holds no word of the
+    // message and stays cut.
     assert_eq!(names, ["demo_offer"]);
     assert_eq!(
         r.bar,
         skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32)
     );
+    assert_eq!(r.tail, 0.157041);
 }
 
 #[test]
@@ -937,11 +940,13 @@ fn a_route_ranks_only_what_the_catalog_shows_for_the_consumer_and_context() {
 }
 
 #[test]
-fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
+fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_tenth_under() {
     // The sample's routing settings are the defaults: a route by words and the built-in
-    // meaning, cut at the bar of a 32-skill catalog (raised for small talk). Uncut, the
-    // message also reaches `competitors` (0.223626) and `write-spec` (0.158337): under the cut.
-    // `code-review` scores just over it (0.25753) by its summary with its body mixed in.
+    // meaning, cut at the bar of a 32-skill catalog (raised for small talk). The first
+    // candidate must reach it; the ones after it are kept down to a tenth under it (0.157041)
+    // when they are among the first 20 by words: `code-review` scores just over the bar
+    // (0.25753) by its summary with its body mixed in; `competitors` (0.223626) and
+    // `write-spec` (0.158337) score under it by their meaning alone, and stay cut.
     assert_eq!(
         skillc_runtime::route::RoutingRules::built_in().hybrid_floor(32),
         0.257041
@@ -952,7 +957,7 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
     assert_eq!(settings.hybrid_min_score, Some(0.257041));
     assert_eq!(a.routing_settings(None).hybrid_min_score, None);
     let none = Context::default();
-    let route = |m: &str| -> Vec<(String, f64)> {
+    let route = |a: &Artifact, m: &str| -> Vec<(String, f64)> {
         let r = a
             .route(&BundleRef::default(), None, &none, m, Some(50))
             .unwrap();
@@ -961,19 +966,88 @@ fn a_route_keeps_only_the_candidates_at_or_above_min_score() {
             .map(|c| (c.name, c.score))
             .collect()
     };
-    assert_eq!(
-        route("what does the pricing look like for a small team in the UK"),
-        vec![
-            ("pricing".to_string(), 0.57411),
-            ("demo_offer".to_string(), 0.538306),
-            ("feature-planner".to_string(), 0.479121),
-            ("context_gathering".to_string(), 0.377246),
-            ("web-scraping".to_string(), 0.306053),
-            ("code-review".to_string(), 0.25753),
-        ]
+    let pricing = "what does the pricing look like for a small team in the UK";
+    let cut = vec![
+        ("pricing".to_string(), 0.57411),
+        ("demo_offer".to_string(), 0.538306),
+        ("feature-planner".to_string(), 0.479121),
+        ("context_gathering".to_string(), 0.377246),
+        ("web-scraping".to_string(), 0.306053),
+        ("code-review".to_string(), 0.25753),
+    ];
+    assert_eq!(route(&a, pricing), cut);
+    let uncut = without_cut(pricing);
+    assert_eq!(uncut[6], ("competitors".to_string(), 0.223626));
+    assert_eq!(uncut[7], ("write-spec".to_string(), 0.158337));
+    // `pdf-press` holds "table", a word of this message, and scores within a tenth under the
+    // bar: it follows the first.
+    let pandas = "plot monthly revenue from this table with pandas";
+    let under = ("pdf-press".to_string(), 0.204715);
+    let first = ("data-analysis".to_string(), 0.63605);
+    assert_eq!(route(&a, pandas), [first.clone(), under.clone()]);
+    // Among the first by words only: with one, `data-analysis` alone (it is the first).
+    let dir = tempfile::tempdir().unwrap();
+    let one = changed_sample(
+        dir.path(),
+        "one.db",
+        "UPDATE manifest SET value = json_set(value, '$.tail_words', 1) \
+         WHERE key = 'routing_rules'",
     );
+    assert_eq!(route(&one, pandas), std::slice::from_ref(&first));
     // Small talk: `greeting` (its body shares "today") is the closest, under the raised bar.
-    assert_eq!(route("hello there, nice weather today"), vec![]);
+    assert_eq!(route(&a, "hello there, nice weather today"), vec![]);
+    // A question about the assistant (a line of the small-talk list): its first, `api-caller`,
+    // scores within a tenth under its raised bar, which makes no route.
+    let calls = "could you make phone calls for me";
+    assert_eq!(route(&a, calls), vec![]);
+    let r = (a.route(&BundleRef::default(), None, &none, calls, Some(50))).unwrap();
+    assert_eq!((r.bar, r.tail), (0.614733, 0.514733));
+    assert_eq!(without_cut(calls)[0], ("api-caller".to_string(), 0.522527));
+    // The settings' own cut (`hybrid_min_score`) cuts every candidate as written.
+    let written = changed_sample(
+        dir.path(),
+        "written.db",
+        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.257041}')"#,
+    );
+    assert_eq!(route(&written, pandas), std::slice::from_ref(&first));
+    // An artifact built before the rule (its `routing_rules` without `tail_below`) cuts every
+    // candidate at the bar.
+    let before = changed_sample(
+        dir.path(),
+        "before.db",
+        "UPDATE manifest SET value = json_remove(value, '$.tail_below') \
+         WHERE key = 'routing_rules'",
+    );
+    assert_eq!(route(&before, pandas), std::slice::from_ref(&first));
+    // Nor does one built with `tail_below` and before `tail_words`.
+    let between = changed_sample(
+        dir.path(),
+        "between.db",
+        "UPDATE manifest SET value = json_remove(value, '$.tail_words') \
+         WHERE key = 'routing_rules'",
+    );
+    assert_eq!(route(&between, pandas), [first]);
+}
+
+/// A message's ranking without a cut (the settings' `hybrid_min_score` 0), best first.
+fn without_cut(m: &str) -> Vec<(String, f64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let open = changed_sample(
+        dir.path(),
+        "uncut.db",
+        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.0}')"#,
+    );
+    let r = (open.route(
+        &BundleRef::default(),
+        None,
+        &Context::default(),
+        m,
+        Some(50),
+    ))
+    .unwrap();
+    (r.candidates.into_iter())
+        .map(|c| (c.name, c.score))
+        .collect()
 }
 
 #[test]

@@ -1284,10 +1284,15 @@ route: Route | null,
  */
 routing: RoutingSettings,
 /**
- * The score the route's candidates had to reach: `routing`'s cut, or above it for a
+ * The score the route's first candidate had to reach: `routing`'s cut, or above it for a
  * message nearer small talk than any skill (none without a route).
  */
-bar: number | null, };
+bar: number | null,
+/**
+ * The score the candidates after the first had to reach: a little under `bar` when the
+ * catalog's bar cuts a route by words and meaning, `bar` otherwise (none without a route).
+ */
+tail: number | null, };
 
 /**
  * A preview request.

@@ -225,7 +225,10 @@ function showRoute(p: Preview, request: PreviewRequest): void {
     el("td", {}, c.id), el("td", {}, el("b", {}, c.name)),
     el("td", { class: "matched" }, c.matched.join(", "))));
   const how = hybrid ? "by words and meaning; the cut rises with the catalog's size, and for a message that reads like small talk, unless routing.hybrid_min_score sets it" : "by words alone; the cut is routing.min_score";
-  const note = el("p", { class: "hint" }, `Skills scoring under ${cut} are not candidates (${how}); at most ${p.routing.top_k} are.`);
+  const tail = p.tail ?? cut;
+  const note = el("p", { class: "hint" }, tail !== null && cut !== null && tail < cut
+    ? `A message reaches skills only when the first scores at least ${cut} (${how}); the next ones among the skills its words point to most are then kept down to ${tail}, for the agent's selector to weigh; at most ${p.routing.top_k} are.`
+    : `Skills scoring under ${cut} are not candidates (${how}); at most ${p.routing.top_k} are.`);
   const raised = catalogCut !== null && cut !== null && cut > catalogCut
     ? el("p", { id: "pv-small-talk", class: "hint" }, `This message reads like small talk (it is nearer small talk than any skill, or its words lean to small talk rather than to a request), so its bar rose from the catalog's ${catalogCut} to ${cut}: a greeting or a chat about the weekend does not reach a skill by a few shared words.`)
     : "";

@@ -123,9 +123,12 @@ pub struct Preview {
     pub route: Option<skillc_runtime::route::Route>,
     /// The routing settings it was cut by.
     pub routing: skillc_runtime::route::RoutingSettings,
-    /// The score the route's candidates had to reach: `routing`'s cut, or above it for a
+    /// The score the route's first candidate had to reach: `routing`'s cut, or above it for a
     /// message nearer small talk than any skill (none without a route).
     pub bar: Option<f64>,
+    /// The score the candidates after the first had to reach: a little under `bar` when the
+    /// catalog's bar cuts a route by words and meaning, `bar` otherwise (none without a route).
+    pub tail: Option<f64>,
 }
 
 /// A bundle's markdown catalog (the one budgets are counted on) against its tier's budget.
@@ -402,6 +405,7 @@ impl Session {
         let (catalog, catalog_digest, catalog_kept) = catalog_answer(&catalog, &r.known_catalog);
         Ok(Preview {
             bar: route.as_ref().map(|r| r.bar),
+            tail: route.as_ref().map(|r| r.tail),
             route,
             routing: a.routing_settings_of(&bundle).map_err(req)?,
             catalog,

@@ -251,6 +251,8 @@ class Packed:
         # The vectors' positions document by document (each document's side by side).
         by_doc = sorted(range(count), key=self.owner.__getitem__)
         self.by_doc = None if by_doc == list(range(count)) else _picker(by_doc)
+        runs = iter(by_doc)
+        self.vectors_of = [list(islice(runs, n)) for n in counts]
         # A vector of length 0 is all zeros: its dot product is 0, and 0 over an infinite
         # length is the 0 the cosine of such a vector is.
         self.lengths = [n if n != 0.0 else math.inf for n in self.norms]
@@ -290,22 +292,38 @@ class Packed:
         best = list(map(max, [max(islice(runs, n), default=0.0) for n in self.counts], repeat(0.0)))
         return best, first
 
-    def closest_reaching(self, query, q_norm: float, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
+    def dot_products(self, query, q_norm: float):
+        """What `closest_reaching` computes of a query whatever the documents need, to be
+        handed to it again for other needs (a route asks twice or thrice for the same
+        message): the packed dot products and the summaries' largest cosine, or with numpy
+        each document's closest cosine; None for a query it does not pack."""
+        if len(query) != self.dims or not whole(query) or not (self.columns or self.matrix is not None):
+            return None
+        if self.matrix is not None:
+            return self._best_numpy(query, q_norm)
+        total = self._dots(query)
+        fields = self._fields(total)
+        # The summaries are the first block: its fields and lengths are slices (no lookups).
+        first = max(0.0, *self._cosines(fields[:self.summaries], self.lengths[:self.summaries], q_norm))
+        return total, fields, first
+
+    def closest_reaching(self, query, q_norm: float, needs: Sequence[float],
+                         dots=None) -> Tuple[Dict[int, float], float]:
         """`closest_and_first`, for only the documents whose closest cosine may reach the
         similarity each needs (`needs`, one a document): the others are left out. Without
         numpy, which may is tested for all vectors at once in the packed dot products, at the
-        tenth at or below what each needs (`_reaching`), and only those are divided out."""
+        tenth at or below what each needs (`_reaching`), and only those are divided out.
+        `dots`: the query's `dot_products`, when already computed."""
         if len(query) != self.dims or not (self.columns or self.matrix is not None):
             return {}, 0.0
         if not whole(query):
             each, first = self._closest_plain(query, q_norm)
             return {doc: cos for doc, (cos, need) in enumerate(zip(each, needs)) if cos > 0.0 and cos >= need}, first
+        if dots is None:
+            dots = self.dot_products(query, q_norm)
         if self.matrix is not None:
-            return self._reaching_numpy(query, q_norm, needs)
-        total = self._dots(query)
-        fields = self._fields(total)
-        # The summaries are the first block: its fields and lengths are slices (no lookups).
-        first = max(0.0, *self._cosines(fields[:self.summaries], self.lengths[:self.summaries], q_norm))
+            return self._reaching_numpy(dots, needs)
+        total, fields, first = dots
         # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
         # 0.1, where every vector is divided out); then each vector's, block by block.
         tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
@@ -321,6 +339,18 @@ class Packed:
             if cos > best.get(doc, 0.0):
                 best[doc] = cos
         return best, first
+
+    def closest_of(self, docs: Iterable[int], q_norm: float, dots) -> Dict[int, float]:
+        """The closest cosine (0 at worst) of each of `docs`, from the query's `dot_products`
+        (`dots`): the same numbers as `closest_and_first`, for a few documents."""
+        if self.matrix is not None:
+            best = dots[0]
+            return {doc: float(best[doc]) for doc in docs}
+        docs = list(docs)
+        at = [i for doc in docs for i in self.vectors_of[doc]]
+        cosines = self._cosines(map(dots[1].__getitem__, at), map(self.lengths.__getitem__, at), q_norm)
+        # Each document's vectors one after another: the largest of each run (0 at worst).
+        return {doc: max(0.0, *islice(cosines, len(self.vectors_of[doc]))) for doc in docs}
 
     @staticmethod
     def _cosines(fields: Iterable[int], lengths: Iterable[float], q_norm: float) -> Iterator[float]:
@@ -383,11 +413,11 @@ class Packed:
         best, first = self._best_numpy(query, q_norm)
         return best.tolist(), first
 
-    def _reaching_numpy(self, query, q_norm: float, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
-        """`closest_reaching` with numpy, when it is installed: every cosine, then the
-        documents that reach what they need."""
+    def _reaching_numpy(self, dots, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
+        """`closest_reaching` with numpy, when it is installed: every cosine (`dots`, of
+        `_best_numpy`), then the documents that reach what they need."""
         np = self.np
-        best, first = self._best_numpy(query, q_norm)
+        best, first = dots
         kept = np.flatnonzero((best >= np.array(needs, dtype=np.float64)) & (best > 0.0))
         return dict(zip(kept.tolist(), best[kept].tolist())), first
 

@@ -13,7 +13,7 @@ from array import array
 from bisect import bisect_left
 from itertools import compress, count, islice, repeat
 from operator import add, ge, truediv
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional
 
 from . import _glossary, _history, _meaning
 from ._lexical import LexicalIndex
@@ -205,31 +205,30 @@ class Routing:
                         vectors.append(mixed[cards[i]])
         return b["dense"]
 
-    def _closest(self, b, query, q_norm, floor, score, scale):
-        """With the built-in meaning (whole-number vectors), the closest cosine of each document
-        that may reach the bar, and the largest cosine of a skill's summary (its first vector),
-        from the dot products of all its catalog's vectors at once (`_meaning.Packed`): exact,
-        as the loop of `_cosine` is, in a fraction of its time. None otherwise. A document of
-        words' mass `score[doc]` (None: no word) needs the similarity that lifts its hybrid
-        score to the bar `floor` (a raised bar needs no more: it is higher)."""
-        if self._meaning() is None or q_norm == 0.0:
+    def _packed(self, b):
+        """With the built-in meaning (whole-number vectors), the catalog's vectors packed for
+        the dot products of all of them at once (`_meaning.Packed`): exact, as the loop of
+        `_cosine` is, in a fraction of its time. None otherwise."""
+        if self._meaning() is None:
             return None
         if "packed" not in b:
             b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
+        return b["packed"]
+
+    def _needs(self, docs, target, score, scale):
+        """The similarity each document needs for its hybrid score to reach `target`: a
+        document of words' mass `score[doc]` (None: no word) needs (target − share·words) /
+        (1 − share), words = t / (t + scale), less a margin for the scores' rounding to 6
+        decimals (as in Rust's runtime); in C, for every document."""
         share = self.routing_rules().lexical_share
-        # (floor − share·words) / (1 − share), words = t / (t + scale), less a margin for the
-        # scores' rounding to 6 decimals (as in Rust's runtime): in C, for every document.
-        needed = floor / (1.0 - share) - 1e-5
+        needed = target / (1.0 - share) - 1e-5
         ratio = share / (1.0 - share)
-        docs = b["packed"].docs
         if score is None:
-            needs: Iterable[float] = repeat(needed, docs)
-        elif scale <= 0.0:
+            return list(repeat(needed, docs))
+        if scale <= 0.0:
             # No evidence scale (an artifact's rules can say so): no map divides by 0.
-            needs = (needed - ratio * lexical_score(t, scale) for t in score)
-        else:
-            needs = map(add, repeat(needed - ratio), map(truediv, repeat(ratio * scale), map(add, score, repeat(scale))))
-        return b["packed"].closest_reaching(query, q_norm, list(needs))
+            return [needed - ratio * lexical_score(t, scale) for t in score]
+        return list(map(add, repeat(needed - ratio), map(truediv, repeat(ratio * scale), map(add, score, repeat(scale)))))
 
     def _route_index(self, b):
         """The lexical index of the skills the bundle's catalogs show, with each document's
@@ -276,15 +275,22 @@ class Routing:
         return {"hybrid_min_score": None, **self.routing_rules().defaults,
                 **json.loads(self.manifest.get("routing", "{}")), **own}
 
-    def _hybrid(self, b, message, query, score, scale, floor, settings, rules):
+    def _hybrid(self, b, message, query, score, scale, floor, settings, rules, shown, name):
         """Hybrid scores (docs/routing.md): half each document's lexical score, half its
         closest text's cosine, kept to 6 decimals, for the documents that may reach the bar (by
-        document); and the bar, raised when the message reads like small talk."""
+        document); the bar, raised when the message reads like small talk; the bar of the
+        candidates after the first, `tail_below` under it when the catalog's bar cuts (the bar
+        itself when the settings write it); and the documents that may score down to it, the
+        first `tail_words` the catalog shows (`shown`) by their words, ties by `name`, read
+        down to it once a document reaches the bar."""
         q_norm = _norm(query)
         share = rules.lexical_share
-        packed = self._closest(b, query, q_norm, floor, score, scale)
+        below = rules.tail_below if settings["hybrid_min_score"] is None else 0.0
+        packed = self._packed(b) if q_norm != 0.0 else None
+        # Computed once, whatever the documents need (the catalog's bar, then lower).
+        dots = None if packed is None else packed.dot_products(query, q_norm)
         if packed is not None:
-            closest, nearest = packed
+            closest, nearest = packed.closest_reaching(query, q_norm, self._needs(packed.docs, floor, score, scale), dots)
         elif q_norm == 0.0:
             # A vector of 0 (no piece of the message is known) is near nothing.
             closest, nearest = {}, 0.0
@@ -300,16 +306,33 @@ class Routing:
             weights, meaning = self._talk_words(), self._meaning()
             lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
             small_talk = talk.closest(query, q_norm)[0] if q_norm != 0.0 else 0.0
-            floor = raised_floor(floor, small_talk, nearest, rules, lean)
+            floor_bar = raised_floor(floor, small_talk, nearest, rules, lean)
+        else:
+            floor_bar = floor
+        tail = math.floor(max(floor_bar - below, 0.0) * 1e6 + 0.5) / 1e6
+        fused = self._fused(closest, score, scale, share, floor)
+        by_words = first_by_words(score, scale, shown, name, rules.tail_words) if tail < floor_bar else []
+        # Those first by words down to the tail (the same dot products; without them, every
+        # document's cosine is already known). Whether one reaches the bar, the route decides:
+        # a few cosines cost less here than finding out first.
+        if by_words and dots is not None:
+            for doc, similarity in packed.closest_of(by_words, q_norm, dots).items():
+                words = lexical_score(score[doc], scale)
+                fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
+        return fused, floor_bar, tail, set(by_words)
+
+    @staticmethod
+    def _fused(closest, score, scale, share, target):
+        """Each document's hybrid score of `closest` (its closest cosine), and of the
+        documents near nothing whose words alone reach `target`."""
         fused: Dict[int, float] = {}
         for doc, similarity in closest.items():
             words = 0.0 if score is None else lexical_score(score[doc], scale)
             fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
-        # A document near nothing scores by its words alone: only those that reach the bar.
-        for doc in [] if score is None else reaching_by_words(score, scale, share, floor):
+        for doc in [] if score is None else reaching_by_words(score, scale, share, target):
             if doc not in closest:
                 fused[doc] = math.floor(share * lexical_score(score[doc], scale) * 1e6 + 0.5) / 1e6
-        return {doc: score for doc, score in fused.items() if score > 0.0}, floor
+        return {doc: s for doc, s in fused.items() if s > 0.0}
 
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
         b = self.bundle(client, locale, tier)
@@ -356,8 +379,15 @@ class Routing:
         floor = settings["min_score"] if query is None else settings["hybrid_min_score"]
         if floor is None:
             floor = hybrid_floor(len(docs), rules)
+        tail, by_words = floor, set()
         if query is not None:
-            lexical, floor = self._hybrid(b, message, query, score, scale, floor, settings, rules)
+            def shown(doc):
+                return docs[doc] in position
+
+            def name(doc):
+                return b["skills"][docs[doc]]["name"]
+
+            lexical, floor, tail, by_words = self._hybrid(b, message, query, score, scale, floor, settings, rules, shown, name)
         else:
             # `lexical_score` of each, written out: a call a document costs a fifth more here.
             lexical = {} if score is None else {doc: math.floor(total / (total + scale) * 1e6 + 0.5) / 1e6
@@ -365,10 +395,13 @@ class Routing:
         scored = []
         for doc, s in lexical.items():
             i = docs[doc]
-            if s >= floor and i in position:
+            if (s >= floor or (s >= tail and doc in by_words)) and i in position:
                 scored.append((-s, b["skills"][i]["name"], i, doc))
-        # Best first, ties by name; only the first few are ordered.
+        # Best first, ties by name; only the first few are ordered. Only a first candidate at
+        # the bar makes a route: the others may be under it.
         scored = heapq.nsmallest(settings["top_k"] if top is None else top, scored)
+        if scored and -scored[0][0] < floor:
+            scored = []
         candidates = [{
             "id": f"SK{position[i]}", "name": name,
             "qualified_name": b["skills"][i]["qualified_name"], "score": -s,
@@ -390,6 +423,35 @@ def lexical_score(mass: float, scale: float) -> float:
     """A document's lexical score: its mass of matched words over that plus the catalog's
     `evidence_scale`, kept to 6 decimals (docs/routing.md)."""
     return math.floor(mass / (mass + scale) * 1e6 + 0.5) / 1e6 if mass != 0.0 else 0.0
+
+
+def first_by_words(score: Optional[List[float]], scale: float, shown: Callable[[int], bool],
+                   name: Callable[[int], str], n: int) -> List[int]:
+    """The first `n` documents the catalog shows (`shown`) by lexical score, ties by `name`,
+    of those holding a word of the message (`score`: each document's mass of matched words).
+    The score grows with the mass: only the documents whose mass may round to the score of
+    the n-th largest are scored (in C), and the others only when the catalog hides some of
+    those."""
+    if score is None or n <= 0:
+        return []
+
+    def from_mass(least):
+        # A mass under the n-th's may still round to its score: those 2 millionths under too.
+        x = lexical_score(least, scale) - 2e-6
+        at_least = x * scale / (1.0 - x) if 0.0 < x < 1.0 and scale > 0.0 else 0.0
+        held = compress(count(), map(ge, score, repeat(at_least)) if at_least > 0.0 else score)
+        return [doc for doc in held if score[doc] != 0.0 and shown(doc)]
+
+    # The n-th largest mass (sorted in C: heapq's loop is Python's).
+    held = sorted(filter(None, score))
+    least = held[-n] if len(held) >= n else 0.0
+    ranked = from_mass(least)
+    if len(ranked) < n and least != 0.0:
+        # The catalog hides some of the largest: the n-th largest of those it shows.
+        masses = heapq.nlargest(n, (t for doc, t in enumerate(score) if t != 0.0 and shown(doc)))
+        ranked = from_mass(masses[-1] if len(masses) == n else 0.0)
+    best = heapq.nsmallest(n, ((-lexical_score(score[doc], scale), name(doc), doc) for doc in ranked))
+    return [doc for _, _, doc in best]
 
 
 def reaching_by_words(score: List[float], scale: float, share: float, floor: float) -> List[int]:

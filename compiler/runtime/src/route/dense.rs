@@ -66,6 +66,15 @@ fn dot<A: Copy + Into<i32>, B: Copy + Into<i32>>(a: &[A], b: &[B]) -> i32 {
     a.iter().zip(b).map(|(&x, &y)| x.into() * y.into()).sum()
 }
 
+/// [`dot`] of a query's numbers and a text's, compiled for AVX2 and AVX-512 too.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw", "x86_64+avx2"))]
+fn wide_dot(a: &[i16], b: &[i8]) -> i32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+        .sum()
+}
+
 fn int_norm(v: &[i16]) -> f64 {
     f64::from(dot(v, v)).sqrt()
 }
@@ -101,6 +110,15 @@ impl Whole {
 
     fn tail_dims(&self) -> usize {
         self.dims - HEAD
+    }
+
+    /// The dot product of a whole-number query with text `i`: the same integer the route's
+    /// search sums.
+    fn dot_text(&self, q: &[i16], i: usize) -> i32 {
+        let t = self.tail_dims();
+        let (head, tail) = q.split_at(HEAD);
+        wide_dot(head, &self.head[i * HEAD..(i + 1) * HEAD])
+            + wide_dot(tail, &self.tail[i * t..(i + 1) * t])
     }
 
     /// Text `i`'s numbers in order.
@@ -181,6 +199,19 @@ impl DenseIndex {
         leave_out: Option<(usize, usize)>,
         needed: &dyn Fn(usize) -> f64,
     ) -> Vec<(usize, f64)> {
+        self.similarities_sought(query, leave_out, needed, &mut Sought::default())
+    }
+
+    /// [`DenseIndex::similarities_reaching`], keeping in `sought` each skill's bound and the
+    /// similarities found, for [`DenseIndex::similarities_of`] to seek a few skills at lower
+    /// needs without reading a skill's texts twice.
+    pub fn similarities_sought(
+        &self,
+        query: &[f32],
+        leave_out: Option<(usize, usize)>,
+        needed: &dyn Fn(usize) -> f64,
+        sought: &mut Sought,
+    ) -> Vec<(usize, f64)> {
         let q_norm = norm(query);
         if let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) {
             if q.len() == w.dims {
@@ -189,7 +220,7 @@ impl DenseIndex {
                     norms: &self.norms,
                     rows: w,
                 };
-                return whole_similarities(&texts, &q, q_norm, leave_out, needed);
+                return whole_similarities(&texts, &q, q_norm, leave_out, needed, sought);
             }
         }
         let mut at = 0;
@@ -205,6 +236,54 @@ impl DenseIndex {
                 (skill, best)
             })
             .collect()
+    }
+
+    /// The similarities of the skills `asked` marks (by skill index) that may reach what
+    /// `needed` says they need, after [`DenseIndex::similarities_sought`] of the same query
+    /// and `leave_out` with `sought`: each read skill and its similarity, as
+    /// [`DenseIndex::similarities`] gives it. A skill already read is not read again, and the
+    /// others' texts are not visited: a route asks this of a handful of skills.
+    pub fn similarities_of(
+        &self,
+        query: &[f32],
+        leave_out: Option<(usize, usize)>,
+        asked: &[bool],
+        needed: &dyn Fn(usize) -> f64,
+        sought: &mut Sought,
+    ) -> Vec<(usize, f64)> {
+        let q_norm = norm(query);
+        let whole_query = match &self.rows {
+            Rows::Whole(w) => whole(query).filter(|q| q.len() == w.dims).map(|q| (w, q)),
+            Rows::Floats(_) => None,
+        };
+        let bounded = sought.bounds.len() == self.docs.len();
+        let mut out = Vec::new();
+        let mut first = 0;
+        for (d, &(skill, count)) in self.docs.iter().enumerate() {
+            let at = first;
+            first += count;
+            if !asked.get(skill).copied().unwrap_or(false) {
+                continue;
+            }
+            let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+            let texts = (at..at + count).filter(|&i| Some(i - at) != skipped);
+            let similarity = match (&whole_query, bounded) {
+                (Some(_), true) if sought.found[d].is_some() => sought.found[d].unwrap_or(0.0),
+                (Some(_), true) if sought.bounds[d] + 1e-9 < needed(skill) => continue,
+                (Some((w, q)), _) if q_norm != 0.0 => {
+                    let cosines = (texts.filter(|&i| self.norms[i] != 0.0))
+                        .map(|i| f64::from(w.dot_text(q, i)) / (q_norm * self.norms[i]));
+                    let best = cosines.fold(0.0f64, f64::max);
+                    if bounded {
+                        sought.found[d] = Some(best);
+                    }
+                    best
+                }
+                _ => (texts.map(|i| self.cosine(query, q_norm, i))).fold(0.0f64, f64::max),
+            };
+            out.push((skill, similarity));
+        }
+        out
     }
 
     /// For each query (a vector, and what it leaves out as [`DenseIndex::similarities`]
@@ -413,6 +492,7 @@ fn whole_similarities<'t>(
     q_norm: f64,
     leave_out: Option<(usize, usize)>,
     needed: &dyn Fn(usize) -> f64,
+    sought: &mut Sought,
 ) -> Vec<(usize, f64)> {
     let w = texts.rows;
     // Here, not `dot`: a function of its own would be compiled for the oldest processors only.
@@ -432,8 +512,10 @@ fn whole_similarities<'t>(
         out.extend(texts.docs.iter().map(|&(skill, _)| (skill, 0.0)));
         return out;
     }
+    sought.bounds.clear();
+    sought.found = vec![None; texts.docs.len()];
     let mut first = 0;
-    for &(skill, count) in texts.docs {
+    for (d, &(skill, count)) in texts.docs.iter().enumerate() {
         let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
         let kept = |k: usize| Some(k) != skipped && texts.norms[first + k] != 0.0;
         // The largest cosine any of its texts could have; a margin keeps rounding from
@@ -448,6 +530,7 @@ fn whole_similarities<'t>(
             let rest = q_tail_norm * w.tail_norms[i];
             bound = bound.max((f64::from(head) + rest) / (q_norm * texts.norms[i]));
         }
+        sought.bounds.push(bound);
         let mut best = 0.0f64;
         if bound + 1e-9 >= needed(skill) {
             for k in 0..count {
@@ -459,11 +542,20 @@ fn whole_similarities<'t>(
                 let tail = products(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
                 best = best.max(f64::from(head + tail) / (q_norm * texts.norms[i]));
             }
+            sought.found[d] = Some(best);
         }
         out.push((skill, best));
         first += count;
     }
     out
+}
+
+/// One query's similarities as far as they were sought ([`DenseIndex::similarities_sought`]):
+/// each skill's bound, and its similarity once a need reached the bound.
+#[derive(Debug, Default)]
+pub struct Sought {
+    bounds: Vec<f64>,
+    found: Vec<Option<f64>>,
 }
 
 /// A query of [`DenseIndex::similarities_many`]: its vector, and the trigger example it leaves
@@ -580,16 +672,7 @@ mod tests {
             .collect();
         docs.push((120, vec![vec![0.0; 80].into(), vector(80).into()]));
         docs.push((121, Vec::new()));
-        let floats: Vec<(usize, Vec<Arc<[f32]>>)> = (docs.iter())
-            .map(|(s, v)| {
-                (
-                    *s,
-                    v.iter()
-                        .map(|x| x.iter().map(|n| n / 3.0).collect())
-                        .collect(),
-                )
-            })
-            .collect();
+        let floats = in_thirds(&docs);
         for ix in [DenseIndex::new(docs), DenseIndex::new(floats)] {
             let vectors: Vec<Vec<f32>> = (0..QUERIES_AT_ONCE + 7).map(|_| vector(80)).collect();
             let mut queries: Vec<Asked<'_>> = (vectors.iter())
@@ -617,6 +700,17 @@ mod tests {
         }
     }
 
+    /// The same texts with every number a third of its own: not whole numbers, so an index of
+    /// them is laid out as floats.
+    fn in_thirds(docs: &[(usize, Vec<Arc<[f32]>>)]) -> Vec<(usize, Vec<Arc<[f32]>>)> {
+        (docs.iter())
+            .map(|(s, v)| {
+                let thirds = |x: &Arc<[f32]>| x.iter().map(|n| n / 3.0).collect();
+                (*s, v.iter().map(thirds).collect())
+            })
+            .collect()
+    }
+
     /// The numbers of text `t` of `skill` in `ix`.
     fn docs_text(ix: &DenseIndex, skill: usize, t: usize) -> Vec<f32> {
         let mut first = 0;
@@ -630,6 +724,44 @@ mod tests {
             first += texts;
         }
         unreachable!("no skill {skill}")
+    }
+
+    /// The skills asked of a query already sought at a bar have the similarities the whole
+    /// search gives them (their example left out), whether the first search read them or not;
+    /// the others are not answered, nor are those whose bound cannot reach what they need.
+    #[test]
+    fn the_similarities_of_a_few_skills_are_those_of_the_whole_search() {
+        let mut vector = rows_like_the_tables(3, 6.0);
+        let docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..40)
+            .map(|d| (d, (0..1 + d % 4).map(|_| vector(96).into()).collect()))
+            .collect();
+        let floats = in_thirds(&docs);
+        for ix in [DenseIndex::new(docs), DenseIndex::new(floats)] {
+            for leave_out in [None, Some((6, 1))] {
+                let q = vector(96);
+                let exact: Vec<(usize, f64)> = ix.similarities(&q, leave_out);
+                let bar = exact.iter().map(|s| s.1).fold(0.0, f64::max) * 0.95;
+                let mut sought = Sought::default();
+                ix.similarities_sought(&q, leave_out, &|_| bar, &mut sought);
+                let asked: Vec<bool> = (0..40).map(|d| d % 3 == 0).collect();
+                let got =
+                    ix.similarities_of(&q, leave_out, &asked, &|_| f64::NEG_INFINITY, &mut sought);
+                let want: Vec<(usize, f64)> =
+                    exact.iter().copied().filter(|s| asked[s.0]).collect();
+                assert_eq!(got, want);
+                // Asked again, at a need none can reach: the skills read already are answered,
+                // exactly; on whole rows, a bound under the need answers nothing.
+                let none = ix.similarities_of(&q, leave_out, &asked, &|_| 2.0, &mut sought);
+                assert_eq!(none, want);
+                let fresh = &mut Sought::default();
+                ix.similarities_sought(&q, leave_out, &|_| 2.0, fresh);
+                let cut = ix.similarities_of(&q, leave_out, &asked, &|_| 2.0, fresh);
+                match ix.rows {
+                    Rows::Whole(_) => assert!(cut.is_empty(), "{cut:?}"),
+                    Rows::Floats(_) => assert_eq!(cut, want),
+                }
+            }
+        }
     }
 
     #[test]

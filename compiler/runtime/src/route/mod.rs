@@ -22,7 +22,7 @@ mod terms;
 mod word_chars;
 mod words;
 
-pub use answer::{Candidate, Query, Route};
+pub use answer::{Candidate, Query, Route, TAIL_BELOW, TAIL_WORDS};
 pub use dense::{fuse, fused, similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE};
 pub use glossary::{gloss, glossary_row, look_up, GLOSSARY_MAX_CHARS, GLOSSARY_MAX_READ};
 pub use history::Turn;
@@ -486,6 +486,29 @@ impl Ranking {
         ranked
     }
 
+    /// The first `n` of [`ordered`](Self::ordered), without ordering the rest (the candidates
+    /// after the first may be hundreds of skills a little under the bar).
+    pub fn best<'n>(
+        &self,
+        keep: impl Fn(&Scored) -> bool,
+        name_of: impl Fn(usize) -> &'n str,
+        n: usize,
+    ) -> Vec<&Scored> {
+        let mut ranked: Vec<&Scored> = self.scored.iter().filter(|s| keep(s)).collect();
+        if n < ranked.len() {
+            if n == 0 {
+                return Vec::new();
+            }
+            // By score alone first: names are compared only among those tied with the n-th.
+            let by_score = |a: &&Scored, b: &&Scored| b.score.total_cmp(&a.score);
+            let nth = ranked.select_nth_unstable_by(n - 1, by_score).1.score;
+            ranked.retain(|s| s.score >= nth);
+        }
+        ranked.sort_by(|a, b| before(a, b, &name_of));
+        ranked.truncate(n);
+        ranked
+    }
+
     /// The first of [`ordered`](Self::ordered), without ordering the rest.
     pub fn first<'n>(
         &self,
@@ -542,6 +565,43 @@ pub struct Scored {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_few_of_a_ranking_are_those_a_full_sort_gives_however_many_score() {
+        // `best` keeps the first n of many candidates (the candidates after the first may be
+        // hundreds a little under the bar) without ordering them all: the same as `ordered`,
+        // ties by name.
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) % 8
+        };
+        let names: Vec<String> = (0..400)
+            .map(|i| format!("skill-{}", (i * 7919) % 1000))
+            .collect();
+        for size in [0, 1, 3, 19, 20, 21, 80, 400] {
+            let ranking = Ranking {
+                words: Vec::new(),
+                scored: (0..size)
+                    .map(|skill| Scored {
+                        skill,
+                        score: next() as f64 / 8.0,
+                        held: 0,
+                    })
+                    .collect(),
+            };
+            let name_of = |i: usize| names[i].as_str();
+            let keep = |s: &Scored| s.score >= 0.25;
+            for n in [0, 1, 2, 5, 50] {
+                let all = ranking.ordered(keep, name_of);
+                let first: Vec<usize> = all.iter().take(n).map(|s| s.skill).collect();
+                let best: Vec<usize> = (ranking.best(keep, name_of, n).iter())
+                    .map(|s| s.skill)
+                    .collect();
+                assert_eq!(best, first, "{size} scored, first {n}");
+            }
+        }
+    }
 
     const RULES: fn() -> &'static RoutingRules = RoutingRules::built_in;
 

@@ -140,6 +140,14 @@ pub struct RoutingRules {
     /// catalog's ([`super::TALK_WORDS_LOWERS`]); 0 in an artifact built before it.
     #[serde(default)]
     pub talk_words_lowers: f64,
+    /// How far under a hybrid route's bar its candidates after the first may score when the
+    /// bar is the catalog's ([`super::TAIL_BELOW`]); 0 in an artifact built before it.
+    #[serde(default)]
+    pub tail_below: f64,
+    /// How many skills, the first by their words, a route's candidates under its bar may be
+    /// among ([`super::TAIL_WORDS`]); 0 in an artifact built before it (none may).
+    #[serde(default)]
+    pub tail_words: usize,
     /// [`RoutingRules::hybrid_floor`]: `base + slope · ln n`.
     pub hybrid_floor_base: f64,
     /// See `hybrid_floor_base`.
@@ -185,6 +193,8 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
         talk_words_share: super::TALK_WORDS_SHARE,
         talk_words_from: super::TALK_WORDS_FROM,
         talk_words_lowers: super::TALK_WORDS_LOWERS,
+        tail_below: super::TAIL_BELOW,
+        tail_words: super::TAIL_WORDS,
         hybrid_floor_base: HYBRID_FLOOR_BASE,
         hybrid_floor_slope: HYBRID_FLOOR_SLOPE,
         defaults: RoutingDefaults {
@@ -226,10 +236,14 @@ impl RoutingRules {
             rules.talk_words_share,
             rules.talk_words_from,
             rules.talk_words_lowers,
+            rules.tail_below,
             rules.hybrid_floor_base,
             rules.hybrid_floor_slope,
         ];
-        if !numbers.iter().all(|x| x.is_finite()) || rules.lexical_share >= 1.0 {
+        if !numbers.iter().all(|x| x.is_finite())
+            || rules.lexical_share >= 1.0
+            || rules.tail_below < 0.0
+        {
             return Err(unreadable("hold a number out of range".to_string()));
         }
         if let Some(s) = rules.spelling {

@@ -14,7 +14,9 @@ import { RANGES as WORD_RANGES } from "./wordChars.js";
  * `talk_words_share` the share of a message's lean to small talk by its pieces beyond
  * `talk_words_from` it rises by (neither in an artifact built before them: no such rise),
  * `talk_words_lowers` the share of a lean below `talk_words_from` it is lowered by, never under
- * the catalog's bar (none in an artifact built before it),
+ * the catalog's bar (none in an artifact built before it), `tail_below` how far under the
+ * catalog's bar a route's candidates after the first may score (none before it: the bar) and
+ * `tail_words` how many skills, the first by their words, they may be among (none before it),
  * `defaults` the routing settings a workspace leaves unset, `spelling` the lengths of the unknown
  * words read as their nearest known word (none in an artifact built before it). */
 export interface RoutingRules {
@@ -22,7 +24,7 @@ export interface RoutingRules {
   suffixes: readonly string[];
   k1: number; b: number; evidence_factor: number; max_words: number;
   lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
-  talk_words_lowers?: number;
+  talk_words_lowers?: number; tail_below?: number; tail_words?: number;
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
   spelling?: { min_letters: number; max_letters: number };
@@ -324,6 +326,25 @@ export function evidenceScale(n: number, rules: RoutingRules): number {
 }
 
 /** The hybrid cut of a catalog of `n` skills when the settings give none (docs/routing.md). */
+/** The first `n` items of `items` in `order`: a sort when they are few against `n`, else each
+ * item placed among the best so far (the candidates after the first may be hundreds of
+ * skills a little under the bar, of which a route lists five). */
+export function best<T>(items: T[], n: number, order: (x: T, y: T) => number): T[] {
+  if (items.length <= 4 * n) return items.sort(order).slice(0, n);
+  const kept: T[] = [];
+  if (n === 0) return kept;
+  for (const item of items) {
+    if (kept.length === n && order(item, kept[n - 1]) >= 0) continue;
+    let at = kept.length === n ? n - 1 : kept.length;
+    while (at > 0 && order(item, kept[at - 1]) < 0) {
+      kept[at] = kept[at - 1];
+      at -= 1;
+    }
+    kept[at] = item;
+  }
+  return kept;
+}
+
 export function hybridFloor(n: number, rules: RoutingRules): number {
   return Math.floor((rules.hybrid_floor_base + rules.hybrid_floor_slope * Math.log(Math.max(n, 1))) * 1e6 + 0.5) / 1e6;
 }
@@ -421,9 +442,17 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
   }
   const scored: [number, number, number[]][] = [];
   let floor = query === undefined ? settings.min_score : settings.hybrid_min_score ?? hybridFloor(ix.docs.length, rules);
+  // The bar of the candidates after the first: `tail_below` under a hybrid route's bar when
+  // the catalog's bar cuts, the bar itself otherwise.
+  let tail = floor;
+  // The documents that may score down to the tail: the first `tail_words` by their words.
+  let byWords = new Set<number>();
   const keep = (doc: number, s: number) => {
-    if (s >= floor && position[ix.docs[doc][0]] > 0) scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
+    if ((s >= floor || (s >= tail && byWords.has(doc))) && position[ix.docs[doc][0]] > 0) {
+      scored.push([s, ix.docs[doc][0], held[doc] ?? []]);
+    }
   };
+  const name = (i: number) => b.skills[i].name;
   if (query === undefined) {
     for (const doc of touched) keep(doc, lexical[doc]);
   } else {
@@ -442,14 +471,26 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
       const lean = weights === null || meaning === null ? null : talkWords(weights, meaning.pieces(message));
       floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules, lean);
     }
+    const below = settings.hybrid_min_score == null ? (rules.tail_below ?? 0) : 0;
+    tail = Math.floor(Math.max(floor - below, 0) * 1e6 + 0.5) / 1e6;
+    if (tail < floor) {
+      // The first `tail_words` the catalog shows by lexical score, ties by name.
+      const worded = touched.filter((doc) => lexical[doc] > 0 && position[ix.docs[doc][0]] > 0);
+      const byScore = (x: number, y: number) => (lexical[y] - lexical[x]) ||
+        (name(ix.docs[x][0]) < name(ix.docs[y][0]) ? -1 : name(ix.docs[x][0]) > name(ix.docs[y][0]) ? 1 : 0);
+      byWords = new Set(best(worded, Math.max(rules.tail_words ?? 0, 0), byScore));
+    }
     similarity.forEach((best, doc) => {
       const fused = Math.floor((rules.lexical_share * lexical[doc] + (1 - rules.lexical_share) * best) * 1e6 + 0.5) / 1e6;
       if (fused > 0) keep(doc, fused);
     });
   }
-  const name = (i: number) => b.skills[i].name;
-  scored.sort((x, y) => (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0));
-  const candidates = scored.slice(0, top ?? settings.top_k).map(([score, i, held]) => ({
+  const order = (x: [number, number, number[]], y: [number, number, number[]]) =>
+    (y[0] - x[0]) || (name(x[1]) < name(y[1]) ? -1 : name(x[1]) > name(y[1]) ? 1 : 0);
+  const first = best(scored, Math.max(top ?? settings.top_k, 0), order);
+  // Only a first candidate at the bar makes a route: the others may be under it.
+  if (first.length > 0 && first[0][0] < floor) first.length = 0;
+  const candidates = first.map(([score, i, held]) => ({
     id: `SK${position[i]}`,
     name: b.skills[i].name,
     qualified_name: b.skills[i].qualifiedName,

@@ -139,3 +139,20 @@ test("a message is glossed as the Rust runtime glosses it", async () => {
   assert.deepEqual(["a", "b", "c"].map((w) => lookUp(small, w)), ["x", undefined, "y"]);
   assert.equal(lookUp(new Uint8Array(0), "a"), undefined);
 });
+
+test("a route's first few candidates are those a full sort gives, however many score", async () => {
+  // `best` keeps the first n of many candidates (the candidates after the first may be
+  // hundreds a little under the bar) without sorting them all: the same as a sort, ties by name.
+  const { best } = await import("../dist/route.js");
+  const order = (x, y) => (y[0] - x[0]) || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0);
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const size of [0, 1, 3, 19, 20, 21, 80, 400]) {
+    for (const n of [0, 1, 2, 5, 50]) {
+      // Scores of few values, so that many tie and the names decide.
+      const items = Array.from({ length: size }, (_, i) => [Math.floor(next() * 8) / 8, `skill-${(i * 7919) % 1000}`]);
+      const sorted = [...items].sort(order).slice(0, n);
+      assert.deepEqual(best([...items], n, order), sorted, `${size} items, first ${n}`);
+    }
+  }
+});

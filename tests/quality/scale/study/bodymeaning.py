@@ -90,14 +90,25 @@ def variant(a, bodies, kind, share):
         return
     # The small-talk bar's nearest summary stays the summary's.
     alone = _meaning.Packed([[s] for s in summaries], table.dims)
-    closest = a._closest
+    packed_of = a._packed
 
-    def keep_nearest(b_, query, q_norm, floor, score, scale):
-        found = closest(b_, query, q_norm, floor, score, scale)
-        if found is None:
-            return None
-        return found[0], alone.closest_reaching(query, q_norm, [2.0] * alone.docs)[1]
-    a._closest = keep_nearest
+    class KeepNearest:
+        """The catalog's packed vectors, but the nearest summary of the summaries alone."""
+
+        def __init__(self, packed):
+            self.packed, self.docs = packed, packed.docs
+
+        def dot_products(self, query, q_norm):
+            return self.packed.dot_products(query, q_norm)
+
+        def closest_of(self, docs, q_norm, dots):
+            return self.packed.closest_of(docs, q_norm, dots)
+
+        def closest_reaching(self, query, q_norm, needs, dots=None):
+            found = self.packed.closest_reaching(query, q_norm, needs, dots)
+            return found[0], alone.closest_reaching(query, q_norm, [2.0] * alone.docs)[1]
+
+    a._packed = lambda b_: None if packed_of(b_) is None else KeepNearest(packed_of(b_))
 
 
 def main():

@@ -539,6 +539,28 @@ final class Router {
     }
 
     /**
+     * The first {@code n} items of {@code items} in {@code order}: a sort when they are few against
+     * {@code n}, else each item placed among the best so far (the candidates after the first may be
+     * hundreds of skills a little under the bar, of which a route lists five).
+     */
+    static <T> List<T> best(List<T> items, int n, java.util.Comparator<T> order) {
+        if (items.size() <= 4L * n) {
+            items.sort(order);
+            return new ArrayList<>(items.subList(0, Math.min(n, items.size())));
+        }
+        List<T> kept = new ArrayList<>(n + 1);
+        if (n == 0) return kept;
+        for (T item : items) {
+            if (kept.size() == n && order.compare(item, kept.get(n - 1)) >= 0) continue;
+            int at = kept.size();
+            while (at > 0 && order.compare(item, kept.get(at - 1)) < 0) at--;
+            kept.add(at, item);
+            if (kept.size() > n) kept.remove(n);
+        }
+        return kept;
+    }
+
+    /**
      * A hybrid route's bar: {@code floor}, raised by {@code small_talk_share} of how much closer the
      * message is to small talk (its closest cosine) than to the catalog's nearest skill, and by
      * {@code talk_words_share} of how far its pieces lean to small talk beyond {@code talk_words_from}
@@ -697,6 +719,10 @@ final class Router {
         }
         double minScore = query == null ? number(settings.get("min_score"), 0.5)
             : number(settings.get("hybrid_min_score"), hybridFloor(docs, rules));
+        // The bar of the candidates after the first: tail_below under a hybrid route's bar when
+        // the catalog's bar cuts, the bar itself otherwise.
+        double tail = minScore;
+        boolean[] byWords = new boolean[docs];
         if (query != null) {
             // Hybrid (docs/routing.md): the lexical share plus the closest text's cosine, every shown skill.
             double[] best = denseOf(snap, b, ix).best(query);
@@ -710,6 +736,24 @@ final class Router {
                 Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text));
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);
             }
+            double below = settings.get("hybrid_min_score") instanceof Number ? 0 : rules.num("tail_below");
+            tail = Math.floor(Math.max(minScore - below, 0) * 1e6 + 0.5) / 1e6;
+            if (tail < minScore) {
+                // The documents that may score down to the tail: the first tail_words the
+                // catalog shows by lexical score, ties by name.
+                List<Integer> worded = new ArrayList<>();
+                for (int doc = 0; doc < docs; doc++) {
+                    if (has[doc] && score[doc] > 0 && position.containsKey((int) ix.docs().get(doc)[0])) worded.add(doc);
+                }
+                double[] lexical = score;
+                java.util.Comparator<Integer> byScore = (x, y) -> {
+                    int c = Double.compare(lexical[y], lexical[x]);
+                    if (c != 0) return c;
+                    return Snapshot.byCodePoints(b.skills.get((int) ix.docs().get(x)[0]).name,
+                        b.skills.get((int) ix.docs().get(y)[0]).name);
+                };
+                for (int doc : best(worded, (int) Math.max(rules.num("tail_words"), 0), byScore)) byWords[doc] = true;
+            }
             for (int doc = 0; doc < docs; doc++) {
                 double share = rules.num("lexical_share");
                 double fused = Math.floor((share * score[doc] + (1 - share) * best[doc]) * 1e6 + 0.5) / 1e6;
@@ -719,17 +763,21 @@ final class Router {
         }
         List<Integer> scored = new ArrayList<>();
         for (int doc = 0; doc < docs; doc++) {
-            if (has[doc] && score[doc] >= minScore && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
+            boolean kept = score[doc] >= minScore || (score[doc] >= tail && byWords[doc]);
+            if (has[doc] && kept && position.containsKey((int) ix.docs().get(doc)[0])) scored.add(doc);
         }
-        scored.sort((x, y) -> {
+        java.util.Comparator<Integer> order = (x, y) -> {
             int byScore = Double.compare(score[y], score[x]);
             if (byScore != 0) return byScore;
             return Snapshot.byCodePoints(b.skills.get((int) ix.docs().get(x)[0]).name,
                 b.skills.get((int) ix.docs().get(y)[0]).name);
-        });
+        };
         long limit = top != null ? top : (long) number(settings.get("top_k"), 5);
+        List<Integer> first = best(scored, (int) Math.min(Math.max(limit, 0), Integer.MAX_VALUE), order);
+        // Only a first candidate at the bar makes a route: the others may be under it.
+        if (!first.isEmpty() && score[first.get(0)] < minScore) first.clear();
         List<Route.Candidate> candidates = new ArrayList<>();
-        for (int doc : scored.subList(0, (int) Math.min(Math.max(limit, 0), scored.size()))) {
+        for (int doc : first) {
             int i = (int) ix.docs().get(doc)[0];
             List<String> matched = new ArrayList<>();
             for (int k : held.getOrDefault(doc, List.of())) matched.add(words.get(k));

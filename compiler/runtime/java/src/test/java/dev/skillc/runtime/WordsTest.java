@@ -189,4 +189,30 @@ public class WordsTest {
         assertEquals(List.of("テス", "スト", "ト駆", "駆動"), tokens("テスト駆動"));
         assertEquals(List.of("𠀋𠀌"), tokens("𠀋𠀌 x"));
     }
+
+    @Test
+    public void aRoutesFirstFewCandidatesAreThoseAFullSortGivesHoweverManyScore() {
+        // Router.best keeps the first n of many candidates (the candidates after the first may
+        // be hundreds a little under the bar) without sorting them all: the same as a sort.
+        Comparator<double[]> order = (x, y) -> {
+            int byScore = Double.compare(y[0], x[0]);
+            return byScore != 0 ? byScore : Double.compare(x[1], y[1]);
+        };
+        java.util.Random random = new java.util.Random(7);
+        for (int size : new int[] {0, 1, 3, 19, 20, 21, 80, 400}) {
+            for (int n : new int[] {0, 1, 2, 5, 50}) {
+                List<double[]> items = new ArrayList<>();
+                // Scores of few values, so that many tie and the second number decides.
+                for (int i = 0; i < size; i++) items.add(new double[] {random.nextInt(8) / 8.0, (i * 7919) % 1000});
+                List<double[]> sorted = new ArrayList<>(items);
+                sorted.sort(order);
+                List<double[]> first = Router.best(new ArrayList<>(items), n, order);
+                assertEquals(size + " items, first " + n, Math.min(n, size), first.size());
+                for (int k = 0; k < first.size(); k++) {
+                    assertEquals(sorted.get(k)[0], first.get(k)[0], 0.0);
+                    assertEquals(sorted.get(k)[1], first.get(k)[1], 0.0);
+                }
+            }
+        }
+    }
 }
