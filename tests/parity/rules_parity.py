@@ -9,7 +9,8 @@ named `<plugin>:<skill>`, a plain name selecting only when one plugin has it, an
 plugin metadata in the catalog JSON. Then skills from another repository (`external:`,
 fetched from a git repository made here): where each comes from, in the catalog JSON. Then
 routes of the sample's artifact with its routing rules edited (manifest `routing_rules`, as
-another skillc would write them): every runtime, Rust's too, routes by the artifact's rules.
+another skillc would write them), a consumer's among them: every runtime, Rust's too, routes
+by the artifact's rules.
 Usage: rules_parity.py SKILLC
 """
 
@@ -109,7 +110,7 @@ def main():
     for f in failures:
         print("FAIL", f)
     print(f"{compared} requests compared, {len(failures)} failures")
-    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 + len(RULES_MESSAGES) else 0
+    return 1 if failures or compared < len(REQUESTS) + 2 + len(PLUGIN_SELECTIONS) + 1 + 2 + len(RULES_MESSAGES) + 1 else 0
 
 
 # Messages routed by edited rules: a word made a stopword, small talk, a long request, misspelt
@@ -118,6 +119,10 @@ def main():
 RULES_MESSAGES = ["greetings and hello", "How much does the pro plan cost?", "thanks, have a nice day",
                   "compare you with Chargebee and book a demo, and tell me about pricing in the UK",
                   "a demmo with chargbee? my acount"]
+
+
+# A message a consumer's catalog routes by the edited rules, and the consumer.
+CONSUMER_MESSAGE = ("put together a quarterly report from these numbers", "answer.generator.strong")
 
 
 def edited_rules(skillc, tmp, failures):
@@ -151,9 +156,20 @@ def edited_rules(skillc, tmp, failures):
         if py.route(m) != rust:
             failures.append(f"python route {m!r} by edited rules: {py.route(m)} != {rust}")
         compare_commands(args, text, f"route {m!r} by edited rules", failures)
+    # A consumer's route: the first two by words are among the skills its catalog shows
+    # (`pdf-press` is hidden from it and would take a place: `triage` would not follow).
+    m, consumer = CONSUMER_MESSAGE
+    args = ["route", artifact, m, "--consumer", consumer, "--format", "json"]
+    text = subprocess.run([skillc, *args], capture_output=True, text=True).stdout
+    rust = json.loads(text)
+    if [c["name"] for c in rust["candidates"]] != ["bug-handler", "triage"]:
+        failures.append(f"route {m!r} for {consumer} by edited rules: {rust['candidates']}")
+    if py.route(m, consumer=consumer) != rust:
+        failures.append(f"python route {m!r} for {consumer}: {py.route(m, consumer=consumer)} != {rust}")
+    compare_commands(args, text, f"route {m!r} for {consumer} by edited rules", failures)
     if changed < len(RULES_MESSAGES) - 1:
         failures.append(f"edited routing rules changed {changed} of {len(RULES_MESSAGES)} routes")
-    return len(RULES_MESSAGES)
+    return len(RULES_MESSAGES) + 1
 
 
 def outside(skillc, tmp, failures):

@@ -994,6 +994,25 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
          WHERE key = 'routing_rules'",
     );
     assert_eq!(route(&one, pandas), std::slice::from_ref(&first));
+    // The first by words are those the consumer's catalog shows: with two, `pdf-press` (the
+    // first in the global catalog) is hidden from `answer.generator.strong` and leaves its
+    // place to `code-generator`.
+    let two = changed_sample(
+        dir.path(),
+        "two.db",
+        "UPDATE manifest SET value = json_set(value, '$.tail_words', 2) \
+         WHERE key = 'routing_rules'",
+    );
+    let docx = "convert the docx to pdf and email it to hr";
+    let names = |consumer: Option<&str>| -> Vec<String> {
+        let r = two.route(&BundleRef::default(), consumer, &none, docx, Some(50));
+        (r.unwrap().candidates.into_iter())
+            .map(|c| c.name)
+            .collect()
+    };
+    assert_eq!(names(None), ["pdf-press", "greeting"]);
+    let strong = Some("answer.generator.strong");
+    assert_eq!(names(strong), ["greeting", "code-generator"]);
     // Small talk: `greeting` (its body shares "today") is the closest, under the raised bar.
     assert_eq!(route(&a, "hello there, nice weather today"), vec![]);
     // A question about the assistant (a line of the small-talk list): its first, `api-caller`,
