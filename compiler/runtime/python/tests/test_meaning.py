@@ -100,7 +100,7 @@ class Meaning(unittest.TestCase):
         self.assertEqual([(c["name"], c["score"]) for c in r["candidates"]],
                          [("pricing", 0.57411), ("demo_offer", 0.538306), ("feature-planner", 0.479121),
                           ("context_gathering", 0.377246), ("web-scraping", 0.306053), ("code-review", 0.25753)])
-        # `pdf-press` holds "table" and scores within a tenth under the catalog's bar (0.257041):
+        # `pdf-press` holds "table" and scores within a tenth under the catalog's bar (0.247041):
         # kept after a first that reaches it (`competitors`, within a tenth too, holds no word of
         # the message above and stays cut).
         r = a.route("plot monthly revenue from this table with pandas", top=50)
