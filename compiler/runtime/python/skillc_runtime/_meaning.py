@@ -15,7 +15,7 @@ from operator import add, eq, itemgetter, mul, sub, truediv
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._glossary import _runs
-from ._words import _UNSPACED_RUN, _words, one_edit, spelling_applies
+from ._words import _UNSPACED_RUN, _words, one_edit_starting, spelling_applies
 
 # At most this many pieces of a text count (a long message: its first ones).
 MAX_PIECES = 256
@@ -84,7 +84,9 @@ def spelt(text: str, ids: Dict[str, int], spelling: Tuple[int, int], max_tried: 
     no whole piece of the table, and whose one routing word (`tokens`) `spelling` applies to
     too (at most `max_tried` such words), unless `held`: when `near` gives the catalog's word
     the route reads that routing word as, the word is replaced by the whole piece one edit from
-    it read as that same word with the lowest row number. None when no word is replaced."""
+    it read as that same word with the lowest row number. None when no word is replaced.
+    `tokens` must read a word as one it starts with but for its last letter, as the route's
+    words do (a suffix taken off, `ie` made `y`, a doubled letter undoubled)."""
     out: List[str] = []
     tried, replaced = 0, False
     for k, word in enumerate(_runs(text.lower())):
@@ -95,7 +97,10 @@ def spelt(text: str, ids: Dict[str, int], spelling: Tuple[int, int], max_tried: 
                 tried += 1
                 reading = None if held(word) else near(found[0])
                 if reading is not None:
-                    known = min((w for w in one_edit(word) if w in ids and tokens(w) == [reading]),
+                    # A word read as `reading` starts with all of it but its last letter (a
+                    # suffix off, `y` for `ie`, a doubled letter undoubled): only those edits.
+                    edits = one_edit_starting(word, reading[:-1])
+                    known = min((w for w in edits if w in ids and tokens(w) == [reading]),
                                 key=ids.__getitem__, default=None)
         replaced = replaced or known is not None
         out.append(word if known is None else known)

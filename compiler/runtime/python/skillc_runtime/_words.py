@@ -78,6 +78,27 @@ def one_edit(word: str) -> Set[str]:
     return out
 
 
+def one_edit_starting(word: str, prefix: str) -> Set[str]:
+    """The words of `one_edit(word)` that start with `prefix`, made without the others: an
+    edit at a position inside the prefix can only write the prefix's letter there (one word
+    instead of 26), and none is made past a position where `word` already left the prefix."""
+    out: Set[str] = set()
+    for i in range(len(word) + 1):
+        head, tail = word[:i], word[i:]
+        # The letters before the edit are the word's own: they must agree with the prefix.
+        if not (prefix.startswith(head) if i <= len(prefix) else head.startswith(prefix)):
+            break
+        made = [head + tail[1:]] if tail else []
+        if len(tail) > 1:
+            made.append(head + tail[1] + tail[0] + tail[2:])
+        for c in (_LETTERS if i >= len(prefix) else prefix[i]):
+            made.append(head + c + tail)
+            if tail:
+                made.append(head + c + tail[1:])
+        out.update(w for w in made if w.startswith(prefix))
+    return out
+
+
 def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":
     """Runs of word characters: Rust's `char::is_alphanumeric` (letters, the marks Unicode
     counts as alphabetic such as Indic vowel signs, digits and other numbers), from the table

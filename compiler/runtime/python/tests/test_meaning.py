@@ -52,6 +52,35 @@ class Meaning(unittest.TestCase):
         for text in ["whether", "containers", "a" * 24 + "s", "kubectl", "lsit", "contianer2", "contiäner", "plann", "contaner", ""]:
             self.assertIsNone(spelt(text), text)
         self.assertEqual(spelt("contianer wether lisst", 2), "container weather lisst")
+        # A piece read as a word it does not start with whole: `studies` as `study`.
+        study = _meaning.spelt("stuides", {"studies": 0}, (5, 24), 64,
+                               lambda w: ["study"] if w in ("studies", "stuides") else [w],
+                               lambda w: False, {"study": "study"}.get)
+        self.assertEqual(study, "studies")
+
+    def test_the_edits_a_misspelt_word_is_read_through_start_as_its_reading(self):
+        # `spelt` makes only the edits that start with the reading but its last letter: the
+        # same words as every edit filtered so, and every word the route's words read as one
+        # word starts so (the built-in table's whole pieces, by the sample's rules).
+        import random
+        from skillc_runtime._words import one_edit, one_edit_starting, route_tokens
+        rng = random.Random(48)
+        for _ in range(5000):
+            word = "".join(rng.choice("abcde") for _ in range(rng.randint(0, 8)))
+            prefix = "".join(rng.choice("abcde") for _ in range(rng.randint(0, 6)))
+            self.assertEqual(one_edit_starting(word, prefix),
+                             {w for w in one_edit(word) if w.startswith(prefix)}, (word, prefix))
+        with tempfile.TemporaryDirectory() as tmp:
+            from common import sample_artifact
+            a = Artifact(str(sample_artifact(Path(tmp))))
+            rules, ids = a.routing_rules(), a._meaning().ids
+            read = 0
+            for piece in ids:
+                found = route_tokens(piece, rules) if piece.isalpha() and piece.isascii() else []
+                if len(found) == 1 and found[0] != piece:
+                    read += 1
+                    self.assertTrue(piece.startswith(found[0][:-1]), (piece, found))
+            self.assertGreater(read, 3000, "pieces the route's words read otherwise")
 
     def test_words_split_into_the_longest_pieces_and_unknown_words_have_none(self):
         m = self.table()
