@@ -1029,6 +1029,13 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
         r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.247041}')"#,
     );
     assert_eq!(route(&written, pandas), std::slice::from_ref(&first));
+    // A first candidate that scores the bar exactly reaches it.
+    let at = changed_sample(
+        dir.path(),
+        "at.db",
+        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.63605}')"#,
+    );
+    assert_eq!(route(&at, pandas), std::slice::from_ref(&first));
     // An artifact built before the rule (its `routing_rules` without `tail_below`) cuts every
     // candidate at the bar.
     let before = changed_sample(
@@ -1046,6 +1053,26 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
          WHERE key = 'routing_rules'",
     );
     assert_eq!(route(&between, pandas), [first]);
+}
+
+/// The candidates after the first are scored whole even when the first search, which seeks
+/// what may reach the bar, left their similarity unread: down to a fifth under the bar,
+/// `pdf-press` (by "one") is read by the second and scores 0.12222, not its words' share alone.
+#[test]
+fn a_candidate_far_under_the_bar_is_scored_with_its_similarity() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifth = changed_sample(
+        dir.path(),
+        "fifth.db",
+        "UPDATE manifest SET value = json_set(value, '$.tail_below', 0.2) \
+         WHERE key = 'routing_rules'",
+    );
+    let none = Context::default();
+    let m = "run the test suite and tell me which ones fail";
+    let r = (fifth.route(&BundleRef::default(), None, &none, m, Some(50))).unwrap();
+    let last = r.candidates.last().unwrap();
+    assert_eq!((last.name.as_str(), last.score), ("pdf-press", 0.12222));
+    assert_eq!(r.candidates.len(), 13);
 }
 
 /// A message's ranking without a cut (the settings' `hybrid_min_score` 0), best first.
