@@ -228,7 +228,7 @@ impl DenseIndex {
             .map(|&(skill, texts)| {
                 let first = at;
                 at += texts;
-                let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+                let skipped = left_out(leave_out, skill);
                 let best = (0..texts)
                     .filter(|&k| Some(k) != skipped)
                     .map(|k| self.cosine(query, q_norm, first + k))
@@ -265,11 +265,11 @@ impl DenseIndex {
             if !asked.get(skill).copied().unwrap_or(false) {
                 continue;
             }
-            let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
-            let texts = (at..at + count).filter(|&i| Some(i - at) != skipped);
+            let skipped = left_out(leave_out, skill);
+            let texts = (0..count).filter(|&k| Some(k) != skipped).map(|k| at + k);
             let similarity = match (&whole_query, bounded) {
                 (Some(_), true) if sought.found[d].is_some() => sought.found[d].unwrap_or(0.0),
-                (Some(_), true) if sought.bounds[d] + 1e-9 < needed(skill) => continue,
+                (Some(_), true) if sought.bounds[d] < needed(skill) - 1e-9 => continue,
                 (Some((w, q)), _) if q_norm != 0.0 => {
                     let cosines = (texts.filter(|&i| self.norms[i] != 0.0))
                         .map(|i| f64::from(w.dot_text(q, i)) / (q_norm * self.norms[i]));
@@ -516,7 +516,7 @@ fn whole_similarities<'t>(
     sought.found = vec![None; texts.docs.len()];
     let mut first = 0;
     for (d, &(skill, count)) in texts.docs.iter().enumerate() {
-        let skipped = leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1));
+        let skipped = left_out(leave_out, skill);
         let kept = |k: usize| Some(k) != skipped && texts.norms[first + k] != 0.0;
         // The largest cosine any of its texts could have; a margin keeps rounding from
         // passing over a skill that would reach the bar exactly.
@@ -587,6 +587,12 @@ fn cannot_beat(reach: f64, lengths: f64, best: f64) -> bool {
 }
 
 /// A vector's length, summed in f64 in order (as every runtime sums it).
+/// Which of a skill's texts a leave-one-out leaves out (`leave_out`: a skill and its trigger
+/// example's position): the example's, after the summary (text 0); none for another skill.
+fn left_out(leave_out: Option<(usize, usize)>, skill: usize) -> Option<usize> {
+    leave_out.and_then(|(s, n)| (s == skill).then_some(n + 1))
+}
+
 fn norm(v: &[f32]) -> f64 {
     v.iter()
         .map(|&x| f64::from(x) * f64::from(x))
