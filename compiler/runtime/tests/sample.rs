@@ -987,22 +987,12 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
     assert_eq!(route(&a, pandas), [first.clone(), under.clone()]);
     // Among the first by words only: with one, `data-analysis` alone (it is the first).
     let dir = tempfile::tempdir().unwrap();
-    let one = changed_sample(
-        dir.path(),
-        "one.db",
-        "UPDATE manifest SET value = json_set(value, '$.tail_words', 1) \
-         WHERE key = 'routing_rules'",
-    );
+    let one = with_rules(dir.path(), "one.db", "json_set(value, '$.tail_words', 1)");
     assert_eq!(route(&one, pandas), std::slice::from_ref(&first));
     // The first by words are those the consumer's catalog shows: with two, `pdf-press` (the
     // first in the global catalog) is hidden from `answer.generator.strong` and leaves its
     // place to `code-generator`.
-    let two = changed_sample(
-        dir.path(),
-        "two.db",
-        "UPDATE manifest SET value = json_set(value, '$.tail_words', 2) \
-         WHERE key = 'routing_rules'",
-    );
+    let two = with_rules(dir.path(), "two.db", "json_set(value, '$.tail_words', 2)");
     let docx = "convert the docx to pdf and email it to hr";
     let names = |consumer: Option<&str>| -> Vec<String> {
         let r = two.route(&BundleRef::default(), consumer, &none, docx, Some(50));
@@ -1023,34 +1013,24 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
     assert_eq!((r.bar, r.tail), (0.604733, 0.504733));
     assert_eq!(without_cut(calls)[0], ("api-caller".to_string(), 0.522527));
     // The settings' own cut (`hybrid_min_score`) cuts every candidate as written.
-    let written = changed_sample(
-        dir.path(),
-        "written.db",
-        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.247041}')"#,
-    );
+    let written = with_cut(dir.path(), "written.db", 0.247041);
     assert_eq!(route(&written, pandas), std::slice::from_ref(&first));
     // A first candidate that scores the bar exactly reaches it.
-    let at = changed_sample(
-        dir.path(),
-        "at.db",
-        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.63605}')"#,
-    );
+    let at = with_cut(dir.path(), "at.db", 0.63605);
     assert_eq!(route(&at, pandas), std::slice::from_ref(&first));
     // An artifact built before the rule (its `routing_rules` without `tail_below`) cuts every
     // candidate at the bar.
-    let before = changed_sample(
+    let before = with_rules(
         dir.path(),
         "before.db",
-        "UPDATE manifest SET value = json_remove(value, '$.tail_below') \
-         WHERE key = 'routing_rules'",
+        "json_remove(value, '$.tail_below')",
     );
     assert_eq!(route(&before, pandas), std::slice::from_ref(&first));
     // Nor does one built with `tail_below` and before `tail_words`.
-    let between = changed_sample(
+    let between = with_rules(
         dir.path(),
         "between.db",
-        "UPDATE manifest SET value = json_remove(value, '$.tail_words') \
-         WHERE key = 'routing_rules'",
+        "json_remove(value, '$.tail_words')",
     );
     assert_eq!(route(&between, pandas), [first]);
 }
@@ -1062,11 +1042,10 @@ fn a_route_reaches_skills_when_its_first_reaches_the_bar_and_keeps_the_next_a_te
 #[test]
 fn a_candidate_far_under_the_bar_is_scored_with_its_similarity() {
     let dir = tempfile::tempdir().unwrap();
-    let below = changed_sample(
+    let below = with_rules(
         dir.path(),
         "below.db",
-        "UPDATE manifest SET value = json_set(value, '$.tail_below', 0.15) \
-         WHERE key = 'routing_rules'",
+        "json_set(value, '$.tail_below', 0.15)",
     );
     let none = Context::default();
     let m = "run the test suite and tell me which ones fail";
@@ -1079,11 +1058,7 @@ fn a_candidate_far_under_the_bar_is_scored_with_its_similarity() {
 /// A message's ranking without a cut (the settings' `hybrid_min_score` 0), best first.
 fn without_cut(m: &str) -> Vec<(String, f64)> {
     let dir = tempfile::tempdir().unwrap();
-    let open = changed_sample(
-        dir.path(),
-        "uncut.db",
-        r#"INSERT INTO manifest (key, value) VALUES ('routing', '{"hybrid_min_score": 0.0}')"#,
-    );
+    let open = with_cut(dir.path(), "uncut.db", 0.0);
     let r = (open.route(
         &BundleRef::default(),
         None,
@@ -1495,6 +1470,20 @@ fn a_route_read_once_is_the_route_of_the_loaded_bundle() {
 }
 
 /// A copy of the sample in `dir` with `sql` run on it (manifest rows, entries changed by hand).
+/// The sample's artifact with its routing rules edited by `edit`, a JSON function of `value`
+/// (`json_set(value, '$.tail_words', 1)`), as another skillc would write them.
+fn with_rules(dir: &Path, name: &str, edit: &str) -> Artifact {
+    let sql = format!("UPDATE manifest SET value = {edit} WHERE key = 'routing_rules'");
+    changed_sample(dir, name, &sql)
+}
+
+/// The sample's artifact with the settings' own hybrid cut (`routing.hybrid_min_score`).
+fn with_cut(dir: &Path, name: &str, cut: f64) -> Artifact {
+    let routing = format!(r#"{{"hybrid_min_score": {cut}}}"#);
+    let sql = format!("INSERT INTO manifest (key, value) VALUES ('routing', '{routing}')");
+    changed_sample(dir, name, &sql)
+}
+
 fn changed_sample(dir: &Path, name: &str, sql: &str) -> Artifact {
     let path = dir.join(name);
     std::fs::copy(artifact_path(), &path).unwrap();
