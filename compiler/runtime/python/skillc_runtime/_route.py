@@ -318,7 +318,7 @@ class Routing:
         if by_words and dots is not None:
             for doc, similarity in packed.closest_of(by_words, q_norm, dots).items():
                 words = lexical_score(score[doc], scale)
-                fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
+                fused[doc] = fuse(words, similarity, share)
         return fused, floor_bar, tail, set(by_words)
 
     @staticmethod
@@ -328,7 +328,7 @@ class Routing:
         fused: Dict[int, float] = {}
         for doc, similarity in closest.items():
             words = 0.0 if score is None else lexical_score(score[doc], scale)
-            fused[doc] = math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
+            fused[doc] = fuse(words, similarity, share)
         for doc in [] if score is None else reaching_by_words(score, scale, share, target):
             if doc not in closest:
                 fused[doc] = math.floor(share * lexical_score(score[doc], scale) * 1e6 + 0.5) / 1e6
@@ -534,6 +534,12 @@ def raised_floor(floor: float, small_talk: float, nearest: float, rules: Routing
         by_words = beyond * (rules.talk_words_share if beyond > 0.0 else rules.talk_words_lowers)
     margin = rules.small_talk_share * max(small_talk - nearest, 0.0)
     return math.floor((floor + max(margin + by_words, 0.0)) * 1e6 + 0.5) / 1e6
+
+
+def fuse(words: float, similarity: float, share: float) -> float:
+    """A hybrid score: `share` of the words' score, the rest of the similarity, to 6 decimals
+    (Rust's `dense::fuse`)."""
+    return math.floor((share * words + (1.0 - share) * similarity) * 1e6 + 0.5) / 1e6
 
 
 def hybrid_floor(n: int, rules: RoutingRules) -> float:
