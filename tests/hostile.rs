@@ -1414,3 +1414,59 @@ fn watch_serves_the_outside_skills_fetch_update_stored() {
         panic!("watch kept serving the copy before `fetch --update`:\n{seen}");
     }
 }
+
+#[test]
+fn a_file_named_on_the_command_line_is_never_read_forever() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = sample_artifact();
+    let pipe = tmp.path().join("pipe");
+    mkfifo(&pipe);
+    // `/dev/zero` behind a name a user would pass: endless, and a device.
+    let zeros = tmp.path().join("zeros.zip");
+    std::os::unix::fs::symlink("/dev/zero", &zeros).unwrap();
+    let text = tmp.path().join("notes.md");
+    std::fs::write(&text, "one line\n").unwrap();
+    let (db_s, text) = (s(&db).to_string(), s(&text).to_string());
+    let (pipe, zeros) = (s(&pipe).to_string(), s(&zeros).to_string());
+    let line = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    // What each says: a flag's file read up to its cap, an archive, an artifact or a merge
+    // input refused as not a regular file before it is read.
+    let cases = [
+        (
+            line(&["route", &db_s, "hi", "--history", &zeros]),
+            1,
+            "more than 16 MiB",
+        ),
+        (
+            line(&["route", &db_s, "hi", "--query-vector", &zeros]),
+            1,
+            "more than 16 MiB",
+        ),
+        (line(&["unpack", &zeros, s(tmp.path())]), 2, "is a device"),
+        (
+            line(&["unpack", &pipe, s(tmp.path())]),
+            2,
+            "is a named pipe",
+        ),
+        // Refused before any connection: nothing listens on port 1.
+        (line(&["push", &zeros, "127.0.0.1:1/x:y"]), 1, "is a device"),
+        (line(&["merge", &text, &pipe, &text]), 2, "is a named pipe"),
+    ];
+    for (args, code, needle) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let run = skillc(&args);
+        assert_eq!(run.code, code, "{args:?}: {}", run.all());
+        assert!(run.all().contains(needle), "{args:?}: {}", run.all());
+    }
+    // A signature beside an artifact that cannot be read stops a push: it is not sent unsigned.
+    let signed = tmp.path().join("a.db");
+    std::fs::copy(&db, &signed).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", tmp.path().join("a.db.minisig")).unwrap();
+    let run = skillc(&["push", s(&signed), "127.0.0.1:1/x:y"]);
+    assert_eq!(run.code, 1, "{}", run.all());
+    assert!(
+        run.all().contains("cannot read the signature"),
+        "{}",
+        run.all()
+    );
+}

@@ -59,14 +59,35 @@ impl From<skillc_runtime::Error> for Failure {
 /// What a command ends with.
 pub(crate) type Done = Result<(), Failure>;
 
-/// The text of a file a flag names, `-` for stdin (read up to 64 MiB): `--query-vector` and
-/// `--history`.
+/// The most bytes `--query-vector` and `--history` read. A vector of 4,096 numbers is under
+/// 100 KB and a route reads a few recent messages: past this the input is refused, not read
+/// on (`/dev/zero`, an endless pipe).
+const MAX_FLAG_FILE_BYTES: u64 = 16 << 20;
+
+/// The text of a file a flag names, `-` for stdin: `--query-vector` and `--history`. A pipe is
+/// read (`--history <(jq …)`), never past [`MAX_FLAG_FILE_BYTES`].
 pub(crate) fn read_file_or_stdin(file: &std::path::Path) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read as _};
+    let mut bytes = Vec::new();
+    let limit = MAX_FLAG_FILE_BYTES + 1;
     if file == std::path::Path::new("-") {
-        let mut text = String::new();
-        let mut stdin = std::io::Read::take(std::io::stdin(), 64 << 20);
-        std::io::Read::read_to_string(&mut stdin, &mut text).map(|_| text)
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_end(&mut bytes)?;
     } else {
-        std::fs::read_to_string(file)
+        std::fs::File::open(file)?
+            .take(limit)
+            .read_to_end(&mut bytes)?;
     }
+    if bytes.len() as u64 > MAX_FLAG_FILE_BYTES {
+        return Err(Error::new(
+            ErrorKind::InvalidData,
+            format!(
+                "it holds more than {} MiB, far more than a query vector or recent messages",
+                MAX_FLAG_FILE_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::new(ErrorKind::InvalidData, "it is not UTF-8 text"))
 }

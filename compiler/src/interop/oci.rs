@@ -23,7 +23,7 @@ use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
 use super::registry::{Credentials, Reach, Session};
-use crate::discover::fsio::output;
+use crate::discover::fsio::{self, output};
 
 /// The type of a skillc artifact in a registry (the manifest's `artifactType`).
 pub(crate) const ARTIFACT_TYPE: &str = "application/vnd.skillc.artifact.v1";
@@ -191,7 +191,8 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
             "`{target}`: push to a tag (REPOSITORY:TAG); a digest names what is already there"
         )));
     }
-    let bytes = std::fs::read(artifact)
+    // A regular file only: a pipe or a device named as the artifact would be read forever.
+    let bytes = fsio::read_regular(artifact, None)
         .map_err(|e| Error::Failed(format!("cannot read `{}`: {e}", artifact.display())))?;
     if !skillc_runtime::is_artifact_header(&bytes[..bytes.len().min(100)]) {
         return Err(Error::Failed(format!(
@@ -214,16 +215,24 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
         title(&name),
     )];
     let sig_path = skillc_runtime::signature::signature_path(artifact);
-    let signed = match std::fs::read(&sig_path) {
+    // A signature beside it travels with it; one that cannot be read (a pipe, a device, too
+    // large) stops the push rather than send the artifact as if unsigned.
+    let signed = match skillc_runtime::signature::read_small_file(&sig_path) {
         Ok(sig) => {
             layers.push(ImageLayer::new(
-                sig,
+                sig.into_bytes(),
                 SIGNATURE_LAYER.to_string(),
                 title(&format!("{name}.minisig")),
             ));
             true
         }
-        Err(_) => false,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            return Err(Error::Failed(format!(
+                "cannot read the signature `{}`: {e}",
+                sig_path.display()
+            )))
+        }
     };
     let about = serde_json::json!({ "file": name, "signed": signed });
     let config = Config::new(

@@ -270,11 +270,16 @@ pub(crate) fn safe_path(name: &str) -> Result<String, String> {
     Ok(parts.join("/"))
 }
 
-/// Reads and checks every entry of an archive, without writing anything.
+/// The most bytes an archive may have: its files in all, and room for ZIP's own records of
+/// as many entries as it may hold (a stored entry's two headers with a long name are under
+/// 1 KiB).
+fn archive_cap(limits: &Limits) -> u64 {
+    (limits.max_total).saturating_add((limits.max_entries as u64).saturating_mul(1024))
+}
+
 /// The entry count in the archive's end-of-central-directory record (`None` for ZIP64 or when
 /// the record cannot be found).
-fn declared_entries(archive: &Path) -> Option<usize> {
-    let data = std::fs::read(archive).ok()?;
+fn declared_entries(data: &[u8]) -> Option<usize> {
     let from = data.len().saturating_sub(22 + u16::MAX as usize);
     let at = (from..data.len().saturating_sub(21))
         .rev()
@@ -283,17 +288,22 @@ fn declared_entries(archive: &Path) -> Option<usize> {
     (total != u16::MAX).then_some(usize::from(total))
 }
 
-fn read_archive(archive: &Path, limits: &Limits) -> Result<BTreeMap<String, Vec<u8>>, Error> {
+/// Reads and checks every entry of an archive (`raw`, the bytes of `archive`), without writing
+/// anything.
+fn read_archive(
+    archive: &Path,
+    raw: &[u8],
+    limits: &Limits,
+) -> Result<BTreeMap<String, Vec<u8>>, Error> {
     let refuse = |why: String| Error::Refused {
         archive: archive.to_path_buf(),
         why,
     };
-    let file = std::fs::File::open(archive).map_err(io(archive))?;
-    let mut zip = zip::ZipArchive::new(file)
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(raw))
         .map_err(|e| refuse(format!("not a readable ZIP archive: {e}")))?;
     // The reader keys entries by name, so a repeated name would silently shadow another:
     // compare with the count the archive's end record declares.
-    if let Some(declared) = declared_entries(archive) {
+    if let Some(declared) = declared_entries(raw) {
         if declared != zip.len() {
             return Err(refuse(format!(
                 "{declared} entries but {} distinct names: an entry appears twice",
@@ -448,8 +458,10 @@ pub fn unpack_admitting(
     limits: &Limits,
 ) -> Result<Unpacked, Error> {
     let force = admit.force;
-    let raw = std::fs::read(archive).map_err(io(archive))?;
-    let files = read_archive(archive, limits)?;
+    // Read once, as a regular file of bounded size: a pipe or `/dev/zero` named as the
+    // archive is refused rather than read forever.
+    let raw = fsio::read_regular(archive, Some(archive_cap(limits))).map_err(io(archive))?;
+    let files = read_archive(archive, &raw, limits)?;
     let (folder, files) = skill_files(archive, files)?;
     // Every file is checked, the ones a walk would skip too (`__pycache__`, `node_modules`):
     // they are written, and a scanner that skips compiled Python is a known evasion.

@@ -116,10 +116,14 @@ pub fn merge_files(
     marker_size: usize,
 ) -> Result<Merged, Error> {
     let text = |path: &Path| -> Result<String, Error> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // A regular file only, of at most the size of any file the compiler reads: git hands
+        // the driver temporary files; a pipe or a device would be read forever.
+        let cap = crate::discover::fsio::MAX_FILE_BYTES;
+        let bytes =
+            crate::discover::fsio::read_regular(path, Some(cap)).map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         if bytes.contains(&0) {
             return Err(Error::Invalid(format!(
                 "`{}` is a binary file: only text merges",
