@@ -1429,8 +1429,8 @@ fn a_file_named_on_the_command_line_is_never_read_forever() {
     let (db_s, text) = (s(&db).to_string(), s(&text).to_string());
     let (pipe, zeros) = (s(&pipe).to_string(), s(&zeros).to_string());
     let line = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<String>>();
-    // What each says: a flag's file read up to its cap, an archive, an artifact or a merge
-    // input refused as not a regular file before it is read.
+    // What each says: a flag's file read up to its cap, an archive, an artifact, a merge input
+    // or a file to edit refused as not a regular file before it is read.
     let cases = [
         (
             line(&["route", &db_s, "hi", "--history", &zeros]),
@@ -1451,6 +1451,12 @@ fn a_file_named_on_the_command_line_is_never_read_forever() {
         // Refused before any connection: nothing listens on port 1.
         (line(&["push", &zeros, "127.0.0.1:1/x:y"]), 1, "is a device"),
         (line(&["merge", &text, &pipe, &text]), 2, "is a named pipe"),
+        (line(&["set", &zeros, "description", "x"]), 2, "is a device"),
+        (
+            line(&["set", &pipe, "description", "x"]),
+            2,
+            "is a named pipe",
+        ),
     ];
     for (args, code, needle) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();

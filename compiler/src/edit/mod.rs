@@ -443,8 +443,11 @@ fn errors_added(
         .collect())
 }
 
+/// A workspace file an edit changes: a regular file of at most the size the compiler reads
+/// (a link to `/dev/zero` or a pipe is refused, not read forever).
 fn read(path: &Path) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+    let cap = Some(crate::discover::fsio::MAX_FILE_BYTES);
+    let bytes = crate::discover::fsio::read_regular(path, cap).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
