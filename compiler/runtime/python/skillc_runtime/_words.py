@@ -146,18 +146,31 @@ def route_tokens(text: str, rules: RoutingRules) -> List[str]:
     that is not a letter or a digit (as Rust's `char::is_alphanumeric` says), stopwords and
     lone Latin letters out, a final `s` dropped from words of four letters or more (not after
     `s`, `u` or `i`); a run of an unspaced script becomes its pairs of characters."""
-    out = []
+    out: List[str] = []
+    # A word's tokens depend on it alone: each distinct word is read once (a pasted log
+    # repeats most of its words).
+    read: Dict[str, List[str]] = {}
     for word in _words(text.lower()):
-        runs = _UNSPACED_RUN.split(word) if not word.isascii() else [word]
-        for k, w in enumerate(runs):
-            if k % 2:
-                out.extend([w] if len(w) == 1 else [w[j:j + 2] for j in range(len(w) - 1)])
-                continue
-            if not w or (len(w) == 1 and "a" <= w <= "z") or w in rules.stopwords:
-                continue
-            if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
-                w = w[:-1]
-            out.append(_suffix_stem(w, rules.suffixes))
+        tokens = read.get(word)
+        if tokens is None:
+            tokens = read[word] = _word_tokens(word, rules)
+        out.extend(tokens)
+    return out
+
+
+def _word_tokens(word: str, rules: RoutingRules) -> List[str]:
+    """`route_tokens` of one run of word characters."""
+    out = []
+    runs = _UNSPACED_RUN.split(word) if not word.isascii() else [word]
+    for k, w in enumerate(runs):
+        if k % 2:
+            out.extend([w] if len(w) == 1 else [w[j:j + 2] for j in range(len(w) - 1)])
+            continue
+        if not w or (len(w) == 1 and "a" <= w <= "z") or w in rules.stopwords:
+            continue
+        if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
+            w = w[:-1]
+        out.append(_suffix_stem(w, rules.suffixes))
     return out
 
 
@@ -167,9 +180,13 @@ def joined_words(text: str, rules: RoutingRules) -> List[str]:
     together make one word (`route_tokens`); in the text's order."""
     words = _words(text.lower())
     out = []
+    read: Dict[str, List[str]] = {}
     for a, b in zip(words, words[1:]):
-        if len(a) >= 2 and len(b) >= 2 and not _UNSPACED_RUN.search(a + b):
-            one = route_tokens(a + b, rules)
+        if len(a) >= 2 and len(b) >= 2:
+            glued = a + b
+            one = read.get(glued)
+            if one is None:
+                one = read[glued] = [] if _UNSPACED_RUN.search(glued) else route_tokens(glued, rules)
             if len(one) == 1:
                 out.append(one[0])
     return out
