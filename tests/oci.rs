@@ -175,6 +175,11 @@ enum Reply {
     StallAfterHeaders(usize),
     /// Nothing at all, not even a status line.
     Stall,
+    /// Headers declaring `usize` bytes, then those bytes one every 100 ms: never a wait long
+    /// enough for `--timeout`, and days for a body of some size.
+    Drip(usize),
+    /// The head itself one byte every 100 ms (a long header line in it).
+    DripHead,
 }
 
 type Route = dyn Fn(&str, &str) -> Reply + Send + Sync;
@@ -246,6 +251,27 @@ fn answer(mut stream: std::net::TcpStream, route: &Route, heads: &std::sync::Mut
             wait_for_hangup(reader);
         }
         Reply::Stall => wait_for_hangup(reader),
+        Reply::Drip(size) => {
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n");
+            let _ = stream.write_all(head.as_bytes());
+            drip(&mut stream, &vec![b' '; size]);
+        }
+        Reply::DripHead => {
+            let pad = "a".repeat(64 << 10);
+            let head = format!("HTTP/1.1 200 OK\r\nX-Pad: {pad}\r\nContent-Length: 0\r\n\r\n");
+            drip(&mut stream, head.as_bytes());
+        }
+    }
+}
+
+/// Writes `bytes` one every 100 ms, until the client hangs up.
+fn drip(stream: &mut std::net::TcpStream, bytes: &[u8]) {
+    for b in bytes {
+        if stream.write_all(&[*b]).is_err() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
 
@@ -374,7 +400,7 @@ fn an_endless_or_stalled_registry_fails_the_pull_in_time_naming_the_registry_and
     let sig = b"untrusted comment: a signature\nRWQ...\n".to_vec();
     // (step, what the registry does there, --timeout, what the error says)
     type Case = (&'static str, fn() -> Reply, &'static str, &'static str);
-    let cases: [Case; 6] = [
+    let cases: [Case; 9] = [
         ("manifest", || Reply::Endless, "30", "exceeds 4194304 bytes"),
         (
             "artifact",
@@ -396,6 +422,20 @@ fn an_endless_or_stalled_registry_fails_the_pull_in_time_naming_the_registry_and
             "no answer for 2 s",
         ),
         ("signature", || Reply::Stall, "2", "no answer for 2 s"),
+        // Bytes dripped so that no wait lasts `--timeout`: a head, a manifest, an artifact.
+        ("manifest", || Reply::DripHead, "2", "no answer for 2 s"),
+        (
+            "manifest",
+            || Reply::Drip(3000),
+            "2",
+            "under 1024 bytes a second for 2 s",
+        ),
+        (
+            "artifact",
+            || Reply::Drip(5016),
+            "2",
+            "under 1024 bytes a second for 2 s",
+        ),
     ];
     for (step, reply, timeout, says) in cases {
         let fake = fake_registry(hostile_at(step, reply, &artifact, &sig));

@@ -2,8 +2,10 @@
 //! the manifest, the blobs), each bounded so that a hostile or broken registry cannot hold
 //! the pull forever or fill its memory:
 //!
-//! - every request has `timeout` to connect, to answer and to send each next part of its body
-//!   (a registry that stops sending fails the pull; a slow one that keeps sending does not);
+//! - every request has `timeout` to connect and send its answer's head, and to send each next
+//!   part of its body; and a body must come at [`FLOOR_BYTES_PER_SECOND`] or faster over each
+//!   `timeout` it takes (a registry that stops sending fails the pull, and so does one that
+//!   drips a byte at a time to keep it waiting for days; a slow link does not);
 //! - no body is read past what it may hold: a manifest [`MANIFEST_CAP`] (the limit the
 //!   distribution registry itself puts on manifests), a token [`TOKEN_CAP`], an error answer
 //!   [`ERROR_CAP`], a blob the size its manifest declares, checked against its digest as it
@@ -23,6 +25,10 @@ pub(super) const MANIFEST_CAP: u64 = 4 << 20;
 pub(super) const TOKEN_CAP: u64 = 1 << 20;
 /// The most of an error answer read (what is shown of it).
 pub(super) const ERROR_CAP: u64 = 16 << 10;
+
+/// The slowest a body may come, on average over each `timeout` (curl's `--speed-limit`): a
+/// link of a few KB/s passes, a registry that drips bytes to hold the pull does not.
+pub(super) const FLOOR_BYTES_PER_SECOND: u64 = 1024;
 
 /// The media types a manifest is asked for in.
 const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, \
@@ -246,8 +252,9 @@ impl Session {
         if answer.content_length().is_some_and(|n| n > size) {
             return Err(too_long());
         }
-        let (mut hasher, mut got) = (Sha256::new(), 0u64);
+        let (mut hasher, mut got, mut pace) = (Sha256::new(), 0u64, Pace::new());
         while let Some(chunk) = answer.chunk().await.map_err(|e| self.said(step, e))? {
+            self.keep_pace(&mut pace, chunk.len(), step)?;
             got += chunk.len() as u64;
             if got > size {
                 return Err(too_long());
@@ -275,12 +282,30 @@ impl Session {
         }
     }
 
+    /// The answer's head, within `timeout` of asking (a head sent a byte at a time would
+    /// otherwise keep each read within it for hours).
     async fn send(
         &self,
         request: reqwest::RequestBuilder,
         step: &str,
     ) -> Result<reqwest::Response, String> {
-        request.send().await.map_err(|e| self.said(step, e))
+        match tokio::time::timeout(self.reach.timeout, request.send()).await {
+            Ok(answer) => answer.map_err(|e| self.said(step, e)),
+            Err(_) => Err(self.no_answer(step)),
+        }
+    }
+
+    /// Counts `got` more bytes of a body into `pace`: an error when the body has come slower
+    /// than [`FLOOR_BYTES_PER_SECOND`] over the last `timeout`.
+    fn keep_pace(&self, pace: &mut Pace, got: usize, step: &str) -> Result<(), String> {
+        if pace.keeps_up(got as u64, self.reach.timeout) {
+            return Ok(());
+        }
+        let secs = self.reach.timeout.as_secs_f64();
+        let why = format!(
+            "it sends under {FLOOR_BYTES_PER_SECOND} bytes a second for {secs} s (--timeout)"
+        );
+        Err(fail(&self.registry, step, why))
     }
 
     /// A body of a successful answer, at most `cap` bytes; an error answer said.
@@ -313,8 +338,9 @@ impl Session {
         if answer.content_length().is_some_and(|n| n > cap) {
             return Err(too_big());
         }
-        let mut body = Vec::new();
+        let (mut body, mut pace) = (Vec::new(), Pace::new());
         while let Some(chunk) = answer.chunk().await.map_err(|e| self.said(step, e))? {
+            self.keep_pace(&mut pace, chunk.len(), step)?;
             if body.len() as u64 + chunk.len() as u64 > cap {
                 return Err(too_big());
             }
@@ -348,16 +374,21 @@ impl Session {
         }
     }
 
+    /// The registry kept `step` waiting past `timeout`.
+    fn no_answer(&self, step: &str) -> String {
+        let secs = self.reach.timeout.as_secs_f64();
+        fail(
+            &self.registry,
+            step,
+            format!("no answer for {secs} s (--timeout)"),
+        )
+    }
+
     /// A transport error in words: a timeout says so, a connection refused over HTTPS hints
     /// at `--plain-http`.
     fn said(&self, step: &str, e: reqwest::Error) -> String {
         if e.is_timeout() {
-            let secs = self.reach.timeout.as_secs_f64();
-            return fail(
-                &self.registry,
-                step,
-                format!("no answer for {secs} s (--timeout)"),
-            );
+            return self.no_answer(step);
         }
         let mut text = e.to_string();
         let mut source = std::error::Error::source(&e);
@@ -369,5 +400,35 @@ impl Session {
             text.push_str(" (a registry without TLS, on localhost say, needs --plain-http)");
         }
         fail(&self.registry, step, text)
+    }
+}
+
+/// How fast a body has come since the start of its current stretch of `timeout`.
+struct Pace {
+    since: std::time::Instant,
+    bytes: u64,
+}
+
+impl Pace {
+    fn new() -> Pace {
+        Pace {
+            since: std::time::Instant::now(),
+            bytes: 0,
+        }
+    }
+
+    /// Counts `got` more bytes; false when a whole stretch of `timeout` has passed with
+    /// fewer than [`FLOOR_BYTES_PER_SECOND`] a second in it. A body that ends sooner is
+    /// never judged: a small answer is quick however its bytes come.
+    fn keeps_up(&mut self, got: u64, timeout: Duration) -> bool {
+        self.bytes += got;
+        let elapsed = self.since.elapsed();
+        if elapsed < timeout {
+            return true;
+        }
+        let floor = (FLOOR_BYTES_PER_SECOND as f64 * elapsed.as_secs_f64()) as u64;
+        let kept_up = self.bytes >= floor;
+        *self = Pace::new();
+        kept_up
     }
 }
