@@ -183,6 +183,33 @@ fn said(what: &str, e: impl std::fmt::Display) -> Error {
     Error::Failed(format!("{what}: {e}"))
 }
 
+/// A layer's annotations: its file name as its title.
+fn titled(name: &str) -> Option<BTreeMap<String, String>> {
+    Some(BTreeMap::from([(
+        "org.opencontainers.image.title".to_string(),
+        name.to_string(),
+    )]))
+}
+
+/// The layer of the signature beside `artifact` (file `name`), none when it has none. One that
+/// cannot be read (a pipe, a device, too large) stops the push rather than send the artifact
+/// as if unsigned.
+fn signature_layer(artifact: &Path, name: &str) -> Result<Option<ImageLayer>, Error> {
+    let sig_path = skillc_runtime::signature::signature_path(artifact);
+    match skillc_runtime::signature::read_small_file(&sig_path) {
+        Ok(sig) => Ok(Some(ImageLayer::new(
+            sig.into_bytes(),
+            SIGNATURE_LAYER.to_string(),
+            titled(&format!("{name}.minisig")),
+        ))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::Failed(format!(
+            "cannot read the signature `{}`: {e}",
+            sig_path.display()
+        ))),
+    }
+}
+
 /// Pushes `artifact` (and `ARTIFACT.minisig` beside it, if any) to `target`.
 pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Error> {
     let image = reference(target)?;
@@ -200,40 +227,17 @@ pub fn push(artifact: &Path, target: &str, options: Options) -> Result<Moved, Er
             artifact.display()
         )));
     }
-    let title = |name: &str| {
-        Some(BTreeMap::from([(
-            "org.opencontainers.image.title".to_string(),
-            name.to_string(),
-        )]))
-    };
     let name = artifact
         .file_name()
         .map_or("artifact.db".into(), |n| n.to_string_lossy().into_owned());
     let mut layers = vec![ImageLayer::new(
         bytes.clone(),
         ARTIFACT_LAYER.to_string(),
-        title(&name),
+        titled(&name),
     )];
-    let sig_path = skillc_runtime::signature::signature_path(artifact);
-    // A signature beside it travels with it; one that cannot be read (a pipe, a device, too
-    // large) stops the push rather than send the artifact as if unsigned.
-    let signed = match skillc_runtime::signature::read_small_file(&sig_path) {
-        Ok(sig) => {
-            layers.push(ImageLayer::new(
-                sig.into_bytes(),
-                SIGNATURE_LAYER.to_string(),
-                title(&format!("{name}.minisig")),
-            ));
-            true
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => {
-            return Err(Error::Failed(format!(
-                "cannot read the signature `{}`: {e}",
-                sig_path.display()
-            )))
-        }
-    };
+    let signature = signature_layer(artifact, &name)?;
+    let signed = signature.is_some();
+    layers.extend(signature);
     let about = serde_json::json!({ "file": name, "signed": signed });
     let config = Config::new(
         about.to_string().into_bytes(),
