@@ -94,22 +94,37 @@ function suffixStem(w: string, suffixes: readonly string[]): string {
  * script becomes its overlapping pairs of characters. */
 export function routeTokens(text: string, rules: RoutingRules): string[] {
   const out: string[] = [];
+  // A word's tokens depend on it alone: each distinct word is read once (a pasted log
+  // repeats most of its words).
+  const read = new Map<string, string[]>();
   for (const word of text.toLowerCase().split(NOT_WORD)) {
-    const runs = /^[\x00-\x7f]*$/.test(word) ? [word] : word.split(UNSPACED_RUN);
-    runs.forEach((run, k) => {
-      if (k % 2 === 1) {
-        const chars = [...run];
-        if (chars.length === 1) out.push(run);
-        for (let j = 0; j + 1 < chars.length; j++) out.push(chars[j] + chars[j + 1]);
-        return;
-      }
-      let w = run;
-      if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || rules.stopwords.has(w)) return;
-      const rest = w.slice(0, -1);
-      if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
-      out.push(suffixStem(w, rules.suffixes));
-    });
+    let tokens = read.get(word);
+    if (tokens === undefined) {
+      tokens = wordTokens(word, rules);
+      read.set(word, tokens);
+    }
+    for (const t of tokens) out.push(t);
   }
+  return out;
+}
+
+/** `routeTokens` of one run of word characters. */
+function wordTokens(word: string, rules: RoutingRules): string[] {
+  const out: string[] = [];
+  const runs = /^[\x00-\x7f]*$/.test(word) ? [word] : word.split(UNSPACED_RUN);
+  runs.forEach((run, k) => {
+    if (k % 2 === 1) {
+      const chars = [...run];
+      if (chars.length === 1) out.push(run);
+      for (let j = 0; j + 1 < chars.length; j++) out.push(chars[j] + chars[j + 1]);
+      return;
+    }
+    let w = run;
+    if (w === "" || (w.length === 1 && w >= "a" && w <= "z") || rules.stopwords.has(w)) return;
+    const rest = w.slice(0, -1);
+    if ([...w].length >= 4 && w.endsWith("s") && !/[sui]$/.test(rest)) w = rest;
+    out.push(suffixStem(w, rules.suffixes));
+  });
   return out;
 }
 
@@ -119,10 +134,16 @@ export function routeTokens(text: string, rules: RoutingRules): string[] {
 export function joinedWords(text: string, rules: RoutingRules): string[] {
   const words = text.toLowerCase().split(NOT_WORD).filter((w) => w !== "");
   const out: string[] = [];
+  const read = new Map<string, string[]>();
   for (let k = 0; k + 1 < words.length; k++) {
     const [a, b] = [words[k], words[k + 1]];
-    if ([...a].length < 2 || [...b].length < 2 || UNSPACED_RUN.test(a + b)) continue;
-    const one = routeTokens(a + b, rules);
+    if ([...a].length < 2 || [...b].length < 2) continue;
+    const glued = a + b;
+    let one = read.get(glued);
+    if (one === undefined) {
+      one = UNSPACED_RUN.test(glued) ? [] : routeTokens(glued, rules);
+      read.set(glued, one);
+    }
     if (one.length === 1) out.push(one[0]);
   }
   return out;
