@@ -180,6 +180,8 @@ enum Reply {
     Drip(usize),
     /// The head itself one byte every 100 ms (a long header line in it).
     DripHead,
+    /// Headers, then the body `usize` bytes every 100 ms.
+    Paced(Vec<u8>, usize),
 }
 
 type Route = dyn Fn(&str, &str) -> Reply + Send + Sync;
@@ -256,6 +258,19 @@ fn answer(mut stream: std::net::TcpStream, route: &Route, heads: &std::sync::Mut
                 format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n");
             let _ = stream.write_all(head.as_bytes());
             drip(&mut stream, &vec![b' '; size]);
+        }
+        Reply::Paced(body, per_tick) => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            for part in body.chunks(per_tick) {
+                if stream.write_all(part).is_err() {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
         }
         Reply::DripHead => {
             let pad = "a".repeat(64 << 10);
@@ -453,6 +468,49 @@ fn an_endless_or_stalled_registry_fails_the_pull_in_time_naming_the_registry_and
         assert!(text(&o).contains(says), "{step}: {}", text(&o));
         assert!(took < 30, "{step}: {took} s");
         assert!(!out.exists() && !skillc_runtime::signature::signature_path(&out).exists());
+    }
+}
+
+#[test]
+fn a_body_slower_than_the_floor_fails_and_one_above_it_passes_however_long_it_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.db");
+    let artifact = fake_artifact(3, 20_000);
+    // --timeout 2: a body must bring 2 KiB in each 2 s. 750 bytes a second fails at the first
+    // stretch; 4 KiB a second passes, over five seconds and two stretches.
+    for (per_tick, passes) in [(75, false), (410, true)] {
+        let good = serving(manifest_of(&artifact, None), vec![artifact.clone()]);
+        let (body, digest) = (artifact.clone(), sha(&artifact));
+        let fake = fake_registry(move |path, head| match path.ends_with(&digest) {
+            true => Reply::Paced(body.clone(), per_tick),
+            false => good(path, head),
+        });
+        let source = format!("{}/skills/sample:v1", fake.host);
+        let args = [
+            "pull",
+            &source,
+            "-o",
+            s(&out),
+            "--plain-http",
+            "--timeout",
+            "2",
+        ];
+        let o = skillc_within(&args, &[], 60);
+        match passes {
+            true => {
+                assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+                assert_eq!(std::fs::read(&out).unwrap(), artifact);
+            }
+            false => {
+                assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+                assert!(
+                    text(&o).contains("under 1024 bytes a second"),
+                    "{}",
+                    text(&o)
+                );
+                assert!(!out.exists());
+            }
+        }
     }
 }
 
