@@ -286,44 +286,49 @@ fn assert_cross_client_results(whole: &BuildReport, artifact: &Path) {
 }
 
 /// A file edited between the two passes (here by the progress callback, as the second pass
-/// starts) is caught: the build fails, writes nothing and leaves no staging file.
+/// starts) is caught: the build fails, writes nothing and leaves no staging file. Both a
+/// client's file and a global skill's, which the batches share one parse of while its bytes
+/// stay the same.
 #[test]
 fn a_file_changed_between_the_passes_fails_the_build_and_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    let shape = synth::Shape {
-        skills: 10,
-        clients: 3,
-        overrides: 1,
-        locales: 1,
-        tiers: 1,
-        seed: 5,
-    };
-    synth::generate(&ws, shape).unwrap();
-    let victim = walk(&ws.join("clients"))
-        .into_iter()
-        .rev()
-        .find(|p| p.ends_with("SKILL.md"))
-        .unwrap();
-    // Owned by the callback: a progress callback lives as long as the program.
-    let edit = move |phase: &str, done: usize, _: usize| {
-        if phase == "building batches" && done == 0 {
-            let text = std::fs::read_to_string(&victim).unwrap();
-            std::fs::write(&victim, text + "\nEdited meanwhile.\n").unwrap();
-        }
-    };
-    let options = BuildOptions {
-        clients_per_batch: Some(1),
-        progress: Some(&edit),
-        ..BuildOptions::default()
-    };
-    let out = dir.path().join("out").join("artifact.db");
-    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let failed = build(&ws, &out, &options);
-    assert!(
-        matches!(failed, Err(skillc::BuildError::ChangedDuringBuild)),
-        "{failed:?}"
-    );
-    let left: Vec<_> = std::fs::read_dir(out.parent().unwrap()).unwrap().collect();
-    assert!(left.is_empty(), "{left:?}");
+    for global in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        let shape = synth::Shape {
+            skills: 10,
+            clients: 3,
+            overrides: 1,
+            locales: 1,
+            tiers: 1,
+            seed: 5,
+        };
+        synth::generate(&ws, shape).unwrap();
+        let folder = if global { "public" } else { "clients" };
+        let victim = walk(&ws.join(folder))
+            .into_iter()
+            .rev()
+            .find(|p| p.ends_with("SKILL.md"))
+            .unwrap();
+        // Owned by the callback: a progress callback lives as long as the program.
+        let edit = move |phase: &str, done: usize, _: usize| {
+            if phase == "building batches" && done == 0 {
+                let text = std::fs::read_to_string(&victim).unwrap();
+                std::fs::write(&victim, text + "\nEdited meanwhile.\n").unwrap();
+            }
+        };
+        let options = BuildOptions {
+            clients_per_batch: Some(1),
+            progress: Some(&edit),
+            ..BuildOptions::default()
+        };
+        let out = dir.path().join("out").join("artifact.db");
+        std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+        let failed = build(&ws, &out, &options);
+        assert!(
+            matches!(failed, Err(skillc::BuildError::ChangedDuringBuild)),
+            "global {global}: {failed:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(out.parent().unwrap()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }

@@ -55,6 +55,11 @@ pub(crate) enum Recall<'m> {
     /// A one-shot check (the `check` and `build` commands): remembers nothing, and frees what
     /// it is done with as it goes.
     OneShot,
+    /// A one-shot check of a batch after the first of a batched build. The passes over whole
+    /// catalogs (W118, W119) run its clients' catalogs alone: the global catalog's warnings
+    /// came with the first batch, whose global skills, settings and census are this batch's
+    /// too (a tenth of a 5,000-client build went to checking it again in every batch).
+    LaterBatch,
     /// One of a session's checks: takes each pass from `memory` when its inputs are the same,
     /// and leaves its own there for the next.
     Session(&'m Memory),
@@ -68,7 +73,7 @@ impl<'m> Recall<'m> {
     /// The session's memory, unless the check is one-shot.
     pub(crate) fn memory(self) -> Option<&'m Memory> {
         match self {
-            Recall::OneShot => None,
+            Recall::OneShot | Recall::LaterBatch => None,
             Recall::Session(m) | Recall::Draft(m) => Some(m),
         }
     }

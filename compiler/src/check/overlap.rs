@@ -329,7 +329,8 @@ pub(super) fn remembered(
     compute: Compute,
 ) -> Vec<Diagnostic> {
     let Some(memory) = recall.memory() else {
-        return compute(ws, None, None);
+        let clients_only = matches!(recall, Recall::LaterBatch).then(|| client_skills(ws));
+        return compute(ws, clients_only.as_ref(), None);
     };
     let inputs = Inputs::of(ws);
     if let Ok(last) = last(memory).lock() {
@@ -358,6 +359,14 @@ pub(super) fn remembered(
         *last = Some((inputs, warnings.clone()));
     }
     warnings
+}
+
+/// The skills of client folders: a client's catalog is the one catalog whose warnings they
+/// get (W118 warns the later skill of a pair, and global skills come first).
+fn client_skills(ws: &Workspace) -> HashSet<usize> {
+    (0..ws.skills.len())
+        .filter(|&i| matches!(ws.skills[i].scope, crate::model::Scope::Client(_)))
+        .collect()
 }
 
 /// Skills a draft's check redoes alone; more edited skills (a search and replace) redo the

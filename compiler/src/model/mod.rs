@@ -379,6 +379,19 @@ impl AssetData {
     }
 }
 
+/// The distinct words of a skill's body, made from it when first read, once a parse (not once
+/// an entry): a build's first pass over a batch of clients reads none (they were two thirds of
+/// parsing a skill).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ProseWords(std::sync::OnceLock<(Arc<str>, Arc<str>)>);
+
+/// Made from the body, which the skill's own comparison compares.
+impl PartialEq for ProseWords {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 /// One skill, parsed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Skill {
@@ -409,14 +422,9 @@ pub struct Skill {
     pub frontmatter: Frontmatter,
     /// The instruction body.
     pub body: String,
-    /// The distinct words of the body's prose, as the routing index holds them
-    /// (`route::prose_words`): made once a parse, not once an entry.
+    /// The distinct words of the body's prose ([`Skill::prose_words`]).
     #[serde(skip)]
-    pub prose_words: Arc<str>,
-    /// The distinct words of the body's prose as written (`route::prose_text_words`), which
-    /// the built-in meaning reads: made once a parse.
-    #[serde(skip)]
-    pub prose_text_words: Arc<str>,
+    pub(crate) prose: ProseWords,
     /// File line of the body's first line.
     pub(crate) body_first_line: usize,
     /// `compact.md`, if present.
@@ -440,6 +448,17 @@ pub struct Skill {
 }
 
 impl Skill {
+    /// The words of its body's prose as the routing index holds them (`route::prose_words`),
+    /// and as written (`route::prose_text_words`), which the built-in meaning reads.
+    pub fn prose_words(&self) -> (&Arc<str>, &Arc<str>) {
+        let (index, text) = self.prose.0.get_or_init(|| {
+            let body = &self.body;
+            let index = skillc_runtime::route::prose_words(body).into();
+            (index, skillc_runtime::route::prose_text_words(body).into())
+        });
+        (index, text)
+    }
+
     /// A short digest of the default text a translation renders (description, trigger
     /// examples, `when_to_use`, body): a translation that names another was made from an
     /// older default and is stale (W121). The parts are encoded as a JSON array, so no two

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::discover::fsio;
-use crate::parse::load::{self, Loaded};
+use crate::parse::load::{self, BatchLoads, Loaded};
 
 /// The client folder (under `clients/`) a workspace file is in, if any.
 pub(crate) fn client_of(rel: &str) -> Option<&str> {
@@ -80,10 +80,12 @@ impl Batches<'_> {
     }
 
     /// Loads batch `k`: the workspace's files outside client folders and those of its clients.
-    pub(crate) fn load(&self, k: usize) -> Result<Loaded, fsio::Error> {
+    /// The skills outside client folders, which every batch loads, are parsed through `loads`:
+    /// again only when their files changed since the last batch's load.
+    pub(crate) fn load(&self, k: usize, loads: &mut BatchLoads) -> Result<Loaded, fsio::Error> {
         let clients = &self.batches[k];
-        load::load_listed(self.root, &self.listed, |rel| {
-            client_of(rel).is_none_or(|id| clients.contains(id))
-        })
+        let keep = |rel: &str| client_of(rel).is_none_or(|id| clients.contains(id));
+        let every_batch = |rel: &str| client_of(rel).is_none();
+        load::load_listed(self.root, &self.listed, keep, &every_batch, loads)
     }
 }

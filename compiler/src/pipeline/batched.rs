@@ -25,7 +25,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::census::Census;
 use crate::model::Mode;
 use crate::parse::batches::Batches;
-use crate::parse::load::Loaded;
+use crate::parse::load::{BatchLoads, Loaded};
 use crate::resolve::EntryKey;
 use crate::Workspace;
 
@@ -42,7 +42,9 @@ pub(super) fn build(
     options: &BuildOptions<'_>,
     release: &Option<String>,
 ) -> Result<BuildReport, Error> {
-    let survey = survey(batches, options)?;
+    // Every batch loads the global skills: parsed once, while their files stay as they are.
+    let mut shared = BatchLoads::default();
+    let survey = survey(batches, &mut shared, options)?;
     let census = Arc::new(survey.census);
     let mut diagnostics = Vec::new();
     // The phases' own warnings count only if every batch gets through (as in a whole build,
@@ -54,13 +56,8 @@ pub(super) fn build(
     let caches = super::Caches::one_shot();
     for k in 0..batches.len() {
         progress(options, "building batches", k, batches.len());
-        let mut loaded = batches.load(k)?;
         let surveyed = survey.batch_digests[k];
-        same_as_surveyed(batches, k, &loaded, surveyed)?;
-        loaded.workspace.census = Some(census.clone());
-        let mut found =
-            crate::check::diagnose(&mut loaded, &CheckOptions::default(), Recall::OneShot);
-        crate::check::ready_to_show(&mut found, &loaded.texts);
+        let (mut loaded, found) = checked(batches, k, &mut shared, surveyed, &census)?;
         let failed = found.iter().any(|d| d.severity == Severity::Error);
         let Some(m) = merge.as_mut().filter(|_| !failed) else {
             // Checked on, to report every batch's errors; nothing more is staged.
@@ -87,6 +84,7 @@ pub(super) fn build(
         small.get_or_insert(rest);
     }
     progress(options, "building batches", batches.len(), batches.len());
+    drop(shared);
     // Taken back on a thread of the pool that ran the batches, so their memory, freed, is
     // reused: on the calling thread the 26,000 warnings of 5,000 clients grew the peak by
     // 11 MB (197 MB against 186).
@@ -112,6 +110,27 @@ pub(super) fn build(
         stats: Some(stats),
         unchanged: false,
     })
+}
+
+/// Batch `k` loaded (as the first pass read it: its digest `surveyed`) with the census, and
+/// its diagnostics.
+fn checked(
+    batches: &Batches<'_>,
+    k: usize,
+    shared: &mut BatchLoads,
+    surveyed: u128,
+    census: &Arc<Census>,
+) -> Result<(Loaded, Vec<Diagnostic>), Error> {
+    let mut loaded = batches.load(k, shared)?;
+    same_as_surveyed(batches, k, &loaded, surveyed)?;
+    loaded.workspace.census = Some(census.clone());
+    let recall = match k {
+        0 => Recall::OneShot,
+        _ => Recall::LaterBatch,
+    };
+    let mut found = crate::check::diagnose(&mut loaded, &CheckOptions::default(), recall);
+    crate::check::ready_to_show(&mut found, &loaded.texts);
+    Ok((loaded, found))
 }
 
 /// A batch's workspace through the phases to its tables and warnings, with the identities of
@@ -162,14 +181,18 @@ type Input<P> = (P, [u8; 32], u64);
 
 /// Loads every batch once: the census, and the digest of every input file in the order the
 /// input hash takes them (text files by path, then the skills' other files skill by skill).
-fn survey(batches: &Batches<'_>, options: &BuildOptions<'_>) -> Result<Survey, Error> {
+fn survey(
+    batches: &Batches<'_>,
+    shared: &mut BatchLoads,
+    options: &BuildOptions<'_>,
+) -> Result<Survey, Error> {
     let mut census = Census::default();
     let mut texts: Vec<Input<Arc<str>>> = Vec::new();
     let mut assets: Vec<Input<String>> = Vec::new();
     let mut batch_digests = Vec::new();
     for k in 0..batches.len() {
         progress(options, "reading batches", k, batches.len());
-        let loaded = batches.load(k)?;
+        let loaded = batches.load(k, shared)?;
         census.add(&loaded.workspace, k == 0);
         let (own_texts, own_assets) = own_inputs(batches, k, &loaded);
         batch_digests.push(batch_digest(&own_texts, &own_assets));

@@ -130,8 +130,7 @@ fn same(x: &Arc<Skill>, y: &Arc<Skill>) -> bool {
 fn same_but_body(x: &Skill, y: &Skill) -> bool {
     let without_body = |s: &Skill| Skill {
         body: String::new(),
-        prose_words: "".into(),
-        prose_text_words: "".into(),
+        prose: Default::default(),
         ..s.clone()
     };
     x.body_first_line == y.body_first_line && without_body(x) == without_body(y)

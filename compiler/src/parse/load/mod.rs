@@ -22,7 +22,7 @@ mod plugins;
 mod settings;
 mod skill;
 
-pub(crate) use cache::LoadCache;
+pub(crate) use cache::{BatchLoads, LoadCache};
 use cache::{LastLoad, ParseCache, ParseContext, Parsed};
 use patch::{folder_parses, patch_last};
 use settings::{categories, clients, settings};
@@ -62,32 +62,49 @@ pub fn load_dir(
             fsio::read_tree_cached(root, "", &boundary, read)?
         }
     };
-    load_tree(root, &boundary, tree, cache, drafts)
+    let patchable = drafts.is_empty();
+    load_tree(root, &boundary, tree, cache, drafts, patchable)
 }
 
 /// Loads the files of `listed` (a walk of `root`) that `keep` selects: the workspace as
-/// [`load_dir`] would load it if it held only those files (one batch of its clients).
+/// [`load_dir`] would load it if it held only those files (one batch of its clients). The
+/// skill folders of the files `shared` selects (every batch's) are parsed through `loads`,
+/// again only when their bytes changed since the last batch's load.
 pub(crate) fn load_listed(
     root: &Path,
     listed: &fsio::Listed,
     keep: impl Fn(&str) -> bool + Sync,
+    shared: &(dyn Fn(&str) -> bool + Sync),
+    loads: &mut BatchLoads,
 ) -> Result<Loaded, fsio::Error> {
     let boundary = fsio::canonical_root(root)?;
-    let tree = fsio::read_listed(listed, None, keep);
-    load_tree(root, &boundary, tree, None, &[])
+    let mut tree = fsio::read_listed(listed, None, keep);
+    tree.unchanged = loads.unchanged(&tree.files, shared);
+    let mut cache = LoadCache {
+        parsed: std::mem::take(&mut loads.parsed),
+        ..LoadCache::default()
+    };
+    let loaded = load_tree(root, &boundary, tree, Some(&mut cache), &[], false);
+    // Only what the next batch may take again is held, not this batch's own parses.
+    loads.parsed = cache.parsed;
+    loads.parsed.skills.retain(|dir, _| shared(dir));
+    loads.parsed.clients.clear();
+    loaded
 }
 
-/// Loads the files read into `tree`, with `drafts` in place of theirs.
+/// Loads the files read into `tree`, with `drafts` in place of theirs. When `patchable`, a
+/// session's `cache` keeps how the load was put together, for the next load to patch.
 fn load_tree(
     root: &Path,
     boundary: &Path,
     mut tree: fsio::Tree,
     mut cache: Option<&mut LoadCache>,
     drafts: &[RawFile],
+    patchable: bool,
 ) -> Result<Loaded, fsio::Error> {
     // Taken: the next load that takes this tree sets its own.
     let mut unchanged = std::mem::take(&mut tree.unchanged);
-    if let Some(c) = cache.as_deref_mut().filter(|_| drafts.is_empty()) {
+    if let Some(c) = cache.as_deref_mut().filter(|_| patchable) {
         if let Some(loaded) = patch_last(&mut c.parsed, &tree, &unchanged) {
             c.tree = Some(tree);
             return Ok(loaded);
@@ -137,7 +154,7 @@ fn load_tree(
         parses: &mut c.parsed,
         unchanged: &unchanged,
         // A load with drafts is not the files on disk: nothing to patch later.
-        patchable: drafts.is_empty(),
+        patchable,
     });
     let mut loaded = load_with(&files, &extra, &root_name, parsed);
     loaded.skipped = tree.skipped.clone();
