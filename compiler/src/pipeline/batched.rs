@@ -334,8 +334,9 @@ struct Merge {
     names: Numbering<String>,
     reasons: Numbering<String>,
     lists: Numbering<u128>,
-    /// Embedding vectors by the digest of their text.
-    vectors: Numbering<String>,
+    /// Embedding vectors by the digest of their text (its 128 bits, not its hex: at 50,000
+    /// clients 1.3 million keys, 150 MB as strings).
+    vectors: Numbering<u128>,
     bundles: i64,
 }
 
@@ -375,7 +376,7 @@ impl Merge {
             let mut fresh = Vec::new();
             let ids = match new {
                 true => vector_ids(&c.vectors, |d| {
-                    let (vector, first) = self.vectors.id(d.to_string());
+                    let (vector, first) = self.vectors.id(digest128(d.as_bytes()));
                     if first {
                         fresh.push((vector, d.to_string()));
                     }
