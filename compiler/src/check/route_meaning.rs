@@ -156,8 +156,10 @@ impl CatalogMeaning<'_> {
                 .collect();
             let bar = match self.small_talk {
                 Some(talk) => {
-                    let small_talk = talk.vectors.nearest_summary(q, f64::INFINITY);
                     let nearest = shown.iter().map(|c| c.summary).fold(0.0, f64::max);
+                    // Small talk no nearer than the catalog raises nothing: only nearer
+                    // summaries of it are read whole.
+                    let small_talk = talk.vectors.nearest_summary_above(q, nearest);
                     let words = talk_words(&talk.words, &talk.table.pieces(text));
                     raised_floor(
                         floor,

@@ -367,6 +367,19 @@ impl DenseIndex {
     /// what a route's small-talk bar measures (docs/routing.md, "Small talk"). Summaries alone: a
     /// fifth of the texts, and what a skill says of itself.
     pub fn nearest_summary(&self, query: &[f32], enough: f64) -> f64 {
+        self.nearest_summary_from(query, 0.0, enough)
+    }
+
+    /// The larger of `floor` (0 or more) and [`DenseIndex::nearest_summary`]: only summaries
+    /// that may beat `floor` are read whole. What a check's small-talk bar needs once it knows
+    /// the catalog's nearest summary: the bar rises only by how much nearer small talk is.
+    pub fn nearest_summary_above(&self, query: &[f32], floor: f64) -> f64 {
+        self.nearest_summary_from(query, floor, f64::INFINITY)
+    }
+
+    /// The nearest summary's cosine, or `from` when none is nearer; or some cosine of at least
+    /// `enough` once one is found.
+    fn nearest_summary_from(&self, query: &[f32], from: f64, enough: f64) -> f64 {
         let q_norm = norm(query);
         let mut summaries = Vec::with_capacity(self.docs.len());
         let mut first = 0;
@@ -378,15 +391,15 @@ impl DenseIndex {
         }
         let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) else {
             let cosines = summaries.iter().map(|&i| self.cosine(query, q_norm, i));
-            return cosines.fold(0.0, f64::max);
+            return cosines.fold(from, f64::max);
         };
         if q.len() != w.dims || q_norm == 0.0 {
-            return 0.0;
+            return from;
         }
         let (q_head, q_tail) = q.split_at(HEAD);
         let q_tail_norm = int_norm(q_tail);
         let tail_dims = q_tail.len();
-        let mut best = 0.0f64;
+        let mut best = from;
         for i in summaries.into_iter().filter(|&i| self.norms[i] != 0.0) {
             let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
             let lengths = q_norm * self.norms[i];
