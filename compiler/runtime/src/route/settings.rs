@@ -1,8 +1,8 @@
 //! Routing settings (`routing:` of workspace.yaml, per client in client.yaml) as the manifest
 //! keeps them, with the runtimes' documented defaults.
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -115,8 +115,11 @@ const HYBRID_FLOOR_SLOPE: f64 = 0.028;
 /// ([`RoutingRules::built_in`]); the build indexes the cards with them and writes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutingRules {
-    /// Words left out of every text ([`super::STOPWORDS`]).
-    pub stopwords: Vec<String>,
+    /// Words left out of every text ([`super::STOPWORDS`]). Private: `stop_set` is made of it.
+    stopwords: Vec<String>,
+    /// `stopwords` as a set, made when a text's words are first looked up in it.
+    #[serde(skip)]
+    stop_set: StopSet,
     /// English suffixes taken off, the first that fits ([`super::SUFFIXES`]).
     pub suffixes: Vec<String>,
     /// BM25's term-frequency saturation.
@@ -167,6 +170,17 @@ pub struct RoutingRules {
     pub meaning_spelling: bool,
 }
 
+/// A set of the stopwords, made once from the rules' list (which nothing changes after).
+#[derive(Debug, Clone, Default)]
+struct StopSet(OnceLock<HashSet<String>>);
+
+impl PartialEq for StopSet {
+    /// Always: it is made of the list the rules compare.
+    fn eq(&self, _: &StopSet) -> bool {
+        true
+    }
+}
+
 /// The default routing settings, as `routing_rules` writes them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RoutingDefaults {
@@ -184,6 +198,7 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
     let owned = |words: &[&str]| words.iter().map(|w| w.to_string()).collect();
     RoutingRules {
         stopwords: owned(super::STOPWORDS),
+        stop_set: StopSet::default(),
         suffixes: owned(super::SUFFIXES),
         k1: super::K1,
         b: super::B,
@@ -209,6 +224,12 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
 });
 
 impl RoutingRules {
+    /// Whether `word` is one of the stopwords.
+    pub fn is_stopword(&self, word: &str) -> bool {
+        let set = (self.stop_set.0).get_or_init(|| self.stopwords.iter().cloned().collect());
+        set.contains(word)
+    }
+
     /// The rules of this crate, which the build indexes cards with and writes.
     pub fn built_in() -> &'static RoutingRules {
         &BUILT_IN

@@ -98,7 +98,7 @@ impl RoutingRules {
             for (spaced, run) in script_runs(word) {
                 if !spaced {
                     pairs(run, &mut out);
-                } else if !lone_letter(run) && !self.stopwords.iter().any(|s| s == run) {
+                } else if !lone_letter(run) && !self.is_stopword(run) {
                     out.push(stem(run, &self.suffixes));
                 }
             }
