@@ -49,6 +49,10 @@ struct Cli {
     command: Command,
 }
 
+/// mimalloc: a build allocates and frees millions of small values (Cargo.toml says why).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
