@@ -168,6 +168,12 @@ fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly()
             some >= enough && some <= exact,
             "{some} against {enough} and {exact}"
         );
+        // Above a floor (a catalog's nearest, for the small talk's): the larger of the two,
+        // below, at and above the nearest summary, whole numbers or not.
+        for floor in [0.0, exact / 3.0, exact, (exact + 1.0) / 2.0] {
+            assert_eq!(ix.nearest_summary_above(&q, floor), exact.max(floor));
+            assert_eq!(floats.nearest_summary_above(&q, floor), exact.max(floor));
+        }
     }
     // A summary turned away from the query in its first numbers and towards it in the rest
     // is still the nearest: its bound must count the rest, whatever the head's sign.
@@ -192,6 +198,7 @@ fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly()
     };
     assert_eq!(two.nearest_summary(&query, f64::INFINITY), expected);
     assert_eq!(ix.nearest_summary(&[0.0; 96], f64::INFINITY), 0.0);
+    assert_eq!(ix.nearest_summary_above(&[0.0; 96], 0.25), 0.25);
     assert_eq!(ix.nearest_summary(&[1.0; 5], f64::INFINITY), 0.0);
 }
 
