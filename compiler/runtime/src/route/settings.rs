@@ -113,7 +113,7 @@ const HYBRID_FLOOR_SLOPE: f64 = 0.028;
 /// by the rules it carries, not by copies of its own: an artifact built by another version of
 /// skillc is routed as that version built its index. This crate's constants are the one source
 /// ([`RoutingRules::built_in`]); the build indexes the cards with them and writes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RoutingRules {
     /// Words left out of every text ([`super::STOPWORDS`]). Private: `stop_set` is made of it.
     stopwords: Vec<String>,
@@ -173,13 +173,6 @@ pub struct RoutingRules {
 /// A set of the stopwords, made once from the rules' list (which nothing changes after).
 #[derive(Debug, Clone, Default)]
 struct StopSet(OnceLock<HashSet<String>>);
-
-impl PartialEq for StopSet {
-    /// Always: it is made of the list the rules compare.
-    fn eq(&self, _: &StopSet) -> bool {
-        true
-    }
-}
 
 /// The default routing settings, as `routing_rules` writes them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
