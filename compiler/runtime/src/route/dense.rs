@@ -53,6 +53,10 @@ struct Whole {
 /// The numbers of a vector's head.
 pub(super) const HEAD: usize = 64;
 
+/// The numbers of a vector of the built-in meaning (a length [`whole_block`] multiplies as a
+/// whole; another length takes the general path).
+const MEANING_DIMS: usize = 256;
+
 /// `v` as integers, when every number of it is a whole number from -127 to 127.
 fn whole(v: &[f32]) -> Option<Vec<i16>> {
     (v.iter())
@@ -465,18 +469,37 @@ fn whole_block<'t>(
             .map(|(&x, &y)| i32::from(x) * i32::from(y))
             .sum()
     };
+    // With AVX-512, vectors of the built-in meaning's length (known when compiled: the
+    // products unrolled whole) have each text's numbers widened once for all the block's
+    // queries: a third faster there. With AVX2 alone that is slower: the bytes are kept.
+    let widen = multiversion::target::target_cfg_f!(target_feature = "avx512bw");
+    let fixed: Option<Vec<&[i16; MEANING_DIMS]>> = (qs.iter())
+        .map(|q| q.as_slice().try_into().ok())
+        .collect::<Option<_>>()
+        .filter(|_| widen);
+    let mut widened = [0i16; MEANING_DIMS];
     let mut first = 0;
     for (d, &(skill, count)) in texts.docs.iter().enumerate() {
         for t in (0..count).filter(|&t| texts.norms[first + t] != 0.0) {
             let i = first + t;
             let head = &w.head[i * HEAD..(i + 1) * HEAD];
             let tail = &w.tail[i * tail_dims..(i + 1) * tail_dims];
+            if fixed.is_some() {
+                let (to_head, to_tail) = widened.split_at_mut(HEAD);
+                to_head.iter_mut().zip(head).for_each(|(x, &y)| *x = i16::from(y));
+                to_tail.iter_mut().zip(tail).for_each(|(x, &y)| *x = i16::from(y));
+            }
             for (k, q) in qs.iter().enumerate() {
                 let left_out = leave_outs[k].is_some_and(|(s, n)| s == skill && t == n + 1);
                 if q_norms[k] == 0.0 || left_out {
                     continue;
                 }
-                let dot = products(&q[..HEAD], head) + products(&q[HEAD..], tail);
+                let dot = match &fixed {
+                    Some(fixed) => (fixed[k].iter().zip(&widened))
+                        .map(|(&x, &y)| i32::from(x) * i32::from(y))
+                        .sum(),
+                    None => products(&q[..HEAD], head) + products(&q[HEAD..], tail),
+                };
                 let cosine = f64::from(dot) / (q_norms[k] * texts.norms[i]);
                 let c = &mut out[k][d];
                 c.similarity = c.similarity.max(cosine);

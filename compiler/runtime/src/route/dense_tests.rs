@@ -24,23 +24,30 @@ fn rows_like_the_tables(mut seed: u64, damp: f32) -> impl FnMut(usize) -> Vec<f3
 
 /// Many queries at once give each one's numbers exactly as one at a time: every skill's
 /// similarity (`similarities`, with its example left out) and summary (`nearest_summary`),
-/// on whole-number rows (in blocks, more queries than one block holds) and on floats.
+/// on whole-number rows (in blocks, more queries than one block holds) and on floats; of the
+/// built-in meaning's length (multiplied whole) and of another.
 #[test]
 fn many_queries_at_once_are_each_exactly_one_query_alone() {
+    for dims in [80, MEANING_DIMS] {
+        many_queries_of(dims);
+    }
+}
+
+fn many_queries_of(dims: usize) {
     let mut vector = rows_like_the_tables(5, 6.0);
     let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
-        .map(|d| (100 + d, (0..1 + d % 4).map(|_| vector(80).into()).collect()))
+        .map(|d| (100 + d, (0..1 + d % 4).map(|_| vector(dims).into()).collect()))
         .collect();
-    docs.push((120, vec![vec![0.0; 80].into(), vector(80).into()]));
+    docs.push((120, vec![vec![0.0; dims].into(), vector(dims).into()]));
     docs.push((121, Vec::new()));
     let floats = in_thirds(&docs);
     for ix in [DenseIndex::new(docs), DenseIndex::new(floats)] {
-        let vectors: Vec<Vec<f32>> = (0..QUERIES_AT_ONCE + 7).map(|_| vector(80)).collect();
+        let vectors: Vec<Vec<f32>> = (0..QUERIES_AT_ONCE + 7).map(|_| vector(dims)).collect();
         let mut queries: Vec<Asked<'_>> = (vectors.iter())
             .enumerate()
             .map(|(k, v)| (&v[..], Some((100 + k % 20, k % 3))))
             .collect();
-        let zeros = vec![0.0; 80];
+        let zeros = vec![0.0; dims];
         queries.push((&zeros, None));
         let many = ix.similarities_many(&queries);
         assert_eq!(many.len(), queries.len());
