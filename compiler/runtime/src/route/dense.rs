@@ -484,10 +484,15 @@ fn whole_block<'t>(
             let i = first + t;
             let head = &w.head[i * HEAD..(i + 1) * HEAD];
             let tail = &w.tail[i * tail_dims..(i + 1) * tail_dims];
+            // Head and tail apart: each loop is vectorised (a chain of the two is not).
             if fixed.is_some() {
                 let (to_head, to_tail) = widened.split_at_mut(HEAD);
-                to_head.iter_mut().zip(head).for_each(|(x, &y)| *x = i16::from(y));
-                to_tail.iter_mut().zip(tail).for_each(|(x, &y)| *x = i16::from(y));
+                for (x, &y) in to_head.iter_mut().zip(head) {
+                    *x = i16::from(y);
+                }
+                for (x, &y) in to_tail.iter_mut().zip(tail) {
+                    *x = i16::from(y);
+                }
             }
             for (k, q) in qs.iter().enumerate() {
                 let left_out = leave_outs[k].is_some_and(|(s, n)| s == skill && t == n + 1);

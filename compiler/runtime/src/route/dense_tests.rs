@@ -36,7 +36,12 @@ fn many_queries_at_once_are_each_exactly_one_query_alone() {
 fn many_queries_of(dims: usize) {
     let mut vector = rows_like_the_tables(5, 6.0);
     let mut docs: Vec<(usize, Vec<Arc<[f32]>>)> = (0..20)
-        .map(|d| (100 + d, (0..1 + d % 4).map(|_| vector(dims).into()).collect()))
+        .map(|d| {
+            (
+                100 + d,
+                (0..1 + d % 4).map(|_| vector(dims).into()).collect(),
+            )
+        })
         .collect();
     docs.push((120, vec![vec![0.0; dims].into(), vector(dims).into()]));
     docs.push((121, Vec::new()));
