@@ -100,6 +100,69 @@ fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
     assert_batches_build_the_whole(dir.path());
 }
 
+/// Asked for the details of its first `k` warnings only (as the text output shows a flood), a
+/// build in batches gives the same artifact and the same diagnostics, the first `k` warnings
+/// with their help and snippet as a whole build gives them and the staged ones after them
+/// without (what kept 520,000 warnings' texts in memory at the end of 50,000 clients).
+#[test]
+fn a_build_in_batches_keeps_the_help_and_snippet_of_the_warnings_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let shape = synth::Shape {
+        skills: 40,
+        clients: 7,
+        overrides: 3,
+        locales: 2,
+        tiers: 2,
+        seed: 7,
+    };
+    synth::generate(dir.path(), shape).unwrap();
+    let (whole, whole_bytes) = built(dir.path(), &dir.path().join("whole.db"), usize::MAX);
+    let one = |d: &skillc::Diagnostic| skillc::render_text(std::slice::from_ref(d), "");
+    let bare = |d: &skillc::Diagnostic| {
+        let mut d = d.clone();
+        d.help = None;
+        one(&d).lines().next().unwrap_or_default().to_string()
+    };
+    let helped = whole
+        .diagnostics
+        .iter()
+        .filter(|d| d.help.is_some())
+        .count();
+    assert!(
+        helped > 10,
+        "the synthetic workspace warns with help: {helped}"
+    );
+    for k in [0, 3, 10] {
+        let out = dir.path().join(format!("details-{k}.db"));
+        let options = BuildOptions {
+            clients_per_batch: Some(2),
+            warning_details: Some(k),
+            ..BuildOptions::default()
+        };
+        let report = build(dir.path(), &out, &options).unwrap();
+        assert!(
+            std::fs::read(&out).unwrap() == whole_bytes,
+            "{k}: the artifacts differ"
+        );
+        assert_eq!(report.diagnostics.len(), whole.diagnostics.len(), "{k}");
+        let mut without = 0;
+        for (i, (got, want)) in report
+            .diagnostics
+            .iter()
+            .zip(&whole.diagnostics)
+            .enumerate()
+        {
+            assert_eq!(bare(got), bare(want), "{k}: diagnostic {i}");
+            if i < k {
+                assert_eq!(one(got), one(want), "{k}: diagnostic {i} shown in full");
+            } else if got.help.is_none() && want.help.is_some() {
+                without += 1;
+            }
+        }
+        assert!(without > 0, "{k}: every warning kept its help");
+    }
+}
+
 #[test]
 fn a_workspace_with_errors_in_a_later_batch_reports_them_alike_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();

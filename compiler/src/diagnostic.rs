@@ -185,7 +185,7 @@ impl Diagnostic {
             .map(|l| l.trim_end_matches('\r').to_string());
     }
 
-    fn sort_key(&self) -> (&str, usize, usize, Severity, &str, &str) {
+    pub(crate) fn sort_key(&self) -> (&str, usize, usize, Severity, &str, &str) {
         (
             &self.file,
             self.line,

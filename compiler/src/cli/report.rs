@@ -60,6 +60,19 @@ pub(crate) struct Shown {
     pub all_errors: bool,
 }
 
+/// How many warnings of a build of many clients the output `format` shows with their help and
+/// source line (`None`: every one): the text the first [`SHOWN_WARNINGS`] past
+/// [`SUMMARY_ABOVE`] (so the first [`SUMMARY_ABOVE`] cover it), every one with
+/// `--all-warnings`; JSON neither; GitHub's and SARIF's forms the help of each.
+pub(crate) fn warning_details(format: DiagFormat, all_warnings: bool) -> Option<usize> {
+    match format {
+        DiagFormat::Text if all_warnings => None,
+        DiagFormat::Text => Some(SUMMARY_ABOVE),
+        DiagFormat::Json => Some(0),
+        DiagFormat::Github | DiagFormat::Sarif => None,
+    }
+}
+
 /// Places listed for an error message that repeats.
 pub(crate) const SHOWN_PLACES: usize = 3;
 

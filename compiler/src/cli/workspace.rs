@@ -7,7 +7,9 @@ use super::args::{
     BuildArgs, CheckArgs, EvalArgs, ExportCasesArgs, FetchArgs, OutputFormat, TestArgs, TestFormat,
     WatchArgs,
 };
-use super::report::{progress_line, render_machine, render_summarised, skill_count, Shown};
+use super::report::{
+    progress_line, render_machine, render_summarised, skill_count, warning_details, Shown,
+};
 use super::{Done, Failure};
 
 /// `skillc test`: checks the workspace (case files included), builds it into a temporary
@@ -277,6 +279,7 @@ pub(crate) fn build(args: &BuildArgs) -> Done {
         clients_per_batch: None,
         embedder: args.embedder.as_deref(),
         check: skillc::CheckOptions::default(),
+        warning_details: warning_details(args.format, args.all_warnings),
     };
     let started = std::time::Instant::now();
     let unsigned = unsigned_place(workspace, output, key.is_some())?;

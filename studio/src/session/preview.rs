@@ -312,6 +312,7 @@ impl Session {
             embedder: None,
             // The studio shows the warnings its builds find.
             check: skillc::CheckOptions::default(),
+            warning_details: None,
         };
         // Between changes on disk, the build reads again only the files that changed.
         if let Seen::Files(files) = self.disk.look(Reader::Builds) {

@@ -241,7 +241,7 @@ fn scale_point(tmp: &Path, shape: Shape) -> Option<f64> {
     let generated = t.elapsed().as_secs_f64();
     reset_peak();
     let t = Instant::now();
-    let report = build(&dir, &out, &BuildOptions::default()).expect("build runs");
+    let report = build(&dir, &out, &as_the_cli_builds()).expect("build runs");
     let secs = t.elapsed().as_secs_f64();
     let peak = peak_kib().unwrap_or(0) as f64 / 1024.0;
     let _ = std::fs::remove_dir_all(&dir);
@@ -264,6 +264,15 @@ fn scale_point(tmp: &Path, shape: Shape) -> Option<f64> {
     }
 }
 
+/// The options of `skillc build` with its text output: the help and snippet of the warnings
+/// it shows in full, not of a flood's others.
+fn as_the_cli_builds() -> BuildOptions<'static> {
+    BuildOptions {
+        warning_details: Some(50),
+        ..BuildOptions::default()
+    }
+}
+
 /// `runs` full builds of the workspace: their times, the last one's figures and the peak
 /// memory of the first (fresh) one.
 fn full_builds(
@@ -277,7 +286,7 @@ fn full_builds(
     for run in 0..runs {
         reset_peak();
         let t = Instant::now();
-        let report = build(dir, out, &BuildOptions::default()).expect("build runs");
+        let report = build(dir, out, &as_the_cli_builds()).expect("build runs");
         times.push(t.elapsed().as_secs_f64());
         if run == 0 {
             peak = peak_kib();
