@@ -116,14 +116,21 @@ CREATE TABLE meaning (              -- the built-in meaning table of manifest em
   name TEXT PRIMARY KEY,            -- the workspace declares no model of its own (route/meaning.rs)
   data BLOB NOT NULL
 );
-CREATE TABLE card_fragment (        -- catalog text of a card per format and budget level
-  card INTEGER NOT NULL REFERENCES card(id),
+CREATE TABLE card_fragment_cut (    -- catalog text of a card per format and budget level,
+  card INTEGER NOT NULL REFERENCES card(id), -- read through the view card_fragment
   level TEXT NOT NULL,              -- '' full; 'no-triggers'; 'chars:N'
   format TEXT NOT NULL,             -- xml, markdown, list
-  text TEXT NOT NULL,
-  tokens INTEGER NOT NULL,
-  PRIMARY KEY (card, level, format)
+  head TEXT NOT NULL,               -- the text is head, the card's description, tail: the
+  tail TEXT,                        -- description is cut out where the text holds it as written
+  tokens INTEGER NOT NULL,          -- (each format held it again beside the card's own); a NULL
+  PRIMARY KEY (card, level, format) -- tail: head is the whole text
 ) WITHOUT ROWID;
+CREATE VIEW card_fragment (card, level, format, text, tokens) AS
+  SELECT f.card, f.level, f.format,
+         CASE WHEN f.tail IS NULL THEN f.head
+              ELSE f.head || (SELECT c.description FROM card c WHERE c.id = f.card) || f.tail END,
+         f.tokens
+  FROM card_fragment_cut f;
 CREATE TABLE entry (                -- a resolved skill; identical content stored once
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL,               -- selectable name

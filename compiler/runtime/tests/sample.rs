@@ -2175,8 +2175,8 @@ fn a_bundle_cut_to_its_budget_shows_the_cut_texts_and_says_what_was_cut() {
         "levels.db",
         "UPDATE bundle SET catalog_level = 'chars:40' WHERE id = 1;
          UPDATE bundle SET catalog_level = 'no-triggers' WHERE id = 2;
-         INSERT INTO card_fragment VALUES (1, 'chars:40', 'list', '- **brand-voice**: cut\n', 7);
-         INSERT INTO card_fragment VALUES (1, 'no-triggers', 'list', '- **brand-voice**: other\n', 8);",
+         INSERT INTO card_fragment_cut VALUES (1, 'chars:40', 'list', '- **brand-voice**: cut\n', NULL, 7);
+         INSERT INTO card_fragment_cut VALUES (1, 'no-triggers', 'list', '- **brand-voice**: other\n', NULL, 8);",
     );
     let fast = bundle("", "en", "fast");
     let b = a.bundle(&fast).unwrap();

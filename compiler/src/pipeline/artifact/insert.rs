@@ -108,7 +108,7 @@ pub(super) fn copy(tx: &Transaction<'_>, table: &str, in_order: Option<&str>) ->
     Ok(())
 }
 
-/// card, then card_fragment in the order of its key (each card's fragments by level and
+/// card, then card_fragment_cut in the order of its key (each card's fragments by level and
 /// format, as a copy reads them); copied from the previous artifact when its `cards` are
 /// these (`copied`).
 pub(super) fn insert_cards(
@@ -119,13 +119,13 @@ pub(super) fn insert_cards(
 ) -> Sql<()> {
     if copied {
         copy(tx, "card", None)?;
-        return copy(tx, "card_fragment", Some("card, level, format"));
+        return copy(tx, "card_fragment_cut", Some("card, level, format"));
     }
     let mut st = tx.prepare(schema::insert("card", false))?;
     for ((id, c), ids) in (1i64..).zip(cards).zip(&vectors.of_card) {
         insert_card(&mut st, id, c, ids)?;
     }
-    let mut frag = tx.prepare(schema::insert("card_fragment", false))?;
+    let mut frag = tx.prepare(schema::insert("card_fragment_cut", false))?;
     for (id, c) in (1i64..).zip(cards) {
         insert_fragments(&mut frag, id, c)?;
     }
@@ -196,15 +196,27 @@ pub(super) fn insert_fragments(st: &mut rusqlite::Statement<'_>, id: i64, c: &Ca
     let mut fragments: Vec<_> = c.fragments.iter().collect();
     fragments.sort_by(|a, b| (&a.level, a.format).cmp(&(&b.level, b.format)));
     for f in fragments {
+        let (head, tail) = cut(&f.text.text, &c.card.description);
         st.execute(named_params! {
             ":card": id,
             ":level": f.level,
             ":format": f.format,
-            ":text": f.text.text,
+            ":head": head,
+            ":tail": tail,
             ":tokens": f.text.tokens,
         })?;
     }
     Ok(())
+}
+
+/// A fragment's `text` as `card_fragment_cut` keeps it: before and after the first place it
+/// holds its card's `description` as written, or whole (`None`) where it does not (a level
+/// that shortens the description, a format that escapes it, an empty one).
+pub(super) fn cut<'t>(text: &'t str, description: &str) -> (&'t str, Option<&'t str>) {
+    match text.find(description).filter(|_| !description.is_empty()) {
+        Some(at) => (&text[..at], Some(&text[at + description.len()..])),
+        None => (text, None),
+    }
 }
 
 /// Writes the entry rows as they are laid out, each dropped once written. Runs of rows that

@@ -120,7 +120,7 @@ pub(crate) struct Data {
     pub meaning: Option<MeaningRows>,
 }
 
-/// A row of `card` and its `card_fragment` rows: the card is the one the entries and a
+/// A row of `card` and its `card_fragment_cut` rows: the card is the one the entries and a
 /// session's memo share, read in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CardRows {

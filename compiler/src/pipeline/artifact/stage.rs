@@ -172,7 +172,7 @@ impl Stage {
             self.insert("card", false, |st| insert_card(st, id, c, vectors))?;
             self.insert("card_route", false, |st| insert_route(st, id, route))?;
         }
-        self.insert("card_fragment", true, |st| insert_fragments(st, id, c))
+        self.insert("card_fragment_cut", true, |st| insert_fragments(st, id, c))
     }
 
     /// Embedding vector `id`.
@@ -261,7 +261,7 @@ fn write_from_stage(
         // The meaning table (no vector: they are copied).
         insert_vectors(&tx, d, VectorRows::Numbered(&[]))?;
         copy(&tx, "card", None)?;
-        copy(&tx, "card_fragment", Some("card, level, format"))?;
+        copy(&tx, "card_fragment_cut", Some("card, level, format"))?;
         copy(&tx, "name", Some("id"))?;
         copy(&tx, "reason", Some("id"))?;
         copy(&tx, "slot_list", None)?;
