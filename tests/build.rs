@@ -706,6 +706,83 @@ fn catalogs_over_a_tier_budget_are_cut_with_a_warning() {
     assert_eq!(a.bundle(&tier("standard")).unwrap().catalog_cut(), None);
 }
 
+/// A card's catalog texts are stored with its description cut out wherever they hold it as
+/// written (each of three formats held it again beside the card's own), and read back whole
+/// through the `card_fragment` view; a text that shortens or escapes it is stored whole.
+#[test]
+fn catalog_texts_hold_their_card_s_description_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    write(
+        &ws,
+        "a/SKILL.md",
+        "---\nname: a\ndescription: Plain words a catalog shows as written.\n---\nBody.\n",
+    );
+    write(
+        &ws,
+        "b/SKILL.md",
+        "---\nname: b\ndescription: Tom & Jerry <cartoons> | pipes\n---\nBody.\n",
+    );
+    let out = dir.path().join("out.db");
+    build(&ws, &out, &BuildOptions::default()).unwrap();
+    let conn = open(&out);
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let cut = "SELECT count(*) FROM card_fragment_cut f JOIN card c ON c.id = f.card";
+    // `a` in its three formats; `b` in none: each escapes `&` and `<` (xml) or `|`.
+    assert_eq!(
+        count(&format!("{cut} WHERE f.tail IS NOT NULL AND c.name = 'a'")),
+        3
+    );
+    assert_eq!(
+        count(&format!("{cut} WHERE f.tail IS NULL AND c.name = 'b'")),
+        3
+    );
+    assert_eq!(
+        count(&format!(
+            "{cut} WHERE f.tail IS NULL AND instr(f.head, c.description) > 0"
+        )),
+        0,
+        "a text holding its description as written is stored whole"
+    );
+    assert_eq!(
+        count(&format!(
+            "{cut} WHERE instr(f.head || coalesce(f.tail, ''), c.description) > 0"
+        )),
+        0,
+        "a cut text still holds its description"
+    );
+    let texts: Vec<(String, String)> = conn
+        .prepare("SELECT format, text FROM card_fragment f JOIN card c ON c.id = f.card WHERE c.name = 'a' ORDER BY format")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(texts.len(), 3);
+    for (format, text) in &texts {
+        assert_eq!(
+            text.matches("Plain words a catalog shows as written.")
+                .count(),
+            1,
+            "{format}: {text}"
+        );
+    }
+    let list = skillc_runtime::Artifact::open(&out)
+        .unwrap()
+        .catalog_text(
+            &skillc_runtime::BundleRef::default(),
+            None,
+            &skillc_runtime::Context::default(),
+            skillc_runtime::Format::List,
+        )
+        .unwrap();
+    assert!(
+        list.contains("Plain words a catalog shows as written."),
+        "{list}"
+    );
+    assert!(list.contains("Tom & Jerry <cartoons> \\| pipes"), "{list}");
+}
+
 #[test]
 fn workspace_templates_override_the_built_in_ones_and_bad_ones_are_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -164,6 +164,14 @@ impl Diagnostic {
         self
     }
 
+    /// Without its help and source line: what a build of many clients keeps of a warning its
+    /// output does not show (`BuildOptions::warning_details`).
+    pub fn without_details(mut self) -> Self {
+        self.help = None;
+        self.source_line = None;
+        self
+    }
+
     /// Adds a `help:` line.
     pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());

@@ -164,3 +164,63 @@ fn with_places(d: &skillc::Diagnostic, all: &[String]) -> skillc::Diagnostic {
     }
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A build of many clients may leave out the help and snippet of every warning past
+    /// `warning_details` for the output's format: each format shows the same then.
+    #[test]
+    fn past_the_details_a_build_keeps_no_format_shows_more() {
+        let overlap = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/overlap/workspace");
+        let checked = skillc::check(&overlap, &skillc::CheckOptions::default()).unwrap();
+        let helped = (checked.diagnostics.iter())
+            .find(|d| d.help.is_some() && d.severity == skillc::Severity::Warning)
+            .expect("the fixture warns with help")
+            .clone();
+        assert!(skillc::render_text(std::slice::from_ref(&helped), "").contains(" | "));
+        for count in [3, SUMMARY_ABOVE, SUMMARY_ABOVE + 1, 120] {
+            let all: Vec<skillc::Diagnostic> = (1..=count)
+                .map(|line| {
+                    let mut d = helped.clone();
+                    d.line = line;
+                    d
+                })
+                .collect();
+            for format in [
+                DiagFormat::Text,
+                DiagFormat::Json,
+                DiagFormat::Github,
+                DiagFormat::Sarif,
+            ] {
+                for all_warnings in [false, true] {
+                    let kept = warning_details(format, all_warnings).unwrap_or(usize::MAX);
+                    let bare: Vec<skillc::Diagnostic> = (all.iter().enumerate())
+                        .map(|(i, d)| {
+                            if i < kept {
+                                d.clone()
+                            } else {
+                                d.clone().without_details()
+                            }
+                        })
+                        .collect();
+                    let shown = |ds: &[skillc::Diagnostic]| match format {
+                        DiagFormat::Text => {
+                            let shown = Shown {
+                                all_warnings,
+                                all_errors: false,
+                            };
+                            render_summarised(ds, "ws", shown)
+                        }
+                        _ => render_machine(ds, "ws", format).unwrap_or_default(),
+                    };
+                    let what =
+                        format!("{format:?}, {count} warnings, --all-warnings {all_warnings}");
+                    assert_eq!(shown(&bare), shown(&all), "{what}");
+                }
+            }
+        }
+    }
+}

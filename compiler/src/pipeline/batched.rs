@@ -139,7 +139,6 @@ fn in_order(
             warnings += usize::from(warning);
         }
     }
-    stage.forget_diagnostics()?;
     Ok(all.into_iter().map(|(d, _)| d).collect())
 }
 

@@ -95,13 +95,8 @@ impl Stage {
         for row in rows {
             let (n, whole) = row.map_err(&e)?;
             let kept: Option<WholeDiagnostic> = serde_json::from_str(&whole).ok();
-            let restored = kept.and_then(WholeDiagnostic::restore).map(|mut d| {
-                if bare {
-                    d.help = None;
-                    d.source_line = None;
-                }
-                (d, n)
-            });
+            let restored = (kept.and_then(WholeDiagnostic::restore))
+                .map(|d| (if bare { d.without_details() } else { d }, n));
             out.extend(restored);
         }
         Ok(out)
@@ -120,14 +115,6 @@ impl Stage {
             d.help = whole.help;
             d.source_line = whole.source_line;
         }
-        Ok(())
-    }
-
-    /// Drops the diagnostics kept aside (taken back: the copy into the artifact comes next).
-    pub(crate) fn forget_diagnostics(&self) -> Result<(), Error> {
-        self.conn
-            .execute("DELETE FROM kept_diagnostic", [])
-            .map_err(sql(&self.path))?;
         Ok(())
     }
 
