@@ -123,9 +123,10 @@ fn in_order(
     details: Option<usize>,
     stage: &Stage,
 ) -> Result<Vec<Diagnostic>, Error> {
-    let mut all: Vec<(Diagnostic, Option<i64>)> = (found.into_iter().chain(warned))
-        .map(|d| (d, None))
+    // In the order a whole build gathers them, which the stable sort keeps for equal keys.
+    let mut all: Vec<(Diagnostic, Option<i64>)> = (found.into_iter().map(|d| (d, None)))
         .chain(kept.into_iter().map(|(d, n)| (d, Some(n))))
+        .chain(warned.into_iter().map(|d| (d, None)))
         .collect();
     all.sort_by(|a, b| a.0.sort_key().cmp(&b.0.sort_key()));
     all.dedup_by(|a, b| a.0 == b.0);
