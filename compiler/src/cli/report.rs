@@ -181,6 +181,12 @@ mod tests {
             .expect("the fixture warns with help")
             .clone();
         assert!(skillc::render_text(std::slice::from_ref(&helped), "").contains(" | "));
+        // What the text and JSON show lets a build drop the rest (50,000 clients: 127 MB).
+        assert_eq!(
+            warning_details(DiagFormat::Text, false),
+            Some(SUMMARY_ABOVE)
+        );
+        assert_eq!(warning_details(DiagFormat::Json, false), Some(0));
         for count in [3, SUMMARY_ABOVE, SUMMARY_ABOVE + 1, 120] {
             let all: Vec<skillc::Diagnostic> = (1..=count)
                 .map(|line| {
