@@ -85,8 +85,9 @@ fn a_marketplace_of_several_plugins_built_in_batches_lists_them_as_built_whole()
     assert_batches_build_the_whole(&ws);
 }
 
-#[test]
-fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
+/// A synthetic workspace of 40 skills and 7 clients (three overrides each, 2 locales, 2 tiers),
+/// whose look-alike skills warn with help.
+fn seven_clients() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let shape = synth::Shape {
         skills: 40,
@@ -97,6 +98,12 @@ fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
         seed: 7,
     };
     synth::generate(dir.path(), shape).unwrap();
+    dir
+}
+
+#[test]
+fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
+    let dir = seven_clients();
     assert_batches_build_the_whole(dir.path());
 }
 
@@ -106,16 +113,7 @@ fn a_synthetic_workspace_built_in_batches_is_the_same_built_whole() {
 /// without (what kept 520,000 warnings' texts in memory at the end of 50,000 clients).
 #[test]
 fn a_build_in_batches_keeps_the_help_and_snippet_of_the_warnings_it_shows() {
-    let dir = tempfile::tempdir().unwrap();
-    let shape = synth::Shape {
-        skills: 40,
-        clients: 7,
-        overrides: 3,
-        locales: 2,
-        tiers: 2,
-        seed: 7,
-    };
-    synth::generate(dir.path(), shape).unwrap();
+    let dir = seven_clients();
     let (whole, whole_bytes) = built(dir.path(), &dir.path().join("whole.db"), usize::MAX);
     let one = |d: &skillc::Diagnostic| skillc::render_text(std::slice::from_ref(d), "");
     let bare = |d: &skillc::Diagnostic| {
