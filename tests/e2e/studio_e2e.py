@@ -874,6 +874,96 @@ def test_ctrl_s_saves_the_open_skill(d, tmp, shots):
     assert not d.js("return document.getElementById('dirty').hidden"), "the undone text is unsaved"
 
 
+def test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late(d, tmp, shots):
+    """Reads that answer late and out of order (a slow disk, a busy machine): the skill open
+    is the last one a person asked for, and a colleague's change to a skill no longer open is
+    neither brought back nor called a conflict. Reads are held back on purpose (`__studioLate`)."""
+    ws = fresh_workspace(d, tmp)
+    a = "public/assistant/analyzer/SKILL.md"
+    b = "public/assistant/greeting/SKILL.md"
+    c = "public/assistant/triage/SKILL.md"
+
+    def hold(*late):
+        """Holds each next read of these files back ((file, ms) each), and forgets the reads
+        held so far."""
+        d.js("window.__studioLate.ms = arguments[0]; window.__studioLate.held.length = 0",
+             {f"read_file:{f}": ms for f, ms in late})
+
+    def held(f):
+        return f"read_file:{f}" in d.js("return window.__studioLate.held")
+
+    def colleague_saves(f):
+        (ws / f).write_text((ws / f).read_text().rstrip("\n") + "\n\nA paragraph a colleague saved.\n")
+
+    def opened(f):
+        d.click(f'#skill-list li[data-file="{f}"]')
+        d.wait_text("#editor-title", f)
+
+    d.click('#tabs button[data-tab="edit"]')
+    opened(a)
+    try:
+        # 1. Another skill opened and edited while the open one is read again from disk.
+        hold((a, 2000))
+        colleague_saves(a)
+        wait_until(lambda: held(a), "the open skill is read again from disk")
+        hold()
+        opened(b)
+        d.click("#mode-form")
+        d.set_value('[data-field="description"]', "Greet the visitor, typed while a read was out.")
+        wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+        time.sleep(3)  # the held read has answered
+        assert b in d.text("#editor-title"), d.text("#editor-title")
+        assert d.js("return document.getElementById('conflict').hidden"), "a conflict was shown for a file not open"
+        assert "A paragraph a colleague saved." not in d.code("#body")
+        d.click("#discard-edits")
+        d.click("#discard-confirm")
+        wait_until(lambda: d.js("return document.getElementById('dirty').hidden"), "the edit is discarded")
+
+        # 2. Two skills clicked in quick succession, the first one's read the slower.
+        hold((a, 2000))
+        d.click(f'#skill-list li[data-file="{a}"]')
+        hold()
+        d.click(f'#skill-list li[data-file="{c}"]')
+        d.wait_text("#editor-title", c)
+        time.sleep(3)
+        assert c in d.text("#editor-title"), d.text("#editor-title")
+        assert d.js("return document.querySelector('#skill-list li.selected').dataset.file") == c
+
+        # 3. A skill clicked while the open one is read again from disk, its own read the slower:
+        # the reload of the old one must not win over the click.
+        opened(a)
+        hold((a, 1500), (c, 3000))
+        colleague_saves(a)
+        wait_until(lambda: held(a), "the open skill is read again from disk")
+        d.click(f'#skill-list li[data-file="{c}"]')
+        assert held(c)
+        time.sleep(5)
+        assert c in d.text("#editor-title"), d.text("#editor-title")
+
+        # 4. The open skill saved over a colleague's change ("keep mine") and typed into again
+        # while the read of their change is on its way: that answer is from before the save.
+        opened(a)
+        d.click("#mode-form")
+        hold((a, 4000))
+        d.set_value('[data-field="description"]', "Mine, saved over a colleague's change.")
+        wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+        colleague_saves(a)
+        wait_until(lambda: held(a), "the open skill is read again from disk")
+        hold()
+        d.click("#save")
+        wait_until(lambda: not d.js("return document.getElementById('conflict').hidden"), "the save is refused as a conflict")
+        d.click("#keep-mine")
+        wait_until(lambda: "Mine, saved over" in (ws / a).read_text(), "mine is saved")
+        wait_until(lambda: d.js("return document.getElementById('conflict').hidden"), "no conflict once saved")
+        d.set_value('[data-field="description"]', "Mine, saved over a colleague's change, then typed again.")
+        wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the new edit is unsaved")
+        time.sleep(4)
+        assert d.js("return document.getElementById('conflict').hidden"), "a read from before the save was called a conflict"
+        assert "typed again" in d.js("return document.querySelector('[data-field=description]').value")
+    finally:
+        hold()
+
+
 def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     repo = ws.parent
@@ -1521,6 +1611,7 @@ TESTS = (
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,
+    test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late,
     test_a_clients_version_and_a_variant_are_read_beside_the_shared_skill,
     test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first,
     test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording,

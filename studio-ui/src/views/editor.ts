@@ -48,6 +48,8 @@ export class SkillEditor {
   private sideFile: string | null = null;
   /** Answers the question "save, discard or stay?" asked before leaving unsaved edits. */
   private leaving: ((go: boolean) => void) | null = null;
+  /** How many opens were asked: an open's answer is shown only if no later one was asked. */
+  private opening = 0;
   private readonly body: CodeEditor;
   private readonly source: CodeEditor;
 
@@ -122,7 +124,11 @@ export class SkillEditor {
 
   async open(file: string, force = false): Promise<boolean> {
     if (!force && file !== this.file && !(await this.mayLeave())) return false;
+    // Two opens in flight (two quick clicks, or a reload from disk and a click): the last one
+    // asked is the one shown, whichever file is read first.
+    const ticket = ++this.opening;
     const f = await api.readFile(file);
+    if (ticket !== this.opening) return false;
     this.showTitle(file);
     this.file = file; this.base = f.hash; this.text = f.text; this.baseText = f.text;
     if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
@@ -166,11 +172,16 @@ export class SkillEditor {
 
   /** The file changed on disk: reload it, or show the conflict when there are unsaved edits. */
   async diskChanged(): Promise<void> {
-    if (!this.file) return;
-    const disk = await api.readFile(this.file);
-    if (disk.hash === this.base) return;
+    const file = this.file;
+    if (!file) return;
+    const base = this.base, opens = this.opening;
+    const disk = await api.readFile(file);
+    // Stale when, meanwhile, a skill was asked for (a click waiting for its own read) or this
+    // one was saved: the read may be from before that, and a change on disk after it comes as
+    // an event of its own. Reloading then would bring back a file no longer wanted.
+    if (this.file !== file || this.base !== base || this.opening !== opens || disk.hash === base) return;
     if (this.dirty) this.showConflict(true);
-    else await this.open(this.file, true);
+    else await this.open(file, true);
   }
 
   /** Draws the side panel: a skill's relations and translations, or, for an open translation,
