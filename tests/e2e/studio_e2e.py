@@ -937,7 +937,8 @@ def test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late(d
         wait_until(lambda: held(a), "the open skill is read again from disk")
         d.click(f'#skill-list li[data-file="{c}"]')
         assert held(c)
-        time.sleep(5)
+        d.wait_text("#editor-title", c, timeout=60)
+        time.sleep(2)  # a reload of the old one, had it been asked, would have answered
         assert c in d.text("#editor-title"), d.text("#editor-title")
 
         # 4. The open skill saved over a colleague's change ("keep mine") and typed into again
