@@ -961,6 +961,7 @@ def test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late(d
         time.sleep(4)
         assert d.js("return document.getElementById('conflict').hidden"), "a read from before the save was called a conflict"
         assert "typed again" in d.js("return document.querySelector('[data-field=description]').value")
+        d.screenshot(shots / "last-asked.png")
     finally:
         hold()
 
