@@ -1229,3 +1229,60 @@ fn a_client_yaml_routing_setting_overrides_the_workspace_one_for_that_client_onl
         stdout(&out)
     );
 }
+
+#[test]
+fn the_bench_prints_its_usage_refuses_bad_arguments_and_never_empties_a_folder_it_did_not_write() {
+    let bench = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_skillc-bench"))
+            .args(args)
+            .output()
+            .expect("skillc-bench runs")
+    };
+    let help = bench(&["--help"]);
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).starts_with("usage: skillc-bench"));
+    // Each would have run the whole benchmark with the reference workload's numbers.
+    for (args, said) in [
+        (&["--clinets", "5"][..], "unknown argument `--clinets`"),
+        (
+            &["--clients", "5k"][..],
+            "`--clients` takes whole numbers, not `5k`",
+        ),
+        (
+            &["--scale", "500,x"][..],
+            "`--scale` takes whole numbers, not `x`",
+        ),
+        (&["--runs"][..], "`--runs` needs a value"),
+    ] {
+        let out = bench(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(said) && err.contains("usage:"),
+            "{args:?}: {err}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), "mine").unwrap();
+    let tiny = ["--generate-only", "--skills", "3", "--clients", "1"];
+    let out = bench(&[&["--keep", theirs.to_str().unwrap()][..], &tiny].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("files the bench did not write"));
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // A new folder, then the same one again (the bench's own workspace), are taken.
+    let ours = dir.path().join("ours");
+    for _ in 0..2 {
+        let out = bench(&[&["--keep", ours.to_str().unwrap()][..], &tiny].concat());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(ours.join("workspace.yaml").is_file());
+    }
+}

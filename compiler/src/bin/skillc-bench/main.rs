@@ -1,18 +1,9 @@
-//! The benchmark: builds a synthetic workspace and prints its figures.
-//!
-//! ```text
-//! skillc-bench [--skills N] [--clients N] [--overrides N] [--locales N] [--tiers N] [--seed N]
-//!              [--runs N] [--keep DIR] [--scale N,N...] [--only-scale] [--generate-only]
-//!              [--watch-only]
-//! ```
-//! Defaults are the reference workload. Prints the median wall time of full builds, the
-//! peak memory of one build, the artifact's size against the workspace's distinct source bytes,
-//! and the latency from editing one client's skill to the new artifact in watch mode.
-//! `--scale 5000,50000` then builds the same workload with those numbers of clients, one fresh
-//! workspace each, and prints time, peak memory and size for each;
-//! `--only-scale` skips the reference workload's figures; `--generate-only` writes the workspace
-//! (into `--keep DIR`) and stops; `--watch-only` prints only the figures of a `skillc watch`
-//! process (one skill edited again and again, then fifteen clients' skills in a row).
+//! The benchmark: builds a synthetic workspace and prints its figures. Its command line is
+//! `args::USAGE` (`skillc-bench --help`). Defaults are the reference workload. Prints the
+//! median wall time of full builds, the peak memory of one build, the artifact's size against
+//! the workspace's distinct source bytes, and the latency from editing one client's skill to
+//! the new artifact in watch mode; `--scale` points each build a fresh workspace, and
+//! `--watch-only` edits one skill again and again, then fifteen clients' skills in a row.
 
 // A binary exports nothing: its items say `pub(crate)`, as the library's own do.
 #![warn(unreachable_pub)]
@@ -22,6 +13,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use skillc::{build, BuildOptions};
+mod args;
 mod synth;
 
 use synth::{generate, Shape};
@@ -61,6 +53,17 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    match args::check(&args) {
+        Ok(args::Asked::Run) => {}
+        Ok(args::Asked::Help) => {
+            println!("{}", args::USAGE);
+            return;
+        }
+        Err(e) => {
+            eprintln!("skillc-bench: {e}\n\n{}", args::USAGE);
+            std::process::exit(2);
+        }
+    }
     let r = Shape::reference();
     let shape = Shape {
         skills: num(&args, "--skills", r.skills),
