@@ -27,8 +27,9 @@ export function errorText(e: unknown): string {
 export const trace: [string, number, number][] = [];
 (window as unknown as { __studioTrace: typeof trace }).__studioTrace = trace;
 
-/** Answers held back on purpose, in ms, by command (`read_file`) or by command and file
- * (`read_file:public/a/SKILL.md`); and each command held so far. Empty in use: the end-to-end
+/** Answers held back on purpose, in ms, by command (`read_file`) or by command and the file
+ * or client it is about (`read_file:public/a/SKILL.md`, `client_page:acme.com`); and each
+ * command held so far. Empty in use: the end-to-end
  * tests set it to see what the page does while an answer is on its way (a busy machine). */
 export const late = { ms: {} as Record<string, number>, held: [] as string[] };
 (window as unknown as { __studioLate: typeof late }).__studioLate = late;
@@ -39,7 +40,8 @@ function invoke<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
     trace.push([cmd, start, performance.now()]);
     if (trace.length > 200) trace.shift();
   };
-  const key = typeof args?.file === "string" ? `${cmd}:${args.file}` : cmd;
+  const what = args?.file ?? args?.client;
+  const key = typeof what === "string" ? `${cmd}:${what}` : cmd;
   const wait = late.ms[key] ?? late.ms[cmd];
   if (wait) late.held.push(key);
   const asked = invokeTauri<T>(cmd, args);

@@ -802,6 +802,24 @@ def test_a_skills_history_shows_each_change_and_brings_back_last_weeks_wording(d
     assert "Say hello in one line" not in d.code("#source")
     d.click("#save")
     wait_until(lambda: (ws / f).read_text() == old, "saved: last week's wording is back, byte for byte")
+    wait_until(lambda: d.js("return document.getElementById('dirty').hidden"), "nothing is unsaved")
+    # "Bring back" clicked, then another skill opened before the old text answered (held back
+    # on purpose): the greeting's old text must not land in the other skill's editor.
+    other = "public/assistant/analyzer/SKILL.md"
+    if d.js("return document.getElementById('history-panel').hidden"):
+        d.click("#history")
+    d.wait_text("#history-panel", "Greeting says it is one line")
+    try:
+        d.js("window.__studioLate.ms = arguments[0]", {f"version_text:{f}": 2000})
+        d.click("#history-panel [data-bring-back]")
+        d.js("window.__studioLate.ms = {}")
+        d.click(f'#skill-list li[data-file="{other}"]')
+        d.wait_text("#editor-title", other)
+        time.sleep(3)
+        assert d.js("return document.getElementById('dirty').hidden"), "another skill's old text landed in this one"
+        assert "name: greeting" not in d.code("#source"), d.code("#source")[:200]
+    finally:
+        d.js("window.__studioLate.ms = {}")
 
 
 def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d, tmp, shots):
@@ -1171,6 +1189,26 @@ def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(
     assert "a new bundle" not in impact, impact
     assert "global ×3, hyperline.co ×3, northwind.io ×3" in impact, impact
     d.screenshot(shots / "review-new-language.png")
+
+
+def test_the_client_chosen_last_is_drawn_when_an_earlier_page_answers_late(d, tmp, shots):
+    """Clients chosen in quick succession, the first one's page answering last (held back on
+    purpose): the page drawn, and the edits made on it, are the client the choice names."""
+    fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="clients"]')
+    select(d, "#cl-client", "hyperline.co")
+    d.wait_text("#client-page h3", "hyperline.co")
+    try:
+        d.js("window.__studioLate.ms = {'client_page:example.com': 2000}; window.__studioLate.held.length = 0")
+        select(d, "#cl-client", "example.com")
+        assert "client_page:example.com" in d.js("return window.__studioLate.held")
+        d.js("window.__studioLate.ms = {}")
+        select(d, "#cl-client", "northwind.io")
+        d.wait_text("#client-page h3", "northwind.io")
+        time.sleep(3)  # the held page has answered
+        assert "northwind.io" in d.text("#client-page h3"), d.text("#client-page h3")
+    finally:
+        d.js("window.__studioLate.ms = {}")
 
 
 def test_a_client_skill_is_created_for_a_client_without_skills(d, tmp, shots):
@@ -1622,6 +1660,7 @@ TESTS = (
     test_the_budget_meter_shows_each_declared_client_tool_and_what_it_would_cut,
     test_a_translation_is_created_edited_and_marked_stale_after_a_default_edit,
     test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review,
+    test_the_client_chosen_last_is_drawn_when_an_earlier_page_answers_late,
     test_a_client_skill_is_created_for_a_client_without_skills,
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,

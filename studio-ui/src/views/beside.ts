@@ -17,6 +17,7 @@ export class BesidePanel {
     if (!panel.hidden || !file) { panel.hidden = true; return; }
     panel.hidden = false;
     const b = await api.besideShared(file);
+    if (this.file() !== file) return;  // another skill opened meanwhile
     if (!b) {
       panel.replaceChildren(el("p", { class: "empty" },
         "This skill stands in for no other: it is not a client's own version or a variant of a shared skill."));

@@ -22,6 +22,8 @@ const shapeOf = (v: Json): FieldInfo["shape"] =>
 
 export class ClientsView {
   private page: ClientPage | null = null;
+  /** How many pages were asked for: only the last one asked is drawn. */
+  private asked = 0;
   private readonly saves = new Saves<ClientPage>();
 
   constructor(private readonly hooks: ClientHooks) {
@@ -37,7 +39,11 @@ export class ClientsView {
       if (clients.includes(old)) select.value = old;
     }
     if (!select.value) { byId("client-page").replaceChildren(el("p", { class: "empty" }, "This workspace has no clients.")); return; }
-    this.draw(await api.clientPage(select.value));
+    // Another client chosen before this one's page answered: the later answer is drawn, never
+    // an older one (its edits would go to a client the choice no longer names).
+    const n = ++this.asked;
+    const page = await api.clientPage(select.value);
+    if (n === this.asked) this.draw(page);
   }
 
   /** Writes one value of the client's client.yaml, after the saves asked before it

@@ -33,6 +33,9 @@ export class HistoryPanel {
     panel.hidden = false;
     panel.replaceChildren(el("p", { class: "hint" }, "Reading its history…"));
     const versions = await api.fileHistory(file);
+    // Another skill opened meanwhile: this history is not its (and would bring back into it a
+    // version of another file).
+    if (this.hooks.file() !== file) return;
     panel.replaceChildren(el("h3", {}, "History ", el("small", { class: "tech" }, file)),
       ...(versions.length ? versions.map((v, k) => this.version(file, v, k === 0))
         : [el("p", { class: "empty" }, "No history: the workspace is not in git, or this file was never published.")]));
@@ -44,6 +47,7 @@ export class HistoryPanel {
     const back = newest ? el("small", {}, " · the last published version") : el("button", {
       class: "small", "data-bring-back": v.commit,
       onclick: () => api.versionText(file, v.commit).then(async (text) => {
+        if (this.hooks.file() !== file) return;
         await this.hooks.useText(text);
         say(`The text of ${v.commit.slice(0, 7)} is in the editor: save it to keep it, or undo.`, "good");
       }).catch(fail),
