@@ -838,6 +838,22 @@ def test_two_releases_are_compared_and_the_workspace_rolled_back_to_the_first(d,
     d.wait_text("#diff", "~ public.greeting: description", timeout=90)
     assert "first release" in d.text("#rl-controls") and "second release" in d.text("#rl-controls")
     d.screenshot(shots / "releases.png")
+    # Compared again, its answer held back on purpose, then back to the builds before it
+    # answers: the late comparison must not replace the builds' diff asked since.
+    try:
+        d.js("window.__studioLate.ms = {compare_releases: 2000}")
+        d.click("#rl-compare")
+        d.js("window.__studioLate.ms = {}")
+        select(d, "#rl-old", "")
+        select(d, "#rl-new", "")
+        d.click("#rl-compare")
+        time.sleep(3)  # the held comparison has answered
+        assert "From" not in d.text("#rl-note"), d.text("#rl-note")
+        assert "Building both releases" not in d.text("#diff")
+    finally:
+        d.js("window.__studioLate.ms = {}")
+    select(d, "#rl-old", first)
+    select(d, "#rl-new", second)
     d.click("#rl-roll-back")
     d.wait_text("#rl-note", f"back as release {first[:7]} has them?")
     d.click("#rl-roll-back-yes")

@@ -43,16 +43,30 @@ async function fillReleases(): Promise<Release[]> {
   return releases;
 }
 
+/** How many diffs were asked for: only the last one asked is drawn (comparing two releases
+ * takes seconds, and a comparison asked before must not replace the one chosen since). */
+let asked = 0;
+
+/** The diff of the last two builds, unless another diff was asked for meanwhile. */
+async function showBuilds(): Promise<void> {
+  const n = ++asked;
+  const d = await api.diff();
+  if (n === asked) byId("diff").textContent = diffText(d);
+}
+
 async function compare(): Promise<void> {
   const [old, neu] = [byId<HTMLSelectElement>("rl-old").value, byId<HTMLSelectElement>("rl-new").value];
   byId("rl-note").textContent = "";
   if (old === BUILDS || neu === BUILDS) {
     if (old !== neu) byId("rl-note").textContent = "Choose two releases, or leave both on the builds.";
-    byId("diff").textContent = diffText(await api.diff());
+    await showBuilds();
     return;
   }
+  const n = ++asked;
   byId("diff").textContent = "Building both releases from their own files…";
-  byId("diff").textContent = diffText(await api.compareReleases(old, neu));
+  const d = await api.compareReleases(old, neu);
+  if (n !== asked) return;
+  byId("diff").textContent = diffText(d);
   byId("rl-note").textContent = `From ${old.slice(0, 7)} to ${neu.slice(0, 7)}.`;
 }
 
@@ -82,7 +96,7 @@ export async function showDiff(): Promise<void> {
   try {
     await fillReleases();
     const chosen = byId<HTMLSelectElement>("rl-old").value !== BUILDS && byId<HTMLSelectElement>("rl-new").value !== BUILDS;
-    if (!chosen) byId("diff").textContent = diffText(await api.diff());
+    if (!chosen) await showBuilds();
   } catch (e) {
     byId("diff").textContent = errorText(e);
   }
