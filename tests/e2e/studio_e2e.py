@@ -1000,6 +1000,31 @@ def test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late(d
         hold()
 
 
+def test_the_review_drawn_is_the_last_asked_for_when_an_earlier_one_answers_late(d, tmp, shots):
+    """Review refreshed twice, the first answer held back on purpose until after the second:
+    the files listed are those of the second (the first still lists a change undone since)."""
+    ws, repo = workspace_in_git(d, tmp, "first")
+    a, b = "public/assistant/greeting/SKILL.md", "public/assistant/analyzer/SKILL.md"
+    (ws / a).write_text((ws / a).read_text().replace("description: ", "description: Changed. ", 1))
+    before = (ws / b).read_text()
+    (ws / b).write_text(before.replace("description: ", "description: Changed, then undone. ", 1))
+    d.click('#tabs button[data-tab="review"]')
+    d.wait_text("#rv-files", b, timeout=60)
+    try:
+        d.js("window.__studioLate.ms = {review: 3000}")
+        d.click("#rv-refresh")
+        d.js("window.__studioLate.ms = {}")
+        time.sleep(1)  # the held review is computed (its answer still on its way)
+        (ws / b).write_text(before)
+        d.click("#rv-refresh")
+        wait_until(lambda: b not in d.text("#rv-files"), "the undone change is no longer listed", timeout=60)
+        time.sleep(3.5)  # the held review has answered
+        files = d.text("#rv-files")
+        assert a in files and b not in files, files
+    finally:
+        d.js("window.__studioLate.ms = {}")
+
+
 def test_publish_is_refused_while_a_case_fails_unless_someone_says_why(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     repo = ws.parent
@@ -1664,6 +1689,7 @@ TESTS = (
     test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
     test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke,
     test_review_a_change_and_publish_it_as_a_commit,
+    test_the_review_drawn_is_the_last_asked_for_when_an_earlier_one_answers_late,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,
     test_review_holds_publishing_on_a_content_safety_finding_and_says_what_it_would_let_an_agent_do,
     test_ctrl_s_saves_the_open_skill,

@@ -170,13 +170,20 @@ function render(r: Review): void {
   showBlockers(r);
 }
 
+/** How many reviews were asked for: only the last one asked is drawn (an older one lists
+ * files as they were, and its publish token is stale). */
+let reviewsAsked = 0;
+
 export async function showReview(): Promise<void> {
   const status = byId("rv-status");
   status.className = "";
   status.textContent = "Comparing with the last commit…";
+  const n = ++reviewsAsked;
   try {
-    render(await api.review());
+    const r = await api.review();
+    if (n === reviewsAsked) render(r);
   } catch (e) {
+    if (n !== reviewsAsked) return;
     status.className = "error";
     status.textContent = errorText(e);
   }
