@@ -1542,6 +1542,34 @@ def test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_rou
     d.screenshot(shots / "settings.png")
 
 
+def test_a_settings_page_answering_late_does_not_undo_a_language_added_since(d, tmp, shots):
+    """The Settings tab opened again, its page held back on purpose, and a language added on
+    the form already drawn before that page answers: the late page (without it) is not drawn,
+    so the next language is added to the list as saved, and neither is lost."""
+    ws = fresh_workspace(d, tmp)
+    yaml = ws / "workspace.yaml"
+    settings = lambda: _yaml.safe_load(yaml.read_text())  # noqa: E731
+    d.click('#tabs button[data-tab="settings"]')
+    d.wait_text("#st-locales", "en-gb")
+    try:
+        d.js("window.__studioLate.ms = {workspace_page: 3000}")
+        d.click('#tabs button[data-tab="edit"]')
+        d.click('#tabs button[data-tab="settings"]')
+        d.js("window.__studioLate.ms = {}")
+        d.set_value("#st-new-locale", "de")
+        d.click("#st-add-locale")
+        wait_until(lambda: settings()["locales"] == ["en", "en-gb", "fr", "de"], "the language is written")
+        time.sleep(3.5)  # the held page has answered
+        shown = d.js("return [...document.querySelectorAll('#st-locales li')].map((l) => l.dataset.locale)")
+        assert shown == ["en", "en-gb", "fr", "de"], shown
+        d.set_value("#st-new-locale", "it")
+        d.click("#st-add-locale")
+        wait_until(lambda: "it" in settings()["locales"], "the second language is written")
+        assert settings()["locales"] == ["en", "en-gb", "fr", "de", "it"], settings()["locales"]
+    finally:
+        d.js("window.__studioLate.ms = {}")
+
+
 def test_the_workspace_settings_add_a_plan_with_a_budget_and_a_consumer_and_remove_them(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     yaml = ws / "workspace.yaml"
@@ -1714,6 +1742,7 @@ TESTS = (
     test_the_preview_route_says_its_bar_rose_for_small_talk_and_reads_misspelt_words,
     test_a_follow_up_in_the_preview_is_routed_joined_to_the_message_before_it,
     test_the_workspace_settings_add_a_language_declare_a_client_tool_and_set_routing,
+    test_a_settings_page_answering_late_does_not_undo_a_language_added_since,
     test_the_workspace_settings_add_a_plan_with_a_budget_and_a_consumer_and_remove_them,
     test_the_routing_view_charts_each_client_and_a_confusion_leads_to_its_skill,
     test_typing_an_example_shows_where_each_example_of_the_skill_goes,

@@ -44,11 +44,17 @@ export class SettingsView {
   /** The page as the last answer left it (drawn or not). */
   private page: WorkspacePage | null = null;
   private readonly saves = new Saves<WorkspacePage>();
+  /** How many pages were asked for or saved: a page asked for is drawn only if none was since.
+   * An older one drawn after a save would be the file before it, and the next edit of a list
+   * made from it would undo the save (a language added, then lost). */
+  private asked = 0;
 
   constructor(private readonly hooks: SettingsHooks) {}
 
   async show(): Promise<void> {
-    this.draw(await api.workspacePage());
+    const n = ++this.asked;
+    const page = await api.workspacePage();
+    if (n === this.asked) this.draw(page);
   }
 
   /** Writes one value of workspace.yaml, after the saves asked before it ([Saves]). A list
@@ -62,6 +68,7 @@ export class SettingsView {
       return api.setWorkspaceValue(path, written);
     }, (saved, last) => {
       if (saved) {
+        this.asked += 1;
         this.page = saved;
         say(`Saved ${what} in ${saved.file}`, saved.diagnostics.some((d) => d.severity === "error") ? "bad" : "good");
       }
