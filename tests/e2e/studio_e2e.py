@@ -1235,7 +1235,7 @@ def test_a_new_language_says_who_is_served_it_in_the_translations_and_in_review(
 def test_the_client_chosen_last_is_drawn_when_an_earlier_page_answers_late(d, tmp, shots):
     """Clients chosen in quick succession, the first one's page answering last (held back on
     purpose): the page drawn, and the edits made on it, are the client the choice names."""
-    fresh_workspace(d, tmp)
+    ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="clients"]')
     select(d, "#cl-client", "hyperline.co")
     d.wait_text("#client-page h3", "hyperline.co")
@@ -1248,6 +1248,24 @@ def test_the_client_chosen_last_is_drawn_when_an_earlier_page_answers_late(d, tm
         d.wait_text("#client-page h3", "northwind.io")
         time.sleep(3)  # the held page has answered
         assert "northwind.io" in d.text("#client-page h3"), d.text("#client-page h3")
+
+        # The tab shown again, its page held back, and a language ticked on the page already
+        # drawn: the late page (without it) is not drawn over the save, so the next click
+        # makes its list from what was saved and the language is kept.
+        yaml = ws / "clients/augment.org/client.yaml"
+        locales = lambda: _yaml.safe_load(yaml.read_text())["locales"]  # noqa: E731
+        select(d, "#cl-client", "augment.org")
+        d.wait_text("#client-page h3", "augment.org")
+        d.js("window.__studioLate.ms = {'client_page:augment.org': 3000}")
+        d.click('#tabs button[data-tab="edit"]')
+        d.click('#tabs button[data-tab="clients"]')
+        d.js("window.__studioLate.ms = {}")
+        d.click('[data-choice="locales:en-gb"]')
+        wait_until(lambda: locales() == ["en", "en-gb", "fr"], "en-gb is written")
+        time.sleep(3.5)  # the held page has answered
+        d.click('[data-choice="locales:fr"]')
+        wait_until(lambda: "fr" not in locales(), "fr is taken out")
+        assert locales() == ["en", "en-gb"], locales()
     finally:
         d.js("window.__studioLate.ms = {}")
 

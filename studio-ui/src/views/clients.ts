@@ -22,7 +22,8 @@ const shapeOf = (v: Json): FieldInfo["shape"] =>
 
 export class ClientsView {
   private page: ClientPage | null = null;
-  /** How many pages were asked for: only the last one asked is drawn. */
+  /** How many pages were asked for or saved: only the latest is drawn (an older page drawn
+   * after a save would undo it at the next click on its choices, made from what it shows). */
   private asked = 0;
   private readonly saves = new Saves<ClientPage>();
 
@@ -53,6 +54,8 @@ export class ClientsView {
     if (!client) return;
     this.saves.run(() => api.setClientValue(client, path, value), (saved, last) => {
       if (saved) say(`Saved ${path.join(" › ")} for ${client}`, "good");
+      // A page asked for before this answer is older than it: not drawn over it.
+      if (saved) this.asked += 1;
       // The page shown is still this client's: draw the file as it stands.
       if (last && this.page?.client === client) {
         if (saved) this.draw(saved);
