@@ -975,6 +975,18 @@ def test_the_last_skill_asked_for_stays_open_when_an_earlier_read_answers_late(d
         time.sleep(2)  # a reload of the old one, had it been asked, would have answered
         assert c in d.text("#editor-title"), d.text("#editor-title")
 
+        # 3b. The other order: a skill clicked, its read slow, then a colleague's change to the
+        # skill being left: its reload must not win over the click still on its way.
+        opened(a)
+        hold((c, 3000))
+        d.click(f'#skill-list li[data-file="{c}"]')
+        assert held(c)
+        colleague_saves(a)
+        d.wait_text("#editor-title", c, timeout=60)
+        time.sleep(2)
+        assert c in d.text("#editor-title"), d.text("#editor-title")
+        hold()
+
         # 4. The open skill saved over a colleague's change ("keep mine") and typed into again
         # while the read of their change is on its way: that answer is from before the save.
         opened(a)

@@ -2,7 +2,7 @@
 // the body rendered as markdown, live diagnostics, saves that never overwrite a change made on
 // disk, and the relations panel.
 import MarkdownIt from "markdown-it";
-import { api, type Diag, type ExampleRoute, type FieldInfo, type Json, type Parts, type Translations } from "../api";
+import { api, type Diag, type ExampleRoute, type FieldInfo, type FileState, type Json, type Parts, type Translations } from "../api";
 import { fieldInput } from "./fieldInput";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
@@ -50,6 +50,8 @@ export class SkillEditor {
   private leaving: ((go: boolean) => void) | null = null;
   /** How many opens were asked: an open's answer is shown only if no later one was asked. */
   private opening = 0;
+  /** The last open whose read has answered: below `opening` while one is on its way. */
+  private settled = 0;
   private readonly body: CodeEditor;
   private readonly source: CodeEditor;
 
@@ -127,7 +129,12 @@ export class SkillEditor {
     // Two opens in flight (two quick clicks, or a reload from disk and a click): the last one
     // asked is the one shown, whichever file is read first.
     const ticket = ++this.opening;
-    const f = await api.readFile(file);
+    let f: FileState;
+    try {
+      f = await api.readFile(file);
+    } finally {
+      if (ticket === this.opening) this.settled = ticket;
+    }
     if (ticket !== this.opening) return false;
     this.showTitle(file);
     this.file = file; this.base = f.hash; this.text = f.text; this.baseText = f.text;
@@ -173,7 +180,8 @@ export class SkillEditor {
   /** The file changed on disk: reload it, or show the conflict when there are unsaved edits. */
   async diskChanged(): Promise<void> {
     const file = this.file;
-    if (!file) return;
+    // A skill asked for and on its way: the file shown is being left (or read again anyway).
+    if (!file || this.settled !== this.opening) return;
     const base = this.base, opens = this.opening;
     const disk = await api.readFile(file);
     // Stale when, meanwhile, a skill was asked for (a click waiting for its own read) or this
