@@ -29,8 +29,8 @@ export const trace: [string, number, number][] = [];
 
 /** Answers held back on purpose, in ms, by command (`read_file`) or by command and the file
  * or client it is about (`read_file:public/a/SKILL.md`, `client_page:acme.com`); and each
- * command held so far. Empty in use: the end-to-end
- * tests set it to see what the page does while an answer is on its way (a busy machine). */
+ * command held so far. Empty in use: the end-to-end tests set it to see what the page does
+ * while an answer is on its way (a busy machine). */
 export const late = { ms: {} as Record<string, number>, held: [] as string[] };
 (window as unknown as { __studioLate: typeof late }).__studioLate = late;
 
