@@ -723,6 +723,38 @@ def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_brok
     d.wait_text("#tg-undo", "Undo")
 
 
+def test_two_quick_toggle_clicks_show_both_when_the_first_read_answers_late(d, tmp, shots):
+    """Two cells turned off in quick succession, the matrix read after the first answering
+    last (held back on purpose): the matrix shows both off, as client.yaml has them."""
+    ws = fresh_workspace(d, tmp)
+    d.click('#tabs button[data-tab="toggles"]')
+    d.set_value("#tg-clients", "hyperline.co")
+    d.set_value("#tg-skills", "competitors, support")
+    cell = lambda skill: f'td[data-client="hyperline.co"][data-skill="{skill}"]'  # noqa: E731
+    state = lambda skill: d.js(f"return document.querySelector('{cell(skill)}').className")  # noqa: E731
+    wait_until(lambda: d.js("return document.querySelectorAll('#toggles td[data-client]').length") == 2,
+               "the two cells are left after filtering")
+    assert "on" in state("competitors").split() and "on" in state("support").split(), (state("competitors"), state("support"))
+    yaml = ws / "clients/hyperline.co/client.yaml"
+    try:
+        d.js("window.__studioLate.ms = {'toggles': 2500}; window.__studioLate.held.length = 0")
+        d.click(cell("competitors"))
+        d.click('#tg-menu button[data-value="off"]')
+        wait_until(lambda: "toggles" in d.js("return window.__studioLate.held"), "the matrix is read again, held back")
+        d.js("window.__studioLate.ms = {}")
+        d.click(cell("support"))
+        d.click('#tg-menu button[data-value="off"]')
+        wait_until(lambda: "support: false" in yaml.read_text() and "competitors: false" in yaml.read_text(),
+                   "both toggles reach client.yaml")
+        wait_until(lambda: "off" in state("support").split(), "the second click is drawn")
+        time.sleep(3)  # the held read has answered
+        assert "off" in state("competitors").split(), state("competitors")
+        assert "off" in state("support").split(), f"a read from before the second click was drawn last: {state('support')}"
+        d.screenshot(shots / "toggles-late-read.png")
+    finally:
+        d.js("window.__studioLate.ms = {}")
+
+
 def git(cwd, *args):
     return subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True, text=True).stdout.strip()
 
@@ -1746,6 +1778,7 @@ TESTS = (
     test_toggles_filter_and_set_in_bulk,
     test_a_bulk_off_for_chosen_clients_is_confirmed_names_the_tests_it_breaks_and_undoes_to_nothing,
     test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_broke,
+    test_two_quick_toggle_clicks_show_both_when_the_first_read_answers_late,
     test_review_a_change_and_publish_it_as_a_commit,
     test_the_review_drawn_is_the_last_asked_for_when_an_earlier_one_answers_late,
     test_publish_is_refused_while_a_case_fails_unless_someone_says_why,

@@ -5,6 +5,7 @@ import { api, type ClientPage, type FieldInfo, type Json } from "../api";
 import { byId, el } from "../dom";
 import { Saves } from "../saves";
 import { fail, say } from "../status";
+import { Turns } from "../turns";
 import { fieldInput } from "./fieldInput";
 
 export interface ClientHooks {
@@ -22,9 +23,9 @@ const shapeOf = (v: Json): FieldInfo["shape"] =>
 
 export class ClientsView {
   private page: ClientPage | null = null;
-  /** How many pages were asked for or saved: only the latest is drawn (an older page drawn
+  /** A turn for each page asked for or saved: only the latest is drawn (an older page drawn
    * after a save would undo it at the next click on its choices, made from what it shows). */
-  private asked = 0;
+  private readonly pages = new Turns();
   private readonly saves = new Saves<ClientPage>();
 
   constructor(private readonly hooks: ClientHooks) {
@@ -42,9 +43,7 @@ export class ClientsView {
     if (!select.value) { byId("client-page").replaceChildren(el("p", { class: "empty" }, "This workspace has no clients.")); return; }
     // Another client chosen before this one's page answered: the later answer is drawn, never
     // an older one (its edits would go to a client the choice no longer names).
-    const n = ++this.asked;
-    const page = await api.clientPage(select.value);
-    if (n === this.asked) this.draw(page);
+    await this.pages.drawLatest(() => api.clientPage(select.value), (page) => this.draw(page));
   }
 
   /** Writes one value of the client's client.yaml, after the saves asked before it
@@ -55,7 +54,7 @@ export class ClientsView {
     this.saves.run(() => api.setClientValue(client, path, value), (saved, last) => {
       if (saved) say(`Saved ${path.join(" › ")} for ${client}`, "good");
       // A page asked for before this answer is older than it: not drawn over it.
-      if (saved) this.asked += 1;
+      if (saved) this.pages.take();
       // The page shown is still this client's: draw the file as it stands.
       if (last && this.page?.client === client) {
         if (saved) this.draw(saved);

@@ -4,6 +4,7 @@
 import { api, errorText, type Diff, type Release } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
+import { Turns } from "../turns";
 
 /** What the Diff tab asks of the rest of the window. */
 export const diffHooks = {
@@ -43,15 +44,13 @@ async function fillReleases(): Promise<Release[]> {
   return releases;
 }
 
-/** How many diffs were asked for: only the last one asked is drawn (comparing two releases
+/** A turn for each diff asked for: only the last one asked is drawn (comparing two releases
  * takes seconds, and a comparison asked before must not replace the one chosen since). */
-let asked = 0;
+const diffs = new Turns();
 
 /** The diff of the last two builds, unless another diff was asked for meanwhile. */
 async function showBuilds(): Promise<void> {
-  const n = ++asked;
-  const d = await api.diff();
-  if (n === asked) byId("diff").textContent = diffText(d);
+  await diffs.drawLatest(() => api.diff(), (d) => { byId("diff").textContent = diffText(d); });
 }
 
 async function compare(): Promise<void> {
@@ -62,10 +61,10 @@ async function compare(): Promise<void> {
     await showBuilds();
     return;
   }
-  const n = ++asked;
+  const turn = diffs.take();
   byId("diff").textContent = "Building both releases from their own files…";
   const d = await api.compareReleases(old, neu);
-  if (n !== asked) return;
+  if (!diffs.isLatest(turn)) return;
   byId("diff").textContent = diffText(d);
   byId("rl-note").textContent = `From ${old.slice(0, 7)} to ${neu.slice(0, 7)}.`;
 }

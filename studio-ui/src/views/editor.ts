@@ -7,6 +7,7 @@ import { fieldInput } from "./fieldInput";
 import { byId, el } from "../dom";
 import { createEditor, type CodeEditor, type Vocabulary } from "../codeEditor";
 import { fail, say } from "../status";
+import { Turns } from "../turns";
 import { renderReach, renderRelations } from "./relations";
 import { renderDefaultBeside, renderTranslations } from "./translations";
 
@@ -48,9 +49,9 @@ export class SkillEditor {
   private sideFile: string | null = null;
   /** Answers the question "save, discard or stay?" asked before leaving unsaved edits. */
   private leaving: ((go: boolean) => void) | null = null;
-  /** How many opens were asked: an open's answer is shown only if no later one was asked. */
-  private opening = 0;
-  /** The last open whose read has answered: below `opening` while one is on its way. */
+  /** A turn for each open asked: an open's answer is shown only if no later one was asked. */
+  private readonly opening = new Turns();
+  /** The last open whose read has answered: below the latest turn while one is on its way. */
   private settled = 0;
   private readonly body: CodeEditor;
   private readonly source: CodeEditor;
@@ -128,14 +129,14 @@ export class SkillEditor {
     if (!force && file !== this.file && !(await this.mayLeave())) return false;
     // Two opens in flight (two quick clicks, or a reload from disk and a click): the last one
     // asked is the one shown, whichever file is read first.
-    const ticket = ++this.opening;
+    const ticket = this.opening.take();
     let f: FileState;
     try {
       f = await api.readFile(file);
     } finally {
-      if (ticket === this.opening) this.settled = ticket;
+      if (this.opening.isLatest(ticket)) this.settled = ticket;
     }
-    if (ticket !== this.opening) return false;
+    if (!this.opening.isLatest(ticket)) return false;
     this.showTitle(file);
     this.file = file; this.base = f.hash; this.text = f.text; this.baseText = f.text;
     if (this.translations && !this.translations.locales.some((l) => l.file === file) && this.translations.default_file !== file) this.translations = null;
@@ -181,13 +182,13 @@ export class SkillEditor {
   async diskChanged(): Promise<void> {
     const file = this.file;
     // A skill asked for and on its way: the file shown is being left (or read again anyway).
-    if (!file || this.settled !== this.opening) return;
-    const base = this.base, opens = this.opening;
+    if (!file || this.settled !== this.opening.latest) return;
+    const base = this.base, opens = this.opening.latest;
     const disk = await api.readFile(file);
     // Stale when, meanwhile, a skill was asked for (a click waiting for its own read) or this
     // one was saved: the read may be from before that, and a change on disk after it comes as
     // an event of its own. Reloading then would bring back a file no longer wanted.
-    if (this.file !== file || this.base !== base || this.opening !== opens || disk.hash === base) return;
+    if (this.file !== file || this.base !== base || !this.opening.isLatest(opens) || disk.hash === base) return;
     if (this.dirty) this.showConflict(true);
     else await this.open(file, true);
   }

@@ -5,6 +5,7 @@ import MarkdownIt from "markdown-it";
 import { api, errorText, type BudgetMeter, type Overview, type Preview, type PreviewRequest, type TargetMeter } from "../api";
 import { byId, el } from "../dom";
 import { say } from "../status";
+import { Turns } from "../turns";
 
 const md = new MarkdownIt({ html: false, linkify: true });
 const value = (id: string) => byId<HTMLInputElement | HTMLSelectElement>(id).value;
@@ -259,9 +260,10 @@ function sourceItem(s: { sid: number; url: string; title: string | null }): HTML
   return el("li", { value: s.sid }, link, " ", el("small", {}, s.url));
 }
 
-/** The latest preview asked for: an answer to an older request is not drawn (a tab click and
- * a Run, or a build's refresh, can overlap; each draw of a 1,000-skill catalog costs ~100 ms). */
-let latestPreview = 0;
+/** A turn for each preview asked for: an answer to an older request is not drawn (a tab click
+ * and a Run, or a build's refresh, can overlap; each draw of a 1,000-skill catalog costs
+ * ~100 ms). */
+const previews = new Turns();
 /** The catalog as drawn last. A save that changes no catalog (a body edit) keeps it: the
  * backend leaves out a catalog the page names by its digest, and it is not drawn again. */
 let drawnCatalog = { digest: "", skills: 0, markdown: false };
@@ -311,7 +313,7 @@ function foldCategories(root: HTMLElement): void {
 
 /** How many previews were asked for so far (a build's refresh skips one asked after it). */
 export function previewsAsked(): number {
-  return latestPreview;
+  return previews.latest;
 }
 
 /** The last preview asked for, settled or not. */
@@ -345,7 +347,7 @@ function flagUnsaved(): void {
 }
 
 async function drawPreview(): Promise<void> {
-  const ticket = ++latestPreview;
+  const ticket = previews.take();
   byId("pv-error").hidden = true;
   flagUnsaved();
   const context = value("pv-context").split(",").map((p) => p.trim()).filter(Boolean).map((p) => {
@@ -364,10 +366,10 @@ async function drawPreview(): Promise<void> {
   if (drawnCatalog.markdown === (request.format === "markdown")) request.known_catalog = drawnCatalog.digest;
   // Clicks in one go (a tab and Run) ask once.
   await Promise.resolve();
-  if (ticket !== latestPreview) return;
+  if (!previews.isLatest(ticket)) return;
   try {
     const p = await api.preview(request);
-    if (ticket !== latestPreview) return;
+    if (!previews.isLatest(ticket)) return;
     showCatalog(p, request.format === "markdown");
     byId("pv-prompt").textContent = p.prompt.text;
     byId("pv-prompt-rendered").innerHTML = md.render(p.prompt.text);
@@ -387,7 +389,7 @@ async function drawPreview(): Promise<void> {
     showBudget(p.budget);
     showRoute(p, request);
   } catch (e) {
-    if (ticket !== latestPreview) return;
+    if (!previews.isLatest(ticket)) return;
     byId("pv-error").hidden = false;
     byId("pv-error").textContent = errorText(e);
   }

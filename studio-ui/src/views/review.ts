@@ -2,6 +2,7 @@
 // what the change does to each client, locale and tier, and a commit of the ticked files.
 import { api, errorText, type Blockers, type DocChange, type ImpactGroup, type Review } from "../api";
 import { byId, el } from "../dom";
+import { Turns } from "../turns";
 
 let current: Review | null = null;
 let shown = "";
@@ -170,20 +171,20 @@ function render(r: Review): void {
   showBlockers(r);
 }
 
-/** How many reviews were asked for: only the last one asked is drawn (an older one lists
+/** A turn for each review asked for: only the last one asked is drawn (an older one lists
  * files as they were, and its publish token is stale). */
-let reviewsAsked = 0;
+const reviews = new Turns();
 
 export async function showReview(): Promise<void> {
   const status = byId("rv-status");
   status.className = "";
   status.textContent = "Comparing with the last commit…";
-  const n = ++reviewsAsked;
+  const turn = reviews.take();
   try {
     const r = await api.review();
-    if (n === reviewsAsked) render(r);
+    if (reviews.isLatest(turn)) render(r);
   } catch (e) {
-    if (n !== reviewsAsked) return;
+    if (!reviews.isLatest(turn)) return;
     status.className = "error";
     status.textContent = errorText(e);
   }

@@ -3,6 +3,7 @@
 // the trigger examples that route to another skill, each a click from its editor.
 import { api, errorText, type BundleEval, type RoutingView } from "../api";
 import { byId, el } from "../dom";
+import { Turns } from "../turns";
 
 const SHOWN_ELSEWHERE = 300;
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -25,29 +26,30 @@ const CLIENTS_A_CALL = 4;
 export class RoutingPanel {
   private view: RoutingView | null = null;
   private chosen: string | null = null;
-  /** Each show() starts a new measuring; an older one, still running, stops at its next call. */
-  private measuring = 0;
+  /** Each show() takes a turn of measuring; an older one, still running, stops at its next
+   * call. */
+  private readonly measuring = new Turns();
 
   constructor(private readonly open: (file: string, line: number) => void) {}
 
   /** Measures the last build and draws the view: the global bundle at once, then the
    * clients a few at a time, worst first among those measured, while the view is shown. */
   async show(): Promise<void> {
-    const run = ++this.measuring;
+    const run = this.measuring.take();
     byId("rt-summary").textContent = "Measuring…";
     try {
       const view = await api.routing();
-      if (run !== this.measuring) return;
+      if (!this.measuring.isLatest(run)) return;
       this.view = view;
       this.render();
-      while (run === this.measuring && view.bundles.length - 1 < view.clients && !byId("tab-routing").hidden) {
+      while (this.measuring.isLatest(run) && view.bundles.length - 1 < view.clients && !byId("tab-routing").hidden) {
         const more = await api.routingClients(view.bundles.length - 1, CLIENTS_A_CALL);
-        if (run !== this.measuring || more.length === 0) break;
+        if (!this.measuring.isLatest(run) || more.length === 0) break;
         view.bundles.push(...more);
         this.render();
       }
     } catch (e) {
-      if (run === this.measuring) byId("rt-summary").textContent = errorText(e);
+      if (this.measuring.isLatest(run)) byId("rt-summary").textContent = errorText(e);
     }
   }
 

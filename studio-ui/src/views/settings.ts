@@ -8,6 +8,7 @@ import { api, type Json, type PlanInfo, type WorkspacePage } from "../api";
 import { byId, el } from "../dom";
 import { Saves } from "../saves";
 import { say } from "../status";
+import { Turns } from "../turns";
 
 export interface SettingsHooks {
   /** A value was written: the workspace is built again. */
@@ -44,17 +45,15 @@ export class SettingsView {
   /** The page as the last answer left it (drawn or not). */
   private page: WorkspacePage | null = null;
   private readonly saves = new Saves<WorkspacePage>();
-  /** How many pages were asked for or saved: a page asked for is drawn only if none was since.
-   * An older one drawn after a save would be the file before it, and the next edit of a list
-   * made from it would undo the save (a language added, then lost). */
-  private asked = 0;
+  /** A turn for each page asked for or saved: a page asked for is drawn only if none was
+   * since. An older one drawn after a save would be the file before it, and the next edit of a
+   * list made from it would undo the save (a language added, then lost). */
+  private readonly pages = new Turns();
 
   constructor(private readonly hooks: SettingsHooks) {}
 
   async show(): Promise<void> {
-    const n = ++this.asked;
-    const page = await api.workspacePage();
-    if (n === this.asked) this.draw(page);
+    await this.pages.drawLatest(() => api.workspacePage(), (page) => this.draw(page));
   }
 
   /** Writes one value of workspace.yaml, after the saves asked before it ([Saves]). A list
@@ -68,7 +67,7 @@ export class SettingsView {
       return api.setWorkspaceValue(path, written);
     }, (saved, last) => {
       if (saved) {
-        this.asked += 1;
+        this.pages.take();
         this.page = saved;
         say(`Saved ${what} in ${saved.file}`, saved.diagnostics.some((d) => d.severity === "error") ? "bad" : "good");
       }

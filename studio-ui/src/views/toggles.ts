@@ -9,6 +9,7 @@
 import { api, type Outcome, type Selection, type TestRun, type ToggleChange, type ToggleFilter, type Toggles } from "../api";
 import { byId, el } from "../dom";
 import { fail, say } from "../status";
+import { Turns } from "../turns";
 
 const PAGE_CLIENTS = 50;
 const PAGE_SKILLS = 40;
@@ -23,7 +24,11 @@ export class TogglesView {
   private skillPage = 0;
   /** What the filters keep (the backend's choice, `select_toggles`). */
   private selection: Selection = { clients: [], skills: [] };
-  private asked = 0;
+  /** A turn for each read of the matrix, and for each question of what the filters keep: only
+   * the latest answer is drawn (a read from before an edit, answering after the read that
+   * follows it, would show cells as they were, and a click on one would start from that). */
+  private readonly reads = new Turns();
+  private readonly selections = new Turns();
   /** The number that undoes each applied edit, last first, with its words. */
   private undo: { undo: number; words: string }[] = [];
 
@@ -49,10 +54,13 @@ export class TogglesView {
   }
 
   async show(): Promise<void> {
-    this.data = await api.toggles();
+    const turn = this.reads.take();
+    const data = await api.toggles();
+    if (!this.reads.isLatest(turn)) return;
+    this.data = data;
     const cat = byId<HTMLSelectElement>("tg-category");
     const old = cat.value;
-    const categories = [...new Set(this.data.categories)].sort();
+    const categories = [...new Set(data.categories)].sort();
     cat.replaceChildren(el("option", { value: "" }, "(every category)"), ...categories.map((c) => el("option", { value: c }, c || "(none)")));
     cat.value = categories.includes(old) ? old : "";
     await this.select();
@@ -68,12 +76,11 @@ export class TogglesView {
 
   /** Asks which clients and skills the filters keep, then draws them (the last answer wins). */
   private async select(): Promise<void> {
-    const n = ++this.asked;
-    const s = await api.selectToggles(this.filter());
-    if (n !== this.asked) return;
-    this.selection = s;
-    byId("tg-confirm").hidden = true;
-    this.draw();
+    await this.selections.drawLatest(() => api.selectToggles(this.filter()), (s) => {
+      this.selection = s;
+      byId("tg-confirm").hidden = true;
+      this.draw();
+    });
   }
 
   /** Indices of the clients and skills the filters keep. */
