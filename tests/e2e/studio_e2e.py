@@ -725,7 +725,8 @@ def test_a_toggle_click_runs_no_case_before_it_is_written_and_names_what_it_brok
 
 def test_two_quick_toggle_clicks_show_both_when_the_first_read_answers_late(d, tmp, shots):
     """Two cells turned off in quick succession, the matrix read after the first answering
-    last (held back on purpose): the matrix shows both off, as client.yaml has them."""
+    last (held back on purpose): the matrix shows both off, as client.yaml has them, and the
+    tests they broke are named once, for both."""
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="toggles"]')
     d.set_value("#tg-clients", "hyperline.co")
@@ -750,6 +751,14 @@ def test_two_quick_toggle_clicks_show_both_when_the_first_read_answers_late(d, t
         time.sleep(3)  # the held read has answered
         assert "off" in state("competitors").split(), state("competitors")
         assert "off" in state("support").split(), f"a read from before the second click was drawn last: {state('support')}"
+        # Once rebuilt, the two edits are named together with what they broke: each alone
+        # named the other's broken case as its own (support off breaks the login case).
+        broken = d.wait_text("#tg-broken", "Turning competitors off for hyperline.co and support off for hyperline.co breaks 2 tests",
+                             timeout=60)
+        assert "a login problem reaches support" in broken and "tier 3 (roster and battlecards)" in broken, broken
+        time.sleep(2)  # nothing comes after it
+        assert d.text("#tg-broken") == broken, d.text("#tg-broken")
+        assert d.text("#tg-broken-undo") == "Undo: support off for hyperline.co", d.text("#tg-broken-undo")
         d.screenshot(shots / "toggles-late-read.png")
     finally:
         d.js("window.__studioLate.ms = {}")

@@ -31,6 +31,11 @@ export class TogglesView {
   private readonly selections = new Turns();
   /** The number that undoes each applied edit, last first, with its words. */
   private undo: { undo: number; words: string }[] = [];
+  /** Edits applied whose broken cases are not said yet, and the cases failing before the
+   * first of them: quick clicks are reported together, by the last one once its rebuild is in
+   * (each alone would name the others' broken cases as its own). */
+  private unreported: { words: string[]; before: string[] } | null = null;
+  private readonly reports = new Turns();
 
   /** `changed`: rebuilds after an edit (its promise settles when the cases have run);
    * `cases`: the Tests tab's last run and how many runs it has shown. */
@@ -182,28 +187,36 @@ export class TogglesView {
     const before = known.outcomes.filter((o) => o.failures.length).map((o) => o.case.name);
     const applied = await api.setToggles(changes);
     this.undo.push({ undo: applied.undo, words });
+    this.unreported ??= { words: [], before };
+    this.unreported.words.push(words);
+    const turn = this.reports.take();
     if (changes.length > 1) say(`${changes.length} toggles set in ${applied.files} client files`, "good");
     this.showUndo();
     await this.show();
     const runs = this.cases().runs;
     await this.changed();
+    if (!this.reports.isLatest(turn) || !this.unreported) return; // a later edit says it
+    const edits = this.unreported;
+    this.unreported = null;
     // The build ran the cases for the Tests tab: their outcomes name what broke. A build that
     // wrote nothing ran none: the backend runs them against the last artifact, as before.
     const after = this.cases();
     const broken = after.runs > runs && after.last
-      ? after.last.outcomes.filter((o) => o.failures.length && !before.includes(o.case.name))
-      : await api.casesBrokenSince(before);
-    this.showBroken(broken, words);
+      ? after.last.outcomes.filter((o) => o.failures.length && !edits.before.includes(o.case.name))
+      : await api.casesBrokenSince(edits.before);
+    this.showBroken(broken, edits.words.join(" and "));
   }
 
-  /** The cases an edit broke, each with what no longer holds, and its undo beside them. */
+  /** The cases the edits (`words`) broke, each with what no longer holds, and the last
+   * edit's undo beside them. */
   private showBroken(broken: Outcome[], words: string): void {
+    const last = this.undo[this.undo.length - 1];
     const box = byId("tg-broken");
     box.className = broken.length ? "tg-broken" : "tg-broken good";
     box.replaceChildren(...(broken.length ? [
       el("p", {}, el("b", {}, `Turning ${words} breaks ${broken.length} ${broken.length === 1 ? "test" : "tests"}:`)),
       el("ul", {}, ...broken.map((o) => el("li", { "data-case": o.case.name }, el("b", {}, o.case.name), ": ", o.failures[0] ?? ""))),
-      el("button", { id: "tg-broken-undo", onclick: () => this.undoLast() }, `Undo: ${words}`),
+      el("button", { id: "tg-broken-undo", onclick: () => this.undoLast() }, `Undo: ${last?.words ?? words}`),
     ] : [el("span", {}, `Turning ${words}: every test that passed still passes.`)]));
     box.hidden = false;
   }
