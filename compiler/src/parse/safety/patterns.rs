@@ -69,6 +69,11 @@ fn is_placeholder(line: &str, start: usize, end: usize) -> bool {
     if m.starts_with("-----BEGIN") {
         return line.trim() != m;
     }
+    // A key no service issues: one character eight times over (`AKIAYYYYYYYYYYYYYYYY`).
+    let bytes = m.as_bytes();
+    if bytes.windows(8).any(|w| w.iter().all(|&c| c == w[0])) {
+        return true;
+    }
     let upper = m.to_ascii_uppercase();
     [
         "EXAMPLE",
@@ -152,7 +157,7 @@ const RULES: &[Rule] = &[
     wording(
         codes::OVERRIDE_INSTRUCTIONS,
         High,
-        r"(?i)\b(?:(?:security\s+)?(?:scanner|reviewer|auditor|analy[sz]er|classifier|judge)s?\b.{0,40}\b(?:mark|report|classify|rate|treat|consider)\b.{0,30}\b(?:safe|benign|clean|harmless)|(?:do\s+not|don't|never)\s+(?:flag|report)\s+this\s+(?:skill|file|code))",
+        r"(?i)\b(?:(?:security\s+)?(?:scanner|reviewer|auditor|analy[sz]er|classifier|judge)s?\b.{0,40}\b(?:mark|report|classify|rate|treat|consider)\b.{0,30}\b(?:safe|benign|clean|harmless)\b|(?:do\s+not|don't|never)\s+(?:flag|report)\s+this\s+(?:skill|file|code))",
         "addresses the scanner reading it",
     ),
     // S202: hiding what the agent does.
@@ -165,7 +170,7 @@ const RULES: &[Rule] = &[
     wording(
         codes::HIDE_FROM_USER,
         High,
-        r"(?i)\b(?:silently|quietly|secretly|covertly|in\s+the\s+background\s+without\s+notice)\s+(?:run|execute|send|upload|post|install|delete|download|exfiltrate|copy|transmit)",
+        r"(?i)\b(?:silently|quietly|secretly|covertly|in\s+the\s+background\s+without\s+notice)\s+(?:runs?|executes?|sends?|uploads?|posts?|installs?|deletes?|downloads?|exfiltrates?|copy|copies|transmits?)\b",
         "tells the agent to act unseen",
     ),
     wording(
@@ -276,13 +281,13 @@ const RULES: &[Rule] = &[
     rule(
         codes::FETCH_AND_RUN,
         Medium,
-        r"(?i)\b(?:curl|wget|fetch)\b[^|\n;]{0,200}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da|fi)?sh\b",
+        r"(?i)\b(?:curl|wget|fetch)\s+[^|\n;\s][^|\n;]{0,199}\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da|fi)?sh\b",
         "runs a script straight from the network",
     ),
     rule(
         codes::FETCH_AND_RUN,
         Medium,
-        r"(?i)\b(?:curl|wget)\b[^|\n;]{0,200}\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b",
+        r"(?i)\b(?:curl|wget)\s+[^|\n;\s][^|\n;]{0,199}\|\s*(?:sudo\s+)?(?:python[0-9.]*|perl|ruby|node|php)\b",
         "runs a program straight from the network",
     ),
     rule(
