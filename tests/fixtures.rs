@@ -152,6 +152,7 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("authored-wrong-shapes", &["E010", "E012", "E021", "E022"]),
     ("collection-fields", &["W116"]),
     ("collection-same-name", &["W122"]),
+    ("collection-same-folder-name", &["W122", "!E013"]),
     ("plugin-marketplace", &["W118", "!E013", "!E012"]),
     ("plugin-plain-names", &["E012", "!E013"]),
     ("plugin-manifest-broken", &["W123"]),

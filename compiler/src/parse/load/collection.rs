@@ -24,18 +24,17 @@ pub(super) fn tell_apart_by_folder(ws: &mut Workspace, out: &mut Vec<Diagnostic>
             .push(i);
     }
     for ((scope, qualified), members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
-        let folders: Vec<String> = (members.iter())
-            .map(|&i| names::normalize(&ws.skills[i].folder_name))
-            .collect();
-        let distinct: HashSet<&String> = folders.iter().collect();
         // A folder name another skill of the scope already has would clash again.
         let others: HashSet<&str> = (ws.skills.iter().enumerate())
             .filter(|(i, s)| s.scope == scope && !members.contains(i))
             .map(|(_, s)| s.name.as_str())
             .collect();
-        if distinct.len() != folders.len() || folders.iter().any(|f| others.contains(f.as_str())) {
+        let places: Vec<(&str, &str)> = (members.iter())
+            .map(|&i| (ws.skills[i].folder_name.as_str(), ws.skills[i].dir.as_str()))
+            .collect();
+        let Some((folders, depth)) = distinct_names(&places, &others) else {
             continue; // E013 says which folders clash
-        }
+        };
         let first = &ws.skills[members[0]];
         let (file, pos) = (first.file.clone(), first.name_pos);
         let declared = first.name.clone();
@@ -48,9 +47,10 @@ pub(super) fn tell_apart_by_folder(ws: &mut Workspace, out: &mut Vec<Diagnostic>
                 &file,
                 pos,
                 format!(
-                    "`{qualified}` is declared by {} folders; they are {} skills here, named after their folders: {}",
+                    "`{qualified}` is declared by {} folders; they are {} skills here, named after their {}: {}",
                     folders.len(),
                     folders.len(),
+                    if depth == 1 { "folders" } else { "folders and the folders above them" },
                     folders.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
                 ),
             )
@@ -59,4 +59,26 @@ pub(super) fn tell_apart_by_folder(ws: &mut Workspace, out: &mut Vec<Diagnostic>
             )),
         );
     }
+}
+
+/// The names that tell apart skills in these `(folder name, folder)` places: each one's folder
+/// name, or, where those are the same (an aggregator's `alice/linear` and `bob/linear`, backups
+/// of one plugin), its last `depth` folders joined by `-` (`alice-linear`), the fewest that
+/// differ and are no name of `others`; with that depth. None when even the whole paths clash.
+fn distinct_names(places: &[(&str, &str)], others: &HashSet<&str>) -> Option<(Vec<String>, usize)> {
+    let parts: Vec<Vec<&str>> = (places.iter())
+        .map(|(_, dir)| dir.split('/').filter(|p| !p.is_empty()).collect())
+        .collect();
+    let deepest = parts.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    (1..=deepest).find_map(|depth| {
+        let names: Vec<String> = (places.iter().zip(&parts))
+            .map(|((folder, _), p)| match depth {
+                1 => names::normalize(folder),
+                _ => names::normalize(&p[p.len().saturating_sub(depth)..].join("-")),
+            })
+            .collect();
+        let distinct: HashSet<&String> = names.iter().collect();
+        let free = names.iter().all(|n| !others.contains(n.as_str()));
+        (distinct.len() == names.len() && free).then_some((names, depth))
+    })
 }
