@@ -317,3 +317,51 @@ fn an_untrusted_skill_is_exported_without_its_code_unless_asked() {
         assert!(!report.contains("left out"), "{report}");
     }
 }
+
+#[test]
+fn a_metadata_value_that_is_not_a_string_is_kept_as_its_json_text_and_exported_so() {
+    // Public collections write lists under metadata (`tags: [ffmpeg, video]`); the spec's
+    // metadata holds strings. The value is kept as its JSON text, never dropped.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    common::write(
+        &ws,
+        "ffmpeg/SKILL.md",
+        "---\nname: ffmpeg\ndescription: Converts video with FFmpeg. Use when converting video.\nmetadata:\n  author: a team\n  tags:\n    - ffmpeg\n    - video\n  links: {docs: \"https://ffmpeg.org\"}\n---\nBody.\n",
+    );
+    let checked = skillc(&["check", ws.to_str().unwrap()]);
+    assert!(
+        text(&checked).contains("skillc keeps this value as its JSON text"),
+        "{}",
+        text(&checked)
+    );
+    let out = dir.path().join("a.db");
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+    let exported = dir.path().join("e");
+    let o = skillc(&[
+        "export",
+        out.to_str().unwrap(),
+        "-o",
+        exported.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let file = std::fs::read_to_string(exported.join("ffmpeg/SKILL.md")).unwrap();
+    let front: serde_yaml::Value =
+        serde_yaml::from_str(file.split("---\n").nth(1).unwrap()).unwrap();
+    let metadata = &front["metadata"];
+    assert_eq!(metadata["author"].as_str(), Some("a team"), "{file}");
+    assert_eq!(
+        metadata["tags"].as_str(),
+        Some(r#"["ffmpeg","video"]"#),
+        "{file}"
+    );
+    assert_eq!(
+        metadata["links"].as_str(),
+        Some(r#"{"docs":"https://ffmpeg.org"}"#),
+        "{file}"
+    );
+    // The export is what the spec asks: no value of metadata is anything but a string.
+    let again = skillc(&["check", exported.to_str().unwrap()]);
+    assert!(!text(&again).contains("P205"), "{}", text(&again));
+}

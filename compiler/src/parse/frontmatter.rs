@@ -237,8 +237,13 @@ fn metadata(f: &mut Fields<'_>) -> BTreeMap<String, String> {
                                     value_kind(v)
                                 ),
                             )
-                            .with_help("metadata is a flat string-to-string map in the spec");
+                            .with_help("metadata is a flat string-to-string map in the spec; skillc keeps this value as its JSON text");
                         f.report(d);
+                        // Kept, not lost: an export writes it back as a string (`tags:
+                        // '["ffmpeg","video"]'`), which every client and the spec accept.
+                        if let Ok(text) = serde_json::to_string(v) {
+                            out.insert(key, text);
+                        }
                     }
                 }
             }
