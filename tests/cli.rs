@@ -1109,6 +1109,37 @@ fn two_skill_workspace(ws: &Path) {
 }
 
 #[test]
+fn eval_of_a_collection_without_examples_says_it_measured_nothing() {
+    // Most public collections declare no trigger examples: their figures are of nothing, and
+    // the text says `-` rather than a perfect 1.000 (JSON keeps 1.0, so --min-recall passes).
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    for (name, about) in [
+        ("billing", "Invoices and refunds."),
+        ("shipping", "Parcels and delivery."),
+    ] {
+        common::write(
+            &ws,
+            &format!("{name}/SKILL.md"),
+            &format!("---\nname: {name}\ndescription: {about}\n---\nHelp.\n"),
+        );
+    }
+    let ws_arg = ws.to_str().unwrap();
+    let text = skillc(&["eval", ws_arg]);
+    assert_eq!(text.status.code(), Some(0), "{}", common::said(&text));
+    let line = String::from_utf8_lossy(&text.stdout).to_string();
+    assert!(
+        line.contains("0 examples, 0 cases · recall@1 - · recall@5 - · MRR - · false fire -"),
+        "{line}"
+    );
+    let json = skillc(&["eval", ws_arg, "--format", "json", "--min-recall", "0.9"]);
+    assert_eq!(json.status.code(), Some(0), "{}", common::said(&json));
+    let r: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(r["bundles"][0]["positives"], 0);
+    assert_eq!(r["bundles"][0]["recall_at_k"], 1.0);
+}
+
+#[test]
 fn eval_puts_every_message_to_a_selector_and_counts_its_failures() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");

@@ -274,10 +274,10 @@ pub fn render_eval_text(evals: &[BundleEval]) -> String {
             e.tier,
             e.examples,
             e.cases,
-            figures_line(&e.figures, e.k, e.negatives),
+            figures_line(&e.figures, e.k, e.positives, e.negatives),
         ));
         if let Some(s) = &e.selector {
-            out.push_str(&selector::render_text(s, e.k, e.negatives));
+            out.push_str(&selector::render_text(s, e.k, e.positives, e.negatives));
         }
         let mut shown = 0;
         for c in &e.figures.confusions {

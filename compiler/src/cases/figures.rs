@@ -129,13 +129,19 @@ pub fn figures<'a>(
     }
 }
 
-/// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`.
-pub(super) fn figures_line(f: &Figures, k: usize, negatives: usize) -> String {
+/// One line of figures: `recall@1 … · recall@k … · MRR … · false fire …`; `-` for a figure
+/// with no message to measure (JSON keeps 1.0 there, so that `--min-recall` passes a bundle
+/// with nothing to route; a line saying 1.000 of nothing misled).
+pub(super) fn figures_line(f: &Figures, k: usize, positives: usize, negatives: usize) -> String {
+    let of = |x: f64| match positives {
+        0 => "-".to_string(),
+        _ => format!("{x:.3}"),
+    };
     format!(
-        "recall@1 {:.3} · recall@{k} {:.3} · MRR {:.3} · false fire {}",
-        f.recall_at_1,
-        f.recall_at_k,
-        f.mrr,
+        "recall@1 {} · recall@{k} {} · MRR {} · false fire {}",
+        of(f.recall_at_1),
+        of(f.recall_at_k),
+        of(f.mrr),
         if negatives == 0 {
             "-".to_string()
         } else {

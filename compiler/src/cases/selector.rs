@@ -280,14 +280,14 @@ fn parse_answer(out: &str) -> Result<Vec<String>, String> {
 }
 
 /// The selector's figures as text, under its bundle's line.
-pub fn render_text(s: &SelectorEval, k: usize, negatives: usize) -> String {
+pub fn render_text(s: &SelectorEval, k: usize, positives: usize, negatives: usize) -> String {
     let mut out = format!(
         "  selector ({} sample{}, {} calls, {} failed): {}\n",
         s.samples,
         if s.samples == 1 { "" } else { "s" },
         s.calls,
         s.failures,
-        figures_line(&s.figures, k, negatives)
+        figures_line(&s.figures, k, positives, negatives)
     );
     if s.samples > 1 {
         let r = |x: &Spread| format!("{:.3}–{:.3}", x.min, x.max);

@@ -18,6 +18,8 @@ export function outcomes(b: BundleEval): { right: number; other: number; none: n
 }
 
 const share = (n: number, of: number) => (of ? pct(n / of) : "–");
+/** A bundle's figure, or – when it has no message to measure (the backend counts 1 there). */
+const figure = (b: BundleEval, x: number) => (b.positives ? pct(x) : "–");
 
 /** Clients measured a call: each takes about half a second on a thousand-skill catalog, and the
  * view is drawn again after each call. */
@@ -60,10 +62,13 @@ export class RoutingPanel {
     const worst = [...v.bundles].sort((a, b) => a.recall_at_k - b.recall_at_k || who(a).localeCompare(who(b)));
     const global = v.bundles[0];
     const all = outcomes(global);
-    byId("rt-summary").replaceChildren(
-      el("p", {}, `Everyone: of ${global.positives} messages, ${share(all.right, global.positives)} reach the right skill first, ` +
+    const everyone = global.positives
+      ? `Everyone: of ${global.positives} messages, ${share(all.right, global.positives)} reach the right skill first, ` +
         `${share(all.other, global.positives)} another skill first and ${share(all.none, global.positives)} no skill at all; ` +
-        `the right skill is among the first ${global.k} for ${pct(global.recall_at_k)}.` +
+        `the right skill is among the first ${global.k} for ${pct(global.recall_at_k)}.`
+      : "Everyone: no trigger example and no routing case to measure yet (below: where each skill's own description goes).";
+    byId("rt-summary").replaceChildren(
+      el("p", {}, everyone +
         (measured < v.clients ? ` Clients measured so far: ${measured} of ${v.clients} (about half a second each on a catalog of a thousand skills); the chart fills in while this view is open.`
           : v.clients ? ` All ${v.clients} clients measured.` : "")),
       el("p", { class: "hint" }, "Each trigger example is routed as if its own skill did not hold it: a short example that shares " +
@@ -74,13 +79,14 @@ export class RoutingPanel {
       const o = outcomes(b);
       return el("button", {
         class: `rt-bar${name === (this.chosen ?? "") ? " chosen" : ""}`, "data-client": name,
-        title: `first ${pct(b.recall_at_1)} · among the first ${b.k} ${pct(b.recall_at_k)} · ${b.positives} messages`,
+        title: `first ${figure(b, b.recall_at_1)} · among the first ${b.k} ${figure(b, b.recall_at_k)} · ${b.positives} messages`,
         onclick: () => { this.chosen = name; this.render(); },
       },
       el("span", { class: "rt-name" }, who(b)),
       el("span", { class: "rt-track" },
-        el("span", { class: "rt-fill-k", style: `width:${pct(b.recall_at_k)}` }),
-        el("span", { class: "rt-fill-1", style: `width:${pct(b.recall_at_1)}` })),
+        // Nothing measured draws an empty track, not a full one.
+        el("span", { class: "rt-fill-k", style: `width:${b.positives ? pct(b.recall_at_k) : "0%"}` }),
+        el("span", { class: "rt-fill-1", style: `width:${b.positives ? pct(b.recall_at_1) : "0%"}` })),
       el("span", { class: "rt-value" },
         `${share(o.right, b.positives)} right · ${share(o.other, b.positives)} another skill · ${share(o.none, b.positives)} no skill`));
     }));
