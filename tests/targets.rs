@@ -365,3 +365,53 @@ fn a_metadata_value_that_is_not_a_string_is_kept_as_its_json_text_and_exported_s
     let again = skillc(&["check", exported.to_str().unwrap()]);
     assert!(!text(&again).contains("P205"), "{}", text(&again));
 }
+
+#[test]
+fn a_collection_filing_its_skills_under_metadata_category_is_listed_by_it() {
+    // TerminalSkills/skills files every skill under `metadata.category`; a workspace, written
+    // for skillc, says `category` itself and its metadata stays labels.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let skill = |name: &str, extra: &str| {
+        common::write(
+            &ws,
+            &format!("{name}/SKILL.md"),
+            &format!("---\nname: {name}\ndescription: The {name} skill. Use for {name}.\n{extra}---\nBody.\n"),
+        );
+    };
+    skill("ffmpeg", "metadata:\n  category: media\n");
+    skill(
+        "pandoc",
+        "category: documents\nmetadata:\n  category: media\n",
+    );
+    skill("plain", "");
+    let catalog = |ws: &Path| {
+        let out = dir.path().join("a.db");
+        let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert!(built.status.success(), "{}", text(&built));
+        let c = skillc(&["catalog", out.to_str().unwrap()]);
+        assert!(c.status.success(), "{}", text(&c));
+        String::from_utf8_lossy(&c.stdout).to_string()
+    };
+    let listed = catalog(&ws);
+    let group_of = |listed: &str, name: &str| {
+        let at = listed
+            .find(&format!("| {name} |"))
+            .unwrap_or_else(|| panic!("{name}: {listed}"));
+        listed[..at]
+            .rsplit("## ")
+            .next()
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(group_of(&listed, "ffmpeg"), "media", "{listed}");
+    // skillc's own `category` comes first.
+    assert_eq!(group_of(&listed, "pandoc"), "documents", "{listed}");
+    assert_eq!(group_of(&listed, "plain"), "Other skills", "{listed}");
+    common::write(&ws, "workspace.yaml", "name: authored\n");
+    let listed = catalog(&ws);
+    assert_eq!(group_of(&listed, "ffmpeg"), "Other skills", "{listed}");
+}

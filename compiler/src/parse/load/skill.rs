@@ -49,10 +49,16 @@ pub(super) fn load_skill(
     let (name_pos, description_pos) = name_and_description_pos(&doc, &fm);
 
     let namespace = fm.namespace.clone().unwrap_or_else(|| namespace_of(dir));
+    // A collection written for other tools often files its skills under `metadata.category`
+    // (TerminalSkills/skills, all 1,016): read there when nothing of skillc's says one.
     let category = fm
         .category
         .clone()
-        .or_else(|| category_of(dir, ws, category_dirs));
+        .or_else(|| category_of(dir, ws, category_dirs))
+        .or_else(|| {
+            let filed = fm.metadata.get("category").map(|c| c.trim().to_string());
+            filed.filter(|c| !ws.config.authored && !c.is_empty())
+        });
 
     let mut skill = Skill {
         scope: dir.scope.clone(),
