@@ -8,6 +8,12 @@ use crate::common::{said as text, skillc};
 
 use std::path::Path;
 
+/// Builds `ws` into `out`; a failed build fails the test with what skillc said.
+fn build(ws: &Path, out: &Path) {
+    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(built.status.success(), "{}", text(&built));
+}
+
 /// 300 skills of about 150 characters each, three with descriptions past Claude Code's 1,536.
 fn three_hundred(root: &Path, workspace_yaml: Option<&str>) {
     for n in 0..300 {
@@ -41,8 +47,7 @@ fn a_300_skill_export_names_what_claude_code_would_cut_and_drop() {
     let ws = dir.path().join("ws");
     three_hundred(&ws, None);
     let out = dir.path().join("a.db");
-    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert!(built.status.success(), "{}", text(&built));
+    build(&ws, &out);
     for (target, folder) in [
         ("claude-code", ".claude/skills"),
         ("codex", ".agents/skills"),
@@ -177,8 +182,7 @@ fn a_description_holding_three_dashes_is_exported_whole() {
         );
     }
     let out = dir.path().join("a.db");
-    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert!(built.status.success(), "{}", text(&built));
+    build(&ws, &out);
     let project = dir.path().join("p");
     let o = skillc(&[
         "export",
@@ -264,8 +268,7 @@ fn an_untrusted_skill_is_exported_without_its_code_unless_asked() {
         let ws = dir.path().join(format!("ws-{trusted}-{}", extra.len()));
         untrusted_package(&ws, trusted);
         let out = ws.with_extension("db");
-        let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-        assert!(built.status.success(), "{}", text(&built));
+        build(&ws, &out);
         let project = ws.with_extension("project");
         let mut args = vec!["export", out.to_str().unwrap(), "--target", "claude-code"];
         args.extend(["-o", project.to_str().unwrap()]);
@@ -336,8 +339,7 @@ fn a_metadata_value_that_is_not_a_string_is_kept_as_its_json_text_and_exported_s
         text(&checked)
     );
     let out = dir.path().join("a.db");
-    let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert!(built.status.success(), "{}", text(&built));
+    build(&ws, &out);
     let exported = dir.path().join("e");
     let o = skillc(&[
         "export",
@@ -387,8 +389,7 @@ fn a_collection_filing_its_skills_under_metadata_category_is_listed_by_it() {
     skill("plain", "");
     let catalog = |ws: &Path| {
         let out = dir.path().join("a.db");
-        let built = skillc(&["build", ws.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-        assert!(built.status.success(), "{}", text(&built));
+        build(ws, &out);
         let c = skillc(&["catalog", out.to_str().unwrap()]);
         assert!(c.status.success(), "{}", text(&c));
         String::from_utf8_lossy(&c.stdout).to_string()
