@@ -1141,3 +1141,78 @@ fn a_variants_entry_shows_the_variants_display_metadata() {
         [("plan", "1.0"), ("plan-pro", "2.0")].map(|(a, b)| (a.to_string(), b.to_string()));
     assert_eq!(versions, expected);
 }
+
+#[test]
+fn a_collection_builds_with_other_tools_fields_and_package_lists_set_aside() {
+    // aiskillstore (`compatibility: {mops: …}`, `tools: {write: false}`, `dependencies:
+    // [crewai>=1.2.0]`) and davila7 (versions in 34 lists, `[torch, transformers]` in 62 more,
+    // `transformers` being a skill too): the collection builds, each field set aside is named,
+    // and a package list pulls in no skill. A workspace.yaml makes the same fields errors.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/collection-other-tools/workspace");
+    copy_dir(&fixture, &ws);
+    let skill = |name: &str, deps: &str| {
+        let text = format!(
+            "---\nname: {name}\ndescription: Trains models with {name}. Use for {name}.\n\
+             dependencies: [{deps}]\n---\nThe {name} body.\n"
+        );
+        write(&ws, &format!("{name}/SKILL.md"), &text);
+    };
+    skill("transformers", "torch>=2.0");
+    for name in ["trl", "accelerate", "deepspeed"] {
+        skill(name, "torch>=2.0, transformers");
+    }
+    skill("peft", "torch, transformers");
+    let out = dir.path().join("a.db");
+    let run = |args: &[&str]| {
+        let o = skillc().args(args).output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code(), said)
+    };
+    let (ws_arg, out_arg) = (ws.to_str().unwrap(), out.to_str().unwrap());
+    let (code, said) = run(&["build", ws_arg, "-o", out_arg]);
+    assert_eq!(code, Some(0), "{said}");
+    for set_aside in ["`compatibility` here", "`tools` here", "(`crewai>=1.2.0`"] {
+        assert!(said.contains(set_aside), "{set_aside}:\n{said}");
+    }
+    assert_eq!(said.matches("lists packages").count(), 6, "{said}");
+    // `transformers` in a package list is the package: selecting peft adds no skill.
+    let (code, prompt) = run(&["prompt", out_arg, "--select", "peft"]);
+    assert_eq!(code, Some(0), "{prompt}");
+    assert!(prompt.contains("The peft body."), "{prompt}");
+    assert!(!prompt.contains("The transformers body."), "{prompt}");
+    // The other tools' values are kept for their export.
+    let exported = dir.path().join("e");
+    let (code, said) = run(&["export", out_arg, "-o", exported.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{said}");
+    let file = std::fs::read_to_string(exported.join("caffeine-slack/SKILL.md")).unwrap();
+    assert!(file.contains("slack-client"), "{file}");
+    let file = std::fs::read_to_string(exported.join("peft/SKILL.md")).unwrap();
+    assert!(file.contains("transformers"), "{file}");
+    // The `evals` list written without its mapping is read as cases.
+    let (code, said) = run(&["test", ws_arg]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("ddd-check: eval inc-001"), "{said}");
+
+    // Package lists in four skills only: a plain list is read as skill names, `torch` none.
+    std::fs::remove_dir_all(ws.join("deepspeed")).unwrap();
+    let (code, said) = run(&["check", ws_arg]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("unknown skill `torch`"), "{said}");
+
+    write(&ws, "workspace.yaml", "name: authored\n");
+    let (code, said) = run(&["build", ws_arg, "-o", out_arg]);
+    assert_eq!(code, Some(1), "{said}");
+    for error in ["E010", "E012"] {
+        assert!(
+            said.contains(&format!("error[{error}]")),
+            "{error}:\n{said}"
+        );
+    }
+}

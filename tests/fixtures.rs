@@ -153,6 +153,10 @@ const FIXTURE_CODES: &[(&str, &[&str])] = &[
     ("collection-fields", &["W116"]),
     ("collection-same-name", &["W122"]),
     ("collection-same-folder-name", &["W122", "!E013"]),
+    (
+        "collection-other-tools",
+        &["W116", "!E010", "!E012", "!E029"],
+    ),
     ("plugin-marketplace", &["W118", "!E013", "!E012"]),
     ("plugin-plain-names", &["E012", "!E013"]),
     ("plugin-manifest-broken", &["W123"]),

@@ -79,15 +79,24 @@ pub(super) fn read(file: &str, text: &str, skill: &str) -> (Vec<Case>, Vec<Diagn
             set.agent_skills(entries)
         }
         Node::List(items, _) if items.iter().any(is_trigger) => set.triggers(items),
+        // The `evals` list alone, without its mapping (aiskillstore's ddd-check): read the same.
+        Node::List(items, _) if is_evals && items.iter().any(is_eval) => set.evals(items),
         other if is_evals => set.problem(
             other.pos(),
-            format!("`{EVALS_FILE}` is a mapping with an `evals` list, not {}", other.kind()),
+            format!("`{EVALS_FILE}` should be a mapping with an `evals` list, not {}", other.kind()),
             "Agent Skills: {\"skill_name\": …, \"evals\": [{\"id\": 1, \"prompt\": …, \"assertions\": […]}]}",
         ),
         // Not shaped like an eval set (a grader's output, a benchmark): not ours to judge.
         _ => {}
     }
     (set.cases, set.diagnostics)
+}
+
+const EVAL_HELP: &str = "an eval is {\"id\": 1, \"prompt\": \"…\", \"expected_output\": \"…\", \"files\": […], \"assertions\": [\"…\"]} (or `expectations`)";
+
+/// An Agent Skills eval: a mapping with a `prompt`.
+fn is_eval(item: &Node) -> bool {
+    matches!(item, Node::Map(entries, _) if entries.iter().any(|(k, _, _)| k == "prompt"))
 }
 
 /// A trigger-set item: a mapping with `query` or `should_trigger`.
@@ -177,26 +186,28 @@ impl EvalSet<'_> {
 
     /// `{"skill_name", "evals": [...]}`: each eval's prompt must reach the skill.
     fn agent_skills(&mut self, entries: &[(String, Pos, Node)]) {
-        const HELP: &str = "an eval is {\"id\": 1, \"prompt\": \"…\", \"expected_output\": \"…\", \"files\": […], \"assertions\": [\"…\"]} (or `expectations`)";
         for (key, _, value) in entries {
             match key.as_str() {
                 "skill_name" => {
                     self.text(key, value, "`skill_name` names the skill the evals are for");
                 }
                 "evals" => match value {
-                    Node::List(items, _) => {
-                        for (n, item) in items.iter().enumerate() {
-                            self.agent_skills_eval(n + 1, item, HELP);
-                        }
-                    }
+                    Node::List(items, _) => self.evals(items),
                     other => {
                         let why = format!("`evals` takes a list of evals, not {}", other.kind());
-                        self.problem(other.pos(), why, HELP);
+                        self.problem(other.pos(), why, EVAL_HELP);
                     }
                 },
                 // Other tools add their own keys (`$schema`, `version`, …): theirs.
                 _ => {}
             }
+        }
+    }
+
+    /// The evals of an `evals` list.
+    fn evals(&mut self, items: &[Node]) {
+        for (n, item) in items.iter().enumerate() {
+            self.agent_skills_eval(n + 1, item, EVAL_HELP);
         }
     }
 

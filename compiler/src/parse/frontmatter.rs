@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde_yaml::Value;
 
 use crate::diagnostic::{codes, Diagnostic, Pos};
-use crate::model::fields::{self, Shape};
+use crate::model::fields;
 use crate::model::{Condition, Frontmatter, Mcp, Predicate, Provider, Requires, Tool, VarDecl};
 use crate::parse::fields::Fields;
 use crate::parse::names;
@@ -25,123 +25,12 @@ const CONDITION_KEYS: &[&str] = &[
     "<skill>_availability",
 ];
 
-/// The shape skillc expects of `key` when `v` is written in another tool's shape
-/// (`priority: high`, `dependencies: None (prompt-only)`, `tags: a, b`), else `None`. Only
-/// fields other tools share (see [`fields::Field::shared`]) are read this leniently.
-fn foreign_shape(key: &str, v: &Value) -> Option<&'static str> {
-    let field = fields::field(key).filter(|f| f.shared)?;
-    let is_list_of_scalars = |v: &Value| {
-        v.as_sequence()
-            .is_some_and(|items| items.iter().all(|i| scalar_string(i).is_some()))
-    };
-    let fits = match field.shape {
-        Shape::Int => v.is_i64() || v.is_null(),
-        Shape::Bool => v.is_bool() || v.is_null(),
-        Shape::Names => {
-            let prose = v
-                .as_str()
-                .is_some_and(|t| t.trim().contains(char::is_whitespace));
-            !prose && (v.is_null() || v.is_string() || is_list_of_scalars(v))
-        }
-        Shape::Texts => {
-            let joined = v.as_str().is_some_and(|t| t.contains(','));
-            !joined && (v.is_null() || scalar_string(v).is_some() || is_list_of_scalars(v))
-        }
-        Shape::Text | Shape::Name => v.is_null() || scalar_string(v).is_some(),
-        Shape::Words | Shape::Map | Shape::Structured => true,
-    };
-    (!fits).then_some(field.shape.words())
-}
-
-/// Sets aside, in a `collection` (no workspace.yaml: written for other tools), the fields of
-/// ours written in another tool's shape: one W116 each, and their text under `metadata`, so a
-/// public collection builds as it is and exports keep them.
-fn set_aside_foreign(
-    f: &mut Fields<'_>,
-    collection: bool,
-) -> Option<(crate::parse::yaml::YamlDoc, BTreeMap<String, String>)> {
-    // A workspace (workspace.yaml) is written for skillc: a wrong shape there is an error,
-    // so that a typo in our own format fails, and `skillc set` refuses it.
-    let foreign = |key: &str, v: &Value| match collection {
-        true => foreign_shape(key, v).or_else(|| of_another_tool(key, v).then_some(REFUSED)),
-        false => None,
-    };
-    let any = f
-        .doc
-        .map
-        .iter()
-        .any(|(k, v)| k.as_str().is_some_and(|k| foreign(k, v).is_some()));
-    if !any {
-        return None; // the common case: no copy of the document
-    }
-    let mut doc = f.doc.clone();
-    let mut kept = BTreeMap::new();
-    for key in f.doc.keys() {
-        let Some(v) = f.doc.get(&key) else { continue };
-        let Some(expected) = foreign(&key, v) else {
-            continue;
-        };
-        let text = f
-            .doc
-            .text(&[Seg::Key(&key)], v)
-            .unwrap_or_else(|| serde_json::to_string(v).unwrap_or_default());
-        let d = f
-            .diag(
-                codes::FOREIGN_FIELD,
-                f.doc.key_pos(&key),
-                format!("`{key}` here is not {expected}; it is ignored (another tool's field?)"),
-            )
-            .with_help(match expected {
-                REFUSED => format!(
-                    "skillc reads `{key}` otherwise (docs/workspace-format.md); the value is kept \
-                     under `metadata` on export, and a workspace.yaml makes it an error"
-                ),
-                _ => format!(
-                    "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
-                ),
-            });
-        f.report(d);
-        doc.map.remove(key.as_str());
-        kept.insert(key, text);
-    }
-    Some((doc, kept))
-}
-
-/// What a field set aside in a collection is not.
-const REFUSED: &str = "in the shape skillc reads";
-
-/// Whether `v` is another tool's value for our field `key`, by its kind alone: a plain string
-/// where we read a list or a map (`tools: Read, Glob`, `mcp: rube`, `when: always`,
-/// `conditions: x`, `dependencies: requests`, the Python package), or a `requires` that is a
-/// list (`requires: [git]`) or a map of none of our keys (`requires: {mcp: [rube]}`). A
-/// mistake inside a value of ours stays an error.
-fn of_another_tool(key: &str, v: &Value) -> bool {
-    match key {
-        "tools" | "mcp" | "when" | "conditions" | "dependencies" => v.is_string(),
-        "requires" => match v {
-            Value::Mapping(m) => !m.keys().any(|k| {
-                k.as_str()
-                    .is_some_and(|k| ["env", "binary", "skills"].contains(&k))
-            }),
-            _ => !v.is_null(),
-        },
-        _ => false,
-    }
-}
-
 /// Reads every field of a skill's frontmatter; in a `collection` (no workspace.yaml), fields
-/// of ours in another tool's shape are set aside rather than refused.
+/// of ours in another tool's shape are set aside rather than refused (`parse::foreign`).
 pub(crate) fn parse(f: &mut Fields<'_>, collection: bool) -> Frontmatter {
-    match set_aside_foreign(f, collection) {
-        None => parse_fields(f, BTreeMap::new()),
-        Some((own, foreign)) => parse_fields(
-            &mut Fields {
-                file: f.file,
-                doc: &own,
-                diagnostics: &mut *f.diagnostics,
-            },
-            foreign,
-        ),
+    match collection {
+        true => super::foreign::parse_collection(f, parse_fields),
+        false => parse_fields(f, BTreeMap::new()),
     }
 }
 

@@ -7,6 +7,7 @@ pub(crate) mod client_fields;
 pub(crate) mod config;
 pub(crate) mod external;
 pub(crate) mod fields;
+pub(crate) mod foreign;
 pub(crate) mod frontmatter;
 pub(crate) mod load;
 pub(crate) mod names;

@@ -431,6 +431,18 @@ impl YamlDoc {
         Some((start, end))
     }
 
+    /// The top-level key whose block holds file line `line` (1-based, as diagnostics count).
+    pub(crate) fn key_at_line(&self, line: usize) -> Option<String> {
+        let index = line.checked_sub(self.first_line)?;
+        let owner = self
+            .lines
+            .get(..=index)?
+            .iter()
+            .rev()
+            .find_map(|l| top_level_key(l))?;
+        Some(owner.to_string())
+    }
+
     fn pos_at(&self, index: usize, byte_col: usize, len: usize) -> Pos {
         let line = &self.lines[index];
         Pos {

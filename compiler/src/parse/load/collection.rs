@@ -1,13 +1,14 @@
 //! A collection written for other tools (no workspace.yaml) may hold two folders that declare
 //! the same name (`brand-guidelines-anthropic/` and `brand-guidelines-community/`, both `name:
 //! brand-guidelines`). They are two skills: each is named after its folder, with one warning
-//! (W122) per name, never the duplicate error a workspace gets (E013).
+//! (W122) per name, never the duplicate error a workspace gets (E013). It may also list
+//! packages to install under `dependencies`, as other tools read the field: set aside (W116).
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use crate::diagnostic::{codes, Diagnostic};
-use crate::model::{Scope, Workspace};
+use crate::model::{Scope, SkillRef, Workspace};
 use crate::parse::names;
 
 /// Renames the skills of each group that declares one name in one scope after their folders,
@@ -81,4 +82,76 @@ fn distinct_names(places: &[(&str, &str)], others: &HashSet<&str>) -> Option<(Ve
         let free = names.iter().all(|n| !others.contains(n.as_str()));
         (distinct.len() == names.len() && free).then_some((names, depth))
     })
+}
+
+/// Sets aside, in a collection, the `dependencies` that list packages to install (Anthropic's
+/// first skill format: "software packages required by your Skill") rather than skills: a list
+/// holding an entry no skill name could be (`crewai>=1.2.0`, `npm or yarn`,
+/// `claude-flow@alpha`), or every list of a collection that writes such lists in five skills or
+/// more (davila7/claude-code-templates: 34 lists with versions, and `[torch, transformers]` in
+/// 62 others, `transformers` being a skill of it too, which the list does not mean). One W116
+/// each, the list kept under `metadata`. Elsewhere a list of plain names is skillc's, and a
+/// name that is no skill stays the error it is in a workspace (E012).
+pub(super) fn set_aside_package_lists(ws: &mut Workspace, out: &mut Vec<Diagnostic>) {
+    if ws.config.authored {
+        return;
+    }
+    let lists = package_lists(ws);
+    for i in lists {
+        let skill = Arc::make_mut(&mut ws.skills[i]);
+        let deps = std::mem::take(&mut skill.frontmatter.dependencies);
+        let texts: Vec<&str> = deps.iter().map(|r| r.text.as_str()).collect();
+        let shown: Vec<String> = texts.iter().take(3).map(|t| format!("`{t}`")).collect();
+        out.push(
+            Diagnostic::new(
+                codes::FOREIGN_FIELD,
+                &skill.file,
+                deps[0].pos,
+                format!(
+                    "`dependencies` here lists packages ({}{}), not skills; it is ignored \
+                     (another tool's field?)",
+                    shown.join(", "),
+                    if texts.len() > 3 { ", …" } else { "" }
+                ),
+            )
+            .with_help(
+                "the list is kept under `metadata` on export; a workspace.yaml reads it as \
+                 skill names",
+            ),
+        );
+        let text = serde_json::to_string(&texts).unwrap_or_default();
+        skill
+            .frontmatter
+            .metadata
+            .entry("dependencies".into())
+            .or_insert(text);
+    }
+}
+
+/// The skills (by index) whose `dependencies` list packages (see above).
+fn package_lists(ws: &Workspace) -> Vec<usize> {
+    let lists_packages = |i: &usize| {
+        ws.skills[*i]
+            .frontmatter
+            .dependencies
+            .iter()
+            .any(is_package)
+    };
+    let declaring: Vec<usize> = (0..ws.skills.len())
+        .filter(|&i| !ws.skills[i].frontmatter.dependencies.is_empty())
+        .collect();
+    let dialect = declaring.iter().filter(|i| lists_packages(i)).count() >= 5;
+    (declaring.into_iter())
+        .filter(|i| dialect || lists_packages(i))
+        .collect()
+}
+
+/// An entry no skill name could be: a version (`1.2`), a space, or a package manager's mark.
+fn is_package(r: &SkillRef) -> bool {
+    let digit = |b: &u8| b.is_ascii_digit();
+    let bytes = r.text.as_bytes();
+    let version = (bytes.windows(3)).any(|w| digit(&w[0]) && w[1] == b'.' && digit(&w[2]));
+    version
+        || r.text
+            .contains(|c: char| c.is_whitespace() || "<>=@/()~^!,".contains(c))
 }

@@ -420,6 +420,7 @@ fn load_with(
     });
     let texts = merge(parsed, &mut ws, &mut out, texts);
     collection::tell_apart_by_folder(&mut ws, &mut out);
+    collection::set_aside_package_lists(&mut ws, &mut out);
     let loaded = Loaded {
         workspace: ws,
         diagnostics: out,
