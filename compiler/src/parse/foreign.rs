@@ -165,13 +165,19 @@ fn fields_of<'a>(file: &'a str, doc: &'a YamlDoc, out: &'a mut Vec<Diagnostic>) 
     }
 }
 
-/// Whether other tools write `key` too, in shapes of their own: the specification's optional
-/// fields, the fields skillc shares, and the three SPEC 13.2 names (`tools`, `mcp`,
-/// `requires`). The specification's `name` and `description`, and fields only skillc reads
-/// (`conditions`, `when`, `vars`, …), keep their errors: a typo there is skillc's to report.
-fn written_by_others(key: &str) -> bool {
-    let shared = fields::field(key).is_some_and(|f| f.shared || f.portable);
-    (shared && key != "name" && key != "description") || ["tools", "mcp", "requires"].contains(&key)
+/// Whether `v` is how another tool writes `key`, in a shape of its own: any value of a field
+/// skillc shares with other tools or of the three SPEC 13.2 names (`tools`, `mcp`,
+/// `requires`), and a mapping or a list in one of the specification's optional text fields
+/// (`compatibility: {mops: …}`). A plain value of the wrong kind there (`allowed-tools: 123`)
+/// is a slip, an error as skills-ref has it; so is any wrong `name` or `description`, and any
+/// wrong field only skillc reads (`conditions`, `when`, `vars`, …).
+fn written_by_others(key: &str, v: &Value) -> bool {
+    let Some(field) = fields::field(key) else {
+        return false;
+    };
+    let structured = v.is_mapping() || v.is_sequence();
+    let optional_text = field.portable && key != "name" && key != "description";
+    field.shared || ["tools", "mcp", "requires"].contains(&key) || (optional_text && structured)
 }
 
 /// The top-level keys of `doc` that shape errors (E010) of `found` point into, each with its
@@ -180,7 +186,8 @@ fn keys_in_error(doc: &YamlDoc, found: &[Diagnostic]) -> BTreeMap<String, String
     let mut keys = BTreeMap::new();
     for d in found.iter().filter(|d| d.code == codes::INVALID_VALUE) {
         let key = doc.key_at_line(d.line);
-        if let Some(key) = key.filter(|k| written_by_others(k)) {
+        let value = |k: &String| doc.get(k).is_some_and(|v| written_by_others(k, v));
+        if let Some(key) = key.filter(value) {
             keys.entry(key).or_insert_with(|| d.message.clone());
         }
     }
