@@ -65,27 +65,35 @@ fn set_aside_foreign(f: &mut Fields<'_>) -> Option<(YamlDoc, BTreeMap<String, St
         let Some(expected) = foreign(&key, v) else {
             continue;
         };
-        let text = written(f.doc, &key, v);
-        let d = f
-            .diag(
-                codes::FOREIGN_FIELD,
-                f.doc.key_pos(&key),
-                format!("`{key}` here is not {expected}; it is ignored (another tool's field?)"),
-            )
-            .with_help(match expected {
-                REFUSED => format!(
-                    "skillc reads `{key}` otherwise (docs/workspace-format.md); the value is kept \
-                     under `metadata` on export, and a workspace.yaml makes it an error"
-                ),
-                _ => format!(
-                    "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
-                ),
-            });
-        f.report(d);
-        doc.map.remove(key.as_str());
-        kept.insert(key, text);
+        let help = match expected {
+            REFUSED => format!(
+                "skillc reads `{key}` otherwise (docs/workspace-format.md); the value is kept \
+                 under `metadata` on export, and a workspace.yaml makes it an error"
+            ),
+            _ => format!(
+                "skillc reads `{key}` as {expected}; the value is kept under `metadata` on export"
+            ),
+        };
+        set_aside(f, (&mut doc, &mut kept), &key, expected.to_string(), help);
     }
     Some((doc, kept))
+}
+
+/// Moves top-level `key` of `own` under `kept` (its text as written), with one W116 saying
+/// what its value is not.
+fn set_aside(
+    f: &mut Fields<'_>,
+    (own, kept): (&mut YamlDoc, &mut BTreeMap<String, String>),
+    key: &str,
+    is_not: String,
+    help: String,
+) {
+    let Some(v) = own.get(key) else { return };
+    kept.insert(key.to_string(), written(own, key, v));
+    let message = format!("`{key}` here is not {is_not}; it is ignored (another tool's field?)");
+    let d = f.diag(codes::FOREIGN_FIELD, own.key_pos(key), message);
+    f.report(d.with_help(help));
+    own.map.remove(key);
 }
 
 /// A top-level value's text as written (its JSON where it cannot be found), to keep under
@@ -140,19 +148,10 @@ pub(super) fn parse_collection(
     }
     let (mut own, mut foreign) = (own.into_owned(), foreign);
     for (key, problem) in wrong {
-        let Some(v) = own.get(&key) else { continue };
-        foreign.insert(key.clone(), written(&own, &key, v));
-        let d = f
-            .diag(
-                codes::FOREIGN_FIELD,
-                own.key_pos(&key),
-                format!("`{key}` here is not in the shape skillc reads ({problem}); it is ignored (another tool's field?)"),
-            )
-            .with_help(
-                "the value is kept under `metadata` on export; a workspace.yaml makes it an error",
-            );
-        f.report(d);
-        own.map.remove(key.as_str());
+        let help = "the value is kept under `metadata` on export; a workspace.yaml makes it an \
+                    error";
+        let is_not = format!("{REFUSED} ({problem})");
+        set_aside(f, (&mut own, &mut foreign), &key, is_not, help.to_string());
     }
     parse_fields(&mut fields_of(f.file, &own, f.diagnostics), foreign)
 }
