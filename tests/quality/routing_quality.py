@@ -37,6 +37,7 @@ or more that need no skill) than a baseline at its false fire, or the uncut rank
 an uncut baseline.
 """
 
+import functools
 import json
 import math
 import re
@@ -46,6 +47,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy
 from rank_bm25 import BM25Okapi
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,6 +101,7 @@ def baseline(catalog, words=plain_words):
     names = [s["name"] for s in catalog["skills"]]
     bm25 = BM25Okapi([words(f'{s["name"]} {s["description"]}') for s in catalog["skills"]])
 
+    @functools.lru_cache(maxsize=None)
     def rank(message):
         scores = bm25.get_scores(words(message))
         held = [(-scores[i], names[i]) for i in range(len(names)) if scores[i] > 0]
@@ -128,18 +131,28 @@ def words_only(a):
 
 def dense_alone(a):
     """Each skill by the cosine of its closest text to the message's built-in meaning vector,
-    uncut (every skill is a candidate), the first five."""
+    uncut (every skill is a candidate), the first five. Every text's cosine at once with numpy
+    (rank_bm25 needs it): the same figures as a loop in Python, which took five of CI's minutes."""
     b = a.bundle()
     _, docs = a._route_index(b)
     dense = a._dense_index(b)
     skill_names = [b["skills"][i]["name"] for i in docs]
+    texts = [(k, v, vn) for k, vectors in enumerate(dense) for v, vn in vectors]
+    matrix = numpy.array([v for _, v, _ in texts], dtype=numpy.float64).reshape(len(texts), -1)
+    norms = numpy.array([vn or 1.0 for _, _, vn in texts], dtype=numpy.float64)
+    owner = numpy.array([k for k, _, _ in texts], dtype=numpy.intp)
+    # A skill with no vector scores 0, as the closest of none.
+    bare = numpy.array([not vectors for vectors in dense], dtype=bool)
 
+    @functools.lru_cache(maxsize=None)
     def rank(message):
-        q = a._meaning().vector(message)
-        qn = math.sqrt(sum(x * x for x in q)) or 1.0
-        scored = [(-max([sum(x * y for x, y in zip(q, v)) / (qn * (vn or 1.0)) for v, vn in vectors] or [0.0]),
-                   name) for name, vectors in zip(skill_names, dense)]
-        return [(name, -s) for s, name in sorted(scored)[:5]]
+        q = numpy.array(a._meaning().vector(message), dtype=numpy.float64)
+        qn = math.sqrt(float(q @ q)) or 1.0
+        best = numpy.full(len(skill_names), -numpy.inf)
+        numpy.maximum.at(best, owner, (matrix @ q) / (qn * norms))
+        best[bare] = 0.0
+        scored = sorted((-float(s), name) for s, name in zip(best, skill_names))
+        return [(name, -s) for s, name in scored[:5]]
     return rank
 
 
