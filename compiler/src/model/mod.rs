@@ -356,15 +356,16 @@ pub struct LargeFile {
 /// An asset's content: in memory, or a large file read again when the artifact is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AssetData {
-    /// The bytes.
-    Bytes(Vec<u8>),
+    /// The bytes, as read (shared with the read: a copy would hold every asset twice while a
+    /// workspace loads).
+    Bytes(Arc<[u8]>),
     /// A large file, hashed when read and copied in chunks when written.
     File(Arc<LargeFile>),
 }
 
 impl Default for AssetData {
     fn default() -> Self {
-        AssetData::Bytes(Vec::new())
+        AssetData::Bytes(Arc::from([]))
     }
 }
 

@@ -44,7 +44,7 @@ pub(super) fn input_hash(
         s.assets.iter().map(|a| {
             let path = Cow::Owned(format!("{}/{}", s.dir, a.path));
             match &a.data {
-                crate::model::AssetData::Bytes(b) => (path, b.as_slice(), None, a.size),
+                crate::model::AssetData::Bytes(b) => (path, &b[..], None, a.size),
                 // Hashed when read: its bytes are not held.
                 crate::model::AssetData::File(f) => (path, &[][..], Some(f.sha256), a.size),
             }

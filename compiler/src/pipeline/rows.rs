@@ -416,7 +416,7 @@ pub(super) fn assets(
             blobs.entry(blob.clone()).or_insert_with(|| match &a.data {
                 AssetData::Bytes(b) => match encoded {
                     Some(encoded) => encoded.encode(&blob, b),
-                    None => Arc::new(Blob::encode(b.clone())),
+                    None => Arc::new(Blob::encode(b.to_vec())),
                 },
                 AssetData::File(f) => Arc::new(Blob::from_file(f.clone())),
             });

@@ -244,13 +244,13 @@ pub(super) fn add_file(
             None => {
                 let (size, data) = match &raw.content {
                     fsio::FileContent::Large(large) => (large.size, AssetData::File(large.clone())),
-                    _ => match fsio::bytes_of(raw) {
-                        Ok(b) => (b.len() as u64, AssetData::Bytes(b.to_vec())),
-                        Err(d) => {
+                    fsio::FileContent::Bytes(b) => (b.len() as u64, AssetData::Bytes(b.clone())),
+                    _ => {
+                        if let Err(d) = fsio::bytes_of(raw) {
                             out.push(d);
-                            return;
                         }
-                    },
+                        return;
+                    }
                 };
                 if let (OPENAI_YAML, AssetData::Bytes(b)) = (other, &data) {
                     codex_meaning(&mut skill.frontmatter, b);
