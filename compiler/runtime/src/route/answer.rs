@@ -438,7 +438,7 @@ impl Artifact {
             Some(talk) => {
                 let small_talk = talk.nearest_summary(vector, f64::INFINITY);
                 // Only a skill nearer than the small talk matters: the bar is not raised then.
-                let nearest = dense.nearest_summary(vector, small_talk);
+                let nearest = dense.nearest_summary_sought(vector, small_talk, &sought);
                 raised_floor(floor, small_talk, nearest, self.talk_lean(message)?, rules)
             }
             None => floor,

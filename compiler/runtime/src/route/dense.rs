@@ -217,6 +217,8 @@ impl DenseIndex {
         sought: &mut Sought,
     ) -> Vec<(usize, f64)> {
         let q_norm = norm(query);
+        sought.heads.clear();
+        sought.query.clear();
         if let (Rows::Whole(w), Some(q)) = (&self.rows, whole(query)) {
             if q.len() == w.dims {
                 let texts = Texts {
@@ -381,9 +383,28 @@ impl DenseIndex {
         self.nearest_summary_from(query, floor, f64::INFINITY)
     }
 
+    /// [`DenseIndex::nearest_summary`] of the query [`DenseIndex::similarities_sought`] last
+    /// sought with `sought`: its summaries' head products are read there, not made again.
+    /// The same cosine, as the same whole numbers are summed.
+    pub fn nearest_summary_sought(&self, query: &[f32], enough: f64, sought: &Sought) -> f64 {
+        self.nearest_summary_in(query, 0.0, enough, Some(sought))
+    }
+
     /// The nearest summary's cosine, or `from` when none is nearer; or some cosine of at least
     /// `enough` once one is found.
     fn nearest_summary_from(&self, query: &[f32], from: f64, enough: f64) -> f64 {
+        self.nearest_summary_in(query, from, enough, None)
+    }
+
+    /// [`DenseIndex::nearest_summary_from`], with each text's head product when `sought` has
+    /// them for this index and query.
+    fn nearest_summary_in(
+        &self,
+        query: &[f32],
+        from: f64,
+        enough: f64,
+        sought: Option<&Sought>,
+    ) -> f64 {
         let q_norm = norm(query);
         let mut summaries = Vec::with_capacity(self.docs.len());
         let mut first = 0;
@@ -400,25 +421,15 @@ impl DenseIndex {
         if q.len() != w.dims || q_norm == 0.0 {
             return from;
         }
-        let (q_head, q_tail) = q.split_at(HEAD);
-        let q_tail_norm = int_norm(q_tail);
-        let tail_dims = q_tail.len();
-        let mut best = from;
-        for i in summaries.into_iter().filter(|&i| self.norms[i] != 0.0) {
-            let head = dot(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
-            let lengths = q_norm * self.norms[i];
-            // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
-            let reach = f64::from(head) + q_tail_norm * w.tail_norms[i];
-            if cannot_beat(reach, lengths, best) {
-                continue;
-            }
-            let tail = dot(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-            best = best.max(f64::from(head + tail) / lengths);
-            if best >= enough {
-                break;
-            }
-        }
-        best
+        let texts = Texts {
+            docs: &self.docs,
+            norms: &self.norms,
+            rows: w,
+        };
+        let heads = (sought.filter(|s| s.query == q && s.heads.len() == self.norms.len()))
+            .map(|s| s.heads.as_slice());
+        let reach = Reach { from, enough };
+        whole_nearest_summary(&texts, &q, q_norm, &summaries, heads, reach)
     }
 
     /// The cosine of a query and text `i` (0 when either is all zeros), summed in f64 in
@@ -447,6 +458,59 @@ struct Texts<'a> {
     docs: &'a [(usize, usize)],
     norms: &'a [f64],
     rows: &'a Whole,
+}
+
+/// Where [`whole_nearest_summary`] starts (`from`) and when it may stop (`enough`).
+#[derive(Clone, Copy)]
+struct Reach {
+    from: f64,
+    enough: f64,
+}
+
+/// [`DenseIndex::nearest_summary_from`] of a whole-number query, over the texts `summaries`
+/// (each skill's first), with their head products when given. Compiled for AVX2 and AVX-512
+/// too, as [`whole_similarities`] is.
+#[multiversion::multiversion(targets("x86_64+avx512f+avx512bw", "x86_64+avx2"))]
+fn whole_nearest_summary<'t>(
+    texts: &Texts<'t>,
+    q: &[i16],
+    q_norm: f64,
+    summaries: &[usize],
+    heads: Option<&[i32]>,
+    reach: Reach,
+) -> f64 {
+    let w = texts.rows;
+    let products = |a: &[i16], b: &[i8]| -> i32 {
+        a.iter()
+            .zip(b)
+            .map(|(&x, &y)| i32::from(x) * i32::from(y))
+            .sum()
+    };
+    let (q_head, q_tail) = q.split_at(HEAD);
+    let q_tail_norm = int_norm(q_tail);
+    let tail_dims = q_tail.len();
+    let mut best = reach.from;
+    for &i in summaries {
+        if texts.norms[i] == 0.0 {
+            continue;
+        }
+        let head = match heads {
+            Some(heads) => heads[i],
+            None => products(q_head, &w.head[i * HEAD..(i + 1) * HEAD]),
+        };
+        let lengths = q_norm * texts.norms[i];
+        // Cauchy–Schwarz bounds the rest: a text that cannot beat `best` is passed over.
+        let bound = f64::from(head) + q_tail_norm * w.tail_norms[i];
+        if cannot_beat(bound, lengths, best) {
+            continue;
+        }
+        let tail = products(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
+        best = best.max(f64::from(head + tail) / lengths);
+        if best >= reach.enough {
+            break;
+        }
+    }
+    best
 }
 
 /// [`DenseIndex::similarities_many`] of a block of whole-number queries (with their lengths
@@ -553,6 +617,24 @@ fn whole_similarities<'t>(
         out.extend(texts.docs.iter().map(|&(skill, _)| (skill, 0.0)));
         return out;
     }
+    // Every text's head product first, in one plain pass: the bounds, a skill's whole
+    // cosines and the nearest summary (`whole_nearest_summary`) all read them.
+    // Arrays of the head's length: the products unrolled whole, nothing kept in memory.
+    sought.heads.clear();
+    sought.heads.resize(texts.norms.len(), 0);
+    if let Ok(q_head) = <&[i16; HEAD]>::try_from(q_head) {
+        for (out, head) in sought.heads.iter_mut().zip(w.head.chunks_exact(HEAD)) {
+            if let Ok(head) = <&[i8; HEAD]>::try_from(head) {
+                let mut sum = 0;
+                for j in 0..HEAD {
+                    sum += i32::from(q_head[j]) * i32::from(head[j]);
+                }
+                *out = sum;
+            }
+        }
+    }
+    sought.query.extend_from_slice(q);
+    let heads = &sought.heads;
     sought.bounds.clear();
     sought.found = vec![None; texts.docs.len()];
     let mut first = 0;
@@ -567,9 +649,8 @@ fn whole_similarities<'t>(
                 continue;
             }
             let i = first + k;
-            let head = products(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
             let rest = q_tail_norm * w.tail_norms[i];
-            bound = bound.max((f64::from(head) + rest) / (q_norm * texts.norms[i]));
+            bound = bound.max((f64::from(heads[i]) + rest) / (q_norm * texts.norms[i]));
         }
         sought.bounds.push(bound);
         let mut best = 0.0f64;
@@ -579,9 +660,8 @@ fn whole_similarities<'t>(
                     continue;
                 }
                 let i = first + k;
-                let head = products(q_head, &w.head[i * HEAD..(i + 1) * HEAD]);
                 let tail = products(q_tail, &w.tail[i * tail_dims..(i + 1) * tail_dims]);
-                best = best.max(f64::from(head + tail) / (q_norm * texts.norms[i]));
+                best = best.max(f64::from(heads[i] + tail) / (q_norm * texts.norms[i]));
             }
             sought.found[d] = Some(best);
         }
@@ -597,6 +677,10 @@ fn whole_similarities<'t>(
 pub struct Sought {
     bounds: Vec<f64>,
     found: Vec<Option<f64>>,
+    /// Each text's head product with `query` (whole-number rows only).
+    heads: Vec<i32>,
+    /// The whole-number query the products are of.
+    query: Vec<i16>,
 }
 
 /// A query of [`DenseIndex::similarities_many`]: its vector, and the trigger example it leaves

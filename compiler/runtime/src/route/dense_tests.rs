@@ -136,6 +136,32 @@ fn the_similarities_of_a_few_skills_are_those_of_the_whole_search() {
     }
 }
 
+/// A search's head products serve only the index and query it was of: after a search of
+/// another index, or of a query of zeros (no products), the nearest summary is found whole.
+#[test]
+fn the_nearest_summary_reads_a_search_s_products_only_of_its_own_index_and_query() {
+    let mut vector = rows_like_the_tables(17, 8.0);
+    let docs = |n: usize, vector: &mut dyn FnMut(usize) -> Vec<f32>| -> DenseIndex {
+        DenseIndex::new(
+            (0..n)
+                .map(|d| (d, (0..1 + d % 3).map(|_| vector(96).into()).collect()))
+                .collect(),
+        )
+    };
+    let (ix, other) = (docs(12, &mut vector), docs(30, &mut vector));
+    for _ in 0..20 {
+        let q = vector(96);
+        let exact = ix.nearest_summary(&q, f64::INFINITY);
+        let mut sought = Sought::default();
+        other.similarities_sought(&vector(96), None, &|_| 2.0, &mut sought);
+        assert_eq!(ix.nearest_summary_sought(&q, f64::INFINITY, &sought), exact);
+        ix.similarities_sought(&vector(96), None, &|_| 2.0, &mut sought);
+        assert_eq!(ix.nearest_summary_sought(&q, f64::INFINITY, &sought), exact);
+        ix.similarities_sought(&[0.0; 96], None, &|_| 2.0, &mut sought);
+        assert_eq!(ix.nearest_summary_sought(&q, f64::INFINITY, &sought), exact);
+    }
+}
+
 #[test]
 fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly() {
     let mut vector = rows_like_the_tables(11, 8.0);
@@ -173,6 +199,24 @@ fn the_nearest_summary_is_the_largest_cosine_of_each_skills_first_text_exactly()
             .fold(0.0, f64::max);
         assert_eq!(ix.nearest_summary(&q, f64::INFINITY), exact);
         assert_eq!(floats.nearest_summary(&q, f64::INFINITY), exact);
+        // After a search of the same query (its head products kept), with one of its
+        // examples left out or not, whatever that search needed: the same cosine, and the
+        // same one of at least `enough` (the first in order); floats keep no products.
+        for (leave_out, need) in [(None, 2.0), (Some((4, 0)), f64::NEG_INFINITY)] {
+            for index in [&ix, &floats] {
+                let mut sought = Sought::default();
+                index.similarities_sought(&q, leave_out, &|_| need, &mut sought);
+                let sought = &sought;
+                assert_eq!(
+                    index.nearest_summary_sought(&q, f64::INFINITY, sought),
+                    exact
+                );
+                assert_eq!(
+                    index.nearest_summary_sought(&q, exact / 2.0, sought),
+                    index.nearest_summary(&q, exact / 2.0)
+                );
+            }
+        }
         // Asked only whether some summary is as near as `enough`: one that is, at least.
         let enough = exact / 2.0;
         let some = ix.nearest_summary(&q, enough);
