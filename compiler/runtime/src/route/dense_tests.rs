@@ -136,8 +136,9 @@ fn the_similarities_of_a_few_skills_are_those_of_the_whole_search() {
     }
 }
 
-/// A search's head products serve only the index and query it was of: after a search of
-/// another index, or of a query of zeros (no products), the nearest summary is found whole.
+/// A search's head products serve only the index and query it was of: after a search of the
+/// same query in another index, of another query, or of a query of zeros (no products), the
+/// nearest summary is found whole.
 #[test]
 fn the_nearest_summary_reads_a_search_s_products_only_of_its_own_index_and_query() {
     let mut vector = rows_like_the_tables(17, 8.0);
@@ -153,7 +154,7 @@ fn the_nearest_summary_reads_a_search_s_products_only_of_its_own_index_and_query
         let q = vector(96);
         let exact = ix.nearest_summary(&q, f64::INFINITY);
         let mut sought = Sought::default();
-        other.similarities_sought(&vector(96), None, &|_| 2.0, &mut sought);
+        other.similarities_sought(&q, None, &|_| 2.0, &mut sought);
         assert_eq!(ix.nearest_summary_sought(&q, f64::INFINITY, &sought), exact);
         ix.similarities_sought(&vector(96), None, &|_| 2.0, &mut sought);
         assert_eq!(ix.nearest_summary_sought(&q, f64::INFINITY, &sought), exact);
