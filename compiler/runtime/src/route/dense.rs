@@ -73,6 +73,15 @@ fn dot<A: Copy + Into<i32>, B: Copy + Into<i32>>(a: &[A], b: &[B]) -> i32 {
 /// [`dot`] of a query's numbers and a text's, compiled for AVX2 and AVX-512 too.
 #[multiversion::multiversion(targets("x86_64+avx512f+avx512bw", "x86_64+avx2"))]
 fn wide_dot(a: &[i16], b: &[i8]) -> i32 {
+    products(a, b)
+}
+
+/// [`dot`] of a query's numbers and a text's inside the functions compiled for AVX2 and
+/// AVX-512 (`wide_dot`, `whole_block`, `whole_similarities`, `whole_nearest_summary`): always
+/// inlined, so it is compiled with their instructions; a call to a function of its own would
+/// run the oldest processors' code.
+#[inline(always)]
+fn products(a: &[i16], b: &[i8]) -> i32 {
     a.iter()
         .zip(b)
         .map(|(&x, &y)| i32::from(x) * i32::from(y))
@@ -480,12 +489,6 @@ fn whole_nearest_summary<'t>(
     reach: Reach,
 ) -> f64 {
     let w = texts.rows;
-    let products = |a: &[i16], b: &[i8]| -> i32 {
-        a.iter()
-            .zip(b)
-            .map(|(&x, &y)| i32::from(x) * i32::from(y))
-            .sum()
-    };
     let (q_head, q_tail) = q.split_at(HEAD);
     let q_tail_norm = int_norm(q_tail);
     let tail_dims = q_tail.len();
@@ -527,12 +530,6 @@ fn whole_block<'t>(
 ) {
     let w = texts.rows;
     let tail_dims = w.tail_dims();
-    let products = |a: &[i16], b: &[i8]| -> i32 {
-        a.iter()
-            .zip(b)
-            .map(|(&x, &y)| i32::from(x) * i32::from(y))
-            .sum()
-    };
     // With AVX-512, vectors of the built-in meaning's length (known when compiled: the
     // products unrolled whole) have each text's numbers widened once for all the block's
     // queries: a third faster there. With AVX2 alone that is slower: the bytes are kept.
@@ -600,13 +597,6 @@ fn whole_similarities<'t>(
     sought: &mut Sought,
 ) -> Vec<(usize, f64)> {
     let w = texts.rows;
-    // Here, not `dot`: a function of its own would be compiled for the oldest processors only.
-    let products = |a: &[i16], b: &[i8]| -> i32 {
-        a.iter()
-            .zip(b)
-            .map(|(&x, &y)| i32::from(x) * i32::from(y))
-            .sum()
-    };
     let (q_head, q_tail) = q.split_at(HEAD);
     let q_tail_norm = int_norm(q_tail);
     let tail_dims = q_tail.len();
