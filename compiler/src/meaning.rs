@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use skillc_runtime::route::{pair_key, Meaning, TalkWeights};
+use skillc_runtime::route::{talk_pairs, Meaning, TalkWeights, EDGE, TALK_WORDS_ENDS};
 #[cfg(test)]
 use skillc_runtime::route::{tokens, GLOSSARY_MAX_CHARS};
 
@@ -106,8 +106,11 @@ pub(crate) fn built_in_talk_words() -> Arc<TalkWeights> {
 /// smoothing): small talk ([`SMALL_TALK`] and [`MORE_SMALL_TALK`]) against requests
 /// ([`REQUESTS`]). A piece neither list holds weighs 0; a pair neither holds is left out.
 /// Pairs read the order the pieces alone cannot ("can you" against "you can", "help me"
-/// against "me with"). `docs/routing.md`, "Small talk".
+/// against "me with"), and a message's pairs with the edge ([`EDGE`]) how it opens and ends
+/// ("how …", "… please" against "thanks …", "… right"), as runtimes read them ([`TALK_WORDS_ENDS`]; a
+/// table too long for the edge's row has none). `docs/routing.md`, "Small talk".
 pub(crate) fn talk_words(table: &Meaning) -> TalkWeights {
+    let ends = TALK_WORDS_ENDS && table.len() < EDGE as usize;
     let counted = |lists: &[&str]| {
         let mut counts = vec![0u32; table.len()];
         let mut pairs: BTreeMap<u32, u32> = BTreeMap::new();
@@ -118,12 +121,7 @@ pub(crate) fn talk_words(table: &Meaning) -> TalkWeights {
             }
             messages += 1;
             let pieces = table.pieces(line);
-            let mut keys: Vec<u32> = (pieces.windows(2))
-                .filter_map(|w| pair_key(w[0], w[1]))
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            for k in keys {
+            for k in talk_pairs(&pieces, ends) {
                 *pairs.entry(k).or_default() += 1;
             }
             let mut distinct = pieces;
@@ -291,6 +289,7 @@ pub(crate) fn built_in_glossary() -> Arc<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skillc_runtime::route::pair_key;
 
     /// The glossary kept in the compiler is what the lists make of the built-in table.
     #[test]
@@ -420,6 +419,41 @@ mod tests {
         assert!(weights.pieces[id("thanks") as usize] != 0);
         assert_eq!(weights.pieces.len(), table.len());
         assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0));
+        // How a message opens and ends: its first piece after the edge, its last before it,
+        // counted over the messages that open or end so.
+        assert!(TALK_WORDS_ENDS && table.len() < EDGE as usize);
+        let opening = |of: &[Vec<u32>], p: u32| of.iter().filter(|m| m.first() == Some(&p)).count();
+        let ending = |of: &[Vec<u32>], p: u32| of.iter().filter(|m| m.last() == Some(&p)).count();
+        let log_odds = |t: usize, a: usize| {
+            let t = (t as f64 + 1.0) / (talk.len() as f64 + 2.0);
+            let a = (a as f64 + 1.0) / (asks.len() as f64 + 2.0);
+            ((t.ln() - a.ln()) * 1000.0).round() as i16
+        };
+        let edge = |key: u32| {
+            pairs
+                .binary_search_by_key(&key, |p| p.0)
+                .map(|i| pairs[i].1)
+        };
+        for piece in ["how", "we", "can", "my"] {
+            let p = id(piece);
+            let weight = log_odds(opening(&talk, p), opening(&asks, p));
+            assert_eq!(
+                edge(pair_key(EDGE, p).unwrap()),
+                Ok(weight),
+                "opening {piece}"
+            );
+        }
+        for piece in ["please", "thanks", "today"] {
+            let p = id(piece);
+            let weight = log_odds(ending(&talk, p), ending(&asks, p));
+            assert_eq!(
+                edge(pair_key(p, EDGE).unwrap()),
+                Ok(weight),
+                "ending {piece}"
+            );
+        }
+        assert!(edge(pair_key(EDGE, id("how")).unwrap()).unwrap() < 0);
+        assert!(edge(pair_key(id("thanks"), EDGE).unwrap()).unwrap() > 0);
         let held: usize = [&talk, &asks]
             .iter()
             .flat_map(|l| l.iter())

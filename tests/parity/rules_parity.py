@@ -139,7 +139,7 @@ def edited_rules(skillc, tmp, failures):
     rules["stopwords"].append("greetings")
     rules["suffixes"].remove("ing")
     rules.update(k1=2.0, b=0.3, evidence_factor=0.2, max_words=3, lexical_share=0.35, small_talk_share=1.0,
-                 talk_words_share=2.0, talk_words_from=-0.4, talk_words_lowers=0.9, tail_below=0.3, tail_words=2, hybrid_floor_base=0.2,
+                 talk_words_share=2.0, talk_words_from=-0.4, talk_words_lowers=0.9, talk_words_ends=False, tail_below=0.3, tail_words=2, hybrid_floor_base=0.2,
                  hybrid_floor_slope=0.01)
     rules["defaults"]["top_k"] = 2
     rules["spelling"] = {"min_letters": 3, "max_letters": 6}

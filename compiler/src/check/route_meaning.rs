@@ -160,7 +160,9 @@ impl CatalogMeaning<'_> {
                     // Small talk no nearer than the catalog raises nothing: only nearer
                     // summaries of it are read whole.
                     let small_talk = talk.vectors.nearest_summary_above(q, nearest);
-                    let words = talk_words(&talk.words, &talk.table.pieces(text));
+                    let rules = RoutingRules::built_in();
+                    let words =
+                        talk_words(&talk.words, &talk.table.pieces(text), rules.talk_words_ends);
                     raised_floor(
                         floor,
                         small_talk,

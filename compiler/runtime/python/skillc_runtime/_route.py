@@ -304,7 +304,8 @@ class Routing:
             # Nearer small talk than any skill, or worded as small talk: the bar rises
             # (docs/routing.md, "Small talk").
             weights, meaning = self._talk_words(), self._meaning()
-            lean = talk_words(weights, meaning.pieces(message)) if weights is not None and meaning else None
+            lean = (talk_words(weights, meaning.pieces(message), rules.talk_words_ends)
+                    if weights is not None and meaning else None)
             small_talk = talk.closest(query, q_norm)[0] if q_norm != 0.0 else 0.0
             floor_bar = raised_floor(floor, small_talk, nearest, rules, lean)
         else:
@@ -503,13 +504,28 @@ def talk_weights(pieces: bytes, pairs: Optional[bytes]):
     return weights, by_pair
 
 
-def talk_words(weights, pieces) -> float:
+# The row past any table's end that stands for a message's edges (Rust's `EDGE`).
+EDGE = (1 << 16) - 1
+
+
+def talk_pairs(pieces, ends: bool):
+    """A message's distinct pairs of neighbouring pieces by `pair_key`; with `ends`, its pairs
+    with the edge too: (EDGE, first piece) and (last piece, EDGE)."""
+    pairs = {pair_key(a, b) for a, b in zip(pieces, pieces[1:])}
+    if ends and pieces:
+        pairs.update((pair_key(EDGE, pieces[0]), pair_key(pieces[-1], EDGE)))
+    pairs.discard(None)
+    return pairs
+
+
+def talk_words(weights, pieces, ends: bool = False) -> float:
     """How much a message's pieces (rows of the meaning table, in order) lean to small talk:
     the mean weight (thousandths) of its distinct pieces and, when the artifact weighs pairs,
-    its distinct pairs of neighbouring pieces; 0 without any (docs/routing.md, "Small talk")."""
+    its distinct pairs of neighbouring pieces (with `ends`, the artifact's `talk_words_ends`,
+    its edges' too); 0 without any (docs/routing.md, "Small talk")."""
     by_piece, by_pair = weights
     distinct = set(pieces)
-    pairs = set() if by_pair is None else {pair_key(a, b) for a, b in zip(pieces, pieces[1:])} - {None}
+    pairs = set() if by_pair is None else talk_pairs(pieces, ends)
     if not distinct and not pairs:
         return 0.0
     total = sum(by_piece[p] if p < len(by_piece) else 0 for p in distinct)

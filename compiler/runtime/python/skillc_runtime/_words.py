@@ -14,7 +14,7 @@ class RoutingRules:
     """Routing's words and constants as the build wrote them (manifest `routing_rules`,
     docs/artifact.md): `stopwords`, `suffixes` (in order), `k1`, `b`, `evidence_factor`,
     `max_words`, `lexical_share`, `small_talk_share`, `talk_words_share`, `talk_words_from`,
-    `talk_words_lowers`, `tail_below`, `tail_words`, `hybrid_floor_base`,
+    `talk_words_lowers`, `talk_words_ends`, `tail_below`, `tail_words`, `hybrid_floor_base`,
     `hybrid_floor_slope`, `defaults` (the routing settings a workspace leaves unset) and
     `spelling` (the lengths of unknown words read as their nearest known word, or None)."""
 
@@ -33,6 +33,8 @@ class RoutingRules:
         self.talk_words_from: float = float(rules.get("talk_words_from", 0.0))
         # Artifacts built before it never lower the bar by the pieces.
         self.talk_words_lowers: float = float(rules.get("talk_words_lowers", 0.0))
+        # Artifacts built before it weigh no pairs with a message's edges.
+        self.talk_words_ends: bool = bool(rules.get("talk_words_ends", False))
         # How far under the catalog's bar a route's candidates after the first may score;
         # artifacts built before it cut them all at the bar.
         self.tail_below: float = float(rules.get("tail_below", 0.0))

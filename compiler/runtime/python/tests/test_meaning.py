@@ -114,6 +114,19 @@ class Meaning(unittest.TestCase):
         # Without the pairs' row: the pieces alone.
         self.assertEqual(talk_words(talk_weights(pieces, None), [0, 1, 0, 1]), 0.5)
         self.assertEqual((pair_key(65535, 65535), pair_key(65536, 0), pair_key(0, 65536)), (2**32 - 1, None, None))
+        # With the edges (the rules' `talk_words_ends`): how a message opens and ends counts too,
+        # the Rust runtime's sums.
+        from skillc_runtime._route import EDGE, talk_pairs
+        edged = [pair_key(0, 1), pair_key(1, EDGE), pair_key(3, 0), pair_key(EDGE, 3)]
+        edges = talk_weights(pieces, struct.pack("<4I", *edged) + struct.pack("<4h", 900, -300, -2000, 400))
+        self.assertEqual(talk_words(edges, [3, 0, 1], True), (1250 - 1100 + 100) / 7000)
+        self.assertEqual(talk_words(edges, [3, 0, 1], False), (1250 - 1100) / 5000)
+        self.assertEqual(talk_words(edges, [1], True), (-500 - 300) / 3000)
+        self.assertEqual(talk_words(edges, [7], True), 0.0)
+        self.assertEqual(talk_words(edges, [], True), 0.0)
+        self.assertEqual(talk_words(talk_weights(pieces, None), [0, 1, 0, 1], True), 0.5)
+        self.assertEqual(sorted(talk_pairs([3, 0, 3, 0], True)),
+                         [pair_key(0, 3), pair_key(0, EDGE), pair_key(3, 0), pair_key(EDGE, 3)])
         with self.assertRaisesRegex(ValueError, "not pairs of 6"):
             talk_weights(pieces, pairs[:-1])
         swapped = struct.pack("<2I", *reversed(keys)) + struct.pack("<2h", 900, -2000)

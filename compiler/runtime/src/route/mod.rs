@@ -30,8 +30,9 @@ pub use meaning::Meaning;
 pub(crate) use settings::RoutingTable;
 pub use settings::{RoutingDefaults, RoutingRules, RoutingSettings};
 pub use small_talk::{
-    pair_key, raised_floor, small_talk_row, talk_pairs_row, talk_words, talk_words_row,
-    TalkWeights, SMALL_TALK_SHARE, TALK_WORDS_FROM, TALK_WORDS_LOWERS, TALK_WORDS_SHARE,
+    pair_key, raised_floor, small_talk_row, talk_pairs, talk_pairs_row, talk_words, talk_words_row,
+    TalkWeights, EDGE, SMALL_TALK_SHARE, TALK_WORDS_ENDS, TALK_WORDS_FROM, TALK_WORDS_LOWERS,
+    TALK_WORDS_SHARE,
 };
 use some_words::Only;
 pub use some_words::{words_a_route_reads, NEIGHBOURS_READ};

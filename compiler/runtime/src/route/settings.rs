@@ -144,6 +144,10 @@ pub struct RoutingRules {
     /// catalog's ([`super::TALK_WORDS_LOWERS`]); 0 in an artifact built before it.
     #[serde(default)]
     pub talk_words_lowers: f64,
+    /// Whether a message's lean weighs the pairs of its first and last piece with the edge
+    /// ([`super::EDGE`], [`super::TALK_WORDS_ENDS`]); false in an artifact built before them.
+    #[serde(default)]
+    pub talk_words_ends: bool,
     /// How far under a hybrid route's bar its candidates after the first may score when the
     /// bar is the catalog's ([`super::TAIL_BELOW`]); 0 in an artifact built before it.
     #[serde(default)]
@@ -202,6 +206,7 @@ static BUILT_IN: LazyLock<RoutingRules> = LazyLock::new(|| {
         talk_words_share: super::TALK_WORDS_SHARE,
         talk_words_from: super::TALK_WORDS_FROM,
         talk_words_lowers: super::TALK_WORDS_LOWERS,
+        talk_words_ends: super::TALK_WORDS_ENDS,
         tail_below: super::TAIL_BELOW,
         tail_words: super::TAIL_WORDS,
         hybrid_floor_base: HYBRID_FLOOR_BASE,

@@ -29,8 +29,10 @@ pub const TALK_WORDS_SHARE: f64 = 0.8;
 /// The lean by pieces above which the bar rises: a little on the side of requests, since a
 /// message of pieces neither list holds leans nowhere and is small talk as often as not. -0.15
 /// since the lists learnt anecdotes and requests of the same trades (2026-12-04): from -0.2,
-/// their sharper lean cost labelled requests (docs/routing.md, "Small talk of the trades").
-pub const TALK_WORDS_FROM: f64 = -0.15;
+/// their sharper lean cost labelled requests (docs/routing.md, "Small talk of the trades");
+/// -0.16 since the lean weighs how a message opens and ends ([`TALK_WORDS_ENDS`], 2026-12-06),
+/// which leans anecdotes further to small talk and requests to requests.
+pub const TALK_WORDS_FROM: f64 = -0.16;
 /// The share of a message's lean to requests (below [`TALK_WORDS_FROM`]) that takes back what
 /// the small-talk margin raised the bar by, never below the catalog's bar (0.4 took back a
 /// little more and let one more message needing no skill through). A message whose words ask
@@ -38,6 +40,11 @@ pub const TALK_WORDS_FROM: f64 = -0.15;
 /// skill's summary, which it is in a catalog whose summaries are one template
 /// (docs/routing.md, "Small talk").
 pub const TALK_WORDS_LOWERS: f64 = 0.3;
+/// Whether the lean weighs how a message opens and ends ([`EDGE`]): since 2026-12-06, when
+/// the openings and endings of the lists' messages kept out a sixth of the anecdotes naming a
+/// tool that reached a skill, and more requests found theirs (docs/routing.md, "How a message
+/// opens and ends").
+pub const TALK_WORDS_ENDS: bool = true;
 
 /// The name of the `meaning` row that holds model `model`'s small-talk vectors.
 pub fn small_talk_row(model: &str) -> String {
@@ -62,6 +69,28 @@ pub fn talk_pairs_row(model: &str) -> String {
 /// the second; `None` when a row is 65,536 or more (no pair is weighed then).
 pub fn pair_key(first: u32, second: u32) -> Option<u32> {
     (first < 1 << 16 && second < 1 << 16).then_some(first << 16 | second)
+}
+
+/// The row past any table's end that stands for a message's edges: its pairs with the first
+/// piece ([`EDGE`], first) and with the last (last, [`EDGE`]) weigh how a message opens and
+/// ends ("how …", "… please" against "thanks …", "… right"), when the rules say so
+/// (`talk_words_ends`; docs/routing.md, "How a message opens and ends"). A table of this many
+/// rows or more weighs no such pairs (their keys would be a piece's).
+pub const EDGE: u32 = (1 << 16) - 1;
+
+/// A message's distinct pairs of neighbouring pieces (`pieces`, rows of the table in its
+/// order) by [`pair_key`], in rising order; with `ends`, its pairs with [`EDGE`] too.
+pub fn talk_pairs(pieces: &[u32], ends: bool) -> Vec<u32> {
+    let mut pairs: Vec<u32> = (pieces.windows(2))
+        .filter_map(|w| pair_key(w[0], w[1]))
+        .collect();
+    if let (true, Some(&first), Some(&last)) = (ends, pieces.first(), pieces.last()) {
+        pairs.extend(pair_key(EDGE, first));
+        pairs.extend(pair_key(last, EDGE));
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
 }
 
 /// How much pieces, and pairs of neighbouring pieces, lean to small talk rather than to a
@@ -128,20 +157,17 @@ impl TalkWeights {
 
 /// How much a message's pieces (`pieces`, rows of the table in the message's order) lean to
 /// small talk: the mean of the weights (thousandths) of its distinct pieces and, when `weights`
-/// has pairs, of its distinct pairs of neighbouring pieces; 0 for a message without pieces.
-/// Sums of whole numbers and one division, so every runtime gives the same number.
-pub fn talk_words(weights: &TalkWeights, pieces: &[u32]) -> f64 {
+/// has pairs, of its distinct pairs of neighbouring pieces ([`talk_pairs`], its edges' with
+/// `ends`); 0 for a message without pieces. Sums of whole numbers and one division, so every
+/// runtime gives the same number.
+pub fn talk_words(weights: &TalkWeights, pieces: &[u32], ends: bool) -> f64 {
     let mut distinct = pieces.to_vec();
     distinct.sort_unstable();
     distinct.dedup();
-    let mut pairs: Vec<u32> = match &weights.pairs {
-        Some(_) => (pieces.windows(2))
-            .filter_map(|w| pair_key(w[0], w[1]))
-            .collect(),
+    let pairs = match &weights.pairs {
+        Some(_) => talk_pairs(pieces, ends),
         None => Vec::new(),
     };
-    pairs.sort_unstable();
-    pairs.dedup();
     let count = distinct.len() + pairs.len();
     if count == 0 {
         return 0.0;
@@ -222,10 +248,13 @@ impl Artifact {
 
 impl Artifact {
     /// How much `text`'s pieces lean to small talk ([`talk_words`]) by this artifact's
-    /// weights; `None` for an artifact without them.
+    /// weights and rules; `None` for an artifact without them.
     pub fn talk_lean(&self, text: &str) -> Result<Option<f64>, Error> {
         Ok(match (self.talk_words()?, self.meaning()?) {
-            (Some(w), Some(m)) => Some(talk_words(&w, &m.pieces(text))),
+            (Some(w), Some(m)) => {
+                let ends = self.routing_rules()?.talk_words_ends;
+                Some(talk_words(&w, &m.pieces(text), ends))
+            }
             _ => None,
         })
     }

@@ -209,18 +209,29 @@ export function talkWeightsOf(snap: Snapshot): TalkWeights | null {
   return weights;
 }
 
+/** The row past any table's end that stands for a message's edges (Rust's `EDGE`). */
+export const EDGE = 65535;
+
+/** A message's distinct pairs of neighbouring pieces by `pairKey`; with `ends`, its pairs with the
+ * edge too: (EDGE, first piece) and (last piece, EDGE). */
+export function talkPairs(pieces: readonly number[], ends: boolean): Set<number> {
+  const pairs = new Set<number>();
+  const add = (key: number | null) => { if (key !== null) pairs.add(key); };
+  for (let k = 1; k < pieces.length; k++) add(pairKey(pieces[k - 1], pieces[k]));
+  if (ends && pieces.length) {
+    add(pairKey(EDGE, pieces[0]));
+    add(pairKey(pieces[pieces.length - 1], EDGE));
+  }
+  return pairs;
+}
+
 /** How much a message's pieces (rows of the meaning table, in order) lean to small talk: the mean
  * weight (thousandths) of its distinct pieces and, when the artifact weighs pairs, of its distinct
- * pairs of neighbouring pieces; 0 without any. */
-export function talkWords(weights: TalkWeights, pieces: readonly number[]): number {
+ * pairs of neighbouring pieces (with `ends`, the artifact's `talk_words_ends`, its edges' too); 0
+ * without any. */
+export function talkWords(weights: TalkWeights, pieces: readonly number[], ends = false): number {
   const distinct = new Set(pieces);
-  const pairs = new Set<number>();
-  if (weights.pairs !== null) {
-    for (let k = 1; k < pieces.length; k++) {
-      const key = pairKey(pieces[k - 1], pieces[k]);
-      if (key !== null) pairs.add(key);
-    }
-  }
+  const pairs = weights.pairs !== null ? talkPairs(pieces, ends) : new Set<number>();
   if (distinct.size + pairs.size === 0) return 0;
   let total = 0;
   for (const p of distinct) total += p < weights.pieces.length ? weights.pieces[p] : 0;

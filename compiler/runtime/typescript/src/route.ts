@@ -24,7 +24,7 @@ export interface RoutingRules {
   suffixes: readonly string[];
   k1: number; b: number; evidence_factor: number; max_words: number;
   lexical_share: number; small_talk_share: number; talk_words_share?: number; talk_words_from?: number;
-  talk_words_lowers?: number; tail_below?: number; tail_words?: number;
+  talk_words_lowers?: number; talk_words_ends?: boolean; tail_below?: number; tail_words?: number;
   hybrid_floor_base: number; hybrid_floor_slope: number;
   defaults: { top_k: number; min_score: number; confident: number };
   spelling?: { min_letters: number; max_letters: number };
@@ -489,7 +489,8 @@ export function route(snap: Snapshot, b: Bundle, consumer: string | null, ctx: C
       const nearest = dense.docs.reduce((a, vectors) => vectors.length ? Math.max(a, cos[vectors[0]]) : a, 0);
       const weights = talkWeightsOf(snap);
       const meaning = weights === null ? null : meaningOf(snap);
-      const lean = weights === null || meaning === null ? null : talkWords(weights, meaning.pieces(message));
+      const lean = weights === null || meaning === null ? null
+        : talkWords(weights, meaning.pieces(message), rules.talk_words_ends === true);
       floor = raisedFloor(floor, closest(cosines(query, talk), talk)[0], nearest, rules, lean);
     }
     const below = settings.hybrid_min_score == null ? (rules.tail_below ?? 0) : 0;

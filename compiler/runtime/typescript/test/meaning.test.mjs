@@ -12,7 +12,7 @@ import initSqlJs from "sql.js";
 
 import { Artifact, ArtifactError } from "../dist/index.js";
 import { MAX_PIECES, Meaning } from "../dist/meaning.js";
-import { pairKey, talkWords } from "../dist/dense.js";
+import { EDGE, pairKey, talkPairs, talkWords } from "../dist/dense.js";
 
 const root = resolve(import.meta.dirname, "../../../..");
 const skillc = process.env.SKILLC ?? join(root, "target/debug/skillc");
@@ -165,6 +165,18 @@ test("the small-talk lean counts pairs of neighbouring pieces as the Rust runtim
   // Without the pairs' row: the pieces alone.
   assert.equal(talkWords({ pieces, pairs: null }, [0, 1, 0, 1]), 0.5);
   assert.deepEqual([pairKey(65535, 65535), pairKey(65536, 0), pairKey(0, 65536)], [2 ** 32 - 1, null, null]);
+  // With the edges (the rules' `talk_words_ends`): how a message opens and ends counts too, the
+  // Rust runtime's sums.
+  const edged = [pairKey(0, 1), pairKey(1, EDGE), pairKey(3, 0), pairKey(EDGE, 3)];
+  const edges = { pieces, pairs: { keys: Uint32Array.from(edged), weights: Int16Array.from([900, -300, -2000, 400]) } };
+  assert.equal(talkWords(edges, [3, 0, 1], true), (1250 - 1100 + 100) / 7000);
+  assert.equal(talkWords(edges, [3, 0, 1], false), (1250 - 1100) / 5000);
+  assert.equal(talkWords(edges, [1], true), (-500 - 300) / 3000);
+  assert.equal(talkWords(edges, [7], true), 0);
+  assert.equal(talkWords(edges, [], true), 0);
+  assert.equal(talkWords({ pieces, pairs: null }, [0, 1, 0, 1], true), 0.5);
+  assert.deepEqual([...talkPairs([3, 0, 3, 0], true)].sort((x, y) => x - y),
+    [pairKey(0, 3), pairKey(0, EDGE), pairKey(3, 0), pairKey(EDGE, 3)]);
 });
 
 test("without a vector, a route of the sample is hybrid and the Rust command's, in every script", async () => {

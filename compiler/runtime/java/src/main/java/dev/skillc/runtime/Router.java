@@ -581,16 +581,13 @@ final class Router {
     /**
      * How much a message's pieces (rows of the meaning table, in order) lean to small talk: the
      * mean weight (thousandths) of its distinct pieces and, when the artifact weighs pairs, of its
-     * distinct pairs of neighbouring pieces; 0 without any.
+     * distinct pairs of neighbouring pieces (with {@code ends}, the artifact's
+     * {@code talk_words_ends}, its pairs with the edge too: {@link TalkWeights#talkPairs}); 0
+     * without any.
      */
-    static double talkWords(TalkWeights weights, int[] pieces) {
+    static double talkWords(TalkWeights weights, int[] pieces, boolean ends) {
         int[] distinct = java.util.Arrays.stream(pieces).distinct().toArray();
-        long[] pairs = new long[0];
-        if (weights.pairKeys() != null) {
-            pairs = java.util.stream.IntStream.range(1, pieces.length)
-                .mapToLong(k -> TalkWeights.pairKey(pieces[k - 1], pieces[k]))
-                .filter(key -> key >= 0).distinct().toArray();
-        }
+        long[] pairs = weights.pairKeys() == null ? new long[0] : TalkWeights.talkPairs(pieces, ends);
         if (distinct.length + pairs.length == 0) return 0;
         long total = 0;
         for (int p : distinct) total += p < weights.pieces().length ? weights.pieces()[p] : 0;
@@ -733,7 +730,8 @@ final class Router {
                 double nearest = denseOf(snap, b, ix).nearestFirst(query);
                 TalkWeights weights = snap.talkWords();
                 Meaning meaning = weights == null ? null : snap.meaning();
-                Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text));
+                boolean ends = Boolean.TRUE.equals(rules.all().get("talk_words_ends"));
+                Double lean = meaning == null ? null : talkWords(weights, meaning.pieces(text), ends);
                 minScore = raisedFloor(minScore, talk.best(query)[0], nearest, rules, lean);
             }
             double below = settings.get("hybrid_min_score") instanceof Number ? 0 : rules.num("tail_below");

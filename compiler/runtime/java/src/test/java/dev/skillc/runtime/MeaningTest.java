@@ -159,15 +159,28 @@ public class MeaningTest {
         short[] pieces = {1500, -500, 0, 250};
         TalkWeights both = new TalkWeights(pieces,
             new long[] {TalkWeights.pairKey(0, 1), TalkWeights.pairKey(3, 0)}, new short[] {900, -2000});
-        assertEquals((1000 + 900) / 4000.0, Router.talkWords(both, new int[] {0, 1, 0, 1}), 0);
-        assertEquals(1000 / 3000.0, Router.talkWords(both, new int[] {1, 0}), 0);
-        assertEquals((250 + 1500 - 2000) / 3000.0, Router.talkWords(both, new int[] {3, 0}), 0);
-        assertEquals(0.0, Router.talkWords(both, new int[] {7}), 0);
-        assertEquals(0.0, Router.talkWords(both, new int[] {}), 0);
+        assertEquals((1000 + 900) / 4000.0, Router.talkWords(both, new int[] {0, 1, 0, 1}, false), 0);
+        assertEquals(1000 / 3000.0, Router.talkWords(both, new int[] {1, 0}, false), 0);
+        assertEquals((250 + 1500 - 2000) / 3000.0, Router.talkWords(both, new int[] {3, 0}, false), 0);
+        assertEquals(0.0, Router.talkWords(both, new int[] {7}, false), 0);
+        assertEquals(0.0, Router.talkWords(both, new int[] {}, false), 0);
         // Without the pairs' row: the pieces alone.
-        assertEquals(0.5, Router.talkWords(new TalkWeights(pieces, null, null), new int[] {0, 1, 0, 1}), 0);
+        assertEquals(0.5, Router.talkWords(new TalkWeights(pieces, null, null), new int[] {0, 1, 0, 1}, false), 0);
         assertEquals(4294967295L, TalkWeights.pairKey(65535, 65535));
         assertEquals(-1, TalkWeights.pairKey(65536, 0));
         assertEquals(-1, TalkWeights.pairKey(0, 65536));
+        // With the edges (the rules' talk_words_ends): how a message opens and ends counts too,
+        // the Rust runtime's sums.
+        int edge = TalkWeights.EDGE;
+        TalkWeights edges = new TalkWeights(pieces, new long[] {TalkWeights.pairKey(0, 1), TalkWeights.pairKey(1, edge),
+            TalkWeights.pairKey(3, 0), TalkWeights.pairKey(edge, 3)}, new short[] {900, -300, -2000, 400});
+        assertEquals((1250 - 1100 + 100) / 7000.0, Router.talkWords(edges, new int[] {3, 0, 1}, true), 0);
+        assertEquals((1250 - 1100) / 5000.0, Router.talkWords(edges, new int[] {3, 0, 1}, false), 0);
+        assertEquals((-500 - 300) / 3000.0, Router.talkWords(edges, new int[] {1}, true), 0);
+        assertEquals(0.0, Router.talkWords(edges, new int[] {7}, true), 0);
+        assertEquals(0.0, Router.talkWords(edges, new int[] {}, true), 0);
+        assertEquals(0.5, Router.talkWords(new TalkWeights(pieces, null, null), new int[] {0, 1, 0, 1}, true), 0);
+        assertArrayEquals(new long[] {TalkWeights.pairKey(0, 3), TalkWeights.pairKey(0, edge), TalkWeights.pairKey(3, 0),
+            TalkWeights.pairKey(edge, 3)}, TalkWeights.talkPairs(new int[] {3, 0, 3, 0}, true));
     }
 }
