@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
-use skillc_runtime::route::{talk_pairs, Meaning, TalkWeights, EDGE, TALK_WORDS_ENDS};
+use skillc_runtime::route::{talk_pairs, Meaning, TalkWeights, TALK_WORDS_ENDS};
 #[cfg(test)]
 use skillc_runtime::route::{tokens, GLOSSARY_MAX_CHARS};
 
@@ -106,11 +106,13 @@ pub(crate) fn built_in_talk_words() -> Arc<TalkWeights> {
 /// smoothing): small talk ([`SMALL_TALK`] and [`MORE_SMALL_TALK`]) against requests
 /// ([`REQUESTS`]). A piece neither list holds weighs 0; a pair neither holds is left out.
 /// Pairs read the order the pieces alone cannot ("can you" against "you can", "help me"
-/// against "me with"), and a message's pairs with the edge ([`EDGE`]) how it opens and ends
-/// ("how …", "… please" against "thanks …", "… right"), as runtimes read them ([`TALK_WORDS_ENDS`]; a
-/// table too long for the edge's row has none). `docs/routing.md`, "Small talk".
+/// against "me with"), and a message's pairs with the edge
+/// ([`EDGE`](skillc_runtime::route::EDGE)) how it opens and ends ("how …", "… please" against
+/// "thanks …", "… right"), as runtimes read them ([`TALK_WORDS_ENDS`]). `docs/routing.md`,
+/// "Small talk".
 pub(crate) fn talk_words(table: &Meaning) -> TalkWeights {
-    let ends = TALK_WORDS_ENDS && table.len() < EDGE as usize;
+    // The built-in table is shorter than the edge's row (a test says so).
+    let ends = TALK_WORDS_ENDS;
     let counted = |lists: &[&str]| {
         let mut counts = vec![0u32; table.len()];
         let mut pairs: BTreeMap<u32, u32> = BTreeMap::new();
@@ -289,7 +291,7 @@ pub(crate) fn built_in_glossary() -> Arc<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skillc_runtime::route::pair_key;
+    use skillc_runtime::route::{pair_key, EDGE};
 
     /// The glossary kept in the compiler is what the lists make of the built-in table.
     #[test]
