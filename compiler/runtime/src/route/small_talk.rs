@@ -74,8 +74,8 @@ pub fn pair_key(first: u32, second: u32) -> Option<u32> {
 /// The row past any table's end that stands for a message's edges: its pairs with the first
 /// piece ([`EDGE`], first) and with the last (last, [`EDGE`]) weigh how a message opens and
 /// ends ("how …", "… please" against "thanks …", "… right"), when the rules say so
-/// (`talk_words_ends`; docs/routing.md, "How a message opens and ends"). A table of this many
-/// rows or more weighs no such pairs (their keys would be a piece's).
+/// (`talk_words_ends`; docs/routing.md, "How a message opens and ends"). The built-in table
+/// is shorter (the build's test of the lean's weights says so), so no piece has its keys.
 pub const EDGE: u32 = (1 << 16) - 1;
 
 /// A message's distinct pairs of neighbouring pieces (`pieces`, rows of the table in its
