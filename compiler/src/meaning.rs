@@ -365,11 +365,13 @@ mod tests {
                 .filter(|m| m.windows(n).any(|w| w == wanted))
                 .count() as f64
         };
-        let expected = |wanted: &[u32]| {
-            let t = (holding(&talk, wanted) + 1.0) / (talk.len() as f64 + 2.0);
-            let a = (holding(&asks, wanted) + 1.0) / (asks.len() as f64 + 2.0);
+        // Add-one log-odds, in thousandths, of `t` small-talk messages against `a` requests.
+        let log_odds = |t: f64, a: f64| {
+            let t = (t + 1.0) / (talk.len() as f64 + 2.0);
+            let a = (a + 1.0) / (asks.len() as f64 + 2.0);
             ((t.ln() - a.ln()) * 1000.0).round() as i16
         };
+        let expected = |wanted: &[u32]| log_odds(holding(&talk, wanted), holding(&asks, wanted));
         let id = |piece: &str| table.pieces(piece)[0];
         let pairs = weights.pairs.as_deref().unwrap();
         let pair = |a: &str, b: &str| {
@@ -424,35 +426,28 @@ mod tests {
         // How a message opens and ends: its first piece after the edge, its last before it,
         // counted over the messages that open or end so.
         assert!(TALK_WORDS_ENDS && table.len() < EDGE as usize);
-        let opening = |of: &[Vec<u32>], p: u32| of.iter().filter(|m| m.first() == Some(&p)).count();
-        let ending = |of: &[Vec<u32>], p: u32| of.iter().filter(|m| m.last() == Some(&p)).count();
-        let log_odds = |t: usize, a: usize| {
-            let t = (t as f64 + 1.0) / (talk.len() as f64 + 2.0);
-            let a = (a as f64 + 1.0) / (asks.len() as f64 + 2.0);
-            ((t.ln() - a.ln()) * 1000.0).round() as i16
+        // How many messages of `of` open (`opens`) or end with piece `p`.
+        let at_edge = |of: &[Vec<u32>], p: u32, opens: bool| {
+            (of.iter())
+                .filter(|m| Some(&p) == if opens { m.first() } else { m.last() })
+                .count() as f64
         };
         let edge = |key: u32| {
             pairs
                 .binary_search_by_key(&key, |p| p.0)
                 .map(|i| pairs[i].1)
         };
-        for piece in ["how", "we", "can", "my"] {
+        let openings = ["how", "we", "can", "my"].map(|w| (w, true));
+        let endings = ["please", "thanks", "today"].map(|w| (w, false));
+        for (piece, opens) in openings.into_iter().chain(endings) {
             let p = id(piece);
-            let weight = log_odds(opening(&talk, p), opening(&asks, p));
-            assert_eq!(
-                edge(pair_key(EDGE, p).unwrap()),
-                Ok(weight),
-                "opening {piece}"
-            );
-        }
-        for piece in ["please", "thanks", "today"] {
-            let p = id(piece);
-            let weight = log_odds(ending(&talk, p), ending(&asks, p));
-            assert_eq!(
-                edge(pair_key(p, EDGE).unwrap()),
-                Ok(weight),
-                "ending {piece}"
-            );
+            let key = if opens {
+                pair_key(EDGE, p)
+            } else {
+                pair_key(p, EDGE)
+            };
+            let weight = log_odds(at_edge(&talk, p, opens), at_edge(&asks, p, opens));
+            assert_eq!(edge(key.unwrap()), Ok(weight), "{piece}, opening: {opens}");
         }
         assert!(edge(pair_key(EDGE, id("how")).unwrap()).unwrap() < 0);
         assert!(edge(pair_key(id("thanks"), EDGE).unwrap()).unwrap() > 0);
