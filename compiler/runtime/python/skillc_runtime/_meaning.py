@@ -15,7 +15,7 @@ from operator import add, eq, itemgetter, mul, sub, truediv
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._glossary import _runs
-from ._words import _UNSPACED_RUN, _words, one_edit_starting, spelling_applies
+from ._words import _MARK, _UNSPACED_RUN, _words, one_edit_starting, spelling_applies
 
 # At most this many pieces of a text count (a long message: its first ones).
 MAX_PIECES = 256
@@ -119,10 +119,19 @@ def pieces(text: str, ids: Dict[str, int], folds: Dict[str, str]) -> List[int]:
             if k % 2:
                 out.extend(ids[c] for c in run if c in ids)
             elif run:
-                out.extend(_word_pieces("".join(folds.get(c, c) for c in run), ids))
+                out.extend(_word_pieces(fold(run, ids, folds), ids))
             if len(out) >= MAX_PIECES:
                 return out[:MAX_PIECES]
     return out
+
+
+def fold(word: str, ids: Dict[str, int], folds: Dict[str, str]) -> str:
+    """A word with its accents folded as the table's pieces are (`é` → `e`), and its marks that
+    no piece is left out: the model's tokenizer drops every nonspacing mark (`सुबह` is read as
+    `सबह`), as the Rust runtime's `Meaning::fold`."""
+    if word.isascii():
+        return word
+    return "".join(folds.get(c, c) for c in word if c in folds or c in ids or not _MARK.match(c))
 
 
 def _word_pieces(word: str, ids: Dict[str, int]) -> List[int]:

@@ -122,6 +122,12 @@ def _word_patterns() -> "Tuple[re.Pattern[str], re.Pattern[str]]":
 
 _WORD_OR_ASTRAL, _WORD = _word_patterns()
 
+# A mark (General_Category Mn or Mc, less the variation selectors: the Rust runtime's `mark`):
+# inside a word, and left out of the meaning's pieces when the table has no piece for it.
+_MARK = re.compile("[%s]" % "".join(
+    "\\U%08x-\\U%08x" % (int(a, 16), int(b or a, 16))
+    for a, _, b in (item.partition("-") for item in _word_chars.MARKS.split())))
+
 
 def _words(text: str) -> List[str]:
     """The runs of word characters of a (lowercased) text."""

@@ -289,21 +289,35 @@ impl Meaning {
         out
     }
 
-    /// A word with its accents folded as the table's pieces are (`é` → `e`).
+    /// A word with its accents folded as the table's pieces are (`é` → `e`), and its marks
+    /// that no piece is ([`super::mark`]) left out: the model's tokenizer drops every
+    /// nonspacing mark, so `सुबह` is read as `सबह`, which it has pieces for (its vocabulary
+    /// holds a few spacing vowel signs, such as `ा`, and they stay).
     pub fn fold(&self, word: &str) -> String {
-        (word.chars())
+        let mut out = String::with_capacity(word.len());
+        let mut buf = [0u8; 4];
+        for c in word.chars() {
+            match self.folds.get(&c) {
+                Some(folded) => out.push_str(folded),
+                None if super::mark(c) && self.id(c.encode_utf8(&mut buf)).is_none() => {}
+                None => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// Whether the table holds a (lowercased) word of a spaced script whole, as one piece,
+    /// its accents folded: a word of the model's own vocabulary. Its marks count: `है` less its
+    /// vowel sign is `ह`, a piece, but no word of that vocabulary.
+    pub fn holds_whole(&self, word: &str) -> bool {
+        let accents_folded: String = (word.chars())
             .map(|c| {
                 self.folds
                     .get(&c)
                     .map_or_else(|| c.to_string(), Clone::clone)
             })
-            .collect()
-    }
-
-    /// Whether the table holds a (lowercased) word of a spaced script whole, as one piece,
-    /// its accents folded: a word of the model's own vocabulary.
-    pub fn holds_whole(&self, word: &str) -> bool {
-        self.id(&self.fold(word)).is_some()
+            .collect();
+        self.id(&accents_folded).is_some()
     }
 
     fn id(&self, piece: &str) -> Option<u32> {
@@ -627,6 +641,27 @@ mod tests {
             (v.find("a"), v.find("b"), v.find("c"), v.len()),
             (Some(2), Some(1), None, 3)
         );
+    }
+
+    /// A mark the table has no piece for is left out of a word's pieces, as the model's
+    /// tokenizer drops nonspacing marks; one it holds (a spacing vowel sign) stays. The
+    /// virama keeps `अलार्म` one word.
+    #[test]
+    fn marks_the_table_lacks_are_left_out_of_a_words_pieces() {
+        let m = table_with(
+            &["[UNK]", "सबह", "अलारम", "ा", "##ा", "क", "##र"],
+            |i| [i as u8, 1, 0, 0],
+        );
+        assert_eq!(m.fold("सुबह"), "सबह");
+        assert_eq!(m.pieces("सुबह"), m.pieces("सबह"));
+        assert_eq!(m.pieces("सुबह अलार्म"), [1, 2]);
+        // Held whole (a word of the model's vocabulary, which the glossary leaves out) is
+        // read with the marks: `सुबह` is no such word.
+        assert!(m.holds_whole("सबह") && !m.holds_whole("सुबह"));
+        // `ा` is a piece of the table: kept, so `का` is `क` then `##ा`; a variation selector
+        // is no mark and no word character: `❤\u{fe0f}` has no pieces and splits nothing.
+        assert_eq!(m.fold("का"), "का");
+        assert_eq!(m.pieces("का\u{fe0f}कर"), [5, 4, 5, 6]);
     }
 
     /// A word held whole is one piece, found with its accents folded (what the build's

@@ -40,7 +40,7 @@ pub use spelling::{Spelling, MAX_LETTERS, SPELLING};
 pub use stored::{decode, decode_stored, encode, encode_whole, parse_query_vector};
 use terms::EXAMPLE_WEIGHT;
 pub use terms::{card_terms, parse_terms, prose_text_words, prose_words};
-pub use words::{script_runs, word_char};
+pub use words::{mark, script_runs, word_char};
 pub use words::{tokens, STOPWORDS, SUFFIXES, UNSPACED};
 
 /// BM25's term-frequency saturation: 1.2, the usual value, for counts in units of a trigger

@@ -1,6 +1,7 @@
 //! The word characters of the other runtimes, written from Rust's own. A word of routing is a
-//! run of `char::is_alphanumeric` characters and of the unspaced scripts' characters
-//! ([`tokens`](super::tokens)); Python's standard
+//! run of `char::is_alphanumeric` characters, marks ([`mark`](super::mark)) and the unspaced
+//! scripts' characters ([`tokens`](super::tokens)); the marks are written apart too, for the
+//! meaning's pieces, which leave out those the table has no piece for. Python's standard
 //! library has no `Alphabetic` property (`str.isalnum` leaves out the vowel signs of Indic
 //! scripts, so `दुनिया` fell apart into `द`, `न`, `य`), and Java and JavaScript know the Unicode
 //! version of their platform (Java 17's is 13.0: the combining Latin letters are not alphabetic
@@ -10,11 +11,12 @@
 
 use std::fmt::Write;
 
-/// The inclusive ranges of code points that `tokens` keeps inside a word.
-fn ranges() -> Vec<(u32, u32)> {
+/// The inclusive ranges of code points that `holds` is true of: [`super::word_char`], the
+/// characters that `tokens` keeps inside a word, or [`super::mark`].
+fn ranges(holds: fn(char) -> bool) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
     for c in (0..=0x10FFFF).filter_map(char::from_u32) {
-        if !super::word_char(c) {
+        if !holds(c) {
             continue;
         }
         let c = u32::from(c);
@@ -27,9 +29,9 @@ fn ranges() -> Vec<(u32, u32)> {
 }
 
 /// The ranges as lines of hexadecimal `start-end` (or one point) items.
-fn lines() -> Vec<String> {
+fn lines(holds: fn(char) -> bool) -> Vec<String> {
     let mut lines = vec![String::new()];
-    for (start, end) in ranges() {
+    for (start, end) in ranges(holds) {
         let item = if start == end {
             format!("{start:x}")
         } else {
@@ -53,38 +55,46 @@ fn about(comment: &str) -> String {
     let (major, minor, patch) = char::UNICODE_VERSION;
     format!(
         "{comment}Word characters of routing (docs/routing.md): the code points Rust's `char::is_alphanumeric`\n\
-         {comment}holds in Unicode {major}.{minor}.{patch} and those of the unspaced scripts (`UNSPACED`), as\n\
-         {comment}hexadecimal `start-end` ranges or single points.\n\
+         {comment}holds in Unicode {major}.{minor}.{patch}, the marks (General_Category Mn and Mc, less the variation\n\
+         {comment}selectors) and those of the unspaced scripts (`UNSPACED`), as hexadecimal `start-end` ranges\n\
+         {comment}or single points; MARKS: the marks alone.\n\
          {comment}Written by compiler/runtime/src/route/word_chars.rs; do not edit.\n"
     )
 }
 
 /// Each runtime's file (from the runtime crate's folder) and its text.
 fn files() -> Vec<(&'static str, String)> {
-    let lines = lines();
+    let (words, marks) = (lines(super::word_char), lines(super::mark));
     let (major, minor, patch) = char::UNICODE_VERSION;
     let version = format!("{major}.{minor}.{patch}");
     let python = format!(
-        "{}\nUNICODE_VERSION = \"{version}\"\nRANGES = \"\"\"\n{}\n\"\"\"\n",
+        "{}\nUNICODE_VERSION = \"{version}\"\nRANGES = \"\"\"\n{}\n\"\"\"\nMARKS = \"\"\"\n{}\n\"\"\"\n",
         about("# "),
-        lines.join("\n")
+        words.join("\n"),
+        marks.join("\n")
     );
     let mut typescript = about("// ");
     let _ = write!(
         typescript,
-        "\nexport const UNICODE_VERSION = \"{version}\";\nexport const RANGES: string = `\n{}\n`;\n",
-        lines.join("\n")
+        "\nexport const UNICODE_VERSION = \"{version}\";\nexport const RANGES: string = `\n{}\n`;\n\
+         export const MARKS: string = `\n{}\n`;\n",
+        words.join("\n"),
+        marks.join("\n")
     );
     let mut java = about("// ");
     let _ = write!(
         java,
         "package dev.skillc.runtime;\n\n/** Word characters of routing: see the comment above. */\nfinal class WordChars {{\n    \
-         static final String UNICODE_VERSION = \"{version}\";\n    static final String RANGES = \"\"\n"
+         static final String UNICODE_VERSION = \"{version}\";\n"
     );
-    for line in &lines {
-        let _ = writeln!(java, "        + \"{line} \"");
+    for (name, lines) in [("RANGES", &words), ("MARKS", &marks)] {
+        let _ = writeln!(java, "    static final String {name} = \"\"");
+        for line in lines {
+            let _ = writeln!(java, "        + \"{line} \"");
+        }
+        java.push_str("        ;\n");
     }
-    java.push_str("        ;\n\n    private WordChars() {}\n}\n");
+    java.push_str("\n    private WordChars() {}\n}\n");
     vec![
         ("python/skillc_runtime/_word_chars.py", python),
         ("typescript/src/wordChars.ts", typescript),

@@ -4,7 +4,7 @@
 // and rounded to whole numbers: every cosine is then exact, the same in every runtime.
 
 import { ArtifactError, rows, type Snapshot } from "./artifact.js";
-import { NOT_WORD, UNSPACED_RUN } from "./route.js";
+import { MARK, NOT_WORD, UNSPACED_RUN } from "./route.js";
 
 /** What a meaning table's bytes start with. */
 const MAGIC = "SKILLC-MEANING-1";
@@ -129,10 +129,17 @@ export class Meaning {
     return out;
   }
 
+  /** A word with its accents folded as the table's pieces are (`é` → `e`), and its marks that
+   * no piece is left out: the model's tokenizer drops every nonspacing mark (`सुबह` is read as
+   * `सबह`), as the Rust runtime's `Meaning::fold`. */
   private fold(run: string): string {
-    if (this.folds.size === 0) return run;
+    if (/^[\x00-\x7f]*$/.test(run)) return run;
     let out = "";
-    for (const c of run) out += this.folds.get(c) ?? c;
+    for (const c of run) {
+      const folded = this.folds.get(c);
+      if (folded !== undefined) out += folded;
+      else if (this.ids.has(c) || !MARK.test(c)) out += c;
+    }
     return out;
   }
 

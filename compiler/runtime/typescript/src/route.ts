@@ -6,7 +6,7 @@ import { catalogMembers } from "./answer.js";
 import { closest, cosines, denseOf, smallTalkOf, talkWeightsOf, talkWords } from "./dense.js";
 import { meaningOf } from "./meaning.js";
 import type { Context } from "./context.js";
-import { RANGES as WORD_RANGES } from "./wordChars.js";
+import { MARKS, RANGES as WORD_RANGES } from "./wordChars.js";
 
 /** Routing's words and constants as the build wrote them (manifest `routing_rules`,
  * docs/artifact.md), which this runtime holds no copy of: `lexical_share` is a hybrid score's
@@ -65,6 +65,18 @@ export const NOT_WORD = new RegExp(
     .split(/\s+/)
     .map((item) => item.split("-").map((hex) => `\\u{${hex}}`).join("-"))
     .join("")}]+`,
+  "u",
+);
+
+/**
+ * A mark (General_Category Mn or Mc, less the variation selectors: the Rust runtime's `mark`):
+ * inside a word, and left out of the meaning's pieces when the table has no piece for it.
+ */
+export const MARK = new RegExp(
+  `^[${MARKS.trim()
+    .split(/\s+/)
+    .map((item) => item.split("-").map((hex) => `\\u{${hex}}`).join("-"))
+    .join("")}]$`,
   "u",
 );
 

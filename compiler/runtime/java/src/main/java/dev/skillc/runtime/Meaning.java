@@ -159,14 +159,18 @@ final class Meaning {
         return Arrays.copyOf(out, n);
     }
 
-    /** The code points of {@code text[from, to)}, each replaced by its fold when it has one. */
+    /**
+     * The code points of {@code text[from, to)}, each replaced by its fold when it has one, and
+     * its marks that no piece is left out: the model's tokenizer drops every nonspacing mark, as
+     * the Rust runtime's {@code Meaning::fold}.
+     */
     private int[] fold(String text, int from, int to) {
         StringBuilder folded = new StringBuilder(to - from);
         for (int k = from; k < to; ) {
             int c = text.codePointAt(k);
             String f = folds.get(c);
-            if (f == null) folded.appendCodePoint(c);
-            else folded.append(f);
+            if (f != null) folded.append(f);
+            else if (!Router.mark(c) || ids.containsKey(new String(Character.toChars(c)))) folded.appendCodePoint(c);
             k += Character.charCount(c);
         }
         return folded.codePoints().toArray();

@@ -211,10 +211,12 @@ final class Router {
      * {@code char::is_alphanumeric} ({@link WordChars}), not this JDK's Unicode version (Java 17's
      * 13.0 does not count the combining Latin letters as alphabetic, Rust's 17.0 does).
      */
-    private static final int[][] WORD_RANGES = wordRanges();
+    private static final int[][] WORD_RANGES = ranges(WordChars.RANGES);
+    /** The marks' ranges alike (General_Category Mn and Mc, less the variation selectors). */
+    private static final int[][] MARK_RANGES = ranges(WordChars.MARKS);
 
-    private static int[][] wordRanges() {
-        String[] items = WordChars.RANGES.trim().split(" ");
+    private static int[][] ranges(String ranges) {
+        String[] items = ranges.trim().split(" ");
         int[][] out = new int[2][items.length];
         for (int k = 0; k < items.length; k++) {
             int dash = items[k].indexOf('-');
@@ -225,9 +227,21 @@ final class Router {
     }
 
     static boolean wordChar(int c) {
-        int k = Arrays.binarySearch(WORD_RANGES[0], c);
+        return within(WORD_RANGES, c);
+    }
+
+    /**
+     * A mark that belongs to the letter before it (the Rust runtime's {@code mark}): inside a
+     * word, and left out of the meaning's pieces when the table has no piece for it.
+     */
+    static boolean mark(int c) {
+        return within(MARK_RANGES, c);
+    }
+
+    private static boolean within(int[][] ranges, int c) {
+        int k = Arrays.binarySearch(ranges[0], c);
         if (k < 0) k = -k - 2;
-        return k >= 0 && c <= WORD_RANGES[1][k];
+        return k >= 0 && c <= ranges[1][k];
     }
 
     /** The word-break characters Unicode counts as case-ignorable besides the mark, format and modifier categories. */
