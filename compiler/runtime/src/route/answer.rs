@@ -185,18 +185,20 @@ impl Artifact {
         let glossed = self.glossed(message, &index, leave_out, rules, once)?;
         let read = glossed.as_deref().unwrap_or(message);
         let lexical = index.rank_leaving_out(read, leave_out, rules);
-        let spelt = self.spelt(read, &index, leave_out, rules)?;
+        let spelt = self.spelt(read, &index, &lexical, leave_out, rules)?;
         Ok((glossed, lexical, index.docs.len(), spelt))
     }
 
     /// The text a message's meaning vector is made of, when it is not `read` (the message as
     /// its words are read): its misspelt words read as its words are, as the nearest known
-    /// words of the catalog of `index` ([`super::Meaning::spelt`]). `None` for an artifact
-    /// whose rules do not ask it (built before it) or without the built-in meaning.
+    /// words of the catalog of `index` ([`super::Meaning::spelt`]); those the ranking of
+    /// `read` by words (`lexical`) already looked up are not looked up again. `None` for an
+    /// artifact whose rules do not ask it (built before it) or without the built-in meaning.
     fn spelt(
         &self,
         read: &str,
         index: &RouteIndex,
+        lexical: &Ranking,
         leave_out: Option<(usize, &str)>,
         rules: &RoutingRules,
     ) -> Result<Option<String>, Error> {
@@ -209,7 +211,10 @@ impl Artifact {
         let parts = [Part::whole(index)];
         // A word the catalog holds is read as written; another as its nearest known word.
         let held = holds_every_word(&parts, leave_out, rules);
-        let near = |token: &str| nearest_known(&parts, token).map(|(known, _)| known);
+        let near = |token: &str| match lexical.read_as.iter().find(|(t, _)| t == token) {
+            Some((_, known)) => known.clone(),
+            None => nearest_known(&parts, token).map(|(known, _)| known),
+        };
         let tokens = |word: &str| rules.tokens(word);
         Ok(meaning.spelt(read, spelling, rules.max_words, tokens, held, near))
     }
@@ -245,7 +250,7 @@ impl Artifact {
             _ => &first,
         };
         let lexical = index.rank_leaving_out(read, leave_out, rules);
-        let spelt = self.spelt(read, index, leave_out, rules)?;
+        let spelt = self.spelt(read, index, &lexical, leave_out, rules)?;
         let asked_another = first.asked_another() || index.asked_another();
         Ok((!asked_another).then_some((glossed, lexical, index.docs.len(), spelt)))
     }

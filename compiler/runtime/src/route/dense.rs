@@ -749,6 +749,7 @@ pub fn fused(
     super::Ranking {
         words: lexical.words,
         scored,
+        read_as: lexical.read_as,
     }
 }
 

@@ -353,6 +353,7 @@ fn a_skill_scores_by_its_closest_text_and_leaving_one_out_skips_that_example() {
     // Fused: a skill with neither words nor meaning is left out; words alone keep one.
     let lexical = Ranking {
         words: vec!["price".to_string()],
+        read_as: Vec::new(),
         scored: vec![Scored {
             skill: 1,
             score: 0.4,

@@ -254,8 +254,17 @@ impl Meaning {
             return None;
         }
         let near = near(&token)?;
+        // A word's routing word is a stem of it: a start of it, with at most its last letter
+        // changed or added (`y`). So an edit read as `near` starts with all of `near` but its
+        // last letter, and most edits need no lookup.
+        let start = &near.as_bytes()[..near.len().saturating_sub(1)];
         let mut best: Option<(u32, String)> = None;
         super::spelling::one_edit(word, |edit| {
+            // Byte by byte: most edits differ in their first letters, and a call to compare
+            // a few bytes costs more than the loop.
+            if edit.len() < start.len() || start.iter().zip(edit.bytes()).any(|(a, b)| *a != b) {
+                return;
+            }
             if let Some(row) = self.pieces.find(edit) {
                 if best.as_ref().is_none_or(|(r, _)| row < *r) && tokens(edit) == [near.as_str()] {
                     best = Some((row, edit.to_string()));

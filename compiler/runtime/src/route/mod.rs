@@ -73,12 +73,25 @@ pub struct RouteIndex {
     pub(crate) total: u64,
     /// For an index of some of the catalog's words ([`RouteIndex::of_words`]): those words.
     only: Option<Only>,
+    /// Which words the index may hold by their ends, made when a misspelt word is first read
+    /// ([`spelling::Ends`]).
+    ends: std::sync::OnceLock<spelling::Ends>,
 }
 
 impl RouteIndex {
     /// Builds the index from each skill's stored terms (`card_route.terms`).
     pub fn new<'a>(docs: impl IntoIterator<Item = (usize, &'a str)>) -> RouteIndex {
         RouteIndex::build(docs.into_iter().collect(), None)
+    }
+
+    /// Whether the index may hold `word`: false only when no word of it has `word`'s first and
+    /// last two letters (a–z). An index of some words ([`RouteIndex::of_words`]) may hold
+    /// any: it must see every word a route asks for.
+    fn may_hold(&self, word: &str) -> bool {
+        self.only.is_some()
+            || (self.ends)
+                .get_or_init(|| spelling::Ends::of(self.ids.keys().map(String::as_str)))
+                .may_hold(word)
     }
 
     /// The id of a word some document holds.
@@ -237,9 +250,12 @@ pub fn rank_parts(
     rules: &RoutingRules,
 ) -> Ranking {
     let out = LeftOut::new(parts, leave_out, rules);
-    let words = known_words(parts, message, &out, rules);
+    let (words, read_as) = known_words(parts, message, &out, rules);
     if words.is_empty() {
-        return Ranking::default();
+        return Ranking {
+            read_as,
+            ..Ranking::default()
+        };
     }
     let offsets: Vec<usize> = parts
         .iter()
@@ -303,22 +319,28 @@ pub fn rank_parts(
     Ranking {
         words: words.into_iter().map(|(w, _)| w).collect(),
         scored,
+        read_as,
     }
 }
 
+/// A message's known words, each with its id in each part that holds it.
+type KnownWords = Vec<(String, Vec<Option<usize>>)>;
+
 /// The first `rules.max_words` distinct known words of a message, each with its id in each
 /// part that holds it. A word no part holds is read as its nearest known word when the rules
-/// say so ([`spelling`]), for the first `rules.max_words` words it applies to.
+/// say so ([`spelling`]), for the first `rules.max_words` words it applies to; those words
+/// with what they were read as ([`Ranking::read_as`]).
 fn known_words(
     parts: &[Part<'_>],
     message: &str,
     out: &LeftOut,
     rules: &RoutingRules,
-) -> Vec<(String, Vec<Option<usize>>)> {
+) -> (KnownWords, Vec<(String, Option<String>)>) {
     // A word only the left-out example held is unknown, as in a catalog without the example.
     let id = |p: usize, t: &str| parts[p].id(t).filter(|&id| out.holds(parts, p, id));
     let limit = rules.max_words.min(MAX_WORDS);
-    let mut words: Vec<(String, Vec<Option<usize>>)> = Vec::new();
+    let mut words: KnownWords = Vec::new();
+    let mut read_as = Vec::new();
     let mut tried = 0;
     for t in rules.tokens(message) {
         if words.len() == limit {
@@ -330,7 +352,9 @@ fn known_words(
             match rules.spelling {
                 Some(s) if tried < limit && spelling::applies(&t, &s) => {
                     tried += 1;
-                    let Some(near) = spelling::nearest_known(parts, &t) else {
+                    let near = spelling::nearest_known(parts, &t);
+                    read_as.push((t, near.as_ref().map(|(known, _)| known.clone())));
+                    let Some(near) = near else {
                         continue;
                     };
                     (t, ids) = near;
@@ -352,7 +376,7 @@ fn known_words(
             words.push((t, ids));
         }
     }
-    words
+    (words, read_as)
 }
 
 /// Whether the kept documents of `parts` hold every routing word of `word` (by `rules`), with
@@ -464,6 +488,10 @@ pub struct Ranking {
     pub words: Vec<String>,
     /// Each skill holding one of them, in no order.
     pub scored: Vec<Scored>,
+    /// Each word no skill holds that was read as its nearest known word, with that word
+    /// (`None`: none is one edit away), in the message's order: what the meaning's reading of
+    /// the same words ([`super::Meaning::spelt`]) asks again, and need not look up twice.
+    pub read_as: Vec<(String, Option<String>)>,
 }
 
 impl Ranking {

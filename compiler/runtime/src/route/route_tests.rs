@@ -18,6 +18,7 @@ fn the_first_few_of_a_ranking_are_those_a_full_sort_gives_however_many_score() {
     for size in [0, 1, 3, 19, 20, 21, 80, 400] {
         let ranking = Ranking {
             words: Vec::new(),
+            read_as: Vec::new(),
             scored: (0..size)
                 .map(|skill| Scored {
                     skill,
@@ -270,6 +271,7 @@ fn the_skill_that_holds_the_message_words_ranks_first_and_scores_stay_in_range()
     assert_eq!(both.first(|_| false, |k| names[k]), None);
     let tied = Ranking {
         words: vec!["x".into()],
+        read_as: Vec::new(),
         scored: vec![
             Scored {
                 skill: 1,

@@ -50,7 +50,9 @@ pub(super) fn nearest_known(
     // (summed counts, skills holding it, the word, its ids)
     let mut best: Option<(u64, usize, String, Vec<Option<usize>>)> = None;
     let mut consider = |candidate: &str| {
-        if parts.iter().all(|p| p.id(candidate).is_none()) {
+        if !parts.iter().any(|p| p.index.may_hold(candidate))
+            || parts.iter().all(|p| p.id(candidate).is_none())
+        {
             return;
         }
         let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(candidate)).collect();
@@ -67,37 +69,74 @@ pub(super) fn nearest_known(
     best.map(|(_, _, known, ids)| (known, ids))
 }
 
+/// Which words of letters a–z an index holds, by their first two letters and their last two:
+/// a word whose four no word of the index has is not in it. Most words one edit from a
+/// misspelt one (hundreds a word) are found absent by this bit alone rather than by a lookup.
+#[derive(Debug)]
+pub(super) struct Ends(Box<[u64]>);
+
+impl Ends {
+    /// The bit of a word's ends; `None` for a word of fewer than two letters or of others
+    /// than a–z.
+    fn bit(word: &str) -> Option<usize> {
+        let b = word.as_bytes();
+        if b.len() < 2 || !b.iter().all(u8::is_ascii_lowercase) {
+            return None;
+        }
+        let letter = |i: usize| usize::from(b[i] - b'a');
+        let (n, last) = (b.len(), 26 * 26);
+        Some(((letter(0) * 26 + letter(1)) * last) + letter(n - 2) * 26 + letter(n - 1))
+    }
+
+    /// The ends of `words`.
+    pub(super) fn of<'a>(words: impl Iterator<Item = &'a str>) -> Ends {
+        let mut bits = vec![0u64; (26 * 26 * 26 * 26usize).div_ceil(64)];
+        for bit in words.filter_map(Ends::bit) {
+            bits[bit / 64] |= 1 << (bit % 64);
+        }
+        Ends(bits.into_boxed_slice())
+    }
+
+    /// Whether a word with `word`'s ends is among them (always, for a word without a bit).
+    pub(super) fn may_hold(&self, word: &str) -> bool {
+        Ends::bit(word).is_none_or(|bit| self.0[bit / 64] & (1 << (bit % 64)) != 0)
+    }
+}
+
 /// Each word one edit from `word` (letters a–z): a letter deleted, two neighbouring letters
 /// swapped, a letter changed or one inserted, in that order at each position (a word may come
 /// more than once). What [`nearest_known`] considers, and what a route that reads only some of
 /// a catalog's words asks its index for ([`super::words_a_route_reads`]).
 pub(super) fn one_edit(word: &str, mut each: impl FnMut(&str)) {
-    let letters = word.as_bytes();
-    let n = letters.len();
-    let mut edit = String::with_capacity(n + 1);
-    let mut write = |pieces: [&[u8]; 3]| {
+    const LETTERS: &str = "abcdefghijklmnopqrstuvwxyz";
+    // Of letters a–z (ASCII: every byte starts a character, so every slice below is one).
+    if !word.is_ascii() {
+        return;
+    }
+    let mut edit = String::with_capacity(word.len() + 1);
+    let mut write = |pieces: &[&str]| {
         edit.clear();
         for p in pieces {
-            // Letters a–z only: every slice is ASCII.
-            edit.extend(p.iter().map(|&b| char::from(b)));
+            edit.push_str(p);
         }
         each(&edit);
     };
-    for i in 0..=n {
-        let (head, tail) = letters.split_at(i);
-        if let Some((first, rest)) = tail.split_first() {
-            write([head, rest, &[]]);
-            if let Some((second, rest)) = rest.split_first() {
-                write([head, &[*second, *first], rest]);
+    let letters = (0..26).map(|c| &LETTERS[c..=c]);
+    for i in 0..=word.len() {
+        let (head, tail) = word.split_at(i);
+        if !tail.is_empty() {
+            let (first, rest) = tail.split_at(1);
+            write(&[head, rest]);
+            if !rest.is_empty() {
+                let (second, after) = rest.split_at(1);
+                write(&[head, second, first, after]);
             }
-            for c in b'a'..=b'z' {
-                if c != *first {
-                    write([head, &[c], rest]);
-                }
+            for letter in letters.clone().filter(|&l| l != first) {
+                write(&[head, letter, rest]);
             }
         }
-        for c in b'a'..=b'z' {
-            write([head, &[c], tail]);
+        for letter in letters.clone() {
+            write(&[head, letter, tail]);
         }
     }
 }
@@ -133,6 +172,15 @@ mod tests {
         ]);
         let rules = RoutingRules::built_in();
         assert_eq!(words(&ix, "tomorow", rules), ["tomorrow"]);
+        // What each word tried was read as, for the meaning's reading not to look it up again.
+        let read_as = |ranking: super::super::Ranking| ranking.read_as;
+        assert_eq!(
+            read_as(ix.rank("tomorow forecast xqzvbn", rules)),
+            [
+                ("tomorow".to_string(), Some("tomorrow".to_string())),
+                ("xqzvbn".to_string(), None)
+            ]
+        );
         assert_eq!(words(&ix, "forcast", rules), ["forecast"]);
         assert_eq!(words(&ix, "comit chagnes", rules), ["commit", "chang"]);
         assert_eq!(words(&ix, "lihgts", rules), ["light"]);
@@ -178,6 +226,22 @@ mod tests {
             ("three", "Xebra, xebra again."),
         ]);
         assert_eq!(words(&ix, "yebra", rules), ["zebra"]);
+    }
+
+    /// The ends' bits never leave out a word the index holds, and leave out a word whose first
+    /// two and last two letters no word of it has; a word of other letters is never left out.
+    #[test]
+    fn the_ends_of_an_indexs_words_leave_out_only_words_it_cannot_hold() {
+        let ends = super::Ends::of(["table", "cable", "go", "naïve"].into_iter());
+        for held in ["table", "cable", "go", "tazzle", "gogo", "cale"] {
+            assert!(ends.may_hold(held), "{held}");
+        }
+        for absent in ["tabla", "fable", "gone", "tables", "og", "naive"] {
+            assert!(!ends.may_hold(absent), "{absent}");
+        }
+        for unread in ["naïve", "x", "", "Table"] {
+            assert!(ends.may_hold(unread), "{unread}");
+        }
     }
 
     /// At most `max_words` unknown words of a message are tried: a message of a thousand
