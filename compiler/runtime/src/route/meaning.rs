@@ -260,9 +260,7 @@ impl Meaning {
         let start = &near.as_bytes()[..near.len().saturating_sub(1)];
         let mut best: Option<(u32, String)> = None;
         super::spelling::one_edit(word, |edit| {
-            // Byte by byte: most edits differ in their first letters, and a call to compare
-            // a few bytes costs more than the loop.
-            if edit.len() < start.len() || start.iter().zip(edit.bytes()).any(|(a, b)| *a != b) {
+            if !starts_with(edit, start) {
                 return;
             }
             if let Some(row) = self.pieces.find(edit) {
@@ -521,6 +519,12 @@ impl Artifact {
         }
         Ok(Some(meaning.vector_of(&pieces)))
     }
+}
+
+/// Whether `edit` starts with `start`, byte by byte: most edits differ in their first letters,
+/// and a call to compare a few bytes costs more than this loop.
+fn starts_with(edit: &str, start: &[u8]) -> bool {
+    edit.len() >= start.len() && start.iter().zip(edit.bytes()).all(|(a, b)| *a == b)
 }
 
 #[cfg(test)]

@@ -181,6 +181,12 @@ mod tests {
                 ("xqzvbn".to_string(), None)
             ]
         );
+        let nothing_known = ix.rank("xqzvbn", rules);
+        assert!(nothing_known.words.is_empty());
+        assert_eq!(nothing_known.read_as, [("xqzvbn".to_string(), None)]);
+        // The index's own sieve: its words' ends, and none other.
+        assert!(ix.may_hold("tomorrow") && ix.may_hold("toxxow") && ix.may_hold("lizzht"));
+        assert!(!ix.may_hold("tomorrox") && !ix.may_hold("zzzzz"));
         assert_eq!(words(&ix, "forcast", rules), ["forecast"]);
         assert_eq!(words(&ix, "comit chagnes", rules), ["commit", "chang"]);
         assert_eq!(words(&ix, "lihgts", rules), ["light"]);
