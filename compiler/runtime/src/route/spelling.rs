@@ -248,6 +248,22 @@ mod tests {
         for unread in ["naïve", "x", "", "Table"] {
             assert!(ends.may_hold(unread), "{unread}");
         }
+        // Every four ends have a bit of their own: of all words of four letters, whose ends
+        // are the word, only that of `table`'s ends passes a sieve of `table` alone.
+        let table = super::Ends::of(["table"].into_iter());
+        let alphabet = || b'a'..=b'z';
+        let mut passing = Vec::new();
+        for (a, b, c, d) in alphabet().flat_map(|a| {
+            alphabet().flat_map(move |b| {
+                alphabet().flat_map(move |c| alphabet().map(move |d| (a, b, c, d)))
+            })
+        }) {
+            let word = String::from_utf8(vec![a, b, c, d]).unwrap();
+            if table.may_hold(&word) {
+                passing.push(word);
+            }
+        }
+        assert_eq!(passing, ["tale"]);
     }
 
     /// At most `max_words` unknown words of a message are tried: a message of a thousand
