@@ -50,12 +50,13 @@ pub(super) fn nearest_known(
     // (summed counts, skills holding it, the word, its ids)
     let mut best: Option<(u64, usize, String, Vec<Option<usize>>)> = None;
     let mut consider = |candidate: &str| {
-        if !parts.iter().any(|p| p.index.may_hold(candidate))
-            || parts.iter().all(|p| p.id(candidate).is_none())
-        {
+        if !parts.iter().any(|p| p.index.may_hold(candidate)) {
             return;
         }
         let ids: Vec<Option<usize>> = parts.iter().map(|p| p.id(candidate)).collect();
+        if ids.iter().all(Option::is_none) {
+            return;
+        }
         let (weight, skills) =
             held_by(parts, &ids).fold((0u64, 0usize), |(w, s), hit| (w + u64::from(hit.3), s + 1));
         let better = best.as_ref().is_none_or(|(w, s, known, _)| {
@@ -83,9 +84,9 @@ impl Ends {
         if b.len() < 2 || !b.iter().all(u8::is_ascii_lowercase) {
             return None;
         }
-        let letter = |i: usize| usize::from(b[i] - b'a');
-        let (n, last) = (b.len(), 26 * 26);
-        Some(((letter(0) * 26 + letter(1)) * last) + letter(n - 2) * 26 + letter(n - 1))
+        // Two letters as a number below 26²: the first two, then the last two.
+        let pair = |i: usize| usize::from(b[i] - b'a') * 26 + usize::from(b[i + 1] - b'a');
+        Some(pair(0) * 26 * 26 + pair(b.len() - 2))
     }
 
     /// The ends of `words`.
@@ -173,9 +174,8 @@ mod tests {
         let rules = RoutingRules::built_in();
         assert_eq!(words(&ix, "tomorow", rules), ["tomorrow"]);
         // What each word tried was read as, for the meaning's reading not to look it up again.
-        let read_as = |ranking: super::super::Ranking| ranking.read_as;
         assert_eq!(
-            read_as(ix.rank("tomorow forecast xqzvbn", rules)),
+            ix.rank("tomorow forecast xqzvbn", rules).read_as,
             [
                 ("tomorow".to_string(), Some("tomorrow".to_string())),
                 ("xqzvbn".to_string(), None)
@@ -251,18 +251,11 @@ mod tests {
         // Every four ends have a bit of their own: of all words of four letters, whose ends
         // are the word, only that of `table`'s ends passes a sieve of `table` alone.
         let table = super::Ends::of(["table"].into_iter());
-        let alphabet = || b'a'..=b'z';
-        let mut passing = Vec::new();
-        for (a, b, c, d) in alphabet().flat_map(|a| {
-            alphabet().flat_map(move |b| {
-                alphabet().flat_map(move |c| alphabet().map(move |d| (a, b, c, d)))
-            })
-        }) {
-            let word = String::from_utf8(vec![a, b, c, d]).unwrap();
-            if table.may_hold(&word) {
-                passing.push(word);
-            }
-        }
+        let four_letters = (0..26usize.pow(4)).map(|n| {
+            let letter = |k: u32| char::from(b'a' + (n / 26usize.pow(3 - k) % 26) as u8);
+            (0..4).map(letter).collect::<String>()
+        });
+        let passing: Vec<String> = four_letters.filter(|w| table.may_hold(w)).collect();
         assert_eq!(passing, ["tale"]);
     }
 
