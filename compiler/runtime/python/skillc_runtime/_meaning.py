@@ -224,12 +224,17 @@ class Packed:
     holds q·v_j + 2^23 in field j. That field never overflows nor goes below 0 (|q·v| ≤
     256·127² < 2^22): additions of big integers and multiplications by small ones give every
     dot product (`_dots`), and the rest is C loops. A query of other numbers (a caller's own
-    vector) is measured one cosine at a time."""
+    vector) is measured one cosine at a time.
 
-    def __init__(self, dense, dims: int):
+    `aside`: vectors of no document (values, norm), packed after the documents' so that their
+    dot products come with them (`aside_closest`): the small talk a route measures a message
+    against. Apart, their own 256 additions would cost most of what theirs do together."""
+
+    def __init__(self, dense, dims: int, aside: Sequence[Tuple[Sequence[float], float]] = ()):
         # dense: per document, its vectors as (values, norm). They are laid out by rank: every
         # document's first vector (its summary), then every second one, and so on; a block of
         # one rank holds the documents of that many vectors or more, in order.
+        self.aside = list(aside)
         self.docs = len(dense)
         self.dims = dims
         counts = [len(vectors) for vectors in dense]
@@ -250,15 +255,17 @@ class Packed:
         self.flat = flat
         # The vectors' signed bytes one after another (a vector of another length than the
         # table's is near nothing: zeros).
-        raw = b"".join(_signed_bytes(v, dims) for v, _ in flat)
+        raw = b"".join(_signed_bytes(v, dims) for v, _ in [*flat, *self.aside])
+        # Every packed vector: the documents', then those aside.
+        self.packed = len(flat) + len(self.aside)
         self.columns = []
         self.matrix = None
         if _numpy is not None and flat:
             np = self.np = _numpy
             # Signed bytes, summed into 32-bit integers by einsum: a quarter of an int32
             # matrix's bytes to read a route (the product is bound by memory), half its time.
-            self.matrix = np.frombuffer(raw, dtype=np.int8).reshape(len(flat), dims)
-            self.np_norms = np.array(self.norms, dtype=np.float64)
+            self.matrix = np.frombuffer(raw, dtype=np.int8).reshape(self.packed, dims)
+            self.np_norms = np.array(self.norms + [n for _, n in self.aside], dtype=np.float64)
             self.np_owner = np.array(self.owner, dtype=np.int64)
             return
         count = len(flat)
@@ -270,16 +277,17 @@ class Packed:
         # A vector of length 0 is all zeros: its dot product is 0, and 0 over an infinite
         # length is the 0 the cosine of such a vector is.
         self.lengths = [n if n != 0.0 else math.inf for n in self.norms]
-        ones = int.from_bytes(b"\x01\x00\x00" * count, "little")
+        self.aside_lengths = [n if n != 0.0 else math.inf for _, n in self.aside]
+        ones = int.from_bytes(b"\x01\x00\x00" * self.packed, "little")
         self.offset = _OFFSET * ones
         for i in range(dims if flat else 0):
             # Each number plus 128 (a byte from 0 to 255: its two's complement byte with the
             # top bit flipped), then 128 off every field again.
-            spread = bytearray(3 * count)
+            spread = bytearray(3 * self.packed)
             spread[0::3] = raw[i::dims].translate(_PLUS_128)
             self.columns.append(int.from_bytes(spread, "little") - 128 * ones)
-        # Each vector's length rounded down, in its field: what `closest_reaching` tests
-        # all the dot products against at once.
+        # Each document's vector's length rounded down, in its field: what `closest_reaching`
+        # tests all the dot products against at once.
         self.whole_lengths = int.from_bytes(
             b"".join(int(n).to_bytes(3, "little") for n in self.norms), "little")
 
@@ -354,6 +362,17 @@ class Packed:
                 best[doc] = cos
         return best, first
 
+    def aside_closest(self, query, q_norm: float, dots=None) -> float:
+        """The closest cosine (0 at worst) of the vectors aside to `query`: from the query's
+        `dot_products` (`dots`), or one cosine at a time for a query they are not (None)."""
+        if not self.aside or q_norm == 0.0:
+            return 0.0
+        if dots is None:
+            return max([0.0, *(_cosine(query, q_norm, v, n) for v, n in self.aside)])
+        if self.matrix is not None:
+            return dots[2]
+        return max([0.0, *self._cosines(dots[1][len(self.owner):], self.aside_lengths, q_norm)])
+
     def closest_of(self, docs: Iterable[int], q_norm: float, dots) -> Dict[int, float]:
         """The closest cosine (0 at worst) of each of `docs`, from the query's `dot_products`
         (`dots`): the same numbers as `closest_and_first`, for a few documents."""
@@ -403,8 +422,8 @@ class Packed:
 
     def _fields(self, total: int) -> "array[int]":
         """The 24-bit fields of `total`, widened to 32 bits to be read as an array."""
-        packed = total.to_bytes(3 * len(self.owner), "little")
-        wide = bytearray(4 * len(self.owner))
+        packed = total.to_bytes(3 * self.packed, "little")
+        wide = bytearray(4 * self.packed)
         wide[0::4], wide[1::4], wide[2::4] = packed[0::3], packed[1::3], packed[2::3]
         fields = array("I")
         fields.frombytes(bytes(wide))
@@ -413,42 +432,45 @@ class Packed:
         return fields
 
     def _reaching(self, total: int, similarity: float, q_norm: float) -> int:
-        """One byte a vector, its top bit set where the vector's cosine may reach `similarity`
-        (at most 1; other bits are noise): dot ≥ c·⌊|v|⌋ with c = ⌊similarity·|q|⌋ − 1, at
+        """One byte a vector, its top bit set where a document's vector's cosine may reach
+        `similarity` (at most 1; other bits, and the bytes of the vectors aside, are noise): dot ≥ c·⌊|v|⌋ with c = ⌊similarity·|q|⌋ − 1, at
         most what the cosine needs (dot ≥ similarity·|q|·|v|). `total` less c·⌊|v|⌋ in each
         field holds dot − c·⌊|v|⌋ + 2^23, from 2^23 − 2·256·127² > 0 to below 2^24: no field
         borrows from the next, and its top bit is whether dot ≥ c·⌊|v|⌋."""
         c = max(math.floor(min(similarity, 1.0) * q_norm) - 1, 0)
-        tested = (total - c * self.whole_lengths).to_bytes(3 * len(self.owner), "little")
+        tested = (total - c * self.whole_lengths).to_bytes(3 * self.packed, "little")
         return int.from_bytes(tested[2::3], "little")
 
     def _closest_numpy(self, query, q_norm: float) -> Tuple[List[float], float]:
         """`closest_and_first` with numpy, when it is installed."""
-        best, first = self._best_numpy(query, q_norm)
+        best, first, _ = self._best_numpy(query, q_norm)
         return best.tolist(), first
 
     def _reaching_numpy(self, dots, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
         """`closest_reaching` with numpy, when it is installed: every cosine (`dots`, of
         `_best_numpy`), then the documents that reach what they need."""
         np = self.np
-        best, first = dots
+        best, first, _ = dots
         kept = np.flatnonzero((best >= np.array(needs, dtype=np.float64)) & (best > 0.0))
         return dict(zip(kept.tolist(), best[kept].tolist())), first
 
     def _best_numpy(self, query, q_norm: float):
-        """Per document, its closest cosine (an array, 0 at worst), and the largest cosine of a
-        first vector: the same integer dot products (exact) and the same float divisions as
-        without numpy, so the same cosines, for all vectors at once."""
+        """Per document, its closest cosine (an array, 0 at worst), the largest cosine of a
+        first vector, and that of the vectors aside (0 at worst): the same integer dot
+        products (exact) and the same float divisions as without numpy, so the same cosines,
+        for all vectors at once."""
         np = self.np
         q = np.array([int(x) for x in query], dtype=np.int8)
         dots = np.einsum("ij,j->i", self.matrix, q, dtype=np.int32, casting="unsafe")
         with np.errstate(divide="ignore", invalid="ignore"):
             cos = dots.astype(np.float64) / (q_norm * self.np_norms)
         cos[self.np_norms == 0.0] = 0.0
+        n = len(self.owner)
         best = np.zeros(self.docs, dtype=np.float64)
-        np.maximum.at(best, self.np_owner, cos)
+        np.maximum.at(best, self.np_owner, cos[:n])
         first = max(0.0, float(cos[:self.summaries].max())) if self.summaries else 0.0
-        return best, first
+        aside = max(0.0, float(cos[n:].max())) if self.aside else 0.0
+        return best, first, aside
 
 
 def _picker(indexes: List[int]) -> Callable:

@@ -130,10 +130,10 @@ class Routing:
         return self._meaning_table
 
     def _small_talk(self):
-        """The small-talk vectors beside the built-in meaning table (one document of them
-        all, packed), read once; None without them."""
+        """The small-talk vectors beside the built-in meaning table, each with its length
+        (what each catalog packs aside: `_packed`), read once; None without them."""
         if not hasattr(self, "_small_talk_vectors"):
-            model, dims, packed = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0")), None
+            model, dims, vectors = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0")), None
             if model is not None and dims > 0 and self._meaning() is not None:
                 row = self.db.execute("SELECT data FROM meaning WHERE name = ?", (f"{model}:small-talk",)).fetchone()
                 if row is not None and (not row[0] or len(row[0]) % dims != 0):
@@ -141,9 +141,8 @@ class Routing:
                                      f"{len(row[0] or b'')} bytes, not vectors of {dims} numbers")
                 if row is not None:
                     data = bytes(row[0])
-                    vectors = _meaning.whole_vectors([data[k:k + dims] for k in range(0, len(data), dims)])
-                    packed = _meaning.Packed([list(vectors)], dims)
-            self._small_talk_vectors = packed
+                    vectors = list(_meaning.whole_vectors([data[k:k + dims] for k in range(0, len(data), dims)]))
+            self._small_talk_vectors = vectors
         return self._small_talk_vectors
 
     def _talk_words(self):
@@ -208,11 +207,11 @@ class Routing:
     def _packed(self, b):
         """With the built-in meaning (whole-number vectors), the catalog's vectors packed for
         the dot products of all of them at once (`_meaning.Packed`): exact, as the loop of
-        `_cosine` is, in a fraction of its time. None otherwise."""
+        `_cosine` is, in a fraction of its time, with the small talk's aside. None otherwise."""
         if self._meaning() is None:
             return None
         if "packed" not in b:
-            b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims)
+            b["packed"] = _meaning.Packed(self._dense_index(b), self._meaning().dims, self._small_talk() or ())
         return b["packed"]
 
     def _needs(self, docs, target, score, scale):
@@ -299,14 +298,14 @@ class Routing:
             closest = {doc: max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
                        for doc, vectors in enumerate(dense)}
             nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
-        talk = self._small_talk() if settings["hybrid_min_score"] is None else None
-        if talk is not None:
+        if settings["hybrid_min_score"] is None and self._small_talk() is not None:
             # Nearer small talk than any skill, or worded as small talk: the bar rises
             # (docs/routing.md, "Small talk").
             weights, meaning = self._talk_words(), self._meaning()
             lean = (talk_words(weights, meaning.pieces(message), rules.talk_words_ends)
                     if weights is not None and meaning else None)
-            small_talk = talk.closest(query, q_norm)[0] if q_norm != 0.0 else 0.0
+            # Packed beside the catalog's vectors (`_packed`): the same dot products.
+            small_talk = packed.aside_closest(query, q_norm, dots) if packed is not None else 0.0
             floor_bar = raised_floor(floor, small_talk, nearest, rules, lean)
         else:
             floor_bar = floor

@@ -213,10 +213,17 @@ class Meaning(unittest.TestCase):
                     self.assertEqual(a.route(text, query_vector=scaled, top=50)["candidates"],
                                      a.route(text, top=50)["candidates"], text)
                     whole = a._meaning().vector(text)
-                    for packed in (a._small_talk(), a.bundle()["packed"]):
-                        got, want = (packed.closest_and_first(v, _meaning._norm(v)) for v in (scaled, whole))
-                        self.assertAlmostEqual(got[1], want[1], places=9)
-                        self.assertEqual([round(c, 9) for c in got[0]], [round(c, 9) for c in want[0]])
+                    packed = a.bundle()["packed"]
+                    got, want = (packed.closest_and_first(v, _meaning._norm(v)) for v in (scaled, whole))
+                    self.assertAlmostEqual(got[1], want[1], places=9)
+                    self.assertEqual([round(c, 9) for c in got[0]], [round(c, 9) for c in want[0]])
+                    # The small talk packed aside: a caller's vector measures it one cosine at
+                    # a time, the message's own in the packed dot products, to the same cosine.
+                    q_norm = _meaning._norm(whole)
+                    talk = packed.aside_closest(whole, q_norm, packed.dot_products(whole, q_norm))
+                    self.assertAlmostEqual(packed.aside_closest(scaled, _meaning._norm(scaled)), talk, places=9)
+                    self.assertEqual(talk, max(_meaning._cosine(whole, q_norm, v, n) for v, n in a._small_talk()))
+                    self.assertGreater(talk, 0.0)
         finally:
             _meaning._numpy = numpy
 
@@ -274,7 +281,11 @@ class Meaning(unittest.TestCase):
                     return [float(max(-127, min(127, x + rng.randint(-spread, spread)))) for x in c]
                 dense = [[(v, _meaning._norm(v)) for v in (vector() for _ in range(rng.randint(0, 5)))]
                          for _ in range(150)]
-                packed = _meaning.Packed(dense, dims)
+                # Vectors of no document packed after theirs (small talk's): they leave the
+                # documents' answers as they are, and have their own closest cosine.
+                aside = [(v, _meaning._norm(v)) for v in (vector() for _ in range(rng.choice([0, 1, 40])))]
+                _meaning._numpy = rng.choice([None, numpy])
+                packed = _meaning.Packed(dense, dims, aside)
                 for _ in range(8):
                     query = vector() if rng.random() < 0.8 else [float(rng.choice([-127, 127])) for _ in range(dims)]
                     q_norm = _meaning._norm(query)
@@ -296,6 +307,8 @@ class Meaning(unittest.TestCase):
                         needs[0] = -0.2
                     reached, reached_first = packed.closest_reaching(query, q_norm, needs)
                     self.assertEqual(reached_first, first)
+                    self.assertEqual(packed.aside_closest(query, q_norm, packed.dot_products(query, q_norm)),
+                                     max([0.0, *(_meaning._cosine(query, q_norm, v, n) for v, n in aside)]))
                     for doc, b in enumerate(best):
                         bar = needs[doc]
                         if b >= bar and b > 0.0:
