@@ -29,6 +29,8 @@ _NONZERO = re.compile(rb"[^\x00]")
 _TENTHS = [k / 10.0 for k in range(1, 11)]
 # Per number of tenths, the bytes that turn that number into the top bit and any other to 0.
 _MASKS = [bytes(0x80 if b == k else 0 for b in range(256)) for k in range(11)]
+# A byte's top bit alone.
+_TOP_BIT = bytes(b & 0x80 for b in range(256))
 
 
 class Meaning:
@@ -317,35 +319,56 @@ class Packed:
     def dot_products(self, query, q_norm: float):
         """What `closest_reaching` computes of a query whatever the documents need, to be
         handed to it again for other needs (a route asks twice or thrice for the same
-        message): the packed dot products and the summaries' largest cosine, or with numpy
-        each document's closest cosine; None for a query it does not pack."""
+        message): the packed dot products and their fields, or with numpy each document's
+        closest cosine, the summaries' largest and the aside's; None for a query it does not
+        pack."""
         if len(query) != self.dims or not whole(query) or not (self.columns or self.matrix is not None):
             return None
         if self.matrix is not None:
             return self._best_numpy(query, q_norm)
         total = self._dots(query)
-        fields = self._fields(total)
-        # The summaries are the first block: its fields and lengths are slices (no lookups).
-        first = max(0.0, *self._cosines(fields[:self.summaries], self.lengths[:self.summaries], q_norm))
-        return total, fields, first
+        return total, self._fields(total)
 
-    def closest_reaching(self, query, q_norm: float, needs: Sequence[float],
-                         dots=None) -> Tuple[Dict[int, float], float]:
-        """`closest_and_first`, for only the documents whose closest cosine may reach the
-        similarity each needs (`needs`, one a document): the others are left out. Without
-        numpy, which may is tested for all vectors at once in the packed dot products, at the
-        tenth at or below what each needs (`_reaching`), and only those are divided out.
-        `dots`: the query's `dot_products`, when already computed."""
-        if len(query) != self.dims or not (self.columns or self.matrix is not None):
-            return {}, 0.0
-        if not whole(query):
-            each, first = self._closest_plain(query, q_norm)
-            return {doc: cos for doc, (cos, need) in enumerate(zip(each, needs)) if cos > 0.0 and cos >= need}, first
+    def nearest(self, query, q_norm: float, dots=None, ceiling: float = math.inf) -> float:
+        """The largest cosine of a document's first vector (its summary) to `query`, 0 at
+        worst, or `ceiling` when that is less: what a route compares small talk's closest
+        cosine (`ceiling`) with, which only matters when the summaries are all farther.
+        `dots`: the query's `dot_products` (None: one cosine at a time). Without numpy, the
+        summaries that may reach `ceiling` are found in the packed dot products (`_reaching`)
+        and only those divided out; all of them only when none of those reaches it."""
+        if ceiling <= 0.0:
+            return ceiling
         if dots is None:
+            return min(self._closest_plain(query, q_norm)[1], ceiling)
+        if self.matrix is not None:
+            return min(dots[1], ceiling)
+        total, fields = dots
+        # The summaries are the first block: its fields and lengths are slices (no lookups).
+        n, lengths = self.summaries, self.lengths
+        if ceiling <= 1.0:
+            # One by one: all but a hair of those that may reach it do, so the first mostly.
+            for found in _NONZERO.finditer(self._tops(total, ceiling, q_norm)[:n].translate(_TOP_BIT)):
+                at = found.start()
+                if next(self._cosines((fields[at],), (lengths[at],), q_norm)) >= ceiling:
+                    return ceiling
+        return min(max([0.0, *self._cosines(fields[:n], lengths[:n], q_norm)]), ceiling)
+
+    def closest_reaching(self, query, q_norm: float, needs: Sequence[float], dots=None) -> Dict[int, float]:
+        """`closest_and_first`'s closest cosines, for only the documents whose closest cosine
+        may reach the similarity each needs (`needs`, one a document): the others are left
+        out. Without numpy, which may is tested for all vectors at once in the packed dot
+        products, at the tenth at or below what each needs (`_reaching`), and only those are
+        divided out. `dots`: the query's `dot_products`, when already computed."""
+        if len(query) != self.dims or not (self.columns or self.matrix is not None):
+            return {}
+        if dots is None:
+            if not whole(query):
+                each, _ = self._closest_plain(query, q_norm)
+                return {doc: cos for doc, (cos, need) in enumerate(zip(each, needs)) if cos > 0.0 and cos >= need}
             dots = self.dot_products(query, q_norm)
         if self.matrix is not None:
             return self._reaching_numpy(dots, needs)
-        total, fields, first = dots
+        total, fields = dots
         # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
         # 0.1, where every vector is divided out); then each vector's, block by block.
         tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
@@ -360,7 +383,7 @@ class Packed:
         for doc, cos in zip(map(self.owner.__getitem__, reach), cosines):
             if cos > best.get(doc, 0.0):
                 best[doc] = cos
-        return best, first
+        return best
 
     def aside_closest(self, query, q_norm: float, dots=None) -> float:
         """The closest cosine (0 at worst) of the vectors aside to `query`: from the query's
@@ -437,22 +460,25 @@ class Packed:
         most what the cosine needs (dot ≥ similarity·|q|·|v|). `total` less c·⌊|v|⌋ in each
         field holds dot − c·⌊|v|⌋ + 2^23, from 2^23 − 2·256·127² > 0 to below 2^24: no field
         borrows from the next, and its top bit is whether dot ≥ c·⌊|v|⌋."""
+        return int.from_bytes(self._tops(total, similarity, q_norm), "little")
+
+    def _tops(self, total: int, similarity: float, q_norm: float) -> bytes:
+        """`_reaching`'s bytes, the top byte of each field (a vector's top bit at 0x80)."""
         c = max(math.floor(min(similarity, 1.0) * q_norm) - 1, 0)
-        tested = (total - c * self.whole_lengths).to_bytes(3 * self.packed, "little")
-        return int.from_bytes(tested[2::3], "little")
+        return (total - c * self.whole_lengths).to_bytes(3 * self.packed, "little")[2::3]
 
     def _closest_numpy(self, query, q_norm: float) -> Tuple[List[float], float]:
         """`closest_and_first` with numpy, when it is installed."""
         best, first, _ = self._best_numpy(query, q_norm)
         return best.tolist(), first
 
-    def _reaching_numpy(self, dots, needs: Sequence[float]) -> Tuple[Dict[int, float], float]:
+    def _reaching_numpy(self, dots, needs: Sequence[float]) -> Dict[int, float]:
         """`closest_reaching` with numpy, when it is installed: every cosine (`dots`, of
         `_best_numpy`), then the documents that reach what they need."""
         np = self.np
-        best, first, _ = dots
+        best = dots[0]
         kept = np.flatnonzero((best >= np.array(needs, dtype=np.float64)) & (best > 0.0))
-        return dict(zip(kept.tolist(), best[kept].tolist())), first
+        return dict(zip(kept.tolist(), best[kept].tolist()))
 
     def _best_numpy(self, query, q_norm: float):
         """Per document, its closest cosine (an array, 0 at worst), the largest cosine of a

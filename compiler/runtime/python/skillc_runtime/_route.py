@@ -289,23 +289,24 @@ class Routing:
         # Computed once, whatever the documents need (the catalog's bar, then lower).
         dots = None if packed is None else packed.dot_products(query, q_norm)
         if packed is not None:
-            closest, nearest = packed.closest_reaching(query, q_norm, self._needs(packed.docs, floor, score, scale), dots)
+            closest = packed.closest_reaching(query, q_norm, self._needs(packed.docs, floor, score, scale), dots)
         elif q_norm == 0.0:
             # A vector of 0 (no piece of the message is known) is near nothing.
-            closest, nearest = {}, 0.0
+            closest = {}
         else:
             dense = self._dense_index(b)
             closest = {doc: max([0.0, *(_cosine(query, q_norm, v, v_norm) for v, v_norm in vectors)])
                        for doc, vectors in enumerate(dense)}
-            nearest = max([0.0, *(_cosine(query, q_norm, *vectors[0]) for vectors in dense if vectors)])
         if settings["hybrid_min_score"] is None and self._small_talk() is not None:
             # Nearer small talk than any skill, or worded as small talk: the bar rises
             # (docs/routing.md, "Small talk").
             weights, meaning = self._talk_words(), self._meaning()
             lean = (talk_words(weights, meaning.pieces(message), rules.talk_words_ends)
                     if weights is not None and meaning else None)
-            # Packed beside the catalog's vectors (`_packed`): the same dot products.
+            # Packed beside the catalog's vectors (`_packed`): the same dot products. Only how
+            # much nearer it is than the nearest skill counts: that nearest, at most it.
             small_talk = packed.aside_closest(query, q_norm, dots) if packed is not None else 0.0
+            nearest = packed.nearest(query, q_norm, dots, small_talk) if packed is not None else 0.0
             floor_bar = raised_floor(floor, small_talk, nearest, rules, lean)
         else:
             floor_bar = floor

@@ -305,9 +305,13 @@ class Meaning(unittest.TestCase):
                     if rng.random() < 0.2:
                         # A bar of 0 or below: every vector counts.
                         needs[0] = -0.2
-                    reached, reached_first = packed.closest_reaching(query, q_norm, needs)
-                    self.assertEqual(reached_first, first)
-                    self.assertEqual(packed.aside_closest(query, q_norm, packed.dot_products(query, q_norm)),
+                    reached = packed.closest_reaching(query, q_norm, needs)
+                    dots = packed.dot_products(query, q_norm)
+                    # The nearest summary, up to a ceiling: at it, a hair either side of it,
+                    # anywhere, and none.
+                    for ceiling in (first, first - 1e-9, first + 1e-9, rng.random(), 0.0, 1.0, math.inf):
+                        self.assertEqual(packed.nearest(query, q_norm, dots, ceiling), min(first, ceiling), ceiling)
+                    self.assertEqual(packed.aside_closest(query, q_norm, dots),
                                      max([0.0, *(_meaning._cosine(query, q_norm, v, n) for v, n in aside)]))
                     for doc, b in enumerate(best):
                         bar = needs[doc]

@@ -105,8 +105,13 @@ def variant(a, bodies, kind, share):
             return self.packed.closest_of(docs, q_norm, dots)
 
         def closest_reaching(self, query, q_norm, needs, dots=None):
-            found = self.packed.closest_reaching(query, q_norm, needs, dots)
-            return found[0], alone.closest_reaching(query, q_norm, [2.0] * alone.docs)[1]
+            return self.packed.closest_reaching(query, q_norm, needs, dots)
+
+        def aside_closest(self, query, q_norm, dots=None):
+            return self.packed.aside_closest(query, q_norm, dots)
+
+        def nearest(self, query, q_norm, dots=None, ceiling=float("inf")):
+            return alone.nearest(query, q_norm, None, ceiling)
 
     a._packed = lambda b_: None if packed_of(b_) is None else KeepNearest(packed_of(b_))
 
