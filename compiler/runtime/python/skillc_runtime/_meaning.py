@@ -157,11 +157,15 @@ def _word_pieces(word: str, ids: Dict[str, int]) -> List[int]:
 def vector(found: Sequence[int], scales: Sequence[float], rows: "array[int]", dims: int) -> List[float]:
     """Σ scale·row over the pieces in order (64-bit floats), then each coordinate over the
     largest magnitude times 127, rounded half up."""
-    total = [0.0] * dims
+    total: Optional[List[float]] = None
     for p in found:
         scale, row = scales[p], rows[p * dims:(p + 1) * dims]
-        # total[i] + scale * row[i], in this order, for each i (as every runtime sums).
-        total = list(map(add, total, map(mul, repeat(scale, dims), row)))
+        # total[i] + scale * row[i], in this order, for each i (as every runtime sums); the
+        # first piece's products alone (0 + x is x, and a 0's sign changes no coordinate).
+        product = map(mul, repeat(scale, dims), row)
+        total = list(product if total is None else map(add, total, product))
+    if total is None:
+        return [0.0] * dims
     largest = max((abs(x) for x in total), default=0.0)
     if largest == 0.0:
         return [0.0] * dims

@@ -370,10 +370,11 @@ class Routing:
         if words:
             # Every term adds a positive amount: a document scores above 0 when it holds a word.
             score = [0.0] * len(docs)
-            for w in words:
+            for k, w in enumerate(words):
                 held_by, parts, dense = index.postings(w)
                 if dense is not None:
-                    score = list(map(add, score, dense))
+                    # The first word's shares are the scores (0 + x is x).
+                    score = list(dense) if k == 0 else list(map(add, score, dense))
                 else:
                     for doc, part in zip(held_by, parts):
                         score[doc] += part
