@@ -166,7 +166,7 @@ def vector(found: Sequence[int], scales: Sequence[float], rows: "array[int]", di
         total = list(product if total is None else map(add, total, product))
     if total is None:
         return [0.0] * dims
-    largest = max((abs(x) for x in total), default=0.0)
+    largest = max(map(abs, total), default=0.0)
     if largest == 0.0:
         return [0.0] * dims
     return [float(math.floor(x / largest * 127.0 + 0.5)) for x in total]
@@ -374,14 +374,23 @@ class Packed:
             return self._reaching_numpy(dots, needs)
         total, fields = dots
         # Each document's tenths: how many of 0.1, 0.2 … 1.0 it needs at least (0: below
-        # 0.1, where every vector is divided out); then each vector's, block by block.
-        tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
-        of_vectors = b"".join(tenths if docs is None else bytes(docs(tenths)) for _, docs in self.blocks)
-        hits = 0
-        for tenth in set(tenths):
-            mask = int.from_bytes(of_vectors.translate(_MASKS[tenth]), "little")
-            hits |= mask if tenth == 0 else self._reaching(total, tenth / 10.0, q_norm) & mask
-        reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
+        # 0.1, where every vector is divided out); then each vector's, block by block. When
+        # the least and the most needed have as many, every document has (as is common).
+        least = bisect_right(_TENTHS, min(needs, default=0.0))
+        if least == bisect_right(_TENTHS, max(needs, default=0.0)):
+            if least == 0:
+                reach = list(range(len(self.owner)))
+            else:
+                tops = self._tops(total, least / 10.0, q_norm)[:len(self.owner)].translate(_TOP_BIT)
+                reach = [m.start() for m in _NONZERO.finditer(tops)]
+        else:
+            tenths = bytes(map(bisect_right, repeat(_TENTHS), needs))
+            of_vectors = b"".join(tenths if docs is None else bytes(docs(tenths)) for _, docs in self.blocks)
+            hits = 0
+            for tenth in set(tenths):
+                mask = int.from_bytes(of_vectors.translate(_MASKS[tenth]), "little")
+                hits |= mask if tenth == 0 else self._reaching(total, tenth / 10.0, q_norm) & mask
+            reach = [m.start() for m in _NONZERO.finditer(hits.to_bytes(len(self.owner), "little"))]
         best: Dict[int, float] = {}
         cosines = self._cosines(map(fields.__getitem__, reach), map(self.lengths.__getitem__, reach), q_norm)
         for doc, cos in zip(map(self.owner.__getitem__, reach), cosines):

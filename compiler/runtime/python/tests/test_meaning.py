@@ -305,6 +305,12 @@ class Meaning(unittest.TestCase):
                     if rng.random() < 0.2:
                         # A bar of 0 or below: every vector counts.
                         needs[0] = -0.2
+                    if rng.random() < 0.3:
+                        # Every document needing the same (a message of no word of theirs),
+                        # down to nothing.
+                        # At the tenth under a cosine just above one: the bar tested is that tenth.
+                        above = min((b for b in best if b >= 0.1), key=lambda b: b - math.floor(b * 10) / 10, default=0.5)
+                        needs = [rng.choice([needed, needed - 1e-9, math.floor(above * 10) / 10, 0.05, -0.2])] * len(dense)
                     reached = packed.closest_reaching(query, q_norm, needs)
                     dots = packed.dot_products(query, q_norm)
                     # The nearest summary, up to a ceiling: at it, a hair either side of it,
