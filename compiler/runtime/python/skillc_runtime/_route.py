@@ -52,18 +52,20 @@ class Routing:
         says so (docs/routing.md, "Fragments"); `time` is the message's (now by default)."""
         routed = _history.routed_text(message, history, time)
         text = message if routed is None else routed
+        # Each word's routing words, read once for the glossary, the spelling and the index.
+        tokens: Dict[str, List[str]] = {}
         with self._lock:
             self._follow()
             # Its words in other languages read in English, for its words and meaning alike.
-            read = self._glossed(text, self.bundle(client, locale, tier))
+            read = self._glossed(text, self.bundle(client, locale, tier), tokens)
             if query_vector is not None:
                 query = self._query_vector(query_vector)
             else:
                 # Without a vector of the caller's, the artifact's built-in meaning makes one.
                 meaning = self._meaning()
-                spelt = self._spelt(read or text, self.bundle(client, locale, tier)) if meaning else None
+                spelt = self._spelt(read or text, self.bundle(client, locale, tier), tokens) if meaning else None
                 query = meaning.vector(spelt or read or text) if meaning else None
-            r = self._route(read or text, client, locale, tier, consumer, context or {}, top, query)
+            r = self._route(read or text, client, locale, tier, consumer, context or {}, top, query, tokens)
             r["message"] = text
         return r if routed is None else _history.with_routed_text(r, message, routed)
 
@@ -80,9 +82,10 @@ class Routing:
             self._glossary_probes: Dict[Any, Any] = {}
         return self._glossary_bytes
 
-    def _glossed(self, text, b):
+    def _glossed(self, text, b, tokens=None):
         """`text` with its words in other languages glossed (`_glossary.gloss`) in the catalog
-        of bundle `b`: a word its index holds is the catalog's own. None when none is."""
+        of bundle `b`: a word its index holds is the catalog's own. None when none is.
+        `tokens`: `route_tokens`' words already read."""
         glossary = self._glossary()
         if not glossary:
             return None
@@ -90,24 +93,27 @@ class Routing:
         rules = self.routing_rules()
 
         def held(word):
-            found = route_tokens(word, rules)
+            found = route_tokens(word, rules, tokens)
             return bool(found) and all(w in index for w in found)
         return _glossary.gloss(glossary, text, held, self._glossary_probes)
 
-    def _spelt(self, text, b):
+    def _spelt(self, text, b, tokens=None):
         """The text a message's meaning vector is made of when it is not `text`: its misspelt
         words read as its words are, as the nearest known words of the catalog of bundle `b`
-        (`_meaning.spelt`); None for an artifact whose rules do not ask it."""
+        (`_meaning.spelt`); None for an artifact whose rules do not ask it. `tokens`:
+        `route_tokens`' words already read."""
         rules, meaning = self.routing_rules(), self._meaning()
         if not rules.meaning_spelling or rules.spelling is None or meaning is None:
             return None
         index, _ = self._route_index(b)
 
+        tokens = {} if tokens is None else tokens
+
         def held(word):
-            found = route_tokens(word, rules)
+            found = route_tokens(word, rules, tokens)
             return bool(found) and all(w in index for w in found)
         return _meaning.spelt(text, meaning.ids, rules.spelling, rules.max_words,
-                              lambda word: route_tokens(word, rules), held, index.nearest_known)
+                              lambda word: route_tokens(word, rules, tokens), held, index.nearest_known)
 
     def _query_vector(self, vector):
         model, dims = self.manifest.get("embedding_model"), int(self.manifest.get("embedding_dims", "0"))
@@ -335,14 +341,14 @@ class Routing:
                 fused[doc] = math.floor(share * lexical_score(score[doc], scale) * 1e6 + 0.5) / 1e6
         return {doc: s for doc, s in fused.items() if s > 0.0}
 
-    def _route(self, message, client, locale, tier, consumer, ctx, top, query=None):
+    def _route(self, message, client, locale, tier, consumer, ctx, top, query=None, tokens=None):
         b = self.bundle(client, locale, tier)
         settings, rules = self.routing_settings(client), self.routing_rules()
         position = self._positions(b, consumer, ctx)
         index, docs = self._route_index(b)
         words: List[str] = []
         tried = 0
-        for t in route_tokens(message, rules):
+        for t in route_tokens(message, rules, tokens):
             if len(words) == rules.max_words:
                 break
             if t not in index:
@@ -357,7 +363,7 @@ class Routing:
             if t not in words:
                 words.append(t)
         # Then neighbouring words written together, where the index holds them as one word.
-        for t in joined_words(message, rules):
+        for t in joined_words(message, rules, tokens):
             if len(words) == rules.max_words:
                 break
             if t in index and t not in words:

@@ -22,6 +22,10 @@ class RoutingRules:
         rules = json.loads(text)
         self.stopwords: FrozenSet[str] = frozenset(rules["stopwords"])
         self.suffixes: Tuple[str, ...] = tuple(rules["suffixes"])
+        # Per letter a-z, in their order, the suffixes a word ending in it may end in
+        # (`_suffix_stem`).
+        self.suffixes_by_last: Dict[str, Tuple[str, ...]] = {
+            letter: tuple(x for x in self.suffixes if x.endswith(letter)) for letter in _LETTERS}
         self.k1: float = float(rules["k1"])
         self.b: float = float(rules["b"])
         self.evidence_factor: float = float(rules["evidence_factor"])
@@ -149,15 +153,17 @@ _UNSPACED_RUN = re.compile("([%s]+)" % "".join(
     "\\U%08x-\\U%08x" % (lo, hi) for lo, hi in _UNSPACED))
 
 
-def route_tokens(text: str, rules: RoutingRules) -> List[str]:
+def route_tokens(text: str, rules: RoutingRules, read: Optional[Dict[str, List[str]]] = None) -> List[str]:
     """A text's words as the routing index holds them: lowercased, split at every character
     that is not a letter or a digit (as Rust's `char::is_alphanumeric` says), stopwords and
     lone Latin letters out, a final `s` dropped from words of four letters or more (not after
-    `s`, `u` or `i`); a run of an unspaced script becomes its pairs of characters."""
+    `s`, `u` or `i`); a run of an unspaced script becomes its pairs of characters. `read`:
+    the tokens of the words already read, by word, to read from and add to (a route reads a
+    message's words several times: for the glossary, the meaning's spelling, the index)."""
     out: List[str] = []
     # A word's tokens depend on it alone: each distinct word is read once (a pasted log
     # repeats most of its words).
-    read: Dict[str, List[str]] = {}
+    read = {} if read is None else read
     for word in _words(text.lower()):
         tokens = read.get(word)
         if tokens is None:
@@ -178,23 +184,23 @@ def _word_tokens(word: str, rules: RoutingRules) -> List[str]:
             continue
         if len(w) >= 4 and w.endswith("s") and not w[:-1].endswith(("s", "u", "i")):
             w = w[:-1]
-        out.append(_suffix_stem(w, rules.suffixes))
+        out.append(_suffix_stem(w, rules))
     return out
 
 
-def joined_words(text: str, rules: RoutingRules) -> List[str]:
+def joined_words(text: str, rules: RoutingRules, read: Optional[Dict[str, List[str]]] = None) -> List[str]:
     """The words two neighbouring words of a text make written together (`google tasks` gives
     `googletask`), where the two are of spaced scripts, of two characters or more each, and
-    together make one word (`route_tokens`); in the text's order."""
+    together make one word (`route_tokens`, and its `read`); in the text's order."""
     words = _words(text.lower())
     out = []
-    read: Dict[str, List[str]] = {}
+    glued_read: Dict[str, List[str]] = {}
     for a, b in zip(words, words[1:]):
         if len(a) >= 2 and len(b) >= 2:
             glued = a + b
-            one = read.get(glued)
+            one = glued_read.get(glued)
             if one is None:
-                one = read[glued] = [] if _UNSPACED_RUN.search(glued) else route_tokens(glued, rules)
+                one = glued_read[glued] = [] if _UNSPACED_RUN.search(glued) else route_tokens(glued, rules, read)
             if len(one) == 1:
                 out.append(one[0])
     return out
@@ -203,15 +209,14 @@ def joined_words(text: str, rules: RoutingRules) -> List[str]:
 _LOWER_ASCII = re.compile("[a-z]+")
 
 
-def _suffix_stem(w: str, suffixes: Tuple[str, ...]) -> str:
-    """The first of `suffixes` ending a word of five ASCII letters or more, taken off
+def _suffix_stem(w: str, rules: RoutingRules) -> str:
+    """The first of the rules' `suffixes` ending a word of five ASCII letters or more, taken off
     when a stem of three letters or more with a vowel stays; `ied`/`ies`/`ie` become `y`; a doubled
     final consonant other than l, s, z is undoubled."""
-    if len(w) < 5 or not _LOWER_ASCII.fullmatch(w):
+    if len(w) < 5 or not _LOWER_ASCII.fullmatch(w) or not w.endswith(rules.suffixes):
         return w
-    suffix = next((x for x in suffixes if w.endswith(x)), None)
-    if suffix is None:
-        return w
+    # The first of those ending in the word's last letter that ends it (one does).
+    suffix = next(x for x in rules.suffixes_by_last[w[-1]] if w.endswith(x))
     rest = w[:-len(suffix)]
     if len(rest) < 3 or not any(c in "aeiouy" for c in rest):
         return w
