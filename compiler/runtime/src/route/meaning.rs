@@ -256,13 +256,10 @@ impl Meaning {
         let near = near(&token)?;
         // A word's routing word is a stem of it: a start of it, with at most its last letter
         // changed or added (`y`). So an edit read as `near` starts with all of `near` but its
-        // last letter, and most edits need no lookup.
-        let start = &near.as_bytes()[..near.len().saturating_sub(1)];
+        // last letter, and only those edits are made.
+        let start = &near[..near.floor_char_boundary(near.len().saturating_sub(1))];
         let mut best: Option<(u32, String)> = None;
-        super::spelling::one_edit(word, |edit| {
-            if !starts_with(edit, start) {
-                return;
-            }
+        super::spelling::one_edit_starting(word, start, |edit| {
             if let Some(row) = self.pieces.find(edit) {
                 if best.as_ref().is_none_or(|(r, _)| row < *r) && tokens(edit) == [near.as_str()] {
                     best = Some((row, edit.to_string()));
@@ -519,12 +516,6 @@ impl Artifact {
         }
         Ok(Some(meaning.vector_of(&pieces)))
     }
-}
-
-/// Whether `edit` starts with `start`, byte by byte: most edits differ in their first letters,
-/// and a call to compare a few bytes costs more than this loop.
-fn starts_with(edit: &str, start: &[u8]) -> bool {
-    edit.len() >= start.len() && start.iter().zip(edit.bytes()).all(|(a, b)| *a == b)
 }
 
 #[cfg(test)]

@@ -142,9 +142,65 @@ pub(super) fn one_edit(word: &str, mut each: impl FnMut(&str)) {
     }
 }
 
+/// The words of [`one_edit`] of `word` that start with `start`, made without the others (the
+/// Python runtime's `one_edit_starting`): the letters before an edit are the word's own, so
+/// none is made past a position where `word` leaves `start`, and an edit inside `start` can
+/// only write `start`'s letter there (one word instead of 26). What a misspelt word's reading
+/// for the meaning looks up ([`super::Meaning::spelt`]): its edits that a known word's stem
+/// starts.
+pub(super) fn one_edit_starting(word: &str, start: &str, mut each: impl FnMut(&str)) {
+    const LETTERS: &str = "abcdefghijklmnopqrstuvwxyz";
+    // Of letters a–z (ASCII: every byte starts a character, so every slice below is one).
+    if !word.is_ascii() || !start.is_ascii() {
+        return;
+    }
+    let mut edit = String::with_capacity(word.len() + 1);
+    let mut write = |pieces: &[&str]| {
+        edit.clear();
+        for p in pieces {
+            edit.push_str(p);
+        }
+        if edit.starts_with(start) {
+            each(&edit);
+        }
+    };
+    for i in 0..=word.len() {
+        let (head, tail) = word.split_at(i);
+        let agrees = if i <= start.len() {
+            start.starts_with(head)
+        } else {
+            head.starts_with(start)
+        };
+        if !agrees {
+            break;
+        }
+        let written = if i < start.len() {
+            &start[i..=i]
+        } else {
+            LETTERS
+        };
+        let letters = (0..written.len()).map(|c| &written[c..=c]);
+        if !tail.is_empty() {
+            let (first, rest) = tail.split_at(1);
+            write(&[head, rest]);
+            if !rest.is_empty() {
+                let (second, after) = rest.split_at(1);
+                write(&[head, second, first, after]);
+            }
+            for letter in letters.clone().filter(|&l| l != first) {
+                write(&[head, letter, rest]);
+            }
+        }
+        for letter in letters {
+            write(&[head, letter, tail]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{card_terms, RouteIndex, RoutingRules};
+    use super::{one_edit, one_edit_starting};
 
     fn index(cards: &[(&str, &str)]) -> RouteIndex {
         let stored: Vec<String> = cards
@@ -232,6 +288,54 @@ mod tests {
             ("three", "Xebra, xebra again."),
         ]);
         assert_eq!(words(&ix, "yebra", rules), ["zebra"]);
+    }
+
+    /// The edits made starting with a start are exactly those of all edits that do: for every
+    /// word of up to five letters of a small alphabet and every start of up to four (inside the
+    /// word, past it, agreeing or not), and none of a word or start of other letters.
+    #[test]
+    fn the_edits_starting_with_a_start_are_all_edits_that_do() {
+        use std::collections::BTreeSet;
+        let words_of = |n: usize| -> Vec<String> {
+            (0..n).fold(vec![String::new()], |words, _| {
+                let longer = words
+                    .iter()
+                    .flat_map(|w| ["a", "b", "z"].map(|c| format!("{w}{c}")));
+                words
+                    .iter()
+                    .cloned()
+                    .chain(longer)
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .collect()
+            })
+        };
+        let (words, starts) = (words_of(5), words_of(4));
+        let mut made = 0;
+        for word in &words {
+            let mut all = BTreeSet::new();
+            one_edit(word, |e| {
+                all.insert(e.to_string());
+            });
+            for start in &starts {
+                let want: BTreeSet<&String> = all
+                    .iter()
+                    .filter(|e| e.starts_with(start.as_str()))
+                    .collect();
+                let mut got = BTreeSet::new();
+                one_edit_starting(word, start, |e| {
+                    assert!(e.starts_with(start.as_str()), "{word} {start} {e}");
+                    got.insert(e.to_string());
+                });
+                assert_eq!(got.iter().collect::<BTreeSet<_>>(), want, "{word} {start}");
+                made += got.len();
+            }
+        }
+        assert!(made > 10_000, "{made}");
+        let mut none = true;
+        one_edit_starting("café", "ca", |_| none = false);
+        one_edit_starting("cafe", "ça", |_| none = false);
+        assert!(none);
     }
 
     /// The ends' bits never leave out a word the index holds, and leave out a word whose first
