@@ -12,7 +12,7 @@ import sys
 from array import array
 from bisect import bisect_left
 from itertools import compress, count, islice, repeat
-from operator import add, ge, truediv
+from operator import add, ge, mul, truediv
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional
 
 from . import _glossary, _history, _meaning
@@ -249,16 +249,19 @@ class Routing:
         return b["route"]
 
     def _positions(self, b, consumer, ctx):
-        """Catalog position (from 1) of each skill the catalog shows. Only the consumer and the
-        outcome of the skills' conditions change it: kept by those, as the Rust runtime keeps
-        catalogs."""
+        """Catalog position (from 1) of each skill the catalog shows; and, per document of the
+        route index, whether the catalog shows it (a byte, 1 or 0; None when it shows them
+        all). Only the consumer and the outcome of the skills' conditions change them: kept by
+        those, as the Rust runtime keeps catalogs."""
         if "conditioned" not in b:
             b["conditioned"] = [s for s in b["skills"]
                                 if s["visible"] and (s["record"] or {}).get("conditions")]
         key = (consumer, tuple(self._holds(s, ctx) for s in b["conditioned"]))
         kept = b.setdefault("positions", {})
         if key not in kept:
-            kept[key] = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+            position = {i: n + 1 for n, i in enumerate(self._members(b, consumer, ctx))}
+            shown = bytes(i in position for i in self._route_index(b)[1])
+            kept[key] = (position, None if all(shown) else shown)
         return kept[key]
 
     def routing_rules(self) -> RoutingRules:
@@ -344,7 +347,7 @@ class Routing:
     def _route(self, message, client, locale, tier, consumer, ctx, top, query=None, tokens=None):
         b = self.bundle(client, locale, tier)
         settings, rules = self.routing_settings(client), self.routing_rules()
-        position = self._positions(b, consumer, ctx)
+        position, shown = self._positions(b, consumer, ctx)
         index, docs = self._route_index(b)
         words: List[str] = []
         tried = 0
@@ -389,9 +392,6 @@ class Routing:
             floor = hybrid_floor(len(docs), rules)
         tail, by_words = floor, set()
         if query is not None:
-            def shown(doc):
-                return docs[doc] in position
-
             def name(doc):
                 return b["skills"][docs[doc]]["name"]
 
@@ -433,32 +433,25 @@ def lexical_score(mass: float, scale: float) -> float:
     return math.floor(mass / (mass + scale) * 1e6 + 0.5) / 1e6 if mass != 0.0 else 0.0
 
 
-def first_by_words(score: Optional[List[float]], scale: float, shown: Callable[[int], bool],
+def first_by_words(score: Optional[List[float]], scale: float, shown: Optional[bytes],
                    name: Callable[[int], str], n: int) -> List[int]:
-    """The first `n` documents the catalog shows (`shown`) by lexical score, ties by `name`,
-    of those holding a word of the message (`score`: each document's mass of matched words).
-    The score grows with the mass: only the documents whose mass may round to the score of
-    the n-th largest are scored (in C), and the others only when the catalog hides some of
-    those."""
+    """The first `n` documents the catalog shows (`shown`: 1 a document it shows, 0 one it
+    hides; None: all) by lexical score, ties by `name`, of those holding a word of the message
+    (`score`: each document's mass of matched words). The score grows with the mass: only the
+    documents whose mass may round to the score of the n-th largest are scored, found in C."""
     if score is None or n <= 0:
         return []
-
-    def from_mass(least):
-        # A mass under the n-th's may still round to its score: those 2 millionths under too.
-        x = lexical_score(least, scale) - 2e-6
-        at_least = x * scale / (1.0 - x) if 0.0 < x < 1.0 and scale > 0.0 else 0.0
-        held = compress(count(), map(ge, score, repeat(at_least)) if at_least > 0.0 else score)
-        return [doc for doc in held if score[doc] != 0.0 and shown(doc)]
-
+    # The masses of the documents shown: a hidden one's is 0, as if it held no word.
+    masses = score if shown is None else list(map(mul, score, shown))
     # The n-th largest mass (sorted in C: heapq's loop is Python's).
-    held = sorted(filter(None, score))
+    held = sorted(filter(None, masses))
     least = held[-n] if len(held) >= n else 0.0
-    ranked = from_mass(least)
-    if len(ranked) < n and least != 0.0:
-        # The catalog hides some of the largest: the n-th largest of those it shows.
-        masses = heapq.nlargest(n, (t for doc, t in enumerate(score) if t != 0.0 and shown(doc)))
-        ranked = from_mass(masses[-1] if len(masses) == n else 0.0)
-    best = heapq.nsmallest(n, ((-lexical_score(score[doc], scale), name(doc), doc) for doc in ranked))
+    # A mass under the n-th's may still round to its score: those 2 millionths under too.
+    x = lexical_score(least, scale) - 2e-6
+    at_least = x * scale / (1.0 - x) if 0.0 < x < 1.0 and scale > 0.0 else 0.0
+    ranked = compress(count(), map(ge, masses, repeat(at_least)) if at_least > 0.0 else masses)
+    best = heapq.nsmallest(n, ((-lexical_score(masses[doc], scale), name(doc), doc)
+                               for doc in ranked if masses[doc] != 0.0))
     return [doc for _, _, doc in best]
 
 

@@ -286,6 +286,23 @@ class Fragments(unittest.TestCase):
             self.assertEqual(fragment_signals(c["message"], c["time"], previous), c["signals"], c)
             self.assertEqual(join_fragment(c["message"], c["time"], c["history"]), c["routed_text"], c)
 
+    def test_the_documents_a_catalog_shows_are_those_it_lists(self):
+        # What the candidates after the first are chosen among (`first_by_words`): a byte a
+        # document of the route index, kept with the catalog's positions.
+        a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
+        hidden = 0
+        for client in ("example.com", "ibanfirst.com", "northwind.io"):
+            b = a.bundle(client)
+            _, docs = a._route_index(b)
+            for ctx in ({}, {"content_gating_availability": "allowed"}, {"page_url": "/fr/tarifs"}):
+                position, shown = a._positions(b, None, ctx)
+                want = [docs[d] in position for d in range(len(docs))]
+                self.assertEqual(shown is None, all(want), (client, ctx))
+                if shown is not None:
+                    self.assertEqual([bool(x) for x in shown], want, (client, ctx))
+                hidden += want.count(False)
+        self.assertGreaterEqual(hidden, 4)
+
     def test_a_follow_up_within_a_minute_routes_joined_to_the_question_it_follows(self):
         a = Artifact(str(ROOT / "compiler" / "runtime" / "tests" / "data" / "sample.db"))
         asked = [{"text": "how much does the basic plan cost?", "time": 1000}]
