@@ -297,10 +297,6 @@ class Packed:
         self.whole_lengths = int.from_bytes(
             b"".join(int(n).to_bytes(3, "little") for n in self.norms), "little")
 
-    def closest(self, query, q_norm: float) -> List[float]:
-        """Per document, the cosine of its closest vector to `query` (0 at worst)."""
-        return self.closest_and_first(query, q_norm)[0]
-
     def closest_and_first(self, query, q_norm: float) -> Tuple[List[float], float]:
         """Per document, the cosine of its closest vector to `query` (0 at worst); and the
         largest cosine of a document's first vector (0 at worst): a skill's summary, what
