@@ -334,8 +334,8 @@ class Packed:
         worst, or `ceiling` when that is less: what a route compares small talk's closest
         cosine (`ceiling`) with, which only matters when the summaries are all farther.
         `dots`: the query's `dot_products` (None: one cosine at a time). Without numpy, the
-        summaries that may reach `ceiling` are found in the packed dot products (`_reaching`)
-        and only those divided out; all of them only when none of those reaches it."""
+        summaries that may reach `ceiling` are found in the packed dot products (`_tops`) and
+        only those divided out; all of them only when none of those reaches it."""
         if ceiling <= 0.0:
             return ceiling
         if dots is None:
@@ -465,10 +465,11 @@ class Packed:
 
     def _reaching(self, total: int, similarity: float, q_norm: float) -> int:
         """One byte a vector, its top bit set where a document's vector's cosine may reach
-        `similarity` (at most 1; other bits, and the bytes of the vectors aside, are noise): dot ≥ c·⌊|v|⌋ with c = ⌊similarity·|q|⌋ − 1, at
-        most what the cosine needs (dot ≥ similarity·|q|·|v|). `total` less c·⌊|v|⌋ in each
-        field holds dot − c·⌊|v|⌋ + 2^23, from 2^23 − 2·256·127² > 0 to below 2^24: no field
-        borrows from the next, and its top bit is whether dot ≥ c·⌊|v|⌋."""
+        `similarity` (at most 1; other bits, and the bytes of the vectors aside, are noise):
+        dot ≥ c·⌊|v|⌋ with c = ⌊similarity·|q|⌋ − 1, at most what the cosine needs (dot ≥
+        similarity·|q|·|v|). `total` less c·⌊|v|⌋ in each field holds dot − c·⌊|v|⌋ + 2^23,
+        from 2^23 − 2·256·127² > 0 to below 2^24: no field borrows from the next, and its top
+        bit is whether dot ≥ c·⌊|v|⌋."""
         return int.from_bytes(self._tops(total, similarity, q_norm), "little")
 
     def _tops(self, total: int, similarity: float, q_norm: float) -> bytes:

@@ -106,7 +106,6 @@ class Routing:
         if not rules.meaning_spelling or rules.spelling is None or meaning is None:
             return None
         index, _ = self._route_index(b)
-
         tokens = {} if tokens is None else tokens
 
         def held(word):
