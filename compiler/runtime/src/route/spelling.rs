@@ -108,38 +108,9 @@ impl Ends {
 /// swapped, a letter changed or one inserted, in that order at each position (a word may come
 /// more than once). What [`nearest_known`] considers, and what a route that reads only some of
 /// a catalog's words asks its index for ([`super::words_a_route_reads`]).
-pub(super) fn one_edit(word: &str, mut each: impl FnMut(&str)) {
-    const LETTERS: &str = "abcdefghijklmnopqrstuvwxyz";
-    // Of letters a–z (ASCII: every byte starts a character, so every slice below is one).
-    if !word.is_ascii() {
-        return;
-    }
-    let mut edit = String::with_capacity(word.len() + 1);
-    let mut write = |pieces: &[&str]| {
-        edit.clear();
-        for p in pieces {
-            edit.push_str(p);
-        }
-        each(&edit);
-    };
-    let letters = (0..26).map(|c| &LETTERS[c..=c]);
-    for i in 0..=word.len() {
-        let (head, tail) = word.split_at(i);
-        if !tail.is_empty() {
-            let (first, rest) = tail.split_at(1);
-            write(&[head, rest]);
-            if !rest.is_empty() {
-                let (second, after) = rest.split_at(1);
-                write(&[head, second, first, after]);
-            }
-            for letter in letters.clone().filter(|&l| l != first) {
-                write(&[head, letter, rest]);
-            }
-        }
-        for letter in letters.clone() {
-            write(&[head, letter, tail]);
-        }
-    }
+pub(super) fn one_edit(word: &str, each: impl FnMut(&str)) {
+    // Every edit starts with nothing: none is passed over.
+    one_edit_starting(word, "", each);
 }
 
 /// The words of [`one_edit`] of `word` that start with `start`, made without the others (the
@@ -290,9 +261,33 @@ mod tests {
         assert_eq!(words(&ix, "yebra", rules), ["zebra"]);
     }
 
-    /// The edits made starting with a start are exactly those of all edits that do: for every
-    /// word of up to five letters of a small alphabet and every start of up to four (inside the
-    /// word, past it, agreeing or not), and none of a word or start of other letters.
+    /// Every edit of a word, made plainly here: the letters deleted, the neighbours swapped,
+    /// the letters changed, the letters inserted.
+    fn edits_of(word: &str) -> std::collections::BTreeSet<String> {
+        let b = word.as_bytes();
+        let mut out = std::collections::BTreeSet::new();
+        let text = |v: Vec<u8>| String::from_utf8(v).unwrap();
+        for i in 0..=b.len() {
+            for c in b'a'..=b'z' {
+                out.insert(text([&b[..i], &[c], &b[i..]].concat()));
+                if i < b.len() && c != b[i] {
+                    out.insert(text([&b[..i], &[c], &b[i + 1..]].concat()));
+                }
+            }
+            if i < b.len() {
+                out.insert(text([&b[..i], &b[i + 1..]].concat()));
+            }
+            if i + 1 < b.len() {
+                out.insert(text([&b[..i], &[b[i + 1], b[i]], &b[i + 2..]].concat()));
+            }
+        }
+        out
+    }
+
+    /// The edits made are every edit of the word, and those made starting with a start
+    /// exactly the ones that do: for every word of up to five letters of a small alphabet and
+    /// every start of up to four (inside the word, past it, agreeing or not); none of a word
+    /// or start of other letters.
     #[test]
     fn the_edits_starting_with_a_start_are_all_edits_that_do() {
         use std::collections::BTreeSet;
@@ -313,10 +308,12 @@ mod tests {
         let (words, starts) = (words_of(5), words_of(4));
         let mut made = 0;
         for word in &words {
-            let mut all = BTreeSet::new();
+            let all = edits_of(word);
+            let mut got = BTreeSet::new();
             one_edit(word, |e| {
-                all.insert(e.to_string());
+                got.insert(e.to_string());
             });
+            assert_eq!(got, all, "{word}");
             for start in &starts {
                 let want: BTreeSet<&String> = all
                     .iter()
@@ -333,6 +330,7 @@ mod tests {
         }
         assert!(made > 10_000, "{made}");
         let mut none = true;
+        one_edit("café", |_| none = false);
         one_edit_starting("café", "ca", |_| none = false);
         one_edit_starting("cafe", "ça", |_| none = false);
         assert!(none);
