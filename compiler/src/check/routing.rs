@@ -356,7 +356,9 @@ fn global_index(
         (global.iter().copied()).zip(terms.iter().map(String::as_str)),
     ));
     let none = Made::new();
-    let meaning = made.map(|m| Arc::new(route_meaning::index(global.iter().copied(), m, &none)));
+    // Every catalog's examples are ranked against it: its texts laid out for many at once.
+    let meaning =
+        made.map(|m| Arc::new(route_meaning::index(global.iter().copied(), m, &none).for_many()));
     let from: BuiltFrom = Arc::new(global.iter().map(|&i| (i, ws.skills[i].clone())).collect());
     let base = Base {
         words,

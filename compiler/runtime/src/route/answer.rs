@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::dense::{fuse, fused, similarity_needed, Sought};
+use super::dense::Sought;
+use super::fuse::{fuse, fused, similarity_needed};
 use super::history::{self, Turn};
 use super::spelling::nearest_known;
 use super::{

@@ -9,8 +9,7 @@
 
 use std::sync::Arc;
 
-/// The lexical score's share of a hybrid score; the dense similarity has the rest.
-pub const LEXICAL_SHARE: f64 = 0.5;
+use super::lanes::{self, Lanes, MEANING_DIMS};
 
 /// The vectors of one bundle's catalog: per skill it can show, its summary's then each
 /// trigger example's (in the card's order), with their lengths.
@@ -20,6 +19,8 @@ pub struct DenseIndex {
     docs: Vec<(usize, usize)>,
     norms: Vec<f64>,
     rows: Rows,
+    /// The texts side by side too, when it ranks many queries at once ([`DenseIndex::for_many`]).
+    lanes: Option<Lanes>,
 }
 
 /// The vectors themselves.
@@ -52,10 +53,6 @@ struct Whole {
 
 /// The numbers of a vector's head.
 pub(super) const HEAD: usize = 64;
-
-/// The numbers of a vector of the built-in meaning (a length [`whole_block`] multiplies as a
-/// whole; another length takes the general path).
-const MEANING_DIMS: usize = 256;
 
 /// `v` as integers, when every number of it is a whole number from -127 to 127.
 fn whole(v: &[f32]) -> Option<Vec<i16>> {
@@ -163,7 +160,31 @@ impl DenseIndex {
             _ => Rows::Floats(docs.iter().flat_map(|(_, v)| v.iter().cloned()).collect()),
         };
         let docs = docs.iter().map(|(s, v)| (*s, v.len())).collect();
-        DenseIndex { docs, norms, rows }
+        DenseIndex {
+            docs,
+            norms,
+            rows,
+            lanes: None,
+        }
+    }
+
+    /// The index with its texts laid out side by side too, for [`DenseIndex::similarities_many`]
+    /// (`lanes.rs`, a byte a number again): a check ranking every trigger example of
+    /// thousands of catalogs against the global one's texts multiplies them almost twice as
+    /// fast so. Only vectors of the built-in meaning's length are laid out.
+    pub fn for_many(mut self) -> DenseIndex {
+        if let Rows::Whole(w) = &self.rows {
+            if w.dims == MEANING_DIMS {
+                let t = w.tail_dims();
+                let numbers = |i: usize| {
+                    (w.head[i * HEAD..(i + 1) * HEAD].iter())
+                        .chain(&w.tail[i * t..(i + 1) * t])
+                        .copied()
+                };
+                self.lanes = Some(Lanes::new(&self.docs, &self.norms, numbers));
+            }
+        }
+        self
     }
 
     /// Whether vectors of `dims` numbers can be laid out as whole-number rows (the built-in
@@ -190,6 +211,7 @@ impl DenseIndex {
             docs,
             norms,
             rows: Rows::Whole(w),
+            lanes: None,
         }
     }
 
@@ -308,6 +330,13 @@ impl DenseIndex {
     /// read once for a block of queries, not once a query: a check ranking every trigger
     /// example of a catalog against thousands of texts is bound by reading them.
     pub fn similarities_many(&self, queries: &[Asked<'_>]) -> Vec<Vec<Closeness>> {
+        if let Some(found) = self
+            .lanes
+            .as_ref()
+            .and_then(|l| self.side_by_side(l, queries))
+        {
+            return found;
+        }
         queries
             .chunks(QUERIES_AT_ONCE)
             .flat_map(|block| self.similarities_block(block))
@@ -339,6 +368,32 @@ impl DenseIndex {
         let mut out = vec![vec![Closeness::default(); self.docs.len()]; block.len()];
         whole_block(&texts, &qs, &q_norms, &leave_outs, &mut out);
         out
+    }
+
+    /// [`DenseIndex::similarities_many`] over the texts laid out side by side, when every
+    /// query is of whole numbers of their length.
+    fn side_by_side(&self, lanes: &Lanes, queries: &[Asked<'_>]) -> Option<Vec<Vec<Closeness>>> {
+        let (qs, q_norms): (Vec<lanes::Query>, Vec<f64>) = (queries.iter())
+            .map(|(q, _)| {
+                let q = whole(q)?;
+                let numbers: &[i16; MEANING_DIMS] = q.as_slice().try_into().ok()?;
+                Some((numbers.map(f32::from), int_norm(&q)))
+            })
+            .collect::<Option<Vec<_>>>()?
+            .into_iter()
+            .unzip();
+        let leave_outs: Vec<Option<(usize, usize)>> = queries.iter().map(|(_, l)| *l).collect();
+        let found = lanes.closeness(&qs, &q_norms, &leave_outs);
+        let row = |found: Vec<[f64; 2]>| {
+            (found.into_iter().zip(&self.docs))
+                .map(|([similarity, summary], &(skill, _))| Closeness {
+                    skill,
+                    similarity,
+                    summary,
+                })
+                .collect()
+        };
+        Some(found.into_iter().map(row).collect())
     }
 
     /// One query's [`Closeness`] to each skill, by [`DenseIndex::cosine`].
@@ -713,50 +768,6 @@ fn norm(v: &[f32]) -> f64 {
         .map(|&x| f64::from(x) * f64::from(x))
         .sum::<f64>()
         .sqrt()
-}
-
-/// The similarity a skill of lexical score `words` needs for its hybrid score (lexical share
-/// `share`) to reach `floor` (a margin for the score's rounding to 6 decimals).
-pub fn similarity_needed(floor: f64, words: f64, share: f64) -> f64 {
-    (floor - share * words) / (1.0 - share) - 1e-5
-}
-
-/// Words and meaning as one ranking: each skill of `similarities` scored by [`fuse`] of its
-/// lexical score in `lexical` (0 without, its share `share`) and its similarity, those scoring
-/// 0 left out. Skill indexes are below `skills`.
-pub fn fused(
-    lexical: super::Ranking,
-    similarities: impl IntoIterator<Item = (usize, f64)>,
-    skills: usize,
-    share: f64,
-) -> super::Ranking {
-    // Each skill's lexical score, by its index (a vector: a route looks up every skill).
-    let mut by_words: Vec<Option<&super::Scored>> = vec![None; skills];
-    for s in &lexical.scored {
-        by_words[s.skill] = Some(s);
-    }
-    let scored = (similarities.into_iter())
-        .map(|(skill, similarity)| {
-            let words = by_words[skill];
-            super::Scored {
-                skill,
-                score: fuse(words.map_or(0.0, |s| s.score), similarity, share),
-                held: words.map_or(0, |s| s.held),
-            }
-        })
-        .filter(|s| s.score > 0.0)
-        .collect();
-    super::Ranking {
-        words: lexical.words,
-        scored,
-        read_as: lexical.read_as,
-    }
-}
-
-/// A hybrid score: the lexical score's share (`share`) plus the similarity's, kept to 6
-/// decimals.
-pub fn fuse(lexical: f64, similarity: f64, share: f64) -> f64 {
-    super::round(share * lexical + (1.0 - share) * similarity)
 }
 
 #[cfg(test)]

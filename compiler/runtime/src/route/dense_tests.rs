@@ -1,6 +1,6 @@
 //! The tests of `route::dense`, apart from its code.
 
-use super::super::{encode_whole, Ranking, Scored};
+use super::super::{encode_whole, fuse, fused, similarity_needed, Ranking, Scored, LEXICAL_SHARE};
 use super::*;
 
 /// Seeded whole-number vectors whose numbers past the head are `damp` times smaller, as
@@ -24,8 +24,9 @@ fn rows_like_the_tables(mut seed: u64, damp: f32) -> impl FnMut(usize) -> Vec<f3
 
 /// Many queries at once give each one's numbers exactly as one at a time: every skill's
 /// similarity (`similarities`, with its example left out) and summary (`nearest_summary`),
-/// on whole-number rows (in blocks, more queries than one block holds) and on floats; of the
-/// built-in meaning's length (multiplied whole) and of another.
+/// on whole-number rows (in blocks, more queries than one block holds; and side by side,
+/// `for_many`) and on floats; of the built-in meaning's length (multiplied whole) and of
+/// another.
 #[test]
 fn many_queries_at_once_are_each_exactly_one_query_alone() {
     for dims in [80, MEANING_DIMS] {
@@ -46,7 +47,9 @@ fn many_queries_of(dims: usize) {
     docs.push((120, vec![vec![0.0; dims].into(), vector(dims).into()]));
     docs.push((121, Vec::new()));
     let floats = in_thirds(&docs);
-    for ix in [DenseIndex::new(docs), DenseIndex::new(floats)] {
+    let side_by_side = DenseIndex::new(docs.clone()).for_many();
+    assert_eq!(side_by_side.lanes.is_some(), dims == MEANING_DIMS);
+    for ix in [side_by_side, DenseIndex::new(docs), DenseIndex::new(floats)] {
         let vectors: Vec<Vec<f32>> = (0..QUERIES_AT_ONCE + 7).map(|_| vector(dims)).collect();
         let mut queries: Vec<Asked<'_>> = (vectors.iter())
             .enumerate()

@@ -9,8 +9,10 @@ use std::sync::atomic::Ordering;
 
 mod answer;
 mod dense;
+mod fuse;
 mod glossary;
 pub mod history;
+mod lanes;
 mod meaning;
 mod settings;
 mod small_talk;
@@ -23,7 +25,8 @@ mod word_chars;
 mod words;
 
 pub use answer::{Candidate, Query, Route, TAIL_BELOW, TAIL_WORDS};
-pub use dense::{fuse, fused, similarity_needed, Asked, Closeness, DenseIndex, LEXICAL_SHARE};
+pub use dense::{Asked, Closeness, DenseIndex};
+pub use fuse::{fuse, fused, similarity_needed, LEXICAL_SHARE};
 pub use glossary::{gloss, glossary_row, look_up, GLOSSARY_MAX_CHARS, GLOSSARY_MAX_READ};
 pub use history::Turn;
 pub use meaning::Meaning;
