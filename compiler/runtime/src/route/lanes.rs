@@ -29,7 +29,7 @@ type Block = [[i8; LANES]; MEANING_DIMS];
 pub(super) type Query = [f32; MEANING_DIMS];
 
 /// The texts of an index of the built-in meaning's length, in blocks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Lanes {
     blocks: Vec<Block>,
     /// Each block's texts by skill, in order.
