@@ -59,6 +59,14 @@ fn many_queries_of(dims: usize) {
         queries.push((&zeros, None));
         let many = ix.similarities_many(&queries);
         assert_eq!(many.len(), queries.len());
+        // The layout side by side answers them itself (not by falling back to the blocks).
+        if let Some(lanes) = &ix.lanes {
+            assert_eq!(ix.side_by_side(lanes, &queries).as_ref(), Some(&many));
+            assert_eq!(
+                ix.side_by_side(lanes, &[(&in_thirds_of(&vectors[0]), None)]),
+                None
+            );
+        }
         for (&(q, leave_out), closeness) in queries.iter().zip(&many) {
             let alone = ix.similarities(q, leave_out);
             let similarities: Vec<(usize, f64)> =
@@ -76,12 +84,17 @@ fn many_queries_of(dims: usize) {
     }
 }
 
+/// A vector with every number a third of its own: not whole numbers.
+fn in_thirds_of(v: &[f32]) -> Vec<f32> {
+    v.iter().map(|x| x / 3.0).collect()
+}
+
 /// The same texts with every number a third of its own: not whole numbers, so an index of
 /// them is laid out as floats.
 fn in_thirds(docs: &[(usize, Vec<Arc<[f32]>>)]) -> Vec<(usize, Vec<Arc<[f32]>>)> {
     (docs.iter())
         .map(|(s, v)| {
-            let thirds = |x: &Arc<[f32]>| x.iter().map(|n| n / 3.0).collect();
+            let thirds = |x: &Arc<[f32]>| in_thirds_of(x).into();
             (*s, v.iter().map(thirds).collect())
         })
         .collect()
