@@ -194,3 +194,54 @@ fn products<const FMA: bool>(
     }
     sums
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ways of summing (fused multiply-adds, and a product then a sum, the way of a
+    /// processor without them) give every dot product exactly, at the numbers' extremes too.
+    #[test]
+    fn the_sums_are_the_exact_dot_products_fused_or_not() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 33) % 255) as i32 - 127
+        };
+        let mut block = [[0i8; LANES]; MEANING_DIMS];
+        for row in block.iter_mut() {
+            for (l, x) in row.iter_mut().enumerate() {
+                // The last text all 127 and the first all -127: the largest sums there are.
+                *x = match l {
+                    0 => -127,
+                    l if l == LANES - 1 => 127,
+                    _ => next() as i8,
+                };
+            }
+        }
+        let qs: Vec<Query> = (0..QUERIES_AT_ONCE)
+            .map(|a| std::array::from_fn(|_| if a == 0 { 127.0 } else { next() as f32 }))
+            .collect();
+        let asked: [&Query; QUERIES_AT_ONCE] = std::array::from_fn(|a| &qs[a]);
+        let exact: Vec<Vec<f32>> = (qs.iter())
+            .map(|q| {
+                (0..LANES)
+                    .map(|l| {
+                        let dot: i32 = (0..MEANING_DIMS)
+                            .map(|j| q[j] as i32 * i32::from(block[j][l]))
+                            .sum();
+                        dot as f32
+                    })
+                    .collect()
+            })
+            .collect();
+        for sums in [
+            products::<true>(&block, asked),
+            products::<false>(&block, asked),
+        ] {
+            let sums: Vec<Vec<f32>> = sums.iter().map(|s| s.to_vec()).collect();
+            assert_eq!(sums, exact);
+        }
+        assert_eq!(exact[0][LANES - 1], (MEANING_DIMS * 127 * 127) as f32);
+    }
+}
