@@ -131,12 +131,12 @@ impl Whole {
             + wide_dot(tail, &self.tail[i * t..(i + 1) * t])
     }
 
-    /// Text `i`'s numbers in order.
-    fn numbers(&self, i: usize) -> impl Iterator<Item = f64> + '_ {
+    /// Text `i`'s numbers in order, a signed byte each.
+    fn bytes(&self, i: usize) -> impl Iterator<Item = i8> + '_ {
         let t = self.tail_dims();
         (self.head[i * HEAD..(i + 1) * HEAD].iter())
             .chain(&self.tail[i * t..(i + 1) * t])
-            .map(|&x| f64::from(x))
+            .copied()
     }
 }
 
@@ -175,13 +175,7 @@ impl DenseIndex {
     pub fn for_many(mut self) -> DenseIndex {
         if let Rows::Whole(w) = &self.rows {
             if w.dims == MEANING_DIMS {
-                let t = w.tail_dims();
-                let numbers = |i: usize| {
-                    (w.head[i * HEAD..(i + 1) * HEAD].iter())
-                        .chain(&w.tail[i * t..(i + 1) * t])
-                        .copied()
-                };
-                self.lanes = Some(Lanes::new(&self.docs, &self.norms, numbers));
+                self.lanes = Some(Lanes::new(&self.docs, &self.norms, |i| w.bytes(i)));
             }
         }
         self
@@ -507,7 +501,7 @@ impl DenseIndex {
             Rows::Floats(f) if f[i].len() == q.len() => {
                 products(&mut f[i].iter().map(|&x| f64::from(x)))
             }
-            Rows::Whole(w) if w.dims == q.len() => products(&mut w.numbers(i)),
+            Rows::Whole(w) if w.dims == q.len() => products(&mut w.bytes(i).map(f64::from)),
             _ => return 0.0,
         };
         if q_norm == 0.0 || v_norm == 0.0 {

@@ -106,7 +106,7 @@ fn docs_text(ix: &DenseIndex, skill: usize, t: usize) -> Vec<f32> {
     for &(s, texts) in &ix.docs {
         if s == skill {
             return match &ix.rows {
-                Rows::Whole(w) => w.numbers(first + t).map(|x| x as f32).collect(),
+                Rows::Whole(w) => w.bytes(first + t).map(f32::from).collect(),
                 Rows::Floats(f) => f[first + t].to_vec(),
             };
         }

@@ -134,6 +134,8 @@ fn closeness(
 ) {
     const FMA: bool = multiversion::target::target_cfg_f!(target_feature = "fma");
     let none = [0.0; MEANING_DIMS];
+    // Never NaN: `f64::max` without its test of NaN, and no branch.
+    let max = |a: f64, b: f64| if b > a { b } else { a };
     for (b, (block, runs)) in lanes.blocks.iter().zip(&lanes.runs).enumerate() {
         let first = b * LANES;
         let Ok(norms) = <&[f64; LANES]>::try_from(&lanes.norms[first..first + LANES]) else {
@@ -157,9 +159,7 @@ fn closeness(
                     cosines[i % LANES] = 0.0;
                 }
                 // Each skill's best of the block in registers, then once into its row (a
-                // store a text, read back by the next, stalls). Never NaN: `f64::max`
-                // without its test of NaN, and no branch.
-                let max = |a: f64, b: f64| if b > a { b } else { a };
+                // store a text, read back by the next, stalls).
                 for run in runs {
                     let best = cosines[run.from..run.to]
                         .iter()
