@@ -1439,6 +1439,35 @@ def test_saving_a_global_skill_says_whom_it_reaches(d, tmp, shots):
     d.wait_text("#editor-title", "ibanfirst.com's own skill")
 
 
+def test_the_form_stays_put_from_a_saves_click_to_the_next_edit(d, tmp, shots):
+    """What a save says appears at its click and changes in place: the form never moves under a
+    pointer on its way to a field (the note used to appear once the build was done, seconds
+    later, and a click aimed at a list's item landed 40 pixels off)."""
+    fresh_workspace(d, tmp)
+    f = "public/assistant/greeting/SKILL.md"
+    d.click(f'#skill-list li[data-file="{f}"]')
+    d.wait_text("#editor-title", "greeting")
+    top = lambda: d.js("return document.getElementById('form').getBoundingClientRect().top")  # noqa: E731
+    note = lambda: d.js("const n = document.getElementById('saved-reach'); return n.hidden ? '' : n.textContent")  # noqa: E731
+    d.set_value('[data-field="description"]', "Handle greetings, thanks and casual conversation")
+    wait_until(lambda: d.js("return !document.getElementById('dirty').hidden"), "the edit is unsaved")
+    d.js("window.__studioLate.ms = {build: 3000}")
+    try:
+        d.click("#save")
+        assert note() in ("Saving…", "Saved. Whom it reaches is told once the workspace is built…"), note()
+        at_click = top()
+        wait_until(lambda: note().startswith("Saved. Whom"), "the save is written, the build on its way")
+        assert top() == at_click, (top(), at_click)
+        wait_until(lambda: "5 clients get this text" in note(), "whom the save reaches is told")
+        assert top() == at_click, (top(), at_click)
+    finally:
+        d.js("window.__studioLate.ms = {}")
+    d.set_value('[data-field="description"]', "Handle greetings and casual conversation")
+    wait_until(lambda: note() == "Edited since the last save.", "the note says the text was edited since")
+    assert top() == at_click, (top(), at_click)
+    d.screenshot(shots / "saved-note-edited.png")
+
+
 def test_the_reach_of_an_edit_counts_the_clients_a_variant_takes(d, tmp, shots):
     ws = fresh_workspace(d, tmp)
     d.click('#tabs button[data-tab="edit"]')
@@ -1833,6 +1862,7 @@ TESTS = (
     test_a_list_field_is_added_and_edited_as_a_list,
     test_a_clients_flag_changes_and_its_variant_follows,
     test_saving_a_global_skill_says_whom_it_reaches,
+    test_the_form_stays_put_from_a_saves_click_to_the_next_edit,
     test_the_reach_of_an_edit_counts_the_clients_a_variant_takes,
     test_the_preview_follows_the_page_url_reruns_and_flags_unsaved_edits,
     test_ten_team_tasks_each_under_a_minute,

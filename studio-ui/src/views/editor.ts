@@ -224,7 +224,11 @@ export class SkillEditor {
         byId("read-only").hidden = true;
       }
       if (t.open_locale && this.pending.size === 0) this.renderForm();
-      if (t.open_locale) { shown([await renderDefaultBeside(t), list]); return; }
+      if (t.open_locale) {
+        if (saved) this.noteSaved(el("b", {}, "Saved."));
+        shown([await renderDefaultBeside(t), list]);
+        return;
+      }
       const r = await api.relations(file);
       if (this.file !== file) return;
       this.hooks.learn(r.variables, r.sources);
@@ -233,13 +237,21 @@ export class SkillEditor {
       for (const id of ["rename", "delete", "save"]) byId(id).hidden = !!r.external;
       byId("read-only").hidden = !r.external;
       shown(r.external ? [renderRelations(r, open)] : [renderRelations(r, open), list]);
-      if (saved) {
-        const note = byId("saved-reach");
-        note.replaceChildren(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));
-        note.hidden = false;
-      }
+      if (saved) this.noteSaved(el("b", {}, "Saved. "), renderReach(r.reach, r.link, open));
     // An answer about a file no longer open (renamed, or left) says nothing of the open one.
-    }).catch((e) => shown([el("p", { class: "empty side-error" }, String(e.message ?? e))]));
+    }).catch((e) => {
+      if (saved && this.file === file) this.noteSaved(el("b", {}, "Saved."));
+      shown([el("p", { class: "empty side-error" }, String(e.message ?? e))]);
+    });
+  }
+
+  /** The note above the form about the last save (none: hidden). It is shown from the click
+   * on: shown only once whom the save reaches is known (after the build, seconds later on a
+   * big workspace), it moved the form down under a pointer already on its way elsewhere. */
+  private noteSaved(...what: (string | HTMLElement)[]): void {
+    const note = byId("saved-reach");
+    note.replaceChildren(...what);
+    note.hidden = what.length === 0;
   }
 
   /** After a build: a side panel left on an error (asked while the workspace was still being
@@ -386,7 +398,8 @@ export class SkillEditor {
 
   private markDirty(): void {
     this.setDirty(true);
-    byId("saved-reach").hidden = true;
+    // Said in its place rather than taken away: the form would move up under the pointer.
+    if (!byId("saved-reach").hidden) this.noteSaved("Edited since the last save.");
     this.scheduleCheck();
   }
 
@@ -474,14 +487,16 @@ export class SkillEditor {
   private save(overwrite = false): Promise<void> {
     // What was typed a moment ago is saved too.
     for (const apply of [...this.pending.values()]) apply();
+    this.noteSaved(el("b", {}, "Saving…"));
     const written = this.writing.then(() => this.write(overwrite));
     this.writing = written.then(() => undefined, () => undefined);
     return written.then(async (saved) => {
-      if (!saved) return;
+      if (!saved) { this.noteSaved(); return; }
+      this.noteSaved(el("b", {}, "Saved. "), "Whom it reaches is told once the workspace is built…");
       // The build and the preview first (what the user waits for), then whom the save reached.
       await this.hooks.saved();
       this.loadRelations(true);
-    });
+    }, (e) => { this.noteSaved(); throw e; });
   }
 
   /** Writes the open text; whether it was written (not refused as a conflict). */
