@@ -33,9 +33,9 @@ pub const STOPWORDS: &[&str] = &[
 /// a word of Latin letters, one suffix of [`SUFFIXES`] (`deploying`, `deployment` and
 /// `deployed` meet at `deploy`).
 fn stem(word: &str, suffixes: &[String]) -> String {
-    let chars = word.chars().count();
+    // Of four characters or more: counted only for a word that ends in `s`.
     let word = match word.strip_suffix('s') {
-        Some(rest) if chars >= 4 && !rest.ends_with(['s', 'u', 'i']) => rest,
+        Some(rest) if !rest.ends_with(['s', 'u', 'i']) && word.chars().nth(3).is_some() => rest,
         _ => word,
     };
     suffix_stem(word, suffixes)
@@ -58,7 +58,12 @@ fn suffix_stem(word: &str, suffixes: &[String]) -> String {
     if word.len() < 5 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return word.to_string();
     }
-    let Some(suffix) = suffixes.iter().find(|s| word.ends_with(s.as_str())) else {
+    // Its last byte first: most suffixes end otherwise, and a byte is a cheaper comparison than
+    // a suffix's (a build stems every word of every body).
+    let last = word.as_bytes().last();
+    let ends =
+        |s: &&String| s.is_empty() || (s.as_bytes().last() == last && word.ends_with(s.as_str()));
+    let Some(suffix) = suffixes.iter().find(ends) else {
         return word.to_string();
     };
     let rest = &word[..word.len() - suffix.len()];
