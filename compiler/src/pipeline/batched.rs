@@ -50,51 +50,28 @@ pub(super) fn build(
     // The phases' own warnings count only if every batch gets through (as in a whole build,
     // whose phases do not run when the check finds errors).
     let mut warned = Vec::new();
-    let mut merge = Some(Merge::new(Stage::create(out)?));
-    let mut small = None;
-    // One build, one set of token counts: every batch renders the global skills again.
-    let caches = super::Caches::one_shot();
-    for k in 0..batches.len() {
-        progress(options, "building batches", k, batches.len());
-        let surveyed = survey.batch_digests[k];
-        let (mut loaded, found) = checked(batches, k, &mut shared, surveyed, &census)?;
-        let failed = found.iter().any(|d| d.severity == Severity::Error);
-        let Some(m) = merge.as_mut().filter(|_| !failed) else {
-            // Checked on, to report every batch's errors; nothing more is staged.
-            diagnostics.extend(found);
-            give_up(&mut merge, &mut diagnostics)?;
-            continue;
-        };
-        m.stage.keep_diagnostics(&found)?;
-        drop(found);
-        loaded.texts = Default::default();
-        let ws = loaded.workspace;
-        let hash = &survey.input_hash;
-        let (mut data, warnings, ids) = match tables_of(ws, hash, options, &caches, release) {
-            Ok(laid) => laid,
-            Err(errors) => {
-                diagnostics.extend(errors);
-                give_up(&mut merge, &mut diagnostics)?;
-                continue;
-            }
-        };
-        super::embed::attach(&mut data, options.embedder, root, None).map_err(Error::Embed)?;
-        warned.extend(warnings);
-        let rest = m.add(batches, k, data, &ids)?;
-        small.get_or_insert(rest);
-    }
+    let run = Run {
+        root,
+        batches,
+        digests: &survey.batch_digests,
+        input_hash: &survey.input_hash,
+        census: &census,
+        options,
+        release,
+    };
+    let staged = run.each_batch(&mut shared, out, &mut diagnostics, &mut warned)?;
     progress(options, "building batches", batches.len(), batches.len());
     drop(shared);
     // Taken back on a thread of the pool that ran the batches, so their memory, freed, is
     // reused: on the calling thread the 26,000 warnings of 5,000 clients grew the peak by
     // 11 MB (197 MB against 186).
     let bare = options.warning_details.is_some();
-    let (merge, kept) = on_the_pool(move || {
-        let kept = merge.as_ref().map(|m| m.stage.take_diagnostics(bare));
-        (merge, kept)
+    let (staged, kept) = on_the_pool(move || {
+        let kept = staged.as_ref().map(|(m, _)| m.stage.take_diagnostics(bare));
+        (staged, kept)
     });
     let kept = kept.transpose()?.unwrap_or_default();
-    let (Some(m), Some(small)) = (merge, small) else {
+    let Some((m, Some(small))) = staged else {
         diagnostics.extend(kept.into_iter().map(|(d, _)| d));
         crate::diagnostic::sort(&mut diagnostics);
         return Ok(super::failed(diagnostics));
@@ -111,6 +88,78 @@ pub(super) fn build(
         stats: Some(stats),
         unchanged: false,
     })
+}
+
+/// What every batch of a build reads.
+struct Run<'a> {
+    root: &'a Path,
+    batches: &'a Batches<'a>,
+    /// Each batch's digest as the first pass read it, and the input hash.
+    digests: &'a [u128],
+    input_hash: &'a str,
+    census: &'a Arc<Census>,
+    options: &'a BuildOptions<'a>,
+    release: &'a Option<String>,
+}
+
+impl Run<'_> {
+    /// Checks each batch, and while none has errors, lays out its tables and stages them into
+    /// a stage at `out`: the stage with its numberings and the first batch's tables alike in
+    /// every batch, or `None` when a batch had errors (`diagnostics` has them; `warned` the
+    /// phases' warnings).
+    fn each_batch(
+        &self,
+        shared: &mut BatchLoads,
+        out: &Path,
+        diagnostics: &mut Vec<Diagnostic>,
+        warned: &mut Vec<Diagnostic>,
+    ) -> Result<Option<Staged>, Error> {
+        // One build, one set of token counts: every batch renders the global skills again.
+        let caches = super::Caches::one_shot();
+        // Every batch's cards hold the global skills' texts: their vectors are made once.
+        let mut meaning = super::embed::MeaningMemo::default();
+        std::thread::scope(|scope| {
+            let mut stager = Some(Stager::start(
+                scope,
+                Merge::new(Stage::create(out)?),
+                self.batches,
+            ));
+            for k in 0..self.batches.len() {
+                progress(self.options, "building batches", k, self.batches.len());
+                let surveyed = self.digests[k];
+                let (mut loaded, found) = checked(self.batches, k, shared, surveyed, self.census)?;
+                let failed = found.iter().any(|d| d.severity == Severity::Error);
+                if failed || stager.is_none() {
+                    // Checked on, to report every batch's errors; nothing more is staged.
+                    diagnostics.extend(found);
+                    give_up(&mut stager, diagnostics)?;
+                    continue;
+                }
+                hand_on(&mut stager, ToStage::Kept(found))?;
+                loaded.texts = Default::default();
+                let hash = self.input_hash;
+                let laid = tables_of(loaded.workspace, hash, self.options, &caches, self.release);
+                let (mut data, warnings, ids) = match laid {
+                    Ok(laid) => laid,
+                    Err(errors) => {
+                        diagnostics.extend(errors);
+                        give_up(&mut stager, diagnostics)?;
+                        continue;
+                    }
+                };
+                super::embed::attach(
+                    &mut data,
+                    self.options.embedder,
+                    self.root,
+                    Some(&mut meaning),
+                )
+                .map_err(Error::Embed)?;
+                warned.extend(warnings);
+                hand_on(&mut stager, ToStage::Batch(k, Box::new(data), ids))?;
+            }
+            stager.map(Stager::finish).transpose()
+        })
+    }
 }
 
 /// The build's diagnostics (`found` and `warned` in memory, `kept` taken back from the stage
@@ -154,6 +203,7 @@ fn checked(
 ) -> Result<(Loaded, Vec<Diagnostic>), Error> {
     let mut loaded = batches.load(k, shared)?;
     same_as_surveyed(batches, k, &loaded, surveyed)?;
+    super::progress::timing(&"loaded");
     loaded.workspace.census = Some(census.clone());
     let recall = match k {
         0 => Recall::OneShot,
@@ -161,6 +211,7 @@ fn checked(
     };
     let mut found = crate::check::diagnose(&mut loaded, &CheckOptions::default(), recall);
     crate::check::ready_to_show(&mut found, &loaded.texts);
+    super::progress::timing(&"checked");
     Ok((loaded, found))
 }
 
@@ -191,12 +242,79 @@ fn on_the_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// Stops staging: a batch had errors, so nothing will be written (the staging file goes
 /// with the stage, once the diagnostics it kept are back in `diagnostics`).
-fn give_up(merge: &mut Option<Merge>, diagnostics: &mut Vec<Diagnostic>) -> Result<(), Error> {
-    if let Some(m) = merge.take() {
+fn give_up(
+    stager: &mut Option<Stager<'_>>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(), Error> {
+    if let Some(s) = stager.take() {
+        let (m, _) = s.finish()?;
         let kept = m.stage.take_diagnostics(false)?;
         diagnostics.extend(kept.into_iter().map(|(d, _)| d));
     }
     Ok(())
+}
+
+/// Hands `handed` to the staging thread; the error it stopped on, if it has.
+fn hand_on(stager: &mut Option<Stager<'_>>, handed: ToStage) -> Result<(), Error> {
+    if stager.as_ref().is_none_or(|s| s.to.send(handed).is_ok()) {
+        return Ok(());
+    }
+    // The thread stops before its sender is dropped only on an error, which it returns.
+    stager.take().map_or(Ok(()), |s| s.finish().map(drop))
+}
+
+/// What the staging thread is handed, in order: a batch's diagnostics, then its tables.
+enum ToStage {
+    Kept(Vec<Diagnostic>),
+    /// Batch `k`'s tables and its entries' identities.
+    Batch(usize, Box<Data>, Vec<u128>),
+}
+
+/// The staging of the batches on a thread of its own, in order, while the next batch is
+/// loaded, checked and laid out: staging is SQLite's inserts on one core, and at 5,000 clients
+/// the other core was idle for the tenth of the build they took.
+struct Stager<'scope> {
+    to: std::sync::mpsc::SyncSender<ToStage>,
+    thread: std::thread::ScopedJoinHandle<'scope, Result<Staged, Error>>,
+}
+
+/// What staging gives back: the stage with its numberings, and the first batch's tables that
+/// every batch has alike.
+type Staged = (Merge, Option<Data>);
+
+impl<'scope> Stager<'scope> {
+    fn start<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        mut merge: Merge,
+        batches: &'env Batches<'env>,
+    ) -> Self {
+        // One batch waits while another is staged: no more held at once.
+        let (to, from) = std::sync::mpsc::sync_channel(0);
+        let thread = scope.spawn(move || {
+            let mut small = None;
+            for handed in from {
+                match handed {
+                    ToStage::Kept(found) => merge.stage.keep_diagnostics(&found)?,
+                    ToStage::Batch(k, data, ids) => {
+                        let rest = merge.add(batches, k, *data, &ids)?;
+                        small.get_or_insert(rest);
+                        super::progress::timing(&format_args!("staged batch {k}"));
+                    }
+                }
+            }
+            Ok((merge, small))
+        });
+        Stager { to, thread }
+    }
+
+    /// Waits for every batch handed on to be staged.
+    fn finish(self) -> Result<Staged, Error> {
+        drop(self.to);
+        match self.thread.join() {
+            Ok(staged) => staged,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
 }
 
 /// What the first pass finds: the census, the input hash and distinct source bytes a build
