@@ -357,6 +357,7 @@ fn in_batches(
     let size = options
         .clients_per_batch
         .unwrap_or(batched::CLIENTS_PER_BATCH);
+    progress::timing(&"planning batches");
     let batches = match mode {
         Mode::OneShot => crate::parse::batches::plan(root, size)?,
         Mode::Session => None,
@@ -364,6 +365,7 @@ fn in_batches(
     let Some(batches) = batches else {
         return Ok(None);
     };
+    progress::timing(&"planned; the release label next");
     let release = label.get().clone();
     batched::build(root, &batches, out, options, &release).map(Some)
 }
