@@ -357,9 +357,11 @@ fn in_batches(
     let size = options
         .clients_per_batch
         .unwrap_or(batched::CLIENTS_PER_BATCH);
-    progress::timing(&"planning batches");
     let batches = match mode {
-        Mode::OneShot => crate::parse::batches::plan(root, size)?,
+        Mode::OneShot => {
+            progress::timing(&"planning batches");
+            crate::parse::batches::plan(root, size)?
+        }
         Mode::Session => None,
     };
     let Some(batches) = batches else {

@@ -14,8 +14,9 @@ pub(super) fn progress(options: &BuildOptions<'_>, phase: &str, done: usize, tot
     }
 }
 
-/// With `SKILLC_TIMING` set, prints the time since the first such line, the resident memory
-/// and `step` to the standard error (the figures behind the benchmark's).
+/// With `SKILLC_TIMING` set, prints the time since the first such line, the CPU time the
+/// process has used, the resident memory and `step` to the standard error (the figures
+/// behind the benchmark's).
 pub(crate) fn timing(step: &dyn std::fmt::Display) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if !*ON.get_or_init(|| std::env::var_os("SKILLC_TIMING").is_some()) {
