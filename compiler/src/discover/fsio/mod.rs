@@ -167,20 +167,20 @@ pub(crate) fn read_listed(
     keep: impl Fn(&str) -> bool + Sync,
 ) -> Tree {
     use rayon::prelude::*;
-    let read: Vec<(RawFile, bool)> = listed
-        .found
-        .par_iter()
-        .filter(|(rel, _)| keep(rel))
-        .map(|(rel, path)| {
-            let streamed = !large::may_have_role(rel);
-            let (content, unchanged) = match cache {
-                Some(c) => c.read(path, streamed),
-                None => (read_file(path, streamed), false),
-            };
-            let rel = rel.clone();
-            (RawFile { rel, content }, unchanged)
-        })
-        .collect();
+    let read: Vec<(RawFile, bool)> = on_io_threads(|| {
+        (listed.found.par_iter())
+            .filter(|(rel, _)| keep(rel))
+            .map(|(rel, path)| {
+                let streamed = !large::may_have_role(rel);
+                let (content, unchanged) = match cache {
+                    Some(c) => c.read(path, streamed),
+                    None => (read_file(path, streamed), false),
+                };
+                let rel = rel.clone();
+                (RawFile { rel, content }, unchanged)
+            })
+            .collect()
+    });
     let unchanged = Unchanged::Only(
         read.iter()
             .filter(|(_, unchanged)| *unchanged)
@@ -199,6 +199,27 @@ pub(crate) fn read_listed(
         linked: listed.linked,
     }
 }
+
+/// Threads for listing folders and reading files: [`IO_THREADS_PER_WORKER`] for each worker of
+/// the caller's pool, at most [`MOST_IO_THREADS`]. A folder or file out of the page cache waits
+/// on the disk, not on a core: a walk of 50,000 folders out of the cache took 3.6 s on one
+/// thread and 1.3–1.7 s on four to eight. A pool of one worker (`--jobs 1`) keeps to it.
+fn on_io_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    let workers = rayon::current_num_threads();
+    if workers <= 1 {
+        return work();
+    }
+    let threads = (workers * IO_THREADS_PER_WORKER).min(MOST_IO_THREADS);
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(work),
+        // Threads that cannot start: the caller's pool does the work.
+        Err(_) => work(),
+    }
+}
+
+/// See [`on_io_threads`].
+const IO_THREADS_PER_WORKER: usize = 4;
+const MOST_IO_THREADS: usize = 16;
 
 /// The canonical folder of a workspace: symbolic links inside it may point anywhere below it.
 pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
@@ -252,7 +273,7 @@ fn walk(
         linked: false,
         stack: vec![root.to_path_buf()],
     };
-    walk.dir(root, prefix);
+    on_io_threads(|| walk.dir(root, prefix));
     walk.found.sort();
     walk.hidden_skills.sort();
     walk.skipped.sort();
@@ -706,6 +727,17 @@ mod tests {
         ] {
             assert!(!never_read(Path::new(maybe)), "{maybe}");
         }
+    }
+
+    #[test]
+    fn folders_and_files_are_read_on_four_threads_a_worker_and_one_worker_keeps_to_one() {
+        let threads = |workers: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(workers);
+            (pool.build().unwrap()).install(|| on_io_threads(rayon::current_num_threads))
+        };
+        assert_eq!(threads(1), 1);
+        assert_eq!(threads(2), 8);
+        assert_eq!(threads(8), MOST_IO_THREADS);
     }
 
     fn contents(tree: &Tree) -> Vec<(String, Vec<u8>)> {
