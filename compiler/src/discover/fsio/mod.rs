@@ -155,8 +155,11 @@ pub(crate) fn read_tree_cached(
     boundary: &Path,
     cache: Option<&ReadCache>,
 ) -> Result<Tree, Error> {
-    let listed = walk(root, prefix, boundary, cache)?;
-    Ok(read_listed(&listed, cache, |_| true))
+    // One pool of I/O threads for the walk and the reads (each would make its own).
+    on_io_threads(|| {
+        let listed = walk(root, prefix, boundary, cache)?;
+        Ok(read_listed(&listed, cache, |_| true))
+    })
 }
 
 /// Reads the files of a walk's listing that `keep` selects by relative path (a batch of
@@ -204,14 +207,21 @@ pub(crate) fn read_listed(
 /// the caller's pool, at most [`MOST_IO_THREADS`]. A folder or file out of the page cache waits
 /// on the disk, not on a core: `find` over 50,000 folders out of the cache took 3.6 s as one
 /// process and 1.3–1.7 s as four to eight. A pool of one worker (`--jobs 1`) keeps to it. A
-/// pool is made for each walk and read: a fraction of a millisecond, and nothing kept.
+/// pool is made for each walk and read: a fraction of a millisecond, and nothing kept. Work
+/// already on such a pool (a read inside a walk and read) stays on it.
 fn on_io_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     let workers = rayon::current_num_threads();
-    if workers <= 1 {
+    let on_io = std::thread::current()
+        .name()
+        .is_some_and(|n| n.starts_with(IO_THREAD));
+    if workers <= 1 || on_io {
         return work();
     }
     let threads = (workers * IO_THREADS_PER_WORKER).min(MOST_IO_THREADS);
-    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("{IO_THREAD}-{i}"));
+    match pool.build() {
         Ok(pool) => pool.install(work),
         // Threads that cannot start: the caller's pool does the work.
         Err(_) => work(),
@@ -221,6 +231,8 @@ fn on_io_threads<T: Send>(work: impl FnOnce() -> T + Send) -> T {
 /// See [`on_io_threads`].
 const IO_THREADS_PER_WORKER: usize = 4;
 const MOST_IO_THREADS: usize = 16;
+/// The name of an I/O thread (then its number).
+const IO_THREAD: &str = "skillc-io";
 
 /// The canonical folder of a workspace: symbolic links inside it may point anywhere below it.
 pub(crate) fn canonical_root(root: &Path) -> Result<PathBuf, Error> {
@@ -732,13 +744,18 @@ mod tests {
 
     #[test]
     fn folders_and_files_are_read_on_four_threads_a_worker_and_one_worker_keeps_to_one() {
-        let threads = |workers: usize| {
+        let on = |workers: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(workers);
-            (pool.build().unwrap()).install(|| on_io_threads(rayon::current_num_threads))
+            pool.build().unwrap()
         };
+        let threads =
+            |workers: usize| on(workers).install(|| on_io_threads(rayon::current_num_threads));
         assert_eq!(threads(1), 1);
         assert_eq!(threads(2), 8);
         assert_eq!(threads(8), MOST_IO_THREADS);
+        // Inside a walk and read, a read keeps to the walk's pool rather than making one more.
+        let nested = on(2).install(|| on_io_threads(|| on_io_threads(rayon::current_num_threads)));
+        assert_eq!(nested, 8);
     }
 
     fn contents(tree: &Tree) -> Vec<(String, Vec<u8>)> {
